@@ -1,0 +1,72 @@
+"""rocarray: NumPy-style arrays on AMD GPUs (ROCm/HIP), NVIDIA GPUs (CUDA) and the CPU.
+
+The namespace follows the Python array API standard and CuPy's habits (``asnumpy``,
+``.get()``).  Kernels are generated as LLVM IR and compiled in-process for the device.
+"""
+
+__version__ = "0.1.0"
+__array_api_version__ = "2024.12"
+
+# -- devices -----------------------------------------------------------------------------
+from ._device import Device, available_devices, default_device
+
+# -- the array type ----------------------------------------------------------------------
+from ._array_object import Array
+
+ndarray = Array  # CuPy's and NumPy's name for it
+
+# -- data types --------------------------------------------------------------------------
+from ._dtypes import (
+    bool,
+    complex64,
+    complex128,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from ._data_type_functions import astype, can_cast, finfo, iinfo, isdtype, result_type
+
+# -- creation ----------------------------------------------------------------------------
+from ._creation_functions import (
+    arange,
+    asarray,
+    asnumpy,
+    empty,
+    empty_like,
+    eye,
+    from_dlpack,
+    full,
+    full_like,
+    linspace,
+    ones,
+    ones_like,
+    zeros,
+    zeros_like,
+)
+
+# -- manipulation ------------------------------------------------------------------------
+from ._manipulation_functions import (
+    broadcast_arrays,
+    broadcast_shapes,
+    broadcast_to,
+    expand_dims,
+    matrix_transpose,
+    permute_dims,
+    reshape,
+    squeeze,
+)
+
+# -- constants ---------------------------------------------------------------------------
+e = 2.718281828459045
+pi = 3.141592653589793
+inf = float("inf")
+nan = float("nan")
+newaxis = None

@@ -1,0 +1,347 @@
+"""The array type: a buffer, a shape, byte strides, a byte offset, a dtype and a device.
+
+Views (indexing, transposes, reshapes that need no copy) share the buffer.  Operators are
+generated from the op catalogue's rows by ``rocarray._elementwise_functions``.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from . import _dtypes
+from ._buffer import Buffer, allocate, host_ndarray
+from ._device import Device, as_device
+
+
+def _c_strides(shape, itemsize: int) -> tuple:
+    strides = []
+    s = itemsize
+    for n in reversed(shape):
+        strides.append(s)
+        s *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def _prod(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+class Array:
+    """An n-dimensional array on a device (CPU, CUDA or HIP GPU)."""
+
+    __slots__ = ("_buf", "_shape", "_strides", "_offset", "_dtype", "_size", "__weakref__")
+    __array_priority__ = 100  # NumPy defers binary operators to us
+
+    # -- construction (the one private constructor) -------------------------------------
+    @classmethod
+    def _new(cls, buf: Buffer, shape: tuple, strides: tuple, offset: int, dtype: np.dtype) -> "Array":
+        self = object.__new__(cls)
+        self._buf = buf
+        self._shape = shape
+        self._strides = strides
+        self._offset = offset
+        self._dtype = dtype
+        self._size = _prod(shape)
+        return self
+
+    @classmethod
+    def _empty(cls, shape: tuple, dtype: np.dtype, device: Device) -> "Array":
+        nbytes = _prod(shape) * dtype.itemsize
+        return cls._new(allocate(device, nbytes), shape, _c_strides(shape, dtype.itemsize), 0, dtype)
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError(
+            "rocarray.Array cannot be constructed directly; use rocarray.asarray, "
+            "rocarray.empty, rocarray.zeros, ..."
+        )
+
+    # -- attributes ----------------------------------------------------------------------
+    @property
+    def dtype(self) -> np.dtype:
+        return self._dtype
+
+    @property
+    def device(self) -> Device:
+        return self._buf.device
+
+    @property
+    def shape(self) -> tuple:
+        return self._shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    @property
+    def strides(self) -> tuple:
+        """Byte strides, like NumPy's."""
+        return self._strides
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._size * self._dtype.itemsize
+
+    @property
+    def data_ptr(self) -> int:
+        """Address of the first element on its device."""
+        return self._buf.ptr + self._offset
+
+    @property
+    def T(self) -> "Array":
+        if self.ndim != 2:
+            raise ValueError(
+                f"x.T requires a 2-D array (got {self.ndim}-D); use permute_dims or x.mT"
+            )
+        return self._view(self._shape[::-1], self._strides[::-1], self._offset)
+
+    @property
+    def mT(self) -> "Array":
+        if self.ndim < 2:
+            raise ValueError(f"x.mT requires at least 2 dimensions, got {self.ndim}")
+        shape = self._shape[:-2] + (self._shape[-1], self._shape[-2])
+        strides = self._strides[:-2] + (self._strides[-1], self._strides[-2])
+        return self._view(shape, strides, self._offset)
+
+    @property
+    def flags(self) -> dict:
+        return {
+            "C_CONTIGUOUS": self.is_c_contiguous(),
+            "F_CONTIGUOUS": self._is_f_contiguous(),
+            "OWNDATA": False,
+            "WRITEABLE": not self._buf.readonly,
+        }
+
+    def is_c_contiguous(self) -> bool:
+        if self._size <= 1:
+            return True
+        expected = self.itemsize
+        for n, s in zip(reversed(self._shape), reversed(self._strides)):
+            if n != 1 and s != expected:
+                return False
+            expected *= n
+        return True
+
+    def _is_f_contiguous(self) -> bool:
+        if self._size <= 1:
+            return True
+        expected = self.itemsize
+        for n, s in zip(self._shape, self._strides):
+            if n != 1 and s != expected:
+                return False
+            expected *= n
+        return True
+
+    def _view(self, shape, strides, offset) -> "Array":
+        return Array._new(self._buf, tuple(shape), tuple(strides), offset, self._dtype)
+
+    def __array_namespace__(self, api_version=None):
+        if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12", "2024.12"):
+            raise ValueError(f"rocarray does not implement array API version {api_version!r}")
+        import rocarray
+
+        return rocarray
+
+    # -- moving data -----------------------------------------------------------------------
+    def _host(self) -> np.ndarray:
+        """NumPy view of a CPU array (no copy)."""
+        return host_ndarray(self._buf, self._offset, self._shape, self._strides, self._dtype)
+
+    def get(self, stream=None, order="C", out=None) -> np.ndarray:
+        """Copy to a NumPy array on the host (CuPy's ``.get()``)."""
+        if self._buf.device.kind == "cpu":
+            a = np.array(self._host(), order=order, copy=True)
+        else:
+            from ._transfer import device_to_numpy
+
+            a = device_to_numpy(self, order=order)
+        if out is not None:
+            if not isinstance(out, np.ndarray) or out.shape != a.shape:
+                raise ValueError(f"get: out must be a numpy.ndarray of shape {a.shape}")
+            np.copyto(out, a, casting="unsafe")
+            return out
+        return a
+
+    def __array__(self, dtype=None, copy=None):
+        if self._buf.device.kind != "cpu":
+            raise TypeError(
+                f"Implicit conversion of an array on {self.device} to a NumPy array is not "
+                "allowed; use x.get() or rocarray.asnumpy(x) to copy it to the host"
+            )
+        a = self._host()
+        if copy is True:
+            a = a.copy()
+        if dtype is not None and np.dtype(dtype) != a.dtype:
+            if copy is False:
+                raise ValueError("__array__: a dtype change needs a copy, but copy=False")
+            a = a.astype(dtype)
+        return a
+
+    def to_device(self, device, /, *, stream=None) -> "Array":
+        """A copy of this array on ``device`` (or this array if it is already there)."""
+        dev = as_device(device)
+        if dev is self.device:
+            return self
+        from ._transfer import copy_to_device
+
+        return copy_to_device(self, dev)
+
+    def __dlpack_device__(self):
+        kind = self.device.kind
+        code = {"cpu": 1, "cuda": 2, "hip": 10}[kind]
+        return (code, self.device.index)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        from ._transfer import to_dlpack
+
+        return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    # -- Python protocol ---------------------------------------------------------------------
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of a 0-d array")
+        return self._shape[0]
+
+    def _scalar(self, what: str):
+        if self._size != 1:
+            raise TypeError(
+                f"only arrays with one element can be converted to a Python {what}; "
+                f"this array has shape {self._shape}"
+            )
+        return self.get().reshape(()).item()
+
+    def __bool__(self) -> bool:
+        return builtins.bool(self._scalar("bool"))
+
+    def __int__(self) -> int:
+        v = self._scalar("int")
+        if isinstance(v, complex):
+            raise TypeError("int() of a complex array; use real() first")
+        if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
+            raise ValueError(f"cannot convert {v} to an int")
+        return int(v)
+
+    def __float__(self) -> float:
+        v = self._scalar("float")
+        if isinstance(v, complex):
+            raise TypeError("float() of a complex array; use real() or abs() first")
+        return float(v)
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex"))
+
+    def __index__(self) -> int:
+        if self._dtype.kind not in "iu":
+            raise TypeError(f"only integer arrays can be used as an index, not {self._dtype}")
+        if self._shape != ():
+            raise TypeError(f"only 0-d integer arrays can be used as an index; shape is {self._shape}")
+        return int(self._scalar("int"))
+
+    def __repr__(self) -> str:
+        a = self.get()
+        r = np.array_repr(a)
+        if self.device.kind != "cpu":
+            r = r[:-1] + f", device='{self.device}')"
+        return r
+
+    def __str__(self) -> str:
+        return str(self.get())
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self._shape[0]))
+
+    def __hash__(self):
+        raise TypeError("rocarray arrays are unhashable")
+
+    def __copy__(self):
+        from ._creation_functions import copy_array
+
+        return copy_array(self)
+
+    def __deepcopy__(self, memo):
+        return self.__copy__()
+
+    def copy(self) -> "Array":
+        return self.__copy__()
+
+    def __getstate__(self):
+        return {"data": self.get(), "device": str(self.device)}
+
+    def __reduce__(self):
+        from ._creation_functions import asarray
+
+        return (asarray, (self.get(),), None, None, None)
+
+    # -- indexing ------------------------------------------------------------------------------
+    def __getitem__(self, key) -> "Array":
+        from ._indexing import getitem
+
+        return getitem(self, key)
+
+    def __setitem__(self, key, value) -> None:
+        from ._indexing import setitem
+
+        setitem(self, key, value)
+
+    # -- conveniences shared with NumPy/CuPy -----------------------------------------------------
+    def astype(self, dtype, copy: bool = True) -> "Array":
+        from ._data_type_functions import astype
+
+        return astype(self, dtype, copy=copy)
+
+    def reshape(self, *shape, copy=None) -> "Array":
+        from ._manipulation_functions import reshape
+
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return reshape(self, shape, copy=copy)
+
+    def transpose(self, *axes) -> "Array":
+        from ._manipulation_functions import permute_dims
+
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        if not axes:
+            axes = tuple(range(self.ndim - 1, -1, -1))
+        return permute_dims(self, axes)
+
+    def ravel(self) -> "Array":
+        return self.reshape(-1)
+
+    def flatten(self) -> "Array":
+        return self.reshape(-1, copy=True)
+
+    def item(self):
+        return self._scalar("scalar")
+
+    def tolist(self):
+        return self.get().tolist()
+
+
+def _check_same_device(fname: str, *arrays) -> Device:
+    dev = None
+    for a in arrays:
+        if isinstance(a, Array):
+            if dev is None:
+                dev = a._buf.device
+            elif a._buf.device is not dev:
+                raise TypeError(
+                    f"{fname}: cannot mix devices {dev} and {a._buf.device}; "
+                    "move arrays with .to_device() first"
+                )
+    return dev
+

@@ -1,0 +1,83 @@
+"""Buffers: a block of memory on one device that arrays view.
+
+A buffer is a pointer, a size, a device and an owner that keeps the memory alive: a NumPy
+array on the CPU, a pool block on a GPU (returned to the pool when the buffer dies).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._device import Device
+from .runtime.host import empty_host
+
+
+class Buffer:
+    __slots__ = ("ptr", "nbytes", "device", "owner", "readonly", "__weakref__")
+
+    def __init__(self, ptr: int, nbytes: int, device: Device, owner, readonly: bool = False):
+        self.ptr = ptr
+        self.nbytes = nbytes
+        self.device = device
+        self.owner = owner
+        self.readonly = readonly
+
+    def __repr__(self):
+        return f"<Buffer {self.nbytes} bytes at {self.ptr:#x} on {self.device}>"
+
+
+class _PoolBlock:
+    """Returns a GPU allocation to its runtime's pool when the last buffer using it dies."""
+
+    __slots__ = ("runtime", "index", "ptr")
+
+    def __init__(self, runtime, index: int, ptr: int):
+        self.runtime = runtime
+        self.index = index
+        self.ptr = ptr
+
+    def __del__(self):
+        try:
+            self.runtime.free(self.index, self.ptr)
+        except Exception:  # interpreter shutdown: the driver may be gone already
+            pass
+
+
+def allocate(device: Device, nbytes: int) -> Buffer:
+    """A new, uninitialised buffer of ``nbytes`` on ``device``."""
+    if device.kind == "cpu":
+        arr = empty_host(nbytes)
+        return Buffer(arr.ctypes.data, nbytes, device, arr)
+    rt = device.runtime
+    ptr = rt.alloc(device.index, nbytes) if nbytes else 0
+    return Buffer(ptr, nbytes, device, _PoolBlock(rt, device.index, ptr) if nbytes else None)
+
+
+def host_buffer_from_numpy(a: np.ndarray) -> tuple[Buffer, int]:
+    """Wrap NumPy memory without copying: (buffer, byte offset of a[0,...,0] in it)."""
+    # The buffer spans the array's memory extent; the offset locates element 0.
+    lo, hi = np.byte_bounds(a) if hasattr(np, "byte_bounds") else np.lib.array_utils.byte_bounds(a)
+    ptr = a.ctypes.data
+    return Buffer(lo, hi - lo, Device("cpu"), a, readonly=not a.flags.writeable), ptr - lo
+
+
+class _HostView:
+    """Presents host memory to NumPy through ``__array_interface__`` (no copy)."""
+
+    __slots__ = ("__array_interface__", "owner")
+
+    def __init__(self, owner, ptr, shape, strides, typestr, readonly):
+        self.owner = owner
+        self.__array_interface__ = {
+            "version": 3,
+            "data": (ptr, readonly),
+            "shape": shape,
+            "strides": strides,
+            "typestr": typestr,
+        }
+
+
+def host_ndarray(buf: Buffer, offset: int, shape, strides, dtype: np.dtype) -> np.ndarray:
+    """A NumPy array viewing host buffer memory (shape/strides in elements'/bytes' units)."""
+    view = _HostView(buf, buf.ptr + offset, tuple(shape), tuple(strides), dtype.str, buf.readonly)
+    return np.asarray(view)

@@ -1,0 +1,295 @@
+"""Array creation: asarray, empty/zeros/ones/full (and _like), arange, linspace, eye,
+from_dlpack, asnumpy."""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+
+import numpy as np
+
+from . import _dtypes
+from ._array_object import Array
+from ._device import as_device
+from ._transfer import copy_elements, copy_to_device, numpy_to_device, wrap_numpy
+
+
+def _normalize_shape(shape) -> tuple:
+    if isinstance(shape, (tuple, list)):
+        dims = shape
+    else:
+        dims = (shape,)
+    out = []
+    for d in dims:
+        try:
+            n = operator.index(d)
+        except TypeError:
+            raise TypeError(
+                f"shape must be an int or a tuple of ints, got {type(d).__name__} in {shape!r}"
+            ) from None
+        if n < 0:
+            raise ValueError(f"negative dimensions are not allowed: shape {tuple(dims)!r}")
+        out.append(n)
+    return tuple(out)
+
+
+def _dtype_or_none(dtype):
+    return None if dtype is None else _dtypes.as_dtype(dtype)
+
+
+def _python_dtype(obj) -> np.dtype:
+    """The dtype the array API gives to (nested sequences of) Python scalars."""
+    a = np.asarray(obj)
+    if a.dtype == object or a.dtype.kind in "US":
+        raise TypeError(
+            f"asarray: cannot make an array from {type(obj).__name__} holding "
+            f"{a.dtype.kind == 'O' and 'mixed or non-numeric objects' or 'strings'}"
+        )
+    if a.dtype == np.uint64 and _has_big_int(obj):
+        raise OverflowError("asarray: Python int out of bounds for int64")
+    return _dtypes.as_dtype(a.dtype)
+
+
+def _has_big_int(obj) -> bool:
+    if isinstance(obj, builtins.int):
+        return obj > np.iinfo(np.int64).max
+    if isinstance(obj, (list, tuple)):
+        return any(_has_big_int(o) for o in obj)
+    return False
+
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
+    """Convert ``obj`` to an array (the array API's ``asarray`` with its ``copy`` semantics:
+    ``True`` always copies, ``False`` never does (``ValueError`` if it would have to),
+    ``None`` copies only when needed)."""
+    if copy not in (None, True, False):
+        raise ValueError(f"asarray: copy must be True, False or None, not {copy!r}")
+    dt = _dtype_or_none(dtype)
+    if isinstance(obj, Array):
+        dev = obj.device if device is None else as_device(device)
+        x = obj
+        need_copy = copy is True
+        if dev is not x.device:
+            if copy is False:
+                raise ValueError(f"asarray: moving an array from {x.device} to {dev} needs a copy, but copy=False")
+            x = copy_to_device(x, dev)
+            need_copy = False
+        if dt is not None and dt != x.dtype:
+            if copy is False:
+                raise ValueError(f"asarray: casting {x.dtype} to {dt} needs a copy, but copy=False")
+            out = Array._empty(x.shape, dt, dev)
+            copy_elements(x, out)
+            return out
+        if need_copy:
+            return copy_array(x)
+        return x
+    dev = as_device(device)
+    if isinstance(obj, (np.ndarray, np.generic)):
+        a = np.asarray(obj)
+        _dtypes.as_dtype(a.dtype, argname="array dtype")
+        if dev.kind == "cpu":
+            if dt is not None and a.dtype != dt:
+                if copy is False:
+                    raise ValueError(f"asarray: casting {a.dtype} to {dt} needs a copy, but copy=False")
+                return wrap_numpy(a.astype(dt))
+            if copy is True or not a.flags.writeable and copy is not False:
+                return wrap_numpy(a.copy())
+            return wrap_numpy(a)
+        if copy is False:
+            raise ValueError(f"asarray: moving a NumPy array to {dev} needs a copy, but copy=False")
+        return numpy_to_device(a, dev, dt)
+    if hasattr(obj, "__dlpack__") and not isinstance(obj, (builtins.bool, builtins.int, builtins.float, builtins.complex)):
+        x = from_dlpack(obj, copy=copy)
+        return asarray(x, dtype=dt, device=device if device is not None else x.device,
+                       copy=None if copy is True else copy)
+    if isinstance(obj, (bytes, bytearray, memoryview)) or hasattr(obj, "__array_interface__"):
+        a = np.asarray(obj)
+        if dt is None:
+            dt = _dtypes.as_dtype(a.dtype)
+        if dev.kind == "cpu" and copy is not True and a.dtype == dt:
+            return wrap_numpy(a)
+        if copy is False:
+            raise ValueError("asarray: this conversion needs a copy, but copy=False")
+        return numpy_to_device(a, dev, dt)
+    # Python scalars and nested sequences (always copied)
+    if copy is False:
+        raise ValueError(
+            f"asarray: converting a {type(obj).__name__} needs a copy, but copy=False"
+        )
+    inferred = _python_dtype(obj)
+    if dt is None:
+        dt = inferred
+    elif isinstance(obj, builtins.complex) and dt.kind != "c":
+        raise TypeError(f"asarray: cannot convert a complex value to {dt}")
+    if dt.kind in "iu" and isinstance(obj, builtins.int) and not isinstance(obj, builtins.bool):
+        info = np.iinfo(dt)
+        if not info.min <= obj <= info.max:
+            raise OverflowError(f"asarray: Python int {obj} out of bounds for {dt}")
+    a = np.asarray(obj, dtype=dt)
+    if dev.kind == "cpu":
+        return wrap_numpy(a)
+    return numpy_to_device(a, dev, dt)
+
+
+def copy_array(x: Array) -> Array:
+    out = Array._empty(x.shape, x.dtype, x.device)
+    if x.size:
+        copy_elements(x, out)
+    return out
+
+
+def empty(shape, *, dtype=None, device=None) -> Array:
+    dt = _dtypes.default_float if dtype is None else _dtypes.as_dtype(dtype)
+    return Array._empty(_normalize_shape(shape), dt, as_device(device))
+
+
+def _fill_dtype(fill_value) -> np.dtype:
+    if isinstance(fill_value, builtins.bool):
+        return _dtypes.bool
+    if isinstance(fill_value, builtins.int):
+        return _dtypes.default_int
+    if isinstance(fill_value, builtins.float):
+        return _dtypes.default_float
+    if isinstance(fill_value, builtins.complex):
+        return _dtypes.default_complex
+    if isinstance(fill_value, (np.generic, Array)):
+        return _dtypes.as_dtype(fill_value.dtype)
+    raise TypeError(f"fill_value must be a bool, int, float or complex, not {type(fill_value).__name__}")
+
+
+def full(shape, fill_value, *, dtype=None, device=None) -> Array:
+    dt = _fill_dtype(fill_value) if dtype is None else _dtypes.as_dtype(dtype)
+    if isinstance(fill_value, Array):
+        if fill_value.ndim != 0:
+            raise ValueError(f"full: fill_value must be a scalar, got an array of shape {fill_value.shape}")
+        fill_value = fill_value.item()
+    if isinstance(fill_value, builtins.complex) and dt.kind != "c":
+        raise TypeError(f"full: cannot fill an array of dtype {dt} with a complex value")
+    if isinstance(fill_value, builtins.int) and dt.kind in "iu" and not isinstance(fill_value, builtins.bool):
+        info = np.iinfo(dt)
+        if not info.min <= fill_value <= info.max:
+            raise OverflowError(f"full: fill_value {fill_value} out of bounds for {dt}")
+    out = Array._empty(_normalize_shape(shape), dt, as_device(device))
+    if out.size:
+        value = numpy_to_device(np.asarray(fill_value, dtype=dt), out.device)
+        from ._manipulation_functions import broadcast_to
+
+        copy_elements(broadcast_to(value, out.shape), out)
+    return out
+
+
+def zeros(shape, *, dtype=None, device=None) -> Array:
+    return full(shape, 0, dtype=_dtypes.default_float if dtype is None else dtype, device=device)
+
+
+def ones(shape, *, dtype=None, device=None) -> Array:
+    return full(shape, 1, dtype=_dtypes.default_float if dtype is None else dtype, device=device)
+
+
+def _like(x: Array, dtype, device):
+    if not isinstance(x, Array):
+        raise TypeError(f"expected a rocarray array, got {type(x).__name__}")
+    return (x.shape, x.dtype if dtype is None else dtype, x.device if device is None else device)
+
+
+def empty_like(x, /, *, dtype=None, device=None) -> Array:
+    shape, dt, dev = _like(x, dtype, device)
+    return empty(shape, dtype=dt, device=dev)
+
+
+def zeros_like(x, /, *, dtype=None, device=None) -> Array:
+    shape, dt, dev = _like(x, dtype, device)
+    return zeros(shape, dtype=dt, device=dev)
+
+
+def ones_like(x, /, *, dtype=None, device=None) -> Array:
+    shape, dt, dev = _like(x, dtype, device)
+    return ones(shape, dtype=dt, device=dev)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None) -> Array:
+    shape, dt, dev = _like(x, dtype, device)
+    return full(shape, fill_value, dtype=dt, device=dev)
+
+
+def _from_host(a: np.ndarray, device) -> Array:
+    dev = as_device(device)
+    return wrap_numpy(a) if dev.kind == "cpu" else numpy_to_device(a, dev)
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
+    """Evenly spaced values in ``[start, stop)`` (computed on the host, then placed)."""
+    for name, v in (("start", start), ("stop", stop), ("step", step)):
+        if v is not None and not isinstance(v, (builtins.int, builtins.float, np.integer, np.floating)):
+            raise TypeError(f"arange: {name} must be a real number, not {type(v).__name__}")
+    if step == 0:
+        raise ValueError("arange: step must not be zero")
+    if stop is None:
+        start, stop = 0, start
+    if dtype is None:
+        is_int = all(isinstance(v, (builtins.int, np.integer)) for v in (start, stop, step))
+        dt = _dtypes.default_int if is_int else _dtypes.default_float
+    else:
+        dt = _dtypes.as_dtype(dtype)
+    n = max(0, math.ceil((stop - start) / step))
+    a = (start + step * np.arange(n, dtype=np.float64 if dt.kind in "fc" else np.int64)).astype(dt)
+    return _from_host(a, device)
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Array:
+    if not isinstance(num, (builtins.int, np.integer)) or num < 0:
+        raise ValueError(f"linspace: num must be a non-negative integer, got {num!r}")
+    is_complex = isinstance(start, builtins.complex) or isinstance(stop, builtins.complex)
+    if dtype is None:
+        dt = _dtypes.default_complex if is_complex else _dtypes.default_float
+    else:
+        dt = _dtypes.as_dtype(dtype)
+        if dt.kind not in "fc":
+            raise TypeError(f"linspace: dtype must be a floating-point dtype, not {dt}")
+        if is_complex and dt.kind != "c":
+            raise TypeError(f"linspace: complex start/stop need a complex dtype, not {dt}")
+    a = np.linspace(start, stop, int(num), endpoint=endpoint, dtype=dt)
+    return _from_host(a, device)
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Array:
+    dt = _dtypes.default_float if dtype is None else _dtypes.as_dtype(dtype)
+    for name, v in (("n_rows", n_rows), ("n_cols", n_cols), ("k", k)):
+        if v is not None and not isinstance(v, (builtins.int, np.integer)):
+            raise TypeError(f"eye: {name} must be an integer, not {type(v).__name__}")
+    if n_rows < 0 or (n_cols is not None and n_cols < 0):
+        raise ValueError("eye: n_rows and n_cols must be non-negative")
+    return _from_host(np.eye(n_rows, n_cols, k=k, dtype=dt), device)
+
+
+def from_dlpack(x, /, *, device=None, copy=None) -> Array:
+    """Import an array from any object with ``__dlpack__`` (zero-copy on the same device)."""
+    if not hasattr(x, "__dlpack__"):
+        raise TypeError(f"from_dlpack: {type(x).__name__} does not implement __dlpack__")
+    if isinstance(x, Array):
+        return asarray(x, device=device, copy=copy)
+    dev_type, dev_id = x.__dlpack_device__()
+    if dev_type in (1, 3):  # CPU, CUDA host (pinned) memory
+        kwargs = {} if copy is None else {"copy": copy}
+        a = np.from_dlpack(x, **kwargs)
+        out = wrap_numpy(a)
+    else:
+        from ._dlpack import import_dlpack
+
+        out = import_dlpack(x, copy=copy)
+    if device is not None and as_device(device) is not out.device:
+        out = asarray(out, device=device, copy=copy)
+    return out
+
+
+def asnumpy(a, stream=None, order="C", out=None) -> np.ndarray:
+    """A NumPy array with the contents of ``a`` (copied from the device if needed)."""
+    if isinstance(a, Array):
+        return a.get(stream=stream, order=order, out=out)
+    r = np.asarray(a, order=order)
+    if out is not None:
+        np.copyto(out, r)
+        return out
+    return r
+

@@ -1,0 +1,29 @@
+"""The spec's data type functions: astype, can_cast, finfo, iinfo, isdtype, result_type."""
+
+from __future__ import annotations
+
+from . import _dtypes
+from ._array_object import Array
+from ._dtypes import can_cast, finfo, iinfo, isdtype, result_type  # noqa: F401 - re-exported
+
+
+def astype(x: Array, dtype, /, *, copy: bool = True, device=None) -> Array:
+    """``x`` converted to ``dtype`` (a copy unless ``copy=False`` and nothing changes)."""
+    if not isinstance(x, Array):
+        raise TypeError(f"astype: expected a rocarray array, got {type(x).__name__}")
+    dt = _dtypes.as_dtype(dtype)
+    if device is not None:
+        x = x.to_device(device)
+    if dt == x.dtype and not copy:
+        return x
+    if x.dtype.kind == "c" and dt.kind != "c":
+        raise TypeError(
+            f"astype: casting complex {x.dtype} to {dt} would drop the imaginary part; "
+            "take real() or abs() first"
+        )
+    from ._transfer import copy_elements
+
+    out = Array._empty(x.shape, dt, x.device)
+    if x.size:
+        copy_elements(x, out)
+    return out

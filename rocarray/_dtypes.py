@@ -1,0 +1,281 @@
+"""Data types: the array API dtypes, the promotion table, and the dtype inspection functions.
+
+rocarray's dtypes are NumPy ``dtype`` instances (``rocarray.float32 is numpy.dtype("float32")``),
+so they compare, hash and convert exactly like NumPy's.  Promotion follows the array API
+table, written out literally below, and NumPy's rules for the pairs the standard leaves
+open (documented in ``docs/dtypes.md``).
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import NamedTuple
+
+import numpy as np
+
+bool = np.dtype("bool")  # noqa: A001 - the array API name
+int8 = np.dtype("int8")
+int16 = np.dtype("int16")
+int32 = np.dtype("int32")
+int64 = np.dtype("int64")
+uint8 = np.dtype("uint8")
+uint16 = np.dtype("uint16")
+uint32 = np.dtype("uint32")
+uint64 = np.dtype("uint64")
+float16 = np.dtype("float16")
+float32 = np.dtype("float32")
+float64 = np.dtype("float64")
+complex64 = np.dtype("complex64")
+complex128 = np.dtype("complex128")
+
+signed_integer_dtypes = (int8, int16, int32, int64)
+unsigned_integer_dtypes = (uint8, uint16, uint32, uint64)
+integer_dtypes = signed_integer_dtypes + unsigned_integer_dtypes
+real_floating_dtypes = (float16, float32, float64)
+complex_floating_dtypes = (complex64, complex128)
+floating_dtypes = real_floating_dtypes + complex_floating_dtypes
+numeric_dtypes = integer_dtypes + floating_dtypes
+all_dtypes = (bool,) + numeric_dtypes
+
+_by_name = {str(d): d for d in all_dtypes}
+
+default_int = int64
+default_uint = uint64
+default_float = float64
+default_complex = complex128
+default_index = int64
+
+# The array API promotion table, written out.  Pairs not listed here are the ones the
+# standard leaves to the library (bool with numbers, signed with unsigned beyond the table,
+# integers with floats); for those rocarray follows NumPy (see _numpy_rule).
+_table = {
+    # signed integers
+    (int8, int8): int8, (int8, int16): int16, (int8, int32): int32, (int8, int64): int64,
+    (int16, int16): int16, (int16, int32): int32, (int16, int64): int64,
+    (int32, int32): int32, (int32, int64): int64,
+    (int64, int64): int64,
+    # unsigned integers
+    (uint8, uint8): uint8, (uint8, uint16): uint16, (uint8, uint32): uint32, (uint8, uint64): uint64,
+    (uint16, uint16): uint16, (uint16, uint32): uint32, (uint16, uint64): uint64,
+    (uint32, uint32): uint32, (uint32, uint64): uint64,
+    (uint64, uint64): uint64,
+    # mixed signed and unsigned integers
+    (int8, uint8): int16, (int8, uint16): int32, (int8, uint32): int64,
+    (int16, uint8): int16, (int16, uint16): int32, (int16, uint32): int64,
+    (int32, uint8): int32, (int32, uint16): int32, (int32, uint32): int64,
+    (int64, uint8): int64, (int64, uint16): int64, (int64, uint32): int64,
+    # floating point (real and complex)
+    (float16, float16): float16, (float16, float32): float32, (float16, float64): float64,
+    (float32, float32): float32, (float32, float64): float64,
+    (float64, float64): float64,
+    (float16, complex64): complex64, (float16, complex128): complex128,
+    (float32, complex64): complex64, (float32, complex128): complex128,
+    (float64, complex64): complex128, (float64, complex128): complex128,
+    (complex64, complex64): complex64, (complex64, complex128): complex128,
+    (complex128, complex128): complex128,
+    # booleans
+    (bool, bool): bool,
+}
+_promotion_table = dict(_table)
+_promotion_table.update({(b, a): c for (a, b), c in _table.items()})
+
+
+def _numpy_rule(a: np.dtype, b: np.dtype) -> np.dtype:
+    # Note: pairs outside the array API table.  NumPy's promotion: bool promotes to
+    # anything, int64 with uint64 gives float64, integers with floats give a float wide
+    # enough for both (int8 + float16 -> float16, int32 + float32 -> float64).
+    return np.promote_types(a, b)
+
+
+_pair_cache: dict = {}
+
+
+def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
+    """The result dtype of a binary operation between arrays of dtypes ``a`` and ``b``."""
+    key = (a, b)
+    r = _pair_cache.get(key)
+    if r is None:
+        r = _promotion_table.get(key)
+        if r is None:
+            r = _numpy_rule(a, b)
+        _pair_cache[key] = r
+    return r
+
+
+def as_dtype(dtype, *, argname: str = "dtype") -> np.dtype:
+    """Normalise a user-given dtype to one of rocarray's dtypes, or raise TypeError."""
+    if isinstance(dtype, np.dtype):
+        d = dtype
+    elif dtype is builtins.bool:
+        return bool
+    elif dtype is builtins.int:
+        return default_int
+    elif dtype is builtins.float:
+        return default_float
+    elif dtype is builtins.complex:
+        return default_complex
+    else:
+        try:
+            d = np.dtype(dtype)
+        except TypeError:
+            d = None
+        if d is None or isinstance(dtype, (builtins.int, builtins.float)):
+            raise TypeError(
+                f"{argname}={dtype!r} is not a data type; use one of "
+                + ", ".join(_by_name) + " (or the matching NumPy dtype)"
+            )
+    if d.byteorder == ">" or (d.byteorder == "|" and d.itemsize > 1):
+        d = d.newbyteorder("=")
+    r = _by_name.get(str(d))
+    if r is None:
+        raise TypeError(
+            f"{argname}={dtype!r} ({d}) is not supported by rocarray; supported dtypes are "
+            + ", ".join(_by_name)
+        )
+    return r
+
+
+# --- the spec's dtype inspection functions -------------------------------------------
+
+_kinds = {
+    "bool": (bool,),
+    "signed integer": signed_integer_dtypes,
+    "unsigned integer": unsigned_integer_dtypes,
+    "integral": integer_dtypes,
+    "real floating": real_floating_dtypes,
+    "complex floating": complex_floating_dtypes,
+    "numeric": numeric_dtypes,
+}
+
+
+def isdtype(dtype, kind) -> builtins.bool:
+    """Whether ``dtype`` is of ``kind``: a dtype, a kind name, or a tuple of those."""
+    if not isinstance(dtype, np.dtype) or dtype not in all_dtypes:
+        raise TypeError(f"isdtype: expected a rocarray dtype, got {dtype!r}")
+    if isinstance(kind, tuple):
+        return any(isdtype(dtype, k) for k in kind)
+    if isinstance(kind, str):
+        if kind not in _kinds:
+            raise ValueError(
+                f"isdtype: unknown kind {kind!r}; expected one of {', '.join(map(repr, _kinds))}"
+            )
+        return dtype in _kinds[kind]
+    if isinstance(kind, np.dtype):
+        return dtype == kind
+    raise TypeError(f"isdtype: kind must be a dtype, a kind name or a tuple, not {kind!r}")
+
+
+def _dtype_of(x) -> np.dtype:
+    d = getattr(x, "dtype", None)
+    if d is not None and not isinstance(x, (np.dtype, type)):
+        return as_dtype(d)
+    return as_dtype(x)
+
+
+def _scalar_kind(x) -> str | None:
+    if isinstance(x, builtins.bool):
+        return "bool"
+    if isinstance(x, builtins.int):
+        return "int"
+    if isinstance(x, builtins.float):
+        return "float"
+    if isinstance(x, builtins.complex):
+        return "complex"
+    return None
+
+
+def result_with_scalar(dtype: np.dtype, kind: str) -> np.dtype:
+    """Result dtype of an array of ``dtype`` combined with a Python scalar of ``kind``.
+
+    Python scalars are weak (the array API and NumPy 2): they take the array's dtype when
+    their kind fits it; otherwise they promote to the default dtype of their kind.
+    """
+    if kind == "bool":
+        return dtype
+    if kind == "int":
+        return dtype if dtype != bool else default_int
+    if kind == "float":
+        if dtype.kind in "fc":
+            return dtype
+        return default_float
+    # complex
+    if dtype.kind == "c":
+        return dtype
+    if dtype == float32 or dtype == float16:
+        return complex64
+    return default_complex
+
+
+def result_type(*arrays_and_dtypes) -> np.dtype:
+    """The dtype that results from applying type promotion to the arguments."""
+    dtypes = []
+    scalars = []
+    for x in arrays_and_dtypes:
+        k = _scalar_kind(x)
+        if k is not None:
+            scalars.append(k)
+        else:
+            dtypes.append(_dtype_of(x))
+    if not dtypes:
+        if not scalars:
+            raise ValueError("result_type: at least one array or dtype is required")
+        raise ValueError(
+            "result_type: at least one array or dtype is required; Python scalars alone "
+            "do not determine a dtype"
+        )
+    r = dtypes[0]
+    for d in dtypes[1:]:
+        r = promote_types(r, d)
+    for k in scalars:
+        r = result_with_scalar(r, k)
+    return r
+
+
+def can_cast(from_, to) -> builtins.bool:
+    """Whether ``from_`` (a dtype or array) can be cast to ``to`` under the promotion rules."""
+    f = _dtype_of(from_)
+    t = as_dtype(to, argname="to")
+    if f == t:
+        return True
+    if f == bool:
+        return True
+    if t == bool:
+        return False
+    return np.can_cast(f, t, casting="safe")
+
+
+class finfo_object(NamedTuple):
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: np.dtype
+
+
+class iinfo_object(NamedTuple):
+    bits: int
+    max: int
+    min: int
+    dtype: np.dtype
+
+
+def finfo(type) -> finfo_object:  # noqa: A002 - the spec's name
+    """Machine limits of a floating-point dtype (or of an array's dtype)."""
+    d = _dtype_of(type)
+    if d.kind not in "fc":
+        raise TypeError(f"finfo: {d} is not a floating-point dtype")
+    fi = np.finfo(d)
+    return finfo_object(
+        int(fi.bits), float(fi.eps), float(fi.max), float(fi.min),
+        float(fi.smallest_normal), as_dtype(fi.dtype),
+    )
+
+
+def iinfo(type) -> iinfo_object:  # noqa: A002
+    """Machine limits of an integer dtype (or of an array's dtype)."""
+    d = _dtype_of(type)
+    if d.kind not in "iu":
+        raise TypeError(f"iinfo: {d} is not an integer dtype")
+    ii = np.iinfo(d)
+    return iinfo_object(int(ii.bits), int(ii.max), int(ii.min), d)

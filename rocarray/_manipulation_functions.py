@@ -1,0 +1,206 @@
+"""Shape manipulation: views where the layout allows (reshape, permute_dims, expand_dims,
+squeeze, broadcast_to, matrix_transpose), copies where it does not."""
+
+from __future__ import annotations
+
+import operator
+
+from ._array_object import Array, _c_strides, _prod
+
+
+def _normalize_axis(axis, ndim: int, fname: str) -> int:
+    try:
+        a = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{fname}: axis must be an integer, not {type(axis).__name__}") from None
+    if not -ndim <= a < ndim:
+        raise IndexError(f"{fname}: axis {a} is out of bounds for an array of dimension {ndim}")
+    return a + ndim if a < 0 else a
+
+
+def normalize_axes(axis, ndim: int, fname: str) -> tuple:
+    """Axis argument (None, int or tuple) as a sorted tuple of distinct non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(_normalize_axis(a, ndim, fname) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"{fname}: repeated axis in {tuple(axis)!r}")
+        return tuple(sorted(axes))
+    return (_normalize_axis(axis, ndim, fname),)
+
+
+def _nocopy_reshape(shape, strides, newshape):
+    """Strides that view (shape, strides) as newshape in C order, or None if impossible."""
+    old = [(n, s) for n, s in zip(shape, strides) if n != 1]
+    new_strides = [0] * len(newshape)
+    oi = ni = 0
+    on = len(old)
+    nn = len(newshape)
+    while oi < on and ni < nn:
+        # grow the smallest groups of old and new dims with equal element counts
+        np_ = newshape[ni]
+        op_ = old[oi][0]
+        oj, nj = oi + 1, ni + 1
+        while np_ != op_:
+            if np_ < op_:
+                np_ *= newshape[nj]
+                nj += 1
+            else:
+                op_ *= old[oj][0]
+                oj += 1
+        # the old group must be contiguous in C order
+        for k in range(oi, oj - 1):
+            if old[k][1] != old[k + 1][1] * old[k + 1][0]:
+                return None
+        s = old[oj - 1][1]
+        for k in range(nj - 1, ni - 1, -1):
+            new_strides[k] = s
+            s *= newshape[k]
+        oi, ni = oj, nj
+    # remaining new dims are all 1
+    for k in range(ni, nn):
+        new_strides[k] = 0
+    return tuple(new_strides)
+
+
+def _resolve_shape(shape, size: int) -> tuple:
+    if isinstance(shape, (int,)) or hasattr(shape, "__index__") and not isinstance(shape, (tuple, list)):
+        shape = (operator.index(shape),)
+    try:
+        dims = [operator.index(d) for d in shape]
+    except TypeError:
+        raise TypeError(f"reshape: shape must be a tuple of ints, got {shape!r}") from None
+    unknown = [i for i, d in enumerate(dims) if d == -1]
+    if len(unknown) > 1:
+        raise ValueError("reshape: can only specify one unknown dimension (-1)")
+    if any(d < -1 for d in dims):
+        raise ValueError(f"reshape: invalid shape {tuple(dims)!r}")
+    if unknown:
+        known = _prod(d for d in dims if d != -1)
+        if known == 0 or size % known:
+            raise ValueError(f"cannot reshape array of size {size} into shape {tuple(shape)!r}")
+        dims[unknown[0]] = size // known
+    if _prod(dims) != size:
+        raise ValueError(f"cannot reshape array of size {size} into shape {tuple(dims)!r}")
+    return tuple(dims)
+
+
+def reshape(x: Array, /, shape, *, copy=None) -> Array:
+    newshape = _resolve_shape(shape, x.size)
+    if copy not in (None, True, False):
+        raise ValueError(f"reshape: copy must be True, False or None, not {copy!r}")
+    if copy is not True:
+        if x.size == 0 or x.size == 1:
+            strides = _c_strides(newshape, x.itemsize)
+        else:
+            strides = _nocopy_reshape(x.shape, x.strides, newshape)
+        if strides is not None:
+            return x._view(newshape, strides, x._offset)
+        if copy is False:
+            raise ValueError(
+                f"reshape: shape {x.shape} with strides {x.strides} cannot be viewed as "
+                f"{newshape} without a copy, but copy=False"
+            )
+    from ._transfer import contiguous, copy_elements
+
+    src = contiguous(x)
+    if src is x:
+        out = Array._empty(x.shape, x.dtype, x.device)
+        copy_elements(x, out)
+        src = out
+    return src._view(newshape, _c_strides(newshape, x.itemsize), src._offset)
+
+
+def permute_dims(x: Array, /, axes) -> Array:
+    axes = tuple(_normalize_axis(a, x.ndim, "permute_dims") for a in axes)
+    if sorted(axes) != list(range(x.ndim)):
+        raise ValueError(
+            f"permute_dims: axes {axes} are not a permutation of the {x.ndim} axes of the array"
+        )
+    return x._view(tuple(x.shape[a] for a in axes), tuple(x.strides[a] for a in axes), x._offset)
+
+
+def matrix_transpose(x: Array, /) -> Array:
+    return x.mT
+
+
+def expand_dims(x: Array, /, axis=0) -> Array:
+    if isinstance(axis, (tuple, list)):
+        n = x.ndim + len(axis)
+        axes = normalize_axes(axis, n, "expand_dims")
+    else:
+        n = x.ndim + 1
+        axes = (_normalize_axis(axis, n, "expand_dims"),)
+    shape = []
+    strides = []
+    it = iter(zip(x.shape, x.strides))
+    for i in range(n):
+        if i in axes:
+            shape.append(1)
+            strides.append(0)
+        else:
+            d, s = next(it)
+            shape.append(d)
+            strides.append(s)
+    return x._view(shape, strides, x._offset)
+
+
+def squeeze(x: Array, /, axis=None) -> Array:
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
+    else:
+        axes = normalize_axes(axis, x.ndim, "squeeze")
+        for a in axes:
+            if x.shape[a] != 1:
+                raise ValueError(
+                    f"squeeze: cannot remove axis {a} of size {x.shape[a]}; only axes of size 1 can be squeezed"
+                )
+    shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    strides = tuple(s for i, s in enumerate(x.strides) if i not in axes)
+    return x._view(shape, strides, x._offset)
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    """The shape that arrays of the given shapes broadcast to (ValueError if none)."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        off = ndim - len(s)
+        for i, d in enumerate(s):
+            cur = out[off + i]
+            if d == cur or d == 1:
+                continue
+            if cur == 1:
+                out[off + i] = d
+            else:
+                raise ValueError(
+                    "shapes " + ", ".join(str(tuple(t)) for t in shapes) + " cannot be broadcast together"
+                )
+    return tuple(out)
+
+
+def broadcast_to(x: Array, /, shape) -> Array:
+    shape = tuple(operator.index(d) for d in shape)
+    if len(shape) < x.ndim:
+        raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to fewer dimensions {shape}")
+    off = len(shape) - x.ndim
+    strides = [0] * off
+    for i, (d, s) in enumerate(zip(x.shape, x.strides)):
+        target = shape[off + i]
+        if d == target:
+            strides.append(s)
+        elif d == 1:
+            strides.append(0)
+        else:
+            raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to {shape}")
+    if any(d < 0 for d in shape):
+        raise ValueError(f"broadcast_to: invalid shape {shape}")
+    if shape == x.shape:
+        return x
+    return x._view(shape, strides, x._offset)
+
+
+def broadcast_arrays(*arrays) -> list:
+    shape = broadcast_shapes(*(a.shape for a in arrays))
+    return [broadcast_to(a, shape) for a in arrays]

@@ -1,0 +1,145 @@
+"""The host (CPU) runtime: aligned host buffers and JIT-compiled host kernels.
+
+Host memory is NumPy memory, so arrays on the CPU convert to and from NumPy without a copy
+wherever the layout allows.  Kernels are host object files produced by the ``host`` target
+and loaded in-process; a launch is a direct call of the entry ``void f(ptr args, i64 start,
+i64 stop)``, split across threads for large iteration spaces.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from .base import Runtime
+
+#: Host buffers are aligned to this many bytes (a cache line; enough for any vector load).
+ALIGNMENT = 64
+
+_ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+
+
+def empty_host(nbytes: int) -> np.ndarray:
+    """A writable uint8 NumPy array of ``nbytes`` whose data is ALIGNMENT-aligned."""
+    raw = np.empty(nbytes + ALIGNMENT, dtype=np.uint8)
+    start = (-raw.ctypes.data) % ALIGNMENT
+    return raw[start:start + nbytes]
+
+
+class HostFunction:
+    """A loaded host kernel: its address and a ctypes callable for it."""
+
+    __slots__ = ("name", "address", "call", "module")
+
+    def __init__(self, module, name: str, address: int):
+        self.module = module  # keeps the loaded code alive
+        self.name = name
+        self.address = address
+        self.call = _ENTRY(address)
+
+
+class HostRuntime(Runtime):
+    kind = "cpu"
+
+    #: Iteration spaces smaller than this run on the calling thread.
+    parallel_threshold = 1 << 18
+
+    def __init__(self):
+        self._modules: dict = {}
+        self._lock = threading.Lock()
+        self._threads = max(1, min(int(os.environ.get("ROCARRAY_NUM_THREADS", os.cpu_count() or 1)), 64))
+        self._pool = None
+
+    def device_count(self) -> int:
+        return 1
+
+    def device_name(self, index: int) -> str:
+        import platform
+
+        return platform.processor() or platform.machine()
+
+    def target_name(self, index: int) -> str:
+        return "host"
+
+    # Memory: host buffers are owned by NumPy arrays (see rocarray._buffer); the pointer
+    # hooks below serve code that moves raw bytes.
+    def copy_host_to_device(self, index, dst, src, nbytes, stream=None):
+        ctypes.memmove(dst, src, nbytes)
+
+    copy_device_to_host = copy_host_to_device
+    copy_device_to_device = copy_host_to_device
+
+    def load_module(self, index: int, image: bytes):
+        mod = self._modules.get(image)
+        if mod is None:
+            from ..targets.host import load_host_object
+
+            with self._lock:
+                mod = self._modules.get(image)
+                if mod is None:
+                    mod = load_host_object(image)
+                    self._modules[image] = mod
+        return mod
+
+    def get_function(self, module, name: str) -> HostFunction:
+        return HostFunction(module, name, module.address(name))
+
+    def launch(self, function: HostFunction, grid: int, block: int, args, stream=None) -> None:
+        """Run the host entry over ``grid`` elements (``block`` is ignored on the host)."""
+        n = grid
+        ptr = ctypes.addressof(args) if isinstance(args, ctypes.Array) else _buffer_address(args)
+        if n < self.parallel_threshold or self._threads == 1:
+            function.call(ptr, 0, n)
+            return
+        self._parallel(function, ptr, n)
+
+    def _parallel(self, function: HostFunction, ptr: int, n: int) -> None:
+        if self._pool is None:
+            with self._lock:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="rocarray-host")
+        parts = self._threads
+        step = -(-n // parts)
+        step = (step + 63) & ~63  # keep chunks on cache-line-friendly boundaries
+        futures = [
+            self._pool.submit(function.call, ptr, lo, min(lo + step, n))
+            for lo in range(step, n, step)
+        ]
+        function.call(ptr, 0, min(step, n))  # ctypes releases the GIL during the call
+        for f in futures:
+            f.result()
+
+    def synchronize(self, index: int) -> None:
+        pass
+
+    # Streams and events: the host runs work synchronously, in order.
+    def stream_create(self, index: int):
+        return None
+
+    def stream_destroy(self, index: int, stream) -> None:
+        pass
+
+    def stream_synchronize(self, stream) -> None:
+        pass
+
+    def event_create(self, index: int):
+        return [0.0]
+
+    def event_record(self, event, stream) -> None:
+        import time
+
+        event[0] = time.perf_counter()
+
+    def event_synchronize(self, event) -> None:
+        pass
+
+    def event_elapsed_ms(self, start, end) -> float:
+        return (end[0] - start[0]) * 1e3
+
+
+def _buffer_address(buf) -> int:
+    return ctypes.addressof(ctypes.c_char.from_buffer(buf))

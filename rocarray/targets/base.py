@@ -1,0 +1,246 @@
+"""The target interface: every hardware fact the code generator needs, with defaults.
+
+A target turns an LLVM module (built with llvmlite's ``ir`` layer) into portable bytes
+(a host object file, a cubin or PTX, an AMDGPU code object).  Targets never import the
+array type or a runtime; the runtime loads the bytes a target produced.
+
+The kernel ABI every target shares is described in ``docs/architecture.md`` ("Kernel ABI").
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+#: Version of rocarray's code generator.  Bump it whenever generated code changes in a way
+#: that makes old disk-cache entries wrong; it is part of every cache key.
+CODEGEN_VERSION = 1
+
+#: Most dimensions a kernel sees after the launcher has merged adjacent ones.  Shapes and
+#: strides travel by value in the kernel's parameters as ``[MAX_DIMS x i64]``.
+MAX_DIMS = 8
+
+
+class Target:
+    """Base class of the code-generation targets (``host``, ``sm_XX``, ``gfxXXXX``)."""
+
+    #: Short name used in cache keys and on the command line: "host", "sm_90", "gfx942".
+    name: str = "abstract"
+    #: LLVM target triple.
+    triple: str = ""
+    #: CPU name handed to LLVM ("skylake", "sm_90", "gfx942").
+    cpu: str = ""
+    #: Target features handed to LLVM ("+avx2,...", "+ptx78", "").
+    features: str = ""
+    #: Threads of one SIMD group (warp / wavefront); 1 on the host.
+    wave_size: int = 1
+    #: True when kernels run as a grid of threads (GPU), False for the host's loop entry.
+    is_gpu: bool = False
+    #: What ``compile`` returns: "obj" (host object), "cubin", "ptx", "hsaco".
+    binary_kind: str = "obj"
+
+    # -- facts used while building IR ---------------------------------------------------
+
+    @property
+    def data_layout(self) -> str:
+        """LLVM data layout string, taken from the target machine."""
+        raise NotImplementedError
+
+    def math_function(self, module: ir.Module, fn: str, ty: ir.Type) -> ir.Function:
+        """Declare (or find) in ``module`` the function computing math function ``fn``.
+
+        ``fn`` is a C math name without type suffix ("exp", "log1p", "atan2", "pow",
+        "floor", ...); ``ty`` is ``ir.FloatType()`` or ``ir.DoubleType()``.  The returned
+        function takes one or two arguments of ``ty`` (two for atan2, hypot, pow, fmod,
+        copysign, nextafter, fmin, fmax) and returns ``ty``.  Hosts map to LLVM intrinsics
+        or libm symbols, NVPTX to libdevice ``__nv_*``, AMDGPU to intrinsics or ``__ocml_*``.
+        """
+        raise NotImplementedError
+
+    def mark_kernel(self, fn: ir.Function) -> None:
+        """Make ``fn`` a kernel entry point (calling convention, annotations, linkage)."""
+        raise NotImplementedError
+
+    def emit_global_thread_id(self, builder: ir.IRBuilder) -> ir.Value:
+        """i64 index of the calling thread in the whole grid (GPU targets only)."""
+        raise NotImplementedError(f"target {self.name} has no thread grid")
+
+    def emit_global_thread_count(self, builder: ir.IRBuilder) -> ir.Value:
+        """i64 number of threads in the whole grid (GPU targets only)."""
+        raise NotImplementedError(f"target {self.name} has no thread grid")
+
+    # -- compiling ------------------------------------------------------------------------
+
+    def compile(self, module: ir.Module | str) -> bytes:
+        """Optimise, emit and link ``module`` (IR object or text); return loadable bytes."""
+        raise NotImplementedError
+
+    def cache_key(self) -> tuple:
+        """Everything about the target that changes the bytes ``compile`` returns."""
+        from llvmlite import binding
+
+        return (
+            self.name,
+            self.triple,
+            self.cpu,
+            self.features,
+            binding.llvm_version_info,
+            CODEGEN_VERSION,
+        )
+
+    def __repr__(self) -> str:
+        return f"<rocarray target {self.name} ({self.triple}, {self.cpu})>"
+
+
+# -- pieces shared by the GPU targets ------------------------------------------------------
+#
+# Both GPU targets compile the same way: parse the IR, link the slices of a bitcode math
+# library the kernel calls, internalize everything but the kernels, drop what is dead,
+# optimise, emit.  These helpers hold the steps; each target only says which library,
+# which calling convention marks a kernel and how to turn its assembly into bytes.
+
+import re as _re
+import threading as _threading
+
+#: Math functions ``Target.math_function`` knows, with their number of arguments.
+MATH_FUNCTIONS = {
+    **dict.fromkeys(
+        (
+            "sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh "
+            "exp exp2 exp10 expm1 log log2 log10 log1p sqrt cbrt "
+            "fabs floor ceil trunc rint nearbyint round erf erfc tgamma lgamma"
+        ).split(),
+        1,
+    ),
+    **dict.fromkeys("atan2 hypot pow fmod copysign nextafter fmin fmax".split(), 2),
+}
+
+_llvm_ready = False
+
+
+def llvm_binding():
+    """``llvmlite.binding`` with every target and assembly printer registered."""
+    global _llvm_ready
+    from llvmlite import binding
+
+    if not _llvm_ready:
+        binding.initialize_all_targets()
+        binding.initialize_all_asmprinters()
+        _llvm_ready = True
+    return binding
+
+
+def declare_function(module: ir.Module, name: str, fnty: ir.FunctionType) -> ir.Function:
+    """The function ``name`` of ``module``, declared with ``fnty`` if it is not there yet."""
+    existing = module.globals.get(name)
+    if existing is None:
+        return ir.Function(module, fnty, name)
+    if not isinstance(existing, ir.Function) or existing.ftype != fnty:
+        raise TypeError(f"{name} is already in the module with type {existing.type}, not {fnty}")
+    return existing
+
+
+class _KernelAttributes(ir.values.FunctionAttributes):
+    """Function attributes that also take LLVM string attributes (``"key"="value"``),
+    which llvmlite's own set refuses."""
+
+    def add(self, name):
+        if name.startswith('"'):
+            set.add(self, name)
+        else:
+            super().add(name)
+
+
+def add_string_attribute(fn: ir.Function, key: str, value: str) -> None:
+    """Give ``fn`` the string attribute ``"key"="value"`` (as clang writes target hints)."""
+    if not isinstance(fn.attributes, _KernelAttributes):
+        attrs = _KernelAttributes(fn.attributes)
+        attrs.alignstack = fn.attributes.alignstack
+        attrs.personality = fn.attributes.personality
+        fn.attributes = attrs
+    for old in [a for a in fn.attributes if a.startswith(f'"{key}"=')]:
+        fn.attributes.discard(old)
+    fn.attributes.add(f'"{key}"="{value}"')
+
+
+def kernel_names(text: str, calling_convention: str) -> list[str]:
+    """Names of the functions that ``text`` (LLVM IR) defines with ``calling_convention``."""
+    pattern = (
+        r'^define\b[^@\n]*\b' + _re.escape(calling_convention) + r'\b[^@\n]*@("(?:[^"\\]|\\.)*"|[-\w.$]+)\('
+    )
+    return [m.strip('"') for m in _re.findall(pattern, text, _re.M)]
+
+
+def internalize(mod, keep, tm) -> None:
+    """Give every definition of ``mod`` not named in ``keep`` internal linkage, then drop
+    what nothing reaches (global DCE), so the optimiser never sees unused library code."""
+    binding = llvm_binding()
+    internal = binding.Linkage.internal
+    for value in list(mod.functions) + list(mod.global_variables):
+        if not value.is_declaration and value.name not in keep:
+            value.linkage = internal
+    pm = binding.ModulePassManager()
+    pm.add_global_dead_code_eliminate_pass()
+    pm.run(mod, binding.create_pass_builder(tm, binding.create_pipeline_tuning_options(0)))
+
+
+def optimise(mod, tm, level: int = 3) -> None:
+    """Run LLVM's default ``O<level>`` module pipeline for ``tm``'s target on ``mod``."""
+    binding = llvm_binding()
+    pb = binding.create_pass_builder(tm, binding.create_pipeline_tuning_options(level))
+    pb.getModulePassManager().run(mod, pb)
+
+
+def unresolved_functions(mod) -> list[str]:
+    """Functions ``mod`` calls but does not define, LLVM intrinsics aside."""
+    return sorted(
+        f.name for f in mod.functions if f.is_declaration and not f.name.startswith("llvm.")
+    )
+
+
+class BitcodeLibrary:
+    """A device math library in LLVM bitcode (libdevice, ocml, ockl), linked in slices.
+
+    Parsing a whole library costs tens of milliseconds per compile, and so does linking it
+    and throwing most of it away again.  So the library is parsed once per process and cut
+    into slices: a small bitcode module holding the functions asked for and only what they
+    call.  Later compiles link the slices they need (well under a millisecond each).
+    ``common`` names the functions likely to be asked for; the first cut keeps all of them
+    in an intermediate subset, so that later cuts start from the subset, not the whole file.
+    """
+
+    def __init__(self, path: str, prefix: str, common=()):
+        self.path = path
+        self.prefix = prefix
+        self._common = set(common)
+        self._subset: bytes | None = None
+        self._subset_names: set[str] = set()
+        self._slices: dict[str, bytes | None] = {}
+        self._lock = _threading.Lock()
+
+    def link_into(self, mod, names, tm) -> None:
+        """Link into ``mod`` the definitions of ``names`` (and of what they call)."""
+        binding = llvm_binding()
+        names = sorted(set(names))
+        with self._lock:
+            missing = [n for n in names if n not in self._slices]
+            if missing:
+                self._cut(missing, tm)
+            blobs = {id(b): b for b in (self._slices[n] for n in names) if b is not None}
+        for blob in blobs.values():
+            mod.link_in(binding.parse_bitcode(blob))
+
+    def _cut(self, names, tm) -> None:
+        binding = llvm_binding()
+        if self._subset is None or not set(names) <= self._subset_names:
+            with open(self.path, "rb") as f:
+                whole = binding.parse_bitcode(f.read())
+            defined = {fn.name for fn in whole.functions if not fn.is_declaration}
+            self._subset_names = (self._subset_names | self._common | set(names)) & defined
+            internalize(whole, self._subset_names, tm)
+            self._subset = whole.as_bitcode()
+        part = binding.parse_bitcode(self._subset)
+        present = set(names) & self._subset_names
+        internalize(part, present, tm)
+        blob = part.as_bitcode() if present else None
+        for n in names:
+            self._slices[n] = blob if n in present else None

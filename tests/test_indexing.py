@@ -1,0 +1,77 @@
+import numpy as np
+import pytest
+
+import rocarray as ra
+from conftest import ALL_DTYPES, random_array
+
+KEYS = [
+    0, -1, (1, 2), slice(None), slice(1, None), slice(None, None, -1), slice(4, 0, -2),
+    (slice(None), 1), (Ellipsis, 0), (None, 1), (1, None, Ellipsis, None), (slice(1, 3), slice(None, None, 3)),
+    (Ellipsis,), (), (slice(10, 20),), (-2, slice(None, None, -3), 0), (slice(None), None, slice(2, 3)),
+]
+
+
+@pytest.mark.parametrize("key", KEYS, ids=repr)
+def test_basic_indexing_views(device, key):
+    a = random_array((5, 6, 3), np.float64)
+    x = ra.asarray(a, device=device)
+    v = x[key]
+    np.testing.assert_array_equal(v.get(), a[key])
+    assert v.shape == a[key].shape
+    assert v._buf is x._buf  # a view, not a copy
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_setitem(device, dtype):
+    rng = np.random.default_rng(5)
+    a = random_array((4, 5), dtype, rng)
+    x = ra.asarray(a, device=device)
+    b = random_array((5,), dtype, rng)
+    x[1] = ra.asarray(b, device=device)
+    a[1] = b
+    c = random_array((4, 1), dtype, rng)
+    x[:, ::2] = ra.asarray(c, device=device)  # broadcast
+    a[:, ::2] = c
+    v = {"b": False, "i": 3, "u": 4, "f": -1.5, "c": 2j}[np.dtype(dtype).kind]
+    x[..., -1] = v
+    a[..., -1] = v
+    x[2:, 1] = b[:2]  # a NumPy array value
+    a[2:, 1] = b[:2]
+    np.testing.assert_array_equal(x.get(), a)
+
+
+def test_setitem_overlap_and_cast(device):
+    x = ra.arange(10, device=device)
+    x[1:] = x[:-1]
+    a = np.arange(10)
+    a[1:] = a[:-1].copy()
+    np.testing.assert_array_equal(x.get(), a)
+    y = ra.zeros(3, dtype=ra.int32, device=device)
+    y[...] = ra.asarray([1.7, -2.2, 3.0], device=device)
+    assert y.tolist() == [1, -2, 3]
+
+
+def test_index_errors(device):
+    x = ra.zeros((3, 4), device=device)
+    with pytest.raises(IndexError, match="index 3 is out of bounds for axis 0 with size 3"):
+        x[3]
+    with pytest.raises(IndexError, match="axis 1 with size 4"):
+        x[0, -5]
+    with pytest.raises(IndexError, match="too many indices"):
+        x[0, 0, 0]
+    with pytest.raises(IndexError, match="single ellipsis"):
+        x[..., ...]
+    with pytest.raises(IndexError, match="valid indices"):
+        x["a"]
+    with pytest.raises(IndexError, match="not supported yet"):
+        x[ra.asarray([0, 1], device=device)]
+    with pytest.raises(ValueError, match="broadcast"):
+        x[0] = ra.zeros(3, device=device)
+    with pytest.raises(OverflowError):
+        ra.zeros(2, dtype=ra.uint8, device=device)[0] = 256
+
+
+def test_zero_d_array_index(device):
+    x = ra.asarray(random_array((4,), np.int32), device=device)
+    i = ra.asarray(2, device=device)
+    assert x[i].tolist() == x.get()[2]
