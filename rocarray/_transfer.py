@@ -18,7 +18,9 @@ from ._device import Device
 def numpy_to_device(a: np.ndarray, device: Device, dtype: np.dtype | None = None) -> Array:
     """A new array on ``device`` holding a copy of NumPy array ``a`` (cast to ``dtype``)."""
     dt = _dtypes.as_dtype(a.dtype if dtype is None else dtype)
-    a = np.ascontiguousarray(a, dtype=dt)
+    a = np.asarray(a, dtype=dt)
+    if not a.flags.c_contiguous:
+        a = a.copy(order="C")  # (np.ascontiguousarray would make 0-d arrays 1-d)
     out = Array._empty(a.shape, dt, device)
     if a.nbytes:
         if device.kind == "cpu":
@@ -100,9 +102,6 @@ def copy_into(dst: Array, value) -> None:
 
 def copy_elements(src: Array, dst: Array) -> None:
     """dst[...] = src for arrays of one shape on one device, casting like NumPy's 'unsafe'."""
-    if dst.device.kind == "cpu":
-        np.copyto(dst._host(), src._host(), casting="unsafe")
-        return
     from ._elementwise_functions import copy_kernel
 
     copy_kernel(src, dst)

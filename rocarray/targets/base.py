@@ -9,6 +9,8 @@ The kernel ABI every target shares is described in ``docs/architecture.md`` ("Ke
 
 from __future__ import annotations
 
+import threading as _threading
+
 from llvmlite import ir
 
 #: Version of rocarray's code generator.  Bump it whenever generated code changes in a way
@@ -18,6 +20,11 @@ CODEGEN_VERSION = 1
 #: Most dimensions a kernel sees after the launcher has merged adjacent ones.  Shapes and
 #: strides travel by value in the kernel's parameters as ``[MAX_DIMS x i64]``.
 MAX_DIMS = 8
+
+#: Held around every use of LLVM objects through llvmlite's binding (parse, optimise,
+#: emit, JIT loading): they share LLVM's global context, which is not thread safe.
+#: Re-entrant, so a target's compile may call helpers that take it again.
+LLVM_LOCK = _threading.RLock()
 
 
 class Target:
@@ -101,6 +108,12 @@ class Target:
 import re as _re
 import threading as _threading
 
+
+class ToolchainError(RuntimeError):
+    """A tool or library a target needs is missing or failed; the message says which and
+    how to get it."""
+
+
 #: Math functions ``Target.math_function`` knows, with their number of arguments.
 MATH_FUNCTIONS = {
     **dict.fromkeys(
@@ -162,6 +175,56 @@ def add_string_attribute(fn: ir.Function, key: str, value: str) -> None:
     fn.attributes.add(f'"{key}"="{value}"')
 
 
+#: LLVM math intrinsics (``llvm.<name>.f32``) -> the ``MATH_FUNCTIONS`` name they compute.
+INTRINSIC_MATH = {
+    **{fn: fn for fn in MATH_FUNCTIONS if fn not in ("fmin", "fmax")},
+    "minnum": "fmin",
+    "maxnum": "fmax",
+}
+_MATH_INTRINSIC = _re.compile(r'@"?llvm\.([a-z0-9]+)\.(f32|f64)"?(?=\()')
+
+
+def redirect_math_intrinsics(text: str, symbol_for) -> str:
+    """Call the target's own function wherever ``text`` calls an LLVM math intrinsic the
+    target does not lower (``symbol_for(fn, "f32"|"f64")`` names it).
+
+    A GPU backend given ``llvm.sin.f32`` or ``llvm.exp.f64`` it cannot select stops the
+    whole process ("LLVM ERROR: Cannot select"); this turns such a call, from any code
+    generator, into the libdevice/ocml call ``math_function`` would have made.
+    """
+    replaced = set()
+
+    def swap(match):
+        fn = INTRINSIC_MATH.get(match[1])
+        if fn is None:
+            return match[0]
+        symbol = symbol_for(fn, match[2])
+        if symbol == f"llvm.{match[1]}.{match[2]}":
+            return match[0]
+        replaced.add(symbol)
+        return f'@"{symbol}"'
+
+    text = _MATH_INTRINSIC.sub(swap, text)
+    for symbol in replaced:  # one declaration each, even if the module had both
+        decls = list(_re.finditer(r'^declare [^\n]*@"' + _re.escape(symbol) + r'"\(.*\n?', text, _re.M))
+        plain = list(_re.finditer(r'^declare [^\n]*@' + _re.escape(symbol) + r'\(.*\n?', text, _re.M))
+        for extra in sorted(decls + plain, key=lambda m: m.start())[1:][::-1]:
+            text = text[: extra.start()] + text[extra.end():]
+    return text
+
+
+def parse_module(text: str, target: "Target"):
+    """Parse LLVM IR ``text`` for ``target``: its triple (when the text names none) and its
+    data layout; a module built for another triple is an error, not silently retargeted."""
+    mod = llvm_binding().parse_assembly(text)
+    if not mod.triple or mod.triple.startswith("unknown"):
+        mod.triple = target.triple
+    elif mod.triple != target.triple:
+        raise ValueError(f"target {target.name}: the module is built for {mod.triple}, not {target.triple}")
+    mod.data_layout = target.data_layout
+    return mod
+
+
 def kernel_names(text: str, calling_convention: str) -> list[str]:
     """Names of the functions that ``text`` (LLVM IR) defines with ``calling_convention``."""
     pattern = (
@@ -174,10 +237,16 @@ def internalize(mod, keep, tm) -> None:
     """Give every definition of ``mod`` not named in ``keep`` internal linkage, then drop
     what nothing reaches (global DCE), so the optimiser never sees unused library code."""
     binding = llvm_binding()
-    internal = binding.Linkage.internal
+    linkage = binding.Linkage
+    discardable = (linkage.linkonce_any, linkage.linkonce_odr, linkage.weak_any, linkage.weak_odr)
     for value in list(mod.functions) + list(mod.global_variables):
-        if not value.is_declaration and value.name not in keep:
-            value.linkage = internal
+        if value.is_declaration:
+            continue
+        if value.name not in keep:
+            value.linkage = linkage.internal
+        elif value.linkage in discardable:
+            # ocml defines its functions linkonce_odr: DCE would drop them unused
+            value.linkage = linkage.external
     pm = binding.ModulePassManager()
     pm.add_global_dead_code_eliminate_pass()
     pm.run(mod, binding.create_pass_builder(tm, binding.create_pipeline_tuning_options(0)))
@@ -195,6 +264,13 @@ def unresolved_functions(mod) -> list[str]:
     return sorted(
         f.name for f in mod.functions if f.is_declaration and not f.name.startswith("llvm.")
     )
+
+
+def unresolved_symbols(mod) -> list[str]:
+    """Functions and global variables ``mod`` uses but does not define (intrinsics aside)."""
+    names = unresolved_functions(mod)
+    names += [g.name for g in mod.global_variables if g.is_declaration and not g.name.startswith("llvm.")]
+    return sorted(names)
 
 
 class BitcodeLibrary:

@@ -1,0 +1,273 @@
+"""The elementwise op catalogue: one row per op, bodies in the kernel language.
+
+Row fields:
+  name      the array API name
+  nin       number of inputs (one output, ``out0``)
+  category  the spec's group
+  accepts   input dtype kinds allowed: "numeric", "real" (no complex), "integer",
+            "integer_or_bool", "floating" (real and complex), "real_floating", "bool", "any"
+  compute   how the loop dtype is found: "promote" (the promotion of the inputs),
+            "float" (that, made floating like NumPy: int8 -> float16, int32 -> float64),
+            "true_divide" (integers and bools give float64, as NumPy's true division),
+            "bool" (inputs converted to bool)
+  out       "same" (the loop dtype), "bool", "real" (complex -> its real dtype)
+  body      kernel-language source, or a dict from dtype-kind letters ("b", "i", "u",
+            "f", "c"; several letters share a body) or a dtype name ("float16") to sources
+  dunder    the Array operator method this op backs ("__add__" implies __radd__/__iadd__)
+
+In bodies, ``in0``, ``in1``, ... and ``out0`` have the loop dtype (inputs are converted to
+it before the body runs), ``in0_type`` / ``out0_type`` name those types, and ``ctype``
+is the type arithmetic should use (float for float16, else the loop dtype), ``rtype``
+its real component type (float for complex64).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Op(NamedTuple):
+    name: str
+    nin: int
+    category: str
+    accepts: str
+    compute: str
+    out: str
+    body: object
+    dunder: str | None = None
+
+
+def _unary_math(name: str, fn: str | None = None, complex_body: str | None = None) -> Op:
+    fn = fn or name
+    body = {"f": f"out0 = {fn}(in0);", "c": complex_body or f"out0 = {fn}(in0);"}
+    return Op(name, 1, "transcendental", "numeric", "float", "same", body)
+
+
+_FLOOR_DIVIDE_FLOAT = """
+ctype a = in0, b = in1;
+if (b == 0) {
+    out0 = a / b;
+} else {
+    ctype mod = fmod(a, b);
+    ctype div = (a - mod) / b;
+    if (mod != 0) {
+        if ((b < 0) != (mod < 0)) div -= 1;
+    }
+    ctype q;
+    if (div != 0) {
+        q = floor(div);
+        if (div - q > 0.5) q += 1;
+    } else {
+        q = copysign((ctype)0, a / b);
+    }
+    out0 = q;
+}
+"""
+
+_REMAINDER_FLOAT = """
+ctype a = in0, b = in1;
+ctype mod = fmod(a, b);
+if (b != 0) {
+    if (mod != 0) {
+        if ((b < 0) != (mod < 0)) mod += b;
+    } else {
+        mod = copysign((ctype)0, b);
+    }
+}
+out0 = mod;
+"""
+
+_POW_INT = """
+in0_type base = in0;
+in1_type e = in1;
+out0_type r = 1;
+if (e < 0) {
+    // NumPy raises for negative integer powers; a kernel cannot, so give the
+    // nearest meaningful integer: 1 / base truncated.
+    if (base == 1) r = 1;
+    else if (base == -1) r = (e & 1) ? -1 : 1;
+    else r = 0;
+} else {
+    while (e > 0) {
+        if (e & 1) r *= base;
+        base *= base;
+        e >>= 1;
+    }
+}
+out0 = r;
+"""
+
+_LOGADDEXP = """
+ctype x = in0, y = in1;
+if (x == y) {
+    out0 = x + (ctype)0.6931471805599453;
+} else {
+    ctype d = x - y;
+    if (d > 0) out0 = x + log1p(exp(-d));
+    else if (d <= 0) out0 = y + log1p(exp(d));
+    else out0 = d;
+}
+"""
+
+_SIGN_COMPLEX = """
+rtype a = abs(in0);
+if (isnan(real(in0)) || isnan(imag(in0))) out0 = out0_type(NAN, NAN);
+else if (a == 0) out0 = out0_type(0, 0);
+else if (isinf(a)) {
+    // an infinite component dominates: the direction of the infinite parts
+    rtype re = isinf(real(in0)) ? copysign((rtype)1, real(in0)) : (rtype)0;
+    rtype im = isinf(imag(in0)) ? copysign((rtype)1, imag(in0)) : (rtype)0;
+    rtype m = sqrt(re * re + im * im);
+    out0 = out0_type(re / m, im / m);
+} else out0 = in0 / a;
+"""
+
+_NEXTAFTER_HALF = """
+// float16 has no libm nextafter: step by one half-precision ulp (exact in float)
+float x = in0, y = in1;
+if (isnan(x) || isnan(y)) out0 = x + y;
+else if (x == y) out0 = y;
+else if (x == 0) out0 = copysign(5.960464477539063e-08f, y);
+else if (isinf(x)) out0 = copysign(65504.0f, x);
+else {
+    float ax = fabs(x);
+    float e = floor(log2(ax));
+    float ulp = exp2(fmax(e, -14.0f) - 10.0f);
+    bool away = (y > x) == (x > 0);
+    if (!away && ax == exp2(e) && e > -14.0f) ulp = ulp * 0.5f;
+    float r = away ? x + copysign(ulp, x) : x - copysign(ulp, x);
+    out0 = r == 0 ? copysign(0.0f, x) : r;  // stepping onto zero keeps x's sign (C's rule)
+}
+"""
+
+OPS = (
+    # -- arithmetic ----------------------------------------------------------------------
+    Op("add", 2, "arithmetic", "any", "promote", "same",
+       {"b": "out0 = in0 || in1;", "iufc": "out0 = in0 + in1;"}, "__add__"),
+    Op("subtract", 2, "arithmetic", "numeric", "promote", "same", "out0 = in0 - in1;", "__sub__"),
+    Op("multiply", 2, "arithmetic", "any", "promote", "same",
+       {"b": "out0 = in0 && in1;", "iufc": "out0 = in0 * in1;"}, "__mul__"),
+    Op("divide", 2, "arithmetic", "numeric", "true_divide", "same", "out0 = in0 / in1;", "__truediv__"),
+    Op("floor_divide", 2, "arithmetic", "real", "promote", "same", {
+        "i": """
+            if (in1 == 0) out0 = 0;
+            else if (in1 == -1) out0 = -in0;
+            else {
+                in0_type q = in0 / in1;
+                if ((in0 % in1 != 0) && ((in0 < 0) != (in1 < 0))) q = q - 1;
+                out0 = q;
+            }""",
+        "u": "out0 = in1 == 0 ? 0 : in0 / in1;",
+        "f": _FLOOR_DIVIDE_FLOAT,
+    }, "__floordiv__"),
+    Op("remainder", 2, "arithmetic", "real", "promote", "same", {
+        "i": """
+            if (in1 == 0 || in1 == -1) out0 = 0;
+            else {
+                in0_type r = in0 % in1;
+                if (r != 0 && ((r < 0) != (in1 < 0))) r += in1;
+                out0 = r;
+            }""",
+        "u": "out0 = in1 == 0 ? 0 : in0 % in1;",
+        "f": _REMAINDER_FLOAT,
+    }, "__mod__"),
+    Op("pow", 2, "arithmetic", "numeric", "promote", "same",
+       {"iu": _POW_INT, "fc": "out0 = pow((ctype)in0, (ctype)in1);"}, "__pow__"),
+    Op("negative", 1, "arithmetic", "numeric", "promote", "same", "out0 = -in0;", "__neg__"),
+    Op("positive", 1, "arithmetic", "numeric", "promote", "same", "out0 = in0;", "__pos__"),
+    Op("square", 1, "arithmetic", "numeric", "promote", "same", "out0 = in0 * in0;"),
+    Op("reciprocal", 1, "arithmetic", "floating", "float", "same", "out0 = (ctype)1 / in0;"),
+    Op("abs", 1, "arithmetic", "numeric", "promote", "real", {
+        "i": "out0 = in0 < 0 ? -in0 : in0;", "u": "out0 = in0;",
+        "f": "out0 = fabs(in0);", "c": "out0 = abs(in0);",
+    }, "__abs__"),
+    Op("sign", 1, "arithmetic", "numeric", "promote", "same", {
+        "i": "out0 = (in0 > 0) - (in0 < 0);", "u": "out0 = in0 > 0;",
+        "f": "out0 = isnan(in0) ? in0 : (in0 > 0 ? 1 : (in0 < 0 ? -1 : 0));",
+        "c": _SIGN_COMPLEX,
+    }),
+    Op("maximum", 2, "arithmetic", "real", "promote", "same", {
+        "biu": "out0 = in0 > in1 ? in0 : in1;",
+        "f": "out0 = (isnan(in0) || in0 >= in1) ? in0 : in1;",
+    }),
+    Op("minimum", 2, "arithmetic", "real", "promote", "same", {
+        "biu": "out0 = in0 < in1 ? in0 : in1;",
+        "f": "out0 = (isnan(in0) || in0 <= in1) ? in0 : in1;",
+    }),
+    # -- exponential, logarithmic, trigonometric, hyperbolic -------------------------------
+    _unary_math("sqrt"),
+    _unary_math("exp"),
+    _unary_math("expm1", complex_body="""
+        rtype x = real(in0), y = imag(in0);
+        rtype s = sin(y / 2);
+        out0 = out0_type(expm1(x) * cos(y) - 2 * s * s, exp(x) * sin(y));"""),
+    _unary_math("log"),
+    _unary_math("log1p", complex_body="out0 = log((ctype)1 + in0);"),
+    _unary_math("log2", complex_body="out0 = log(in0) * (ctype)1.4426950408889634;"),
+    _unary_math("log10"),
+    _unary_math("sin"), _unary_math("cos"), _unary_math("tan"),
+    _unary_math("asin"), _unary_math("acos"), _unary_math("atan"),
+    _unary_math("sinh"), _unary_math("cosh"), _unary_math("tanh"),
+    _unary_math("asinh"), _unary_math("acosh"), _unary_math("atanh"),
+    Op("atan2", 2, "transcendental", "real", "float", "same", "out0 = atan2(in0, in1);"),
+    Op("hypot", 2, "transcendental", "real", "float", "same", "out0 = hypot(in0, in1);"),
+    Op("logaddexp", 2, "transcendental", "real", "float", "same", _LOGADDEXP),
+    Op("copysign", 2, "floating-point", "real", "float", "same", "out0 = copysign(in0, in1);"),
+    Op("nextafter", 2, "floating-point", "real", "float", "same",
+       {"float16": _NEXTAFTER_HALF, "f": "out0 = nextafter(in0, in1);"}),
+    # -- rounding ----------------------------------------------------------------------------
+    Op("floor", 1, "rounding", "real", "promote", "same", {"biu": "out0 = in0;", "f": "out0 = floor(in0);"}),
+    Op("ceil", 1, "rounding", "real", "promote", "same", {"biu": "out0 = in0;", "f": "out0 = ceil(in0);"}),
+    Op("trunc", 1, "rounding", "real", "promote", "same", {"biu": "out0 = in0;", "f": "out0 = trunc(in0);"}),
+    Op("round", 1, "rounding", "numeric", "promote", "same", {
+        "iu": "out0 = in0;", "f": "out0 = rint(in0);",
+        "c": "out0 = out0_type(rint(real(in0)), rint(imag(in0)));",
+    }),
+    # -- classification ------------------------------------------------------------------------
+    Op("isnan", 1, "classification", "numeric", "promote", "bool", {
+        "iu": "out0 = false;", "f": "out0 = isnan(in0);",
+        "c": "out0 = isnan(real(in0)) || isnan(imag(in0));",
+    }),
+    Op("isinf", 1, "classification", "numeric", "promote", "bool", {
+        "iu": "out0 = false;", "f": "out0 = isinf(in0);",
+        "c": "out0 = isinf(real(in0)) || isinf(imag(in0));",
+    }),
+    Op("isfinite", 1, "classification", "numeric", "promote", "bool", {
+        "iu": "out0 = true;", "f": "out0 = isfinite(in0);",
+        "c": "out0 = isfinite(real(in0)) && isfinite(imag(in0));",
+    }),
+    Op("signbit", 1, "classification", "real_floating", "promote", "bool", "out0 = signbit(in0);"),
+    # -- complex -------------------------------------------------------------------------------
+    Op("real", 1, "complex", "numeric", "promote", "real", {"iuf": "out0 = in0;", "c": "out0 = real(in0);"}),
+    Op("imag", 1, "complex", "numeric", "promote", "real", {"iuf": "out0 = 0;", "c": "out0 = imag(in0);"}),
+    Op("conj", 1, "complex", "numeric", "promote", "same", {"iuf": "out0 = in0;", "c": "out0 = conj(in0);"}),
+    # -- comparison ------------------------------------------------------------------------------
+    Op("equal", 2, "comparison", "any", "promote", "bool", "out0 = in0 == in1;", "__eq__"),
+    Op("not_equal", 2, "comparison", "any", "promote", "bool", "out0 = in0 != in1;", "__ne__"),
+    Op("less", 2, "comparison", "real", "promote", "bool", "out0 = in0 < in1;", "__lt__"),
+    Op("less_equal", 2, "comparison", "real", "promote", "bool", "out0 = in0 <= in1;", "__le__"),
+    Op("greater", 2, "comparison", "real", "promote", "bool", "out0 = in0 > in1;", "__gt__"),
+    Op("greater_equal", 2, "comparison", "real", "promote", "bool", "out0 = in0 >= in1;", "__ge__"),
+    # -- logical ---------------------------------------------------------------------------------
+    Op("logical_and", 2, "logical", "bool", "bool", "bool", "out0 = in0 && in1;"),
+    Op("logical_or", 2, "logical", "bool", "bool", "bool", "out0 = in0 || in1;"),
+    Op("logical_xor", 2, "logical", "bool", "bool", "bool", "out0 = in0 != in1;"),
+    Op("logical_not", 1, "logical", "bool", "bool", "bool", "out0 = !in0;"),
+    # -- bitwise ---------------------------------------------------------------------------------
+    Op("bitwise_and", 2, "bitwise", "integer_or_bool", "promote", "same", "out0 = in0 & in1;", "__and__"),
+    Op("bitwise_or", 2, "bitwise", "integer_or_bool", "promote", "same", "out0 = in0 | in1;", "__or__"),
+    Op("bitwise_xor", 2, "bitwise", "integer_or_bool", "promote", "same", "out0 = in0 ^ in1;", "__xor__"),
+    Op("bitwise_invert", 1, "bitwise", "integer_or_bool", "promote", "same",
+       {"b": "out0 = !in0;", "iu": "out0 = ~in0;"}, "__invert__"),
+    Op("bitwise_left_shift", 2, "bitwise", "integer", "promote", "same", "out0 = in0 << in1;", "__lshift__"),
+    Op("bitwise_right_shift", 2, "bitwise", "integer", "promote", "same", "out0 = in0 >> in1;", "__rshift__"),
+    # -- selection and copies ------------------------------------------------------------------------
+    Op("where", 3, "searching", "any", "where", "same", "out0 = in0 ? in1 : in2;"),
+    Op("clip", 3, "arithmetic", "real", "clip", "same", {
+        "biu": "out0 = in0 < in1 ? in1 : (in0 > in2 ? in2 : in0);",
+        "f": """
+            if (isnan(in0) || isnan(in1) || isnan(in2)) out0 = NAN;
+            else out0 = in0 < in1 ? in1 : (in0 > in2 ? in2 : in0);""",
+    }),
+    Op("copy", 1, "copy", "any", "copy", "same", "out0 = in0;"),
+)

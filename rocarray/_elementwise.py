@@ -1,0 +1,380 @@
+"""Elementwise ops from catalogue rows: dtype resolution, layout, output, launch.
+
+``Ufunc(row)`` is callable like a NumPy ufunc.  Its warm path is one dict lookup keyed by
+the operands' dtypes (or Python scalar types) and the device, giving a ``_Plan`` that holds
+the loaded kernel; then the layout is computed, the output allocated and the kernel
+launched.  Everything here is signature-independent and shared by every op.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtypes
+from ._array_object import Array
+from ._launch import KernelSpec, load
+from ._layout import broadcast_strides, merge_dims, pad_dims
+from .compiler.skeletons import Operand
+from .targets.base import MAX_DIMS
+
+_ACCEPTS = {
+    "any": "biufc", "numeric": "iufc", "real": "biuf", "integer": "iu",
+    "integer_or_bool": "biu", "floating": "fc", "real_floating": "f", "bool": "biuf",
+}
+_KIND_NAMES = {"b": "bool", "i": "signed integer", "u": "unsigned integer", "f": "real floating", "c": "complex floating"}
+_PY_SCALARS = (bool, int, float, complex)
+_SCALAR_KIND = {bool: "bool", int: "int", float: "float", complex: "complex"}
+
+
+def _real_of(dt: np.dtype) -> np.dtype:
+    return {8: _dtypes.float32, 16: _dtypes.float64}[dt.itemsize] if dt.kind == "c" else dt
+
+
+def _ctype(dt: np.dtype) -> np.dtype:
+    return _dtypes.float32 if dt == _dtypes.float16 else dt
+
+
+def _body_for(row, dtype: np.dtype) -> str | None:
+    """The row's body for a loop dtype: a key naming the dtype wins over kind letters."""
+    if isinstance(row.body, str):
+        return row.body
+    src = row.body.get(str(dtype))
+    if src is not None:
+        return src
+    kind = dtype.kind
+    for kinds, src in row.body.items():
+        if kind in kinds and kinds.strip("biufc") == "":
+            return src
+    return None
+
+
+class _Plan:
+    """Everything about one (op, operand dtypes, device) that does not depend on shapes."""
+
+    __slots__ = ("kernel", "in_kinds", "scalar_types", "out_dtype", "row")
+
+    def __init__(self, kernel, in_kinds, scalar_types, out_dtype, row):
+        self.kernel = kernel
+        self.in_kinds = in_kinds          # "a" array / "s" scalar per input
+        self.scalar_types = scalar_types  # NumPy scalar type to convert each scalar with
+        self.out_dtype = out_dtype
+        self.row = row
+
+
+class Ufunc:
+    """An elementwise op of the catalogue (callable like a NumPy ufunc)."""
+
+    def __init__(self, row):
+        self.row = row
+        self.__name__ = row.name
+        self.nin = row.nin
+        self._plans: dict = {}
+
+    def __repr__(self):
+        return f"<rocarray elementwise function {self.row.name}>"
+
+    # -- resolution (once per signature) ------------------------------------------------
+    def resolve(self, tokens: tuple, out_dtype=None):
+        """Loop dtypes for the inputs and the output dtype, from array dtypes and the
+        Python types of scalar arguments."""
+        row = self.row
+        name = row.name
+        arrays = [t for t in tokens if isinstance(t, np.dtype)]
+        if not arrays:
+            raise TypeError(f"{name}: at least one argument must be an array, got only Python scalars")
+        allowed = _ACCEPTS[row.accepts]
+        for t in arrays:
+            if t.kind not in allowed:
+                raise TypeError(
+                    f"{name}: {_KIND_NAMES[t.kind]} dtype {t} is not supported; {name} accepts "
+                    + ", ".join(_KIND_NAMES[k] for k in allowed) + " dtypes"
+                )
+        compute = row.compute
+        if compute == "where":
+            if tokens[0] is not _dtypes.bool and tokens[0] is not bool:
+                raise TypeError(f"where: condition must be a bool array, not {tokens[0]}")
+            t = _promote_mixed(tokens[1:], name)
+            loop_in = (_dtypes.bool, t, t)
+        elif compute == "clip":
+            t = tokens[0]
+            loop_in = (t, t, t)
+        elif compute == "copy":
+            loop_in = (tokens[0],)
+            t = tokens[0]
+        elif compute == "bool":
+            loop_in = (_dtypes.bool,) * len(tokens)
+            t = _dtypes.bool
+        else:
+            t = _promote_mixed(tokens, name)
+            if compute == "float" and t.kind in "biu":
+                t = np.promote_types(t, _dtypes.float16)
+            elif compute == "true_divide" and t.kind in "biu":
+                t = _dtypes.default_float
+            loop_in = (t,) * len(tokens)
+        kind = t.kind
+        if row.out == "bool":
+            out = _dtypes.bool
+        elif row.out == "real":
+            out = _real_of(t)
+        else:
+            out = t
+        body = _body_for(row, loop_in[-1] if compute == "where" else t)
+        if body is None:
+            raise TypeError(f"{name}: {_KIND_NAMES[kind]} dtype {t} is not supported")
+        for tok, lt in zip(tokens, loop_in):
+            if isinstance(tok, type) and tok is complex and lt.kind != "c":
+                raise TypeError(f"{name}: a complex scalar needs a complex array operand")
+        if out_dtype is not None:
+            if compute == "copy":
+                if t.kind == "c" and out_dtype.kind != "c":
+                    raise TypeError(f"cannot cast complex {t} to {out_dtype} (it would drop the imaginary part)")
+            elif not np.can_cast(out, out_dtype, casting="same_kind"):
+                raise TypeError(
+                    f"{name}: cannot cast the result from {out} to the output dtype {out_dtype} "
+                    "(only casts within a kind, like float64 to float32, are allowed)"
+                )
+            out_storage = out_dtype
+        else:
+            out_storage = out
+        return loop_in, out, out_storage, body
+
+    def _plan(self, tokens: tuple, device, out_dtype) -> _Plan:
+        loop_in, loop_out, out_storage, body = self.resolve(tokens, out_dtype)
+        in_kinds = tuple("a" if isinstance(t, np.dtype) else "s" for t in tokens)
+        storage_in = tuple(t if isinstance(t, np.dtype) else lt for t, lt in zip(tokens, loop_in))
+        spec = elementwise_spec(self.row.name, body, storage_in, in_kinds, loop_in, out_storage, loop_out)
+        kernel = load(spec, device)
+        scalar_types = tuple(lt.type for lt in loop_in)
+        return _Plan(kernel, in_kinds, scalar_types, out_storage, self.row)
+
+    # -- the call -------------------------------------------------------------------------
+    def __call__(self, *args, out=None):
+        if len(args) != self.nin:
+            raise TypeError(f"{self.row.name}() takes {self.nin} positional argument(s), got {len(args)}")
+        device = None
+        tokens = []
+        for a in args:
+            if type(a) is Array:
+                tokens.append(a._dtype)
+                d = a._buf.device
+                if device is None:
+                    device = d
+                elif d is not device:
+                    raise TypeError(
+                        f"{self.row.name}: cannot mix devices {device} and {d}; move arrays with .to_device() first"
+                    )
+            elif type(a) in _PY_SCALARS:
+                tokens.append(type(a))
+            elif isinstance(a, Array):
+                tokens.append(a._dtype)
+                device = device or a.device
+            elif isinstance(a, (np.generic,)) and not isinstance(a, np.ndarray):
+                # NumPy scalars behave as Python scalars of their kind (weak)
+                return self(*[_py_scalar(x) if x is a else x for x in args], out=out)
+            else:
+                raise TypeError(
+                    f"{self.row.name}: expected rocarray arrays or Python scalars, got {type(a).__name__}"
+                    + ("; convert NumPy arrays with rocarray.asarray()" if isinstance(a, np.ndarray) else "")
+                )
+        if out is not None:
+            if not isinstance(out, Array):
+                raise TypeError(f"{self.row.name}: out must be a rocarray array, not {type(out).__name__}")
+            if out._buf.device is not device:
+                raise TypeError(f"{self.row.name}: out is on {out.device} but the inputs are on {device}")
+            key = (*tokens, device, out._dtype)
+        else:
+            key = (*tokens, device)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plan(tuple(tokens), device, None if out is None else out._dtype)
+            self._plans[key] = plan
+        return _run(plan, args, out)
+
+
+def _py_scalar(x):
+    return x.item()
+
+
+def _promote_mixed(tokens, name: str) -> np.dtype:
+    r = None
+    for t in tokens:
+        if isinstance(t, np.dtype):
+            r = t if r is None else _dtypes.promote_types(r, t)
+    for t in tokens:
+        if not isinstance(t, np.dtype):
+            r = _dtypes.result_with_scalar(r, _SCALAR_KIND[t])
+    return r
+
+
+def _convert_scalar(value, np_type, name: str):
+    if np_type is np.bool_:
+        return bool(value)
+    if issubclass(np_type, np.integer):
+        info = np.iinfo(np_type)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"{name}: Python integer {value} out of bounds for {np.dtype(np_type)}")
+        return int(value)
+    if issubclass(np_type, np.complexfloating):
+        v = complex(value)
+        return (v.real, v.imag)
+    return float(value)
+
+
+def _run(plan: _Plan, args, out):
+    kernel = plan.kernel
+    kinds = plan.in_kinds
+    # the common case: arrays of one shape, all C-contiguous (one 1-D run)
+    shape = None
+    same = True
+    for a, k in zip(args, kinds):
+        if k == "a":
+            if shape is None:
+                shape = a._shape
+            elif a._shape != shape:
+                same = False
+    if not same:
+        from ._manipulation_functions import broadcast_shapes
+
+        shape = broadcast_shapes(*(a._shape for a, k in zip(args, kinds) if k == "a"))
+    if out is None:
+        out = Array._empty(shape, plan.out_dtype, kernel.device)
+    else:
+        if out._shape != shape:
+            raise ValueError(
+                f"{plan.row.name}: out has shape {out._shape} but the result has shape {shape}"
+            )
+        args = _resolve_overlap(args, kinds, out)
+    n = out._size
+    if n == 0:
+        return out
+    if same and out.is_c_contiguous() and all(k == "s" or a.is_c_contiguous() for a, k in zip(args, kinds)):
+        mshape = (n,)
+        strides = [(a._dtype.itemsize,) if k == "a" else None for a, k in zip(args, kinds)]
+        out_strides = (out._dtype.itemsize,)
+    else:
+        arr_strides = [broadcast_strides(shape, a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"]
+        mshape, merged = merge_dims(shape, arr_strides + [out._strides])
+        it = iter(merged)
+        strides = [next(it) if k == "a" else None for k in kinds]
+        out_strides = merged[-1]
+        if len(mshape) > MAX_DIMS:
+            _launch_split(plan, args, kinds, out, mshape, strides, out_strides)
+            return out
+    values = [len(mshape), *pad_dims(mshape, 1)]
+    for a, k, s, t in zip(args, kinds, strides, plan.scalar_types):
+        if k == "a":
+            values.append(a._buf.ptr + a._offset)
+            values.extend(pad_dims(s, 0))
+        else:
+            v = _convert_scalar(a, t, plan.row.name)
+            if type(v) is tuple:
+                values.extend(v)
+            else:
+                values.append(v)
+    values.append(out._buf.ptr + out._offset)
+    values.extend(pad_dims(out_strides, 0))
+    kernel.launch(n, values)
+    return out
+
+
+def _launch_split(plan, args, kinds, out, mshape, strides, out_strides):
+    """More merged dims than a kernel takes: loop over the leading ones on the host."""
+    lead = len(mshape) - MAX_DIMS
+    import itertools
+
+    inner = mshape[lead:]
+    n = 1
+    for d in inner:
+        n *= d
+    for idx in itertools.product(*(range(d) for d in mshape[:lead])):
+        values = [len(inner), *inner]
+        for a, k, s, t in zip(args, kinds, strides, plan.scalar_types):
+            if k == "a":
+                values.append(a._buf.ptr + a._offset + sum(i * st for i, st in zip(idx, s)))
+                values.extend(s[lead:])
+            else:
+                v = _convert_scalar(a, t, plan.row.name)
+                values.extend(v if type(v) is tuple else (v,))
+        values.append(out._buf.ptr + out._offset + sum(i * st for i, st in zip(idx, out_strides)))
+        values.extend(out_strides[lead:])
+        plan.kernel.launch(n, values)
+
+
+def _resolve_overlap(args, kinds, out):
+    """Copy inputs that overlap ``out`` without being exactly ``out`` (NumPy's semantics)."""
+    new = None
+    for i, (a, k) in enumerate(zip(args, kinds)):
+        if k != "a" or a._buf is not out._buf:
+            continue
+        if a._offset == out._offset and a._strides == out._strides and a._shape == out._shape:
+            continue
+        if _may_overlap(a, out):
+            from ._creation_functions import copy_array
+
+            new = list(args) if new is None else new
+            new[i] = copy_array(a)
+    return args if new is None else tuple(new)
+
+
+def _extent(x: Array):
+    lo = hi = x._offset
+    for d, s in zip(x._shape, x._strides):
+        if d == 0:
+            return (0, 0)
+        if s > 0:
+            hi += s * (d - 1)
+        else:
+            lo += s * (d - 1)
+    return lo, hi + x._dtype.itemsize
+
+
+def _may_overlap(a: Array, b: Array) -> bool:
+    alo, ahi = _extent(a)
+    blo, bhi = _extent(b)
+    return alo < bhi and blo < ahi
+
+
+# -- kernel specs --------------------------------------------------------------------------
+
+_specs: dict = {}
+
+
+def elementwise_spec(name, body, storage_in, in_kinds, loop_in, out_storage, loop_out) -> KernelSpec:
+    """The KernelSpec of an elementwise op body for one dtype signature."""
+    key = ("ew", name, body, tuple(str(d) for d in storage_in), in_kinds,
+           tuple(str(d) for d in loop_in), str(out_storage), str(loop_out))
+    spec = _specs.get(key)
+    if spec is not None:
+        return spec
+    params = []
+    ctype = _ctype(loop_in[-1])
+    typedefs = {"ctype": ctype, "rtype": _real_of(ctype)}
+    prefix = []
+    for k, (sd, ld) in enumerate(zip(storage_in, loop_in)):
+        typedefs[f"in{k}_type"] = ld
+        if sd == ld:
+            params.append((f"in{k}", sd, "in"))
+        else:
+            params.append((f"_in{k}", sd, "in"))
+            prefix.append(f"in{k}_type in{k} = (in{k}_type)_in{k};")
+    typedefs["out0_type"] = loop_out
+    suffix = ""
+    if out_storage == loop_out:
+        params.append(("out0", out_storage, "out"))
+    else:
+        params.append(("_out0", out_storage, "out"))
+        typedefs["_out0_type"] = out_storage
+        prefix.append("out0_type out0;")
+        suffix = "_out0 = (_out0_type)out0;"
+    source = "\n".join(prefix) + "\n{\n" + body.strip("\n") + "\n}\n" + suffix
+
+    def build_body(module, target, _params=tuple(params), _src=source, _td=dict(typedefs), _name=name):
+        from .compiler.lang import compile_scalar_function
+
+        return compile_scalar_function(module, "body", list(_params), _src, typedefs=_td,
+                                       target=target, kernel_name=_name)
+
+    operands = [Operand(sd, "in" if k == "a" else "scalar") for sd, k in zip(storage_in, in_kinds)]
+    operands.append(Operand(out_storage, "out"))
+    spec = KernelSpec(key, name, operands, build_body)
+    return _specs.setdefault(key, spec)

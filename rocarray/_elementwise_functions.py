@@ -1,0 +1,199 @@
+"""The array API's elementwise functions and the Array operators, from the op catalogue."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._array_object import Array
+from ._elementwise import Ufunc
+from ._kernels import catalogue
+
+_rows = {row.name: row for row in catalogue().elementwise.OPS}
+
+
+def _ufunc(name: str) -> Ufunc:
+    return Ufunc(_rows[name])
+
+
+abs = _ufunc("abs")  # noqa: A001 - the spec's names
+acos = _ufunc("acos")
+acosh = _ufunc("acosh")
+add = _ufunc("add")
+asin = _ufunc("asin")
+asinh = _ufunc("asinh")
+atan = _ufunc("atan")
+atan2 = _ufunc("atan2")
+atanh = _ufunc("atanh")
+bitwise_and = _ufunc("bitwise_and")
+bitwise_invert = _ufunc("bitwise_invert")
+bitwise_left_shift = _ufunc("bitwise_left_shift")
+bitwise_or = _ufunc("bitwise_or")
+bitwise_right_shift = _ufunc("bitwise_right_shift")
+bitwise_xor = _ufunc("bitwise_xor")
+ceil = _ufunc("ceil")
+conj = _ufunc("conj")
+copysign = _ufunc("copysign")
+cos = _ufunc("cos")
+cosh = _ufunc("cosh")
+divide = _ufunc("divide")
+equal = _ufunc("equal")
+exp = _ufunc("exp")
+expm1 = _ufunc("expm1")
+floor = _ufunc("floor")
+floor_divide = _ufunc("floor_divide")
+greater = _ufunc("greater")
+greater_equal = _ufunc("greater_equal")
+hypot = _ufunc("hypot")
+imag = _ufunc("imag")
+isfinite = _ufunc("isfinite")
+isinf = _ufunc("isinf")
+isnan = _ufunc("isnan")
+less = _ufunc("less")
+less_equal = _ufunc("less_equal")
+log = _ufunc("log")
+log1p = _ufunc("log1p")
+log2 = _ufunc("log2")
+log10 = _ufunc("log10")
+logaddexp = _ufunc("logaddexp")
+logical_and = _ufunc("logical_and")
+logical_not = _ufunc("logical_not")
+logical_or = _ufunc("logical_or")
+logical_xor = _ufunc("logical_xor")
+maximum = _ufunc("maximum")
+minimum = _ufunc("minimum")
+multiply = _ufunc("multiply")
+negative = _ufunc("negative")
+nextafter = _ufunc("nextafter")
+not_equal = _ufunc("not_equal")
+positive = _ufunc("positive")
+pow = _ufunc("pow")  # noqa: A001
+real = _ufunc("real")
+reciprocal = _ufunc("reciprocal")
+remainder = _ufunc("remainder")
+round = _ufunc("round")  # noqa: A001
+sign = _ufunc("sign")
+signbit = _ufunc("signbit")
+sin = _ufunc("sin")
+sinh = _ufunc("sinh")
+sqrt = _ufunc("sqrt")
+square = _ufunc("square")
+subtract = _ufunc("subtract")
+tan = _ufunc("tan")
+tanh = _ufunc("tanh")
+trunc = _ufunc("trunc")
+_where = _ufunc("where")
+_clip = _ufunc("clip")
+_copy = _ufunc("copy")
+
+
+def where(condition, x1, x2, /) -> Array:
+    """Elements of ``x1`` where ``condition`` is true, else of ``x2`` (broadcast)."""
+    return _where(condition, x1, x2)
+
+
+def clip(x, /, min=None, max=None) -> Array:  # noqa: A002 - the spec's names
+    """``x`` limited to ``[min, max]`` (either bound may be None); the result has x's dtype."""
+    if not isinstance(x, Array):
+        raise TypeError(f"clip: x must be a rocarray array, not {type(x).__name__}")
+    dt = x.dtype
+    if dt.kind == "c":
+        raise TypeError("clip: complex dtypes are not supported")
+    if min is None and max is None:
+        return _copy(x, out=Array._empty(x.shape, dt, x.device))
+    lo = _bound(min, dt, low=True)
+    hi = _bound(max, dt, low=False)
+    from ._manipulation_functions import broadcast_shapes
+
+    shape = broadcast_shapes(x.shape, *(b.shape for b in (lo, hi) if isinstance(b, Array)))
+    if shape != x.shape:
+        raise ValueError(f"clip: min/max of shapes that broadcast x {x.shape} to {shape} are not allowed")
+    out = Array._empty(shape, dt, x.device)
+    return _clip(x, _as_dtype_operand(lo, dt, x), _as_dtype_operand(hi, dt, x), out=out)
+
+
+def _bound(b, dt, low: bool):
+    """A missing bound as the dtype's extreme; Python ints saturated to the dtype's range."""
+    if b is None:
+        if dt.kind == "f":
+            return -float("inf") if low else float("inf")
+        if dt.kind == "b":
+            return not low
+        info = np.iinfo(dt)
+        return int(info.min if low else info.max)
+    if isinstance(b, float) and dt.kind in "biu":
+        raise TypeError(f"clip: a float bound {b!r} needs a floating-point array, not {dt}")
+    if isinstance(b, int) and not isinstance(b, bool) and dt.kind in "iu":
+        info = np.iinfo(dt)
+        return min(max(b, int(info.min)), int(info.max))
+    return b
+
+
+def _as_dtype_operand(b, dt, x):
+    if isinstance(b, Array):
+        if b.device is not x.device:
+            raise TypeError(f"clip: cannot mix devices {x.device} and {b.device}")
+        return b if b.dtype == dt else b.astype(dt)
+    return b
+
+
+def copy_kernel(src: Array, dst: Array) -> None:
+    """dst[...] = src (same shape and device), casting like NumPy's 'unsafe'."""
+    _copy(src, out=dst)
+
+
+# -- Array operators, generated from the rows that name one ----------------------------------
+
+_OPERANDS = (Array, bool, int, float, complex, np.generic)
+
+
+def _binary(fn):
+    def op(self, other):
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented
+        return fn(self, other)
+    return op
+
+
+def _reflected(fn):
+    def op(self, other):
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented
+        return fn(other, self)
+    return op
+
+
+def _inplace(fn):
+    def op(self, other):
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented
+        fn(self, other, out=self)
+        return self
+    return op
+
+
+def _unary(fn):
+    def op(self):
+        return fn(self)
+    return op
+
+
+_COMPARISONS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"}
+
+
+def _install_operators():
+    for row in _rows.values():
+        if row.dunder is None:
+            continue
+        fn = globals()[row.name]
+        if row.nin == 1:
+            setattr(Array, row.dunder, _unary(fn))
+            continue
+        setattr(Array, row.dunder, _binary(fn))
+        if row.dunder not in _COMPARISONS:
+            stem = row.dunder[2:-2]
+            setattr(Array, f"__r{stem}__", _reflected(fn))
+            setattr(Array, f"__i{stem}__", _inplace(fn))
+
+
+_install_operators()
+Array.__hash__ = None  # __eq__ is elementwise: arrays are unhashable, like NumPy's

@@ -1,0 +1,137 @@
+"""The generic launcher: one function packs arguments and launches every elementwise kernel.
+
+A ``KernelSpec`` names what to compile (the operands and a body builder); it is device
+independent.  ``load`` turns it into a ``LoadedKernel`` for one device through the compile
+cache (memory, then disk, then codegen) and the runtime's module loader; ``launch`` packs
+the kernel ABI's parameters (docs/architecture.md) with a ``struct.Struct`` computed once
+per kernel and hands them to the runtime.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+import threading
+
+from llvmlite import ir
+
+from .compiler.skeletons import Operand, build_elementwise
+from .targets import target_for
+from .targets.base import MAX_DIMS
+
+_SCALAR_CODES = {
+    "b": "?", "i1": "b", "u1": "B", "i2": "h", "u2": "H", "i4": "i", "u4": "I", "i8": "q", "u8": "Q",
+    "f2": "e", "f4": "f", "f8": "d", "c8": "ff", "c16": "dd",
+}
+
+
+def _scalar_code(dtype) -> str:
+    return _SCALAR_CODES["b" if dtype.kind == "b" else f"{dtype.kind}{dtype.itemsize}"]
+
+
+def pack_format(operands) -> struct.Struct:
+    """The parameter buffer layout: natural alignment, little endian (the kernel ABI)."""
+    fmt = ["<"]
+    size = 0
+
+    def field(code: str, align: int, nbytes: int):
+        nonlocal size
+        pad = (-size) % align
+        if pad:
+            fmt.append(f"{pad}x")
+        fmt.append(code)
+        size += pad + nbytes
+
+    field(f"qq{MAX_DIMS}q", 8, 16 + 8 * MAX_DIMS)
+    for op in operands:
+        if op.kind == "scalar":
+            align = op.dtype.itemsize // (2 if op.dtype.kind == "c" else 1)
+            field(_scalar_code(op.dtype), max(align, 1), op.dtype.itemsize)
+        elif op.kind == "raw":
+            field(f"Qqq{MAX_DIMS}q{MAX_DIMS}q", 8, 24 + 16 * MAX_DIMS)
+        else:
+            field(f"Q{MAX_DIMS}q", 8, 8 + 8 * MAX_DIMS)
+    return struct.Struct("".join(fmt))
+
+
+class KernelSpec:
+    """A kernel to compile: its operands and how to build its scalar body.
+
+    ``key`` identifies everything that affects the generated code except the target;
+    ``build_body(module, target) -> ir.Function`` adds the scalar body to the module.
+    """
+
+    __slots__ = ("key", "name", "operands", "build_body", "entry")
+
+    def __init__(self, key: tuple, name: str, operands, build_body):
+        self.key = key
+        self.name = name
+        self.operands = tuple(operands)
+        self.build_body = build_body
+        digest = hashlib.blake2b(repr(key).encode(), digest_size=6).hexdigest()
+        self.entry = f"rk_{_symbol(name)}_{digest}"
+
+    def build_module(self, target) -> ir.Module:
+        module = ir.Module(name=self.entry)
+        module.triple = target.triple
+        module.data_layout = target.data_layout
+        body = self.build_body(module, target)
+        build_elementwise(target, self.entry, self.operands, body, module)
+        return module
+
+
+def _symbol(name: str) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in name)[:40]
+
+
+class LoadedKernel:
+    """A kernel ready to launch on one device."""
+
+    __slots__ = ("spec", "device", "runtime", "index", "function", "packer", "is_gpu", "block", "max_grid")
+
+    def __init__(self, spec: KernelSpec, device, runtime, function, is_gpu: bool):
+        self.spec = spec
+        self.device = device
+        self.runtime = runtime
+        self.index = device.index
+        self.function = function
+        self.packer = pack_format(spec.operands)
+        self.is_gpu = is_gpu
+        self.block = 256
+        self.max_grid = runtime.max_grid(device.index, self.block) if is_gpu else 0
+
+    def launch(self, n: int, values) -> None:
+        """Run over ``n`` elements; ``values`` are the packed fields after ``n``."""
+        buf = bytearray(self.packer.size)
+        self.packer.pack_into(buf, 0, n, *values)
+        if self.is_gpu:
+            grid = min(-(-n // self.block), self.max_grid)
+            self.runtime.launch(self.function, grid, self.block, buf)
+        else:
+            self.runtime.launch(self.function, n, 1, buf)
+
+
+_loaded: dict = {}
+_load_lock = threading.Lock()
+
+
+def load(spec: KernelSpec, device) -> LoadedKernel:
+    """The kernel ``spec`` compiled and loaded for ``device`` (memoized)."""
+    key = (spec.key, device)
+    k = _loaded.get(key)
+    if k is not None:
+        return k
+    from .compiler.cache import default_cache
+
+    rt = device.runtime
+    target = target_for(rt.target_name(device.index))
+    image = default_cache().get_or_compile(spec.key, lambda: spec.build_module(target), target)
+    module = rt.load_module(device.index, image)
+    fn = rt.get_function(module, spec.entry)
+    k = LoadedKernel(spec, device, rt, fn, target.is_gpu)
+    with _load_lock:
+        return _loaded.setdefault(key, k)
+
+
+def operands_of(kinds_and_dtypes) -> tuple:
+    return tuple(Operand(d, k) for k, d in kinds_and_dtypes)

@@ -1,0 +1,51 @@
+"""The kernel cache, as users see it: what was compiled, what came from where, and a reset.
+
+    >>> import rocarray.cache
+    >>> rocarray.cache.info()["directory"]          # doctest: +SKIP
+    '/home/me/.cache/rocarray'
+
+The disk cache lives in ``$ROCARRAY_CACHE_DIR`` (default ``$XDG_CACHE_HOME/rocarray``,
+else ``~/.cache/rocarray``) and holds at most ``$ROCARRAY_CACHE_MAX_BYTES`` (default
+1 GiB); ``ROCARRAY_DISK_CACHE=0`` keeps compiled kernels in memory only.
+"""
+
+from __future__ import annotations
+
+from .compiler.cache import default_cache
+
+
+def info() -> dict:
+    """Counts since the start (or ``reset_counts``) and the state of the disk cache.
+
+    Keys: ``compiled`` (kernels compiled in this process), ``memory_hits``, ``disk_hits``,
+    ``disk_misses``, ``waits``, ``memory_entries``, ``ir_ms``, ``disk_ms``, ``compile_ms``
+    (cumulative milliseconds per phase), ``disk_entries``, ``disk_bytes``,
+    ``disk_max_bytes`` and ``directory`` (None when the disk cache is off).
+    """
+    cache = default_cache()
+    out = cache.stats()
+    if cache.disk is not None:
+        disk = cache.disk.info()
+        out.update(
+            disk_entries=disk["entries"],
+            disk_bytes=disk["bytes"],
+            disk_max_bytes=disk["max_bytes"],
+            directory=disk["directory"],
+        )
+    else:
+        out.update(disk_entries=0, disk_bytes=0, disk_max_bytes=0, directory=None)
+    return out
+
+
+def clear(memory: bool = True, disk: bool = True) -> None:
+    """Forget compiled kernels: the in-process table and/or the disk cache's files.
+
+    Kernels already loaded keep working; clearing only makes the next new call compile
+    (or read from disk) again.
+    """
+    default_cache().clear(memory=memory, disk=disk)
+
+
+def reset_counts() -> None:
+    """Set the counters and timers of ``info()`` back to zero."""
+    default_cache().reset_counts()

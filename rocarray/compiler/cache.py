@@ -1,0 +1,187 @@
+"""The compile cache: kernel key -> compiled bytes, from memory, then disk, then the compiler.
+
+    get_or_compile(key, build, target)
+      1. memory:  (key, target) -> bytes                      one dict lookup
+      2. build(): the LLVM IR (an ``ir.Module`` or its text), hashed
+      3. disk:    target.cache_key() + IR hash -> bytes      (``DiskCache``)
+      4. target.compile(IR text) under ``LLVM_LOCK``, then written to disk
+
+The disk key is everything that decides the bytes and nothing else: the target's
+``cache_key()`` (name, triple, CPU, features, LLVM version, codegen version, options)
+and a BLAKE2b hash of the IR text.  The caller's key tuple is left out on purpose: it
+only needs to be hashable, not stable across processes (its repr may hold addresses),
+and two keys whose IR is the same share one disk entry.  So a memory miss always builds
+the IR (cheap next to compiling it), and only a disk miss compiles.
+
+Threads: ``LLVM_LOCK`` serialises LLVM itself (its global context is not thread safe);
+building IR with llvmlite's pure-Python ``ir`` layer and the disk reads run unlocked.
+Two threads missing on the same key compile it once: the first one in builds, the others
+wait for its result (or its exception).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from typing import Callable
+
+from ..targets.base import LLVM_LOCK
+from .diskcache import DiskCache
+
+
+class _Pending:
+    """The result of one in-flight compile, which other threads may wait for."""
+
+    __slots__ = ("event", "value", "error")
+
+    def __init__(self):
+        self.event = threading.Event()
+        self.value: bytes | None = None
+        self.error: BaseException | None = None
+
+    def result(self) -> bytes:
+        self.event.wait()
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+_COUNTERS = ("compiled", "memory_hits", "disk_hits", "disk_misses", "waits")
+_TIMERS = ("ir_ms", "disk_ms", "compile_ms")
+
+
+class CompileCache:
+    """Compiled kernels by key and target: in memory, on disk (``disk``; None for none)."""
+
+    def __init__(self, disk: DiskCache | None = None):
+        self.disk = disk
+        self._memory: dict = {}
+        self._pending: dict = {}
+        self._lock = threading.Lock()
+        self.reset_counts()
+
+    # -- the one entry point ------------------------------------------------------------
+
+    def get_or_compile(self, key: tuple, build: Callable[[], object], target) -> bytes:
+        """The bytes ``target`` compiles from ``build()`` (an ``ir.Module`` or IR text)
+        for ``key``.  ``build`` is called only when ``key`` is not in memory."""
+        mkey = (key, target)
+        data = self._memory.get(mkey)
+        if data is not None:
+            with self._lock:
+                self._counts["memory_hits"] += 1
+            return data
+        return self._miss(mkey, build, target)
+
+    def _miss(self, mkey, build, target) -> bytes:
+        with self._lock:
+            data = self._memory.get(mkey)
+            if data is not None:
+                self._counts["memory_hits"] += 1
+                return data
+            pending = self._pending.get(mkey)
+            owner = pending is None
+            if owner:
+                pending = self._pending[mkey] = _Pending()
+            else:
+                self._counts["waits"] += 1
+        if not owner:
+            return pending.result()
+        try:
+            data = self._produce(build, target)
+        except BaseException as exc:
+            pending.error = exc
+            with self._lock:
+                del self._pending[mkey]
+            pending.event.set()
+            raise
+        pending.value = data
+        with self._lock:
+            self._memory[mkey] = data
+            del self._pending[mkey]
+        pending.event.set()
+        return data
+
+    def _produce(self, build, target) -> bytes:
+        t0 = time.perf_counter()
+        module = build()
+        text = module if isinstance(module, str) else str(module)
+        disk_key = self.disk_key(target, text)
+        t1 = time.perf_counter()
+        self._add_time("ir_ms", t1 - t0)
+        if self.disk is not None:
+            data = self.disk.get(disk_key)
+            t2 = time.perf_counter()
+            self._add_time("disk_ms", t2 - t1)
+            if data is not None:
+                self._count("disk_hits")
+                return data
+            self._count("disk_misses")
+        t2 = time.perf_counter()
+        with LLVM_LOCK:
+            data = bytes(target.compile(text))
+        t3 = time.perf_counter()
+        self._add_time("compile_ms", t3 - t2)
+        self._count("compiled")
+        if self.disk is not None:
+            self.disk.put(disk_key, data)
+            self._add_time("disk_ms", time.perf_counter() - t3)
+        return data
+
+    @staticmethod
+    def disk_key(target, ir_text: str) -> str:
+        """The disk-cache key of ``ir_text`` compiled for ``target``."""
+        digest = hashlib.blake2b(ir_text.encode("utf-8"), digest_size=32).hexdigest()
+        return f"{target.cache_key()!r}|ir:{digest}"
+
+    # -- counters -------------------------------------------------------------------------
+
+    def _count(self, name: str) -> None:
+        with self._lock:
+            self._counts[name] += 1
+
+    def _add_time(self, name: str, seconds: float) -> None:
+        with self._lock:
+            self._times[name] += seconds * 1e3
+
+    def reset_counts(self) -> None:
+        """Set every counter and timer back to zero (the cached entries stay)."""
+        with getattr(self, "_lock", threading.Lock()):
+            self._counts = dict.fromkeys(_COUNTERS, 0)
+            self._times = dict.fromkeys(_TIMERS, 0.0)
+
+    def stats(self) -> dict:
+        """Counters (``compiled``, ``memory_hits``, ``disk_hits``, ``disk_misses``,
+        ``waits``: threads that waited for another's compile), ``memory_entries`` and the
+        cumulative milliseconds per phase (``ir_ms``, ``disk_ms``, ``compile_ms``)."""
+        with self._lock:
+            out = dict(self._counts)
+            out.update(self._times)
+            out["memory_entries"] = len(self._memory)
+        return out
+
+    def clear(self, memory: bool = True, disk: bool = True) -> None:
+        """Drop the in-memory entries and/or every entry of the disk cache."""
+        if memory:
+            with self._lock:
+                self._memory.clear()
+        if disk and self.disk is not None:
+            self.disk.clear()
+
+
+_default: CompileCache | None = None
+_default_lock = threading.Lock()
+
+
+def default_cache() -> CompileCache:
+    """The process's compile cache, on the disk cache at ``default_cache_dir()`` (set
+    ``ROCARRAY_DISK_CACHE=0`` to keep compiled kernels in memory only)."""
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                off = os.environ.get("ROCARRAY_DISK_CACHE", "1").strip().lower() in ("0", "false", "no", "off")
+                _default = CompileCache(None if off else DiskCache())
+    return _default

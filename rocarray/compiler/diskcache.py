@@ -1,0 +1,321 @@
+"""The on-disk store of compiled kernels: one checksummed file per entry, bounded in size.
+
+Many processes and threads may share one directory at once.  No locks are taken: every
+entry is written to a temporary file in the cache directory and renamed into place
+(``os.replace`` is atomic on POSIX and on Windows), so a reader sees either the old
+file, the new one, or none.  A file that is torn, truncated, bit-flipped or written by
+another format version fails its header or checksum test and is treated as a miss.
+
+Layout: ``<directory>/<40 hex digits>.rk``, the digits being a BLAKE2b-160 hash of the
+key.  Each file is
+
+    offset  size  field
+    0       8     magic  b"ROCARRAY"
+    8       4     format version (little-endian u32, ``FORMAT_VERSION``)
+    12      4     key length K in bytes (u32)
+    16      8     payload length P in bytes (u64)
+    24      32    BLAKE2b-256 of key + payload
+    56      K     the full key, UTF-8 (a hash collision on the file name is a miss)
+    56+K    P     the payload
+
+Size bound: least recently used entries are removed once the directory holds more than
+``max_bytes``.  A hit sets the entry's mtime to now, so mtime orders entries by last
+use.  Each process keeps a running estimate of the directory size (one scan at its first
+write, plus what it writes); only when the estimate passes the bound does it scan again
+and remove the oldest entries until the directory is under 90 % of the bound.  Files
+that vanish under a scan (another process evicted them first) are skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+import tempfile
+import threading
+import time
+import warnings
+
+#: Bump when the entry layout changes; older files then read as misses.
+FORMAT_VERSION = 1
+MAGIC = b"ROCARRAY"
+_HEADER = struct.Struct("<8sIIQ32s")
+SUFFIX = ".rk"
+_TMP_PREFIX = ".tmp-"
+#: Temporary files older than this are leftovers of a writer that died; scans remove them.
+_STALE_TMP_SECONDS = 3600.0
+DEFAULT_MAX_BYTES = 1 << 30
+
+
+def default_cache_dir() -> str:
+    """``$ROCARRAY_CACHE_DIR``, else ``$XDG_CACHE_HOME/rocarray``, else ``~/.cache/rocarray``."""
+    explicit = os.environ.get("ROCARRAY_CACHE_DIR")
+    if explicit:
+        return os.path.abspath(os.path.expanduser(explicit))
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = xdg if xdg and os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "rocarray")
+
+
+def default_max_bytes() -> int:
+    """``$ROCARRAY_CACHE_MAX_BYTES`` (an integer number of bytes), else 1 GiB."""
+    text = os.environ.get("ROCARRAY_CACHE_MAX_BYTES")
+    if text:
+        try:
+            return max(0, int(text))
+        except ValueError:
+            warnings.warn(
+                f"ROCARRAY_CACHE_MAX_BYTES={text!r} is not an integer; using {DEFAULT_MAX_BYTES}",
+                stacklevel=2,
+            )
+    return DEFAULT_MAX_BYTES
+
+
+def _file_name(key: str) -> str:
+    return hashlib.blake2b(key.encode("utf-8"), digest_size=20).hexdigest() + SUFFIX
+
+
+def _checksum(key_bytes: bytes, payload: bytes) -> bytes:
+    h = hashlib.blake2b(key_bytes, digest_size=32)
+    h.update(payload)
+    return h.digest()
+
+
+def encode_entry(key: str, payload: bytes) -> bytes:
+    """The bytes of one cache file holding ``payload`` under ``key``."""
+    key_bytes = key.encode("utf-8")
+    header = _HEADER.pack(MAGIC, FORMAT_VERSION, len(key_bytes), len(payload),
+                          _checksum(key_bytes, payload))
+    return b"".join((header, key_bytes, payload))
+
+
+def decode_entry(blob: bytes, key: str) -> bytes | None:
+    """The payload stored in ``blob`` if it is an intact entry for ``key``, else None."""
+    if len(blob) < _HEADER.size:
+        return None
+    magic, version, key_len, payload_len, digest = _HEADER.unpack_from(blob)
+    if magic != MAGIC or version != FORMAT_VERSION:
+        return None
+    if len(blob) != _HEADER.size + key_len + payload_len:
+        return None
+    key_bytes = key.encode("utf-8")
+    start = _HEADER.size
+    if blob[start:start + key_len] != key_bytes:
+        return None
+    payload = blob[start + key_len:]
+    if _checksum(key_bytes, payload) != digest:
+        return None
+    return payload
+
+
+class DiskCache:
+    """A directory of checksummed ``key -> bytes`` entries, shared between processes.
+
+    Nothing is touched on disk until the first ``get`` or ``put``.  An unusable
+    directory never raises: the first failure to create it or to write into it gives one
+    ``warnings.warn`` and turns writing off for the life of this object (reads of an
+    existing, read-only directory keep working).
+    """
+
+    def __init__(self, directory: str | os.PathLike | None = None, max_bytes: int | None = None):
+        self.directory = os.fspath(directory) if directory is not None else default_cache_dir()
+        self.max_bytes = default_max_bytes() if max_bytes is None else int(max_bytes)
+        self._writable: bool | None = None  # None: not yet tried
+        self._lock = threading.Lock()
+        self._estimate: int | None = None  # bytes believed to be in the directory
+
+    # -- reading --------------------------------------------------------------------
+
+    def get(self, key: str) -> bytes | None:
+        """The payload stored under ``key``, or None (missing, corrupt or another key)."""
+        path = os.path.join(self.directory, _file_name(key))
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        except OSError:
+            return None
+        try:
+            size = os.fstat(fd).st_size
+            chunks = []
+            got = 0
+            while got < size:
+                chunk = os.read(fd, size - got)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                got += len(chunk)
+            blob = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+            payload = decode_entry(blob, key)
+            if payload is not None and self._writable is not False:
+                try:  # mark as recently used, for LRU eviction
+                    os.utime(fd if os.utime in os.supports_fd else path)
+                except OSError:
+                    pass
+        except OSError:
+            payload = None
+            blob = b""
+        finally:
+            os.close(fd)
+        if payload is None:
+            self._discard_bad(path, blob, key)
+        return payload
+
+    def _discard_bad(self, path: str, blob: bytes, key: str) -> None:
+        # An intact entry for a different key (a file-name hash collision) is left for its
+        # owner; a torn or corrupt one is removed.  Either way the caller's put replaces it.
+        if len(blob) >= _HEADER.size:
+            magic, version, key_len, payload_len, _ = _HEADER.unpack_from(blob)
+            if (magic == MAGIC and version == FORMAT_VERSION
+                    and len(blob) == _HEADER.size + key_len + payload_len):
+                other = blob[_HEADER.size:_HEADER.size + key_len]
+                if other != key.encode("utf-8"):
+                    return
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+
+    # -- writing --------------------------------------------------------------------
+
+    def put(self, key: str, data: bytes) -> None:
+        """Store ``data`` under ``key`` (atomically replacing any older entry)."""
+        if not self._ensure_directory():
+            return
+        blob = encode_entry(key, bytes(data))
+        path = os.path.join(self.directory, _file_name(key))
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, dir=self.directory)
+        except OSError as exc:
+            self._disable(exc)
+            return
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(blob)
+            os.replace(tmp, path)
+        except OSError as exc:
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
+            self._disable(exc)
+            return
+        self._account(len(blob))
+
+    def _ensure_directory(self) -> bool:
+        if self._writable is None:
+            try:
+                os.makedirs(self.directory, exist_ok=True)
+                self._writable = True
+            except OSError as exc:
+                self._disable(exc)
+        return bool(self._writable)
+
+    def _disable(self, exc: BaseException) -> None:
+        with self._lock:
+            if self._writable is False:
+                return
+            self._writable = False
+        warnings.warn(
+            f"rocarray: kernel disk cache at {self.directory!r} is not writable ({exc}); "
+            "compiled kernels will not be saved. Set ROCARRAY_CACHE_DIR to a writable folder.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+    @property
+    def writable(self) -> bool:
+        return self._ensure_directory()
+
+    # -- size bound -----------------------------------------------------------------
+
+    def _account(self, nbytes: int) -> None:
+        with self._lock:
+            if self._estimate is None:
+                self._estimate = self._scan_total()
+            else:
+                self._estimate += nbytes
+            over = self._estimate > self.max_bytes
+        if over:
+            self.evict()
+
+    def _scan(self) -> list[tuple[float, int, str]]:
+        """(mtime, size, path) of every entry; removes stale temporary files on the way."""
+        found = []
+        now = time.time()
+        try:
+            it = os.scandir(self.directory)
+        except OSError:
+            return found
+        with it:
+            for entry in it:
+                name = entry.name
+                try:
+                    if name.endswith(SUFFIX) and len(name) == 40 + len(SUFFIX):
+                        st = entry.stat(follow_symlinks=False)
+                        found.append((st.st_mtime, st.st_size, entry.path))
+                    elif name.startswith(_TMP_PREFIX):
+                        st = entry.stat(follow_symlinks=False)
+                        if now - st.st_mtime > _STALE_TMP_SECONDS:
+                            os.remove(entry.path)
+                except OSError:  # vanished under us: another process evicted or replaced it
+                    continue
+        return found
+
+    def _scan_total(self) -> int:
+        return sum(size for _, size, _ in self._scan())
+
+    def evict(self, target_bytes: int | None = None) -> int:
+        """Remove least recently used entries until at most ``target_bytes`` remain
+        (default 90 % of ``max_bytes``).  Returns the number of bytes removed."""
+        if target_bytes is None:
+            target_bytes = int(self.max_bytes * 0.9)
+        entries = self._scan()
+        total = sum(size for _, size, _ in entries)
+        removed = 0
+        if total > target_bytes:
+            entries.sort()
+            for _, size, path in entries:
+                if total - removed <= target_bytes:
+                    break
+                try:
+                    os.remove(path)
+                except FileNotFoundError:  # someone else removed it: it is gone all the same
+                    pass
+                except OSError:
+                    continue
+                removed += size
+        with self._lock:
+            self._estimate = total - removed
+        return removed
+
+    # -- maintenance ----------------------------------------------------------------
+
+    def info(self) -> dict:
+        """``entries``, ``bytes`` and ``directory`` (plus ``max_bytes``, ``writable``)."""
+        entries = self._scan()
+        return {
+            "entries": len(entries),
+            "bytes": sum(size for _, size, _ in entries),
+            "directory": self.directory,
+            "max_bytes": self.max_bytes,
+            "writable": self._writable is not False,
+        }
+
+    def clear(self) -> None:
+        """Remove every entry (and temporary file) from the directory."""
+        try:
+            it = os.scandir(self.directory)
+        except OSError:
+            return
+        with it:
+            for entry in it:
+                name = entry.name
+                if name.endswith(SUFFIX) or name.startswith(_TMP_PREFIX):
+                    try:
+                        os.remove(entry.path)
+                    except OSError:
+                        pass
+        with self._lock:
+            self._estimate = 0
+
+    def __repr__(self) -> str:
+        return f"<DiskCache {self.directory!r} max_bytes={self.max_bytes}>"

@@ -1,0 +1,325 @@
+"""Generic elementwise skeletons: the loops a scalar body is inlined into.
+
+One skeleton serves every op and user kernel.  Shapes, strides, sizes and the number of
+(merged) dimensions are runtime arguments (see "Kernel ABI" in docs/architecture.md); the
+only thing that differs between two kernels is the scalar body and the operand dtypes.
+
+Inside one compiled kernel the skeleton picks its path at run time: when every array
+operand's innermost stride equals its item size the inner loop addresses elements by
+index (so LLVM vectorises it); otherwise it follows byte strides.  On the host the loop
+walks ``[start, stop)`` row by row (divisions once per row); on GPUs each thread takes a
+grid-stride walk over the flat index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from llvmlite import ir
+
+from ..targets.base import MAX_DIMS, Target
+
+I8 = ir.IntType(8)
+I64 = ir.IntType(64)
+PTR = ir.PointerType()
+DIMS = ir.ArrayType(I64, MAX_DIMS)
+RAW_DESCRIPTOR = ir.LiteralStructType([PTR, I64, I64, DIMS, DIMS])
+
+
+def storage_type(dtype: np.dtype) -> ir.Type:
+    """The LLVM type an element of ``dtype`` is stored as."""
+    k = dtype.kind
+    if k == "b":
+        return I8
+    if k in "iu":
+        return ir.IntType(8 * dtype.itemsize)
+    if k == "f":
+        return {2: ir.HalfType(), 4: ir.FloatType(), 8: ir.DoubleType()}[dtype.itemsize]
+    if k == "c":
+        f = ir.FloatType() if dtype.itemsize == 8 else ir.DoubleType()
+        return ir.LiteralStructType([f, f])
+    raise TypeError(f"no storage type for dtype {dtype}")
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One kernel operand: its dtype and how it is passed.
+
+    kind: "in" (array input), "scalar" (input passed by value), "out" (array output),
+    "raw" (whole array, indexed by the body).
+    """
+
+    dtype: np.dtype
+    kind: str
+
+    def param_types(self) -> list:
+        if self.kind == "scalar":
+            return [storage_type(self.dtype)]
+        if self.kind == "raw":
+            return [PTR, I64, I64, DIMS, DIMS]
+        return [PTR, DIMS]
+
+
+def kernel_param_types(operands) -> list:
+    types = [I64, I64, DIMS]
+    for op in operands:
+        types.extend(op.param_types())
+    return types
+
+
+class _Fields:
+    """Kernel parameters as IR values, whether they arrive as arguments or in a struct."""
+
+    def __init__(self, values, operands):
+        self.n, self.ndim, self.shape = values[0], values[1], values[2]
+        self.ops = []
+        pos = 3
+        for op in operands:
+            k = len(op.param_types())
+            self.ops.append(values[pos:pos + k])
+            pos += k
+
+
+def _dim(builder, arr, d):
+    """Element ``d`` (an i64 value) of a by-value [MAX_DIMS x i64] array."""
+    # By-value arrays cannot be indexed dynamically: spill to a stack slot once.
+    return builder.load(builder.gep(arr, [ir.Constant(I64, 0), d], source_etype=DIMS), typ=I64)
+
+
+def _spill(builder, value, ty):
+    slot = builder.alloca(ty)
+    builder.store(value, slot)
+    return slot
+
+
+def build_elementwise(target: Target, kernel_name: str, operands, body_fn: ir.Function,
+                      module: ir.Module) -> ir.Function:
+    """Add the kernel entry ``kernel_name`` calling ``body_fn`` per element to ``module``."""
+    param_types = kernel_param_types(operands)
+    if target.is_gpu:
+        fnty = ir.FunctionType(ir.VoidType(), param_types)
+        fn = ir.Function(module, fnty, kernel_name)
+        target.mark_kernel(fn)
+        entry = fn.append_basic_block("entry")
+        b = ir.IRBuilder(entry)
+        values = list(fn.args)
+        fields = _Fields(values, operands)
+        _gpu_loop(target, b, fields, operands, body_fn)
+    else:
+        fnty = ir.FunctionType(ir.VoidType(), [PTR, I64, I64])
+        fn = ir.Function(module, fnty, kernel_name)
+        target.mark_kernel(fn)
+        args_ptr, start, stop = fn.args
+        entry = fn.append_basic_block("entry")
+        b = ir.IRBuilder(entry)
+        st = ir.LiteralStructType(param_types)
+        values = [
+            b.load(b.gep(args_ptr, [ir.Constant(ir.IntType(32), 0), ir.Constant(ir.IntType(32), k)],
+                         source_etype=st), typ=t)
+            for k, t in enumerate(param_types)
+        ]
+        fields = _Fields(values, operands)
+        _host_loop(b, fields, operands, body_fn, start, stop)
+    b.ret_void()
+    return fn
+
+
+def _prepare(b, fields, operands):
+    """Spill by-value arrays and scalars to stack slots; return per-operand info.
+
+    Called while ``b`` is still in the entry block, so the slots are static allocas."""
+    shape = _spill(b, fields.shape, DIMS)
+    info = []
+    for op, vals in zip(operands, fields.ops):
+        if op.kind == "scalar":
+            info.append(("scalar", _spill(b, vals[0], storage_type(op.dtype)), None))
+        elif op.kind == "raw":
+            desc = b.alloca(RAW_DESCRIPTOR)
+            agg = ir.Constant(RAW_DESCRIPTOR, ir.Undefined)
+            for k, v in enumerate(vals):
+                agg = b.insert_value(agg, v, k)
+            b.store(agg, desc)
+            info.append(("raw", desc, None))
+        else:
+            info.append(("array", vals[0], _spill(b, vals[1], DIMS)))
+    return shape, info
+
+
+def _all_contiguous(b, info, operands, d):
+    """i1: every array operand's stride along dim ``d`` equals its item size."""
+    ok = ir.Constant(ir.IntType(1), 1)
+    for (kind, _, strides), op in zip(info, operands):
+        if kind == "array":
+            s = _dim(b, strides, d)
+            ok = b.and_(ok, b.icmp_signed("==", s, ir.Constant(I64, op.dtype.itemsize)))
+    return ok
+
+
+def _call_body(b, body_fn, info, addrs, i, n):
+    args = []
+    for (kind, slot, _), addr in zip(info, addrs):
+        args.append(addr if kind == "array" else slot)
+    b.call(body_fn, args + [i, n])
+
+
+def _host_loop(b, fields, operands, body_fn, start, stop):
+    shape, info = _prepare(b, fields, operands)
+    one = ir.Constant(I64, 1)
+    zero = ir.Constant(I64, 0)
+    last = b.sub(fields.ndim, one)
+    inner_n = _dim(b, shape, last)
+    contiguous = _all_contiguous(b, info, operands, last)
+    inner_strides = [
+        _dim(b, strides, last) if kind == "array" else None for kind, _, strides in info
+    ]
+    fn = b.function
+
+    # while i < stop: one row (a run along the last dimension) per trip
+    row_head = fn.append_basic_block("row.head")
+    row_body = fn.append_basic_block("row.body")
+    done = fn.append_basic_block("done")
+    pre = b.block
+    b.branch(row_head)
+    b.position_at_end(row_head)
+    i = b.phi(I64, "i")
+    i.add_incoming(start, pre)
+    b.cbranch(b.icmp_signed("<", i, stop), row_body, done)
+
+    b.position_at_end(row_body)
+    col = b.srem(i, inner_n)
+    row = b.sdiv(i, inner_n)
+    # unravel the row index over the outer dimensions: base address of each operand
+    bases = [slot if kind == "array" else None for kind, slot, _ in info]
+    bases = _unravel(b, shape, fields.ndim, row, info, bases, first_dim_from_end=2)
+    count = b.sub(inner_n, col)
+    rest = b.sub(stop, i)
+    count = b.select(b.icmp_signed("<", rest, count), rest, count)
+
+    # the inner loop, in two versions: contiguous (indexed, vectorisable) and strided
+    contig_bb = fn.append_basic_block("inner.contiguous")
+    strided_bb = fn.append_basic_block("inner.strided")
+    row_end = fn.append_basic_block("row.end")
+    b.cbranch(contiguous, contig_bb, strided_bb)
+
+    for bb, is_contig in ((contig_bb, True), (strided_bb, False)):
+        b.position_at_end(bb)
+        if is_contig:
+            starts = [
+                None if base is None else b.gep(base, [col], source_etype=storage_type(op.dtype))
+                for base, op in zip(bases, operands)
+            ]
+        else:
+            starts = [
+                None if base is None else b.gep(base, [b.mul(col, s)], source_etype=I8)
+                for base, s in zip(bases, inner_strides)
+            ]
+        head = fn.append_basic_block("inner.head")
+        body = fn.append_basic_block("inner.body")
+        pre_inner = b.block
+        b.branch(head)
+        b.position_at_end(head)
+        j = b.phi(I64, "j")
+        j.add_incoming(zero, pre_inner)
+        b.cbranch(b.icmp_signed("<", j, count), body, row_end)
+        b.position_at_end(body)
+        addrs = []
+        for base, s, op in zip(starts, inner_strides, operands):
+            if base is None:
+                addrs.append(None)
+            elif is_contig:
+                addrs.append(b.gep(base, [j], source_etype=storage_type(op.dtype)))
+            else:
+                addrs.append(b.gep(base, [b.mul(j, s)], source_etype=I8))
+        _call_body(b, body_fn, info, addrs, b.add(i, j), fields.n)
+        j_next = b.add(j, one)
+        j.add_incoming(j_next, b.block)
+        b.branch(head)
+
+    b.position_at_end(row_end)
+    i_next = b.add(i, count)
+    i.add_incoming(i_next, row_end)
+    b.branch(row_head)
+    b.position_at_end(done)
+
+
+def _unravel(b, shape, ndim, flat, info, bases, first_dim_from_end):
+    """Add to each base address the offset of multi-index ``flat`` over dims
+    ``ndim - first_dim_from_end`` down to 0; return the new bases."""
+    fn = b.function
+    start_d = b.sub(ndim, ir.Constant(I64, first_dim_from_end))
+    head = fn.append_basic_block("unravel.head")
+    body = fn.append_basic_block("unravel.body")
+    out = fn.append_basic_block("unravel.done")
+    pre = b.block
+    b.branch(head)
+    b.position_at_end(head)
+    d = b.phi(I64, "d")
+    d.add_incoming(start_d, pre)
+    rem = b.phi(I64, "rem")
+    rem.add_incoming(flat, pre)
+    phis = []
+    for base in bases:
+        if base is None:
+            phis.append(None)
+        else:
+            p = b.phi(PTR)
+            p.add_incoming(base, pre)
+            phis.append(p)
+    b.cbranch(b.icmp_signed(">=", d, ir.Constant(I64, 0)), body, out)
+    b.position_at_end(body)
+    extent = _dim(b, shape, d)
+    idx = b.srem(rem, extent)
+    rem_next = b.sdiv(rem, extent)
+    for p, (kind, _, strides) in zip(phis, info):
+        if p is not None:
+            nxt = b.gep(p, [b.mul(idx, _dim(b, strides, d))], source_etype=I8)
+            p.add_incoming(nxt, body)
+    d.add_incoming(b.sub(d, ir.Constant(I64, 1)), body)
+    rem.add_incoming(rem_next, body)
+    b.branch(head)
+    b.position_at_end(out)
+    return phis
+
+
+def _gpu_loop(target, b, fields, operands, body_fn):
+    shape, info = _prepare(b, fields, operands)
+    fn = b.function
+    one = ir.Constant(I64, 1)
+    tid = target.emit_global_thread_id(b)
+    nthreads = target.emit_global_thread_count(b)
+    is_1d = b.icmp_signed("==", fields.ndim, one)
+    contiguous = b.and_(is_1d, _all_contiguous(b, info, operands, ir.Constant(I64, 0)))
+    bases = [slot if kind == "array" else None for kind, slot, _ in info]
+
+    done = fn.append_basic_block("done")
+    versions = (("contiguous", 0), ("flat", 1), ("nd", 2))
+    blocks = {name: fn.append_basic_block(f"loop.{name}") for name, _ in versions}
+    b.cbranch(contiguous, blocks["contiguous"], fn.append_basic_block("not.contiguous"))
+    b.position_at_end(fn.blocks[-1])
+    b.cbranch(is_1d, blocks["flat"], blocks["nd"])
+
+    for name, _ in versions:
+        b.position_at_end(blocks[name])
+        head = fn.append_basic_block(f"{name}.head")
+        body = fn.append_basic_block(f"{name}.body")
+        pre = b.block
+        b.branch(head)
+        b.position_at_end(head)
+        i = b.phi(I64, "i")
+        i.add_incoming(tid, pre)
+        b.cbranch(b.icmp_signed("<", i, fields.n), body, done)
+        b.position_at_end(body)
+        if name == "contiguous":
+            addrs = [None if base is None else b.gep(base, [i], source_etype=storage_type(op.dtype))
+                     for base, op in zip(bases, operands)]
+        elif name == "flat":
+            addrs = [None if base is None else
+                     b.gep(base, [b.mul(i, _dim(b, strides, ir.Constant(I64, 0)))], source_etype=I8)
+                     for base, (_, _, strides) in zip(bases, info)]
+        else:
+            addrs = _unravel(b, shape, fields.ndim, i, info, bases, first_dim_from_end=1)
+        _call_body(b, body_fn, info, addrs, i, fields.n)
+        i.add_incoming(b.add(i, nthreads), b.block)
+        b.branch(head)
+    b.position_at_end(done)

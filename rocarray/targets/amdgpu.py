@@ -1,0 +1,485 @@
+"""The AMD target: LLVM IR -> AMDGPU object -> code object v5 (hsaco), for one ``gfxXXXX``.
+
+Kernels are marked with the ``amdgpu_kernel`` calling convention.  Math goes to LLVM
+intrinsics where the AMDGPU backend lowers them accurately (f32 exp/log family, and the
+exact operations: sqrt, floor, fabs ...), and to ROCm device-libs ``__ocml_*`` otherwise;
+ocml (and ockl, should ocml need it) is linked in slices only when a kernel calls it, with
+the ``__oclc_*`` control constants defined here for the target instead of linking the
+``oclc_*.bc`` files (Debian's rocm-device-libs has none for gfx942 or gfx11).
+
+The object is linked into a shared code object with ``ld.lld -shared``; see ``find_lld``
+for where it is looked for.
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib.util
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+
+from llvmlite import ir
+
+from .base import (
+    MATH_FUNCTIONS,
+    BitcodeLibrary,
+    Target,
+    ToolchainError,
+    add_string_attribute,
+    declare_function,
+    internalize,
+    kernel_names,
+    llvm_binding,
+    optimise,
+    parse_module,
+    redirect_math_intrinsics,
+    unresolved_functions,
+    unresolved_symbols,
+)
+
+#: Exact operations: one instruction or a short exact expansion for f32 and f64.
+_EXACT = {
+    "fabs": "llvm.fabs",
+    "floor": "llvm.floor",
+    "ceil": "llvm.ceil",
+    "trunc": "llvm.trunc",
+    "rint": "llvm.rint",
+    "nearbyint": "llvm.nearbyint",
+    "round": "llvm.round",
+    "sqrt": "llvm.sqrt",  # correctly rounded for f32 and f64 (LLVM >= 17 expands it so)
+    "copysign": "llvm.copysign",
+    "fmin": "llvm.minnum",
+    "fmax": "llvm.maxnum",
+}
+#: f32 only: LLVM >= 17 lowers these with range reduction and denormal scaling around
+#: v_exp_f32 / v_log_f32, as accurate as ocml's (checked in the emitted ISA).  The f64
+#: forms have no lowering at all, and f32 sin/cos lower to v_sin_f32 without a proper
+#: range reduction, so those go to ocml.
+_F32_ONLY = {
+    "exp": "llvm.exp",
+    "exp2": "llvm.exp2",
+    "exp10": "llvm.exp10",
+    "log": "llvm.log",
+    "log2": "llvm.log2",
+    "log10": "llvm.log10",
+}
+
+_ARCH = re.compile(r"gfx(\d+)([0-9a-f])([0-9a-f])$")
+_TARGET_ID_FEATURES = ("sramecc", "xnack")
+
+#: ocml functions the math table can ask for; the first use keeps them all in the
+#: in-memory subset later slices are cut from.
+_OCML_COMMON = [f"__ocml_{fn}_{w}" for fn in MATH_FUNCTIONS for w in ("f32", "f64")]
+
+_libraries: dict[str, BitcodeLibrary] = {}
+
+_ALLOCA = re.compile(
+    r'^(?P<indent>[ \t]*)(?P<name>%(?:"(?:[^"\\]|\\.)*"|[-\w.$]+)) = alloca (?P<rest>.*?)'
+    r'(?P<meta>(?:, ![-\w.]+ !\d+)*)$',
+    re.M,
+)
+
+
+def private_allocas(text: str) -> str:
+    """Move every ``alloca`` of ``text`` to the private address space 5 that AMDGPU requires
+    (llvmlite's builder cannot write ``addrspace`` on an alloca), casting the result back to
+    a flat ``ptr`` so the uses stay valid; InferAddressSpaces and SROA remove the casts."""
+    if " alloca " not in text:
+        return text
+
+    def move(match):
+        name = match["name"]
+        private = name[:-1] + '.private"' if name.endswith('"') else name + ".private"
+        indent = match["indent"]
+        return (
+            f"{indent}{private} = alloca {match['rest']}, addrspace(5){match['meta']}\n"
+            f"{indent}{name} = addrspacecast ptr addrspace(5) {private} to ptr"
+        )
+
+    return _ALLOCA.sub(move, text)
+
+
+# -- finding the toolchain -------------------------------------------------------------------
+
+
+def _rocm_roots() -> list[str]:
+    roots = [os.environ.get("ROCM_PATH"), "/opt/rocm"]
+    roots += sorted(glob.glob("/opt/rocm-*"), reverse=True)
+    return [r for r in dict.fromkeys(roots) if r and os.path.isdir(r)]
+
+
+def find_device_libs() -> str | None:
+    """Folder holding ``ocml.bc``: env ``ROCARRAY_DEVICE_LIBS``, then each ROCm installation
+    (``$ROCM_PATH``, /opt/rocm, /opt/rocm-*: ``amdgcn/bitcode`` or, from ROCm 6 on,
+    ``lib/llvm/lib/clang/*/lib/amdgcn/bitcode``), then Debian's ``rocm-device-libs``
+    (/usr/lib/x86_64-linux-gnu/amdgcn/bitcode) and /usr/lib/amdgcn/bitcode."""
+    candidates = []
+    explicit = os.environ.get("ROCARRAY_DEVICE_LIBS")
+    if explicit:
+        candidates.append(explicit)
+    for root in _rocm_roots():
+        candidates.append(os.path.join(root, "amdgcn", "bitcode"))
+        candidates += sorted(
+            glob.glob(os.path.join(root, "lib", "llvm", "lib", "clang", "*", "lib", "amdgcn", "bitcode")),
+            reverse=True,
+        )
+    candidates += sorted(glob.glob("/usr/lib/*-linux-gnu/amdgcn/bitcode"))
+    candidates += ["/usr/lib/amdgcn/bitcode", "/usr/share/amdgcn/bitcode"]
+    for path in candidates:
+        if os.path.isfile(os.path.join(path, "ocml.bc")):
+            return path
+    return None
+
+
+_lld_versions: dict[tuple, int | None] = {}
+
+
+def _lld_version(command: tuple) -> int | None:
+    """Major version an ``ld.lld`` command reports, or None when it does not run."""
+    if command not in _lld_versions:
+        try:
+            out = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=30)
+            match = re.search(r"LLD (\d+)", out.stdout)
+            _lld_versions[command] = int(match.group(1)) if match else None
+        except (OSError, subprocess.SubprocessError):
+            _lld_versions[command] = None
+    return _lld_versions[command]
+
+
+#: Oldest LLD that links code object v5 for gfx942 and gfx11 (LLD 14 rejects them).
+MIN_LLD = 17
+
+
+def _lld_candidates() -> list[tuple[str, tuple]]:
+    found = []
+    explicit = os.environ.get("ROCARRAY_LLD")
+    if explicit:  # a path, or a command line such as "zig ld.lld"
+        found.append(("ROCARRAY_LLD", tuple(shlex.split(explicit))))
+    for root in _rocm_roots():
+        for sub in ("llvm/bin/ld.lld", "lib/llvm/bin/ld.lld"):
+            path = os.path.join(root, sub)
+            if os.access(path, os.X_OK):
+                found.append(("rocm", (path,)))
+    spec = importlib.util.find_spec("ziglang")
+    if spec is not None and spec.submodule_search_locations:
+        for folder in spec.submodule_search_locations:
+            zig = os.path.join(folder, "zig")
+            if os.access(zig, os.X_OK):
+                found.append(("ziglang", (zig, "ld.lld")))
+    for major in range(30, MIN_LLD - 1, -1):
+        path = shutil.which(f"ld.lld-{major}")
+        if path:
+            found.append((f"ld.lld-{major}", (path,)))
+    path = shutil.which("ld.lld")
+    if path:
+        found.append(("PATH", (path,)))
+    return found
+
+
+_lld_choice: list = []
+
+
+def find_lld() -> tuple | None:
+    """Command (a tuple) of the ``ld.lld`` used to link code objects, or None.
+
+    Search order: env ``ROCARRAY_LLD`` (a path or a command line such as "zig ld.lld");
+    the ROCm installation (``$ROCM_PATH``, /opt/rocm*: ``llvm/bin/ld.lld``); the ``ziglang``
+    wheel's ``zig ld.lld``; ``ld.lld-NN`` on PATH, newest first; ``ld.lld`` on PATH.  Each
+    must report LLD >= 17.  The wheel comes before Debian's ``ld.lld-19`` because it is
+    statically linked: 5.5 ms per link against 20 ms for a binary that loads libLLVM.so
+    at every start.
+    """
+    if not _lld_choice:
+        chosen = None
+        for source, command in _lld_candidates():
+            version = _lld_version(command)
+            if version is not None and version >= MIN_LLD:
+                chosen = (command, source, version)
+                break
+            if source == "ROCARRAY_LLD":  # asked for by name: use it or say why not
+                found = f"LLD {version}" if version else "no LLD version"
+                raise ToolchainError(
+                    f"ROCARRAY_LLD={' '.join(command)} reports {found}; code objects v5 need LLD >= {MIN_LLD}"
+                )
+        _lld_choice.append(chosen)
+    return _lld_choice[0][0] if _lld_choice[0] else None
+
+
+def _ocml(folder: str) -> BitcodeLibrary:
+    path = os.path.join(folder, "ocml.bc")
+    if path not in _libraries:
+        _libraries[path] = BitcodeLibrary(path, "__ocml_", _OCML_COMMON)
+    return _libraries[path]
+
+
+def _ockl(folder: str) -> BitcodeLibrary:
+    path = os.path.join(folder, "ockl.bc")
+    if path not in _libraries:
+        _libraries[path] = BitcodeLibrary(path, "__ockl_")
+    return _libraries[path]
+
+
+# -- the target ------------------------------------------------------------------------------
+
+
+class AMDGPUTarget(Target):
+    """Code generation for one AMD GPU, ``AMDGPUTarget("gfx942")``.
+
+    ``arch`` may carry target-id features as the runtime reports them
+    ("gfx90a:sramecc+:xnack-"); without them the code object runs in either mode.
+    """
+
+    triple = "amdgcn-amd-amdhsa"
+    is_gpu = True
+    binary_kind = "hsaco"
+    #: Most work-items per work-group any launch of these kernels uses; written into each
+    #: kernel as ``"amdgpu-flat-work-group-size"="1,256"`` (LLVM assumes 1024 without it
+    #: and budgets registers for that).
+    max_block_size = 256
+    #: Code object version written into every module (``amdhsa_code_object_version``).
+    code_object_version = 5
+
+    def __init__(self, arch: str = "gfx942", *, opt_level: int = 3):
+        base, *flags = arch.split(":")
+        match = _ARCH.match(base)
+        if not match:
+            raise ValueError(f"AMDGPUTarget: {arch!r} is not an AMD GPU like 'gfx942' or 'gfx90a:xnack-'")
+        features = []
+        for flag in flags:
+            if flag[:-1] not in _TARGET_ID_FEATURES or flag[-1] not in "+-":
+                raise ValueError(f"AMDGPUTarget: unknown target-id feature {flag!r} in {arch!r}")
+            features.append(flag[-1] + flag[:-1])
+        major, minor, stepping = int(match.group(1)), int(match.group(2), 16), int(match.group(3), 16)
+        self.name = arch
+        self.cpu = base
+        self.wave_size = 64 if major < 10 else 32
+        self.features = ",".join([f"+wavefrontsize{self.wave_size}", *features])
+        #: ``__oclc_ISA_version``: gfx90a -> 9010, gfx942 -> 9402, gfx1100 -> 11000.
+        self.isa_version = major * 1000 + minor * 100 + stepping
+        self.opt_level = opt_level
+        self._tm = None
+
+    # -- facts ---------------------------------------------------------------------------
+
+    @property
+    def target_machine(self):
+        if self._tm is None:
+            binding = llvm_binding()
+            target = binding.Target.from_triple(self.triple)
+            self._tm = target.create_target_machine(
+                cpu=self.cpu, features=self.features, opt=3, reloc="pic", codemodel="default"
+            )
+        return self._tm
+
+    @property
+    def data_layout(self) -> str:
+        return str(self.target_machine.target_data)
+
+    def cache_key(self) -> tuple:
+        folder = find_device_libs()
+        stamp = None
+        if folder:
+            st = os.stat(os.path.join(folder, "ocml.bc"))
+            stamp = (folder, st.st_size, int(st.st_mtime))
+        return super().cache_key() + (self.opt_level, self.code_object_version, stamp)
+
+    # -- building IR ---------------------------------------------------------------------
+
+    def math_function(self, module: ir.Module, fn: str, ty: ir.Type) -> ir.Function:
+        if fn not in MATH_FUNCTIONS:
+            raise ValueError(f"math function {fn!r} is not one of {sorted(MATH_FUNCTIONS)}")
+        if isinstance(ty, ir.FloatType):
+            width = "f32"
+        elif isinstance(ty, ir.DoubleType):
+            width = "f64"
+        else:
+            raise TypeError(f"math function {fn}: type {ty} is not float or double")
+        fnty = ir.FunctionType(ty, [ty] * MATH_FUNCTIONS[fn])
+        return declare_function(module, self.math_symbol(fn, width), fnty)
+
+    def math_symbol(self, fn: str, width: str) -> str:
+        """Name of the function computing ``fn`` on ``width`` ("f32", "f64") here."""
+        if fn in _EXACT:
+            return f"{_EXACT[fn]}.{width}"
+        if width == "f32" and fn in _F32_ONLY:
+            return f"{_F32_ONLY[fn]}.f32"
+        return f"__ocml_{fn}_{width}"
+
+    def mark_kernel(self, fn: ir.Function) -> None:
+        fn.calling_convention = "amdgpu_kernel"
+        fn.linkage = ""
+        add_string_attribute(fn, "amdgpu-flat-work-group-size", f"1,{self.max_block_size}")
+
+    def _dispatch_field(self, builder: ir.IRBuilder, offset: int, ty: ir.IntType, limit=None) -> ir.Value:
+        """Field of the HSA kernel dispatch packet (read through ``llvm.amdgcn.dispatch.ptr``)."""
+        module = builder.module
+        constant_ptr = ir.PointerType(addrspace=4)
+        getter = declare_function(module, "llvm.amdgcn.dispatch.ptr", ir.FunctionType(constant_ptr, []))
+        packet = builder.call(getter, [])
+        field = builder.gep(packet, [ir.Constant(ir.IntType(64), offset)], inbounds=True, source_etype=ir.IntType(8))
+        value = builder.load(field, typ=ty, align=4 if offset % 4 == 0 else 2)
+        value.set_metadata("invariant.load", module.add_metadata([]))
+        if limit is not None:
+            value.set_metadata("range", module.add_metadata([ir.Constant(ty, 1), ir.Constant(ty, limit)]))
+        return builder.zext(value, ir.IntType(64))
+
+    def _intrinsic_id(self, builder: ir.IRBuilder, name: str) -> ir.Value:
+        i32 = ir.IntType(32)
+        reader = declare_function(builder.module, f"llvm.amdgcn.{name}", ir.FunctionType(i32, []))
+        return builder.zext(builder.call(reader, []), ir.IntType(64))
+
+    def emit_global_thread_id(self, builder: ir.IRBuilder) -> ir.Value:
+        # workgroup_size_x: u16 at byte 4 of the dispatch packet
+        size = self._dispatch_field(builder, 4, ir.IntType(16), self.max_block_size + 1)
+        group = self._intrinsic_id(builder, "workgroup.id.x")
+        first = builder.mul(group, size, flags=["nuw"])
+        return builder.add(first, self._intrinsic_id(builder, "workitem.id.x"), flags=["nuw"])
+
+    def emit_global_thread_count(self, builder: ir.IRBuilder) -> ir.Value:
+        # grid_size_x: u32 at byte 12 of the dispatch packet, in work-items (not groups)
+        return self._dispatch_field(builder, 12, ir.IntType(32))
+
+    # -- compiling -----------------------------------------------------------------------
+
+    def _control_ir(self) -> str:
+        """Module flags and the ``__oclc_*`` constants device-libs read, for this target."""
+        constants = {
+            "__oclc_ISA_version": ("i32", self.isa_version),
+            "__oclc_ABI_version": ("i32", self.code_object_version * 100),
+            "__oclc_wavefrontsize64": ("i8", int(self.wave_size == 64)),
+            "__oclc_finite_only_opt": ("i8", 0),
+            "__oclc_unsafe_math_opt": ("i8", 0),
+            "__oclc_daz_opt": ("i8", 0),
+            "__oclc_correctly_rounded_sqrt32": ("i8", 1),
+        }
+        lines = [f'target triple = "{self.triple}"', f'target datalayout = "{self.data_layout}"']
+        for name, (ty, value) in constants.items():
+            lines.append(
+                # external, not linkonce_odr: the IR linker skips an unreferenced
+                # linkonce_odr definition, and ocml is linked after this module
+                f"@{name} = hidden local_unnamed_addr addrspace(4) constant {ty} {value}"
+            )
+        lines.append("!llvm.module.flags = !{!0}")
+        lines.append(f'!0 = !{{i32 1, !"amdhsa_code_object_version", i32 {self.code_object_version * 100}}}')
+        return "\n".join(lines) + "\n"
+
+    def optimised_module(self, module: ir.Module | str):
+        """Parse ``module``, link the ocml/ockl slices it calls, internalize all but its
+        kernels, drop dead code and optimise; returns the llvmlite ``ModuleRef``."""
+        binding = llvm_binding()
+        text = private_allocas(module if isinstance(module, str) else str(module))
+        text = redirect_math_intrinsics(text, self.math_symbol)
+        kernels = kernel_names(text, "amdgpu_kernel")
+        if not kernels:
+            raise ValueError("AMDGPUTarget.compile: the module defines no amdgpu_kernel function")
+        tm = self.target_machine
+        mod = parse_module(text, self)
+        mod.link_in(binding.parse_assembly(self._control_ir()))
+        self._link_device_libs(mod, tm)
+        internalize(mod, set(kernels), tm)
+        missing = unresolved_symbols(mod)
+        if missing:
+            raise ToolchainError(f"AMDGPUTarget: unresolved symbols {', '.join(missing)}")
+        mod.verify()
+        optimise(mod, tm, self.opt_level)
+        return mod
+
+    def _link_device_libs(self, mod, tm) -> None:
+        wanted = [n for n in unresolved_functions(mod) if n.startswith(("__ocml_", "__ockl_"))]
+        if not wanted:
+            return
+        folder = find_device_libs()
+        if folder is None:
+            raise ToolchainError(
+                f"the kernel calls {', '.join(wanted)} but ROCm device-libs (ocml.bc) were not "
+                "found; apt-get install rocm-device-libs, or set ROCARRAY_DEVICE_LIBS or ROCM_PATH"
+            )
+        # ocml may call ockl; repeat until nothing new is asked for.
+        done: set[str] = set()
+        while True:
+            wanted = [
+                n for n in unresolved_functions(mod)
+                if n.startswith(("__ocml_", "__ockl_")) and n not in done
+            ]
+            if not wanted:
+                return
+            done.update(wanted)
+            ocml = [n for n in wanted if n.startswith("__ocml_")]
+            ockl = [n for n in wanted if n.startswith("__ockl_")]
+            if ocml:
+                _ocml(folder).link_into(mod, ocml, tm)
+            if ockl:
+                _ockl(folder).link_into(mod, ockl, tm)
+
+    def _emit(self, mod, assembly: bool):
+        # Emitting one module twice aborts the process (LLVM 22): emit from a clone.
+        copy = mod.clone()
+        tm = self.target_machine
+        return tm.emit_assembly(copy) if assembly else tm.emit_object(copy)
+
+    def emit_assembly(self, module: ir.Module | str) -> str:
+        """GCN assembly of ``module`` after linking and optimising (``--emit asm``)."""
+        return self._emit(self.optimised_module(module), assembly=True)
+
+    def emit_object(self, module: ir.Module | str) -> bytes:
+        """The relocatable object, before ``ld.lld`` makes a code object of it."""
+        return self._emit(self.optimised_module(module), assembly=False)
+
+    def link(self, obj: bytes) -> bytes:
+        """Relocatable object -> shared code object, with ``ld.lld -shared``."""
+        command = find_lld()
+        if command is None:
+            raise ToolchainError(
+                f"no ld.lld >= {MIN_LLD} found to link AMDGPU code objects; apt-get install "
+                "lld-19, pip install ziglang, or set ROCARRAY_LLD"
+            )
+        if os.path.exists("/dev/stdin"):
+            proc = subprocess.run(
+                [*command, "-shared", "--no-undefined", "/dev/stdin", "-o", "-"],
+                input=obj,
+                capture_output=True,
+            )
+            out = proc.stdout
+        else:
+            with tempfile.TemporaryDirectory() as folder:
+                src, dst = os.path.join(folder, "k.o"), os.path.join(folder, "k.hsaco")
+                with open(src, "wb") as f:
+                    f.write(obj)
+                proc = subprocess.run(
+                    [*command, "-shared", "--no-undefined", src, "-o", dst], capture_output=True
+                )
+                out = open(dst, "rb").read() if proc.returncode == 0 else b""
+        if proc.returncode != 0 or not out:
+            raise ToolchainError(f"{' '.join(command)} failed: {proc.stderr.decode(errors='replace')}")
+        return out
+
+    def compile(self, module: ir.Module | str) -> bytes:
+        return self.link(self.emit_object(module))
+
+
+def toolchain_info() -> dict:
+    """What the AMDGPU target found on this machine (for ``python -m rocarray info``)."""
+    binding = llvm_binding()
+    try:
+        find_lld()
+        problem = None
+    except ToolchainError as exc:
+        problem = str(exc)
+    choice = _lld_choice[0] if _lld_choice else None
+    command = choice[0] if choice else None
+    folder = find_device_libs()
+    return {
+        "llvm": ".".join(map(str, binding.llvm_version_info)),
+        "device_libs": folder,
+        "ocml": os.path.join(folder, "ocml.bc") if folder else None,
+        "ockl": os.path.join(folder, "ockl.bc") if folder and os.path.isfile(os.path.join(folder, "ockl.bc")) else None,
+        "ld_lld": " ".join(command) if command else None,
+        "ld_lld_source": choice[1] if choice else None,
+        "ld_lld_version": choice[2] if choice else None,
+        "ld_lld_problem": problem,
+        "code_object_version": AMDGPUTarget.code_object_version,
+    }

@@ -1,0 +1,345 @@
+"""Read and check GPU code objects: a small ELF64 reader and an AMDGPU metadata decoder.
+
+Used by the target tests and ``python -m rocarray info`` to check what ``ld.lld`` and
+``nvJitLink``/``ptxas`` produced without a GPU: the ELF header (machine, OS ABI, ABI
+version, flags), sections, symbols, notes, and for AMDGPU code objects the
+``NT_AMDGPU_METADATA`` note (MessagePack: ``amdhsa.target``, ``amdhsa.kernels`` with
+``.name``, ``.symbol``, ``.kernarg_segment_size``, ``.args`` ...).  Nothing here needs a
+third-party package.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+EM_AMDGPU = 224
+EM_CUDA = 190
+ELFOSABI_AMDGPU_HSA = 64
+#: ELF ``e_ident[EI_ABIVERSION]`` of an HSA code object -> code object version.
+HSA_ABI_VERSIONS = {1: 3, 2: 4, 3: 5, 4: 6}
+NT_AMDGPU_METADATA = 32
+
+SHT_SYMTAB = 2
+SHT_NOTE = 7
+SHT_DYNSYM = 11
+SHN_UNDEF = 0
+
+#: ``e_flags & 0xff`` of an AMDGPU object -> processor (EF_AMDGPU_MACH_*), as LLVM writes it.
+AMDGPU_MACH = {
+    0x20: "gfx600", 0x21: "gfx601", 0x22: "gfx700", 0x23: "gfx701", 0x24: "gfx702",
+    0x25: "gfx703", 0x26: "gfx704", 0x28: "gfx801", 0x29: "gfx802", 0x2A: "gfx803",
+    0x2B: "gfx810", 0x2C: "gfx900", 0x2D: "gfx902", 0x2E: "gfx904", 0x2F: "gfx906",
+    0x30: "gfx908", 0x31: "gfx909", 0x32: "gfx90c", 0x33: "gfx1010", 0x34: "gfx1011",
+    0x35: "gfx1012", 0x36: "gfx1030", 0x37: "gfx1031", 0x38: "gfx1032", 0x39: "gfx1033",
+    0x3A: "gfx602", 0x3B: "gfx705", 0x3C: "gfx805", 0x3D: "gfx1035", 0x3E: "gfx1034",
+    0x3F: "gfx90a", 0x40: "gfx940", 0x41: "gfx1100", 0x42: "gfx1013", 0x43: "gfx1150",
+    0x44: "gfx1103", 0x45: "gfx1036", 0x46: "gfx1101", 0x47: "gfx1102", 0x48: "gfx1200",
+    0x49: "gfx1250", 0x4A: "gfx1151", 0x4B: "gfx941", 0x4C: "gfx942", 0x4E: "gfx1201",
+    0x4F: "gfx950", 0x55: "gfx1152", 0x58: "gfx1153", 0x5A: "gfx1251",
+}
+#: Target-id feature settings in ``e_flags`` of code object v4 and later.
+_FEATURE_SETTINGS = {0: "unsupported", 1: "any", 2: "off", 3: "on"}
+
+
+class CodeObjectError(ValueError):
+    """The bytes are not the ELF file or code object they should be; says what is wrong."""
+
+
+# -- ELF ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Section:
+    name: str
+    type: int
+    flags: int
+    offset: int
+    size: int
+    link: int
+    entsize: int
+
+
+@dataclass
+class Symbol:
+    name: str
+    value: int
+    size: int
+    bind: int  # 0 local, 1 global, 2 weak
+    type: int  # 0 notype, 1 object, 2 func, ...
+    section_index: int
+
+    @property
+    def defined(self) -> bool:
+        return self.section_index != SHN_UNDEF
+
+
+class ElfFile:
+    """A little-endian ELF64 file held in memory: header, sections, symbols, notes."""
+
+    def __init__(self, data: bytes):
+        if len(data) < 64 or data[:4] != b"\x7fELF":
+            raise CodeObjectError("not an ELF file (bad magic)")
+        if data[4] != 2 or data[5] != 1:
+            raise CodeObjectError("not a little-endian ELF64 file")
+        self.data = bytes(data)
+        self.os_abi = data[7]
+        self.abi_version = data[8]
+        (
+            self.type, self.machine, _version, self.entry, _phoff, shoff, self.flags,
+            _ehsize, _phentsize, _phnum, shentsize, shnum, shstrndx,
+        ) = struct.unpack_from("<HHIQQQIHHHHHH", data, 16)
+        if shoff and shentsize != 64:
+            raise CodeObjectError(f"section header size {shentsize}, expected 64")
+        if shoff + shnum * 64 > len(data):
+            raise CodeObjectError("section headers run past the end of the file")
+        raw = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + 64 * i) for i in range(shnum)]
+        names = raw[shstrndx] if shstrndx < shnum else None
+        self.sections = []
+        for name_off, sh_type, flags, _addr, offset, size, link, _info, _align, entsize in raw:
+            name = self._string(names[4], name_off) if names else ""
+            self.sections.append(Section(name, sh_type, flags, offset, size, link, entsize))
+
+    def _string(self, table_offset: int, offset: int) -> str:
+        start = table_offset + offset
+        end = self.data.index(b"\0", start)
+        return self.data[start:end].decode("utf-8", errors="replace")
+
+    def section(self, name: str) -> Section | None:
+        return next((s for s in self.sections if s.name == name), None)
+
+    def section_bytes(self, section: Section) -> bytes:
+        if section.type == 8:  # SHT_NOBITS
+            return b""
+        if section.offset + section.size > len(self.data):
+            raise CodeObjectError(f"section {section.name} runs past the end of the file")
+        return self.data[section.offset : section.offset + section.size]
+
+    def symbols(self, dynamic: bool = False) -> list[Symbol]:
+        """``.symtab`` (or ``.dynsym``) entries, without the null symbol."""
+        wanted = SHT_DYNSYM if dynamic else SHT_SYMTAB
+        out = []
+        for section in self.sections:
+            if section.type != wanted:
+                continue
+            strings = self.sections[section.link]
+            body = self.section_bytes(section)
+            for off in range(24, len(body) - 23, 24):
+                name_off, info, _other, shndx, value, size = struct.unpack_from("<IBBHQQ", body, off)
+                name = self._string(strings.offset, name_off)
+                out.append(Symbol(name, value, size, info >> 4, info & 0xF, shndx))
+        return out
+
+    def notes(self) -> list[tuple[str, int, bytes]]:
+        """``(owner, type, descriptor)`` of every note in every SHT_NOTE section."""
+        out = []
+        for section in self.sections:
+            if section.type != SHT_NOTE:
+                continue
+            body = self.section_bytes(section)
+            pos = 0
+            while pos + 12 <= len(body):
+                namesz, descsz, note_type = struct.unpack_from("<III", body, pos)
+                pos += 12
+                owner = body[pos : pos + namesz].rstrip(b"\0").decode("ascii", errors="replace")
+                pos += (namesz + 3) & ~3
+                desc = body[pos : pos + descsz]
+                pos += (descsz + 3) & ~3
+                out.append((owner, note_type, desc))
+        return out
+
+
+# -- MessagePack -------------------------------------------------------------------------
+
+
+def unpack_msgpack(data: bytes):
+    """Decode one MessagePack value (maps -> dict, arrays -> list, str -> str, bin -> bytes)."""
+    value, end = _unpack(data, 0)
+    if end != len(data):
+        raise CodeObjectError(f"msgpack: {len(data) - end} bytes left after the value")
+    return value
+
+
+_FIXED = {
+    0xCC: ">B", 0xCD: ">H", 0xCE: ">I", 0xCF: ">Q",
+    0xD0: ">b", 0xD1: ">h", 0xD2: ">i", 0xD3: ">q",
+    0xCA: ">f", 0xCB: ">d",
+}
+
+
+def _unpack(data: bytes, pos: int):
+    try:
+        tag = data[pos]
+    except IndexError:
+        raise CodeObjectError("msgpack: value runs past the end") from None
+    pos += 1
+    if tag <= 0x7F:
+        return tag, pos
+    if tag >= 0xE0:
+        return tag - 0x100, pos
+    if 0x80 <= tag <= 0x8F:
+        return _unpack_map(data, pos, tag & 0x0F)
+    if 0x90 <= tag <= 0x9F:
+        return _unpack_array(data, pos, tag & 0x0F)
+    if 0xA0 <= tag <= 0xBF:
+        return _unpack_str(data, pos, tag & 0x1F)
+    if tag == 0xC0:
+        return None, pos
+    if tag in (0xC2, 0xC3):
+        return tag == 0xC3, pos
+    if tag in _FIXED:
+        fmt = _FIXED[tag]
+        return struct.unpack_from(fmt, data, pos)[0], pos + struct.calcsize(fmt)
+    lengths = {0xD9: ">B", 0xDA: ">H", 0xDB: ">I", 0xC4: ">B", 0xC5: ">H", 0xC6: ">I",
+               0xDC: ">H", 0xDD: ">I", 0xDE: ">H", 0xDF: ">I"}
+    if tag in lengths:
+        fmt = lengths[tag]
+        n = struct.unpack_from(fmt, data, pos)[0]
+        pos += struct.calcsize(fmt)
+        if tag in (0xD9, 0xDA, 0xDB):
+            return _unpack_str(data, pos, n)
+        if tag in (0xC4, 0xC5, 0xC6):
+            return bytes(data[pos : pos + n]), pos + n
+        if tag in (0xDC, 0xDD):
+            return _unpack_array(data, pos, n)
+        return _unpack_map(data, pos, n)
+    ext = {0xD4: 1, 0xD5: 2, 0xD6: 4, 0xD7: 8, 0xD8: 16}
+    if tag in ext:  # fixext: a type byte, then the payload
+        return ("ext", data[pos], bytes(data[pos + 1 : pos + 1 + ext[tag]])), pos + 1 + ext[tag]
+    if tag in (0xC7, 0xC8, 0xC9):
+        fmt = {0xC7: ">B", 0xC8: ">H", 0xC9: ">I"}[tag]
+        n = struct.unpack_from(fmt, data, pos)[0]
+        pos += struct.calcsize(fmt)
+        return ("ext", data[pos], bytes(data[pos + 1 : pos + 1 + n])), pos + 1 + n
+    raise CodeObjectError(f"msgpack: unknown tag 0x{tag:02x}")
+
+
+def _unpack_str(data: bytes, pos: int, n: int):
+    if pos + n > len(data):
+        raise CodeObjectError("msgpack: string runs past the end")
+    return data[pos : pos + n].decode("utf-8"), pos + n
+
+
+def _unpack_array(data: bytes, pos: int, n: int):
+    items = []
+    for _ in range(n):
+        item, pos = _unpack(data, pos)
+        items.append(item)
+    return items, pos
+
+
+def _unpack_map(data: bytes, pos: int, n: int):
+    out = {}
+    for _ in range(n):
+        key, pos = _unpack(data, pos)
+        value, pos = _unpack(data, pos)
+        out[key] = value
+    return out, pos
+
+
+# -- AMDGPU code objects -----------------------------------------------------------------
+
+
+@dataclass
+class CodeObject:
+    """What an AMDGPU code object says about itself."""
+
+    machine: int
+    os_abi: int
+    abi_version: int
+    #: 3, 4, 5, 6 (from ``abi_version``); None when the OS ABI is not HSA.
+    code_object_version: int | None
+    e_flags: int
+    #: Processor named by ``e_flags`` ("gfx942"), or "unknown-0xNN".
+    mach: str
+    xnack: str
+    sramecc: str
+    metadata: dict
+    kernels: list = field(default_factory=list)
+    symbols: list = field(default_factory=list)
+    dynamic_symbols: list = field(default_factory=list)
+    undefined_symbols: list = field(default_factory=list)
+
+    @property
+    def target(self) -> str | None:
+        """``amdhsa.target`` of the metadata: "amdgcn-amd-amdhsa--gfx942"."""
+        return self.metadata.get("amdhsa.target")
+
+    def kernel(self, name: str) -> dict | None:
+        return next((k for k in self.kernels if k.get(".name") == name), None)
+
+
+def read_code_object(data: bytes) -> CodeObject:
+    """Parse an AMDGPU code object (hsaco): header facts, metadata note, symbols."""
+    elf = ElfFile(data)
+    metadata: dict = {}
+    for owner, note_type, desc in elf.notes():
+        if owner == "AMDGPU" and note_type == NT_AMDGPU_METADATA:
+            metadata = unpack_msgpack(desc)
+    mach_id = elf.flags & 0xFF
+    symbols = elf.symbols()
+    dynamic = elf.symbols(dynamic=True)
+    undefined = sorted({s.name for s in symbols + dynamic if not s.defined and s.name})
+    return CodeObject(
+        machine=elf.machine,
+        os_abi=elf.os_abi,
+        abi_version=elf.abi_version,
+        code_object_version=HSA_ABI_VERSIONS.get(elf.abi_version) if elf.os_abi == ELFOSABI_AMDGPU_HSA else None,
+        e_flags=elf.flags,
+        mach=AMDGPU_MACH.get(mach_id, f"unknown-0x{mach_id:02x}"),
+        xnack=_FEATURE_SETTINGS[(elf.flags >> 8) & 3],
+        sramecc=_FEATURE_SETTINGS[(elf.flags >> 10) & 3],
+        metadata=metadata,
+        kernels=list(metadata.get("amdhsa.kernels", [])),
+        symbols=symbols,
+        dynamic_symbols=dynamic,
+        undefined_symbols=undefined,
+    )
+
+
+def check_code_object(data: bytes, arch: str | None = None, kernels=(), code_object_version: int = 5) -> list[str]:
+    """Problems that keep ``data`` from being a loadable code object for ``arch`` holding
+    ``kernels``; an empty list when there are none."""
+    try:
+        co = read_code_object(data)
+    except CodeObjectError as exc:
+        return [str(exc)]
+    problems = []
+    if co.machine != EM_AMDGPU:
+        problems.append(f"ELF machine {co.machine}, expected EM_AMDGPU ({EM_AMDGPU})")
+    if co.os_abi != ELFOSABI_AMDGPU_HSA:
+        problems.append(f"OS ABI {co.os_abi}, expected ELFOSABI_AMDGPU_HSA ({ELFOSABI_AMDGPU_HSA})")
+    if co.code_object_version != code_object_version:
+        problems.append(f"code object v{co.code_object_version}, expected v{code_object_version}")
+    if arch is not None:
+        base = arch.split(":")[0]
+        if co.mach != base:
+            problems.append(f"e_flags name {co.mach}, expected {base}")
+        if co.target is None or not co.target.startswith(f"amdgcn-amd-amdhsa--{base}"):
+            problems.append(f"amdhsa.target {co.target!r}, expected amdgcn-amd-amdhsa--{base}")
+    if co.undefined_symbols:
+        problems.append(f"undefined symbols: {', '.join(co.undefined_symbols)}")
+    exported = {s.name for s in co.dynamic_symbols if s.defined}
+    for name in kernels:
+        meta = co.kernel(name)
+        if meta is None:
+            problems.append(f"kernel {name} missing from the metadata")
+            continue
+        if meta.get(".symbol") != f"{name}.kd":
+            problems.append(f"kernel {name}: .symbol {meta.get('.symbol')!r}, expected {name}.kd")
+        if f"{name}.kd" not in exported:
+            problems.append(f"kernel {name}: descriptor symbol {name}.kd is not exported")
+    return problems
+
+
+def elf_summary(data: bytes) -> dict:
+    """Header facts of any ELF image (a cubin, a code object): for ``rocarray info``."""
+    elf = ElfFile(data)
+    return {
+        "machine": elf.machine,
+        "os_abi": elf.os_abi,
+        "abi_version": elf.abi_version,
+        "e_flags": elf.flags,
+        "sections": [s.name for s in elf.sections if s.name],
+        "symbols": sorted(s.name for s in elf.symbols() if s.name),
+    }

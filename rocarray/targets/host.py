@@ -1,0 +1,433 @@
+"""The host target: this machine's CPU, compiled in-process to an object file, loaded by MCJIT.
+
+``HostTarget.compile`` turns a module into the bytes of a relocatable object file for this
+machine (the disk cache stores them); ``load_host_object`` maps such bytes into the process
+and hands out function addresses.  Kernels use the host entry of the kernel ABI,
+``void name(ptr args, i64 start, i64 stop)`` (docs/architecture.md).
+
+Choosing the pipeline
+---------------------
+A new dtype signature pays for one compile, so compile time is what this file is tuned
+for.  Measured on the development machine (2-core Xeon, Emerald Rapids, AVX-512) with
+llvmlite 0.50 / LLVM 22.1, median of 30 compiles of one float32 ``a + b`` kernel following
+the kernel ABI (a contiguous loop and a strided loop with per-dimension div/rem, the scalar
+body an always-inline function), in milliseconds:
+
+    pipeline                                        parse  optimise  emit   total  vector
+    none, codegen O0                                 0.35    0.00    1.00    1.4    no
+    none, codegen O2                                 0.38    0.00    6.8     7.2    no
+    always-inline+sroa+instcombine+simplifycfg, O0   0.54    0.88    1.3     2.7    no
+    same, codegen O2                                 0.56    0.93    7.5     9.0    no
+    default O1 (vectorizer on, no unroll/SLP), O0    0.54    8.0     1.5    10.0    yes
+    default O1 (same), codegen O2                    0.59   10.8    10.5    21.9    yes
+    default O2 (no unroll/interleave/SLP), O2        0.61   11.6    10.3    22.5    yes
+    default O3 (everything), codegen O2              0.51   13.0    15.8    29.3    yes
+
+* The llvmlite 0.50 wheel ships LLVM built with assertions on, and the template helpers
+  it links in (``isa<>``, ilist iterators) are unoptimised copies; a profile of the O1
+  pipeline is spread thin over them.  So every figure above is several times what a
+  release LLVM needs; the ratios between rows are what guided the choice.
+* Only LLVM's default module pipeline contains the loop vectoriser: llvmlite exposes no
+  loop-vectorize, LICM or indvars pass on its own.  A vectorised contiguous loop therefore
+  costs the whole O1 function-simplification pipeline (~8 ms here); nothing smaller in
+  the custom pass list makes the loop vectorise.
+* LLVM's "verify-cfg-preserved" check (on by default in assertion builds) re-checks the
+  CFG around every pass; switching it off saves ~1.5 ms of the O1 pipeline and changes no
+  output, so ``_init_llvm`` turns it off for the process.
+* Codegen O2 costs ~7-9 ms more than O0 (SelectionDAG and the greedy register allocator
+  against FastISel and the fast one); ~1.9 ms of it is fixed cost even for an empty
+  function.  The O0 vector loop keeps its 256-bit ``vaddps`` with one spill per iteration:
+  1M float32 ``a + b`` runs in 841 us against 578 us at O2 (NumPy: 590 us); a 16K-element
+  ``a*b + a`` in cache: 9.3 us against 6.0 us (scalar code: 14.8 us at O2, 26 us at O0).
+* The target machine is created once per codegen level and reused (creating one costs
+  ~0.3 ms).  A pass builder cannot be reused: llvmlite registers fresh instrumentation
+  callbacks on it at every run (and the module pass manager is consumed by its run), so a
+  new one (~0.1 ms) is built per compile.
+
+So the default (``opt_level=1``) is the O1 pipeline with the vectoriser and codegen O0:
+the contiguous loop vectorises and a new kernel costs ~10 ms here.  ``opt_level=0`` (the
+custom scalar pipeline, ~2.7 ms) meets the 3 ms goal on this LLVM but does not vectorise;
+2 and 3 trade compile time for the last 1.5x of loop speed.  ``ROCARRAY_HOST_OPT`` picks
+the level for the process; it is part of ``cache_key`` because it changes the bytes.
+
+Loading: one MCJIT execution engine takes many object files (``add_object_file`` then
+``finalize_object``: ~0.07 ms per object); a new engine per object costs ~1.2 ms and
+an ORC LLJIT library ~0.27 ms.  MCJIT resolves names across all objects of an engine, so
+objects that define a name already present go to another engine of a small pool.
+Engines and their code live for the life of the process.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import hashlib
+import os
+import struct
+import time
+
+from llvmlite import ir
+
+from .base import (
+    LLVM_LOCK,
+    MATH_FUNCTIONS,
+    Target,
+    ToolchainError,
+    declare_function,
+    llvm_binding,
+    parse_module,
+)
+
+I64 = ir.IntType(64)
+
+#: opt_level -> (IR pipeline, codegen level).  See the module docstring for the figures.
+PIPELINES = {
+    0: ("scalar", 0),
+    1: ("O1-vector", 0),
+    2: ("O2-vector", 2),
+    3: ("O3", 3),
+}
+DEFAULT_OPT_LEVEL = 1
+
+# C math name -> LLVM intrinsic.  x86-64 and AArch64 lower each either to instructions
+# (sqrt, fabs, floor, ..., minnum) or to the libm call of the right precision themselves.
+_INTRINSICS = {
+    "sqrt": "sqrt", "fabs": "fabs", "floor": "floor", "ceil": "ceil", "trunc": "trunc",
+    "rint": "rint", "nearbyint": "nearbyint", "round": "round", "roundeven": "roundeven",
+    "copysign": "copysign", "fmin": "minnum", "fmax": "maxnum", "fma": "fma",
+    "exp": "exp", "exp2": "exp2", "exp10": "exp10", "log": "log", "log2": "log2",
+    "log10": "log10", "sin": "sin", "cos": "cos", "pow": "pow",
+}
+# Everything else is called in the C library by name ("tanf" / "tan").
+_LIBM = {
+    fn for fn in MATH_FUNCTIONS if fn not in _INTRINSICS
+} | {"remainder", "fdim"}
+_ARITY = {**MATH_FUNCTIONS, "roundeven": 1, "fma": 3, "remainder": 2, "fdim": 2}
+
+_llvm_state: dict = {}
+
+
+def _init_llvm():
+    """Process-wide LLVM set-up, once: targets, options, libm visible to the JIT."""
+    binding = llvm_binding()
+    if _llvm_state:
+        return binding
+    with LLVM_LOCK:
+        if _llvm_state:
+            return binding
+        # A debug check of assertion-enabled LLVM builds; it changes no output.
+        binding.set_option("rocarray", "-verify-cfg-preserved=false")
+        # The JIT resolves undefined symbols (tanf, memcpy) through the libraries loaded
+        # "permanently"; the C math library is not among them until named.
+        for lib in (ctypes.util.find_library("m"), ctypes.util.find_library("c")):
+            if lib:
+                try:
+                    binding.load_library_permanently(lib)
+                except RuntimeError:
+                    pass
+        _llvm_state["ready"] = True
+    return binding
+
+
+def _opt_level_from_env() -> int:
+    text = os.environ.get("ROCARRAY_HOST_OPT")
+    if not text:
+        return DEFAULT_OPT_LEVEL
+    try:
+        level = int(text)
+    except ValueError:
+        level = -1
+    if level not in PIPELINES:
+        raise ValueError(f"ROCARRAY_HOST_OPT={text!r}: expected one of {sorted(PIPELINES)}")
+    return level
+
+
+class HostTarget(Target):
+    """This machine's CPU: its own triple, CPU name and features; objects run in-process."""
+
+    name = "host"
+    wave_size = 1
+    is_gpu = False
+    binary_kind = "obj"
+
+    def __init__(self, opt_level: int | None = None):
+        binding = _init_llvm()
+        self.triple = binding.get_process_triple()
+        self.cpu = binding.get_host_cpu_name()
+        self.features = binding.get_host_cpu_features().flatten()
+        self.opt_level = _opt_level_from_env() if opt_level is None else int(opt_level)
+        if self.opt_level not in PIPELINES:
+            raise ValueError(f"opt_level must be one of {sorted(PIPELINES)}, not {opt_level!r}")
+        self._machines: dict = {}
+        self._data_layout: str | None = None
+        #: Milliseconds of the last compile by phase: parse, optimise, emit.
+        self.last_timings: dict = {}
+
+    # -- facts ------------------------------------------------------------------------
+
+    def _machine(self, codegen_level: int):
+        """The target machine for ``codegen_level``, created once and reused."""
+        tm = self._machines.get(codegen_level)
+        if tm is None:
+            binding = llvm_binding()
+            with LLVM_LOCK:
+                tm = self._machines.get(codegen_level)
+                if tm is None:
+                    # jitdefault: the large code model, since MCJIT may place code, data
+                    # and the libm it calls more than 2 GiB apart.
+                    tm = binding.Target.from_triple(self.triple).create_target_machine(
+                        cpu=self.cpu, features=self.features, opt=codegen_level,
+                        codemodel="jitdefault",
+                    )
+                    self._machines[codegen_level] = tm
+        return tm
+
+    @property
+    def data_layout(self) -> str:
+        if self._data_layout is None:
+            with LLVM_LOCK:
+                self._data_layout = str(self._machine(PIPELINES[self.opt_level][1]).target_data)
+        return self._data_layout
+
+    def cache_key(self) -> tuple:
+        return super().cache_key() + (("opt_level", self.opt_level),)
+
+    def math_function(self, module: ir.Module, fn: str, ty: ir.Type) -> ir.Function:
+        arity = _ARITY.get(fn)
+        if arity is None:
+            raise ValueError(f"host target: unknown math function {fn!r}")
+        if isinstance(ty, ir.HalfType):
+            return self._half_math(module, fn, arity)
+        if isinstance(ty, ir.FloatType):
+            suffix, libm_suffix = "f32", "f"
+        elif isinstance(ty, ir.DoubleType):
+            suffix, libm_suffix = "f64", ""
+        else:
+            raise TypeError(f"host target: math function {fn} takes float or double, not {ty}")
+        fnty = ir.FunctionType(ty, [ty] * arity)
+        if fn in _INTRINSICS:
+            return declare_function(module, f"llvm.{_INTRINSICS[fn]}.{suffix}", fnty)
+        f = declare_function(module, fn + libm_suffix, fnty)
+        # As with -fno-math-errno: the result depends on the arguments only, so calls may
+        # be hoisted or merged.  errno is never read by generated code.
+        f.attributes.add("nounwind")
+        f.attributes.add("readnone")
+        return f
+
+    def _half_math(self, module: ir.Module, fn: str, arity: int) -> ir.Function:
+        """float16 math computes in float32 (as C and NumPy do): an inlined wrapper."""
+        half, single = ir.HalfType(), ir.FloatType()
+        name = f"rocarray.host.{fn}.f16"
+        existing = module.globals.get(name)
+        if existing is not None:
+            return existing
+        inner = self.math_function(module, fn, single)
+        wrapper = ir.Function(module, ir.FunctionType(half, [half] * arity), name)
+        wrapper.linkage = "internal"
+        wrapper.attributes.add("alwaysinline")
+        wrapper.attributes.add("nounwind")
+        b = ir.IRBuilder(wrapper.append_basic_block("entry"))
+        r = b.call(inner, [b.fpext(a, single) for a in wrapper.args])
+        b.ret(b.fptrunc(r, half))
+        return wrapper
+
+    def mark_kernel(self, fn: ir.Function) -> None:
+        ft = fn.function_type
+        ok = (
+            isinstance(ft.return_type, ir.VoidType)
+            and len(ft.args) == 3
+            and isinstance(ft.args[0], ir.PointerType)
+            and ft.args[1] == I64
+            and ft.args[2] == I64
+        )
+        if not ok:
+            raise TypeError(
+                f"host kernel {fn.name}: the host entry is void(ptr args, i64 start, i64 stop), "
+                f"not {ft}"
+            )
+        fn.linkage = ""  # external: the loader looks it up by name
+        fn.calling_convention = ""
+        fn.attributes.add("nounwind")
+
+    # -- compiling --------------------------------------------------------------------
+
+    def _optimise(self, mod, pipeline: str) -> None:
+        binding = llvm_binding()
+        if pipeline == "scalar":
+            pto = binding.create_pipeline_tuning_options(speed_level=0)
+            pb = binding.create_pass_builder(self._machine(0), pto)
+            pm = binding.create_new_module_pass_manager()
+            pm.add_always_inliner_pass()
+            pm.add_sroa_pass()
+            pm.add_instruction_combine_pass()
+            pm.add_simplify_cfg_pass()
+            pm.run(mod, pb)
+            return
+        level = {"O1-vector": 1, "O2-vector": 2, "O3": 3}[pipeline]
+        pto = binding.create_pipeline_tuning_options(speed_level=level)
+        if pipeline != "O3":
+            # The vectoriser stays; unrolling, interleaving and SLP cost compile time and
+            # buy little on a loop that is memory bound.
+            pto.loop_vectorization = True
+            pto.slp_vectorization = False
+            pto.loop_unrolling = False
+            pto.loop_interleaving = False
+        pb = binding.create_pass_builder(self._machine(PIPELINES[self.opt_level][1]), pto)
+        pb.getModulePassManager().run(mod, pb)
+
+    def _optimised_module(self, module: ir.Module | str):
+        text = module if isinstance(module, str) else str(module)
+        pipeline, _ = PIPELINES[self.opt_level]
+        t0 = time.perf_counter()
+        mod = parse_module(text, self)
+        mod.verify()
+        t1 = time.perf_counter()
+        self._optimise(mod, pipeline)
+        t2 = time.perf_counter()
+        return mod, (t1 - t0) * 1e3, (t2 - t1) * 1e3
+
+    def compile(self, module: ir.Module | str) -> bytes:
+        """Parse, verify, optimise and emit ``module``: an object file for this machine."""
+        _init_llvm()
+        tm = self._machine(PIPELINES[self.opt_level][1])
+        with LLVM_LOCK:
+            mod, parse_ms, opt_ms = self._optimised_module(module)
+            t = time.perf_counter()
+            obj = tm.emit_object(mod)
+            emit_ms = (time.perf_counter() - t) * 1e3
+        self.last_timings = {"parse_ms": parse_ms, "optimise_ms": opt_ms, "emit_ms": emit_ms}
+        return obj
+
+    def emit_assembly(self, module: ir.Module | str) -> str:
+        """The assembly ``compile`` would assemble (same pipeline), for inspection."""
+        _init_llvm()
+        tm = self._machine(PIPELINES[self.opt_level][1])
+        with LLVM_LOCK:
+            mod, _, _ = self._optimised_module(module)
+            return tm.emit_assembly(mod)
+
+    def __repr__(self) -> str:
+        return f"<rocarray target host ({self.triple}, {self.cpu}, opt_level={self.opt_level})>"
+
+
+# -- loading ----------------------------------------------------------------------------
+
+
+def elf_symbols(data: bytes) -> tuple[set, set] | None:
+    """(defined, undefined) global symbol names of a little-endian ELF64 object, or None
+    for any other format."""
+    if len(data) < 64 or data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        return None
+    (shoff,) = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    defined, undefined = set(), set()
+    for sh in sections:
+        if sh[1] != 2:  # SHT_SYMTAB
+            continue
+        offset, size, link, entsize = sh[4], sh[5], sh[6], sh[9] or 24
+        str_off = sections[link][4]
+        for pos in range(offset + entsize, offset + size, entsize):  # entry 0 is null
+            st_name, st_info, _, st_shndx = struct.unpack_from("<IBBH", data, pos)
+            if st_info >> 4 not in (1, 2):  # STB_GLOBAL, STB_WEAK
+                continue
+            end = data.index(b"\0", str_off + st_name)
+            name = data[str_off + st_name:end].decode("utf-8", "replace")
+            (undefined if st_shndx == 0 else defined).add(name)
+    return defined, undefined
+
+
+class _Engine:
+    """One MCJIT execution engine and the global names its objects define."""
+
+    def __init__(self, target: HostTarget):
+        binding = llvm_binding()
+        tm = binding.Target.from_triple(target.triple).create_target_machine(
+            cpu=target.cpu, features=target.features, codemodel="jitdefault", jit=True,
+        )
+        self.ee = binding.create_mcjit_compiler(binding.parse_assembly(""), tm)
+        self.names: set = set()
+
+
+class HostModule:
+    """An object file mapped into this process; it stays for the life of the process."""
+
+    __slots__ = ("names", "_engine", "_addresses", "nbytes")
+
+    def __init__(self, engine: _Engine, names, nbytes: int):
+        self._engine = engine
+        self.names = names  # None when the object format is not read (non-ELF)
+        self.nbytes = nbytes
+        self._addresses: dict = {}
+
+    def address(self, name: str) -> int:
+        """The address of function ``name`` defined by this object."""
+        addr = self._addresses.get(name)
+        if addr is not None:
+            return addr
+        if self.names is not None and name not in self.names:
+            raise KeyError(f"host object defines no function {name!r} (it defines {sorted(self.names)})")
+        with LLVM_LOCK:
+            addr = self._engine.ee.get_function_address(name)
+        if not addr:
+            raise KeyError(f"host object defines no function {name!r}")
+        self._addresses[name] = addr
+        return addr
+
+    def __repr__(self) -> str:
+        return f"<HostModule {sorted(self.names or ())} ({self.nbytes} bytes)>"
+
+
+_engines: list = []
+_loaded: dict = {}  # BLAKE2b of the bytes -> HostModule: the same object loads once
+_host_target: list = []
+
+
+def _default_host() -> HostTarget:
+    if not _host_target:
+        _host_target.append(HostTarget())
+    return _host_target[0]
+
+
+def load_host_object(data: bytes) -> HostModule:
+    """Map the object file ``data`` (from ``HostTarget.compile``) into this process."""
+    digest = hashlib.blake2b(data, digest_size=16).digest()
+    mod = _loaded.get(digest)
+    if mod is not None:
+        return mod
+    binding = _init_llvm()
+    symbols = elf_symbols(data)
+    with LLVM_LOCK:
+        mod = _loaded.get(digest)
+        if mod is not None:
+            return mod
+        if symbols is not None:
+            defined, undefined = symbols
+            # MCJIT aborts the whole process on a name it cannot resolve: check first.
+            missing = sorted(
+                s for s in undefined
+                if not s.startswith("_GLOBAL_OFFSET_TABLE_") and not binding.address_of_symbol(s)
+            )
+            if missing:
+                raise ToolchainError(
+                    f"host object needs {', '.join(missing)}, which no library loaded in this "
+                    "process defines"
+                )
+            engine = next((e for e in _engines if e.names.isdisjoint(defined)), None)
+        else:
+            defined, engine = None, None  # unknown names: a fresh engine is always safe
+        if engine is None:
+            engine = _Engine(_default_host())
+            _engines.append(engine)
+        engine.ee.add_object_file(binding.ObjectFileRef.from_data(bytes(data)))
+        engine.ee.finalize_object()
+        if defined is not None:
+            engine.names |= defined
+        mod = HostModule(engine, defined, len(data))
+        if defined is not None:  # resolve now, so address() is a dict lookup
+            for name in defined:
+                addr = engine.ee.get_function_address(name)
+                if addr:
+                    mod._addresses[name] = addr
+        _loaded[digest] = mod
+    return mod

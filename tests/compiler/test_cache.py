@@ -1,0 +1,306 @@
+"""The compile cache: memory, then disk, then compile; damaged disk entries recompile;
+threads and processes asking for the same new kernel; rocarray.cache.info()."""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import rocarray.cache
+from rocarray.compiler import cache as cache_mod
+from rocarray.compiler import diskcache
+from rocarray.compiler.cache import CompileCache
+from rocarray.compiler.diskcache import DiskCache
+from rocarray.targets.host import HostTarget, load_host_object
+
+# Offset of the first operand's data pointer in the kernel ABI: n, ndim, shape[8].
+_OUT_OFFSET = 8 + 8 + 8 * 8
+
+
+def scale_kernel_ir(target, name: str, factor: float) -> str:
+    """A host-ABI kernel with one contiguous float64 output: ``out[i] = i * factor``."""
+    return f"""
+target triple = "{target.triple}"
+target datalayout = "{target.data_layout}"
+
+define void @"{name}"(ptr %args, i64 %start, i64 %stop) nounwind {{
+entry:
+  %slot = getelementptr inbounds i8, ptr %args, i64 {_OUT_OFFSET}
+  %out = load ptr, ptr %slot
+  %any = icmp slt i64 %start, %stop
+  br i1 %any, label %loop, label %done
+loop:
+  %i = phi i64 [ %start, %entry ], [ %next, %loop ]
+  %x = sitofp i64 %i to double
+  %y = fmul double %x, {float(factor)!r}
+  %p = getelementptr double, ptr %out, i64 %i
+  store double %y, ptr %p
+  %next = add i64 %i, 1
+  %more = icmp slt i64 %next, %stop
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}}
+"""
+
+
+def run_scale_kernel(data: bytes, name: str, n: int = 100) -> np.ndarray:
+    out = np.zeros(n)
+    args = (ctypes.c_int64 * (2 + 8 + 1 + 8))()
+    args[0], args[1], args[2] = n, 1, n
+    args[10] = out.ctypes.data
+    args[11] = 8
+    fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)(
+        load_host_object(data).address(name))
+    fn(ctypes.addressof(args), 0, n)
+    return out
+
+
+@pytest.fixture(scope="module")
+def target():
+    return HostTarget()
+
+
+class Builder:
+    """``build`` callable that counts its calls."""
+
+    def __init__(self, text, delay=0.0):
+        self.text, self.calls, self.delay = text, 0, delay
+
+    def __call__(self):
+        self.calls += 1
+        if self.delay:
+            time.sleep(self.delay)
+        return self.text
+
+
+def test_memory_then_disk_then_compile(tmp_path, target):
+    text = scale_kernel_ir(target, "scale_a", 2.0)
+    cache = CompileCache(DiskCache(tmp_path))
+    build = Builder(text)
+    first = cache.get_or_compile(("scale", "f64", 2.0), build, target)
+    again = cache.get_or_compile(("scale", "f64", 2.0), build, target)
+    assert again is first and build.calls == 1
+    s = cache.stats()
+    assert (s["compiled"], s["memory_hits"], s["disk_hits"], s["disk_misses"]) == (1, 1, 0, 1)
+    assert s["ir_ms"] > 0 and s["compile_ms"] > 0 and s["disk_ms"] > 0
+    np.testing.assert_array_equal(run_scale_kernel(first, "scale_a"), np.arange(100) * 2.0)
+
+    # A fresh process (a new cache on the same directory) reads the bytes back.
+    fresh = CompileCache(DiskCache(tmp_path))
+    data = fresh.get_or_compile(("scale", "f64", 2.0), Builder(text), target)
+    assert data == first
+    assert (fresh.stats()["compiled"], fresh.stats()["disk_hits"]) == (0, 1)
+
+
+def test_keys_with_the_same_ir_share_one_disk_entry(tmp_path, target):
+    text = scale_kernel_ir(target, "scale_b", 3.0)
+    cache = CompileCache(DiskCache(tmp_path))
+    a = cache.get_or_compile(("op1", "f64"), Builder(text), target)
+    b = cache.get_or_compile(("op2", "f64"), Builder(text), target)
+    assert a == b and cache.stats()["compiled"] == 1 and cache.stats()["disk_hits"] == 1
+    assert cache.disk.info()["entries"] == 1
+
+
+def test_target_options_are_part_of_the_disk_key(tmp_path, target):
+    text = scale_kernel_ir(target, "scale_c", 4.0)
+    cache = CompileCache(DiskCache(tmp_path))
+    cache.get_or_compile(("k",), Builder(text), target)
+    cache.get_or_compile(("k",), Builder(text), HostTarget(opt_level=0))
+    assert cache.stats()["compiled"] == 2 and cache.disk.info()["entries"] == 2
+    assert CompileCache.disk_key(target, text) != CompileCache.disk_key(HostTarget(opt_level=0), text)
+    assert CompileCache.disk_key(target, text) != CompileCache.disk_key(target, text + " ")
+
+
+def _the_entry(tmp_path):
+    (name,) = [n for n in os.listdir(tmp_path) if n.endswith(diskcache.SUFFIX)]
+    return tmp_path / name
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip_byte", "wrong_key"])
+def test_damaged_disk_entry_is_recompiled(tmp_path, target, damage):
+    text = scale_kernel_ir(target, "scale_d", 5.0)
+    good = CompileCache(DiskCache(tmp_path)).get_or_compile(("d",), Builder(text), target)
+    path = _the_entry(tmp_path)
+    blob = bytearray(path.read_bytes())
+    if damage == "truncate":
+        blob = blob[: len(blob) // 2]
+    elif damage == "flip_byte":
+        blob[len(blob) - 200] ^= 0xFF
+    else:
+        blob = bytearray(diskcache.encode_entry("some other key", bytes(blob)))
+    path.write_bytes(bytes(blob))
+
+    cache = CompileCache(DiskCache(tmp_path))
+    data = cache.get_or_compile(("d",), Builder(text), target)
+    assert cache.stats()["compiled"] == 1 and cache.stats()["disk_hits"] == 0
+    assert data == good
+    np.testing.assert_array_equal(run_scale_kernel(data, "scale_d"), np.arange(100) * 5.0)
+    # the entry was rewritten: the next process hits
+    again = CompileCache(DiskCache(tmp_path))
+    assert again.get_or_compile(("d",), Builder(text), target) == good
+    assert again.stats()["disk_hits"] == 1
+
+
+def test_threads_asking_for_one_new_kernel_compile_it_once(tmp_path, target):
+    text = scale_kernel_ir(target, "scale_e", 6.0)
+    cache = CompileCache(DiskCache(tmp_path))
+    build = Builder(text, delay=0.05)  # keeps the first thread busy while the others arrive
+    results, errors = [], []
+    barrier = threading.Barrier(8)
+
+    def worker():
+        try:
+            barrier.wait()
+            results.append(cache.get_or_compile(("e",), build, target))
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and len(results) == 8 and len(set(results)) == 1
+    s = cache.stats()
+    assert build.calls == 1 and s["compiled"] == 1
+    assert s["waits"] + s["memory_hits"] == 7
+
+
+def test_threads_compiling_different_kernels(tmp_path, target):
+    cache = CompileCache(DiskCache(tmp_path))
+    results, errors = {}, []
+
+    def worker(k):
+        try:
+            name = f"scale_t{k}"
+            data = cache.get_or_compile(("t", k), Builder(scale_kernel_ir(target, name, k)), target)
+            results[k] = run_scale_kernel(data, name, 10)
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for k in range(6):
+        np.testing.assert_array_equal(results[k], np.arange(10) * float(k))
+    assert cache.stats()["compiled"] == 6
+
+
+def test_a_failing_build_reaches_every_waiter_and_is_retried(tmp_path, target):
+    cache = CompileCache(DiskCache(tmp_path))
+    gate = threading.Event()
+
+    def bad_build():
+        gate.wait(5)
+        raise RuntimeError("codegen failed")
+
+    caught = []
+
+    def worker():
+        try:
+            cache.get_or_compile(("bad",), bad_build, target)
+        except RuntimeError as exc:
+            caught.append(str(exc))
+
+    threads = [threading.Thread(target=worker) for _ in range(3)]
+    for t in threads:
+        t.start()
+    time.sleep(0.05)
+    gate.set()
+    for t in threads:
+        t.join()
+    assert caught == ["codegen failed"] * 3
+    text = scale_kernel_ir(target, "scale_f", 1.5)
+    assert cache.get_or_compile(("bad",), Builder(text), target)  # nothing stuck
+    assert cache.stats()["compiled"] == 1
+
+
+def test_memory_only_cache(target):
+    cache = CompileCache(None)
+    text = scale_kernel_ir(target, "scale_g", 7.0)
+    cache.get_or_compile(("g",), Builder(text), target)
+    cache.get_or_compile(("g",), Builder(text), target)
+    s = cache.stats()
+    assert (s["compiled"], s["memory_hits"], s["disk_hits"]) == (1, 1, 0)
+    cache.clear()
+    cache.get_or_compile(("g",), Builder(text), target)
+    assert cache.stats()["compiled"] == 2
+
+
+def _process_worker(directory: str, queue) -> None:
+    target = HostTarget()
+    cache = CompileCache(DiskCache(directory))
+    out = []
+    for rnd in range(3):
+        for k in range(3):
+            name = f"scale_p{k}"
+            data = cache.get_or_compile(("p", k), lambda: scale_kernel_ir(target, name, k + 0.5), target)
+            out.append(float(run_scale_kernel(data, name, 4)[3]))
+            cache.clear(memory=True, disk=False)  # go back to disk every round
+    s = cache.stats()
+    queue.put((out, s["compiled"], s["disk_hits"]))
+
+
+def test_processes_hammering_the_same_kernels(tmp_path):
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    procs = [ctx.Process(target=_process_worker, args=(str(tmp_path), queue)) for _ in range(4)]
+    for p in procs:
+        p.start()
+    results = [queue.get(timeout=120) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    expected = [3 * (k + 0.5) for k in range(3)] * 3
+    for out, compiled, disk_hits in results:
+        assert out == expected
+        assert compiled + disk_hits == 9 and compiled <= 3
+    assert DiskCache(tmp_path).info()["entries"] == 3
+
+
+def test_public_info_clear_and_reset(tmp_path, monkeypatch, target):
+    monkeypatch.setattr(cache_mod, "_default", CompileCache(DiskCache(tmp_path)))
+    rocarray.cache.reset_counts()
+    info = rocarray.cache.info()
+    for key in ("compiled", "memory_hits", "disk_hits", "disk_entries", "disk_bytes", "directory"):
+        assert key in info
+    assert info["directory"] == str(tmp_path) and info["compiled"] == 0
+
+    cache = cache_mod.default_cache()
+    text = scale_kernel_ir(target, "scale_h", 8.0)
+    cache.get_or_compile(("h",), Builder(text), target)
+    cache.get_or_compile(("h",), Builder(text), target)
+    info = rocarray.cache.info()
+    assert (info["compiled"], info["memory_hits"], info["disk_entries"]) == (1, 1, 1)
+    assert info["disk_bytes"] > 0
+
+    rocarray.cache.clear(memory=True, disk=False)
+    cache.get_or_compile(("h",), Builder(text), target)
+    assert rocarray.cache.info()["disk_hits"] == 1
+
+    rocarray.cache.clear()
+    info = rocarray.cache.info()
+    assert info["disk_entries"] == 0 and info["memory_entries"] == 0
+    rocarray.cache.reset_counts()
+    assert rocarray.cache.info()["compiled"] == 0
+
+
+def test_default_cache_follows_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache_mod, "_default", None)
+    monkeypatch.setenv("ROCARRAY_CACHE_DIR", str(tmp_path / "env"))
+    assert cache_mod.default_cache().disk.directory == str(tmp_path / "env")
+    assert cache_mod.default_cache() is cache_mod.default_cache()
+    monkeypatch.setattr(cache_mod, "_default", None)
+    monkeypatch.setenv("ROCARRAY_DISK_CACHE", "0")
+    assert cache_mod.default_cache().disk is None
+    assert rocarray.cache.info()["directory"] is None

@@ -1,0 +1,278 @@
+"""Compile-only tests of the AMDGPU target: IR -> object -> code object v5 (hsaco).
+
+They need no GPU.  Linking needs ``ld.lld`` >= 17 (Debian's lld-19, the ziglang wheel or a
+ROCm installation); math tests need ROCm device-libs (Debian's rocm-device-libs).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+from llvmlite import ir
+
+from _abi_kernels import F32, F64, SIGNATURES, build_kernel, natural_layout, signature_kernel, unary_math
+from rocarray.targets.amdgpu import (
+    AMDGPUTarget,
+    ToolchainError,
+    find_device_libs,
+    find_lld,
+    private_allocas,
+    toolchain_info,
+)
+from rocarray.targets.base import MATH_FUNCTIONS
+from rocarray.targets.codeobject import (
+    ELFOSABI_AMDGPU_HSA,
+    EM_AMDGPU,
+    check_code_object,
+    read_code_object,
+    unpack_msgpack,
+)
+
+needs_lld = pytest.mark.skipif(
+    find_lld() is None, reason="ld.lld >= 17 not found: apt-get install lld-19, or pip install ziglang"
+)
+needs_device_libs = pytest.mark.skipif(
+    find_device_libs() is None,
+    reason="ROCm device-libs (ocml.bc) not found: apt-get install rocm-device-libs",
+)
+
+ARCHS = ["gfx90a", "gfx942", "gfx1100"]
+WAVE = {"gfx90a": 64, "gfx942": 64, "gfx1100": 32}
+
+
+@pytest.fixture(scope="module", params=ARCHS)
+def target(request):
+    return AMDGPUTarget(request.param)
+
+
+def uses_math(name):
+    return name.startswith("math") or name == "cexp_c128"
+
+
+# -- IR-level facts ----------------------------------------------------------------------
+
+
+def test_target_facts():
+    t = AMDGPUTarget("gfx942")
+    assert (t.name, t.cpu, t.triple) == ("gfx942", "gfx942", "amdgcn-amd-amdhsa")
+    assert t.is_gpu and t.binary_kind == "hsaco" and t.max_block_size == 256
+    assert t.wave_size == 64 and "+wavefrontsize64" in t.features
+    g = AMDGPUTarget("gfx1100")
+    assert g.wave_size == 32 and "+wavefrontsize32" in g.features
+    assert [AMDGPUTarget(a).isa_version for a in ("gfx90a", "gfx942", "gfx1100", "gfx1030", "gfx908")] == [
+        9010, 9402, 11000, 10300, 9008,
+    ]
+    x = AMDGPUTarget("gfx90a:sramecc+:xnack-")
+    assert x.cpu == "gfx90a" and "+sramecc" in x.features and "-xnack" in x.features
+    for bad in ("sm_90", "gfx", "gfx942:foo+"):
+        with pytest.raises(ValueError):
+            AMDGPUTarget(bad)
+
+
+@pytest.mark.parametrize("ty", [F32, F64], ids=["f32", "f64"])
+def test_math_function_names(ty):
+    t = AMDGPUTarget("gfx942")
+    m = ir.Module()
+    width = "f32" if ty == F32 else "f64"
+    for fn, arity in MATH_FUNCTIONS.items():
+        f = t.math_function(m, fn, ty)
+        assert len(f.args) == arity and f.ftype.return_type == ty
+    assert t.math_function(m, "sqrt", ty).name == f"llvm.sqrt.{width}"
+    assert t.math_function(m, "floor", ty).name == f"llvm.floor.{width}"
+    assert t.math_function(m, "fmin", ty).name == f"llvm.minnum.{width}"
+    assert t.math_function(m, "log1p", ty).name == f"__ocml_log1p_{width}"
+    assert t.math_function(m, "atan2", ty).name == f"__ocml_atan2_{width}"
+    assert t.math_function(m, "sin", ty).name == f"__ocml_sin_{width}"
+    expected_exp = "llvm.exp.f32" if ty == F32 else "__ocml_exp_f64"
+    assert t.math_function(m, "exp", ty).name == expected_exp
+
+
+def test_kernel_marking_and_thread_index():
+    t = AMDGPUTarget("gfx942")
+    module, _, _ = signature_kernel(t, "add_i64")
+    text = str(module)
+    assert 'define amdgpu_kernel void @"add_i64"' in text
+    assert '"amdgpu-flat-work-group-size"="1,256"' in text
+    assert "llvm.amdgcn.dispatch.ptr" in text
+    assert "llvm.amdgcn.workitem.id.x" in text and "llvm.amdgcn.workgroup.id.x" in text
+    assert "!invariant.load" in text
+
+
+def test_private_allocas():
+    text = '  %".5" = alloca [8 x i64], align 8\n  %x = alloca i64\n  %y = load i64, ptr %x\n'
+    out = private_allocas(text)
+    assert '%".5.private" = alloca [8 x i64], align 8, addrspace(5)' in out
+    assert '%".5" = addrspacecast ptr addrspace(5) %".5.private" to ptr' in out
+    assert "%x.private = alloca i64, addrspace(5)" in out
+    assert "%y = load i64, ptr %x" in out
+    assert private_allocas("no stack here") == "no stack here"
+
+
+# -- code objects ------------------------------------------------------------------------
+
+
+@needs_lld
+@pytest.mark.parametrize("name", list(SIGNATURES))
+def test_code_object(target, name):
+    if uses_math(name) and find_device_libs() is None:
+        pytest.skip("ROCm device-libs (ocml.bc) not found: apt-get install rocm-device-libs")
+    arch = target.name
+    module, inputs, outputs = signature_kernel(target, name)
+    hsaco = target.compile(module)
+    assert check_code_object(hsaco, arch, [name]) == []
+
+    co = read_code_object(hsaco)
+    assert co.machine == EM_AMDGPU
+    assert co.os_abi == ELFOSABI_AMDGPU_HSA
+    assert co.abi_version == 3 and co.code_object_version == 5
+    assert co.mach == arch
+    assert co.target.startswith(f"amdgcn-amd-amdhsa--{arch}")
+    assert co.metadata["amdhsa.version"][0] == 1
+    assert co.undefined_symbols == []
+    exported = {s.name for s in co.dynamic_symbols if s.defined}
+    assert {name, f"{name}.kd"} <= exported
+    assert not any(s.name.startswith(("__ocml", "__ockl", "__oclc")) for s in co.symbols)
+
+    kernel = co.kernel(name)
+    assert kernel[".symbol"] == f"{name}.kd"
+    assert kernel[".wavefront_size"] == WAVE[arch]
+    assert kernel[".max_flat_workgroup_size"] == 256
+    expected, size = natural_layout(inputs, outputs)
+    explicit = [a for a in kernel[".args"] if not a[".value_kind"].startswith("hidden_")]
+    assert [(a[".offset"], a[".size"]) for a in explicit] == expected
+    assert kernel[".kernarg_segment_size"] >= size
+    if len(explicit) == len(kernel[".args"]):  # no hidden arguments asked for
+        assert kernel[".kernarg_segment_size"] == size
+    kinds = [a[".value_kind"] for a in explicit]
+    pointer_slots = {i for i, (off, sz) in enumerate(expected) if sz == 8 and i >= 3}
+    for i, kind in enumerate(kinds):
+        if kind == "global_buffer":
+            assert i in pointer_slots
+        else:
+            assert kind == "by_value"
+    assert kinds.count("global_buffer") == sum(1 for k, _ in inputs if k == "array") + len(outputs)
+
+
+@needs_lld
+@needs_device_libs
+def test_math_kernels_resolve_ocml_without_ockl_or_oclc_leftovers():
+    t = AMDGPUTarget("gfx942")
+    for fn in ("sin", "tan", "pow", "lgamma", "cbrt", "erf", "expm1"):
+        for ty in (F32, F64):
+            module = build_kernel(t, f"{fn}_{ty}", [("array", ty)], [ty],
+                                  (lambda f, tt: (lambda b, m, v: [b.call(t.math_function(m, f, tt), v * (2 if f == "pow" else 1))]))(fn, ty))
+            hsaco = t.compile(module)
+            assert check_code_object(hsaco, "gfx942", [f"{fn}_{ty}"]) == []
+
+
+@needs_lld
+def test_target_id_features_reach_e_flags():
+    for arch, xnack, sramecc in (("gfx90a:xnack-", "off", "any"), ("gfx90a:sramecc+:xnack+", "on", "on"), ("gfx90a", "any", "any")):
+        t = AMDGPUTarget(arch)
+        co = read_code_object(t.compile(signature_kernel(t, "add_i64")[0]))
+        assert (co.mach, co.xnack, co.sramecc) == ("gfx90a", xnack, sramecc)
+    co = read_code_object(AMDGPUTarget("gfx1100").compile(signature_kernel(AMDGPUTarget("gfx1100"), "add_i64")[0]))
+    assert co.xnack == "unsupported" and co.sramecc == "unsupported"
+
+
+@needs_lld
+def test_one_module_compiles_twice_and_emits_assembly():
+    t = AMDGPUTarget("gfx942")
+    module, _, _ = signature_kernel(t, "axpy_f32")
+    first = t.compile(module)
+    asm = t.emit_assembly(module)
+    second = t.compile(str(module))
+    assert first == second
+    assert "add_i64" not in asm and "axpy_f32:" in asm
+    assert "global_load" in asm  # flat kernel pointers are known to be global
+
+
+def test_accurate_f32_lowerings_need_no_ocml():
+    # exp/log and friends on f32 lower from intrinsics: no ocml, no libcall left over
+    t = AMDGPUTarget("gfx942")
+    for fn in ("exp", "exp2", "exp10", "log", "log2", "log10", "sqrt"):
+        module = build_kernel(t, f"k_{fn}", [("array", F32)], [F32], unary_math(t, fn, F32))
+        assert "__ocml" not in str(module)
+        asm = t.emit_assembly(module)
+        assert re.search(r"v_(exp|log|sqrt)_f32", asm), fn
+        # the accurate forms scale around the hardware approximation (exp/log: ldexp for
+        # range and denormals) or correct its last bit (sqrt: fma residuals)
+        assert ("v_fma_f32" if fn == "sqrt" else "v_ldexp_f32") in asm, fn
+
+
+def test_errors_name_the_problem():
+    t = AMDGPUTarget("gfx942")
+    bad = build_kernel(t, "bad", [("array", F32)], [F32],
+                       lambda b, mod, v: [b.call(ir.Function(mod, ir.FunctionType(F32, [F32]), "mystery"), v)])
+    with pytest.raises(ToolchainError, match="mystery"):
+        t.compile(bad)
+    m = ir.Module()
+    with pytest.raises(ValueError, match="no amdgpu_kernel"):
+        t.compile(m)
+
+
+def test_cache_key_and_toolchain_info():
+    assert AMDGPUTarget("gfx942").cache_key() != AMDGPUTarget("gfx90a").cache_key()
+    info = toolchain_info()
+    assert info["code_object_version"] == 5
+    assert set(info) >= {"device_libs", "ld_lld", "ld_lld_version", "llvm"}
+
+
+# -- the reader itself -------------------------------------------------------------------
+
+
+def test_msgpack_decoder():
+    data = bytes.fromhex("83a161c3a162ff" "a163" "92cd0100" "cb3ff0000000000000")
+    assert unpack_msgpack(data) == {"a": True, "b": -1, "c": [256, 1.0]}
+    assert unpack_msgpack(bytes([0xDC, 0, 2, 0xC0, 0xD9, 1]) + b"x") == [None, "x"]
+
+
+def test_check_reports_problems():
+    assert check_code_object(b"not an elf") == ["not an ELF file (bad magic)"]
+
+
+@needs_lld
+def test_reader_agrees_with_llvm_readelf():
+    readelf = shutil.which("llvm-readelf-19") or shutil.which("llvm-readelf")
+    if readelf is None:
+        pytest.skip("llvm-readelf not found (apt-get install llvm-19)")
+    t = AMDGPUTarget("gfx942")
+    module, _, _ = signature_kernel(t, "cmul_c128")
+    hsaco = t.compile(module)
+    with tempfile.NamedTemporaryFile(suffix=".hsaco") as f:
+        f.write(hsaco)
+        f.flush()
+        notes = subprocess.run([readelf, "--notes", f.name], capture_output=True, text=True).stdout
+        header = subprocess.run([readelf, "-h", f.name], capture_output=True, text=True).stdout
+    co = read_code_object(hsaco)
+    kernel = co.kernel("cmul_c128")
+    assert f".kernarg_segment_size: {kernel['.kernarg_segment_size']}" in notes
+    offsets = [int(x) for x in re.findall(r"\.offset:\s+(\d+)", notes)]
+    assert offsets == [a[".offset"] for a in kernel[".args"]]
+    assert f"0x{co.e_flags:X}" in header and "gfx942" in header
+
+
+@needs_lld
+@needs_device_libs
+def test_math_intrinsics_amdgpu_cannot_select_become_ocml_calls():
+    # llvm.sin.f64 stops the process in instruction selection; llvm.sin.f32 is v_sin_f32
+    # without range reduction.  Both must reach ocml instead.
+    t = AMDGPUTarget("gfx942")
+
+    def body(b, m, v):
+        x, y = v
+        s64 = ir.Function(m, ir.FunctionType(F64, [F64]), "llvm.sin.f64")
+        own = t.math_function(m, "sin", F64)
+        return [b.fadd(b.call(s64, [x]), b.call(own, [y]))]
+
+    hsaco = t.compile(build_kernel(t, "sines", [("array", F64), ("array", F64)], [F64], body))
+    assert check_code_object(hsaco, "gfx942", ["sines"]) == []
+    f32 = build_kernel(t, "sinf", [("array", F32)], [F32],
+                       lambda b, m, v: [b.call(ir.Function(m, ir.FunctionType(F32, [F32]), "llvm.sin.f32"), v)])
+    via_ocml = build_kernel(t, "sinf", [("array", F32)], [F32], unary_math(t, "sin", F32))
+    assert t.emit_assembly(f32) == t.emit_assembly(via_ocml)
+
