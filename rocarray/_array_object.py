@@ -34,7 +34,7 @@ def _prod(shape) -> int:
 class Array:
     """An n-dimensional array on a device (CPU, CUDA or HIP GPU)."""
 
-    __slots__ = ("_buf", "_shape", "_strides", "_offset", "_dtype", "_size", "__weakref__")
+    __slots__ = ("_buf", "_shape", "_strides", "_offset", "_dtype", "_size", "_contig", "__weakref__")
     __array_priority__ = 100  # NumPy defers binary operators to us
 
     # -- construction (the one private constructor) -------------------------------------
@@ -47,12 +47,22 @@ class Array:
         self._offset = offset
         self._dtype = dtype
         self._size = _prod(shape)
+        self._contig = None  # C-contiguity, found when first asked
         return self
 
     @classmethod
     def _empty(cls, shape: tuple, dtype: np.dtype, device: Device) -> "Array":
-        nbytes = _prod(shape) * dtype.itemsize
-        return cls._new(allocate(device, nbytes), shape, _c_strides(shape, dtype.itemsize), 0, dtype)
+        """A new C-contiguous array (uninitialised)."""
+        self = object.__new__(cls)
+        size = _prod(shape)
+        self._buf = allocate(device, size * dtype.itemsize)
+        self._shape = shape
+        self._strides = (dtype.itemsize,) if len(shape) == 1 else _c_strides(shape, dtype.itemsize)
+        self._offset = 0
+        self._dtype = dtype
+        self._size = size
+        self._contig = True
+        return self
 
     def __init__(self, *args, **kwargs):
         raise TypeError(
@@ -125,9 +135,15 @@ class Array:
         }
 
     def is_c_contiguous(self) -> bool:
+        c = self._contig
+        if c is None:
+            c = self._contig = self._find_c_contiguous()
+        return c
+
+    def _find_c_contiguous(self) -> bool:
         if self._size <= 1:
             return True
-        expected = self.itemsize
+        expected = self._dtype.itemsize
         for n, s in zip(reversed(self._shape), reversed(self._strides)):
             if n != 1 and s != expected:
                 return False

@@ -1,7 +1,8 @@
 """Buffers: a block of memory on one device that arrays view.
 
-A buffer is a pointer, a size, a device and an owner that keeps the memory alive: a NumPy
-array on the CPU, a pool block on a GPU (returned to the pool when the buffer dies).
+A buffer is a pointer, a size, a device and an owner that keeps the memory alive: a block of
+the device's memory pool (returned to the pool when the buffer dies), or a NumPy array
+wrapped without a copy.
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 
 from ._device import Device
-from .runtime.host import empty_host
 
 
 class Buffer:
@@ -27,7 +27,7 @@ class Buffer:
 
 
 class _PoolBlock:
-    """Returns a GPU allocation to its runtime's pool when the last buffer using it dies."""
+    """Returns an allocation to its runtime's pool when the last buffer using it dies."""
 
     __slots__ = ("runtime", "index", "ptr")
 
@@ -45,9 +45,6 @@ class _PoolBlock:
 
 def allocate(device: Device, nbytes: int) -> Buffer:
     """A new, uninitialised buffer of ``nbytes`` on ``device``."""
-    if device.kind == "cpu":
-        arr = empty_host(nbytes)
-        return Buffer(arr.ctypes.data, nbytes, device, arr)
     rt = device.runtime
     ptr = rt.alloc(device.index, nbytes) if nbytes else 0
     return Buffer(ptr, nbytes, device, _PoolBlock(rt, device.index, ptr) if nbytes else None)

@@ -51,7 +51,7 @@ def _body_for(row, dtype: np.dtype) -> str | None:
 class _Plan:
     """Everything about one (op, operand dtypes, device) that does not depend on shapes."""
 
-    __slots__ = ("kernel", "in_kinds", "scalar_types", "out_dtype", "row")
+    __slots__ = ("kernel", "in_kinds", "scalar_types", "out_dtype", "row", "_template", "positions")
 
     def __init__(self, kernel, in_kinds, scalar_types, out_dtype, row):
         self.kernel = kernel
@@ -59,6 +59,24 @@ class _Plan:
         self.scalar_types = scalar_types  # NumPy scalar type to convert each scalar with
         self.out_dtype = out_dtype
         self.row = row
+        # The packed values of a launch over one contiguous run, but for the size, the
+        # pointers and the scalars; positions[k] is where operand k's first value goes.
+        template = [1, 0, *pad_dims((), 1)[1:]]
+        positions = []
+        for op in kernel.spec.operands:
+            positions.append(len(template))
+            if op.kind == "scalar":
+                template.extend((0, 0) if op.dtype.kind == "c" else (0,))
+            else:
+                template.append(0)
+                template.extend(pad_dims((op.dtype.itemsize,), 0))
+        self._template = template
+        self.positions = tuple(positions)
+
+    def contiguous_template(self, n: int) -> list:
+        values = self._template.copy()
+        values[1] = n
+        return values
 
 
 class Ufunc:
@@ -223,48 +241,62 @@ def _convert_scalar(value, np_type, name: str):
 def _run(plan: _Plan, args, out):
     kernel = plan.kernel
     kinds = plan.in_kinds
-    # the common case: arrays of one shape, all C-contiguous (one 1-D run)
-    shape = None
+    arrays = [a for a, k in zip(args, kinds) if k == "a"]
+    shape = arrays[0]._shape
     same = True
-    for a, k in zip(args, kinds):
-        if k == "a":
-            if shape is None:
-                shape = a._shape
-            elif a._shape != shape:
-                same = False
-    if not same:
+    for a in arrays:
+        if a._shape != shape:
+            same = False
+            break
+    if same and out is None:
+        out = Array._empty(shape, plan.out_dtype, kernel.device)
+        n = out._size
+        if n == 0:
+            return out
+        for a in arrays:
+            if not a.is_c_contiguous():
+                break
+        else:
+            # the common case: one contiguous 1-D run
+            values = plan.contiguous_template(n)
+            for pos, a, k, t in zip(plan.positions, args, kinds, plan.scalar_types):
+                if k == "a":
+                    values[pos] = a._buf.ptr + a._offset
+                else:
+                    v = _convert_scalar(a, t, plan.row.name)
+                    if type(v) is tuple:
+                        values[pos], values[pos + 1] = v
+                    else:
+                        values[pos] = v
+            values[plan.positions[-1]] = out._buf.ptr
+            kernel.launch(n, values)
+            return out
+    elif not same:
         from ._manipulation_functions import broadcast_shapes
 
-        shape = broadcast_shapes(*(a._shape for a, k in zip(args, kinds) if k == "a"))
+        shape = broadcast_shapes(*(a._shape for a in arrays))
     if out is None:
         out = Array._empty(shape, plan.out_dtype, kernel.device)
+    elif out._shape != shape:
+        raise ValueError(f"{plan.row.name}: out has shape {out._shape} but the result has shape {shape}")
     else:
-        if out._shape != shape:
-            raise ValueError(
-                f"{plan.row.name}: out has shape {out._shape} but the result has shape {shape}"
-            )
         args = _resolve_overlap(args, kinds, out)
     n = out._size
     if n == 0:
         return out
-    if same and out.is_c_contiguous() and all(k == "s" or a.is_c_contiguous() for a, k in zip(args, kinds)):
-        mshape = (n,)
-        strides = [(a._dtype.itemsize,) if k == "a" else None for a, k in zip(args, kinds)]
-        out_strides = (out._dtype.itemsize,)
-    else:
-        arr_strides = [broadcast_strides(shape, a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"]
-        mshape, merged = merge_dims(shape, arr_strides + [out._strides])
-        it = iter(merged)
-        strides = [next(it) if k == "a" else None for k in kinds]
-        out_strides = merged[-1]
-        if len(mshape) > MAX_DIMS:
-            _launch_split(plan, args, kinds, out, mshape, strides, out_strides)
-            return out
+    arr_strides = [broadcast_strides(shape, a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"]
+    mshape, merged = merge_dims(shape, arr_strides + [out._strides])
+    it = iter(merged)
+    strides = [next(it) if k == "a" else None for k in kinds]
+    out_strides = merged[-1]
+    if len(mshape) > MAX_DIMS:
+        _launch_split(plan, args, kinds, out, mshape, strides, out_strides)
+        return out
     values = [len(mshape), *pad_dims(mshape, 1)]
-    for a, k, s, t in zip(args, kinds, strides, plan.scalar_types):
+    for a, k, st, t in zip(args, kinds, strides, plan.scalar_types):
         if k == "a":
             values.append(a._buf.ptr + a._offset)
-            values.extend(pad_dims(s, 0))
+            values.extend(pad_dims(st, 0))
         else:
             v = _convert_scalar(a, t, plan.row.name)
             if type(v) is tuple:

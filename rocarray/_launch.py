@@ -9,6 +9,7 @@ per kernel and hands them to the runtime.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import struct
 import threading
@@ -102,13 +103,19 @@ class LoadedKernel:
 
     def launch(self, n: int, values) -> None:
         """Run over ``n`` elements; ``values`` are the packed fields after ``n``."""
-        buf = bytearray(self.packer.size)
-        self.packer.pack_into(buf, 0, n, *values)
         if self.is_gpu:
+            buf = bytearray(self.packer.size)
+            self.packer.pack_into(buf, 0, n, *values)
             grid = min(-(-n // self.block), self.max_grid)
             self.runtime.launch(self.function, grid, self.block, buf)
         else:
+            buf = self.host_buffer()
+            self.packer.pack_into(buf, 0, n, *values)
             self.runtime.launch(self.function, n, 1, buf)
+
+    def host_buffer(self):
+        # a ctypes buffer: the host runtime passes its address to the kernel directly
+        return (ctypes.c_char * self.packer.size)()
 
 
 _loaded: dict = {}

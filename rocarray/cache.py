@@ -40,8 +40,8 @@ def info() -> dict:
 def clear(memory: bool = True, disk: bool = True) -> None:
     """Forget compiled kernels: the in-process table and/or the disk cache's files.
 
-    Kernels already loaded keep working; clearing only makes the next new call compile
-    (or read from disk) again.
+    Kernels already loaded stay loaded (the launcher keeps its own table of them);
+    clearing affects the kernels looked up after it, which compile or read from disk anew.
     """
     default_cache().clear(memory=memory, disk=disk)
 

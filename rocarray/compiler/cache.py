@@ -1,17 +1,17 @@
 """The compile cache: kernel key -> compiled bytes, from memory, then disk, then the compiler.
 
     get_or_compile(key, build, target)
-      1. memory:  (key, target) -> bytes                      one dict lookup
-      2. build(): the LLVM IR (an ``ir.Module`` or its text), hashed
-      3. disk:    target.cache_key() + IR hash -> bytes      (``DiskCache``)
+      1. memory:  (key, target) -> bytes                              one dict lookup
+      2. disk:    target.cache_key() + generator hash + key -> bytes  (``DiskCache``)
+      3. build(): the LLVM IR (an ``ir.Module`` or its text)
       4. target.compile(IR text) under ``LLVM_LOCK``, then written to disk
 
-The disk key is everything that decides the bytes and nothing else: the target's
-``cache_key()`` (name, triple, CPU, features, LLVM version, codegen version, options)
-and a BLAKE2b hash of the IR text.  The caller's key tuple is left out on purpose: it
-only needs to be hashable, not stable across processes (its repr may hold addresses),
-and two keys whose IR is the same share one disk entry.  So a memory miss always builds
-the IR (cheap next to compiling it), and only a disk miss compiles.
+The disk key is everything that decides the bytes: the target's ``cache_key()`` (name,
+triple, CPU, features, LLVM version, codegen version, options), a hash of the source of
+everything that generates code (``generator_hash()``: the kernel language, the skeletons,
+the targets, the op catalogue), and the caller's key, which must therefore be stable across
+processes: a tuple of strings, numbers and tuples (the kernel body text is in it).  A disk
+hit builds no IR at all, so it costs a file read and a load.
 
 Threads: ``LLVM_LOCK`` serialises LLVM itself (its global context is not thread safe);
 building IR with llvmlite's pure-Python ``ir`` layer and the disk reads run unlocked.
@@ -90,7 +90,7 @@ class CompileCache:
         if not owner:
             return pending.result()
         try:
-            data = self._produce(build, target)
+            data = self._produce(mkey[0], build, target)
         except BaseException as exc:
             pending.error = exc
             with self._lock:
@@ -104,22 +104,21 @@ class CompileCache:
         pending.event.set()
         return data
 
-    def _produce(self, build, target) -> bytes:
+    def _produce(self, key, build, target) -> bytes:
         t0 = time.perf_counter()
-        module = build()
-        text = module if isinstance(module, str) else str(module)
-        disk_key = self.disk_key(target, text)
-        t1 = time.perf_counter()
-        self._add_time("ir_ms", t1 - t0)
+        disk_key = self.disk_key(target, key)
         if self.disk is not None:
             data = self.disk.get(disk_key)
-            t2 = time.perf_counter()
-            self._add_time("disk_ms", t2 - t1)
+            self._add_time("disk_ms", time.perf_counter() - t0)
             if data is not None:
                 self._count("disk_hits")
                 return data
             self._count("disk_misses")
+        t1 = time.perf_counter()
+        module = build()
+        text = module if isinstance(module, str) else str(module)
         t2 = time.perf_counter()
+        self._add_time("ir_ms", t2 - t1)
         with LLVM_LOCK:
             data = bytes(target.compile(text))
         t3 = time.perf_counter()
@@ -131,10 +130,9 @@ class CompileCache:
         return data
 
     @staticmethod
-    def disk_key(target, ir_text: str) -> str:
-        """The disk-cache key of ``ir_text`` compiled for ``target``."""
-        digest = hashlib.blake2b(ir_text.encode("utf-8"), digest_size=32).hexdigest()
-        return f"{target.cache_key()!r}|ir:{digest}"
+    def disk_key(target, key: tuple) -> str:
+        """The disk-cache key of kernel ``key`` compiled for ``target``."""
+        return f"{target.cache_key()!r}|gen:{generator_hash()}|{key!r}"
 
     # -- counters -------------------------------------------------------------------------
 
@@ -169,6 +167,35 @@ class CompileCache:
                 self._memory.clear()
         if disk and self.disk is not None:
             self.disk.clear()
+
+
+_GENERATOR_SOURCES = (
+    "compiler/skeletons.py", "compiler/lang", "targets", "_launch.py", "_elementwise.py",
+)
+_generator_hash: str | None = None
+
+
+def generator_hash() -> str:
+    """A hash of the source of every module that generates or compiles kernel code.
+
+    It is part of every disk-cache key, so editing the code generator (or installing another
+    version of rocarray) can never load stale kernels.
+    """
+    global _generator_hash
+    if _generator_hash is None:
+        from pathlib import Path
+
+        root = Path(__file__).resolve().parent.parent
+        h = hashlib.blake2b(digest_size=16)
+        for rel in _GENERATOR_SOURCES:
+            p = root / rel
+            files = sorted(p.rglob("*")) if p.is_dir() else [p]
+            for f in files:
+                if f.suffix in (".py", ".rk") and f.is_file():
+                    h.update(f.relative_to(root).as_posix().encode())
+                    h.update(f.read_bytes())
+        _generator_hash = h.hexdigest()
+    return _generator_hash
 
 
 _default: CompileCache | None = None

@@ -150,9 +150,8 @@ class DiskCache:
                     os.utime(fd if os.utime in os.supports_fd else path)
                 except OSError:
                     pass
-        except OSError:
-            payload = None
-            blob = b""
+        except OSError:  # an I/O error is not evidence of a bad entry: leave it be
+            return None
         finally:
             os.close(fd)
         if payload is None:

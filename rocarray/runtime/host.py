@@ -1,7 +1,8 @@
 """The host (CPU) runtime: aligned host buffers and JIT-compiled host kernels.
 
-Host memory is NumPy memory, so arrays on the CPU convert to and from NumPy without a copy
-wherever the layout allows.  Kernels are host object files produced by the ``host`` target
+Host memory comes from the shared caching pool (aligned C-library blocks), and NumPy views
+it without copying, so arrays on the CPU convert to and from NumPy without a copy wherever
+the layout allows (NumPy arrays given to ``asarray`` are wrapped, not copied).  Kernels are host object files produced by the ``host`` target
 and loaded in-process; a launch is a direct call of the entry ``void f(ptr args, i64 start,
 i64 stop)``, split across threads for large iteration spaces.
 """
@@ -9,25 +10,58 @@ i64 stop)``, split across threads for large iteration spaces.
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-import numpy as np
-
-from .base import Runtime
+from .base import Runtime, RuntimeError_
+from .pool import MemoryPool
 
 #: Host buffers are aligned to this many bytes (a cache line; enough for any vector load).
 ALIGNMENT = 64
+#: Blocks of at least this size are aligned to huge pages and advised to use them.
+HUGE_PAGE_THRESHOLD = 1 << 22
+HUGE_PAGE = 1 << 21
+MADV_HUGEPAGE = 14  # Linux
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 
 
-def empty_host(nbytes: int) -> np.ndarray:
-    """A writable uint8 NumPy array of ``nbytes`` whose data is ALIGNMENT-aligned."""
-    raw = np.empty(nbytes + ALIGNMENT, dtype=np.uint8)
-    start = (-raw.ctypes.data) % ALIGNMENT
-    return raw[start:start + nbytes]
+class _HostMemory:
+    """Allocation hooks for the shared memory pool: aligned blocks from the C library."""
+
+    def __init__(self):
+        libc = ctypes.CDLL(None)
+        self._memalign = libc.posix_memalign
+        self._memalign.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t, ctypes.c_size_t]
+        self._memalign.restype = ctypes.c_int
+        self._free = libc.free
+        self._free.argtypes = [ctypes.c_void_p]
+        self._free.restype = None
+        self._madvise = getattr(libc, "madvise", None)
+        if self._madvise is not None:
+            self._madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+
+    def mem_alloc(self, nbytes: int) -> int:
+        out = ctypes.c_void_p()
+        huge = nbytes >= HUGE_PAGE_THRESHOLD and self._madvise is not None
+        err = self._memalign(ctypes.byref(out), HUGE_PAGE if huge else ALIGNMENT, nbytes)
+        if err:
+            e = RuntimeError_(f"posix_memalign failed: {os.strerror(err)}")
+            e.code = err
+            raise e
+        if huge:
+            # Large blocks ask for transparent huge pages (NumPy does the same): far fewer
+            # page faults when fresh memory is first written.
+            self._madvise(out.value, nbytes - nbytes % HUGE_PAGE, MADV_HUGEPAGE)
+        return out.value
+
+    def mem_free(self, ptr: int) -> None:
+        self._free(ptr)
+
+    def is_out_of_memory(self, code: int) -> bool:
+        return code == errno.ENOMEM
 
 
 class HostFunction:
@@ -48,11 +82,16 @@ class HostRuntime(Runtime):
     #: Iteration spaces smaller than this run on the calling thread.
     parallel_threshold = 1 << 18
 
+    #: Freed host blocks up to this size are kept for reuse; larger ones go back to the
+    #: C library at once (the host has no allocation latency worth hiding for big blocks).
+    max_cached_block = 1 << 22
+
     def __init__(self):
+        self._pool = MemoryPool(_HostMemory(), label="host", max_cached_block=self.max_cached_block)
         self._modules: dict = {}
         self._lock = threading.Lock()
         self._threads = max(1, min(int(os.environ.get("ROCARRAY_NUM_THREADS", os.cpu_count() or 1)), 64))
-        self._pool = None
+        self._workers = None
 
     def device_count(self) -> int:
         return 1
@@ -65,8 +104,15 @@ class HostRuntime(Runtime):
     def target_name(self, index: int) -> str:
         return "host"
 
-    # Memory: host buffers are owned by NumPy arrays (see rocarray._buffer); the pointer
-    # hooks below serve code that moves raw bytes.
+    def alloc(self, index: int, nbytes: int) -> int:
+        return self._pool.malloc(nbytes)
+
+    def free(self, index: int, ptr: int) -> None:
+        self._pool.free(ptr)
+
+    def memory_pool(self, index: int = 0) -> MemoryPool:
+        return self._pool
+
     def copy_host_to_device(self, index, dst, src, nbytes, stream=None):
         ctypes.memmove(dst, src, nbytes)
 
@@ -91,22 +137,22 @@ class HostRuntime(Runtime):
     def launch(self, function: HostFunction, grid: int, block: int, args, stream=None) -> None:
         """Run the host entry over ``grid`` elements (``block`` is ignored on the host)."""
         n = grid
-        ptr = ctypes.addressof(args) if isinstance(args, ctypes.Array) else _buffer_address(args)
+        ptr = ctypes.addressof(args)
         if n < self.parallel_threshold or self._threads == 1:
             function.call(ptr, 0, n)
             return
         self._parallel(function, ptr, n)
 
     def _parallel(self, function: HostFunction, ptr: int, n: int) -> None:
-        if self._pool is None:
+        if self._workers is None:
             with self._lock:
-                if self._pool is None:
-                    self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="rocarray-host")
+                if self._workers is None:
+                    self._workers = ThreadPoolExecutor(self._threads, thread_name_prefix="rocarray-host")
         parts = self._threads
         step = -(-n // parts)
         step = (step + 63) & ~63  # keep chunks on cache-line-friendly boundaries
         futures = [
-            self._pool.submit(function.call, ptr, lo, min(lo + step, n))
+            self._workers.submit(function.call, ptr, lo, min(lo + step, n))
             for lo in range(step, n, step)
         ]
         function.call(ptr, 0, min(step, n))  # ctypes releases the GIL during the call
@@ -140,6 +186,3 @@ class HostRuntime(Runtime):
     def event_elapsed_ms(self, start, end) -> float:
         return (end[0] - start[0]) * 1e3
 
-
-def _buffer_address(buf) -> int:
-    return ctypes.addressof(ctypes.c_char.from_buffer(buf))

@@ -23,36 +23,45 @@ body an always-inline function), in milliseconds:
     default O2 (no unroll/interleave/SLP), O2        0.61   11.6    10.3    22.5    yes
     default O3 (everything), codegen O2              0.51   13.0    15.8    29.3    yes
 
+The real skeleton (rocarray.compiler.skeletons, row-by-row loops) is larger; through
+``rocarray.multiply`` on a new dtype, ``compile`` costs (parse + optimise + emit):
+opt_level 0: 3.8 ms (0.6 + 1.5 + 1.6), 1: 19 ms (0.6 + 16 + 2.4), 2: 42 ms
+(0.8 + 23 + 19), 3: 105 ms (0.6 + 47 + 57).  Single runs vary by +-20 % on this VM.
+
 * The llvmlite 0.50 wheel ships LLVM built with assertions on, and the template helpers
-  it links in (``isa<>``, ilist iterators) are unoptimised copies; a profile of the O1
-  pipeline is spread thin over them.  So every figure above is several times what a
-  release LLVM needs; the ratios between rows are what guided the choice.
-* Only LLVM's default module pipeline contains the loop vectoriser: llvmlite exposes no
-  loop-vectorize, LICM or indvars pass on its own.  A vectorised contiguous loop therefore
-  costs the whole O1 function-simplification pipeline (~8 ms here); nothing smaller in
-  the custom pass list makes the loop vectorise.
+  it links in (``isa<>``, ilist iterators) are unoptimised copies (their code spills every
+  argument to the stack); a profile of the O1 pipeline is spread thin over them.  So every
+  figure above is several times what a release LLVM needs; the ratios between rows are
+  what guided the choice.
+* Only LLVM's default module pipeline contains the loop vectoriser: llvmlite 0.50 exposes
+  no loop-vectorize, LICM or indvars pass on its own, nor a textual pipeline.  A vectorised
+  contiguous loop therefore costs the whole O1 simplification pipeline; nothing in the
+  custom pass list makes the loop vectorise.  Running the cheap custom passes first does
+  not make the O1 pipeline any cheaper (measured).
 * LLVM's "verify-cfg-preserved" check (on by default in assertion builds) re-checks the
   CFG around every pass; switching it off saves ~1.5 ms of the O1 pipeline and changes no
   output, so ``_init_llvm`` turns it off for the process.
-* Codegen O2 costs ~7-9 ms more than O0 (SelectionDAG and the greedy register allocator
+* Codegen O2 costs ~7-17 ms more than O0 (SelectionDAG and the greedy register allocator
   against FastISel and the fast one); ~1.9 ms of it is fixed cost even for an empty
   function.  The O0 vector loop keeps its 256-bit ``vaddps`` with one spill per iteration:
   1M float32 ``a + b`` runs in 841 us against 578 us at O2 (NumPy: 590 us); a 16K-element
   ``a*b + a`` in cache: 9.3 us against 6.0 us (scalar code: 14.8 us at O2, 26 us at O0).
 * The target machine is created once per codegen level and reused (creating one costs
   ~0.3 ms).  A pass builder cannot be reused: llvmlite registers fresh instrumentation
-  callbacks on it at every run (and the module pass manager is consumed by its run), so a
-  new one (~0.1 ms) is built per compile.
+  callbacks on it at every run (and a module pass manager aborts when run twice), so a new
+  one (~0.1 ms) is built per compile.
 
 So the default (``opt_level=1``) is the O1 pipeline with the vectoriser and codegen O0:
-the contiguous loop vectorises and a new kernel costs ~10 ms here.  ``opt_level=0`` (the
-custom scalar pipeline, ~2.7 ms) meets the 3 ms goal on this LLVM but does not vectorise;
-2 and 3 trade compile time for the last 1.5x of loop speed.  ``ROCARRAY_HOST_OPT`` picks
-the level for the process; it is part of ``cache_key`` because it changes the bytes.
+the contiguous loop vectorises, at ~10 ms (test kernel) to ~19 ms (real skeleton) here.
+``opt_level=0`` (the custom scalar pipeline, 2.7-3.8 ms) is the only tier near the 3 ms
+goal on this LLVM build, and does not vectorise; 2 and 3 trade compile time for the last
+1.5x of loop speed.  ``ROCARRAY_HOST_OPT`` picks the level for the process; it is part of
+``cache_key`` because it changes the bytes.
 
 Loading: one MCJIT execution engine takes many object files (``add_object_file`` then
-``finalize_object``: ~0.07 ms per object); a new engine per object costs ~1.2 ms and
-an ORC LLJIT library ~0.27 ms.  MCJIT resolves names across all objects of an engine, so
+``finalize_object``: ~0.07 ms per object; ``load_host_object`` with its checks 0.09-0.19
+ms, the first object of a process ~2.5 ms as it creates the engine); a new engine per
+object costs ~1.2 ms and an ORC LLJIT library ~0.27 ms.  MCJIT resolves names across all objects of an engine, so
 objects that define a name already present go to another engine of a small pool.
 Engines and their code live for the life of the process.
 """
@@ -98,10 +107,8 @@ _INTRINSICS = {
     "exp": "exp", "exp2": "exp2", "exp10": "exp10", "log": "log", "log2": "log2",
     "log10": "log10", "sin": "sin", "cos": "cos", "pow": "pow",
 }
-# Everything else is called in the C library by name ("tanf" / "tan").
-_LIBM = {
-    fn for fn in MATH_FUNCTIONS if fn not in _INTRINSICS
-} | {"remainder", "fdim"}
+# Every other function is called in the C math library by name ("tanf" / "tan"):
+# tan, asin, ..., expm1, log1p, cbrt, erf, tgamma, atan2, hypot, fmod, nextafter, ...
 _ARITY = {**MATH_FUNCTIONS, "roundeven": 1, "fma": 3, "remainder": 2, "fdim": 2}
 
 _llvm_state: dict = {}
@@ -221,12 +228,15 @@ class HostTarget(Target):
         existing = module.globals.get(name)
         if existing is not None:
             return existing
-        inner = self.math_function(module, fn, single)
         wrapper = ir.Function(module, ir.FunctionType(half, [half] * arity), name)
         wrapper.linkage = "internal"
         wrapper.attributes.add("alwaysinline")
         wrapper.attributes.add("nounwind")
         b = ir.IRBuilder(wrapper.append_basic_block("entry"))
+        if fn == "nextafter":  # one half-precision ulp: float32's step would round away
+            b.ret(_half_nextafter(b, *wrapper.args))
+            return wrapper
+        inner = self.math_function(module, fn, single)
         r = b.call(inner, [b.fpext(a, single) for a in wrapper.args])
         b.ret(b.fptrunc(r, half))
         return wrapper
@@ -308,6 +318,21 @@ class HostTarget(Target):
 
     def __repr__(self) -> str:
         return f"<rocarray target host ({self.triple}, {self.cpu}, opt_level={self.opt_level})>"
+
+
+def _half_nextafter(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+    """C ``nextafter`` on float16 values, by stepping the bit pattern."""
+    i16 = ir.IntType(16)
+    half = ir.HalfType()
+    bits = b.bitcast(x, i16)
+    # away from zero when x < y and x > 0, or x > y and x < 0: bits + 1, else bits - 1
+    up = b.icmp_unsigned("==", b.fcmp_ordered("<", x, y), b.fcmp_ordered(">", x, half(0.0)))
+    stepped = b.bitcast(b.select(up, b.add(bits, i16(1)), b.sub(bits, i16(1))), half)
+    # from +-0 the next value is the smallest subnormal with y's sign
+    tiny = b.bitcast(b.or_(b.and_(b.bitcast(y, i16), i16(0x8000)), i16(1)), half)
+    r = b.select(b.fcmp_ordered("==", x, half(0.0)), tiny, stepped)
+    r = b.select(b.fcmp_ordered("==", x, y), y, r)
+    return b.select(b.fcmp_unordered("uno", x, y), b.fadd(x, y), r)
 
 
 # -- loading ----------------------------------------------------------------------------

@@ -99,14 +99,18 @@ def test_memory_then_disk_then_compile(tmp_path, target):
     assert (fresh.stats()["compiled"], fresh.stats()["disk_hits"]) == (0, 1)
 
 
-def test_keys_with_the_same_ir_share_one_disk_entry(tmp_path, target):
+def test_disk_hit_builds_no_ir(tmp_path, target):
     text = scale_kernel_ir(target, "scale_b", 3.0)
-    cache = CompileCache(DiskCache(tmp_path))
-    a = cache.get_or_compile(("op1", "f64"), Builder(text), target)
-    b = cache.get_or_compile(("op2", "f64"), Builder(text), target)
-    assert a == b and cache.stats()["compiled"] == 1 and cache.stats()["disk_hits"] == 1
-    assert cache.disk.info()["entries"] == 1
-
+    first = CompileCache(DiskCache(tmp_path))
+    a = first.get_or_compile(("op1", "f64"), Builder(text), target)
+    fresh = CompileCache(DiskCache(tmp_path))  # as a new process would
+    build = Builder(text)
+    b = fresh.get_or_compile(("op1", "f64"), build, target)
+    assert a == b and fresh.stats()["disk_hits"] == 1 and fresh.stats()["compiled"] == 0
+    assert build.calls == 0
+    # another key is another entry, even with the same IR
+    fresh.get_or_compile(("op2", "f64"), Builder(text), target)
+    assert fresh.stats()["compiled"] == 1
 
 def test_target_options_are_part_of_the_disk_key(tmp_path, target):
     text = scale_kernel_ir(target, "scale_c", 4.0)

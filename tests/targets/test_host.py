@@ -418,6 +418,23 @@ def test_float16_math_computes_in_float32(target):
                                    err_msg=fn_name)
 
 
+def test_float16_nextafter_steps_one_half_ulp(target):
+    lib = load_host_object(target.compile(_math_module(target, F16, ["nextafter"])))
+    proto = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                             ctypes.c_void_p, ctypes.c_int64)
+    tiny = np.array([1, 0x8001], dtype=np.uint16).view(np.float16)  # +-smallest subnormal
+    x = np.array([1.0, 1.0, -2.5, 0.0, -0.0, 65504.0, np.inf, 3.0, np.nan, 1e-7, *tiny],
+                 dtype=np.float16)
+    y = np.array([2.0, 0.0, -9.0, -1.0, 1.0, np.inf, 0.0, 3.0, 1.0, 0.0, -1.0, 1.0],
+                 dtype=np.float16)
+    out = np.zeros(len(x), dtype=np.float16)
+    proto(lib.address("m_nextafter"))(x.ctypes.data, y.ctypes.data, x.ctypes.data,
+                                      out.ctypes.data, len(x))
+    with np.errstate(over="ignore"):
+        expected = np.nextafter(x, y)
+    np.testing.assert_array_equal(out.view(np.uint16), expected.view(np.uint16))
+
+
 def test_unknown_math_function_is_an_error(target):
     with pytest.raises(ValueError):
         target.math_function(ir.Module(), "frobnicate", F32)

@@ -1,0 +1,188 @@
+"""The caching memory pool shared by every runtime (CUDA, HIP and the host).
+
+The pool sits on a runtime's ``mem_alloc`` / ``mem_free`` hooks; a hook that runs out of
+memory raises a ``RuntimeError_`` whose ``code`` the hook table's ``is_out_of_memory``
+recognises.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from rocarray.runtime.base import RuntimeError_
+
+#: Smallest allocation unit: every block is a multiple of it (CuPy uses the same).
+ALLOCATION_UNIT = 512
+
+
+def round_size(nbytes: int) -> int:
+    """Size class of a request of ``nbytes`` (> 0): the block size the pool hands out.
+
+    Below 8 KiB sizes round up to a multiple of 512 bytes.  Above, each power-of-two octave
+    is split into 8 classes, so a block wastes less than 1/8 of its size while the number
+    of classes, and so the chance that a freed block fits a later request, stays small.
+    """
+    shift = nbytes.bit_length() - 4
+    step = 1 << shift if shift > 9 else ALLOCATION_UNIT
+    return (nbytes + step - 1) // step * step
+
+
+class MemoryPool:
+    """A caching allocator over one device's ``mem_alloc`` / ``mem_free`` hooks.
+
+    Freed blocks go to a free list keyed by (stream, size class) and are handed out again
+    to requests of the same size class on the same stream, which keeps reuse safe without
+    synchronisation: work on one stream runs in order.  A driver allocation happens only on
+    a miss.  When the driver reports out-of-memory, the pool frees every cached block and
+    tries once more, then raises :class:`MemoryError`.
+
+    ``activate`` (optional) is called before every driver call, to make the pool's device
+    current.  All methods are thread-safe.
+    """
+
+    def __init__(self, api, activate=None, label: str = "device", max_cached_block: int | None = None):
+        self.api = api
+        self.label = label
+        #: Freed blocks larger than this go straight back to the allocator (None: keep all).
+        self.max_cached_block = max_cached_block
+        self._activate = activate
+        self._lock = threading.Lock()
+        self._free_lists: dict[tuple[int, int], list[int]] = {}
+        self._in_use: dict[int, tuple[int, int]] = {}  # ptr -> (stream, size class)
+        self._used = 0
+        self._cached = 0
+        self._driver_allocations = 0
+
+    def malloc(self, nbytes: int, stream: int = 0) -> int:
+        """Return a device pointer to at least ``nbytes`` bytes, for use on ``stream``.
+
+        ``stream`` is the raw stream handle (0 for the null stream).  Zero bytes give the
+        null pointer 0, which :meth:`free` accepts.
+        """
+        if nbytes <= 0:
+            if nbytes == 0:
+                return 0
+            raise ValueError(f"cannot allocate a negative number of bytes ({nbytes})")
+        size = round_size(nbytes)
+        key = (stream, size)
+        with self._lock:
+            free_list = self._free_lists.get(key)
+            if free_list:
+                ptr = free_list.pop()
+                self._cached -= size
+            else:
+                ptr = self._allocate(size, nbytes)
+            self._in_use[ptr] = key
+            self._used += size
+        return ptr
+
+    def free(self, ptr: int) -> None:
+        """Give the block at ``ptr`` back to the pool (it stays allocated on the device)."""
+        if ptr == 0:
+            return
+        with self._lock:
+            key = self._in_use.pop(ptr, None)
+            if key is None:
+                raise ValueError(
+                    f"{self.label}: pointer {ptr:#x} was not allocated by this memory pool "
+                    "or was freed already"
+                )
+            self._used -= key[1]
+            if self.max_cached_block is not None and key[1] > self.max_cached_block:
+                self.api.mem_free(ptr)
+                return
+            self._free_lists.setdefault(key, []).append(ptr)
+            self._cached += key[1]
+
+    def free_all_blocks(self) -> None:
+        """Return every cached (free) block to the driver; blocks in use stay."""
+        with self._lock:
+            self._release_cached()
+
+    def used_bytes(self) -> int:
+        """Bytes in blocks handed out and not freed yet."""
+        return self._used
+
+    def cached_bytes(self) -> int:
+        """Bytes in free blocks the pool keeps for reuse."""
+        return self._cached
+
+    def total_bytes(self) -> int:
+        """Bytes the pool holds from the driver: in use plus cached."""
+        return self._used + self._cached
+
+    def n_free_blocks(self) -> int:
+        return sum(len(blocks) for blocks in self._free_lists.values())
+
+    def driver_allocations(self) -> int:
+        """How many times the pool has called the driver's allocator."""
+        return self._driver_allocations
+
+    # The two helpers below run with self._lock held.
+
+    def _allocate(self, size: int, nbytes: int) -> int:
+        api = self.api
+        if self._activate is not None:
+            self._activate()
+        try:
+            ptr = api.mem_alloc(size)
+        except RuntimeError_ as e:
+            if e.code is None or not api.is_out_of_memory(e.code):
+                raise
+        else:
+            self._driver_allocations += 1
+            return ptr
+        released = self._cached
+        self._release_cached()
+        try:
+            ptr = api.mem_alloc(size)
+        except RuntimeError_ as e:
+            if e.code is None or not api.is_out_of_memory(e.code):
+                raise
+            raise MemoryError(self._out_of_memory_message(size, nbytes, released)) from e
+        self._driver_allocations += 1
+        return ptr
+
+    def _release_cached(self) -> None:
+        if not self._cached:
+            return
+        if self._activate is not None:
+            self._activate()
+        free_lists = self._free_lists
+        # Pop before each driver call, so that a failing free leaves the books right.
+        while free_lists:
+            key, blocks = free_lists.popitem()
+            while blocks:
+                ptr = blocks.pop()
+                self._cached -= key[1]
+                try:
+                    self.api.mem_free(ptr)
+                except BaseException:
+                    if blocks:
+                        free_lists[key] = blocks
+                    raise
+
+    def _out_of_memory_message(self, size: int, nbytes: int, released: int) -> str:
+        message = (
+            f"{self.label}: out of memory allocating {nbytes} bytes (a {size}-byte block); "
+            f"the memory pool holds {self._used} bytes in use and released {released} cached "
+            "bytes before retrying"
+        )
+        mem_info = getattr(self.api, "mem_info", None)
+        if mem_info is not None:
+            try:
+                free, total = mem_info()
+            except Exception:  # a report on the device is a courtesy, not a need
+                pass
+            else:
+                message += f"; the device has {free} of {total} bytes free"
+        return message
+
+    def __repr__(self) -> str:
+        return (
+            f"<MemoryPool {self.label}: {self._used} bytes in use, {self._cached} cached, "
+            f"{self._driver_allocations} driver allocations>"
+        )
+
+
+# -- code objects ------------------------------------------------------------------------
