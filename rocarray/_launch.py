@@ -85,24 +85,51 @@ def _symbol(name: str) -> str:
     return "".join(c if c.isalnum() or c == "_" else "_" for c in name)[:40]
 
 
+#: A quick-tier kernel is recompiled with the full pipeline once it has run this many
+#: times, or once over this many elements (it then pays for itself).
+TIER_UP_CALLS = 16
+TIER_UP_ELEMENTS = 1 << 15
+
+
 class LoadedKernel:
     """A kernel ready to launch on one device."""
 
-    __slots__ = ("spec", "device", "runtime", "index", "function", "packer", "is_gpu", "block", "max_grid")
+    __slots__ = ("spec", "device", "runtime", "index", "function", "packer", "is_gpu", "block",
+                 "max_grid", "calls", "target")
 
-    def __init__(self, spec: KernelSpec, device, runtime, function, is_gpu: bool):
+    def __init__(self, spec: KernelSpec, device, runtime, function, target, quick: bool):
         self.spec = spec
         self.device = device
         self.runtime = runtime
         self.index = device.index
         self.function = function
         self.packer = pack_format(spec.operands)
-        self.is_gpu = is_gpu
+        self.is_gpu = target.is_gpu
         self.block = 256
-        self.max_grid = runtime.max_grid(device.index, self.block) if is_gpu else 0
+        self.max_grid = runtime.max_grid(device.index, self.block) if self.is_gpu else 0
+        #: launches so far while running quick-tier code; -1 once on the final tier
+        self.calls = 0 if quick else -1
+        self.target = target
+
+    def _tier_up(self) -> None:
+        """Recompile with the full pipeline in the background, then swap the function."""
+        self.calls = -1
+        from .compiler.cache import compile_in_background, default_cache
+
+        def job(k=self):
+            data = default_cache().get_or_compile(k.spec.key, lambda: k.spec.build_module(k.target),
+                                                  k.target, counter="upgraded")
+            module = k.runtime.load_module(k.index, data)
+            k.function = k.runtime.get_function(module, k.spec.entry)  # one atomic store
+
+        compile_in_background(job)
 
     def launch(self, n: int, values) -> None:
         """Run over ``n`` elements; ``values`` are the packed fields after ``n``."""
+        if self.calls >= 0:
+            self.calls += 1
+            if self.calls >= TIER_UP_CALLS or n >= TIER_UP_ELEMENTS:
+                self._tier_up()
         if self.is_gpu:
             buf = bytearray(self.packer.size)
             self.packer.pack_into(buf, 0, n, *values)
@@ -132,10 +159,21 @@ def load(spec: KernelSpec, device) -> LoadedKernel:
 
     rt = device.runtime
     target = target_for(rt.target_name(device.index))
-    image = default_cache().get_or_compile(spec.key, lambda: spec.build_module(target), target)
+    cache = default_cache()
+    quick = target.quick_tier
+    image = None if quick is None else cache.lookup(spec.key, target)
+    if image is None and quick is not None:
+        # tiered: run quick-tier code now, recompile in the background once hot
+        image = cache.get_or_compile(spec.key, lambda: spec.build_module(quick), quick)
+        module = rt.load_module(device.index, image)
+        k = LoadedKernel(spec, device, rt, rt.get_function(module, spec.entry), target, quick=True)
+        with _load_lock:
+            return _loaded.setdefault(key, k)
+    if image is None:
+        image = cache.get_or_compile(spec.key, lambda: spec.build_module(target), target)
     module = rt.load_module(device.index, image)
     fn = rt.get_function(module, spec.entry)
-    k = LoadedKernel(spec, device, rt, fn, target.is_gpu)
+    k = LoadedKernel(spec, device, rt, fn, target, quick=False)
     with _load_lock:
         return _loaded.setdefault(key, k)
 

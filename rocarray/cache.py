@@ -11,18 +11,20 @@ else ``~/.cache/rocarray``) and holds at most ``$ROCARRAY_CACHE_MAX_BYTES`` (def
 
 from __future__ import annotations
 
-from .compiler.cache import default_cache
+from .compiler.cache import default_cache, drain_background
 
 
 def info() -> dict:
     """Counts since the start (or ``reset_counts``) and the state of the disk cache.
 
-    Keys: ``compiled`` (kernels compiled in this process), ``memory_hits``, ``disk_hits``,
-    ``disk_misses``, ``waits``, ``memory_entries``, ``ir_ms``, ``disk_ms``, ``compile_ms``
+    Keys: ``compiled`` (kernels compiled in this process), ``upgraded`` (quick-tier kernels
+    recompiled with the full pipeline in the background once hot), ``memory_hits``,
+    ``disk_hits``, ``disk_misses``, ``waits``, ``memory_entries``, ``ir_ms``, ``disk_ms``, ``compile_ms``
     (cumulative milliseconds per phase), ``disk_entries``, ``disk_bytes``,
     ``disk_max_bytes`` and ``directory`` (None when the disk cache is off).
     """
     cache = default_cache()
+    drain_background(2.0)  # disk writes and tier-ups queued so far are done
     out = cache.stats()
     if cache.disk is not None:
         disk = cache.disk.info()
@@ -43,6 +45,7 @@ def clear(memory: bool = True, disk: bool = True) -> None:
     Kernels already loaded stay loaded (the launcher keeps its own table of them);
     clearing affects the kernels looked up after it, which compile or read from disk anew.
     """
+    drain_background(2.0)  # no queued write lands after the clear
     default_cache().clear(memory=memory, disk=disk)
 
 

@@ -48,15 +48,18 @@ class _Pending:
         return self.value
 
 
-_COUNTERS = ("compiled", "memory_hits", "disk_hits", "disk_misses", "waits")
+_COUNTERS = ("compiled", "memory_hits", "disk_hits", "disk_misses", "waits", "upgraded")
 _TIMERS = ("ir_ms", "disk_ms", "compile_ms")
 
 
 class CompileCache:
     """Compiled kernels by key and target: in memory, on disk (``disk``; None for none)."""
 
-    def __init__(self, disk: DiskCache | None = None):
+    def __init__(self, disk: DiskCache | None = None, write_behind: bool = False):
         self.disk = disk
+        #: write compiled bytes to disk on the background thread (the caller needs only
+        #: the bytes; rocarray's default cache does this)
+        self.write_behind = write_behind
         self._memory: dict = {}
         self._pending: dict = {}
         self._lock = threading.Lock()
@@ -64,18 +67,39 @@ class CompileCache:
 
     # -- the one entry point ------------------------------------------------------------
 
-    def get_or_compile(self, key: tuple, build: Callable[[], object], target) -> bytes:
+    def get_or_compile(self, key: tuple, build: Callable[[], object], target,
+                       counter: str = "compiled") -> bytes:
         """The bytes ``target`` compiles from ``build()`` (an ``ir.Module`` or IR text)
-        for ``key``.  ``build`` is called only when ``key`` is not in memory."""
+        for ``key``.  ``build`` is called only when ``key`` is neither in memory nor on disk.
+        A compile is counted under ``counter`` ("compiled", or "upgraded" for a tier-up)."""
         mkey = (key, target)
         data = self._memory.get(mkey)
         if data is not None:
             with self._lock:
                 self._counts["memory_hits"] += 1
             return data
-        return self._miss(mkey, build, target)
+        return self._miss(mkey, build, target, counter)
 
-    def _miss(self, mkey, build, target) -> bytes:
+    def lookup(self, key: tuple, target) -> bytes | None:
+        """The bytes for ``key`` from memory or disk, or None; never compiles."""
+        mkey = (key, target)
+        data = self._memory.get(mkey)
+        if data is not None:
+            self._count("memory_hits")
+            return data
+        if self.disk is None:
+            return None
+        t0 = time.perf_counter()
+        data = self.disk.get(self.disk_key(target, key))
+        self._add_time("disk_ms", time.perf_counter() - t0)
+        if data is None:
+            return None
+        self._count("disk_hits")
+        with self._lock:
+            self._memory.setdefault(mkey, data)
+        return data
+
+    def _miss(self, mkey, build, target, counter="compiled") -> bytes:
         with self._lock:
             data = self._memory.get(mkey)
             if data is not None:
@@ -90,7 +114,7 @@ class CompileCache:
         if not owner:
             return pending.result()
         try:
-            data = self._produce(mkey[0], build, target)
+            data = self._produce(mkey[0], build, target, counter)
         except BaseException as exc:
             pending.error = exc
             with self._lock:
@@ -104,7 +128,7 @@ class CompileCache:
         pending.event.set()
         return data
 
-    def _produce(self, key, build, target) -> bytes:
+    def _produce(self, key, build, target, counter="compiled") -> bytes:
         t0 = time.perf_counter()
         disk_key = self.disk_key(target, key)
         if self.disk is not None:
@@ -123,10 +147,14 @@ class CompileCache:
             data = bytes(target.compile(text))
         t3 = time.perf_counter()
         self._add_time("compile_ms", t3 - t2)
-        self._count("compiled")
+        self._count(counter)
+        if counter == "compiled":
+            last_foreground_compile[0] = time.perf_counter()
         if self.disk is not None:
-            self.disk.put(disk_key, data)
-            self._add_time("disk_ms", time.perf_counter() - t3)
+            if self.write_behind:
+                compile_in_background(lambda: self.disk.put(disk_key, data), quiet=False)
+            else:
+                self.disk.put(disk_key, data)
         return data
 
     @staticmethod
@@ -167,6 +195,82 @@ class CompileCache:
                 self._memory.clear()
         if disk and self.disk is not None:
             self.disk.clear()
+
+
+class _Background:
+    """One low-priority worker thread for tier-up compiles.
+
+    It takes a job only when no foreground compile is waiting for LLVM, so a program that
+    meets new signatures is never slowed by upgrades of old ones; at exit it finishes the
+    job in hand and drops the rest.
+    """
+
+    def __init__(self):
+        import atexit
+        import queue
+
+        self._queue = queue.SimpleQueue()
+        self._stopping = False
+        self._pending = 0
+        self._idle = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name="rocarray-tier-up", daemon=True)
+        self._thread.start()
+        atexit.register(self._stop)
+
+    def submit(self, job: Callable[[], None], quiet: bool = True) -> None:
+        with self._idle:
+            self._pending += 1
+        self._queue.put((job, quiet))
+
+    def drain(self, timeout: float | None = None) -> bool:
+        """Wait until every submitted job has run; False on timeout."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._pending == 0, timeout)
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None or self._stopping:
+                return
+            job, quiet = item
+            # Let foreground compiles go first: start only after a quiet moment.
+            while quiet and time.perf_counter() - last_foreground_compile[0] < QUIET_SECONDS:
+                time.sleep(QUIET_SECONDS / 2)
+            try:
+                job()
+            except Exception:  # a failed upgrade leaves the working quick-tier code in place
+                pass
+            with self._idle:
+                self._pending -= 1
+                self._idle.notify_all()
+
+    def _stop(self) -> None:
+        # finish what is queued (disk writes, tier-ups) but wait no more than a moment
+        self._queue.put(None)
+        self._thread.join(timeout=2)
+        self._stopping = True
+
+
+_background: _Background | None = None
+#: Seconds without a foreground compile before a tier-up may take the LLVM lock.
+QUIET_SECONDS = 0.01
+#: When the last foreground (not tier-up) compile finished (time.perf_counter()).
+last_foreground_compile = [0.0]
+
+
+def drain_background(timeout: float | None = None) -> bool:
+    """Wait for pending tier-up compiles (benchmarks and tests use it)."""
+    return True if _background is None else _background.drain(timeout)
+
+
+def compile_in_background(job: Callable[[], None], quiet: bool = True) -> None:
+    """Run ``job`` on the background worker thread (after a quiet moment if ``quiet``)."""
+    global _background
+    if _background is None:
+        with _default_lock:
+            if _background is None:
+                _background = _Background()
+    _background.submit(job, quiet)
 
 
 _GENERATOR_SOURCES = (
@@ -210,5 +314,5 @@ def default_cache() -> CompileCache:
         with _default_lock:
             if _default is None:
                 off = os.environ.get("ROCARRAY_DISK_CACHE", "1").strip().lower() in ("0", "false", "no", "off")
-                _default = CompileCache(None if off else DiskCache())
+                _default = CompileCache(None if off else DiskCache(), write_behind=True)
     return _default

@@ -20,10 +20,6 @@ from .pool import MemoryPool
 
 #: Host buffers are aligned to this many bytes (a cache line; enough for any vector load).
 ALIGNMENT = 64
-#: Blocks of at least this size are aligned to huge pages and advised to use them.
-HUGE_PAGE_THRESHOLD = 1 << 22
-HUGE_PAGE = 1 << 21
-MADV_HUGEPAGE = 14  # Linux
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 
@@ -39,22 +35,14 @@ class _HostMemory:
         self._free = libc.free
         self._free.argtypes = [ctypes.c_void_p]
         self._free.restype = None
-        self._madvise = getattr(libc, "madvise", None)
-        if self._madvise is not None:
-            self._madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
 
     def mem_alloc(self, nbytes: int) -> int:
         out = ctypes.c_void_p()
-        huge = nbytes >= HUGE_PAGE_THRESHOLD and self._madvise is not None
-        err = self._memalign(ctypes.byref(out), HUGE_PAGE if huge else ALIGNMENT, nbytes)
+        err = self._memalign(ctypes.byref(out), ALIGNMENT, nbytes)
         if err:
             e = RuntimeError_(f"posix_memalign failed: {os.strerror(err)}")
             e.code = err
             raise e
-        if huge:
-            # Large blocks ask for transparent huge pages (NumPy does the same): far fewer
-            # page faults when fresh memory is first written.
-            self._madvise(out.value, nbytes - nbytes % HUGE_PAGE, MADV_HUGEPAGE)
         return out.value
 
     def mem_free(self, ptr: int) -> None:
@@ -82,12 +70,12 @@ class HostRuntime(Runtime):
     #: Iteration spaces smaller than this run on the calling thread.
     parallel_threshold = 1 << 18
 
-    #: Freed host blocks up to this size are kept for reuse; larger ones go back to the
-    #: C library at once (the host has no allocation latency worth hiding for big blocks).
-    max_cached_block = 1 << 22
+    #: Freed host blocks are kept for reuse up to this many bytes in all (fresh memory costs
+    #: page faults on first touch: reusing a block makes a large op several times faster).
+    max_cached_bytes = int(os.environ.get("ROCARRAY_HOST_POOL_BYTES", 1 << 30))
 
     def __init__(self):
-        self._pool = MemoryPool(_HostMemory(), label="host", max_cached_block=self.max_cached_block)
+        self._pool = MemoryPool(_HostMemory(), label="host", max_cached_bytes=self.max_cached_bytes)
         self._modules: dict = {}
         self._lock = threading.Lock()
         self._threads = max(1, min(int(os.environ.get("ROCARRAY_NUM_THREADS", os.cpu_count() or 1)), 64))

@@ -40,11 +40,12 @@ class MemoryPool:
     current.  All methods are thread-safe.
     """
 
-    def __init__(self, api, activate=None, label: str = "device", max_cached_block: int | None = None):
+    def __init__(self, api, activate=None, label: str = "device", max_cached_bytes: int | None = None):
         self.api = api
         self.label = label
-        #: Freed blocks larger than this go straight back to the allocator (None: keep all).
-        self.max_cached_block = max_cached_block
+        #: The most bytes kept in free blocks; a freed block that would pass it goes straight
+        #: back to the allocator (None: no bound).
+        self.max_cached_bytes = max_cached_bytes
         self._activate = activate
         self._lock = threading.Lock()
         self._free_lists: dict[tuple[int, int], list[int]] = {}
@@ -88,7 +89,7 @@ class MemoryPool:
                     "or was freed already"
                 )
             self._used -= key[1]
-            if self.max_cached_block is not None and key[1] > self.max_cached_block:
+            if self.max_cached_bytes is not None and self._cached + key[1] > self.max_cached_bytes:
                 self.api.mem_free(ptr)
                 return
             self._free_lists.setdefault(key, []).append(ptr)

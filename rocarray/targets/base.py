@@ -75,6 +75,14 @@ class Target:
         """i64 number of threads in the whole grid (GPU targets only)."""
         raise NotImplementedError(f"target {self.name} has no thread grid")
 
+    #: A cheaper configuration of this target for the first compile of a kernel (tiered
+    #: compilation), or None.  The launcher runs the quick tier's code at once and has the
+    #: kernel recompiled with this target in the background once it proves hot.
+    quick_tier: "Target | None" = None
+    #: Host skeletons only: one flat loop instead of row loops with a contiguous version
+    #: (cheaper to compile, slower to run; what a quick tier uses).
+    simple_loops: bool = False
+
     # -- compiling ------------------------------------------------------------------------
 
     def compile(self, module: ir.Module | str) -> bytes:

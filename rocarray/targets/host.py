@@ -197,7 +197,20 @@ class HostTarget(Target):
         return self._data_layout
 
     def cache_key(self) -> tuple:
-        return super().cache_key() + (("opt_level", self.opt_level),)
+        return super().cache_key() + (("opt_level", self.opt_level), ("simple_loops", self.simple_loops))
+
+    @property
+    def quick_tier(self) -> "HostTarget | None":
+        """The scalar opt_level 0 configuration (~4 ms per kernel) when this one costs
+        more; None when tiering is off (``ROCARRAY_TIERED=0``) or this is level 0."""
+        if self.opt_level == 0 or os.environ.get("ROCARRAY_TIERED", "1") == "0":
+            return None
+        q = getattr(self, "_quick", None)
+        if q is None:
+            q = HostTarget(opt_level=0)
+            q.simple_loops = True
+            self._quick = q
+        return q
 
     def math_function(self, module: ir.Module, fn: str, ty: ir.Type) -> ir.Function:
         arity = _ARITY.get(fn)
