@@ -92,6 +92,8 @@ def private_allocas(text: str) -> str:
         return text
 
     def move(match):
+        if "addrspace(" in match["rest"]:  # already private (the kernel language does that)
+            return match.group(0)
         name = match["name"]
         private = name[:-1] + '.private"' if name.endswith('"') else name + ".private"
         indent = match["indent"]

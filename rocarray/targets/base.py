@@ -261,8 +261,19 @@ def internalize(mod, keep, tm) -> None:
 
 
 def optimise(mod, tm, level: int = 3) -> None:
-    """Run LLVM's default ``O<level>`` module pipeline for ``tm``'s target on ``mod``."""
+    """Optimise ``mod`` for ``tm``'s target: level 0 is the light pipeline (inline the
+    scalar bodies, promote stack slots, combine, simplify: ~1 ms), 1-3 LLVM's default
+    ``O<level>`` module pipeline."""
     binding = llvm_binding()
+    if level == 0:
+        pb = binding.create_pass_builder(tm, binding.create_pipeline_tuning_options(speed_level=0))
+        pm = binding.create_new_module_pass_manager()
+        pm.add_always_inliner_pass()
+        pm.add_sroa_pass()
+        pm.add_instruction_combine_pass()
+        pm.add_simplify_cfg_pass()
+        pm.run(mod, pb)
+        return
     pb = binding.create_pass_builder(tm, binding.create_pipeline_tuning_options(level))
     pb.getModulePassManager().run(mod, pb)
 

@@ -84,6 +84,7 @@ from .base import (
     ToolchainError,
     declare_function,
     llvm_binding,
+    optimise,
     parse_module,
 )
 
@@ -277,14 +278,7 @@ class HostTarget(Target):
     def _optimise(self, mod, pipeline: str) -> None:
         binding = llvm_binding()
         if pipeline == "scalar":
-            pto = binding.create_pipeline_tuning_options(speed_level=0)
-            pb = binding.create_pass_builder(self._machine(0), pto)
-            pm = binding.create_new_module_pass_manager()
-            pm.add_always_inliner_pass()
-            pm.add_sroa_pass()
-            pm.add_instruction_combine_pass()
-            pm.add_simplify_cfg_pass()
-            pm.run(mod, pb)
+            optimise(mod, self._machine(0), 0)
             return
         level = {"O1-vector": 1, "O2-vector": 2, "O3": 3}[pipeline]
         pto = binding.create_pipeline_tuning_options(speed_level=level)

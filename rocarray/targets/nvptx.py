@@ -196,7 +196,7 @@ class NVPTXTarget(Target):
     #: as ``.maxntid`` so ptxas may give a thread up to 255 registers.
     max_block_size = 256
 
-    def __init__(self, arch: str = "sm_90", *, assembler: str | None = None, opt_level: int = 3):
+    def __init__(self, arch: str = "sm_90", *, assembler: str | None = None, opt_level: int | None = None):
         """``arch``: "sm_90", "sm_80", "sm_90a" ...; ``assembler``: "nvjitlink", "ptxas" or
         "ptx" (return PTX) to force one, else env ``ROCARRAY_PTX_ASSEMBLER``, else the
         first that works of nvjitlink, ptxas, ptx."""
@@ -205,8 +205,14 @@ class NVPTXTarget(Target):
         self.name = arch
         self.cpu = arch
         self.features = ""
+        # The PTX assembler (ptxas / nvJitLink / the driver) optimises at -O3 itself, so
+        # LLVM only inlines and cleans up by default (see docs/cuda.md for the measurement).
+        if opt_level is None:
+            opt_level = int(os.environ.get("ROCARRAY_NVPTX_OPT", "0"))
         self.opt_level = opt_level
-        choice = assembler or os.environ.get("ROCARRAY_PTX_ASSEMBLER") or None
+        # Default: hand PTX to the driver (its JIT keeps its own disk cache, ~0.1 ms per
+        # kernel once warm); "nvjitlink" / "ptxas" make cubins here instead.
+        choice = assembler or os.environ.get("ROCARRAY_PTX_ASSEMBLER") or "ptx"
         if choice not in (None, "nvjitlink", "ptxas", "ptx"):
             raise ValueError(f"NVPTXTarget: assembler {choice!r} is not 'nvjitlink', 'ptxas' or 'ptx'")
         self._assembler_choice = choice
@@ -220,8 +226,11 @@ class NVPTXTarget(Target):
         if self._tm is None:
             binding = llvm_binding()
             target = binding.Target.from_triple(self.triple)
+            # With the light pipeline, codegen runs at O0 too (2 ms instead of 10 for an
+            # elementwise kernel): the PTX assembler's own -O3 does the instruction work.
             self._tm = target.create_target_machine(
-                cpu=self.cpu, features=self.features, opt=3, codemodel="default"
+                cpu=self.cpu, features=self.features, opt=0 if self.opt_level == 0 else 3,
+                codemodel="default",
             )
         return self._tm
 
