@@ -224,6 +224,22 @@ class Array:
 
         return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """The CUDA Array Interface (version 3), for arrays on CUDA devices only.
+
+        Other arrays raise AttributeError, so ``hasattr(x, "__cuda_array_interface__")``
+        tells consumers (CuPy, Numba, PyTorch) whether they can use it.
+        """
+        if self._buf.device.kind != "cuda":
+            raise AttributeError(
+                f"__cuda_array_interface__ is only defined for arrays on CUDA devices; "
+                f"this array is on {self._buf.device}"
+            )
+        from ._dlpack import cuda_array_interface
+
+        return cuda_array_interface(self)
+
     # -- Python protocol ---------------------------------------------------------------------
     def __len__(self) -> int:
         if not self._shape:

@@ -45,9 +45,11 @@ class _PoolBlock:
 
 def allocate(device: Device, nbytes: int) -> Buffer:
     """A new, uninitialised buffer of ``nbytes`` on ``device``."""
+    if not nbytes:
+        return Buffer(0, 0, device, None)
     rt = device.runtime
-    ptr = rt.alloc(device.index, nbytes) if nbytes else 0
-    return Buffer(ptr, nbytes, device, _PoolBlock(rt, device.index, ptr) if nbytes else None)
+    ptr = rt.alloc(device.index, nbytes)
+    return Buffer(ptr, nbytes, device, _PoolBlock(rt, device.index, ptr))
 
 
 def host_buffer_from_numpy(a: np.ndarray) -> tuple[Buffer, int]:

@@ -78,6 +78,18 @@ class _Plan:
         values[1] = n
         return values
 
+    def run_contiguous(self, arrays, shape: tuple, n: int) -> Array:
+        """The warm path: array operands only, one shape, all C-contiguous."""
+        out = Array._empty(shape, self.out_dtype, self.kernel.device)
+        if n:
+            values = self._template.copy()
+            values[1] = n
+            for pos, a in zip(self.positions, arrays):
+                values[pos] = a._buf.ptr + a._offset
+            values[self.positions[-1]] = out._buf.ptr
+            self.kernel.launch(n, values)
+        return out
+
 
 class Ufunc:
     """An elementwise op of the catalogue (callable like a NumPy ufunc)."""
@@ -167,6 +179,21 @@ class Ufunc:
 
     # -- the call -------------------------------------------------------------------------
     def __call__(self, *args, out=None):
+        if out is None and len(args) == 2:
+            # the warm path of a binary op on two contiguous arrays of one shape
+            a, b = args
+            if type(a) is Array and type(b) is Array and a._contig is True and b._contig is True:
+                dev = a._buf.device
+                if b._buf.device is dev and a._shape == b._shape:
+                    plan = self._plans.get((a._dtype, b._dtype, dev))
+                    if plan is not None:
+                        return plan.run_contiguous(args, a._shape, a._size)
+        elif out is None and len(args) == 1:
+            a = args[0]
+            if type(a) is Array and a._contig is True:
+                plan = self._plans.get((a._dtype, a._buf.device))
+                if plan is not None:
+                    return plan.run_contiguous(args, a._shape, a._size)
         if len(args) != self.nin:
             raise TypeError(f"{self.row.name}() takes {self.nin} positional argument(s), got {len(args)}")
         device = None

@@ -131,18 +131,12 @@ class LoadedKernel:
             if self.calls >= TIER_UP_CALLS or n >= TIER_UP_ELEMENTS:
                 self._tier_up()
         if self.is_gpu:
-            buf = bytearray(self.packer.size)
-            self.packer.pack_into(buf, 0, n, *values)
-            grid = min(-(-n // self.block), self.max_grid)
-            self.runtime.launch(self.function, grid, self.block, buf)
+            grid = (n + self.block - 1) // self.block
+            if grid > self.max_grid:
+                grid = self.max_grid
+            self.runtime.launch_packed(self.function, grid, self.block, self.packer, n, values)
         else:
-            buf = self.host_buffer()
-            self.packer.pack_into(buf, 0, n, *values)
-            self.runtime.launch(self.function, n, 1, buf)
-
-    def host_buffer(self):
-        # a ctypes buffer: the host runtime passes its address to the kernel directly
-        return (ctypes.c_char * self.packer.size)()
+            self.runtime.launch_packed(self.function, n, 1, self.packer, n, values)
 
 
 _loaded: dict = {}

@@ -87,6 +87,13 @@ def _dim(builder, arr, d):
     return builder.load(builder.gep(arr, [ir.Constant(I64, 0), d], source_etype=DIMS), typ=I64)
 
 
+def _opaque(slot):
+    """An alloca typed as an opaque ``ptr`` (llvmlite types it as a typed pointer and then
+    refuses stores of other types, e.g. a vector into an array slot)."""
+    slot.type = PTR
+    return slot
+
+
 def _spill(builder, value, ty):
     slot = builder.alloca(ty)
     builder.store(value, slot)
@@ -128,11 +135,13 @@ def build_elementwise(target: Target, kernel_name: str, operands, body_fn: ir.Fu
     return fn
 
 
-def _prepare(b, fields, operands):
-    """Spill by-value arrays and scalars to stack slots; return per-operand info.
+def _prepare(b, fields, operands, spill_dims=True):
+    """Spill by-value arrays and scalars to stack slots; return (shape, per-operand info).
 
-    Called while ``b`` is still in the entry block, so the slots are static allocas."""
-    shape = _spill(b, fields.shape, DIMS)
+    Called while ``b`` is still in the entry block, so the slots are static allocas.  With
+    ``spill_dims=False`` shape and strides stay by-value ``[MAX_DIMS x i64]`` values (GPU
+    kernels spill them only on the paths that index them at run time)."""
+    shape = _spill(b, fields.shape, DIMS) if spill_dims else fields.shape
     info = []
     for op, vals in zip(operands, fields.ops):
         if op.kind == "scalar":
@@ -145,7 +154,7 @@ def _prepare(b, fields, operands):
             b.store(agg, desc)
             info.append(("raw", desc, None))
         else:
-            info.append(("array", vals[0], _spill(b, vals[1], DIMS)))
+            info.append(("array", vals[0], _spill(b, vals[1], DIMS) if spill_dims else vals[1]))
     return shape, info
 
 
@@ -154,7 +163,7 @@ def _all_contiguous(b, info, operands, d):
     ok = ir.Constant(ir.IntType(1), 1)
     for (kind, _, strides), op in zip(info, operands):
         if kind == "array":
-            s = _dim(b, strides, d)
+            s = b.extract_value(strides, d) if isinstance(d, int) else _dim(b, strides, d)
             ok = b.and_(ok, b.icmp_signed("==", s, ir.Constant(I64, op.dtype.itemsize)))
     return ok
 
@@ -310,32 +319,93 @@ def _unravel(b, shape, ndim, flat, info, bases, first_dim_from_end):
     return phis
 
 
+#: Bytes one GPU thread moves per operand and iteration on the vector path (16-byte
+#: accesses reached the copy ceiling on the H200; one element per access did not).
+VECTOR_BYTES = 16
+MAX_LANES = 4
+
+
+def vector_lanes(operands) -> int:
+    """Elements per thread iteration on the GPU vector path (1: no vector path)."""
+    arrays = [op for op in operands if op.kind in ("in", "out")]
+    if not arrays or any(op.dtype.kind == "c" or op.kind == "raw" for op in operands):
+        return 1
+    widest = max(op.dtype.itemsize for op in arrays)
+    return max(1, min(MAX_LANES, VECTOR_BYTES // widest))
+
+
 def _gpu_loop(target, b, fields, operands, body_fn):
-    shape, info = _prepare(b, fields, operands)
+    shape_value, info = _prepare(b, fields, operands, spill_dims=False)
+    # stack slots for shape and strides, filled only on the paths that index them
+    shape = b.alloca(DIMS)
+    dim_slots = [b.alloca(DIMS) if kind == "array" else None for kind, _, _ in info]
     fn = b.function
     one = ir.Constant(I64, 1)
+    lanes = vector_lanes(operands)
+    # private lane buffers for the vector path (static allocas: in the entry block)
+    lane_slots = [
+        _opaque(b.alloca(ir.ArrayType(storage_type(op.dtype), lanes))) if kind == "array" and lanes > 1 else None
+        for (kind, _, _), op in zip(info, operands)
+    ]
     tid = target.emit_global_thread_id(b)
     nthreads = target.emit_global_thread_count(b)
     is_1d = b.icmp_signed("==", fields.ndim, one)
-    contiguous = b.and_(is_1d, _all_contiguous(b, info, operands, ir.Constant(I64, 0)))
+    contiguous = b.and_(is_1d, _all_contiguous(b, info, operands, 0))
     bases = [slot if kind == "array" else None for kind, slot, _ in info]
 
     done = fn.append_basic_block("done")
-    versions = (("contiguous", 0), ("flat", 1), ("nd", 2))
-    blocks = {name: fn.append_basic_block(f"loop.{name}") for name, _ in versions}
-    b.cbranch(contiguous, blocks["contiguous"], fn.append_basic_block("not.contiguous"))
-    b.position_at_end(fn.blocks[-1])
+    versions = ("contiguous", "flat", "nd")
+    blocks = {name: fn.append_basic_block(f"loop.{name}") for name in versions}
+    if lanes > 1:
+        # contiguous and every pointer aligned for whole-vector accesses: the vector loop
+        # first, then the scalar contiguous loop finishes the tail
+        vec_bb = fn.append_basic_block("loop.vector")
+        check_bb = fn.append_basic_block("check.aligned")
+        b.cbranch(contiguous, check_bb, fn.append_basic_block("not.contiguous"))
+        not_contig = fn.blocks[-1]
+        b.position_at_end(check_bb)
+        aligned = ir.Constant(ir.IntType(1), 1)
+        for (kind, base, _), op in zip(info, operands):
+            if kind == "array":
+                mask = ir.Constant(I64, lanes * op.dtype.itemsize - 1)
+                low = b.and_(b.ptrtoint(base, I64), mask)
+                aligned = b.and_(aligned, b.icmp_unsigned("==", low, ir.Constant(I64, 0)))
+        b.cbranch(aligned, vec_bb, blocks["contiguous"])
+        b.position_at_end(vec_bb)
+        tail_start = _gpu_vector_loop(b, fn, fields, operands, info, bases, lane_slots, lanes,
+                                      tid, nthreads, body_fn)
+        tail_start = b.add(tail_start, tid)
+        vec_end = b.block
+        b.branch(blocks["contiguous"])
+        b.position_at_end(not_contig)
+    else:
+        b.cbranch(contiguous, blocks["contiguous"], fn.append_basic_block("not.contiguous"))
+        b.position_at_end(fn.blocks[-1])
+    b.store(shape_value, shape)
+    strided_info = []
+    for (kind, base, strides), slot in zip(info, dim_slots):
+        if slot is not None:
+            b.store(strides, slot)
+            strided_info.append((kind, base, slot))
+        else:
+            strided_info.append((kind, base, strides))
     b.cbranch(is_1d, blocks["flat"], blocks["nd"])
 
-    for name, _ in versions:
+    for name in versions:
         b.position_at_end(blocks[name])
+        start = tid
+        if name == "contiguous" and lanes > 1:
+            # from the vector loop: continue after its last whole vector; else from 0
+            start = b.phi(I64, "tail.start")
+            start.add_incoming(tail_start, vec_end)
+            start.add_incoming(tid, check_bb)
         head = fn.append_basic_block(f"{name}.head")
         body = fn.append_basic_block(f"{name}.body")
         pre = b.block
         b.branch(head)
         b.position_at_end(head)
         i = b.phi(I64, "i")
-        i.add_incoming(tid, pre)
+        i.add_incoming(start, pre)
         b.cbranch(b.icmp_signed("<", i, fields.n), body, done)
         b.position_at_end(body)
         if name == "contiguous":
@@ -344,10 +414,54 @@ def _gpu_loop(target, b, fields, operands, body_fn):
         elif name == "flat":
             addrs = [None if base is None else
                      b.gep(base, [b.mul(i, _dim(b, strides, ir.Constant(I64, 0)))], source_etype=I8)
-                     for base, (_, _, strides) in zip(bases, info)]
+                     for base, (_, _, strides) in zip(bases, strided_info)]
         else:
-            addrs = _unravel(b, shape, fields.ndim, i, info, bases, first_dim_from_end=1)
+            addrs = _unravel(b, shape, fields.ndim, i, strided_info, bases, first_dim_from_end=1)
         _call_body(b, body_fn, info, addrs, i, fields.n)
         i.add_incoming(b.add(i, nthreads), b.block)
         b.branch(head)
     b.position_at_end(done)
+
+
+def _gpu_vector_loop(b, fn, fields, operands, info, bases, lane_slots, lanes, tid, nthreads, body_fn):
+    """Whole vectors of ``lanes`` elements per thread and trip: one vector load per input,
+    the body per lane on private copies, one vector store per output.  Returns the index
+    of the first element left for the scalar tail."""
+    lanes_c = ir.Constant(I64, lanes)
+    nvec = b.sdiv(fields.n, lanes_c)
+    head = fn.append_basic_block("vector.head")
+    body = fn.append_basic_block("vector.body")
+    out = fn.append_basic_block("vector.done")
+    pre = b.block
+    b.branch(head)
+    b.position_at_end(head)
+    v = b.phi(I64, "v")
+    v.add_incoming(tid, pre)
+    b.cbranch(b.icmp_signed("<", v, nvec), body, out)
+    b.position_at_end(body)
+    first = b.mul(v, lanes_c)
+    vaddrs = []
+    for (kind, _, _), base, op, slot in zip(info, bases, operands, lane_slots):
+        if base is None:
+            vaddrs.append(None)
+            continue
+        t = storage_type(op.dtype)
+        addr = b.gep(base, [first], source_etype=t)
+        vaddrs.append(addr)
+        if op.kind == "in":
+            vec_t = ir.VectorType(t, lanes)
+            b.store(b.load(addr, typ=vec_t, align=lanes * op.dtype.itemsize), slot)
+    for j in range(lanes):
+        addrs = [None if slot is None else
+                 b.gep(slot, [ir.Constant(I64, 0), ir.Constant(I64, j)],
+                       source_etype=ir.ArrayType(storage_type(op.dtype), lanes))
+                 for slot, op in zip(lane_slots, operands)]
+        _call_body(b, body_fn, info, addrs, b.add(first, ir.Constant(I64, j)), fields.n)
+    for addr, op, slot in zip(vaddrs, operands, lane_slots):
+        if addr is not None and op.kind == "out":
+            vec_t = ir.VectorType(storage_type(op.dtype), lanes)
+            b.store(b.load(slot, typ=vec_t), addr, align=lanes * op.dtype.itemsize)
+    v.add_incoming(b.add(v, nthreads), b.block)
+    b.branch(head)
+    b.position_at_end(out)
+    return b.mul(nvec, lanes_c)

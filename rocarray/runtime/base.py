@@ -63,6 +63,13 @@ class Runtime:
         """
         raise NotImplementedError
 
+    def launch_packed(self, function, grid: int, block: int, packer, n: int, values) -> None:
+        """``launch`` with the parameter buffer packed here by ``packer`` (a ``struct.Struct``)
+        from ``n, *values``; runtimes pack straight into their own launch buffer."""
+        buf = bytearray(packer.size)
+        packer.pack_into(buf, 0, n, *values)
+        self.launch(function, grid, block, buf)
+
     # -- ordering ---------------------------------------------------------------------
     def synchronize(self, index: int) -> None:
         raise NotImplementedError

@@ -756,6 +756,31 @@ class GPURuntime(Runtime):
             self._use(device)
             self._api_launch(function.handle, grid, block, shared, handle, area.extra_address)
 
+    def launch_packed(self, function: Function, grid: int, block: int, packer, n: int, values) -> None:
+        """``launch`` with the parameters packed by ``packer`` (a ``struct.Struct``) from
+        ``n, *values`` straight into the thread's launch buffer: the hot path of every
+        elementwise call, with no intermediate buffer."""
+        try:
+            state = self._local.state
+        except AttributeError:
+            state = self._thread()
+        device = function.device
+        if state.device != device:
+            self._use(device)
+        area = state.area
+        if area is None:
+            area = state.area = _LaunchArea(self.api)
+        nbytes = packer.size
+        if nbytes != area.nbytes:
+            area.resize(nbytes)
+        packer.pack_into(area.view, 0, n, *values)
+        handle = state.handles.get(device)
+        try:
+            self._api_launch(function.handle, grid, block, 0, handle, area.extra_address)
+        except GPUError:
+            self._use(device)
+            self._api_launch(function.handle, grid, block, 0, handle, area.extra_address)
+
     # -- ordering ------------------------------------------------------------------------
 
     def synchronize(self, index: int) -> None:

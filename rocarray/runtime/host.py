@@ -131,6 +131,15 @@ class HostRuntime(Runtime):
             return
         self._parallel(function, ptr, n)
 
+    def launch_packed(self, function: HostFunction, grid: int, block: int, packer, n: int, values) -> None:
+        """``launch`` with the parameters packed by ``packer`` from ``n, *values``."""
+        buf = (ctypes.c_char * packer.size)()
+        packer.pack_into(buf, 0, n, *values)
+        if grid < self.parallel_threshold or self._threads == 1:
+            function.call(ctypes.addressof(buf), 0, grid)
+        else:
+            self._parallel(function, ctypes.addressof(buf), grid)
+
     def _parallel(self, function: HostFunction, ptr: int, n: int) -> None:
         if self._workers is None:
             with self._lock:

@@ -27,6 +27,9 @@ def round_size(nbytes: int) -> int:
     return (nbytes + step - 1) // step * step
 
 
+_size_classes: dict = {}  # request size -> size class, for the sizes seen most
+
+
 class MemoryPool:
     """A caching allocator over one device's ``mem_alloc`` / ``mem_free`` hooks.
 
@@ -64,7 +67,11 @@ class MemoryPool:
             if nbytes == 0:
                 return 0
             raise ValueError(f"cannot allocate a negative number of bytes ({nbytes})")
-        size = round_size(nbytes)
+        size = _size_classes.get(nbytes)
+        if size is None:
+            size = round_size(nbytes)
+            if len(_size_classes) < 4096:
+                _size_classes[nbytes] = size
         key = (stream, size)
         with self._lock:
             free_list = self._free_lists.get(key)
