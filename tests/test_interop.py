@@ -643,15 +643,26 @@ def test_cupy_copy_true(cp, dev):
     np.testing.assert_array_equal(x.get(), a)
 
 
+def busy_rocarray(dev, n=1 << 26, steps=30):
+    """An array of ``steps`` written by a chain of kernels still running when this returns
+    (~5 ms of work queued on rocarray's stream on an H200)."""
+    y = ra.zeros(n, dtype=ra.float32, device=dev)
+    for _ in range(steps):
+        y = y + 1
+    return y
+
+
 @requires_cuda
 def test_cupy_on_its_own_stream_sees_rocarray_writes(cp, dev):
-    n = 1 << 22
-    x = ra.zeros(n, dtype=ra.float32, device=dev)
-    x[...] = ra.arange(n, dtype=ra.float32, device=dev) * 2  # queued on rocarray's stream
-    with cp.cuda.Stream(non_blocking=True):
-        c = cp.from_dlpack(x)  # CuPy passes its stream: the export waits for ours
-        total = float(c[::1024].sum())
-    assert total == float(np.arange(0, n, 1024, dtype=np.float64).sum() * 2)
+    # Without the export's synchronization, CuPy's non-blocking stream reads the array
+    # before rocarray's kernels finish (seen 4 times in 5 on an H200).
+    busy_rocarray(dev, 1024)  # compile the kernels first
+    for _ in range(3):
+        y = busy_rocarray(dev)
+        with cp.cuda.Stream(non_blocking=True):
+            c = cp.from_dlpack(y)  # CuPy passes its stream: the export waits for ours
+            total = float(c[::1024].sum())
+        assert total == 30.0 * (y.size // 1024)
 
 
 # -- CuPy -> rocarray -----------------------------------------------------------------------
@@ -730,11 +741,14 @@ def test_cupy_round_trip_returns_the_same_memory(cp, dev):
 
 @requires_cuda
 def test_rocarray_from_cupy_on_another_stream(cp, dev):
-    n = 1 << 22
-    with cp.cuda.Stream(non_blocking=True):
-        c = cp.arange(n, dtype=cp.float32) * 3  # queued on CuPy's stream
-        y = ra.from_dlpack(c)  # we pass our stream (legacy default): CuPy makes it wait
-    np.testing.assert_array_equal(y[::4096].get(), np.arange(0, n, 4096, dtype=np.float32) * 3)
+    n = 1 << 26
+    for _ in range(3):
+        with cp.cuda.Stream(non_blocking=True):
+            c = cp.zeros(n, dtype=cp.float32)
+            for _ in range(30):
+                c = c + 1  # queued on CuPy's stream
+            y = ra.from_dlpack(c)  # we pass our stream (legacy default): CuPy makes it wait
+        np.testing.assert_array_equal(y[::4096].get(), np.full(n // 4096, 30, np.float32))
 
 
 @requires_cuda
@@ -873,14 +887,27 @@ def test_rocarray_keeps_torch_memory_alive_then_frees_it(torch, dev):
 
 @requires_cuda
 def test_torch_on_its_own_stream_sees_rocarray_writes(torch, dev):
-    n = 1 << 22
-    x = ra.zeros(n, dtype=ra.float32, device=dev)
-    x[...] = ra.arange(n, dtype=ra.float32, device=dev) + 1
+    busy_rocarray(dev, 1024)
     s = torch.cuda.Stream(dev.index)
-    with torch.cuda.stream(s):
-        t = torch.from_dlpack(x)  # PyTorch passes its stream: the export waits for ours
-        total = float(t[::1024].double().sum())
-    assert total == float((np.arange(0, n, 1024, dtype=np.float64) + 1).sum())
+    for _ in range(3):
+        y = busy_rocarray(dev)
+        with torch.cuda.stream(s):
+            t = torch.from_dlpack(y)  # PyTorch passes its stream: the export waits for ours
+            total = float(t[::1024].double().sum())
+        assert total == 30.0 * (y.size // 1024)
+
+
+@requires_cuda
+def test_rocarray_from_torch_on_another_stream(torch, dev):
+    s = torch.cuda.Stream(dev.index)
+    n = 1 << 26
+    for _ in range(3):
+        with torch.cuda.stream(s):
+            t = torch.zeros(n, device=f"cuda:{dev.index}")
+            for _ in range(30):
+                t = t + 1
+            y = ra.from_dlpack(t)  # PyTorch makes our (legacy default) stream wait for s
+        np.testing.assert_array_equal(y[::4096].get(), np.full(n // 4096, 30, np.float32))
 
 
 @requires_cuda
