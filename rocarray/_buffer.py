@@ -13,43 +13,36 @@ from ._device import Device
 
 
 class Buffer:
-    __slots__ = ("ptr", "nbytes", "device", "owner", "readonly", "__weakref__")
+    """``owner`` keeps foreign memory alive (a NumPy array, a DLPack producer's tensor);
+    ``pool`` is the runtime whose memory pool gets the block back when the buffer dies."""
 
-    def __init__(self, ptr: int, nbytes: int, device: Device, owner, readonly: bool = False):
+    __slots__ = ("ptr", "nbytes", "device", "owner", "readonly", "pool", "__weakref__")
+
+    def __init__(self, ptr: int, nbytes: int, device: Device, owner, readonly: bool = False, pool=None):
         self.ptr = ptr
         self.nbytes = nbytes
         self.device = device
         self.owner = owner
         self.readonly = readonly
+        self.pool = pool
+
+    def __del__(self):
+        if self.pool is not None:
+            try:
+                self.pool.free(self.device.index, self.ptr)
+            except Exception:  # interpreter shutdown: the driver may be gone already
+                pass
 
     def __repr__(self):
         return f"<Buffer {self.nbytes} bytes at {self.ptr:#x} on {self.device}>"
 
 
-class _PoolBlock:
-    """Returns an allocation to its runtime's pool when the last buffer using it dies."""
-
-    __slots__ = ("runtime", "index", "ptr")
-
-    def __init__(self, runtime, index: int, ptr: int):
-        self.runtime = runtime
-        self.index = index
-        self.ptr = ptr
-
-    def __del__(self):
-        try:
-            self.runtime.free(self.index, self.ptr)
-        except Exception:  # interpreter shutdown: the driver may be gone already
-            pass
-
-
 def allocate(device: Device, nbytes: int) -> Buffer:
-    """A new, uninitialised buffer of ``nbytes`` on ``device``."""
+    """A new, uninitialised buffer of ``nbytes`` on ``device`` (from its memory pool)."""
     if not nbytes:
         return Buffer(0, 0, device, None)
     rt = device.runtime
-    ptr = rt.alloc(device.index, nbytes)
-    return Buffer(ptr, nbytes, device, _PoolBlock(rt, device.index, ptr))
+    return Buffer(rt.alloc(device.index, nbytes), nbytes, device, None, False, rt)
 
 
 def host_buffer_from_numpy(a: np.ndarray) -> tuple[Buffer, int]:

@@ -18,7 +18,7 @@ _KINDS = ("cpu", "cuda", "hip")
 class Device:
     """A device an array lives on.  Construct from a string or (kind, index)."""
 
-    __slots__ = ("kind", "index", "_hash")
+    __slots__ = ("kind", "index", "_hash", "_runtime")
 
     def __new__(cls, spec="cpu", index: int | None = None):
         if isinstance(spec, Device):
@@ -54,6 +54,7 @@ class Device:
             dev.kind = kind
             dev.index = index
             dev._hash = hash(key)
+            dev._runtime = None
             dev = _interned.setdefault(key, dev)
         return dev
 
@@ -81,7 +82,10 @@ class Device:
     # -- the runtime behind it -------------------------------------------------------------
     @property
     def runtime(self) -> Runtime:
-        return get_runtime(self.kind)
+        rt = self._runtime
+        if rt is None:
+            rt = self._runtime = get_runtime(self.kind)
+        return rt
 
     def check(self) -> "Device":
         """Raise ValueError unless this device exists on this machine."""

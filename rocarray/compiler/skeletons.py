@@ -373,7 +373,7 @@ def _gpu_loop(target, b, fields, operands, body_fn):
         b.cbranch(aligned, vec_bb, blocks["contiguous"])
         b.position_at_end(vec_bb)
         tail_start = _gpu_vector_loop(b, fn, fields, operands, info, bases, lane_slots, lanes,
-                                      tid, nthreads, body_fn)
+                                      tid, nthreads, body_fn, target.global_address_space)
         tail_start = b.add(tail_start, tid)
         vec_end = b.block
         b.branch(blocks["contiguous"])
@@ -423,7 +423,8 @@ def _gpu_loop(target, b, fields, operands, body_fn):
     b.position_at_end(done)
 
 
-def _gpu_vector_loop(b, fn, fields, operands, info, bases, lane_slots, lanes, tid, nthreads, body_fn):
+def _gpu_vector_loop(b, fn, fields, operands, info, bases, lane_slots, lanes, tid, nthreads, body_fn,
+                     addrspace=None):
     """Whole vectors of ``lanes`` elements per thread and trip: one vector load per input,
     the body per lane on private copies, one vector store per output.  Returns the index
     of the first element left for the scalar tail."""
@@ -447,6 +448,8 @@ def _gpu_vector_loop(b, fn, fields, operands, info, bases, lane_slots, lanes, ti
             continue
         t = storage_type(op.dtype)
         addr = b.gep(base, [first], source_etype=t)
+        if addrspace is not None:
+            addr = b.addrspacecast(addr, ir.PointerType(addrspace=addrspace))
         vaddrs.append(addr)
         if op.kind == "in":
             vec_t = ir.VectorType(t, lanes)

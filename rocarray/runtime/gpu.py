@@ -608,8 +608,14 @@ class GPURuntime(Runtime):
     def alloc(self, index: int, nbytes: int) -> int:
         """Allocate ``nbytes`` on device ``index`` for the thread's current stream."""
         pool = self._pools.get(index) or self.memory_pool(index)
-        stack = self._thread().streams.get(index)
-        return pool.malloc(nbytes, stack[-1].ptr if stack else 0)
+        try:
+            streams = self._local.state.streams
+        except AttributeError:
+            streams = self._thread().streams
+        if streams:
+            stack = streams.get(index)
+            return pool.malloc(nbytes, stack[-1].ptr if stack else 0)
+        return pool.malloc(nbytes, 0)
 
     def free(self, index: int, ptr: int) -> None:
         pool = self._pools.get(index) or self.memory_pool(index)

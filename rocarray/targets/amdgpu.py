@@ -237,6 +237,7 @@ class AMDGPUTarget(Target):
 
     triple = "amdgcn-amd-amdhsa"
     is_gpu = True
+    global_address_space = 1
     binary_kind = "hsaco"
     #: Most work-items per work-group any launch of these kernels uses; written into each
     #: kernel as ``"amdgpu-flat-work-group-size"="1,256"`` (LLVM assumes 1024 without it

@@ -79,6 +79,10 @@ class Target:
     #: compilation), or None.  The launcher runs the quick tier's code at once and has the
     #: kernel recompiled with this target in the background once it proves hot.
     quick_tier: "Target | None" = None
+    #: Address space of device global memory (GPU targets), or None.  The skeleton's
+    #: vector path accesses memory through it, so loads are ``ld.global`` rather than
+    #: generic ones whatever the optimisation level.
+    global_address_space: "int | None" = None
     #: Host skeletons only: one flat loop instead of row loops with a contiguous version
     #: (cheaper to compile, slower to run; what a quick tier uses).
     simple_loops: bool = False

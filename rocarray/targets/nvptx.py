@@ -192,6 +192,7 @@ class NVPTXTarget(Target):
     triple = "nvptx64-nvidia-cuda"
     wave_size = 32
     is_gpu = True
+    global_address_space = 1
     #: Most threads per block any launch of these kernels uses; written into each kernel
     #: as ``.maxntid`` so ptxas may give a thread up to 255 registers.
     max_block_size = 256
