@@ -111,10 +111,8 @@ class Array:
 
     @property
     def T(self) -> "Array":
-        if self.ndim != 2:
-            raise ValueError(
-                f"x.T requires a 2-D array (got {self.ndim}-D); use permute_dims or x.mT"
-            )
+        # Note: the standard defines x.T for 2-D arrays only; like NumPy and CuPy, rocarray
+        # reverses the axes of an array of any dimension.
         return self._view(self._shape[::-1], self._strides[::-1], self._offset)
 
     @property

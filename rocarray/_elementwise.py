@@ -240,11 +240,18 @@ def _py_scalar(x):
     return x.item()
 
 
+_SCALAR_DEFAULT = {bool: _dtypes.bool, int: _dtypes.default_int, float: _dtypes.default_float,
+                   complex: _dtypes.default_complex}
+_SCALAR_RANK = {bool: 0, int: 1, float: 2, complex: 3}
+
+
 def _promote_mixed(tokens, name: str) -> np.dtype:
     r = None
     for t in tokens:
         if isinstance(t, np.dtype):
             r = t if r is None else _dtypes.promote_types(r, t)
+    if r is None:  # only Python scalars here (where's x1 and x2): their default dtypes
+        return _SCALAR_DEFAULT[max(tokens, key=_SCALAR_RANK.__getitem__)]
     for t in tokens:
         if not isinstance(t, np.dtype):
             r = _dtypes.result_with_scalar(r, _SCALAR_KIND[t])

@@ -22,9 +22,9 @@ def test_attributes(device, dtype):
     assert x[0].T.strides == a[0].T.strides
 
 
-def test_T_errors():
-    with pytest.raises(ValueError, match="2-D"):
-        ra.zeros((2, 2, 2)).T
+def test_T_and_mT():
+    a = np.arange(24).reshape(2, 3, 4)
+    np.testing.assert_array_equal(ra.asarray(a).T.get(), a.T)  # all axes reversed, as NumPy
     with pytest.raises(ValueError, match="at least 2"):
         ra.zeros(3).mT
 

@@ -241,6 +241,7 @@ def test_where_and_clip(device):
     np.testing.assert_array_equal(got.get(), np.where(c, a, b))
     np.testing.assert_array_equal(ra.where(ra.asarray(c, device=device), ra.asarray(a, device=device), 0.0).get(),
                                   np.where(c, a, 0.0))
+    np.testing.assert_array_equal(ra.where(ra.asarray(c, device=device), 1, 0.5).get(), np.where(c, 1, 0.5))
     with pytest.raises(TypeError, match="condition"):
         ra.where(ra.asarray(a, device=device), 1.0, 2.0)
     for dt in (np.int8, np.uint16, np.float32, np.float64):

@@ -112,7 +112,10 @@ def build_elementwise(target: Target, kernel_name: str, operands, body_fn: ir.Fu
         b = ir.IRBuilder(entry)
         values = list(fn.args)
         fields = _Fields(values, operands)
-        _gpu_loop(target, b, fields, operands, body_fn)
+        if target.simple_loops:
+            _gpu_loop_simple(target, b, fields, operands, body_fn)
+        else:
+            _gpu_loop(target, b, fields, operands, body_fn)
     else:
         fnty = ir.FunctionType(ir.VoidType(), [PTR, I64, I64])
         fn = ir.Function(module, fnty, kernel_name)
@@ -420,6 +423,31 @@ def _gpu_loop(target, b, fields, operands, body_fn):
         _call_body(b, body_fn, info, addrs, i, fields.n)
         i.add_incoming(b.add(i, nthreads), b.block)
         b.branch(head)
+    b.position_at_end(done)
+
+
+def _gpu_loop_simple(target, b, fields, operands, body_fn):
+    """The quick tier's GPU loop: one grid-stride loop, each index unravelled over the
+    dimensions; one copy of the body, so the PTX assembler has little to do."""
+    shape, info = _prepare(b, fields, operands)
+    fn = b.function
+    tid = target.emit_global_thread_id(b)
+    nthreads = target.emit_global_thread_count(b)
+    bases = [slot if kind == "array" else None for kind, slot, _ in info]
+    head = fn.append_basic_block("loop.head")
+    body = fn.append_basic_block("loop.body")
+    done = fn.append_basic_block("done")
+    pre = b.block
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(I64, "i")
+    i.add_incoming(tid, pre)
+    b.cbranch(b.icmp_signed("<", i, fields.n), body, done)
+    b.position_at_end(body)
+    addrs = _unravel(b, shape, fields.ndim, i, info, bases, first_dim_from_end=1)
+    _call_body(b, body_fn, info, addrs, i, fields.n)
+    i.add_incoming(b.add(i, nthreads), b.block)
+    b.branch(head)
     b.position_at_end(done)
 
 

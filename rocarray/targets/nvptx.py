@@ -207,13 +207,16 @@ class NVPTXTarget(Target):
         self.cpu = arch
         self.features = ""
         # The PTX assembler (ptxas / nvJitLink / the driver) optimises at -O3 itself, so
-        # LLVM only inlines and cleans up by default (see docs/cuda.md for the measurement).
+        # LLVM only inlines and cleans up by default (see docs/benchmarks.md).
         if opt_level is None:
             opt_level = int(os.environ.get("ROCARRAY_NVPTX_OPT", "0"))
         self.opt_level = opt_level
-        # Default: hand PTX to the driver (its JIT keeps its own disk cache, ~0.1 ms per
-        # kernel once warm); "nvjitlink" / "ptxas" make cubins here instead.
-        choice = assembler or os.environ.get("ROCARRAY_PTX_ASSEMBLER") or "ptx"
+        #: optimisation level handed to ptxas / nvJitLink (the quick tier uses 0)
+        self.assembler_opt = 3
+        # Default: a cubin made here (nvJitLink, else ptxas), which the disk cache keeps and
+        # which loads in ~0.3 ms; "ptx" hands PTX to the driver's JIT instead.  See
+        # docs/benchmarks.md for the measurements behind the choice.
+        choice = assembler or os.environ.get("ROCARRAY_PTX_ASSEMBLER") or None
         if choice not in (None, "nvjitlink", "ptxas", "ptx"):
             raise ValueError(f"NVPTXTarget: assembler {choice!r} is not 'nvjitlink', 'ptxas' or 'ptx'")
         self._assembler_choice = choice
@@ -276,7 +279,24 @@ class NVPTXTarget(Target):
         if libdevice:
             st = os.stat(libdevice)
             stamp = (libdevice, st.st_size, int(st.st_mtime))
-        return super().cache_key() + (self.opt_level, self.assembler, stamp)
+        return super().cache_key() + (self.opt_level, self.assembler, self.assembler_opt,
+                                      self.simple_loops, stamp)
+
+    @property
+    def quick_tier(self) -> "NVPTXTarget | None":
+        """The first compile of a kernel: one simple grid-stride loop (a third of the PTX),
+        handed as PTX to the driver's JIT, whose fixed cost is far below ptxas' or
+        nvJitLink's (~25 ms even at -O0); the full kernel -- vector path, a cubin from the
+        assembler at -O3, kept on disk -- is compiled in the background once the kernel
+        proves hot.  None with ``ROCARRAY_TIERED=0``."""
+        if os.environ.get("ROCARRAY_TIERED", "1") == "0" or self.simple_loops:
+            return None
+        q = getattr(self, "_quick", None)
+        if q is None:
+            q = NVPTXTarget(self.name, assembler="ptx", opt_level=0)
+            q.simple_loops = True
+            self._quick = q
+        return q
 
     # -- building IR ---------------------------------------------------------------------
 
@@ -375,7 +395,7 @@ class NVPTXTarget(Target):
             return self._nvjitlink_cubin(data)
         if how[0] == "ptxas":
             proc = subprocess.run(
-                [how[1], f"-arch={self.name}", "-O3", "-", "-o", "/dev/stdout"],
+                [how[1], f"-arch={self.name}", f"-O{self.assembler_opt}", "-", "-o", "/dev/stdout"],
                 input=data,
                 capture_output=True,
             )
@@ -386,7 +406,7 @@ class NVPTXTarget(Target):
 
     def _nvjitlink_cubin(self, data: bytes) -> bytes:
         nvjitlink = _nvjitlink()
-        handle = nvjitlink.create(2, [f"-arch={self.name}", "-O3"])
+        handle = nvjitlink.create(2, [f"-arch={self.name}", f"-O{self.assembler_opt}"])
         try:
             try:
                 nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), "rocarray")
