@@ -25,8 +25,11 @@ import time
 
 import numpy as np
 
-# An empty disk cache for this run (unless the caller chose one).
+# An empty disk cache for this run (unless the caller chose one), and no help from the
+# CUDA driver's own JIT cache, so "cold" means cold (CuPy's NVRTC compile is measured with
+# a kernel text never seen before, which no cache can answer either).
 os.environ.setdefault("ROCARRAY_CACHE_DIR", tempfile.mkdtemp(prefix="rocarray-bench-"))
+os.environ.setdefault("CUDA_CACHE_DISABLE", "1")
 
 import rocarray as ra  # noqa: E402
 from rocarray import cache  # noqa: E402

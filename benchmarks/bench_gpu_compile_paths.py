@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 os.environ.setdefault("ROCARRAY_CACHE_DIR", tempfile.mkdtemp(prefix="rocarray-bench-"))
+os.environ.setdefault("CUDA_CACHE_DISABLE", "1")  # the driver JIT's cache would hide its cost
 
 import rocarray as ra  # noqa: E402
 from rocarray._elementwise import Ufunc, elementwise_spec  # noqa: E402

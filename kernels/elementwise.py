@@ -126,7 +126,7 @@ _NEXTAFTER_HALF = """
 // float16 has no libm nextafter: step by one half-precision ulp (exact in float)
 float x = in0, y = in1;
 if (isnan(x) || isnan(y)) out0 = x + y;
-else if (x == y) out0 = y;
+else if (x == y) out0 = in0;  // NumPy's float16 rule (C's nextafter returns y)
 else if (x == 0) out0 = copysign(5.960464477539063e-08f, y);
 else if (isinf(x)) out0 = copysign(65504.0f, x);
 else {
