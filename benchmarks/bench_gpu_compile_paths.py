@@ -65,7 +65,7 @@ def main():
     p.add_argument("--device", default=None)
     args = p.parse_args()
     rows = ["## GPU compile paths", "", f"- date: {time.strftime('%Y-%m-%d %H:%M %Z')}",
-            f"- command: `python benchmarks/bench_gpu_compile_paths.py`"]
+            "- command: `python benchmarks/bench_gpu_compile_paths.py`"]
     dev = None
     try:
         dev = ra.Device(args.device or "cuda:0").check()

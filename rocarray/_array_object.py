@@ -10,7 +10,6 @@ import builtins
 
 import numpy as np
 
-from . import _dtypes
 from ._buffer import Buffer, allocate, host_ndarray
 from ._device import Device, as_device
 

@@ -9,7 +9,6 @@ per kernel and hands them to the runtime.
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import struct
 import threading

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtypes
-from ._array_object import Array, _c_strides
-from ._buffer import allocate, host_buffer_from_numpy
+from ._array_object import Array
+from ._buffer import host_buffer_from_numpy
 from ._device import Device
 
 

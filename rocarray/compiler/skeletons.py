@@ -87,6 +87,29 @@ def _dim(builder, arr, d):
     return builder.load(builder.gep(arr, [ir.Constant(I64, 0), d], source_etype=DIMS), typ=I64)
 
 
+class _Loop:
+    """``for (i = start; i < limit; i = next)``: the builder is left in the body; ``close``
+    takes the next value, closes the loop and leaves the builder after it."""
+
+    def __init__(self, b, start, limit, name: str):
+        fn = b.function
+        self.head = fn.append_basic_block(f"{name}.head")
+        body = fn.append_basic_block(f"{name}.body")
+        self.exit = fn.append_basic_block(f"{name}.exit")
+        pre = b.block
+        b.branch(self.head)
+        b.position_at_end(self.head)
+        self.i = b.phi(I64, name)
+        self.i.add_incoming(start, pre)
+        b.cbranch(b.icmp_signed("<", self.i, limit), body, self.exit)
+        b.position_at_end(body)
+
+    def close(self, b, next_value) -> None:
+        self.i.add_incoming(next_value, b.block)
+        b.branch(self.head)
+        b.position_at_end(self.exit)
+
+
 def _opaque(slot):
     """An alloca typed as an opaque ``ptr`` (llvmlite types it as a typed pointer and then
     refuses stores of other types, e.g. a vector into an array slot)."""
@@ -191,17 +214,8 @@ def _host_loop(b, fields, operands, body_fn, start, stop):
     fn = b.function
 
     # while i < stop: one row (a run along the last dimension) per trip
-    row_head = fn.append_basic_block("row.head")
-    row_body = fn.append_basic_block("row.body")
-    done = fn.append_basic_block("done")
-    pre = b.block
-    b.branch(row_head)
-    b.position_at_end(row_head)
-    i = b.phi(I64, "i")
-    i.add_incoming(start, pre)
-    b.cbranch(b.icmp_signed("<", i, stop), row_body, done)
-
-    b.position_at_end(row_body)
+    rows = _Loop(b, start, stop, "row")
+    i = rows.i
     col = b.srem(i, inner_n)
     row = b.sdiv(i, inner_n)
     # unravel the row index over the outer dimensions: base address of each operand
@@ -229,15 +243,8 @@ def _host_loop(b, fields, operands, body_fn, start, stop):
                 None if base is None else b.gep(base, [b.mul(col, s)], source_etype=I8)
                 for base, s in zip(bases, inner_strides)
             ]
-        head = fn.append_basic_block("inner.head")
-        body = fn.append_basic_block("inner.body")
-        pre_inner = b.block
-        b.branch(head)
-        b.position_at_end(head)
-        j = b.phi(I64, "j")
-        j.add_incoming(zero, pre_inner)
-        b.cbranch(b.icmp_signed("<", j, count), body, row_end)
-        b.position_at_end(body)
+        inner = _Loop(b, zero, count, "j")
+        j = inner.i
         addrs = []
         for base, s, op in zip(starts, inner_strides, operands):
             if base is None:
@@ -247,15 +254,11 @@ def _host_loop(b, fields, operands, body_fn, start, stop):
             else:
                 addrs.append(b.gep(base, [b.mul(j, s)], source_etype=I8))
         _call_body(b, body_fn, info, addrs, b.add(i, j), fields.n)
-        j_next = b.add(j, one)
-        j.add_incoming(j_next, b.block)
-        b.branch(head)
+        inner.close(b, b.add(j, one))
+        b.branch(row_end)
 
     b.position_at_end(row_end)
-    i_next = b.add(i, count)
-    i.add_incoming(i_next, row_end)
-    b.branch(row_head)
-    b.position_at_end(done)
+    rows.close(b, b.add(i, count))
 
 
 def _host_loop_simple(b, fields, operands, body_fn, start, stop):
@@ -264,23 +267,11 @@ def _host_loop_simple(b, fields, operands, body_fn, start, stop):
     Half the IR of the row loop and no second (contiguous) version, so it compiles in a
     fraction of the time; it runs until the kernel proves hot and is recompiled."""
     shape, info = _prepare(b, fields, operands)
-    fn = b.function
     bases = [slot if kind == "array" else None for kind, slot, _ in info]
-    head = fn.append_basic_block("loop.head")
-    body = fn.append_basic_block("loop.body")
-    done = fn.append_basic_block("done")
-    pre = b.block
-    b.branch(head)
-    b.position_at_end(head)
-    i = b.phi(I64, "i")
-    i.add_incoming(start, pre)
-    b.cbranch(b.icmp_signed("<", i, stop), body, done)
-    b.position_at_end(body)
-    addrs = _unravel(b, shape, fields.ndim, i, info, bases, first_dim_from_end=1)
-    _call_body(b, body_fn, info, addrs, i, fields.n)
-    i.add_incoming(b.add(i, ir.Constant(I64, 1)), b.block)
-    b.branch(head)
-    b.position_at_end(done)
+    loop = _Loop(b, start, stop, "i")
+    addrs = _unravel(b, shape, fields.ndim, loop.i, info, bases, first_dim_from_end=1)
+    _call_body(b, body_fn, info, addrs, loop.i, fields.n)
+    loop.close(b, b.add(loop.i, ir.Constant(I64, 1)))
 
 
 def _unravel(b, shape, ndim, flat, info, bases, first_dim_from_end):
@@ -402,15 +393,8 @@ def _gpu_loop(target, b, fields, operands, body_fn):
             start = b.phi(I64, "tail.start")
             start.add_incoming(tail_start, vec_end)
             start.add_incoming(tid, check_bb)
-        head = fn.append_basic_block(f"{name}.head")
-        body = fn.append_basic_block(f"{name}.body")
-        pre = b.block
-        b.branch(head)
-        b.position_at_end(head)
-        i = b.phi(I64, "i")
-        i.add_incoming(start, pre)
-        b.cbranch(b.icmp_signed("<", i, fields.n), body, done)
-        b.position_at_end(body)
+        loop = _Loop(b, start, fields.n, name)
+        i = loop.i
         if name == "contiguous":
             addrs = [None if base is None else b.gep(base, [i], source_etype=storage_type(op.dtype))
                      for base, op in zip(bases, operands)]
@@ -421,8 +405,8 @@ def _gpu_loop(target, b, fields, operands, body_fn):
         else:
             addrs = _unravel(b, shape, fields.ndim, i, strided_info, bases, first_dim_from_end=1)
         _call_body(b, body_fn, info, addrs, i, fields.n)
-        i.add_incoming(b.add(i, nthreads), b.block)
-        b.branch(head)
+        loop.close(b, b.add(i, nthreads))
+        b.branch(done)
     b.position_at_end(done)
 
 
@@ -430,25 +414,13 @@ def _gpu_loop_simple(target, b, fields, operands, body_fn):
     """The quick tier's GPU loop: one grid-stride loop, each index unravelled over the
     dimensions; one copy of the body, so the PTX assembler has little to do."""
     shape, info = _prepare(b, fields, operands)
-    fn = b.function
     tid = target.emit_global_thread_id(b)
     nthreads = target.emit_global_thread_count(b)
     bases = [slot if kind == "array" else None for kind, slot, _ in info]
-    head = fn.append_basic_block("loop.head")
-    body = fn.append_basic_block("loop.body")
-    done = fn.append_basic_block("done")
-    pre = b.block
-    b.branch(head)
-    b.position_at_end(head)
-    i = b.phi(I64, "i")
-    i.add_incoming(tid, pre)
-    b.cbranch(b.icmp_signed("<", i, fields.n), body, done)
-    b.position_at_end(body)
-    addrs = _unravel(b, shape, fields.ndim, i, info, bases, first_dim_from_end=1)
-    _call_body(b, body_fn, info, addrs, i, fields.n)
-    i.add_incoming(b.add(i, nthreads), b.block)
-    b.branch(head)
-    b.position_at_end(done)
+    loop = _Loop(b, tid, fields.n, "i")
+    addrs = _unravel(b, shape, fields.ndim, loop.i, info, bases, first_dim_from_end=1)
+    _call_body(b, body_fn, info, addrs, loop.i, fields.n)
+    loop.close(b, b.add(loop.i, nthreads))
 
 
 def _gpu_vector_loop(b, fn, fields, operands, info, bases, lane_slots, lanes, tid, nthreads, body_fn,
@@ -458,16 +430,8 @@ def _gpu_vector_loop(b, fn, fields, operands, info, bases, lane_slots, lanes, ti
     of the first element left for the scalar tail."""
     lanes_c = ir.Constant(I64, lanes)
     nvec = b.sdiv(fields.n, lanes_c)
-    head = fn.append_basic_block("vector.head")
-    body = fn.append_basic_block("vector.body")
-    out = fn.append_basic_block("vector.done")
-    pre = b.block
-    b.branch(head)
-    b.position_at_end(head)
-    v = b.phi(I64, "v")
-    v.add_incoming(tid, pre)
-    b.cbranch(b.icmp_signed("<", v, nvec), body, out)
-    b.position_at_end(body)
+    loop = _Loop(b, tid, nvec, "v")
+    v = loop.i
     first = b.mul(v, lanes_c)
     vaddrs = []
     for (kind, _, _), base, op, slot in zip(info, bases, operands, lane_slots):
@@ -492,7 +456,5 @@ def _gpu_vector_loop(b, fn, fields, operands, info, bases, lane_slots, lanes, ti
         if addr is not None and op.kind == "out":
             vec_t = ir.VectorType(storage_type(op.dtype), lanes)
             b.store(b.load(slot, typ=vec_t), addr, align=lanes * op.dtype.itemsize)
-    v.add_incoming(b.add(v, nthreads), b.block)
-    b.branch(head)
-    b.position_at_end(out)
+    loop.close(b, b.add(v, nthreads))
     return b.mul(nvec, lanes_c)
