@@ -199,8 +199,15 @@ OPS = (
     _unary_math("exp"),
     _unary_math("expm1", complex_body="""
         rtype x = real(in0), y = imag(in0);
-        rtype s = sin(y / 2);
-        out0 = out0_type(expm1(x) * cos(y) - 2 * s * s, exp(x) * sin(y));"""),
+        if (isfinite(x) && isfinite(y)) {
+            // exp(z) - 1 without cancellation: expm1(x) cos(y) - 2 sin^2(y/2)
+            rtype s = sin(y / 2);
+            out0 = out0_type(expm1(x) * cos(y) - 2 * s * s, exp(x) * sin(y));
+        } else {
+            // infinities and NaNs: the special values of complex exp carry over
+            out0_type e = exp(in0);
+            out0 = out0_type(real(e) - 1, imag(e));
+        }"""),
     _unary_math("log"),
     _unary_math("log1p", complex_body="out0 = log((ctype)1 + in0);"),
     _unary_math("log2", complex_body="out0 = log(in0) * (ctype)1.4426950408889634;"),

@@ -10,6 +10,8 @@ __array_api_version__ = "2024.12"
 # -- devices -----------------------------------------------------------------------------
 from ._device import Device, available_devices, default_device
 
+from ._info import __array_namespace_info__
+
 # -- the array type ----------------------------------------------------------------------
 from ._array_object import Array
 

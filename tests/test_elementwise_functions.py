@@ -294,3 +294,19 @@ def test_astype_all_pairs(device):
                 np.testing.assert_array_equal(got[ok], expected[ok])
             else:
                 np.testing.assert_array_equal(got, expected)
+
+
+def test_complex_expm1_special_values(device):
+    # the standard's special cases (C99 Annex G, as for exp) and small arguments
+    inf, nan = np.inf, np.nan
+    z = np.array([complex(inf, 0), complex(-inf, inf), complex(inf, inf), complex(-inf, nan),
+                  complex(inf, nan), complex(nan, 0), 1e-9 + 1e-9j], dtype=np.complex128)
+    got = ra.expm1(ra.asarray(z, device=device)).get()
+    expected = [complex(inf, 0), complex(-1, 0), complex(inf, nan), complex(-1, 0),
+                complex(inf, nan), complex(nan, 0), complex(1e-9, 1e-9)]
+    for g, e in zip(got, expected):
+        for gp, ep in ((g.real, e.real), (g.imag, e.imag)):
+            if np.isnan(ep):
+                assert np.isnan(gp)
+            else:
+                assert gp == pytest.approx(ep, rel=1e-6, abs=1e-20)

@@ -1,0 +1,45 @@
+"""The array API inspection namespace: ``rocarray.__array_namespace_info__()``."""
+
+from __future__ import annotations
+
+from . import _dtypes
+from ._device import as_device, available_devices, default_device
+
+_KIND_NAMES = ("bool", "signed integer", "unsigned integer", "integral", "real floating",
+               "complex floating", "numeric")
+
+
+class __array_namespace_info__:  # noqa: N801 - the spec's name
+    """What this library can do, its default dtypes and devices."""
+
+    def capabilities(self) -> dict:
+        # Note: boolean-mask indexing and data-dependent output shapes (nonzero, unique)
+        # are not implemented yet.
+        return {"boolean indexing": False, "data-dependent shapes": False, "max dimensions": None}
+
+    def default_device(self):
+        return default_device()
+
+    def default_dtypes(self, *, device=None) -> dict:
+        if device is not None:
+            as_device(device)
+        return {
+            "real floating": _dtypes.default_float,
+            "complex floating": _dtypes.default_complex,
+            "integral": _dtypes.default_int,
+            "indexing": _dtypes.default_index,
+        }
+
+    def dtypes(self, *, device=None, kind=None) -> dict:
+        """Every dtype of ``kind`` (a kind name, a tuple of them, or None for all), by name.
+        Every device supports every dtype."""
+        if device is not None:
+            as_device(device)
+        out = {}
+        for d in _dtypes.all_dtypes:
+            if kind is None or _dtypes.isdtype(d, kind):
+                out[str(d)] = d
+        return out
+
+    def devices(self) -> list:
+        return available_devices()
