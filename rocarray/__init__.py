@@ -144,3 +144,6 @@ from ._elementwise_functions import (
     trunc,
     where,
 )
+
+# -- reductions (kernels/reductions.py) -------------------------------------------------------
+from ._statistical_functions import all, any, max, min, prod, sum

@@ -9,12 +9,14 @@ import sys
 from pathlib import Path
 
 _here = Path(__file__).resolve().parent
+_CATALOGUES = ("elementwise", "reductions")
 
 
 def catalogue():
     """The ``rocarray.kernels`` package, from the wheel or from a source checkout."""
     try:
-        importlib.import_module("rocarray.kernels.elementwise")
+        for name in _CATALOGUES:
+            importlib.import_module(f"rocarray.kernels.{name}")
         return sys.modules["rocarray.kernels"]
     except ModuleNotFoundError:
         pass
@@ -28,5 +30,6 @@ def catalogue():
     module = importlib.util.module_from_spec(spec)
     sys.modules["rocarray.kernels"] = module
     spec.loader.exec_module(module)
-    importlib.import_module("rocarray.kernels.elementwise")
+    for name in _CATALOGUES:
+        importlib.import_module(f"rocarray.kernels.{name}")
     return module

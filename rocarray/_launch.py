@@ -61,13 +61,17 @@ class KernelSpec:
     ``build_body(module, target) -> ir.Function`` adds the scalar body to the module.
     """
 
-    __slots__ = ("key", "name", "operands", "build_body", "entry")
+    __slots__ = ("key", "name", "operands", "build_body", "entry", "build_kernel", "packer")
 
-    def __init__(self, key: tuple, name: str, operands, build_body):
+    def __init__(self, key: tuple, name: str, operands, build_body, build_kernel=None, packer=None):
         self.key = key
         self.name = name
         self.operands = tuple(operands)
         self.build_body = build_body
+        #: for kernels other than elementwise (reductions): builds the whole kernel,
+        #: ``build_kernel(module, target, entry)``, with its own parameter ``packer``
+        self.build_kernel = build_kernel
+        self.packer = packer
         digest = hashlib.blake2b(repr(key).encode(), digest_size=6).hexdigest()
         self.entry = f"rk_{_symbol(name)}_{digest}"
 
@@ -75,6 +79,9 @@ class KernelSpec:
         module = ir.Module(name=self.entry)
         module.triple = target.triple
         module.data_layout = target.data_layout
+        if self.build_kernel is not None:
+            self.build_kernel(module, target, self.entry)
+            return module
         body = self.build_body(module, target)
         build_elementwise(target, self.entry, self.operands, body, module)
         return module
@@ -102,7 +109,7 @@ class LoadedKernel:
         self.runtime = runtime
         self.index = device.index
         self.function = function
-        self.packer = pack_format(spec.operands)
+        self.packer = spec.packer or pack_format(spec.operands)
         self.is_gpu = target.is_gpu
         self.block = 256
         self.max_grid = runtime.max_grid(device.index, self.block) if self.is_gpu else 0

@@ -458,3 +458,70 @@ def _gpu_vector_loop(b, fn, fields, operands, info, bases, lane_slots, lanes, ti
             b.store(b.load(slot, typ=vec_t), addr, align=lanes * op.dtype.itemsize)
     loop.close(b, b.add(v, nthreads))
     return b.mul(nvec, lanes_c)
+
+
+# -- reductions ------------------------------------------------------------------------
+
+def reduction_param_types() -> list:
+    """Kernel parameters of a reduction (see "Kernel ABI" in docs/architecture.md):
+    n_out, ndim_kept, shape_kept, ndim_red, shape_red, n_red, in ptr, in strides over the
+    kept dims, in strides over the reduced dims, out ptr, out strides."""
+    return [I64, I64, DIMS, I64, DIMS, I64, PTR, DIMS, DIMS, PTR, DIMS]
+
+
+def build_reduction(target: Target, kernel_name: str, in_dtype, acc_dtype, out_dtype,
+                    first_fn, init_fn, step_fn, post_fn, module: ir.Module) -> ir.Function:
+    """A reduction kernel: one loop iteration (host) or one thread (GPU) per output element,
+    folding every element of its reduced run into an accumulator with ``step_fn``.
+
+    ``init_fn(acc)`` sets the identity; when it is None, ``first_fn(in, acc)`` starts from the
+    first element.  ``post_fn(acc, out)`` writes the result.  Shapes and strides of both the
+    kept and the reduced dimensions are run-time arguments."""
+    types = reduction_param_types()
+    if target.is_gpu:
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), types), kernel_name)
+        target.mark_kernel(fn)
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        values = list(fn.args)
+    else:
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]), kernel_name)
+        target.mark_kernel(fn)
+        args_ptr, start, stop = fn.args
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        st = ir.LiteralStructType(types)
+        values = [
+            b.load(b.gep(args_ptr, [ir.Constant(ir.IntType(32), 0), ir.Constant(ir.IntType(32), k)],
+                         source_etype=st), typ=t)
+            for k, t in enumerate(types)
+        ]
+    n_out, ndim_k, shape_k, ndim_r, shape_r, n_r, in_ptr, in_sk, in_sr, out_ptr, out_sk = values
+    shape_k = _spill(b, shape_k, DIMS)
+    shape_r = _spill(b, shape_r, DIMS)
+    in_sk = _spill(b, in_sk, DIMS)
+    in_sr = _spill(b, in_sr, DIMS)
+    out_sk = _spill(b, out_sk, DIMS)
+    acc = _opaque(b.alloca(storage_type(acc_dtype)))
+    if target.is_gpu:
+        first = target.emit_global_thread_id(b)
+        step = target.emit_global_thread_count(b)
+    else:
+        first, step = start, ir.Constant(I64, 1)
+    outer = _Loop(b, first, n_out if target.is_gpu else stop, "o")
+    kept = [("array", in_ptr, in_sk), ("array", out_ptr, out_sk)]
+    in_base, out_addr = _unravel(b, shape_k, ndim_k, outer.i, kept, [in_ptr, out_ptr], first_dim_from_end=1)
+    zero = ir.Constant(I64, 0)
+    red = [("array", in_base, in_sr)]
+    if init_fn is not None:
+        b.call(init_fn, [acc, zero, n_r])
+        r0 = zero
+    else:
+        b.call(first_fn, [in_base, acc, zero, n_r])
+        r0 = ir.Constant(I64, 1)
+    inner = _Loop(b, r0, n_r, "r")
+    (addr,) = _unravel(b, shape_r, ndim_r, inner.i, red, [in_base], first_dim_from_end=1)
+    b.call(step_fn, [addr, acc, inner.i, n_r])
+    inner.close(b, b.add(inner.i, ir.Constant(I64, 1)))
+    b.call(post_fn, [acc, out_addr, outer.i, n_r])
+    outer.close(b, b.add(outer.i, step))
+    b.ret_void()
+    return fn

@@ -1,0 +1,99 @@
+"""Reductions (sum, prod, min, max, all, any) against NumPy, on every device present.
+
+Only the first strategy exists yet (one loop iteration or GPU thread per output element);
+see docs/status.md.
+"""
+
+import numpy as np
+import pytest
+
+import rocarray as ra
+from rocarray import cache
+from conftest import ALL_DTYPES, random_array
+
+AXES = [None, 0, 1, -1, (0, 2), (1, 2), (0, 1, 2), ()]
+OPS = ["sum", "prod", "min", "max", "all", "any"]
+
+
+def _accepts(op, dtype):
+    return not (op in ("min", "max") and np.dtype(dtype).kind == "c")
+
+
+def _expected(op, a, axis, keepdims):
+    fn = {"sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max, "all": np.all, "any": np.any}[op]
+    with np.errstate(all="ignore"):
+        return np.asarray(fn(a, axis=axis, keepdims=keepdims))
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_matches_numpy(device, op, dtype):
+    if not _accepts(op, dtype):
+        with pytest.raises(TypeError, match="not supported"):
+            getattr(ra, op)(ra.zeros(3, dtype=dtype, device=device))
+        return
+    rng = np.random.default_rng(3)
+    low, high = (-3, 3) if op == "prod" else (-50, 50)
+    a = random_array((3, 4, 5), dtype, rng, low=low, high=high)
+    x = ra.asarray(a, device=device)
+    for axis in AXES:
+        for keepdims in (False, True):
+            e = _expected(op, a, axis, keepdims)
+            g = getattr(ra, op)(x, axis=axis, keepdims=keepdims)
+            assert g.shape == e.shape, (axis, keepdims)
+            assert g.dtype == e.dtype, (axis, g.dtype, e.dtype)
+            tol = {2: 5e-3, 4: 1e-5, 8: 1e-12}.get(np.dtype(dtype).itemsize if np.dtype(dtype).kind == "f"
+                                                    else np.dtype(dtype).itemsize // 2, 1e-12)
+            if e.dtype.kind in "fc":
+                np.testing.assert_allclose(g.get(), e, rtol=tol, atol=tol)
+            else:
+                np.testing.assert_array_equal(g.get(), e)
+
+
+def test_methods_and_layouts(device):
+    a = random_array((6, 7), np.float64)
+    x = ra.asarray(a, device=device)
+    np.testing.assert_allclose(x.sum(axis=0).get(), a.sum(axis=0))
+    np.testing.assert_allclose(x[::2, ::-3].max(axis=1).get(), a[::2, ::-3].max(axis=1))
+    np.testing.assert_allclose(x.T.sum(axis=1).get(), a.T.sum(axis=1))
+    assert x.all() .dtype == ra.bool and bool(x.any())
+    s = ra.sum(ra.asarray(np.float32(2.5), device=device))  # 0-d
+    assert s.shape == () and float(s) == 2.5
+    np.testing.assert_allclose(ra.sum(x, dtype=ra.float32).get(), a.sum(dtype=np.float32), rtol=1e-5)
+    assert ra.sum(ra.asarray(np.ones(3, np.int8), device=device), dtype=ra.int8).dtype == ra.int8
+
+
+def test_nan_and_empty(device):
+    a = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, 6.0]])
+    x = ra.asarray(a, device=device)
+    np.testing.assert_array_equal(ra.max(x, axis=1).get(), np.max(a, axis=1))
+    np.testing.assert_array_equal(ra.min(x, axis=0).get(), np.min(a, axis=0))
+    e = ra.zeros((0, 4), device=device)
+    np.testing.assert_array_equal(ra.sum(e, axis=0).get(), np.zeros(4))
+    np.testing.assert_array_equal(ra.prod(e, axis=0).get(), np.ones(4))
+    assert bool(ra.all(e)) and not bool(ra.any(e))
+    assert ra.sum(e, axis=1).shape == (0,)
+    with pytest.raises(ValueError, match="no identity"):
+        ra.max(e, axis=0)
+
+
+def test_errors(device):
+    x = ra.zeros((2, 3), device=device)
+    with pytest.raises(IndexError, match="out of bounds"):
+        ra.sum(x, axis=2)
+    with pytest.raises(ValueError, match="repeated axis"):
+        ra.sum(x, axis=(0, 0))
+    with pytest.raises(TypeError, match="rocarray array"):
+        ra.sum(np.ones(3))
+
+
+def test_new_axes_and_shapes_compile_nothing(device):
+    a = random_array((4, 5, 6), np.int32)
+    x = ra.asarray(a, device=device)
+    ra.sum(x, axis=1)
+    before = cache.info()["compiled"] + cache.info()["disk_hits"]
+    for axis in (None, 0, 2, (0, 1), (1, 2)):
+        np.testing.assert_array_equal(ra.sum(x, axis=axis).get(), a.sum(axis=axis))
+    ra.sum(x[::2, :, ::-1], axis=0)
+    ra.sum(ra.asarray(random_array((9, 2), np.int32), device=device), axis=0)
+    assert cache.info()["compiled"] + cache.info()["disk_hits"] == before
