@@ -22,6 +22,7 @@ from .pool import MemoryPool
 ALIGNMENT = 64
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+_BUFFER_TYPES: dict = {}  # parameter buffer size -> ctypes array type (made once)
 
 
 class _HostMemory:
@@ -133,7 +134,10 @@ class HostRuntime(Runtime):
 
     def launch_packed(self, function: HostFunction, grid: int, block: int, packer, n: int, values) -> None:
         """``launch`` with the parameters packed by ``packer`` from ``n, *values``."""
-        buf = (ctypes.c_char * packer.size)()
+        buf_type = _BUFFER_TYPES.get(packer.size)
+        if buf_type is None:
+            buf_type = _BUFFER_TYPES[packer.size] = ctypes.c_char * packer.size
+        buf = buf_type()
         packer.pack_into(buf, 0, n, *values)
         if grid < self.parallel_threshold or self._threads == 1:
             function.call(ctypes.addressof(buf), 0, grid)
