@@ -97,3 +97,27 @@ def test_new_axes_and_shapes_compile_nothing(device):
     ra.sum(x[::2, :, ::-1], axis=0)
     ra.sum(ra.asarray(random_array((9, 2), np.int32), device=device), axis=0)
     assert cache.info()["compiled"] + cache.info()["disk_hits"] == before
+
+
+@pytest.mark.parametrize("dtype", [ra.float16, ra.float32, ra.float64, ra.complex64, ra.complex128], ids=str)
+def test_mean_var_std(device, dtype):
+    a = random_array((4, 5, 3), dtype, np.random.default_rng(9), low=-5, high=5)
+    x = ra.asarray(a, device=device)
+    tol = 5e-3 if dtype == ra.float16 else 1e-5
+    for axis in (None, 0, (1, 2), -1):
+        for keepdims in (False, True):
+            m = ra.mean(x, axis=axis, keepdims=keepdims)
+            assert m.dtype == dtype
+            np.testing.assert_allclose(m.get(), np.mean(a, axis=axis, keepdims=keepdims), rtol=tol, atol=tol)
+            if dtype.kind == "f":
+                for corr in (0, 1):
+                    v = ra.var(x, axis=axis, correction=corr, keepdims=keepdims)
+                    np.testing.assert_allclose(v.get(), np.var(a, axis=axis, ddof=corr, keepdims=keepdims),
+                                               rtol=tol, atol=tol)
+                    s = ra.std(x, axis=axis, correction=corr, keepdims=keepdims)
+                    np.testing.assert_allclose(s.get(), np.std(a, axis=axis, ddof=corr, keepdims=keepdims),
+                                               rtol=tol, atol=tol)
+    assert np.isnan(ra.mean(ra.zeros(0, dtype=dtype, device=device)).get()).all()
+    with pytest.raises(TypeError, match="floating-point"):
+        ra.mean(ra.asarray([1, 2], device=device))
+    np.testing.assert_allclose(x.mean(axis=0).get(), a.mean(axis=0), rtol=tol, atol=tol)
