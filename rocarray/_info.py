@@ -31,12 +31,14 @@ class __array_namespace_info__:  # noqa: N801 - the spec's name
         }
 
     def dtypes(self, *, device=None, kind=None) -> dict:
-        """Every dtype of ``kind`` (a kind name, a tuple of them, or None for all), by name.
-        Every device supports every dtype."""
+        """Every standard dtype of ``kind`` (a kind name, a tuple of them, or None for all),
+        by name.  Every device supports every dtype."""
         if device is not None:
             as_device(device)
         out = {}
         for d in _dtypes.all_dtypes:
+            if d == _dtypes.float16:
+                continue  # Note: float16 works everywhere but is not a dtype of the standard
             if kind is None or _dtypes.isdtype(d, kind):
                 out[str(d)] = d
         return out
