@@ -74,3 +74,12 @@ def std(x, /, *, axis=None, correction=0.0, keepdims=False):
 
 for _op in (mean, var, std):
     setattr(Array, _op.__name__, _op)
+
+
+def count_nonzero(x, /, *, axis=None, keepdims=False):
+    """How many elements of ``x`` are non-zero (True, or NaN, count) over ``axis``; int64."""
+    if not isinstance(x, Array):
+        raise TypeError(f"count_nonzero: expected a rocarray array, got {type(x).__name__}")
+    from ._elementwise_functions import not_equal
+
+    return sum(not_equal(x, 0 if x.dtype.kind != "b" else False), axis=axis, keepdims=keepdims)

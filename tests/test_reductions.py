@@ -121,3 +121,17 @@ def test_mean_var_std(device, dtype):
     with pytest.raises(TypeError, match="floating-point"):
         ra.mean(ra.asarray([1, 2], device=device))
     np.testing.assert_allclose(x.mean(axis=0).get(), a.mean(axis=0), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_count_nonzero(device, dtype):
+    a = random_array((4, 6), dtype, np.random.default_rng(4), low=-2, high=2)
+    if np.dtype(dtype).kind == "f":
+        a[0, 0] = np.nan
+    x = ra.asarray(a, device=device)
+    for axis in (None, 0, 1, (0, 1)):
+        for keepdims in (False, True):
+            g = ra.count_nonzero(x, axis=axis, keepdims=keepdims)
+            e = np.asarray(np.count_nonzero(a, axis=axis, keepdims=keepdims))
+            assert g.dtype == ra.int64 and g.shape == e.shape
+            np.testing.assert_array_equal(g.get(), e)
