@@ -104,9 +104,8 @@ def clip(x, /, min=None, max=None) -> Array:  # noqa: A002 - the spec's names
     hi = _bound(max, dt, low=False)
     from ._manipulation_functions import broadcast_shapes
 
+    # the result has the broadcast shape of x, min and max (NumPy and the standard), x's dtype
     shape = broadcast_shapes(x.shape, *(b.shape for b in (lo, hi) if isinstance(b, Array)))
-    if shape != x.shape:
-        raise ValueError(f"clip: min/max of shapes that broadcast x {x.shape} to {shape} are not allowed")
     out = Array._empty(shape, dt, x.device)
     return _clip(x, _as_dtype_operand(lo, dt, x), _as_dtype_operand(hi, dt, x), out=out)
 

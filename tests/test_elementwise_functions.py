@@ -254,6 +254,11 @@ def test_where_and_clip(device):
         np.testing.assert_array_equal(ra.clip(x).get(), v)
         lo = ra.asarray(random_array((9,), dt, rng), device=device)
         np.testing.assert_array_equal(ra.clip(x, lo).get(), np.maximum(v, lo.get()))
+    # bounds may widen the shape: the result has the broadcast shape
+    z = ra.clip(ra.zeros((3,), device=device), min=ra.ones((2, 3), device=device))
+    assert z.shape == (2, 3) and z.get().tolist() == [[1.0] * 3] * 2
+    assert ra.clip(ra.zeros((2, 1), dtype=ra.uint8, device=device),
+                   max=ra.zeros((0,), dtype=ra.uint8, device=device)).shape == (2, 0)
     f = ra.asarray(np.array([np.nan, 1.0, 10.0]), device=device)
     np.testing.assert_array_equal(ra.clip(f, 0.0, 5.0).get(), [np.nan, 1.0, 5.0])
 
