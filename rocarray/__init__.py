@@ -146,4 +146,5 @@ from ._elementwise_functions import (
 )
 
 # -- reductions (kernels/reductions.py) -------------------------------------------------------
-from ._statistical_functions import all, any, count_nonzero, max, mean, min, prod, std, sum, var
+from ._statistical_functions import (all, any, argmax, argmin, count_nonzero, cumulative_prod, cumulative_sum, max,
+                                     mean, min, prod, std, sum, var)
