@@ -129,10 +129,26 @@ def _check_inputs(name: str, arrays) -> tuple:
     return device, broadcast_shapes(*[x.shape for x in arrays])
 
 
+#: Launch plans of recent layouts: (def, axis, keepdims, input layouts) -> _Plan.  A warm
+#: call of a known layout allocates its outputs, fills in the pointers and launches.
+_plans: dict = {}
+_PLANS_MAX = 1024
+
+
 def reduce(rdef: ReductionDef, arrays, axis=None, keepdims: bool = False, outs=None) -> list:
     """Run ``rdef`` over ``axis`` of the broadcast ``arrays``; return its output arrays.
 
     ``outs``: arrays to write into (shape and dtype must match the result exactly)."""
+    if outs is None:
+        try:
+            key = (rdef, axis, keepdims, tuple((x.shape, x._strides, x._dtype, x.device) for x in arrays))
+            plan = _plans.get(key)
+        except (AttributeError, TypeError):  # not arrays, or an unhashable axis: the slow path says
+            plan = key = None
+        if plan is not None:
+            return plan.run(arrays)
+    else:
+        key = None
     name = rdef.name
     if len(arrays) != len(rdef.inputs):
         raise TypeError(f"{name}: takes {len(rdef.inputs)} input arrays ({len(arrays)} given)")
@@ -143,7 +159,9 @@ def reduce(rdef: ReductionDef, arrays, axis=None, keepdims: bool = False, outs=N
     kept_shape = tuple(shape[d] for d in kept)
     red_shape = tuple(shape[d] for d in axes)
     out_shape = tuple(1 if d in axes else shape[d] for d in range(ndim)) if keepdims else kept_shape
-    arrays = [x if x.dtype == d else _cast(x, d) for x, (_, d) in zip(arrays, rdef.inputs)]
+    if any(x.dtype != d for x, (_, d) in zip(arrays, rdef.inputs)):
+        arrays = [x if x.dtype == d else _cast(x, d) for x, (_, d) in zip(arrays, rdef.inputs)]
+        key = None  # the casts are new arrays each call
     if outs is None:
         outs = [Array._empty(out_shape, d, device) for _, d in rdef.outputs]
     else:
@@ -178,12 +196,91 @@ def reduce(rdef: ReductionDef, arrays, axis=None, keepdims: bool = False, outs=N
         shape_k, merged_k = merge_dims(kept_shape, [x.strides[:nk] for x in arrays] + out_k)
         shape_r, merged_r = merge_dims(red_shape, [x.strides[nk:] for x in arrays]) if n_red \
             else ((0,), [(0,)] * len(arrays))
+        key = None
     n_in = len(arrays)
-    inputs = [(x._buf.ptr + x._offset, merged_k[k], merged_r[k]) for k, x in enumerate(arrays)]
-    outputs = [(o._buf.ptr + o._offset, merged_k[n_in + k]) for k, o in enumerate(outs)]
     kernel = load(rdef.spec(), device)
-    _run(kernel, rdef, device, shape_k, shape_r, n_red, inputs, outputs)
-    return outs
+    plan = _Plan(kernel, rdef, device, out_shape, shape_k, shape_r, n_red,
+                 [(merged_k[k], merged_r[k]) for k in range(n_in)], merged_k[n_in:])
+    if key is not None:
+        if len(_plans) >= _PLANS_MAX:
+            _plans.clear()
+        _plans[key] = plan
+    return plan.run(arrays, outs)
+
+
+class _Plan:
+    """The launches of one reduction layout.  Each pass is (entry index, packer, parameter
+    values with the pointers left to fill, the slots of those pointers, records bytes,
+    items, GPU grid, elements of work)."""
+
+    __slots__ = ("kernel", "device", "out_shape", "out_dtypes", "passes")
+
+    def __init__(self, kernel, rdef, device, out_shape, shape_k, shape_r, n_red, in_strides, out_strides):
+        self.kernel = kernel
+        self.device = device
+        self.out_shape = out_shape
+        self.out_dtypes = [d for _, d in rdef.outputs]
+        n_out = _prod(shape_k)
+        _, rec_size = record_layout([d for _, _, d in rdef.fields])
+        n_outs = len(out_strides)
+        outputs = [(0, sk) for sk in out_strides]
+        inputs = [(0, sk, sr) for sk, sr in in_strides]
+        # pointer sources: 0..n_in-1 inputs, then outputs, then -1 - k: records buffer k
+        sources = list(range(len(inputs)))
+        out_src = list(range(len(inputs), len(inputs) + n_outs))
+        self.passes = []
+        entry = 0
+        work = n_out * max(n_red, 1)
+        while True:
+            mode, n_chunks, chunk_len, items, grid = _choose(kernel, shape_k, shape_r, n_red, inputs, entry)
+            rec_bytes = 0
+            if n_chunks > 1:
+                mode |= MODE_RECORDS
+                rec_bytes = n_chunks * n_out * rec_size
+            values = _values(mode, n_out, n_chunks, chunk_len, shape_k, shape_r, n_red, inputs, outputs, 0)
+            slots = []
+            pos = 4 + 2 * (1 + MAX_DIMS) + 1  # after mode..chunk_len, the shapes and n_red
+            for src in sources:
+                slots.append((pos, src))
+                pos += 1 + 2 * MAX_DIMS
+            for src in out_src:
+                slots.append((pos, src))
+                pos += 1 + MAX_DIMS
+            if rec_bytes:
+                slots.append((pos, -1 - len(self.passes)))
+            packer = kernel.packer if entry == 0 else _packer(1, n_outs)
+            self.passes.append((entry, packer, values, slots, rec_bytes, items, grid, work))
+            if n_chunks == 1:
+                return
+            # the next pass reduces the records [chunk, output] over the chunks
+            entry = 1
+            sources = [-1 - (len(self.passes) - 1)]
+            inputs = [(0, _c_strides(shape_k, rec_size), (n_out * rec_size,))]
+            shape_r = (n_chunks,)
+            n_red = n_chunks
+
+    def run(self, arrays, outs=None) -> list:
+        device = self.device
+        if outs is None:
+            outs = [Array._empty(self.out_shape, d, device) for d in self.out_dtypes]
+        ptrs = [x._buf.ptr + x._offset for x in arrays] + [o._buf.ptr + o._offset for o in outs]
+        kernel = self.kernel
+        rt = kernel.runtime
+        records = []
+        for entry, packer, template, slots, rec_bytes, items, grid, work in self.passes:
+            if rec_bytes:
+                buf = Array._empty((rec_bytes,), _dtypes.uint8, device)
+                records.append(buf)  # alive until the passes have been queued
+            values = list(template)
+            for slot, src in slots:
+                values[slot] = ptrs[src] if src >= 0 else records[-1 - src]._buf.ptr
+            kernel.count_call(work)
+            fn = kernel.functions[entry]
+            if kernel.is_gpu:
+                rt.launch_packed(fn, grid, GPU_BLOCK, packer, items, values)
+            else:
+                rt.launch_packed(fn, items, 1, packer, items, values, work=work)
+        return outs
 
 
 #: Most chunks a GPU scan line is cut into (each scan item folds the totals of the
@@ -283,41 +380,7 @@ def _c_strides(shape, itemsize) -> tuple:
     return tuple(reversed(out))
 
 
-def _run(kernel, rdef, device, shape_k, shape_r, n_red, inputs, outputs) -> None:
-    """Launch passes until one chunk per output is left; the last writes the outputs."""
-    n_out = _prod(shape_k)
-    _, rec_size = record_layout([d for _, _, d in rdef.fields])
-    rt = kernel.runtime
-    gpu = kernel.is_gpu
-    source = 0  # entry index: 0 elements, 1 records
-    keep = []  # records buffers alive until their pass has run
-    while True:
-        mode, n_chunks, chunk_len, items, grid = _plan(kernel, shape_k, shape_r, n_red, inputs, source)
-        records = 0
-        if n_chunks > 1:
-            mode |= MODE_RECORDS
-            buf = Array._empty((n_chunks * n_out * rec_size,), _dtypes.uint8, device)
-            keep.append(buf)
-            records = buf._buf.ptr + buf._offset
-        values = _values(mode, n_out, n_chunks, chunk_len, shape_k, shape_r, n_red, inputs, outputs, records)
-        fn = kernel.functions[source]
-        packer = kernel.packer if source == 0 else _packer(1, len(outputs))
-        kernel.count_call(n_out * max(n_red, 1))
-        if gpu:
-            rt.launch_packed(fn, grid, GPU_BLOCK, packer, items, values)
-        else:
-            rt.launch_packed(fn, items, 1, packer, items, values, work=n_out * max(n_red, 1))
-        if n_chunks == 1:
-            return
-        # the next pass reduces the records [chunk, output] over the chunks
-        source = 1
-        rec_k = _c_strides(shape_k, rec_size)
-        inputs = [(records, rec_k, (n_out * rec_size,))]
-        shape_r = (n_chunks,)
-        n_red = n_chunks
-
-
-def _plan(kernel, shape_k, shape_r, n_red, inputs, source):
+def _choose(kernel, shape_k, shape_r, n_red, inputs, source):
     """(mode, n_chunks, chunk_len, items, GPU grid) for one pass (``source`` 1: a pass
     over records, which has no tiled mode)."""
     n_out = _prod(shape_k)
@@ -371,6 +434,7 @@ class ReductionOp:
         self.row = row
         self.__name__ = row.name
         self._defs: dict = {}
+        self._by_dtype: dict = {}  # (input dtype, requested dtype) -> ReductionDef
 
     def __repr__(self):
         return f"<rocarray reduction {self.row.name}>"
@@ -417,8 +481,11 @@ class ReductionOp:
         row = self.row
         if not isinstance(x, Array):
             raise TypeError(f"{row.name}: expected a rocarray array, got {type(x).__name__}")
-        acc_dt, out_dt = self.dtypes(x.dtype, dtype)
-        if row.empty_error:
+        rdef = self._by_dtype.get((x._dtype, dtype))
+        if rdef is None:
+            acc_dt, out_dt = self.dtypes(x.dtype, dtype)
+            rdef = self._by_dtype[(x._dtype, dtype)] = self.definition(x.dtype, acc_dt, out_dt)
+        if row.empty_error and x.size == 0:
             axes = normalize_axes(axis, x.ndim, row.name)
             if any(x.shape[d] == 0 for d in axes) and \
                     _prod(tuple(x.shape[d] for d in range(x.ndim) if d not in axes)) != 0:
@@ -426,7 +493,7 @@ class ReductionOp:
                                  "has no identity")
         if row.acc == "index" and axis is not None and not isinstance(axis, int):
             raise TypeError(f"{row.name}: axis must be an int or None, not {type(axis).__name__}")
-        (out,) = reduce(self.definition(x.dtype, acc_dt, out_dt), [x], axis=axis, keepdims=keepdims)
+        (out,) = reduce(rdef, [x], axis=axis, keepdims=keepdims)
         return out
 
 
