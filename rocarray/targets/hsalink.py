@@ -190,6 +190,7 @@ def link_shared(obj: bytes) -> bytes:
     # .gnu.hash orders the hashed symbols by bucket (stable), as LLD does
     nbuckets = max(len(exported) // 4, 1)
     hashes = {k: gnu_hash(symbols[k][0]) for k in exported}
+    in_object_order = list(exported)  # .symtab keeps this order
     exported.sort(key=lambda k: hashes[k] % nbuckets)
     # bloom filter words: LLD's NextPowerOf2(12 bits per symbol / 64)
     mask_words = 1 << (len(exported) * 12 // 64).bit_length()
@@ -341,7 +342,7 @@ def link_shared(obj: bytes) -> bytes:
     for k in hidden_globals:
         symtab += sym_entry(strtab.add(symbols[k][0]), k, info=(STB_LOCAL << 4) | (symbols[k][3] & 0xF))
     first_out_global = len(symtab) // 24
-    for k in exported:
+    for k in in_object_order:
         symtab += sym_entry(strtab.add(symbols[k][0]), k)
 
     # -- the file ------------------------------------------------------------------------
