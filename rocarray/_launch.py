@@ -61,10 +61,11 @@ class KernelSpec:
     ``build_body(module, target) -> ir.Function`` adds the scalar body to the module.
     """
 
-    __slots__ = ("key", "name", "operands", "build_body", "entry", "build_kernel", "packer", "entries")
+    __slots__ = ("key", "name", "operands", "build_body", "entry", "build_kernel", "packer", "entries",
+                 "heavy")
 
     def __init__(self, key: tuple, name: str, operands, build_body, build_kernel=None, packer=None,
-                 extra_entries=()):
+                 extra_entries=(), heavy=False):
         self.key = key
         self.name = name
         self.operands = tuple(operands)
@@ -78,6 +79,8 @@ class KernelSpec:
         #: every entry point the module holds: ``entry`` and ``entry + suffix`` for each of
         #: ``extra_entries`` (loaded together; ``LoadedKernel.functions`` in this order)
         self.entries = (self.entry,) + tuple(self.entry + s for s in extra_entries)
+        #: the full tier uses ``target.heavy_tier`` (reductions: loops worth optimising)
+        self.heavy = heavy
 
     def build_module(self, target) -> ir.Module:
         module = ir.Module(name=self.entry)
@@ -179,6 +182,8 @@ def load(spec: KernelSpec, device) -> LoadedKernel:
 
     rt = device.runtime
     target = target_for(rt.target_name(device.index))
+    if spec.heavy:
+        target = target.heavy_tier
     cache = default_cache()
     quick = target.quick_tier
     image = None if quick is None else cache.lookup(spec.key, target)

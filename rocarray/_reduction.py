@@ -81,7 +81,7 @@ class ReductionDef:
         if self._spec is None:
             self._spec = KernelSpec(self.key, self.name, (), None, build_kernel=self._build,
                                     packer=_packer(len(self.inputs), len(self.outputs)),
-                                    extra_entries=("_c",))
+                                    extra_entries=("_c",), heavy=True)
         return self._spec
 
     def scan_spec(self) -> KernelSpec:
@@ -91,7 +91,7 @@ class ReductionDef:
             spec = self._scan_spec = KernelSpec(
                 self.key + ("scan",), self.name, (), None,
                 build_kernel=lambda m, t, e: self._build(m, t, e, scan=True),
-                packer=_packer(len(self.inputs), len(self.outputs)), extra_entries=("_s",))
+                packer=_packer(len(self.inputs), len(self.outputs)), extra_entries=("_s",), heavy=True)
         return spec
 
     def _build(self, module, target, entry, scan: bool = False) -> None:

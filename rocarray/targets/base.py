@@ -110,6 +110,13 @@ class Target:
     #: compilation), or None.  The launcher runs the quick tier's code at once and has the
     #: kernel recompiled with this target in the background once it proves hot.
     quick_tier: "Target | None" = None
+    @property
+    def heavy_tier(self) -> "Target":
+        """The configuration for kernels whose inner loops do more than move data
+        (reductions): their full tier, compiled in the background once hot, is worth the
+        target's whole optimisation pipeline.  This target itself unless overridden."""
+        return self
+
     #: Address space of device global memory (GPU targets), or None.  The skeleton's
     #: vector path accesses memory through it, so loads are ``ld.global`` rather than
     #: generic ones whatever the optimisation level.

@@ -273,6 +273,18 @@ class NVPTXTarget(Target):
     def binary_kind(self) -> str:
         return "ptx" if self.assembler[0] == "ptx" else "cubin"
 
+    @property
+    def heavy_tier(self) -> "NVPTXTarget":
+        """LLVM's O3 pipeline before the assembler (the light pipeline leaves reductions'
+        accumulators in local memory)."""
+        if self.opt_level >= 3 or self.simple_loops:
+            return self
+        h = getattr(self, "_heavy", None)
+        if h is None:
+            h = NVPTXTarget(self.name, assembler=self._assembler_choice, opt_level=3)
+            self._heavy = h
+        return h
+
     def cache_key(self) -> tuple:
         libdevice = find_libdevice()
         stamp = None
