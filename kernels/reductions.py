@@ -18,6 +18,9 @@ Row fields:
   post        statements writing ``out0`` from the a-side fields
   empty_error True when a reduction over no elements is an error (no identity in the
               standard: min, max, argmin, argmax), False when it gives the identity
+  simd        the host SIMD recipe computing exactly what map and reduce do over a
+              contiguous run ("add", "mul", "max", "min", "any", "all", "argmax",
+              "argmin"; rocarray/compiler/reduction.py), or None
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ class Reduction(NamedTuple):
     reduce: object
     post: str
     empty_error: bool
+    simd: str | None = None
 
 
 def _limit(dtype, low: bool) -> str:
@@ -93,14 +97,14 @@ _ONE = (("a", "b", "acc"),)
 _ARG = (("av", "bv", "acc"), ("ai", "bi", "int64"))
 
 REDUCTIONS = (
-    Reduction("sum", "numeric", "sum", _ONE, "a = 0;", "a = in0;", "a = a + b;", "out0 = a;", False),
-    Reduction("prod", "numeric", "sum", _ONE, "a = 1;", "a = in0;", "a = a * b;", "out0 = a;", False),
-    Reduction("max", "real", "same", _ONE, _extreme(True), "a = in0;", _MAX, "out0 = a;", True),
-    Reduction("min", "real", "same", _ONE, _extreme(False), "a = in0;", _MIN, "out0 = a;", True),
-    Reduction("all", "any", "bool", _ONE, "a = true;", "a = (in0 != 0);", "a = a && b;", "out0 = a;", False),
-    Reduction("any", "any", "bool", _ONE, "a = false;", "a = (in0 != 0);", "a = a || b;", "out0 = a;", False),
+    Reduction("sum", "numeric", "sum", _ONE, "a = 0;", "a = in0;", "a = a + b;", "out0 = a;", False, "add"),
+    Reduction("prod", "numeric", "sum", _ONE, "a = 1;", "a = in0;", "a = a * b;", "out0 = a;", False, "mul"),
+    Reduction("max", "real", "same", _ONE, _extreme(True), "a = in0;", _MAX, "out0 = a;", True, "max"),
+    Reduction("min", "real", "same", _ONE, _extreme(False), "a = in0;", _MIN, "out0 = a;", True, "min"),
+    Reduction("all", "any", "bool", _ONE, "a = true;", "a = (in0 != 0);", "a = a && b;", "out0 = a;", False, "all"),
+    Reduction("any", "any", "bool", _ONE, "a = false;", "a = (in0 != 0);", "a = a || b;", "out0 = a;", False, "any"),
     Reduction("argmax", "real", "index", _ARG, _arg_identity(True), "av = in0; ai = i;",
-              _arg_reduce(">"), "out0 = ai;", True),
+              _arg_reduce(">"), "out0 = ai;", True, "argmax"),
     Reduction("argmin", "real", "index", _ARG, _arg_identity(False), "av = in0; ai = i;",
-              _arg_reduce("<"), "out0 = ai;", True),
+              _arg_reduce("<"), "out0 = ai;", True, "argmin"),
 )

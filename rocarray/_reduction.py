@@ -35,8 +35,12 @@ from .compiler.reduction import (MODE_COOP, MODE_RECORDS, MODE_TILE, TILE, build
                                  build_scan, record_layout)
 from .targets.base import MAX_DIMS
 
-#: Most reduced elements one host item folds (then records and a second pass).
-HOST_CHUNK = 4096
+#: Most reduced elements one host item folds (then records and a second pass): with
+#: 16 lanes, 128 serial steps per lane, then a tree.
+HOST_CHUNK = 2048
+#: The same for the quick tier's code (one accumulator per item, on every device), so
+#: that a float sum is never a long serial sum whichever tier runs it.
+SIMPLE_CHUNK = 128
 #: Threads of a GPU block for reductions.
 GPU_BLOCK = 256
 
@@ -60,10 +64,10 @@ class ReductionDef:
     """
 
     __slots__ = ("name", "inputs", "fields", "identity", "map", "reduce", "outputs", "post",
-                 "preamble", "typedefs", "key", "_spec", "_scan_spec")
+                 "preamble", "typedefs", "key", "_spec", "_scan_spec", "simd")
 
     def __init__(self, name, inputs, fields, identity, map, reduce, outputs, post,
-                 preamble: str = "", typedefs=None):
+                 preamble: str = "", typedefs=None, simd=None):
         self.name = name
         self.inputs = tuple((n, _dtypes.as_dtype(d)) for n, d in inputs)
         self.fields = tuple((a, b, _dtypes.as_dtype(d)) for a, b, d in fields)
@@ -71,10 +75,12 @@ class ReductionDef:
         self.outputs = tuple((n, _dtypes.as_dtype(d)) for n, d in outputs)
         self.preamble = preamble
         self.typedefs = dict(typedefs or {})
+        #: catalogue rows only: the host SIMD recipe computing what map and reduce do
+        self.simd = simd
         self.key = ("reduction", name, tuple((n, str(d)) for n, d in self.inputs),
                     tuple((a, b, str(d)) for a, b, d in self.fields), identity, map, reduce,
                     tuple((n, str(d)) for n, d in self.outputs), post, preamble,
-                    tuple(sorted((k, str(v)) for k, v in self.typedefs.items())))
+                    tuple(sorted((k, str(v)) for k, v in self.typedefs.items())), simd)
         self._spec = self._scan_spec = None
 
     def spec(self) -> KernelSpec:
@@ -109,9 +115,12 @@ class ReductionDef:
                     + [(b, d, "in") for _, b, d in self.fields], self.reduce)
         post = fn("post", [(a, d, "in") for a, _, d in self.fields]
                   + [(n, d, "out") for n, d in self.outputs], self.post)
-        build = build_scan if scan else build_reduction
-        build(target, entry, module, [d for _, d in self.inputs], [d for _, _, d in self.fields],
-              [d for _, d in self.outputs], identity, mapped, reduce, post)
+        args = (target, entry, module, [d for _, d in self.inputs], [d for _, _, d in self.fields],
+                [d for _, d in self.outputs], identity, mapped, reduce, post)
+        if scan:
+            build_scan(*args)
+        else:
+            build_reduction(*args, simd=self.simd)
 
 
 def _check_inputs(name: str, arrays) -> tuple:
@@ -389,8 +398,18 @@ def _choose(kernel, shape_k, shape_r, n_red, inputs, source, simple=False):
     # the outputs are adjacent in memory and the reduced run is not: a leading-axis reduction
     leading = (len(shape_k) == 1 and len(shape_r) == 1 and n_out > 1 and n_red > 1
                and max(abs(sk[0]) for _, sk, _ in inputs) < min(abs(sr[0]) for _, _, sr in inputs))
+    if simple:
+        n_chunks = max(1, -(-n_red // SIMPLE_CHUNK))
+        if kernel.is_gpu:
+            max_grid = kernel.runtime.max_grid(kernel.index, GPU_BLOCK)
+            threads = max_grid * GPU_BLOCK
+            n_chunks = max(n_chunks, min(-(-threads // n_out), n_red // 64))
+        chunk = -(-n_red // n_chunks) if n_red else 0
+        items = n_out * n_chunks
+        grid = min(-(-items // GPU_BLOCK), 4 * max_grid) if kernel.is_gpu else 0
+        return 0, n_chunks, chunk, items, grid
     if not kernel.is_gpu:
-        if leading and n_out >= TILE // 2 and source == 0 and not simple:
+        if leading and n_out >= TILE // 2 and source == 0:
             tiles = -(-n_out // TILE)
             n_chunks = 1
             if tiles < 8 and n_red > 2 * HOST_CHUNK:
@@ -401,7 +420,7 @@ def _choose(kernel, shape_k, shape_r, n_red, inputs, source, simple=False):
         chunk = -(-n_red // n_chunks) if n_red else 0
         return 0, n_chunks, chunk, n_out * n_chunks, 0
     max_grid = kernel.runtime.max_grid(kernel.index, GPU_BLOCK)
-    if leading or n_red < 64 or simple:
+    if leading or n_red < 64:
         # one thread per (output, chunk); enough threads to fill the device
         threads = max_grid * GPU_BLOCK
         n_chunks = max(1, min(-(-threads // n_out), n_red // 64))
@@ -475,7 +494,8 @@ class ReductionOp:
             rdef = ReductionDef(row.name, [("in0", in_dt)], fields,
                                 _per_kind(row.identity, in_dt), _per_kind(row.map, in_dt),
                                 _per_kind(row.reduce, in_dt), [("out0", out_dt)], row.post,
-                                typedefs={"acc_type": acc_dt, "in0_type": in_dt, "out0_type": out_dt})
+                                typedefs={"acc_type": acc_dt, "in0_type": in_dt, "out0_type": out_dt},
+                                simd=row.simd)
             rdef = self._defs.setdefault(key, rdef)
         return rdef
 

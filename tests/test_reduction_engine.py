@@ -176,3 +176,35 @@ def test_cumulative_dtype_and_errors(device):
         ra.cumulative_sum(ra.zeros((2, 2), device=device), axis=2)
     with pytest.raises(TypeError, match="rocarray array"):
         ra.cumulative_sum([1, 2])
+
+
+def test_both_tiers_agree(device):
+    """A definition no cache has seen runs the quick tier first (one accumulator per item,
+    short chunks), then the full tier once hot: both give NumPy's results, and the plan
+    made for quick code is re-made for the full tier."""
+    import secrets
+
+    from rocarray._launch import load
+    from rocarray.compiler.cache import drain_background
+
+    nonce = secrets.token_hex(4)
+    rdef = ReductionDef(f"tiers_{nonce}", [("x", "float32")], [("a", "b", "float32"), ("n", "m", "int64")],
+                        "a = 0; n = 0;", f"a = x * x; n = (x > 0); /* {nonce} */", "a += b; n += m;",
+                        [("y", "float32"), ("k", "int64")], "y = sqrt(a); k = n;")
+    x = np.random.default_rng(6).standard_normal((5, 30000)).astype(np.float32)
+    xd = ra.asarray(x, device=device)
+    expect_y = np.sqrt((x.astype(np.float64) ** 2).sum(axis=1))
+    expect_k = (x > 0).sum(axis=1)
+    results = []
+    for _ in range(20):
+        y, k = reduce(rdef, [xd], axis=1)
+        results.append((y.get(), k.get()))
+    drain_background()
+    kernel = load(rdef.spec(), device)
+    if device.kind == "cpu" or kernel.target.quick_tier is not None:
+        assert not kernel.simple
+    y, k = reduce(rdef, [xd], axis=1)
+    results.append((y.get(), k.get()))
+    for y, k in results:
+        np.testing.assert_allclose(y, expect_y, rtol=2e-6)
+        np.testing.assert_array_equal(k, expect_k)

@@ -238,8 +238,13 @@ class _Background:
                 time.sleep(QUIET_SECONDS / 2)
             try:
                 job()
-            except Exception:  # a failed upgrade leaves the working quick-tier code in place
-                pass
+            except Exception as exc:  # the working quick-tier code stays in place, said once
+                background_failures.append(repr(exc))
+                if len(background_failures) == 1:
+                    import warnings
+
+                    warnings.warn(f"rocarray: a background recompile failed ({exc!r}); the "
+                                  "quick-tier code keeps running", RuntimeWarning, stacklevel=1)
             with self._idle:
                 self._pending -= 1
                 self._idle.notify_all()
@@ -252,6 +257,8 @@ class _Background:
 
 
 _background: _Background | None = None
+#: What the background jobs that failed raised (a recompile that fails is a bug to report).
+background_failures: list = []
 #: Seconds without a foreground compile before a tier-up may take the LLVM lock.
 QUIET_SECONDS = 0.01
 #: When the last foreground (not tier-up) compile finished (time.perf_counter()).

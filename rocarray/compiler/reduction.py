@@ -51,7 +51,7 @@ VECTOR_BYTES = 16
 VECTOR_ELEMENTS = 4
 VECTOR_UNROLL = 2
 #: Adjacent outputs one host item folds together in tiled mode.
-TILE = 512
+TILE = 4096
 
 I32 = ir.IntType(32)
 
@@ -90,6 +90,39 @@ class _Record:
                 for k in range(len(self.rec_type.elements))]
 
 
+def _splat(b, value, lanes: int):
+    vec_t = ir.VectorType(value.type, lanes)
+    v = b.insert_element(ir.Constant(vec_t, ir.Undefined), value, ir.Constant(I32, 0))
+    return b.shuffle_vector(v, ir.Constant(vec_t, ir.Undefined), ir.Constant(ir.VectorType(I32, lanes), [0] * lanes))
+
+
+def _convert_vector(b, x, src, dst, dst_t):
+    """Vector conversion of elements of dtype ``src`` to ``dst`` (the pairs SIMD recipes
+    allow: same kind widening, bool or integer to integer, integer to float)."""
+    if src == dst:
+        return x
+    if dst.kind == "f":
+        if src.kind == "f":
+            return b.fpext(x, dst_t) if dst.itemsize > src.itemsize else b.fptrunc(x, dst_t)
+        return b.uitofp(x, dst_t) if src.kind in "ub" else b.sitofp(x, dst_t)
+    if src.itemsize == dst.itemsize:
+        return x
+    if src.itemsize > dst.itemsize:
+        return b.trunc(x, dst_t)
+    return b.zext(x, dst_t) if src.kind in "ub" else b.sext(x, dst_t)
+
+
+def simd_allowed(recipe, in_dtype, acc_dtype) -> bool:
+    """Whether the host's SIMD path can run ``recipe`` from ``in_dtype`` into ``acc_dtype``."""
+    if recipe is None or in_dtype.kind == "c" or acc_dtype.kind == "c":
+        return False
+    if recipe in ("any", "all"):
+        return acc_dtype.kind == "b"
+    if acc_dtype.kind == "f":
+        return in_dtype.kind in "biuf"
+    return acc_dtype.kind in "iu" and in_dtype.kind in "biu"
+
+
 class _RecordArray:
     """``count`` accumulator records in private memory, indexed at run time, one array per
     field (the host's lanes and tiles: a loop over them with a constant trip count
@@ -118,11 +151,17 @@ class _RecordArray:
 
 
 def build_reduction(target, entry: str, module: ir.Module, in_dtypes, field_dtypes, out_dtypes,
-                    identity_fn, map_fn, reduce_fn, post_fn) -> None:
+                    identity_fn, map_fn, reduce_fn, post_fn, simd=None) -> None:
     """Add the two entries of a reduction to ``module``: ``entry`` (elements through
-    ``map_fn``) and ``entry + "_c"`` (records through ``reduce_fn`` only)."""
-    _Builder(target, entry, module, in_dtypes, field_dtypes, out_dtypes,
-             identity_fn, map_fn, reduce_fn, post_fn, source="map").build()
+    ``map_fn``) and ``entry + "_c"`` (records through ``reduce_fn`` only).  ``simd``: the
+    name of a recipe (see ``_Builder.simd_loop``) that computes exactly what map and
+    reduce do, for the host's contiguous runs."""
+    b = _Builder(target, entry, module, in_dtypes, field_dtypes, out_dtypes,
+                 identity_fn, map_fn, reduce_fn, post_fn, source="map")
+    if simd is not None and not target.is_gpu and len(in_dtypes) == 1 and \
+            simd_allowed(simd, in_dtypes[0], field_dtypes[0]):
+        b.simd = simd
+    b.build()
     _Builder(target, entry + "_c", module, None, field_dtypes, out_dtypes,
              identity_fn, map_fn, reduce_fn, post_fn, source="record").build()
 
@@ -159,6 +198,7 @@ class _Builder:
         _, self.rec_size = record_layout(field_dtypes)
         self.words = (self.rec_size + 3) // 4
         self.source = source
+        self.simd = None
         self.n_inputs = 1 if source == "record" else len(in_dtypes)
         self.in_types = ([self.rec_type] if source == "record"
                          else [storage_type(d) for d in in_dtypes])
@@ -470,13 +510,17 @@ class _Builder:
         for bb, indexed in ((contig_bb, True), (strided_bb, False)):
             b.position_at_end(bb)
             last_full = b.sub(j_end, ir.Constant(I64, HOST_LANES - 1))
-            rows = _Loop(b, j_begin, last_full, "jl")
-            lane = _Loop(b, zero, lanes_c, "lane")
-            j = b.add(rows.i, lane.i)
-            self.fold_into(b, accs.fields(b, lane.i), self.element_addrs(b, in_bases, strides, j, indexed), j)
-            lane.close(b, b.add(lane.i, one))
-            rows.close(b, b.add(rows.i, lanes_c))
-            tail = _Loop(b, rows.i, j_end, "jt")
+            if indexed and self.simd is not None:
+                tail_start = self.simd_loop(b, accs, in_bases[0], j_begin, last_full)
+            else:
+                rows = _Loop(b, j_begin, last_full, "jl")
+                lane = _Loop(b, zero, lanes_c, "lane")
+                j = b.add(rows.i, lane.i)
+                self.fold_into(b, accs.fields(b, lane.i), self.element_addrs(b, in_bases, strides, j, indexed), j)
+                lane.close(b, b.add(lane.i, one))
+                rows.close(b, b.add(rows.i, lanes_c))
+                tail_start = rows.i
+            tail = _Loop(b, tail_start, j_end, "jt")
             self.fold_into(b, accs.fields(b, zero), self.element_addrs(b, in_bases, strides, tail.i, indexed), tail.i)
             tail.close(b, b.add(tail.i, one))
             b.branch(done_bb)
@@ -499,6 +543,92 @@ class _Builder:
         first = self.new_record(b)
         accs.copy_to(b, zero, first.fields(b))
         self.write(b, first, o, c, out_addrs)
+
+    def simd_loop(self, b, accs, base, j_begin, last_full):
+        """The host's contiguous run of a catalogue reduction with a SIMD recipe: the
+        ``HOST_LANES`` lanes held in vector registers, one vector load and one vector
+        operation per trip (NumPy's SIMD loops do the same); the lanes go back to ``accs``
+        for the pairwise combine.  Returns the first index left for the scalar tail."""
+        fn = self.fn
+        lanes = HOST_LANES
+        in_t = self.in_types[0]
+        in_dt = self.in_dtypes[0]
+        acc_dt = self.field_dtypes[0]
+        acc_t = storage_type(acc_dt)
+        vin_t = ir.VectorType(in_t, lanes)
+        vacc_t = ir.VectorType(acc_t, lanes)
+        zero = ir.Constant(I64, 0)
+        fields = accs.fields(b, zero)
+        starts = [b.load(f, typ=ir.VectorType(t, lanes), align=8) for f, t in zip(fields, self.rec_type.elements)]
+        pre = b.block
+        head = fn.append_basic_block("jv.head")
+        body = fn.append_basic_block("jv.body")
+        exit_bb = fn.append_basic_block("jv.exit")
+        b.branch(head)
+        b.position_at_end(head)
+        j = b.phi(I64, "jv")
+        j.add_incoming(j_begin, pre)
+        phis = []
+        for v in starts:
+            phi = b.phi(v.type)
+            phi.add_incoming(v, pre)
+            phis.append(phi)
+        b.cbranch(b.icmp_signed("<", j, last_full), body, exit_bb)
+        b.position_at_end(body)
+        x = b.load(b.gep(base, [j], source_etype=in_t), typ=vin_t, align=in_dt.itemsize)
+        recipe = self.simd
+        if recipe in ("any", "all"):
+            nz = (b.fcmp_unordered("!=", x, ir.Constant(vin_t, 0.0)) if in_dt.kind == "f"
+                  else b.icmp_unsigned("!=", x, ir.Constant(vin_t, 0)))
+            xv = b.zext(nz, vacc_t)
+        else:
+            xv = _convert_vector(b, x, in_dt, acc_dt, vacc_t)
+        a = phis[0]
+        float_acc = acc_dt.kind == "f"
+        if recipe == "add":
+            new = [b.fadd(a, xv) if float_acc else b.add(a, xv)]
+        elif recipe == "mul":
+            new = [b.fmul(a, xv) if float_acc else b.mul(a, xv)]
+        elif recipe == "any":
+            new = [b.or_(a, xv)]
+        elif recipe == "all":
+            new = [b.and_(a, xv)]
+        elif recipe in ("max", "min"):
+            if float_acc:  # NaN propagates: keep a when it is NaN or already wins
+                keep = b.or_(b.fcmp_unordered("uno", a, a),
+                             b.fcmp_ordered(">=" if recipe == "max" else "<=", a, xv))
+            else:
+                cmp = b.icmp_unsigned if acc_dt.kind in "ub" else b.icmp_signed
+                keep = cmp(">=" if recipe == "max" else "<=", a, xv)
+            new = [b.select(keep, a, xv)]
+        elif recipe in ("argmax", "argmin"):
+            ai = phis[1]
+            idx_t = ir.VectorType(I64, lanes)
+            idx = b.add(_splat(b, j, lanes), ir.Constant(idx_t, list(range(lanes))))
+            op = ">" if recipe == "argmax" else "<"
+            if float_acc:
+                better = b.fcmp_ordered(op, xv, a)
+                equal = b.fcmp_ordered("==", xv, a)
+                nan_first = b.and_(b.fcmp_unordered("uno", xv, xv), b.fcmp_ordered("ord", a, a))
+            else:
+                cmp = b.icmp_unsigned if acc_dt.kind in "ub" else b.icmp_signed
+                better = cmp(op, xv, a)
+                equal = b.icmp_signed("==", xv, a)
+                nan_first = None
+            take = b.or_(better, b.and_(equal, b.icmp_signed("<", idx, ai)))
+            if nan_first is not None:
+                take = b.or_(take, nan_first)
+            new = [b.select(take, xv, a), b.select(take, idx, ai)]
+        else:
+            raise ValueError(f"unknown SIMD recipe {recipe!r}")
+        for phi, v in zip(phis, new):
+            phi.add_incoming(v, b.block)
+        j.add_incoming(b.add(j, ir.Constant(I64, lanes)), b.block)
+        b.branch(head)
+        b.position_at_end(exit_bb)
+        for f, phi in zip(fields, phis):
+            b.store(phi, f, align=8)
+        return j
 
     def fold_into(self, b, acc_fields, addrs, j) -> None:
         tmp = self.tmp

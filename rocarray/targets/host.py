@@ -213,6 +213,17 @@ class HostTarget(Target):
             self._quick = q
         return q
 
+    @property
+    def heavy_tier(self) -> "HostTarget":
+        """Codegen O2 after the O2 pipeline (reductions keep their vector lanes in registers
+        instead of spilling them every trip, as codegen O0 does)."""
+        if self.opt_level >= 2 or self.simple_loops:
+            return self
+        h = getattr(self, "_heavy", None)
+        if h is None:
+            h = self._heavy = HostTarget(opt_level=2)
+        return h
+
     def math_function(self, module: ir.Module, fn: str, ty: ir.Type) -> ir.Function:
         arity = _ARITY.get(fn)
         if arity is None:

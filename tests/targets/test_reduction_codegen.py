@@ -83,3 +83,23 @@ def test_host_reduction_ir_has_no_gpu_calls():
     text = str(_def(rsum, "float32").spec().build_module(target))
     assert "nvvm" not in text and "amdgcn" not in text
     assert isinstance(target.compile(text), bytes)
+
+
+def test_every_catalogue_reduction_compiles_for_the_host_at_every_tier():
+    """The full tier is compiled in the background, where a failure would only leave the
+    slow quick-tier code running: compile every (reduction, dtype) at both tiers here."""
+    from conftest import ALL_DTYPES
+    from rocarray import _statistical_functions as sf
+    from rocarray.targets.host import HostTarget
+
+    full = HostTarget().heavy_tier
+    for op in (sf.sum, sf.prod, sf.max, sf.min, sf.all, sf.any, sf.argmax, sf.argmin):
+        for dt in ALL_DTYPES:
+            dt = np.dtype(dt)
+            try:
+                acc, out = op.dtypes(dt)
+            except TypeError:
+                continue
+            spec = op.definition(dt, acc, out).spec()
+            for target in (full, full.quick_tier):
+                assert target.compile(str(spec.build_module(target)))
