@@ -341,7 +341,7 @@ def _generate(trace, outputs):
         lines.append("  {")
         lines.extend("    " + ln for ln in body.strip("\n").splitlines())
         lines.append("  }")
-        lines.append(f"  v{m} = out0;")
+        lines.append(f"  v{m} = __rk_op_boundary(out0);")
         lines.append("}")
     for j, o in enumerate(outputs):
         lines.append(f"o{j} = {_ref_expr(o, None)};")
