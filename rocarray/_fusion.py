@@ -511,8 +511,23 @@ class Fusion:
         kargs += [vals[idx] for idx, _ in plan.scalar_slots]
         if plan.reduction is not None:
             return plan.reduction(kargs, device)
-        outs = plan.kernel(*kargs)
-        return outs[0] if plan.single else outs
+        kernel = plan.kernel
+        # the warm path: the kernel's plan for these argument types, its arrays contiguous
+        # and of one shape (else the kernel's general call broadcasts and merges dims)
+        key = tuple(a._dtype if type(a) is Array else type(a) for a in kargs) + (device,)
+        kplan = kernel._plans.get(key)
+        outs = None
+        if kplan is not None:
+            first = kargs[0]
+            shape = first._shape
+            for a in kargs[:len(plan.array_args)]:
+                if a._shape != shape or not a.is_c_contiguous():
+                    break
+            else:
+                outs = kplan.run_contiguous(kargs, shape, first._size, device)
+        if outs is None:
+            outs = kernel(*kargs)
+        return outs[0] if plan.single else tuple(outs)
 
 
 class _LazySamples:

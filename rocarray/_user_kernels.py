@@ -149,16 +149,56 @@ class _Plan:
     types.  ``in_kinds`` per input: 'a' array, 's' scalar, 'r' raw; ``out_kinds`` 'a' / 'r'."""
 
     __slots__ = ("kernel", "in_kinds", "in_types", "out_kinds", "out_types", "scalar_types",
-                 "has_raw")
+                 "has_raw", "simple", "_template", "positions", "out_positions", "name")
 
-    def __init__(self, kernel, in_kinds, in_types, out_kinds, out_types):
+    def __init__(self, kernel, in_kinds, in_types, out_kinds, out_types, name):
         self.kernel = kernel
+        self.name = name
         self.in_kinds = in_kinds
         self.in_types = in_types
         self.out_kinds = out_kinds
         self.out_types = out_types
         self.scalar_types = tuple(t.type for t in in_types)
         self.has_raw = "r" in in_kinds or "r" in out_kinds
+        # The warm path (no raw operands, outputs allocated here, the array inputs of one
+        # shape and C-contiguous): the packed values of one contiguous 1-D run but for the
+        # size, the pointers and the scalars, filled in at ``positions``.
+        self.simple = not self.has_raw and "a" in in_kinds
+        template = [1, 0, *pad_dims((), 1)[1:]]
+        positions = []
+        for op in kernel.spec.operands:
+            positions.append(len(template))
+            if op.kind == "scalar":
+                template.extend((0, 0) if op.dtype.kind == "c" else (0,))
+            elif op.kind == "raw":
+                template.extend((0,) * (3 + 2 * MAX_DIMS))
+            else:
+                template.append(0)
+                template.extend(pad_dims((op.dtype.itemsize,), 0))
+        self._template = template
+        nin = len(in_kinds)
+        self.positions = tuple(positions[:nin])
+        self.out_positions = tuple(positions[nin:])
+
+    def run_contiguous(self, ins, shape, n, device):
+        """The warm path: allocate the outputs, fill the template, launch."""
+        outs = [Array._empty(shape, t, device) for t in self.out_types]
+        if n:
+            values = self._template.copy()
+            values[1] = n
+            for pos, a, k, t in zip(self.positions, ins, self.in_kinds, self.scalar_types):
+                if k == "a":
+                    values[pos] = a._buf.ptr + a._offset
+                else:
+                    v = _convert_scalar(a, t, self.name)
+                    if type(v) is tuple:
+                        values[pos], values[pos + 1] = v
+                    else:
+                        values[pos] = v
+            for pos, o in zip(self.out_positions, outs):
+                values[pos] = o._buf.ptr
+            self.kernel.launch(n, values)
+        return outs
 
 
 _specs: dict = {}
@@ -265,7 +305,8 @@ class ElementwiseKernel:
         kinds = [kmap[k] for k in in_kinds] + ["raw" if k == "r" else "out" for k in out_kinds]
         spec = _user_spec(self.name, self.operation, self.preamble, self._names, kinds,
                           in_types + out_types, typedefs)
-        return _Plan(load(spec, device), tuple(in_kinds), in_types, out_kinds, out_types)
+        return _Plan(load(spec, device), tuple(in_kinds), in_types, out_kinds, out_types,
+                     self.name)
 
     # -- the call ------------------------------------------------------------------------
     def __call__(self, *args, size=None, stream=None, block_size=None):
@@ -324,7 +365,21 @@ class ElementwiseKernel:
         if plan is None:
             plan = self._plan(tuple(tokens), tuple(out_dtypes), device, size is not None)
             self._plans[key] = plan
-        outs = self._run(plan, ins, outs, size, device)
+        done = False
+        if plan.simple and not outs and size is None:
+            shape = None
+            for a, k in zip(ins, plan.in_kinds):
+                if k == "a":
+                    if shape is None:
+                        shape = a._shape
+                        n = a._size
+                    if a._shape != shape or not a.is_c_contiguous():
+                        break
+            else:
+                outs = plan.run_contiguous(ins, shape, n, device)
+                done = True
+        if not done:
+            outs = self._run(plan, ins, outs, size, device)
         if self.no_return:
             return None
         if self.nout == 1 and not self.return_tuple:
