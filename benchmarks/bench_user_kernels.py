@@ -38,7 +38,9 @@ COLD_DTYPES = ["int16", "uint32", "float32", "float64", "int8", "complex64"]
 
 
 def _has_reduction_kernel() -> bool:
-    return hasattr(ra, "ReductionKernel")
+    from rocarray import _reduction
+
+    return hasattr(ra, "ReductionKernel") and hasattr(_reduction, "ReductionDef")
 
 
 def _fused_fma():

@@ -149,5 +149,5 @@ from ._elementwise_functions import (
 from ._statistical_functions import all, any, count_nonzero, max, mean, min, prod, std, sum, var
 
 # -- user-defined kernels and fusion (docs/user_kernels.md) -----------------------------------
-from ._user_kernels import ElementwiseKernel
+from ._user_kernels import ElementwiseKernel, ReductionKernel
 from ._fusion import fuse

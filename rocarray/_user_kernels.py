@@ -487,3 +487,183 @@ class ElementwiseKernel:
             if t is not o:
                 copy_elements(t, o)
         return outs
+
+
+# -- ReductionKernel ----------------------------------------------------------------------------
+
+class ReductionKernel:
+    """A user-defined reduction kernel (CuPy's ``cupy.ReductionKernel``).
+
+    ``map_expr`` maps the inputs of one element to a value of the reduction type, ``reduce_expr``
+    combines two of them (``a`` and ``b``), ``post_map_expr`` writes the outputs from the
+    reduced value ``a``, ``identity`` is the reduction's identity (None: the reduction type's
+    zero, as ``T()`` in C++).  ``reduce_type`` is the type of ``a`` and ``b``; as in CuPy it
+    defaults to the type of the first output parameter.  Calls take ``axis=``, ``keepdims=``
+    and ``out=``; the generic reduction engine (rocarray/_reduction.py) runs them on every
+    device, one compiled kernel per dtype signature.
+    """
+
+    def __init__(self, in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
+                 name="reduce_kernel", reduce_type=None, reduce_dims=True, preamble="",
+                 options=()):
+        self.name = _check_name(name)
+        self.__name__ = self.name
+        self.in_params, self.out_params = _parse_signature(in_params, out_params, self.name)
+        if not self.out_params:
+            raise ValueError(f"ReductionKernel '{self.name}': at least one output parameter is "
+                             "needed")
+        for p in self.in_params + self.out_params:
+            if p.raw:
+                raise TypeError(f"ReductionKernel '{self.name}': raw parameter '{p.name}' is not "
+                                "supported (the reduction engine broadcasts its inputs and "
+                                "indexes them itself)")
+            if not p.is_placeholder:
+                _type_of_param(p)
+        self.nin = len(self.in_params)
+        self.nout = len(self.out_params)
+        self.nargs = self.nin + self.nout
+        self.map_expr = str(map_expr)
+        self.reduce_expr = str(reduce_expr)
+        self.post_map_expr = str(post_map_expr)
+        self.identity = None if identity is None else str(identity)
+        self.preamble = preamble
+        self.reduce_dims = bool(reduce_dims)
+        placeholders = frozenset(p.type_name for p in self.in_params + self.out_params
+                                 if p.is_placeholder)
+        if reduce_type is None:
+            self._reduce_type = self.out_params[0].type_name
+        elif isinstance(reduce_type, str):
+            self._reduce_type = reduce_type
+        else:
+            self._reduce_type = np.dtype(reduce_type).name
+        if self._reduce_type not in placeholders:
+            resolve_type_name(self._reduce_type)  # a type name, or a syntax error
+        names = placeholders | {"_type_reduce"}
+        self._statements = self._make_statements()
+        for what, src in self._statements.items():
+            _parse_body(src, preamble, names, self.name, where=what)
+        self._plans: dict = {}
+
+    def __repr__(self):
+        return f"<rocarray.ReductionKernel {self.name}>"
+
+    def _make_statements(self) -> dict:
+        ident = "0" if self.identity is None or not self.identity.strip() else self.identity
+        return {
+            "identity": f"a = (_type_reduce)({ident});",
+            "map_expr": f"a = (_type_reduce)({self.map_expr});",
+            "reduce_expr": f"a = (_type_reduce)({self.reduce_expr});",
+            "post_map_expr": self.post_map_expr.strip().rstrip(";") + ";",
+        }
+
+    def _plan(self, in_tokens, out_dtypes):
+        from ._reduction import ReductionDef
+
+        b = _Bindings(self.name)
+        for p, dt in zip(self.out_params, out_dtypes):
+            b.bind(p, dt, "output")
+        for p, tok in zip(self.in_params, in_tokens):
+            if isinstance(tok, np.dtype):
+                b.bind(p, tok, "input")
+        in_types = tuple(b.type_of(p, "input") for p in self.in_params)
+        out_types = tuple(b.type_of(p, "output") for p in self.out_params)
+        rt = self._reduce_type
+        red_dt = b.types.get(rt)
+        if red_dt is None:
+            red_dt = resolve_type_name(rt)
+            if red_dt is None:
+                raise TypeError(f"ReductionKernel '{self.name}': the type placeholder '{rt}' of "
+                                "reduce_type is bound by no argument")
+        typedefs = dict(b.types)
+        typedefs["_type_reduce"] = red_dt
+        st = self._statements
+        rdef = ReductionDef(
+            self.name,
+            tuple((p.name, t) for p, t in zip(self.in_params, in_types)),
+            (("a", "b", red_dt),),
+            st["identity"], st["map_expr"], st["reduce_expr"],
+            tuple((p.name, t) for p, t in zip(self.out_params, out_types)),
+            st["post_map_expr"], preamble=self.preamble, typedefs=typedefs)
+        return rdef, in_types, out_types
+
+    def __call__(self, *args, axis=None, keepdims=False, out=None, stream=None):
+        from ._reduction import reduce
+
+        n_args = len(args)
+        if n_args != self.nin and n_args != self.nargs:
+            raise TypeError(
+                f"reduction kernel '{self.name}' takes {self.nin} input argument(s) or "
+                f"{self.nargs} with its {self.nout} output(s), got {n_args}")
+        if stream is not None:
+            raise TypeError(f"reduction kernel '{self.name}': stream= is not supported")
+        outs = list(args[self.nin:])
+        if out is not None:
+            if outs:
+                raise ValueError(f"reduction kernel '{self.name}': out= given as well as "
+                                 "positional outputs")
+            if self.nout != 1:
+                raise ValueError(f"reduction kernel '{self.name}': out= works for one output; "
+                                 f"pass the {self.nout} outputs positionally")
+            outs = [out]
+        device = None
+        tokens = []
+        ins = list(args[:self.nin])
+        for k, a in enumerate(ins):
+            if isinstance(a, Array):
+                tokens.append(a._dtype)
+                d = a._buf.device
+                if device is None:
+                    device = d
+                elif d is not device:
+                    raise TypeError(f"reduction kernel '{self.name}': cannot mix devices "
+                                    f"{device} and {d}; move arrays with .to_device() first")
+                continue
+            v = _scalar_value(a)
+            if v is None:
+                raise TypeError(
+                    f"reduction kernel '{self.name}': input '{self.in_params[k].name}' must be a "
+                    f"rocarray array or a scalar, not {type(a).__name__}"
+                    + ("; convert NumPy arrays with rocarray.asarray()" if isinstance(a, np.ndarray) else ""))
+            ins[k] = v
+            tokens.append(type(v))
+        if device is None:
+            raise ValueError(f"reduction kernel '{self.name}': at least one input must be an array")
+        for p, o in zip(self.out_params, outs):
+            if not isinstance(o, Array):
+                raise TypeError(f"reduction kernel '{self.name}': output '{p.name}' must be a "
+                                f"rocarray array, not {type(o).__name__}")
+            if o._buf.device is not device:
+                raise TypeError(f"reduction kernel '{self.name}': output '{p.name}' is on "
+                                f"{o.device} but the inputs are on {device}")
+        out_dtypes = tuple(o._dtype for o in outs)
+        key = (*tokens, *out_dtypes)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plan(tuple(tokens), out_dtypes)
+            self._plans[key] = plan
+        rdef, in_types, _ = plan
+        arrays = [a if isinstance(a, Array) else _scalar_array(a, t, device, self.name)
+                  for a, t in zip(ins, in_types)]
+        res = reduce(rdef, arrays, axis=axis, keepdims=keepdims, outs=outs or None)
+        return res[0] if self.nout == 1 else tuple(res)
+
+
+_scalar_arrays: dict = {}
+
+
+def _scalar_array(value, dtype, device, name):
+    """A 0-d array holding a scalar argument converted to its parameter's type (kept for
+    reuse: scalars are usually the same few values)."""
+    key = (type(value), value, dtype, device)
+    a = _scalar_arrays.get(key)
+    if a is None:
+        from ._creation_functions import asarray
+
+        v = _convert_scalar(value, dtype.type, name)
+        if type(v) is tuple:
+            v = complex(*v)
+        a = asarray(np.asarray(v, dtype=dtype), device=device)
+        if len(_scalar_arrays) > 256:
+            _scalar_arrays.clear()
+        _scalar_arrays[key] = a
+    return a
