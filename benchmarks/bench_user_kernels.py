@@ -174,7 +174,7 @@ def disk_hit(dev, rows):
     kern(x.T, x[::-1].T)
     kern(x[:, :1], x)
     fused(f, f.T.T, f[:1])
-    fused(f[::2], f[::2], f[1::2])
+    fused(f[::2], f[::2], f[::-2])
     rows.append(f"- sqdiff(int16) and fused x*y+z (float32) on five new shapes/stride patterns: "
                 f"kernels compiled **{cache.info()['compiled']}**, disk hits {cache.info()['disk_hits']}")
 
