@@ -149,9 +149,10 @@ class _Plan:
     types.  ``in_kinds`` per input: 'a' array, 's' scalar, 'r' raw; ``out_kinds`` 'a' / 'r'."""
 
     __slots__ = ("kernel", "in_kinds", "in_types", "out_kinds", "out_types", "scalar_types",
-                 "has_raw", "simple", "_template", "positions", "out_positions", "name")
+                 "has_raw", "simple", "_template", "positions", "out_positions", "name",
+                 "read_back")
 
-    def __init__(self, kernel, in_kinds, in_types, out_kinds, out_types, name):
+    def __init__(self, kernel, in_kinds, in_types, out_kinds, out_types, name, read_index=()):
         self.kernel = kernel
         self.name = name
         self.in_kinds = in_kinds
@@ -177,8 +178,11 @@ class _Plan:
                 template.extend(pad_dims((op.dtype.itemsize,), 0))
         self._template = template
         nin = len(in_kinds)
+        nout = len(out_kinds)
         self.positions = tuple(positions[:nin])
-        self.out_positions = tuple(positions[nin:])
+        self.out_positions = tuple(positions[nin:nin + nout])
+        #: per output read by the body: (output index, position of its hidden input)
+        self.read_back = tuple(zip(read_index, positions[nin + nout:]))
 
     def run_contiguous(self, ins, shape, n, device):
         """The warm path: allocate the outputs, fill the template, launch."""
@@ -197,6 +201,8 @@ class _Plan:
                         values[pos] = v
             for pos, o in zip(self.out_positions, outs):
                 values[pos] = o._buf.ptr
+            for k, pos in self.read_back:
+                values[pos] = outs[k]._buf.ptr
             self.kernel.launch(n, values)
         return outs
 
@@ -204,27 +210,68 @@ class _Plan:
 _specs: dict = {}
 
 
-def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs) -> KernelSpec:
+def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs, read_outputs=()) -> KernelSpec:
     """The KernelSpec of a user elementwise body for one signature.  ``kinds`` per operand:
-    'in', 'scalar', 'out', 'raw'."""
+    'in', 'scalar', 'out', 'raw'.
+
+    Each output in ``read_outputs`` is also passed as a hidden input operand (after all the
+    others, pointing at the same array) and copied into the output before the body runs, so
+    every loop of the skeleton -- the GPU vector path too, which loads inputs and stores
+    outputs -- gives the body the element's current value."""
     tdefs = tuple(sorted((k, str(v)) for k, v in typedefs.items()))
     key = ("user-ew", name, body, preamble, tuple(names), tuple(kinds),
-           tuple(str(d) for d in dtypes), tdefs)
+           tuple(str(d) for d in dtypes), tdefs, tuple(read_outputs))
     spec = _specs.get(key)
     if spec is not None:
         return spec
     lang_kind = {"in": "in", "scalar": "in", "out": "out", "raw": "raw"}
-    params = tuple((n, d, lang_kind[k]) for n, k, d in zip(names, kinds, dtypes))
+    params = [(n, d, lang_kind[k]) for n, k, d in zip(names, kinds, dtypes)]
+    dtype_of = dict(zip(names, dtypes))
+    prefix = "".join(f"{n} = _rk_in_{n}; " for n in read_outputs)
+    for n in read_outputs:
+        params.append((f"_rk_in_{n}", dtype_of[n], "in"))
+    params = tuple(params)
 
     def build_body(module, target, _p=params, _td=dict(typedefs)):
         from .compiler.lang import compile_scalar_function
 
-        return compile_scalar_function(module, "body", list(_p), body, preamble=preamble,
-                                       typedefs=_td, target=target, kernel_name=name)
+        try:
+            return compile_scalar_function(module, "body", list(_p), prefix + body,
+                                           preamble=preamble, typedefs=_td, target=target,
+                                           kernel_name=name)
+        except KernelError as e:
+            if prefix and e.where == "body" and e.source == prefix + body:
+                # point at the user's text, not at the copy-in statements before it
+                e.source = body
+                if e.line == 1 and e.column is not None:
+                    e.column = max(1, e.column - len(prefix))
+            raise
 
     operands = [Operand(d, k) for k, d in zip(kinds, dtypes)]
+    operands += [Operand(dtype_of[n], "in") for n in read_outputs]
     spec = KernelSpec(key, name, operands, build_body)
     return _specs.setdefault(key, spec)
+
+
+def _outputs_read(body: str, preamble: str, out_params) -> tuple:
+    """Names of the non-raw outputs whose element the body may read (``z += x``, ``z * 2``):
+    any use but as the target of a plain ``=``.  They get the element's current value before
+    the body runs (see ``_user_spec``); the rest are write-only."""
+    from .compiler.lang.lexer import tokenize
+
+    names = {p.name for p in out_params if not p.raw}
+    if not names:
+        return ()
+    toks = tokenize(body, "body", {})
+    read = set()
+    for k, t in enumerate(toks):
+        if t.kind == "id" and t.value in names:
+            nxt = toks[k + 1] if k + 1 < len(toks) else None
+            if nxt is None or nxt.kind != "op" or nxt.value != "=":
+                read.add(t.value)
+    # a preamble macro may name an output (its expansion is not scanned): count it as read
+    read |= {n for n in names if n in preamble}
+    return tuple(p.name for p in out_params if p.name in read)
 
 
 def _raw_values(a: Array) -> list:
@@ -268,6 +315,7 @@ class ElementwiseKernel:
                 _type_of_param(p)  # an unsupported dtype name fails here
         _parse_body(operation, preamble, self._placeholders, self.name)
         self._names = tuple(p.name for p in self.in_params + self.out_params)
+        self._read_outputs = _outputs_read(operation, preamble, self.out_params)
         self._plans: dict = {}
 
     def __repr__(self):
@@ -304,9 +352,10 @@ class ElementwiseKernel:
         kmap = {"a": "in", "s": "scalar", "r": "raw"}
         kinds = [kmap[k] for k in in_kinds] + ["raw" if k == "r" else "out" for k in out_kinds]
         spec = _user_spec(self.name, self.operation, self.preamble, self._names, kinds,
-                          in_types + out_types, typedefs)
+                          in_types + out_types, typedefs, self._read_outputs)
+        read_index = tuple(k for k, p in enumerate(self.out_params) if p.name in self._read_outputs)
         return _Plan(load(spec, device), tuple(in_kinds), in_types, out_kinds, out_types,
-                     self.name)
+                     self.name, read_index)
 
     # -- the call ------------------------------------------------------------------------
     def __call__(self, *args, size=None, stream=None, block_size=None):
@@ -442,6 +491,7 @@ class ElementwiseKernel:
         if len(mshape) > MAX_DIMS:
             return self._run_contiguous_copy(plan, ins, outs, shape, size, device)
         values = [len(mshape), *pad_dims(mshape, 1)]
+        out_strides = merged[len(merged) - sum(1 for k in plan.out_kinds if k == "a"):]
         it = iter(merged)
         for a, k, t in zip(ins, plan.in_kinds, plan.scalar_types):
             if k == "a":
@@ -461,6 +511,17 @@ class ElementwiseKernel:
                 values.extend(pad_dims(next(it), 0))
             else:
                 values.extend(_raw_values(o))
+        if plan.read_back:
+            strides_of = {}
+            j = 0
+            for k, kind in enumerate(plan.out_kinds):
+                if kind == "a":
+                    strides_of[k] = out_strides[j]
+                    j += 1
+            for k, _ in plan.read_back:
+                o = outs[k]
+                values.append(o._buf.ptr + o._offset)
+                values.extend(pad_dims(strides_of[k], 0))
         plan.kernel.launch(n, values)
         return outs
 

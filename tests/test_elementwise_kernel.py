@@ -355,3 +355,30 @@ def test_parameter_list_errors():
         ra.ElementwiseKernel("T x", "T y", "y = x", "not a name")
     with pytest.raises(TypeError, match="loop_prep"):
         ra.ElementwiseKernel("T x", "T y", "y = x", "k", loop_prep="int a;")
+
+
+def test_outputs_the_body_reads(device):
+    from rocarray._user_kernels import _outputs_read
+
+    k = ra.ElementwiseKernel("T x", "T y, T z, T w", "y += x; z = x; w = w * 2 + (x > 5000);", "rw")
+    assert k._read_outputs == ("y", "w")
+    assert _outputs_read("z = x; if (z == 1) z = 2;", "", k.out_params) == ("z",)
+    # every path of every device gives the body the element's current value (the GPU vector
+    # path loads the read outputs like inputs)
+    x = ra.asarray(np.arange(1000, dtype=np.float32), device=device)
+    y = ra.ones(1000, dtype=ra.float32, device=device)
+    z = ra.empty(1000, dtype=ra.float32, device=device)
+    w = ra.full(1000, 3.0, dtype=ra.float32, device=device)
+    k(x, y, z, w)
+    np.testing.assert_array_equal(y.get(), np.arange(1000) + 1)
+    np.testing.assert_array_equal(w.get(), np.full(1000, 6.0))
+    k(x[::2], y[::2], z[::2], w[::2])
+    np.testing.assert_array_equal(y.get()[::2], 2 * np.arange(0, 1000, 2) + 1)
+
+
+def test_error_position_in_a_body_that_reads_an_output(device):
+    k = ra.ElementwiseKernel("T x", "T y", "y += x + nope;", "rw_err")
+    with pytest.raises(KernelNameError) as ei:
+        k(ra.ones(3, device=device), ra.ones(3, device=device))
+    assert (ei.value.line, ei.value.column) == (1, 10)
+    assert "y += x + nope;" in str(ei.value) and "_rk_in_" not in str(ei.value)
