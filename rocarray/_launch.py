@@ -61,9 +61,10 @@ class KernelSpec:
     ``build_body(module, target) -> ir.Function`` adds the scalar body to the module.
     """
 
-    __slots__ = ("key", "name", "operands", "build_body", "entry", "build_kernel", "packer")
+    __slots__ = ("key", "name", "operands", "build_body", "entry", "build_kernel", "packer", "entries")
 
-    def __init__(self, key: tuple, name: str, operands, build_body, build_kernel=None, packer=None):
+    def __init__(self, key: tuple, name: str, operands, build_body, build_kernel=None, packer=None,
+                 extra_entries=()):
         self.key = key
         self.name = name
         self.operands = tuple(operands)
@@ -74,6 +75,9 @@ class KernelSpec:
         self.packer = packer
         digest = hashlib.blake2b(repr(key).encode(), digest_size=6).hexdigest()
         self.entry = f"rk_{_symbol(name)}_{digest}"
+        #: every entry point the module holds: ``entry`` and ``entry + suffix`` for each of
+        #: ``extra_entries`` (loaded together; ``LoadedKernel.functions`` in this order)
+        self.entries = (self.entry,) + tuple(self.entry + s for s in extra_entries)
 
     def build_module(self, target) -> ir.Module:
         module = ir.Module(name=self.entry)
@@ -100,15 +104,15 @@ TIER_UP_ELEMENTS = 1 << 15
 class LoadedKernel:
     """A kernel ready to launch on one device."""
 
-    __slots__ = ("spec", "device", "runtime", "index", "function", "packer", "is_gpu", "block",
-                 "max_grid", "calls", "target")
+    __slots__ = ("spec", "device", "runtime", "index", "function", "functions", "packer", "is_gpu",
+                 "block", "max_grid", "calls", "target")
 
-    def __init__(self, spec: KernelSpec, device, runtime, function, target, quick: bool):
+    def __init__(self, spec: KernelSpec, device, runtime, module, target, quick: bool):
         self.spec = spec
         self.device = device
         self.runtime = runtime
         self.index = device.index
-        self.function = function
+        self._set_module(module)
         self.packer = spec.packer or pack_format(spec.operands)
         self.is_gpu = target.is_gpu
         self.block = 256
@@ -116,6 +120,18 @@ class LoadedKernel:
         #: launches so far while running quick-tier code; -1 once on the final tier
         self.calls = 0 if quick else -1
         self.target = target
+
+    def _set_module(self, module) -> None:
+        fns = tuple(self.runtime.get_function(module, e) for e in self.spec.entries)
+        self.functions = fns
+        self.function = fns[0]
+
+    def count_call(self, n: int) -> None:
+        """Count a launch over ``n`` elements for tier-up (launchers other than ``launch``)."""
+        if self.calls >= 0:
+            self.calls += 1
+            if self.calls >= TIER_UP_CALLS or n >= TIER_UP_ELEMENTS:
+                self._tier_up()
 
     def _tier_up(self) -> None:
         """Recompile with the full pipeline in the background, then swap the function."""
@@ -126,7 +142,7 @@ class LoadedKernel:
             data = default_cache().get_or_compile(k.spec.key, lambda: k.spec.build_module(k.target),
                                                   k.target, counter="upgraded")
             module = k.runtime.load_module(k.index, data)
-            k.function = k.runtime.get_function(module, k.spec.entry)  # one atomic store
+            k._set_module(module)
 
         compile_in_background(job)
 
@@ -166,14 +182,13 @@ def load(spec: KernelSpec, device) -> LoadedKernel:
         # tiered: run quick-tier code now, recompile in the background once hot
         image = cache.get_or_compile(spec.key, lambda: spec.build_module(quick), quick)
         module = rt.load_module(device.index, image)
-        k = LoadedKernel(spec, device, rt, rt.get_function(module, spec.entry), target, quick=True)
+        k = LoadedKernel(spec, device, rt, module, target, quick=True)
         with _load_lock:
             return _loaded.setdefault(key, k)
     if image is None:
         image = cache.get_or_compile(spec.key, lambda: spec.build_module(target), target)
     module = rt.load_module(device.index, image)
-    fn = rt.get_function(module, spec.entry)
-    k = LoadedKernel(spec, device, rt, fn, target, quick=False)
+    k = LoadedKernel(spec, device, rt, module, target, quick=False)
     with _load_lock:
         return _loaded.setdefault(key, k)
 

@@ -1,13 +1,22 @@
-"""Reductions from catalogue rows (kernels/reductions.py): axes, keepdims, dtypes, launch.
+"""Reductions: the generic engine (``ReductionDef`` + ``reduce``) and the catalogue's ops.
 
-Each (reduction, input dtype, accumulator dtype) compiles one kernel on each device; axes,
-shapes and strides are run-time arguments (kept and reduced dimensions are merged
-separately), so a new axis or shape compiles nothing.
+A ``ReductionDef`` describes a reduction in the kernel language (identity, map, reduce,
+post -- CuPy's ``ReductionKernel`` habit); ``reduce`` runs it over any axes of broadcast
+inputs on any device.  Each def compiles one module per device (two entries: elements, and
+records of a previous pass); axes, shapes, strides and the strategy are run-time arguments
+(rocarray/compiler/reduction.py), so a new axis or shape compiles nothing.
 
-Note: this is the first strategy of the reduction issue -- one loop iteration (host) or one
-GPU thread per output element, folding its run serially.  It is exact for integers, bools,
-min and max, and fast when the output is large; the block/wave tree reductions for small
-outputs and pairwise float sums are still to come (docs/status.md).
+Strategies, chosen here per call from the merged layout:
+
+* host: items of one output and a chunk of at most ``HOST_CHUNK`` reduced elements, folded
+  in eight interleaved lanes combined pairwise (so a float sum is a tree of short serial
+  runs, close to NumPy's pairwise sum); a reduction over a leading axis works tiles of
+  adjacent outputs row by row instead (vectorised, as NumPy does);
+* GPU: one block per (output, chunk) when the reduced run is contiguous or long (coalesced
+  strides, wave shuffles, one shared-memory step), one thread per (output, chunk) when the
+  outputs are adjacent in memory (a reduction over a leading axis);
+* a run cut into several chunks writes accumulator records and a second pass (the
+  module's record entry) folds them, until one chunk is left.
 """
 
 from __future__ import annotations
@@ -20,22 +29,402 @@ from . import _dtypes
 from ._array_object import Array, _prod
 from ._kernels import catalogue
 from ._launch import KernelSpec, load
-from ._layout import merge_dims, pad_dims
+from ._layout import broadcast_strides, merge_dims, pad_dims
 from ._manipulation_functions import normalize_axes
-from .compiler.skeletons import build_reduction
+from .compiler.reduction import (MODE_COOP, MODE_RECORDS, MODE_TILE, TILE, build_reduction,
+                                 build_scan, record_layout)
 from .targets.base import MAX_DIMS
 
+#: Most reduced elements one host item folds (then records and a second pass).
+HOST_CHUNK = 4096
+#: Threads of a GPU block for reductions.
+GPU_BLOCK = 256
+
+
+def _packer(n_inputs: int, n_outputs: int) -> struct.Struct:
+    d = f"{MAX_DIMS}q"
+    return struct.Struct("<" + "qqqqq" + f"q{d}q{d}q" + f"Q{d}{d}" * n_inputs + f"Q{d}" * n_outputs + "Q")
+
+
+class ReductionDef:
+    """A reduction written in the kernel language.
+
+    inputs:   ((name, dtype), ...) -- array inputs, broadcast together
+    fields:   ((a_name, b_name, dtype), ...) -- the accumulator record
+    identity: statements setting the a-side fields to the identity
+    map:      statements reading the inputs (and ``i``, the element's index in the reduced
+              run, C order) and setting the a-side fields
+    reduce:   statements folding the b-side fields into the a-side fields
+    outputs:  ((name, dtype), ...)
+    post:     statements reading the a-side fields and writing the outputs
+    """
+
+    __slots__ = ("name", "inputs", "fields", "identity", "map", "reduce", "outputs", "post",
+                 "preamble", "typedefs", "key", "_spec", "_scan_spec")
+
+    def __init__(self, name, inputs, fields, identity, map, reduce, outputs, post,
+                 preamble: str = "", typedefs=None):
+        self.name = name
+        self.inputs = tuple((n, _dtypes.as_dtype(d)) for n, d in inputs)
+        self.fields = tuple((a, b, _dtypes.as_dtype(d)) for a, b, d in fields)
+        self.identity, self.map, self.reduce, self.post = identity, map, reduce, post
+        self.outputs = tuple((n, _dtypes.as_dtype(d)) for n, d in outputs)
+        self.preamble = preamble
+        self.typedefs = dict(typedefs or {})
+        self.key = ("reduction", name, tuple((n, str(d)) for n, d in self.inputs),
+                    tuple((a, b, str(d)) for a, b, d in self.fields), identity, map, reduce,
+                    tuple((n, str(d)) for n, d in self.outputs), post, preamble,
+                    tuple(sorted((k, str(v)) for k, v in self.typedefs.items())))
+        self._spec = self._scan_spec = None
+
+    def spec(self) -> KernelSpec:
+        if self._spec is None:
+            self._spec = KernelSpec(self.key, self.name, (), None, build_kernel=self._build,
+                                    packer=_packer(len(self.inputs), len(self.outputs)),
+                                    extra_entries=("_c",))
+        return self._spec
+
+    def scan_spec(self) -> KernelSpec:
+        """The module for scans: the elements entry (chunk totals) and the scan entry."""
+        spec = self._scan_spec
+        if spec is None:
+            spec = self._scan_spec = KernelSpec(
+                self.key + ("scan",), self.name, (), None,
+                build_kernel=lambda m, t, e: self._build(m, t, e, scan=True),
+                packer=_packer(len(self.inputs), len(self.outputs)), extra_entries=("_s",))
+        return spec
+
+    def _build(self, module, target, entry, scan: bool = False) -> None:
+        from .compiler.lang import compile_scalar_function
+
+        def fn(suffix, params, body):
+            return compile_scalar_function(module, f"{entry}_{suffix}", params, body,
+                                           preamble=self.preamble, typedefs=self.typedefs,
+                                           target=target, kernel_name=self.name)
+
+        a_side = [(a, d, "out") for a, _, d in self.fields]
+        identity = fn("identity", a_side, self.identity)
+        mapped = fn("map", [(n, d, "in") for n, d in self.inputs] + a_side, self.map)
+        reduce = fn("reduce", [(a, d, "inout") for a, _, d in self.fields]
+                    + [(b, d, "in") for _, b, d in self.fields], self.reduce)
+        post = fn("post", [(a, d, "in") for a, _, d in self.fields]
+                  + [(n, d, "out") for n, d in self.outputs], self.post)
+        build = build_scan if scan else build_reduction
+        build(target, entry, module, [d for _, d in self.inputs], [d for _, _, d in self.fields],
+              [d for _, d in self.outputs], identity, mapped, reduce, post)
+
+
+def _check_inputs(name: str, arrays) -> tuple:
+    device = None
+    for x in arrays:
+        if not isinstance(x, Array):
+            raise TypeError(f"{name}: expected rocarray arrays, got {type(x).__name__}")
+        if device is None:
+            device = x.device
+        elif x.device != device:
+            raise TypeError(f"{name}: arrays on different devices ({device} and {x.device}); "
+                            "move them with .to_device()")
+    from ._manipulation_functions import broadcast_shapes
+
+    return device, broadcast_shapes(*[x.shape for x in arrays])
+
+
+#: Launch plans of recent layouts: (def, axis, keepdims, input layouts) -> _Plan.  A warm
+#: call of a known layout allocates its outputs, fills in the pointers and launches.
+_plans: dict = {}
+_PLANS_MAX = 1024
+
+
+def reduce(rdef: ReductionDef, arrays, axis=None, keepdims: bool = False, outs=None) -> list:
+    """Run ``rdef`` over ``axis`` of the broadcast ``arrays``; return its output arrays.
+
+    ``outs``: arrays to write into (shape and dtype must match the result exactly)."""
+    if outs is None:
+        try:
+            key = (rdef, axis, keepdims, tuple((x.shape, x._strides, x._dtype, x.device) for x in arrays))
+            plan = _plans.get(key)
+        except (AttributeError, TypeError):  # not arrays, or an unhashable axis: the slow path says
+            plan = key = None
+        if plan is not None:
+            return plan.run(arrays)
+    else:
+        key = None
+    name = rdef.name
+    if len(arrays) != len(rdef.inputs):
+        raise TypeError(f"{name}: takes {len(rdef.inputs)} input arrays ({len(arrays)} given)")
+    device, shape = _check_inputs(name, arrays)
+    ndim = len(shape)
+    axes = normalize_axes(axis, ndim, name)
+    kept = [d for d in range(ndim) if d not in axes]
+    kept_shape = tuple(shape[d] for d in kept)
+    red_shape = tuple(shape[d] for d in axes)
+    out_shape = tuple(1 if d in axes else shape[d] for d in range(ndim)) if keepdims else kept_shape
+    if any(x.dtype != d for x, (_, d) in zip(arrays, rdef.inputs)):
+        arrays = [x if x.dtype == d else _cast(x, d) for x, (_, d) in zip(arrays, rdef.inputs)]
+        key = None  # the casts are new arrays each call
+    if outs is None:
+        outs = [Array._empty(out_shape, d, device) for _, d in rdef.outputs]
+    else:
+        outs = list(outs)
+        if len(outs) != len(rdef.outputs):
+            raise TypeError(f"{name}: expected {len(rdef.outputs)} output arrays, got {len(outs)}")
+        for o, (oname, d) in zip(outs, rdef.outputs):
+            if not isinstance(o, Array) or o.device != device:
+                raise TypeError(f"{name}: output '{oname}' must be a rocarray array on {device}")
+            if o.shape != out_shape or o.dtype != d:
+                raise ValueError(f"{name}: output '{oname}' must have shape {out_shape} and dtype {d}, "
+                                 f"got {o.shape} and {o.dtype}")
+    n_out = _prod(kept_shape)
+    if n_out == 0:
+        return outs
+    n_red = _prod(red_shape)
+    strides = [broadcast_strides(shape, x.shape, x.strides) for x in arrays]
+    in_k = [tuple(s[d] for d in kept) for s in strides]
+    in_r = [tuple(s[d] for d in axes) for s in strides]
+    out_k = [o.strides if not keepdims else tuple(s for d, s in enumerate(o.strides) if d not in axes)
+             for o in outs]
+    shape_k, merged_k = merge_dims(kept_shape, in_k + out_k)
+    shape_r, merged_r = merge_dims(red_shape, in_r) if n_red else ((0,), [(0,)] * len(arrays))
+    if len(shape_k) > MAX_DIMS or len(shape_r) > MAX_DIMS:
+        # lay every input out as (kept..., reduced...) contiguously: two merged dims
+        from ._manipulation_functions import broadcast_to, permute_dims
+        from ._transfer import contiguous
+
+        order = tuple(kept) + tuple(axes)
+        arrays = [contiguous(permute_dims(broadcast_to(x, shape), order)) for x in arrays]
+        nk = len(kept)
+        shape_k, merged_k = merge_dims(kept_shape, [x.strides[:nk] for x in arrays] + out_k)
+        shape_r, merged_r = merge_dims(red_shape, [x.strides[nk:] for x in arrays]) if n_red \
+            else ((0,), [(0,)] * len(arrays))
+        key = None
+    n_in = len(arrays)
+    kernel = load(rdef.spec(), device)
+    plan = _Plan(kernel, rdef, device, out_shape, shape_k, shape_r, n_red,
+                 [(merged_k[k], merged_r[k]) for k in range(n_in)], merged_k[n_in:])
+    if key is not None:
+        if len(_plans) >= _PLANS_MAX:
+            _plans.clear()
+        _plans[key] = plan
+    return plan.run(arrays, outs)
+
+
+class _Plan:
+    """The launches of one reduction layout.  Each pass is (entry index, packer, parameter
+    values with the pointers left to fill, the slots of those pointers, records bytes,
+    items, GPU grid, elements of work)."""
+
+    __slots__ = ("kernel", "device", "out_shape", "out_dtypes", "passes")
+
+    def __init__(self, kernel, rdef, device, out_shape, shape_k, shape_r, n_red, in_strides, out_strides):
+        self.kernel = kernel
+        self.device = device
+        self.out_shape = out_shape
+        self.out_dtypes = [d for _, d in rdef.outputs]
+        n_out = _prod(shape_k)
+        _, rec_size = record_layout([d for _, _, d in rdef.fields])
+        n_outs = len(out_strides)
+        outputs = [(0, sk) for sk in out_strides]
+        inputs = [(0, sk, sr) for sk, sr in in_strides]
+        # pointer sources: 0..n_in-1 inputs, then outputs, then -1 - k: records buffer k
+        sources = list(range(len(inputs)))
+        out_src = list(range(len(inputs), len(inputs) + n_outs))
+        self.passes = []
+        entry = 0
+        work = n_out * max(n_red, 1)
+        while True:
+            mode, n_chunks, chunk_len, items, grid = _choose(kernel, shape_k, shape_r, n_red, inputs, entry)
+            rec_bytes = 0
+            if n_chunks > 1:
+                mode |= MODE_RECORDS
+                rec_bytes = n_chunks * n_out * rec_size
+            values = _values(mode, n_out, n_chunks, chunk_len, shape_k, shape_r, n_red, inputs, outputs, 0)
+            slots = []
+            pos = 4 + 2 * (1 + MAX_DIMS) + 1  # after mode..chunk_len, the shapes and n_red
+            for src in sources:
+                slots.append((pos, src))
+                pos += 1 + 2 * MAX_DIMS
+            for src in out_src:
+                slots.append((pos, src))
+                pos += 1 + MAX_DIMS
+            if rec_bytes:
+                slots.append((pos, -1 - len(self.passes)))
+            packer = kernel.packer if entry == 0 else _packer(1, n_outs)
+            self.passes.append((entry, packer, values, slots, rec_bytes, items, grid, work))
+            if n_chunks == 1:
+                return
+            # the next pass reduces the records [chunk, output] over the chunks
+            entry = 1
+            sources = [-1 - (len(self.passes) - 1)]
+            inputs = [(0, _c_strides(shape_k, rec_size), (n_out * rec_size,))]
+            shape_r = (n_chunks,)
+            n_red = n_chunks
+
+    def run(self, arrays, outs=None) -> list:
+        device = self.device
+        if outs is None:
+            outs = [Array._empty(self.out_shape, d, device) for d in self.out_dtypes]
+        ptrs = [x._buf.ptr + x._offset for x in arrays] + [o._buf.ptr + o._offset for o in outs]
+        kernel = self.kernel
+        rt = kernel.runtime
+        records = []
+        for entry, packer, template, slots, rec_bytes, items, grid, work in self.passes:
+            if rec_bytes:
+                buf = Array._empty((rec_bytes,), _dtypes.uint8, device)
+                records.append(buf)  # alive until the passes have been queued
+            values = list(template)
+            for slot, src in slots:
+                values[slot] = ptrs[src] if src >= 0 else records[-1 - src]._buf.ptr
+            kernel.count_call(work)
+            fn = kernel.functions[entry]
+            if kernel.is_gpu:
+                rt.launch_packed(fn, grid, GPU_BLOCK, packer, items, values)
+            else:
+                rt.launch_packed(fn, items, 1, packer, items, values, work=work)
+        return outs
+
+
+#: Most chunks a GPU scan line is cut into (each scan item folds the totals of the
+#: line's earlier chunks serially).
+SCAN_MAX_CHUNKS = 1024
+
+
+def _scan_packer(n_inputs: int, n_outputs: int) -> struct.Struct:
+    d = f"{MAX_DIMS}q"
+    return struct.Struct("<" + "qqqqq" + f"q{d}q{d}q" + f"Q{d}{d}" * n_inputs + f"Q{d}{d}" * n_outputs + "Qq")
+
+
+def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False) -> Array:
+    """The inclusive scan of ``rdef`` (one input, one output) along ``axis`` of ``x``;
+    with ``include_initial`` the result starts with ``post(identity)`` (one longer)."""
+    name = rdef.name
+    (_, in_dt), = rdef.inputs
+    (_, out_dt), = rdef.outputs
+    if x.dtype != in_dt:
+        x = _cast(x, in_dt)
+    device = x.device
+    n = x.shape[axis]
+    out_shape = tuple(d + (1 if include_initial and k == axis else 0) for k, d in enumerate(x.shape))
+    out = Array._empty(out_shape, out_dt, device)
+    kept = [d for d in range(x.ndim) if d != axis]
+    kept_shape = tuple(x.shape[d] for d in kept)
+    n_out = _prod(kept_shape)
+    if out.size == 0:
+        return out
+    shape_k, (sk_in, sk_out) = merge_dims(kept_shape, [tuple(x.strides[d] for d in kept),
+                                                       tuple(out.strides[d] for d in kept)])
+    if len(shape_k) > MAX_DIMS:
+        from ._transfer import contiguous
+
+        x = contiguous(x)
+        shape_k, (sk_in, sk_out) = merge_dims(kept_shape, [tuple(x.strides[d] for d in kept),
+                                                           tuple(out.strides[d] for d in kept)])
+    kernel = load(rdef.scan_spec(), device)
+    rt = kernel.runtime
+    if kernel.is_gpu:
+        threads = rt.max_grid(kernel.index, GPU_BLOCK) * GPU_BLOCK
+        n_chunks = max(1, min(-(-threads // n_out), n // 256, SCAN_MAX_CHUNKS))
+    else:
+        n_chunks = 1 if n_out > 1 or n < 1 << 18 else 64
+    chunk = -(-n // n_chunks) if n else 0
+    x_ptr = x._buf.ptr + x._offset
+    out_ptr = out._buf.ptr + out._offset
+    records, keep = 0, None
+    work = n_out * max(n, 1)
+    kernel.count_call(work)
+    if n_chunks > 1:
+        _, rec_size = record_layout([d for _, _, d in rdef.fields])
+        keep = Array._empty((n_chunks * n_out * rec_size,), _dtypes.uint8, device)
+        records = keep._buf.ptr + keep._offset
+        values = _values(MODE_RECORDS, n_out, n_chunks, chunk, shape_k, (n,), n, [(x_ptr, sk_in, (x.strides[axis],))],
+                         [(out_ptr, sk_out)], records)
+        _launch_items(kernel, kernel.functions[0], kernel.packer, n_out * n_chunks, values, work)
+    values = _values(0, n_out, n_chunks, chunk, shape_k, (n,), n, [(x_ptr, sk_in, (x.strides[axis],))], [], 0)
+    values[-1:] = [out_ptr, *pad_dims(sk_out, 0), *pad_dims((out.strides[axis],), 0), records,
+                   1 if include_initial else 0]
+    _launch_items(kernel, kernel.functions[1], _scan_packer(1, 1), n_out * n_chunks, values, work)
+    del keep
+    return out
+
+
+def _launch_items(kernel, fn, packer, items, values, work) -> None:
+    if kernel.is_gpu:
+        max_grid = kernel.runtime.max_grid(kernel.index, GPU_BLOCK)
+        grid = min(-(-items // GPU_BLOCK), 4 * max_grid)
+        kernel.runtime.launch_packed(fn, grid, GPU_BLOCK, packer, items, values)
+    else:
+        kernel.runtime.launch_packed(fn, items, 1, packer, items, values, work=work)
+
+
+def _cast(x: Array, dtype) -> Array:
+    from ._data_type_functions import astype
+
+    return astype(x, dtype)
+
+
+def _values(mode, n_out, n_chunks, chunk_len, shape_k, shape_r, n_red, inputs, outputs, records):
+    vals = [mode, n_out, n_chunks, chunk_len, len(shape_k), *pad_dims(shape_k, 1),
+            len(shape_r), *pad_dims(shape_r, 1), n_red]
+    for ptr, sk, sr in inputs:
+        vals += [ptr, *pad_dims(sk, 0), *pad_dims(sr, 0)]
+    for ptr, sk in outputs:
+        vals += [ptr, *pad_dims(sk, 0)]
+    vals.append(records)
+    return vals
+
+
+def _c_strides(shape, itemsize) -> tuple:
+    out, s = [], itemsize
+    for n in reversed(shape):
+        out.append(s)
+        s *= n
+    return tuple(reversed(out))
+
+
+def _choose(kernel, shape_k, shape_r, n_red, inputs, source):
+    """(mode, n_chunks, chunk_len, items, GPU grid) for one pass (``source`` 1: a pass
+    over records, which has no tiled mode)."""
+    n_out = _prod(shape_k)
+    # the outputs are adjacent in memory and the reduced run is not: a leading-axis reduction
+    leading = (len(shape_k) == 1 and len(shape_r) == 1 and n_out > 1 and n_red > 1
+               and max(abs(sk[0]) for _, sk, _ in inputs) < min(abs(sr[0]) for _, _, sr in inputs))
+    if not kernel.is_gpu:
+        if leading and n_out >= TILE // 2 and source == 0:
+            tiles = -(-n_out // TILE)
+            n_chunks = 1
+            if tiles < 8 and n_red > 2 * HOST_CHUNK:
+                n_chunks = min(-(-n_red // HOST_CHUNK), 64)
+            chunk = -(-n_red // n_chunks) if n_red else 0
+            return MODE_TILE, n_chunks, chunk, tiles * n_chunks, 0
+        n_chunks = max(1, -(-n_red // HOST_CHUNK))
+        chunk = -(-n_red // n_chunks) if n_red else 0
+        return 0, n_chunks, chunk, n_out * n_chunks, 0
+    max_grid = kernel.runtime.max_grid(kernel.index, GPU_BLOCK)
+    if leading or n_red < 64:
+        # one thread per (output, chunk); enough threads to fill the device
+        threads = max_grid * GPU_BLOCK
+        n_chunks = max(1, min(-(-threads // n_out), n_red // 64))
+        chunk = -(-n_red // n_chunks) if n_red else 0
+        items = n_out * n_chunks
+        return 0, n_chunks, chunk, items, min(-(-items // GPU_BLOCK), 4 * max_grid)
+    # one block per (output, chunk)
+    n_chunks = max(1, min(-(-2 * max_grid // n_out), n_red // (GPU_BLOCK * 16)))
+    chunk = -(-n_red // n_chunks)
+    items = n_out * n_chunks
+    return MODE_COOP, n_chunks, chunk, items, min(items, 4 * max_grid)
+
+
+# -- the catalogue's reductions ------------------------------------------------------------
+
 _ACCEPTS = {"numeric": "biufc", "real": "biuf", "any": "biufc"}
-_PACKER = struct.Struct(f"<qq{MAX_DIMS}qq{MAX_DIMS}qqQ{MAX_DIMS}q{MAX_DIMS}qQ{MAX_DIMS}q")
 
 
-def _step_for(row, dtype: np.dtype) -> str:
-    if isinstance(row.step, str):
-        return row.step
-    for kinds, src in row.step.items():
-        if dtype.kind in kinds:
-            return src
-    raise TypeError(f"{row.name}: dtype {dtype} is not supported")
+def _per_kind(value, dtype):
+    if isinstance(value, dict):
+        for kinds, src in value.items():
+            if dtype.kind in kinds:
+                return src
+        raise TypeError(f"no body for dtype {dtype}")
+    return value(dtype) if callable(value) else value
 
 
 class ReductionOp:
@@ -44,7 +433,8 @@ class ReductionOp:
     def __init__(self, row):
         self.row = row
         self.__name__ = row.name
-        self._specs: dict = {}
+        self._defs: dict = {}
+        self._by_dtype: dict = {}  # (input dtype, requested dtype) -> ReductionDef
 
     def __repr__(self):
         return f"<rocarray reduction {self.row.name}>"
@@ -56,6 +446,8 @@ class ReductionOp:
             raise TypeError(f"{row.name}: dtype {dtype} is not supported (complex numbers have no order)")
         if row.acc == "bool":
             return _dtypes.bool, _dtypes.bool
+        if row.acc == "index":
+            return dtype, _dtypes.int64
         if requested is not None:
             out = _dtypes.as_dtype(requested)
             if dtype.kind == "c" and out.kind != "c":
@@ -72,74 +464,36 @@ class ReductionOp:
         acc = _dtypes.float32 if out == _dtypes.float16 else out
         return acc, out
 
-    def _spec(self, in_dt, acc_dt, out_dt) -> KernelSpec:
-        row = self.row
-        step = _step_for(row, in_dt)
-        key = ("red", row.name, row.init or "", step, str(in_dt), str(acc_dt), str(out_dt))
-        spec = self._specs.get(key)
-        if spec is not None:
-            return spec
-        typedefs = {"acc_type": acc_dt, "in0_type": in_dt, "out0_type": out_dt}
-        name = row.name
-
-        def build_kernel(module, target, entry):
-            from .compiler.lang import compile_scalar_function
-
-            def fn(suffix, params, body):
-                return compile_scalar_function(module, f"{name}_{suffix}", params, body,
-                                               typedefs=typedefs, target=target, kernel_name=name)
-
-            init = first = None
-            if row.init is not None:
-                init = fn("init", [("acc", acc_dt, "out")], row.init)
-            else:
-                first = fn("first", [("in0", in_dt, "in"), ("acc", acc_dt, "out")], "acc = in0;")
-            step_fn = fn("step", [("in0", in_dt, "in"), ("acc", acc_dt, "inout")], step)
-            post = fn("post", [("acc", acc_dt, "in"), ("out0", out_dt, "out")], "out0 = acc;")
-            build_reduction(target, entry, in_dt, acc_dt, out_dt, first, init, step_fn, post, module)
-
-        spec = KernelSpec(key, name, (), None, build_kernel=build_kernel, packer=_PACKER)
-        return self._specs.setdefault(key, spec)
+    def definition(self, in_dt, acc_dt, out_dt) -> ReductionDef:
+        key = (in_dt, acc_dt, out_dt)
+        rdef = self._defs.get(key)
+        if rdef is None:
+            row = self.row
+            fields = [(a, b, acc_dt if t == "acc" else _dtypes.as_dtype(t)) for a, b, t in row.fields]
+            rdef = ReductionDef(row.name, [("in0", in_dt)], fields,
+                                _per_kind(row.identity, in_dt), _per_kind(row.map, in_dt),
+                                _per_kind(row.reduce, in_dt), [("out0", out_dt)], row.post,
+                                typedefs={"acc_type": acc_dt, "in0_type": in_dt, "out0_type": out_dt})
+            rdef = self._defs.setdefault(key, rdef)
+        return rdef
 
     def __call__(self, x, /, *, axis=None, keepdims=False, dtype=None):
         row = self.row
         if not isinstance(x, Array):
             raise TypeError(f"{row.name}: expected a rocarray array, got {type(x).__name__}")
-        axes = normalize_axes(axis, x.ndim, row.name)
-        acc_dt, out_dt = self.dtypes(x.dtype, dtype)
-        kept = [d for d in range(x.ndim) if d not in axes]
-        kept_shape = tuple(x.shape[d] for d in kept)
-        red_shape = tuple(x.shape[d] for d in axes)
-        n_red = _prod(red_shape)
-        out_shape = tuple(1 if d in axes else x.shape[d] for d in range(x.ndim)) if keepdims else kept_shape
-        if n_red == 0 and row.init is None and _prod(kept_shape) != 0:
-            raise ValueError(
-                f"{row.name}: zero-size reduction (axes {axes} of shape {x.shape}) has no identity"
-            )
-        out = Array._empty(out_shape, out_dt, x.device)
-        n_out = out.size
-        if n_out == 0:
-            return out
-        out_strides = out._strides if not keepdims else tuple(
-            s for d, s in enumerate(out._strides) if d not in axes)
-        in_k = tuple(x.strides[d] for d in kept)
-        in_r = tuple(x.strides[d] for d in axes)
-        shape_k, (sk_in, sk_out) = merge_dims(kept_shape, [in_k, out_strides])
-        shape_r, (sr_in,) = merge_dims(red_shape, [in_r]) if n_red else ((0,), [(0,)])
-        if len(shape_k) > MAX_DIMS or len(shape_r) > MAX_DIMS:
-            # lay the input out as (kept..., reduced...) contiguously: two merged dims
-            from ._manipulation_functions import permute_dims
-            from ._transfer import contiguous
-
-            y = contiguous(permute_dims(x, tuple(kept) + tuple(axes)))
-            shape_k, (sk_in, sk_out) = merge_dims(kept_shape, [y.strides[:len(kept)], out_strides])
-            shape_r, (sr_in,) = merge_dims(red_shape, [y.strides[len(kept):]])
-            x = y
-        kernel = load(self._spec(x.dtype, acc_dt, out_dt), x.device)
-        values = [len(shape_k), *pad_dims(shape_k, 1), len(shape_r), *pad_dims(shape_r, 1), n_red,
-                  x._buf.ptr + x._offset, *pad_dims(sk_in, 0), *pad_dims(sr_in, 0),
-                  out._buf.ptr, *pad_dims(sk_out, 0)]
-        kernel.launch(n_out, values)
+        rdef = self._by_dtype.get((x._dtype, dtype))
+        if rdef is None:
+            acc_dt, out_dt = self.dtypes(x.dtype, dtype)
+            rdef = self._by_dtype[(x._dtype, dtype)] = self.definition(x.dtype, acc_dt, out_dt)
+        if row.empty_error and x.size == 0:
+            axes = normalize_axes(axis, x.ndim, row.name)
+            if any(x.shape[d] == 0 for d in axes) and \
+                    _prod(tuple(x.shape[d] for d in range(x.ndim) if d not in axes)) != 0:
+                raise ValueError(f"{row.name}: zero-size reduction (axes {axes} of shape {x.shape}) "
+                                 "has no identity")
+        if row.acc == "index" and axis is not None and not isinstance(axis, int):
+            raise TypeError(f"{row.name}: axis must be an int or None, not {type(axis).__name__}")
+        (out,) = reduce(rdef, [x], axis=axis, keepdims=keepdims)
         return out
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._array_object import Array
-from ._reduction import _reduction
+from ._reduction import _reduction, scan
 
 sum = _reduction("sum")  # noqa: A001 - the spec's names
 prod = _reduction("prod")
@@ -11,6 +11,8 @@ max = _reduction("max")  # noqa: A001
 min = _reduction("min")  # noqa: A001
 all = _reduction("all")  # noqa: A001
 any = _reduction("any")  # noqa: A001
+argmax = _reduction("argmax")
+argmin = _reduction("argmin")
 
 
 def _method(op):
@@ -21,7 +23,7 @@ def _method(op):
     return method
 
 
-for _op in (sum, prod, max, min, all, any):
+for _op in (sum, prod, max, min, all, any, argmax, argmin):
     setattr(Array, _op.__name__, _method(_op))
 
 
@@ -83,3 +85,33 @@ def count_nonzero(x, /, *, axis=None, keepdims=False):
     from ._elementwise_functions import not_equal
 
     return sum(not_equal(x, 0 if x.dtype.kind != "b" else False), axis=axis, keepdims=keepdims)
+
+
+def _cumulative(op, name: str):
+    def cumulative(x, /, *, axis=None, dtype=None, include_initial=False):
+        if not isinstance(x, Array):
+            raise TypeError(f"{name}: expected a rocarray array, got {type(x).__name__}")
+        if x.ndim == 0:
+            raise ValueError(f"{name}: expected an array of at least one dimension, got a 0-d array")
+        if axis is None:
+            if x.ndim != 1:
+                raise ValueError(f"{name}: axis must be given for a {x.ndim}-d array (None is "
+                                 "allowed only for 1-d arrays)")
+            axis = 0
+        from ._manipulation_functions import normalize_axes
+
+        if not isinstance(axis, int):
+            raise TypeError(f"{name}: axis must be an int or None, not {type(axis).__name__}")
+        (axis,) = normalize_axes(axis, x.ndim, name)
+        acc_dt, out_dt = op.dtypes(x.dtype, dtype)
+        return scan(op.definition(x.dtype, acc_dt, out_dt), x, axis, bool(include_initial))
+
+    cumulative.__name__ = name
+    cumulative.__doc__ = (f"The running ``{op.__name__}`` along ``axis`` (required unless ``x`` is 1-d); "
+                          "``include_initial`` starts with the identity. Dtypes as ``"
+                          f"{op.__name__}``.")
+    return cumulative
+
+
+cumulative_sum = _cumulative(sum, "cumulative_sum")
+cumulative_prod = _cumulative(prod, "cumulative_prod")

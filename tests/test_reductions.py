@@ -1,8 +1,5 @@
-"""Reductions (sum, prod, min, max, all, any) against NumPy, on every device present.
-
-Only the first strategy exists yet (one loop iteration or GPU thread per output element);
-see docs/status.md.
-"""
+"""Reductions (sum, prod, min, max, all, any, argmin, argmax and the composites) against
+NumPy, on every device present.  Strategies and large inputs: test_reduction_engine.py."""
 
 import numpy as np
 import pytest
@@ -96,6 +93,10 @@ def test_new_axes_and_shapes_compile_nothing(device):
         np.testing.assert_array_equal(ra.sum(x, axis=axis).get(), a.sum(axis=axis))
     ra.sum(x[::2, :, ::-1], axis=0)
     ra.sum(ra.asarray(random_array((9, 2), np.int32), device=device), axis=0)
+    # shapes that take every strategy: chunks and record passes, tiles, blocks, threads
+    big = random_array((3, 20000), np.int32)
+    for y, axis in ((big, 1), (big.T.copy(), 0), (big.reshape(-1), None), (big.reshape(600, 100), 0)):
+        np.testing.assert_array_equal(ra.sum(ra.asarray(y, device=device), axis=axis).get(), y.sum(axis=axis))
     assert cache.info()["compiled"] + cache.info()["disk_hits"] == before
 
 
@@ -135,3 +136,54 @@ def test_count_nonzero(device, dtype):
             e = np.asarray(np.count_nonzero(a, axis=axis, keepdims=keepdims))
             assert g.dtype == ra.int64 and g.shape == e.shape
             np.testing.assert_array_equal(g.get(), e)
+
+
+@pytest.mark.parametrize("op", ["argmax", "argmin"])
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_argmax_argmin(device, op, dtype):
+    f = getattr(ra, op)
+    if np.dtype(dtype).kind == "c":
+        with pytest.raises(TypeError, match="not supported"):
+            f(ra.zeros(3, dtype=dtype, device=device))
+        return
+    rng = np.random.default_rng(5)
+    a = random_array((4, 5, 6), dtype, rng, low=-3, high=3)  # few values: many ties
+    if np.dtype(dtype).kind == "f":
+        a[1, 2, 3] = a[2, 2, 0] = a[3, 4, 5] = np.nan
+    x = ra.asarray(a, device=device)
+    for axis in (None, 0, 1, -1):
+        for keepdims in (False, True):
+            e = np.asarray(getattr(np, op)(a, axis=axis, keepdims=keepdims))
+            g = f(x, axis=axis, keepdims=keepdims)
+            assert g.dtype == ra.int64 and g.shape == e.shape, (axis, keepdims, g.shape, e.shape)
+            np.testing.assert_array_equal(g.get(), e, err_msg=f"axis={axis}")
+    np.testing.assert_array_equal(getattr(x, op)(axis=1).get(), getattr(np, op)(a, axis=1))
+    np.testing.assert_array_equal(f(x[::-1, :, ::2], axis=2).get(), getattr(np, op)(a[::-1, :, ::2], axis=2))
+
+
+def test_argmax_special_values(device):
+    a = np.array([[-np.inf, -np.inf, 1.0], [np.nan, 2.0, np.nan], [0.0, -0.0, 0.0], [np.inf, 3.0, np.inf]])
+    x = ra.asarray(a, device=device)
+    for op in ("argmax", "argmin"):
+        for axis in (None, 0, 1):
+            np.testing.assert_array_equal(getattr(ra, op)(x, axis=axis).get(), getattr(np, op)(a, axis=axis))
+    big = np.full(50000, 7, np.int16)
+    big[[31000, 40000]] = 9
+    big[[123, 45000]] = -1
+    y = ra.asarray(big, device=device)
+    assert int(ra.argmax(y)) == 31000 and int(ra.argmin(y)) == 123
+    z = np.random.default_rng(2).standard_normal(300000).astype(np.float32)
+    z[[250000, 200001]] = np.nan
+    assert int(ra.argmax(ra.asarray(z, device=device))) == 200001
+    assert int(ra.argmin(ra.asarray(z, device=device))) == 200001
+
+
+def test_argmax_errors(device):
+    with pytest.raises(ValueError, match="no identity"):
+        ra.argmax(ra.zeros((0, 3), device=device), axis=0)
+    with pytest.raises(ValueError, match="no identity"):
+        ra.argmin(ra.zeros(0, device=device))
+    assert ra.argmax(ra.zeros((0, 3), device=device), axis=1).shape == (0,)
+    with pytest.raises(TypeError, match="axis must be an int"):
+        ra.argmax(ra.zeros((2, 3), device=device), axis=(0, 1))
+    assert int(ra.argmax(ra.asarray(np.float32(2.0), device=device))) == 0

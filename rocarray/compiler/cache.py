@@ -274,7 +274,8 @@ def compile_in_background(job: Callable[[], None], quiet: bool = True) -> None:
 
 
 _GENERATOR_SOURCES = (
-    "compiler/skeletons.py", "compiler/lang", "targets", "_launch.py", "_elementwise.py",
+    "compiler/skeletons.py", "compiler/reduction.py", "compiler/lang", "targets", "_launch.py",
+    "_elementwise.py", "_reduction.py",
 )
 _generator_hash: str | None = None
 

@@ -132,14 +132,18 @@ class HostRuntime(Runtime):
             return
         self._parallel(function, ptr, n)
 
-    def launch_packed(self, function: HostFunction, grid: int, block: int, packer, n: int, values) -> None:
-        """``launch`` with the parameters packed by ``packer`` from ``n, *values``."""
+    def launch_packed(self, function: HostFunction, grid: int, block: int, packer, n: int, values,
+                      work: int | None = None) -> None:
+        """``launch`` with the parameters packed by ``packer`` from ``n, *values``.
+
+        ``work``: elements of work behind the ``grid`` items (default ``grid``), which decides
+        whether the items are split over threads (a reduction item folds many elements)."""
         buf_type = _BUFFER_TYPES.get(packer.size)
         if buf_type is None:
             buf_type = _BUFFER_TYPES[packer.size] = ctypes.c_char * packer.size
         buf = buf_type()
         packer.pack_into(buf, 0, n, *values)
-        if grid < self.parallel_threshold or self._threads == 1:
+        if (grid if work is None else work) < self.parallel_threshold or self._threads == 1 or grid < 2:
             function.call(ctypes.addressof(buf), 0, grid)
         else:
             self._parallel(function, ctypes.addressof(buf), grid)

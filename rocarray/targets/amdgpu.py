@@ -346,6 +346,37 @@ class AMDGPUTarget(Target):
         # grid_size_x: u32 at byte 12 of the dispatch packet, in work-items (not groups)
         return self._dispatch_field(builder, 12, ir.IntType(32))
 
+    shared_address_space = 3
+
+    def emit_block_id(self, builder: ir.IRBuilder) -> ir.Value:
+        return self._intrinsic_id(builder, "workgroup.id.x")
+
+    def emit_block_count(self, builder: ir.IRBuilder) -> ir.Value:
+        # grid_size_x counts work-items; launches use whole blocks
+        return builder.udiv(self.emit_global_thread_count(builder), self.emit_block_size(builder))
+
+    def emit_thread_in_block(self, builder: ir.IRBuilder) -> ir.Value:
+        return self._intrinsic_id(builder, "workitem.id.x")
+
+    def emit_block_size(self, builder: ir.IRBuilder) -> ir.Value:
+        return self._dispatch_field(builder, 4, ir.IntType(16), self.max_block_size + 1)
+
+    def emit_barrier(self, builder: ir.IRBuilder) -> None:
+        # the LDS writes before the barrier must be visible after it: fences around s_barrier
+        builder.fence("release", "workgroup")
+        barrier = declare_function(builder.module, "llvm.amdgcn.s.barrier", ir.FunctionType(ir.VoidType(), []))
+        builder.call(barrier, [])
+        builder.fence("acquire", "workgroup")
+
+    def emit_shuffle_down(self, builder: ir.IRBuilder, value: ir.Value, delta: int) -> ir.Value:
+        # ds_bpermute reads the lane at byte address / 4 (modulo the wave size)
+        i32 = ir.IntType(32)
+        lane = builder.trunc(self._intrinsic_id(builder, "workitem.id.x"), i32)
+        lane = builder.and_(lane, ir.Constant(i32, self.wave_size - 1))
+        address = builder.shl(builder.add(lane, ir.Constant(i32, delta)), ir.Constant(i32, 2))
+        permute = declare_function(builder.module, "llvm.amdgcn.ds.bpermute", ir.FunctionType(i32, [i32, i32]))
+        return builder.call(permute, [address, value])
+
     # -- compiling -----------------------------------------------------------------------
 
     def _control_ir(self) -> str:

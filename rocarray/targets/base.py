@@ -75,6 +75,37 @@ class Target:
         """i64 number of threads in the whole grid (GPU targets only)."""
         raise NotImplementedError(f"target {self.name} has no thread grid")
 
+    # -- cooperative work within a block (GPU targets; reductions) ----------------------
+
+    #: Address space of memory shared by the threads of one block (LDS / shared memory).
+    shared_address_space: "int | None" = None
+
+    def emit_block_id(self, builder: ir.IRBuilder) -> ir.Value:
+        """i64 index of the calling thread's block in the grid."""
+        raise NotImplementedError(f"target {self.name} has no thread grid")
+
+    def emit_block_count(self, builder: ir.IRBuilder) -> ir.Value:
+        """i64 number of blocks in the grid."""
+        raise NotImplementedError(f"target {self.name} has no thread grid")
+
+    def emit_thread_in_block(self, builder: ir.IRBuilder) -> ir.Value:
+        """i64 index of the calling thread within its block."""
+        raise NotImplementedError(f"target {self.name} has no thread grid")
+
+    def emit_block_size(self, builder: ir.IRBuilder) -> ir.Value:
+        """i64 number of threads in a block."""
+        raise NotImplementedError(f"target {self.name} has no thread grid")
+
+    def emit_barrier(self, builder: ir.IRBuilder) -> None:
+        """Wait for every thread of the block; shared-memory writes before it are visible
+        to every thread of the block after it."""
+        raise NotImplementedError(f"target {self.name} has no thread grid")
+
+    def emit_shuffle_down(self, builder: ir.IRBuilder, value: ir.Value, delta: int) -> ir.Value:
+        """The i32 ``value`` of the lane ``delta`` above the caller's in its wave (every lane
+        of the wave must execute it; lanes past the end get an unspecified value)."""
+        raise NotImplementedError(f"target {self.name} has no waves")
+
     #: A cheaper configuration of this target for the first compile of a kernel (tiered
     #: compilation), or None.  The launcher runs the quick tier's code at once and has the
     #: kernel recompiled with this target in the background once it proves hot.

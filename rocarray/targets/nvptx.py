@@ -337,6 +337,33 @@ class NVPTXTarget(Target):
     def emit_global_thread_count(self, builder: ir.IRBuilder) -> ir.Value:
         return builder.mul(self._sreg(builder, "nctaid.x"), self._sreg(builder, "ntid.x"), flags=["nuw"])
 
+    shared_address_space = 3
+
+    def emit_block_id(self, builder: ir.IRBuilder) -> ir.Value:
+        return self._sreg(builder, "ctaid.x")
+
+    def emit_block_count(self, builder: ir.IRBuilder) -> ir.Value:
+        return self._sreg(builder, "nctaid.x")
+
+    def emit_thread_in_block(self, builder: ir.IRBuilder) -> ir.Value:
+        return self._sreg(builder, "tid.x")
+
+    def emit_block_size(self, builder: ir.IRBuilder) -> ir.Value:
+        return self._sreg(builder, "ntid.x")
+
+    def emit_barrier(self, builder: ir.IRBuilder) -> None:
+        i32 = ir.IntType(32)
+        sync = declare_function(builder.module, "llvm.nvvm.barrier.cta.sync.aligned.all",
+                                ir.FunctionType(ir.VoidType(), [i32]))
+        builder.call(sync, [ir.Constant(i32, 0)])
+
+    def emit_shuffle_down(self, builder: ir.IRBuilder, value: ir.Value, delta: int) -> ir.Value:
+        i32 = ir.IntType(32)
+        shfl = declare_function(builder.module, "llvm.nvvm.shfl.sync.down.i32",
+                                ir.FunctionType(i32, [i32] * 4))
+        return builder.call(shfl, [ir.Constant(i32, -1), value, ir.Constant(i32, delta),
+                                   ir.Constant(i32, self.wave_size - 1)])
+
     # -- compiling -----------------------------------------------------------------------
 
     def _control_ir(self) -> str:

@@ -1,0 +1,653 @@
+"""The generic reduction skeleton: one kernel per (reduction, dtype signature), every shape,
+axis set and strategy chosen at run time.
+
+A reduction is four scalar functions compiled from the kernel language (CuPy's habit):
+``identity(a)`` sets the accumulator, ``map(inputs..., a, i)`` turns one element (``i`` is
+its index in the reduced run, C order) into an accumulator, ``reduce(a, b)`` folds ``b`` into
+``a`` and ``post(a, outputs...)`` writes the result.  The accumulator is a *record* of one
+or more fields (``argmax`` carries the value and its index).
+
+The host reorders and merges the kept and the reduced dimensions and cuts the work into
+*items*: an item is one output element and one chunk of its reduced run.  The kernel's
+``mode`` argument says how the items are worked:
+
+* per thread (mode 0): one loop trip (host) or one GPU thread per item, folding its chunk
+  into ``LANES`` interleaved accumulators that are combined pairwise at the end (floating
+  point sums are then a tree of short serial runs, not one long serial sum);
+* cooperative (``MODE_COOP``, GPU): one block per item; its threads stride over the chunk
+  (coalesced when the reduced run is contiguous), then combine through wave shuffles (the
+  target's wave size: 32 on NVIDIA, 64 or 32 on AMD) and one shared-memory step;
+* tiled (``MODE_TILE``, host): reductions over a leading axis -- an item is a tile of
+  ``TILE`` adjacent outputs, and each reduced row is folded into the whole tile at once
+  (the contiguous inner loop vectorises, as NumPy's row-by-row reduction does);
+* records (``MODE_RECORDS``): instead of the post-mapped result, the raw accumulator of
+  each item is written to a records buffer ``[chunk, output]``; the module's second entry
+  (``<entry>_c``) reduces such records (its one "input" is the records buffer), so a
+  reduction cut into many chunks finishes in a second pass.
+
+Kernel parameters (see reduction_param_types): n_items, mode, n_out, n_chunks, chunk_len,
+ndim_kept, shape_kept, ndim_red, shape_red, n_red, then per input (ptr, strides over the
+kept dims, strides over the reduced dims), per output (ptr, strides over the kept dims),
+and the records pointer.  All strides are in bytes.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from .skeletons import DIMS, I64, I8, PTR, _dim, _Loop, _opaque, _spill, _unravel, storage_type
+
+MODE_COOP = 1
+MODE_RECORDS = 2
+MODE_TILE = 4
+
+#: Interleaved accumulators per thread (independent chains: more loads in flight, and the
+#: host's vectoriser turns eight of them into one vector operation).
+HOST_LANES = 16
+GPU_LANES = 4
+#: Adjacent outputs one host item folds together in tiled mode.
+TILE = 32
+
+I32 = ir.IntType(32)
+
+
+def record_layout(dtypes) -> tuple[tuple[int, ...], int]:
+    """Byte offsets of the fields and the record size (natural alignment, as LLVM lays out
+    the literal struct on every target)."""
+    offsets, pos, align = [], 0, 1
+    for dt in dtypes:
+        a = dt.itemsize // 2 if dt.kind == "c" else dt.itemsize
+        pos = (pos + a - 1) // a * a
+        offsets.append(pos)
+        pos += dt.itemsize
+        align = max(align, a)
+    return tuple(offsets), (pos + align - 1) // align * align
+
+
+def reduction_param_types(n_inputs: int, n_outputs: int) -> list:
+    return ([I64] * 5 + [I64, DIMS, I64, DIMS, I64] + [PTR, DIMS, DIMS] * n_inputs
+            + [PTR, DIMS] * n_outputs + [PTR])
+
+
+class _Record:
+    """One accumulator record in private memory: a word array (so a wave shuffle can move
+    it 32 bits at a time) viewed as the struct of its fields."""
+
+    def __init__(self, b, rec_type, words: int):
+        slot = b.alloca(ir.ArrayType(I32, words))
+        slot.align = 8
+        self.ptr = _opaque(slot)
+        self.rec_type = rec_type
+
+    def fields(self, b) -> list:
+        zero = ir.Constant(I32, 0)
+        return [b.gep(self.ptr, [zero, ir.Constant(I32, k)], source_etype=self.rec_type)
+                for k in range(len(self.rec_type.elements))]
+
+
+class _RecordArray:
+    """``count`` accumulator records in private memory, indexed at run time, one array per
+    field (the host's lanes and tiles: a loop over them with a constant trip count
+    vectorises, each field being contiguous)."""
+
+    def __init__(self, b, rec_type, count: int):
+        self.rec_type = rec_type
+        self.types = [ir.ArrayType(t, count) for t in rec_type.elements]
+        here = b.block
+        b.position_at_start(b.function.entry_basic_block)
+        self.ptrs = []
+        for t in self.types:
+            slot = b.alloca(t)
+            slot.align = 16
+            self.ptrs.append(_opaque(slot))
+        b.position_at_end(here)
+
+    def fields(self, b, k) -> list:
+        zero = ir.Constant(I64, 0)
+        return [b.gep(p, [zero, k], source_etype=t) for p, t in zip(self.ptrs, self.types)]
+
+    def copy_to(self, b, k, dst_fields) -> None:
+        """Copy record ``k`` to the field pointers ``dst_fields``."""
+        for src, dst, t in zip(self.fields(b, k), dst_fields, self.rec_type.elements):
+            b.store(b.load(src, typ=t), dst)
+
+
+def build_reduction(target, entry: str, module: ir.Module, in_dtypes, field_dtypes, out_dtypes,
+                    identity_fn, map_fn, reduce_fn, post_fn) -> None:
+    """Add the two entries of a reduction to ``module``: ``entry`` (elements through
+    ``map_fn``) and ``entry + "_c"`` (records through ``reduce_fn`` only)."""
+    _Builder(target, entry, module, in_dtypes, field_dtypes, out_dtypes,
+             identity_fn, map_fn, reduce_fn, post_fn, source="map").build()
+    _Builder(target, entry + "_c", module, None, field_dtypes, out_dtypes,
+             identity_fn, map_fn, reduce_fn, post_fn, source="record").build()
+
+
+def scan_param_types(n_inputs: int, n_outputs: int) -> list:
+    """Parameters of a scan entry: those of a reduction, with every output also strided
+    along the scanned dimension, then ``include_initial``."""
+    return ([I64] * 5 + [I64, DIMS, I64, DIMS, I64] + [PTR, DIMS, DIMS] * n_inputs
+            + [PTR, DIMS, DIMS] * n_outputs + [PTR, I64])
+
+
+def build_scan(target, entry: str, module: ir.Module, in_dtypes, field_dtypes, out_dtypes,
+               identity_fn, map_fn, reduce_fn, post_fn) -> None:
+    """Add a reduction's elements entry ``entry`` (for the chunk totals) and its scan entry
+    ``entry + "_s"`` to ``module``.
+
+    The scan entry works items (line, chunk) of the one scanned dimension: it starts from
+    the identity folded with the records of the line's earlier chunks (written by a
+    records pass of ``entry``), then writes ``post(acc)`` after each element (shifted one
+    place, after ``post(identity)``, when ``include_initial``)."""
+    args = (target, module, in_dtypes, field_dtypes, out_dtypes, identity_fn, map_fn, reduce_fn, post_fn)
+    _Builder(target, entry, *args[1:], source="map").build()
+    _Builder(target, entry + "_s", *args[1:], source="map").build_scan()
+
+
+class _Builder:
+    def __init__(self, target, entry, module, in_dtypes, field_dtypes, out_dtypes,
+                 identity_fn, map_fn, reduce_fn, post_fn, source):
+        self.target = target
+        self.entry = entry
+        self.module = module
+        self.field_dtypes = list(field_dtypes)
+        self.rec_type = ir.LiteralStructType([storage_type(d) for d in field_dtypes])
+        _, self.rec_size = record_layout(field_dtypes)
+        self.words = (self.rec_size + 3) // 4
+        self.source = source
+        self.n_inputs = 1 if source == "record" else len(in_dtypes)
+        self.in_types = ([self.rec_type] if source == "record"
+                         else [storage_type(d) for d in in_dtypes])
+        self.in_sizes = ([self.rec_size] if source == "record" else [d.itemsize for d in in_dtypes])
+        self.out_dtypes = list(out_dtypes)
+        self.identity_fn, self.map_fn, self.reduce_fn, self.post_fn = identity_fn, map_fn, reduce_fn, post_fn
+
+    # -- small pieces ---------------------------------------------------------------------
+
+    def new_record(self, b) -> _Record:
+        # allocas belong in the entry block
+        here = b.block
+        b.position_at_start(b.function.entry_basic_block)
+        rec = _Record(b, self.rec_type, self.words)
+        b.position_at_end(here)
+        return rec
+
+    def set_identity(self, b, rec) -> None:
+        b.call(self.identity_fn, rec.fields(b) + [ir.Constant(I64, 0), ir.Constant(I64, 0)])
+
+    def combine(self, b, acc, other) -> None:
+        b.call(self.reduce_fn, acc.fields(b) + other.fields(b) + [ir.Constant(I64, 0), ir.Constant(I64, 0)])
+
+    def fold(self, b, acc, addrs, j) -> None:
+        """Fold the element (or record) at ``addrs`` with reduced index ``j`` into ``acc``."""
+        self.fold_into(b, acc.fields(b), addrs, j)
+
+    def copy(self, b, dst, src) -> None:
+        b.store(b.load(src.ptr, typ=self.rec_type), dst.ptr)
+
+    # -- the kernel -----------------------------------------------------------------------
+
+    def build(self) -> None:
+        target = self.target
+        types = reduction_param_types(self.n_inputs, len(self.out_dtypes))
+        if target.is_gpu:
+            fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), types), self.entry)
+            target.mark_kernel(fn)
+            b = ir.IRBuilder(fn.append_basic_block("entry"))
+            values = list(fn.args)
+            start = stop = None
+        else:
+            fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]), self.entry)
+            target.mark_kernel(fn)
+            args_ptr, start, stop = fn.args
+            b = ir.IRBuilder(fn.append_basic_block("entry"))
+            st = ir.LiteralStructType(types)
+            values = [b.load(b.gep(args_ptr, [ir.Constant(I32, 0), ir.Constant(I32, k)], source_etype=st), typ=t)
+                      for k, t in enumerate(types)]
+        self.fn = fn
+        (self.n_items, self.mode, self.n_out, self.n_chunks, self.chunk_len,
+         self.ndim_k, shape_k, self.ndim_r, shape_r, self.n_r) = values[:10]
+        self.shape_k = _spill(b, shape_k, DIMS)
+        self.shape_r = _spill(b, shape_r, DIMS)
+        pos = 10
+        self.inputs = []  # (ptr, kept strides slot, reduced strides slot)
+        for _ in range(self.n_inputs):
+            p, sk, sr = values[pos:pos + 3]
+            self.inputs.append((p, _spill(b, sk, DIMS), _spill(b, sr, DIMS)))
+            pos += 3
+        self.outputs = []
+        for _ in self.out_dtypes:
+            p, sk = values[pos:pos + 2]
+            self.outputs.append((p, _spill(b, sk, DIMS)))
+            pos += 2
+        self.records = values[pos]
+        self.tmp = self.new_record(b)
+        if not target.is_gpu:
+            self.lanes = _RecordArray(b, self.rec_type, HOST_LANES)
+
+        if target.is_gpu:
+            self.build_gpu(b)
+        elif self.source == "record":
+            loop = _Loop(b, start, stop, "item")
+            self.item(b, loop.i, coop=None, lanes=1)
+            loop.close(b, b.add(loop.i, ir.Constant(I64, 1)))
+            b.ret_void()
+        else:
+            tile_bb = fn.append_basic_block("tile")
+            items_bb = fn.append_basic_block("items")
+            is_tile = b.icmp_unsigned("!=", b.and_(self.mode, ir.Constant(I64, MODE_TILE)), ir.Constant(I64, 0))
+            b.cbranch(is_tile, tile_bb, items_bb)
+            b.position_at_end(items_bb)
+            loop = _Loop(b, start, stop, "item")
+            self.item(b, loop.i, coop=None, lanes=1)
+            loop.close(b, b.add(loop.i, ir.Constant(I64, 1)))
+            b.ret_void()
+            b.position_at_end(tile_bb)
+            self.tiles(b, start, stop)
+            b.ret_void()
+
+    def build_gpu(self, b) -> None:
+        target = self.target
+        fn = self.fn
+        coop = b.icmp_unsigned("!=", b.and_(self.mode, ir.Constant(I64, MODE_COOP)), ir.Constant(I64, 0))
+        self.tib = target.emit_thread_in_block(b)
+        self.bdim = target.emit_block_size(b)
+        first = b.select(coop, target.emit_block_id(b), target.emit_global_thread_id(b))
+        step = b.select(coop, target.emit_block_count(b), target.emit_global_thread_count(b))
+        waves = max(1, target.max_block_size // target.wave_size)
+        shared_t = ir.ArrayType(ir.ArrayType(I32, self.words), waves)
+        shared = ir.GlobalVariable(self.module, shared_t, f"{self.entry}_shared",
+                                   addrspace=target.shared_address_space)
+        shared.linkage = "internal"
+        shared.initializer = ir.Constant(shared_t, ir.Undefined)
+        shared.align = 8
+        self.shared = shared
+        loop = _Loop(b, first, self.n_items, "item")
+        self.item(b, loop.i, coop=coop, lanes=GPU_LANES)
+        loop.close(b, b.add(loop.i, step))
+        b.ret_void()
+        del fn
+
+    # -- scans --------------------------------------------------------------------------------
+
+    def build_scan(self) -> None:
+        target = self.target
+        n_outs = len(self.out_dtypes)
+        types = scan_param_types(self.n_inputs, n_outs)
+        if target.is_gpu:
+            fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), types), self.entry)
+            target.mark_kernel(fn)
+            b = ir.IRBuilder(fn.append_basic_block("entry"))
+            values = list(fn.args)
+        else:
+            fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]), self.entry)
+            target.mark_kernel(fn)
+            args_ptr, start, stop = fn.args
+            b = ir.IRBuilder(fn.append_basic_block("entry"))
+            st = ir.LiteralStructType(types)
+            values = [b.load(b.gep(args_ptr, [ir.Constant(I32, 0), ir.Constant(I32, k)], source_etype=st), typ=t)
+                      for k, t in enumerate(types)]
+        self.fn = fn
+        (self.n_items, self.mode, self.n_out, self.n_chunks, self.chunk_len,
+         self.ndim_k, shape_k, self.ndim_r, shape_r, self.n_r) = values[:10]
+        self.shape_k = _spill(b, shape_k, DIMS)
+        pos = 10
+        self.inputs = []
+        for _ in range(self.n_inputs):
+            p, sk, sr = values[pos:pos + 3]
+            self.inputs.append((p, _spill(b, sk, DIMS), _spill(b, sr, DIMS)))
+            pos += 3
+        outputs = []
+        for _ in range(n_outs):
+            p, sk, sr = values[pos:pos + 3]
+            outputs.append((p, _spill(b, sk, DIMS), _spill(b, sr, DIMS)))
+            pos += 3
+        self.records, include_initial = values[pos], values[pos + 1]
+        self.tmp = self.new_record(b)
+        acc = self.new_record(b)
+        zero = ir.Constant(I64, 0)
+        one = ir.Constant(I64, 1)
+        if target.is_gpu:
+            first, step = target.emit_global_thread_id(b), target.emit_global_thread_count(b)
+            limit = self.n_items
+        else:
+            first, step, limit = start, one, stop
+        items = _Loop(b, first, limit, "item")
+        it = items.i
+        o = b.urem(it, self.n_out)
+        c = b.udiv(it, self.n_out)
+        info = [("array", p, sk) for p, sk, _ in self.inputs] + [("array", p, sk) for p, sk, _ in outputs]
+        bases = _unravel(b, self.shape_k, self.ndim_k, o, info, [p for _, p, _ in info], first_dim_from_end=1)
+        in_bases, out_bases = bases[:self.n_inputs], bases[self.n_inputs:]
+        in_sr = [_dim(b, sr, zero) for _, _, sr in self.inputs]
+        out_sr = [_dim(b, sr, zero) for _, _, sr in outputs]
+        self.set_identity(b, acc)
+        # the totals of the line's earlier chunks
+        earlier = _Loop(b, zero, c, "carry")
+        rec = b.gep(self.records, [b.add(b.mul(earlier.i, self.n_out), o)], source_etype=self.rec_type)
+        b.store(b.load(rec, typ=self.rec_type), self.tmp.ptr)
+        self.combine(b, acc, self.tmp)
+        earlier.close(b, b.add(earlier.i, one))
+
+        def out_addrs(k):
+            return [b.gep(p, [b.mul(k, s)], source_etype=I8) for p, s in zip(out_bases, out_sr)]
+
+        initial = b.and_(b.icmp_unsigned("!=", include_initial, zero), b.icmp_unsigned("==", c, zero))
+        init_bb = fn.append_basic_block("scan.initial")
+        run_bb = fn.append_basic_block("scan.run")
+        b.cbranch(initial, init_bb, run_bb)
+        b.position_at_end(init_bb)
+        b.call(self.post_fn, acc.fields(b) + out_addrs(zero) + [zero, self.n_r])
+        b.branch(run_bb)
+        b.position_at_end(run_bb)
+        j_begin = b.mul(c, self.chunk_len)
+        rest = b.sub(self.n_r, j_begin)
+        j_end = b.add(j_begin, b.select(b.icmp_signed("<", rest, self.chunk_len), rest, self.chunk_len))
+        shift = b.select(b.icmp_unsigned("!=", include_initial, zero), one, zero)
+        run = _Loop(b, j_begin, j_end, "scan")
+        j = run.i
+        self.fold(b, acc, [b.gep(p, [b.mul(j, s)], source_etype=I8) for p, s in zip(in_bases, in_sr)], j)
+        k = b.add(j, shift)
+        b.call(self.post_fn, acc.fields(b) + out_addrs(k) + [k, self.n_r])
+        run.close(b, b.add(j, one))
+        items.close(b, b.add(it, step))
+        b.ret_void()
+
+    # -- one item: an output element and one chunk of its reduced run ----------------------
+
+    def item(self, b, it, coop, lanes: int) -> None:
+        fn = self.fn
+        o = b.urem(it, self.n_out)
+        c = b.udiv(it, self.n_out)
+        info = [("array", p, sk) for p, sk, _ in self.inputs] + [("array", p, sk) for p, sk in self.outputs]
+        bases = _unravel(b, self.shape_k, self.ndim_k, o, info, [p for _, p, _ in info], first_dim_from_end=1)
+        in_bases, out_addrs = bases[:self.n_inputs], bases[self.n_inputs:]
+        j_begin = b.mul(c, self.chunk_len)
+        rest = b.sub(self.n_r, j_begin)
+        j_end = b.add(j_begin, b.select(b.icmp_signed("<", rest, self.chunk_len), rest, self.chunk_len))
+        if coop is None:
+            j0, step = j_begin, ir.Constant(I64, 1)
+        else:
+            j0 = b.add(j_begin, b.select(coop, self.tib, ir.Constant(I64, 0)))
+            step = b.select(coop, self.bdim, ir.Constant(I64, 1))
+        if coop is None:
+            self.host_item(b, o, c, in_bases, out_addrs, j_begin, j_end)
+            return
+        accs = [self.new_record(b) for _ in range(lanes)]
+        for acc in accs:
+            self.set_identity(b, acc)
+
+        flat_bb = fn.append_basic_block("run.flat")
+        nd_bb = fn.append_basic_block("run.nd")
+        done_bb = fn.append_basic_block("run.done")
+        b.cbranch(b.icmp_signed("==", self.ndim_r, ir.Constant(I64, 1)), flat_bb, nd_bb)
+
+        # the reduced run is one dimension: interleaved lanes, then a tail
+        b.position_at_end(flat_bb)
+        strides = [_dim(b, sr, ir.Constant(I64, 0)) for _, _, sr in self.inputs]
+        self.lanes_loop(b, accs, in_bases, strides, j0, j_end, step, False)
+        b.branch(done_bb)
+
+        # several reduced dimensions: each index unravelled
+        b.position_at_end(nd_bb)
+        loop = _Loop(b, j0, j_end, "jn")
+        info_r = [("array", p, sr) for (_, _, sr), p in zip(self.inputs, in_bases)]
+        addrs = _unravel(b, self.shape_r, self.ndim_r, loop.i, info_r, list(in_bases), first_dim_from_end=1)
+        self.fold(b, accs[0], addrs, loop.i)
+        loop.close(b, b.add(loop.i, step))
+        b.branch(done_bb)
+
+        b.position_at_end(done_bb)
+        width = 1
+        while width < lanes:
+            for k in range(0, lanes, 2 * width):
+                self.combine(b, accs[k], accs[k + width])
+            width *= 2
+        coop_bb = fn.append_basic_block("block.combine")
+        write_bb = fn.append_basic_block("write")
+        skip_bb = fn.append_basic_block("item.end")
+        b.cbranch(coop, coop_bb, write_bb)
+        b.position_at_end(coop_bb)
+        self.block_combine(b, accs[0])
+        b.cbranch(b.icmp_unsigned("==", self.tib, ir.Constant(I64, 0)), write_bb, skip_bb)
+        b.position_at_end(write_bb)
+        self.write(b, accs[0], o, c, out_addrs)
+        b.branch(skip_bb)
+        b.position_at_end(skip_bb)
+
+    def host_item(self, b, o, c, in_bases, out_addrs, j_begin, j_end) -> None:
+        """One host item: ``HOST_LANES`` accumulators in an array; each trip folds the next
+        ``HOST_LANES`` elements into them in a loop the vectoriser turns into vector code
+        (each lane is a separate chain, so no reassociation is needed), then the lanes
+        are combined pairwise."""
+        fn = self.fn
+        zero = ir.Constant(I64, 0)
+        one = ir.Constant(I64, 1)
+        lanes_c = ir.Constant(I64, HOST_LANES)
+        accs = self.lanes
+        init = _Loop(b, zero, lanes_c, "lane.init")
+        b.call(self.identity_fn, accs.fields(b, init.i) + [zero, zero])
+        init.close(b, b.add(init.i, one))
+        flat_bb = fn.append_basic_block("run.flat")
+        nd_bb = fn.append_basic_block("run.nd")
+        done_bb = fn.append_basic_block("run.done")
+        b.cbranch(b.icmp_signed("==", self.ndim_r, one), flat_bb, nd_bb)
+
+        b.position_at_end(flat_bb)
+        strides = [_dim(b, sr, zero) for _, _, sr in self.inputs]
+        contig = ir.Constant(ir.IntType(1), 1)
+        for s, size in zip(strides, self.in_sizes):
+            contig = b.and_(contig, b.icmp_signed("==", s, ir.Constant(I64, size)))
+        contig_bb = fn.append_basic_block("run.contiguous")
+        strided_bb = fn.append_basic_block("run.strided")
+        b.cbranch(contig, contig_bb, strided_bb)
+        for bb, indexed in ((contig_bb, True), (strided_bb, False)):
+            b.position_at_end(bb)
+            last_full = b.sub(j_end, ir.Constant(I64, HOST_LANES - 1))
+            rows = _Loop(b, j_begin, last_full, "jl")
+            lane = _Loop(b, zero, lanes_c, "lane")
+            j = b.add(rows.i, lane.i)
+            self.fold_into(b, accs.fields(b, lane.i), self.element_addrs(b, in_bases, strides, j, indexed), j)
+            lane.close(b, b.add(lane.i, one))
+            rows.close(b, b.add(rows.i, lanes_c))
+            tail = _Loop(b, rows.i, j_end, "jt")
+            self.fold_into(b, accs.fields(b, zero), self.element_addrs(b, in_bases, strides, tail.i, indexed), tail.i)
+            tail.close(b, b.add(tail.i, one))
+            b.branch(done_bb)
+
+        b.position_at_end(nd_bb)
+        loop = _Loop(b, j_begin, j_end, "jn")
+        info_r = [("array", p, sr) for (_, _, sr), p in zip(self.inputs, in_bases)]
+        addrs = _unravel(b, self.shape_r, self.ndim_r, loop.i, info_r, list(in_bases), first_dim_from_end=1)
+        self.fold_into(b, accs.fields(b, zero), addrs, loop.i)
+        loop.close(b, b.add(loop.i, one))
+        b.branch(done_bb)
+
+        b.position_at_end(done_bb)
+        width = 1
+        while width < HOST_LANES:
+            for k in range(0, HOST_LANES, 2 * width):
+                b.call(self.reduce_fn, accs.fields(b, ir.Constant(I64, k))
+                       + accs.fields(b, ir.Constant(I64, k + width)) + [zero, zero])
+            width *= 2
+        first = self.new_record(b)
+        accs.copy_to(b, zero, first.fields(b))
+        self.write(b, first, o, c, out_addrs)
+
+    def fold_into(self, b, acc_fields, addrs, j) -> None:
+        tmp = self.tmp
+        if self.source == "record":
+            b.store(b.load(addrs[0], typ=self.rec_type), tmp.ptr)
+        else:
+            b.call(self.map_fn, list(addrs) + tmp.fields(b) + [j, self.n_r])
+        b.call(self.reduce_fn, acc_fields + tmp.fields(b) + [ir.Constant(I64, 0), ir.Constant(I64, 0)])
+
+    def element_addrs(self, b, in_bases, strides, j, indexed):
+        if indexed:
+            return [b.gep(base, [j], source_etype=t) for base, t in zip(in_bases, self.in_types)]
+        return [b.gep(base, [b.mul(j, s)], source_etype=I8) for base, s in zip(in_bases, strides)]
+
+    def lanes_loop(self, b, accs, in_bases, strides, j0, j_end, step, indexed) -> None:
+        lanes = len(accs)
+        span = b.mul(step, ir.Constant(I64, lanes - 1))
+        last_full = b.sub(j_end, span)
+        loop = _Loop(b, j0, last_full, "jl")
+        for k, acc in enumerate(accs):
+            j = b.add(loop.i, b.mul(step, ir.Constant(I64, k)))
+            self.fold(b, acc, self.element_addrs(b, in_bases, strides, j, indexed), j)
+        loop.close(b, b.add(loop.i, b.mul(step, ir.Constant(I64, lanes))))
+        tail = _Loop(b, loop.i, j_end, "jt")
+        self.fold(b, accs[0], self.element_addrs(b, in_bases, strides, tail.i, indexed), tail.i)
+        tail.close(b, b.add(tail.i, step))
+
+    def write(self, b, acc, o, c, out_addrs) -> None:
+        fn = self.fn
+        rec_bb = fn.append_basic_block("write.record")
+        post_bb = fn.append_basic_block("write.post")
+        end_bb = fn.append_basic_block("write.end")
+        wants_records = b.icmp_unsigned("!=", b.and_(self.mode, ir.Constant(I64, MODE_RECORDS)), ir.Constant(I64, 0))
+        b.cbranch(wants_records, rec_bb, post_bb)
+        b.position_at_end(rec_bb)
+        slot = b.add(b.mul(c, self.n_out), o)
+        b.store(b.load(acc.ptr, typ=self.rec_type), b.gep(self.records, [slot], source_etype=self.rec_type))
+        b.branch(end_bb)
+        b.position_at_end(post_bb)
+        b.call(self.post_fn, acc.fields(b) + list(out_addrs) + [o, self.n_out])
+        b.branch(end_bb)
+        b.position_at_end(end_bb)
+
+    # -- GPU: combining the block's accumulators ----------------------------------------------
+
+    def wave_combine(self, b, acc) -> None:
+        other = self.new_record(b)
+        d = self.target.wave_size // 2
+        while d >= 1:
+            for w in range(self.words):
+                src = b.gep(acc.ptr, [ir.Constant(I32, 0), ir.Constant(I32, w)], source_etype=ir.ArrayType(I32, self.words))
+                dst = b.gep(other.ptr, [ir.Constant(I32, 0), ir.Constant(I32, w)], source_etype=ir.ArrayType(I32, self.words))
+                b.store(self.target.emit_shuffle_down(b, b.load(src, typ=I32), d), dst)
+            self.combine(b, acc, other)
+            d //= 2
+
+    def block_combine(self, b, acc) -> None:
+        """Leave the combination of every thread's ``acc`` in thread 0's ``acc``."""
+        target = self.target
+        fn = self.fn
+        wave = ir.Constant(I64, target.wave_size)
+        lane = b.urem(self.tib, wave)
+        wave_id = b.udiv(self.tib, wave)
+        n_waves = b.udiv(self.bdim, wave)
+        words_t = ir.ArrayType(I32, self.words)
+        shared_t = self.shared.value_type
+
+        def shared_slot(k):
+            slot = b.gep(self.shared, [ir.Constant(I64, 0), k], source_etype=shared_t)
+            slot.type = ir.PointerType(addrspace=target.shared_address_space)  # opaque
+            return slot
+
+        self.wave_combine(b, acc)
+        store_bb = fn.append_basic_block("shared.store")
+        stored_bb = fn.append_basic_block("shared.stored")
+        b.cbranch(b.icmp_unsigned("==", lane, ir.Constant(I64, 0)), store_bb, stored_bb)
+        b.position_at_end(store_bb)
+        b.store(b.load(acc.ptr, typ=words_t), shared_slot(wave_id))
+        b.branch(stored_bb)
+        b.position_at_end(stored_bb)
+        target.emit_barrier(b)
+        first_bb = fn.append_basic_block("wave0")
+        load_bb = fn.append_basic_block("wave0.load")
+        ident_bb = fn.append_basic_block("wave0.identity")
+        loaded_bb = fn.append_basic_block("wave0.loaded")
+        after_bb = fn.append_basic_block("wave0.done")
+        b.cbranch(b.icmp_unsigned("==", wave_id, ir.Constant(I64, 0)), first_bb, after_bb)
+        b.position_at_end(first_bb)
+        b.cbranch(b.icmp_unsigned("<", lane, n_waves), load_bb, ident_bb)
+        b.position_at_end(load_bb)
+        b.store(b.load(shared_slot(lane), typ=words_t), acc.ptr)
+        b.branch(loaded_bb)
+        b.position_at_end(ident_bb)
+        self.set_identity(b, acc)
+        b.branch(loaded_bb)
+        b.position_at_end(loaded_bb)
+        self.wave_combine(b, acc)
+        b.branch(after_bb)
+        b.position_at_end(after_bb)
+        # the next item's stores must not overtake this item's loads
+        target.emit_barrier(b)
+
+    # -- host: tiles of adjacent outputs --------------------------------------------------------
+
+    def tiles(self, b, start, stop) -> None:
+        """Items are (chunk, tile of TILE adjacent outputs); needs one kept and one reduced
+        dimension (the caller ensures it)."""
+        fn = self.fn
+        zero = ir.Constant(I64, 0)
+        tile_c = ir.Constant(I64, TILE)
+        n_tiles = b.udiv(b.add(self.n_out, ir.Constant(I64, TILE - 1)), tile_c)
+        accs = _RecordArray(b, self.rec_type, TILE)
+        sk = [_dim(b, s, zero) for _, s, _ in self.inputs]
+        sr = [_dim(b, s, zero) for _, _, s in self.inputs]
+        out_sk = [_dim(b, s, zero) for _, s in self.outputs]
+
+        def acc_fields(t):
+            return accs.fields(b, t)
+
+        items = _Loop(b, start, stop, "tile")
+        tile = b.urem(items.i, n_tiles)
+        c = b.udiv(items.i, n_tiles)
+        o0 = b.mul(tile, tile_c)
+        left = b.sub(self.n_out, o0)
+        count = b.select(b.icmp_signed("<", left, tile_c), left, tile_c)
+        j_begin = b.mul(c, self.chunk_len)
+        rest = b.sub(self.n_r, j_begin)
+        j_end = b.add(j_begin, b.select(b.icmp_signed("<", rest, self.chunk_len), rest, self.chunk_len))
+        init = _Loop(b, zero, tile_c, "ti")
+        b.call(self.identity_fn, acc_fields(init.i) + [zero, zero])
+        init.close(b, b.add(init.i, ir.Constant(I64, 1)))
+
+        full = b.icmp_signed("==", count, tile_c)
+        for s, size in zip(sk, self.in_sizes):
+            full = b.and_(full, b.icmp_signed("==", s, ir.Constant(I64, size)))
+        rows = _Loop(b, j_begin, j_end, "trow")
+        j = rows.i
+        row_bases = [b.gep(p, [b.add(b.mul(j, r), b.mul(o0, s))], source_etype=I8)
+                     for (p, _, _), r, s in zip(self.inputs, sr, sk)]
+        full_bb = fn.append_basic_block("trow.full")
+        part_bb = fn.append_basic_block("trow.part")
+        next_bb = fn.append_basic_block("trow.next")
+        b.cbranch(full, full_bb, part_bb)
+        for bb, limit, indexed in ((full_bb, tile_c, True), (part_bb, count, False)):
+            b.position_at_end(bb)
+            inner = _Loop(b, zero, limit, "tcol")
+            t = inner.i
+            if indexed:
+                addrs = [b.gep(base, [t], source_etype=ty) for base, ty in zip(row_bases, self.in_types)]
+            else:
+                addrs = [b.gep(base, [b.mul(t, s)], source_etype=I8) for base, s in zip(row_bases, sk)]
+            b.call(self.map_fn, addrs + self.tmp.fields(b) + [j, self.n_r])
+            b.call(self.reduce_fn, acc_fields(t) + self.tmp.fields(b) + [zero, zero])
+            inner.close(b, b.add(t, ir.Constant(I64, 1)))
+            b.branch(next_bb)
+        b.position_at_end(next_bb)
+        rows.close(b, b.add(j, ir.Constant(I64, 1)))
+
+        wants_records = b.icmp_unsigned("!=", b.and_(self.mode, ir.Constant(I64, MODE_RECORDS)), zero)
+        outs = _Loop(b, zero, count, "tout")
+        t = outs.i
+        o = b.add(o0, t)
+        rec_bb = fn.append_basic_block("tout.record")
+        post_bb = fn.append_basic_block("tout.post")
+        end_bb = fn.append_basic_block("tout.end")
+        b.cbranch(wants_records, rec_bb, post_bb)
+        b.position_at_end(rec_bb)
+        slot = b.add(b.mul(c, self.n_out), o)
+        dst = b.gep(self.records, [slot], source_etype=self.rec_type)
+        accs.copy_to(b, t, [b.gep(dst, [ir.Constant(I32, 0), ir.Constant(I32, f)], source_etype=self.rec_type)
+                            for f in range(len(self.rec_type.elements))])
+        b.branch(end_bb)
+        b.position_at_end(post_bb)
+        out_addrs = [b.gep(p, [b.mul(o, s)], source_etype=I8) for (p, _), s in zip(self.outputs, out_sk)]
+        b.call(self.post_fn, acc_fields(t) + out_addrs + [o, self.n_out])
+        b.branch(end_bb)
+        b.position_at_end(end_bb)
+        outs.close(b, b.add(t, ir.Constant(I64, 1)))
+        items.close(b, b.add(items.i, ir.Constant(I64, 1)))

@@ -1,0 +1,85 @@
+"""Compile-only tests of the reduction and scan kernels for the GPU targets (no GPU needed):
+NVPTX entries with barriers and warp shuffles; AMDGPU code objects for gfx90a, gfx942 and
+gfx1100 whose kernel metadata (wave size, argument offsets and sizes) matches what the
+reduction launcher packs."""
+
+import numpy as np
+import pytest
+
+from rocarray._reduction import _packer, _scan_packer
+from rocarray._statistical_functions import argmax, sum as rsum
+from rocarray.compiler.reduction import record_layout, reduction_param_types, scan_param_types
+from rocarray.compiler.skeletons import DIMS
+from rocarray.targets import amdgpu, target_for
+from rocarray.targets.codeobject import check_code_object, read_code_object
+
+CASES = [(rsum, "float32"), (rsum, "complex128"), (argmax, "float64"), (rsum, "float16"), (argmax, "int8")]
+
+
+def _def(op, dtype):
+    dt = np.dtype(dtype)
+    acc, out = op.dtypes(dt)
+    return op.definition(dt, acc, out)
+
+
+def _layout(types):
+    out, pos = [], 0
+    for t in types:
+        size = 64 if t == DIMS else 8
+        out.append((pos, size))
+        pos += size
+    return out, pos
+
+
+@pytest.mark.parametrize("op,dtype", CASES, ids=str)
+def test_nvptx_entries_barriers_and_shuffles(op, dtype):
+    target = target_for("sm_90")
+    rdef = _def(op, dtype)
+    for spec, entries in ((rdef.spec(), ("", "_c")), (rdef.scan_spec(), ("", "_s"))):
+        ptx = target.emit_ptx(spec.build_module(target))
+        for suffix in entries:
+            assert f".entry {spec.entry}{suffix}(" in ptx
+        if spec is rdef.spec():
+            assert "bar.sync" in ptx or "barrier.sync" in ptx
+            assert "shfl.sync.down.b32" in ptx
+    # the launcher's packing is the parameter list's natural layout
+    assert _packer(1, 1).size == _layout(reduction_param_types(1, 1))[1]
+    assert _scan_packer(1, 1).size == _layout(scan_param_types(1, 1))[1]
+
+
+needs_toolchain = pytest.mark.skipif(
+    amdgpu.find_lld() is None or amdgpu.find_device_libs() is None,
+    reason="needs ld.lld >= 17 and ROCm device-libs (apt-get install lld-19 rocm-device-libs)",
+)
+
+
+@needs_toolchain
+@pytest.mark.parametrize("arch,wave", [("gfx90a", 64), ("gfx942", 64), ("gfx1100", 32)])
+@pytest.mark.parametrize("op,dtype", CASES[:3], ids=str)
+def test_amdgpu_code_objects(arch, wave, op, dtype):
+    target = amdgpu.AMDGPUTarget(arch)
+    rdef = _def(op, dtype)
+    for spec, param_types in ((rdef.spec(), {"": reduction_param_types(1, 1), "_c": reduction_param_types(1, 1)}),
+                              (rdef.scan_spec(), {"": reduction_param_types(1, 1), "_s": scan_param_types(1, 1)})):
+        hsaco = target.compile(spec.build_module(target))
+        assert check_code_object(hsaco, arch, list(spec.entries)) == []
+        co = read_code_object(hsaco)
+        for suffix, types in param_types.items():
+            kernel = co.kernel(spec.entry + suffix)
+            assert kernel[".wavefront_size"] == wave
+            explicit = [a for a in kernel[".args"] if not a[".value_kind"].startswith("hidden_")]
+            expected, size = _layout(types)
+            assert [(a[".offset"], a[".size"]) for a in explicit] == expected
+            assert kernel[".kernarg_segment_size"] >= size
+        if spec is rdef.spec():
+            # the block combine keeps one record per wave of the largest block in LDS
+            _, rec_size = record_layout([d for _, _, d in rdef.fields])
+            lds = (256 // wave) * ((rec_size + 3) // 4) * 4
+            assert co.kernel(spec.entry)[".group_segment_fixed_size"] >= lds
+
+
+def test_host_reduction_ir_has_no_gpu_calls():
+    target = target_for("host")
+    text = str(_def(rsum, "float32").spec().build_module(target))
+    assert "nvvm" not in text and "amdgcn" not in text
+    assert isinstance(target.compile(text), bytes)

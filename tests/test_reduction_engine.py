@@ -1,0 +1,178 @@
+"""The generic reduction engine: every strategy (chunks and record passes, host tiles, GPU
+blocks and threads), float accuracy, user-written ``ReductionDef``s with several inputs,
+fields and outputs, and scans (cumulative_sum / cumulative_prod), against NumPy."""
+
+import numpy as np
+import pytest
+
+import rocarray as ra
+from rocarray._reduction import HOST_CHUNK, ReductionDef, reduce
+from conftest import ALL_DTYPES, NUMERIC_DTYPES, random_array
+
+# (shape, axis): long rows (chunks + a record pass), a leading axis (host tiles, GPU
+# threads), both with partial tiles, a full reduction of a long vector, reduced axes that
+# do not merge, and a tiny case
+LAYOUTS = [
+    ((3, 3 * HOST_CHUNK + 17), 1),
+    ((3 * HOST_CHUNK + 5, 3), 0),
+    ((5000, 45), 0),
+    ((2, 9000, 37), 1),
+    ((1 << 18,), None),
+    ((30, 40, 50), (0, 2)),
+    ((7, 1, 5), (0, 1)),
+]
+
+
+@pytest.mark.parametrize("shape,axis", LAYOUTS, ids=str)
+@pytest.mark.parametrize("dtype", [ra.int32, ra.uint8, ra.float32, ra.float64, ra.complex64, ra.bool], ids=str)
+def test_strategies_match_numpy(device, shape, axis, dtype):
+    a = random_array(shape, dtype, np.random.default_rng(11), low=-20, high=20)
+    x = ra.asarray(a, device=device)
+    kind = np.dtype(dtype).kind
+    for op in ("sum", "max", "argmax", "any"):
+        if kind == "c" and op in ("max", "argmax"):
+            continue
+        if op == "argmax" and not (axis is None or isinstance(axis, int)):
+            continue
+        g = getattr(ra, op)(x, axis=axis).get()
+        if op == "sum" and kind in "fc":
+            exact = np.sum(a.astype(np.complex128 if kind == "c" else np.float64), axis=axis)
+            scale = np.sum(np.abs(a).astype(np.float64), axis=axis)
+            eps = np.finfo(a.real.dtype).eps
+            assert np.all(np.abs(g - exact) <= 4 * eps * scale + 1e-30), (op, np.max(np.abs(g - exact)))
+        else:
+            np.testing.assert_array_equal(g, getattr(np, op)(a, axis=axis), err_msg=op)
+
+
+def test_transposed_and_strided_inputs(device):
+    a = random_array((64, 300, 5), np.float64, np.random.default_rng(3))
+    x = ra.asarray(a, device=device)
+    for view, ref in ((x.T, a.T), (x[::3, ::-2], a[::3, ::-2]), (x[:, 7, :], a[:, 7, :])):
+        for axis in (None, 0, -1):
+            np.testing.assert_allclose(ra.sum(view, axis=axis).get(), np.sum(ref, axis=axis), rtol=1e-12, atol=1e-9)
+            np.testing.assert_array_equal(ra.argmin(view, axis=axis).get(), np.argmin(ref, axis=axis))
+
+
+def test_float32_sum_accuracy(device):
+    """A float32 sum of a million values is a tree of short runs: its error stays within a
+    few ulps of the magnitude (a serial sum drifts ~100x further)."""
+    rng = np.random.default_rng(7)
+    a = rng.uniform(0, 1, 1 << 20).astype(np.float32)
+    exact = np.sum(a, dtype=np.float64)
+    got = float(ra.sum(ra.asarray(a, device=device)))
+    assert abs(got - exact) / exact < 2e-6
+    m = rng.uniform(0, 1, (4, 1 << 18)).astype(np.float32)
+    rows = ra.sum(ra.asarray(m, device=device), axis=1).get()
+    assert np.all(np.abs(rows - m.sum(axis=1, dtype=np.float64)) / m.sum(axis=1, dtype=np.float64) < 2e-6)
+
+
+def test_float16_accumulates_in_float32(device):
+    a = np.full(5000, 0.1, np.float16)
+    s = ra.sum(ra.asarray(a, device=device))
+    assert s.dtype == ra.float16
+    assert abs(float(s) - 5000 * float(np.float16(0.1))) < 4  # float16 serial sum stalls at 256
+
+
+def test_reduction_def_with_two_inputs_two_fields_two_outputs(device):
+    # the mean and the root mean square of x * w, in one pass
+    rdef = ReductionDef(
+        "weighted_stats", [("x", "float64"), ("w", "float32")],
+        [("s", "t", "float64"), ("q", "r", "float64"), ("n", "m", "int64")],
+        "s = 0; q = 0; n = 0;", "double v = x * w; s = v; q = v * v; n = 1;",
+        "s += t; q += r; n += m;",
+        [("mean", "float64"), ("rms", "float32")], "mean = s / n; rms = sqrt(q / n);")
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((6, 7000))
+    w = rng.uniform(0, 2, 7000).astype(np.float32)  # broadcast along the rows
+    mean, rms = reduce(rdef, [ra.asarray(x, device=device), ra.asarray(w, device=device)], axis=1)
+    v = x * w
+    np.testing.assert_allclose(mean.get(), v.mean(axis=1), rtol=1e-10)
+    np.testing.assert_allclose(rms.get(), np.sqrt((v * v).mean(axis=1)), rtol=1e-6)
+    assert rms.dtype == ra.float32
+    (full_mean, _) = reduce(rdef, [ra.asarray(x, device=device), ra.asarray(w, device=device)], keepdims=True)
+    assert full_mean.shape == (1, 1)
+    np.testing.assert_allclose(full_mean.get(), v.mean(keepdims=True), rtol=1e-10)
+    out = [ra.empty((7000,), dtype=ra.float64, device=device), ra.empty((7000,), dtype=ra.float32, device=device)]
+    res = reduce(rdef, [ra.asarray(x, device=device), ra.asarray(w, device=device)], axis=0, outs=out)
+    assert res[0] is out[0]
+    np.testing.assert_allclose(out[0].get(), v.mean(axis=0), rtol=1e-10)
+
+
+def test_reduce_errors(device):
+    rdef = ReductionDef("r", [("x", "float32")], [("a", "b", "float32")], "a = 0;", "a = x;", "a += b;",
+                        [("y", "float32")], "y = a;")
+    x = ra.ones((3, 4), device=device)
+    with pytest.raises(TypeError, match="takes 1 input arrays"):
+        reduce(rdef, [x, x])
+    with pytest.raises(ValueError, match=r"output 'y' must have shape \(3,\)"):
+        reduce(rdef, [x], axis=1, outs=[ra.empty((4,), device=device)])
+    with pytest.raises(TypeError, match="expected rocarray arrays"):
+        reduce(rdef, [np.ones(3)])
+    bad = ReductionDef("bad", [("x", "float32")], [("a", "b", "float32")], "a = 0;", "a = x +;", "a += b;",
+                       [("y", "float32")], "y = a;")
+    with pytest.raises(ValueError, match="line 1"):
+        reduce(bad, [x])
+
+
+# -- scans -----------------------------------------------------------------------------------
+
+def _scan_expected(op, a, axis, include_initial, dtype=None):
+    f = np.cumulative_sum if op == "cumulative_sum" else np.cumulative_prod
+    if a.dtype == np.float16:  # rocarray accumulates float16 in float32
+        return f(a.astype(np.float32), axis=axis, include_initial=include_initial).astype(np.float16)
+    return f(a, axis=axis, include_initial=include_initial, dtype=dtype)
+
+
+@pytest.mark.parametrize("op", ["cumulative_sum", "cumulative_prod"])
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_cumulative_matches_numpy(device, op, dtype):
+    low, high = (-2, 2) if op == "cumulative_prod" else (-30, 30)
+    a = random_array((3, 4, 5), dtype, np.random.default_rng(8), low=low, high=high)
+    x = ra.asarray(a, device=device)
+    f = getattr(ra, op)
+    for axis in (0, 1, 2, -1):
+        for inc in (False, True):
+            e = _scan_expected(op, a, axis, inc)
+            g = f(x, axis=axis, include_initial=inc)
+            assert g.dtype == e.dtype and g.shape == e.shape, (axis, inc, g.dtype, e.dtype)
+            if e.dtype.kind in "fc":
+                tol = 1e-2 if dtype == ra.float16 else 1e-5
+                np.testing.assert_allclose(g.get(), e, rtol=tol, atol=tol)
+            else:
+                np.testing.assert_array_equal(g.get(), e)
+    v = a[0, 0]
+    np.testing.assert_allclose(f(ra.asarray(v, device=device)).get().astype(np.complex128),
+                               _scan_expected(op, v, 0, False).astype(np.complex128), rtol=1e-2)
+
+
+@pytest.mark.parametrize("dtype", NUMERIC_DTYPES[:4] + [ra.float32, ra.float64], ids=str)
+def test_cumulative_long_lines(device, dtype):
+    rng = np.random.default_rng(4)
+    a = random_array((1 << 19,), dtype, rng, low=-3, high=3)
+    g = ra.cumulative_sum(ra.asarray(a, device=device), include_initial=True).get()
+    e = np.cumulative_sum(a.astype(np.float64) if a.dtype.kind == "f" else a, include_initial=True)
+    if a.dtype.kind == "f":
+        np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-2 if dtype == ra.float32 else 1e-8)
+    else:
+        np.testing.assert_array_equal(g, e)
+    b = random_array((3, 70000), dtype, rng, low=-3, high=3)
+    np.testing.assert_allclose(ra.cumulative_sum(ra.asarray(b, device=device), axis=1).get(),
+                               np.cumulative_sum(b.astype(np.float64), axis=1), rtol=1e-4, atol=1e-2)
+
+
+def test_cumulative_dtype_and_errors(device):
+    x = ra.asarray(np.arange(1, 6, dtype=np.int8), device=device)
+    assert ra.cumulative_sum(x).dtype == ra.int64
+    assert ra.cumulative_sum(x, dtype=ra.int8).dtype == ra.int8
+    np.testing.assert_array_equal(ra.cumulative_prod(x, dtype=ra.float64).get(), [1, 2, 6, 24, 120])
+    e = ra.cumulative_sum(ra.zeros((2, 0), device=device), axis=1, include_initial=True)
+    np.testing.assert_array_equal(e.get(), np.zeros((2, 1)))
+    assert ra.cumulative_sum(ra.zeros((0, 3), device=device), axis=0).shape == (0, 3)
+    with pytest.raises(ValueError, match="axis must be given"):
+        ra.cumulative_sum(ra.zeros((2, 2), device=device))
+    with pytest.raises(ValueError, match="0-d"):
+        ra.cumulative_prod(ra.asarray(1.0, device=device))
+    with pytest.raises(IndexError, match="out of bounds"):
+        ra.cumulative_sum(ra.zeros((2, 2), device=device), axis=2)
+    with pytest.raises(TypeError, match="rocarray array"):
+        ra.cumulative_sum([1, 2])
