@@ -575,10 +575,32 @@ def fuse(*args, kernel_name=None):
 _install_operators()
 
 
-def _reduction_on_trace(op_name):
-    """``rocarray.sum(v)`` etc. on a traced value."""
-    def call(x, axis=None, keepdims=False, dtype=None):
-        if isinstance(x, _ReducedVar):
-            x._after()
-        return _record_reduction(x, op_name, axis, keepdims, dtype)
-    return call
+def _install_reduction_hook():
+    """``rocarray.sum(v)`` (and prod/max/min) on a traced value records the fused reduction.
+
+    The hook wraps ``ReductionOp.__call__`` (rocarray/_reduction.py) from here: a traced value
+    is not an Array, so it is looked for before the op's own argument check."""
+    from ._reduction import ReductionOp
+
+    call = ReductionOp.__call__
+    if getattr(call, "_rocarray_fuse_hook", False):
+        return
+    fusable = ("sum", "prod", "max", "min")
+
+    def __call__(self, x, /, *, axis=None, keepdims=False, dtype=None):
+        if type(x) is not Array and isinstance(x, _Value):
+            name = self.row.name
+            if isinstance(x, _ReducedVar):
+                x._after()
+            if name not in fusable or not isinstance(x, _ArrayVar):
+                raise FuseError(f"fuse '{x.trace.name}': {name}() is not fused (sum, prod, max "
+                                "and min of a traced array are)")
+            return _record_reduction(x, name, axis, keepdims, dtype)
+        return call(self, x, axis=axis, keepdims=keepdims, dtype=dtype)
+
+    __call__._rocarray_fuse_hook = True
+    __call__.__doc__ = call.__doc__
+    ReductionOp.__call__ = __call__
+
+
+_install_reduction_hook()

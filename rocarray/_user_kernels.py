@@ -601,21 +601,38 @@ class ReductionKernel:
             resolve_type_name(self._reduce_type)  # a type name, or a syntax error
         names = placeholders | {"_type_reduce"}
         self._statements = self._make_statements()
-        for what, src in self._statements.items():
-            _parse_body(src, preamble, names, self.name, where=what)
+        for what, (prefix, user, full) in self._statements.items():
+            try:
+                _parse_body(full, preamble, names, self.name, where=what)
+            except KernelError as e:
+                raise self._locate(e) from None
         self._plans: dict = {}
 
     def __repr__(self):
         return f"<rocarray.ReductionKernel {self.name}>"
 
     def _make_statements(self) -> dict:
+        """Per snippet: (the text put before it, the user's text, the statement compiled)."""
         ident = "0" if self.identity is None or not self.identity.strip() else self.identity
-        return {
-            "identity": f"a = (_type_reduce)({ident});",
-            "map_expr": f"a = (_type_reduce)({self.map_expr});",
-            "reduce_expr": f"a = (_type_reduce)({self.reduce_expr});",
-            "post_map_expr": self.post_map_expr.strip().rstrip(";") + ";",
-        }
+        out = {}
+        for what, text in (("identity", ident), ("map_expr", self.map_expr),
+                           ("reduce_expr", self.reduce_expr)):
+            prefix = "a = (_type_reduce)("
+            out[what] = (prefix, text, f"{prefix}{text});")
+        out["post_map_expr"] = ("", self.post_map_expr, self.post_map_expr.rstrip().rstrip(";") + ";")
+        return out
+
+    def _locate(self, e: KernelError) -> KernelError:
+        """Point an error in a compiled statement at the user's snippet it came from."""
+        for what, (prefix, user, full) in self._statements.items():
+            if e.source == full:
+                e.source = user
+                e.where = what
+                if e.line == 1 and e.column is not None:
+                    e.column = max(1, min(e.column - len(prefix), len(user) + 1))
+                break
+        e.kernel_name = self.name
+        return e
 
     def _plan(self, in_tokens, out_dtypes):
         from ._reduction import ReductionDef
@@ -637,7 +654,7 @@ class ReductionKernel:
                                 "reduce_type is bound by no argument")
         typedefs = dict(b.types)
         typedefs["_type_reduce"] = red_dt
-        st = self._statements
+        st = {k: v[2] for k, v in self._statements.items()}
         rdef = ReductionDef(
             self.name,
             tuple((p.name, t) for p, t in zip(self.in_params, in_types)),
@@ -705,7 +722,10 @@ class ReductionKernel:
         rdef, in_types, _ = plan
         arrays = [a if isinstance(a, Array) else _scalar_array(a, t, device, self.name)
                   for a, t in zip(ins, in_types)]
-        res = reduce(rdef, arrays, axis=axis, keepdims=keepdims, outs=outs or None)
+        try:
+            res = reduce(rdef, arrays, axis=axis, keepdims=keepdims, outs=outs or None)
+        except KernelError as e:
+            raise self._locate(e) from None
         return res[0] if self.nout == 1 else tuple(res)
 
 
