@@ -274,9 +274,10 @@ def _host_loop_simple(b, fields, operands, body_fn, start, stop):
     loop.close(b, b.add(loop.i, ir.Constant(I64, 1)))
 
 
-def _unravel(b, shape, ndim, flat, info, bases, first_dim_from_end):
+def _unravel(b, shape, ndim, flat, info, bases, first_dim_from_end, narrow_division=False):
     """Add to each base address the offset of multi-index ``flat`` over dims
-    ``ndim - first_dim_from_end`` down to 0; return the new bases."""
+    ``ndim - first_dim_from_end`` down to 0; return the new bases.  ``narrow_division``:
+    divide with ``_index_divmod`` instead of 64-bit ``sdiv``/``srem``."""
     fn = b.function
     start_d = b.sub(ndim, ir.Constant(I64, first_dim_from_end))
     head = fn.append_basic_block("unravel.head")
@@ -300,8 +301,12 @@ def _unravel(b, shape, ndim, flat, info, bases, first_dim_from_end):
     b.cbranch(b.icmp_signed(">=", d, ir.Constant(I64, 0)), body, out)
     b.position_at_end(body)
     extent = _dim(b, shape, d)
-    idx = b.srem(rem, extent)
-    rem_next = b.sdiv(rem, extent)
+    if narrow_division:
+        idx, rem_next = _index_divmod(b, rem, extent)
+        body = b.block
+    else:
+        idx = b.srem(rem, extent)
+        rem_next = b.sdiv(rem, extent)
     for p, (kind, _, strides) in zip(phis, info):
         if p is not None:
             nxt = b.gep(p, [b.mul(idx, _dim(b, strides, d))], source_etype=I8)
@@ -311,6 +316,58 @@ def _unravel(b, shape, ndim, flat, info, bases, first_dim_from_end):
     b.branch(head)
     b.position_at_end(out)
     return phis
+
+
+def _index_divmod(b, x, y):
+    """``(x % y, x // y)`` of two non-negative i64 indices, cheap to compile: a 32-bit
+    ``udiv`` when both fit in 32 bits (always, short of 4G-element arrays), else a
+    shift-and-subtract loop.  AMDGPU has no 64-bit divide; its instruction selector
+    expands one into ~100 instructions, ~3.5 ms of codegen even at O0, which is most of
+    a quick-tier compile.  The builder is left in a new block after both paths."""
+    fn = b.function
+    i32 = ir.IntType(32)
+    narrow_bb = fn.append_basic_block("div.narrow")
+    wide_bb = fn.append_basic_block("div.wide")
+    join = fn.append_basic_block("div.done")
+    high = b.lshr(b.or_(x, y), ir.Constant(I64, 32))
+    b.cbranch(b.icmp_unsigned("==", high, ir.Constant(I64, 0)), narrow_bb, wide_bb)
+
+    b.position_at_end(narrow_bb)
+    x32, y32 = b.trunc(x, i32), b.trunc(y, i32)
+    q32 = b.udiv(x32, y32)
+    r_narrow = b.zext(b.sub(x32, b.mul(q32, y32)), I64)
+    q_narrow = b.zext(q32, I64)
+    b.branch(join)
+
+    # restoring division, one quotient bit per trip, most significant first
+    pre = wide_bb
+    b.position_at_end(wide_bb)
+    loop_bb = fn.append_basic_block("div.loop")
+    b.branch(loop_bb)
+    b.position_at_end(loop_bb)
+    k = b.phi(I64, "div.bit")
+    r = b.phi(I64, "div.rem")
+    q = b.phi(I64, "div.quot")
+    for phi in (k, r, q):
+        phi.add_incoming(ir.Constant(I64, 63 if phi is k else 0), pre)
+    bit = b.and_(b.lshr(x, k), ir.Constant(I64, 1))
+    shifted = b.or_(b.shl(r, ir.Constant(I64, 1)), bit)
+    fits = b.icmp_unsigned(">=", shifted, y)
+    r_next = b.select(fits, b.sub(shifted, y), shifted)
+    q_next = b.or_(q, b.shl(b.zext(fits, I64), k))
+    k_next = b.sub(k, ir.Constant(I64, 1))
+    for phi, value in ((k, k_next), (r, r_next), (q, q_next)):
+        phi.add_incoming(value, loop_bb)
+    b.cbranch(b.icmp_signed(">=", k_next, ir.Constant(I64, 0)), loop_bb, join)
+
+    b.position_at_end(join)
+    rem = b.phi(I64, "div.r")
+    rem.add_incoming(r_narrow, narrow_bb)
+    rem.add_incoming(r_next, loop_bb)
+    quot = b.phi(I64, "div.q")
+    quot.add_incoming(q_narrow, narrow_bb)
+    quot.add_incoming(q_next, loop_bb)
+    return rem, quot
 
 
 #: Bytes one GPU thread moves per operand and iteration on the vector path (16-byte
@@ -418,7 +475,8 @@ def _gpu_loop_simple(target, b, fields, operands, body_fn):
     nthreads = target.emit_global_thread_count(b)
     bases = [slot if kind == "array" else None for kind, slot, _ in info]
     loop = _Loop(b, tid, fields.n, "i")
-    addrs = _unravel(b, shape, fields.ndim, loop.i, info, bases, first_dim_from_end=1)
+    addrs = _unravel(b, shape, fields.ndim, loop.i, info, bases, first_dim_from_end=1,
+                     narrow_division=target.narrow_index_division)
     _call_body(b, body_fn, info, addrs, loop.i, fields.n)
     loop.close(b, b.add(loop.i, nthreads))
 

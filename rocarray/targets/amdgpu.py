@@ -7,8 +7,13 @@ ocml (and ockl, should ocml need it) is linked in slices only when a kernel call
 the ``__oclc_*`` control constants defined here for the target instead of linking the
 ``oclc_*.bc`` files (Debian's rocm-device-libs has none for gfx942 or gfx11).
 
-The object is linked into a shared code object with ``ld.lld -shared``; see ``find_lld``
-for where it is looked for.
+The object is linked into a shared code object in-process (``hsalink``: the layout
+``ld.lld -shared`` writes, without starting a process), or by ``ld.lld -shared`` for an
+object that linker does not handle; see ``find_lld`` for where ``ld.lld`` is looked for.
+
+``opt_level=0`` is the quick tier (``quick_tier``): one simple loop, the light IR
+pipeline and codegen O0; the launcher runs its code first and has the O3 kernel built
+in the background once the kernel is hot.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import tempfile
 
 from llvmlite import ir
 
+from . import hsalink
 from .base import (
     MATH_FUNCTIONS,
     BitcodeLibrary,
@@ -245,6 +251,8 @@ class AMDGPUTarget(Target):
     max_block_size = 256
     #: Code object version written into every module (``amdhsa_code_object_version``).
     code_object_version = 5
+    #: The quick tier's loop divides indices in 32 bits (AMDGPU has no 64-bit divide).
+    narrow_index_division = True
 
     def __init__(self, arch: str = "gfx942", *, opt_level: int = 3):
         base, *flags = arch.split(":")
@@ -263,8 +271,13 @@ class AMDGPUTarget(Target):
         self.features = ",".join([f"+wavefrontsize{self.wave_size}", *features])
         #: ``__oclc_ISA_version``: gfx90a -> 9010, gfx942 -> 9402, gfx1100 -> 11000.
         self.isa_version = major * 1000 + minor * 100 + stepping
+        if opt_level not in (0, 1, 2, 3):
+            raise ValueError(f"AMDGPUTarget: opt_level must be 0, 1, 2 or 3, not {opt_level!r}")
+        #: 0: the light IR pipeline and codegen O0 (the quick tier); 1-3: LLVM's O<n>
+        #: pipeline and codegen O3.
         self.opt_level = opt_level
         self._tm = None
+        self._layout = None
 
     # -- facts ---------------------------------------------------------------------------
 
@@ -273,14 +286,19 @@ class AMDGPUTarget(Target):
         if self._tm is None:
             binding = llvm_binding()
             target = binding.Target.from_triple(self.triple)
+            # codegen O0 for the light pipeline: fast instruction selection and register
+            # allocation, a third of the O3 emit time (docs/benchmarks.md)
             self._tm = target.create_target_machine(
-                cpu=self.cpu, features=self.features, opt=3, reloc="pic", codemodel="default"
+                cpu=self.cpu, features=self.features, opt=0 if self.opt_level == 0 else 3,
+                reloc="pic", codemodel="default",
             )
         return self._tm
 
     @property
     def data_layout(self) -> str:
-        return str(self.target_machine.target_data)
+        if self._layout is None:
+            self._layout = str(self.target_machine.target_data)
+        return self._layout
 
     def cache_key(self) -> tuple:
         folder = find_device_libs()
@@ -288,7 +306,22 @@ class AMDGPUTarget(Target):
         if folder:
             st = os.stat(os.path.join(folder, "ocml.bc"))
             stamp = (folder, st.st_size, int(st.st_mtime))
-        return super().cache_key() + (self.opt_level, self.code_object_version, stamp)
+        return super().cache_key() + (self.opt_level, self.simple_loops, self.code_object_version, stamp)
+
+    @property
+    def quick_tier(self) -> "AMDGPUTarget | None":
+        """The first compile of a kernel: one simple grid-stride loop, the light IR
+        pipeline and codegen O0 (~5x cheaper than O3); the full kernel -- vector path, O3 --
+        is compiled in the background once the kernel proves hot.  None with
+        ``ROCARRAY_TIERED=0`` and for a target that is itself a quick tier."""
+        if os.environ.get("ROCARRAY_TIERED", "1") == "0" or self.simple_loops or self.opt_level == 0:
+            return None
+        q = self.__dict__.get("_quick")
+        if q is None:
+            q = AMDGPUTarget(self.name, opt_level=0)
+            q.simple_loops = True
+            self._quick = q
+        return q
 
     # -- building IR ---------------------------------------------------------------------
 
@@ -464,6 +497,29 @@ class AMDGPUTarget(Target):
         return self._emit(self.optimised_module(module), assembly=False)
 
     def link(self, obj: bytes) -> bytes:
+        """Relocatable object -> shared code object.
+
+        By default with the in-process linker (``hsalink``: the layout ``ld.lld`` writes,
+        ~0.2 ms instead of 5-20 ms for starting ``ld.lld``), and with ``ld.lld -shared``
+        for an object it does not handle.  ``ROCARRAY_AMDGPU_LINKER=lld`` always uses
+        ``ld.lld``; ``=builtin`` never does (an unhandled object is then an error)."""
+        choice = os.environ.get("ROCARRAY_AMDGPU_LINKER", "auto")
+        if choice not in ("auto", "builtin", "lld"):
+            raise ValueError(f"ROCARRAY_AMDGPU_LINKER={choice!r}: expected 'auto', 'builtin' or 'lld'")
+        if choice != "lld":
+            try:
+                return hsalink.link_shared(obj)
+            except hsalink.LinkError as exc:
+                raise ToolchainError(f"AMDGPUTarget: cannot link the code object: {exc}") from None
+            except hsalink.Unsupported as exc:
+                if choice == "builtin":
+                    raise ToolchainError(
+                        f"AMDGPUTarget: the built-in linker does not handle this object ({exc}); "
+                        "unset ROCARRAY_AMDGPU_LINKER to link it with ld.lld"
+                    ) from None
+        return self.link_lld(obj)
+
+    def link_lld(self, obj: bytes) -> bytes:
         """Relocatable object -> shared code object, with ``ld.lld -shared``."""
         command = find_lld()
         if command is None:
@@ -516,4 +572,6 @@ def toolchain_info() -> dict:
         "ld_lld_version": choice[2] if choice else None,
         "ld_lld_problem": problem,
         "code_object_version": AMDGPUTarget.code_object_version,
+        "linker": {"auto": "built-in (ld.lld for objects it does not handle)", "builtin": "built-in",
+                   "lld": "ld.lld"}.get(os.environ.get("ROCARRAY_AMDGPU_LINKER", "auto"), "invalid"),
     }

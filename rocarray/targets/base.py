@@ -117,6 +117,9 @@ class Target:
     #: Host skeletons only: one flat loop instead of row loops with a contiguous version
     #: (cheaper to compile, slower to run; what a quick tier uses).
     simple_loops: bool = False
+    #: GPU simple loops only: unravel indices with a 32-bit divide when they fit, a
+    #: shift-and-subtract loop otherwise, never a 64-bit divide (costly to compile).
+    narrow_index_division: bool = False
 
     # -- compiling ------------------------------------------------------------------------
 

@@ -115,12 +115,15 @@ def test_private_allocas():
 # -- code objects ------------------------------------------------------------------------
 
 
-@needs_lld
+@pytest.mark.parametrize("tier", ["full", "quick"])
 @pytest.mark.parametrize("name", list(SIGNATURES))
-def test_code_object(target, name):
+def test_code_object(target, name, tier):
     if uses_math(name) and find_device_libs() is None:
         pytest.skip("ROCm device-libs (ocml.bc) not found: apt-get install rocm-device-libs")
     arch = target.name
+    if tier == "quick":  # what quick_tier returns: light pipeline, codegen O0
+        target = AMDGPUTarget(arch, opt_level=0)
+        target.simple_loops = True
     module, inputs, outputs = signature_kernel(target, name)
     hsaco = target.compile(module)
     assert check_code_object(hsaco, arch, [name]) == []
@@ -135,7 +138,12 @@ def test_code_object(target, name):
     assert co.undefined_symbols == []
     exported = {s.name for s in co.dynamic_symbols if s.defined}
     assert {name, f"{name}.kd"} <= exported
-    assert not any(s.name.startswith(("__ocml", "__ockl", "__oclc")) for s in co.symbols)
+    library = ("__ocml", "__ockl", "__oclc")
+    assert not any(s.name.startswith(library) for s in co.dynamic_symbols)
+    if tier == "full":  # everything inlined; at O0 ocml functions stay local functions
+        assert not any(s.name.startswith(library) for s in co.symbols)
+    else:
+        assert all(s.bind == 0 for s in co.symbols if s.name.startswith(library))
 
     kernel = co.kernel(name)
     assert kernel[".symbol"] == f"{name}.kd"
@@ -276,3 +284,79 @@ def test_math_intrinsics_amdgpu_cannot_select_become_ocml_calls():
     via_ocml = build_kernel(t, "sinf", [("array", F32)], [F32], unary_math(t, "sin", F32))
     assert t.emit_assembly(f32) == t.emit_assembly(via_ocml)
 
+
+
+def test_quick_tier(monkeypatch):
+    t = AMDGPUTarget("gfx942")
+    q = t.quick_tier
+    assert q is t.quick_tier and q.opt_level == 0 and q.simple_loops and q.name == "gfx942"
+    assert q.quick_tier is None and q.cache_key() != t.cache_key()
+    assert q.data_layout == t.data_layout
+    monkeypatch.setenv("ROCARRAY_TIERED", "0")
+    assert AMDGPUTarget("gfx942").quick_tier is None
+    with pytest.raises(ValueError, match="opt_level"):
+        AMDGPUTarget("gfx942", opt_level=7)
+
+
+@needs_device_libs
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("op,dtype", [("add", "int16"), ("multiply", "uint32"), ("exp", "float32"),
+                                      ("exp", "float64"), ("sin", "complex64"), ("hypot", "float64")])
+def test_quick_tier_catalogue_kernels(arch, op, dtype):
+    # the skeleton's simple loop for the catalogue's kernels: a valid code object, no
+    # 64-bit division in the index arithmetic, and cheaper code than the full tier's
+    import numpy as np
+
+    from rocarray._elementwise import Ufunc, elementwise_spec
+    from rocarray._elementwise_functions import _rows
+
+    u = Ufunc(_rows[op])
+    dts = (np.dtype(dtype),) * u.nin
+    loop_in, loop_out, out_storage, body = u.resolve(dts)
+    spec = elementwise_spec(op, body, dts, ("a",) * u.nin, loop_in, out_storage, loop_out)
+    q = AMDGPUTarget(arch).quick_tier
+    module = spec.build_module(q)
+    text = str(module)
+    assert "sdiv i64" not in text and "srem i64" not in text and "udiv i32" in text
+    hsaco = q.compile(module)
+    assert check_code_object(hsaco, arch, [spec.entry]) == []
+    co = read_code_object(hsaco)
+    assert co.kernel(spec.entry)[".wavefront_size"] == WAVE[arch]
+
+
+def test_index_divmod_on_the_host():
+    # the quick tier's index division, run on the host: 32-bit path and the wide loop
+    import ctypes
+    import random
+
+    from rocarray.compiler.skeletons import _index_divmod
+    from rocarray.targets.base import llvm_binding
+
+    binding = llvm_binding()
+    binding.initialize_native_target()
+    binding.initialize_native_asmprinter()
+    i64 = ir.IntType(64)
+    module = ir.Module(name="divmod")
+    module.triple = binding.get_default_triple()
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i64, i64, ir.PointerType()]), "divmod")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    x, y, out = fn.args
+    rem, quot = _index_divmod(b, x, y)
+    b.store(rem, out)
+    b.store(quot, b.gep(out, [ir.Constant(i64, 1)], source_etype=i64))
+    b.ret_void()
+    mod = binding.parse_assembly(str(module))
+    tm = binding.Target.from_default_triple().create_target_machine()
+    engine = binding.create_mcjit_compiler(mod, tm)
+    engine.finalize_object()
+    cfunc = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64))(
+        engine.get_function_address("divmod"))
+    rng = random.Random(5)
+    cases = [(0, 1), (7, 3), (2**32 - 1, 2**32 - 1), (2**32, 3), (2**32 + 5, 2**32), (2**63 - 1, 1),
+             (2**63 - 1, 2**62 + 3), (12345, 2**40)]
+    cases += [(rng.randrange(2**63), rng.randrange(1, 2**rng.randrange(1, 63))) for _ in range(300)]
+    cases += [(rng.randrange(2**32), rng.randrange(1, 2**32)) for _ in range(300)]
+    res = (ctypes.c_int64 * 2)()
+    for a, d in cases:
+        cfunc(a, d, res)
+        assert (res[0], res[1]) == (a % d, a // d), (a, d)

@@ -1,0 +1,457 @@
+"""A small in-process linker: one AMDGPU relocatable object -> a shared code object.
+
+What ``ld.lld -shared --no-undefined k.o`` does for the objects LLVM emits from one
+rocarray kernel module, without starting a process (``ld.lld`` costs 5-20 ms per link,
+most of it process start; this costs well under a millisecond).  It lays the file out as
+LLD 17-22 does -- same sections, same addresses, same program headers, same dynamic
+symbol table, ``.gnu.hash``, ``.hash`` and ``.dynamic`` -- so the loaded image is the one
+``ld.lld`` would have produced; ``tests/targets/test_hsalink.py`` checks that against
+``ld.lld`` byte for byte over the loadable segments, for every test kernel and target.
+
+Only what such objects hold is handled: ``.text``, ``.rodata`` and ``.note`` as allocated
+sections, PC-relative relocations (``R_AMDGPU_REL32``, ``REL32_LO``, ``REL32_HI``,
+``REL64``), local and exported symbols.  Anything else -- writable data, other allocated
+sections, absolute or GOT relocations in allocated sections, which need dynamic
+relocations -- raises ``Unsupported``, and the caller links with ``ld.lld`` instead.
+"""
+
+from __future__ import annotations
+
+import struct
+
+EM_AMDGPU = 224
+ET_REL, ET_DYN = 1, 3
+
+SHT_NULL, SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_RELA = 0, 1, 2, 3, 4
+SHT_HASH, SHT_DYNAMIC, SHT_NOTE, SHT_NOBITS, SHT_REL, SHT_DYNSYM = 5, 6, 7, 8, 9, 11
+SHT_GNU_HASH = 0x6FFFFFF6
+SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR, SHF_MERGE, SHF_STRINGS = 0x1, 0x2, 0x4, 0x10, 0x20
+SHN_UNDEF, SHN_ABS, SHN_COMMON = 0, 0xFFF1, 0xFFF2
+STB_LOCAL, STB_GLOBAL, STB_WEAK = 0, 1, 2
+STT_SECTION, STT_FILE = 3, 4
+STV_DEFAULT, STV_INTERNAL, STV_HIDDEN, STV_PROTECTED = 0, 1, 2, 3
+PT_LOAD, PT_DYNAMIC, PT_NOTE, PT_PHDR = 1, 2, 4, 6
+PT_GNU_STACK, PT_GNU_RELRO = 0x6474E551, 0x6474E552
+PF_X, PF_W, PF_R = 1, 2, 4
+DT_NULL, DT_HASH, DT_STRTAB, DT_SYMTAB, DT_STRSZ, DT_SYMENT = 0, 4, 5, 6, 10, 11
+DT_GNU_HASH = 0x6FFFFEF5
+
+R_AMDGPU_NONE, R_AMDGPU_REL32, R_AMDGPU_REL64 = 0, 4, 5
+R_AMDGPU_REL32_LO, R_AMDGPU_REL32_HI = 10, 11
+
+#: LLD's page size for AMDGPU and the number of program headers it writes for a code object.
+PAGE = 0x1000
+_PHNUM = 8
+#: Sections of the input that the output does not carry (as LLD: the stack note becomes
+#: PT_GNU_STACK, the tables are rebuilt).
+_DROPPED = (b".note.GNU-stack",)
+LINKER_ID = b"Linker: rocarray hsalink 1\0"
+
+
+class Unsupported(Exception):
+    """The object holds something this linker does not handle; link it with ``ld.lld``."""
+
+
+class LinkError(ValueError):
+    """The object cannot be linked by any linker (bad ELF, undefined symbols); says why."""
+
+
+def _align(value: int, alignment: int) -> int:
+    return value if alignment <= 1 else (value + alignment - 1) // alignment * alignment
+
+
+def gnu_hash(name: bytes) -> int:
+    h = 5381
+    for c in name:
+        h = (h * 33 + c) & 0xFFFFFFFF
+    return h
+
+
+def sysv_hash(name: bytes) -> int:
+    h = 0
+    for c in name:
+        h = ((h << 4) + c) & 0xFFFFFFFF
+        h ^= (h >> 24) & 0xF0
+    return h & 0x0FFFFFFF
+
+
+class _Input:
+    """The parts of the relocatable object the linker reads."""
+
+    def __init__(self, data: bytes):
+        if len(data) < 64 or data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+            raise LinkError("not a little-endian ELF64 object")
+        self.data = data
+        self.ident = data[:16]
+        (etype, machine, _ver, _entry, _phoff, shoff, self.flags, _eh, _phe, _phn, she, shnum,
+         shstrndx) = struct.unpack_from("<HHIQQQIHHHHHH", data, 16)
+        if etype != ET_REL or machine != EM_AMDGPU:
+            raise LinkError(f"not an AMDGPU relocatable object (type {etype}, machine {machine})")
+        if she != 64 or shoff + 64 * shnum > len(data):
+            raise LinkError("bad section header table")
+        self.sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + 64 * i) for i in range(shnum)]
+        names = self.sections[shstrndx]
+        self.names = [self._str(names[4], s[0]) for s in self.sections]
+
+    def _str(self, table_offset: int, offset: int) -> bytes:
+        start = table_offset + offset
+        return self.data[start:self.data.index(b"\0", start)]
+
+    def body(self, index: int) -> bytes:
+        _n, sh_type, _f, _a, offset, size, *_ = self.sections[index]
+        return b"" if sh_type == SHT_NOBITS else self.data[offset:offset + size]
+
+    def symbols(self):
+        """``(name, value, size, info, other, shndx)`` of each symbol, the null one first."""
+        tab = next((i for i, s in enumerate(self.sections) if s[1] == SHT_SYMTAB), None)
+        if tab is None:
+            return []
+        _n, _t, _f, _a, offset, size, link, _info, _al, _es = self.sections[tab]
+        strtab = self.sections[link][4]
+        out = []
+        for off in range(offset, offset + size, 24):
+            name, info, other, shndx, value, sz = struct.unpack_from("<IBBHQQ", self.data, off)
+            out.append((self._str(strtab, name), value, sz, info, other, shndx))
+        return out
+
+
+class _StrTab:
+    def __init__(self):
+        self.data = bytearray(b"\0")
+        self.offsets: dict[bytes, int] = {b"": 0}
+
+    def add(self, s: bytes) -> int:
+        if s not in self.offsets:
+            self.offsets[s] = len(self.data)
+            self.data += s + b"\0"
+        return self.offsets[s]
+
+
+def link_shared(obj: bytes) -> bytes:
+    """``obj`` (an AMDGPU ELF relocatable object) linked into an ET_DYN code object."""
+    inp = _Input(obj)
+
+    # -- sections ------------------------------------------------------------------------
+    notes, rodata, text, other = [], [], [], []
+    relocations: dict[int, int] = {}  # target section -> its SHT_RELA section
+    for i, (_n, sh_type, flags, _a, _o, _s, _link, info, _al, _es) in enumerate(inp.sections):
+        name = inp.names[i]
+        if sh_type == SHT_RELA:
+            if inp.sections[info][2] & SHF_ALLOC:
+                relocations[info] = i
+            continue
+        if sh_type == SHT_REL:
+            raise Unsupported(f"SHT_REL section {name!r}")
+        if not flags & SHF_ALLOC:
+            if sh_type == SHT_PROGBITS and name not in _DROPPED:
+                other.append(i)
+            continue
+        if flags & SHF_WRITE or sh_type not in (SHT_PROGBITS, SHT_NOTE):
+            raise Unsupported(f"allocated section {name!r} (type {sh_type}, flags {flags:#x})")
+        if sh_type == SHT_NOTE and name == b".note":
+            notes.append(i)
+        elif flags & SHF_EXECINSTR and name == b".text":
+            text.append(i)
+        elif not flags & SHF_EXECINSTR and name == b".rodata" and not flags & SHF_MERGE:
+            rodata.append(i)
+        else:
+            raise Unsupported(f"allocated section {name!r}")
+    if len(notes) > 1 or len(rodata) > 1 or len(text) > 1:
+        raise Unsupported("more than one .note, .rodata or .text section")
+    if not text:
+        raise Unsupported("no .text section")
+
+    symbols = inp.symbols()
+    exported, hidden_globals, locals_ = [], [], []
+    for k, (name, value, size, info, other_, shndx) in enumerate(symbols):
+        if k == 0:
+            continue
+        bind, visibility = info >> 4, other_ & 3
+        if shndx == SHN_COMMON:
+            raise Unsupported(f"common symbol {name.decode()}")
+        if bind == STB_LOCAL:
+            if info & 0xF not in (STT_SECTION, STT_FILE):
+                locals_.append(k)
+            continue
+        if shndx == SHN_UNDEF:
+            if bind == STB_WEAK:
+                raise Unsupported(f"undefined weak symbol {name.decode()}")
+            raise LinkError(f"undefined symbol: {name.decode()}")
+        if visibility in (STV_HIDDEN, STV_INTERNAL):
+            hidden_globals.append(k)
+        else:
+            exported.append(k)
+
+    # -- layout: as LLD lays out a code object ------------------------------------------
+    ehdr_size, phdr_off = 64, 64
+    dynstr = _StrTab()
+    for k in exported:
+        dynstr.add(symbols[k][0])
+    # .gnu.hash orders the hashed symbols by bucket (stable), as LLD does
+    nbuckets = max(len(exported) // 4, 1)
+    hashes = {k: gnu_hash(symbols[k][0]) for k in exported}
+    in_object_order = list(exported)  # .symtab keeps this order
+    exported.sort(key=lambda k: hashes[k] % nbuckets)
+    # bloom filter words: LLD's NextPowerOf2(12 bits per symbol / 64)
+    mask_words = 1 << (len(exported) * 12 // 64).bit_length()
+    nsyms = len(exported) + 1
+
+    def sec_align(i):
+        return max(inp.sections[i][8], 1)
+
+    addr = phdr_off + 56 * _PHNUM
+    placed: dict = {}
+
+    def place(key, size, alignment):
+        nonlocal addr
+        addr = _align(addr, alignment)
+        placed[key] = (addr, size)
+        addr += size
+
+    if notes:
+        place("note", inp.sections[notes[0]][5], sec_align(notes[0]))
+    place("dynsym", 24 * nsyms, 8)
+    place("gnu.hash", 16 + 8 * mask_words + 4 * nbuckets + 4 * len(exported), 8)
+    place("hash", 4 * (2 + 2 * nsyms), 4)
+    place("dynstr", len(dynstr.data), 1)
+    if rodata:
+        place("rodata", inp.sections[rodata[0]][5], sec_align(rodata[0]))
+    ro_end = addr
+    # Each later segment starts on a new page, at the in-page offset where the previous
+    # one ended (LLD without -z separate-code); its file offset is the next one congruent
+    # to its address modulo the page size.
+    text_size = inp.sections[text[0]][5]
+    if sec_align(text[0]) > PAGE:
+        raise Unsupported("text alignment above the page size")
+    text_addr = _align(_align(ro_end, PAGE) + ro_end % PAGE, sec_align(text[0]))
+    text_off = ro_end + (text_addr - ro_end) % PAGE
+    placed["text"] = (text_addr, text_size)
+    text_end_addr, text_end_off = text_addr + text_size, text_off + text_size
+    dyn_addr = _align(_align(text_end_addr, PAGE) + text_end_addr % PAGE, 8)
+    dyn_off = text_end_off + (dyn_addr - text_end_off) % PAGE
+    dyn_size = 16 * 7
+    placed["dynamic"] = (dyn_addr, dyn_size)
+    relro_end = _align(dyn_addr + dyn_size, PAGE)
+
+    section_addr = {}
+    if notes:
+        section_addr[notes[0]] = placed["note"][0]
+    if rodata:
+        section_addr[rodata[0]] = placed["rodata"][0]
+    section_addr[text[0]] = text_addr
+
+    # -- symbol values, relocations -------------------------------------------------------
+    def symbol_address(k: int) -> int:
+        name, value, _size, info, _other, shndx = symbols[k]
+        if shndx == SHN_ABS:
+            return value
+        if shndx not in section_addr:
+            raise Unsupported(f"symbol {name.decode()!r} in a section that is not loaded")
+        return section_addr[shndx] + value
+
+    contents = {i: bytearray(inp.body(i)) for i in section_addr}
+    for target, rela in relocations.items():
+        if target not in contents:
+            raise Unsupported(f"relocations against section {inp.names[target].decode()!r}")
+        buf = contents[target]
+        base = section_addr[target]
+        _n, _t, _f, _a, offset, size, *_ = inp.sections[rela]
+        for off in range(offset, offset + size, 24):
+            r_offset, r_info, addend = struct.unpack_from("<QQq", obj, off)
+            rtype, sym = r_info & 0xFFFFFFFF, r_info >> 32
+            if rtype == R_AMDGPU_NONE:
+                continue
+            if symbols[sym][5] == SHN_UNDEF:
+                raise LinkError(f"undefined symbol: {symbols[sym][0].decode()}")
+            value = symbol_address(sym) + addend - (base + r_offset)
+            if rtype == R_AMDGPU_REL64:
+                struct.pack_into("<Q", buf, r_offset, value & 0xFFFFFFFFFFFFFFFF)
+            elif rtype == R_AMDGPU_REL32 or rtype == R_AMDGPU_REL32_LO:
+                if rtype == R_AMDGPU_REL32 and not -(1 << 31) <= value < (1 << 32):
+                    raise LinkError(f"R_AMDGPU_REL32 out of range at {r_offset:#x}")
+                struct.pack_into("<I", buf, r_offset, value & 0xFFFFFFFF)
+            elif rtype == R_AMDGPU_REL32_HI:
+                struct.pack_into("<I", buf, r_offset, (value >> 32) & 0xFFFFFFFF)
+            else:
+                raise Unsupported(f"relocation type {rtype} in {inp.names[target].decode()}")
+
+    # -- output section indices --------------------------------------------------------
+    order = []
+    if notes:
+        order.append(("note", notes[0]))
+    order += [("dynsym", None), ("gnu.hash", None), ("hash", None), ("dynstr", None)]
+    if rodata:
+        order.append(("rodata", rodata[0]))
+    order += [("text", text[0]), ("dynamic", None), ("relro_padding", None)]
+    order += [(f"other{i}", i) for i in other]
+    order += [("symtab", None), ("shstrtab", None), ("strtab", None)]
+    index_of = {key: n + 1 for n, (key, _) in enumerate(order)}
+    out_index = {i: index_of[key] for key, i in order if i is not None}
+
+    def out_shndx(shndx: int) -> int:
+        return shndx if shndx in (SHN_ABS, SHN_UNDEF) else out_index[shndx]
+
+    def sym_entry(name_off, k=None, *, value=None, info=None, other_=None, shndx=None):
+        _name, v, size, i, o, s = symbols[k] if k is not None else (b"", 0, 0, 0, 0, 0)
+        return struct.pack(
+            "<IBBHQQ", name_off, i if info is None else info, o if other_ is None else other_,
+            out_shndx(s) if shndx is None else shndx, symbol_address(k) if value is None else value, size,
+        )
+
+    # .dynsym, .gnu.hash, .hash
+    dynsym = bytearray(24)
+    for k in exported:
+        dynsym += sym_entry(dynstr.offsets[symbols[k][0]], k)
+    gh = bytearray(struct.pack("<IIII", nbuckets, 1, mask_words, 26))
+    bloom = [0] * mask_words
+    for k in exported:
+        h = hashes[k]
+        word = (h // 64) % mask_words
+        bloom[word] |= (1 << (h % 64)) | (1 << ((h >> 26) % 64))
+    gh += struct.pack(f"<{mask_words}Q", *bloom)
+    buckets = [0] * nbuckets
+    for n, k in enumerate(exported):
+        b = hashes[k] % nbuckets
+        if buckets[b] == 0:
+            buckets[b] = n + 1
+    gh += struct.pack(f"<{nbuckets}I", *buckets)
+    for n, k in enumerate(exported):
+        last = n + 1 == len(exported) or hashes[exported[n + 1]] % nbuckets != hashes[k] % nbuckets
+        gh += struct.pack("<I", (hashes[k] & ~1) | int(last))
+    sysv_buckets, chains = [0] * nsyms, [0] * nsyms
+    for n, k in enumerate(exported):
+        i = n + 1
+        b = sysv_hash(symbols[k][0]) % nsyms
+        chains[i] = sysv_buckets[b]
+        sysv_buckets[b] = i
+    hash_section = struct.pack(f"<II{nsyms}I{nsyms}I", nsyms, nsyms, *sysv_buckets, *chains)
+    dynamic = struct.pack(
+        "<14Q",
+        DT_SYMTAB, placed["dynsym"][0], DT_SYMENT, 24, DT_STRTAB, placed["dynstr"][0],
+        DT_STRSZ, len(dynstr.data), DT_GNU_HASH, placed["gnu.hash"][0], DT_HASH, placed["hash"][0],
+        DT_NULL, 0,
+    )
+
+    # .symtab: the object's locals, _DYNAMIC, hidden globals made local, then the exports
+    strtab = _StrTab()
+    symtab = bytearray(24)
+    for k in locals_:
+        symtab += sym_entry(strtab.add(symbols[k][0]), k)
+    symtab += struct.pack("<IBBHQQ", strtab.add(b"_DYNAMIC"), STB_LOCAL << 4, STV_HIDDEN,
+                          index_of["dynamic"], dyn_addr, 0)
+    for k in hidden_globals:
+        symtab += sym_entry(strtab.add(symbols[k][0]), k, info=(STB_LOCAL << 4) | (symbols[k][3] & 0xF))
+    first_out_global = len(symtab) // 24
+    for k in in_object_order:
+        symtab += sym_entry(strtab.add(symbols[k][0]), k)
+
+    # -- the file ------------------------------------------------------------------------
+    out = bytearray(text_off)  # header, program headers and the read-only segment
+    for key, data in (("dynsym", dynsym), ("gnu.hash", gh), ("hash", hash_section), ("dynstr", dynstr.data)):
+        a, _ = placed[key]
+        out[a:a + len(data)] = data
+    for i in notes + rodata:
+        a = section_addr[i]
+        out[a:a + len(contents[i])] = contents[i]
+    out[text_off:] = contents[text[0]]
+    out += bytes(dyn_off - len(out))
+    out += dynamic
+    nonalloc = []  # (key, offset, size)
+    for i in other:
+        body = inp.body(i)
+        if inp.names[i] == b".comment":
+            body += LINKER_ID
+        off = _align(len(out), max(inp.sections[i][8], 1))
+        out += bytes(off - len(out)) + body
+        nonalloc.append((f"other{i}", off, len(body)))
+    for key, data, alignment in (("symtab", symtab, 8),):
+        off = _align(len(out), alignment)
+        out += bytes(off - len(out)) + data
+        nonalloc.append((key, off, len(data)))
+    shstrtab = _StrTab()
+    section_names = {
+        "note": b".note", "dynsym": b".dynsym", "gnu.hash": b".gnu.hash", "hash": b".hash",
+        "dynstr": b".dynstr", "rodata": b".rodata", "text": b".text", "dynamic": b".dynamic",
+        "relro_padding": b".relro_padding", "symtab": b".symtab", "shstrtab": b".shstrtab",
+        "strtab": b".strtab",
+    }
+    for i in other:
+        section_names[f"other{i}"] = inp.names[i]
+    name_offsets = {key: shstrtab.add(section_names[key]) for key, _ in order}
+    off = len(out)
+    out += shstrtab.data
+    nonalloc.append(("shstrtab", off, len(shstrtab.data)))
+    off = len(out)
+    out += strtab.data
+    nonalloc.append(("strtab", off, len(strtab.data)))
+    shoff = _align(len(out), 8)
+    out += bytes(shoff - len(out))
+
+    file_pos = {key: (o, s) for key, o, s in nonalloc}
+    headers = [bytes(64)]
+    for key, i in order:
+        link = info = entsize = 0
+        flags, alignment = 0, 1
+        if i is not None:
+            _n, sh_type, flags, _a, _o, size, _l, _inf, alignment, entsize = inp.sections[i]
+        if key in ("note", "rodata", "text"):
+            addr_, size = placed[key]
+            off = addr_ if key != "text" else text_off
+        elif key == "dynsym":
+            sh_type, flags, alignment, entsize, link, info = SHT_DYNSYM, SHF_ALLOC, 8, 24, index_of["dynstr"], 1
+            addr_, size = placed[key]
+            off = addr_
+        elif key == "gnu.hash":
+            sh_type, flags, alignment, link = SHT_GNU_HASH, SHF_ALLOC, 8, index_of["dynsym"]
+            addr_, size = placed[key]
+            off = addr_
+        elif key == "hash":
+            sh_type, flags, alignment, entsize, link = SHT_HASH, SHF_ALLOC, 4, 4, index_of["dynsym"]
+            addr_, size = placed[key]
+            off = addr_
+        elif key == "dynstr":
+            sh_type, flags = SHT_STRTAB, SHF_ALLOC
+            addr_, size = placed[key]
+            off = addr_
+        elif key == "dynamic":
+            sh_type, flags, alignment, entsize, link = SHT_DYNAMIC, SHF_WRITE | SHF_ALLOC, 8, 16, index_of["dynstr"]
+            addr_, size, off = dyn_addr, dyn_size, dyn_off
+        elif key == "relro_padding":
+            sh_type, flags = SHT_NOBITS, SHF_WRITE | SHF_ALLOC
+            addr_, off = dyn_addr + dyn_size, dyn_off + dyn_size
+            size = relro_end - addr_
+        elif key == "symtab":
+            sh_type, alignment, entsize, link, info = SHT_SYMTAB, 8, 24, index_of["strtab"], first_out_global
+            addr_ = 0
+            off, size = file_pos[key]
+        elif key in ("shstrtab", "strtab"):
+            sh_type, addr_ = SHT_STRTAB, 0
+            off, size = file_pos[key]
+        else:  # a non-allocated section of the input
+            addr_ = 0
+            off, size = file_pos[key]
+        headers.append(struct.pack("<IIQQQQIIQQ", name_offsets[key], sh_type, flags, addr_, off, size,
+                                   link, info, alignment, entsize))
+    out += b"".join(headers)
+
+    phdrs = [
+        (PT_PHDR, PF_R, phdr_off, phdr_off, 56 * _PHNUM, 56 * _PHNUM, 8),
+        (PT_LOAD, PF_R, 0, 0, ro_end, ro_end, PAGE),
+        (PT_LOAD, PF_R | PF_X, text_off, text_addr, text_size, text_size, PAGE),
+        (PT_LOAD, PF_R | PF_W, dyn_off, dyn_addr, dyn_size, relro_end - dyn_addr, PAGE),
+        (PT_DYNAMIC, PF_R | PF_W, dyn_off, dyn_addr, dyn_size, dyn_size, 8),
+        (PT_GNU_RELRO, PF_R, dyn_off, dyn_addr, dyn_size, relro_end - dyn_addr, 1),
+        (PT_GNU_STACK, PF_R | PF_W, 0, 0, 0, 0, 0),
+    ]
+    if notes:
+        a, s = placed["note"]
+        phdrs.append((PT_NOTE, PF_R, a, a, s, s, sec_align(notes[0])))
+    else:
+        raise Unsupported("no .note section (the AMDGPU metadata)")
+    for n, (p_type, p_flags, p_off, p_addr, filesz, memsz, p_align) in enumerate(phdrs):
+        struct.pack_into("<IIQQQQQQ", out, phdr_off + 56 * n, p_type, p_flags, p_off, p_addr, p_addr,
+                         filesz, memsz, p_align)
+    out[:16] = inp.ident
+    struct.pack_into("<HHIQQQIHHHHHH", out, 16, ET_DYN, EM_AMDGPU, 1, 0, phdr_off, shoff, inp.flags,
+                     ehdr_size, 56, _PHNUM, 64, len(order) + 1, index_of["shstrtab"])
+    return bytes(out)
