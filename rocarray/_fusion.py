@@ -501,7 +501,7 @@ class Fusion:
             return _FusedPlan(None, tuple(array_args), tuple(scalar_slots),
                               tuple(trace.scalar_exprs), 1, True, red)
         kernel = ElementwiseKernel(in_params, out_params, body, name=self.name,
-                                   return_tuple=True)
+                                   return_tuple=True, _generated=True)
         return _FusedPlan(kernel, tuple(array_args), tuple(scalar_slots),
                           tuple(trace.scalar_exprs), len(outs), single)
 
