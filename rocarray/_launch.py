@@ -105,7 +105,7 @@ class LoadedKernel:
     """A kernel ready to launch on one device."""
 
     __slots__ = ("spec", "device", "runtime", "index", "function", "functions", "packer", "is_gpu",
-                 "block", "max_grid", "calls", "target")
+                 "block", "max_grid", "calls", "target", "simple")
 
     def __init__(self, spec: KernelSpec, device, runtime, module, target, quick: bool):
         self.spec = spec
@@ -113,6 +113,9 @@ class LoadedKernel:
         self.runtime = runtime
         self.index = device.index
         self._set_module(module)
+        #: True while the loaded code is the quick tier's (simple loops: reductions then
+        #: use only their per-thread strategy)
+        self.simple = quick
         self.packer = spec.packer or pack_format(spec.operands)
         self.is_gpu = target.is_gpu
         self.block = 256
@@ -143,6 +146,7 @@ class LoadedKernel:
                                                   k.target, counter="upgraded")
             module = k.runtime.load_module(k.index, data)
             k._set_module(module)
+            k.simple = False  # after the functions: whoever sees False sees the new code
 
         compile_in_background(job)
 

@@ -145,7 +145,7 @@ def reduce(rdef: ReductionDef, arrays, axis=None, keepdims: bool = False, outs=N
             plan = _plans.get(key)
         except (AttributeError, TypeError):  # not arrays, or an unhashable axis: the slow path says
             plan = key = None
-        if plan is not None:
+        if plan is not None and not (plan.simple and not plan.kernel.simple):
             return plan.run(arrays)
     else:
         key = None
@@ -213,10 +213,11 @@ class _Plan:
     values with the pointers left to fill, the slots of those pointers, records bytes,
     items, GPU grid, elements of work)."""
 
-    __slots__ = ("kernel", "device", "out_shape", "out_dtypes", "passes")
+    __slots__ = ("kernel", "device", "out_shape", "out_dtypes", "passes", "simple")
 
     def __init__(self, kernel, rdef, device, out_shape, shape_k, shape_r, n_red, in_strides, out_strides):
         self.kernel = kernel
+        self.simple = simple = kernel.simple  # planned for quick-tier code: re-plan once upgraded
         self.device = device
         self.out_shape = out_shape
         self.out_dtypes = [d for _, d in rdef.outputs]
@@ -232,7 +233,7 @@ class _Plan:
         entry = 0
         work = n_out * max(n_red, 1)
         while True:
-            mode, n_chunks, chunk_len, items, grid = _choose(kernel, shape_k, shape_r, n_red, inputs, entry)
+            mode, n_chunks, chunk_len, items, grid = _choose(kernel, shape_k, shape_r, n_red, inputs, entry, simple)
             rec_bytes = 0
             if n_chunks > 1:
                 mode |= MODE_RECORDS
@@ -380,15 +381,16 @@ def _c_strides(shape, itemsize) -> tuple:
     return tuple(reversed(out))
 
 
-def _choose(kernel, shape_k, shape_r, n_red, inputs, source):
+def _choose(kernel, shape_k, shape_r, n_red, inputs, source, simple=False):
     """(mode, n_chunks, chunk_len, items, GPU grid) for one pass (``source`` 1: a pass
-    over records, which has no tiled mode)."""
+    over records, which has no tiled mode; ``simple``: quick-tier code, which has only
+    the per-thread mode)."""
     n_out = _prod(shape_k)
     # the outputs are adjacent in memory and the reduced run is not: a leading-axis reduction
     leading = (len(shape_k) == 1 and len(shape_r) == 1 and n_out > 1 and n_red > 1
                and max(abs(sk[0]) for _, sk, _ in inputs) < min(abs(sr[0]) for _, _, sr in inputs))
     if not kernel.is_gpu:
-        if leading and n_out >= TILE // 2 and source == 0:
+        if leading and n_out >= TILE // 2 and source == 0 and not simple:
             tiles = -(-n_out // TILE)
             n_chunks = 1
             if tiles < 8 and n_red > 2 * HOST_CHUNK:
@@ -399,7 +401,7 @@ def _choose(kernel, shape_k, shape_r, n_red, inputs, source):
         chunk = -(-n_red // n_chunks) if n_red else 0
         return 0, n_chunks, chunk, n_out * n_chunks, 0
     max_grid = kernel.runtime.max_grid(kernel.index, GPU_BLOCK)
-    if leading or n_red < 64:
+    if leading or n_red < 64 or simple:
         # one thread per (output, chunk); enough threads to fill the device
         threads = max_grid * GPU_BLOCK
         n_chunks = max(1, min(-(-threads // n_out), n_red // 64))

@@ -44,9 +44,14 @@ MODE_TILE = 4
 #: Interleaved accumulators per thread (independent chains: more loads in flight, and the
 #: host's vectoriser turns eight of them into one vector operation).
 HOST_LANES = 16
-GPU_LANES = 4
+GPU_LANES = 8
+#: GPU blocks over a contiguous run: elements per vector load (at most 16 bytes), and
+#: vector loads per thread and trip.
+VECTOR_BYTES = 16
+VECTOR_ELEMENTS = 4
+VECTOR_UNROLL = 2
 #: Adjacent outputs one host item folds together in tiled mode.
-TILE = 32
+TILE = 512
 
 I32 = ir.IntType(32)
 
@@ -158,6 +163,7 @@ class _Builder:
         self.in_types = ([self.rec_type] if source == "record"
                          else [storage_type(d) for d in in_dtypes])
         self.in_sizes = ([self.rec_size] if source == "record" else [d.itemsize for d in in_dtypes])
+        self.in_dtypes = [] if source == "record" else list(in_dtypes)
         self.out_dtypes = list(out_dtypes)
         self.identity_fn, self.map_fn, self.reduce_fn, self.post_fn = identity_fn, map_fn, reduce_fn, post_fn
 
@@ -226,7 +232,7 @@ class _Builder:
 
         if target.is_gpu:
             self.build_gpu(b)
-        elif self.source == "record":
+        elif self.source == "record" or target.simple_loops:
             loop = _Loop(b, start, stop, "item")
             self.item(b, loop.i, coop=None, lanes=1)
             loop.close(b, b.add(loop.i, ir.Constant(I64, 1)))
@@ -248,6 +254,13 @@ class _Builder:
     def build_gpu(self, b) -> None:
         target = self.target
         fn = self.fn
+        if target.simple_loops:
+            # the quick tier: one thread per item, one accumulator (little code to assemble)
+            loop = _Loop(b, target.emit_global_thread_id(b), self.n_items, "item")
+            self.item(b, loop.i, coop=None, lanes=1)
+            loop.close(b, b.add(loop.i, target.emit_global_thread_count(b)))
+            b.ret_void()
+            return
         coop = b.icmp_unsigned("!=", b.and_(self.mode, ir.Constant(I64, MODE_COOP)), ir.Constant(I64, 0))
         self.tib = target.emit_thread_in_block(b)
         self.bdim = target.emit_block_size(b)
@@ -369,23 +382,23 @@ class _Builder:
         else:
             j0 = b.add(j_begin, b.select(coop, self.tib, ir.Constant(I64, 0)))
             step = b.select(coop, self.bdim, ir.Constant(I64, 1))
-        if coop is None:
+        if not self.target.is_gpu:
             self.host_item(b, o, c, in_bases, out_addrs, j_begin, j_end)
             return
         accs = [self.new_record(b) for _ in range(lanes)]
         for acc in accs:
             self.set_identity(b, acc)
 
-        flat_bb = fn.append_basic_block("run.flat")
         nd_bb = fn.append_basic_block("run.nd")
         done_bb = fn.append_basic_block("run.done")
-        b.cbranch(b.icmp_signed("==", self.ndim_r, ir.Constant(I64, 1)), flat_bb, nd_bb)
-
-        # the reduced run is one dimension: interleaved lanes, then a tail
-        b.position_at_end(flat_bb)
-        strides = [_dim(b, sr, ir.Constant(I64, 0)) for _, _, sr in self.inputs]
-        self.lanes_loop(b, accs, in_bases, strides, j0, j_end, step, False)
-        b.branch(done_bb)
+        if self.target.simple_loops:  # the quick tier: every index unravelled
+            b.branch(nd_bb)
+        else:
+            flat_bb = fn.append_basic_block("run.flat")
+            b.cbranch(b.icmp_signed("==", self.ndim_r, ir.Constant(I64, 1)), flat_bb, nd_bb)
+            b.position_at_end(flat_bb)
+            self.flat_run(b, accs, in_bases, j_begin, j_end, j0, step, coop)
+            b.branch(done_bb)
 
         # several reduced dimensions: each index unravelled
         b.position_at_end(nd_bb)
@@ -402,6 +415,9 @@ class _Builder:
             for k in range(0, lanes, 2 * width):
                 self.combine(b, accs[k], accs[k + width])
             width *= 2
+        if coop is None:
+            self.write(b, accs[0], o, c, out_addrs)
+            return
         coop_bb = fn.append_basic_block("block.combine")
         write_bb = fn.append_basic_block("write")
         skip_bb = fn.append_basic_block("item.end")
@@ -422,6 +438,17 @@ class _Builder:
         fn = self.fn
         zero = ir.Constant(I64, 0)
         one = ir.Constant(I64, 1)
+        if self.target.simple_loops:
+            # the quick tier: one accumulator, every index unravelled
+            acc = self.new_record(b)
+            self.set_identity(b, acc)
+            loop = _Loop(b, j_begin, j_end, "jn")
+            info_r = [("array", p, sr) for (_, _, sr), p in zip(self.inputs, in_bases)]
+            addrs = _unravel(b, self.shape_r, self.ndim_r, loop.i, info_r, list(in_bases), first_dim_from_end=1)
+            self.fold(b, acc, addrs, loop.i)
+            loop.close(b, b.add(loop.i, one))
+            self.write(b, acc, o, c, out_addrs)
+            return
         lanes_c = ir.Constant(I64, HOST_LANES)
         accs = self.lanes
         init = _Loop(b, zero, lanes_c, "lane.init")
@@ -480,6 +507,76 @@ class _Builder:
         else:
             b.call(self.map_fn, list(addrs) + tmp.fields(b) + [j, self.n_r])
         b.call(self.reduce_fn, acc_fields + tmp.fields(b) + [ir.Constant(I64, 0), ir.Constant(I64, 0)])
+
+    def flat_run(self, b, accs, in_bases, j_begin, j_end, j0, step, coop) -> None:
+        """Fold a one-dimensional reduced run: interleaved lanes, then a tail; a block over a
+        contiguous, aligned run first takes whole vectors per thread and trip."""
+        fn = self.fn
+        strides = [_dim(b, sr, ir.Constant(I64, 0)) for _, _, sr in self.inputs]
+        width = self.vector_width() if coop is not None else 1
+        if width > 1:
+            ok = coop
+            for base, s, size in zip(in_bases, strides, self.in_sizes):
+                first = b.ptrtoint(b.gep(base, [b.mul(j_begin, s)], source_etype=I8), I64)
+                aligned = b.icmp_unsigned("==", b.and_(first, ir.Constant(I64, width * size - 1)),
+                                          ir.Constant(I64, 0))
+                ok = b.and_(ok, b.and_(aligned, b.icmp_signed("==", s, ir.Constant(I64, size))))
+            vec_bb = fn.append_basic_block("run.vector")
+            scalar_bb = fn.append_basic_block("run.scalar")
+            join_bb = fn.append_basic_block("run.joined")
+            b.cbranch(ok, vec_bb, scalar_bb)
+            b.position_at_end(vec_bb)
+            rest_start = self.vector_loop(b, accs, in_bases, j_begin, j_end, width)
+            self.lanes_loop(b, accs, in_bases, strides, b.add(rest_start, self.tib), j_end, self.bdim, False)
+            b.branch(join_bb)
+            b.position_at_end(scalar_bb)
+            self.lanes_loop(b, accs, in_bases, strides, j0, j_end, step, False)
+            b.branch(join_bb)
+            b.position_at_end(join_bb)
+            return
+        self.lanes_loop(b, accs, in_bases, strides, j0, j_end, step, False)
+
+    def vector_width(self) -> int:
+        """Elements per vector load in a block's contiguous run (1: no vector path)."""
+        if self.source != "map" or not self.target.is_gpu or self.target.global_address_space is None:
+            return 1
+        if any(t.kind == "c" for t in self.in_dtypes):
+            return 1
+        return max(1, min(VECTOR_ELEMENTS, VECTOR_BYTES // max(self.in_sizes)))
+
+    def vector_loop(self, b, accs, in_bases, j_begin, j_end, width: int):
+        """Each thread loads ``VECTOR_UNROLL`` vectors of ``width`` elements per trip (16-byte
+        accesses, several in flight) and folds element ``l`` of vector ``u`` into lane
+        ``u * width + l``; every thread makes the same number of trips.  Returns the first
+        index left for the scalar loop."""
+        zero = ir.Constant(I64, 0)
+        w = ir.Constant(I64, width)
+        stride = b.mul(self.bdim, w)
+        span = b.mul(stride, ir.Constant(I64, VECTOR_UNROLL))
+        trips = b.udiv(b.sub(j_end, j_begin), span)
+        start = b.add(j_begin, b.mul(self.tib, w))
+        slots = self.vector_slots(b, width)
+        loop = _Loop(b, zero, trips, "vt")
+        j = b.add(start, b.mul(loop.i, span))
+        space = ir.PointerType(addrspace=self.target.global_address_space)
+        for u in range(VECTOR_UNROLL):
+            ju = b.add(j, b.mul(stride, ir.Constant(I64, u)))
+            for base, t, size, slot in zip(in_bases, self.in_types, self.in_sizes, slots):
+                addr = b.addrspacecast(b.gep(base, [ju], source_etype=t), space)
+                b.store(b.load(addr, typ=ir.VectorType(t, width), align=width * size), slot)
+            for lane in range(width):
+                addrs = [b.gep(slot, [zero, ir.Constant(I64, lane)], source_etype=ir.ArrayType(t, width))
+                         for slot, t in zip(slots, self.in_types)]
+                self.fold(b, accs[(u * width + lane) % len(accs)], addrs, b.add(ju, ir.Constant(I64, lane)))
+        loop.close(b, b.add(loop.i, ir.Constant(I64, 1)))
+        return b.add(j_begin, b.mul(trips, span))
+
+    def vector_slots(self, b, width: int) -> list:
+        here = b.block
+        b.position_at_start(b.function.entry_basic_block)
+        slots = [_opaque(b.alloca(ir.ArrayType(t, width))) for t in self.in_types]
+        b.position_at_end(here)
+        return slots
 
     def element_addrs(self, b, in_bases, strides, j, indexed):
         if indexed:
