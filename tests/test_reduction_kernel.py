@@ -135,8 +135,14 @@ def test_fused_sum_equals_unfused(device, dtype):
     got = _sumsq(x, y)
     want = ra.sum((x - y) * (x - y))
     assert got.dtype == want.dtype
-    # the unfused reduction's own definition with a fused map: the same sums, bit for bit
-    np.testing.assert_array_equal(got.get(), want.get())
+    # the unfused reduction's own definition with a fused map: exact for integers; float sums
+    # agree to rounding (the engine's summation order follows its strategy, which depends on
+    # the layout and on each kernel's compile tier)
+    if np.dtype(dtype).kind in "biu":
+        np.testing.assert_array_equal(got.get(), want.get())
+    else:
+        rtol = {ra.float16: 1e-3, ra.float32: 1e-6, ra.complex64: 1e-6}.get(dtype, 1e-13)
+        np.testing.assert_allclose(got.get(), want.get(), rtol=rtol)
     if np.dtype(dtype).kind != "c":
         w = (a - b) * (a - b)  # NumPy's own wrapping / rounding per dtype, then its sum
         np.testing.assert_allclose(got.get().astype(np.float64), w.astype(np.float64).sum(),
@@ -155,7 +161,10 @@ def test_fused_reductions_with_axis(device, op, dtype):
     inner = ra.exp(x * 0.5) if np.dtype(dtype).kind == "f" else x * 2 + 1
     want = getattr(ra, op)(inner, axis=1, keepdims=True)
     assert got.dtype == want.dtype and got.shape == want.shape
-    np.testing.assert_array_equal(got.get(), want.get())
+    if op in ("max", "min") or np.dtype(dtype).kind != "f":
+        np.testing.assert_array_equal(got.get(), want.get())
+    else:
+        np.testing.assert_allclose(got.get(), want.get(), rtol=1e-6 if dtype == ra.float32 else 1e-13)
 
 
 def test_namespace_reduction_and_nan(device):
