@@ -148,3 +148,7 @@ from ._elementwise_functions import (
 # -- reductions (kernels/reductions.py) -------------------------------------------------------
 from ._statistical_functions import (all, any, argmax, argmin, count_nonzero, cumulative_prod, cumulative_sum, max,
                                      mean, min, prod, std, sum, var)
+
+# -- user-defined kernels and fusion (docs/user_kernels.md) -----------------------------------
+from ._user_kernels import ElementwiseKernel, ReductionKernel
+from ._fusion import fuse

@@ -216,6 +216,9 @@ class Ufunc:
             elif isinstance(a, (np.generic,)) and not isinstance(a, np.ndarray):
                 # NumPy scalars behave as Python scalars of their kind (weak)
                 return self(*[_py_scalar(x) if x is a else x for x in args], out=out)
+            elif hasattr(type(a), "__rocarray_ufunc__"):
+                # a tracing proxy of rocarray.fuse (rocarray/_fusion.py) records the call
+                return a.__rocarray_ufunc__(self, args, out)
             else:
                 raise TypeError(
                     f"{self.row.name}: expected rocarray arrays or Python scalars, got {type(a).__name__}"

@@ -469,6 +469,32 @@ def _convert_then(handler, t: KType):
     return wrapped
 
 
+def _op_boundary(lw, node, args):
+    """``__rk_op_boundary(x)``: x, rounded to its type and never contracted with what follows.
+
+    ``rocarray.fuse`` puts it between the ops it fuses, so a fused kernel rounds each
+    intermediate as the unfused ops would: ``llvm.arithmetic.fence`` keeps LLVM from fusing
+    a multiply of one op with an add of the next into an FMA (GPU targets contract) and from
+    carrying a float16 intermediate in float precision (how the host promotes half).  On the
+    host float32/float64 need no fence (it does not contract them) and stay vectorisable."""
+    _arity(lw, node, args, 1, node.name)
+    v = args[0]
+    t = v.t
+    if t.kind not in "fc":
+        return v
+    comp = t.component if t.kind == "c" else t
+    if not getattr(lw.target, "is_gpu", False) and comp.bits != 16:
+        return v
+    fn = lw.intrinsic(f"llvm.arithmetic.fence.{_FSUFFIX_OF[comp.bits]}", comp.ir, [comp.ir])
+    if t.kind == "f":
+        return Value(lw.b.call(fn, [v.v]), t)
+    re, im = lw.cparts(v)
+    return lw.cmake(t, lw.b.call(fn, [re]), lw.b.call(fn, [im]))
+
+
+_FSUFFIX_OF = {16: "f16", 32: "f32", 64: "f64"}
+
+
 def _build_table():
     table = {}
     for name in list(_INTRINSIC_1) + list(_TARGET_1):
@@ -497,6 +523,7 @@ def _build_table():
     table["norm"] = _norm
     table["polar"] = _polar
     _cuda_intrinsics(table)
+    table["__rk_op_boundary"] = _op_boundary
     for name, what in _UNSUPPORTED_CALLS.items():
         table[name] = _unsupported_call(what)
     return table

@@ -1,0 +1,754 @@
+"""User-defined kernels: ``ElementwiseKernel`` and ``ReductionKernel`` (CuPy's API).
+
+A user kernel is a kernel-language body (rocarray/compiler/lang/README.md) plus CuPy's
+parameter lists.  Each call resolves the type placeholders from its arguments, and each
+(kernel, dtype signature, operand kinds) is one ``KernelSpec`` through the same compile cache
+and the same generic launcher as the built-in ops: shapes, strides and sizes are run-time
+arguments, so a new shape compiles nothing and a new dtype signature compiles one kernel.
+
+Type rules (CuPy's, see docs/user_kernels.md):
+
+* a placeholder (``T``) is bound first from the output arrays passed in, then from the input
+  arrays (raw ones included), in parameter order; two different dtypes for one placeholder
+  is a ``TypeError`` naming it;
+* Python scalars and NumPy scalars never bind a placeholder: they are converted to the type
+  the arrays gave it (or to the parameter's fixed type);
+* an array passed for a parameter of fixed type must have exactly that dtype;
+* a placeholder that appears only on outputs must be bound by passing those outputs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._array_object import Array
+from ._device import default_device
+from ._elementwise import _convert_scalar, _resolve_overlap
+from ._launch import KernelSpec, load
+from ._layout import broadcast_strides, merge_dims, pad_dims
+from .compiler.lang import KernelError, parse, parse_params, resolve_type_name
+from .compiler.skeletons import Operand
+from .targets.base import MAX_DIMS
+
+__all__ = ["ElementwiseKernel", "ReductionKernel"]
+
+_PY_SCALARS = (bool, int, float, complex)
+
+
+def _type_of_param(p) -> np.dtype | None:
+    """The fixed dtype of a parameter, or None for a placeholder."""
+    return None if p.is_placeholder else resolve_type_name(p.type_name)
+
+
+def _check_name(name) -> str:
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"invalid kernel name {name!r}: it must be a C identifier")
+    return name
+
+
+def _parse_signature(in_params: str, out_params: str, name: str):
+    for what, text in (("in_params", in_params), ("out_params", out_params)):
+        if not isinstance(text, str):
+            raise TypeError(f"kernel '{name}': {what} must be a string, not {type(text).__name__}")
+    ins = parse_params(in_params, kernel_name=name)
+    outs = parse_params(out_params, kernel_name=name)
+    for text, params in ((in_params, ins), (out_params, outs)):
+        for p in params:
+            if p.is_placeholder and len(p.type_name) != 1:
+                # CuPy's rule: a one-letter type is a placeholder, a longer one must be a type
+                from .compiler.lang import KernelSyntaxError
+
+                col = text.find(p.type_name) + 1
+                raise KernelSyntaxError(
+                    f"unknown type '{p.type_name}' of parameter '{p.name}' (type placeholders "
+                    "are one letter, as in CuPy)", 1, max(col, 1), source=text, where="params",
+                    kernel_name=name)
+    in_names = {p.name for p in ins}
+    for p in outs:
+        if p.name in in_names:
+            from .compiler.lang import KernelSyntaxError
+
+            col = out_params.find(p.name) + 1
+            raise KernelSyntaxError(f"parameter '{p.name}' is both an input and an output", 1,
+                                    max(col, 1), source=out_params, where="params",
+                                    kernel_name=name)
+    return ins, outs
+
+
+def _parse_body(body: str, preamble: str, placeholders: frozenset, name: str, where: str = "body"):
+    """Parse now, so a syntax error is raised where the kernel is defined (the parse is cached
+    and reused by every compile of the kernel)."""
+    if not isinstance(body, str):
+        raise TypeError(f"kernel '{name}': the {where} must be a string, not {type(body).__name__}")
+    if not isinstance(preamble, str):
+        raise TypeError(f"kernel '{name}': preamble must be a string, not {type(preamble).__name__}")
+    try:
+        parse(body, preamble, placeholders)
+    except KernelError as e:
+        raise e.attach(body, where, name) from None
+
+
+def _scalar_value(a):
+    """A Python scalar for a Python or NumPy scalar argument; None for anything else."""
+    t = type(a)
+    if t in _PY_SCALARS:
+        return a
+    if isinstance(a, np.generic):
+        return a.item()
+    return None
+
+
+class _Bindings:
+    """Placeholder -> dtype, with who bound it (for the error message)."""
+
+    __slots__ = ("kernel", "types", "who")
+
+    def __init__(self, kernel: str):
+        self.kernel = kernel
+        self.types: dict = {}
+        self.who: dict = {}
+
+    def bind(self, p, dtype: np.dtype, role: str) -> None:
+        fixed = _type_of_param(p)
+        if fixed is not None:
+            if dtype != fixed:
+                raise TypeError(
+                    f"kernel '{self.kernel}': {role} '{p.name}' is declared {fixed} but the array "
+                    f"passed for it is {dtype} (convert it with .astype({fixed.name}) or declare "
+                    f"the parameter with a type placeholder)")
+            return
+        prev = self.types.get(p.type_name)
+        if prev is None:
+            self.types[p.type_name] = dtype
+            self.who[p.type_name] = p.name
+        elif prev != dtype:
+            raise TypeError(
+                f"kernel '{self.kernel}': type placeholder '{p.type_name}' is bound to both "
+                f"{prev} (by '{self.who[p.type_name]}') and {dtype} (by '{p.name}')")
+
+    def type_of(self, p, role: str) -> np.dtype:
+        fixed = _type_of_param(p)
+        if fixed is not None:
+            return fixed
+        t = self.types.get(p.type_name)
+        if t is None:
+            if role == "output":
+                raise TypeError(
+                    f"kernel '{self.kernel}': the type placeholder '{p.type_name}' of output "
+                    f"'{p.name}' cannot be determined from the inputs; pass the output array")
+            raise TypeError(
+                f"kernel '{self.kernel}': the type placeholder '{p.type_name}' of input "
+                f"'{p.name}' is bound by no array argument (Python and NumPy scalars do not "
+                f"bind placeholders, as in CuPy); pass an array for some '{p.type_name}' "
+                f"parameter or declare '{p.name}' with a fixed type")
+        return t
+
+
+class _Plan:
+    """One (kernel, argument kinds and dtypes, device): the loaded kernel and the resolved
+    types.  ``in_kinds`` per input: 'a' array, 's' scalar, 'r' raw; ``out_kinds`` 'a' / 'r'."""
+
+    __slots__ = ("kernel", "in_kinds", "in_types", "out_kinds", "out_types", "scalar_types",
+                 "has_raw", "simple", "_template", "positions", "out_positions", "name",
+                 "read_back")
+
+    def __init__(self, kernel, in_kinds, in_types, out_kinds, out_types, name, read_index=()):
+        self.kernel = kernel
+        self.name = name
+        self.in_kinds = in_kinds
+        self.in_types = in_types
+        self.out_kinds = out_kinds
+        self.out_types = out_types
+        self.scalar_types = tuple(t.type for t in in_types)
+        self.has_raw = "r" in in_kinds or "r" in out_kinds
+        # The warm path (no raw operands, outputs allocated here, the array inputs of one
+        # shape and C-contiguous): the packed values of one contiguous 1-D run but for the
+        # size, the pointers and the scalars, filled in at ``positions``.
+        self.simple = not self.has_raw and "a" in in_kinds
+        template = [1, 0, *pad_dims((), 1)[1:]]
+        positions = []
+        for op in kernel.spec.operands:
+            positions.append(len(template))
+            if op.kind == "scalar":
+                template.extend((0, 0) if op.dtype.kind == "c" else (0,))
+            elif op.kind == "raw":
+                template.extend((0,) * (3 + 2 * MAX_DIMS))
+            else:
+                template.append(0)
+                template.extend(pad_dims((op.dtype.itemsize,), 0))
+        self._template = template
+        nin = len(in_kinds)
+        nout = len(out_kinds)
+        self.positions = tuple(positions[:nin])
+        self.out_positions = tuple(positions[nin:nin + nout])
+        #: per output read by the body: (output index, position of its hidden input)
+        self.read_back = tuple(zip(read_index, positions[nin + nout:]))
+
+    def run_contiguous(self, ins, shape, n, device):
+        """The warm path: allocate the outputs, fill the template, launch."""
+        outs = [Array._empty(shape, t, device) for t in self.out_types]
+        if n:
+            values = self._template.copy()
+            values[1] = n
+            for pos, a, k, t in zip(self.positions, ins, self.in_kinds, self.scalar_types):
+                if k == "a":
+                    values[pos] = a._buf.ptr + a._offset
+                else:
+                    v = _convert_scalar(a, t, self.name)
+                    if type(v) is tuple:
+                        values[pos], values[pos + 1] = v
+                    else:
+                        values[pos] = v
+            for pos, o in zip(self.out_positions, outs):
+                values[pos] = o._buf.ptr
+            for k, pos in self.read_back:
+                values[pos] = outs[k]._buf.ptr
+            self.kernel.launch(n, values)
+        return outs
+
+
+_specs: dict = {}
+
+
+def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs, read_outputs=()) -> KernelSpec:
+    """The KernelSpec of a user elementwise body for one signature.  ``kinds`` per operand:
+    'in', 'scalar', 'out', 'raw'.
+
+    Each output in ``read_outputs`` is also passed as a hidden input operand (after all the
+    others, pointing at the same array) and copied into the output before the body runs, so
+    every loop of the skeleton -- the GPU vector path too, which loads inputs and stores
+    outputs -- gives the body the element's current value."""
+    tdefs = tuple(sorted((k, str(v)) for k, v in typedefs.items()))
+    key = ("user-ew", name, body, preamble, tuple(names), tuple(kinds),
+           tuple(str(d) for d in dtypes), tdefs, tuple(read_outputs))
+    spec = _specs.get(key)
+    if spec is not None:
+        return spec
+    lang_kind = {"in": "in", "scalar": "in", "out": "out", "raw": "raw"}
+    params = [(n, d, lang_kind[k]) for n, k, d in zip(names, kinds, dtypes)]
+    dtype_of = dict(zip(names, dtypes))
+    prefix = "".join(f"{n} = _rk_in_{n}; " for n in read_outputs)
+    for n in read_outputs:
+        params.append((f"_rk_in_{n}", dtype_of[n], "in"))
+    params = tuple(params)
+
+    def build_body(module, target, _p=params, _td=dict(typedefs)):
+        from .compiler.lang import compile_scalar_function
+
+        try:
+            return compile_scalar_function(module, "body", list(_p), prefix + body,
+                                           preamble=preamble, typedefs=_td, target=target,
+                                           kernel_name=name)
+        except KernelError as e:
+            if prefix and e.where == "body" and e.source == prefix + body:
+                # point at the user's text, not at the copy-in statements before it
+                e.source = body
+                if e.line == 1 and e.column is not None:
+                    e.column = max(1, e.column - len(prefix))
+            raise
+
+    operands = [Operand(d, k) for k, d in zip(kinds, dtypes)]
+    operands += [Operand(dtype_of[n], "in") for n in read_outputs]
+    spec = KernelSpec(key, name, operands, build_body)
+    return _specs.setdefault(key, spec)
+
+
+def _outputs_read(body: str, preamble: str, out_params) -> tuple:
+    """Names of the non-raw outputs whose element the body may read (``z += x``, ``z * 2``):
+    any use but as the target of a plain ``=``.  They get the element's current value before
+    the body runs (see ``_user_spec``); the rest are write-only."""
+    from .compiler.lang.lexer import tokenize
+
+    names = {p.name for p in out_params if not p.raw}
+    if not names:
+        return ()
+    toks = tokenize(body, "body", {})
+    read = set()
+    for k, t in enumerate(toks):
+        if t.kind == "id" and t.value in names:
+            nxt = toks[k + 1] if k + 1 < len(toks) else None
+            if nxt is None or nxt.kind != "op" or nxt.value != "=":
+                read.add(t.value)
+    # a preamble macro may name an output (its expansion is not scanned): count it as read
+    read |= {n for n in names if n in preamble}
+    return tuple(p.name for p in out_params if p.name in read)
+
+
+def _raw_values(a: Array) -> list:
+    if a.ndim > MAX_DIMS:
+        raise ValueError(f"a raw argument may have at most {MAX_DIMS} dimensions, got {a.ndim}")
+    return [a._buf.ptr + a._offset, a._size, a.ndim, *pad_dims(a._shape, 1), *pad_dims(a._strides, 0)]
+
+
+class ElementwiseKernel:
+    """A user-defined elementwise kernel (CuPy's ``cupy.ElementwiseKernel``).
+
+    ``in_params`` / ``out_params`` are CuPy parameter lists (``'T x, raw float32 y'``),
+    ``operation`` the loop body in the kernel language, ``preamble`` functions, macros and
+    constants used by it.  Calling the kernel with the inputs (and optionally the outputs)
+    broadcasts the array inputs, allocates missing outputs and runs the body once per element.
+    ``options`` (NVRTC flags in CuPy) are accepted and have no effect here.
+    """
+
+    def __init__(self, in_params, out_params, operation, name="kernel", reduce_dims=True,
+                 preamble="", no_return=False, return_tuple=False, **kwargs):
+        self.name = _check_name(name)
+        self.__name__ = self.name
+        kwargs.pop("options", None)
+        # rocarray.fuse's generated bodies are valid and never read their outputs: they are
+        # parsed only when a signature is compiled (so a disk-cache hit parses nothing)
+        generated = kwargs.pop("_generated", False)
+        if kwargs:
+            raise TypeError(f"ElementwiseKernel: unsupported keyword argument(s) "
+                            f"{', '.join(sorted(kwargs))} (loop_prep/after_loop have no "
+                            f"counterpart in rocarray's generic skeleton)")
+        self.in_params, self.out_params = _parse_signature(in_params, out_params, self.name)
+        self.nin = len(self.in_params)
+        self.nout = len(self.out_params)
+        self.nargs = self.nin + self.nout
+        self.operation = operation
+        self.preamble = preamble
+        self.reduce_dims = bool(reduce_dims)
+        self.no_return = bool(no_return)
+        self.return_tuple = bool(return_tuple)
+        self._placeholders = frozenset(p.type_name for p in self.in_params + self.out_params
+                                       if p.is_placeholder)
+        for p in self.in_params + self.out_params:
+            if not p.is_placeholder:
+                _type_of_param(p)  # an unsupported dtype name fails here
+        if not generated:
+            _parse_body(operation, preamble, self._placeholders, self.name)
+        self._names = tuple(p.name for p in self.in_params + self.out_params)
+        self._read_outputs = () if generated else _outputs_read(operation, preamble, self.out_params)
+        self._plans: dict = {}
+
+    def __repr__(self):
+        return f"<rocarray.ElementwiseKernel {self.name}>"
+
+    # -- resolution (once per signature) -------------------------------------------------
+    def _resolve(self, in_tokens, out_dtypes):
+        b = _Bindings(self.name)
+        for p, dt in zip(self.out_params, out_dtypes):
+            b.bind(p, dt, "output")
+        for p, tok in zip(self.in_params, in_tokens):
+            if isinstance(tok, np.dtype):
+                b.bind(p, tok, "input")
+        in_types = tuple(b.type_of(p, "input") for p in self.in_params)
+        out_types = tuple(b.type_of(p, "output") for p in self.out_params)
+        for p, tok, t in zip(self.in_params, in_tokens, in_types):
+            if tok is complex and t.kind != "c":
+                raise TypeError(f"kernel '{self.name}': a complex scalar cannot be passed for "
+                                f"input '{p.name}' of type {t}")
+        return in_types, out_types, b.types
+
+    def _plan(self, in_tokens, out_dtypes, device, sized: bool) -> _Plan:
+        in_kinds = []
+        for p, tok in zip(self.in_params, in_tokens):
+            if p.raw:
+                if not isinstance(tok, np.dtype):
+                    raise TypeError(f"kernel '{self.name}': raw input '{p.name}' needs an array, "
+                                    f"not a Python scalar")
+                in_kinds.append("r")
+            else:
+                in_kinds.append("a" if isinstance(tok, np.dtype) else "s")
+        out_kinds = tuple("r" if p.raw else "a" for p in self.out_params)
+        in_types, out_types, typedefs = self._resolve(in_tokens, out_dtypes)
+        kmap = {"a": "in", "s": "scalar", "r": "raw"}
+        kinds = [kmap[k] for k in in_kinds] + ["raw" if k == "r" else "out" for k in out_kinds]
+        spec = _user_spec(self.name, self.operation, self.preamble, self._names, kinds,
+                          in_types + out_types, typedefs, self._read_outputs)
+        read_index = tuple(k for k, p in enumerate(self.out_params) if p.name in self._read_outputs)
+        return _Plan(load(spec, device), tuple(in_kinds), in_types, out_kinds, out_types,
+                     self.name, read_index)
+
+    # -- the call ------------------------------------------------------------------------
+    def __call__(self, *args, size=None, stream=None, block_size=None):
+        n_args = len(args)
+        if n_args != self.nin and n_args != self.nargs:
+            raise TypeError(
+                f"kernel '{self.name}' takes {self.nin} input argument(s)"
+                + (f" or {self.nargs} with its {self.nout} output(s)" if self.nout else "")
+                + f", got {n_args}")
+        if stream is not None:
+            raise TypeError(f"kernel '{self.name}': stream= is not supported; kernels run on the "
+                            "device's default stream")
+        if size is not None:
+            size = int(size)
+            if size < 0:
+                raise ValueError(f"kernel '{self.name}': size must be >= 0, got {size}")
+        ins = list(args[:self.nin])
+        outs = list(args[self.nin:])
+        device = None
+        tokens = []
+        for k, a in enumerate(ins):
+            if isinstance(a, Array):
+                tokens.append(a._dtype)
+                d = a._buf.device
+                if device is None:
+                    device = d
+                elif d is not device:
+                    raise TypeError(f"kernel '{self.name}': cannot mix devices {device} and {d}; "
+                                    "move arrays with .to_device() first")
+                continue
+            v = _scalar_value(a)
+            if v is None:
+                p = self.in_params[k]
+                raise TypeError(
+                    f"kernel '{self.name}': input '{p.name}' must be a rocarray array or a "
+                    f"scalar, not {type(a).__name__}"
+                    + ("; convert NumPy arrays with rocarray.asarray()" if isinstance(a, np.ndarray) else ""))
+            ins[k] = v
+            tokens.append(type(v))
+        out_dtypes = []
+        for p, o in zip(self.out_params, outs):
+            if not isinstance(o, Array):
+                raise TypeError(f"kernel '{self.name}': output '{p.name}' must be a rocarray "
+                                f"array, not {type(o).__name__}")
+            d = o._buf.device
+            if device is None:
+                device = d
+            elif d is not device:
+                raise TypeError(f"kernel '{self.name}': output '{p.name}' is on {d} but the "
+                                f"inputs are on {device}")
+            out_dtypes.append(o._dtype)
+        if device is None:
+            device = default_device()
+        key = (*tokens, *out_dtypes, device)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plan(tuple(tokens), tuple(out_dtypes), device, size is not None)
+            self._plans[key] = plan
+        done = False
+        if plan.simple and not outs and size is None:
+            shape = None
+            for a, k in zip(ins, plan.in_kinds):
+                if k == "a":
+                    if shape is None:
+                        shape = a._shape
+                        n = a._size
+                    if a._shape != shape or not a.is_c_contiguous():
+                        break
+            else:
+                outs = plan.run_contiguous(ins, shape, n, device)
+                done = True
+        if not done:
+            outs = self._run(plan, ins, outs, size, device)
+        if self.no_return:
+            return None
+        if self.nout == 1 and not self.return_tuple:
+            return outs[0]
+        return tuple(outs)
+
+    def _run(self, plan: _Plan, ins, outs, size, device):
+        name = self.name
+        arrays = [a for a, k in zip(ins, plan.in_kinds) if k == "a"]
+        arrays += [o for o, k in zip(outs, plan.out_kinds) if k == "a"]
+        if size is not None:
+            if arrays:
+                raise ValueError(f"kernel '{name}': size= can be given only when every array "
+                                 "argument is raw")
+            shape = (size,)
+        elif not arrays:
+            raise ValueError(f"kernel '{name}': the loop size is undecided: every argument is raw "
+                             "or a scalar; pass size=")
+        else:
+            shape = arrays[0]._shape
+            for a in arrays:
+                if a._shape != shape:
+                    from ._manipulation_functions import broadcast_shapes
+
+                    shape = broadcast_shapes(*(x._shape for x in arrays))
+                    break
+        if not outs:
+            outs = []
+            for p, k, t in zip(self.out_params, plan.out_kinds, plan.out_types):
+                if k == "r" and size is None:
+                    raise ValueError(f"kernel '{name}': the size of raw output '{p.name}' is "
+                                     "undecided; pass the output array or size=")
+                outs.append(Array._empty(shape, t, device))
+        else:
+            for p, o, k in zip(self.out_params, outs, plan.out_kinds):
+                if k == "a" and o._shape != shape:
+                    raise ValueError(f"kernel '{name}': output '{p.name}' has shape {o._shape} but "
+                                     f"the arguments broadcast to {shape}")
+            # inputs that overlap an output without being it are read from a copy (NumPy's rule)
+            kinds = tuple(plan.in_kinds)
+            for o, k in zip(outs, plan.out_kinds):
+                if k == "a":
+                    ins = list(_resolve_overlap(tuple(ins), kinds, o))
+        n = 1
+        for d in shape:
+            n *= d
+        if n == 0:
+            return outs
+        op_strides = []
+        for a, k in zip(ins, plan.in_kinds):
+            if k == "a":
+                op_strides.append(broadcast_strides(shape, a._shape, a._strides))
+        for o, k in zip(outs, plan.out_kinds):
+            if k == "a":
+                op_strides.append(o._strides)
+        if self.reduce_dims or len(shape) > MAX_DIMS or not shape:
+            mshape, merged = merge_dims(shape, op_strides)
+        else:
+            mshape, merged = shape, op_strides
+        if len(mshape) > MAX_DIMS:
+            return self._run_contiguous_copy(plan, ins, outs, shape, size, device)
+        values = [len(mshape), *pad_dims(mshape, 1)]
+        out_strides = merged[len(merged) - sum(1 for k in plan.out_kinds if k == "a"):]
+        it = iter(merged)
+        for a, k, t in zip(ins, plan.in_kinds, plan.scalar_types):
+            if k == "a":
+                values.append(a._buf.ptr + a._offset)
+                values.extend(pad_dims(next(it), 0))
+            elif k == "s":
+                v = _convert_scalar(a, t, name)
+                if type(v) is tuple:
+                    values.extend(v)
+                else:
+                    values.append(v)
+            else:
+                values.extend(_raw_values(a))
+        for o, k in zip(outs, plan.out_kinds):
+            if k == "a":
+                values.append(o._buf.ptr + o._offset)
+                values.extend(pad_dims(next(it), 0))
+            else:
+                values.extend(_raw_values(o))
+        if plan.read_back:
+            strides_of = {}
+            j = 0
+            for k, kind in enumerate(plan.out_kinds):
+                if kind == "a":
+                    strides_of[k] = out_strides[j]
+                    j += 1
+            for k, _ in plan.read_back:
+                o = outs[k]
+                values.append(o._buf.ptr + o._offset)
+                values.extend(pad_dims(strides_of[k], 0))
+        plan.kernel.launch(n, values)
+        return outs
+
+    def _run_contiguous_copy(self, plan, ins, outs, shape, size, device):
+        """More than MAX_DIMS dimensions after merging: run on C-contiguous copies (one 1-D
+        run, so ``i`` keeps its meaning), then copy into outputs that were not contiguous."""
+        from ._manipulation_functions import broadcast_to
+        from ._transfer import contiguous, copy_elements
+
+        ins = [contiguous(broadcast_to(a, shape)) if k == "a" else a
+               for a, k in zip(ins, plan.in_kinds)]
+        tmp = [o if k == "r" or o.is_c_contiguous() else Array._empty(shape, o._dtype, device)
+               for o, k in zip(outs, plan.out_kinds)]
+        for t, o in zip(tmp, outs):
+            if t is not o:
+                copy_elements(o, t)  # the body may read its outputs
+        flat = (1,) if not shape else (int(np.prod(shape)),)
+        reshaped_in = [a._view(flat, (a._dtype.itemsize,), a._offset) if k == "a" else a
+                       for a, k in zip(ins, plan.in_kinds)]
+        reshaped_out = [t._view(flat, (t._dtype.itemsize,), t._offset) if k == "a" else t
+                        for t, k in zip(tmp, plan.out_kinds)]
+        self._run(plan, reshaped_in, reshaped_out, None, device)
+        for t, o in zip(tmp, outs):
+            if t is not o:
+                copy_elements(t, o)
+        return outs
+
+
+# -- ReductionKernel ----------------------------------------------------------------------------
+
+class ReductionKernel:
+    """A user-defined reduction kernel (CuPy's ``cupy.ReductionKernel``).
+
+    ``map_expr`` maps the inputs of one element to a value of the reduction type, ``reduce_expr``
+    combines two of them (``a`` and ``b``), ``post_map_expr`` writes the outputs from the
+    reduced value ``a``, ``identity`` is the reduction's identity (None: the reduction type's
+    zero, as ``T()`` in C++).  ``reduce_type`` is the type of ``a`` and ``b``; as in CuPy it
+    defaults to the type of the first output parameter.  Calls take ``axis=``, ``keepdims=``
+    and ``out=``; the generic reduction engine (rocarray/_reduction.py) runs them on every
+    device, one compiled kernel per dtype signature.
+    """
+
+    def __init__(self, in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,
+                 name="reduce_kernel", reduce_type=None, reduce_dims=True, preamble="",
+                 options=()):
+        self.name = _check_name(name)
+        self.__name__ = self.name
+        self.in_params, self.out_params = _parse_signature(in_params, out_params, self.name)
+        if not self.out_params:
+            raise ValueError(f"ReductionKernel '{self.name}': at least one output parameter is "
+                             "needed")
+        for p in self.in_params + self.out_params:
+            if p.raw:
+                raise TypeError(f"ReductionKernel '{self.name}': raw parameter '{p.name}' is not "
+                                "supported (the reduction engine broadcasts its inputs and "
+                                "indexes them itself)")
+            if not p.is_placeholder:
+                _type_of_param(p)
+        self.nin = len(self.in_params)
+        self.nout = len(self.out_params)
+        self.nargs = self.nin + self.nout
+        self.map_expr = str(map_expr)
+        self.reduce_expr = str(reduce_expr)
+        self.post_map_expr = str(post_map_expr)
+        self.identity = None if identity is None else str(identity)
+        self.preamble = preamble
+        self.reduce_dims = bool(reduce_dims)
+        placeholders = frozenset(p.type_name for p in self.in_params + self.out_params
+                                 if p.is_placeholder)
+        if reduce_type is None:
+            self._reduce_type = self.out_params[0].type_name
+        elif isinstance(reduce_type, str):
+            self._reduce_type = reduce_type
+        else:
+            self._reduce_type = np.dtype(reduce_type).name
+        if self._reduce_type not in placeholders:
+            resolve_type_name(self._reduce_type)  # a type name, or a syntax error
+        names = placeholders | {"_type_reduce"}
+        self._statements = self._make_statements()
+        for what, (prefix, user, full) in self._statements.items():
+            try:
+                _parse_body(full, preamble, names, self.name, where=what)
+            except KernelError as e:
+                raise self._locate(e) from None
+        self._plans: dict = {}
+
+    def __repr__(self):
+        return f"<rocarray.ReductionKernel {self.name}>"
+
+    def _make_statements(self) -> dict:
+        """Per snippet: (the text put before it, the user's text, the statement compiled)."""
+        ident = "0" if self.identity is None or not self.identity.strip() else self.identity
+        out = {}
+        for what, text in (("identity", ident), ("map_expr", self.map_expr),
+                           ("reduce_expr", self.reduce_expr)):
+            prefix = "a = (_type_reduce)("
+            out[what] = (prefix, text, f"{prefix}{text});")
+        out["post_map_expr"] = ("", self.post_map_expr, self.post_map_expr.rstrip().rstrip(";") + ";")
+        return out
+
+    def _locate(self, e: KernelError) -> KernelError:
+        """Point an error in a compiled statement at the user's snippet it came from."""
+        for what, (prefix, user, full) in self._statements.items():
+            if e.source == full:
+                e.source = user
+                e.where = what
+                if e.line == 1 and e.column is not None:
+                    e.column = max(1, min(e.column - len(prefix), len(user) + 1))
+                break
+        e.kernel_name = self.name
+        return e
+
+    def _plan(self, in_tokens, out_dtypes):
+        from ._reduction import ReductionDef
+
+        b = _Bindings(self.name)
+        for p, dt in zip(self.out_params, out_dtypes):
+            b.bind(p, dt, "output")
+        for p, tok in zip(self.in_params, in_tokens):
+            if isinstance(tok, np.dtype):
+                b.bind(p, tok, "input")
+        in_types = tuple(b.type_of(p, "input") for p in self.in_params)
+        out_types = tuple(b.type_of(p, "output") for p in self.out_params)
+        rt = self._reduce_type
+        red_dt = b.types.get(rt)
+        if red_dt is None:
+            red_dt = resolve_type_name(rt)
+            if red_dt is None:
+                raise TypeError(f"ReductionKernel '{self.name}': the type placeholder '{rt}' of "
+                                "reduce_type is bound by no argument")
+        typedefs = dict(b.types)
+        typedefs["_type_reduce"] = red_dt
+        st = {k: v[2] for k, v in self._statements.items()}
+        rdef = ReductionDef(
+            self.name,
+            tuple((p.name, t) for p, t in zip(self.in_params, in_types)),
+            (("a", "b", red_dt),),
+            st["identity"], st["map_expr"], st["reduce_expr"],
+            tuple((p.name, t) for p, t in zip(self.out_params, out_types)),
+            st["post_map_expr"], preamble=self.preamble, typedefs=typedefs)
+        return rdef, in_types, out_types
+
+    def __call__(self, *args, axis=None, keepdims=False, out=None, stream=None):
+        from ._reduction import reduce
+
+        n_args = len(args)
+        if n_args != self.nin and n_args != self.nargs:
+            raise TypeError(
+                f"reduction kernel '{self.name}' takes {self.nin} input argument(s) or "
+                f"{self.nargs} with its {self.nout} output(s), got {n_args}")
+        if stream is not None:
+            raise TypeError(f"reduction kernel '{self.name}': stream= is not supported")
+        outs = list(args[self.nin:])
+        if out is not None:
+            if outs:
+                raise ValueError(f"reduction kernel '{self.name}': out= given as well as "
+                                 "positional outputs")
+            if self.nout != 1:
+                raise ValueError(f"reduction kernel '{self.name}': out= works for one output; "
+                                 f"pass the {self.nout} outputs positionally")
+            outs = [out]
+        device = None
+        tokens = []
+        ins = list(args[:self.nin])
+        for k, a in enumerate(ins):
+            if isinstance(a, Array):
+                tokens.append(a._dtype)
+                d = a._buf.device
+                if device is None:
+                    device = d
+                elif d is not device:
+                    raise TypeError(f"reduction kernel '{self.name}': cannot mix devices "
+                                    f"{device} and {d}; move arrays with .to_device() first")
+                continue
+            v = _scalar_value(a)
+            if v is None:
+                raise TypeError(
+                    f"reduction kernel '{self.name}': input '{self.in_params[k].name}' must be a "
+                    f"rocarray array or a scalar, not {type(a).__name__}"
+                    + ("; convert NumPy arrays with rocarray.asarray()" if isinstance(a, np.ndarray) else ""))
+            ins[k] = v
+            tokens.append(type(v))
+        if device is None:
+            raise ValueError(f"reduction kernel '{self.name}': at least one input must be an array")
+        for p, o in zip(self.out_params, outs):
+            if not isinstance(o, Array):
+                raise TypeError(f"reduction kernel '{self.name}': output '{p.name}' must be a "
+                                f"rocarray array, not {type(o).__name__}")
+            if o._buf.device is not device:
+                raise TypeError(f"reduction kernel '{self.name}': output '{p.name}' is on "
+                                f"{o.device} but the inputs are on {device}")
+        out_dtypes = tuple(o._dtype for o in outs)
+        key = (*tokens, *out_dtypes)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plan(tuple(tokens), out_dtypes)
+            self._plans[key] = plan
+        rdef, in_types, _ = plan
+        arrays = [a if isinstance(a, Array) else _scalar_array(a, t, device, self.name)
+                  for a, t in zip(ins, in_types)]
+        try:
+            res = reduce(rdef, arrays, axis=axis, keepdims=keepdims, outs=outs or None)
+        except KernelError as e:
+            raise self._locate(e) from None
+        return res[0] if self.nout == 1 else tuple(res)
+
+
+_scalar_arrays: dict = {}
+
+
+def _scalar_array(value, dtype, device, name):
+    """A 0-d array holding a scalar argument converted to its parameter's type (kept for
+    reuse: scalars are usually the same few values)."""
+    key = (type(value), value, dtype, device)
+    a = _scalar_arrays.get(key)
+    if a is None:
+        from ._creation_functions import asarray
+
+        v = _convert_scalar(value, dtype.type, name)
+        if type(v) is tuple:
+            v = complex(*v)
+        a = asarray(np.asarray(v, dtype=dtype), device=device)
+        if len(_scalar_arrays) > 256:
+            _scalar_arrays.clear()
+        _scalar_arrays[key] = a
+    return a

@@ -1,0 +1,384 @@
+"""rocarray.ElementwiseKernel: CuPy's user-kernel API, compared with NumPy on every device."""
+
+import numpy as np
+import pytest
+
+import rocarray as ra
+from rocarray import cache
+from rocarray.compiler.lang import KernelNameError, KernelSyntaxError
+from conftest import ALL_DTYPES, NUMERIC_DTYPES, random_array
+
+
+def _compiles():
+    i = cache.info()
+    return i["compiled"] + i["disk_hits"]
+
+
+def _wide(a):
+    """NumPy reference arithmetic in a wide type (C promotes small integers to int)."""
+    if a.dtype.kind in "biu":
+        return a.astype(np.int64)
+    return a
+
+
+def _close(got, want, dtype):
+    dtype = np.dtype(dtype)
+    assert got.dtype == dtype
+    if dtype.kind in "fc":
+        tol = {2: 2e-3, 4: 1e-6, 8: 1e-13}[dtype.itemsize if dtype.kind == "f" else dtype.itemsize // 2]
+        np.testing.assert_allclose(got, want.astype(dtype), rtol=tol, atol=tol)
+    else:
+        np.testing.assert_array_equal(got, want.astype(dtype))
+
+
+SQUARED_DIFF = ra.ElementwiseKernel("float32 x, float32 y", "float32 z",
+                                    "z = (x - y) * (x - y)", "squared_diff")
+SQUARED_DIFF_GENERIC = ra.ElementwiseKernel("T x, T y", "T z",
+                                            "T diff = x - y;\nz = diff * diff;",
+                                            "squared_diff_generic")
+
+
+def test_squared_diff_doc_example(device):
+    x = ra.reshape(ra.arange(10, dtype=ra.float32, device=device), (2, 5))
+    y = ra.arange(5, dtype=ra.float32, device=device)
+    np.testing.assert_array_equal(SQUARED_DIFF(x, y).get(),
+                                  [[0, 0, 0, 0, 0], [25, 25, 25, 25, 25]])
+    np.testing.assert_array_equal(SQUARED_DIFF(x, 5).get(),
+                                  [[25, 16, 9, 4, 1], [0, 1, 4, 9, 16]])
+    z = ra.empty((2, 5), dtype=ra.float32, device=device)
+    r = SQUARED_DIFF(x, y, z)
+    assert r is z
+    np.testing.assert_array_equal(z.get(), [[0, 0, 0, 0, 0], [25, 25, 25, 25, 25]])
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_type_placeholder_kernel_all_dtypes(device, dtype):
+    rng = np.random.default_rng(1)
+    a = random_array((3, 17), dtype, rng)
+    b = random_array((17,), dtype, rng)
+    got = SQUARED_DIFF_GENERIC(ra.asarray(a, device=device), ra.asarray(b, device=device))
+    d = _wide(a) - _wide(b)
+    _close(got.get(), d * d, dtype)
+
+
+@pytest.mark.parametrize("dtype", NUMERIC_DTYPES, ids=str)
+def test_python_scalar_takes_the_placeholder_type(device, dtype):
+    a = random_array((40,), dtype, np.random.default_rng(2))
+    got = SQUARED_DIFF_GENERIC(ra.asarray(a, device=device), 3)
+    assert got.dtype == dtype  # the scalar never binds T: T is the array's dtype
+    d = _wide(a) - 3
+    _close(got.get(), d * d, dtype)
+
+
+def test_zero_d_array_binds_and_broadcasts(device):
+    x = ra.asarray(np.arange(6, dtype=np.float64).reshape(2, 3), device=device)
+    s = ra.asarray(np.float64(1.5), device=device)
+    np.testing.assert_array_equal(SQUARED_DIFF_GENERIC(x, s).get(),
+                                  (np.arange(6).reshape(2, 3) - 1.5) ** 2)
+    with pytest.raises(TypeError, match="placeholder 'T' is bound to both float64"):
+        SQUARED_DIFF_GENERIC(x, ra.asarray(np.float32(1.5), device=device))
+
+
+def test_scalar_conversion_follows_numpy_assignment(device):
+    x = ra.asarray(np.arange(4, dtype=np.int8), device=device)
+    with pytest.raises(OverflowError, match="out of bounds for int8"):
+        SQUARED_DIFF_GENERIC(x, 300)
+    with pytest.raises(TypeError, match="complex scalar"):
+        SQUARED_DIFF_GENERIC(x, 1j)
+    k = ra.ElementwiseKernel("T x, float32 a", "T z", "z = x * a", "scale")
+    np.testing.assert_array_equal(k(x, 2.5).get(), (np.arange(4) * 2.5).astype(np.int8))
+
+
+def test_scalars_alone_bind_nothing(device):
+    k = ra.ElementwiseKernel("T x, U a", "T z", "z = x + a", "scalar_only_u")
+    x = ra.ones(3, dtype=ra.float32, device=device)
+    with pytest.raises(TypeError, match="placeholder 'U' of input 'a' is bound by no array"):
+        k(x, 2.0)
+    np.testing.assert_array_equal(k(x, ra.asarray(np.int16(2), device=device)).get(), [3, 3, 3])
+
+
+def test_output_only_placeholder(device):
+    k = ra.ElementwiseKernel("X x, Y y", "Z z", "z = (x - y) * (x - y)", "squared_diff_super_generic")
+    x = ra.asarray(np.arange(10, dtype=np.float32).reshape(2, 5), device=device)
+    y = ra.asarray(np.arange(5, dtype=np.float64), device=device)
+    with pytest.raises(TypeError, match="placeholder 'Z' of output 'z' cannot be determined"):
+        k(x, y)
+    z = ra.empty((2, 5), dtype=ra.int16, device=device)
+    k(x, y, z)
+    np.testing.assert_array_equal(z.get(), ((np.arange(10).reshape(2, 5) - np.arange(5)) ** 2).astype(np.int16))
+
+
+def test_placeholder_bound_by_output_first(device):
+    x = ra.ones(4, dtype=ra.float32, device=device)
+    z = ra.empty(4, dtype=ra.float64, device=device)
+    with pytest.raises(TypeError, match=r"'T' is bound to both float64 \(by 'z'\) and float32 \(by 'x'\)"):
+        SQUARED_DIFF_GENERIC(x, x, z)
+
+
+def test_fixed_type_needs_that_dtype(device):
+    x = ra.ones(4, dtype=ra.float64, device=device)
+    with pytest.raises(TypeError, match="input 'x' is declared float32 but the array passed for it is float64"):
+        SQUARED_DIFF(x, x)
+    z = ra.empty(4, dtype=ra.float64, device=device)
+    with pytest.raises(TypeError, match="output 'z' is declared float32"):
+        SQUARED_DIFF(x.astype(ra.float32), x.astype(ra.float32), z)
+
+
+def test_output_checks(device):
+    x = ra.ones((2, 3), dtype=ra.float32, device=device)
+    with pytest.raises(ValueError, match=r"output 'z' has shape \(3,\) but the arguments broadcast to \(2, 3\)"):
+        SQUARED_DIFF(x, x, ra.empty(3, dtype=ra.float32, device=device))
+    with pytest.raises(TypeError, match="output 'z' must be a rocarray array"):
+        SQUARED_DIFF(x, x, np.empty((2, 3), np.float32))
+    with pytest.raises(TypeError, match="convert NumPy arrays with rocarray.asarray"):
+        SQUARED_DIFF(np.ones(3, np.float32), x)
+
+
+def test_devices_are_not_mixed():
+    devs = ra.available_devices()
+    if len(devs) < 2:
+        pytest.skip("needs a GPU (CUDA or ROCm) beside the CPU to mix devices")
+    a = ra.ones(3, dtype=ra.float32, device=devs[0])
+    b = ra.ones(3, dtype=ra.float32, device=devs[1])
+    with pytest.raises(TypeError, match="cannot mix devices"):
+        SQUARED_DIFF(a, b)
+    with pytest.raises(TypeError, match="output 'z' is on"):
+        SQUARED_DIFF(a, a, ra.empty(3, dtype=ra.float32, device=devs[1]))
+
+
+def test_wrong_number_of_arguments(device):
+    x = ra.ones(3, dtype=ra.float32, device=device)
+    with pytest.raises(TypeError, match=r"kernel 'squared_diff' takes 2 input argument\(s\) or 3 with its 1 output\(s\), got 1"):
+        SQUARED_DIFF(x)
+    with pytest.raises(TypeError, match="got 4"):
+        SQUARED_DIFF(x, x, x, x)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_raw_reverse(device, dtype):
+    add_reverse = ra.ElementwiseKernel("T x, raw T y", "T z", "z = x + y[_ind.size() - i - 1]",
+                                       "add_reverse")
+    rng = np.random.default_rng(3)
+    a = random_array((25,), dtype, rng)
+    b = random_array((5, 5), dtype, rng)
+    got = add_reverse(ra.asarray(a, device=device), ra.asarray(b, device=device))
+    want = _wide(a) + _wide(b).ravel()[::-1]
+    _close(got.get(), want, dtype)
+
+
+@pytest.mark.parametrize("dtype", NUMERIC_DTYPES, ids=str)
+def test_raw_stencil(device, dtype):
+    # a 3-point Laplacian with its ends copied, over a strided (every other element) raw view
+    k = ra.ElementwiseKernel(
+        "raw T x", "T y",
+        """
+        long n = _ind.size();
+        if (i == 0 || i == n - 1) y = x[i];
+        else y = x[i - 1] - 2 * x[i] + x[i + 1];
+        """, "laplace")
+    a = random_array((64,), dtype, np.random.default_rng(4), low=-10, high=10)
+    xs = ra.asarray(a, device=device)[::2]
+    y = ra.empty(32, dtype=dtype, device=device)
+    k(xs, y)
+    h = _wide(a[::2])
+    want = h.copy()
+    want[1:-1] = h[:-2] - 2 * h[1:-1] + h[2:]
+    _close(y.get(), want, dtype)
+
+
+def test_raw_only_needs_size(device):
+    k = ra.ElementwiseKernel("raw T x", "raw T y", "y[i] = x[x.size() - 1 - i] * 2", "rev2")
+    x = ra.asarray(np.arange(12, dtype=np.int32).reshape(3, 4), device=device)
+    y = ra.zeros(12, dtype=ra.int32, device=device)
+    with pytest.raises(ValueError, match="loop size is undecided"):
+        k(x, y)
+    k(x, y, size=12)
+    np.testing.assert_array_equal(y.get(), np.arange(12)[::-1] * 2)
+    with pytest.raises(ValueError, match="loop size is undecided"):
+        k(x)
+    k_out = ra.ElementwiseKernel("T x", "raw T y", "y[i] = x", "raw_out")
+    with pytest.raises(ValueError, match="size of raw output 'y' is undecided"):
+        k_out(x)
+    out = k(x, size=5)
+    assert out.shape == (5,)
+    np.testing.assert_array_equal(out.get(), np.arange(12)[::-1][:5] * 2)
+    with pytest.raises(ValueError, match="size= can be given only when every array argument is raw"):
+        SQUARED_DIFF_GENERIC(x, x, size=3)
+
+
+def test_raw_metadata(device):
+    k = ra.ElementwiseKernel("raw T x", "int64 nd, int64 s0, int64 st", "nd = x.ndim; s0 = x.shape()[0]; st = x.strides()[1];", "meta")
+    x = ra.asarray(np.zeros((3, 4), np.float32), device=device)
+    nd, s0, st = k(x, size=1)
+    assert (nd.get()[0], s0.get()[0], st.get()[0]) == (2, 3, 4)
+
+
+def test_multiple_outputs_and_return_modes(device):
+    src = "s = x + y; d = x - y;"
+    x = ra.asarray(np.arange(6.0), device=device)
+    k = ra.ElementwiseKernel("T x, T y", "T s, T d", src, "sumdiff")
+    s, d = k(x, 1.0)
+    np.testing.assert_array_equal(s.get(), np.arange(6.0) + 1)
+    np.testing.assert_array_equal(d.get(), np.arange(6.0) - 1)
+    one = ra.ElementwiseKernel("T x", "T y", "y = x + 1", "inc", return_tuple=True)
+    (r,) = one(x)
+    np.testing.assert_array_equal(r.get(), np.arange(6.0) + 1)
+    inplace = ra.ElementwiseKernel("T x", "T y", "y += x", "acc", no_return=True)
+    y = ra.ones(6, dtype=ra.float64, device=device)
+    assert inplace(x, y) is None
+    np.testing.assert_array_equal(y.get(), np.arange(6.0) + 1)
+
+
+def test_preamble_functions_templates_and_macros(device):
+    k = ra.ElementwiseKernel(
+        "T x", "T y", "y = clamp_sq(x, (T)LIMIT)", "preamble_kernel",
+        preamble="""
+        #define LIMIT 50
+        template <typename U>
+        __device__ U clamp_sq(U v, U lim) {
+            U s = v * v;
+            return s > lim ? lim : s;
+        }
+        """)
+    for dt in (np.int32, np.float32, np.float64):
+        a = np.arange(-10, 10).astype(dt)
+        got = k(ra.asarray(a, device=device)).get()
+        np.testing.assert_array_equal(got, np.minimum(a * a, 50).astype(dt))
+
+
+def test_broadcast_views_and_reduce_dims(device):
+    rng = np.random.default_rng(5)
+    a = random_array((4, 6, 5), np.float64, rng)
+    b = random_array((6, 1), np.float64, rng)
+    xa, xb = ra.asarray(a, device=device), ra.asarray(b, device=device)
+    for kern in (SQUARED_DIFF_GENERIC,
+                 ra.ElementwiseKernel("T x, T y", "T z", "z = (x - y) * (x - y)", "nodims",
+                                      reduce_dims=False)):
+        np.testing.assert_allclose(kern(xa, xb).get(), (a - b) ** 2)
+        np.testing.assert_allclose(kern(xa[:, ::-2].T, xb[::2]).get(), (a[:, ::-2].T - b[::2]) ** 2)
+
+
+def test_more_dims_than_a_kernel_takes(device):
+    shape = (2, 1, 2, 3, 2, 2, 1, 2, 2, 3)
+    a = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    x = ra.asarray(a, device=device)
+    view = x[:, :, :, ::2, :, ::-1, :, ::-1, :, ::2]
+    k = ra.ElementwiseKernel("T x", "T y, int64 j", "y = x * 2; j = i;", "manydims")
+    y, j = k(view)
+    want = a[:, :, :, ::2, :, ::-1, :, ::-1, :, ::2]
+    np.testing.assert_array_equal(y.get(), want * 2)
+    np.testing.assert_array_equal(j.get().ravel(), np.arange(want.size))
+
+
+def test_input_overlapping_output_reads_a_copy(device):
+    x = ra.asarray(np.arange(8.0), device=device)
+    shift = ra.ElementwiseKernel("T a", "T b", "b = a", "move")
+    shift(x[:-1], x[1:])
+    np.testing.assert_array_equal(x.get(), [0, 0, 1, 2, 3, 4, 5, 6])
+
+
+def test_empty_arrays(device):
+    x = ra.empty((0, 3), dtype=ra.float32, device=device)
+    r = SQUARED_DIFF(x, x)
+    assert r.shape == (0, 3)
+
+
+# -- thin specialization ------------------------------------------------------------------------
+
+def test_new_shape_compiles_nothing_new_dtype_compiles_one(device):
+    k = ra.ElementwiseKernel("T x, raw T r, T s", "T z", "z = x * s + r[i % r.size()]", "thin")
+    rng = np.random.default_rng(6)
+    a = ra.asarray(random_array((5, 7), np.int16, rng), device=device)
+    k(a, a, 3)
+    before = _compiles()
+    b = ra.asarray(random_array((64, 3, 9), np.int16, rng), device=device)
+    k(b, b, 2)
+    k(b[:, ::2], a, 1)
+    k(b.T, b[0], -1)
+    k(b, a[0], 7)
+    assert _compiles() == before
+    c = ra.asarray(random_array((9,), np.uint16, rng), device=device)
+    k(c, c, 1)
+    assert _compiles() == before + 1
+    k(c[::3], c, 5)
+    k(c[None, :], c[:4], 5)
+    assert _compiles() == before + 1
+
+
+# -- errors ---------------------------------------------------------------------------------------
+
+def test_syntax_error_points_at_line_and_column():
+    with pytest.raises(KernelSyntaxError) as ei:
+        ra.ElementwiseKernel("T x", "T y", "T t = x;\ny = t +* 2;", "bad_syntax")
+    e = ei.value
+    assert (e.line, e.column) == (2, 8)
+    assert "kernel 'bad_syntax', line 2, column 8" in str(e)
+    assert "y = t +* 2;" in str(e) and "       ^" in str(e)
+    with pytest.raises(KernelSyntaxError, match="line 2, column 6: expected ';'"):
+        ra.ElementwiseKernel("T x", "T y", "y = x\n  + x)", "bad_paren")
+
+
+def test_unknown_identifier(device):
+    k = ra.ElementwiseKernel("T x", "T y", "float a = 1;\ny = x + foo;", "unknown_ident")
+    with pytest.raises(KernelNameError) as ei:
+        k(ra.ones(3, device=device))
+    assert (ei.value.line, ei.value.column) == (2, 9)
+    assert "unknown identifier 'foo'" in str(ei.value)
+    k2 = ra.ElementwiseKernel("T x", "T y", "y = bar(x);", "unknown_fn")
+    with pytest.raises(KernelNameError, match="unknown function 'bar'"):
+        k2(ra.ones(3, device=device))
+
+
+@pytest.mark.parametrize("body, what", [
+    ("float* p = 0; y = x;", "pointers are not supported"),
+    ("y = *x;", "pointers are not supported"),
+    ("struct S { int a; }; y = x;", "structs are not supported"),
+    ("__syncthreads(); y = x;", "__syncthreads (block synchronisation) is not supported"),
+    ("__shared__ float buf[32]; y = x;", "shared memory"),
+    ("atomicAdd(y, x);", "atomic operations are not supported"),
+])
+def test_unsupported_constructs_are_named(body, what):
+    # caught when the kernel is defined, or (calls of unsupported functions) at its first call
+    with pytest.raises(KernelSyntaxError, match=r"(?i)" + what.replace("(", r"\(").replace(")", r"\)")):
+        k = ra.ElementwiseKernel("T x", "T y", body, "unsupported")
+        k(ra.ones(3, dtype=ra.float32, device="cpu"))
+
+
+def test_parameter_list_errors():
+    with pytest.raises(KernelSyntaxError, match="unknown type 'flaot32'"):
+        ra.ElementwiseKernel("flaot32 x", "T y", "y = x", "k")
+    with pytest.raises(KernelSyntaxError, match="'i' is a reserved word"):
+        ra.ElementwiseKernel("T i", "T y", "y = i", "k")
+    with pytest.raises(KernelSyntaxError, match="'x' is both an input and an output"):
+        ra.ElementwiseKernel("T x", "T x", "x = x", "k")
+    with pytest.raises(ValueError, match="invalid kernel name"):
+        ra.ElementwiseKernel("T x", "T y", "y = x", "not a name")
+    with pytest.raises(TypeError, match="loop_prep"):
+        ra.ElementwiseKernel("T x", "T y", "y = x", "k", loop_prep="int a;")
+
+
+def test_outputs_the_body_reads(device):
+    from rocarray._user_kernels import _outputs_read
+
+    k = ra.ElementwiseKernel("T x", "T y, T z, T w", "y += x; z = x; w = w * 2 + (x > 5000);", "rw")
+    assert k._read_outputs == ("y", "w")
+    assert _outputs_read("z = x; if (z == 1) z = 2;", "", k.out_params) == ("z",)
+    # every path of every device gives the body the element's current value (the GPU vector
+    # path loads the read outputs like inputs)
+    x = ra.asarray(np.arange(1000, dtype=np.float32), device=device)
+    y = ra.ones(1000, dtype=ra.float32, device=device)
+    z = ra.empty(1000, dtype=ra.float32, device=device)
+    w = ra.full(1000, 3.0, dtype=ra.float32, device=device)
+    k(x, y, z, w)
+    np.testing.assert_array_equal(y.get(), np.arange(1000) + 1)
+    np.testing.assert_array_equal(w.get(), np.full(1000, 6.0))
+    k(x[::2], y[::2], z[::2], w[::2])
+    np.testing.assert_array_equal(y.get()[::2], 2 * np.arange(0, 1000, 2) + 1)
+
+
+def test_error_position_in_a_body_that_reads_an_output(device):
+    k = ra.ElementwiseKernel("T x", "T y", "y += x + nope;", "rw_err")
+    with pytest.raises(KernelNameError) as ei:
+        k(ra.ones(3, device=device), ra.ones(3, device=device))
+    assert (ei.value.line, ei.value.column) == (1, 10)
+    assert "y += x + nope;" in str(ei.value) and "_rk_in_" not in str(ei.value)
