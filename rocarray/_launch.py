@@ -15,7 +15,7 @@ import threading
 
 from llvmlite import ir
 
-from .compiler.skeletons import Operand, build_elementwise
+from .compiler.skeletons import Operand, build_elementwise, host_simple_kernel_text
 from .targets import target_for
 from .targets.base import MAX_DIMS
 
@@ -75,7 +75,9 @@ class KernelSpec:
         digest = hashlib.blake2b(repr(key).encode(), digest_size=6).hexdigest()
         self.entry = f"rk_{_symbol(name)}_{digest}"
 
-    def build_module(self, target) -> ir.Module:
+    def build_module(self, target) -> "ir.Module | str":
+        """The kernel for ``target``: an ``ir.Module``, or IR text for the host quick tier
+        (its entry is a text template per operand layout; only the body is built)."""
         module = ir.Module(name=self.entry)
         module.triple = target.triple
         module.data_layout = target.data_layout
@@ -83,6 +85,8 @@ class KernelSpec:
             self.build_kernel(module, target, self.entry)
             return module
         body = self.build_body(module, target)
+        if not target.is_gpu and target.simple_loops:
+            return str(module) + host_simple_kernel_text(self.entry, self.operands, body.name)
         build_elementwise(target, self.entry, self.operands, body, module)
         return module
 

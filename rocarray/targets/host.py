@@ -166,6 +166,8 @@ class HostTarget(Target):
         self.opt_level = _opt_level_from_env() if opt_level is None else int(opt_level)
         if self.opt_level not in PIPELINES:
             raise ValueError(f"opt_level must be one of {sorted(PIPELINES)}, not {opt_level!r}")
+        #: the IR pipeline and the codegen level of this configuration
+        self.pipeline, self.codegen_level = PIPELINES[self.opt_level]
         self._machines: dict = {}
         self._data_layout: str | None = None
         #: Milliseconds of the last compile by phase: parse, optimise, emit.
@@ -194,11 +196,12 @@ class HostTarget(Target):
     def data_layout(self) -> str:
         if self._data_layout is None:
             with LLVM_LOCK:
-                self._data_layout = str(self._machine(PIPELINES[self.opt_level][1]).target_data)
+                self._data_layout = str(self._machine(self.codegen_level).target_data)
         return self._data_layout
 
     def cache_key(self) -> tuple:
-        return super().cache_key() + (("opt_level", self.opt_level), ("simple_loops", self.simple_loops))
+        return super().cache_key() + (("opt_level", self.opt_level), ("pipeline", self.pipeline),
+                                      ("simple_loops", self.simple_loops))
 
     @property
     def quick_tier(self) -> "HostTarget | None":
@@ -209,7 +212,8 @@ class HostTarget(Target):
         q = getattr(self, "_quick", None)
         if q is None:
             q = HostTarget(opt_level=0)
-            q.simple_loops = True
+            q.simple_loops = True  # the kernel entry is a text template (skeletons.py)
+            q.pipeline = "inline"
             self._quick = q
         return q
 
@@ -277,6 +281,14 @@ class HostTarget(Target):
 
     def _optimise(self, mod, pipeline: str) -> None:
         binding = llvm_binding()
+        if pipeline == "inline":
+            # the quick tier: put the scalar body into the loop and nothing else (the
+            # entry is written to need no clean-up: no stack copies of the parameters)
+            pm = binding.create_new_module_pass_manager()
+            pm.add_always_inliner_pass()
+            pm.run(mod, binding.create_pass_builder(self._machine(self.codegen_level),
+                                                    binding.create_pipeline_tuning_options(0)))
+            return
         if pipeline == "scalar":
             optimise(mod, self._machine(0), 0)
             return
@@ -289,12 +301,12 @@ class HostTarget(Target):
             pto.slp_vectorization = False
             pto.loop_unrolling = False
             pto.loop_interleaving = False
-        pb = binding.create_pass_builder(self._machine(PIPELINES[self.opt_level][1]), pto)
+        pb = binding.create_pass_builder(self._machine(self.codegen_level), pto)
         pb.getModulePassManager().run(mod, pb)
 
     def _optimised_module(self, module: ir.Module | str):
         text = module if isinstance(module, str) else str(module)
-        pipeline, _ = PIPELINES[self.opt_level]
+        pipeline = self.pipeline
         t0 = time.perf_counter()
         mod = parse_module(text, self)
         mod.verify()
@@ -306,7 +318,7 @@ class HostTarget(Target):
     def compile(self, module: ir.Module | str) -> bytes:
         """Parse, verify, optimise and emit ``module``: an object file for this machine."""
         _init_llvm()
-        tm = self._machine(PIPELINES[self.opt_level][1])
+        tm = self._machine(self.codegen_level)
         with LLVM_LOCK:
             mod, parse_ms, opt_ms = self._optimised_module(module)
             t = time.perf_counter()
@@ -318,7 +330,7 @@ class HostTarget(Target):
     def emit_assembly(self, module: ir.Module | str) -> str:
         """The assembly ``compile`` would assemble (same pipeline), for inspection."""
         _init_llvm()
-        tm = self._machine(PIPELINES[self.opt_level][1])
+        tm = self._machine(self.codegen_level)
         with LLVM_LOCK:
             mod, _, _ = self._optimised_module(module)
             return tm.emit_assembly(mod)
