@@ -163,7 +163,11 @@ class CompileCache:
     @staticmethod
     def disk_key(target, key: tuple) -> str:
         """The disk-cache key of kernel ``key`` compiled for ``target``."""
-        return f"{target.cache_key()!r}|gen:{generator_hash()}|{key!r}"
+        tkey = target.cache_key()
+        prefix = _key_prefixes.get(tkey)
+        if prefix is None:
+            prefix = _key_prefixes[tkey] = f"{tkey!r}|gen:{generator_hash()}|"
+        return prefix + repr(key)
 
     # -- counters -------------------------------------------------------------------------
 
@@ -280,6 +284,8 @@ _GENERATOR_SOURCES = (
     "compiler/skeletons.py", "compiler/lang", "targets", "_launch.py", "_elementwise.py",
 )
 _generator_hash: str | None = None
+#: target.cache_key() -> the start of its disk keys
+_key_prefixes: dict = {}
 
 
 def generator_hash() -> str:

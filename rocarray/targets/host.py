@@ -170,6 +170,7 @@ class HostTarget(Target):
         self.pipeline, self.codegen_level = PIPELINES[self.opt_level]
         self._machines: dict = {}
         self._data_layout: str | None = None
+        self._cache_key: tuple | None = None
         #: Milliseconds of the last compile by phase: parse, optimise, emit.
         self.last_timings: dict = {}
 
@@ -200,8 +201,14 @@ class HostTarget(Target):
         return self._data_layout
 
     def cache_key(self) -> tuple:
-        return super().cache_key() + (("opt_level", self.opt_level), ("pipeline", self.pipeline),
-                                      ("simple_loops", self.simple_loops))
+        # made once per configuration: it is part of every disk look-up
+        state = (self.opt_level, self.pipeline, self.simple_loops)
+        memo = self._cache_key
+        if memo is None or memo[0] != state:
+            memo = self._cache_key = (state, super().cache_key() + (
+                ("opt_level", self.opt_level), ("pipeline", self.pipeline),
+                ("simple_loops", self.simple_loops)))
+        return memo[1]
 
     @property
     def quick_tier(self) -> "HostTarget | None":
