@@ -428,6 +428,16 @@ def _name(d: np.dtype) -> str:
     return s
 
 
+_operands: dict = {}
+
+
+def _operand(dtype: np.dtype, kind: str) -> Operand:
+    op = _operands.get((dtype, kind))
+    if op is None:
+        op = _operands[(dtype, kind)] = Operand(dtype, kind)
+    return op
+
+
 def elementwise_spec(name, body, storage_in, in_kinds, loop_in, out_storage, loop_out) -> KernelSpec:
     """The KernelSpec of an elementwise op body for one dtype signature."""
     key = ("ew", name, body, tuple(map(_name, storage_in)), in_kinds,
@@ -463,7 +473,7 @@ def elementwise_spec(name, body, storage_in, in_kinds, loop_in, out_storage, loo
         return compile_scalar_function(module, "body", list(_params), _src, typedefs=_td,
                                        target=target, kernel_name=_name)
 
-    operands = [Operand(sd, "in" if k == "a" else "scalar") for sd, k in zip(storage_in, in_kinds)]
-    operands.append(Operand(out_storage, "out"))
+    operands = [_operand(sd, "in" if k == "a" else "scalar") for sd, k in zip(storage_in, in_kinds)]
+    operands.append(_operand(out_storage, "out"))
     spec = KernelSpec(key, name, operands, build_body)
     return _specs.setdefault(key, spec)

@@ -31,6 +31,17 @@ def _scalar_code(dtype) -> str:
 
 def pack_format(operands) -> struct.Struct:
     """The parameter buffer layout: natural alignment, little endian (the kernel ABI)."""
+    layout = tuple((op.kind, op.dtype) for op in operands)
+    packer = _packers.get(layout)
+    if packer is None:
+        packer = _packers[layout] = _pack_format(operands)
+    return packer
+
+
+_packers: dict = {}  # (kind, dtype) per operand -> struct.Struct
+
+
+def _pack_format(operands) -> struct.Struct:
     fmt = ["<"]
     size = 0
 
@@ -92,7 +103,13 @@ class KernelSpec:
 
 
 def _symbol(name: str) -> str:
-    return "".join(c if c.isalnum() or c == "_" else "_" for c in name)[:40]
+    sym = _symbols.get(name)
+    if sym is None:
+        sym = _symbols[name] = "".join(c if c.isalnum() or c == "_" else "_" for c in name)[:40]
+    return sym
+
+
+_symbols: dict = {}
 
 
 #: A quick-tier kernel is recompiled with the full pipeline once it has run this many
