@@ -63,6 +63,19 @@ class Array:
         self._contig = True
         return self
 
+    @classmethod
+    def _on_buffer(cls, buf: Buffer, shape: tuple, size: int, dtype: np.dtype) -> "Array":
+        """A C-contiguous array of ``size`` elements filling the new buffer ``buf``."""
+        self = object.__new__(cls)
+        self._buf = buf
+        self._shape = shape
+        self._strides = (dtype.itemsize,) if len(shape) == 1 else _c_strides(shape, dtype.itemsize)
+        self._offset = 0
+        self._dtype = dtype
+        self._size = size
+        self._contig = True
+        return self
+
     def __init__(self, *args, **kwargs):
         raise TypeError(
             "rocarray.Array cannot be constructed directly; use rocarray.asarray, "

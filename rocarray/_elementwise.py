@@ -12,6 +12,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array_object import Array
+from ._buffer import Buffer
 from ._launch import KernelSpec, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
 from .compiler.skeletons import Operand
@@ -38,7 +39,7 @@ def _body_for(row, dtype: np.dtype) -> str | None:
     """The row's body for a loop dtype: a key naming the dtype wins over kind letters."""
     if isinstance(row.body, str):
         return row.body
-    src = row.body.get(str(dtype))
+    src = row.body.get(_name(dtype))
     if src is not None:
         return src
     kind = dtype.kind
@@ -51,7 +52,9 @@ def _body_for(row, dtype: np.dtype) -> str | None:
 class _Plan:
     """Everything about one (op, operand dtypes, device) that does not depend on shapes."""
 
-    __slots__ = ("kernel", "in_kinds", "scalar_types", "out_dtype", "row", "_template", "positions")
+    __slots__ = ("kernel", "in_kinds", "scalar_types", "out_dtype", "row", "_template", "positions",
+                 "_device", "_runtime", "_alloc", "_index", "_itemsize", "_in_positions",
+                 "_out_position")
 
     def __init__(self, kernel, in_kinds, scalar_types, out_dtype, row):
         self.kernel = kernel
@@ -72,6 +75,15 @@ class _Plan:
                 template.extend(pad_dims((op.dtype.itemsize,), 0))
         self._template = template
         self.positions = tuple(positions)
+        # for the warm path: the output's allocation, without the generic layers
+        device = kernel.device
+        self._device = device
+        self._runtime = device.runtime
+        self._alloc = self._runtime.alloc
+        self._index = device.index
+        self._itemsize = out_dtype.itemsize
+        self._in_positions = self.positions[:-1]
+        self._out_position = self.positions[-1]
 
     def contiguous_template(self, n: int) -> list:
         values = self._template.copy()
@@ -80,15 +92,17 @@ class _Plan:
 
     def run_contiguous(self, arrays, shape: tuple, n: int) -> Array:
         """The warm path: array operands only, one shape, all C-contiguous."""
-        out = Array._empty(shape, self.out_dtype, self.kernel.device)
-        if n:
-            values = self._template.copy()
-            values[1] = n
-            for pos, a in zip(self.positions, arrays):
-                values[pos] = a._buf.ptr + a._offset
-            values[self.positions[-1]] = out._buf.ptr
-            self.kernel.launch(n, values)
-        return out
+        if not n:
+            return Array._empty(shape, self.out_dtype, self._device)
+        nbytes = n * self._itemsize
+        buf = Buffer(self._alloc(self._index, nbytes), nbytes, self._device, None, False, self._runtime)
+        values = self._template.copy()
+        values[1] = n
+        for pos, a in zip(self._in_positions, arrays):
+            values[pos] = a._buf.ptr + a._offset
+        values[self._out_position] = buf.ptr
+        self.kernel.launch(n, values)
+        return Array._on_buffer(buf, shape, n, self.out_dtype)
 
 
 class Ufunc:
@@ -406,12 +420,31 @@ def _may_overlap(a: Array, b: Array) -> bool:
 # -- kernel specs --------------------------------------------------------------------------
 
 _specs: dict = {}
+_dtype_names: dict = {d: name for name, d in _dtypes._by_name.items()}
+
+
+def _name(d: np.dtype) -> str:
+    """``str(d)``, memoized (NumPy's ``dtype.__str__`` is Python code: ~6 us a call)."""
+    s = _dtype_names.get(d)
+    if s is None:
+        s = _dtype_names[d] = str(d)
+    return s
+
+
+_operands: dict = {}
+
+
+def _operand(dtype: np.dtype, kind: str) -> Operand:
+    op = _operands.get((dtype, kind))
+    if op is None:
+        op = _operands[(dtype, kind)] = Operand(dtype, kind)
+    return op
 
 
 def elementwise_spec(name, body, storage_in, in_kinds, loop_in, out_storage, loop_out) -> KernelSpec:
     """The KernelSpec of an elementwise op body for one dtype signature."""
-    key = ("ew", name, body, tuple(str(d) for d in storage_in), in_kinds,
-           tuple(str(d) for d in loop_in), str(out_storage), str(loop_out))
+    key = ("ew", name, body, tuple(map(_name, storage_in)), in_kinds,
+           tuple(map(_name, loop_in)), _name(out_storage), _name(loop_out))
     spec = _specs.get(key)
     if spec is not None:
         return spec
@@ -443,7 +476,7 @@ def elementwise_spec(name, body, storage_in, in_kinds, loop_in, out_storage, loo
         return compile_scalar_function(module, "body", list(_params), _src, typedefs=_td,
                                        target=target, kernel_name=_name)
 
-    operands = [Operand(sd, "in" if k == "a" else "scalar") for sd, k in zip(storage_in, in_kinds)]
-    operands.append(Operand(out_storage, "out"))
+    operands = [_operand(sd, "in" if k == "a" else "scalar") for sd, k in zip(storage_in, in_kinds)]
+    operands.append(_operand(out_storage, "out"))
     spec = KernelSpec(key, name, operands, build_body)
     return _specs.setdefault(key, spec)

@@ -15,7 +15,7 @@ import threading
 
 from llvmlite import ir
 
-from .compiler.skeletons import Operand, build_elementwise
+from .compiler.skeletons import Operand, build_elementwise, host_simple_kernel_text
 from .targets import target_for
 from .targets.base import MAX_DIMS
 
@@ -31,6 +31,17 @@ def _scalar_code(dtype) -> str:
 
 def pack_format(operands) -> struct.Struct:
     """The parameter buffer layout: natural alignment, little endian (the kernel ABI)."""
+    layout = tuple((op.kind, op.dtype) for op in operands)
+    packer = _packers.get(layout)
+    if packer is None:
+        packer = _packers[layout] = _pack_format(operands)
+    return packer
+
+
+_packers: dict = {}  # (kind, dtype) per operand -> struct.Struct
+
+
+def _pack_format(operands) -> struct.Struct:
     fmt = ["<"]
     size = 0
 
@@ -82,7 +93,9 @@ class KernelSpec:
         #: the full tier uses ``target.heavy_tier`` (reductions: loops worth optimising)
         self.heavy = heavy
 
-    def build_module(self, target) -> ir.Module:
+    def build_module(self, target) -> "ir.Module | str":
+        """The kernel for ``target``: an ``ir.Module``, or IR text for the host quick tier
+        (its entry is a text template per operand layout; only the body is built)."""
         module = ir.Module(name=self.entry)
         module.triple = target.triple
         module.data_layout = target.data_layout
@@ -90,12 +103,20 @@ class KernelSpec:
             self.build_kernel(module, target, self.entry)
             return module
         body = self.build_body(module, target)
+        if not target.is_gpu and target.simple_loops:
+            return str(module) + host_simple_kernel_text(self.entry, self.operands, body.name)
         build_elementwise(target, self.entry, self.operands, body, module)
         return module
 
 
 def _symbol(name: str) -> str:
-    return "".join(c if c.isalnum() or c == "_" else "_" for c in name)[:40]
+    sym = _symbols.get(name)
+    if sym is None:
+        sym = _symbols[name] = "".join(c if c.isalnum() or c == "_" else "_" for c in name)[:40]
+    return sym
+
+
+_symbols: dict = {}
 
 
 #: A quick-tier kernel is recompiled with the full pipeline once it has run this many

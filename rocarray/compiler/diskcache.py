@@ -19,8 +19,8 @@ key.  Each file is
     56+K    P     the payload
 
 Size bound: least recently used entries are removed once the directory holds more than
-``max_bytes``.  A hit sets the entry's mtime to now, so mtime orders entries by last
-use.  Each process keeps a running estimate of the directory size (one scan at its first
+``max_bytes``.  A hit sets the entry's mtime to now (unless it was set in the last
+minute), so mtime orders entries by last use.  Each process keeps a running estimate of the directory size (one scan at its first
 write, plus what it writes); only when the estimate passes the bound does it scan again
 and remove the oldest entries until the directory is under 90 % of the bound.  Files
 that vanish under a scan (another process evicted them first) are skipped.
@@ -45,6 +45,11 @@ _TMP_PREFIX = ".tmp-"
 #: Temporary files older than this are leftovers of a writer that died; scans remove them.
 _STALE_TMP_SECONDS = 3600.0
 DEFAULT_MAX_BYTES = 1 << 30
+#: A hit re-stamps an entry's mtime (its last use) only when the stamp is older than this:
+#: LRU order to the minute, without a write to the file system on every hit.
+_TOUCH_SECONDS = 60.0
+_O_READ = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+_UTIME_FD = os.utime in os.supports_fd
 
 
 def default_cache_dir() -> str:
@@ -123,31 +128,31 @@ class DiskCache:
         self._writable: bool | None = None  # None: not yet tried
         self._lock = threading.Lock()
         self._estimate: int | None = None  # bytes believed to be in the directory
+        self._dir_prefix = os.path.join(self.directory, "")
 
     # -- reading --------------------------------------------------------------------
 
     def get(self, key: str) -> bytes | None:
         """The payload stored under ``key``, or None (missing, corrupt or another key)."""
-        path = os.path.join(self.directory, _file_name(key))
+        path = self._dir_prefix + _file_name(key)
         try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+            fd = os.open(path, _O_READ)
         except OSError:
             return None
         try:
-            size = os.fstat(fd).st_size
-            chunks = []
-            got = 0
-            while got < size:
-                chunk = os.read(fd, size - got)
+            st = os.fstat(fd)
+            size = st.st_size
+            blob = os.read(fd, size)
+            while len(blob) < size:  # a short read (rare): go on to the end
+                chunk = os.read(fd, size - len(blob))
                 if not chunk:
                     break
-                chunks.append(chunk)
-                got += len(chunk)
-            blob = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+                blob += chunk
             payload = decode_entry(blob, key)
-            if payload is not None and self._writable is not False:
+            if (payload is not None and self._writable is not False
+                    and time.time() - st.st_mtime > _TOUCH_SECONDS):
                 try:  # mark as recently used, for LRU eviction
-                    os.utime(fd if os.utime in os.supports_fd else path)
+                    os.utime(fd if _UTIME_FD else path)
                 except OSError:
                     pass
         except OSError:  # an I/O error is not evidence of a bad entry: leave it be

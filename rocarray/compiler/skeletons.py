@@ -13,6 +13,7 @@ grid-stride walk over the flat index.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -125,7 +126,12 @@ def _spill(builder, value, ty):
 
 def build_elementwise(target: Target, kernel_name: str, operands, body_fn: ir.Function,
                       module: ir.Module) -> ir.Function:
-    """Add the kernel entry ``kernel_name`` calling ``body_fn`` per element to ``module``."""
+    """Add the kernel entry ``kernel_name`` calling ``body_fn`` per element to ``module``.
+
+    The host quick tier (a host target with ``simple_loops``) is made as text instead:
+    ``host_simple_kernel_text``."""
+    if not target.is_gpu and target.simple_loops:
+        raise ValueError("the host quick tier's kernel entry is text: use host_simple_kernel_text")
     param_types = kernel_param_types(operands)
     if target.is_gpu:
         fnty = ir.FunctionType(ir.VoidType(), param_types)
@@ -153,10 +159,7 @@ def build_elementwise(target: Target, kernel_name: str, operands, body_fn: ir.Fu
             for k, t in enumerate(param_types)
         ]
         fields = _Fields(values, operands)
-        if target.simple_loops:
-            _host_loop_simple(b, fields, operands, body_fn, start, stop)
-        else:
-            _host_loop(b, fields, operands, body_fn, start, stop)
+        _host_loop(b, fields, operands, body_fn, start, stop)
     b.ret_void()
     return fn
 
@@ -261,17 +264,132 @@ def _host_loop(b, fields, operands, body_fn, start, stop):
     rows.close(b, b.add(i, count))
 
 
-def _host_loop_simple(b, fields, operands, body_fn, start, stop):
-    """The quick tier's loop: one flat loop, each index unravelled over the dimensions.
+def _field_layout(op) -> tuple:
+    """(kind, size, alignment) of an operand's fields in the parameter buffer."""
+    if op.kind == "scalar":
+        size = op.dtype.itemsize
+        return ("scalar", size, max(1, size // (2 if op.dtype.kind == "c" else 1)))
+    if op.kind == "raw":
+        return ("raw", 24 + 16 * MAX_DIMS, 8)
+    return (op.kind, 8 + 8 * MAX_DIMS, 8)
 
-    Half the IR of the row loop and no second (contiguous) version, so it compiles in a
-    fraction of the time; it runs until the kernel proves hot and is recompiled."""
-    shape, info = _prepare(b, fields, operands)
-    bases = [slot if kind == "array" else None for kind, slot, _ in info]
-    loop = _Loop(b, start, stop, "i")
-    addrs = _unravel(b, shape, fields.ndim, loop.i, info, bases, first_dim_from_end=1)
-    _call_body(b, body_fn, info, addrs, loop.i, fields.n)
-    loop.close(b, b.add(loop.i, ir.Constant(I64, 1)))
+
+def _offsets(layout) -> tuple:
+    pos = 16 + 8 * MAX_DIMS  # n, ndim, shape
+    offsets = []
+    for _, size, align in layout:
+        pos += (-pos) % align
+        offsets.append(pos)
+        pos += size
+    return tuple(offsets)
+
+
+def param_offsets(operands) -> tuple:
+    """Byte offset of each operand's first field in the parameter buffer (natural
+    alignment, as the launcher packs it: ``rocarray._launch.pack_format``)."""
+    return _offsets(tuple(_field_layout(op) for op in operands))
+
+
+def host_simple_kernel_text(kernel_name: str, operands, body_name: str = "body") -> str:
+    """The host quick tier's kernel entry as LLVM IR text, calling ``body_name``.
+
+    One flat loop over ``[start, stop)``.  Parameters are read where they lie in the
+    argument buffer (no copies of shapes and strides): a scalar or raw operand's body
+    pointer points into the buffer itself, whose layout equals the body's scalar or raw
+    descriptor.  A 1-D space (any contiguous array) steps each pointer by its stride; an
+    N-d one unravels each index over the dimensions.  One call site of the body, so the
+    inliner makes one copy of it.
+
+    The text depends only on the operands' kinds and the sizes of scalar operands, so it
+    is made once per such layout and only the names are put in per kernel.
+    """
+    layout = tuple(_field_layout(op) for op in operands)
+    return _host_simple_template(layout).replace("<<entry>>", _ir_name(kernel_name)).replace(
+        "<<body>>", _ir_name(body_name))
+
+
+def _ir_name(name: str) -> str:
+    return '"' + name.replace("\\", "\\5C").replace('"', "\\22") + '"'
+
+
+@functools.lru_cache(maxsize=None)
+def _host_simple_template(layout) -> str:
+    offsets = _offsets(layout)
+    arrays = [k for k, (kind, _, _) in enumerate(layout) if kind in ("in", "out")]
+    t = [
+        "define void @<<entry>>(ptr %args, i64 %start, i64 %stop) nounwind {",
+        "entry:",
+        "  %n = load i64, ptr %args",
+        "  %ndim.p = getelementptr i8, ptr %args, i64 8",
+        "  %ndim = load i64, ptr %ndim.p",
+        "  %shape = getelementptr i8, ptr %args, i64 16",
+        "  %flat = icmp eq i64 %ndim, 1",
+        "  %dlast = sub i64 %ndim, 1",
+    ]
+    for k, off in enumerate(offsets):
+        if k in arrays:
+            t += [f"  %b{k}.p = getelementptr i8, ptr %args, i64 {off}",
+                  f"  %b{k} = load ptr, ptr %b{k}.p",
+                  f"  %s{k} = getelementptr i8, ptr %args, i64 {off + 8}",
+                  f"  %s{k}.0 = load i64, ptr %s{k}"]
+        else:  # scalar or raw: the body reads it in place
+            t.append(f"  %v{k} = getelementptr i8, ptr %args, i64 {off}")
+    t += [
+        "  br label %head",
+        "head:",
+        "  %i = phi i64 [%start, %entry], [%i.next, %call]",
+        "  %more = icmp slt i64 %i, %stop",
+        "  br i1 %more, label %pick, label %exit",
+        "pick:",
+        "  br i1 %flat, label %flat.addr, label %nd.head",
+        "flat.addr:",
+    ]
+    for k in arrays:
+        t += [f"  %fo{k} = mul i64 %i, %s{k}.0",
+              f"  %fa{k} = getelementptr i8, ptr %b{k}, i64 %fo{k}"]
+    t += [
+        "  br label %call",
+        "nd.head:",
+        "  %d = phi i64 [%dlast, %pick], [%d.next, %nd.body]",
+        "  %rem = phi i64 [%i, %pick], [%rem.next, %nd.body]",
+    ]
+    t += [f"  %q{k} = phi ptr [%b{k}, %pick], [%q{k}.next, %nd.body]" for k in arrays]
+    t += [
+        "  %dim.left = icmp sge i64 %d, 0",
+        "  br i1 %dim.left, label %nd.body, label %call",
+        "nd.body:",
+        "  %ext.p = getelementptr i64, ptr %shape, i64 %d",
+        "  %ext = load i64, ptr %ext.p",
+        "  %idx = srem i64 %rem, %ext",
+        "  %rem.next = sdiv i64 %rem, %ext",
+    ]
+    for k in arrays:
+        t += [f"  %st{k}.p = getelementptr i64, ptr %s{k}, i64 %d",
+              f"  %st{k} = load i64, ptr %st{k}.p",
+              f"  %o{k} = mul i64 %idx, %st{k}",
+              f"  %q{k}.next = getelementptr i8, ptr %q{k}, i64 %o{k}"]
+    t += [
+        "  %d.next = sub i64 %d, 1",
+        "  br label %nd.head",
+        "call:",
+    ]
+    args = []
+    for k in range(len(layout)):
+        if k in arrays:
+            t.append(f"  %a{k} = phi ptr [%fa{k}, %flat.addr], [%q{k}, %nd.head]")
+            args.append(f"ptr %a{k}")
+        else:
+            args.append(f"ptr %v{k}")
+    t += [
+        f"  call void @<<body>>({', '.join(args + ['i64 %i', 'i64 %n'])})",
+        "  %i.next = add i64 %i, 1",
+        "  br label %head",
+        "exit:",
+        "  ret void",
+        "}",
+        "",
+    ]
+    return "\n".join(t)
 
 
 def _unravel(b, shape, ndim, flat, info, bases, first_dim_from_end, narrow_division=False):

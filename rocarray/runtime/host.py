@@ -22,7 +22,10 @@ from .pool import MemoryPool
 ALIGNMENT = 64
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
-_BUFFER_TYPES: dict = {}  # parameter buffer size -> ctypes array type (made once)
+#: The same entry called without releasing the GIL: for small launches (microseconds),
+#: where giving the GIL up and taking it back costs more than it lets other threads do.
+_ENTRY_GIL = ctypes.PYFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+_BUFFER_TYPES: dict = {}  # parameter buffer size -> ctypes array type (made once per 512 bytes)
 
 
 class _HostMemory:
@@ -56,13 +59,14 @@ class _HostMemory:
 class HostFunction:
     """A loaded host kernel: its address and a ctypes callable for it."""
 
-    __slots__ = ("name", "address", "call", "module")
+    __slots__ = ("name", "address", "call", "call_small", "module")
 
     def __init__(self, module, name: str, address: int):
         self.module = module  # keeps the loaded code alive
         self.name = name
         self.address = address
         self.call = _ENTRY(address)
+        self.call_small = _ENTRY_GIL(address)
 
 
 class HostRuntime(Runtime):
@@ -70,6 +74,8 @@ class HostRuntime(Runtime):
 
     #: Iteration spaces smaller than this run on the calling thread.
     parallel_threshold = 1 << 18
+    #: ... and smaller than this without releasing the GIL (a few microseconds of work).
+    small_launch = 1 << 12
 
     #: Freed host blocks are kept for reuse up to this many bytes in all (fresh memory costs
     #: page faults on first touch: reusing a block makes a large op several times faster).
@@ -138,15 +144,27 @@ class HostRuntime(Runtime):
 
         ``work``: elements of work behind the ``grid`` items (default ``grid``), which decides
         whether the items are split over threads (a reduction item folds many elements)."""
+        work = grid if work is None else work
+        if work < self.small_launch:
+            # The packed bytes are the parameter buffer: ctypes hands the kernel a pointer
+            # to their data, which it only reads (no ctypes buffer to make and fill).
+            function.call_small(packer.pack(n, *values), 0, grid)
+            return
+        if work < self.parallel_threshold or self._threads == 1 or grid < 2:
+            function.call(packer.pack(n, *values), 0, grid)
+            return
         buf_type = _BUFFER_TYPES.get(packer.size)
         if buf_type is None:
-            buf_type = _BUFFER_TYPES[packer.size] = ctypes.c_char * packer.size
+            # one buffer type per 512 bytes of parameters (making a ctypes type costs
+            # ~30 us; a larger buffer costs nothing per launch)
+            rounded = -(-packer.size // 512) * 512
+            buf_type = _BUFFER_TYPES.get(rounded)
+            if buf_type is None:
+                buf_type = _BUFFER_TYPES[rounded] = ctypes.c_char * rounded
+            _BUFFER_TYPES[packer.size] = buf_type
         buf = buf_type()
         packer.pack_into(buf, 0, n, *values)
-        if (grid if work is None else work) < self.parallel_threshold or self._threads == 1 or grid < 2:
-            function.call(ctypes.addressof(buf), 0, grid)
-        else:
-            self._parallel(function, ctypes.addressof(buf), grid)
+        self._parallel(function, ctypes.addressof(buf), grid)
 
     def _parallel(self, function: HostFunction, ptr: int, n: int) -> None:
         if self._workers is None:

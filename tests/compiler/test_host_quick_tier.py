@@ -1,0 +1,210 @@
+"""The host quick tier's kernel entry, written as IR text (``host_simple_kernel_text``).
+
+It reads every parameter where the launcher packed it, so its offsets must be the
+launcher's; scalar and raw operands are handed to the body as pointers into the argument
+buffer.  These tests run such kernels over every operand kind, scalar dtype and layout
+(N-d, strided, negative strides, broadcast, 0-d, sub-ranges of the index space) against
+NumPy, and check the entry's text is made once per operand layout.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+
+from rocarray._launch import KernelSpec, pack_format
+from rocarray.compiler.lang import compile_scalar_function
+from rocarray.compiler.skeletons import (Operand, _host_simple_template, host_simple_kernel_text,
+                                         param_offsets)
+from rocarray.targets.base import MAX_DIMS
+from rocarray.targets.host import HostTarget, load_host_object
+
+_ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+
+
+@pytest.fixture(scope="module")
+def quick():
+    q = HostTarget(opt_level=1).quick_tier
+    if q is None:  # ROCARRAY_TIERED=0 in the environment
+        q = HostTarget(opt_level=0)
+        q.simple_loops = True
+        q.pipeline = "inline"
+    return q
+
+
+_SCALARS = ["bool", "int8", "uint8", "int16", "float16", "int32", "float32", "int64",
+            "float64", "complex64", "complex128"]
+
+
+@pytest.mark.parametrize("first", ["in", "scalar", "raw"])
+@pytest.mark.parametrize("scalar", _SCALARS)
+def test_offsets_are_the_launchers(first, scalar):
+    ops = [Operand(np.dtype("int8"), first), Operand(np.dtype(scalar), "scalar"),
+           Operand(np.dtype("int8"), "scalar"), Operand(np.dtype(scalar), "scalar"),
+           Operand(np.dtype("float32"), "in"), Operand(np.dtype("float64"), "out")]
+    packer = pack_format(ops)
+    offsets = param_offsets(ops)
+    # pack a distinct marker into each operand's first field and find it at the offset
+    values = [0, 0, *([0] * MAX_DIMS)]
+    markers = []
+    for k, op in enumerate(ops):
+        m = 100 + k
+        markers.append(m)
+        if op.kind == "scalar":
+            kind = op.dtype.kind
+            if kind == "b":
+                values.append(True)
+            elif kind == "c":
+                values.extend((float(m), 0.0))
+            elif kind == "f":
+                values.append(float(m))
+            else:
+                values.append(m)
+        elif op.kind == "raw":
+            values.extend((m, 0, 0, *([0] * MAX_DIMS), *([0] * MAX_DIMS)))
+        else:
+            values.extend((m, *([0] * MAX_DIMS)))
+    buf = bytearray(packer.size)
+    packer.pack_into(buf, 0, *values)
+    for op, off, m in zip(ops, offsets, markers):
+        if op.kind == "scalar":
+            dt = np.dtype(op.dtype.str if op.dtype.kind != "c" else f"f{op.dtype.itemsize // 2}")
+            got = np.frombuffer(bytes(buf[off:off + dt.itemsize]), dtype=dt)[0]
+            assert got == (True if op.dtype.kind == "b" else m), (op, off)
+        else:
+            assert int.from_bytes(buf[off:off + 8], "little") == m, (op, off)
+
+
+def _run(target, operands, params, body, arrays_and_scalars, shape, ranges=None, typedefs=None):
+    """Compile a kernel-language ``body`` for ``target`` through ``KernelSpec`` and run it
+    the way the host launcher does; ``arrays_and_scalars`` follow ``operands`` (arrays are
+    NumPy arrays, broadcast to ``shape``; outputs are written in place)."""
+    name = f"quick_{len(_keys)}"
+    _keys.append(name)
+
+    def build_body(module, t):
+        return compile_scalar_function(module, "body", params, body, typedefs=typedefs or {},
+                                       target=t, kernel_name=name)
+
+    spec = KernelSpec(("test", name), name, operands, build_body)
+    text = spec.build_module(target)
+    assert isinstance(text, str)
+    fn = _ENTRY(load_host_object(target.compile(text)).address(spec.entry))
+    ndim = max(len(shape), 1)
+    dims = tuple(shape) if shape else (1,)
+    values = [ndim, *dims, *([1] * (MAX_DIMS - ndim))]
+    for op, x in zip(operands, arrays_and_scalars):
+        if op.kind == "scalar":
+            if op.dtype.kind == "c":
+                values.extend((x.real, x.imag))
+            elif op.dtype.kind == "b":
+                values.append(bool(x))
+            elif op.dtype.kind == "f":
+                values.append(float(x))
+            else:
+                values.append(int(x))
+        elif op.kind == "raw":
+            st = [s for s in x.strides] or [0]
+            sh = list(x.shape) or [1]
+            values.extend((x.ctypes.data, x.size, max(x.ndim, 1), *sh, *([1] * (MAX_DIMS - len(sh))),
+                           *st, *([0] * (MAX_DIMS - len(st)))))
+        else:
+            v = np.broadcast_to(x, shape) if op.kind == "in" else x
+            st = list(v.strides) if v.ndim else [0]
+            values.extend((v.ctypes.data, *st, *([0] * (MAX_DIMS - len(st)))))
+    n = int(np.prod(shape)) if shape else 1
+    packer = pack_format(operands)
+    buf = ctypes.create_string_buffer(packer.size)
+    packer.pack_into(buf, 0, n, *values)
+    for lo, hi in ranges or [(0, n)]:
+        fn(ctypes.addressof(buf), lo, hi)
+
+
+_keys: list = []
+
+
+@pytest.mark.parametrize("scalar", _SCALARS)
+def test_scalar_operand_of_every_dtype(quick, scalar):
+    sdt = np.dtype(scalar)
+    out_dt = np.result_type(sdt, np.float64) if sdt.kind != "b" else np.dtype("float64")
+    a = np.linspace(-2, 2, 35).reshape(5, 7)
+    value = {"b": True, "c": complex(1.5, -0.5)}.get(sdt.kind, 3)
+    if sdt.kind == "f":
+        value = 0.75
+    out = np.zeros(a.shape, out_dt)
+    ops = [Operand(np.dtype("float64"), "in"), Operand(sdt, "scalar"),
+           Operand(np.dtype("int8"), "scalar"), Operand(out_dt, "out")]
+    params = [("x", np.dtype("float64"), "in"), ("s", sdt, "in"), ("k", np.dtype("int8"), "in"),
+              ("y", out_dt, "out")]
+    body = "y = x * (T)s + (T)k;"
+    _run(quick, ops, params, body, [a, value, -4, out], a.shape, typedefs={"T": out_dt})
+    expected = a * np.asarray(value).astype(out_dt) + out_dt.type(-4)
+    np.testing.assert_allclose(out, expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "reversed", "broadcast", "3d", "0d"])
+def test_layouts_and_subranges(quick, layout):
+    rng = np.random.default_rng(7)
+    base = rng.standard_normal((6, 8, 10)).astype(np.float32)
+    if layout == "contiguous":
+        a, b = base.ravel(), base.ravel()[::-1].copy()
+    elif layout == "strided":
+        a, b = base[::2, 1::3, ::4], base[1::2, ::3, 1::4]
+    elif layout == "reversed":
+        a, b = base[::-1, :, ::-1], base
+    elif layout == "broadcast":
+        a, b = base[0], base[0, :1, :]
+    elif layout == "3d":
+        a = base.transpose(2, 0, 1)
+        b = np.ascontiguousarray(a)[:, :, ::-1]
+    else:
+        a, b = np.float32(1.5) * np.ones((), np.float32), np.ones((), np.float32)
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    out = np.zeros(shape, np.float32)
+    ops = [Operand(np.dtype("float32"), "in"), Operand(np.dtype("float32"), "in"),
+           Operand(np.dtype("float32"), "out")]
+    params = [("a", np.dtype("float32"), "in"), ("b", np.dtype("float32"), "in"),
+              ("c", np.dtype("float32"), "out")]
+    n = out.size
+    ranges = [(0, n)] if n < 3 else [(0, 1), (1, n // 2), (n // 2, n)]
+    _run(quick, ops, params, "c = a * b - b + (float)i;", [a, b, out], shape, ranges=ranges)
+    expected = a * b - b + np.arange(n, dtype=np.float32).reshape(shape)
+    np.testing.assert_allclose(out, expected, rtol=1e-5)
+
+
+def test_raw_operand_is_read_in_place(quick):
+    table = np.arange(12, dtype=np.int64).reshape(3, 4) * 10
+    idx = np.array([0, 5, 11, 3, 7], dtype=np.int64)
+    out = np.zeros(idx.shape, np.int64)
+    ops = [Operand(np.dtype("int64"), "in"), Operand(np.dtype("int64"), "raw"),
+           Operand(np.dtype("int64"), "out")]
+    params = [("j", np.dtype("int64"), "in"), ("t", np.dtype("int64"), "raw"),
+              ("y", np.dtype("int64"), "out")]
+    _run(quick, ops, params, "y = t[j] + t.size() + _ind.size();", [idx, table, out], idx.shape)
+    np.testing.assert_array_equal(out, table.ravel()[idx] + 12 + 5)
+
+
+def test_entry_text_is_one_template_per_layout(quick):
+    f32, i16 = np.dtype("float32"), np.dtype("int16")
+    _host_simple_template.cache_clear()
+    t1 = host_simple_kernel_text("k1", [Operand(f32, "in"), Operand(f32, "out")])
+    t2 = host_simple_kernel_text("k2", [Operand(i16, "in"), Operand(i16, "out")])
+    assert _host_simple_template.cache_info().misses == 1  # arrays: the dtype is not in the text
+    assert t1.replace('"k1"', '"k2"') == t2
+    host_simple_kernel_text("k3", [Operand(f32, "in"), Operand(f32, "scalar"), Operand(f32, "out")])
+    assert _host_simple_template.cache_info().misses == 2
+
+
+def test_body_is_inlined_once(quick):
+    ops = [Operand(np.dtype("float32"), "in"), Operand(np.dtype("float32"), "out")]
+    params = [("a", np.dtype("float32"), "in"), ("c", np.dtype("float32"), "out")]
+
+    def build_body(module, t):
+        return compile_scalar_function(module, "body", params, "c = a * 3.0f;", target=t)
+
+    spec = KernelSpec(("test", "inline-once"), "inline_once", ops, build_body)
+    asm = quick.emit_assembly(spec.build_module(quick))
+    assert "body" not in asm  # inlined, and the internal copy dropped
+    assert asm.count("mulss") == 1  # one call site of the body: one copy of it

@@ -1,0 +1,63 @@
+"""The host runtime's three launch paths: small (the GIL kept, parameters in a bytes
+object), medium (the GIL released, one thread) and large (split across threads); and the
+warm path's output allocation (``_Plan.run_contiguous``)."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import rocarray as ra
+from rocarray.runtime.host import HostRuntime
+
+
+@pytest.mark.parametrize("n", [1, 7, HostRuntime.small_launch - 1, HostRuntime.small_launch,
+                               HostRuntime.small_launch + 3, HostRuntime.parallel_threshold + 129])
+def test_each_launch_path_matches_numpy(n):
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    x, y = ra.asarray(a, device="cpu"), ra.asarray(b, device="cpu")
+    np.testing.assert_array_equal(ra.asnumpy(x * y), a * b)          # warm path (operator)
+    np.testing.assert_array_equal(ra.asnumpy(ra.add(x, y)), a + b)
+    np.testing.assert_array_equal(ra.asnumpy(ra.subtract(x[::2], 1.5)), a[::2] - np.float32(1.5))
+    s = ra.asarray(a.reshape(-1, 1)[:, [0, 0]] if n < 1000 else a[: n - n % 4].reshape(-1, 4),
+                   device="cpu")
+    np.testing.assert_array_equal(ra.asnumpy(ra.negative(s.T)), -ra.asnumpy(s).T)
+
+
+def test_warm_path_outputs_are_fresh_contiguous_arrays():
+    a = ra.asarray(np.arange(12, dtype=np.int32).reshape(3, 4), device="cpu")
+    r1 = a + a
+    r2 = a + a
+    assert r1.shape == (3, 4) and r1.dtype == ra.int32
+    assert ra.asnumpy(r1).flags.c_contiguous
+    r1[...] = 0  # distinct buffers
+    np.testing.assert_array_equal(ra.asnumpy(r2), 2 * np.arange(12).reshape(3, 4))
+    e = ra.asarray(np.zeros((0, 5), np.float32), device="cpu")
+    assert (e + e).shape == (0, 5)
+
+
+def test_small_launches_from_many_threads():
+    a = np.arange(100, dtype=np.float64)
+    x = ra.asarray(a, device="cpu")
+    errors = []
+
+    def work(k):
+        try:
+            for _ in range(200):
+                r = x * float(k) + x
+                if not np.array_equal(ra.asnumpy(r), a * k + a):
+                    errors.append(k)
+                    return
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
