@@ -289,7 +289,7 @@ def compile_in_background(job: Callable[[], None], quiet: bool = True) -> None:
 
 _GENERATOR_SOURCES = (
     "compiler/skeletons.py", "compiler/reduction.py", "compiler/lang", "targets", "_launch.py",
-    "_elementwise.py", "_reduction.py",
+    "_elementwise.py", "_reduction.py", "_user_kernels.py", "_fusion.py", "_fused_reduction.py",
 )
 _generator_hash: str | None = None
 #: target.cache_key() -> the start of its disk keys
