@@ -83,6 +83,14 @@ class ReductionDef:
                     tuple(sorted((k, str(v)) for k, v in self.typedefs.items())), simd)
         self._spec = self._scan_spec = None
 
+    @property
+    def exact(self) -> bool:
+        """True when the order of combination cannot change the result (integer sums and
+        products, min, max, argmin, argmax, all, any): no chunking for accuracy."""
+        if self.simd in ("max", "min", "argmax", "argmin", "any", "all"):
+            return True
+        return self.simd in ("add", "mul") and all(d.kind in "biu" for _, _, d in self.fields)
+
     def spec(self) -> KernelSpec:
         if self._spec is None:
             self._spec = KernelSpec(self.key, self.name, (), None, build_kernel=self._build,
@@ -242,7 +250,8 @@ class _Plan:
         entry = 0
         work = n_out * max(n_red, 1)
         while True:
-            mode, n_chunks, chunk_len, items, grid = _choose(kernel, shape_k, shape_r, n_red, inputs, entry, simple)
+            mode, n_chunks, chunk_len, items, grid = _choose(kernel, shape_k, shape_r, n_red, inputs, entry, simple,
+                                                             rdef.exact)
             rec_bytes = 0
             if n_chunks > 1:
                 mode |= MODE_RECORDS
@@ -390,7 +399,7 @@ def _c_strides(shape, itemsize) -> tuple:
     return tuple(reversed(out))
 
 
-def _choose(kernel, shape_k, shape_r, n_red, inputs, source, simple=False):
+def _choose(kernel, shape_k, shape_r, n_red, inputs, source, simple=False, exact=False):
     """(mode, n_chunks, chunk_len, items, GPU grid) for one pass (``source`` 1: a pass
     over records, which has no tiled mode; ``simple``: quick-tier code, which has only
     the per-thread mode)."""
@@ -416,7 +425,12 @@ def _choose(kernel, shape_k, shape_r, n_red, inputs, source, simple=False):
                 n_chunks = min(-(-n_red // HOST_CHUNK), 64)
             chunk = -(-n_red // n_chunks) if n_red else 0
             return MODE_TILE, n_chunks, chunk, tiles * n_chunks, 0
-        n_chunks = max(1, -(-n_red // HOST_CHUNK))
+        if exact:
+            # no rounding to keep in check: chunks only to give every thread work
+            threads = getattr(kernel.runtime, "_threads", 1)
+            n_chunks = 1 if n_out >= threads else max(1, min(2 * threads, n_red // (1 << 16)))
+        else:
+            n_chunks = max(1, -(-n_red // HOST_CHUNK))
         chunk = -(-n_red // n_chunks) if n_red else 0
         return 0, n_chunks, chunk, n_out * n_chunks, 0
     max_grid = kernel.runtime.max_grid(kernel.index, GPU_BLOCK)

@@ -43,7 +43,7 @@ MODE_TILE = 4
 
 #: Interleaved accumulators per thread (independent chains: more loads in flight, and the
 #: host's vectoriser turns eight of them into one vector operation).
-HOST_LANES = 16
+HOST_LANES = 32
 GPU_LANES = 8
 #: GPU blocks over a contiguous run: elements per vector load (at most 16 bytes), and
 #: vector loads per thread and trip.
@@ -560,6 +560,29 @@ class _Builder:
         zero = ir.Constant(I64, 0)
         fields = accs.fields(b, zero)
         starts = [b.load(f, typ=ir.VectorType(t, lanes), align=8) for f, t in zip(fields, self.rec_type.elements)]
+        recipe = self.simd
+        idx_t = ir.VectorType(I64, lanes)
+        incoming = [(j_begin, starts, b.block)]
+        if recipe in ("argmax", "argmin"):
+            # the first vector replaces the identity lanes outright; after it every lane
+            # holds an earlier index than any element to come, so ties need no index test
+            peel_bb = fn.append_basic_block("jv.first")
+            join_bb = fn.append_basic_block("jv.start")
+            b.cbranch(b.icmp_signed("<", j_begin, last_full), peel_bb, join_bb)
+            b.position_at_end(peel_bb)
+            x0 = b.load(b.gep(base, [j_begin], source_etype=in_t), typ=vin_t, align=in_dt.itemsize)
+            first = [_convert_vector(b, x0, in_dt, acc_dt, vacc_t),
+                     b.add(_splat(b, j_begin, lanes), ir.Constant(idx_t, list(range(lanes))))]
+            incoming.append((b.add(j_begin, ir.Constant(I64, lanes)), first, b.block))
+            b.branch(join_bb)
+            b.position_at_end(join_bb)
+            j_phi = b.phi(I64)
+            start_phis = [b.phi(v.type) for v in starts]
+            for j_in, vals, bb in incoming:
+                j_phi.add_incoming(j_in, bb)
+                for phi, v in zip(start_phis, vals):
+                    phi.add_incoming(v, bb)
+            incoming = [(j_phi, start_phis, join_bb)]
         pre = b.block
         head = fn.append_basic_block("jv.head")
         body = fn.append_basic_block("jv.body")
@@ -567,16 +590,15 @@ class _Builder:
         b.branch(head)
         b.position_at_end(head)
         j = b.phi(I64, "jv")
-        j.add_incoming(j_begin, pre)
+        j.add_incoming(incoming[0][0], pre)
         phis = []
-        for v in starts:
+        for v in incoming[0][1]:
             phi = b.phi(v.type)
             phi.add_incoming(v, pre)
             phis.append(phi)
         b.cbranch(b.icmp_signed("<", j, last_full), body, exit_bb)
         b.position_at_end(body)
         x = b.load(b.gep(base, [j], source_etype=in_t), typ=vin_t, align=in_dt.itemsize)
-        recipe = self.simd
         if recipe in ("any", "all"):
             nz = (b.fcmp_unordered("!=", x, ir.Constant(vin_t, 0.0)) if in_dt.kind == "f"
                   else b.icmp_unsigned("!=", x, ir.Constant(vin_t, 0)))
@@ -603,21 +625,14 @@ class _Builder:
             new = [b.select(keep, a, xv)]
         elif recipe in ("argmax", "argmin"):
             ai = phis[1]
-            idx_t = ir.VectorType(I64, lanes)
             idx = b.add(_splat(b, j, lanes), ir.Constant(idx_t, list(range(lanes))))
             op = ">" if recipe == "argmax" else "<"
             if float_acc:
-                better = b.fcmp_ordered(op, xv, a)
-                equal = b.fcmp_ordered("==", xv, a)
-                nan_first = b.and_(b.fcmp_unordered("uno", xv, xv), b.fcmp_ordered("ord", a, a))
+                # a number beats a smaller one; the first NaN beats everything and stays
+                take = b.or_(b.fcmp_ordered(op, xv, a),
+                             b.and_(b.fcmp_unordered("uno", xv, xv), b.fcmp_ordered("ord", a, a)))
             else:
-                cmp = b.icmp_unsigned if acc_dt.kind in "ub" else b.icmp_signed
-                better = cmp(op, xv, a)
-                equal = b.icmp_signed("==", xv, a)
-                nan_first = None
-            take = b.or_(better, b.and_(equal, b.icmp_signed("<", idx, ai)))
-            if nan_first is not None:
-                take = b.or_(take, nan_first)
+                take = (b.icmp_unsigned if acc_dt.kind in "ub" else b.icmp_signed)(op, xv, a)
             new = [b.select(take, xv, a), b.select(take, idx, ai)]
         else:
             raise ValueError(f"unknown SIMD recipe {recipe!r}")

@@ -173,7 +173,8 @@ class HostRuntime(Runtime):
                     self._workers = ThreadPoolExecutor(self._threads, thread_name_prefix="rocarray-host")
         parts = self._threads
         step = -(-n // parts)
-        step = (step + 63) & ~63  # keep chunks on cache-line-friendly boundaries
+        if step >= 1024:  # elements: keep the parts on cache-line-friendly boundaries
+            step = (step + 63) & ~63
         futures = [
             self._workers.submit(function.call, ptr, lo, min(lo + step, n))
             for lo in range(step, n, step)
