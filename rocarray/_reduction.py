@@ -43,6 +43,8 @@ HOST_CHUNK = 2048
 SIMPLE_CHUNK = 128
 #: Threads of a GPU block for reductions.
 GPU_BLOCK = 256
+#: A block's chunk of a long run is a multiple of this many elements (whole vector trips).
+GPU_CHUNK_QUANTUM = GPU_BLOCK * 16
 
 
 def _packer(n_inputs: int, n_outputs: int) -> struct.Struct:
@@ -441,9 +443,13 @@ def _choose(kernel, shape_k, shape_r, n_red, inputs, source, simple=False, exact
         chunk = -(-n_red // n_chunks) if n_red else 0
         items = n_out * n_chunks
         return 0, n_chunks, chunk, items, min(-(-items // GPU_BLOCK), 4 * max_grid)
-    # one block per (output, chunk)
+    # one block per (output, chunk); chunks of whole block-wide vector trips, so that
+    # every chunk of a contiguous run starts 16-byte aligned and takes the vector path
     n_chunks = max(1, min(-(-2 * max_grid // n_out), n_red // (GPU_BLOCK * 16)))
     chunk = -(-n_red // n_chunks)
+    if n_chunks > 1:
+        chunk = -(-chunk // GPU_CHUNK_QUANTUM) * GPU_CHUNK_QUANTUM
+        n_chunks = -(-n_red // chunk)
     items = n_out * n_chunks
     return MODE_COOP, n_chunks, chunk, items, min(items, 4 * max_grid)
 

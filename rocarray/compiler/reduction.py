@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .skeletons import DIMS, I64, I8, PTR, _dim, _Loop, _opaque, _spill, _unravel, storage_type
+from .skeletons import DIMS, I64, I8, PTR, _dim, _index_divmod, _Loop, _opaque, _spill, _unravel, storage_type
 
 MODE_COOP = 1
 MODE_RECORDS = 2
@@ -49,7 +49,11 @@ GPU_LANES = 8
 #: vector loads per thread and trip.
 VECTOR_BYTES = 16
 VECTOR_ELEMENTS = 4
-VECTOR_UNROLL = 2
+VECTOR_UNROLL = 4
+#: GPU reduction and scan kernels keep their registers within what this many blocks of
+#: the target's largest block per multiprocessor need (occupancy hides memory latency;
+#: measured on the H200, docs/benchmarks.md).
+GPU_MIN_BLOCKS = 4
 #: Adjacent outputs one host item folds together in tiled mode.
 TILE = 4096
 
@@ -238,6 +242,7 @@ class _Builder:
         if target.is_gpu:
             fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), types), self.entry)
             target.mark_kernel(fn)
+            target.limit_registers(fn, GPU_MIN_BLOCKS)
             b = ir.IRBuilder(fn.append_basic_block("entry"))
             values = list(fn.args)
             start = stop = None
@@ -329,6 +334,7 @@ class _Builder:
         if target.is_gpu:
             fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), types), self.entry)
             target.mark_kernel(fn)
+            target.limit_registers(fn, GPU_MIN_BLOCKS)
             b = ir.IRBuilder(fn.append_basic_block("entry"))
             values = list(fn.args)
         else:
@@ -366,10 +372,9 @@ class _Builder:
             first, step, limit = start, one, stop
         items = _Loop(b, first, limit, "item")
         it = items.i
-        o = b.urem(it, self.n_out)
-        c = b.udiv(it, self.n_out)
+        o, c = self.divmod(b, it, self.n_out)
         info = [("array", p, sk) for p, sk, _ in self.inputs] + [("array", p, sk) for p, sk, _ in outputs]
-        bases = _unravel(b, self.shape_k, self.ndim_k, o, info, [p for _, p, _ in info], first_dim_from_end=1)
+        bases = self.unravel(b, self.shape_k, self.ndim_k, o, info, [p for _, p, _ in info])
         in_bases, out_bases = bases[:self.n_inputs], bases[self.n_inputs:]
         in_sr = [_dim(b, sr, zero) for _, _, sr in self.inputs]
         out_sr = [_dim(b, sr, zero) for _, _, sr in outputs]
@@ -407,12 +412,22 @@ class _Builder:
 
     # -- one item: an output element and one chunk of its reduced run ----------------------
 
+    def divmod(self, b, x, y):
+        """``(x % y, x // y)`` of non-negative indices: on GPUs a 32-bit divide when both fit
+        (a 64-bit one is a long instruction sequence there), else LLVM's own."""
+        if self.target.is_gpu:
+            return _index_divmod(b, x, y)
+        return b.urem(x, y), b.udiv(x, y)
+
+    def unravel(self, b, shape, ndim, flat, info, bases):
+        return _unravel(b, shape, ndim, flat, info, bases, first_dim_from_end=1,
+                        narrow_division=self.target.is_gpu)
+
     def item(self, b, it, coop, lanes: int) -> None:
         fn = self.fn
-        o = b.urem(it, self.n_out)
-        c = b.udiv(it, self.n_out)
+        o, c = self.divmod(b, it, self.n_out)
         info = [("array", p, sk) for p, sk, _ in self.inputs] + [("array", p, sk) for p, sk in self.outputs]
-        bases = _unravel(b, self.shape_k, self.ndim_k, o, info, [p for _, p, _ in info], first_dim_from_end=1)
+        bases = self.unravel(b, self.shape_k, self.ndim_k, o, info, [p for _, p, _ in info])
         in_bases, out_addrs = bases[:self.n_inputs], bases[self.n_inputs:]
         j_begin = b.mul(c, self.chunk_len)
         rest = b.sub(self.n_r, j_begin)
@@ -444,7 +459,7 @@ class _Builder:
         b.position_at_end(nd_bb)
         loop = _Loop(b, j0, j_end, "jn")
         info_r = [("array", p, sr) for (_, _, sr), p in zip(self.inputs, in_bases)]
-        addrs = _unravel(b, self.shape_r, self.ndim_r, loop.i, info_r, list(in_bases), first_dim_from_end=1)
+        addrs = self.unravel(b, self.shape_r, self.ndim_r, loop.i, info_r, list(in_bases))
         self.fold(b, accs[0], addrs, loop.i)
         loop.close(b, b.add(loop.i, step))
         b.branch(done_bb)
@@ -698,20 +713,23 @@ class _Builder:
         w = ir.Constant(I64, width)
         stride = b.mul(self.bdim, w)
         span = b.mul(stride, ir.Constant(I64, VECTOR_UNROLL))
-        trips = b.udiv(b.sub(j_end, j_begin), span)
+        _, trips = self.divmod(b, b.sub(j_end, j_begin), span)
         start = b.add(j_begin, b.mul(self.tib, w))
-        slots = self.vector_slots(b, width)
+        slots = [self.vector_slots(b, width) for _ in range(VECTOR_UNROLL)]
         loop = _Loop(b, zero, trips, "vt")
         j = b.add(start, b.mul(loop.i, span))
         space = ir.PointerType(addrspace=self.target.global_address_space)
+        # every load of the trip first (all of them in flight at once), then the folds
         for u in range(VECTOR_UNROLL):
             ju = b.add(j, b.mul(stride, ir.Constant(I64, u)))
-            for base, t, size, slot in zip(in_bases, self.in_types, self.in_sizes, slots):
+            for base, t, size, slot in zip(in_bases, self.in_types, self.in_sizes, slots[u]):
                 addr = b.addrspacecast(b.gep(base, [ju], source_etype=t), space)
                 b.store(b.load(addr, typ=ir.VectorType(t, width), align=width * size), slot)
+        for u in range(VECTOR_UNROLL):
+            ju = b.add(j, b.mul(stride, ir.Constant(I64, u)))
             for lane in range(width):
                 addrs = [b.gep(slot, [zero, ir.Constant(I64, lane)], source_etype=ir.ArrayType(t, width))
-                         for slot, t in zip(slots, self.in_types)]
+                         for slot, t in zip(slots[u], self.in_types)]
                 self.fold(b, accs[(u * width + lane) % len(accs)], addrs, b.add(ju, ir.Constant(I64, lane)))
         loop.close(b, b.add(loop.i, ir.Constant(I64, 1)))
         return b.add(j_begin, b.mul(trips, span))

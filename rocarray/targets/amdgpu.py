@@ -394,6 +394,11 @@ class AMDGPUTarget(Target):
     def emit_block_size(self, builder: ir.IRBuilder) -> ir.Value:
         return self._dispatch_field(builder, 4, ir.IntType(16), self.max_block_size + 1)
 
+    def limit_registers(self, fn: ir.Function, blocks_per_unit: int) -> None:
+        # a compute unit has four SIMDs; waves of the blocks spread over them
+        waves = max(1, blocks_per_unit * self.max_block_size // self.wave_size // 4)
+        add_string_attribute(fn, "amdgpu-waves-per-eu", str(min(waves, 8)))
+
     def emit_barrier(self, builder: ir.IRBuilder) -> None:
         # the LDS writes before the barrier must be visible after it: fences around s_barrier
         builder.fence("release", "workgroup")

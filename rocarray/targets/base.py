@@ -96,6 +96,11 @@ class Target:
         """i64 number of threads in a block."""
         raise NotImplementedError(f"target {self.name} has no thread grid")
 
+    def limit_registers(self, fn: ir.Function, blocks_per_unit: int) -> None:
+        """Ask the code generator to leave room for ``blocks_per_unit`` blocks of
+        ``max_block_size`` threads on one multiprocessor / compute unit (it then keeps the
+        kernel's registers within that budget).  Nothing on the host."""
+
     def emit_barrier(self, builder: ir.IRBuilder) -> None:
         """Wait for every thread of the block; shared-memory writes before it are visible
         to every thread of the block after it."""

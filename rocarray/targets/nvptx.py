@@ -273,18 +273,6 @@ class NVPTXTarget(Target):
     def binary_kind(self) -> str:
         return "ptx" if self.assembler[0] == "ptx" else "cubin"
 
-    @property
-    def heavy_tier(self) -> "NVPTXTarget":
-        """LLVM's O3 pipeline before the assembler (the light pipeline leaves reductions'
-        accumulators in local memory)."""
-        if self.opt_level >= 3 or self.simple_loops:
-            return self
-        h = getattr(self, "_heavy", None)
-        if h is None:
-            h = NVPTXTarget(self.name, assembler=self._assembler_choice, opt_level=3)
-            self._heavy = h
-        return h
-
     def cache_key(self) -> tuple:
         libdevice = find_libdevice()
         stamp = None
@@ -362,6 +350,9 @@ class NVPTXTarget(Target):
 
     def emit_block_size(self, builder: ir.IRBuilder) -> ir.Value:
         return self._sreg(builder, "ntid.x")
+
+    def limit_registers(self, fn: ir.Function, blocks_per_unit: int) -> None:
+        add_string_attribute(fn, "nvvm.minctasm", str(blocks_per_unit))  # .minnctapersm
 
     def emit_barrier(self, builder: ir.IRBuilder) -> None:
         i32 = ir.IntType(32)
