@@ -8,12 +8,34 @@ them: the bindings check ``isinstance`` first, which is their cheapest path.
 
 from __future__ import annotations
 
+import os
+
 from rocarray.runtime.gpu import GPUError, GPURuntime, driver_error
 
 _INSTALL_HINT = (
     "rocarray's CUDA runtime needs NVIDIA's CUDA driver API bindings (the cuda-bindings "
     "package); install them with: pip install rocarray[cuda]"
 )
+
+
+def _c_launcher():
+    """``cuLaunchKernel`` of the driver library the bindings loaded, called through ctypes
+    (the launch is every call's hot path; the bindings' argument conversion costs a few
+    microseconds more).  None where the library cannot be opened this way: the bindings'
+    own ``cuLaunchKernel`` is used then.  ``ROCARRAY_CUDA_LAUNCH=bindings`` picks it too."""
+    import ctypes
+
+    for name in ("libcuda.so.1", "libcuda.so", "nvcuda.dll"):
+        try:
+            lib = ctypes.CDLL(name)
+            fn = lib.cuLaunchKernel
+        except (OSError, AttributeError):
+            continue
+        u = ctypes.c_uint
+        fn.argtypes = [ctypes.c_void_p, u, u, u, u, u, u, u, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+        fn.restype = ctypes.c_int
+        return fn
+    return None
 
 
 class CudaHooks:
@@ -25,6 +47,7 @@ class CudaHooks:
         self._driver = None
         self._contexts: dict[int, object] = {}
         self._launch_kernel = None
+        self._c_launch = None
         self.launch_param_buffer_pointer = 1
         self.launch_param_buffer_size = 2
         self.launch_param_end = 0
@@ -43,6 +66,7 @@ class CudaHooks:
         if err:
             raise driver_error(self, "cuInit", err)
         self._launch_kernel = driver.cuLaunchKernel
+        self._c_launch = _c_launcher() if os.environ.get("ROCARRAY_CUDA_LAUNCH", "ctypes") == "ctypes" else None
         self.launch_param_buffer_pointer = int(driver.CU_LAUNCH_PARAM_BUFFER_POINTER)
         self.launch_param_buffer_size = int(driver.CU_LAUNCH_PARAM_BUFFER_SIZE)
         self.launch_param_end = int(driver.CU_LAUNCH_PARAM_END)
@@ -165,7 +189,12 @@ class CudaHooks:
         return function
 
     def launch(self, function, grid: int, block: int, shared: int, stream, extra: int) -> None:
-        (err,) = self._launch_kernel(function, grid, 1, 1, block, 1, 1, shared, stream, None, extra)
+        c_launch = self._c_launch
+        if c_launch is not None:
+            err = c_launch(int(function), grid, 1, 1, block, 1, 1, shared,
+                           None if stream is None else int(stream), None, extra)
+        else:
+            (err,) = self._launch_kernel(function, grid, 1, 1, block, 1, 1, shared, stream, None, extra)
         if err:
             raise driver_error(self, "cuLaunchKernel", err)
 
