@@ -107,7 +107,8 @@ class ReductionDef:
             spec = self._scan_spec = KernelSpec(
                 self.key + ("scan",), self.name, (), None,
                 build_kernel=lambda m, t, e: self._build(m, t, e, scan=True),
-                packer=_packer(len(self.inputs), len(self.outputs)), extra_entries=("_s",), heavy=True)
+                packer=_packer(len(self.inputs), len(self.outputs)), extra_entries=("_c", "_s", "_r"),
+                heavy=True)
         return spec
 
     def _build(self, module, target, entry, scan: bool = False) -> None:
@@ -304,20 +305,35 @@ class _Plan:
         return outs
 
 
-#: Most chunks a GPU scan line is cut into (each scan item folds the totals of the
-#: line's earlier chunks serially).
-SCAN_MAX_CHUNKS = 1024
-
-
 def _scan_packer(n_inputs: int, n_outputs: int) -> struct.Struct:
     d = f"{MAX_DIMS}q"
     return struct.Struct("<" + "qqqqq" + f"q{d}q{d}q" + f"Q{d}{d}" * n_inputs + f"Q{d}{d}" * n_outputs + "Qq")
 
 
+def _scan_chunks(kernel, n_out: int, n: int) -> int:
+    """Chunks each line of ``n`` elements is cut into (one thread or loop trip per chunk)."""
+    if kernel.is_gpu:
+        threads = kernel.runtime.max_grid(kernel.index, GPU_BLOCK) * GPU_BLOCK
+        return max(1, min(-(-threads // n_out), n // 256))
+    threads = getattr(kernel.runtime, "_threads", 1)
+    return 1 if n_out >= threads or n < (1 << 18) else min(8 * threads, n // 4096)
+
+
+def _scan_values(n_out, n_chunks, chunk, shape_k, n, src, dst, records, include_initial):
+    """Parameters of a scan entry; ``src``/``dst`` are (pointer, kept strides, axis stride)."""
+    vals = [0, n_out, n_chunks, chunk, len(shape_k), *pad_dims(shape_k, 1), 1, *pad_dims((n,), 1), n]
+    for ptr, sk, sr in (src, dst):
+        vals += [ptr, *pad_dims(sk, 0), *pad_dims((sr,), 0)]
+    return vals + [records, 1 if include_initial else 0]
+
+
 def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False) -> Array:
     """The inclusive scan of ``rdef`` (one input, one output) along ``axis`` of ``x``;
-    with ``include_initial`` the result starts with ``post(identity)`` (one longer)."""
-    name = rdef.name
+    with ``include_initial`` the result starts with ``post(identity)`` (one longer).
+
+    Each line is cut into chunks worked in parallel: a reduction pass writes each chunk's
+    total, those totals are scanned (the same way, recursively), and each chunk's scan
+    starts from the total before it."""
     (_, in_dt), = rdef.inputs
     (_, out_dt), = rdef.outputs
     if x.dtype != in_dt:
@@ -340,31 +356,46 @@ def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False)
         shape_k, (sk_in, sk_out) = merge_dims(kept_shape, [tuple(x.strides[d] for d in kept),
                                                            tuple(out.strides[d] for d in kept)])
     kernel = load(rdef.scan_spec(), device)
-    rt = kernel.runtime
-    if kernel.is_gpu:
-        threads = rt.max_grid(kernel.index, GPU_BLOCK) * GPU_BLOCK
-        n_chunks = max(1, min(-(-threads // n_out), n // 256, SCAN_MAX_CHUNKS))
-    else:
-        n_chunks = 1 if n_out > 1 or n < 1 << 18 else 64
-    chunk = -(-n // n_chunks) if n else 0
-    x_ptr = x._buf.ptr + x._offset
-    out_ptr = out._buf.ptr + out._offset
-    records, keep = 0, None
+    _, rec_size = record_layout([d for _, _, d in rdef.fields])
     work = n_out * max(n, 1)
     kernel.count_call(work)
+    src = (x._buf.ptr + x._offset, sk_in, x.strides[axis])
+    n_chunks = _scan_chunks(kernel, n_out, n)
+    chunk = -(-n // n_chunks) if n else 0
+    keep = []  # records buffers alive until every pass is queued
+    totals = 0
     if n_chunks > 1:
-        _, rec_size = record_layout([d for _, _, d in rdef.fields])
-        keep = Array._empty((n_chunks * n_out * rec_size,), _dtypes.uint8, device)
-        records = keep._buf.ptr + keep._offset
-        values = _values(MODE_RECORDS, n_out, n_chunks, chunk, shape_k, (n,), n, [(x_ptr, sk_in, (x.strides[axis],))],
-                         [(out_ptr, sk_out)], records)
+        buf = Array._empty((n_chunks * n_out * rec_size,), _dtypes.uint8, device)
+        keep.append(buf)
+        totals = buf._buf.ptr + buf._offset
+        values = _values(MODE_RECORDS, n_out, n_chunks, chunk, shape_k, (n,), n, [(src[0], sk_in, (src[2],))],
+                         [(0, sk_out)], totals)
         _launch_items(kernel, kernel.functions[0], kernel.packer, n_out * n_chunks, values, work)
-    values = _values(0, n_out, n_chunks, chunk, shape_k, (n,), n, [(x_ptr, sk_in, (x.strides[axis],))], [], 0)
-    values[-1:] = [out_ptr, *pad_dims(sk_out, 0), *pad_dims((out.strides[axis],), 0), records,
-                   1 if include_initial else 0]
-    _launch_items(kernel, kernel.functions[1], _scan_packer(1, 1), n_out * n_chunks, values, work)
+        _scan_records(kernel, totals, n_chunks, n_out, shape_k, rec_size, len(rdef.outputs), device, keep)
+    dst = (out._buf.ptr + out._offset, sk_out, out.strides[axis])
+    values = _scan_values(n_out, n_chunks, chunk, shape_k, n, src, dst, totals, include_initial)
+    _launch_items(kernel, kernel.functions[2], _scan_packer(1, 1), n_out * n_chunks, values, work)
     del keep
     return out
+
+
+def _scan_records(kernel, ptr, m, n_out, shape_k, rec_size, n_outs, device, keep) -> None:
+    """Scan, in place, the records ``[m, output]`` at ``ptr`` along their first axis."""
+    rec_k = _c_strides(shape_k, rec_size)
+    line = (ptr, rec_k, n_out * rec_size)
+    m_chunks = _scan_chunks(kernel, n_out, m)
+    chunk = -(-m // m_chunks)
+    totals = 0
+    if m_chunks > 1:
+        buf = Array._empty((m_chunks * n_out * rec_size,), _dtypes.uint8, device)
+        keep.append(buf)
+        totals = buf._buf.ptr + buf._offset
+        values = _values(MODE_RECORDS, n_out, m_chunks, chunk, shape_k, (m,), m, [(ptr, rec_k, (line[2],))],
+                         [(0, rec_k)] * n_outs, totals)
+        _launch_items(kernel, kernel.functions[1], _packer(1, n_outs), n_out * m_chunks, values, n_out * m)
+        _scan_records(kernel, totals, m_chunks, n_out, shape_k, rec_size, n_outs, device, keep)
+    values = _scan_values(n_out, m_chunks, chunk, shape_k, m, line, line, totals, False)
+    _launch_items(kernel, kernel.functions[3], _scan_packer(1, 1), n_out * m_chunks, values, n_out * m)
 
 
 def _launch_items(kernel, fn, packer, items, values, work) -> None:

@@ -208,3 +208,22 @@ def test_both_tiers_agree(device):
     for y, k in results:
         np.testing.assert_allclose(y, expect_y, rtol=2e-6)
         np.testing.assert_array_equal(k, expect_k)
+
+
+def test_scan_chunk_totals_scanned_recursively(device, monkeypatch):
+    """Force every line into many chunks, so the chunk totals are themselves scanned in
+    chunks (three levels here): the result must not change."""
+    import rocarray._reduction as red
+
+    monkeypatch.setattr(red, "_scan_chunks", lambda kernel, n_out, n: max(1, min(n // 3, 40)))
+    rng = np.random.default_rng(12)
+    for dtype in (ra.int32, ra.float64, ra.bool):
+        a = random_array((3, 5000), dtype, rng, low=-4, high=4)
+        x = ra.asarray(a, device=device)
+        for inc in (False, True):
+            g = ra.cumulative_sum(x, axis=1, include_initial=inc).get()
+            e = np.cumulative_sum(a, axis=1, include_initial=inc, dtype=g.dtype)
+            np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-9)
+        m = random_array((900,), ra.int8, rng, low=1, high=2)  # a product of 1s and 2s: exact
+        np.testing.assert_array_equal(ra.cumulative_prod(ra.asarray(m, device=device), dtype=ra.float64).get(),
+                                      np.cumprod(m.astype(np.float64)))

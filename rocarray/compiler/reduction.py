@@ -179,16 +179,19 @@ def scan_param_types(n_inputs: int, n_outputs: int) -> list:
 
 def build_scan(target, entry: str, module: ir.Module, in_dtypes, field_dtypes, out_dtypes,
                identity_fn, map_fn, reduce_fn, post_fn) -> None:
-    """Add a reduction's elements entry ``entry`` (for the chunk totals) and its scan entry
-    ``entry + "_s"`` to ``module``.
+    """Add the entries of a scan to ``module``: ``entry`` and ``entry + "_c"`` (a reduction's
+    elements and records entries, for chunk totals), ``entry + "_s"`` (the scan of the
+    elements) and ``entry + "_r"`` (the scan of records, in place, for the totals).
 
-    The scan entry works items (line, chunk) of the one scanned dimension: it starts from
-    the identity folded with the records of the line's earlier chunks (written by a
-    records pass of ``entry``), then writes ``post(acc)`` after each element (shifted one
-    place, after ``post(identity)``, when ``include_initial``)."""
+    A scan entry works items (line, chunk) of the one scanned dimension: it starts from the
+    identity folded with record ``c - 1`` of the line's inclusive-scanned chunk totals (none
+    for the first chunk), then writes ``post(acc)`` after each element (shifted one place,
+    after ``post(identity)``, when ``include_initial``) -- or, for ``_r``, the raw record."""
     args = (target, module, in_dtypes, field_dtypes, out_dtypes, identity_fn, map_fn, reduce_fn, post_fn)
     _Builder(target, entry, *args[1:], source="map").build()
+    _Builder(target, entry + "_c", module, None, *args[3:], source="record").build()
     _Builder(target, entry + "_s", *args[1:], source="map").build_scan()
+    _Builder(target, entry + "_r", module, None, *args[3:], source="record").build_scan(records_out=True)
 
 
 class _Builder:
@@ -327,9 +330,9 @@ class _Builder:
 
     # -- scans --------------------------------------------------------------------------------
 
-    def build_scan(self) -> None:
+    def build_scan(self, records_out: bool = False) -> None:
         target = self.target
-        n_outs = len(self.out_dtypes)
+        n_outs = 1 if records_out else len(self.out_dtypes)
         types = scan_param_types(self.n_inputs, n_outs)
         if target.is_gpu:
             fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), types), self.entry)
@@ -379,22 +382,33 @@ class _Builder:
         in_sr = [_dim(b, sr, zero) for _, _, sr in self.inputs]
         out_sr = [_dim(b, sr, zero) for _, _, sr in outputs]
         self.set_identity(b, acc)
-        # the totals of the line's earlier chunks
-        earlier = _Loop(b, zero, c, "carry")
-        rec = b.gep(self.records, [b.add(b.mul(earlier.i, self.n_out), o)], source_etype=self.rec_type)
+        # the total of the line's earlier chunks: record c - 1 of the scanned totals
+        carry_bb = fn.append_basic_block("scan.carry")
+        start_bb = fn.append_basic_block("scan.start")
+        b.cbranch(b.icmp_unsigned("!=", c, zero), carry_bb, start_bb)
+        b.position_at_end(carry_bb)
+        rec = b.gep(self.records, [b.add(b.mul(b.sub(c, one), self.n_out), o)], source_etype=self.rec_type)
         b.store(b.load(rec, typ=self.rec_type), self.tmp.ptr)
         self.combine(b, acc, self.tmp)
-        earlier.close(b, b.add(earlier.i, one))
+        b.branch(start_bb)
+        b.position_at_end(start_bb)
 
         def out_addrs(k):
             return [b.gep(p, [b.mul(k, s)], source_etype=I8) for p, s in zip(out_bases, out_sr)]
+
+        def emit(k):
+            if records_out:
+                (addr,) = out_addrs(k)
+                b.store(b.load(acc.ptr, typ=self.rec_type), addr)
+            else:
+                b.call(self.post_fn, acc.fields(b) + out_addrs(k) + [k, self.n_r])
 
         initial = b.and_(b.icmp_unsigned("!=", include_initial, zero), b.icmp_unsigned("==", c, zero))
         init_bb = fn.append_basic_block("scan.initial")
         run_bb = fn.append_basic_block("scan.run")
         b.cbranch(initial, init_bb, run_bb)
         b.position_at_end(init_bb)
-        b.call(self.post_fn, acc.fields(b) + out_addrs(zero) + [zero, self.n_r])
+        emit(zero)
         b.branch(run_bb)
         b.position_at_end(run_bb)
         j_begin = b.mul(c, self.chunk_len)
@@ -404,8 +418,7 @@ class _Builder:
         run = _Loop(b, j_begin, j_end, "scan")
         j = run.i
         self.fold(b, acc, [b.gep(p, [b.mul(j, s)], source_etype=I8) for p, s in zip(in_bases, in_sr)], j)
-        k = b.add(j, shift)
-        b.call(self.post_fn, acc.fields(b) + out_addrs(k) + [k, self.n_r])
+        emit(b.add(j, shift))
         run.close(b, b.add(j, one))
         items.close(b, b.add(it, step))
         b.ret_void()

@@ -35,7 +35,7 @@ def _layout(types):
 def test_nvptx_entries_barriers_and_shuffles(op, dtype):
     target = target_for("sm_90")
     rdef = _def(op, dtype)
-    for spec, entries in ((rdef.spec(), ("", "_c")), (rdef.scan_spec(), ("", "_s"))):
+    for spec, entries in ((rdef.spec(), ("", "_c")), (rdef.scan_spec(), ("", "_c", "_s", "_r"))):
         ptx = target.emit_ptx(spec.build_module(target))
         for suffix in entries:
             assert f".entry {spec.entry}{suffix}(" in ptx
@@ -60,7 +60,8 @@ def test_amdgpu_code_objects(arch, wave, op, dtype):
     target = amdgpu.AMDGPUTarget(arch)
     rdef = _def(op, dtype)
     for spec, param_types in ((rdef.spec(), {"": reduction_param_types(1, 1), "_c": reduction_param_types(1, 1)}),
-                              (rdef.scan_spec(), {"": reduction_param_types(1, 1), "_s": scan_param_types(1, 1)})):
+                              (rdef.scan_spec(), {"": reduction_param_types(1, 1), "_c": reduction_param_types(1, 1),
+                                                  "_s": scan_param_types(1, 1), "_r": scan_param_types(1, 1)})):
         hsaco = target.compile(spec.build_module(target))
         assert check_code_object(hsaco, arch, list(spec.entries)) == []
         co = read_code_object(hsaco)
