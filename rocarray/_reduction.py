@@ -31,7 +31,7 @@ from ._kernels import catalogue
 from ._launch import KernelSpec, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
 from ._manipulation_functions import normalize_axes
-from .compiler.reduction import (MODE_COOP, MODE_RECORDS, MODE_TILE, TILE, build_reduction,
+from .compiler.reduction import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_WAVE, TILE, build_reduction,
                                  build_scan, record_layout)
 from .targets.base import MAX_DIMS
 
@@ -45,6 +45,8 @@ SIMPLE_CHUNK = 128
 GPU_BLOCK = 256
 #: A block's chunk of a long run is a multiple of this many elements (whole vector trips).
 GPU_CHUNK_QUANTUM = GPU_BLOCK * 16
+#: Contiguous GPU runs: one wave per item (True) or one block per item (False).
+GPU_WAVE_ITEMS = True
 
 
 def _packer(n_inputs: int, n_outputs: int) -> struct.Struct:
@@ -474,6 +476,18 @@ def _choose(kernel, shape_k, shape_r, n_red, inputs, source, simple=False, exact
         chunk = -(-n_red // n_chunks) if n_red else 0
         items = n_out * n_chunks
         return 0, n_chunks, chunk, items, min(-(-items // GPU_BLOCK), 4 * max_grid)
+    if GPU_WAVE_ITEMS:
+        # one wave per (output, chunk): no barrier, enough waves to fill the device
+        wave = kernel.target.wave_size
+        waves = max_grid * GPU_BLOCK // wave
+        quantum = wave * 16
+        n_chunks = max(1, min(-(-waves // n_out), n_red // quantum))
+        chunk = -(-n_red // n_chunks)
+        if n_chunks > 1:
+            chunk = -(-chunk // quantum) * quantum
+            n_chunks = -(-n_red // chunk)
+        items = n_out * n_chunks
+        return MODE_WAVE, n_chunks, chunk, items, min(-(-items * wave // GPU_BLOCK), 4 * max_grid)
     # one block per (output, chunk); chunks of whole block-wide vector trips, so that
     # every chunk of a contiguous run starts 16-byte aligned and takes the vector path
     n_chunks = max(1, min(-(-2 * max_grid // n_out), n_red // (GPU_BLOCK * 16)))

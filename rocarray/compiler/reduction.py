@@ -17,6 +17,7 @@ The host reorders and merges the kept and the reduced dimensions and cuts the wo
 * cooperative (``MODE_COOP``, GPU): one block per item; its threads stride over the chunk
   (coalesced when the reduced run is contiguous), then combine through wave shuffles (the
   target's wave size: 32 on NVIDIA, 64 or 32 on AMD) and one shared-memory step;
+  ``MODE_WAVE``: the same with one wave per item, combined by shuffles alone (no barrier);
 * tiled (``MODE_TILE``, host): reductions over a leading axis -- an item is a tile of
   ``TILE`` adjacent outputs, and each reduced row is folded into the whole tile at once
   (the contiguous inner loop vectorises, as NumPy's row-by-row reduction does);
@@ -40,6 +41,7 @@ from .skeletons import DIMS, I64, I8, PTR, _dim, _index_divmod, _Loop, _opaque, 
 MODE_COOP = 1
 MODE_RECORDS = 2
 MODE_TILE = 4
+MODE_WAVE = 8
 
 #: Interleaved accumulators per thread (independent chains: more loads in flight, and the
 #: host's vectoriser turns eight of them into one vector operation).
@@ -309,11 +311,20 @@ class _Builder:
             loop.close(b, b.add(loop.i, target.emit_global_thread_count(b)))
             b.ret_void()
             return
-        coop = b.icmp_unsigned("!=", b.and_(self.mode, ir.Constant(I64, MODE_COOP)), ir.Constant(I64, 0))
-        self.tib = target.emit_thread_in_block(b)
-        self.bdim = target.emit_block_size(b)
-        first = b.select(coop, target.emit_block_id(b), target.emit_global_thread_id(b))
-        step = b.select(coop, target.emit_block_count(b), target.emit_global_thread_count(b))
+        zero = ir.Constant(I64, 0)
+        block = b.icmp_unsigned("!=", b.and_(self.mode, ir.Constant(I64, MODE_COOP)), zero)
+        wave = b.icmp_unsigned("!=", b.and_(self.mode, ir.Constant(I64, MODE_WAVE)), zero)
+        self.wave_mode = wave
+        coop = b.or_(block, wave)
+        tib = target.emit_thread_in_block(b)
+        size = ir.Constant(I64, target.wave_size)
+        # in wave mode each wave works its own items: "the block" is the wave
+        self.tib = b.select(wave, b.urem(tib, size), tib)
+        self.bdim = b.select(wave, size, target.emit_block_size(b))
+        gtid = target.emit_global_thread_id(b)
+        gcount = target.emit_global_thread_count(b)
+        first = b.select(block, target.emit_block_id(b), b.select(wave, b.udiv(gtid, size), gtid))
+        step = b.select(block, target.emit_block_count(b), b.select(wave, b.udiv(gcount, size), gcount))
         waves = max(1, target.max_block_size // target.wave_size)
         shared_t = ir.ArrayType(ir.ArrayType(I32, self.words), waves)
         shared = ir.GlobalVariable(self.module, shared_t, f"{self.entry}_shared",
@@ -487,11 +498,20 @@ class _Builder:
             self.write(b, accs[0], o, c, out_addrs)
             return
         coop_bb = fn.append_basic_block("block.combine")
+        wave_bb = fn.append_basic_block("wave.combine")
+        combined_bb = fn.append_basic_block("combined")
         write_bb = fn.append_basic_block("write")
         skip_bb = fn.append_basic_block("item.end")
         b.cbranch(coop, coop_bb, write_bb)
         b.position_at_end(coop_bb)
+        b.cbranch(self.wave_mode, wave_bb, fn.append_basic_block("block.tree"))
+        b.position_at_end(fn.blocks[-1])
         self.block_combine(b, accs[0])
+        b.branch(combined_bb)
+        b.position_at_end(wave_bb)
+        self.wave_combine(b, accs[0])
+        b.branch(combined_bb)
+        b.position_at_end(combined_bb)
         b.cbranch(b.icmp_unsigned("==", self.tib, ir.Constant(I64, 0)), write_bb, skip_bb)
         b.position_at_end(write_bb)
         self.write(b, accs[0], o, c, out_addrs)
