@@ -470,9 +470,10 @@ def repeat(x: Array, repeats, /, *, axis=None) -> Array:
                 f"repeat: a repeats array must have shape (1,) or ({m},) to match axis {ax} of size "
                 f"{m}; got shape {repeats.shape}"
             )
-        counts = repeats.get().reshape(-1).astype("int64")  # the output's shape depends on them
-        if (counts < 0).any() or (repeats.dtype.kind == "u" and (repeats.get() > 2**62).any()):
-            raise ValueError("repeat: repeats must be non-negative")
+        host = repeats.get().reshape(-1)  # the output's shape depends on them: read them back
+        if (host < 0).any():
+            raise ValueError(f"repeat: repeats must be non-negative, got {host.min()}")
+        counts = host.astype("int64")
         if counts.size == 1 or counts.size == 0:
             r = int(counts[0]) if counts.size else 0
         elif (counts == counts[0]).all():
