@@ -1,5 +1,10 @@
 """Shape manipulation: views where the layout allows (reshape, permute_dims, expand_dims,
-squeeze, broadcast_to, matrix_transpose), copies where it does not."""
+squeeze, broadcast_to, matrix_transpose, flip, moveaxis, unstack), copies where it does not.
+
+concat, stack, roll, repeat and tile write into a new array through the device's copy
+kernel (one launch per input piece; repeat and tile copy one broadcast view); repeat with
+per-element counts runs one gather kernel; diff is slices and ``subtract``.  Nothing is
+computed on the host but output shapes (for repeat, from the counts read back)."""
 
 from __future__ import annotations
 
