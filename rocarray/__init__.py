@@ -66,6 +66,10 @@ from ._manipulation_functions import (
     squeeze,
 )
 
+# -- joining, reordering, repeating, grids, triangles, differences (branch manip) --------
+from ._creation_functions import meshgrid, tril, triu
+from ._manipulation_functions import concat, diff, flip, moveaxis, repeat, roll, stack, tile, unstack
+
 # -- constants ---------------------------------------------------------------------------
 e = 2.718281828459045
 pi = 3.141592653589793

@@ -293,3 +293,77 @@ def asnumpy(a, stream=None, order="C", out=None) -> np.ndarray:
         return out
     return r
 
+
+
+# -- coordinate grids and triangles (copies through the device's kernels) ----------------------
+
+
+def meshgrid(*arrays, indexing="xy") -> list:
+    """Coordinate arrays from 1-D coordinate vectors: a list of N arrays of rank N, shape
+    ``(N1, N2, ...)`` for ``indexing='ij'``, ``(N2, N1, ...)`` for ``'xy'`` (the default)."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', not {indexing!r}")
+    for i, a in enumerate(arrays):
+        if not isinstance(a, Array):
+            raise TypeError(f"meshgrid: arrays[{i}] must be a rocarray array, not {type(a).__name__}")
+        if a.ndim != 1:
+            raise ValueError(f"meshgrid: every array must be one-dimensional; arrays[{i}] has shape {a.shape}")
+    from ._array_object import _check_same_device
+
+    _check_same_device("meshgrid", *arrays)
+    n = len(arrays)
+    shape = [a.shape[0] for a in arrays]
+    swap = indexing == "xy" and n > 1
+    if swap:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, a in enumerate(arrays):
+        pos = i
+        if swap and i < 2:
+            pos = 1 - i
+        strides = [0] * n
+        strides[pos] = a.strides[0]
+        view = a._view(shape, strides, a._offset)  # a broadcast along every other axis
+        out.append(copy_array(view))
+    return out
+
+
+def _triangle(x, k, fname: str, lower: bool) -> Array:
+    if not isinstance(x, Array):
+        raise TypeError(f"{fname}: x must be a rocarray array, not {type(x).__name__}")
+    if x.ndim < 2:
+        raise ValueError(f"{fname}: x must have at least two dimensions (..., M, N); got shape {x.shape}")
+    if isinstance(k, builtins.bool):
+        raise TypeError(f"{fname}: k must be an integer, not bool")
+    try:
+        k = operator.index(k)
+    except TypeError:
+        raise TypeError(f"{fname}: k must be an integer, not {type(k).__name__}") from None
+    m, n = x.shape[-2:]
+    if x.size == 0:
+        return Array._empty(x.shape, x.dtype, x.device)
+    from ._elementwise_functions import _where, greater_equal, less_equal
+    from ._manipulation_functions import reshape
+
+    # keep (i, j) where j - i <= k (lower) or j - i >= k (upper): a mask from two index
+    # vectors broadcast against each other, computed on the device
+    k = builtins.max(builtins.min(k, n), -m)  # beyond the matrix every k keeps all or nothing
+    rows = reshape(arange(m, dtype=_dtypes.int64, device=x.device), (m, 1))
+    cols = arange(n, dtype=_dtypes.int64, device=x.device)
+    shifted = rows + k
+    mask = greater_equal(shifted, cols) if lower else less_equal(shifted, cols)
+    zero = full((), 0, dtype=x.dtype, device=x.device)
+    out = Array._empty(x.shape, x.dtype, x.device)
+    return _where(mask, x, zero, out=out)
+
+
+def tril(x, /, *, k=0) -> Array:
+    """The lower triangle of each matrix of ``x`` (elements on and below diagonal ``k``);
+    the rest set to zero."""
+    return _triangle(x, k, "tril", lower=True)
+
+
+def triu(x, /, *, k=0) -> Array:
+    """The upper triangle of each matrix of ``x`` (elements on and above diagonal ``k``);
+    the rest set to zero."""
+    return _triangle(x, k, "triu", lower=False)

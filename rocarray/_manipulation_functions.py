@@ -1,9 +1,15 @@
 """Shape manipulation: views where the layout allows (reshape, permute_dims, expand_dims,
-squeeze, broadcast_to, matrix_transpose), copies where it does not."""
+squeeze, broadcast_to, matrix_transpose, flip, moveaxis, unstack), copies where it does not.
+
+concat, stack, roll, repeat and tile write into a new array through the device's copy
+kernel (one launch per input piece; repeat and tile copy one broadcast view); repeat with
+per-element counts runs one gather kernel; diff is slices and ``subtract``.  Nothing is
+computed on the host but output shapes (for repeat, from the counts read back)."""
 
 from __future__ import annotations
 
 import operator
+from builtins import max as builtins_max, sum as builtins_sum
 
 from ._array_object import Array, _c_strides, _prod
 
@@ -204,3 +210,349 @@ def broadcast_to(x: Array, /, shape) -> Array:
 def broadcast_arrays(*arrays) -> list:
     shape = broadcast_shapes(*(a.shape for a in arrays))
     return [broadcast_to(a, shape) for a in arrays]
+
+
+# -- joining, splitting, reordering, repeating (views where possible, else one copy kernel) --
+
+
+def _check_array(x, fname: str, argname: str = "x") -> Array:
+    if not isinstance(x, Array):
+        raise TypeError(f"{fname}: {argname} must be a rocarray array, not {type(x).__name__}")
+    return x
+
+
+def _check_sequence(arrays, fname: str) -> list:
+    if isinstance(arrays, Array) or not isinstance(arrays, (tuple, list)):
+        raise TypeError(
+            f"{fname}: arrays must be a tuple or list of rocarray arrays, not {type(arrays).__name__}"
+        )
+    if not arrays:
+        raise ValueError(f"{fname}: need at least one array")
+    for i, a in enumerate(arrays):
+        _check_array(a, fname, f"arrays[{i}]")
+    from ._array_object import _check_same_device
+
+    _check_same_device(fname, *arrays)
+    return list(arrays)
+
+
+def _axis_slice(x: Array, axis: int, start: int, stop: int) -> Array:
+    """The view ``x[..., start:stop, ...]`` on ``axis`` (0 <= start <= stop <= size)."""
+    shape = list(x._shape)
+    shape[axis] = stop - start
+    offset = x._offset + (start * x._strides[axis] if stop > start else 0)
+    return x._view(shape, x._strides, offset)
+
+
+def _axis_index(x: Array, axis: int, i: int) -> Array:
+    """The view ``x[..., i, ...]`` on ``axis`` (the axis dropped)."""
+    shape = x._shape[:axis] + x._shape[axis + 1:]
+    strides = x._strides[:axis] + x._strides[axis + 1:]
+    return x._view(shape, strides, x._offset + i * x._strides[axis])
+
+
+def _copy(src: Array, dst: Array) -> None:
+    """dst[...] = src (same shape, casting), skipped when empty."""
+    if dst.size:
+        from ._transfer import copy_elements
+
+        copy_elements(src, dst)
+
+
+def _shapes_text(arrays) -> str:
+    return ", ".join(str(a.shape) for a in arrays)
+
+
+def _as_int(v, fname: str, argname: str) -> int:
+    if isinstance(v, bool):
+        raise TypeError(f"{fname}: {argname} must be an integer, not bool")
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"{fname}: {argname} must be an integer, not {type(v).__name__}") from None
+
+
+def concat(arrays, /, *, axis=0) -> Array:
+    """Join arrays along an existing axis (``axis=None``: flattened, in C order).  The
+    result has the promoted dtype of the inputs."""
+    arrays = _check_sequence(arrays, "concat")
+    from ._dtypes import result_type
+
+    dt = result_type(*arrays)
+    dev = arrays[0].device
+    if axis is None:
+        total = builtins_sum(a.size for a in arrays)
+        out = Array._empty((total,), dt, dev)
+        pos = 0
+        for a in arrays:
+            piece = _axis_slice(out, 0, pos, pos + a.size)
+            _copy(a, piece._view(a.shape, _c_strides(a.shape, dt.itemsize), piece._offset))
+            pos += a.size
+        return out
+    ndim = arrays[0].ndim
+    if ndim == 0:
+        raise ValueError("concat: 0-d arrays cannot be concatenated along an axis; use axis=None or stack")
+    for a in arrays:
+        if a.ndim != ndim:
+            raise ValueError(
+                f"concat: all arrays must have the same number of dimensions; got shapes {_shapes_text(arrays)}"
+            )
+    ax = _normalize_axis(axis, ndim, "concat")
+    first = arrays[0].shape
+    for a in arrays:
+        if any(d != e for i, (d, e) in enumerate(zip(a.shape, first)) if i != ax):
+            raise ValueError(
+                f"concat: shapes {_shapes_text(arrays)} differ outside axis {ax}; all dimensions "
+                f"but the concatenation axis must match"
+            )
+    shape = list(first)
+    shape[ax] = builtins_sum(a.shape[ax] for a in arrays)
+    out = Array._empty(tuple(shape), dt, dev)
+    pos = 0
+    for a in arrays:
+        n = a.shape[ax]
+        _copy(a, _axis_slice(out, ax, pos, pos + n))
+        pos += n
+    return out
+
+
+def stack(arrays, /, *, axis=0) -> Array:
+    """Join arrays of one shape along a new axis (the promoted dtype of the inputs)."""
+    arrays = _check_sequence(arrays, "stack")
+    shape = arrays[0].shape
+    for a in arrays:
+        if a.shape != shape:
+            raise ValueError(f"stack: all arrays must have the same shape; got shapes {_shapes_text(arrays)}")
+    ax = _normalize_axis(axis, len(shape) + 1, "stack")
+    from ._dtypes import result_type
+
+    dt = result_type(*arrays)
+    out = Array._empty(shape[:ax] + (len(arrays),) + shape[ax:], dt, arrays[0].device)
+    for i, a in enumerate(arrays):
+        _copy(a, _axis_index(out, ax, i))
+    return out
+
+
+def unstack(x: Array, /, *, axis=0) -> tuple:
+    """The slices of ``x`` along ``axis``, as a tuple of views."""
+    _check_array(x, "unstack")
+    if x.ndim == 0:
+        raise ValueError("unstack: x must have at least one dimension; got a 0-d array")
+    ax = _normalize_axis(axis, x.ndim, "unstack")
+    return tuple(_axis_index(x, ax, i) for i in range(x.shape[ax]))
+
+
+def flip(x: Array, /, *, axis=None) -> Array:
+    """``x`` reversed along ``axis`` (all axes if None): a view with negative strides."""
+    _check_array(x, "flip")
+    axes = normalize_axes(axis, x.ndim, "flip")
+    strides = list(x._strides)
+    offset = x._offset
+    for a in axes:
+        n = x._shape[a]
+        if n > 1:
+            offset += (n - 1) * strides[a]
+        strides[a] = -strides[a]
+    return x._view(x._shape, strides, offset)
+
+
+def moveaxis(x: Array, source, destination, /) -> Array:
+    """A view of ``x`` with axes ``source`` moved to positions ``destination``."""
+    _check_array(x, "moveaxis")
+    src = tuple(source) if isinstance(source, (tuple, list)) else (source,)
+    dst = tuple(destination) if isinstance(destination, (tuple, list)) else (destination,)
+    src = tuple(_normalize_axis(a, x.ndim, "moveaxis") for a in src)
+    dst = tuple(_normalize_axis(a, x.ndim, "moveaxis") for a in dst)
+    if len(src) != len(dst):
+        raise ValueError(
+            f"moveaxis: source {source!r} and destination {destination!r} must have the same number of axes"
+        )
+    if len(set(src)) != len(src):
+        raise ValueError(f"moveaxis: repeated axis in source {source!r}")
+    if len(set(dst)) != len(dst):
+        raise ValueError(f"moveaxis: repeated axis in destination {destination!r}")
+    order = [a for a in range(x.ndim) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute_dims(x, tuple(order))
+
+
+def roll(x: Array, /, shift, *, axis=None) -> Array:
+    """``x`` with elements shifted along ``axis`` (flattened if None), wrapping around."""
+    _check_array(x, "roll")
+    shift_tuple = isinstance(shift, (tuple, list))
+    shifts = tuple(_as_int(s, "roll", "shift") for s in shift) if shift_tuple else (_as_int(shift, "roll", "shift"),)
+    if axis is None:
+        if shift_tuple and len(shifts) != 1:
+            raise ValueError(f"roll: a tuple shift {tuple(shift)!r} needs a tuple axis of the same length")
+        flat = reshape(x, (-1,))
+        return reshape(roll(flat, shifts[0], axis=0), x.shape)
+    axis_tuple = isinstance(axis, (tuple, list))
+    axes = tuple(_normalize_axis(a, x.ndim, "roll") for a in axis) if axis_tuple else (_normalize_axis(axis, x.ndim, "roll"),)
+    if shift_tuple and len(shifts) != len(axes):
+        raise ValueError(
+            f"roll: shift {tuple(shift)!r} and axis {tuple(axis) if axis_tuple else axis!r} must have the same length"
+        )
+    if not shift_tuple:
+        shifts = shifts * len(axes)
+    per_axis = [0] * x.ndim
+    for a, s in zip(axes, shifts):  # a repeated axis rolls by the sum of its shifts (NumPy)
+        per_axis[a] += s
+    out = Array._empty(x.shape, x.dtype, x.device)
+    if x.size == 0:
+        return out
+    # each axis splits into at most two runs; copy every combination of runs
+    import itertools
+
+    pieces = []
+    for a, n in enumerate(x.shape):
+        s = per_axis[a] % n
+        if s == 0:
+            pieces.append([(0, n, 0, n)])
+        else:  # out[s:] = x[:n-s], out[:s] = x[n-s:]
+            pieces.append([(s, n, 0, n - s), (0, s, n - s, n)])
+    for combo in itertools.product(*pieces):
+        dst, src = out, x
+        for a, (d0, d1, s0, s1) in enumerate(combo):
+            dst = _axis_slice(dst, a, d0, d1)
+            src = _axis_slice(src, a, s0, s1)
+        _copy(src, dst)
+    return out
+
+
+_gather_kernel = None
+
+
+def _repeat_gather(x: Array, ax: int, counts, total: int) -> Array:
+    """``x`` repeated ``counts[j]`` times along ``ax``: one gather kernel reads, for each
+    output element, the input element its index maps to (the map along ``ax`` is built on
+    the host from the counts)."""
+    global _gather_kernel
+    import numpy as np
+
+    from ._creation_functions import asarray
+
+    if _gather_kernel is None:
+        from ._user_kernels import ElementwiseKernel
+
+        _gather_kernel = ElementwiseKernel(
+            "raw T x, raw int64 src, int64 r, int64 m, int64 b", "T y",
+            "y = x[((i / (r * b)) * m + src[(i / b) % r]) * b + i % b]",
+            "rocarray_repeat_gather",
+        )
+    shape = x.shape[:ax] + (total,) + x.shape[ax + 1:]
+    b = _prod(x.shape[ax + 1:])
+    size = _prod(shape)
+    if size == 0:
+        return Array._empty(shape, x.dtype, x.device)
+    src = asarray(np.repeat(np.arange(x.shape[ax], dtype=np.int64), counts), device=x.device)
+    out = Array._empty((size,), x.dtype, x.device)
+    _gather_kernel(x, src, total, x.shape[ax], b, out)
+    return out._view(shape, _c_strides(shape, x.itemsize), out._offset)
+
+
+def repeat(x: Array, repeats, /, *, axis=None) -> Array:
+    """Each element of ``x`` repeated ``repeats`` times along ``axis`` (``x`` flattened if
+    None).  ``repeats`` is a non-negative int or a 1-D integer array of shape (1,) or
+    (x.shape[axis],); an array's values are read back to the host, since they decide the
+    output's shape."""
+    _check_array(x, "repeat")
+    if axis is None:
+        x = reshape(x, (-1,))
+        ax = 0
+    else:
+        if x.ndim == 0:
+            raise IndexError("repeat: a 0-d array has no axis; pass axis=None")
+        ax = _normalize_axis(axis, x.ndim, "repeat")
+    m = x.shape[ax]
+    if isinstance(repeats, Array):
+        if repeats.dtype.kind not in "iu":
+            raise TypeError(f"repeat: a repeats array must have an integer dtype, not {repeats.dtype}")
+        if repeats.device is not x.device:
+            raise TypeError(f"repeat: repeats is on {repeats.device} but x is on {x.device}")
+        if repeats.ndim > 1 or (repeats.ndim == 1 and repeats.shape[0] not in (1, m)):
+            raise ValueError(
+                f"repeat: a repeats array must have shape (1,) or ({m},) to match axis {ax} of size "
+                f"{m}; got shape {repeats.shape}"
+            )
+        host = repeats.get().reshape(-1)  # the output's shape depends on them: read them back
+        if (host < 0).any():
+            raise ValueError(f"repeat: repeats must be non-negative, got {host.min()}")
+        counts = host.astype("int64")
+        if counts.size == 1 or counts.size == 0:
+            r = int(counts[0]) if counts.size else 0
+        elif (counts == counts[0]).all():
+            r = int(counts[0])
+        else:
+            return _repeat_gather(x, ax, counts, int(counts.sum()))
+    else:
+        r = _as_int(repeats, "repeat", "repeats")
+        if r < 0:
+            raise ValueError(f"repeat: repeats must be non-negative, got {r}")
+    # the same count for every element: broadcast a new axis after ax, one copy
+    shape = x.shape[:ax] + (m * r,) + x.shape[ax + 1:]
+    out = Array._empty(shape, x.dtype, x.device)
+    wide = x.shape[:ax + 1] + (r,) + x.shape[ax + 1:]
+    src = broadcast_to(expand_dims(x, axis=ax + 1), wide)
+    _copy(src, out._view(wide, _c_strides(wide, x.itemsize), out._offset))
+    return out
+
+
+def tile(x: Array, repetitions, /) -> Array:
+    """``x`` repeated ``repetitions[i]`` times along each axis (shorter side padded with ones)."""
+    _check_array(x, "tile")
+    if not isinstance(repetitions, (tuple, list)):
+        raise TypeError(f"tile: repetitions must be a tuple of ints, not {type(repetitions).__name__}")
+    reps = tuple(_as_int(r, "tile", "repetitions") for r in repetitions)
+    if any(r < 0 for r in reps):
+        raise ValueError(f"tile: repetitions must be non-negative, got {reps}")
+    n = builtins_max(x.ndim, len(reps))
+    reps = (1,) * (n - len(reps)) + reps
+    xshape = (1,) * (n - x.ndim) + x.shape
+    xstrides = (0,) * (n - x.ndim) + x.strides
+    shape = tuple(r * d for r, d in zip(reps, xshape))
+    out = Array._empty(shape, x.dtype, x.device)
+    if out.size == 0:
+        return out
+    # view x as (r0, d0, r1, d1, ...) with zero strides on the repetition axes
+    wide, wstrides = [], []
+    for r, d, s in zip(reps, xshape, xstrides):
+        wide += [r, d]
+        wstrides += [0, s]
+    src = x._view(wide, wstrides, x._offset)
+    _copy(src, out._view(wide, _c_strides(wide, x.itemsize), out._offset))
+    return out
+
+
+def diff(x: Array, /, *, axis=-1, n=1, prepend=None, append=None) -> Array:
+    """The ``n``-th forward difference along ``axis`` (``prepend``/``append`` joined first)."""
+    _check_array(x, "diff")
+    if x.ndim == 0:
+        raise ValueError("diff: x must have at least one dimension; got a 0-d array")
+    ax = _normalize_axis(axis, x.ndim, "diff")
+    n = _as_int(n, "diff", "n")
+    if n < 0:
+        raise ValueError(f"diff: n must be non-negative, got {n}")
+    parts = []
+    for name, extra in (("prepend", prepend), (None, x), ("append", append)):
+        if extra is None:
+            continue
+        if name is not None:
+            _check_array(extra, "diff", name)
+            if extra.ndim != x.ndim or any(d != e for i, (d, e) in enumerate(zip(extra.shape, x.shape)) if i != ax):
+                raise ValueError(
+                    f"diff: {name} must have the shape of x {x.shape} except along axis {ax}; got {extra.shape}"
+                )
+        parts.append(extra)
+    if len(parts) > 1:
+        x = concat(parts, axis=ax)
+    from ._elementwise_functions import not_equal, subtract
+
+    for _ in range(n):
+        m = x.shape[ax]
+        if m == 0:
+            break
+        hi, lo = _axis_slice(x, ax, 1, m), _axis_slice(x, ax, 0, m - 1)
+        # booleans differ (logical xor) rather than subtract, as in NumPy
+        x = not_equal(hi, lo) if x.dtype.kind == "b" else subtract(hi, lo)
+    return x
