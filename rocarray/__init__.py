@@ -156,3 +156,7 @@ from ._statistical_functions import (all, any, argmax, argmin, count_nonzero, cu
 # -- user-defined kernels and fusion (docs/user_kernels.md) -----------------------------------
 from ._user_kernels import ElementwiseKernel, ReductionKernel
 from ._fusion import fuse
+
+# -- indexing and searching functions: integer arrays, masks, nonzero, searchsorted ------------
+# (x[int_array], x[mask] and their assignments are in Array.__getitem__ / __setitem__)
+from ._indexing_functions import nonzero, searchsorted, take, take_along_axis

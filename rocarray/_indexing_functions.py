@@ -1,0 +1,181 @@
+"""The standard's indexing and searching functions built on device kernels: ``take``,
+``take_along_axis``, ``nonzero``, ``searchsorted`` (see rocarray/_advanced_indexing.py).
+
+Out-of-range indices raise ``IndexError`` in ``take`` and ``take_along_axis`` (one boolean
+reduction over the indices, read back, before anything is gathered); negative indices count
+from the end of the axis.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ._array_object import Array
+from ._advanced_indexing import Index, flat_true, gather, unravel
+from ._user_kernels import ElementwiseKernel
+
+_int64 = np.dtype(np.int64)
+
+
+def _check_array(name: str, what: str, a) -> Array:
+    if not isinstance(a, Array):
+        raise TypeError(f"{name}: {what} must be a rocarray array, not {type(a).__name__}")
+    return a
+
+
+def _check_indices(name: str, x: Array, indices) -> Array:
+    _check_array(name, "indices", indices)
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"{name}: indices must have an integer data type, not {indices.dtype}")
+    if indices.device is not x.device:
+        raise TypeError(f"{name}: x is on {x.device} but indices are on {indices.device}; "
+                        "move arrays with .to_device() first")
+    return indices
+
+
+def _axis(name: str, axis, ndim: int) -> int:
+    if isinstance(axis, bool):
+        raise TypeError(f"{name}: axis must be an int, not bool")
+    try:
+        a = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{name}: axis must be an int, not {type(axis).__name__}") from None
+    if not -ndim <= a < ndim:
+        raise ValueError(f"{name}: axis {a} is out of range for an array of {ndim} dimension(s) "
+                         f"(allowed: {-ndim} to {ndim - 1})")
+    return a + ndim if a < 0 else a
+
+
+def take(x, indices, /, *, axis=None):
+    """The elements of ``x`` at ``indices`` along ``axis`` (required unless ``x`` is 1-D):
+    ``x[(:,) * axis + (indices,)]``.  Negative indices count from the end; an index outside
+    ``[-n, n)`` raises ``IndexError``.  ``indices`` may have any number of dimensions (the
+    standard asks for 1-D); the result has ``x.shape[:axis] + indices.shape +
+    x.shape[axis+1:]``."""
+    _check_array("take", "x", x)
+    _check_indices("take", x, indices)
+    if x.ndim == 0:
+        raise ValueError("take: x must have at least one dimension, got a 0-d array")
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"take: axis must be given for a {x.ndim}-d array (None is allowed "
+                             "only for 1-d arrays)")
+        axis = 0
+    axis = _axis("take", axis, x.ndim)
+    return gather(x, [Index(axis, 1, indices, "int")], axis)
+
+
+def take_along_axis(x, indices, /, *, axis=-1):
+    """``out[..., j, ...] = x[..., indices[..., j, ...], ...]`` along ``axis``: ``indices`` has
+    the rank of ``x``; its other dimensions broadcast with those of ``x``."""
+    _check_array("take_along_axis", "x", x)
+    _check_indices("take_along_axis", x, indices)
+    if x.ndim == 0:
+        raise ValueError("take_along_axis: x must have at least one dimension, got a 0-d array")
+    if indices.ndim != x.ndim:
+        raise ValueError(f"take_along_axis: indices must have the same number of dimensions as "
+                         f"x ({x.ndim}), got {indices.ndim}")
+    axis = _axis("take_along_axis", axis, x.ndim)
+    for d in range(x.ndim):
+        if d != axis and indices.shape[d] not in (1, x.shape[d]) and x.shape[d] != 1:
+            raise ValueError(f"take_along_axis: indices of shape {indices.shape} do not "
+                             f"broadcast with x of shape {x.shape} along dimension {d}")
+    from ._creation_functions import arange
+
+    items = []
+    for d in range(x.ndim):
+        if d == axis:
+            items.append(Index(d, 1, indices, "int"))
+        else:
+            shp = [1] * x.ndim
+            shp[d] = x.shape[d]
+            r = arange(x.shape[d], dtype=_int64, device=x.device).reshape(tuple(shp))
+            items.append(Index(d, 1, r, "flat"))
+    return gather(x, items, 0)
+
+
+def nonzero(x, /):
+    """The indices of the non-zero (True, or NaN) elements of ``x``: one int64 array per
+    dimension, in C order.  ``x`` must have at least one dimension (``ValueError``)."""
+    _check_array("nonzero", "x", x)
+    if x.ndim == 0:
+        raise ValueError("nonzero: x must have at least one dimension; for a 0-d array use "
+                         "nonzero(reshape(x, (1,)))")
+    flat = flat_true(x)
+    if x.ndim == 1:
+        return (flat,)
+    return unravel(flat, x.shape)
+
+
+_LT_REAL = """
+template <typename T> __device__ bool rk_lt(T a, T b) {
+    return a < b || (b != b && a == a);   // NaN sorts last, as NumPy
+}
+"""
+_LT_COMPLEX = """
+template <typename T> __device__ bool rk_lt(T a, T b) {
+    auto ar = real(a); auto ai = imag(a); auto br = real(b); auto bi = imag(b);
+    bool an = ar != ar || ai != ai;
+    bool bn = br != br || bi != bi;
+    if (an || bn) return bn && !an;          // NaN sorts last, as NumPy
+    return ar < br || (ar == br && ai < bi); // lexicographic, as NumPy
+}
+"""
+_SEARCH = """
+long lo = 0;
+long hi = n;
+while (lo < hi) {
+    long mid = lo + (hi - lo) / 2;
+    T am = a[mid];
+    bool go = right ? !rk_lt(v, am) : rk_lt(am, v);
+    if (go) lo = mid + 1; else hi = mid;
+}
+out = lo;
+"""
+_search_real = ElementwiseKernel("raw T a, T v, int64 n, bool right", "int64 out", _SEARCH,
+                                 "rk_searchsorted", preamble=_LT_REAL)
+_search_complex = ElementwiseKernel("raw T a, T v, int64 n, bool right", "int64 out", _SEARCH,
+                                    "rk_searchsorted_c", preamble=_LT_COMPLEX)
+
+
+def searchsorted(x1, x2, /, *, side="left", sorter=None):
+    """Where the elements of ``x2`` would be inserted into the sorted 1-D ``x1`` to keep it
+    sorted (``side='left'``: before equal elements, ``'right'``: after them); with
+    ``sorter``, ``x1[sorter]`` is the sorted array.  A binary search per element of ``x2``
+    on the device; NaN sorts last; int64 result of ``x2``'s shape."""
+    from ._creation_functions import asarray
+    from ._dtypes import result_type
+
+    _check_array("searchsorted", "x1", x1)
+    if x1.ndim != 1:
+        raise ValueError(f"searchsorted: x1 must be one-dimensional, got {x1.ndim} dimensions")
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', not {side!r}")
+    if isinstance(x2, Array):
+        if x2.device is not x1.device:
+            raise TypeError(f"searchsorted: x1 is on {x1.device} but x2 is on {x2.device}; "
+                            "move arrays with .to_device() first")
+        dt = result_type(x1.dtype, x2.dtype)
+    elif isinstance(x2, (bool, int, float, complex, np.generic)):
+        dt = result_type(x1.dtype, x2)
+        x2 = asarray(x2, dtype=dt, device=x1.device)
+    else:
+        raise TypeError(f"searchsorted: x2 must be a rocarray array or a Python scalar, not "
+                        f"{type(x2).__name__}")
+    if sorter is not None:
+        _check_indices("searchsorted", x1, sorter)
+        if sorter.shape != x1.shape:
+            raise ValueError(f"searchsorted: sorter must have the shape of x1 {x1.shape}, got "
+                             f"{sorter.shape}")
+        x1 = take(x1, sorter)
+    if x1.dtype != dt:
+        x1 = x1.astype(dt)
+    if x2.dtype != dt:
+        x2 = x2.astype(dt)
+    k = _search_complex if dt.kind == "c" else _search_real
+    out = Array._empty(x2.shape, _int64, x2.device)
+    if out.size:
+        k(x1, x2, x1.shape[0], side == "right", out)
+    return out

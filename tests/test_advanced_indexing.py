@@ -1,0 +1,316 @@
+"""Integer-array and boolean-mask indexing, take, take_along_axis, nonzero, searchsorted:
+compared with NumPy on random data, for every dtype, on every device present."""
+
+import numpy as np
+import pytest
+
+import rocarray as ra
+import rocarray.cache
+from conftest import ALL_DTYPES, NUMERIC_DTYPES, random_array
+
+REAL_DTYPES = [d for d in ALL_DTYPES if np.dtype(d).kind != "c"]
+
+
+def _ra(k, device):
+    """A NumPy index key with its arrays as rocarray arrays."""
+    if isinstance(k, tuple):
+        return tuple(_ra(i, device) for i in k)
+    if isinstance(k, np.ndarray):
+        return ra.asarray(k, device=device)
+    return k
+
+
+def _check(x, a, key, device):
+    r = x[_ra(key, device)]
+    e = a[key]
+    assert r.shape == e.shape, (key, r.shape, e.shape)
+    assert r.dtype == x.dtype
+    np.testing.assert_array_equal(r.get(), e)
+
+
+I = np.array
+GETITEM_KEYS = [
+    I([2, 0, -1, 3]),
+    I([[1, -2], [0, 3]]),
+    (I([0, 2]), I([1, 4])),
+    (I([[0], [3]]), I([1, 4, 0])),                 # broadcast index arrays
+    (slice(None), I([3, 0, 3])),
+    (slice(None), I([[1, 3], [0, 2]]), slice(1, None, 2)),
+    (I([0, 2]), slice(None), I([1, 4])),           # separated: broadcast dims go first
+    (1, I([0, 3]), slice(1, 3)),
+    (I([0, 3]), slice(None), -1),                  # int counts as an array index (not adjacent)
+    (slice(None), I([0, 3]), 2),                   # adjacent
+    (Ellipsis, I([4, 0])),
+    (None, I([1, 2]), None, slice(None), I([0, 1])),
+    (I([1, 0], dtype=np.uint8), I([2], dtype=np.int16)),
+    (slice(None, None, -1), I([0, 0, 3])),
+    (I([], dtype=np.int64),),
+    (slice(0, 0), I([1, 2])),
+]
+
+
+@pytest.mark.parametrize("key", GETITEM_KEYS, ids=repr)
+def test_getitem_integer_arrays(device, key):
+    a = random_array((4, 5, 6), np.float64)
+    _check(ra.asarray(a, device=device), a, key, device)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_getitem_arrays_every_dtype(device, dtype):
+    rng = np.random.default_rng(3)
+    a = random_array((3, 7), dtype, rng)
+    x = ra.asarray(a, device=device)
+    _check(x, a, (I([2, 0, -1]), I([6, 0, 3])), device)
+    _check(x, a, (slice(None), I([5, -7])), device)
+    _check(x, a, a != a[0, 0], device)
+    _check(x, a, (random_array((3,), np.bool_, rng),), device)
+    _check(x, a, (True,), device)
+    _check(x, a, (False, 0), device)
+
+
+def test_getitem_strided_views(device):
+    a = random_array((6, 8, 5), np.int32)
+    x = ra.asarray(a, device=device)
+    v, av = x[::-2, 1::3], a[::-2, 1::3]           # a strided, reversed view
+    for key in [(I([0, 2]),), (slice(None), I([1, 0, 1])), (I([1]), slice(None), I([4, 0])),
+                av[..., 0] > 0, av > 10]:
+        _check(v, av, key, device)
+    t, at = x.mT, np.swapaxes(a, -1, -2)
+    _check(t, at, (I([0, 4]), slice(None), I([5, 1])), device)
+    _check(t, at, at > 0, device)
+    idx = ra.asarray(I([[3, 1, 0], [2, 2, 2]]), device=device)[:, ::2]   # strided index array
+    np.testing.assert_array_equal(x[idx].get(), a[I([[3, 1, 0], [2, 2, 2]])[:, ::2]])
+
+
+@pytest.mark.parametrize("shape", [(7,), (3, 4), (2, 3, 4), (2, 1, 3, 2)], ids=str)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_masks(device, shape, dtype):
+    rng = np.random.default_rng(len(shape))
+    a = random_array(shape, dtype, rng)
+    x = ra.asarray(a, device=device)
+    for k in range(1, len(shape) + 1):
+        m = rng.random(shape[:k]) < 0.5
+        _check(x, a, m, device)
+        b = a.copy()
+        y = ra.asarray(b, device=device)
+        v = random_array(b[m].shape, dtype, rng)
+        y[ra.asarray(m, device=device)] = ra.asarray(v, device=device)
+        b[m] = v
+        np.testing.assert_array_equal(y.get(), b)
+        s = a.flat[0]
+        y[ra.asarray(~m, device=device)] = s.item()      # a scalar broadcast
+        b[~m] = s
+        np.testing.assert_array_equal(y.get(), b)
+    none = np.zeros(shape, dtype=bool)
+    _check(x, a, none, device)                           # empty result
+    _check(x, a, ~none, device)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_setitem_integer_arrays(device, dtype):
+    rng = np.random.default_rng(11)
+    a = random_array((4, 5, 3), dtype, rng)
+    for key in [I([3, 0, -1]), (I([0, 2]), slice(None), I([1, 2])),
+                (slice(None), I([[4, 0], [1, 2]])), (1, I([0, 4]), slice(0, 2)),
+                (slice(None, None, -1), I([1]), 0)]:
+        b = a.copy()
+        x = ra.asarray(b, device=device)
+        v = random_array(b[key].shape, dtype, rng)
+        x[_ra(key, device)] = ra.asarray(v, device=device)
+        b[key] = v
+        np.testing.assert_array_equal(x.get(), b)
+    x = ra.asarray(a, device=device)
+    b = a.copy()
+    row = random_array((3,), dtype, rng)
+    x[ra.asarray(I([2, 0]), device=device)] = ra.asarray(row, device=device)   # broadcast value
+    b[[2, 0]] = row
+    np.testing.assert_array_equal(x.get(), b)
+
+
+def test_setitem_cast_overlap_and_views(device):
+    a = np.arange(12, dtype=np.int32).reshape(3, 4)
+    x = ra.asarray(a.copy(), device=device)
+    x[ra.asarray(I([0, 2]), device=device)] = ra.asarray([1.7, -2.2, 3.0, 4.9], device=device)
+    b = a.copy()
+    b[[0, 2]] = np.array([1.7, -2.2, 3.0, 4.9]).astype(np.int32)
+    np.testing.assert_array_equal(x.get(), b)
+    x[ra.asarray(I([1, 0]), device=device)] = x[1:]          # value overlaps the target
+    b[[1, 0]] = b[1:].copy()
+    np.testing.assert_array_equal(x.get(), b)
+    v = x[:, ::2]                                             # assign through a strided view
+    v[ra.asarray(I([2]), device=device), ra.asarray(I([1]), device=device)] = 99
+    b[:, ::2][[2], [1]] = 99
+    np.testing.assert_array_equal(x.get(), b)
+    with pytest.raises(OverflowError):
+        x[ra.asarray(I([0]), device=device)] = 2**40
+    with pytest.raises(ValueError, match="could not broadcast"):
+        x[ra.asarray(I([0, 1]), device=device)] = ra.zeros(3, dtype=ra.int32, device=device)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("shape,axis", [((9,), None), ((9,), -1), ((4, 6), 0), ((4, 6), 1),
+                                        ((2, 3, 5), 1), ((2, 3, 5), -1)], ids=str)
+def test_take(device, dtype, shape, axis):
+    rng = np.random.default_rng(7)
+    a = random_array(shape, dtype, rng)
+    x = ra.asarray(a, device=device)
+    n = shape[0 if axis is None else axis]
+    for idx_dtype in (np.int64, np.int32, np.uint8):
+        lo = 0 if np.dtype(idx_dtype).kind == "u" else -n
+        idx = rng.integers(lo, n, size=7).astype(idx_dtype)
+        kw = {} if axis is None else {"axis": axis}
+        r = ra.take(x, ra.asarray(idx, device=device), **kw)
+        e = np.take(a, idx, axis=axis if axis is not None else 0)
+        assert r.shape == e.shape and r.dtype == x.dtype
+        np.testing.assert_array_equal(r.get(), e)
+    e = np.take(a, np.array([], dtype=np.int64), axis=axis or 0)
+    r = ra.take(x, ra.asarray(np.array([], dtype=np.int64), device=device), **kw)
+    assert r.shape == e.shape
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("shape,axis", [((8,), 0), ((4, 6), 0), ((4, 6), 1), ((3, 4, 5), -2)],
+                         ids=str)
+def test_take_along_axis(device, dtype, shape, axis):
+    rng = np.random.default_rng(9)
+    a = random_array(shape, dtype, rng)
+    x = ra.asarray(a, device=device)
+    n = shape[axis]
+    for new_len in (0, 3, 2 * n):
+        ishape = list(shape)
+        ishape[axis] = new_len
+        idx = rng.integers(-n, n, size=ishape)
+        r = ra.take_along_axis(x, ra.asarray(idx, device=device), axis=axis)
+        np.testing.assert_array_equal(r.get(), np.take_along_axis(a, idx % n, axis=axis))
+    if len(shape) > 1:  # indices broadcast in the other dimensions
+        ishape = [1] * len(shape)
+        ishape[axis] = 2
+        idx = rng.integers(0, n, size=ishape)
+        r = ra.take_along_axis(x, ra.asarray(idx, device=device), axis=axis)
+        np.testing.assert_array_equal(r.get(), np.take_along_axis(a, idx, axis=axis))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("shape", [(1,), (17,), (4, 5), (3, 1, 4), (2, 3, 2, 2)], ids=str)
+def test_nonzero(device, dtype, shape):
+    rng = np.random.default_rng(13)
+    a = random_array(shape, dtype, rng, low=-2, high=2)
+    if np.dtype(dtype).kind == "f":
+        a.flat[0] = np.nan                                   # NaN is non-zero
+    x = ra.asarray(a, device=device)
+    r = ra.nonzero(x)
+    e = np.nonzero(a)
+    assert len(r) == len(e)
+    for ri, ei in zip(r, e):
+        assert ri.dtype == ra.int64 and ri.ndim == 1
+        np.testing.assert_array_equal(ri.get(), ei)
+    z = ra.nonzero(ra.zeros(shape, dtype=dtype, device=device))   # empty result
+    assert all(zi.shape == (0,) for zi in z)
+    if len(shape) > 1:                                        # a strided view
+        v = x[..., ::-2]
+        for ri, ei in zip(ra.nonzero(v), np.nonzero(a[..., ::-2])):
+            np.testing.assert_array_equal(ri.get(), ei)
+
+
+@pytest.mark.parametrize("dtype", REAL_DTYPES + [ra.complex64], ids=str)
+def test_searchsorted(device, dtype):
+    rng = np.random.default_rng(17)
+    s = np.sort(random_array((40,), dtype, rng, low=-20, high=20))
+    v = random_array((3, 5), dtype, rng, low=-22, high=22)
+    v.flat[:3] = s[[0, 7, -1]]                                 # exact hits
+    xs, xv = ra.asarray(s, device=device), ra.asarray(v, device=device)
+    for side in ("left", "right"):
+        r = ra.searchsorted(xs, xv, side=side)
+        assert r.dtype == ra.int64 and r.shape == v.shape
+        np.testing.assert_array_equal(r.get(), np.searchsorted(s, v, side=side))
+    perm = rng.permutation(40)
+    u = s[perm]
+    sorter = np.argsort(u, kind="stable")
+    r = ra.searchsorted(ra.asarray(u, device=device), xv, sorter=ra.asarray(sorter, device=device))
+    np.testing.assert_array_equal(r.get(), np.searchsorted(u, v, sorter=sorter))
+    r = ra.searchsorted(xs[::-1][::-1], v.flat[5].item(), side="right")   # a scalar x2
+    assert r.shape == () and int(r) == np.searchsorted(s, v.flat[5], side="right")
+
+
+def test_searchsorted_nan_and_empty(device):
+    s = np.array([-1.0, 0.5, 2.0, np.nan, np.nan])
+    v = np.array([np.nan, 3.0, -5.0, 0.5])
+    xs = ra.asarray(s, device=device)
+    for side in ("left", "right"):
+        r = ra.searchsorted(xs, ra.asarray(v, device=device), side=side)
+        np.testing.assert_array_equal(r.get(), np.searchsorted(s, v, side=side))
+    r = ra.searchsorted(ra.asarray(np.array([], dtype=np.float64), device=device),
+                        ra.asarray(v, device=device))
+    np.testing.assert_array_equal(r.get(), np.zeros(4, dtype=np.int64))
+
+
+def test_errors(device):
+    x = ra.asarray(random_array((3, 4), np.float32), device=device)
+    i = ra.asarray(I([0, 1]), device=device)
+    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 1 with size 4"):
+        x[:, ra.asarray(I([0, 5]), device=device)]
+    with pytest.raises(IndexError, match="index -4 is out of bounds for axis 0 with size 3"):
+        x[ra.asarray(I([-4]), device=device)]
+    with pytest.raises(IndexError, match="integer or boolean type"):
+        x[ra.asarray(I([0.5]), device=device)]
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        x[ra.asarray(np.ones((4,), bool), device=device)]
+    with pytest.raises(IndexError, match="too many indices"):
+        x[i, i, i]
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[ra.asarray(I([7]), device=device)] = 1.0
+    with pytest.raises(TypeError, match="indices must have an integer data type"):
+        ra.take(x, ra.asarray(I([0.0]), device=device), axis=0)
+    with pytest.raises(TypeError, match="indices must be a rocarray array"):
+        ra.take(x, [0, 1], axis=0)
+    with pytest.raises(ValueError, match="axis must be given"):
+        ra.take(x, i)
+    with pytest.raises(ValueError, match="axis 2 is out of range"):
+        ra.take(x, i, axis=2)
+    with pytest.raises(TypeError, match="axis must be an int"):
+        ra.take(x, i, axis=0.0)
+    with pytest.raises(IndexError, match="index 9 is out of bounds"):
+        ra.take(x, ra.asarray(I([9]), device=device), axis=1)
+    with pytest.raises(ValueError, match="same number of dimensions"):
+        ra.take_along_axis(x, i, axis=0)
+    with pytest.raises(IndexError, match="out of bounds"):
+        ra.take_along_axis(x, ra.asarray(I([[4]]), device=device), axis=1)
+    with pytest.raises(ValueError, match="at least one dimension"):
+        ra.nonzero(ra.asarray(1.0, device=device))
+    with pytest.raises(TypeError, match="must be a rocarray array"):
+        ra.nonzero(np.ones(3))
+    with pytest.raises(ValueError, match="one-dimensional"):
+        ra.searchsorted(x, x)
+    with pytest.raises(ValueError, match="side must be 'left' or 'right'"):
+        ra.searchsorted(x[0], x, side="middle")
+    with pytest.raises(ValueError, match="sorter must have the shape"):
+        ra.searchsorted(x[0], x, sorter=i)
+    with pytest.raises(TypeError, match="x2 must be"):
+        ra.searchsorted(x[0], [1.0])
+
+
+def test_new_shape_compiles_nothing(device):
+    rng = np.random.default_rng(21)
+
+    def run(shape):
+        a = random_array(shape, np.float32, rng)
+        x = ra.asarray(a, device=device)
+        n = shape[-1]
+        idx = ra.asarray(rng.integers(-n, n, size=(3,)), device=device)
+        x[..., idx].get()
+        x[ra.asarray(a > 0, device=device)].get()
+        x[ra.asarray(a < 0, device=device)] = 0.0
+        x[..., idx] = 1.0
+        ra.take(x, idx, axis=-1).get()
+        ra.take_along_axis(x, ra.asarray(rng.integers(0, n, size=shape), device=device),
+                           axis=-1).get()
+        [t.get() for t in ra.nonzero(x)]
+        ra.searchsorted(ra.asarray(np.sort(a.ravel()), device=device), x).get()
+
+    run((5, 7))
+    run((2, 3, 4))
+    rocarray.cache.info()
+    rocarray.cache.reset_counts()
+    run((6, 9))
+    run((3, 2, 8))
+    assert rocarray.cache.info()["compiled"] == 0
