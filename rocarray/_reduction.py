@@ -456,8 +456,9 @@ def _choose(kernel, shape_k, shape_r, n_red, inputs, source, simple=False, exact
         if leading and n_out >= TILE // 2 and source == 0:
             tiles = -(-n_out // TILE)
             n_chunks = 1
-            if tiles < 8 and n_red > 2 * HOST_CHUNK:
-                n_chunks = min(-(-n_red // HOST_CHUNK), 64)
+            threads = getattr(kernel.runtime, "_threads", 1)
+            if tiles < threads and n_red > 2 * HOST_CHUNK:  # chunks only to give threads work
+                n_chunks = min(-(-n_red // HOST_CHUNK), 2 * threads)
             chunk = -(-n_red // n_chunks) if n_red else 0
             return MODE_TILE, n_chunks, chunk, tiles * n_chunks, 0
         if exact:

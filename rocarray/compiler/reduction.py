@@ -57,7 +57,7 @@ VECTOR_UNROLL = 4
 #: measured on the H200, docs/benchmarks.md).
 GPU_MIN_BLOCKS = 4
 #: Adjacent outputs one host item folds together in tiled mode.
-TILE = 4096
+TILE = 1024
 
 I32 = ir.IntType(32)
 
