@@ -127,22 +127,29 @@ def cold_signatures(dev, rows):
 
 
 def cupy_cold(rows, med):
+    c = cupy_cold_ms("z = x + y * {salt}", 5)
+    if c is not None:
+        rows.append(f"CuPy ElementwiseKernel, new kernel (NVRTC), median first call: **{c:.1f} ms**; "
+                    f"rocarray / CuPy = **{med / c:.3f}**")
+
+
+def cupy_cold_ms(body: str, runs: int):
+    """Median first call (ms) of CuPy ElementwiseKernels ``T x, T y -> T z`` whose ``body``
+    gets a number never seen before in place of ``{salt}``, so NVRTC compiles each one (no
+    cache can answer); None without CuPy."""
     cp = _try_import("cupy")
     if cp is None:
-        return
+        return None
     times = []
-    for k in range(5):
-        # a kernel body never seen before: NVRTC compiles it (CuPy's disk cache cannot help)
-        kern = cp.ElementwiseKernel("T x, T y", "T z", f"z = x + y * {k + 0.123456789 * time.time():.9f}",
-                                    f"bench_cold_{os.getpid()}_{k}")
+    for k in range(runs):
+        salt = f"{k + 0.123456789 * time.time():.9f}"
+        kern = cp.ElementwiseKernel("T x, T y", "T z", body.format(salt=salt), f"bench_cold_{os.getpid()}_{k}")
         x = cp.arange(1000, dtype=cp.float32)
         t0 = time.perf_counter()
         kern(x, x)
         cp.cuda.Device().synchronize()
         times.append((time.perf_counter() - t0) * 1e3)
-    c = float(np.median(times))
-    rows.append(f"CuPy ElementwiseKernel, new kernel (NVRTC), median first call: **{c:.1f} ms**; "
-                f"rocarray / CuPy = **{med / c:.3f}**")
+    return float(np.median(times))
 
 
 # -- 2. disk hit in a fresh process, and a new shape ------------------------------------

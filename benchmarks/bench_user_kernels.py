@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # bench_elementwise gives the house helpers; importing it first also points
 # ROCARRAY_CACHE_DIR at a fresh empty directory for this run (unless the caller chose one)
-from bench_elementwise import _steady, _try_import, best_of, machine  # noqa: E402
+from bench_elementwise import _steady, _try_import, best_of, cupy_cold_ms, machine  # noqa: E402
 
 import rocarray as ra  # noqa: E402
 from rocarray import cache  # noqa: E402
@@ -107,21 +107,9 @@ def cold(dev, rows):
 
 
 def cupy_cold(rows, med):
-    cp = _try_import("cupy")
-    if cp is None:
+    c = cupy_cold_ms("z = (x - y) * (x - y) + (T){salt}", 4)
+    if c is None:
         return
-    times = []
-    for k in range(4):
-        # a kernel text never seen before, so NVRTC compiles (CuPy's disk cache cannot answer)
-        salt = f"{k + 0.123456789 * time.time():.9f}"
-        kern = cp.ElementwiseKernel("T x, T y", "T z", f"z = (x - y) * (x - y) + (T){salt}",
-                                    f"bench_cold_{os.getpid()}_{k}")
-        x = cp.arange(1000, dtype=cp.float32)
-        t0 = time.perf_counter()
-        kern(x, x)
-        cp.cuda.Device().synchronize()
-        times.append((time.perf_counter() - t0) * 1e3)
-    c = float(np.median(times))
     rows.append(f"\nCuPy ElementwiseKernel, new kernel text (NVRTC), median first call: **{c:.1f} ms**; "
                 f"rocarray / CuPy = **{med / c:.3f}**")
 

@@ -52,16 +52,8 @@ class Array:
     @classmethod
     def _empty(cls, shape: tuple, dtype: np.dtype, device: Device) -> "Array":
         """A new C-contiguous array (uninitialised)."""
-        self = object.__new__(cls)
         size = _prod(shape)
-        self._buf = allocate(device, size * dtype.itemsize)
-        self._shape = shape
-        self._strides = (dtype.itemsize,) if len(shape) == 1 else _c_strides(shape, dtype.itemsize)
-        self._offset = 0
-        self._dtype = dtype
-        self._size = size
-        self._contig = True
-        return self
+        return cls._on_buffer(allocate(device, size * dtype.itemsize), shape, size, dtype)
 
     @classmethod
     def _on_buffer(cls, buf: Buffer, shape: tuple, size: int, dtype: np.dtype) -> "Array":

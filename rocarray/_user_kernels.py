@@ -143,6 +143,20 @@ class _Bindings:
                 f"parameter or declare '{p.name}' with a fixed type")
         return t
 
+    @classmethod
+    def of_call(cls, kernel, in_tokens, out_dtypes):
+        """The bindings of one call of ``kernel`` (array inputs and passed outputs bind;
+        scalars do not), with the resolved input and output dtypes."""
+        b = cls(kernel.name)
+        for p, dt in zip(kernel.out_params, out_dtypes):
+            b.bind(p, dt, "output")
+        for p, tok in zip(kernel.in_params, in_tokens):
+            if isinstance(tok, np.dtype):
+                b.bind(p, tok, "input")
+        in_types = tuple(b.type_of(p, "input") for p in kernel.in_params)
+        out_types = tuple(b.type_of(p, "output") for p in kernel.out_params)
+        return b, in_types, out_types
+
 
 class _Plan:
     """One (kernel, argument kinds and dtypes, device): the loaded kernel and the resolved
@@ -327,14 +341,7 @@ class ElementwiseKernel:
 
     # -- resolution (once per signature) -------------------------------------------------
     def _resolve(self, in_tokens, out_dtypes):
-        b = _Bindings(self.name)
-        for p, dt in zip(self.out_params, out_dtypes):
-            b.bind(p, dt, "output")
-        for p, tok in zip(self.in_params, in_tokens):
-            if isinstance(tok, np.dtype):
-                b.bind(p, tok, "input")
-        in_types = tuple(b.type_of(p, "input") for p in self.in_params)
-        out_types = tuple(b.type_of(p, "output") for p in self.out_params)
+        b, in_types, out_types = _Bindings.of_call(self, in_tokens, out_dtypes)
         for p, tok, t in zip(self.in_params, in_tokens, in_types):
             if tok is complex and t.kind != "c":
                 raise TypeError(f"kernel '{self.name}': a complex scalar cannot be passed for "
@@ -641,14 +648,7 @@ class ReductionKernel:
     def _plan(self, in_tokens, out_dtypes):
         from ._reduction import ReductionDef
 
-        b = _Bindings(self.name)
-        for p, dt in zip(self.out_params, out_dtypes):
-            b.bind(p, dt, "output")
-        for p, tok in zip(self.in_params, in_tokens):
-            if isinstance(tok, np.dtype):
-                b.bind(p, tok, "input")
-        in_types = tuple(b.type_of(p, "input") for p in self.in_params)
-        out_types = tuple(b.type_of(p, "output") for p in self.out_params)
+        b, in_types, out_types = _Bindings.of_call(self, in_tokens, out_dtypes)
         rt = self._reduce_type
         red_dt = b.types.get(rt)
         if red_dt is None:

@@ -241,9 +241,12 @@ class _Builder:
 
     # -- the kernel -----------------------------------------------------------------------
 
-    def build(self) -> None:
+    def entry_function(self, types):
+        """Add the entry ``self.entry`` taking the parameters ``types`` (one kernel parameter
+        each on GPUs; on the host ``(args, start, stop)`` with the parameters in the
+        struct at ``args``); read the common head of the parameters.  Returns (builder,
+        parameter values, start, stop)."""
         target = self.target
-        types = reduction_param_types(self.n_inputs, len(self.out_dtypes))
         if target.is_gpu:
             fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), types), self.entry)
             target.mark_kernel(fn)
@@ -261,9 +264,15 @@ class _Builder:
                       for k, t in enumerate(types)]
         self.fn = fn
         (self.n_items, self.mode, self.n_out, self.n_chunks, self.chunk_len,
-         self.ndim_k, shape_k, self.ndim_r, shape_r, self.n_r) = values[:10]
-        self.shape_k = _spill(b, shape_k, DIMS)
-        self.shape_r = _spill(b, shape_r, DIMS)
+         self.ndim_k, _, self.ndim_r, _, self.n_r) = values[:10]
+        self.shape_k = _spill(b, values[6], DIMS)
+        return b, values, start, stop
+
+    def build(self) -> None:
+        target = self.target
+        b, values, start, stop = self.entry_function(reduction_param_types(self.n_inputs, len(self.out_dtypes)))
+        fn = self.fn
+        self.shape_r = _spill(b, values[8], DIMS)
         pos = 10
         self.inputs = []  # (ptr, kept strides slot, reduced strides slot)
         for _ in range(self.n_inputs):
@@ -344,25 +353,8 @@ class _Builder:
     def build_scan(self, records_out: bool = False) -> None:
         target = self.target
         n_outs = 1 if records_out else len(self.out_dtypes)
-        types = scan_param_types(self.n_inputs, n_outs)
-        if target.is_gpu:
-            fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), types), self.entry)
-            target.mark_kernel(fn)
-            target.limit_registers(fn, GPU_MIN_BLOCKS)
-            b = ir.IRBuilder(fn.append_basic_block("entry"))
-            values = list(fn.args)
-        else:
-            fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]), self.entry)
-            target.mark_kernel(fn)
-            args_ptr, start, stop = fn.args
-            b = ir.IRBuilder(fn.append_basic_block("entry"))
-            st = ir.LiteralStructType(types)
-            values = [b.load(b.gep(args_ptr, [ir.Constant(I32, 0), ir.Constant(I32, k)], source_etype=st), typ=t)
-                      for k, t in enumerate(types)]
-        self.fn = fn
-        (self.n_items, self.mode, self.n_out, self.n_chunks, self.chunk_len,
-         self.ndim_k, shape_k, self.ndim_r, shape_r, self.n_r) = values[:10]
-        self.shape_k = _spill(b, shape_k, DIMS)
+        b, values, start, stop = self.entry_function(scan_param_types(self.n_inputs, n_outs))
+        fn = self.fn
         pos = 10
         self.inputs = []
         for _ in range(self.n_inputs):
