@@ -473,11 +473,7 @@ class _Builder:
 
         # several reduced dimensions: each index unravelled
         b.position_at_end(nd_bb)
-        loop = _Loop(b, j0, j_end, "jn")
-        info_r = [("array", p, sr) for (_, _, sr), p in zip(self.inputs, in_bases)]
-        addrs = self.unravel(b, self.shape_r, self.ndim_r, loop.i, info_r, list(in_bases))
-        self.fold(b, accs[0], addrs, loop.i)
-        loop.close(b, b.add(loop.i, step))
+        self.nd_run(b, accs[0].fields(b), in_bases, j0, j_end, step)
         b.branch(done_bb)
 
         b.position_at_end(done_bb)
@@ -522,11 +518,7 @@ class _Builder:
             # the quick tier: one accumulator, every index unravelled
             acc = self.new_record(b)
             self.set_identity(b, acc)
-            loop = _Loop(b, j_begin, j_end, "jn")
-            info_r = [("array", p, sr) for (_, _, sr), p in zip(self.inputs, in_bases)]
-            addrs = _unravel(b, self.shape_r, self.ndim_r, loop.i, info_r, list(in_bases), first_dim_from_end=1)
-            self.fold(b, acc, addrs, loop.i)
-            loop.close(b, b.add(loop.i, one))
+            self.nd_run(b, acc.fields(b), in_bases, j_begin, j_end, one)
             self.write(b, acc, o, c, out_addrs)
             return
         lanes_c = ir.Constant(I64, HOST_LANES)
@@ -566,11 +558,7 @@ class _Builder:
             b.branch(done_bb)
 
         b.position_at_end(nd_bb)
-        loop = _Loop(b, j_begin, j_end, "jn")
-        info_r = [("array", p, sr) for (_, _, sr), p in zip(self.inputs, in_bases)]
-        addrs = _unravel(b, self.shape_r, self.ndim_r, loop.i, info_r, list(in_bases), first_dim_from_end=1)
-        self.fold_into(b, accs.fields(b, zero), addrs, loop.i)
-        loop.close(b, b.add(loop.i, one))
+        self.nd_run(b, accs.fields(b, zero), in_bases, j_begin, j_end, one)
         b.branch(done_bb)
 
         b.position_at_end(done_bb)
@@ -684,6 +672,15 @@ class _Builder:
         for f, phi in zip(fields, phis):
             b.store(phi, f, align=8)
         return j
+
+    def nd_run(self, b, acc_fields, in_bases, j0, j_end, step) -> None:
+        """Fold reduced indices ``j0, j0 + step, ...`` below ``j_end``, each unravelled over
+        the reduced dimensions (any number of them), into ``acc_fields``."""
+        loop = _Loop(b, j0, j_end, "jn")
+        info_r = [("array", p, sr) for (_, _, sr), p in zip(self.inputs, in_bases)]
+        addrs = self.unravel(b, self.shape_r, self.ndim_r, loop.i, info_r, list(in_bases))
+        self.fold_into(b, acc_fields, addrs, loop.i)
+        loop.close(b, b.add(loop.i, step))
 
     def fold_into(self, b, acc_fields, addrs, j) -> None:
         tmp = self.tmp
