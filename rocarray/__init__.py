@@ -160,3 +160,6 @@ from ._fusion import fuse
 # -- indexing and searching functions: integer arrays, masks, nonzero, searchsorted ------------
 # (x[int_array], x[mask] and their assignments are in Array.__getitem__ / __setitem__)
 from ._indexing_functions import nonzero, searchsorted, take, take_along_axis
+
+# -- linear algebra: products as reductions of the engine (not a tuned BLAS) -------------------
+from ._linear_algebra_functions import matmul, tensordot, vecdot
