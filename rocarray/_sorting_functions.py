@@ -1,0 +1,159 @@
+"""``sort`` and ``argsort``: a stable merge sort of each line, written in the kernel language.
+
+The sorted axis is moved last and copied to a contiguous work array; one kernel item per
+line sorts it with a bottom-up merge sort (runs of width 1, 2, 4, ... merged between the
+work array and a scratch array of the same shape, taking the right element only when it
+comes strictly before the left one: stable).  NaN sorts last ascending and first
+descending, equal elements keep their order either way (the standard's stable sort);
+complex numbers sort as NumPy's do (finite parts by real then imaginary part, then
+values with a NaN imaginary part, a NaN real part, both).  The
+same kernels run on every device; each line is one thread on a GPU, so a GPU sorts many
+short lines well and one long line slowly (no parallel merge or radix sort yet).
+"""
+
+from __future__ import annotations
+
+from ._array_object import Array, _prod
+from ._user_kernels import ElementwiseKernel
+
+# "x comes strictly before y" ascending; descending swaps the operands
+_LESS = {
+    "float": "__device__ bool rk_less(T x, T y) { return x < y || (!isnan(x) && isnan(y)); }",
+    "other": "__device__ bool rk_less(T x, T y) { return x < y; }",
+    # NumPy's order: R + Rj (by real, then imaginary part) < R + nanj (by real part)
+    # < nan + Rj (by imaginary part) < nan + nanj
+    "complex": """
+        __device__ int rk_class(T z) { return (isnan(real(z)) ? 2 : 0) + (isnan(imag(z)) ? 1 : 0); }
+        __device__ bool rk_less(T x, T y) {
+            int cx = rk_class(x), cy = rk_class(y);
+            if (cx != cy) return cx < cy;
+            if (cx == 0) return real(x) < real(y) || (real(x) == real(y) && imag(x) < imag(y));
+            if (cx == 1) return real(x) < real(y);
+            if (cx == 2) return imag(x) < imag(y);
+            return false;
+        }""",
+}
+
+_MERGE = """
+    long n = width0;
+    long base = i * n;
+    bool in_a = true;
+    for (long width = 1; width < n; width *= 2) {
+        for (long lo = 0; lo < n; lo += 2 * width) {
+            long mid = min(lo + width, n);
+            long hi = min(lo + 2 * width, n);
+            long p = lo;
+            long q = mid;
+            for (long k = lo; k < hi; k++) {
+                bool right;
+                if (p >= mid) right = true;
+                else if (q >= hi) right = false;
+                else {
+                    T l = in_a ? a[base + p] : t[base + p];
+                    T r = in_a ? a[base + q] : t[base + q];
+                    right = desc ? rk_less(l, r) : rk_less(r, l);
+                }
+                long src = right ? q : p;
+                if (right) q++; else p++;
+                MOVE
+            }
+        }
+        in_a = !in_a;
+    }
+    if (!in_a) {
+        for (long k = 0; k < n; k++) {
+            COPYBACK
+        }
+    }
+"""
+
+_SORT_MOVE = """if (in_a) t[base + k] = a[base + src]; else a[base + k] = t[base + src];"""
+_SORT_BACK = """a[base + k] = t[base + k];"""
+_ARG_MOVE = """if (in_a) { t[base + k] = a[base + src]; ti[base + k] = ai[base + src]; }
+                else { a[base + k] = t[base + src]; ai[base + k] = ti[base + src]; }"""
+_ARG_BACK = """a[base + k] = t[base + k]; ai[base + k] = ti[base + k];"""
+
+_kernels: dict = {}
+
+
+def _kernel(kind: str, arg: bool) -> ElementwiseKernel:
+    k = _kernels.get((kind, arg))
+    if k is None:
+        body = _MERGE.replace("MOVE", _ARG_MOVE if arg else _SORT_MOVE)
+        body = body.replace("COPYBACK", _ARG_BACK if arg else _SORT_BACK)
+        if arg:
+            k = ElementwiseKernel("raw T t, raw int64 ti, int64 width0, bool desc", "raw T a, raw int64 ai",
+                                  body, f"rk_argsort_{kind}", preamble=_LESS[kind])
+        else:
+            k = ElementwiseKernel("raw T t, int64 width0, bool desc", "raw T a", body,
+                                  f"rk_sort_{kind}", preamble=_LESS[kind])
+        k = _kernels.setdefault((kind, arg), k)
+    return k
+
+
+def _prepare(name: str, x, axis, descending, stable):
+    if not isinstance(x, Array):
+        raise TypeError(f"{name}: expected a rocarray array, got {type(x).__name__}")
+    if x.ndim == 0:
+        raise ValueError(f"{name}: a 0-d array has no axis to sort along")
+    if isinstance(axis, bool) or not isinstance(axis, int):
+        raise TypeError(f"{name}: axis must be an int, not {type(axis).__name__}")
+    for flag, what in ((descending, "descending"), (stable, "stable")):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{name}: {what} must be a bool, not {type(flag).__name__}")
+    from ._manipulation_functions import moveaxis, normalize_axes
+    from ._transfer import contiguous
+
+    (axis,) = normalize_axes(axis, x.ndim, name)
+    moved = moveaxis(x, axis, -1)
+    work = contiguous(moved)  # the lines, contiguous: sorted in place
+    if work._buf is x._buf:
+        from ._creation_functions import copy_array
+
+        work = copy_array(moved)
+    kind = {"f": "float", "c": "complex"}.get(x.dtype.kind, "other")
+    return axis, work, kind
+
+
+def _finish(y: Array, axis: int) -> Array:
+    from ._manipulation_functions import moveaxis
+
+    return y if axis == y.ndim - 1 else moveaxis(y, -1, axis)
+
+
+def sort(x, /, *, axis=-1, descending=False, stable=True):
+    """``x`` sorted along ``axis`` (NaN last; ``descending`` reverses the order and puts NaN
+    first); always stable."""
+    axis, work, kind = _prepare("sort", x, axis, descending, stable)
+    n = work.shape[-1]
+    if work.size and n > 1:
+        lines = _prod(work.shape[:-1])
+        scratch = Array._empty(work.shape, work.dtype, work.device)
+        _kernel(kind, False)(scratch, n, descending, work, size=lines)
+    return _finish(work, axis)
+
+
+def argsort(x, /, *, axis=-1, descending=False, stable=True):
+    """The indices (int64) that sort ``x`` along ``axis``: stable, NaN last (first when
+    ``descending``), equal elements in their original order."""
+    axis, work, kind = _prepare("argsort", x, axis, descending, stable)
+    from ._creation_functions import arange
+    from ._data_type_functions import astype
+    from ._manipulation_functions import broadcast_to
+    from ._transfer import contiguous
+
+    n = work.shape[-1]
+    idx = contiguous(broadcast_to(astype(arange(n, device=work.device), _int64()), work.shape))
+    if work.size == 0 or n <= 1:
+        return _finish(idx, axis)
+    lines = _prod(work.shape[:-1])
+    scratch = Array._empty(work.shape, work.dtype, work.device)
+    scratch_idx = Array._empty(work.shape, idx.dtype, work.device)
+    _kernel(kind, True)(scratch, scratch_idx, n, descending, work, idx, size=lines)
+    return _finish(idx, axis)
+
+
+def _int64():
+    from . import _dtypes
+
+    return _dtypes.int64
