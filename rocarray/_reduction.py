@@ -3,20 +3,27 @@
 A ``ReductionDef`` describes a reduction in the kernel language (identity, map, reduce,
 post -- CuPy's ``ReductionKernel`` habit); ``reduce`` runs it over any axes of broadcast
 inputs on any device.  Each def compiles one module per device (two entries: elements, and
-records of a previous pass); axes, shapes, strides and the strategy are run-time arguments
+records of a previous pass; scans a second module with four); axes, shapes, strides and the strategy are run-time arguments
 (rocarray/compiler/reduction.py), so a new axis or shape compiles nothing.
 
-Strategies, chosen here per call from the merged layout:
+Strategies, chosen here per call from the merged layout (``_choose``):
 
 * host: items of one output and a chunk of at most ``HOST_CHUNK`` reduced elements, folded
-  in eight interleaved lanes combined pairwise (so a float sum is a tree of short serial
-  runs, close to NumPy's pairwise sum); a reduction over a leading axis works tiles of
-  adjacent outputs row by row instead (vectorised, as NumPy does);
-* GPU: one block per (output, chunk) when the reduced run is contiguous or long (coalesced
-  strides, wave shuffles, one shared-memory step), one thread per (output, chunk) when the
-  outputs are adjacent in memory (a reduction over a leading axis);
-* a run cut into several chunks writes accumulator records and a second pass (the
-  module's record entry) folds them, until one chunk is left.
+  in ``HOST_LANES`` interleaved lanes combined pairwise (a float sum is a tree of short
+  serial runs, close to NumPy's pairwise sum); the catalogue's reductions keep the lanes in
+  vector registers (their SIMD recipe); exact reductions are cut only to give threads work;
+  a reduction over a leading axis works tiles of adjacent outputs row by row instead
+  (vectorised, as NumPy does);
+* GPU: one wave per (output, chunk) when the reduced run is contiguous or long (16-byte
+  vector loads, wave shuffles; ``GPU_WAVE_ITEMS``; the block-per-item mode with a
+  shared-memory step stays in the kernel), one thread per (output, chunk) when the outputs
+  are adjacent in memory (a reduction over a leading axis);
+* a run cut into several chunks writes accumulator records and a further pass (the
+  module's record entry) folds them, until one chunk is left;
+* quick-tier code (first calls) gets the per-thread mode only, with short chunks.
+
+Scans (``scan``) cut each line into chunks, reduce each chunk to a record, scan those
+records recursively and scan each chunk from the record before it.
 """
 
 from __future__ import annotations
