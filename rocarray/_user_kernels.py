@@ -288,6 +288,33 @@ def _outputs_read(body: str, preamble: str, out_params) -> tuple:
     return tuple(p.name for p in out_params if p.name in read)
 
 
+def _scan_inputs(who: str, params, ins: list):
+    """(device, dtype tokens) of a call's inputs: arrays give their dtype and device (all on
+    one device), Python/NumPy scalars are replaced in ``ins`` by their value and give its
+    Python type; anything else is a TypeError naming the parameter."""
+    device = None
+    tokens = []
+    for k, a in enumerate(ins):
+        if isinstance(a, Array):
+            tokens.append(a._dtype)
+            d = a._buf.device
+            if device is None:
+                device = d
+            elif d is not device:
+                raise TypeError(f"{who}: cannot mix devices {device} and {d}; move arrays with "
+                                ".to_device() first")
+            continue
+        v = _scalar_value(a)
+        if v is None:
+            raise TypeError(
+                f"{who}: input '{params[k].name}' must be a rocarray array or a scalar, not "
+                f"{type(a).__name__}"
+                + ("; convert NumPy arrays with rocarray.asarray()" if isinstance(a, np.ndarray) else ""))
+        ins[k] = v
+        tokens.append(type(v))
+    return device, tokens
+
+
 def _raw_values(a: Array) -> list:
     if a.ndim > MAX_DIMS:
         raise ValueError(f"a raw argument may have at most {MAX_DIMS} dimensions, got {a.ndim}")
@@ -385,27 +412,7 @@ class ElementwiseKernel:
                 raise ValueError(f"kernel '{self.name}': size must be >= 0, got {size}")
         ins = list(args[:self.nin])
         outs = list(args[self.nin:])
-        device = None
-        tokens = []
-        for k, a in enumerate(ins):
-            if isinstance(a, Array):
-                tokens.append(a._dtype)
-                d = a._buf.device
-                if device is None:
-                    device = d
-                elif d is not device:
-                    raise TypeError(f"kernel '{self.name}': cannot mix devices {device} and {d}; "
-                                    "move arrays with .to_device() first")
-                continue
-            v = _scalar_value(a)
-            if v is None:
-                p = self.in_params[k]
-                raise TypeError(
-                    f"kernel '{self.name}': input '{p.name}' must be a rocarray array or a "
-                    f"scalar, not {type(a).__name__}"
-                    + ("; convert NumPy arrays with rocarray.asarray()" if isinstance(a, np.ndarray) else ""))
-            ins[k] = v
-            tokens.append(type(v))
+        device, tokens = _scan_inputs(f"kernel '{self.name}'", self.in_params, ins)
         out_dtypes = []
         for p, o in zip(self.out_params, outs):
             if not isinstance(o, Array):
@@ -687,27 +694,8 @@ class ReductionKernel:
                 raise ValueError(f"reduction kernel '{self.name}': out= works for one output; "
                                  f"pass the {self.nout} outputs positionally")
             outs = [out]
-        device = None
-        tokens = []
         ins = list(args[:self.nin])
-        for k, a in enumerate(ins):
-            if isinstance(a, Array):
-                tokens.append(a._dtype)
-                d = a._buf.device
-                if device is None:
-                    device = d
-                elif d is not device:
-                    raise TypeError(f"reduction kernel '{self.name}': cannot mix devices "
-                                    f"{device} and {d}; move arrays with .to_device() first")
-                continue
-            v = _scalar_value(a)
-            if v is None:
-                raise TypeError(
-                    f"reduction kernel '{self.name}': input '{self.in_params[k].name}' must be a "
-                    f"rocarray array or a scalar, not {type(a).__name__}"
-                    + ("; convert NumPy arrays with rocarray.asarray()" if isinstance(a, np.ndarray) else ""))
-            ins[k] = v
-            tokens.append(type(v))
+        device, tokens = _scan_inputs(f"reduction kernel '{self.name}'", self.in_params, ins)
         if device is None:
             raise ValueError(f"reduction kernel '{self.name}': at least one input must be an array")
         for p, o in zip(self.out_params, outs):
