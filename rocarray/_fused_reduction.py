@@ -14,7 +14,7 @@ from ._array_object import _prod
 from ._manipulation_functions import normalize_axes
 
 
-def build_fused_reduction(fname, trace, in_params_text, body, scalar_slots, reduction):
+def build_fused_reduction(fname, trace, body, scalar_slots, reduction):
     """A callable ``(kernel_args, device) -> Array`` running the fused map + reduction."""
     import rocarray
 

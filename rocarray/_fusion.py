@@ -21,7 +21,7 @@ import operator
 import numpy as np
 
 from ._array_object import Array
-from ._elementwise import Ufunc, _ctype, _real_of, _body_for
+from ._elementwise import Ufunc, _ctype, _real_of
 from ._user_kernels import ElementwiseKernel
 
 __all__ = ["fuse"]
@@ -497,7 +497,7 @@ class Fusion:
         if reduction is not None:
             from ._fused_reduction import build_fused_reduction
 
-            red = build_fused_reduction(self.name, trace, in_params, body, scalar_slots, reduction)
+            red = build_fused_reduction(self.name, trace, body, scalar_slots, reduction)
             return _FusedPlan(None, tuple(array_args), tuple(scalar_slots),
                               tuple(trace.scalar_exprs), 1, True, red)
         kernel = ElementwiseKernel(in_params, out_params, body, name=self.name,

@@ -15,7 +15,7 @@ import threading
 
 from llvmlite import ir
 
-from .compiler.skeletons import Operand, build_elementwise, host_simple_kernel_text
+from .compiler.skeletons import build_elementwise, host_simple_kernel_text
 from .targets import target_for
 from .targets.base import MAX_DIMS
 
@@ -154,7 +154,8 @@ class LoadedKernel:
         self.function = fns[0]
 
     def count_call(self, n: int) -> None:
-        """Count a launch over ``n`` elements for tier-up (launchers other than ``launch``)."""
+        """Count a launch over ``n`` elements: once the kernel is hot (``TIER_UP_CALLS``
+        calls, or one over ``TIER_UP_ELEMENTS``), recompile it with the full tier."""
         if self.calls >= 0:
             self.calls += 1
             if self.calls >= TIER_UP_CALLS or n >= TIER_UP_ELEMENTS:
@@ -176,10 +177,8 @@ class LoadedKernel:
 
     def launch(self, n: int, values) -> None:
         """Run over ``n`` elements; ``values`` are the packed fields after ``n``."""
-        if self.calls >= 0:
-            self.calls += 1
-            if self.calls >= TIER_UP_CALLS or n >= TIER_UP_ELEMENTS:
-                self._tier_up()
+        if self.calls >= 0:  # still quick-tier code (one comparison once upgraded)
+            self.count_call(n)
         if self.is_gpu:
             grid = (n + self.block - 1) // self.block
             if grid > self.max_grid:
@@ -222,6 +221,3 @@ def load(spec: KernelSpec, device) -> LoadedKernel:
     with _load_lock:
         return _loaded.setdefault(key, k)
 
-
-def operands_of(kinds_and_dtypes) -> tuple:
-    return tuple(Operand(d, k) for k, d in kinds_and_dtypes)

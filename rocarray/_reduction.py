@@ -164,10 +164,13 @@ _plans: dict = {}
 _PLANS_MAX = 1024
 
 
-def reduce(rdef: ReductionDef, arrays, axis=None, keepdims: bool = False, outs=None) -> list:
+def reduce(rdef: ReductionDef, arrays, axis=None, keepdims: bool = False, outs=None, *,
+           plan_alias=None) -> list:
     """Run ``rdef`` over ``axis`` of the broadcast ``arrays``; return its output arrays.
 
-    ``outs``: arrays to write into (shape and dtype must match the result exactly)."""
+    ``outs``: arrays to write into (shape and dtype must match the result exactly).
+    ``plan_alias``: a further key under which the launch plan is kept (a caller's own
+    cheaper key for the same call, looked up before it comes here)."""
     if outs is None:
         try:
             key = (rdef, axis, keepdims, tuple((x._shape, x._strides, x._dtype, x._buf.device) for x in arrays))
@@ -175,6 +178,8 @@ def reduce(rdef: ReductionDef, arrays, axis=None, keepdims: bool = False, outs=N
         except (AttributeError, TypeError):  # not arrays, or an unhashable axis: the slow path says
             plan = key = None
         if plan is not None and not (plan.simple and not plan.kernel.simple):
+            if plan_alias is not None:
+                _plans[plan_alias] = plan
             return plan.run(arrays)
     else:
         key = None
@@ -234,6 +239,8 @@ def reduce(rdef: ReductionDef, arrays, axis=None, keepdims: bool = False, outs=N
         if len(_plans) >= _PLANS_MAX:
             _plans.clear()
         _plans[key] = plan
+        if plan_alias is not None:
+            _plans[plan_alias] = plan
     return plan.run(arrays, outs)
 
 
@@ -575,9 +582,10 @@ class ReductionOp:
     def __call__(self, x, /, *, axis=None, keepdims=False, dtype=None):
         # the warm path: a layout seen before goes straight to its launch plan
         try:
-            plan = _plans.get((self, dtype, axis, keepdims, x._shape, x._strides, x._dtype, x._buf.device))
+            op_key = (self, dtype, axis, keepdims, x._shape, x._strides, x._dtype, x._buf.device)
+            plan = _plans.get(op_key)
         except (AttributeError, TypeError):  # not an array, or an unhashable axis
-            plan = None
+            plan = op_key = None
         if plan is not None and not (plan.simple and not plan.kernel.simple):
             return plan.run((x,))[0]
         row = self.row
@@ -595,14 +603,7 @@ class ReductionOp:
                                  "has no identity")
         if row.acc == "index" and axis is not None and not isinstance(axis, int):
             raise TypeError(f"{row.name}: axis must be an int or None, not {type(axis).__name__}")
-        (out,) = reduce(rdef, [x], axis=axis, keepdims=keepdims)
-        try:
-            key = (rdef, axis, keepdims, ((x._shape, x._strides, x._dtype, x._buf.device),))
-            plan = _plans.get(key)
-            if plan is not None:  # reduce() planned this layout: reach it from here next time
-                _plans[(self, dtype, axis, keepdims, x._shape, x._strides, x._dtype, x._buf.device)] = plan
-        except TypeError:
-            pass
+        (out,) = reduce(rdef, [x], axis=axis, keepdims=keepdims, plan_alias=op_key)
         return out
 
 

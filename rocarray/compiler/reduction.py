@@ -236,9 +236,6 @@ class _Builder:
         """Fold the element (or record) at ``addrs`` with reduced index ``j`` into ``acc``."""
         self.fold_into(b, acc.fields(b), addrs, j)
 
-    def copy(self, b, dst, src) -> None:
-        b.store(b.load(src.ptr, typ=self.rec_type), dst.ptr)
-
     # -- the kernel -----------------------------------------------------------------------
 
     def entry_function(self, types):

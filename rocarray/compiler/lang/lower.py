@@ -170,9 +170,6 @@ class Lowerer:
         v = int(value) & ((1 << t.bits) - 1)
         return Value(ir.Constant(t.ir, v), t)
 
-    def fconst(self, t: KType, value: float):
-        return ir.Constant(t.ir, float(value))
-
     def intrinsic(self, name: str, ret, args) -> ir.Function:
         fn = self.module.globals.get(name)
         if fn is None:
