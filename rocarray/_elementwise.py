@@ -13,7 +13,7 @@ import numpy as np
 from . import _dtypes
 from ._array_object import Array
 from ._buffer import Buffer
-from ._launch import KernelSpec, load
+from ._launch import KernelSpec, contiguous_template, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
 from .compiler.skeletons import Operand
 from .targets.base import MAX_DIMS
@@ -64,15 +64,7 @@ class _Plan:
         self.row = row
         # The packed values of a launch over one contiguous run, but for the size, the
         # pointers and the scalars; positions[k] is where operand k's first value goes.
-        template = [1, 0, *pad_dims((), 1)[1:]]
-        positions = []
-        for op in kernel.spec.operands:
-            positions.append(len(template))
-            if op.kind == "scalar":
-                template.extend((0, 0) if op.dtype.kind == "c" else (0,))
-            else:
-                template.append(0)
-                template.extend(pad_dims((op.dtype.itemsize,), 0))
+        template, positions = contiguous_template(kernel.spec.operands)
         self._template = template
         self.positions = tuple(positions)
         # for the warm path: the output's allocation, without the generic layers

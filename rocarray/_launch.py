@@ -17,6 +17,7 @@ from llvmlite import ir
 
 from .compiler.skeletons import build_elementwise, host_simple_kernel_text
 from .targets import target_for
+from ._layout import pad_dims
 from .targets.base import MAX_DIMS
 
 _SCALAR_CODES = {
@@ -63,6 +64,24 @@ def _pack_format(operands) -> struct.Struct:
         else:
             field(f"Q{MAX_DIMS}q", 8, 8 + 8 * MAX_DIMS)
     return struct.Struct("".join(fmt))
+
+
+def contiguous_template(operands) -> tuple[list, list]:
+    """The packed values (after ``n``) of a launch over one contiguous 1-D run of
+    ``operands``, with zeros for the size (index 1), the pointers and the scalars, and the
+    position of each operand's first value -- what warm calls copy and fill in."""
+    template = [1, 0, *pad_dims((), 1)[1:]]
+    positions = []
+    for op in operands:
+        positions.append(len(template))
+        if op.kind == "scalar":
+            template.extend((0, 0) if op.dtype.kind == "c" else (0,))
+        elif op.kind == "raw":
+            template.extend((0,) * (3 + 2 * MAX_DIMS))
+        else:
+            template.append(0)
+            template.extend(pad_dims((op.dtype.itemsize,), 0))
+    return template, positions
 
 
 class KernelSpec:

@@ -24,7 +24,7 @@ import numpy as np
 from ._array_object import Array
 from ._device import default_device
 from ._elementwise import _convert_scalar, _resolve_overlap
-from ._launch import KernelSpec, load
+from ._launch import KernelSpec, contiguous_template, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
 from .compiler.lang import KernelError, parse, parse_params, resolve_type_name
 from .compiler.skeletons import Operand
@@ -179,17 +179,7 @@ class _Plan:
         # shape and C-contiguous): the packed values of one contiguous 1-D run but for the
         # size, the pointers and the scalars, filled in at ``positions``.
         self.simple = not self.has_raw and "a" in in_kinds
-        template = [1, 0, *pad_dims((), 1)[1:]]
-        positions = []
-        for op in kernel.spec.operands:
-            positions.append(len(template))
-            if op.kind == "scalar":
-                template.extend((0, 0) if op.dtype.kind == "c" else (0,))
-            elif op.kind == "raw":
-                template.extend((0,) * (3 + 2 * MAX_DIMS))
-            else:
-                template.append(0)
-                template.extend(pad_dims((op.dtype.itemsize,), 0))
+        template, positions = contiguous_template(kernel.spec.operands)
         self._template = template
         nin = len(in_kinds)
         nout = len(out_kinds)
