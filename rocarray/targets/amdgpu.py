@@ -37,14 +37,9 @@ from .base import (
     ToolchainError,
     add_string_attribute,
     declare_function,
-    internalize,
-    kernel_names,
+    gpu_optimised_module,
     llvm_binding,
-    optimise,
-    parse_module,
-    redirect_math_intrinsics,
     unresolved_functions,
-    unresolved_symbols,
 )
 
 #: Exact operations: one instruction or a short exact expansion for f32 and f64.
@@ -442,23 +437,8 @@ class AMDGPUTarget(Target):
     def optimised_module(self, module: ir.Module | str):
         """Parse ``module``, link the ocml/ockl slices it calls, internalize all but its
         kernels, drop dead code and optimise; returns the llvmlite ``ModuleRef``."""
-        binding = llvm_binding()
         text = private_allocas(module if isinstance(module, str) else str(module))
-        text = redirect_math_intrinsics(text, self.math_symbol)
-        kernels = kernel_names(text, "amdgpu_kernel")
-        if not kernels:
-            raise ValueError("AMDGPUTarget.compile: the module defines no amdgpu_kernel function")
-        tm = self.target_machine
-        mod = parse_module(text, self)
-        mod.link_in(binding.parse_assembly(self._control_ir()))
-        self._link_device_libs(mod, tm)
-        internalize(mod, set(kernels), tm)
-        missing = unresolved_symbols(mod)
-        if missing:
-            raise ToolchainError(f"AMDGPUTarget: unresolved symbols {', '.join(missing)}")
-        mod.verify()
-        optimise(mod, tm, self.opt_level)
-        return mod
+        return gpu_optimised_module(self, text, "amdgpu_kernel", self._link_device_libs)
 
     def _link_device_libs(self, mod, tm) -> None:
         wanted = [n for n in unresolved_functions(mod) if n.startswith(("__ocml_", "__ockl_"))]

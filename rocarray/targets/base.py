@@ -342,6 +342,29 @@ def unresolved_symbols(mod) -> list[str]:
     return sorted(names)
 
 
+def gpu_optimised_module(target, text: str, convention: str, link_libraries, ignore=()):
+    """The GPU targets' common compile front: redirect math intrinsics to the target's
+    library, parse, link the target's control IR, ``link_libraries(mod, tm)`` (the library
+    slices the kernel calls), internalize all but the kernels (``convention``), check that
+    nothing but ``ignore`` is left unresolved, verify and optimise at ``target.opt_level``."""
+    name = type(target).__name__
+    text = redirect_math_intrinsics(text, target.math_symbol)
+    kernels = kernel_names(text, convention)
+    if not kernels:
+        raise ValueError(f"{name}.compile: the module defines no {convention} function")
+    tm = target.target_machine
+    mod = parse_module(text, target)
+    mod.link_in(llvm_binding().parse_assembly(target._control_ir()))
+    link_libraries(mod, tm)
+    internalize(mod, set(kernels), tm)
+    missing = [n for n in unresolved_symbols(mod) if n not in ignore]
+    if missing:
+        raise ToolchainError(f"{name}: unresolved symbols {', '.join(missing)}")
+    mod.verify()
+    optimise(mod, tm, target.opt_level)
+    return mod
+
+
 class BitcodeLibrary:
     """A device math library in LLVM bitcode (libdevice, ocml, ockl), linked in slices.
 

@@ -30,14 +30,9 @@ from .base import (
     ToolchainError,
     add_string_attribute,
     declare_function,
-    internalize,
-    kernel_names,
+    gpu_optimised_module,
     llvm_binding,
-    optimise,
-    parse_module,
-    redirect_math_intrinsics,
     unresolved_functions,
-    unresolved_symbols,
 )
 
 #: Functions NVPTX lowers from LLVM intrinsics to one exact instruction (or a short exact
@@ -382,15 +377,11 @@ class NVPTXTarget(Target):
     def optimised_module(self, module: ir.Module | str):
         """Parse ``module``, link the libdevice slices it calls, internalize all but its
         kernels, drop dead code and optimise; returns the llvmlite ``ModuleRef``."""
-        binding = llvm_binding()
         text = module if isinstance(module, str) else str(module)
-        text = redirect_math_intrinsics(text, self.math_symbol)
-        kernels = kernel_names(text, "ptx_kernel")
-        if not kernels:
-            raise ValueError("NVPTXTarget.compile: the module defines no ptx_kernel function")
-        tm = self.target_machine
-        mod = parse_module(text, self)
-        mod.link_in(binding.parse_assembly(self._control_ir()))
+        return gpu_optimised_module(self, text, "ptx_kernel", self._link_libdevice,
+                                    ignore=("__nvvm_reflect",))
+
+    def _link_libdevice(self, mod, tm) -> None:
         wanted = [name for name in unresolved_functions(mod) if name.startswith("__nv_")]
         if wanted:
             path = find_libdevice()
@@ -401,13 +392,6 @@ class NVPTXTarget(Target):
                 )
             _prec_sqrt_reflect()
             _libdevice(path).link_into(mod, wanted, tm)
-        internalize(mod, set(kernels), tm)
-        missing = [n for n in unresolved_symbols(mod) if n != "__nvvm_reflect"]
-        if missing:
-            raise ToolchainError(f"NVPTXTarget: unresolved symbols {', '.join(missing)}")
-        mod.verify()
-        optimise(mod, tm, self.opt_level)
-        return mod
 
     def emit_ptx(self, module: ir.Module | str) -> str:
         """PTX text of ``module`` with libdevice linked and optimised (``--emit ptx``)."""
