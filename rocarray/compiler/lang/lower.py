@@ -1394,13 +1394,18 @@ class Lowerer:
         c = self.to_bool(self.expr(node.cond), node.cond)
         self.b.cbranch(c, body_bb, end_bb)
         self.b.position_at_end(body_bb)
-        self.ctx.loops.append((end_bb, cond_bb))
-        try:
-            self.scoped_stmt(node.body)
-        finally:
-            self.ctx.loops.pop()
+        self.loop_body(node.body, end_bb, cond_bb)
         self.branch_to(cond_bb)
         self.b.position_at_end(end_bb)
+
+    def loop_body(self, body, break_bb, continue_bb) -> None:
+        """Lower a loop's body with ``break`` going to ``break_bb``, ``continue`` to
+        ``continue_bb``."""
+        self.ctx.loops.append((break_bb, continue_bb))
+        try:
+            self.scoped_stmt(body)
+        finally:
+            self.ctx.loops.pop()
 
     def st_dowhile(self, node: A.DoWhile):
         body_bb = self.new_block("do.body")
@@ -1408,11 +1413,7 @@ class Lowerer:
         end_bb = self.new_block("do.end")
         self.b.branch(body_bb)
         self.b.position_at_end(body_bb)
-        self.ctx.loops.append((end_bb, cond_bb))
-        try:
-            self.scoped_stmt(node.body)
-        finally:
-            self.ctx.loops.pop()
+        self.loop_body(node.body, end_bb, cond_bb)
         self.branch_to(cond_bb)
         self.b.position_at_end(cond_bb)
         c = self.to_bool(self.expr(node.cond), node.cond)
@@ -1438,11 +1439,7 @@ class Lowerer:
             else:
                 self.b.branch(body_bb)
             self.b.position_at_end(body_bb)
-            ctx.loops.append((end_bb, step_bb))
-            try:
-                self.scoped_stmt(node.body)
-            finally:
-                ctx.loops.pop()
+            self.loop_body(node.body, end_bb, step_bb)
             self.branch_to(step_bb)
             self.b.position_at_end(step_bb)
             if node.step is not None:
