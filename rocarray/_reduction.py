@@ -28,6 +28,7 @@ records recursively and scan each chunk from the record before it.
 
 from __future__ import annotations
 
+import functools
 import struct
 
 import numpy as np
@@ -39,7 +40,8 @@ from ._launch import KernelSpec, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
 from ._manipulation_functions import normalize_axes
 from .compiler.reduction import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_WAVE, TILE, build_reduction,
-                                 build_scan, record_layout)
+                                 build_scan, record_layout, reduction_param_types, scan_param_types)
+from .compiler.skeletons import DIMS, PTR
 from .targets.base import MAX_DIMS
 
 #: Most reduced elements one host item folds (then records and a second pass): with
@@ -56,9 +58,16 @@ GPU_CHUNK_QUANTUM = GPU_BLOCK * 16
 GPU_WAVE_ITEMS = True
 
 
+@functools.lru_cache(maxsize=None)
+def _struct_of(types: tuple) -> struct.Struct:
+    """The launcher's packing of kernel parameters ``types`` (the kernel ABI's layout)."""
+    return struct.Struct("<" + "".join(f"{MAX_DIMS}q" if t == DIMS else "Q" if t == PTR else "q"
+                                       for t in types))
+
+
 def _packer(n_inputs: int, n_outputs: int) -> struct.Struct:
-    d = f"{MAX_DIMS}q"
-    return struct.Struct("<" + "qqqqq" + f"q{d}q{d}q" + f"Q{d}{d}" * n_inputs + f"Q{d}" * n_outputs + "Q")
+    """Packing of a reduction entry's parameters."""
+    return _struct_of(tuple(reduction_param_types(n_inputs, n_outputs)))
 
 
 class ReductionDef:
@@ -322,8 +331,8 @@ class _Plan:
 
 
 def _scan_packer(n_inputs: int, n_outputs: int) -> struct.Struct:
-    d = f"{MAX_DIMS}q"
-    return struct.Struct("<" + "qqqqq" + f"q{d}q{d}q" + f"Q{d}{d}" * n_inputs + f"Q{d}{d}" * n_outputs + "Qq")
+    """Packing of a scan entry's parameters."""
+    return _struct_of(tuple(scan_param_types(n_inputs, n_outputs)))
 
 
 def _scan_chunks(kernel, n_out: int, n: int) -> int:
