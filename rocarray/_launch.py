@@ -155,20 +155,25 @@ class LoadedKernel:
         self.device = device
         self.runtime = runtime
         self.index = device.index
+        self.is_gpu = target.is_gpu
+        self.block = 256
         self._set_module(module)
         #: True while the loaded code is the quick tier's (simple loops: reductions then
         #: use only their per-thread strategy)
         self.simple = quick
         self.packer = spec.packer or pack_format(spec.operands)
-        self.is_gpu = target.is_gpu
-        self.block = 256
-        self.max_grid = runtime.max_grid(device.index, self.block) if self.is_gpu else 0
         #: launches so far while running quick-tier code; -1 once on the final tier
         self.calls = 0 if quick else -1
         self.target = target
 
     def _set_module(self, module) -> None:
         fns = tuple(self.runtime.get_function(module, e) for e in self.spec.entries)
+        # grid-stride kernels: at most the blocks the device holds at once (one round,
+        # as this code's registers allow; measured faster than two rounds on the H200)
+        if self.is_gpu:
+            self.max_grid = self.runtime.resident_grid(fns[0], self.block)
+        else:
+            self.max_grid = 0
         self.functions = fns
         self.function = fns[0]
 
@@ -188,7 +193,7 @@ class LoadedKernel:
         def job(k=self):
             data = default_cache().get_or_compile(k.spec.key, lambda: k.spec.build_module(k.target),
                                                   k.target, counter="upgraded")
-            module = k.runtime.load_module(k.index, data)
+            module = _load_image(k.runtime, k.index, data, k.target)
             k._set_module(module)
             k.simple = False  # after the functions: whoever sees False sees the new code
 
@@ -211,6 +216,13 @@ _loaded: dict = {}
 _load_lock = threading.Lock()
 
 
+def _load_image(rt, index: int, image: bytes, target):
+    """``rt.load_module`` of ``target``'s bytes, with the JIT level the target asks for."""
+    if target.jit_opt is None:
+        return rt.load_module(index, image)
+    return rt.load_module(index, image, target.jit_opt)
+
+
 def load(spec: KernelSpec, device) -> LoadedKernel:
     """The kernel ``spec`` compiled and loaded for ``device`` (memoized)."""
     key = (spec.key, device)
@@ -229,13 +241,13 @@ def load(spec: KernelSpec, device) -> LoadedKernel:
     if image is None and quick is not None:
         # tiered: run quick-tier code now, recompile in the background once hot
         image = cache.get_or_compile(spec.key, lambda: spec.build_module(quick), quick)
-        module = rt.load_module(device.index, image)
+        module = _load_image(rt, device.index, image, quick)
         k = LoadedKernel(spec, device, rt, module, target, quick=True)
         with _load_lock:
             return _loaded.setdefault(key, k)
     if image is None:
         image = cache.get_or_compile(spec.key, lambda: spec.build_module(target), target)
-    module = rt.load_module(device.index, image)
+    module = _load_image(rt, device.index, image, target)
     k = LoadedKernel(spec, device, rt, module, target, quick=False)
     with _load_lock:
         return _loaded.setdefault(key, k)

@@ -501,9 +501,11 @@ def _choose(kernel, shape_k, shape_r, n_red, inputs, source, simple=False, exact
         items = n_out * n_chunks
         return 0, n_chunks, chunk, items, min(-(-items // GPU_BLOCK), 4 * max_grid)
     if GPU_WAVE_ITEMS:
-        # one wave per (output, chunk): no barrier, enough waves to fill the device
+        # one wave per (output, chunk): no barrier; a few outputs are split into as many
+        # chunks as the device holds waves of this entry at once (one round: a second,
+        # partly filled round of waves costs more than the longer chunks)
         wave = kernel.target.wave_size
-        waves = max_grid * GPU_BLOCK // wave
+        waves = kernel.runtime.resident_grid(kernel.functions[source], GPU_BLOCK) * GPU_BLOCK // wave
         quantum = wave * 16
         n_chunks = max(1, min(-(-waves // n_out), n_red // quantum))
         chunk = -(-n_red // n_chunks)

@@ -599,19 +599,57 @@ def _gpu_loop_simple(target, b, fields, operands, body_fn):
     loop.close(b, b.add(loop.i, nthreads))
 
 
+#: Vectors per thread and trip on the GPU vector path: the loads of all of them are in
+#: flight before the first body runs, so an op with real work per element (``exp``) still
+#: keeps enough bytes in flight to run at the copy bandwidth.
+VECTOR_UNROLL = 2
+
+
 def _gpu_vector_loop(b, fn, fields, operands, info, bases, lane_slots, lanes, tid, nthreads, body_fn,
                      addrspace=None):
-    """Whole vectors of ``lanes`` elements per thread and trip: one vector load per input,
-    the body per lane on private copies, one vector store per output.  Returns the index
-    of the first element left for the scalar tail."""
+    """Whole vectors of ``lanes`` elements per thread and trip: ``VECTOR_UNROLL`` vectors
+    ``nthreads`` apart per trip (one vector load per input each, all issued first), the body
+    per lane on private copies, one vector store per output; then single vectors for what
+    is left of the whole vectors.  Returns the index of the first element left for the
+    scalar tail."""
     lanes_c = ir.Constant(I64, lanes)
     nvec = b.sdiv(fields.n, lanes_c)
-    loop = _Loop(b, tid, nvec, "v")
-    v = loop.i
-    first = b.mul(v, lanes_c)
+    span = b.mul(nthreads, ir.Constant(I64, VECTOR_UNROLL - 1))
+    # trips of VECTOR_UNROLL vectors while the last of them is a whole vector
+    loop = _Loop(b, tid, b.sub(nvec, span), "vu")
+    firsts = [b.mul(b.add(loop.i, b.mul(nthreads, ir.Constant(I64, u))), lanes_c) for u in range(VECTOR_UNROLL)]
+    slots = [lane_slots] + [_lane_slots_like(b, lane_slots, operands, lanes) for _ in range(VECTOR_UNROLL - 1)]
+    vaddrs = [_vector_loads(b, bases, operands, s, first, lanes, addrspace) for s, first in zip(slots, firsts)]
+    for s, first, va in zip(slots, firsts, vaddrs):
+        _vector_bodies(b, info, operands, s, first, lanes, body_fn, fields.n)
+        _vector_stores(b, va, operands, s, lanes)
+    loop.close(b, b.add(loop.i, b.mul(nthreads, ir.Constant(I64, VECTOR_UNROLL))))
+    # the whole vectors left: one per thread and trip
+    single = _Loop(b, loop.i, nvec, "v")
+    first = b.mul(single.i, lanes_c)
+    va = _vector_loads(b, bases, operands, lane_slots, first, lanes, addrspace)
+    _vector_bodies(b, info, operands, lane_slots, first, lanes, body_fn, fields.n)
+    _vector_stores(b, va, operands, lane_slots, lanes)
+    single.close(b, b.add(single.i, nthreads))
+    return b.mul(nvec, lanes_c)
+
+
+def _lane_slots_like(b, lane_slots, operands, lanes) -> list:
+    """Another set of private lane buffers (static allocas in the entry block)."""
+    here = b.block
+    b.position_at_start(b.function.entry_basic_block)
+    out = [None if slot is None else _opaque(b.alloca(ir.ArrayType(storage_type(op.dtype), lanes)))
+           for slot, op in zip(lane_slots, operands)]
+    b.position_at_end(here)
+    return out
+
+
+def _vector_loads(b, bases, operands, slots, first, lanes, addrspace) -> list:
+    """The vector address of each array operand at element ``first``; inputs loaded into
+    their lane buffers."""
     vaddrs = []
-    for (kind, _, _), base, op, slot in zip(info, bases, operands, lane_slots):
-        if base is None:
+    for base, op, slot in zip(bases, operands, slots):
+        if base is None or slot is None:
             vaddrs.append(None)
             continue
         t = storage_type(op.dtype)
@@ -620,17 +658,21 @@ def _gpu_vector_loop(b, fn, fields, operands, info, bases, lane_slots, lanes, ti
             addr = b.addrspacecast(addr, ir.PointerType(addrspace=addrspace))
         vaddrs.append(addr)
         if op.kind == "in":
-            vec_t = ir.VectorType(t, lanes)
-            b.store(b.load(addr, typ=vec_t, align=lanes * op.dtype.itemsize), slot)
+            b.store(b.load(addr, typ=ir.VectorType(t, lanes), align=lanes * op.dtype.itemsize), slot)
+    return vaddrs
+
+
+def _vector_bodies(b, info, operands, slots, first, lanes, body_fn, n) -> None:
     for j in range(lanes):
         addrs = [None if slot is None else
                  b.gep(slot, [ir.Constant(I64, 0), ir.Constant(I64, j)],
                        source_etype=ir.ArrayType(storage_type(op.dtype), lanes))
-                 for slot, op in zip(lane_slots, operands)]
-        _call_body(b, body_fn, info, addrs, b.add(first, ir.Constant(I64, j)), fields.n)
-    for addr, op, slot in zip(vaddrs, operands, lane_slots):
+                 for slot, op in zip(slots, operands)]
+        _call_body(b, body_fn, info, addrs, b.add(first, ir.Constant(I64, j)), n)
+
+
+def _vector_stores(b, vaddrs, operands, slots, lanes) -> None:
+    for addr, op, slot in zip(vaddrs, operands, slots):
         if addr is not None and op.kind == "out":
             vec_t = ir.VectorType(storage_type(op.dtype), lanes)
             b.store(b.load(slot, typ=vec_t), addr, align=lanes * op.dtype.itemsize)
-    loop.close(b, b.add(v, nthreads))
-    return b.mul(nvec, lanes_c)

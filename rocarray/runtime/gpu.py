@@ -157,13 +157,15 @@ class Module:
 class Function:
     """A kernel entry point of a loaded :class:`Module`."""
 
-    __slots__ = ("device", "handle", "name", "module")
+    __slots__ = ("device", "handle", "name", "module", "resident")
 
     def __init__(self, module: Module, handle, name: str):
         self.device = module.device
         self.handle = handle
         self.name = name
         self.module = module
+        #: block size -> blocks of this function resident on the whole device at once
+        self.resident: dict[int, int] = {}
 
     def __repr__(self) -> str:
         return f"<Function {self.name} on device {self.device}>"
@@ -583,6 +585,17 @@ class GPURuntime(Runtime):
             grid = self._max_grids[(index, block)] = units * per_unit
         return grid
 
+    def resident_grid(self, function: Function, block: int) -> int:
+        """Blocks of ``block`` threads of ``function`` the whole device holds at once, as
+        its registers and shared memory allow: a grid of exactly this size keeps every
+        compute unit busy in one round (no second, partly empty round of blocks)."""
+        grid = function.resident.get(block)
+        if grid is None:
+            self._use(function.device)
+            per_unit = max(1, self.api.resident_blocks(function.handle, block))
+            grid = function.resident[block] = self.api.compute_unit_count(function.device) * per_unit
+        return grid
+
     def mem_info(self, index: int) -> tuple[int, int]:
         """(free, total) bytes of device ``index``, as the driver sees them."""
         self._check_index(index)
@@ -705,8 +718,9 @@ class GPURuntime(Runtime):
 
     # -- code ----------------------------------------------------------------------------
 
-    def load_module(self, index: int, image: bytes) -> Module:
-        """Load ``image`` into device ``index``, once per device and distinct image."""
+    def load_module(self, index: int, image: bytes, jit_opt: int | None = None) -> Module:
+        """Load ``image`` into device ``index``, once per device and distinct image;
+        ``jit_opt``: the driver JIT's optimisation level for a PTX image (None: default)."""
         digest = hashlib.sha256(image).digest()
         key = (index, digest)
         module = self._modules.get(key)
@@ -717,7 +731,7 @@ class GPURuntime(Runtime):
             module = self._modules.get(key)
             if module is None:
                 self._use(index)
-                handle = self.api.module_load_data(_loadable(image))
+                handle = self.api.module_load_data(_loadable(image), jit_opt)
                 module = self._modules[key] = Module(index, handle, digest)
         return module
 

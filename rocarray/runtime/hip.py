@@ -144,11 +144,19 @@ class HipHooks:
 
     # -- code ----------------------------------------------------------------------------
 
-    def module_load_data(self, image: bytes):
+    def module_load_data(self, image: bytes, jit_opt: int | None = None):
+        # code objects are machine code already: nothing for a JIT to optimise
         err, module = self._hip.hipModuleLoadData(image)
         if err:
             raise driver_error(self, "hipModuleLoadData", err)
         return module
+
+    def resident_blocks(self, function, block: int) -> int:
+        """Blocks of ``block`` threads of ``function`` one compute unit holds at once."""
+        err, blocks = self._hip.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(function, block, 0)
+        if err:
+            raise driver_error(self, "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor", err)
+        return int(blocks)
 
     def module_unload(self, module) -> None:
         (err,) = self._hip.hipModuleUnload(module)

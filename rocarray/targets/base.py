@@ -115,6 +115,9 @@ class Target:
     #: compilation), or None.  The launcher runs the quick tier's code at once and has the
     #: kernel recompiled with this target in the background once it proves hot.
     quick_tier: "Target | None" = None
+    #: Optimisation level for the driver's JIT when this target's bytes are assembled at
+    #: load time (PTX handed to the CUDA driver); None: nothing is assembled at load.
+    jit_opt: "int | None" = None
     @property
     def heavy_tier(self) -> "Target":
         """The configuration for kernels whose inner loops do more than move data

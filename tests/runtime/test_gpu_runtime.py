@@ -111,12 +111,16 @@ class FakeHooks:
         self.calls.append(("dtod", dst, src, nbytes, stream))
 
     # code
-    def module_load_data(self, image):
+    def module_load_data(self, image, jit_opt=None):
         self.calls.append(("load", self.current, image))
+        self.last_jit_opt = jit_opt
         return object()
 
     def module_unload(self, module):
         pass
+
+    def resident_blocks(self, function, block):
+        return 2048 // block // 2  # as if registers allowed half the threads
 
     def module_get_function(self, module, name):
         self.calls.append(("get_function", name))
@@ -708,6 +712,33 @@ def test_max_grid_is_one_wave_of_resident_blocks():
     assert runtime.max_grid(0, 256) == 132 * 8
     assert runtime.max_grid(0, 1024) == 132 * 2
     assert runtime.max_grid(0, 4096) == 132
+
+
+def test_resident_grid_counts_what_the_function_allows():
+    # the fake's occupancy: half the blocks the thread limit allows (as registers would)
+    runtime = GPURuntime(FakeHooks())
+    function = runtime.get_function(runtime.load_module(0, b"image"), "k")
+    assert runtime.resident_grid(function, 256) == 132 * 4
+    assert runtime.resident_grid(function, 1024) == 132 * 1
+    assert function.resident == {256: 132 * 4, 1024: 132}  # asked of the driver once each
+
+
+def test_load_module_passes_the_jit_level_for_ptx():
+    api = FakeHooks()
+    runtime = GPURuntime(api)
+    runtime.load_module(0, b"ptx text one")
+    assert api.last_jit_opt is None
+    runtime.load_module(0, b"ptx text two", 0)
+    assert api.last_jit_opt == 0
+
+
+def test_nvptx_quick_tier_asks_the_driver_jit_for_level_0():
+    from rocarray.targets.nvptx import NVPTXTarget
+
+    quick = NVPTXTarget("sm_90").quick_tier
+    assert quick.binary_kind == "ptx" and quick.jit_opt == 0
+    assert NVPTXTarget("sm_90", assembler="ptx").jit_opt == 3  # the full tier as PTX: -O3
+    assert quick.cache_key() != NVPTXTarget("sm_90", assembler="ptx", opt_level=0).cache_key()
 
 
 # -- real hardware -------------------------------------------------------------------------
