@@ -44,6 +44,28 @@ def test_strategies_match_numpy(device, shape, axis, dtype):
             np.testing.assert_array_equal(g, getattr(np, op)(a, axis=axis), err_msg=op)
 
 
+@pytest.mark.parametrize("cols", [1024, 1030, 4099])
+@pytest.mark.parametrize("dtype", [ra.int8, ra.uint16, ra.int32, ra.float16, ra.float32, ra.float64, ra.bool],
+                         ids=str)
+def test_leading_axis_of_wide_arrays(device, dtype, cols):
+    # The GPU tiled mode (whole vectors across adjacent outputs, several rows in flight; a
+    # partial last group and misaligned views take its per-column path; two chunks of rows
+    # take a record pass) and the host tiles, against NumPy.
+    a = random_array((130, cols), dtype, np.random.default_rng(cols), low=-20, high=20)
+    x = ra.asarray(a, device=device)
+    kind = np.dtype(dtype).kind
+    for view, ref in ((x, a), (x[:, 1:], a[:, 1:]), (x[::2, 3:], a[::2, 3:])):
+        for op in ("sum", "max", "argmax", "any"):
+            g = getattr(ra, op)(view, axis=0).get()
+            e = getattr(np, op)(ref, axis=0)
+            if op == "sum" and kind == "f":
+                exact = np.sum(ref.astype(np.float64), axis=0)
+                scale = np.sum(np.abs(ref).astype(np.float64), axis=0)
+                assert np.all(np.abs(g - exact) <= 4 * np.finfo(ref.dtype).eps * scale), op
+            else:
+                np.testing.assert_array_equal(g, e, err_msg=op)
+
+
 def test_transposed_and_strided_inputs(device):
     a = random_array((64, 300, 5), np.float64, np.random.default_rng(3))
     x = ra.asarray(a, device=device)

@@ -18,9 +18,11 @@ The host reorders and merges the kept and the reduced dimensions and cuts the wo
   (coalesced when the reduced run is contiguous), then combine through wave shuffles (the
   target's wave size: 32 on NVIDIA, 64 or 32 on AMD) and one shared-memory step;
   ``MODE_WAVE``: the same with one wave per item, combined by shuffles alone (no barrier);
-* tiled (``MODE_TILE``, host): reductions over a leading axis -- an item is a tile of
-  ``TILE`` adjacent outputs, and each reduced row is folded into the whole tile at once
-  (the contiguous inner loop vectorises, as NumPy's row-by-row reduction does);
+* tiled (``MODE_TILE``): reductions over a leading axis -- on the host an item is a tile
+  of ``TILE`` adjacent outputs, and each reduced row is folded into the whole tile at once
+  (the contiguous inner loop vectorises, as NumPy's row-by-row reduction does); on a GPU an
+  item is ``gpu_tile_width`` adjacent outputs and one chunk of rows, each thread loading
+  whole 16-byte vectors across the outputs, several rows in flight;
 * records (``MODE_RECORDS``): instead of the post-mapped result, the raw accumulator of
   each item is written to a records buffer ``[chunk, output]``; the module's second entry
   (``<entry>_c``) reduces such records (its one "input" is the records buffer), so a
@@ -58,6 +60,17 @@ VECTOR_UNROLL = 4
 GPU_MIN_BLOCKS = 4
 #: Adjacent outputs one host item folds together in tiled mode.
 TILE = 1024
+#: GPU tiled mode: accumulator words one thread keeps (the tile's outputs times the rows
+#: it has in flight; 16 words: four float32 outputs, four rows of 16-byte loads).
+GPU_TILE_WORDS = 16
+
+
+def gpu_tile_width(in_dtypes) -> int:
+    """Adjacent outputs per thread in the GPU tiled mode: one 16-byte vector of the widest
+    input (at most ``VECTOR_ELEMENTS``); 1 (no tiled mode) for complex inputs."""
+    if not in_dtypes or any(d.kind == "c" for d in in_dtypes):
+        return 1
+    return max(1, min(VECTOR_ELEMENTS, VECTOR_BYTES // max(d.itemsize for d in in_dtypes)))
 
 I32 = ir.IntType(32)
 
@@ -339,11 +352,118 @@ class _Builder:
         shared.initializer = ir.Constant(shared_t, ir.Undefined)
         shared.align = 8
         self.shared = shared
+        width = gpu_tile_width(self.in_dtypes) if self.source == "map" else 1
+        if width > 1:
+            tile_bb = fn.append_basic_block("tile")
+            items_bb = fn.append_basic_block("items")
+            b.cbranch(b.icmp_unsigned("!=", b.and_(self.mode, ir.Constant(I64, MODE_TILE)), zero),
+                      tile_bb, items_bb)
+            b.position_at_start(tile_bb)
+            tiles = _Loop(b, gtid, self.n_items, "tile")
+            self.gpu_tile_item(b, tiles.i, width)
+            tiles.close(b, b.add(tiles.i, gcount))
+            b.ret_void()
+            b.position_at_end(items_bb)
         loop = _Loop(b, first, self.n_items, "item")
         self.item(b, loop.i, coop=coop, lanes=GPU_LANES)
         loop.close(b, b.add(loop.i, step))
         b.ret_void()
-        del fn
+
+    def gpu_tile_item(self, b, it, width: int) -> None:
+        """One GPU tiled item: outputs ``o0 .. o0 + width - 1`` (adjacent in memory) over one
+        chunk of the reduced rows.  Whole vectors across the outputs, ``rows`` rows per trip
+        (all their loads issued first), each element folded into its output's accumulator
+        for that row; a group that is not whole, or not aligned for vector loads, folds
+        each of its outputs on its own.  Needs one kept and one reduced dimension."""
+        fn = self.fn
+        zero = ir.Constant(I64, 0)
+        w = ir.Constant(I64, width)
+        rows = 1
+        while 2 * rows * width * self.words <= GPU_TILE_WORDS:
+            rows *= 2
+        n_groups = b.udiv(b.add(self.n_out, ir.Constant(I64, width - 1)), w)
+        group, c = b.urem(it, n_groups), b.udiv(it, n_groups)
+        o0 = b.mul(group, w)
+        left = b.sub(self.n_out, o0)
+        count = b.select(b.icmp_signed("<", left, w), left, w)
+        j_begin = b.mul(c, self.chunk_len)
+        rest = b.sub(self.n_r, j_begin)
+        j_end = b.add(j_begin, b.select(b.icmp_signed("<", rest, self.chunk_len), rest, self.chunk_len))
+        sk = [_dim(b, s, zero) for _, s, _ in self.inputs]
+        sr = [_dim(b, s, zero) for _, _, s in self.inputs]
+        col0 = [b.gep(p, [b.mul(o0, s)], source_etype=I8) for (p, _, _), s in zip(self.inputs, sk)]
+        accs = [[self.new_record(b) for _ in range(rows)] for _ in range(width)]
+        for per_row in accs:
+            for acc in per_row:
+                self.set_identity(b, acc)
+        ok = b.icmp_signed("==", count, w)
+        for base, s, r, size in zip(col0, sk, sr, self.in_sizes):
+            mask = ir.Constant(I64, width * size - 1)
+            ok = b.and_(ok, b.icmp_signed("==", s, ir.Constant(I64, size)))
+            ok = b.and_(ok, b.icmp_unsigned("==", b.and_(b.ptrtoint(base, I64), mask), zero))
+            ok = b.and_(ok, b.icmp_unsigned("==", b.and_(r, mask), zero))
+        vec_bb = fn.append_basic_block("tile.vector")
+        cols_bb = fn.append_basic_block("tile.columns")
+        done_bb = fn.append_basic_block("tile.done")
+        b.cbranch(ok, vec_bb, cols_bb)
+
+        b.position_at_end(vec_bb)
+        space = ir.PointerType(addrspace=self.target.global_address_space)
+        slots = [self.vector_slots(b, width) for _ in range(rows)]
+
+        def trip(j, n_rows):
+            for r in range(n_rows):
+                jr = b.add(j, ir.Constant(I64, r))
+                for base, t, size, stride, slot in zip(col0, self.in_types, self.in_sizes, sr, slots[r]):
+                    addr = b.addrspacecast(b.gep(base, [b.mul(jr, stride)], source_etype=I8), space)
+                    b.store(b.load(addr, typ=ir.VectorType(t, width), align=width * size), slot)
+            for r in range(n_rows):
+                jr = b.add(j, ir.Constant(I64, r))
+                for k in range(width):
+                    addrs = [b.gep(slot, [zero, ir.Constant(I64, k)], source_etype=ir.ArrayType(t, width))
+                             for slot, t in zip(slots[r], self.in_types)]
+                    self.fold(b, accs[k][r], addrs, jr)
+
+        loop = _Loop(b, j_begin, b.sub(j_end, ir.Constant(I64, rows - 1)), "trow")
+        trip(loop.i, rows)
+        loop.close(b, b.add(loop.i, ir.Constant(I64, rows)))
+        tail = _Loop(b, loop.i, j_end, "ttail")
+        trip(tail.i, 1)
+        tail.close(b, b.add(tail.i, ir.Constant(I64, 1)))
+        b.branch(done_bb)
+
+        b.position_at_end(cols_bb)
+        for k in range(width):
+            col_bb = fn.append_basic_block("tile.column")
+            next_bb = fn.append_basic_block("tile.column.next")
+            b.cbranch(b.icmp_signed("<", ir.Constant(I64, k), count), col_bb, next_bb)
+            b.position_at_end(col_bb)
+            bases = [b.gep(base, [b.mul(ir.Constant(I64, k), s)], source_etype=I8) for base, s in zip(col0, sk)]
+            col = _Loop(b, j_begin, j_end, "tcol")
+            self.fold(b, accs[k][0], [b.gep(base, [b.mul(col.i, r)], source_etype=I8)
+                                      for base, r in zip(bases, sr)], col.i)
+            col.close(b, b.add(col.i, ir.Constant(I64, 1)))
+            b.branch(next_bb)
+            b.position_at_end(next_bb)
+        b.branch(done_bb)
+
+        b.position_at_end(done_bb)
+        out_sk = [_dim(b, s, zero) for _, s in self.outputs]
+        for k in range(width):
+            step = 1
+            while step < rows:
+                for r in range(0, rows, 2 * step):
+                    self.combine(b, accs[k][r], accs[k][r + step])
+                step *= 2
+            write_bb = fn.append_basic_block("tile.write")
+            next_bb = fn.append_basic_block("tile.write.next")
+            b.cbranch(b.icmp_signed("<", ir.Constant(I64, k), count), write_bb, next_bb)
+            b.position_at_end(write_bb)
+            o = b.add(o0, ir.Constant(I64, k))
+            self.write(b, accs[k][0], o, c, [b.gep(p, [b.mul(o, s)], source_etype=I8)
+                                            for (p, _), s in zip(self.outputs, out_sk)])
+            b.branch(next_bb)
+            b.position_at_end(next_bb)
 
     # -- scans --------------------------------------------------------------------------------
 
