@@ -86,9 +86,12 @@ def _arg_reduce(better: str) -> dict:
         "biu": f"""
             bool take = (bv {better} av) | ((bv == av) & (bi < ai));
             av = take ? bv : av; ai = take ? bi : ai;""",
+        # (a comparison with a NaN is false: when ``av`` is NaN only an earlier NaN wins;
+        # no conditional expression, so GPU code has no branches either)
         "f": f"""
-            bool an = isnan(av), bn = isnan(bv);
-            bool take = an ? (bn & (bi < ai)) : (bn | (bv {better} av) | ((bv == av) & (bi < ai)));
+            bool earlier = bi < ai;
+            bool bn = isnan(bv);
+            bool take = (bn & (!isnan(av) | earlier)) | (bv {better} av) | ((bv == av) & earlier);
             av = take ? bv : av; ai = take ? bi : ai;""",
     }
 
