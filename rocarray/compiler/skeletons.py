@@ -8,7 +8,9 @@ Inside one compiled kernel the skeleton picks its path at run time: when every a
 operand's innermost stride equals its item size the inner loop addresses elements by
 index (so LLVM vectorises it); otherwise it follows byte strides.  On the host the loop
 walks ``[start, stop)`` row by row (divisions once per row); on GPUs each thread takes a
-grid-stride walk over the flat index.
+grid-stride walk over the flat index.  The quick tiers (first calls) are simpler still:
+one flat loop on the host (``host_simple_kernel_text``), one thread per element on GPUs
+(``_gpu_loop_simple``).
 """
 
 from __future__ import annotations
@@ -62,11 +64,36 @@ class Operand:
         return [PTR, DIMS]
 
 
-def kernel_param_types(operands) -> list:
-    types = [I64, I64, DIMS]
+def kernel_param_types(operands, dims: ir.Type = DIMS) -> list:
+    """The kernel's parameter types (docs/architecture.md, "Kernel ABI").  ``dims``: the
+    type of the shape and of each array operand's strides -- by-value ``[MAX_DIMS x i64]``,
+    or a pointer to where the launcher packed them (``dims_parameter_type``)."""
+    types = [I64, I64, dims]
     for op in operands:
-        types.extend(op.param_types())
+        types.extend([PTR, dims] if op.kind in ("in", "out") else op.param_types())
     return types
+
+
+class _DimsPointer(ir.types._TypedPointerType):
+    """A pointer to ``[MAX_DIMS x i64]`` printed as an opaque ``ptr`` (llvmlite prints its
+    typed pointers in the pre-LLVM-17 syntax), so that a ``byref``/``byval`` parameter
+    attribute can name the pointee type."""
+
+    def __init__(self, addrspace: int):
+        super().__init__(DIMS, addrspace)
+
+    def _to_string(self):
+        return ir.PointerType._to_string(self)
+
+
+def dims_parameter_type(target: Target) -> ir.Type:
+    """How shape and strides reach a GPU quick-tier kernel: a pointer to the
+    ``[MAX_DIMS x i64]`` bytes in the kernel's parameter space when the target has one
+    (``target.dims_by_reference``), else by value.  Same bytes, same offsets for the
+    launcher; a pointer lets the loop index a dimension at run time without copying the
+    array into private (local) memory first."""
+    by_ref = target.dims_by_reference
+    return DIMS if by_ref is None else _DimsPointer(by_ref[0])
 
 
 class _Fields:
@@ -134,9 +161,15 @@ def build_elementwise(target: Target, kernel_name: str, operands, body_fn: ir.Fu
         raise ValueError("the host quick tier's kernel entry is text: use host_simple_kernel_text")
     param_types = kernel_param_types(operands)
     if target.is_gpu:
+        if target.simple_loops:
+            param_types = kernel_param_types(operands, dims_parameter_type(target))
         fnty = ir.FunctionType(ir.VoidType(), param_types)
         fn = ir.Function(module, fnty, kernel_name)
         target.mark_kernel(fn)
+        for arg in fn.args:
+            if isinstance(arg.type, _DimsPointer):
+                arg.add_attribute(target.dims_by_reference[1])
+                arg.attributes.align = 8
         entry = fn.append_basic_block("entry")
         b = ir.IRBuilder(entry)
         values = list(fn.args)
@@ -585,18 +618,141 @@ def _gpu_loop(target, b, fields, operands, body_fn):
     b.position_at_end(done)
 
 
+#: Largest iteration space a GPU quick-tier kernel takes: it divides indices in 32 bits,
+#: and its grid (one thread per element) stays within a 32-bit count of work-items.  The
+#: launcher runs the full tier for larger launches (``rocarray._launch``); the kernel
+#: itself traps rather than compute wrong addresses.
+SIMPLE_LOOP_MAX_ELEMENTS = 2**31 - 1
+
+
 def _gpu_loop_simple(target, b, fields, operands, body_fn):
-    """The quick tier's GPU loop: one grid-stride loop, each index unravelled over the
-    dimensions; one copy of the body, so the PTX assembler has little to do."""
-    shape, info = _prepare(b, fields, operands)
+    """The quick tier's GPU kernel: one thread per element (no grid-stride loop: the
+    launcher gives a quick-tier kernel a grid of at least ``n`` threads), its index
+    unravelled over the dimensions, one copy of the body -- code that is cheap to compile,
+    for first calls.
+
+    What the compile costs is mostly the backend at O0, whose register allocator stores
+    and reloads every value live across a block boundary, and whose control-flow
+    structurizer adds blocks around every divergent loop; so the kernel has five blocks,
+    one uniform loop and few values live across blocks.  Shape and strides are read
+    where the launcher packed them, indexed by the dimension (no copy into private or
+    local memory): through the target's pointer to the parameter buffer
+    (``emit_parameter_buffer``: each block reads the fields it uses, so they are not live
+    across blocks), else through the pointer parameters of ``dims_parameter_type``.  The
+    unravel is a loop of one block over dimensions ``ndim-1`` down to 0 (dimension 0
+    divides the index by its own extent: the quotient is 0), dividing in 32 bits: every
+    index and extent is below ``n``, and ``n`` is at most ``SIMPLE_LOOP_MAX_ELEMENTS``.
+    A launch with more elements than that or than threads traps (checked once, before
+    anything else).  A 64-bit divide costs ~3.5 ms of AMDGPU instruction selection, a
+    fallback for wide indices inside the loop 2-4 ms of register allocation, a
+    grid-stride loop ~0.6 ms.
+    """
+    fn = b.function
+    i32 = ir.IntType(32)
+    # scalars and raw descriptors: behind pointers for the body (SROA removes the slots)
+    _, info = _prepare(b, fields, operands, spill_dims=False)
+    params = _SimpleParams(target, b, fields, operands)
     tid = target.emit_global_thread_id(b)
     nthreads = target.emit_global_thread_count(b)
-    bases = [slot if kind == "array" else None for kind, slot, _ in info]
-    loop = _Loop(b, tid, fields.n, "i")
-    addrs = _unravel(b, shape, fields.ndim, loop.i, info, bases, first_dim_from_end=1,
-                     narrow_division=target.narrow_index_division)
-    _call_body(b, body_fn, info, addrs, loop.i, fields.n)
-    loop.close(b, b.add(loop.i, nthreads))
+    n = params.n(b)
+    too_big = b.or_(b.icmp_unsigned(">", n, ir.Constant(I64, SIMPLE_LOOP_MAX_ELEMENTS)),
+                    b.icmp_unsigned(">", n, nthreads))
+    trap_bb = fn.append_basic_block("too.many.elements")
+    head = fn.append_basic_block("thread")
+    dims_bb = fn.append_basic_block("unravel")
+    call_bb = fn.append_basic_block("element")
+    exit_bb = fn.append_basic_block("done")
+    b.cbranch(too_big, trap_bb, head)
+
+    b.position_at_end(trap_bb)
+    b.call(declare_trap(b.module), [])
+    b.unreachable()
+
+    # if (i < n): the thread's element
+    b.position_at_end(head)
+    i = tid
+    last = b.sub(params.ndim(b), ir.Constant(I64, 1))
+    bases = [params.base(b, k) if kind == "array" else None for k, (kind, _, _) in enumerate(info)]
+    b.cbranch(b.icmp_signed("<", i, params.n(b)), dims_bb, exit_bb)
+
+    # for (d = ndim - 1, rem = i; ; d--): addr += (rem % shape[d]) * strides[d]; rem /= shape[d]
+    b.position_at_end(dims_bb)
+    d = b.phi(I64, "d")
+    d.add_incoming(last, head)
+    rem = b.phi(I64, "rem")
+    rem.add_incoming(i, head)
+    addrs = []
+    for base in bases:
+        if base is None:
+            addrs.append(None)
+        else:
+            p = b.phi(PTR)
+            p.add_incoming(base, head)
+            addrs.append(p)
+    extent = params.dim(b, None, d)
+    x32, y32 = b.trunc(rem, i32), b.trunc(extent, i32)
+    q32 = b.udiv(x32, y32)
+    idx = b.zext(b.sub(x32, b.mul(q32, y32)), I64)
+    rem.add_incoming(b.zext(q32, I64), dims_bb)
+    nexts = []
+    for k, p in enumerate(addrs):
+        if p is None:
+            nexts.append(None)
+            continue
+        nxt = b.gep(p, [b.mul(idx, params.dim(b, k, d))], source_etype=I8)
+        p.add_incoming(nxt, dims_bb)
+        nexts.append(nxt)
+    d.add_incoming(b.sub(d, ir.Constant(I64, 1)), dims_bb)
+    b.cbranch(b.icmp_signed(">", d, ir.Constant(I64, 0)), dims_bb, call_bb)
+
+    b.position_at_end(call_bb)
+    _call_body(b, body_fn, info, nexts, i, params.n(b))
+    b.branch(exit_bb)
+    b.position_at_end(exit_bb)
+
+
+class _SimpleParams:
+    """Where the quick-tier GPU loop reads ``n``, ``ndim``, the array pointers, shape and
+    strides: loaded from the target's parameter buffer at the launcher's offsets in the
+    block that uses them (``Target.emit_parameter_buffer``), or the kernel's arguments."""
+
+    def __init__(self, target, b, fields, operands):
+        self.fields = fields
+        self.buffer = target.emit_parameter_buffer(b)
+        self.offsets = param_offsets(operands)
+
+    def _load(self, b, offset, ty, index=None):
+        p = b.gep(self.buffer, [ir.Constant(I64, offset)], source_etype=I8)
+        if index is not None:
+            p = b.gep(p, [index], source_etype=I64)
+        return b.load(p, typ=ty, align=8)
+
+    def n(self, b):
+        return self.fields.n if self.buffer is None else self._load(b, 0, I64)
+
+    def ndim(self, b):
+        return self.fields.ndim if self.buffer is None else self._load(b, 8, I64)
+
+    def base(self, b, k):
+        """Data pointer of array operand ``k``."""
+        return self.fields.ops[k][0] if self.buffer is None else self._load(b, self.offsets[k], PTR)
+
+    def dim(self, b, k, d):
+        """``shape[d]`` (``k`` None) or the strides of array operand ``k`` at ``d``."""
+        if self.buffer is not None:
+            return self._load(b, 16 if k is None else self.offsets[k] + 8, I64, d)
+        dims = self.fields.shape if k is None else self.fields.ops[k][1]
+        return b.load(b.gep(dims, [d], source_etype=I64), typ=I64, align=8)
+
+
+def declare_trap(module: ir.Module) -> ir.Function:
+    """``llvm.trap``: stop the kernel with an error the runtime reports."""
+    trap = module.globals.get("llvm.trap")
+    if trap is None:
+        trap = ir.Function(module, ir.FunctionType(ir.VoidType(), []), "llvm.trap")
+        trap.attributes.add("noreturn")
+        trap.attributes.add("nounwind")
+    return trap
 
 
 #: Vectors per thread and trip on the GPU vector path: the loads of all of them are in
