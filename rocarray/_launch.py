@@ -15,7 +15,8 @@ import threading
 
 from llvmlite import ir
 
-from .compiler.skeletons import SIMPLE_LOOP_MAX_ELEMENTS, build_elementwise, host_simple_kernel_text
+from .compiler.skeletons import (SIMPLE_LOOP_MAX_ELEMENTS, build_elementwise, gpu_simple_kernel_text,
+                                 host_simple_kernel_text)
 from .targets import target_for
 from ._layout import pad_dims
 from .targets.base import MAX_DIMS
@@ -113,8 +114,8 @@ class KernelSpec:
         self.heavy = heavy
 
     def build_module(self, target) -> "ir.Module | str":
-        """The kernel for ``target``: an ``ir.Module``, or IR text for the host quick tier
-        (its entry is a text template per operand layout; only the body is built)."""
+        """The kernel for ``target``: an ``ir.Module``, or IR text for a quick tier (its
+        entry is a text template per operand layout; only the body is built)."""
         module = ir.Module(name=self.entry)
         module.triple = target.triple
         module.data_layout = target.data_layout
@@ -122,7 +123,9 @@ class KernelSpec:
             self.build_kernel(module, target, self.entry)
             return module
         body = self.build_body(module, target)
-        if not target.is_gpu and target.simple_loops:
+        if target.simple_loops:  # quick tiers: the entry is a text template per layout
+            if target.is_gpu:
+                return gpu_simple_kernel_text(target, self.entry, self.operands, module, body.name)
             return str(module) + host_simple_kernel_text(self.entry, self.operands, body.name)
         build_elementwise(target, self.entry, self.operands, body, module)
         return module

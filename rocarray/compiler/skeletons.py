@@ -10,12 +10,13 @@ index (so LLVM vectorises it); otherwise it follows byte strides.  On the host t
 walks ``[start, stop)`` row by row (divisions once per row); on GPUs each thread takes a
 grid-stride walk over the flat index.  The quick tiers (first calls) are simpler still:
 one flat loop on the host (``host_simple_kernel_text``), one thread per element on GPUs
-(``_gpu_loop_simple``).
+(``_gpu_loop_simple``), each with its entry kept as a text template per operand layout.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -423,6 +424,54 @@ def _host_simple_template(layout) -> str:
         "",
     ]
     return "\n".join(t)
+
+
+def gpu_simple_kernel_text(target: Target, kernel_name: str, operands, module: ir.Module,
+                           body_name: str = "body") -> str:
+    """``module`` (holding the scalar body ``body_name``) and a GPU quick tier's kernel
+    entry ``kernel_name``, as LLVM IR text.
+
+    The entry is what ``build_elementwise`` makes for ``target`` (``_gpu_loop_simple``),
+    made once per target and operand layout -- kinds, and the types of scalar operands:
+    array dtypes do not change it, the body takes pointers -- and kept as text, into
+    which only the names are put per kernel.  Building and printing it with llvmlite's
+    ``ir`` objects costs ~1.2 ms a kernel; the body alone is what changes.  The globals
+    the entry uses (declarations) are added unless ``module`` has them; its metadata is
+    numbered apart from ``module``'s.
+    """
+    layout = tuple((op.kind, op.dtype if op.kind == "scalar" else None) for op in operands)
+    kernel, declarations, metadata = _gpu_simple_template(target, layout)
+    kernel = kernel.replace(_KERNEL_PLACEHOLDER, "@" + _ir_name(kernel_name)).replace(
+        _BODY_PLACEHOLDER, "@" + _ir_name(body_name))
+    own = [line for name, line in declarations if module.globals.get(name) is None]
+    return "\n".join([str(module), kernel, *own, *metadata, ""])
+
+
+_KERNEL_PLACEHOLDER = '@"rk.template.kernel"'
+_BODY_PLACEHOLDER = '@"rk.template.body"'
+#: The template's metadata is renumbered from here, clear of the body module's own.
+_METADATA_BASE = 1_000_000
+_METADATA_REF = re.compile(r"!(\d+)\b")
+
+
+@functools.lru_cache(maxsize=None)
+def _gpu_simple_template(target: Target, layout) -> tuple:
+    """(kernel definition, [(name, text)] of the other globals it uses -- intrinsic
+    declarations --, metadata lines) of the GPU quick tier's entry for ``target`` and
+    ``layout`` (see ``gpu_simple_kernel_text``)."""
+    operands = [Operand(dtype if dtype is not None else np.dtype(np.uint8), kind) for kind, dtype in layout]
+    module = ir.Module(name="template")
+    module.triple = target.triple
+    module.data_layout = target.data_layout
+    body = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR] * len(operands) + [I64, I64]),
+                       _BODY_PLACEHOLDER[2:-1])
+    build_elementwise(target, _KERNEL_PLACEHOLDER[2:-1], operands, body, module)
+    renumber = lambda text: _METADATA_REF.sub(lambda m: f"!{int(m[1]) + _METADATA_BASE}", text)  # noqa: E731
+    kernel = renumber(str(module.globals[_KERNEL_PLACEHOLDER[2:-1]]))
+    declarations = [(g.name, renumber(str(g).strip())) for g in module.global_values
+                    if g is not body and g.name != _KERNEL_PLACEHOLDER[2:-1]]
+    metadata = [renumber(str(md).strip()) for md in module.metadata]
+    return kernel, declarations, metadata
 
 
 def _unravel(b, shape, ndim, flat, info, bases, first_dim_from_end, narrow_division=False):

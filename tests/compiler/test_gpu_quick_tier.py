@@ -6,7 +6,8 @@ through a pointer to the packed parameter buffer (as on AMDGPU, the kernarg segm
 through pointer parameters to shape and strides (as on NVPTX, ``byval``).  Each thread is
 one call.  The element addresses the kernel computes (32-bit unravel, one thread per
 element) are checked against NumPy for N-d, strided, negative-stride, broadcast, 0-d and
-empty layouts, scalar operands and a raw operand.
+empty layouts, scalar operands and a raw operand; and the entry's text is made once per
+operand layout.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from rocarray.compiler.skeletons import (
     MAX_DIMS,
     SIMPLE_LOOP_MAX_ELEMENTS,
     Operand,
+    _gpu_simple_template,
+    gpu_simple_kernel_text,
 )
 from rocarray.targets.host import HostTarget, load_host_object
 
@@ -102,7 +105,9 @@ def _run(target, operands, build_body, arrays_and_scalars, shape, threads=None):
     name = f"gpu_quick_{len(_keys)}_{int(target.via_buffer)}"
     _keys.append(name)
     spec = KernelSpec(("test", name), name, operands, build_body)
-    mod = load_host_object(target.compile(spec.build_module(target)))
+    text = spec.build_module(target)
+    assert isinstance(text, str)
+    mod = load_host_object(target.compile(text))
     ndim = max(len(shape), 1)
     dims = tuple(shape) if shape else (1,)
     values = [ndim, *dims, *([1] * (MAX_DIMS - ndim))]
@@ -268,12 +273,23 @@ def test_raw_operand(gpu):
     np.testing.assert_array_equal(out, table.ravel()[idx] + 12 + 6)
 
 
+def test_entry_text_is_one_template_per_layout(gpu):
+    f32, i16 = np.dtype("float32"), np.dtype("int16")
+    module = ir.Module(name="m")
+    _gpu_simple_template.cache_clear()
+    t1 = gpu_simple_kernel_text(gpu, "k1", [Operand(f32, "in"), Operand(f32, "out")], module)
+    t2 = gpu_simple_kernel_text(gpu, "k2", [Operand(i16, "in"), Operand(i16, "out")], module)
+    assert _gpu_simple_template.cache_info().misses == 1  # arrays: the dtype is not in the text
+    assert t1.replace('"k1"', '"k2"') == t2
+    gpu_simple_kernel_text(gpu, "k3", [Operand(f32, "in"), Operand(f32, "scalar"), Operand(f32, "out")], module)
+    assert _gpu_simple_template.cache_info().misses == 2
+
+
 def test_limit_is_checked_once():
     # more elements than the 32-bit unravel takes, or than threads, trap before anything
     assert SIMPLE_LOOP_MAX_ELEMENTS < 2**32
     ops = [Operand(np.dtype("f4"), "in"), Operand(np.dtype("f4"), "out")]
-    text = str(KernelSpec(("test", "limit"), "limit", ops, _kernel_language(
-        [("a", np.dtype("f4"), "in"), ("c", np.dtype("f4"), "out")], "c = a;")).build_module(_HostAsGPU(True)))
+    text = gpu_simple_kernel_text(_HostAsGPU(True), "k", ops, ir.Module())
     assert text.count('call void @"llvm.trap"()') == 1
     assert re.search(rf'icmp ugt i64 %"[^"]+", {SIMPLE_LOOP_MAX_ELEMENTS}\n', text)
     assert "sdiv i64" not in text and "srem i64" not in text and "udiv i32" in text
