@@ -682,8 +682,8 @@ def _gpu_loop_simple(target, b, fields, operands, body_fn):
 
     What the compile costs is mostly the backend at O0, whose register allocator stores
     and reloads every value live across a block boundary, and whose control-flow
-    structurizer adds blocks around every divergent loop; so the kernel has five blocks,
-    one uniform loop and few values live across blocks.  Shape and strides are read
+    structurizer adds blocks around every divergent loop; so the kernel has six blocks
+    (one of them the trap), one uniform loop and few values live across blocks.  Shape and strides are read
     where the launcher packed them, indexed by the dimension (no copy into private or
     local memory): through the target's pointer to the parameter buffer
     (``emit_parameter_buffer``: each block reads the fields it uses, so they are not live
