@@ -683,14 +683,16 @@ def _gpu_loop_simple(target, b, fields, operands, body_fn):
     What the compile costs is mostly the backend at O0, whose register allocator stores
     and reloads every value live across a block boundary, and whose control-flow
     structurizer adds blocks around every divergent loop; so the kernel has six blocks
-    (one of them the trap), one uniform loop and few values live across blocks.  Shape and strides are read
-    where the launcher packed them, indexed by the dimension (no copy into private or
-    local memory): through the target's pointer to the parameter buffer
-    (``emit_parameter_buffer``: each block reads the fields it uses, so they are not live
-    across blocks), else through the pointer parameters of ``dims_parameter_type``.  The
-    unravel is a loop of one block over dimensions ``ndim-1`` down to 0 (dimension 0
-    divides the index by its own extent: the quotient is 0), dividing in 32 bits: every
-    index and extent is below ``n``, and ``n`` is at most ``SIMPLE_LOOP_MAX_ELEMENTS``.
+    (one of them the trap), one uniform loop and few values live across blocks.  Shape
+    and strides are read where the launcher packed them, indexed by the dimension (no
+    copy into private or local memory): through the target's pointer to the parameter
+    buffer (``emit_parameter_buffer``: each block reads the fields it uses, so they are
+    not live across blocks), else through the pointer parameters of
+    ``dims_parameter_type``.  The unravel is a loop of one block over dimensions
+    ``ndim-1`` down to 0 (dimension 0 divides the index by its own extent: the quotient
+    is 0), dividing in 32 bits: every index and extent is at most ``n`` (an extent is 0
+    only when ``n`` is, and then no thread gets that far), and ``n`` is at most
+    ``SIMPLE_LOOP_MAX_ELEMENTS``.
     A launch with more elements than that or than threads traps (checked once, before
     anything else).  A 64-bit divide costs ~3.5 ms of AMDGPU instruction selection, a
     fallback for wide indices inside the loop 2-4 ms of register allocation, a
