@@ -30,6 +30,8 @@ from rocarray.targets.codeobject import check_code_object
 
 SIGNATURES = [("add", "int16"), ("multiply", "uint32"), ("add", "float32"), ("exp", "float32"),
               ("exp", "float64"), ("sin", "complex64"), ("hypot", "float64")]
+#: Not a "simple" signature: the issue's target (under 10 ms) is for the others.
+HEAVY = [("sin", "complex64")]
 
 
 def spec_for(op, dt):
@@ -155,11 +157,14 @@ def main():
             out.append(f"| {label.split(' ')[0]} | {op}({dt}) | {ir_ms:.1f} | {opt_ms:.1f} | {emit_ms:.1f} | "
                        f"{link_ms:.2f} | **{total:.1f}** | {val_ms:.2f} | {lld_ms:.1f} | {total - link_ms + lld_ms:.1f} |")
     out.append("")
+    simple = [k for k, sig in enumerate(SIGNATURES) if sig not in HEAVY]
     for label, vals in totals.items():
         t = [v[0] for v in vals]
         lld_t = [v[1] for v in vals]
         out.append(f"- {label}: median **{statistics.median(t):.1f} ms** per new signature "
-                   f"(range {min(t):.1f}-{max(t):.1f}); with ld.lld as the linker {statistics.median(lld_t):.1f} ms")
+                   f"(range {min(t):.1f}-{max(t):.1f}); with ld.lld as the linker {statistics.median(lld_t):.1f} ms; "
+                   f"median of the simple signatures (all but {', '.join(f'{o}({d})' for o, d in HEAVY)}): "
+                   f"**{statistics.median(t[k] for k in simple):.1f} ms**")
 
     # NVPTX beside it, same signatures, same run
     from rocarray.targets.nvptx import NVPTXTarget

@@ -15,7 +15,8 @@ import threading
 
 from llvmlite import ir
 
-from .compiler.skeletons import build_elementwise, host_simple_kernel_text
+from .compiler.skeletons import (SIMPLE_LOOP_MAX_ELEMENTS, build_elementwise, gpu_simple_kernel_text,
+                                 host_simple_kernel_text)
 from .targets import target_for
 from ._layout import pad_dims
 from .targets.base import MAX_DIMS
@@ -113,8 +114,8 @@ class KernelSpec:
         self.heavy = heavy
 
     def build_module(self, target) -> "ir.Module | str":
-        """The kernel for ``target``: an ``ir.Module``, or IR text for the host quick tier
-        (its entry is a text template per operand layout; only the body is built)."""
+        """The kernel for ``target``: an ``ir.Module``, or IR text for a quick tier (its
+        entry is a text template per operand layout; only the body is built)."""
         module = ir.Module(name=self.entry)
         module.triple = target.triple
         module.data_layout = target.data_layout
@@ -122,7 +123,9 @@ class KernelSpec:
             self.build_kernel(module, target, self.entry)
             return module
         body = self.build_body(module, target)
-        if not target.is_gpu and target.simple_loops:
+        if target.simple_loops:  # quick tiers: the entry is a text template per layout
+            if target.is_gpu:
+                return gpu_simple_kernel_text(target, self.entry, self.operands, module, body.name)
             return str(module) + host_simple_kernel_text(self.entry, self.operands, body.name)
         build_elementwise(target, self.entry, self.operands, body, module)
         return module
@@ -148,7 +151,7 @@ class LoadedKernel:
     """A kernel ready to launch on one device."""
 
     __slots__ = ("spec", "device", "runtime", "index", "function", "functions", "packer", "is_gpu",
-                 "block", "max_grid", "calls", "target", "simple")
+                 "block", "max_grid", "calls", "target", "simple", "thread_per_element")
 
     def __init__(self, spec: KernelSpec, device, runtime, module, target, quick: bool):
         self.spec = spec
@@ -165,6 +168,9 @@ class LoadedKernel:
         #: launches so far while running quick-tier code; -1 once on the final tier
         self.calls = 0 if quick else -1
         self.target = target
+        #: True while the loaded code is a GPU quick-tier elementwise kernel: one thread
+        #: per element (no grid-stride loop), at most ``SIMPLE_LOOP_MAX_ELEMENTS``
+        self.thread_per_element = quick and self.is_gpu and spec.build_kernel is None
 
     def _set_module(self, module) -> None:
         fns = tuple(self.runtime.get_function(module, e) for e in self.spec.entries)
@@ -188,24 +194,37 @@ class LoadedKernel:
     def _tier_up(self) -> None:
         """Recompile with the full pipeline in the background, then swap the function."""
         self.calls = -1
-        from .compiler.cache import compile_in_background, default_cache
+        from .compiler.cache import compile_in_background
 
-        def job(k=self):
-            data = default_cache().get_or_compile(k.spec.key, lambda: k.spec.build_module(k.target),
-                                                  k.target, counter="upgraded")
-            module = _load_image(k.runtime, k.index, data, k.target)
-            k._set_module(module)
-            k.simple = False  # after the functions: whoever sees False sees the new code
+        compile_in_background(self._upgrade)
 
-        compile_in_background(job)
+    def _upgrade(self) -> None:
+        """Compile (or find in the cache), load and swap in the full tier's code."""
+        from .compiler.cache import default_cache
+
+        data = default_cache().get_or_compile(self.spec.key, lambda: self.spec.build_module(self.target),
+                                              self.target, counter="upgraded")
+        module = _load_image(self.runtime, self.index, data, self.target)
+        self._set_module(module)
+        # after the functions: whoever sees False sees the new code
+        self.thread_per_element = False
+        self.simple = False
 
     def launch(self, n: int, values) -> None:
         """Run over ``n`` elements; ``values`` are the packed fields after ``n``."""
-        if self.calls >= 0:  # still quick-tier code (one comparison once upgraded)
+        # read before ``function``: it turns False only once the full tier's code (a
+        # grid-stride loop, which takes any grid) is in place
+        per_element = self.thread_per_element
+        if per_element and n > SIMPLE_LOOP_MAX_ELEMENTS:
+            # more than the quick kernel takes: the full tier now, not in the background
+            self.calls = -1
+            self._upgrade()
+            per_element = False
+        elif self.calls >= 0:  # still quick-tier code (one comparison once upgraded)
             self.count_call(n)
         if self.is_gpu:
             grid = (n + self.block - 1) // self.block
-            if grid > self.max_grid:
+            if grid > self.max_grid and not per_element:
                 grid = self.max_grid
             self.runtime.launch_packed(self.function, grid, self.block, self.packer, n, values)
         else:

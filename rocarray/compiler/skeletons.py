@@ -8,12 +8,15 @@ Inside one compiled kernel the skeleton picks its path at run time: when every a
 operand's innermost stride equals its item size the inner loop addresses elements by
 index (so LLVM vectorises it); otherwise it follows byte strides.  On the host the loop
 walks ``[start, stop)`` row by row (divisions once per row); on GPUs each thread takes a
-grid-stride walk over the flat index.
+grid-stride walk over the flat index.  The quick tiers (first calls) are simpler still:
+one flat loop on the host (``host_simple_kernel_text``), one thread per element on GPUs
+(``_gpu_loop_simple``), each with its entry kept as a text template per operand layout.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,11 +65,36 @@ class Operand:
         return [PTR, DIMS]
 
 
-def kernel_param_types(operands) -> list:
-    types = [I64, I64, DIMS]
+def kernel_param_types(operands, dims: ir.Type = DIMS) -> list:
+    """The kernel's parameter types (docs/architecture.md, "Kernel ABI").  ``dims``: the
+    type of the shape and of each array operand's strides -- by-value ``[MAX_DIMS x i64]``,
+    or a pointer to where the launcher packed them (``dims_parameter_type``)."""
+    types = [I64, I64, dims]
     for op in operands:
-        types.extend(op.param_types())
+        types.extend([PTR, dims] if op.kind in ("in", "out") else op.param_types())
     return types
+
+
+class _DimsPointer(ir.types._TypedPointerType):
+    """A pointer to ``[MAX_DIMS x i64]`` printed as an opaque ``ptr`` (llvmlite prints its
+    typed pointers in the pre-LLVM-17 syntax), so that a ``byref``/``byval`` parameter
+    attribute can name the pointee type."""
+
+    def __init__(self, addrspace: int):
+        super().__init__(DIMS, addrspace)
+
+    def _to_string(self):
+        return ir.PointerType._to_string(self)
+
+
+def dims_parameter_type(target: Target) -> ir.Type:
+    """How shape and strides reach a GPU quick-tier kernel: a pointer to the
+    ``[MAX_DIMS x i64]`` bytes in the kernel's parameter space when the target has one
+    (``target.dims_by_reference``), else by value.  Same bytes, same offsets for the
+    launcher; a pointer lets the loop index a dimension at run time without copying the
+    array into private (local) memory first."""
+    by_ref = target.dims_by_reference
+    return DIMS if by_ref is None else _DimsPointer(by_ref[0])
 
 
 class _Fields:
@@ -134,9 +162,15 @@ def build_elementwise(target: Target, kernel_name: str, operands, body_fn: ir.Fu
         raise ValueError("the host quick tier's kernel entry is text: use host_simple_kernel_text")
     param_types = kernel_param_types(operands)
     if target.is_gpu:
+        if target.simple_loops:
+            param_types = kernel_param_types(operands, dims_parameter_type(target))
         fnty = ir.FunctionType(ir.VoidType(), param_types)
         fn = ir.Function(module, fnty, kernel_name)
         target.mark_kernel(fn)
+        for arg in fn.args:
+            if isinstance(arg.type, _DimsPointer):
+                arg.add_attribute(target.dims_by_reference[1])
+                arg.attributes.align = 8
         entry = fn.append_basic_block("entry")
         b = ir.IRBuilder(entry)
         values = list(fn.args)
@@ -392,6 +426,54 @@ def _host_simple_template(layout) -> str:
     return "\n".join(t)
 
 
+def gpu_simple_kernel_text(target: Target, kernel_name: str, operands, module: ir.Module,
+                           body_name: str = "body") -> str:
+    """``module`` (holding the scalar body ``body_name``) and a GPU quick tier's kernel
+    entry ``kernel_name``, as LLVM IR text.
+
+    The entry is what ``build_elementwise`` makes for ``target`` (``_gpu_loop_simple``),
+    made once per target and operand layout -- kinds, and the types of scalar operands:
+    array dtypes do not change it, the body takes pointers -- and kept as text, into
+    which only the names are put per kernel.  Building and printing it with llvmlite's
+    ``ir`` objects costs ~1.2 ms a kernel; the body alone is what changes.  The globals
+    the entry uses (declarations) are added unless ``module`` has them; its metadata is
+    numbered apart from ``module``'s.
+    """
+    layout = tuple((op.kind, op.dtype if op.kind == "scalar" else None) for op in operands)
+    kernel, declarations, metadata = _gpu_simple_template(target, layout)
+    kernel = kernel.replace(_KERNEL_PLACEHOLDER, "@" + _ir_name(kernel_name)).replace(
+        _BODY_PLACEHOLDER, "@" + _ir_name(body_name))
+    own = [line for name, line in declarations if module.globals.get(name) is None]
+    return "\n".join([str(module), kernel, *own, *metadata, ""])
+
+
+_KERNEL_PLACEHOLDER = '@"rk.template.kernel"'
+_BODY_PLACEHOLDER = '@"rk.template.body"'
+#: The template's metadata is renumbered from here, clear of the body module's own.
+_METADATA_BASE = 1_000_000
+_METADATA_REF = re.compile(r"!(\d+)\b")
+
+
+@functools.lru_cache(maxsize=None)
+def _gpu_simple_template(target: Target, layout) -> tuple:
+    """(kernel definition, [(name, text)] of the other globals it uses -- intrinsic
+    declarations --, metadata lines) of the GPU quick tier's entry for ``target`` and
+    ``layout`` (see ``gpu_simple_kernel_text``)."""
+    operands = [Operand(dtype if dtype is not None else np.dtype(np.uint8), kind) for kind, dtype in layout]
+    module = ir.Module(name="template")
+    module.triple = target.triple
+    module.data_layout = target.data_layout
+    body = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR] * len(operands) + [I64, I64]),
+                       _BODY_PLACEHOLDER[2:-1])
+    build_elementwise(target, _KERNEL_PLACEHOLDER[2:-1], operands, body, module)
+    renumber = lambda text: _METADATA_REF.sub(lambda m: f"!{int(m[1]) + _METADATA_BASE}", text)  # noqa: E731
+    kernel = renumber(str(module.globals[_KERNEL_PLACEHOLDER[2:-1]]))
+    declarations = [(g.name, renumber(str(g).strip())) for g in module.global_values
+                    if g is not body and g.name != _KERNEL_PLACEHOLDER[2:-1]]
+    metadata = [renumber(str(md).strip()) for md in module.metadata]
+    return kernel, declarations, metadata
+
+
 def _unravel(b, shape, ndim, flat, info, bases, first_dim_from_end, narrow_division=False):
     """Add to each base address the offset of multi-index ``flat`` over dims
     ``ndim - first_dim_from_end`` down to 0; return the new bases.  ``narrow_division``:
@@ -585,18 +667,143 @@ def _gpu_loop(target, b, fields, operands, body_fn):
     b.position_at_end(done)
 
 
+#: Largest iteration space a GPU quick-tier kernel takes: it divides indices in 32 bits,
+#: and its grid (one thread per element) stays within a 32-bit count of work-items.  The
+#: launcher runs the full tier for larger launches (``rocarray._launch``); the kernel
+#: itself traps rather than compute wrong addresses.
+SIMPLE_LOOP_MAX_ELEMENTS = 2**31 - 1
+
+
 def _gpu_loop_simple(target, b, fields, operands, body_fn):
-    """The quick tier's GPU loop: one grid-stride loop, each index unravelled over the
-    dimensions; one copy of the body, so the PTX assembler has little to do."""
-    shape, info = _prepare(b, fields, operands)
+    """The quick tier's GPU kernel: one thread per element (no grid-stride loop: the
+    launcher gives a quick-tier kernel a grid of at least ``n`` threads), its index
+    unravelled over the dimensions, one copy of the body -- code that is cheap to compile,
+    for first calls.
+
+    What the compile costs is mostly the backend at O0, whose register allocator stores
+    and reloads every value live across a block boundary, and whose control-flow
+    structurizer adds blocks around every divergent loop; so the kernel has six blocks
+    (one of them the trap), one uniform loop and few values live across blocks.  Shape
+    and strides are read where the launcher packed them, indexed by the dimension (no
+    copy into private or local memory): through the target's pointer to the parameter
+    buffer (``emit_parameter_buffer``: each block reads the fields it uses, so they are
+    not live across blocks), else through the pointer parameters of
+    ``dims_parameter_type``.  The unravel is a loop of one block over dimensions
+    ``ndim-1`` down to 0 (dimension 0 divides the index by its own extent: the quotient
+    is 0), dividing in 32 bits: every index and extent is at most ``n`` (an extent is 0
+    only when ``n`` is, and then no thread gets that far), and ``n`` is at most
+    ``SIMPLE_LOOP_MAX_ELEMENTS``.
+    A launch with more elements than that or than threads traps (checked once, before
+    anything else).  A 64-bit divide costs ~3.5 ms of AMDGPU instruction selection, a
+    fallback for wide indices inside the loop 2-4 ms of register allocation, a
+    grid-stride loop ~0.6 ms.
+    """
+    fn = b.function
+    i32 = ir.IntType(32)
+    # scalars and raw descriptors: behind pointers for the body (SROA removes the slots)
+    _, info = _prepare(b, fields, operands, spill_dims=False)
+    params = _SimpleParams(target, b, fields, operands)
     tid = target.emit_global_thread_id(b)
     nthreads = target.emit_global_thread_count(b)
-    bases = [slot if kind == "array" else None for kind, slot, _ in info]
-    loop = _Loop(b, tid, fields.n, "i")
-    addrs = _unravel(b, shape, fields.ndim, loop.i, info, bases, first_dim_from_end=1,
-                     narrow_division=target.narrow_index_division)
-    _call_body(b, body_fn, info, addrs, loop.i, fields.n)
-    loop.close(b, b.add(loop.i, nthreads))
+    n = params.n(b)
+    too_big = b.or_(b.icmp_unsigned(">", n, ir.Constant(I64, SIMPLE_LOOP_MAX_ELEMENTS)),
+                    b.icmp_unsigned(">", n, nthreads))
+    trap_bb = fn.append_basic_block("too.many.elements")
+    head = fn.append_basic_block("thread")
+    dims_bb = fn.append_basic_block("unravel")
+    call_bb = fn.append_basic_block("element")
+    exit_bb = fn.append_basic_block("done")
+    b.cbranch(too_big, trap_bb, head)
+
+    b.position_at_end(trap_bb)
+    b.call(declare_trap(b.module), [])
+    b.unreachable()
+
+    # if (i < n): the thread's element
+    b.position_at_end(head)
+    i = tid
+    last = b.sub(params.ndim(b), ir.Constant(I64, 1))
+    bases = [params.base(b, k) if kind == "array" else None for k, (kind, _, _) in enumerate(info)]
+    b.cbranch(b.icmp_signed("<", i, params.n(b)), dims_bb, exit_bb)
+
+    # for (d = ndim - 1, rem = i; ; d--): addr += (rem % shape[d]) * strides[d]; rem /= shape[d]
+    b.position_at_end(dims_bb)
+    d = b.phi(I64, "d")
+    d.add_incoming(last, head)
+    rem = b.phi(I64, "rem")
+    rem.add_incoming(i, head)
+    addrs = []
+    for base in bases:
+        if base is None:
+            addrs.append(None)
+        else:
+            p = b.phi(PTR)
+            p.add_incoming(base, head)
+            addrs.append(p)
+    extent = params.dim(b, None, d)
+    x32, y32 = b.trunc(rem, i32), b.trunc(extent, i32)
+    q32 = b.udiv(x32, y32)
+    idx = b.zext(b.sub(x32, b.mul(q32, y32)), I64)
+    rem.add_incoming(b.zext(q32, I64), dims_bb)
+    nexts = []
+    for k, p in enumerate(addrs):
+        if p is None:
+            nexts.append(None)
+            continue
+        nxt = b.gep(p, [b.mul(idx, params.dim(b, k, d))], source_etype=I8)
+        p.add_incoming(nxt, dims_bb)
+        nexts.append(nxt)
+    d.add_incoming(b.sub(d, ir.Constant(I64, 1)), dims_bb)
+    b.cbranch(b.icmp_signed(">", d, ir.Constant(I64, 0)), dims_bb, call_bb)
+
+    b.position_at_end(call_bb)
+    _call_body(b, body_fn, info, nexts, i, params.n(b))
+    b.branch(exit_bb)
+    b.position_at_end(exit_bb)
+
+
+class _SimpleParams:
+    """Where the quick-tier GPU loop reads ``n``, ``ndim``, the array pointers, shape and
+    strides: loaded from the target's parameter buffer at the launcher's offsets in the
+    block that uses them (``Target.emit_parameter_buffer``), or the kernel's arguments."""
+
+    def __init__(self, target, b, fields, operands):
+        self.fields = fields
+        self.buffer = target.emit_parameter_buffer(b)
+        self.offsets = param_offsets(operands)
+
+    def _load(self, b, offset, ty, index=None):
+        p = b.gep(self.buffer, [ir.Constant(I64, offset)], source_etype=I8)
+        if index is not None:
+            p = b.gep(p, [index], source_etype=I64)
+        return b.load(p, typ=ty, align=8)
+
+    def n(self, b):
+        return self.fields.n if self.buffer is None else self._load(b, 0, I64)
+
+    def ndim(self, b):
+        return self.fields.ndim if self.buffer is None else self._load(b, 8, I64)
+
+    def base(self, b, k):
+        """Data pointer of array operand ``k``."""
+        return self.fields.ops[k][0] if self.buffer is None else self._load(b, self.offsets[k], PTR)
+
+    def dim(self, b, k, d):
+        """``shape[d]`` (``k`` None) or the strides of array operand ``k`` at ``d``."""
+        if self.buffer is not None:
+            return self._load(b, 16 if k is None else self.offsets[k] + 8, I64, d)
+        dims = self.fields.shape if k is None else self.fields.ops[k][1]
+        return b.load(b.gep(dims, [d], source_etype=I64), typ=I64, align=8)
+
+
+def declare_trap(module: ir.Module) -> ir.Function:
+    """``llvm.trap``: stop the kernel with an error the runtime reports."""
+    trap = module.globals.get("llvm.trap")
+    if trap is None:
+        trap = ir.Function(module, ir.FunctionType(ir.VoidType(), []), "llvm.trap")
+        trap.attributes.add("noreturn")
+        trap.attributes.add("nounwind")
+    return trap
 
 
 #: Vectors per thread and trip on the GPU vector path: the loads of all of them are in

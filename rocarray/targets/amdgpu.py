@@ -246,7 +246,8 @@ class AMDGPUTarget(Target):
     max_block_size = 256
     #: Code object version written into every module (``amdhsa_code_object_version``).
     code_object_version = 5
-    #: The quick tier's loop divides indices in 32 bits (AMDGPU has no 64-bit divide).
+    #: The quick tier's reduction loops divide indices in 32 bits (AMDGPU has no 64-bit
+    #: divide; the elementwise quick tier always does).
     narrow_index_division = True
 
     def __init__(self, arch: str = "gfx942", *, opt_level: int = 3):
@@ -369,6 +370,13 @@ class AMDGPUTarget(Target):
         group = self._intrinsic_id(builder, "workgroup.id.x")
         first = builder.mul(group, size, flags=["nuw"])
         return builder.add(first, self._intrinsic_id(builder, "workitem.id.x"), flags=["nuw"])
+
+    def emit_parameter_buffer(self, builder: ir.IRBuilder) -> ir.Value:
+        # the kernarg segment: the explicit arguments at the offsets of the code object's
+        # metadata, which are the launcher's (tests/targets/test_launcher_layout.py)
+        getter = declare_function(builder.module, "llvm.amdgcn.kernarg.segment.ptr",
+                                  ir.FunctionType(ir.PointerType(addrspace=4), []))
+        return builder.call(getter, [])
 
     def emit_global_thread_count(self, builder: ir.IRBuilder) -> ir.Value:
         # grid_size_x: u32 at byte 12 of the dispatch packet, in work-items (not groups)

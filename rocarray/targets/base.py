@@ -132,9 +132,25 @@ class Target:
     #: Host skeletons only: one flat loop instead of row loops with a contiguous version
     #: (cheaper to compile, slower to run; what a quick tier uses).
     simple_loops: bool = False
-    #: GPU simple loops only: unravel indices with a 32-bit divide when they fit, a
-    #: shift-and-subtract loop otherwise, never a 64-bit divide (costly to compile).
+    #: GPU reductions' simple loops only: unravel indices with a 32-bit divide when they
+    #: fit, a shift-and-subtract loop otherwise, never a 64-bit divide (costly to compile).
+    #: (The elementwise quick tier always divides in 32 bits: ``skeletons._gpu_loop_simple``.)
     narrow_index_division: bool = False
+    #: GPU quick-tier elementwise kernels of a target without ``emit_parameter_buffer``:
+    #: ``(address space, attribute)`` of the pointer parameters through which they read
+    #: shape and strides where the launcher packed them (NVPTX: ``byval``, read with
+    #: ``ld.param``), or None to pass them by value.  The bytes and offsets are the same
+    #: either way; by value, indexing a dimension at run time needs a copy in
+    #: private/local memory, which costs compile time on both GPU backends.
+    dims_by_reference: "tuple[int, str] | None" = None
+
+    def emit_parameter_buffer(self, builder: ir.IRBuilder) -> "ir.Value | None":
+        """A pointer to the kernel's explicit parameters laid out as the launcher packs
+        them (GPU targets whose parameters live in addressable memory, such as AMDGPU's
+        kernarg segment), or None.  The GPU quick tier reads each field through it in the
+        block that uses it instead of keeping the arguments live across blocks (which
+        the O0 register allocator spills and reloads at every block boundary)."""
+        return None
 
     # -- compiling ------------------------------------------------------------------------
 

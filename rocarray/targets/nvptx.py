@@ -187,6 +187,9 @@ class NVPTXTarget(Target):
     triple = "nvptx64-nvidia-cuda"
     wave_size = 32
     is_gpu = True
+    #: The quick tier reads shape and strides in the kernel parameter space (``ld.param``
+    #: with a register address, no ``.local`` copy).
+    dims_by_reference = (0, "byval")
     global_address_space = 1
     #: Most threads per block any launch of these kernels uses; written into each kernel
     #: as ``.maxntid`` so ptxas may give a thread up to 255 registers.
