@@ -485,3 +485,56 @@ def test_libm_symbols_resolve_in_the_jit():
     for sym in ("tanf", "tan", "expm1", "log1p", "atan2", "hypot", "cbrt", "erf",
                 "nextafter", "fmod", "fmodf", "lgamma", "tgammaf"):
         assert binding.address_of_symbol(sym), sym
+
+
+def _libm_kernel(target, name):
+    """``double name(double x)`` = ``tan(x) * 3.5 + 0.25``: a C library call and
+    constants, so the object carries absolute relocations (large code model)."""
+    m = ir.Module()
+    m.triple, m.data_layout = target.triple, target.data_layout
+    tan = target.math_function(m, "tan", F64)
+    f = ir.Function(m, ir.FunctionType(F64, [F64]), name)
+    b = ir.IRBuilder(f.append_basic_block())
+    b.ret(b.fadd(b.fmul(b.call(tan, [f.args[0]]), F64(3.5)), F64(0.25)))
+    return target.compile(m)
+
+
+def test_kernel_objects_are_mapped_without_mcjit(target):
+    """Code, constants and C library calls: rocarray's own mapper loads them (no engine)
+    and the relocated code computes what C does."""
+    name = _fresh("rocarray_test_mapped")
+    mod = load_host_object(_libm_kernel(target, name))
+    assert mod._engine is None
+    assert mod.names == {name}
+    fn = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double)(mod.address(name))
+    assert fn(0.7) == math.tan(0.7) * 3.5 + 0.25
+    with pytest.raises(KeyError):
+        mod.address("no_such_function")
+
+
+def test_objects_the_mapper_does_not_handle_go_to_mcjit(target, monkeypatch):
+    """Writable data (a global counter) is not for the mapper: MCJIT loads it, as it loads
+    every object when ``ROCARRAY_HOST_LOADER=mcjit`` turned the mapper off."""
+    m = ir.Module()
+    m.triple, m.data_layout = target.triple, target.data_layout
+    g = ir.GlobalVariable(m, I64, _fresh("rocarray_test_counter"))
+    g.initializer = I64(41)
+    name = _fresh("rocarray_test_bump")
+    f = ir.Function(m, ir.FunctionType(I64, []), name)
+    b = ir.IRBuilder(f.append_basic_block())
+    v = b.add(b.load(g), I64(1))
+    b.store(v, g)
+    b.ret(v)
+    mod = load_host_object(target.compile(m))
+    assert mod._engine is not None
+    fn = ctypes.CFUNCTYPE(ctypes.c_int64)(mod.address(name))
+    assert (fn(), fn()) == (42, 43)
+
+    from rocarray.targets import host
+
+    monkeypatch.setattr(host, "_mapper", [None])  # what the switch sets at the first load
+    name = _fresh("rocarray_test_forced")
+    mod = load_host_object(_libm_kernel(target, name))
+    assert mod._engine is not None
+    fn = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double)(mod.address(name))
+    assert fn(0.7) == math.tan(0.7) * 3.5 + 0.25
