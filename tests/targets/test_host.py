@@ -538,3 +538,31 @@ def test_objects_the_mapper_does_not_handle_go_to_mcjit(target, monkeypatch):
     assert mod._engine is not None
     fn = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double)(mod.address(name))
     assert fn(0.7) == math.tan(0.7) * 3.5 + 0.25
+
+
+def test_quick_tier_skips_the_verifier_outside_the_tests(monkeypatch):
+    """The quick tier's IR is rocarray's own: verified when ``ROCARRAY_VERIFY_IR=1`` (the
+    tests), not on every first call; the other tiers always verify."""
+    full = HostTarget(opt_level=1)
+    quick = full.quick_tier
+    if quick is None:
+        pytest.skip("ROCARRAY_TIERED=0")
+    assert full.verify_ir and not quick.verify_ir
+    calls = []
+    from llvmlite import binding
+
+    real = binding.ModuleRef.verify
+    monkeypatch.setattr(binding.ModuleRef, "verify", lambda self: (calls.append(1), real(self))[1])
+    text = _text_module(quick)
+    monkeypatch.setenv("ROCARRAY_VERIFY_IR", "0")
+    quick.compile(text)
+    assert calls == []
+    monkeypatch.setenv("ROCARRAY_VERIFY_IR", "1")
+    quick.compile(text)
+    assert calls == [1]
+
+
+def _text_module(target):
+    """A small module as IR text: ``i64 rocarray_test_twice(i64 x)`` = ``2 * x``."""
+    return ("define i64 @rocarray_test_twice(i64 %x) nounwind {\n"
+            "  %y = shl i64 %x, 1\n  ret i64 %y\n}\n")
