@@ -15,7 +15,7 @@ import threading
 
 from llvmlite import ir
 
-from .compiler.skeletons import build_elementwise, host_simple_kernel_text
+from .compiler.skeletons import build_elementwise, host_simple_kernel_module
 from .targets import target_for
 from ._layout import pad_dims
 from .targets.base import MAX_DIMS
@@ -123,7 +123,7 @@ class KernelSpec:
             return module
         body = self.build_body(module, target)
         if not target.is_gpu and target.simple_loops:
-            return str(module) + host_simple_kernel_text(self.entry, self.operands, body.name)
+            return host_simple_kernel_module(self.entry, self.operands, module, body)
         build_elementwise(target, self.entry, self.operands, body, module)
         return module
 
