@@ -666,8 +666,18 @@ def _default_host() -> HostTarget:
     return _host_target[0]
 
 
+_symbols: dict = {}  # name -> address in the libraries loaded for the JIT
+
+
 def _resolve_symbol(name: str) -> int:
-    return llvm_binding().address_of_symbol(name) or 0
+    """The address of C symbol ``name`` as the JIT resolves it, 0 when none; found ones are
+    memoized (the libraries loaded for the JIT stay loaded)."""
+    addr = _symbols.get(name)
+    if addr is None:
+        addr = llvm_binding().address_of_symbol(name) or 0
+        if addr:
+            _symbols[name] = addr
+    return addr
 
 
 def load_host_object(data: bytes) -> HostModule:
@@ -687,7 +697,7 @@ def load_host_object(data: bytes) -> HostModule:
         # MCJIT aborts the whole process on a name it cannot resolve: check first.
         missing = sorted(
             s for s in elf.undefined
-            if not s.startswith("_GLOBAL_OFFSET_TABLE_") and not binding.address_of_symbol(s)
+            if not s.startswith("_GLOBAL_OFFSET_TABLE_") and not _resolve_symbol(s)
         )
         if missing:
             raise ToolchainError(
