@@ -78,9 +78,10 @@ Loading: a kernel object holds code, read-only constants and absolute 64-bit rel
 only (the large code model), so ``load_host_object`` maps it itself (``_Mapper``): the
 sections are copied into a code arena -- one shared-memory file mapped twice, writable and
 executable, 256 KiB at a time -- with the relocations applied on the way.  A load is then
-a copy and no system call (a disk-cache hit in a fresh process: ~0.3 -> ~0.2 ms of its
-whole first call, of which MCJIT's ``add_object_file`` + ``finalize_object`` were ~65 us
-and the engine search and checks ~40 us).  Objects of any other kind (writable data, other
+a parse and a copy, no system call: ~40 us in a fresh process against ~85-130 us for
+MCJIT's ``add_object_file`` + ``finalize_object`` with the digest, engine search and checks
+(a disk-cache hit's whole first call: 0.47 -> 0.30 ms median on a busy machine, A/B;
+docs/benchmarks.md).  Objects of any other kind (writable data, other
 relocations, another machine), or every object with ``ROCARRAY_HOST_LOADER=mcjit``, go to
 MCJIT: one execution engine takes many object files; MCJIT resolves names across all
 objects of an engine, so objects that define a name already present go to another engine
@@ -524,6 +525,7 @@ class _Mapper:
     ``finalize_object`` (~65 us in a fresh process).  ``map`` returns None for anything
     else (writable or thread-local data, other relocation kinds, another machine or
     system), which MCJIT then loads.  Like MCJIT's engines, the arena is never unmapped.
+    A forked child starts a chunk of its own (the pages are shared with the parent).
     """
 
     #: bytes per arena chunk; an object larger than this gets a chunk of its own size
@@ -549,6 +551,16 @@ class _Mapper:
         self._used = self._size = 0
         #: False once the system refused the arena: MCJIT loads everything then
         self.usable = True
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self._after_fork)
+
+    def _after_fork(self) -> None:
+        """In a forked child: the arena's pages are shared with the parent (MAP_SHARED),
+        which goes on filling its free part, so the child maps chunks of its own (the code
+        already there stays valid: nobody rewrites a used part)."""
+        global _map_lock
+        self._used = self._size
+        _map_lock = threading.Lock()  # another thread may have held it at the fork
 
     def _new_chunk(self, nbytes: int) -> bool:
         """Map a fresh arena chunk of at least ``nbytes``; False when the system refuses."""
@@ -586,6 +598,7 @@ class _Mapper:
         place = {}  # section index -> offset in the object's image
         relas = []
         size = 0
+        align_all = self.ALIGN  # the object's start: its strictest section alignment
         for idx, sh in enumerate(sections):
             sh_type, flags = sh[1], sh[2]
             if sh_type == _SHT_RELA:
@@ -599,12 +612,13 @@ class _Mapper:
             if flags & (_SHF_WRITE | _SHF_TLS) or sh_type not in (_SHT_PROGBITS, _SHT_NOBITS):
                 return None
             align = sh[8] or 1
+            align_all = max(align_all, align)
             size = -(-size // align) * align
             place[idx] = size
             size += sh[5]
-        if not place:
+        if not place or align_all > self._page:  # chunks start on a page boundary
             return None
-        start = -(-self._used // self.ALIGN) * self.ALIGN
+        start = -(-self._used // align_all) * align_all
         if start + size > self._size:
             if not self._new_chunk(size):
                 self.usable = False

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import os
 
 import numpy as np
 import pytest
@@ -566,3 +567,33 @@ def _text_module(target):
     """A small module as IR text: ``i64 rocarray_test_twice(i64 x)`` = ``2 * x``."""
     return ("define i64 @rocarray_test_twice(i64 %x) nounwind {\n"
             "  %y = shl i64 %x, 1\n  ret i64 %y\n}\n")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_forked_child_never_writes_into_the_parents_arena(target):
+    """The code arena is shared memory: a child made by fork() must load its kernels into
+    chunks of its own, or the parent's next kernel would overwrite them (and the child
+    the parent's)."""
+    from rocarray.targets import host
+
+    load_host_object(_libm_kernel(target, _fresh("rocarray_test_before_fork")))
+    mapper = host._mapper[0]
+    if mapper is None or not mapper.usable:
+        pytest.skip("the arena loader is off")
+    free_at = mapper._write_base + -(-mapper._used // mapper.ALIGN) * mapper.ALIGN
+    room = min(256, mapper._size - (free_at - mapper._write_base))
+    if room <= 0:
+        pytest.skip("the chunk is full")
+    name = _fresh("rocarray_test_in_child")
+    obj = _libm_kernel(target, name)  # compiled here, loaded only in the child
+    pid = os.fork()
+    if pid == 0:  # the child: load and run, then leave without any clean-up
+        ok = False
+        try:
+            fn = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double)(load_host_object(obj).address(name))
+            ok = fn(0.5) == math.tan(0.5) * 3.5 + 0.25
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    assert ctypes.string_at(free_at, room) == b"\0" * room  # the parent's free part is untouched
