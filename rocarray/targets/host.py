@@ -525,7 +525,7 @@ class _Mapper:
     ``finalize_object`` (~65 us in a fresh process).  ``map`` returns None for anything
     else (writable or thread-local data, other relocation kinds, another machine or
     system), which MCJIT then loads.  Like MCJIT's engines, the arena is never unmapped.
-    A forked child starts a chunk of its own (the pages are shared with the parent).
+    A forked child maps a chunk of its own (the pages are shared with the parent).
     """
 
     #: bytes per arena chunk; an object larger than this gets a chunk of its own size
@@ -551,16 +551,8 @@ class _Mapper:
         self._used = self._size = 0
         #: False once the system refused the arena: MCJIT loads everything then
         self.usable = True
-        if hasattr(os, "register_at_fork"):
-            os.register_at_fork(after_in_child=self._after_fork)
-
-    def _after_fork(self) -> None:
-        """In a forked child: the arena's pages are shared with the parent (MAP_SHARED),
-        which goes on filling its free part, so the child maps chunks of its own (the code
-        already there stays valid: nobody rewrites a used part)."""
-        global _map_lock
-        self._used = self._size
-        _map_lock = threading.Lock()  # another thread may have held it at the fork
+        #: the process that mapped the current chunk: a forked child must not fill it
+        self._pid = os.getpid()
 
     def _new_chunk(self, nbytes: int) -> bool:
         """Map a fresh arena chunk of at least ``nbytes``; False when the system refuses."""
@@ -585,6 +577,7 @@ class _Mapper:
         finally:
             os.close(fd)  # the mappings keep the memory
         self._write_base, self._exec_base, self._used, self._size = w, x, 0, size
+        self._pid = os.getpid()
         return True
 
     def map(self, data: bytes, elf: _ElfObject, resolve) -> dict | None:
@@ -619,7 +612,10 @@ class _Mapper:
         if not place or align_all > self._page:  # chunks start on a page boundary
             return None
         start = -(-self._used // align_all) * align_all
-        if start + size > self._size:
+        if start + size > self._size or os.getpid() != self._pid:
+            # full, or this is a forked child: the chunk's pages are shared (MAP_SHARED)
+            # with the parent, which goes on filling its free part; the child maps a chunk
+            # of its own (the code already in the old one stays valid, nobody rewrites it)
             if not self._new_chunk(size):
                 self.usable = False
                 return None
