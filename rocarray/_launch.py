@@ -16,7 +16,7 @@ import threading
 from llvmlite import ir
 
 from .compiler.skeletons import (SIMPLE_LOOP_MAX_ELEMENTS, build_elementwise, gpu_simple_kernel_text,
-                                 host_simple_kernel_text)
+                                 host_simple_kernel_module)
 from .targets import target_for
 from ._layout import pad_dims
 from .targets.base import MAX_DIMS
@@ -126,7 +126,7 @@ class KernelSpec:
         if target.simple_loops:  # quick tiers: the entry is a text template per layout
             if target.is_gpu:
                 return gpu_simple_kernel_text(target, self.entry, self.operands, module, body.name)
-            return str(module) + host_simple_kernel_text(self.entry, self.operands, body.name)
+            return host_simple_kernel_module(self.entry, self.operands, module, body)
         build_elementwise(target, self.entry, self.operands, body, module)
         return module
 

@@ -342,6 +342,91 @@ def host_simple_kernel_text(kernel_name: str, operands, body_name: str = "body")
         "<<body>>", _ir_name(body_name))
 
 
+def host_simple_kernel_module(kernel_name: str, operands, module: ir.Module, body: ir.Function) -> str:
+    """The host quick tier's whole module as IR text: ``module`` (holding the scalar
+    ``body``) and the kernel entry of ``host_simple_kernel_text``, with the body already
+    put in place of its one call when that is a plain copy (``_inline_body_text``) -- so
+    the quick tier runs no inliner pass (~0.15-0.3 ms of a first call).  Otherwise (the
+    body calls functions of its own) the text keeps the call and LLVM's always-inliner
+    does it."""
+    text = str(module)
+    entry = host_simple_kernel_text(kernel_name, operands, body.name)
+    inlined = _inline_body_text(text, entry, body)
+    return text + entry if inlined is None else inlined
+
+
+#: a block name llvmlite writes without quotes
+_SIMPLE_LABEL = re.compile(r"[-a-zA-Z$._][-a-zA-Z$._0-9]*$")
+#: a static stack slot (its operands are types and constants only), after renaming
+_ALLOCA = re.compile(r'^  %"(?:[^"\\]|\\.)*" = alloca [^%]*$')
+#: a local name llvmlite did not quote (or a numbered one): not copied as text
+_UNQUOTED_LOCAL = re.compile(r'%(?!")')
+
+
+def _inline_body_text(text: str, entry: str, body: ir.Function) -> str | None:
+    """``text`` (llvmlite's module with ``body`` as its only definition) and ``entry``
+    (which calls ``body`` once) as one module whose entry holds a renamed copy of the
+    body, as LLVM's inliner would make it; None when the body is not that simple (other
+    definitions, a non-void return, dynamic stack slots, names llvmlite does not quote).
+
+    The body's locals and labels get a ``b.`` prefix and its parameters become the call's
+    arguments; ``ret void`` branches to the rest of the calling block (``<label>.done``);
+    stack slots move to the entry block, where the inliner would put them."""
+    start = text.find("\ndefine ")
+    if start < 0 or text.find("\ndefine ", start + 1) >= 0:
+        return None
+    open_at = text.find("\n{\n", start)
+    close_at = text.find("\n}\n", open_at)
+    if open_at < 0 or close_at < 0:
+        return None
+    call_at = entry.find(f"  call void @{_ir_name(body.name)}(")
+    if call_at < 0:
+        return None
+    call_end = entry.index("\n", call_at)
+    call_args = entry[entry.index("(", call_at) + 1:entry.rindex(")", call_at, call_end)]
+    args = [a.rsplit(" ", 1)[1] for a in call_args.split(", ")]
+    if len(args) != len(body.args):
+        return None
+    params = {arg.name: value for arg, value in zip(body.args, args)}
+    block = entry.rindex("\n", 0, entry.rindex(":\n", 0, call_at)) + 1
+    label = entry[block:entry.index(":\n", block)]
+    done = f"{label}.done"
+    code = "\n" + text[open_at + 3:close_at]
+    labels = [blk.name for blk in body.blocks]
+    if (not isinstance(body.function_type.return_type, ir.VoidType) or not labels
+            or _UNQUOTED_LOCAL.search(code)
+            or not all(_SIMPLE_LABEL.match(n) and f"\n{n}:\n" in code for n in labels)):
+        return None
+    # plain replacements, no per-match Python: every local gets the prefix, then the
+    # parameters become the call's arguments, label definitions are renamed and each
+    # return (a void function's: ``ret void``) branches to the rest of the calling block
+    code = code.replace('%"', '%"b.')
+    for name, value in params.items():
+        code = code.replace(f'%"b.{name}"', value)
+    for n in labels:
+        code = code.replace(f"\n{n}:\n", f'\n"b.{n}":\n')
+    code = code[1:].replace("  ret void", f"  br label %{done}")
+    slots = ""
+    if " alloca " in code:  # stack slots go to the entry block, as the inliner puts them
+        kept = []
+        for line in code.split("\n"):
+            if " alloca " in line:
+                if not _ALLOCA.match(line):
+                    return None
+                slots += line + "\n"
+            else:
+                kept.append(line)
+        code = "\n".join(kept)
+    head = f'  br label %"b.{labels[0]}"'
+    entry = entry[:call_at] + head + "\n" + code + f"\n{done}:" + entry[call_end:]
+    entry = entry.replace(f", %{label}]", f", %{done}]")  # phis of the blocks after it
+    if slots:
+        first_block = entry.index(":\n") + 2
+        entry = entry[:first_block] + slots + entry[first_block:]
+    end = text.find("\n", close_at + 1)
+    return text[:start + 1] + text[end + 1:] + entry
+
+
 def _ir_name(name: str) -> str:
     return '"' + name.replace("\\", "\\5C").replace('"', "\\22") + '"'
 

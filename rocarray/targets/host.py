@@ -68,23 +68,33 @@ here on ``add`` / ``multiply`` / ``subtract`` / ``maximum`` / ``less`` over ten 
 inline 0.16, emit 0.76, load 0.14: ~1.7 ms, against ~3.3 ms for the ``scalar`` pipeline
 on the llvmlite-built skeleton (SROA, instcombine and simplifycfg had to clean up its
 stack copies of the by-value shape and stride arrays).  The emit has a floor: 0.23 ms for
-an empty module and 0.41 ms for an empty function, whatever the IR.
+an empty module and 0.41 ms for an empty function, whatever the IR.  Since then the body
+is put in place as text where it is a plain copy (``skeletons.host_simple_kernel_module``;
+229 of the 249 built-in signatures of five dtypes, all but complex math, which calls the
+prelude), so no inliner pass runs, and the verifier runs only with ``ROCARRAY_VERIFY_IR=1``
+(the tests): -0.2 to -0.4 ms of LLVM per first call here.
 
-Loading: one MCJIT execution engine takes many object files (``add_object_file`` then
-``finalize_object``: ~0.07 ms per object; ``load_host_object`` with its checks 0.09-0.19
-ms, the first object of a process ~2.5 ms as it creates the engine); a new engine per
-object costs ~1.2 ms and an ORC LLJIT library ~0.27 ms.  MCJIT resolves names across all objects of an engine, so
-objects that define a name already present go to another engine of a small pool.
-Engines and their code live for the life of the process.
+Loading: a kernel object holds code, read-only constants and absolute 64-bit relocations
+only (the large code model), so ``load_host_object`` maps it itself (``_Mapper``): the
+sections are copied into a code arena -- one shared-memory file mapped twice, writable and
+executable, 256 KiB at a time -- with the relocations applied on the way.  A load is then
+a parse and a copy, no system call: ~40 us in a fresh process against ~85-130 us for
+MCJIT's ``add_object_file`` + ``finalize_object`` with the digest, engine search and checks
+(a disk-cache hit's whole first call: 0.47 -> 0.30 ms median on a busy machine, A/B;
+docs/benchmarks.md).  Objects of any other kind (writable data, other
+relocations, another machine), or every object with ``ROCARRAY_HOST_LOADER=mcjit``, go to
+MCJIT: one execution engine takes many object files; MCJIT resolves names across all
+objects of an engine, so objects that define a name already present go to another engine
+of a small pool.  Code lives for the life of the process either way.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import hashlib
 import os
 import struct
+import threading
 import time
 
 from llvmlite import ir
@@ -183,6 +193,9 @@ class HostTarget(Target):
         self._machines: dict = {}
         self._data_layout: str | None = None
         self._cache_key: tuple | None = None
+        #: Run LLVM's IR verifier before optimising (always for this configuration;
+        #: the quick tier only with ``ROCARRAY_VERIFY_IR=1``, as the tests set it).
+        self.verify_ir = True
         #: Milliseconds of the last compile by phase: parse, optimise, emit.
         self.last_timings: dict = {}
 
@@ -234,6 +247,10 @@ class HostTarget(Target):
             q = HostTarget(opt_level=0)
             q.simple_loops = True  # the kernel entry is a text template (skeletons.py)
             q.pipeline = "inline"
+            # Its IR is rocarray's own (the entry template and the kernel language's
+            # lowering), verified by the tests (ROCARRAY_VERIFY_IR=1): not re-verified on
+            # every first call (~0.05-0.1 ms of it).
+            q.verify_ir = False
             self._quick = q
         return q
 
@@ -340,9 +357,11 @@ class HostTarget(Target):
         pipeline = self.pipeline
         t0 = time.perf_counter()
         mod = parse_module(text, self)
-        mod.verify()
+        if self.verify_ir or os.environ.get("ROCARRAY_VERIFY_IR") == "1":
+            mod.verify()
         t1 = time.perf_counter()
-        self._optimise(mod, pipeline)
+        if pipeline != "inline" or "alwaysinline" in text:  # else nothing to inline
+            self._optimise(mod, pipeline)
         t2 = time.perf_counter()
         return mod, (t1 - t0) * 1e3, (t2 - t1) * 1e3
 
@@ -387,29 +406,64 @@ def _half_nextafter(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
 
 # -- loading ----------------------------------------------------------------------------
 
+_ELF64_LE = b"\x7fELF\x02\x01"  # magic, 64-bit, little endian
+_SH = struct.Struct("<IIQQQQIIQQ")  # one ELF64 section header
+_SYM = struct.Struct("<IBBHQQ")     # one ELF64 symbol
+_RELA = struct.Struct("<QQq")       # one ELF64 relocation with addend
+_SHT_PROGBITS, _SHT_SYMTAB, _SHT_RELA, _SHT_NOBITS, _SHT_REL = 1, 2, 4, 8, 9
+_SHF_WRITE, _SHF_ALLOC, _SHF_TLS = 0x1, 0x2, 0x400
+_SHN_LORESERVE = 0xFF00
+_R_X86_64_NONE, _R_X86_64_64, _R_X86_64_PC32, _R_X86_64_PLT32 = 0, 1, 2, 4
+
+
+class _ElfObject:
+    """The parts of a little-endian ELF64 relocatable object that loading needs.
+
+    ``sections``: the section headers, as tuples (name, type, flags, addr, offset, size,
+    link, info, addralign, entsize); ``symbols``: (name, bind, type, section index, value)
+    of every symbol but the null one (the name only of global and weak symbols, "" for
+    local ones); ``defined`` and ``undefined``: the names of global and weak symbols,
+    defined in the object or not.
+    """
+
+    __slots__ = ("sections", "symbols", "defined", "undefined", "machine")
+
+    def __init__(self, data: bytes):
+        (shoff,) = struct.unpack_from("<Q", data, 0x28)
+        (self.machine,) = struct.unpack_from("<H", data, 0x12)
+        shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+        if shentsize != _SH.size:
+            raise ValueError("unexpected ELF section header size")
+        self.sections = list(_SH.iter_unpack(data[shoff:shoff + shnum * shentsize]))
+        self.symbols = []
+        self.defined, self.undefined = set(), set()
+        for sh in self.sections:
+            if sh[1] != _SHT_SYMTAB:
+                continue
+            offset, size, link, entsize = sh[4], sh[5], sh[6], sh[9] or _SYM.size
+            if entsize != _SYM.size:
+                raise ValueError("unexpected ELF symbol size")
+            str_off = self.sections[link][4]
+            append = self.symbols.append
+            for st_name, st_info, _, st_shndx, st_value, _ in _SYM.iter_unpack(
+                    data[offset + entsize:offset + size]):  # entry 0 is the null symbol
+                bind = st_info >> 4
+                if bind in (1, 2):  # STB_GLOBAL, STB_WEAK: only their names are used
+                    start = str_off + st_name
+                    name = data[start:data.index(b"\0", start)].decode("utf-8", "replace")
+                    (self.undefined if st_shndx == 0 else self.defined).add(name)
+                else:
+                    name = ""
+                append((name, bind, st_info & 0xF, st_shndx, st_value))
+
 
 def elf_symbols(data: bytes) -> tuple[set, set] | None:
     """(defined, undefined) global symbol names of a little-endian ELF64 object, or None
     for any other format."""
-    if len(data) < 64 or data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+    if len(data) < 64 or data[:6] != _ELF64_LE:
         return None
-    (shoff,) = struct.unpack_from("<Q", data, 0x28)
-    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
-    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
-    defined, undefined = set(), set()
-    for sh in sections:
-        if sh[1] != 2:  # SHT_SYMTAB
-            continue
-        offset, size, link, entsize = sh[4], sh[5], sh[6], sh[9] or 24
-        str_off = sections[link][4]
-        for pos in range(offset + entsize, offset + size, entsize):  # entry 0 is null
-            st_name, st_info, _, st_shndx = struct.unpack_from("<IBBH", data, pos)
-            if st_info >> 4 not in (1, 2):  # STB_GLOBAL, STB_WEAK
-                continue
-            end = data.index(b"\0", str_off + st_name)
-            name = data[str_off + st_name:end].decode("utf-8", "replace")
-            (undefined if st_shndx == 0 else defined).add(name)
-    return defined, undefined
+    elf = _ElfObject(data)
+    return elf.defined, elf.undefined
 
 
 class _Engine:
@@ -425,11 +479,14 @@ class _Engine:
 
 
 class HostModule:
-    """An object file mapped into this process; it stays for the life of the process."""
+    """An object file mapped into this process; it stays for the life of the process.
+
+    Loaded either by rocarray's own mapper (``engine`` None: every address is known at
+    load) or by an MCJIT engine."""
 
     __slots__ = ("names", "_engine", "_addresses", "nbytes")
 
-    def __init__(self, engine: _Engine, names, nbytes: int):
+    def __init__(self, engine: _Engine | None, names, nbytes: int):
         self._engine = engine
         self.names = names  # None when the object format is not read (non-ELF)
         self.nbytes = nbytes
@@ -442,6 +499,8 @@ class HostModule:
             return addr
         if self.names is not None and name not in self.names:
             raise KeyError(f"host object defines no function {name!r} (it defines {sorted(self.names)})")
+        if self._engine is None:
+            raise KeyError(f"host object defines no function {name!r}")
         with LLVM_LOCK:
             addr = self._engine.ee.get_function_address(name)
         if not addr:
@@ -453,9 +512,162 @@ class HostModule:
         return f"<HostModule {sorted(self.names or ())} ({self.nbytes} bytes)>"
 
 
+class _Mapper:
+    """rocarray's own loader for the simple objects the host target emits.
+
+    A kernel object holds code and read-only constants and, in the large code model, only
+    absolute 64-bit relocations (to its own constants and to C library functions).  Such
+    an object needs no linker: its allocated sections are copied into a code arena, the
+    relocations applied on the way.  The arena is one shared-memory file mapped twice, a
+    writable view and an executable one (no page is ever writable and executable through
+    the same address), made once per 256 KiB: a load is a copy, with no system call, no
+    page fault and no engine search, against MCJIT's ``add_object_file`` +
+    ``finalize_object`` (~65 us in a fresh process).  ``map`` returns None for anything
+    else (writable or thread-local data, other relocation kinds, another machine or
+    system), which MCJIT then loads.  Like MCJIT's engines, the arena is never unmapped.
+    A forked child maps a chunk of its own (the pages are shared with the parent).
+    """
+
+    #: bytes per arena chunk; an object larger than this gets a chunk of its own size
+    CHUNK = 1 << 18
+    #: objects start on cache-line boundaries (no line holds code of two kernels)
+    ALIGN = 64
+
+    def __init__(self):
+        import mmap
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        self._mmap = libc.mmap
+        self._mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                               ctypes.c_int, ctypes.c_long]
+        self._mmap.restype = ctypes.c_void_p
+        self._munmap = libc.munmap
+        self._munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+        self._munmap.restype = ctypes.c_int
+        self._mm = mmap
+        self._page = mmap.PAGESIZE
+        self._failed = ctypes.c_void_p(-1).value
+        self._write_base = self._exec_base = 0
+        self._used = self._size = 0
+        #: False once the system refused the arena: MCJIT loads everything then
+        self.usable = True
+        #: the process that mapped the current chunk: a forked child must not fill it
+        self._pid = os.getpid()
+
+    def _new_chunk(self, nbytes: int) -> bool:
+        """Map a fresh arena chunk of at least ``nbytes``; False when the system refuses."""
+        mm = self._mm
+        size = max(self.CHUNK, -(-nbytes // self._page) * self._page)
+        try:
+            fd = os.memfd_create("rocarray-kernels", os.MFD_CLOEXEC)
+        except (AttributeError, OSError):
+            return False
+        try:
+            os.ftruncate(fd, size)
+            flags = mm.MAP_SHARED | getattr(mm, "MAP_POPULATE", 0)
+            w = self._mmap(None, size, mm.PROT_READ | mm.PROT_WRITE, flags, fd, 0)
+            if not w or w == self._failed:
+                return False
+            x = self._mmap(None, size, mm.PROT_READ | mm.PROT_EXEC, flags, fd, 0)
+            if not x or x == self._failed:
+                self._munmap(w, size)
+                return False
+        except OSError:
+            return False
+        finally:
+            os.close(fd)  # the mappings keep the memory
+        self._write_base, self._exec_base, self._used, self._size = w, x, 0, size
+        self._pid = os.getpid()
+        return True
+
+    def map(self, data: bytes, elf: _ElfObject, resolve) -> dict | None:
+        """Copy ``data`` into the arena and return {defined global name: address}, or None
+        when this object is not of the simple kind (nothing is used then).
+        ``resolve(name)`` gives the address of an undefined symbol, 0 when none is known.
+        The caller holds ``_map_lock``."""
+        if elf.machine != 62:  # EM_X86_64
+            return None
+        sections = elf.sections
+        place = {}  # section index -> offset in the object's image
+        relas = []
+        size = 0
+        align_all = self.ALIGN  # the object's start: its strictest section alignment
+        for idx, sh in enumerate(sections):
+            sh_type, flags = sh[1], sh[2]
+            if sh_type == _SHT_RELA:
+                if sections[sh[7]][2] & _SHF_ALLOC:
+                    relas.append(sh)
+                continue
+            if sh_type == _SHT_REL:
+                return None
+            if not flags & _SHF_ALLOC or not sh[5]:
+                continue
+            if flags & (_SHF_WRITE | _SHF_TLS) or sh_type not in (_SHT_PROGBITS, _SHT_NOBITS):
+                return None
+            align = sh[8] or 1
+            align_all = max(align_all, align)
+            size = -(-size // align) * align
+            place[idx] = size
+            size += sh[5]
+        if not place or align_all > self._page:  # chunks start on a page boundary
+            return None
+        start = -(-self._used // align_all) * align_all
+        if start + size > self._size or os.getpid() != self._pid:
+            # full, or this is a forked child: the chunk's pages are shared (MAP_SHARED)
+            # with the parent, which goes on filling its free part; the child maps a chunk
+            # of its own (the code already in the old one stays valid, nobody rewrites it)
+            if not self._new_chunk(size):
+                self.usable = False
+                return None
+            start = 0
+        base = self._exec_base + start  # where the code runs
+        image = bytearray(size)
+        for idx, off in place.items():
+            sh = sections[idx]
+            if sh[1] == _SHT_PROGBITS:
+                image[off:off + sh[5]] = data[sh[4]:sh[4] + sh[5]]
+        symbols = elf.symbols
+        for sh in relas:
+            target_off = place.get(sh[7])
+            if target_off is None:  # relocations of an empty allocated section
+                continue
+            for r_offset, r_info, addend in _RELA.iter_unpack(data[sh[4]:sh[4] + sh[5]]):
+                kind, k = r_info & 0xFFFFFFFF, r_info >> 32
+                if kind == _R_X86_64_NONE:
+                    continue
+                if k:
+                    name, _, _, shndx, value = symbols[k - 1]
+                    if shndx == 0:
+                        s_addr = resolve(name)
+                        if not s_addr:
+                            return None
+                    elif shndx in place:
+                        s_addr = base + place[shndx] + value
+                    else:
+                        return None
+                else:
+                    s_addr = 0
+                at = target_off + r_offset
+                if kind == _R_X86_64_64:
+                    struct.pack_into("<Q", image, at, (s_addr + addend) & 0xFFFFFFFFFFFFFFFF)
+                elif kind == _R_X86_64_PC32 or kind == _R_X86_64_PLT32:
+                    rel = s_addr + addend - (base + at)
+                    if not -(1 << 31) <= rel < (1 << 31):
+                        return None
+                    struct.pack_into("<i", image, at, rel)
+                else:
+                    return None
+        ctypes.memmove(self._write_base + start, bytes(image), size)
+        self._used = start + size
+        return {name: base + place[shndx] + value
+                for name, bind, _, shndx, value in symbols if bind in (1, 2) and shndx in place}
+
+
 _engines: list = []
-_loaded: dict = {}  # BLAKE2b of the bytes -> HostModule: the same object loads once
+_loaded: dict = {}  # object bytes -> HostModule: the same object loads once
 _host_target: list = []
+_mapper: list = []
+_map_lock = threading.Lock()
 
 
 def _default_host() -> HostTarget:
@@ -464,37 +676,74 @@ def _default_host() -> HostTarget:
     return _host_target[0]
 
 
+_symbols: dict = {}  # name -> address in the libraries loaded for the JIT
+
+
+def _resolve_symbol(name: str) -> int:
+    """The address of C symbol ``name`` as the JIT resolves it, 0 when none; found ones are
+    memoized (the libraries loaded for the JIT stay loaded)."""
+    addr = _symbols.get(name)
+    if addr is None:
+        addr = llvm_binding().address_of_symbol(name) or 0
+        if addr:
+            _symbols[name] = addr
+    return addr
+
+
 def load_host_object(data: bytes) -> HostModule:
-    """Map the object file ``data`` (from ``HostTarget.compile``) into this process."""
-    digest = hashlib.blake2b(data, digest_size=16).digest()
-    mod = _loaded.get(digest)
+    """Map the object file ``data`` (from ``HostTarget.compile``) into this process.
+
+    Kernel objects are mapped by rocarray itself (``_Mapper``); any other object, or every
+    one when ``ROCARRAY_HOST_LOADER=mcjit`` (read once per process), goes to an MCJIT
+    engine whose names it does not clash with.  Either way an undefined symbol
+    that no loaded library defines raises ``ToolchainError`` (MCJIT would abort)."""
+    data = bytes(data)
+    mod = _loaded.get(data)
     if mod is not None:
         return mod
     binding = _init_llvm()
-    symbols = elf_symbols(data)
+    elf = _ElfObject(data) if len(data) >= 64 and data[:6] == _ELF64_LE else None
+    if elf is not None:
+        # MCJIT aborts the whole process on a name it cannot resolve: check first.
+        missing = sorted(
+            s for s in elf.undefined
+            if not s.startswith("_GLOBAL_OFFSET_TABLE_") and not _resolve_symbol(s)
+        )
+        if missing:
+            raise ToolchainError(
+                f"host object needs {', '.join(missing)}, which no library loaded in this "
+                "process defines"
+            )
+        if not _mapper:
+            with _map_lock:
+                if not _mapper:  # the switch is read once per process
+                    use = os.name == "posix" and os.environ.get("ROCARRAY_HOST_LOADER") != "mcjit"
+                    _mapper.append(_Mapper() if use else None)
+        mapper = _mapper[0]
+        if mapper is not None and mapper.usable:
+            with _map_lock:
+                mod = _loaded.get(data)
+                if mod is not None:
+                    return mod
+                addresses = mapper.map(data, elf, _resolve_symbol)
+                if addresses is not None:
+                    mod = HostModule(None, frozenset(addresses), len(data))
+                    mod._addresses.update(addresses)
+                    _loaded[data] = mod
+                    return mod
     with LLVM_LOCK:
-        mod = _loaded.get(digest)
+        mod = _loaded.get(data)
         if mod is not None:
             return mod
-        if symbols is not None:
-            defined, undefined = symbols
-            # MCJIT aborts the whole process on a name it cannot resolve: check first.
-            missing = sorted(
-                s for s in undefined
-                if not s.startswith("_GLOBAL_OFFSET_TABLE_") and not binding.address_of_symbol(s)
-            )
-            if missing:
-                raise ToolchainError(
-                    f"host object needs {', '.join(missing)}, which no library loaded in this "
-                    "process defines"
-                )
+        if elf is not None:
+            defined = elf.defined
             engine = next((e for e in _engines if e.names.isdisjoint(defined)), None)
         else:
             defined, engine = None, None  # unknown names: a fresh engine is always safe
         if engine is None:
             engine = _Engine(_default_host())
             _engines.append(engine)
-        engine.ee.add_object_file(binding.ObjectFileRef.from_data(bytes(data)))
+        engine.ee.add_object_file(binding.ObjectFileRef.from_data(data))
         engine.ee.finalize_object()
         if defined is not None:
             engine.names |= defined
@@ -504,5 +753,5 @@ def load_host_object(data: bytes) -> HostModule:
                 addr = engine.ee.get_function_address(name)
                 if addr:
                     mod._addresses[name] = addr
-        _loaded[digest] = mod
+        _loaded[data] = mod
     return mod

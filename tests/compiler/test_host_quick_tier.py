@@ -1,4 +1,5 @@
-"""The host quick tier's kernel entry, written as IR text (``host_simple_kernel_text``).
+"""The host quick tier's kernel entry, written as IR text (``host_simple_kernel_text``),
+with the scalar body put in place as text where it is a plain copy.
 
 It reads every parameter where the launcher packed it, so its offsets must be the
 launcher's; scalar and raw operands are handed to the body as pointers into the argument
@@ -208,3 +209,47 @@ def test_body_is_inlined_once(quick):
     asm = quick.emit_assembly(spec.build_module(quick))
     assert "body" not in asm  # inlined, and the internal copy dropped
     assert asm.count("mulss") == 1  # one call site of the body: one copy of it
+
+
+def _spec_text(quick, key, params, ops, body, typedefs=None):
+    def build_body(module, t):
+        return compile_scalar_function(module, "body", params, body, typedefs=typedefs or {},
+                                       target=t, kernel_name=key)
+
+    spec = KernelSpec(("test", key), key, ops, build_body)
+    return spec, spec.build_module(quick)
+
+
+def test_body_is_put_in_place_in_the_text(quick):
+    """A body with locals and a loop: copied into the entry as text (no call, nothing
+    for the always-inliner), its stack slots in the entry block; it computes the same."""
+    f32 = np.dtype("float32")
+    ops = [Operand(f32, "in"), Operand(f32, "out")]
+    params = [("a", f32, "in"), ("c", f32, "out")]
+    body = "float t = a; for (int k = 0; k < 3; k++) { t = t * a + (float)k; } c = t;"
+    spec, text = _spec_text(quick, "text_inlined", params, ops, body)
+    assert "call void" not in text and "alwaysinline" not in text
+    entry_block = text[text.index("entry:"):text.index("head:")]
+    assert text.count(" alloca ") >= 1 and text.count(" alloca ") == entry_block.count(" alloca ")
+    a = np.linspace(-1, 1, 257, dtype=np.float32)[::2]
+    out = np.zeros(a.shape, np.float32)
+    _run(quick, ops, params, body, [a, out], a.shape)
+    t = a.copy()
+    for k in range(3):
+        t = t * a + np.float32(k)
+    np.testing.assert_allclose(out, t, rtol=1e-6)
+
+
+def test_body_calling_its_own_functions_keeps_the_inliner(quick):
+    """Complex math calls functions of the kernel language's prelude: the text keeps the
+    call of the body and LLVM's always-inliner puts everything in place."""
+    c64 = np.dtype("complex64")
+    ops = [Operand(c64, "in"), Operand(c64, "out")]
+    params = [("a", c64, "in"), ("c", c64, "out")]
+    spec, text = _spec_text(quick, "inliner_kept", params, ops, "c = exp(a);")
+    assert 'call void @"body"' in text and "alwaysinline" in text
+    assert "body" not in quick.emit_assembly(text)
+    a = (np.linspace(-2, 2, 9) + 1j * np.linspace(1, -1, 9)).astype(c64)
+    out = np.zeros(a.shape, c64)
+    _run(quick, ops, params, "c = exp(a);", [a, out], a.shape)
+    np.testing.assert_allclose(out, np.exp(a), rtol=1e-5)

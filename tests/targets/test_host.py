@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import os
 
 import numpy as np
 import pytest
@@ -485,3 +486,114 @@ def test_libm_symbols_resolve_in_the_jit():
     for sym in ("tanf", "tan", "expm1", "log1p", "atan2", "hypot", "cbrt", "erf",
                 "nextafter", "fmod", "fmodf", "lgamma", "tgammaf"):
         assert binding.address_of_symbol(sym), sym
+
+
+def _libm_kernel(target, name):
+    """``double name(double x)`` = ``tan(x) * 3.5 + 0.25``: a C library call and
+    constants, so the object carries absolute relocations (large code model)."""
+    m = ir.Module()
+    m.triple, m.data_layout = target.triple, target.data_layout
+    tan = target.math_function(m, "tan", F64)
+    f = ir.Function(m, ir.FunctionType(F64, [F64]), name)
+    b = ir.IRBuilder(f.append_basic_block())
+    b.ret(b.fadd(b.fmul(b.call(tan, [f.args[0]]), F64(3.5)), F64(0.25)))
+    return target.compile(m)
+
+
+def test_kernel_objects_are_mapped_without_mcjit(target):
+    """Code, constants and C library calls: rocarray's own mapper loads them (no engine)
+    and the relocated code computes what C does."""
+    name = _fresh("rocarray_test_mapped")
+    mod = load_host_object(_libm_kernel(target, name))
+    assert mod._engine is None
+    assert mod.names == {name}
+    fn = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double)(mod.address(name))
+    assert fn(0.7) == math.tan(0.7) * 3.5 + 0.25
+    with pytest.raises(KeyError):
+        mod.address("no_such_function")
+
+
+def test_objects_the_mapper_does_not_handle_go_to_mcjit(target, monkeypatch):
+    """Writable data (a global counter) is not for the mapper: MCJIT loads it, as it loads
+    every object when ``ROCARRAY_HOST_LOADER=mcjit`` turned the mapper off."""
+    m = ir.Module()
+    m.triple, m.data_layout = target.triple, target.data_layout
+    g = ir.GlobalVariable(m, I64, _fresh("rocarray_test_counter"))
+    g.initializer = I64(41)
+    name = _fresh("rocarray_test_bump")
+    f = ir.Function(m, ir.FunctionType(I64, []), name)
+    b = ir.IRBuilder(f.append_basic_block())
+    v = b.add(b.load(g), I64(1))
+    b.store(v, g)
+    b.ret(v)
+    mod = load_host_object(target.compile(m))
+    assert mod._engine is not None
+    fn = ctypes.CFUNCTYPE(ctypes.c_int64)(mod.address(name))
+    assert (fn(), fn()) == (42, 43)
+
+    from rocarray.targets import host
+
+    monkeypatch.setattr(host, "_mapper", [None])  # what the switch sets at the first load
+    name = _fresh("rocarray_test_forced")
+    mod = load_host_object(_libm_kernel(target, name))
+    assert mod._engine is not None
+    fn = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double)(mod.address(name))
+    assert fn(0.7) == math.tan(0.7) * 3.5 + 0.25
+
+
+def test_quick_tier_skips_the_verifier_outside_the_tests(monkeypatch):
+    """The quick tier's IR is rocarray's own: verified when ``ROCARRAY_VERIFY_IR=1`` (the
+    tests), not on every first call; the other tiers always verify."""
+    full = HostTarget(opt_level=1)
+    quick = full.quick_tier
+    if quick is None:
+        pytest.skip("ROCARRAY_TIERED=0")
+    assert full.verify_ir and not quick.verify_ir
+    calls = []
+    from llvmlite import binding
+
+    real = binding.ModuleRef.verify
+    monkeypatch.setattr(binding.ModuleRef, "verify", lambda self: (calls.append(1), real(self))[1])
+    text = _text_module(quick)
+    monkeypatch.setenv("ROCARRAY_VERIFY_IR", "0")
+    quick.compile(text)
+    assert calls == []
+    monkeypatch.setenv("ROCARRAY_VERIFY_IR", "1")
+    quick.compile(text)
+    assert calls == [1]
+
+
+def _text_module(target):
+    """A small module as IR text: ``i64 rocarray_test_twice(i64 x)`` = ``2 * x``."""
+    return ("define i64 @rocarray_test_twice(i64 %x) nounwind {\n"
+            "  %y = shl i64 %x, 1\n  ret i64 %y\n}\n")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_forked_child_never_writes_into_the_parents_arena(target):
+    """The code arena is shared memory: a child made by fork() must load its kernels into
+    chunks of its own, or the parent's next kernel would overwrite them (and the child
+    the parent's)."""
+    from rocarray.targets import host
+
+    load_host_object(_libm_kernel(target, _fresh("rocarray_test_before_fork")))
+    mapper = host._mapper[0]
+    if mapper is None or not mapper.usable:
+        pytest.skip("the arena loader is off")
+    free_at = mapper._write_base + -(-mapper._used // mapper.ALIGN) * mapper.ALIGN
+    room = min(256, mapper._size - (free_at - mapper._write_base))
+    if room <= 0:
+        pytest.skip("the chunk is full")
+    name = _fresh("rocarray_test_in_child")
+    obj = _libm_kernel(target, name)  # compiled here, loaded only in the child
+    pid = os.fork()
+    if pid == 0:  # the child: load and run, then leave without any clean-up
+        ok = False
+        try:
+            fn = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double)(load_host_object(obj).address(name))
+            ok = fn(0.5) == math.tan(0.5) * 3.5 + 0.25
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    assert ctypes.string_at(free_at, room) == b"\0" * room  # the parent's free part is untouched
