@@ -12,8 +12,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array_object import Array
-from ._buffer import Buffer
-from ._launch import KernelSpec, contiguous_template, load
+from ._launch import ContiguousRunner, KernelSpec, contiguous_template, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
 from .compiler.skeletons import Operand
 from .targets.base import MAX_DIMS
@@ -53,8 +52,7 @@ class _Plan:
     """Everything about one (op, operand dtypes, device) that does not depend on shapes."""
 
     __slots__ = ("kernel", "in_kinds", "scalar_types", "out_dtype", "row", "_template", "positions",
-                 "_device", "_runtime", "_alloc", "_index", "_itemsize", "_in_positions",
-                 "_out_position")
+                 "run_contiguous")
 
     def __init__(self, kernel, in_kinds, scalar_types, out_dtype, row):
         self.kernel = kernel
@@ -67,34 +65,13 @@ class _Plan:
         template, positions = contiguous_template(kernel.spec.operands)
         self._template = template
         self.positions = tuple(positions)
-        # for the warm path: the output's allocation, without the generic layers
-        device = kernel.device
-        self._device = device
-        self._runtime = device.runtime
-        self._alloc = self._runtime.alloc
-        self._index = device.index
-        self._itemsize = out_dtype.itemsize
-        self._in_positions = self.positions[:-1]
-        self._out_position = self.positions[-1]
+        #: the warm path: array operands only, one shape, all C-contiguous
+        self.run_contiguous = ContiguousRunner(kernel, kernel.spec.operands, out_dtype)
 
     def contiguous_template(self, n: int) -> list:
         values = self._template.copy()
         values[1] = n
         return values
-
-    def run_contiguous(self, arrays, shape: tuple, n: int) -> Array:
-        """The warm path: array operands only, one shape, all C-contiguous."""
-        if not n:
-            return Array._empty(shape, self.out_dtype, self._device)
-        nbytes = n * self._itemsize
-        buf = Buffer(self._alloc(self._index, nbytes), nbytes, self._device, None, False, self._runtime)
-        values = self._template.copy()
-        values[1] = n
-        for pos, a in zip(self._in_positions, arrays):
-            values[pos] = a._buf.ptr + a._offset
-        values[self._out_position] = buf.ptr
-        self.kernel.launch(n, values)
-        return Array._on_buffer(buf, shape, n, self.out_dtype)
 
 
 class Ufunc:

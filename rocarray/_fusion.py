@@ -355,7 +355,7 @@ def _generate(trace, outputs):
 
 class _FusedPlan:
     __slots__ = ("kernel", "array_args", "scalar_slots", "scalar_exprs", "n_out", "single",
-                 "reduction")
+                 "reduction", "kplan")
 
     def __init__(self, kernel, array_args, scalar_slots, scalar_exprs, n_out, single,
                  reduction=None):
@@ -366,6 +366,9 @@ class _FusedPlan:
         self.n_out = n_out
         self.single = single
         self.reduction = reduction
+        #: the kernel's own plan for this signature, once the first call has made it (the
+        #: fused plan's key fixes every argument type and the device)
+        self.kplan = None
 
 
 def _scalar_values(plan, args):
@@ -514,16 +517,20 @@ class Fusion:
         kernel = plan.kernel
         # the warm path: the kernel's plan for these argument types, its arrays contiguous
         # and of one shape (else the kernel's general call broadcasts and merges dims)
-        key = tuple(a._dtype if type(a) is Array else type(a) for a in kargs) + (device,)
-        kplan = kernel._plans.get(key)
+        kplan = plan.kplan
+        if kplan is None:
+            key = tuple(a._dtype if type(a) is Array else type(a) for a in kargs) + (device,)
+            kplan = plan.kplan = kernel._plans.get(key)
         outs = None
         if kplan is not None:
             first = kargs[0]
             shape = first._shape
             for a in kargs[:len(plan.array_args)]:
-                if a._shape != shape or not a.is_c_contiguous():
+                if a._shape != shape or not (a._contig is True or a.is_c_contiguous()):
                     break
             else:
+                if kplan.single is not None and plan.single:  # arrays in, one array out
+                    return kplan.single(kargs, shape, first._size)
                 outs = kplan.run_contiguous(kargs, shape, first._size, device)
         if outs is None:
             outs = kernel(*kargs)

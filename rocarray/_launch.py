@@ -18,6 +18,8 @@ from llvmlite import ir
 from .compiler.skeletons import (SIMPLE_LOOP_MAX_ELEMENTS, build_elementwise, gpu_simple_kernel_text,
                                  host_simple_kernel_module)
 from .targets import target_for
+from ._array_object import Array
+from ._buffer import Buffer
 from ._layout import pad_dims
 from .targets.base import MAX_DIMS
 
@@ -83,6 +85,43 @@ def contiguous_template(operands) -> tuple[list, list]:
             template.append(0)
             template.extend(pad_dims((op.dtype.itemsize,), 0))
     return template, positions
+
+
+class ContiguousRunner:
+    """The warm path of an elementwise kernel whose operands are arrays, inputs then one
+    output, over one C-contiguous shape: allocate the output from the pool, fill the
+    pointers into a copy of the launch template, launch.  Built-in ops and user kernels
+    share it; callers check the layout first."""
+
+    __slots__ = ("kernel", "template", "in_positions", "out_position", "dtype", "itemsize",
+                 "device", "runtime", "alloc", "index")
+
+    def __init__(self, kernel, operands, dtype):
+        self.kernel = kernel
+        template, positions = contiguous_template(operands)
+        self.template = template
+        self.in_positions = tuple(positions[:-1])
+        self.out_position = positions[-1]
+        self.dtype = dtype
+        self.itemsize = dtype.itemsize
+        device = kernel.device
+        self.device = device
+        self.runtime = device.runtime
+        self.alloc = self.runtime.alloc
+        self.index = device.index
+
+    def __call__(self, arrays, shape: tuple, n: int):
+        if not n:
+            return Array._empty(shape, self.dtype, self.device)
+        nbytes = n * self.itemsize
+        buf = Buffer(self.alloc(self.index, nbytes), nbytes, self.device, None, False, self.runtime)
+        values = self.template.copy()
+        values[1] = n
+        for pos, a in zip(self.in_positions, arrays):
+            values[pos] = a._buf.ptr + a._offset
+        values[self.out_position] = buf.ptr
+        self.kernel.launch(n, values)
+        return Array._on_buffer(buf, shape, n, self.dtype)
 
 
 class KernelSpec:

@@ -24,7 +24,7 @@ import numpy as np
 from ._array_object import Array
 from ._device import default_device
 from ._elementwise import _convert_scalar, _resolve_overlap
-from ._launch import KernelSpec, contiguous_template, load
+from ._launch import ContiguousRunner, KernelSpec, contiguous_template, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
 from .compiler.lang import KernelError, parse, parse_params, resolve_type_name
 from .compiler.skeletons import Operand
@@ -164,7 +164,7 @@ class _Plan:
 
     __slots__ = ("kernel", "in_kinds", "in_types", "out_kinds", "out_types", "scalar_types",
                  "has_raw", "simple", "_template", "positions", "out_positions", "name",
-                 "read_back")
+                 "read_back", "single")
 
     def __init__(self, kernel, in_kinds, in_types, out_kinds, out_types, name, read_index=()):
         self.kernel = kernel
@@ -187,6 +187,10 @@ class _Plan:
         self.out_positions = tuple(positions[nin:nin + nout])
         #: per output read by the body: (output index, position of its hidden input)
         self.read_back = tuple(zip(read_index, positions[nin + nout:]))
+        #: the warm path of array inputs and one array output (the body reads no output)
+        self.single = None
+        if self.simple and set(in_kinds) == {"a"} and out_kinds == ("a",) and not self.read_back:
+            self.single = ContiguousRunner(kernel, kernel.spec.operands, out_types[0])
 
     def run_contiguous(self, ins, shape, n, device):
         """The warm path: allocate the outputs, fill the template, launch."""
@@ -352,6 +356,8 @@ class ElementwiseKernel:
         self._names = tuple(p.name for p in self.in_params + self.out_params)
         self._read_outputs = () if generated else _outputs_read(operation, preamble, self.out_params)
         self._plans: dict = {}
+        #: a call returns its one output itself
+        self._one_result = self.nout == 1 and not self.no_return and not self.return_tuple
 
     def __repr__(self):
         return f"<rocarray.ElementwiseKernel {self.name}>"
@@ -402,8 +408,11 @@ class ElementwiseKernel:
                 else:
                     key.append(dev)
                     plan = self._plans.get(tuple(key))
-                    if plan is not None and plan.simple:
-                        return self._result(plan.run_contiguous(args, shape, a0._size, dev))
+                    if plan is not None:
+                        if plan.single is not None and self._one_result:
+                            return plan.single(args, shape, a0._size)
+                        if plan.simple:
+                            return self._result(plan.run_contiguous(args, shape, a0._size, dev))
         n_args = len(args)
         if n_args != self.nin and n_args != self.nargs:
             raise TypeError(
