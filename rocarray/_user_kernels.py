@@ -394,17 +394,23 @@ class ElementwiseKernel:
     # -- the call ------------------------------------------------------------------------
     def __call__(self, *args, size=None, stream=None, block_size=None):
         if size is None and stream is None and len(args) == self.nin:
-            # the warm path: array inputs only, of one shape, C-contiguous, on one device,
-            # for a signature already planned
+            # the warm path: array inputs of one shape, C-contiguous, on one device, and
+            # Python scalars, for a signature already planned
             a0 = args[0]
             if type(a0) is Array and a0._contig is True:
                 shape = a0._shape
                 dev = a0._buf.device
                 key = [a0._dtype]
                 for a in args[1:]:
-                    if type(a) is not Array or a._contig is not True or a._shape != shape or a._buf.device is not dev:
+                    t = type(a)
+                    if t is Array:
+                        if a._contig is not True or a._shape != shape or a._buf.device is not dev:
+                            break
+                        key.append(a._dtype)
+                    elif t in _PY_SCALARS:
+                        key.append(t)
+                    else:
                         break
-                    key.append(a._dtype)
                 else:
                     key.append(dev)
                     plan = self._plans.get(tuple(key))
