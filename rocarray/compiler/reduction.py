@@ -382,13 +382,7 @@ class _Builder:
         while 2 * rows * width * self.words <= GPU_TILE_WORDS:
             rows *= 2
         n_groups = b.udiv(b.add(self.n_out, ir.Constant(I64, width - 1)), w)
-        group, c = b.urem(it, n_groups), b.udiv(it, n_groups)
-        o0 = b.mul(group, w)
-        left = b.sub(self.n_out, o0)
-        count = b.select(b.icmp_signed("<", left, w), left, w)
-        j_begin = b.mul(c, self.chunk_len)
-        rest = b.sub(self.n_r, j_begin)
-        j_end = b.add(j_begin, b.select(b.icmp_signed("<", rest, self.chunk_len), rest, self.chunk_len))
+        c, o0, count, j_begin, j_end = self.tile_of(b, it, n_groups, w)
         sk = [_dim(b, s, zero) for _, s, _ in self.inputs]
         sr = [_dim(b, s, zero) for _, _, s in self.inputs]
         col0 = [b.gep(p, [b.mul(o0, s)], source_etype=I8) for (p, _, _), s in zip(self.inputs, sk)]
@@ -531,9 +525,7 @@ class _Builder:
         emit(zero)
         b.branch(run_bb)
         b.position_at_end(run_bb)
-        j_begin = b.mul(c, self.chunk_len)
-        rest = b.sub(self.n_r, j_begin)
-        j_end = b.add(j_begin, b.select(b.icmp_signed("<", rest, self.chunk_len), rest, self.chunk_len))
+        j_begin, j_end = self.chunk_range(b, c)
         shift = b.select(b.icmp_unsigned("!=", include_initial, zero), one, zero)
         run = _Loop(b, j_begin, j_end, "scan")
         j = run.i
@@ -544,6 +536,21 @@ class _Builder:
         b.ret_void()
 
     # -- one item: an output element and one chunk of its reduced run ----------------------
+
+    def chunk_range(self, b, c):
+        """``(j_begin, j_end)``: the reduced indices of chunk ``c``."""
+        j_begin = b.mul(c, self.chunk_len)
+        rest = b.sub(self.n_r, j_begin)
+        return j_begin, b.add(j_begin, b.select(b.icmp_signed("<", rest, self.chunk_len), rest, self.chunk_len))
+
+    def tile_of(self, b, it, n_tiles, size):
+        """``(chunk, first output, outputs in the tile, j_begin, j_end)`` of tiled item
+        ``it``: tiles of ``size`` adjacent outputs (``n_tiles`` of them), tile-minor."""
+        c = b.udiv(it, n_tiles)
+        o0 = b.mul(b.urem(it, n_tiles), size)
+        left = b.sub(self.n_out, o0)
+        count = b.select(b.icmp_signed("<", left, size), left, size)
+        return (c, o0, count, *self.chunk_range(b, c))
 
     def divmod(self, b, x, y):
         """``(x % y, x // y)`` of non-negative indices: on GPUs a 32-bit divide when both fit
@@ -562,9 +569,7 @@ class _Builder:
         info = [("array", p, sk) for p, sk, _ in self.inputs] + [("array", p, sk) for p, sk in self.outputs]
         bases = self.unravel(b, self.shape_k, self.ndim_k, o, info, [p for _, p, _ in info])
         in_bases, out_addrs = bases[:self.n_inputs], bases[self.n_inputs:]
-        j_begin = b.mul(c, self.chunk_len)
-        rest = b.sub(self.n_r, j_begin)
-        j_end = b.add(j_begin, b.select(b.icmp_signed("<", rest, self.chunk_len), rest, self.chunk_len))
+        j_begin, j_end = self.chunk_range(b, c)
         if coop is None:
             j0, step = j_begin, ir.Constant(I64, 1)
         else:
@@ -991,14 +996,7 @@ class _Builder:
             return accs.fields(b, t)
 
         items = _Loop(b, start, stop, "tile")
-        tile = b.urem(items.i, n_tiles)
-        c = b.udiv(items.i, n_tiles)
-        o0 = b.mul(tile, tile_c)
-        left = b.sub(self.n_out, o0)
-        count = b.select(b.icmp_signed("<", left, tile_c), left, tile_c)
-        j_begin = b.mul(c, self.chunk_len)
-        rest = b.sub(self.n_r, j_begin)
-        j_end = b.add(j_begin, b.select(b.icmp_signed("<", rest, self.chunk_len), rest, self.chunk_len))
+        c, o0, count, j_begin, j_end = self.tile_of(b, items.i, n_tiles, tile_c)
         init = _Loop(b, zero, tile_c, "ti")
         b.call(self.identity_fn, acc_fields(init.i) + [zero, zero])
         init.close(b, b.add(init.i, ir.Constant(I64, 1)))

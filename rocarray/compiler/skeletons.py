@@ -559,6 +559,19 @@ def _gpu_simple_template(target: Target, layout) -> tuple:
     return kernel, declarations, metadata
 
 
+def _pointer_phis(b, bases, pred) -> list:
+    """A pointer phi per base (None stays None), entered from block ``pred`` with the base."""
+    phis = []
+    for base in bases:
+        if base is None:
+            phis.append(None)
+        else:
+            p = b.phi(PTR)
+            p.add_incoming(base, pred)
+            phis.append(p)
+    return phis
+
+
 def _unravel(b, shape, ndim, flat, info, bases, first_dim_from_end, narrow_division=False):
     """Add to each base address the offset of multi-index ``flat`` over dims
     ``ndim - first_dim_from_end`` down to 0; return the new bases.  ``narrow_division``:
@@ -575,14 +588,7 @@ def _unravel(b, shape, ndim, flat, info, bases, first_dim_from_end, narrow_divis
     d.add_incoming(start_d, pre)
     rem = b.phi(I64, "rem")
     rem.add_incoming(flat, pre)
-    phis = []
-    for base in bases:
-        if base is None:
-            phis.append(None)
-        else:
-            p = b.phi(PTR)
-            p.add_incoming(base, pre)
-            phis.append(p)
+    phis = _pointer_phis(b, bases, pre)
     b.cbranch(b.icmp_signed(">=", d, ir.Constant(I64, 0)), body, out)
     b.position_at_end(body)
     extent = _dim(b, shape, d)
@@ -817,14 +823,7 @@ def _gpu_loop_simple(target, b, fields, operands, body_fn):
     d.add_incoming(last, head)
     rem = b.phi(I64, "rem")
     rem.add_incoming(i, head)
-    addrs = []
-    for base in bases:
-        if base is None:
-            addrs.append(None)
-        else:
-            p = b.phi(PTR)
-            p.add_incoming(base, head)
-            addrs.append(p)
+    addrs = _pointer_phis(b, bases, head)
     extent = params.dim(b, None, d)
     x32, y32 = b.trunc(rem, i32), b.trunc(extent, i32)
     q32 = b.udiv(x32, y32)

@@ -21,7 +21,7 @@ from llvmlite import ir
 
 from rocarray._elementwise import Ufunc, elementwise_spec
 from rocarray._elementwise_functions import _rows
-from rocarray._launch import KernelSpec, pack_format
+from rocarray._launch import KernelSpec
 from rocarray.compiler.lang import compile_scalar_function
 from rocarray.compiler.skeletons import (
     MAX_DIMS,
@@ -31,6 +31,11 @@ from rocarray.compiler.skeletons import (
     gpu_simple_kernel_text,
 )
 from rocarray.targets.host import HostTarget, load_host_object
+
+try:  # tests/compiler may or may not be a package
+    from ._packing import layout_pair, packed_buffer
+except ImportError:
+    from _packing import layout_pair, packed_buffer
 
 I64 = ir.IntType(64)
 
@@ -108,32 +113,7 @@ def _run(target, operands, build_body, arrays_and_scalars, shape, threads=None):
     text = spec.build_module(target)
     assert isinstance(text, str)
     mod = load_host_object(target.compile(text))
-    ndim = max(len(shape), 1)
-    dims = tuple(shape) if shape else (1,)
-    values = [ndim, *dims, *([1] * (MAX_DIMS - ndim))]
-    for op, x in zip(operands, arrays_and_scalars):
-        if op.kind == "scalar":
-            if op.dtype.kind == "c":
-                values.extend((x.real, x.imag))
-            elif op.dtype.kind == "b":
-                values.append(bool(x))
-            elif op.dtype.kind == "f":
-                values.append(float(x))
-            else:
-                values.append(int(x))
-        elif op.kind == "raw":
-            st = list(x.strides) or [0]
-            sh = list(x.shape) or [1]
-            values.extend((x.ctypes.data, x.size, max(x.ndim, 1), *sh, *([1] * (MAX_DIMS - len(sh))),
-                           *st, *([0] * (MAX_DIMS - len(st)))))
-        else:
-            v = np.broadcast_to(x, shape) if op.kind == "in" else x
-            st = list(v.strides) if v.ndim else [0]
-            values.extend((v.ctypes.data, *st, *([0] * (MAX_DIMS - len(st)))))
-    n = int(np.prod(shape)) if shape else 1
-    packer = pack_format(operands)
-    buf = ctypes.create_string_buffer(packer.size)
-    packer.pack_into(buf, 0, n, *values)
+    n, values, buf = packed_buffer(operands, arrays_and_scalars, shape)
     kept = []  # keep the C arrays alive through the calls
 
     def c_value(kind, value):
@@ -184,26 +164,7 @@ def _kernel_language(params, body, typedefs=None):
 
 @pytest.mark.parametrize("layout", ["contiguous", "strided", "reversed", "broadcast", "3d", "8d", "0d", "empty"])
 def test_layouts(gpu, layout):
-    rng = np.random.default_rng(3)
-    base = rng.standard_normal((6, 8, 10)).astype(np.float32)
-    if layout == "contiguous":
-        a, b = base.ravel(), base.ravel()[::-1].copy()
-    elif layout == "strided":
-        a, b = base[::2, 1::3, ::4], base[1::2, ::3, 1::4]
-    elif layout == "reversed":
-        a, b = base[::-1, :, ::-1], base
-    elif layout == "broadcast":
-        a, b = base[0], base[0, :1, :]
-    elif layout == "3d":
-        a = base.transpose(2, 0, 1)
-        b = np.ascontiguousarray(a)[:, :, ::-1]
-    elif layout == "8d":
-        a = rng.standard_normal((2, 3, 2, 2, 3, 2, 2, 3)).astype(np.float32).transpose(7, 1, 5, 3, 0, 2, 6, 4)
-        b = a[:, ::-1, :, :, :, ::-1, :, :].copy()[..., ::-1]
-    elif layout == "empty":
-        a, b = base[:, :0], base[:, :0]
-    else:
-        a, b = np.float32(1.5) * np.ones((), np.float32), np.ones((), np.float32)
+    a, b = layout_pair(layout, np.random.default_rng(3))
     shape = np.broadcast_shapes(a.shape, b.shape)
     out = np.full(shape, np.nan, np.float32)
     ops = [Operand(np.dtype("float32"), "in"), Operand(np.dtype("float32"), "in"),

@@ -22,6 +22,11 @@ from rocarray.compiler.skeletons import (Operand, _host_simple_template, host_si
 from rocarray.targets.base import MAX_DIMS
 from rocarray.targets.host import HostTarget, load_host_object
 
+try:  # tests/compiler may or may not be a package
+    from ._packing import layout_pair, packed_buffer
+except ImportError:
+    from _packing import layout_pair, packed_buffer
+
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 
 
@@ -93,32 +98,7 @@ def _run(target, operands, params, body, arrays_and_scalars, shape, ranges=None,
     text = spec.build_module(target)
     assert isinstance(text, str)
     fn = _ENTRY(load_host_object(target.compile(text)).address(spec.entry))
-    ndim = max(len(shape), 1)
-    dims = tuple(shape) if shape else (1,)
-    values = [ndim, *dims, *([1] * (MAX_DIMS - ndim))]
-    for op, x in zip(operands, arrays_and_scalars):
-        if op.kind == "scalar":
-            if op.dtype.kind == "c":
-                values.extend((x.real, x.imag))
-            elif op.dtype.kind == "b":
-                values.append(bool(x))
-            elif op.dtype.kind == "f":
-                values.append(float(x))
-            else:
-                values.append(int(x))
-        elif op.kind == "raw":
-            st = [s for s in x.strides] or [0]
-            sh = list(x.shape) or [1]
-            values.extend((x.ctypes.data, x.size, max(x.ndim, 1), *sh, *([1] * (MAX_DIMS - len(sh))),
-                           *st, *([0] * (MAX_DIMS - len(st)))))
-        else:
-            v = np.broadcast_to(x, shape) if op.kind == "in" else x
-            st = list(v.strides) if v.ndim else [0]
-            values.extend((v.ctypes.data, *st, *([0] * (MAX_DIMS - len(st)))))
-    n = int(np.prod(shape)) if shape else 1
-    packer = pack_format(operands)
-    buf = ctypes.create_string_buffer(packer.size)
-    packer.pack_into(buf, 0, n, *values)
+    n, values, buf = packed_buffer(operands, arrays_and_scalars, shape)
     for lo, hi in ranges or [(0, n)]:
         fn(ctypes.addressof(buf), lo, hi)
 
@@ -147,21 +127,7 @@ def test_scalar_operand_of_every_dtype(quick, scalar):
 
 @pytest.mark.parametrize("layout", ["contiguous", "strided", "reversed", "broadcast", "3d", "0d"])
 def test_layouts_and_subranges(quick, layout):
-    rng = np.random.default_rng(7)
-    base = rng.standard_normal((6, 8, 10)).astype(np.float32)
-    if layout == "contiguous":
-        a, b = base.ravel(), base.ravel()[::-1].copy()
-    elif layout == "strided":
-        a, b = base[::2, 1::3, ::4], base[1::2, ::3, 1::4]
-    elif layout == "reversed":
-        a, b = base[::-1, :, ::-1], base
-    elif layout == "broadcast":
-        a, b = base[0], base[0, :1, :]
-    elif layout == "3d":
-        a = base.transpose(2, 0, 1)
-        b = np.ascontiguousarray(a)[:, :, ::-1]
-    else:
-        a, b = np.float32(1.5) * np.ones((), np.float32), np.ones((), np.float32)
+    a, b = layout_pair(layout, np.random.default_rng(7))
     shape = np.broadcast_shapes(a.shape, b.shape)
     out = np.zeros(shape, np.float32)
     ops = [Operand(np.dtype("float32"), "in"), Operand(np.dtype("float32"), "in"),
