@@ -16,8 +16,10 @@ Strategies, chosen here per call from the merged layout (``_choose``):
   (vectorised, as NumPy does);
 * GPU: one wave per (output, chunk) when the reduced run is contiguous or long (16-byte
   vector loads, wave shuffles; ``GPU_WAVE_ITEMS``; the block-per-item mode with a
-  shared-memory step stays in the kernel), one thread per (output, chunk) when the outputs
-  are adjacent in memory (a reduction over a leading axis);
+  shared-memory step stays in the kernel), at most ``GPU_WAVE_ROUNDS`` rounds of the blocks
+  the device holds at once (``GPURuntime.resident_grid``); when the outputs are adjacent
+  in memory (a reduction over a leading axis), one thread per (group of ``gpu_tile_width``
+  outputs, chunk) with vector loads across the group, else one thread per (output, chunk);
 * a run cut into several chunks writes accumulator records and a further pass (the
   module's record entry) folds them, until one chunk is left;
 * quick-tier code (first calls) gets the per-thread mode only, with short chunks.
