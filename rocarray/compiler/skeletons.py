@@ -75,16 +75,23 @@ def kernel_param_types(operands, dims: ir.Type = DIMS) -> list:
     return types
 
 
-class _DimsPointer(ir.types._TypedPointerType):
-    """A pointer to ``[MAX_DIMS x i64]`` printed as an opaque ``ptr`` (llvmlite prints its
-    typed pointers in the pre-LLVM-17 syntax), so that a ``byref``/``byval`` parameter
-    attribute can name the pointee type."""
+# llvmlite's typed pointer class is private: without it (another llvmlite), shape and
+# strides go by value, which is as correct and a little slower to assemble.
+_TypedPointer = getattr(getattr(ir, "types", None), "_TypedPointerType", None)
 
-    def __init__(self, addrspace: int):
-        super().__init__(DIMS, addrspace)
+if _TypedPointer is not None:
+    class _DimsPointer(_TypedPointer):
+        """A pointer to ``[MAX_DIMS x i64]`` printed as an opaque ``ptr`` (llvmlite prints
+        its typed pointers in the pre-LLVM-17 syntax), so that a ``byref``/``byval``
+        parameter attribute can name the pointee type."""
 
-    def _to_string(self):
-        return ir.PointerType._to_string(self)
+        def __init__(self, addrspace: int):
+            super().__init__(DIMS, addrspace)
+
+        def _to_string(self):
+            return ir.PointerType._to_string(self)
+else:  # pragma: no cover - depends on the llvmlite release
+    _DimsPointer = None
 
 
 def dims_parameter_type(target: Target) -> ir.Type:
@@ -94,7 +101,7 @@ def dims_parameter_type(target: Target) -> ir.Type:
     launcher; a pointer lets the loop index a dimension at run time without copying the
     array into private (local) memory first."""
     by_ref = target.dims_by_reference
-    return DIMS if by_ref is None else _DimsPointer(by_ref[0])
+    return DIMS if by_ref is None or _DimsPointer is None else _DimsPointer(by_ref[0])
 
 
 class _Fields:
@@ -168,7 +175,7 @@ def build_elementwise(target: Target, kernel_name: str, operands, body_fn: ir.Fu
         fn = ir.Function(module, fnty, kernel_name)
         target.mark_kernel(fn)
         for arg in fn.args:
-            if isinstance(arg.type, _DimsPointer):
+            if _DimsPointer is not None and isinstance(arg.type, _DimsPointer):
                 arg.add_attribute(target.dims_by_reference[1])
                 arg.attributes.align = 8
         entry = fn.append_basic_block("entry")
@@ -855,6 +862,14 @@ class _SimpleParams:
         self.fields = fields
         self.buffer = target.emit_parameter_buffer(b)
         self.offsets = param_offsets(operands)
+        # shape and strides by value (no pointer type for them in this llvmlite): one
+        # stack copy each, made here in the entry block, indexed at run time
+        self.dims = {}
+        if self.buffer is None and isinstance(fields.shape.type, ir.ArrayType):
+            self.dims[None] = _spill(b, fields.shape, DIMS)
+            for k, op in enumerate(fields.ops):
+                if len(op) > 1 and isinstance(op[1].type, ir.ArrayType):
+                    self.dims[k] = _spill(b, op[1], DIMS)
 
     def _load(self, b, offset, ty, index=None):
         p = b.gep(self.buffer, [ir.Constant(I64, offset)], source_etype=I8)
@@ -876,7 +891,9 @@ class _SimpleParams:
         """``shape[d]`` (``k`` None) or the strides of array operand ``k`` at ``d``."""
         if self.buffer is not None:
             return self._load(b, 16 if k is None else self.offsets[k] + 8, I64, d)
-        dims = self.fields.shape if k is None else self.fields.ops[k][1]
+        dims = self.dims.get(k)
+        if dims is None:
+            dims = self.fields.shape if k is None else self.fields.ops[k][1]
         return b.load(b.gep(dims, [d], source_etype=I64), typ=I64, align=8)
 
 

@@ -47,16 +47,18 @@ class _HostAsGPU(HostTarget):
 
     is_gpu = True
 
-    def __init__(self, via_buffer: bool):
+    def __init__(self, mode: str):
         super().__init__(opt_level=0)
         self.simple_loops = True
         self.pipeline = "inline"
-        self.via_buffer = via_buffer
-        # the host has no byval kernel parameters: a plain pointer stands for one
-        self.dims_by_reference = None if via_buffer else (0, "noalias")
+        self.mode = mode
+        self.via_buffer = mode == "buffer"
+        # "pointers": the host has no byval kernel parameters, a plain pointer stands for
+        # one; "values": shape and strides arrive by value (the kernel copies them once)
+        self.dims_by_reference = (0, "noalias") if mode == "pointers" else None
 
     def cache_key(self) -> tuple:
-        return super().cache_key() + ("gpu-on-host", self.via_buffer)
+        return super().cache_key() + ("gpu-on-host", self.mode)
 
     def mark_kernel(self, fn: ir.Function) -> None:
         pass
@@ -78,9 +80,9 @@ class _HostAsGPU(HostTarget):
         return self._global(builder, "rk.test.params", ir.PointerType()) if self.via_buffer else None
 
 
-@pytest.fixture(scope="module", params=["buffer", "pointers"])
+@pytest.fixture(scope="module", params=["buffer", "pointers", "values"])
 def gpu(request):
-    return _HostAsGPU(request.param == "buffer")
+    return _HostAsGPU(request.param)
 
 
 def _parameters(operands, values):
@@ -107,7 +109,7 @@ def _parameters(operands, values):
 def _run(target, operands, build_body, arrays_and_scalars, shape, threads=None):
     """Build ``operands``' quick-tier kernel for ``target`` and run one call per thread
     (``threads``, default one per element) with the launcher's packing."""
-    name = f"gpu_quick_{len(_keys)}_{int(target.via_buffer)}"
+    name = f"gpu_quick_{len(_keys)}_{target.mode}"
     _keys.append(name)
     spec = KernelSpec(("test", name), name, operands, build_body)
     text = spec.build_module(target)
@@ -121,7 +123,7 @@ def _run(target, operands, build_body, arrays_and_scalars, shape, threads=None):
         passes a first-class array argument on the host), a pointer parameter as a pointer."""
         if kind == "i":
             return ctypes.c_int64(value)
-        if kind == "raw dims" or (kind == "dims" and target.via_buffer):  # by value: eight i64
+        if kind == "raw dims" or (kind == "dims" and target.dims_by_reference is None):  # by value
             return [ctypes.c_int64(v) for v in value]
         if kind == "dims":
             arr = (ctypes.c_int64 * MAX_DIMS)(*value)
@@ -250,7 +252,7 @@ def test_limit_is_checked_once():
     # more elements than the 32-bit unravel takes, or than threads, trap before anything
     assert SIMPLE_LOOP_MAX_ELEMENTS < 2**32
     ops = [Operand(np.dtype("f4"), "in"), Operand(np.dtype("f4"), "out")]
-    text = gpu_simple_kernel_text(_HostAsGPU(True), "k", ops, ir.Module())
+    text = gpu_simple_kernel_text(_HostAsGPU("buffer"), "k", ops, ir.Module())
     assert text.count('call void @"llvm.trap"()') == 1
     assert re.search(rf'icmp ugt i64 %"[^"]+", {SIMPLE_LOOP_MAX_ELEMENTS}\n', text)
     assert "sdiv i64" not in text and "srem i64" not in text and "udiv i32" in text
