@@ -60,13 +60,19 @@ def forget_ocml_slices():
             lib._slices.clear()
 
 
-def time_amdgpu(target, op, dt):
+def _front(target, op, dt):
+    """The shared first phases of a new signature: (spec, optimised module, [start, IR
+    built, optimised] times)."""
     spec = fresh(op, dt)
     t0 = time.perf_counter()
     text = str(spec.build_module(target))
     t1 = time.perf_counter()
     mod = target.optimised_module(text)
-    t2 = time.perf_counter()
+    return spec, mod, [t0, t1, time.perf_counter()]
+
+
+def time_amdgpu(target, op, dt):
+    spec, mod, (t0, t1, t2) = _front(target, op, dt)
     obj = target._emit(mod, assembly=False)
     t3 = time.perf_counter()
     hsaco = amd.hsalink.link_shared(obj)
@@ -85,12 +91,7 @@ def time_amdgpu(target, op, dt):
 
 
 def time_nvptx(target, op, dt):
-    spec = fresh(op, dt)
-    t0 = time.perf_counter()
-    text = str(spec.build_module(target))
-    t1 = time.perf_counter()
-    mod = target.optimised_module(text)
-    t2 = time.perf_counter()
+    _, mod, (t0, t1, t2) = _front(target, op, dt)
     target.target_machine.emit_assembly(mod)
     t3 = time.perf_counter()
     return [(t1 - t0) * 1e3, (t2 - t1) * 1e3, (t3 - t2) * 1e3]

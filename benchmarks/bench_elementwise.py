@@ -322,25 +322,35 @@ def throughput(dev, rows, quick):
     rows.append("\n(`a * b + c` is two kernels in all three libraries: 28 bytes per element moved.)")
 
 
-def main():
+def report_main(title: str, sections) -> None:
+    """A benchmark's command line (``--device``, ``--quick``, ``--json``): the report's
+    title and machine lines, then ``sections(dev, rows, quick)`` appending its own; print
+    it, and write the lines as JSON when asked."""
     p = argparse.ArgumentParser()
     p.add_argument("--device", default=None)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--json", help="also write the raw report lines to this file")
     args = p.parse_args()
     dev = ra.default_device() if args.device is None else ra.Device(args.device).check()
-    rows = ["## rocarray elementwise benchmark", ""] + machine(dev) + [""]
+    rows = [title, ""] + machine(dev) + [""]
+    sections(dev, rows, args.quick)
+    print("\n".join(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f)
+
+
+def _sections(dev, rows, quick):
     med = cold_signatures(dev, rows)
     if dev.kind == "cuda":
         cupy_cold(rows, med)
     disk_hit(dev, rows)
     warm_calls(dev, rows)
-    throughput(dev, rows, args.quick)
-    text = "\n".join(rows)
-    print(text)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f)
+    throughput(dev, rows, quick)
+
+
+def main():
+    report_main("## rocarray elementwise benchmark", _sections)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,6 @@ Prints a Markdown report (machine, versions, figures, ratios):
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import subprocess
 import sys
@@ -26,7 +24,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # bench_elementwise gives the house helpers; importing it first also points
 # ROCARRAY_CACHE_DIR at a fresh empty directory for this run (unless the caller chose one)
-from bench_elementwise import _steady, _try_import, best_of, cupy_cold_ms, machine  # noqa: E402
+from bench_elementwise import _steady, _try_import, best_of, cupy_cold_ms, report_main  # noqa: E402
 
 import rocarray as ra  # noqa: E402
 from rocarray import cache  # noqa: E402
@@ -308,15 +306,7 @@ def throughput(dev, rows, quick):
         rows.append(f"| {name} | {t * 1e3:.3f} | {nbytes * n / t / 1e9:.0f} | {c * 1e3:.3f} | {c / t:.2f} |")
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--device", default=None)
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--json", help="also write the raw report lines to this file")
-    args = p.parse_args()
-    dev = ra.default_device() if args.device is None else ra.Device(args.device).check()
-    rows = ["## rocarray user-kernel benchmark (ElementwiseKernel, ReductionKernel, fuse)", ""]
-    rows += machine(dev) + [""]
+def _sections(dev, rows, quick):
     if not _has_reduction_kernel():
         rows.append("(ReductionKernel is not in this build: its rows are left out)\n")
     med = cold(dev, rows)
@@ -324,12 +314,11 @@ def main():
         cupy_cold(rows, med)
     disk_hit(dev, rows)
     warm(dev, rows)
-    throughput(dev, rows, args.quick)
-    text = "\n".join(rows)
-    print(text)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f)
+    throughput(dev, rows, quick)
+
+
+def main():
+    report_main("## rocarray user-kernel benchmark (ElementwiseKernel, ReductionKernel, fuse)", _sections)
 
 
 if __name__ == "__main__":
