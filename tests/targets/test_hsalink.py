@@ -110,12 +110,10 @@ def _several(t, names) -> str:
     return str(parts[0])
 
 
-def test_refuses_what_it_does_not_handle():
-    with pytest.raises(hsalink.LinkError, match="ELF64"):
-        hsalink.link_shared(b"not an object")
-    t = AMDGPUTarget("gfx942")
-    # a writable global in device memory: LLD would emit a writable segment; not handled
-    text = f"""
+def _writable_global_kernel(t) -> str:
+    """A kernel ``bump`` that adds one to a writable global in device memory: LLD would
+    emit a writable segment for it, which the built-in linker does not handle."""
+    return f"""
 target triple = "{t.triple}"
 target datalayout = "{t.data_layout}"
 @counter = protected addrspace(1) global i32 0, align 4
@@ -126,7 +124,13 @@ define amdgpu_kernel void @bump() {{
   ret void
 }}
 """
-    obj = t.emit_object(text)
+
+
+def test_refuses_what_it_does_not_handle():
+    with pytest.raises(hsalink.LinkError, match="ELF64"):
+        hsalink.link_shared(b"not an object")
+    t = AMDGPUTarget("gfx942")
+    obj = t.emit_object(_writable_global_kernel(t))
     with pytest.raises(hsalink.Unsupported):
         hsalink.link_shared(obj)
 
@@ -134,17 +138,7 @@ define amdgpu_kernel void @bump() {{
 @needs_lld
 def test_target_falls_back_to_lld_and_honours_the_switch(monkeypatch):
     t = AMDGPUTarget("gfx942")
-    text = f"""
-target triple = "{t.triple}"
-target datalayout = "{t.data_layout}"
-@counter = protected addrspace(1) global i32 0, align 4
-define amdgpu_kernel void @bump() {{
-  %v = load volatile i32, ptr addrspace(1) @counter
-  store volatile i32 %v, ptr addrspace(1) @counter
-  ret void
-}}
-"""
-    obj = t.emit_object(text)
+    obj = t.emit_object(_writable_global_kernel(t))
     assert check_code_object(t.link(obj), "gfx942", ["bump"]) == []  # through ld.lld
     monkeypatch.setenv("ROCARRAY_AMDGPU_LINKER", "builtin")
     with pytest.raises(ToolchainError, match="built-in linker does not handle"):
