@@ -11,7 +11,7 @@ import builtins
 import numpy as np
 
 from ._buffer import Buffer, allocate, host_ndarray
-from ._device import Device, as_device
+from ._device import Device, as_device, mixed_devices
 
 
 def _c_strides(shape, itemsize: int) -> tuple:
@@ -373,9 +373,6 @@ def _check_same_device(fname: str, *arrays) -> Device:
             if dev is None:
                 dev = a._buf.device
             elif a._buf.device is not dev:
-                raise TypeError(
-                    f"{fname}: cannot mix devices {dev} and {a._buf.device}; "
-                    "move arrays with .to_device() first"
-                )
+                raise mixed_devices(fname, dev, a._buf.device)
     return dev
 

@@ -126,6 +126,11 @@ _runtime_lock = threading.Lock()
 _default: Device | None = None
 
 
+def mixed_devices(who: str, first, second) -> TypeError:
+    """The error for a call ``who`` given arrays on two devices."""
+    return TypeError(f"{who}: cannot mix devices {first} and {second}; move arrays with .to_device() first")
+
+
 def get_runtime(kind: str) -> Runtime:
     """The runtime of a device kind, created on first use."""
     rt = _runtimes.get(kind)

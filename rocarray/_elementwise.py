@@ -12,6 +12,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array_object import Array
+from ._device import mixed_devices
 from ._launch import ContiguousRunner, KernelSpec, contiguous_template, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
 from .compiler.skeletons import Operand
@@ -188,9 +189,7 @@ class Ufunc:
                 if device is None:
                     device = d
                 elif d is not device:
-                    raise TypeError(
-                        f"{self.row.name}: cannot mix devices {device} and {d}; move arrays with .to_device() first"
-                    )
+                    raise mixed_devices(self.row.name, device, d)
             elif type(a) in _PY_SCALARS:
                 tokens.append(type(a))
             elif isinstance(a, Array):

@@ -21,6 +21,7 @@ import operator
 import numpy as np
 
 from ._array_object import Array
+from ._device import mixed_devices
 from ._elementwise import Ufunc, _ctype, _real_of
 from ._user_kernels import ElementwiseKernel
 
@@ -421,8 +422,7 @@ class Fusion:
                 if device is None:
                     device = d
                 elif d is not device:
-                    raise TypeError(f"fuse '{self.name}': cannot mix devices {device} and {d}; "
-                                    "move arrays with .to_device() first")
+                    raise mixed_devices(f"fuse '{self.name}'", device, d)
             elif t in _PY_SCALARS:
                 tokens.append(t)
             elif isinstance(a, np.ndarray):

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._array_object import Array
-from ._device import default_device
+from ._device import default_device, mixed_devices
 from ._elementwise import _convert_scalar, _resolve_overlap
 from ._launch import ContiguousRunner, KernelSpec, contiguous_template, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
@@ -295,8 +295,7 @@ def _scan_inputs(who: str, params, ins: list):
             if device is None:
                 device = d
             elif d is not device:
-                raise TypeError(f"{who}: cannot mix devices {device} and {d}; move arrays with "
-                                ".to_device() first")
+                raise mixed_devices(who, device, d)
             continue
         v = _scalar_value(a)
         if v is None:
