@@ -66,6 +66,66 @@ def test_leading_axis_of_wide_arrays(device, dtype, cols):
                 np.testing.assert_array_equal(g, e, err_msg=op)
 
 
+def _extreme_cases(dtype, n, rng):
+    """Named 1-D inputs for max/min/argmax/argmin: random data with the extreme planted
+    several times (the first occurrence must win), NaNs (the first NaN wins), a run that
+    is all the lowest or all the highest value (ties with the identity), and one extreme
+    in the last element."""
+    dt = np.dtype(dtype)
+    a = random_array((n,), dt, rng, low=-50, high=50)
+    if dt.kind == "f":
+        lo, hi = -np.inf, np.inf
+    elif dt.kind == "b":
+        lo, hi = False, True
+    else:
+        lo, hi = np.iinfo(dt).min, np.iinfo(dt).max
+    cases = {"random": a}
+    planted = a.copy()
+    planted[[n // 7, n // 3, n // 2, n - 3]] = hi
+    planted[[n // 9, n // 4, n - 2]] = lo
+    cases["planted"] = planted
+    cases["all lowest"] = np.full(n, lo, dt)
+    cases["all highest"] = np.full(n, hi, dt)
+    last = a.copy()
+    last[-1] = hi
+    cases["last"] = last
+    if dt.kind == "f":
+        nan = a.copy()
+        nan[[n // 5, n // 5 + 1, n // 2]] = np.nan
+        cases["nan"] = nan
+        late = planted.copy()
+        late[n - 1] = np.nan
+        cases["late nan"] = late
+    return cases
+
+
+@pytest.mark.parametrize("dtype", [ra.float32, ra.float64, ra.int32, ra.int64, ra.uint8, ra.int16, ra.bool,
+                                   ra.float16], ids=str)
+def test_extremes_on_both_tiers(device, dtype, monkeypatch):
+    """max/min/argmax/argmin with ties, NaNs and identity-valued data, on the first call
+    (quick tier on GPUs) and again on the full tier; on a GPU with few resident blocks, so
+    each wave folds many vector trips (its lanes start from the first trip's elements and
+    then take only strictly better ones or the first NaN)."""
+    from rocarray.compiler.cache import drain_background
+
+    if device.kind != "cpu":
+        monkeypatch.setattr(type(device.runtime), "resident_grid", lambda self, fn, block: 2)
+    rng = np.random.default_rng(21)
+    n = 100_003
+    for name, a in _extreme_cases(dtype, n, rng).items():
+        x = ra.asarray(a, device=device)
+        m = ra.asarray(a.reshape(1, n)[:, :n - 3].reshape(1, n - 3), device=device)
+        views = ((x, a), (x[1:], a[1:]), (x[::3], a[::3]))
+        for op in ("max", "min", "argmax", "argmin"):
+            for _ in range(2):
+                for view, ref in views:
+                    np.testing.assert_array_equal(getattr(ra, op)(view).get(), getattr(np, op)(ref),
+                                                  err_msg=f"{op} {name} {view.shape}")
+                np.testing.assert_array_equal(getattr(ra, op)(m, axis=1).get(),
+                                              getattr(np, op)(a[None, :n - 3], axis=1), err_msg=f"{op} {name} rows")
+                drain_background()
+
+
 def test_transposed_and_strided_inputs(device):
     a = random_array((64, 300, 5), np.float64, np.random.default_rng(3))
     x = ra.asarray(a, device=device)

@@ -54,6 +54,12 @@ GPU_LANES = 8
 VECTOR_BYTES = 16
 VECTOR_ELEMENTS = 4
 VECTOR_UNROLL = 4
+#: GPU vector loops load the next trip's vectors before folding the current trip's (the
+#: folds of max/argmax are long enough to leave the memory idle otherwise).
+GPU_PIPELINE = True
+#: GPU vector loops of the catalogue's max/min/argmax/argmin fold with the recipe's own
+#: instructions (see ``_Builder.recipe_fold``) instead of the generic reduce.
+GPU_RECIPES = True
 #: GPU reduction and scan kernels keep their registers within what this many blocks of
 #: the target's largest block per multiprocessor need (occupancy hides memory latency;
 #: measured on the H200, docs/benchmarks.md).
@@ -169,6 +175,11 @@ class _RecordArray:
             b.store(b.load(src, typ=t), dst)
 
 
+#: The recipes GPU vector loops have their own folds for (all of them keep the first
+#: element's value and index as they are: the ``map`` is the identity).
+GPU_RECIPE_NAMES = ("max", "min", "argmax", "argmin")
+
+
 def build_reduction(target, entry: str, module: ir.Module, in_dtypes, field_dtypes, out_dtypes,
                     identity_fn, map_fn, reduce_fn, post_fn, simd=None) -> None:
     """Add the two entries of a reduction to ``module``: ``entry`` (elements through
@@ -180,6 +191,9 @@ def build_reduction(target, entry: str, module: ir.Module, in_dtypes, field_dtyp
     if simd is not None and not target.is_gpu and len(in_dtypes) == 1 and \
             simd_allowed(simd, in_dtypes[0], field_dtypes[0]):
         b.simd = simd
+    if simd in GPU_RECIPE_NAMES and target.is_gpu and GPU_RECIPES and len(in_dtypes) == 1 and \
+            in_dtypes[0] == field_dtypes[0] and in_dtypes[0].kind in "biuf":
+        b.gpu_recipe = simd
     b.build()
     _Builder(target, entry + "_c", module, None, field_dtypes, out_dtypes,
              identity_fn, map_fn, reduce_fn, post_fn, source="record").build()
@@ -221,6 +235,7 @@ class _Builder:
         self.words = (self.rec_size + 3) // 4
         self.source = source
         self.simd = None
+        self.gpu_recipe = None
         self.n_inputs = 1 if source == "record" else len(in_dtypes)
         self.in_types = ([self.rec_type] if source == "record"
                          else [storage_type(d) for d in in_dtypes])
@@ -825,6 +840,8 @@ class _Builder:
                 aligned = b.icmp_unsigned("==", b.and_(first, ir.Constant(I64, width * size - 1)),
                                           ir.Constant(I64, 0))
                 ok = b.and_(ok, b.and_(aligned, b.icmp_signed("==", s, ir.Constant(I64, size))))
+            if self.gpu_recipe in ("argmax", "argmin"):  # its lanes keep 32-bit indices
+                ok = b.and_(ok, b.icmp_signed("<", b.sub(j_end, j_begin), ir.Constant(I64, 1 << 31)))
             vec_bb = fn.append_basic_block("run.vector")
             scalar_bb = fn.append_basic_block("run.scalar")
             join_bb = fn.append_basic_block("run.joined")
@@ -851,32 +868,139 @@ class _Builder:
     def vector_loop(self, b, accs, in_bases, j_begin, j_end, width: int):
         """Each thread loads ``VECTOR_UNROLL`` vectors of ``width`` elements per trip (16-byte
         accesses, several in flight) and folds element ``l`` of vector ``u`` into lane
-        ``u * width + l``; every thread makes the same number of trips.  Returns the first
-        index left for the scalar loop."""
+        ``(u * width + l) % lanes``; every thread makes the same number of trips.  With
+        ``GPU_PIPELINE`` the next trip's loads are issued before the current trip's folds
+        (the last trip loads itself again rather than branch).  A catalogue recipe
+        (``gpu_recipe``) starts its lanes from the first trip's elements and then folds
+        knowing that each lane sees its elements in increasing order (no index ties to
+        settle).  Returns the first index left for the scalar loop."""
+        fn = self.fn
         zero = ir.Constant(I64, 0)
+        one = ir.Constant(I64, 1)
         w = ir.Constant(I64, width)
         stride = b.mul(self.bdim, w)
         span = b.mul(stride, ir.Constant(I64, VECTOR_UNROLL))
         _, trips = self.divmod(b, b.sub(j_end, j_begin), span)
         start = b.add(j_begin, b.mul(self.tib, w))
-        slots = [self.vector_slots(b, width) for _ in range(VECTOR_UNROLL)]
-        loop = _Loop(b, zero, trips, "vt")
-        j = b.add(start, b.mul(loop.i, span))
         space = ir.PointerType(addrspace=self.target.global_address_space)
-        # every load of the trip first (all of them in flight at once), then the folds
-        for u in range(VECTOR_UNROLL):
-            ju = b.add(j, b.mul(stride, ir.Constant(I64, u)))
-            for base, t, size, slot in zip(in_bases, self.in_types, self.in_sizes, slots[u]):
-                addr = b.addrspacecast(b.gep(base, [ju], source_etype=t), space)
-                b.store(b.load(addr, typ=ir.VectorType(t, width), align=width * size), slot)
-        for u in range(VECTOR_UNROLL):
-            ju = b.add(j, b.mul(stride, ir.Constant(I64, u)))
-            for lane in range(width):
-                addrs = [b.gep(slot, [zero, ir.Constant(I64, lane)], source_etype=ir.ArrayType(t, width))
-                         for slot, t in zip(slots[u], self.in_types)]
-                self.fold(b, accs[(u * width + lane) % len(accs)], addrs, b.add(ju, ir.Constant(I64, lane)))
-        loop.close(b, b.add(loop.i, ir.Constant(I64, 1)))
+        pipelined = GPU_PIPELINE
+        cur = [self.vector_slots(b, width) for _ in range(VECTOR_UNROLL)]
+        nxt = [self.vector_slots(b, width) for _ in range(VECTOR_UNROLL)] if pipelined else cur
+        # argmax/argmin lanes: the index relative to ``start`` in 32 bits (the caller keeps
+        # runs shorter than 2**31), made the record's 64-bit index after the loop
+        indexed = self.gpu_recipe in ("argmax", "argmin")
+        if indexed:
+            here = b.block
+            b.position_at_start(fn.entry_basic_block)
+            rel = [b.alloca(I32) for _ in accs]
+            b.position_at_end(here)
+
+        def load_trip(t, slots, ahead: bool = True):
+            # (``ahead``: loads in the global address space; the loads before the loop are
+            # left generic, or LLVM's instcombine would merge them with the loop's into one
+            # load of a phi of the addresses, issued only when the trip is folded)
+            j = b.add(start, b.mul(t, span))
+            for u in range(VECTOR_UNROLL):  # every load of the trip first: all in flight at once
+                ju = b.add(j, b.mul(stride, ir.Constant(I64, u)))
+                for base, ty, size, slot in zip(in_bases, self.in_types, self.in_sizes, slots[u]):
+                    addr = b.gep(base, [ju], source_etype=ty)
+                    if ahead or not pipelined:
+                        addr = b.addrspacecast(addr, space)
+                    b.store(b.load(addr, typ=ir.VectorType(ty, width), align=width * size), slot)
+
+        def fold_trip(t, slots, first: bool):
+            j = b.add(start, b.mul(t, span))
+            for u in range(VECTOR_UNROLL):
+                ju = b.add(j, b.mul(stride, ir.Constant(I64, u)))
+                for lane in range(width):
+                    k = u * width + lane
+                    addrs = [b.gep(slot, [zero, ir.Constant(I64, lane)], source_etype=ir.ArrayType(ty, width))
+                             for slot, ty in zip(slots[u], self.in_types)]
+                    if self.gpu_recipe is not None:
+                        idx = b.add(b.trunc(b.sub(ju, start), I32), ir.Constant(I32, lane)) if indexed else None
+                        self.recipe_fold(b, accs[k % len(accs)], addrs[0], idx, first and k < len(accs),
+                                         rel[k % len(accs)] if indexed else None)
+                    else:
+                        self.fold(b, accs[k % len(accs)], addrs, b.add(ju, ir.Constant(I64, lane)))
+
+        def advance(t):
+            """Fold trip ``t`` (its vectors in ``cur``), the next trip's loads first."""
+            if pipelined:
+                last = b.sub(trips, one)
+                later = b.add(t, one)
+                load_trip(b.select(b.icmp_signed("<", later, trips), later, last), nxt)
+            else:
+                load_trip(t, cur)
+            fold_trip(t, cur, first=False)
+            if pipelined:
+                for u in range(VECTOR_UNROLL):
+                    for src, dst, ty in zip(nxt[u], cur[u], self.in_types):
+                        b.store(b.load(src, typ=ir.ArrayType(ty, width)), dst)
+
+        run_bb = fn.append_basic_block("vt.run")
+        done_bb = fn.append_basic_block("vt.done")
+        b.cbranch(b.icmp_signed(">", trips, zero), run_bb, done_bb)
+        b.position_at_end(run_bb)
+        if pipelined or self.gpu_recipe is not None:
+            load_trip(zero, cur, ahead=False)
+        first_loop_trip = zero
+        if self.gpu_recipe is not None:
+            # the first trip sets the lanes (each lane's first element replaces the identity)
+            if pipelined:
+                load_trip(b.select(b.icmp_signed(">", trips, one), one, zero), nxt, ahead=False)
+            fold_trip(zero, cur, first=True)
+            if pipelined:
+                for u in range(VECTOR_UNROLL):
+                    for src, dst, ty in zip(nxt[u], cur[u], self.in_types):
+                        b.store(b.load(src, typ=ir.ArrayType(ty, width)), dst)
+            first_loop_trip = one
+        loop = _Loop(b, first_loop_trip, trips, "vt")
+        advance(loop.i)
+        loop.close(b, b.add(loop.i, one))
+        if indexed:  # every lane took an element of the first trip
+            for acc, slot in zip(accs, rel):
+                b.store(b.add(start, b.zext(b.load(slot, typ=I32), I64)), acc.fields(b)[1])
+        b.branch(done_bb)
+        b.position_at_end(done_bb)
         return b.add(j_begin, b.mul(trips, span))
+
+    def recipe_fold(self, b, acc, addr, idx, first: bool, rel=None) -> None:
+        """Fold the element at ``addr`` into ``acc`` with the instructions of the catalogue
+        recipe ``gpu_recipe``, knowing that the element comes after every one ``acc`` holds;
+        ``first``: the element replaces ``acc`` (which holds the identity).  argmax/argmin
+        keep the index (``idx``, 32 bits) in the slot ``rel``, not in the record."""
+        recipe = self.gpu_recipe
+        dt = self.in_dtypes[0]
+        ty = self.in_types[0]
+        value = acc.fields(b)[0]
+        x = b.load(addr, typ=ty)
+        if first:
+            b.store(x, value)
+            if rel is not None:
+                b.store(idx, rel)
+            return
+        a = b.load(value, typ=ty)
+        low = recipe in ("min", "argmin")
+        if recipe in ("max", "min"):
+            if dt.kind == "f":  # NaN propagates, as the row's reduce does
+                name = f"llvm.{'minimum' if low else 'maximum'}.{'f64' if dt.itemsize == 8 else 'f32'}"
+                fn = self.module.globals.get(name)
+                if fn is None:
+                    fn = ir.Function(self.module, ir.FunctionType(ty, [ty, ty]), name)
+                b.store(b.call(fn, [a, x]), value)
+            else:
+                cmp = b.icmp_unsigned if dt.kind in "bu" else b.icmp_signed
+                b.store(b.select(cmp("<=" if low else ">=", a, x), a, x), value)
+            return
+        op = "<" if low else ">"
+        if dt.kind == "f":
+            # x wins when it is better or NaN ("unordered or better"), unless the lane
+            # already holds a NaN (the first NaN stays)
+            take = b.and_(b.fcmp_unordered(op, x, a), b.fcmp_ordered("ord", a, a))
+        else:
+            take = (b.icmp_unsigned if dt.kind in "bu" else b.icmp_signed)(op, x, a)
+        b.store(b.select(take, x, a), value)
+        b.store(b.select(take, idx, b.load(rel, typ=I32)), rel)
 
     def vector_slots(self, b, width: int) -> list:
         here = b.block
