@@ -419,9 +419,9 @@ class _Builder:
     def quick_entry(self, types):
         """Add the entry ``self.entry`` for the GPU quick tier: the parameters ``types``
         (the launcher's layout), shapes and strides by reference where the target can
-        (``dims_parameter_type``).  Returns the builder, a ``_QuickParams`` and the item
-        loop (the builder in its body): a grid-stride loop over ``n_items`` after one
-        check that the launch fits the 32-bit index arithmetic."""
+        (``dims_parameter_type``).  Returns the builder, a ``_QuickParams``, the item
+        loop (the builder in its body: a grid-stride loop over ``n_items``, after one
+        check that the launch fits the 32-bit index arithmetic) and its step."""
         target = self.target
         arg_types = [dims_parameter_type(target) if t == DIMS else t for t in types]
         fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), arg_types), self.entry)
@@ -445,9 +445,7 @@ class _Builder:
         b.call(declare_trap(self.module), [])
         b.unreachable()
         b.position_at_end(start_bb)
-        items = _Loop(b, first, params.value(b, 0), "item")
-        items.step = step
-        return b, params, items
+        return b, params, _Loop(b, first, params.value(b, 0), "item"), step
 
     def unravel32(self, b, params, ndim, shape, flat, bases, strides) -> list:
         """``bases`` (None stays None) each moved by the offset of index ``flat`` over the
@@ -495,7 +493,7 @@ class _Builder:
         are read where the launcher packed them (``_QuickParams``)."""
         n_in, n_outs = self.n_inputs, len(self.out_dtypes)
         types = reduction_param_types(n_in, n_outs)
-        b, params, items = self.quick_entry(types)
+        b, params, items, step = self.quick_entry(types)
         ins = [10 + 3 * k for k in range(n_in)]  # pointer; kept strides, reduced strides after it
         outs = [10 + 3 * n_in + 2 * k for k in range(n_outs)]  # pointer; kept strides after it
         self.tmp = self.new_record(b)
@@ -514,7 +512,7 @@ class _Builder:
         run.close(b, b.add(run.i, ir.Constant(I64, 1)))
         self.mode, self.records = params.value(b, 1), params.value(b, len(types) - 1)
         self.write(b, acc, o, c, out_addrs)
-        items.close(b, b.add(items.i, items.step))
+        items.close(b, b.add(items.i, step))
         b.ret_void()
 
     def build_scan_gpu_quick(self, records_out: bool) -> None:
@@ -523,7 +521,7 @@ class _Builder:
         n_in = self.n_inputs
         n_outs = 1 if records_out else len(self.out_dtypes)
         types = scan_param_types(n_in, n_outs)
-        b, params, items = self.quick_entry(types)
+        b, params, items, step = self.quick_entry(types)
         arrays = [10 + 3 * k for k in range(n_in + n_outs)]  # pointer, kept strides, scanned stride
         self.tmp = self.new_record(b)
         acc = self.new_record(b)
@@ -537,7 +535,7 @@ class _Builder:
         self.records = params.value(b, len(types) - 2)
         self.scan_item(b, acc, o, c, bases[:n_in], bases[n_in:], scanned[:n_in], scanned[n_in:],
                        params.value(b, len(types) - 1), records_out)
-        items.close(b, b.add(items.i, items.step))
+        items.close(b, b.add(items.i, step))
         b.ret_void()
 
     def gpu_tile_item(self, b, it, width: int) -> None:
