@@ -237,6 +237,12 @@ class LoadedKernel:
 
         compile_in_background(self._upgrade)
 
+    def upgrade_now(self) -> None:
+        """Compile (or find in the cache) and swap in the full tier's code now, in this
+        thread: for a launch larger than the quick tier's code takes."""
+        self.calls = -1
+        self._upgrade()
+
     def _upgrade(self) -> None:
         """Compile (or find in the cache), load and swap in the full tier's code."""
         from .compiler.cache import default_cache
@@ -256,8 +262,7 @@ class LoadedKernel:
         per_element = self.thread_per_element
         if per_element and n > SIMPLE_LOOP_MAX_ELEMENTS:
             # more than the quick kernel takes: the full tier now, not in the background
-            self.calls = -1
-            self._upgrade()
+            self.upgrade_now()
             per_element = False
         elif self.calls >= 0:  # still quick-tier code (one comparison once upgraded)
             self.count_call(n)

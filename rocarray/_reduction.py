@@ -43,7 +43,7 @@ from ._layout import broadcast_strides, merge_dims, pad_dims
 from ._manipulation_functions import normalize_axes
 from .compiler.reduction import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_WAVE, TILE, build_reduction, gpu_tile_width,
                                  build_scan, record_layout, reduction_param_types, scan_param_types)
-from .compiler.skeletons import DIMS, PTR
+from .compiler.skeletons import DIMS, PTR, SIMPLE_LOOP_MAX_ELEMENTS
 from .targets.base import MAX_DIMS
 
 #: Most reduced elements one host item folds (then records and a second pass): with
@@ -249,6 +249,7 @@ def reduce(rdef: ReductionDef, arrays, axis=None, keepdims: bool = False, outs=N
         key = None
     n_in = len(arrays)
     kernel = load(rdef.spec(), device)
+    _fit_quick_tier(kernel, n_out * max(n_red, 1))
     plan = _Plan(kernel, rdef, device, out_shape, shape_k, shape_r, n_red,
                  [(merged_k[k], merged_r[k]) for k in range(n_in)], merged_k[n_in:])
     if key is not None:
@@ -258,6 +259,14 @@ def reduce(rdef: ReductionDef, arrays, axis=None, keepdims: bool = False, outs=N
         if plan_alias is not None:
             _plans[plan_alias] = plan
     return plan.run(arrays, outs)
+
+
+def _fit_quick_tier(kernel, work: int) -> None:
+    """Swap in the full tier now when ``kernel`` runs GPU quick-tier code and a reduction
+    or scan does ``work`` (outputs times reduced elements) beyond its 32-bit indexing:
+    every item count, chunk and reduced index of a pass is at most ``work``."""
+    if kernel.simple and kernel.is_gpu and work > SIMPLE_LOOP_MAX_ELEMENTS:
+        kernel.upgrade_now()
 
 
 class _Plan:
@@ -395,6 +404,7 @@ def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False)
     kernel = load(rdef.scan_spec(), device)
     _, rec_size = record_layout([d for _, _, d in rdef.fields])
     work = n_out * max(n, 1)
+    _fit_quick_tier(kernel, work)
     kernel.count_call(work)
     src = (x._buf.ptr + x._offset, sk_in, x.strides[axis])
     n_chunks = _scan_chunks(kernel, n_out, n)

@@ -38,7 +38,9 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .skeletons import DIMS, I64, I8, PTR, _dim, _index_divmod, _Loop, _opaque, _spill, _unravel, storage_type
+from ..targets.base import MAX_DIMS
+from .skeletons import (DIMS, I64, I8, PTR, SIMPLE_LOOP_MAX_ELEMENTS, _dim, _index_divmod, _Loop, _opaque, _pointer_phis,
+                        _spill, _unravel, declare_trap, dims_parameter_type, mark_dims_arguments, storage_type)
 
 MODE_COOP = 1
 MODE_RECORDS = 2
@@ -113,6 +115,53 @@ class _Record:
         zero = ir.Constant(I32, 0)
         return [b.gep(self.ptr, [zero, ir.Constant(I32, k)], source_etype=self.rec_type)
                 for k in range(len(self.rec_type.elements))]
+
+
+class _QuickParams:
+    """Where a GPU quick-tier entry reads its parameters, as the elementwise quick tier
+    does (``skeletons._SimpleParams``): at the launcher's offsets in the target's
+    parameter buffer, in the block that uses them (AMDGPU's kernarg segment); else the
+    kernel's arguments, shapes and strides behind the pointer parameters of
+    ``dims_parameter_type`` (NVPTX: ``byval``, read with ``ld.param``) -- no copy into
+    private or local memory; else by value, copied once to the stack."""
+
+    def __init__(self, target, b, args, types):
+        self.args = args
+        self.types = types
+        self.offsets, pos = [], 0
+        for t in types:  # every field is 8-byte aligned (reduction_param_types)
+            self.offsets.append(pos)
+            pos += 8 * MAX_DIMS if t == DIMS else 8
+        self.buffer = target.emit_parameter_buffer(b)
+        self.slots = {}
+        if self.buffer is None:
+            for k, a in enumerate(args):
+                if isinstance(a.type, ir.ArrayType):
+                    self.slots[k] = _spill(b, a, DIMS)
+
+    def value(self, b, k):
+        """Parameter ``k`` (an integer or a pointer)."""
+        if self.buffer is None:
+            return self.args[k]
+        p = b.gep(self.buffer, [ir.Constant(I64, self.offsets[k])], source_etype=I8)
+        return b.load(p, typ=self.types[k], align=8)
+
+    def dim(self, b, k, d):
+        """Element ``d`` (an i64 value) of the shape or strides parameter ``k``."""
+        if self.buffer is not None:
+            p = b.gep(self.buffer, [ir.Constant(I64, self.offsets[k])], source_etype=I8)
+        elif k in self.slots:
+            p = self.slots[k]
+        else:
+            p = self.args[k]
+        return b.load(b.gep(p, [d], source_etype=I64), typ=I64, align=8)
+
+
+def _divmod32(b, x, y):
+    """``(x % y, x // y)`` (i64) of indices below 2**31, divided in 32 bits."""
+    x32, y32 = b.trunc(x, I32), b.trunc(y, I32)
+    q = b.udiv(x32, y32)
+    return b.zext(b.sub(x32, b.mul(q, y32)), I64), b.zext(q, I64)
 
 
 def _splat(b, value, lanes: int):
@@ -295,6 +344,9 @@ class _Builder:
 
     def build(self) -> None:
         target = self.target
+        if target.is_gpu and target.simple_loops:
+            self.build_gpu_quick()
+            return
         b, values, start, stop = self.entry_function(reduction_param_types(self.n_inputs, len(self.out_dtypes)))
         fn = self.fn
         self.shape_r = _spill(b, values[8], DIMS)
@@ -338,13 +390,6 @@ class _Builder:
     def build_gpu(self, b) -> None:
         target = self.target
         fn = self.fn
-        if target.simple_loops:
-            # the quick tier: one thread per item, one accumulator (little code to assemble)
-            loop = _Loop(b, target.emit_global_thread_id(b), self.n_items, "item")
-            self.item(b, loop.i, coop=None, lanes=1)
-            loop.close(b, b.add(loop.i, target.emit_global_thread_count(b)))
-            b.ret_void()
-            return
         zero = ir.Constant(I64, 0)
         block = b.icmp_unsigned("!=", b.and_(self.mode, ir.Constant(I64, MODE_COOP)), zero)
         wave = b.icmp_unsigned("!=", b.and_(self.mode, ir.Constant(I64, MODE_WAVE)), zero)
@@ -382,6 +427,130 @@ class _Builder:
         loop = _Loop(b, first, self.n_items, "item")
         self.item(b, loop.i, coop=coop, lanes=GPU_LANES)
         loop.close(b, b.add(loop.i, step))
+        b.ret_void()
+
+    # -- the GPU quick tier ---------------------------------------------------------------
+
+    def quick_entry(self, types):
+        """Add the entry ``self.entry`` for the GPU quick tier: the parameters ``types``
+        (the launcher's layout), shapes and strides by reference where the target can
+        (``dims_parameter_type``).  Returns the builder, a ``_QuickParams``, the item
+        loop (the builder in its body: a grid-stride loop over ``n_items``, after one
+        check that the launch fits the 32-bit index arithmetic) and its step."""
+        target = self.target
+        arg_types = [dims_parameter_type(target) if t == DIMS else t for t in types]
+        fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), arg_types), self.entry)
+        target.mark_kernel(fn)
+        mark_dims_arguments(target, fn)
+        target.limit_registers(fn, GPU_MIN_BLOCKS)
+        self.fn = fn
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        params = _QuickParams(target, b, list(fn.args), types)
+        first = target.emit_global_thread_id(b)
+        step = target.emit_global_thread_count(b)
+        # every index below is under n_items (an output, a chunk) or n_r (a reduced index):
+        # more than 2**31 - 1 of either traps (the launcher runs the full tier for those)
+        limit = ir.Constant(I64, SIMPLE_LOOP_MAX_ELEMENTS)
+        too_big = b.or_(b.icmp_unsigned(">", params.value(b, 0), limit),
+                        b.icmp_unsigned(">", params.value(b, 9), limit))
+        trap_bb = fn.append_basic_block("too.many.items")
+        start_bb = fn.append_basic_block("start")
+        b.cbranch(too_big, trap_bb, start_bb)
+        b.position_at_end(trap_bb)
+        b.call(declare_trap(self.module), [])
+        b.unreachable()
+        b.position_at_end(start_bb)
+        return b, params, _Loop(b, first, params.value(b, 0), "item"), step
+
+    def unravel32(self, b, params, ndim, shape, flat, bases, strides) -> list:
+        """``bases`` (None stays None) each moved by the offset of index ``flat`` over the
+        dimensions of shape parameter ``shape`` (``ndim`` of them, at least one), with the
+        strides parameters ``strides``: dimensions ``ndim - 1`` down to 1 divide in 32 bits
+        (every index and extent is below 2**31: ``quick_entry``), dimension 0 takes what
+        is left, so a one-dimensional run divides nothing."""
+        fn = self.fn
+        one = ir.Constant(I64, 1)
+        start = b.sub(ndim, one)
+        flat32 = b.trunc(flat, I32)
+        pre = b.block
+        head = fn.append_basic_block("unravel.head")
+        body = fn.append_basic_block("unravel.body")
+        last = fn.append_basic_block("unravel.last")
+        b.branch(head)
+        b.position_at_end(head)
+        d = b.phi(I64, "d")
+        d.add_incoming(start, pre)
+        rem = b.phi(I32, "rem")
+        rem.add_incoming(flat32, pre)
+        phis = _pointer_phis(b, bases, pre)
+        b.cbranch(b.icmp_signed(">", d, ir.Constant(I64, 0)), body, last)
+        b.position_at_end(body)
+        extent = b.trunc(params.dim(b, shape, d), I32)
+        q = b.udiv(rem, extent)
+        idx = b.zext(b.sub(rem, b.mul(q, extent)), I64)
+        for p, s in zip(phis, strides):
+            if p is not None:
+                p.add_incoming(b.gep(p, [b.mul(idx, params.dim(b, s, d))], source_etype=I8), body)
+        d.add_incoming(b.sub(d, one), body)
+        rem.add_incoming(q, body)
+        b.branch(head)
+        b.position_at_end(last)
+        zero = ir.Constant(I64, 0)
+        idx = b.zext(rem, I64)
+        return [None if p is None else b.gep(p, [b.mul(idx, params.dim(b, s, zero))], source_etype=I8)
+                for p, s in zip(phis, strides)]
+
+    def build_gpu_quick(self) -> None:
+        """The GPU quick tier's reduction entry (a new signature's first calls: little
+        code, cheap for LLVM and the driver's JIT): one thread per item (output, chunk)
+        in a grid-stride loop, one accumulator, each reduced index unravelled in 32 bits;
+        the result post-mapped, or the raw record with ``MODE_RECORDS``.  Parameters
+        are read where the launcher packed them (``_QuickParams``)."""
+        n_in, n_outs = self.n_inputs, len(self.out_dtypes)
+        types = reduction_param_types(n_in, n_outs)
+        b, params, items, step = self.quick_entry(types)
+        ins = [10 + 3 * k for k in range(n_in)]  # pointer; kept strides, reduced strides after it
+        outs = [10 + 3 * n_in + 2 * k for k in range(n_outs)]  # pointer; kept strides after it
+        self.tmp = self.new_record(b)
+        acc = self.new_record(b)
+        self.n_out = params.value(b, 2)
+        o, c = _divmod32(b, items.i, self.n_out)
+        bases = self.unravel32(b, params, params.value(b, 5), 6, o, [params.value(b, k) for k in ins + outs],
+                               [k + 1 for k in ins + outs])
+        in_bases, out_addrs = bases[:n_in], bases[n_in:]
+        self.chunk_len, self.n_r = params.value(b, 4), params.value(b, 9)
+        j_begin, j_end = self.chunk_range(b, c)
+        self.set_identity(b, acc)
+        run = _Loop(b, j_begin, j_end, "j")
+        addrs = self.unravel32(b, params, params.value(b, 7), 8, run.i, in_bases, [k + 2 for k in ins])
+        self.fold_into(b, acc.fields(b), addrs, run.i)
+        run.close(b, b.add(run.i, ir.Constant(I64, 1)))
+        self.mode, self.records = params.value(b, 1), params.value(b, len(types) - 1)
+        self.write(b, acc, o, c, out_addrs)
+        items.close(b, b.add(items.i, step))
+        b.ret_void()
+
+    def build_scan_gpu_quick(self, records_out: bool) -> None:
+        """The GPU quick tier's scan entry: ``build_scan``'s items, parameters read in
+        place and lines unravelled in 32 bits, as ``build_gpu_quick`` does."""
+        n_in = self.n_inputs
+        n_outs = 1 if records_out else len(self.out_dtypes)
+        types = scan_param_types(n_in, n_outs)
+        b, params, items, step = self.quick_entry(types)
+        arrays = [10 + 3 * k for k in range(n_in + n_outs)]  # pointer, kept strides, scanned stride
+        self.tmp = self.new_record(b)
+        acc = self.new_record(b)
+        self.n_out = params.value(b, 2)
+        o, c = _divmod32(b, items.i, self.n_out)
+        bases = self.unravel32(b, params, params.value(b, 5), 6, o, [params.value(b, k) for k in arrays],
+                               [k + 1 for k in arrays])
+        zero = ir.Constant(I64, 0)
+        scanned = [params.dim(b, k + 2, zero) for k in arrays]
+        self.chunk_len, self.n_r = params.value(b, 4), params.value(b, 9)
+        self.records = params.value(b, len(types) - 2)
+        self.scan_item(b, acc, o, c, bases[:n_in], bases[n_in:], scanned[:n_in], scanned[n_in:],
+                       params.value(b, len(types) - 1), records_out)
+        items.close(b, b.add(items.i, step))
         b.ret_void()
 
     def gpu_tile_item(self, b, it, width: int) -> None:
@@ -478,6 +647,9 @@ class _Builder:
 
     def build_scan(self, records_out: bool = False) -> None:
         target = self.target
+        if target.is_gpu and target.simple_loops:
+            self.build_scan_gpu_quick(records_out)
+            return
         n_outs = 1 if records_out else len(self.out_dtypes)
         b, values, start, stop = self.entry_function(scan_param_types(self.n_inputs, n_outs))
         fn = self.fn
@@ -510,6 +682,16 @@ class _Builder:
         in_bases, out_bases = bases[:self.n_inputs], bases[self.n_inputs:]
         in_sr = [_dim(b, sr, zero) for _, _, sr in self.inputs]
         out_sr = [_dim(b, sr, zero) for _, _, sr in outputs]
+        self.scan_item(b, acc, o, c, in_bases, out_bases, in_sr, out_sr, include_initial, records_out)
+        items.close(b, b.add(it, step))
+        b.ret_void()
+
+    def scan_item(self, b, acc, o, c, in_bases, out_bases, in_sr, out_sr, include_initial, records_out) -> None:
+        """One scan item: line ``o`` (its bases), chunk ``c``; ``in_sr``/``out_sr``: the
+        strides along the scanned dimension."""
+        fn = self.fn
+        zero = ir.Constant(I64, 0)
+        one = ir.Constant(I64, 1)
         self.set_identity(b, acc)
         # the total of the line's earlier chunks: record c - 1 of the scanned totals
         carry_bb = fn.append_basic_block("scan.carry")
@@ -547,8 +729,6 @@ class _Builder:
         self.fold(b, acc, [b.gep(p, [b.mul(j, s)], source_etype=I8) for p, s in zip(in_bases, in_sr)], j)
         emit(b.add(j, shift))
         run.close(b, b.add(j, one))
-        items.close(b, b.add(it, step))
-        b.ret_void()
 
     # -- one item: an output element and one chunk of its reduced run ----------------------
 
@@ -599,14 +779,11 @@ class _Builder:
 
         nd_bb = fn.append_basic_block("run.nd")
         done_bb = fn.append_basic_block("run.done")
-        if self.target.simple_loops:  # the quick tier: every index unravelled
-            b.branch(nd_bb)
-        else:
-            flat_bb = fn.append_basic_block("run.flat")
-            b.cbranch(b.icmp_signed("==", self.ndim_r, ir.Constant(I64, 1)), flat_bb, nd_bb)
-            b.position_at_end(flat_bb)
-            self.flat_run(b, accs, in_bases, j_begin, j_end, j0, step, coop)
-            b.branch(done_bb)
+        flat_bb = fn.append_basic_block("run.flat")
+        b.cbranch(b.icmp_signed("==", self.ndim_r, ir.Constant(I64, 1)), flat_bb, nd_bb)
+        b.position_at_end(flat_bb)
+        self.flat_run(b, accs, in_bases, j_begin, j_end, j0, step, coop)
+        b.branch(done_bb)
 
         # several reduced dimensions: each index unravelled
         b.position_at_end(nd_bb)

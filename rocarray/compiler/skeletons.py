@@ -104,6 +104,15 @@ def dims_parameter_type(target: Target) -> ir.Type:
     return DIMS if by_ref is None or _DimsPointer is None else _DimsPointer(by_ref[0])
 
 
+def mark_dims_arguments(target: Target, fn: ir.Function) -> None:
+    """Give ``fn``'s pointer parameters of ``dims_parameter_type`` the target's attribute
+    (``byval``: the pointee is the parameter's own bytes) and their alignment."""
+    for arg in fn.args:
+        if _DimsPointer is not None and isinstance(arg.type, _DimsPointer):
+            arg.add_attribute(target.dims_by_reference[1])
+            arg.attributes.align = 8
+
+
 class _Fields:
     """Kernel parameters as IR values, whether they arrive as arguments or in a struct."""
 
@@ -174,10 +183,7 @@ def build_elementwise(target: Target, kernel_name: str, operands, body_fn: ir.Fu
         fnty = ir.FunctionType(ir.VoidType(), param_types)
         fn = ir.Function(module, fnty, kernel_name)
         target.mark_kernel(fn)
-        for arg in fn.args:
-            if _DimsPointer is not None and isinstance(arg.type, _DimsPointer):
-                arg.add_attribute(target.dims_by_reference[1])
-                arg.attributes.align = 8
+        mark_dims_arguments(target, fn)
         entry = fn.append_basic_block("entry")
         b = ir.IRBuilder(entry)
         values = list(fn.args)

@@ -104,3 +104,49 @@ def test_every_catalogue_reduction_compiles_for_the_host_at_every_tier():
             spec = op.definition(dt, acc, out).spec()
             for target in (full, full.quick_tier):
                 assert target.compile(str(spec.build_module(target)))
+
+
+def _quick_nvptx():
+    """The NVPTX quick tier as the launcher gets it (``NVPTXTarget.quick_tier``)."""
+    from rocarray.targets.nvptx import NVPTXTarget
+
+    quick = NVPTXTarget("sm_90", assembler="ptx").quick_tier
+    assert quick is not None and quick.simple_loops
+    return quick
+
+
+def _l2norm_def(dtype):
+    from rocarray._user_kernels import ReductionKernel
+
+    k = ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", name="codegen_l2norm")
+    return k._plan((np.dtype(dtype),), ())[0]
+
+
+@pytest.mark.parametrize("make", [lambda: _def(rsum, "float32"), lambda: _def(argmax, "float64"),
+                                  lambda: _def(rsum, "complex64"), lambda: _l2norm_def("float32")],
+                         ids=["sum-float32", "argmax-float64", "sum-complex64", "l2norm-float32"])
+def test_nvptx_quick_tier_is_small(make, monkeypatch):
+    """The quick tier's reduction and scan entries read shapes and strides in the
+    parameter space (no ``.local`` copy), divide in 32 bits (no 64-bit ``div``/``rem``,
+    long instruction sequences for the driver's JIT), and keep the launcher's parameters."""
+    import re
+
+    monkeypatch.delenv("ROCARRAY_TIERED", raising=False)
+    target = _quick_nvptx()
+    rdef = make()
+    for spec, param_types in ((rdef.spec(), {"": reduction_param_types(1, 1), "_c": reduction_param_types(1, 1)}),
+                              (rdef.scan_spec(), {"": reduction_param_types(1, 1), "_c": reduction_param_types(1, 1),
+                                                  "_s": scan_param_types(1, 1), "_r": scan_param_types(1, 1)})):
+        ptx = target.emit_ptx(spec.build_module(target))
+        assert ".local" not in ptx
+        assert not re.search(r"\b(div|rem)\.[su]64\b", ptx)
+        assert "bar.sync" not in ptx and "shfl" not in ptx  # one thread per item
+        assert ptx.count("trap;") == len(param_types)  # the 32-bit limit, checked once per entry
+        for suffix, types in param_types.items():
+            head = re.search(rf"\.entry {spec.entry}{suffix}\((.*?)\)", ptx, re.S)
+            assert head is not None
+            params = [p.strip() for p in head.group(1).split(",")]
+            # eight-byte values, and the shapes and strides as 64 bytes (byval): as packed
+            assert [p.startswith(".param .align 8 .b8") and p.endswith("[64]") for p in params] == \
+                [t == DIMS for t in types]
+            assert all(p.startswith(".param .u64") for p, t in zip(params, types) if t != DIMS)
