@@ -917,8 +917,6 @@ def declare_trap(module: ir.Module) -> ir.Function:
 #: flight before the first body runs, so an op with real work per element (``exp``) still
 #: keeps enough bytes in flight to run at the copy bandwidth.
 VECTOR_UNROLL = 2
-#: The GPU vector path loads the next trip's inputs before running this trip's bodies.
-GPU_PIPELINE = True
 
 
 def _gpu_vector_loop(b, fn, fields, operands, info, bases, lane_slots, lanes, tid, nthreads, body_fn,
@@ -926,51 +924,20 @@ def _gpu_vector_loop(b, fn, fields, operands, info, bases, lane_slots, lanes, ti
     """Whole vectors of ``lanes`` elements per thread and trip: ``VECTOR_UNROLL`` vectors
     ``nthreads`` apart per trip (one vector load per input each, all issued first), the body
     per lane on private copies, one vector store per output; then single vectors for what
-    is left of the whole vectors.  With ``GPU_PIPELINE`` each trip first loads the next
-    trip's inputs (the last trip its own again), so they are in flight while the bodies
-    run.  Returns the index of the first element left for the scalar tail."""
+    is left of the whole vectors.  Returns the index of the first element left for the
+    scalar tail."""
     lanes_c = ir.Constant(I64, lanes)
     nvec = b.sdiv(fields.n, lanes_c)
     span = b.mul(nthreads, ir.Constant(I64, VECTOR_UNROLL - 1))
-    step = b.mul(nthreads, ir.Constant(I64, VECTOR_UNROLL))
-    limit = b.sub(nvec, span)
-    slots = [lane_slots] + [_lane_slots_like(b, lane_slots, operands, lanes) for _ in range(VECTOR_UNROLL - 1)]
-
-    def firsts_of(i):
-        return [b.mul(b.add(i, b.mul(nthreads, ir.Constant(I64, u))), lanes_c) for u in range(VECTOR_UNROLL)]
-
-    if GPU_PIPELINE:
-        ahead = [_lane_slots_like(b, lane_slots, operands, lanes) for _ in range(VECTOR_UNROLL)]
-        run_bb = fn.append_basic_block("vu.first")
-        loop_bb = fn.append_basic_block("vu.start")
-        b.cbranch(b.icmp_signed("<", tid, limit), run_bb, loop_bb)
-        b.position_at_end(run_bb)
-        for s, first in zip(slots, firsts_of(tid)):
-            _vector_loads(b, bases, operands, s, first, lanes, None)  # (generic: see reduction.py)
-        b.branch(loop_bb)
-        b.position_at_end(loop_bb)
     # trips of VECTOR_UNROLL vectors while the last of them is a whole vector
-    loop = _Loop(b, tid, limit, "vu")
-    firsts = firsts_of(loop.i)
-    if GPU_PIPELINE:
-        later = b.add(loop.i, step)
-        nxt = b.select(b.icmp_signed("<", later, limit), later, loop.i)
-        for s, first in zip(ahead, firsts_of(nxt)):
-            _vector_loads(b, bases, operands, s, first, lanes, addrspace)
-        vaddrs = [_vector_loads(b, bases, operands, s, first, lanes, addrspace, load=False)
-                  for s, first in zip(slots, firsts)]
-    else:
-        vaddrs = [_vector_loads(b, bases, operands, s, first, lanes, addrspace) for s, first in zip(slots, firsts)]
+    loop = _Loop(b, tid, b.sub(nvec, span), "vu")
+    firsts = [b.mul(b.add(loop.i, b.mul(nthreads, ir.Constant(I64, u))), lanes_c) for u in range(VECTOR_UNROLL)]
+    slots = [lane_slots] + [_lane_slots_like(b, lane_slots, operands, lanes) for _ in range(VECTOR_UNROLL - 1)]
+    vaddrs = [_vector_loads(b, bases, operands, s, first, lanes, addrspace) for s, first in zip(slots, firsts)]
     for s, first, va in zip(slots, firsts, vaddrs):
         _vector_bodies(b, info, operands, s, first, lanes, body_fn, fields.n)
         _vector_stores(b, va, operands, s, lanes)
-    if GPU_PIPELINE:
-        for src, dst in zip(ahead, slots):
-            for a_slot, d_slot, op in zip(src, dst, operands):
-                if a_slot is not None and op.kind == "in":
-                    t = ir.ArrayType(storage_type(op.dtype), lanes)
-                    b.store(b.load(a_slot, typ=t), d_slot)
-    loop.close(b, b.add(loop.i, step))
+    loop.close(b, b.add(loop.i, b.mul(nthreads, ir.Constant(I64, VECTOR_UNROLL))))
     # the whole vectors left: one per thread and trip
     single = _Loop(b, loop.i, nvec, "v")
     first = b.mul(single.i, lanes_c)
@@ -991,9 +958,9 @@ def _lane_slots_like(b, lane_slots, operands, lanes) -> list:
     return out
 
 
-def _vector_loads(b, bases, operands, slots, first, lanes, addrspace, load: bool = True) -> list:
+def _vector_loads(b, bases, operands, slots, first, lanes, addrspace) -> list:
     """The vector address of each array operand at element ``first``; inputs loaded into
-    their lane buffers (unless not ``load``)."""
+    their lane buffers."""
     vaddrs = []
     for base, op, slot in zip(bases, operands, slots):
         if base is None or slot is None:
@@ -1004,7 +971,7 @@ def _vector_loads(b, bases, operands, slots, first, lanes, addrspace, load: bool
         if addrspace is not None:
             addr = b.addrspacecast(addr, ir.PointerType(addrspace=addrspace))
         vaddrs.append(addr)
-        if op.kind == "in" and load:
+        if op.kind == "in":
             b.store(b.load(addr, typ=ir.VectorType(t, lanes), align=lanes * op.dtype.itemsize), slot)
     return vaddrs
 
