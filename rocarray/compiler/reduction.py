@@ -50,7 +50,9 @@ MODE_WAVE = 8
 #: Interleaved accumulators per thread (independent chains: more loads in flight, and the
 #: host's vectoriser turns eight of them into one vector operation).
 HOST_LANES = 32
-GPU_LANES = 8
+#: (GPU: four lanes, so the pipelined loads of argmax and float64 min/max fit the register
+#: budget without spilling; measured on the H200, docs/benchmarks.md)
+GPU_LANES = 4
 #: GPU blocks over a contiguous run: elements per vector load (at most 16 bytes), and
 #: vector loads per thread and trip.
 VECTOR_BYTES = 16
