@@ -25,7 +25,10 @@ Strategies, chosen here per call from the merged layout (``_choose``):
 * quick-tier code (first calls) gets the per-thread mode only, with short chunks.
 
 Scans (``scan``) cut each line into chunks, reduce each chunk to a record, scan those
-records recursively and scan each chunk from the record before it.
+records recursively and scan each chunk from the record before it.  On a GPU a line of
+several wave steps takes one wave per (line, chunk) (``GPU_WAVE_SCANS``, ``_scan_waves``:
+the lanes on consecutive elements, a wave scan by shuffles per step); short lines and
+lines adjacent in memory keep one thread per (line, chunk).
 """
 
 from __future__ import annotations
@@ -41,8 +44,8 @@ from ._kernels import catalogue
 from ._launch import KernelSpec, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
 from ._manipulation_functions import normalize_axes
-from .compiler.reduction import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_WAVE, TILE, build_reduction, gpu_tile_width,
-                                 build_scan, record_layout, reduction_param_types, scan_param_types)
+from .compiler.reduction import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_WAVE, SCAN_UNROLL, TILE, build_reduction,
+                                 gpu_tile_width, build_scan, record_layout, reduction_param_types, scan_param_types)
 from .compiler.skeletons import DIMS, PTR, SIMPLE_LOOP_MAX_ELEMENTS
 from .targets.base import MAX_DIMS
 
@@ -63,6 +66,13 @@ GPU_WAVE_ITEMS = True
 #: last axis of 16384x16384 float32 reads 3.92 TB/s against 3.33 with up to eight rounds
 #: (a block of waves retires only when its slowest wave is done).
 GPU_WAVE_ROUNDS = 1
+#: GPU scans: one wave per (line, chunk), the lanes on consecutive elements and a wave
+#: scan by shuffles per step (True), or one thread per (line, chunk) scanning serially
+#: (False: the only mode before; a switch in case the wave mode fails on some device).
+GPU_WAVE_SCANS = True
+#: The wave mode takes lines of at least this many wave-wide steps; shorter lines (many
+#: short rows) keep a thread each.
+GPU_SCAN_WAVE_STEPS = 4
 
 
 @functools.lru_cache(maxsize=None)
@@ -356,8 +366,28 @@ def _scan_packer(n_inputs: int, n_outputs: int) -> struct.Struct:
     return _struct_of(tuple(scan_param_types(n_inputs, n_outputs)))
 
 
-def _scan_chunks(kernel, n_out: int, n: int) -> int:
-    """Chunks each line of ``n`` elements is cut into (one thread or loop trip per chunk)."""
+def _scan_waves(kernel, shape_k, n: int, kept_strides, line_stride: int) -> bool:
+    """Whether a GPU scan of lines of ``n`` elements (``line_stride`` bytes apart, the
+    lines laid out over ``shape_k`` with ``kept_strides``) takes the wave mode."""
+    if not GPU_WAVE_SCANS or not kernel.is_gpu or kernel.simple:
+        return False
+    wave = kernel.target.wave_size
+    if n < GPU_SCAN_WAVE_STEPS * wave:
+        return False  # short lines: a thread each (most lanes of a wave would idle)
+    # lines adjacent in memory (a scan over a leading axis): neighbouring threads of the
+    # per-thread mode read neighbouring elements already
+    adjacent = len(shape_k) == 1 and _prod(shape_k) >= wave and abs(kept_strides[0]) < abs(line_stride)
+    return not adjacent
+
+
+def _scan_chunks(kernel, n_out: int, n: int, waves: bool = False) -> int:
+    """Chunks each line of ``n`` elements is cut into (one thread, wave or loop trip per
+    chunk).  Wave mode: one round of the waves the device holds at once (as the
+    reduction's wave mode), chunks of at least 16 wave steps."""
+    if waves:
+        wave = kernel.target.wave_size
+        resident = kernel.runtime.resident_grid(kernel.functions[2], GPU_BLOCK)
+        return max(1, min(-(-resident * GPU_BLOCK // wave // n_out), n // (16 * wave)))
     if kernel.is_gpu:
         threads = kernel.runtime.max_grid(kernel.index, GPU_BLOCK) * GPU_BLOCK
         return max(1, min(-(-threads // n_out), n // 256))
@@ -365,9 +395,9 @@ def _scan_chunks(kernel, n_out: int, n: int) -> int:
     return 1 if n_out >= threads or n < (1 << 18) else min(8 * threads, n // 4096)
 
 
-def _scan_values(n_out, n_chunks, chunk, shape_k, n, src, dst, records, include_initial):
+def _scan_values(mode, n_out, n_chunks, chunk, shape_k, n, src, dst, records, include_initial):
     """Parameters of a scan entry; ``src``/``dst`` are (pointer, kept strides, axis stride)."""
-    vals = [0, n_out, n_chunks, chunk, len(shape_k), *pad_dims(shape_k, 1), 1, *pad_dims((n,), 1), n]
+    vals = [mode, n_out, n_chunks, chunk, len(shape_k), *pad_dims(shape_k, 1), 1, *pad_dims((n,), 1), n]
     for ptr, sk, sr in (src, dst):
         vals += [ptr, *pad_dims(sk, 0), *pad_dims((sr,), 0)]
     return vals + [records, 1 if include_initial else 0]
@@ -407,46 +437,67 @@ def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False)
     _fit_quick_tier(kernel, work)
     kernel.count_call(work)
     src = (x._buf.ptr + x._offset, sk_in, x.strides[axis])
-    n_chunks = _scan_chunks(kernel, n_out, n)
-    chunk = -(-n // n_chunks) if n else 0
+    waves = _scan_waves(kernel, shape_k, n, sk_in, x.strides[axis])
+    n_chunks, chunk = _scan_cut(kernel, n_out, n, waves)
     keep = []  # records buffers alive until every pass is queued
     totals = 0
     if n_chunks > 1:
         buf = Array._empty((n_chunks * n_out * rec_size,), _dtypes.uint8, device)
         keep.append(buf)
         totals = buf._buf.ptr + buf._offset
-        values = _values(MODE_RECORDS, n_out, n_chunks, chunk, shape_k, (n,), n, [(src[0], sk_in, (src[2],))],
-                         [(0, sk_out)], totals)
-        _launch_items(kernel, kernel.functions[0], kernel.packer, n_out * n_chunks, values, work)
+        values = _values(_scan_mode(MODE_RECORDS, waves), n_out, n_chunks, chunk, shape_k, (n,), n,
+                         [(src[0], sk_in, (src[2],))], [(0, sk_out)], totals)
+        _launch_items(kernel, kernel.functions[0], kernel.packer, n_out * n_chunks, values, work, waves)
         _scan_records(kernel, totals, n_chunks, n_out, shape_k, rec_size, len(rdef.outputs), device, keep)
     dst = (out._buf.ptr + out._offset, sk_out, out.strides[axis])
-    values = _scan_values(n_out, n_chunks, chunk, shape_k, n, src, dst, totals, include_initial)
-    _launch_items(kernel, kernel.functions[2], _scan_packer(1, 1), n_out * n_chunks, values, work)
+    values = _scan_values(_scan_mode(0, waves), n_out, n_chunks, chunk, shape_k, n, src, dst, totals,
+                          include_initial)
+    _launch_items(kernel, kernel.functions[2], _scan_packer(1, 1), n_out * n_chunks, values, work, waves)
     del keep
     return out
+
+
+def _scan_mode(mode: int, waves: bool) -> int:
+    return mode | MODE_WAVE if waves else mode
+
+
+def _scan_cut(kernel, n_out: int, n: int, waves: bool) -> tuple[int, int]:
+    """(chunks, chunk length) of lines of ``n`` elements; in wave mode every chunk but
+    the last is whole trips of the wave scan (each starts on a wave-aligned element)."""
+    n_chunks = _scan_chunks(kernel, n_out, n, waves)
+    chunk = -(-n // n_chunks) if n else 0
+    if waves and n_chunks > 1:
+        quantum = kernel.target.wave_size * SCAN_UNROLL
+        chunk = -(-chunk // quantum) * quantum
+        n_chunks = -(-n // chunk)
+    return n_chunks, chunk
 
 
 def _scan_records(kernel, ptr, m, n_out, shape_k, rec_size, n_outs, device, keep) -> None:
     """Scan, in place, the records ``[m, output]`` at ``ptr`` along their first axis."""
     rec_k = _c_strides(shape_k, rec_size)
     line = (ptr, rec_k, n_out * rec_size)
-    m_chunks = _scan_chunks(kernel, n_out, m)
-    chunk = -(-m // m_chunks)
+    waves = _scan_waves(kernel, shape_k, m, rec_k, line[2])
+    m_chunks, chunk = _scan_cut(kernel, n_out, m, waves)
     totals = 0
     if m_chunks > 1:
         buf = Array._empty((m_chunks * n_out * rec_size,), _dtypes.uint8, device)
         keep.append(buf)
         totals = buf._buf.ptr + buf._offset
-        values = _values(MODE_RECORDS, n_out, m_chunks, chunk, shape_k, (m,), m, [(ptr, rec_k, (line[2],))],
-                         [(0, rec_k)] * n_outs, totals)
-        _launch_items(kernel, kernel.functions[1], _packer(1, n_outs), n_out * m_chunks, values, n_out * m)
+        values = _values(_scan_mode(MODE_RECORDS, waves), n_out, m_chunks, chunk, shape_k, (m,), m,
+                         [(ptr, rec_k, (line[2],))], [(0, rec_k)] * n_outs, totals)
+        _launch_items(kernel, kernel.functions[1], _packer(1, n_outs), n_out * m_chunks, values, n_out * m, waves)
         _scan_records(kernel, totals, m_chunks, n_out, shape_k, rec_size, n_outs, device, keep)
-    values = _scan_values(n_out, m_chunks, chunk, shape_k, m, line, line, totals, False)
-    _launch_items(kernel, kernel.functions[3], _scan_packer(1, 1), n_out * m_chunks, values, n_out * m)
+    values = _scan_values(_scan_mode(0, waves), n_out, m_chunks, chunk, shape_k, m, line, line, totals, False)
+    _launch_items(kernel, kernel.functions[3], _scan_packer(1, 1), n_out * m_chunks, values, n_out * m, waves)
 
 
-def _launch_items(kernel, fn, packer, items, values, work) -> None:
-    if kernel.is_gpu:
+def _launch_items(kernel, fn, packer, items, values, work, waves: bool = False) -> None:
+    if waves:  # a wave per item, at most GPU_WAVE_ROUNDS rounds of resident blocks
+        resident = kernel.runtime.resident_grid(fn, GPU_BLOCK)
+        grid = min(-(-items * kernel.target.wave_size // GPU_BLOCK), GPU_WAVE_ROUNDS * resident)
+        kernel.runtime.launch_packed(fn, grid, GPU_BLOCK, packer, items, values)
+    elif kernel.is_gpu:
         max_grid = kernel.runtime.max_grid(kernel.index, GPU_BLOCK)
         grid = min(-(-items // GPU_BLOCK), 4 * max_grid)
         kernel.runtime.launch_packed(fn, grid, GPU_BLOCK, packer, items, values)

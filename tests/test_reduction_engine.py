@@ -297,7 +297,7 @@ def test_scan_chunk_totals_scanned_recursively(device, monkeypatch):
     chunks (three levels here): the result must not change."""
     import rocarray._reduction as red
 
-    monkeypatch.setattr(red, "_scan_chunks", lambda kernel, n_out, n: max(1, min(n // 3, 40)))
+    monkeypatch.setattr(red, "_scan_chunks", lambda kernel, n_out, n, *mode: max(1, min(n // 3, 40)))
     rng = np.random.default_rng(12)
     for dtype in (ra.int32, ra.float64, ra.bool):
         a = random_array((3, 5000), dtype, rng, low=-4, high=4)
@@ -309,3 +309,184 @@ def test_scan_chunk_totals_scanned_recursively(device, monkeypatch):
         m = random_array((900,), ra.int8, rng, low=1, high=2)  # a product of 1s and 2s: exact
         np.testing.assert_array_equal(ra.cumulative_prod(ra.asarray(m, device=device), dtype=ra.float64).get(),
                                       np.cumprod(m.astype(np.float64)))
+
+
+# GPU wave scans (one wave per (line, chunk)): lines long enough for several chunks, whose
+# lengths leave a partial last wave step, contiguous, strided, reversed and transposed
+# (on the CPU these run the host path)
+WAVE_SCAN_LAYOUTS = [
+    ((2, 100003), 1, None),                          # long lines, many chunks
+    ((4, 30001), 1, (slice(None), slice(None, None, 3))),   # strided lines
+    ((50001,), 0, (slice(None, None, -1),)),         # a reversed line
+    ((3, 20001), 1, (slice(None), slice(None, None, -2))),  # reversed and strided
+    ((20000, 3), 0, None),                           # few lines along a leading axis
+    ((3000, 40), 0, None),                           # many adjacent lines (a thread each on GPUs)
+    ((7, 5000), 0, "T"),                             # transposed: lines 7 elements apart
+    ((3, 6, 900), 2, (slice(None), slice(None, None, 2))),  # kept dims that do not merge
+    ((4096, 64), 1, None),                           # many short lines (a thread each on GPUs)
+    ((5, 129), 1, None),                             # lines of a few wave steps, one chunk
+]
+
+
+def _layout(a, view):
+    if view is None:
+        return a
+    return a.T if view == "T" else a[view]
+
+
+def _scan_tolerance(e_abs, dtype, n):
+    """Float scans in another order than NumPy's serial one: a bound on the rounding of
+    partial sums (or products) of magnitude ``e_abs``."""
+    eps = np.finfo(np.dtype(dtype)).eps
+    return 8 * eps * e_abs + 8 * eps * np.sqrt(n)
+
+
+@pytest.mark.parametrize("shape,axis,view", WAVE_SCAN_LAYOUTS, ids=str)
+@pytest.mark.parametrize("dtype", [ra.int32, ra.int64, ra.uint8, ra.float32, ra.float64, ra.complex64,
+                                   ra.complex128], ids=str)
+def test_wave_scans_match_numpy(device, shape, axis, view, dtype):
+    rng = np.random.default_rng(21)
+    base = random_array(shape, dtype, rng, low=-3, high=3)
+    a = _layout(base, view)
+    x = _layout(ra.asarray(base, device=device), view)
+    assert x.shape == a.shape
+    n = a.shape[axis]
+    kind = np.dtype(dtype).kind
+    for inc in (False, True):
+        g = ra.cumulative_sum(x, axis=axis, include_initial=inc).get()
+        if kind in "fc":
+            wide = np.complex128 if kind == "c" else np.float64
+            e = np.cumulative_sum(a.astype(wide), axis=axis, include_initial=inc)
+            scale = np.cumulative_sum(np.abs(a).astype(np.float64), axis=axis, include_initial=inc)
+            assert g.shape == e.shape and g.dtype == dtype
+            assert np.all(np.abs(g - e) <= _scan_tolerance(scale, dtype, n)), (inc, np.max(np.abs(g - e)))
+        else:
+            np.testing.assert_array_equal(g, np.cumulative_sum(a, axis=axis, include_initial=inc))
+    # products: +-1 for integers (0 or 1 unsigned: exact), close to 1 for floats, of unit
+    # modulus for complex numbers; laid out as the sums were
+    if kind == "i":
+        mb = np.where(rng.random(shape) < 0.5, 1, -1).astype(dtype)
+    elif kind == "u":
+        mb = (rng.random(shape) >= 0.001).astype(dtype)
+    elif kind == "f":
+        mb = rng.uniform(0.995, 1.005, size=shape).astype(dtype)
+    else:
+        mb = np.exp(1j * rng.uniform(-np.pi, np.pi, size=shape)).astype(dtype)
+    m = _layout(mb, view)
+    y = _layout(ra.asarray(mb, device=device), view)
+    for inc in (False, True):
+        g = ra.cumulative_prod(y, axis=axis, include_initial=inc).get()
+        if kind in "fc":
+            e = np.cumulative_prod(m.astype(np.complex128 if kind == "c" else np.float64), axis=axis,
+                                   include_initial=inc)
+            # relative rounding grows with the number of factors
+            eps = np.finfo(np.dtype(dtype)).eps
+            steps = np.arange(e.shape[axis]).reshape([-1 if d == axis else 1 for d in range(e.ndim)]) + 1
+            assert np.all(np.abs(g - e) <= 4 * eps * steps * np.abs(e) + 1e-30), inc
+        else:
+            np.testing.assert_array_equal(g, np.cumulative_prod(m, axis=axis, include_initial=inc))
+
+
+@pytest.mark.parametrize("wave_scans", [True, False])
+def test_wave_scans_many_chunks_and_the_switch(device, monkeypatch, wave_scans):
+    """Lines cut into many chunks (their totals scanned recursively, the records scans in
+    wave mode too once their lines are a wave step long), and the module switch back to
+    the per-thread mode: both give NumPy's results."""
+    import rocarray._reduction as red
+
+    monkeypatch.setattr(red, "GPU_WAVE_SCANS", wave_scans)
+    monkeypatch.setattr(red, "GPU_SCAN_WAVE_STEPS", 1)
+    monkeypatch.setattr(red, "_scan_chunks", lambda kernel, n_out, n, *mode: max(1, min(n // 40, 300)))
+    rng = np.random.default_rng(22)
+    for dtype in (ra.int64, ra.float64, ra.complex64):
+        a = random_array((3, 40001), dtype, rng, low=-4, high=4)
+        x = ra.asarray(a, device=device)
+        for inc in (False, True):
+            g = ra.cumulative_sum(x, axis=1, include_initial=inc).get()
+            e = np.cumulative_sum(a.astype(np.complex128) if dtype == ra.complex64 else a, axis=1,
+                                  include_initial=inc)
+            if dtype == ra.int64:
+                np.testing.assert_array_equal(g, e)
+            else:
+                scale = np.cumulative_sum(np.abs(a).astype(np.float64), axis=1, include_initial=inc)
+                assert np.all(np.abs(g - e) <= _scan_tolerance(scale, dtype, 40001))
+    m = random_array((2, 9000), ra.int8, rng, low=1, high=2)  # products of 1s and 2s, exact in float64
+    m[:, 60:] = 1
+    np.testing.assert_array_equal(ra.cumulative_prod(ra.asarray(m, device=device), axis=1, dtype=ra.float64).get(),
+                                  np.cumulative_prod(m.astype(np.float64), axis=1))
+
+
+class _FakeGPU:
+    """A GPU kernel and runtime that only record launches: the host side of a scan's plan
+    (modes, chunks, grids, packing) checked on any machine."""
+
+    is_gpu = True
+    index = 0
+
+    def __init__(self, wave, simple=False):
+        from types import SimpleNamespace
+
+        self.target = SimpleNamespace(wave_size=wave)
+        self.simple = simple
+        self.functions = ("entry", "entry_c", "entry_s", "entry_r")
+        self.runtime = self
+        self.launches = []
+        self.packer = None
+
+    def count_call(self, n):
+        pass
+
+    def resident_grid(self, fn, block):
+        return 132 * 2048 // block
+
+    def max_grid(self, index, block):
+        return 132 * 2048 // block
+
+    def launch_packed(self, fn, grid, block, packer, n, values):
+        packer.pack(n, *values)  # the parameter list is what the entry takes
+        self.launches.append((fn, grid, block, n, values[0], values[2], values[3]))
+
+
+@pytest.mark.parametrize("wave", [32, 64])
+def test_gpu_scan_plans(monkeypatch, wave):
+    """Which scans take the GPU wave mode, and how they are cut: long lines (contiguous,
+    strided or reversed) take it for their totals pass, the totals' scans and the scan
+    itself, with chunks of whole wave trips and one round of resident waves; many short
+    lines, adjacent lines, quick-tier code and the switch turned off keep a thread per
+    (line, chunk)."""
+    import rocarray._reduction as red
+    from rocarray._reduction import MODE_RECORDS, MODE_WAVE, SCAN_UNROLL, _packer
+
+    def plan(a, axis, simple=False):
+        fake = _FakeGPU(wave, simple)
+        fake.packer = _packer(1, 1)
+        monkeypatch.setattr(red, "load", lambda spec, device: fake)
+        ra.cumulative_sum(a, axis=axis)
+        return fake.launches
+
+    resident_waves = 132 * 2048 // wave
+    x = ra.zeros((1 << 22,), dtype=ra.float32)
+    for line in (x, x[::3], x[::-1]):
+        launches = plan(line, 0)
+        assert [fn for fn, *_ in launches][-1] == "entry_s"
+        for fn, grid, block, items, mode, n_chunks, chunk in launches:
+            if not mode & MODE_WAVE:  # the totals of the last level: a short line
+                assert fn in ("entry_c", "entry_r") and n_chunks * chunk < 4 * wave
+                continue
+            assert grid * block // wave <= resident_waves and grid * block % wave == 0
+            if fn in ("entry", "entry_s"):
+                assert n_chunks > 1 and chunk % (wave * SCAN_UNROLL) == 0
+                assert (n_chunks - 1) * chunk < line.shape[0] <= n_chunks * chunk
+        assert launches[0][4] == MODE_RECORDS | MODE_WAVE and launches[0][0] == "entry"
+    for a, axis in ((ra.zeros((4096, 64)), 1), (ra.zeros((1 << 14, 64)), 0), (ra.zeros((100, 4 * wave - 1)), 1)):
+        assert all(mode == mode & MODE_RECORDS for *_, mode, _, _ in plan(a, axis)), a.shape
+
+    def elements_in_waves(launches):  # the totals pass and the scan of the elements
+        return all(launch[4] & MODE_WAVE for launch in launches if launch[0] in ("entry", "entry_s"))
+
+    long_rows = ra.zeros((3, 1 << 16))
+    assert elements_in_waves(plan(long_rows, 1))
+    assert elements_in_waves(plan(ra.zeros((1 << 16, 3)), 0))  # few lines along a leading axis
+    assert not any(launch[4] & MODE_WAVE for launch in plan(long_rows, 1, simple=True))
+    monkeypatch.setattr(red, "GPU_WAVE_SCANS", False)
+    assert not any(launch[4] & MODE_WAVE for launch in plan(long_rows, 1))

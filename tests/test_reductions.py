@@ -187,3 +187,44 @@ def test_argmax_errors(device):
     with pytest.raises(TypeError, match="axis must be an int"):
         ra.argmax(ra.zeros((2, 3), device=device), axis=(0, 1))
     assert int(ra.argmax(ra.asarray(np.float32(2.0), device=device))) == 0
+
+
+def _unit_factors(a):
+    """Factors of modulus 1 (0 or 1 for bool and unsigned) shaped as ``a``: products that
+    neither overflow nor round much."""
+    kind = a.dtype.kind
+    if kind == "c":
+        return (a / np.abs(a)).astype(a.dtype)
+    if kind in "bu":
+        return (a != 0).astype(a.dtype) if kind == "u" else a
+    return np.where(a < 0, -1, 1).astype(a.dtype)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_cumulative_views(device, dtype):
+    """cumulative_sum / cumulative_prod along lines long enough for the GPU's wave scans
+    (several wave steps, a partial last one) and short ones, on reversed, strided and
+    transposed views."""
+    rng = np.random.default_rng(5)
+    a = random_array((6, 1001), dtype, rng, low=-2, high=2)
+    views = [(slice(None), slice(None, None, -1)), (slice(None, None, 2), slice(None, None, 3)),
+             (slice(None, None, -3), slice(None))]
+    for op, f, data in (("cumulative_sum", np.cumulative_sum, a), ("cumulative_prod", np.cumulative_prod,
+                                                                   _unit_factors(a))):
+        x = ra.asarray(data, device=device)
+        for view in views:
+            for av, xv in ((data[view], x[view]), (data[view].T, x[view].T)):
+                for axis in (0, 1):
+                    for inc in (False, True):
+                        g = getattr(ra, op)(xv, axis=axis, include_initial=inc)
+                        if dtype == ra.float16:  # rocarray accumulates float16 in float32
+                            e = f(av.astype(np.float32), axis=axis, include_initial=inc).astype(np.float16)
+                        else:
+                            e = f(av, axis=axis, include_initial=inc)
+                        assert g.shape == e.shape and g.dtype == e.dtype, (op, view, axis, inc)
+                        if e.dtype.kind in "fc":
+                            size = np.dtype(dtype).itemsize // (2 if np.dtype(dtype).kind == "c" else 1)
+                            tol = {2: 5e-3, 4: 1e-5}.get(size, 1e-12)
+                            np.testing.assert_allclose(g.get(), e, rtol=tol, atol=tol * 100)
+                        else:
+                            np.testing.assert_array_equal(g.get(), e)

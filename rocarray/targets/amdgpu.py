@@ -410,13 +410,26 @@ class AMDGPUTarget(Target):
         builder.fence("acquire", "workgroup")
 
     def emit_shuffle_down(self, builder: ir.IRBuilder, value: ir.Value, delta: int) -> ir.Value:
-        # ds_bpermute reads the lane at byte address / 4 (modulo the wave size)
         i32 = ir.IntType(32)
         lane = builder.trunc(self._intrinsic_id(builder, "workitem.id.x"), i32)
+        return self._permute(builder, value, builder.add(lane, ir.Constant(i32, delta)))
+
+    def emit_shuffle_up(self, builder: ir.IRBuilder, value: ir.Value, delta: int) -> ir.Value:
+        # lanes below delta read lane - delta modulo the wave size (the caller ignores them)
+        i32 = ir.IntType(32)
+        lane = builder.trunc(self._intrinsic_id(builder, "workitem.id.x"), i32)
+        return self._permute(builder, value, builder.sub(lane, ir.Constant(i32, delta)))
+
+    def emit_shuffle_index(self, builder: ir.IRBuilder, value: ir.Value, lane: int) -> ir.Value:
+        return self._permute(builder, value, ir.Constant(ir.IntType(32), lane))
+
+    def _permute(self, builder: ir.IRBuilder, value: ir.Value, lane: ir.Value) -> ir.Value:
+        # ds_bpermute reads the lane at byte address / 4 (lane taken modulo the wave size;
+        # every lane of the wave is active in the callers, so none reads an inactive 0)
+        i32 = ir.IntType(32)
         lane = builder.and_(lane, ir.Constant(i32, self.wave_size - 1))
-        address = builder.shl(builder.add(lane, ir.Constant(i32, delta)), ir.Constant(i32, 2))
         permute = declare_function(builder.module, "llvm.amdgcn.ds.bpermute", ir.FunctionType(i32, [i32, i32]))
-        return builder.call(permute, [address, value])
+        return builder.call(permute, [builder.shl(lane, ir.Constant(i32, 2)), value])
 
     # -- compiling -----------------------------------------------------------------------
 

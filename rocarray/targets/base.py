@@ -111,6 +111,16 @@ class Target:
         of the wave must execute it; lanes past the end get an unspecified value)."""
         raise NotImplementedError(f"target {self.name} has no waves")
 
+    def emit_shuffle_up(self, builder: ir.IRBuilder, value: ir.Value, delta: int) -> ir.Value:
+        """The i32 ``value`` of the lane ``delta`` below the caller's in its wave (every lane
+        of the wave must execute it; lanes below ``delta`` get an unspecified value)."""
+        raise NotImplementedError(f"target {self.name} has no waves")
+
+    def emit_shuffle_index(self, builder: ir.IRBuilder, value: ir.Value, lane: int) -> ir.Value:
+        """The i32 ``value`` of lane ``lane`` (0 .. wave_size - 1) of the caller's wave, in
+        every lane (every lane of the wave must execute it)."""
+        raise NotImplementedError(f"target {self.name} has no waves")
+
     #: A cheaper configuration of this target for the first compile of a kernel (tiered
     #: compilation), or None.  The launcher runs the quick tier's code at once and has the
     #: kernel recompiled with this target in the background once it proves hot.

@@ -371,6 +371,18 @@ class NVPTXTarget(Target):
         return builder.call(shfl, [ir.Constant(i32, -1), value, ir.Constant(i32, delta),
                                    ir.Constant(i32, self.wave_size - 1)])
 
+    def emit_shuffle_up(self, builder: ir.IRBuilder, value: ir.Value, delta: int) -> ir.Value:
+        # shfl.up's clamp operand is the lowest lane (0): lanes below delta keep their value
+        return self._shuffle(builder, "up", value, delta, 0)
+
+    def emit_shuffle_index(self, builder: ir.IRBuilder, value: ir.Value, lane: int) -> ir.Value:
+        return self._shuffle(builder, "idx", value, lane, self.wave_size - 1)
+
+    def _shuffle(self, builder: ir.IRBuilder, kind: str, value: ir.Value, operand: int, clamp: int) -> ir.Value:
+        i32 = ir.IntType(32)
+        shfl = declare_function(builder.module, f"llvm.nvvm.shfl.sync.{kind}.i32", ir.FunctionType(i32, [i32] * 4))
+        return builder.call(shfl, [ir.Constant(i32, -1), value, ir.Constant(i32, operand), ir.Constant(i32, clamp)])
+
     # -- compiling -----------------------------------------------------------------------
 
     def _control_ir(self) -> str:

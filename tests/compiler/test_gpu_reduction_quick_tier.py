@@ -149,10 +149,10 @@ def _scan(target, rdef, x, axis, n_chunks, include_initial=False, threads=5):
                      [(0, sk_out)], _ptr(totals))
     mod.launch("", reduction_param_types(1, 1), _packer(1, 1), n_out * n_chunks, values, threads)
     line = (_ptr(totals), _c_strides(shape_k, rec_size), n_out * rec_size)
-    values = _scan_values(n_out, 1, n_chunks, shape_k, n_chunks, line, line, 0, False)
+    values = _scan_values(0, n_out, 1, n_chunks, shape_k, n_chunks, line, line, 0, False)
     mod.launch("_r", scan_param_types(1, 1), _scan_packer(1, 1), n_out, values, threads)
     dst = (_ptr(out), sk_out, out.strides[axis])
-    values = _scan_values(n_out, n_chunks, chunk, shape_k, n, src, dst, _ptr(totals), include_initial)
+    values = _scan_values(0, n_out, n_chunks, chunk, shape_k, n, src, dst, _ptr(totals), include_initial)
     mod.launch("_s", scan_param_types(1, 1), _scan_packer(1, 1), n_out * n_chunks, values, threads)
     return out
 

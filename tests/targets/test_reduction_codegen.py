@@ -3,6 +3,8 @@ NVPTX entries with barriers and warp shuffles; AMDGPU code objects for gfx90a, g
 gfx1100 whose kernel metadata (wave size, argument offsets and sizes) matches what the
 reduction launcher packs."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -47,6 +49,62 @@ def test_nvptx_entries_barriers_and_shuffles(op, dtype):
     assert _scan_packer(1, 1).size == _layout(scan_param_types(1, 1))[1]
 
 
+def _shuffle_kernel(target):
+    """A kernel writing, per thread, its value shuffled up by 3 lanes and lane 5's value
+    (the wave primitives of the wave scans)."""
+    from llvmlite import ir
+
+    i32 = ir.IntType(32)
+    module = ir.Module("shuffles")
+    module.triple = target.triple
+    module.data_layout = target.data_layout
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [ir.PointerType(), i32]), "shuffles")
+    target.mark_kernel(fn)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    tid = target.emit_global_thread_id(b)
+    up = target.emit_shuffle_up(b, b.mul(b.trunc(tid, i32), fn.args[1]), 3)
+    five = target.emit_shuffle_index(b, up, 5)
+    b.store(five, b.gep(fn.args[0], [tid], source_etype=i32))
+    b.ret_void()
+    return module
+
+
+def test_nvptx_shuffle_up_and_index():
+    target = target_for("sm_90")
+    ptx = target.emit_ptx(_shuffle_kernel(target))
+    assert re.search(r"shfl\.sync\.up\.b32\s+%r\d+, %r\d+, 3, 0, -1;", ptx)
+    assert re.search(r"shfl\.sync\.idx\.b32\s+%r\d+, %r\d+, 5, 31, -1;", ptx)
+
+
+def _entry_ptx(ptx, name):
+    start = ptx.index(f".entry {name}(")
+    return ptx[start:ptx.index("\n}", start)]
+
+
+@pytest.mark.parametrize("op,dtype", CASES[:4], ids=str)
+def test_nvptx_wave_scan(op, dtype):
+    """The scan entries' wave mode: per step, log2(32) shuffles up and one shuffle from
+    lane 31 (the step's total), each once per 32-bit word of the record, for each of the
+    SCAN_UNROLL steps of a trip; the reduction entries shuffle down."""
+    from rocarray.compiler.reduction import SCAN_UNROLL
+
+    target = target_for("sm_90")
+    rdef = _def(op, dtype)
+    spec = rdef.scan_spec()
+    ptx = target.emit_ptx(spec.build_module(target))
+    _, rec_size = record_layout([d for _, _, d in rdef.fields])
+    words = (rec_size + 3) // 4
+    for suffix in ("_s", "_r"):
+        body = _entry_ptx(ptx, spec.entry + suffix)
+        ups = re.findall(r"shfl\.sync\.up\.b32\s+%r\d+, %r\d+, (\d+), 0, -1;", body)
+        assert sorted(set(int(d) for d in ups)) == [1, 2, 4, 8, 16]
+        assert len(ups) == 5 * words * SCAN_UNROLL
+        assert len(re.findall(r"shfl\.sync\.idx\.b32\s+%r\d+, %r\d+, 31, 31, -1;", body)) == words * SCAN_UNROLL
+        assert "bar.sync" not in body and "barrier.sync" not in body
+    for suffix in ("", "_c"):
+        assert "shfl.sync.down.b32" in _entry_ptx(ptx, spec.entry + suffix)
+
+
 needs_toolchain = pytest.mark.skipif(
     amdgpu.find_lld() is None or amdgpu.find_device_libs() is None,
     reason="needs ld.lld >= 17 and ROCm device-libs (apt-get install lld-19 rocm-device-libs)",
@@ -77,6 +135,40 @@ def test_amdgpu_code_objects(arch, wave, op, dtype):
             _, rec_size = record_layout([d for _, _, d in rdef.fields])
             lds = (256 // wave) * ((rec_size + 3) // 4) * 4
             assert co.kernel(spec.entry)[".group_segment_fixed_size"] >= lds
+
+
+@needs_toolchain
+@pytest.mark.parametrize("arch,wave", [("gfx90a", 64), ("gfx1100", 32)])
+def test_amdgpu_wave_scan(arch, wave):
+    """The scan entries' wave mode for wave 64 and wave 32: log2(wave) permutes per step
+    and word (the lane masks are the wave's), the step totals read from the last lane."""
+    from rocarray.compiler.reduction import SCAN_UNROLL
+
+    target = amdgpu.AMDGPUTarget(arch)
+    rdef = _def(rsum, "float32")
+    spec = rdef.scan_spec()
+    asm = target.emit_assembly(spec.build_module(target))
+    for suffix in ("_s", "_r"):
+        name = spec.entry + suffix
+        body = asm[asm.index(f"{name}:"):asm.index("s_endpgm", asm.index(f"{name}:"))]
+        assert body.count("ds_bpermute_b32") >= (wave.bit_length() - 1) * SCAN_UNROLL
+        assert f"0x{4 * wave - 4:x}" in body
+        last_lane = re.findall(rf"v_readlane_b32\s+s\d+, v\d+, {wave - 1}\b", body)
+        assert len(last_lane) + body.count("ds_bpermute_b32") >= (wave.bit_length()) * SCAN_UNROLL
+    assert check_code_object(target.compile(spec.build_module(target)), arch, list(spec.entries)) == []
+
+
+@needs_toolchain
+@pytest.mark.parametrize("arch,wave", [("gfx942", 64), ("gfx1100", 32)])
+def test_amdgpu_shuffle_up_and_index(arch, wave):
+    target = amdgpu.AMDGPUTarget(arch)
+    asm = target.emit_assembly(_shuffle_kernel(target))
+    # the shuffle up is a ds_bpermute at byte address 4 * ((lane - 3) mod wave); LLVM makes
+    # the read of one constant lane a v_readlane (or keeps the permute)
+    assert "ds_bpermute_b32" in asm
+    assert re.search(r"v_readlane_b32\s+s\d+, v\d+, 5\b", asm) or asm.count("ds_bpermute_b32") == 2
+    assert f"0x{4 * wave - 4:x}" in asm or str(4 * wave - 4) in asm
+    assert check_code_object(target.compile(_shuffle_kernel(target)), arch, ["shuffles"]) == []
 
 
 def test_host_reduction_ir_has_no_gpu_calls():
