@@ -41,6 +41,11 @@ class MemoryPool:
 
     ``activate`` (optional) is called before every driver call, to make the pool's device
     current.  All methods are thread-safe.
+
+    A buffer's finalizer frees its block, and the garbage collector may run finalizers in
+    the middle of a pool method (at any allocation), on the thread that holds the lock: such
+    a re-entered ``free`` only notes the pointer, and the method it interrupted frees it
+    before returning (a plain lock would deadlock there).
     """
 
     def __init__(self, api, activate=None, label: str = "device", max_cached_bytes: int | None = None):
@@ -50,7 +55,9 @@ class MemoryPool:
         #: back to the allocator (None: no bound).
         self.max_cached_bytes = max_cached_bytes
         self._activate = activate
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._busy = False  # a method is between its first and last change of the books
+        self._deferred: list[int] = []  # frees that re-entered a busy method
         self._free_lists: dict[tuple[int, int], list[int]] = {}
         self._in_use: dict[int, tuple[int, int]] = {}  # ptr -> (stream, size class)
         self._used = 0
@@ -74,14 +81,20 @@ class MemoryPool:
                 _size_classes[nbytes] = size
         key = (stream, size)
         with self._lock:
-            free_list = self._free_lists.get(key)
-            if free_list:
-                ptr = free_list.pop()
-                self._cached -= size
-            else:
-                ptr = self._allocate(size, nbytes)
-            self._in_use[ptr] = key
-            self._used += size
+            busy, self._busy = self._busy, True
+            try:
+                free_list = self._free_lists.get(key)
+                if free_list:
+                    ptr = free_list.pop()
+                    self._cached -= size
+                else:
+                    ptr = self._allocate(size, nbytes)
+                self._in_use[ptr] = key
+                self._used += size
+            finally:
+                self._busy = busy
+                if self._deferred and not busy:
+                    self._free_deferred()
         return ptr
 
     def free(self, ptr: int) -> None:
@@ -89,23 +102,32 @@ class MemoryPool:
         if ptr == 0:
             return
         with self._lock:
-            key = self._in_use.pop(ptr, None)
-            if key is None:
-                raise ValueError(
-                    f"{self.label}: pointer {ptr:#x} was not allocated by this memory pool "
-                    "or was freed already"
-                )
-            self._used -= key[1]
-            if self.max_cached_bytes is not None and self._cached + key[1] > self.max_cached_bytes:
-                self.api.mem_free(ptr)
+            if self._busy:  # a finalizer run inside a pool method of this thread
+                self._deferred.append(ptr)
                 return
-            self._free_lists.setdefault(key, []).append(ptr)
-            self._cached += key[1]
+            self._busy = True
+            try:
+                if ptr not in self._in_use:
+                    raise ValueError(
+                        f"{self.label}: pointer {ptr:#x} was not allocated by this memory pool "
+                        "or was freed already"
+                    )
+                self._give_back(ptr)
+            finally:
+                self._busy = False
+                if self._deferred:
+                    self._free_deferred()
 
     def free_all_blocks(self) -> None:
         """Return every cached (free) block to the driver; blocks in use stay."""
         with self._lock:
-            self._release_cached()
+            busy, self._busy = self._busy, True
+            try:
+                self._release_cached()
+            finally:
+                self._busy = busy
+                if self._deferred and not busy:
+                    self._free_deferred()
 
     def used_bytes(self) -> int:
         """Bytes in blocks handed out and not freed yet."""
@@ -126,7 +148,28 @@ class MemoryPool:
         """How many times the pool has called the driver's allocator."""
         return self._driver_allocations
 
-    # The two helpers below run with self._lock held.
+    # The helpers below run with self._lock held.
+
+    def _give_back(self, ptr: int) -> None:
+        key = self._in_use.pop(ptr)
+        self._used -= key[1]
+        if self.max_cached_bytes is not None and self._cached + key[1] > self.max_cached_bytes:
+            self.api.mem_free(ptr)
+            return
+        self._free_lists.setdefault(key, []).append(ptr)
+        self._cached += key[1]
+
+    def _free_deferred(self) -> None:
+        """Free the blocks whose frees re-entered a busy method (finalizers: a pointer
+        the pool does not know is dropped, as the finalizer would have dropped the error)."""
+        self._busy = True
+        try:
+            while self._deferred:
+                ptr = self._deferred.pop()
+                if ptr in self._in_use:
+                    self._give_back(ptr)
+        finally:
+            self._busy = False
 
     def _allocate(self, size: int, nbytes: int) -> int:
         api = self.api

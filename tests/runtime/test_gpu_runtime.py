@@ -294,6 +294,44 @@ def test_pool_reuses_a_freed_block_of_the_same_size_class():
     assert pool.driver_allocations() == 1
 
 
+@pytest.mark.parametrize("inside", ["malloc", "free", "free_all_blocks"])
+def test_pool_free_reentered_by_a_finalizer_is_deferred_not_deadlocked(inside):
+    """The garbage collector can run a buffer's finalizer (which frees its block) in the
+    middle of a pool method, on the thread holding the pool's lock.  Here the driver hooks
+    the pool calls inside its methods stand for that moment: the re-entered free must not
+    deadlock, and its block is back in the pool when the interrupted method returns."""
+    api = FakeHooks()
+    pool = MemoryPool(api, max_cached_bytes=None if inside != "free" else 0)
+    victim = pool.malloc(3000)
+    other = pool.malloc(70_000)
+    cached = pool.malloc(1000)
+    pool.free(cached)
+    hook = "mem_alloc" if inside == "malloc" else "mem_free"
+    original = getattr(api, hook)
+    fired = []
+
+    def finalizer_inside(*args):
+        if not fired:
+            fired.append(True)
+            pool.free(victim)  # re-entered on this thread, with the lock held
+            assert victim in pool._in_use  # deferred: the interrupted method is mid-way
+        return original(*args)
+
+    setattr(api, hook, finalizer_inside)
+    done = []
+    action = {"malloc": lambda: pool.malloc(200_000), "free": lambda: pool.free(other),
+              "free_all_blocks": pool.free_all_blocks}[inside]
+    worker = threading.Thread(target=lambda: done.append(action()), daemon=True)
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive(), "the pool deadlocked on a re-entered free"
+    assert fired and done
+    assert victim not in pool._in_use and not pool._deferred
+    assert pool.used_bytes() == sum(size for _, size in pool._in_use.values())
+    with pytest.raises(ValueError, match="freed already"):
+        pool.free(victim)
+
+
 def test_pool_allocates_anew_for_another_size_class_or_stream():
     api = FakeHooks()
     pool = MemoryPool(api)
