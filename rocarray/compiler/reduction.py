@@ -1227,6 +1227,11 @@ class _Builder:
                     else:
                         self.fold(b, accs[k % len(accs)], addrs, b.add(ju, ir.Constant(I64, lane)))
 
+        def take_next():
+            for u in range(VECTOR_UNROLL):
+                for src, dst, ty in zip(nxt[u], cur[u], self.in_types):
+                    b.store(b.load(src, typ=ir.ArrayType(ty, width)), dst)
+
         def advance(t):
             """Fold trip ``t`` (its vectors in ``cur``), the next trip's loads first."""
             if pipelined:
@@ -1237,9 +1242,7 @@ class _Builder:
                 load_trip(t, cur)
             fold_trip(t, cur, first=False)
             if pipelined:
-                for u in range(VECTOR_UNROLL):
-                    for src, dst, ty in zip(nxt[u], cur[u], self.in_types):
-                        b.store(b.load(src, typ=ir.ArrayType(ty, width)), dst)
+                take_next()
 
         run_bb = fn.append_basic_block("vt.run")
         done_bb = fn.append_basic_block("vt.done")
@@ -1254,15 +1257,13 @@ class _Builder:
                 load_trip(b.select(b.icmp_signed(">", trips, one), one, zero), nxt, ahead=False)
             fold_trip(zero, cur, first=True)
             if pipelined:
-                for u in range(VECTOR_UNROLL):
-                    for src, dst, ty in zip(nxt[u], cur[u], self.in_types):
-                        b.store(b.load(src, typ=ir.ArrayType(ty, width)), dst)
+                take_next()
             first_loop_trip = one
         loop = _Loop(b, first_loop_trip, trips, "vt")
         advance(loop.i)
         loop.close(b, b.add(loop.i, one))
-        if indexed:  # every lane took an element of the first trip
-            for acc, slot in zip(accs, rel):
+        if indexed:  # every lane with a place in a trip took an element of the first trip
+            for acc, slot in zip(accs[:VECTOR_UNROLL * width], rel):
                 b.store(b.add(start, b.zext(b.load(slot, typ=I32), I64)), acc.fields(b)[1])
         b.branch(done_bb)
         b.position_at_end(done_bb)
