@@ -9,6 +9,7 @@ The kernel ABI every target shares is described in ``docs/architecture.md`` ("Ke
 
 from __future__ import annotations
 
+import os
 import threading as _threading
 
 from llvmlite import ir
@@ -403,6 +404,9 @@ class BitcodeLibrary:
     call.  Later compiles link the slices they need (well under a millisecond each).
     ``common`` names the functions likely to be asked for; the first cut keeps all of them
     in an intermediate subset, so that later cuts start from the subset, not the whole file.
+    Slices are kept in the disk cache too (keyed by the library file's path, size and
+    modification time, the LLVM version and the code generator's hash; an absent function
+    is kept as an empty entry), so a later process links them without parsing the library.
     """
 
     def __init__(self, path: str, prefix: str, common=()):
@@ -413,6 +417,7 @@ class BitcodeLibrary:
         self._subset_names: set[str] = set()
         self._slices: dict[str, bytes | None] = {}
         self._lock = _threading.Lock()
+        self._key_prefix: str | None = None
 
     def link_into(self, mod, names, tm) -> None:
         """Link into ``mod`` the definitions of ``names`` (and of what they call)."""
@@ -421,10 +426,56 @@ class BitcodeLibrary:
         with self._lock:
             missing = [n for n in names if n not in self._slices]
             if missing:
+                missing = self._from_disk(missing)
+            if missing:
                 self._cut(missing, tm)
-            blobs = {id(b): b for b in (self._slices[n] for n in names) if b is not None}
-        for blob in blobs.values():
+                self._to_disk(missing)
+            blobs = {b: None for b in (self._slices[n] for n in names) if b is not None}  # (once each)
+        for blob in blobs:
             mod.link_in(binding.parse_bitcode(blob))
+
+    def _disk_key(self, name: str) -> str | None:
+        if self._key_prefix is None:
+            try:
+                st = os.stat(self.path)
+            except OSError:
+                return None
+            from ..compiler.cache import generator_hash
+
+            version = ".".join(map(str, llvm_binding().llvm_version_info))
+            self._key_prefix = (f"bitcode-slice|{self.path}|{st.st_size}|{st.st_mtime_ns}|llvm {version}|"
+                                f"{generator_hash()}|")
+        return self._key_prefix + name
+
+    @staticmethod
+    def _disk():
+        from ..compiler.cache import default_cache
+
+        return default_cache().disk
+
+    def _from_disk(self, names) -> list:
+        """Take the slices of ``names`` the disk cache holds; returns the names left."""
+        disk = self._disk()
+        if disk is None:
+            return names
+        left = []
+        for n in names:
+            key = self._disk_key(n)
+            blob = None if key is None else disk.get(key)
+            if blob is None:
+                left.append(n)
+            else:
+                self._slices[n] = blob or None  # empty: not in the library
+        return left
+
+    def _to_disk(self, names) -> None:
+        disk = self._disk()
+        if disk is None:
+            return
+        for n in names:
+            key = self._disk_key(n)
+            if key is not None:
+                disk.put(key, self._slices[n] or b"")
 
     def _cut(self, names, tm) -> None:
         binding = llvm_binding()
@@ -438,6 +489,11 @@ class BitcodeLibrary:
         part = binding.parse_bitcode(self._subset)
         present = set(names) & self._subset_names
         internalize(part, present, tm)
+        # the functions asked for as linkonce_odr: two slices that define one of them (cut
+        # in different batches, by different processes) link together
+        for fn in part.functions:
+            if fn.name in present:
+                fn.linkage = binding.Linkage.linkonce_odr
         blob = part.as_bitcode() if present else None
         for n in names:
             self._slices[n] = blob if n in present else None

@@ -138,6 +138,50 @@ def test_libdevice_linked_and_inlined(target, name):
         assert not called, "libdevice f32 calls were not inlined"
 
 
+@needs_libdevice
+def test_libdevice_slices_are_kept_on_disk(tmp_path, monkeypatch):
+    """A later process (here: a fresh library object over a fresh compile cache on the same
+    directory) links the slices the disk cache holds without parsing libdevice, and gets the
+    same PTX; a corrupt slice entry is cut again, an unknown function stays unknown."""
+    from rocarray.compiler import cache as cache_mod
+    from rocarray.compiler.diskcache import DiskCache
+    from rocarray.targets import base
+
+    def fresh_cache():
+        monkeypatch.setattr(cache_mod, "_default", cache_mod.CompileCache(DiskCache(tmp_path)))
+        monkeypatch.setattr(nvptx, "_libraries", {})
+
+    target = NVPTXTarget("sm_90")
+    fresh_cache()
+    module, _, _ = signature_kernel(target, "math_f64")
+    first = target.emit_ptx(str(module))
+    entries = sorted(p.name for p in tmp_path.iterdir())
+    assert entries, "no slice was written"
+
+    fresh_cache()
+    parse = base.llvm_binding().parse_bitcode
+    whole = []
+
+    def spy(blob):
+        if len(blob) > 200_000:  # the whole library, not a slice
+            whole.append(len(blob))
+        return parse(blob)
+
+    monkeypatch.setattr(base.llvm_binding(), "parse_bitcode", spy)
+    assert target.emit_ptx(str(module)) == first
+    assert not whole, "libdevice was parsed although its slices were on disk"
+
+    for p in tmp_path.iterdir():  # damage every entry: each is cut again, same PTX
+        p.write_bytes(p.read_bytes()[:-7] + b"garbage")
+    fresh_cache()
+    assert target.emit_ptx(str(module)) == first
+    assert whole, "damaged slices were used instead of cut again"
+
+    lib = nvptx._libdevice(find_libdevice())
+    lib.link_into(base.llvm_binding().parse_assembly(""), ["__nv_no_such_function"], target.target_machine)
+    assert lib._slices["__nv_no_such_function"] is None
+
+
 def test_readonly_inputs_use_the_nc_path():
     # LLVM's full pipeline proves the inputs read-only and emits the non-coherent loads;
     # the default light pipeline leaves that to the PTX assembler.
