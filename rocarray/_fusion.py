@@ -401,12 +401,34 @@ class Fusion:
         if not self.name.isidentifier():
             self.name = "fused"
         self._plans: dict = {}
+        #: (argument dtypes..., device) -> the kernel's contiguous runner, for signatures
+        #: whose arguments are all arrays, passed straight to one elementwise kernel with one
+        #: output (the warm path of ``__call__``)
+        self._direct: dict = {}
         functools.update_wrapper(self, func)
 
     def __repr__(self):
         return f"<rocarray.fuse {self.name}>"
 
     def __call__(self, *args, **kwargs):
+        if args and not kwargs:
+            # the warm path: C-contiguous arrays of one shape on one device, a signature whose
+            # arguments go straight to the kernel
+            a0 = args[0]
+            if type(a0) is Array and a0._contig is True:
+                shape = a0._shape
+                dev = a0._buf.device
+                key = [a0._dtype]
+                for a in args[1:]:
+                    if type(a) is not Array or a._contig is not True or a._shape != shape or \
+                            a._buf.device is not dev:
+                        break
+                    key.append(a._dtype)
+                else:
+                    key.append(dev)
+                    run = self._direct.get(tuple(key))
+                    if run is not None:
+                        return run(args, shape, a0._size)
         if kwargs:
             raise TypeError(f"fuse '{self.name}': keyword arguments are not supported by fused "
                             "functions; pass them positionally")
@@ -449,7 +471,12 @@ class Fusion:
         if plan is None:
             plan = self._trace(args, tokens)
             self._plans[key] = plan
-        return self._run(plan, args, device)
+        out = self._run(plan, args, device)
+        if key not in self._direct and plan.reduction is None and plan.single and not plan.scalar_slots \
+                and plan.kplan is not None and plan.kplan.single is not None \
+                and plan.array_args == tuple(range(len(args))):
+            self._direct[key] = plan.kplan.single
+        return out
 
     def _trace(self, args, tokens):
         trace = _Trace(self.name)

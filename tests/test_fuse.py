@@ -106,6 +106,35 @@ def test_casts_comparisons_and_integer_ops(device):
         _same(g, w)
 
 
+@pytest.mark.parametrize("dtype", [ra.float32, ra.int16, ra.complex64], ids=str)
+def test_warm_calls_take_the_direct_path_only_where_it_applies(device, dtype):
+    """After the first call, contiguous arrays of one shape go straight to the kernel's
+    runner; views, broadcasting, scalars and new dtypes still take the general path --
+    every call gives NumPy's result."""
+    @ra.fuse
+    def f(x, y, z):
+        return x * y + z
+
+    rng = np.random.default_rng(13)
+    a, b, c = (random_array((6, 50), dtype, rng, low=-9, high=9) for _ in range(3))
+    x, y, z = (ra.asarray(v, device=device) for v in (a, b, c))
+    for _ in range(3):
+        _same(f(x, y, z), x * y + z)
+    assert (x.dtype, y.dtype, z.dtype, device) in f._direct
+    _same(f(x, y, z), ra.asarray(a * b + c, device=device))
+    # a transposed view, a strided view, a broadcast row, a scalar, another dtype, empty
+    _same(f(x.T, y.T, z.T), x.T * y.T + z.T)
+    _same(f(x[:, ::2], y[:, ::2], z[:, ::2]), x[:, ::2] * y[:, ::2] + z[:, ::2])
+    _same(f(x, y[0], z), x * y[0] + z)
+    _same(f(x, y, 2), x * y + 2)
+    w = x.astype(ra.complex128 if x.dtype == ra.complex64 else ra.float64)
+    _same(f(w, y, z), w * y + z)
+    e = ra.asarray(np.zeros((0, 3), dtype), device=device)
+    assert f(e, e, e).shape == (0, 3)
+    with pytest.raises(TypeError, match="keyword"):
+        f(x, y, z=z)
+
+
 def test_one_kernel_per_signature(device):
     @ra.fuse
     def f(x, y, s):
