@@ -318,6 +318,9 @@ def test_quick_tier_catalogue_kernels(arch, op, dtype):
     module = spec.build_module(q)
     text = str(module)
     assert "sdiv i64" not in text and "srem i64" not in text and "udiv i32" in text
+    # ocml inlined into the kernel: one function for the backend, no call
+    defined = [f.name for f in q.optimised_module(module).functions if not f.is_declaration]
+    assert defined == [spec.entry]
     hsaco = q.compile(module)
     assert check_code_object(hsaco, arch, [spec.entry]) == []
     co = read_code_object(hsaco)
