@@ -378,11 +378,15 @@ class AMDGPUTarget(Target):
         return builder.zext(builder.call(reader, []), ir.IntType(64))
 
     def emit_global_thread_id(self, builder: ir.IRBuilder) -> ir.Value:
+        # In 32 bits, exact: the grid has at most 2**32 - 1 work-items (grid_size_x is a
+        # u32), and a 64-bit multiply is a dozen instructions to select at codegen O0.
+        i32 = ir.IntType(32)
         # workgroup_size_x: u16 at byte 4 of the dispatch packet
-        size = self._dispatch_field(builder, 4, ir.IntType(16), self.max_block_size + 1)
-        group = self._intrinsic_id(builder, "workgroup.id.x")
+        size = builder.trunc(self._dispatch_field(builder, 4, ir.IntType(16), self.max_block_size + 1), i32)
+        group = builder.trunc(self._intrinsic_id(builder, "workgroup.id.x"), i32)
+        lane = builder.trunc(self._intrinsic_id(builder, "workitem.id.x"), i32)
         first = builder.mul(group, size, flags=["nuw"])
-        return builder.add(first, self._intrinsic_id(builder, "workitem.id.x"), flags=["nuw"])
+        return builder.zext(builder.add(first, lane, flags=["nuw"]), ir.IntType(64))
 
     def emit_parameter_buffer(self, builder: ir.IRBuilder) -> ir.Value:
         # the kernarg segment: the explicit arguments at the offsets of the code object's

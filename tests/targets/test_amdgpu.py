@@ -100,6 +100,8 @@ def test_kernel_marking_and_thread_index():
     assert "llvm.amdgcn.dispatch.ptr" in text
     assert "llvm.amdgcn.workitem.id.x" in text and "llvm.amdgcn.workgroup.id.x" in text
     assert "!invariant.load" in text
+    # the thread index in 32 bits (the grid's size is a u32), widened once
+    assert re.search(r"mul nuw i32 .*\n.*add nuw i32 .*\n.*zext i32 .* to i64", text)
 
 
 def test_private_allocas():
