@@ -300,6 +300,24 @@ def test_quick_tier(monkeypatch):
         AMDGPUTarget("gfx942", opt_level=7)
 
 
+def test_quick_tier_verifies_only_when_asked(monkeypatch):
+    # as on the host: the verifier runs on quick-tier IR with ROCARRAY_VERIFY_IR=1 (the
+    # tests set it), on full-tier IR always
+    from llvmlite import binding
+
+    calls = []
+    monkeypatch.setattr(binding.ModuleRef, "verify", lambda self: calls.append(self))
+    quick, full = AMDGPUTarget("gfx942", opt_level=0), AMDGPUTarget("gfx942")
+    monkeypatch.setenv("ROCARRAY_VERIFY_IR", "0")
+    quick.optimised_module(signature_kernel(quick, "add_i64")[0])
+    assert calls == []
+    full.optimised_module(signature_kernel(full, "add_i64")[0])
+    assert len(calls) == 1
+    monkeypatch.setenv("ROCARRAY_VERIFY_IR", "1")
+    quick.optimised_module(signature_kernel(quick, "add_i64")[0])
+    assert len(calls) == 2
+
+
 @needs_device_libs
 @pytest.mark.parametrize("arch", ARCHS)
 @pytest.mark.parametrize("op,dtype", [("add", "int16"), ("multiply", "uint32"), ("exp", "float32"),
