@@ -451,7 +451,16 @@ class AMDGPUTarget(Target):
     # -- compiling -----------------------------------------------------------------------
 
     def _control_ir(self) -> str:
-        """Module flags and the ``__oclc_*`` constants device-libs read, for this target."""
+        """Target triple, data layout and module flags of every kernel module."""
+        return (
+            f'target triple = "{self.triple}"\ntarget datalayout = "{self.data_layout}"\n'
+            "!llvm.module.flags = !{!0}\n"
+            f'!0 = !{{i32 1, !"amdhsa_code_object_version", i32 {self.code_object_version * 100}}}\n'
+        )
+
+    def _oclc_ir(self) -> str:
+        """The ``__oclc_*`` constants device-libs read, for this target: linked with the
+        library, into the kernels that call it (the others would only drop them again)."""
         constants = {
             "__oclc_ISA_version": ("i32", self.isa_version),
             "__oclc_ABI_version": ("i32", self.code_object_version * 100),
@@ -468,8 +477,6 @@ class AMDGPUTarget(Target):
                 # linkonce_odr definition, and ocml is linked after this module
                 f"@{name} = hidden local_unnamed_addr addrspace(4) constant {ty} {value}"
             )
-        lines.append("!llvm.module.flags = !{!0}")
-        lines.append(f'!0 = !{{i32 1, !"amdhsa_code_object_version", i32 {self.code_object_version * 100}}}')
         return "\n".join(lines) + "\n"
 
     def optimised_module(self, module: ir.Module | str):
@@ -488,6 +495,7 @@ class AMDGPUTarget(Target):
                 f"the kernel calls {', '.join(wanted)} but ROCm device-libs (ocml.bc) were not "
                 "found; apt-get install rocm-device-libs, or set ROCARRAY_DEVICE_LIBS or ROCM_PATH"
             )
+        mod.link_in(llvm_binding().parse_assembly(self._oclc_ir()))
         # ocml may call ockl; repeat until nothing new is asked for.
         done: set[str] = set()
         while True:
