@@ -100,6 +100,8 @@ def test_kernel_marking_and_thread_index():
     assert "llvm.amdgcn.dispatch.ptr" in text
     assert "llvm.amdgcn.workitem.id.x" in text and "llvm.amdgcn.workgroup.id.x" in text
     assert "!invariant.load" in text
+    # the thread index in 32 bits (the grid's size is a u32), widened once
+    assert re.search(r"mul nuw i32 .*\n.*add nuw i32 .*\n.*zext i32 .* to i64", text)
 
 
 def test_private_allocas():
@@ -298,6 +300,24 @@ def test_quick_tier(monkeypatch):
         AMDGPUTarget("gfx942", opt_level=7)
 
 
+def test_quick_tier_verifies_only_when_asked(monkeypatch):
+    # as on the host: the verifier runs on quick-tier IR with ROCARRAY_VERIFY_IR=1 (the
+    # tests set it), on full-tier IR always
+    from llvmlite import binding
+
+    calls = []
+    monkeypatch.setattr(binding.ModuleRef, "verify", lambda self: calls.append(self))
+    quick, full = AMDGPUTarget("gfx942", opt_level=0), AMDGPUTarget("gfx942")
+    monkeypatch.setenv("ROCARRAY_VERIFY_IR", "0")
+    quick.optimised_module(signature_kernel(quick, "add_i64")[0])
+    assert calls == []
+    full.optimised_module(signature_kernel(full, "add_i64")[0])
+    assert len(calls) == 1
+    monkeypatch.setenv("ROCARRAY_VERIFY_IR", "1")
+    quick.optimised_module(signature_kernel(quick, "add_i64")[0])
+    assert len(calls) == 2
+
+
 @needs_device_libs
 @pytest.mark.parametrize("arch", ARCHS)
 @pytest.mark.parametrize("op,dtype", [("add", "int16"), ("multiply", "uint32"), ("exp", "float32"),
@@ -318,6 +338,9 @@ def test_quick_tier_catalogue_kernels(arch, op, dtype):
     module = spec.build_module(q)
     text = str(module)
     assert "sdiv i64" not in text and "srem i64" not in text and "udiv i32" in text
+    # ocml inlined into the kernel: one function for the backend, no call
+    defined = [f.name for f in q.optimised_module(module).functions if not f.is_declaration]
+    assert defined == [spec.entry]
     hsaco = q.compile(module)
     assert check_code_object(hsaco, arch, [spec.entry]) == []
     co = read_code_object(hsaco)
