@@ -734,22 +734,29 @@ class _Builder:
 
         return (emit, *self.chunk_range(b, c))
 
-    def scan_item(self, b, acc, o, c, in_bases, out_bases, in_sr, out_sr, include_initial, records_out) -> None:
-        """One scan item worked by one thread: line ``o`` (its bases), chunk ``c``;
-        ``in_sr``/``out_sr``: the strides along the scanned dimension."""
+    def scan_initial(self, b, first, include_initial, emit, identity):
+        """With ``include_initial``, where ``first()`` (a condition it builds) holds, write
+        the record ``identity`` (post-mapped) at position 0; returns the shift of the later
+        positions (1 with ``include_initial``, else 0)."""
         fn = self.fn
         zero = ir.Constant(I64, 0)
-        one = ir.Constant(I64, 1)
-        emit, j_begin, j_end = self.scan_start(b, o, c, out_bases, out_sr, acc, records_out)
-        initial = b.and_(b.icmp_unsigned("!=", include_initial, zero), b.icmp_unsigned("==", c, zero))
+        initial = b.and_(b.icmp_unsigned("!=", include_initial, zero), first())
         init_bb = fn.append_basic_block("scan.initial")
         run_bb = fn.append_basic_block("scan.run")
         b.cbranch(initial, init_bb, run_bb)
         b.position_at_end(init_bb)
-        emit(zero, acc)
+        emit(zero, identity)
         b.branch(run_bb)
         b.position_at_end(run_bb)
-        shift = b.select(b.icmp_unsigned("!=", include_initial, zero), one, zero)
+        return b.select(b.icmp_unsigned("!=", include_initial, zero), ir.Constant(I64, 1), zero)
+
+    def scan_item(self, b, acc, o, c, in_bases, out_bases, in_sr, out_sr, include_initial, records_out) -> None:
+        """One scan item worked by one thread: line ``o`` (its bases), chunk ``c``;
+        ``in_sr``/``out_sr``: the strides along the scanned dimension."""
+        zero = ir.Constant(I64, 0)
+        one = ir.Constant(I64, 1)
+        emit, j_begin, j_end = self.scan_start(b, o, c, out_bases, out_sr, acc, records_out)
+        shift = self.scan_initial(b, lambda: b.icmp_unsigned("==", c, zero), include_initial, emit, acc)
         run = _Loop(b, j_begin, j_end, "scan")
         j = run.i
         self.fold(b, acc, [b.gep(p, [b.mul(j, s)], source_etype=I8) for p, s in zip(in_bases, in_sr)], j)
@@ -772,7 +779,6 @@ class _Builder:
         wave = target.wave_size
         size = ir.Constant(I64, wave)
         zero = ir.Constant(I64, 0)
-        one = ir.Constant(I64, 1)
         lane = b.urem(target.emit_thread_in_block(b), size)
         first = b.udiv(target.emit_global_thread_id(b), size)
         step = b.udiv(target.emit_global_thread_count(b), size)
@@ -784,16 +790,8 @@ class _Builder:
         items = _Loop(b, first, self.n_items, "witem")
         o, c, in_bases, out_bases, in_sr, out_sr = self.scan_line(b, items.i, outputs)
         emit, j_begin, j_end = self.scan_start(b, o, c, out_bases, out_sr, carry, records_out)
-        initial = b.and_(b.icmp_unsigned("!=", include_initial, zero),
-                         b.icmp_unsigned("==", b.or_(c, lane), zero))
-        init_bb = fn.append_basic_block("wscan.initial")
-        run_bb = fn.append_basic_block("wscan.run")
-        b.cbranch(initial, init_bb, run_bb)
-        b.position_at_end(init_bb)
-        emit(zero, carry)
-        b.branch(run_bb)
-        b.position_at_end(run_bb)
-        shift = b.select(b.icmp_unsigned("!=", include_initial, zero), one, zero)
+        shift = self.scan_initial(b, lambda: b.icmp_unsigned("==", b.or_(c, lane), zero), include_initial, emit,
+                                  carry)
         trips = _Loop(b, j_begin, j_end, "wtrip")
         js, inside = [], []
         for u, x in enumerate(xs):
