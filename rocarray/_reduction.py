@@ -272,10 +272,10 @@ def reduce(rdef: ReductionDef, arrays, axis=None, keepdims: bool = False, outs=N
 
 
 def _fit_quick_tier(kernel, work: int) -> None:
-    """Swap in the full tier now when ``kernel`` runs GPU quick-tier code and a reduction
-    or scan does ``work`` (outputs times reduced elements) beyond its 32-bit indexing:
-    every item count, chunk and reduced index of a pass is at most ``work``."""
-    if kernel.simple and kernel.is_gpu and work > SIMPLE_LOOP_MAX_ELEMENTS:
+    """Swap in the full tier now when ``kernel`` runs quick-tier code and a reduction or
+    scan does ``work`` (outputs times reduced elements) beyond its 32-bit indexing: every
+    item count, chunk and reduced index of a pass is at most ``work``."""
+    if kernel.simple and work > SIMPLE_LOOP_MAX_ELEMENTS:
         kernel.upgrade_now()
 
 

@@ -130,14 +130,15 @@ class _QuickParams:
     ``dims_parameter_type`` (NVPTX: ``byval``, read with ``ld.param``) -- no copy into
     private or local memory; else by value, copied once to the stack."""
 
-    def __init__(self, target, b, args, types):
+    def __init__(self, target, b, args, types, buffer=None):
         self.args = args
         self.types = types
         self.offsets, pos = [], 0
         for t in types:  # every field is 8-byte aligned (reduction_param_types)
             self.offsets.append(pos)
             pos += 8 * MAX_DIMS if t == DIMS else 8
-        self.buffer = target.emit_parameter_buffer(b)
+        # (the host passes its parameters as a pointer to the packed struct: ``buffer``)
+        self.buffer = buffer if buffer is not None else target.emit_parameter_buffer(b)
         self.slots = {}
         if self.buffer is None:
             for k, a in enumerate(args):
@@ -351,8 +352,8 @@ class _Builder:
 
     def build(self) -> None:
         target = self.target
-        if target.is_gpu and target.simple_loops:
-            self.build_gpu_quick()
+        if target.simple_loops:
+            self.build_quick()
             return
         b, values, start, stop = self.entry_function(reduction_param_types(self.n_inputs, len(self.out_dtypes)))
         fn = self.fn
@@ -375,7 +376,7 @@ class _Builder:
 
         if target.is_gpu:
             self.build_gpu(b)
-        elif self.source == "record" or target.simple_loops:
+        elif self.source == "record":
             loop = _Loop(b, start, stop, "item")
             self.item(b, loop.i, coop=None, lanes=1)
             loop.close(b, b.add(loop.i, ir.Constant(I64, 1)))
@@ -439,12 +440,23 @@ class _Builder:
     # -- the GPU quick tier ---------------------------------------------------------------
 
     def quick_entry(self, types):
-        """Add the entry ``self.entry`` for the GPU quick tier: the parameters ``types``
-        (the launcher's layout), shapes and strides by reference where the target can
-        (``dims_parameter_type``).  Returns the builder, a ``_QuickParams``, the item
-        loop (the builder in its body: a grid-stride loop over ``n_items``, after one
-        check that the launch fits the 32-bit index arithmetic) and its step."""
+        """Add the entry ``self.entry`` for the quick tier: the parameters ``types`` (the
+        launcher's layout), read where they are (``_QuickParams``): on GPUs shapes and
+        strides by reference where the target can (``dims_parameter_type``), on the host
+        in the packed struct the entry's ``args`` points to.  Returns the builder, the
+        ``_QuickParams``, the item loop (the builder in its body) and its step: on GPUs a
+        grid-stride loop over ``n_items`` after one check that the launch fits the 32-bit
+        index arithmetic (it traps otherwise); on the host the items ``start .. stop`` of
+        the call (the launcher never hands the quick tier more: ``_fit_quick_tier``)."""
         target = self.target
+        if not target.is_gpu:
+            fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]), self.entry)
+            target.mark_kernel(fn)
+            self.fn = fn
+            b = ir.IRBuilder(fn.append_basic_block("entry"))
+            args_ptr, start, stop = fn.args
+            params = _QuickParams(target, b, None, types, buffer=args_ptr)
+            return b, params, _Loop(b, start, stop, "item"), ir.Constant(I64, 1)
         arg_types = [dims_parameter_type(target) if t == DIMS else t for t in types]
         fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), arg_types), self.entry)
         target.mark_kernel(fn)
@@ -507,10 +519,10 @@ class _Builder:
         return [None if p is None else b.gep(p, [b.mul(idx, params.dim(b, s, zero))], source_etype=I8)
                 for p, s in zip(phis, strides)]
 
-    def build_gpu_quick(self) -> None:
-        """The GPU quick tier's reduction entry (a new signature's first calls: little
-        code, cheap for LLVM and the driver's JIT): one thread per item (output, chunk)
-        in a grid-stride loop, one accumulator, each reduced index unravelled in 32 bits;
+    def build_quick(self) -> None:
+        """The quick tier's reduction entry (a new signature's first calls: little code,
+        cheap for LLVM and a GPU driver's JIT): one thread (host: loop trip) per item
+        (output, chunk), one accumulator, each reduced index unravelled in 32 bits;
         the result post-mapped, or the raw record with ``MODE_RECORDS``.  Parameters
         are read where the launcher packed them (``_QuickParams``)."""
         n_in, n_outs = self.n_inputs, len(self.out_dtypes)
@@ -537,9 +549,9 @@ class _Builder:
         items.close(b, b.add(items.i, step))
         b.ret_void()
 
-    def build_scan_gpu_quick(self, records_out: bool) -> None:
-        """The GPU quick tier's scan entry: ``build_scan``'s items, parameters read in
-        place and lines unravelled in 32 bits, as ``build_gpu_quick`` does."""
+    def build_scan_quick(self, records_out: bool) -> None:
+        """The quick tier's scan entry: ``build_scan``'s items, parameters read in
+        place and lines unravelled in 32 bits, as ``build_quick`` does."""
         n_in = self.n_inputs
         n_outs = 1 if records_out else len(self.out_dtypes)
         types = scan_param_types(n_in, n_outs)
@@ -654,8 +666,8 @@ class _Builder:
 
     def build_scan(self, records_out: bool = False) -> None:
         target = self.target
-        if target.is_gpu and target.simple_loops:
-            self.build_scan_gpu_quick(records_out)
+        if target.simple_loops:
+            self.build_scan_quick(records_out)
             return
         n_outs = 1 if records_out else len(self.out_dtypes)
         b, values, start, stop = self.entry_function(scan_param_types(self.n_inputs, n_outs))
@@ -953,13 +965,6 @@ class _Builder:
         fn = self.fn
         zero = ir.Constant(I64, 0)
         one = ir.Constant(I64, 1)
-        if self.target.simple_loops:
-            # the quick tier: one accumulator, every index unravelled
-            acc = self.new_record(b)
-            self.set_identity(b, acc)
-            self.nd_run(b, acc.fields(b), in_bases, j_begin, j_end, one)
-            self.write(b, acc, o, c, out_addrs)
-            return
         lanes_c = ir.Constant(I64, HOST_LANES)
         accs = self.lanes
         init = _Loop(b, zero, lanes_c, "lane.init")

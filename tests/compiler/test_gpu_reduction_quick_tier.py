@@ -1,5 +1,5 @@
-"""The GPU quick tier's reduction and scan entries (``reduction._Builder.build_gpu_quick``,
-``build_scan_gpu_quick``), run on the host.
+"""The quick tier's reduction and scan entries (``reduction._Builder.build_quick``,
+``build_scan_quick``) as a GPU builds them, run on the host.
 
 No GPU is needed: the module is built for the host target posing as a GPU of
 tests/compiler/test_gpu_quick_tier.py (thread index and count are globals; parameters read
@@ -264,6 +264,10 @@ def test_launches_past_the_32_bit_limit_run_the_full_tier():
     _fit_quick_tier(k, SIMPLE_LOOP_MAX_ELEMENTS + 1)
     assert k.upgraded == 1 and not k.simple
     host = Kernel()
-    host.is_gpu = False  # the host quick tier indexes in 64 bits
+    host.is_gpu = False  # the host quick tier indexes in 32 bits too
     _fit_quick_tier(host, 2**40)
-    assert host.upgraded == 0
+    assert host.upgraded == 1
+    full = Kernel()
+    full.simple = False  # full-tier code takes any size
+    _fit_quick_tier(full, 2**40)
+    assert full.upgraded == 0
