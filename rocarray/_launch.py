@@ -158,9 +158,9 @@ class KernelSpec:
         module = ir.Module(name=self.entry)
         module.triple = target.triple
         module.data_layout = target.data_layout
-        if self.build_kernel is not None:
-            self.build_kernel(module, target, self.entry)
-            return module
+        if self.build_kernel is not None:  # (it may return the module's text instead)
+            text = self.build_kernel(module, target, self.entry)
+            return module if text is None else text
         body = self.build_body(module, target)
         if target.simple_loops:  # quick tiers: the entry is a text template per layout
             if target.is_gpu:

@@ -45,7 +45,8 @@ from ._launch import KernelSpec, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
 from ._manipulation_functions import normalize_axes
 from .compiler.reduction import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_WAVE, SCAN_UNROLL, TILE, build_reduction,
-                                 gpu_tile_width, build_scan, record_layout, reduction_param_types, scan_param_types)
+                                 gpu_tile_width, build_scan, quick_tier_text, record_layout, reduction_param_types,
+                                 scan_param_types)
 from .compiler.skeletons import DIMS, PTR, SIMPLE_LOOP_MAX_ELEMENTS
 from .targets.base import MAX_DIMS
 
@@ -146,7 +147,7 @@ class ReductionDef:
                 heavy=True)
         return spec
 
-    def _build(self, module, target, entry, scan: bool = False) -> None:
+    def _build(self, module, target, entry, scan: bool = False) -> "str | None":
         from .compiler.lang import compile_scalar_function
 
         def fn(suffix, params, body):
@@ -161,12 +162,16 @@ class ReductionDef:
                     + [(b, d, "in") for _, b, d in self.fields], self.reduce)
         post = fn("post", [(a, d, "in") for a, _, d in self.fields]
                   + [(n, d, "out") for n, d in self.outputs], self.post)
+        if target.simple_loops:  # quick tiers: the entries are a text template
+            return quick_tier_text(target, entry, module, len(self.inputs), [d for _, _, d in self.fields],
+                                   len(self.outputs), scan)
         args = (target, entry, module, [d for _, d in self.inputs], [d for _, _, d in self.fields],
                 [d for _, d in self.outputs], identity, mapped, reduce, post)
         if scan:
             build_scan(*args)
         else:
             build_reduction(*args, simd=self.simd)
+        return None
 
 
 def _check_inputs(name: str, arrays) -> tuple:

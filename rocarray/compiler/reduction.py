@@ -36,6 +36,10 @@ and the records pointer.  All strides are in bytes.
 
 from __future__ import annotations
 
+import functools
+import re
+
+import numpy as np
 from llvmlite import ir
 
 from ..targets.base import MAX_DIMS
@@ -278,6 +282,62 @@ def build_scan(target, entry: str, module: ir.Module, in_dtypes, field_dtypes, o
     _Builder(target, entry + "_c", module, None, *args[3:], source="record").build()
     _Builder(target, entry + "_s", *args[1:], source="map").build_scan()
     _Builder(target, entry + "_r", module, None, *args[3:], source="record").build_scan(records_out=True)
+
+
+def quick_tier_text(target, entry: str, module: ir.Module, n_inputs: int, field_dtypes, n_outputs: int,
+                    scan: bool) -> str:
+    """A quick tier's whole reduction (or scan) module as IR text: ``module``, which holds
+    the scalar functions ``entry + "_identity"``, ``"_map"``, ``"_reduce"`` and ``"_post"``,
+    and the entries ``build_reduction`` (``build_scan``) would add to it.  The entries are
+    made once per target, kind, operand counts and accumulator record -- not per input
+    dtype: they pass the inputs to the scalar functions as byte addresses -- and kept as
+    text, into which only the names are put (building and printing them with llvmlite's
+    ``ir`` objects costs several milliseconds a signature)."""
+    # (an unsigned field is stored as the signed one of its size: one template for both)
+    fields = tuple(np.dtype(f"i{d.itemsize}") if d.kind == "u" else d for d in map(np.dtype, field_dtypes))
+    kernels, declarations, metadata = _quick_template(target, n_inputs, fields, n_outputs, scan)
+    kernels = kernels.replace('@"' + _QUICK_PLACEHOLDER, '@"' + entry)
+    own = [line for name, line in declarations if module.globals.get(name) is None]
+    return "\n".join([str(module), kernels, *own, *metadata, ""])
+
+
+_QUICK_PLACEHOLDER = "rk.template.reduction"
+_QUICK_METADATA_BASE = 1_000_000
+_QUICK_METADATA_REF = re.compile(r"!(\d+)\b")
+
+
+@functools.lru_cache(maxsize=None)
+def _quick_template(target, n_inputs: int, field_dtypes: tuple, n_outputs: int, scan: bool) -> tuple:
+    """(the entries' definitions, [(name, text)] of the other globals they use, metadata
+    lines) of a quick tier's reduction or scan module (see ``quick_tier_text``)."""
+    module = ir.Module(name="template")
+    module.triple = target.triple
+    module.data_layout = target.data_layout
+    n_fields = len(field_dtypes)
+    pointers = lambda k: [PTR] * k + [I64, I64]  # noqa: E731
+
+    def placeholder(suffix, n_pointers):
+        return ir.Function(module, ir.FunctionType(ir.VoidType(), pointers(n_pointers)),
+                           f"{_QUICK_PLACEHOLDER}_{suffix}")
+
+    fns = (placeholder("identity", n_fields), placeholder("map", n_inputs + n_fields),
+           placeholder("reduce", 2 * n_fields), placeholder("post", n_fields + n_outputs))
+    in_dtypes = [np.dtype(np.uint8)] * n_inputs  # the entries address inputs in bytes
+    out_dtypes = [np.dtype(np.uint8)] * n_outputs
+    (build_scan if scan else build_reduction)(target, _QUICK_PLACEHOLDER, module, in_dtypes, list(field_dtypes),
+                                              out_dtypes, *fns)
+    renumber = lambda text: _QUICK_METADATA_REF.sub(  # noqa: E731
+        lambda m: f"!{int(m[1]) + _QUICK_METADATA_BASE}", text)
+    kernels, declarations = [], []
+    for g in module.global_values:
+        if g in fns:
+            continue
+        if isinstance(g, ir.Function) and not g.is_declaration:
+            kernels.append(renumber(str(g)))
+        else:
+            declarations.append((g.name, renumber(str(g).strip())))
+    metadata = [renumber(str(md).strip()) for md in module.metadata]
+    return "\n".join(kernels), declarations, metadata
 
 
 class _Builder:

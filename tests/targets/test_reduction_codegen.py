@@ -242,3 +242,66 @@ def test_nvptx_quick_tier_is_small(make, monkeypatch):
             assert [p.startswith(".param .align 8 .b8") and p.endswith("[64]") for p in params] == \
                 [t == DIMS for t in types]
             assert all(p.startswith(".param .u64") for p, t in zip(params, types) if t != DIMS)
+
+
+def _direct_quick_module(rdef, target, scan):
+    """The quick tier's module built entry by entry with llvmlite's ``ir`` objects (what
+    the text template stands for)."""
+    from llvmlite import ir
+
+    from rocarray.compiler import reduction as red
+    from rocarray.compiler.lang import compile_scalar_function
+
+    spec = rdef.scan_spec() if scan else rdef.spec()
+    module = ir.Module(name=spec.entry)
+    module.triple, module.data_layout = target.triple, target.data_layout
+
+    def fn(suffix, params, body):
+        return compile_scalar_function(module, f"{spec.entry}_{suffix}", params, body, preamble=rdef.preamble,
+                                       typedefs=rdef.typedefs, target=target, kernel_name=rdef.name)
+
+    a_side = [(a, d, "out") for a, _, d in rdef.fields]
+    fns = (fn("identity", a_side, rdef.identity),
+           fn("map", [(n, d, "in") for n, d in rdef.inputs] + a_side, rdef.map),
+           fn("reduce", [(a, d, "inout") for a, _, d in rdef.fields] + [(b, d, "in") for _, b, d in rdef.fields],
+              rdef.reduce),
+           fn("post", [(a, d, "in") for a, _, d in rdef.fields] + [(n, d, "out") for n, d in rdef.outputs],
+              rdef.post))
+    args = (target, spec.entry, module, [d for _, d in rdef.inputs], [d for _, _, d in rdef.fields],
+            [d for _, d in rdef.outputs], *fns)
+    (red.build_scan if scan else red.build_reduction)(*args)
+    return spec, str(module)
+
+
+def _quick_targets():
+    out = [pytest.param("host", id="host"), pytest.param("sm_90", id="sm_90")]
+    for arch in ("gfx942", "gfx1100"):
+        out.append(pytest.param(arch, id=arch, marks=needs_toolchain))
+    return out
+
+
+@pytest.mark.parametrize("name", _quick_targets())
+def test_quick_tier_text_template_compiles_as_the_direct_build(name):
+    """The quick tier's reduction and scan entries come from a text template per target,
+    kind, operand counts and accumulator record; what they compile to is what building
+    them with ``ir`` objects gives (float and unsigned records sharing a template with the
+    signed ones included), and a new input dtype with a known record builds no template."""
+    from rocarray.compiler import reduction as red
+    from rocarray._statistical_functions import max as rmax, prod
+
+    target = target_for(name).quick_tier
+    assert target is not None and target.simple_loops
+
+    def image(text):
+        return target.emit_ptx(text).encode() if name.startswith("sm_") else target.compile(text)
+
+    for op, dtype, scan in ((rsum, "int16", False), (rsum, "uint8", False), (argmax, "float64", False),
+                            (prod, "complex64", True), (rmax, "float16", False), (rsum, "uint32", True)):
+        rdef = _def(op, dtype)
+        spec, direct = _direct_quick_module(rdef, target, scan)
+        text = spec.build_module(target)
+        assert isinstance(text, str)
+        assert image(text) == image(direct), (op, dtype, scan)
+    before = red._quick_template.cache_info().misses
+    _def(rsum, "int8").spec().build_module(target)  # int64 record, as sum(int16)
+    assert red._quick_template.cache_info().misses == before
