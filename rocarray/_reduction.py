@@ -147,7 +147,9 @@ class ReductionDef:
                 heavy=True)
         return spec
 
-    def _build(self, module, target, entry, scan: bool = False) -> "str | None":
+    def _build(self, module, target, entry, scan: bool = False, template: bool = True) -> "str | None":
+        """Add the kernel to ``module``; for a quick tier (unless not ``template``) return
+        the whole module's text, its entries from the text template (``quick_tier_text``)."""
         from .compiler.lang import compile_scalar_function
 
         def fn(suffix, params, body):
@@ -162,7 +164,7 @@ class ReductionDef:
                     + [(b, d, "in") for _, b, d in self.fields], self.reduce)
         post = fn("post", [(a, d, "in") for a, _, d in self.fields]
                   + [(n, d, "out") for n, d in self.outputs], self.post)
-        if target.simple_loops:  # quick tiers: the entries are a text template
+        if target.simple_loops and template:  # quick tiers: the entries are a text template
             return quick_tier_text(target, entry, module, len(self.inputs), [d for _, _, d in self.fields],
                                    len(self.outputs), scan)
         args = (target, entry, module, [d for _, d in self.inputs], [d for _, _, d in self.fields],

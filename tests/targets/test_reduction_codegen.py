@@ -249,27 +249,10 @@ def _direct_quick_module(rdef, target, scan):
     the text template stands for)."""
     from llvmlite import ir
 
-    from rocarray.compiler import reduction as red
-    from rocarray.compiler.lang import compile_scalar_function
-
     spec = rdef.scan_spec() if scan else rdef.spec()
     module = ir.Module(name=spec.entry)
     module.triple, module.data_layout = target.triple, target.data_layout
-
-    def fn(suffix, params, body):
-        return compile_scalar_function(module, f"{spec.entry}_{suffix}", params, body, preamble=rdef.preamble,
-                                       typedefs=rdef.typedefs, target=target, kernel_name=rdef.name)
-
-    a_side = [(a, d, "out") for a, _, d in rdef.fields]
-    fns = (fn("identity", a_side, rdef.identity),
-           fn("map", [(n, d, "in") for n, d in rdef.inputs] + a_side, rdef.map),
-           fn("reduce", [(a, d, "inout") for a, _, d in rdef.fields] + [(b, d, "in") for _, b, d in rdef.fields],
-              rdef.reduce),
-           fn("post", [(a, d, "in") for a, _, d in rdef.fields] + [(n, d, "out") for n, d in rdef.outputs],
-              rdef.post))
-    args = (target, spec.entry, module, [d for _, d in rdef.inputs], [d for _, _, d in rdef.fields],
-            [d for _, d in rdef.outputs], *fns)
-    (red.build_scan if scan else red.build_reduction)(*args)
+    assert rdef._build(module, target, spec.entry, scan=scan, template=False) is None
     return spec, str(module)
 
 
