@@ -107,12 +107,13 @@ class MemoryPool:
                 return
             self._busy = True
             try:
-                if ptr not in self._in_use:
+                key = self._in_use.pop(ptr, None)
+                if key is None:
                     raise ValueError(
                         f"{self.label}: pointer {ptr:#x} was not allocated by this memory pool "
                         "or was freed already"
                     )
-                self._give_back(ptr)
+                self._give_back(ptr, key)
             finally:
                 self._busy = False
                 if self._deferred:
@@ -150,8 +151,8 @@ class MemoryPool:
 
     # The helpers below run with self._lock held.
 
-    def _give_back(self, ptr: int) -> None:
-        key = self._in_use.pop(ptr)
+    def _give_back(self, ptr: int, key) -> None:
+        """Book the block ``ptr`` (of ``key``, already out of ``_in_use``) as free."""
         self._used -= key[1]
         if self.max_cached_bytes is not None and self._cached + key[1] > self.max_cached_bytes:
             self.api.mem_free(ptr)
@@ -166,8 +167,9 @@ class MemoryPool:
         try:
             while self._deferred:
                 ptr = self._deferred.pop()
-                if ptr in self._in_use:
-                    self._give_back(ptr)
+                key = self._in_use.pop(ptr, None)
+                if key is not None:
+                    self._give_back(ptr, key)
         finally:
             self._busy = False
 
