@@ -43,8 +43,9 @@ import numpy as np
 from llvmlite import ir
 
 from ..targets.base import MAX_DIMS
-from .skeletons import (DIMS, I64, I8, PTR, SIMPLE_LOOP_MAX_ELEMENTS, _dim, _index_divmod, _Loop, _opaque, _pointer_phis,
-                        _spill, _unravel, declare_trap, dims_parameter_type, mark_dims_arguments, storage_type)
+from .skeletons import (DIMS, I64, I8, PTR, SIMPLE_LOOP_MAX_ELEMENTS, _dim, _divmod32, _index_divmod, _Loop, _opaque,
+                        _pointer_phis, _spill, _udivrem, _unravel, declare_trap, dims_parameter_type,
+                        mark_dims_arguments, storage_type)
 
 MODE_COOP = 1
 MODE_RECORDS = 2
@@ -165,13 +166,6 @@ class _QuickParams:
         else:
             p = self.args[k]
         return b.load(b.gep(p, [d], source_etype=I64), typ=I64, align=8)
-
-
-def _divmod32(b, x, y):
-    """``(x % y, x // y)`` (i64) of indices below 2**31, divided in 32 bits."""
-    x32, y32 = b.trunc(x, I32), b.trunc(y, I32)
-    q = b.udiv(x32, y32)
-    return b.zext(b.sub(x32, b.mul(q, y32)), I64), b.zext(q, I64)
 
 
 def _splat(b, value, lanes: int):
@@ -564,9 +558,8 @@ class _Builder:
         phis = _pointer_phis(b, bases, pre)
         b.cbranch(b.icmp_signed(">", d, ir.Constant(I64, 0)), body, last)
         b.position_at_end(body)
-        extent = b.trunc(params.dim(b, shape, d), I32)
-        q = b.udiv(rem, extent)
-        idx = b.zext(b.sub(rem, b.mul(q, extent)), I64)
+        r, q = _udivrem(b, rem, b.trunc(params.dim(b, shape, d), I32))
+        idx = b.zext(r, I64)
         for p, s in zip(phis, strides):
             if p is not None:
                 p.add_incoming(b.gep(p, [b.mul(idx, params.dim(b, s, d))], source_etype=I8), body)

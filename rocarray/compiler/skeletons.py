@@ -622,6 +622,20 @@ def _unravel(b, shape, ndim, flat, info, bases, first_dim_from_end, narrow_divis
     return phis
 
 
+def _udivrem(b, x, y):
+    """``(x % y, x // y)`` of unsigned integers of one width: one divide, then the
+    remainder from the quotient (what a GPU's divide sequence gives almost for free)."""
+    q = b.udiv(x, y)
+    return b.sub(x, b.mul(q, y)), q
+
+
+def _divmod32(b, x, y):
+    """``(x % y, x // y)`` (i64) of two i64 indices below 2**32, divided in 32 bits."""
+    i32 = ir.IntType(32)
+    r, q = _udivrem(b, b.trunc(x, i32), b.trunc(y, i32))
+    return b.zext(r, I64), b.zext(q, I64)
+
+
 def _index_divmod(b, x, y):
     """``(x % y, x // y)`` of two non-negative i64 indices, cheap to compile: a 32-bit
     ``udiv`` when both fit in 32 bits (always, short of 4G-element arrays), else a
@@ -629,7 +643,6 @@ def _index_divmod(b, x, y):
     expands one into ~100 instructions, ~3.5 ms of codegen even at O0, which is most of
     a quick-tier compile.  The builder is left in a new block after both paths."""
     fn = b.function
-    i32 = ir.IntType(32)
     narrow_bb = fn.append_basic_block("div.narrow")
     wide_bb = fn.append_basic_block("div.wide")
     join = fn.append_basic_block("div.done")
@@ -637,10 +650,7 @@ def _index_divmod(b, x, y):
     b.cbranch(b.icmp_unsigned("==", high, ir.Constant(I64, 0)), narrow_bb, wide_bb)
 
     b.position_at_end(narrow_bb)
-    x32, y32 = b.trunc(x, i32), b.trunc(y, i32)
-    q32 = b.udiv(x32, y32)
-    r_narrow = b.zext(b.sub(x32, b.mul(q32, y32)), I64)
-    q_narrow = b.zext(q32, I64)
+    r_narrow, q_narrow = _divmod32(b, x, y)
     b.branch(join)
 
     # restoring division, one quotient bit per trip, most significant first
@@ -803,7 +813,6 @@ def _gpu_loop_simple(target, b, fields, operands, body_fn):
     grid-stride loop ~0.6 ms.
     """
     fn = b.function
-    i32 = ir.IntType(32)
     # scalars and raw descriptors: behind pointers for the body (SROA removes the slots)
     _, info = _prepare(b, fields, operands, spill_dims=False)
     params = _SimpleParams(target, b, fields, operands)
@@ -837,11 +846,8 @@ def _gpu_loop_simple(target, b, fields, operands, body_fn):
     rem = b.phi(I64, "rem")
     rem.add_incoming(i, head)
     addrs = _pointer_phis(b, bases, head)
-    extent = params.dim(b, None, d)
-    x32, y32 = b.trunc(rem, i32), b.trunc(extent, i32)
-    q32 = b.udiv(x32, y32)
-    idx = b.zext(b.sub(x32, b.mul(q32, y32)), I64)
-    rem.add_incoming(b.zext(q32, I64), dims_bb)
+    idx, quotient = _divmod32(b, rem, params.dim(b, None, d))
+    rem.add_incoming(quotient, dims_bb)
     nexts = []
     for k, p in enumerate(addrs):
         if p is None:
