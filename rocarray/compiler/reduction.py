@@ -66,9 +66,6 @@ VECTOR_UNROLL = 4
 #: GPU wave scans (``MODE_WAVE`` in a scan entry): wave-wide steps per trip, their loads
 #: issued together (more memory requests in flight per wave).
 SCAN_UNROLL = 4
-#: GPU vector loops load the next trip's vectors before folding the current trip's (the
-#: folds of max/argmax are long enough to leave the memory idle otherwise).
-GPU_PIPELINE = True
 #: GPU vector loops of the catalogue's max/min/argmax/argmin fold with the recipe's own
 #: instructions (see ``_Builder.recipe_fold``) instead of the generic reduce.
 GPU_RECIPES = True
@@ -1228,9 +1225,10 @@ class _Builder:
     def vector_loop(self, b, accs, in_bases, j_begin, j_end, width: int):
         """Each thread loads ``VECTOR_UNROLL`` vectors of ``width`` elements per trip (16-byte
         accesses, several in flight) and folds element ``l`` of vector ``u`` into lane
-        ``(u * width + l) % lanes``; every thread makes the same number of trips.  With
-        ``GPU_PIPELINE`` the next trip's loads are issued before the current trip's folds
-        (the last trip loads itself again rather than branch).  A catalogue recipe
+        ``(u * width + l) % lanes``; every thread makes the same number of trips.  The next
+        trip's loads are issued before the current trip's folds (the folds of max/argmax
+        are long enough to leave the memory idle otherwise; the last trip loads itself again
+        rather than branch).  A catalogue recipe
         (``gpu_recipe``) starts its lanes from the first trip's elements and then folds
         knowing that each lane sees its elements in increasing order (no index ties to
         settle).  Returns the first index left for the scalar loop."""
@@ -1243,9 +1241,8 @@ class _Builder:
         _, trips = self.divmod(b, b.sub(j_end, j_begin), span)
         start = b.add(j_begin, b.mul(self.tib, w))
         space = ir.PointerType(addrspace=self.target.global_address_space)
-        pipelined = GPU_PIPELINE
         cur = [self.vector_slots(b, width) for _ in range(VECTOR_UNROLL)]
-        nxt = [self.vector_slots(b, width) for _ in range(VECTOR_UNROLL)] if pipelined else cur
+        nxt = [self.vector_slots(b, width) for _ in range(VECTOR_UNROLL)]
         # argmax/argmin lanes: the index relative to ``start`` in 32 bits (the caller keeps
         # runs shorter than 2**31), made the record's 64-bit index after the loop
         indexed = self.gpu_recipe in ("argmax", "argmin")
@@ -1264,7 +1261,7 @@ class _Builder:
                 ju = b.add(j, b.mul(stride, ir.Constant(I64, u)))
                 for base, ty, size, slot in zip(in_bases, self.in_types, self.in_sizes, slots[u]):
                     addr = b.gep(base, [ju], source_etype=ty)
-                    if ahead or not pipelined:
+                    if ahead:
                         addr = b.addrspacecast(addr, space)
                     b.store(b.load(addr, typ=ir.VectorType(ty, width), align=width * size), slot)
 
@@ -1290,30 +1287,23 @@ class _Builder:
 
         def advance(t):
             """Fold trip ``t`` (its vectors in ``cur``), the next trip's loads first."""
-            if pipelined:
-                last = b.sub(trips, one)
-                later = b.add(t, one)
-                load_trip(b.select(b.icmp_signed("<", later, trips), later, last), nxt)
-            else:
-                load_trip(t, cur)
+            last = b.sub(trips, one)
+            later = b.add(t, one)
+            load_trip(b.select(b.icmp_signed("<", later, trips), later, last), nxt)
             fold_trip(t, cur, first=False)
-            if pipelined:
-                take_next()
+            take_next()
 
         run_bb = fn.append_basic_block("vt.run")
         done_bb = fn.append_basic_block("vt.done")
         b.cbranch(b.icmp_signed(">", trips, zero), run_bb, done_bb)
         b.position_at_end(run_bb)
-        if pipelined or self.gpu_recipe is not None:
-            load_trip(zero, cur, ahead=False)
+        load_trip(zero, cur, ahead=False)
         first_loop_trip = zero
         if self.gpu_recipe is not None:
             # the first trip sets the lanes (each lane's first element replaces the identity)
-            if pipelined:
-                load_trip(b.select(b.icmp_signed(">", trips, one), one, zero), nxt, ahead=False)
+            load_trip(b.select(b.icmp_signed(">", trips, one), one, zero), nxt, ahead=False)
             fold_trip(zero, cur, first=True)
-            if pipelined:
-                take_next()
+            take_next()
             first_loop_trip = one
         loop = _Loop(b, first_loop_trip, trips, "vt")
         advance(loop.i)
