@@ -45,7 +45,7 @@ from llvmlite import ir
 from ..targets.base import MAX_DIMS
 from .skeletons import (DIMS, I64, I8, PTR, SIMPLE_LOOP_MAX_ELEMENTS, _dim, _divmod32, _index_divmod, _Loop, _opaque,
                         _pointer_phis, _spill, _udivrem, _unravel, declare_trap, dims_parameter_type,
-                        mark_dims_arguments, storage_type)
+                        load_parameter, mark_dims_arguments, storage_type)
 
 MODE_COOP = 1
 MODE_RECORDS = 2
@@ -151,14 +151,13 @@ class _QuickParams:
         """Parameter ``k`` (an integer or a pointer)."""
         if self.buffer is None:
             return self.args[k]
-        p = b.gep(self.buffer, [ir.Constant(I64, self.offsets[k])], source_etype=I8)
-        return b.load(p, typ=self.types[k], align=8)
+        return load_parameter(b, self.buffer, self.offsets[k], self.types[k])
 
     def dim(self, b, k, d):
         """Element ``d`` (an i64 value) of the shape or strides parameter ``k``."""
         if self.buffer is not None:
-            p = b.gep(self.buffer, [ir.Constant(I64, self.offsets[k])], source_etype=I8)
-        elif k in self.slots:
+            return load_parameter(b, self.buffer, self.offsets[k], I64, d)
+        if k in self.slots:
             p = self.slots[k]
         else:
             p = self.args[k]

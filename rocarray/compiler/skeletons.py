@@ -865,6 +865,15 @@ def _gpu_loop_simple(target, b, fields, operands, body_fn):
     b.position_at_end(exit_bb)
 
 
+def load_parameter(b, buffer, offset: int, ty, index=None):
+    """The ``ty`` field at byte ``offset`` of a parameter buffer (element ``index`` of it,
+    as i64, for shapes and strides): what the quick tiers read in the block that uses it."""
+    p = b.gep(buffer, [ir.Constant(I64, offset)], source_etype=I8)
+    if index is not None:
+        p = b.gep(p, [index], source_etype=I64)
+    return b.load(p, typ=ty, align=8)
+
+
 class _SimpleParams:
     """Where the quick-tier GPU loop reads ``n``, ``ndim``, the array pointers, shape and
     strides: loaded from the target's parameter buffer at the launcher's offsets in the
@@ -884,10 +893,7 @@ class _SimpleParams:
                     self.dims[k] = _spill(b, op[1], DIMS)
 
     def _load(self, b, offset, ty, index=None):
-        p = b.gep(self.buffer, [ir.Constant(I64, offset)], source_etype=I8)
-        if index is not None:
-            p = b.gep(p, [index], source_etype=I64)
-        return b.load(p, typ=ty, align=8)
+        return load_parameter(b, self.buffer, offset, ty, index)
 
     def n(self, b):
         return self.fields.n if self.buffer is None else self._load(b, 0, I64)
