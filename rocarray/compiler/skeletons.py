@@ -178,8 +178,7 @@ def build_elementwise(target: Target, kernel_name: str, operands, body_fn: ir.Fu
         raise ValueError("the host quick tier's kernel entry is text: use host_simple_kernel_text")
     param_types = kernel_param_types(operands)
     if target.is_gpu:
-        if target.simple_loops:
-            param_types = kernel_param_types(operands, dims_parameter_type(target))
+        param_types = kernel_param_types(operands, dims_parameter_type(target))
         fnty = ir.FunctionType(ir.VoidType(), param_types)
         fn = ir.Function(module, fnty, kernel_name)
         target.mark_kernel(fn)
@@ -239,7 +238,11 @@ def _all_contiguous(b, info, operands, d):
     ok = ir.Constant(ir.IntType(1), 1)
     for (kind, _, strides), op in zip(info, operands):
         if kind == "array":
-            s = b.extract_value(strides, d) if isinstance(d, int) else _dim(b, strides, d)
+            if isinstance(d, int):  # by value, or a pointer to where the strides lie
+                s = (b.extract_value(strides, d) if isinstance(strides.type, ir.ArrayType)
+                     else _dim(b, strides, ir.Constant(I64, d)))
+            else:
+                s = _dim(b, strides, d)
             ok = b.and_(ok, b.icmp_signed("==", s, ir.Constant(I64, op.dtype.itemsize)))
     return ok
 
@@ -701,9 +704,33 @@ def vector_lanes(operands) -> int:
 
 def _gpu_loop(target, b, fields, operands, body_fn):
     shape_value, info = _prepare(b, fields, operands, spill_dims=False)
-    # stack slots for shape and strides, filled only on the paths that index them
-    shape = b.alloca(DIMS)
-    dim_slots = [b.alloca(DIMS) if kind == "array" else None for kind, _, _ in info]
+    # shape and strides where they lie: behind the by-reference parameters (NVPTX,
+    # ``dims_parameter_type``) or in the parameter buffer (AMDGPU's kernarg segment); else
+    # (by value) in stack slots filled only on the paths that index them.  A copy made by
+    # every thread cost large reductions on the H200 5-10% of their bandwidth
+    # (``reduction._Builder.entry_function``); here it is off the contiguous paths.
+    buffer = target.emit_parameter_buffer(b)
+    offsets = param_offsets(operands) if buffer is not None else None
+
+    def where(value, offset):
+        if not isinstance(value.type, ir.ArrayType):
+            return value
+        if buffer is not None:
+            return b.gep(buffer, [ir.Constant(I64, offset)], source_etype=I8)
+        return None
+
+    spills = []  # (by-value array, its stack slot)
+
+    def dims(value, offset):
+        p = where(value, offset)
+        if p is None:
+            p = b.alloca(DIMS)
+            spills.append((value, p))
+        return p
+
+    shape = dims(shape_value, 16)
+    dim_slots = [dims(strides, offsets[k] + 8 if offsets else 0) if kind == "array" else None
+                 for k, (kind, _, strides) in enumerate(info)]
     fn = b.function
     one = ir.Constant(I64, 1)
     lanes = vector_lanes(operands)
@@ -746,14 +773,10 @@ def _gpu_loop(target, b, fields, operands, body_fn):
     else:
         b.cbranch(contiguous, blocks["contiguous"], fn.append_basic_block("not.contiguous"))
         b.position_at_end(fn.blocks[-1])
-    b.store(shape_value, shape)
-    strided_info = []
-    for (kind, base, strides), slot in zip(info, dim_slots):
-        if slot is not None:
-            b.store(strides, slot)
-            strided_info.append((kind, base, slot))
-        else:
-            strided_info.append((kind, base, strides))
+    for value, slot in spills:
+        b.store(value, slot)
+    strided_info = [(kind, base, strides if slot is None else slot)
+                    for (kind, base, strides), slot in zip(info, dim_slots)]
     b.cbranch(is_1d, blocks["flat"], blocks["nd"])
 
     for name in versions:
