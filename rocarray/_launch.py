@@ -91,10 +91,21 @@ class ContiguousRunner:
     """The warm path of an elementwise kernel whose operands are arrays, inputs then one
     output, over one C-contiguous shape: allocate the output from the pool, fill the
     pointers into a copy of the launch template, launch.  Built-in ops and user kernels
-    share it; callers check the layout first."""
+    share it; callers check the layout first.
+
+    On a runtime that calls kernels in-process (the host: ``direct_launch_below`` > 0), a
+    launch of fewer elements than that skips the packing: the parameter buffer is an
+    *area* -- the template packed once, in memory that stays put -- whose size, shape and
+    pointer words are overwritten, and the kernel's entry is called on its address.  Areas
+    are taken from and put back on a list (``pop`` / ``append`` are atomic), so threads
+    never share one.  Measured on the 2-core VM (1,000 float32 ``a + b``): ``struct`` pack
+    of the 37 fields 0.5-0.8 us, the template copy and fill 0.2-0.4, the launch layers
+    0.3; the area's five word stores ~0.2 us.
+    """
 
     __slots__ = ("kernel", "template", "in_positions", "out_position", "dtype", "itemsize",
-                 "device", "runtime", "alloc", "index")
+                 "device", "runtime", "alloc", "index", "direct_below", "areas", "in_words",
+                 "out_word")
 
     def __init__(self, kernel, operands, dtype):
         self.kernel = kernel
@@ -109,18 +120,46 @@ class ContiguousRunner:
         self.runtime = device.runtime
         self.alloc = self.runtime.alloc
         self.index = device.index
+        # the packed word of each value (the area's layout): every field a 64-bit word
+        self.in_words = tuple(p + 1 for p in self.in_positions)
+        self.out_word = self.out_position + 1
+        self.areas: list = []
+        self.direct_below = getattr(self.runtime, "direct_launch_below", 0)
+        if self.direct_below and kernel.packer.size != 8 * (len(template) + 1):
+            self.direct_below = 0  # fields narrower than a word: packed launches only
+
+    def _area(self):
+        """A new parameter area: (its 64-bit words, their address)."""
+        return self.runtime.parameter_area(self.kernel.packer.pack(0, *self.template))
 
     def __call__(self, arrays, shape: tuple, n: int):
         if not n:
             return Array._empty(shape, self.dtype, self.device)
         nbytes = n * self.itemsize
         buf = Buffer(self.alloc(self.index, nbytes), nbytes, self.device, None, False, self.runtime)
+        kernel = self.kernel
+        if n < self.direct_below:
+            if kernel.calls >= 0:  # quick-tier code: count the call (tier-up)
+                kernel.count_call(n)
+            areas = self.areas
+            try:
+                area = areas.pop()
+            except IndexError:
+                area = self._area()
+            words = area[0]
+            words[0] = words[2] = n  # n and shape[0]
+            for w, a in zip(self.in_words, arrays):
+                words[w] = a._buf.ptr + a._offset
+            words[self.out_word] = buf.ptr
+            kernel.function.call_small(area[1], 0, n)
+            areas.append(area)
+            return Array._on_buffer(buf, shape, n, self.dtype)
         values = self.template.copy()
         values[1] = n
         for pos, a in zip(self.in_positions, arrays):
             values[pos] = a._buf.ptr + a._offset
         values[self.out_position] = buf.ptr
-        self.kernel.launch(n, values)
+        kernel.launch(n, values)
         return Array._on_buffer(buf, shape, n, self.dtype)
 
 
