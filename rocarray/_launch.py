@@ -104,8 +104,8 @@ class ContiguousRunner:
     """
 
     __slots__ = ("kernel", "template", "in_positions", "out_position", "dtype", "itemsize",
-                 "device", "runtime", "alloc", "index", "direct_below", "areas", "in_words",
-                 "out_word")
+                 "device", "runtime", "alloc", "index", "pool", "direct_below", "areas", "in_words",
+                 "out_word", "pair")
 
     def __init__(self, kernel, operands, dtype):
         self.kernel = kernel
@@ -120,9 +120,12 @@ class ContiguousRunner:
         self.runtime = device.runtime
         self.alloc = self.runtime.alloc
         self.index = device.index
+        self.pool = self.runtime.memory_pool(self.index)
         # the packed word of each value (the area's layout): every field a 64-bit word
         self.in_words = tuple(p + 1 for p in self.in_positions)
         self.out_word = self.out_position + 1
+        #: the words of a binary op's two inputs (the common case, unrolled), else None
+        self.pair = self.in_words if len(self.in_words) == 2 else None
         self.areas: list = []
         self.direct_below = getattr(self.runtime, "direct_launch_below", 0)
         if self.direct_below and kernel.packer.size != 8 * (len(template) + 1):
@@ -133,12 +136,14 @@ class ContiguousRunner:
         return self.runtime.parameter_area(self.kernel.packer.pack(0, *self.template))
 
     def __call__(self, arrays, shape: tuple, n: int):
-        if not n:
-            return Array._empty(shape, self.dtype, self.device)
-        nbytes = n * self.itemsize
-        buf = Buffer(self.alloc(self.index, nbytes), nbytes, self.device, None, False, self.runtime)
-        kernel = self.kernel
         if n < self.direct_below:
+            # (an in-process runtime: no streams, so the pool's own malloc)
+            if not n:
+                return Array._empty(shape, self.dtype, self.device)
+            nbytes = n * self.itemsize
+            pool = self.pool
+            buf = Buffer(pool.malloc(nbytes), nbytes, self.device, None, False, pool)
+            kernel = self.kernel
             if kernel.calls >= 0:  # quick-tier code: count the call (tier-up)
                 kernel.count_call(n)
             areas = self.areas
@@ -148,18 +153,28 @@ class ContiguousRunner:
                 area = self._area()
             words = area[0]
             words[0] = words[2] = n  # n and shape[0]
-            for w, a in zip(self.in_words, arrays):
-                words[w] = a._buf.ptr + a._offset
+            pair = self.pair
+            if pair is not None:
+                a, b = arrays
+                words[pair[0]] = a._buf.ptr + a._offset
+                words[pair[1]] = b._buf.ptr + b._offset
+            else:
+                for w, a in zip(self.in_words, arrays):
+                    words[w] = a._buf.ptr + a._offset
             words[self.out_word] = buf.ptr
             kernel.function.call_small(area[1], 0, n)
             areas.append(area)
             return Array._on_buffer(buf, shape, n, self.dtype)
+        if not n:
+            return Array._empty(shape, self.dtype, self.device)
+        nbytes = n * self.itemsize
+        buf = Buffer(self.alloc(self.index, nbytes), nbytes, self.device, None, False, self.pool)
         values = self.template.copy()
         values[1] = n
         for pos, a in zip(self.in_positions, arrays):
             values[pos] = a._buf.ptr + a._offset
         values[self.out_position] = buf.ptr
-        kernel.launch(n, values)
+        self.kernel.launch(n, values)
         return Array._on_buffer(buf, shape, n, self.dtype)
 
 

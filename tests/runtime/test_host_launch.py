@@ -88,14 +88,14 @@ def test_direct_launches_from_many_threads_use_their_own_parameter_areas():
         t.join()
     assert not errors
     plan = ra.add._plans[(ra.float32, ra.float32, xs[0].device)]
-    assert 1 <= len(plan.run_contiguous.areas) <= 4
+    assert 1 <= len(plan.run_contiguous.__self__.areas) <= 4
 
 
 def test_direct_launches_count_quick_tier_calls(monkeypatch):
     """A direct launch of quick-tier code counts towards its tier-up, like a packed one."""
     x = ra.asarray(np.arange(50, dtype=np.int16), device="cpu")
     x - x
-    run = ra.subtract._plans[(ra.int16, ra.int16, x.device)].run_contiguous
+    run = ra.subtract._plans[(ra.int16, ra.int16, x.device)].run_contiguous.__self__
     assert run.direct_below == HostRuntime.small_launch
     counted = []
     monkeypatch.setattr(run.kernel, "calls", 3)
