@@ -18,10 +18,12 @@ from llvmlite import ir
 from .compiler.skeletons import (SIMPLE_LOOP_MAX_ELEMENTS, build_elementwise, gpu_simple_kernel_text,
                                  host_simple_kernel_module)
 from .targets import target_for
-from ._array_object import Array
+from ._array_object import Array, _c_strides
 from ._buffer import Buffer
 from ._layout import pad_dims
 from .targets.base import MAX_DIMS
+
+_new = object.__new__
 
 _SCALAR_CODES = {
     "b": "?", "i1": "b", "u1": "B", "i2": "h", "u2": "H", "i4": "i", "u4": "I", "i8": "q", "u8": "Q",
@@ -105,7 +107,7 @@ class ContiguousRunner:
 
     __slots__ = ("kernel", "template", "in_positions", "out_position", "dtype", "itemsize",
                  "device", "runtime", "alloc", "index", "pool", "direct_below", "areas", "in_words",
-                 "out_word", "pair")
+                 "out_word", "pair", "strides1")
 
     def __init__(self, kernel, operands, dtype):
         self.kernel = kernel
@@ -115,6 +117,7 @@ class ContiguousRunner:
         self.out_position = positions[-1]
         self.dtype = dtype
         self.itemsize = dtype.itemsize
+        self.strides1 = (dtype.itemsize,)
         device = kernel.device
         self.device = device
         self.runtime = device.runtime
@@ -142,7 +145,15 @@ class ContiguousRunner:
                 return Array._empty(shape, self.dtype, self.device)
             nbytes = n * self.itemsize
             pool = self.pool
-            buf = Buffer(pool.malloc(nbytes), nbytes, self.device, None, False, pool)
+            # Buffer(ptr, nbytes, device, None, False, pool) and Array._on_buffer, written
+            # out: two Python calls fewer (~0.25 us of a ~3 us call on the 2-core VM)
+            buf = _new(Buffer)
+            buf.ptr = ptr = pool.malloc(nbytes)
+            buf.nbytes = nbytes
+            buf.device = self.device
+            buf.owner = None
+            buf.readonly = False
+            buf.pool = pool
             kernel = self.kernel
             if kernel.calls >= 0:  # quick-tier code: count the call (tier-up)
                 kernel.count_call(n)
@@ -161,10 +172,18 @@ class ContiguousRunner:
             else:
                 for w, a in zip(self.in_words, arrays):
                     words[w] = a._buf.ptr + a._offset
-            words[self.out_word] = buf.ptr
+            words[self.out_word] = ptr
             kernel.function.call_small(area[1], 0, n)
             areas.append(area)
-            return Array._on_buffer(buf, shape, n, self.dtype)
+            out = _new(Array)
+            out._buf = buf
+            out._shape = shape
+            out._strides = self.strides1 if len(shape) == 1 else _c_strides(shape, self.itemsize)
+            out._offset = 0
+            out._dtype = self.dtype
+            out._size = n
+            out._contig = True
+            return out
         if not n:
             return Array._empty(shape, self.dtype, self.device)
         nbytes = n * self.itemsize
