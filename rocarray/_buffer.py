@@ -14,7 +14,9 @@ from ._device import Device
 
 class Buffer:
     """``owner`` keeps foreign memory alive (a NumPy array, a DLPack producer's tensor);
-    ``pool`` is the runtime whose memory pool gets the block back when the buffer dies."""
+    ``pool`` is the memory pool (``runtime.memory_pool(index)``) that gets the block back
+    when the buffer dies: its ``free(ptr)`` is called straight from the finalizer (the
+    runtime's ``free(index, ptr)`` would only look the pool up again)."""
 
     __slots__ = ("ptr", "nbytes", "device", "owner", "readonly", "pool", "__weakref__")
 
@@ -29,7 +31,7 @@ class Buffer:
     def __del__(self):
         if self.pool is not None:
             try:
-                self.pool.free(self.device.index, self.ptr)
+                self.pool.free(self.ptr)
             except Exception:  # interpreter shutdown: the driver may be gone already
                 pass
 
@@ -42,7 +44,8 @@ def allocate(device: Device, nbytes: int) -> Buffer:
     if not nbytes:
         return Buffer(0, 0, device, None)
     rt = device.runtime
-    return Buffer(rt.alloc(device.index, nbytes), nbytes, device, None, False, rt)
+    index = device.index
+    return Buffer(rt.alloc(index, nbytes), nbytes, device, None, False, rt.memory_pool(index))
 
 
 def host_buffer_from_numpy(a: np.ndarray) -> tuple[Buffer, int]:

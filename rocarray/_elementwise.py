@@ -66,8 +66,9 @@ class _Plan:
         template, positions = contiguous_template(kernel.spec.operands)
         self._template = template
         self.positions = tuple(positions)
-        #: the warm path: array operands only, one shape, all C-contiguous
-        self.run_contiguous = ContiguousRunner(kernel, kernel.spec.operands, out_dtype)
+        #: the warm path: array operands only, one shape, all C-contiguous (the runner's
+        #: bound ``__call__``: calling an instance costs ~0.15 us more than the bound method)
+        self.run_contiguous = ContiguousRunner(kernel, kernel.spec.operands, out_dtype).__call__
 
     def contiguous_template(self, n: int) -> list:
         values = self._template.copy()

@@ -18,10 +18,12 @@ from llvmlite import ir
 from .compiler.skeletons import (SIMPLE_LOOP_MAX_ELEMENTS, build_elementwise, gpu_simple_kernel_text,
                                  host_simple_kernel_module)
 from .targets import target_for
-from ._array_object import Array
+from ._array_object import Array, _c_strides
 from ._buffer import Buffer
 from ._layout import pad_dims
 from .targets.base import MAX_DIMS
+
+_new = object.__new__
 
 _SCALAR_CODES = {
     "b": "?", "i1": "b", "u1": "B", "i2": "h", "u2": "H", "i4": "i", "u4": "I", "i8": "q", "u8": "Q",
@@ -91,10 +93,21 @@ class ContiguousRunner:
     """The warm path of an elementwise kernel whose operands are arrays, inputs then one
     output, over one C-contiguous shape: allocate the output from the pool, fill the
     pointers into a copy of the launch template, launch.  Built-in ops and user kernels
-    share it; callers check the layout first."""
+    share it; callers check the layout first.
+
+    On a runtime that calls kernels in-process (the host: ``direct_launch_below`` > 0), a
+    launch of fewer elements than that skips the packing: the parameter buffer is an
+    *area* -- the template packed once, in memory that stays put -- whose size, shape and
+    pointer words are overwritten, and the kernel's entry is called on its address.  Areas
+    are taken from and put back on a list (``pop`` / ``append`` are atomic), so threads
+    never share one.  Measured on the 2-core VM (1,000 float32 ``a + b``): ``struct`` pack
+    of the 37 fields 0.5-0.8 us, the template copy and fill 0.2-0.4, the launch layers
+    0.3; the area's five word stores ~0.2 us.
+    """
 
     __slots__ = ("kernel", "template", "in_positions", "out_position", "dtype", "itemsize",
-                 "device", "runtime", "alloc", "index")
+                 "device", "runtime", "alloc", "index", "pool", "direct_below", "areas", "in_words",
+                 "out_word", "pair", "strides1")
 
     def __init__(self, kernel, operands, dtype):
         self.kernel = kernel
@@ -104,17 +117,77 @@ class ContiguousRunner:
         self.out_position = positions[-1]
         self.dtype = dtype
         self.itemsize = dtype.itemsize
+        self.strides1 = (dtype.itemsize,)
         device = kernel.device
         self.device = device
         self.runtime = device.runtime
         self.alloc = self.runtime.alloc
         self.index = device.index
+        self.pool = self.runtime.memory_pool(self.index)
+        # the packed word of each value (the area's layout): every field a 64-bit word
+        self.in_words = tuple(p + 1 for p in self.in_positions)
+        self.out_word = self.out_position + 1
+        #: the words of a binary op's two inputs (the common case, unrolled), else None
+        self.pair = self.in_words if len(self.in_words) == 2 else None
+        self.areas: list = []
+        self.direct_below = getattr(self.runtime, "direct_launch_below", 0)
+        if self.direct_below and kernel.packer.size != 8 * (len(template) + 1):
+            self.direct_below = 0  # fields narrower than a word: packed launches only
+
+    def _area(self):
+        """A new parameter area: (its 64-bit words, their address)."""
+        return self.runtime.parameter_area(self.kernel.packer.pack(0, *self.template))
 
     def __call__(self, arrays, shape: tuple, n: int):
+        if n < self.direct_below:
+            # (an in-process runtime: no streams, so the pool's own malloc)
+            if not n:
+                return Array._empty(shape, self.dtype, self.device)
+            nbytes = n * self.itemsize
+            pool = self.pool
+            # Buffer(ptr, nbytes, device, None, False, pool) and Array._on_buffer, written
+            # out: two Python calls fewer (~0.25 us of a ~3 us call on the 2-core VM)
+            buf = _new(Buffer)
+            buf.ptr = ptr = pool.malloc(nbytes)
+            buf.nbytes = nbytes
+            buf.device = self.device
+            buf.owner = None
+            buf.readonly = False
+            buf.pool = pool
+            kernel = self.kernel
+            if kernel.calls >= 0:  # quick-tier code: count the call (tier-up)
+                kernel.count_call(n)
+            areas = self.areas
+            try:
+                area = areas.pop()
+            except IndexError:
+                area = self._area()
+            words = area[0]
+            words[0] = words[2] = n  # n and shape[0]
+            pair = self.pair
+            if pair is not None:
+                a, b = arrays
+                words[pair[0]] = a._buf.ptr + a._offset
+                words[pair[1]] = b._buf.ptr + b._offset
+            else:
+                for w, a in zip(self.in_words, arrays):
+                    words[w] = a._buf.ptr + a._offset
+            words[self.out_word] = ptr
+            kernel.function.call_small(area[1], 0, n)
+            areas.append(area)
+            out = _new(Array)
+            out._buf = buf
+            out._shape = shape
+            out._strides = self.strides1 if len(shape) == 1 else _c_strides(shape, self.itemsize)
+            out._offset = 0
+            out._dtype = self.dtype
+            out._size = n
+            out._contig = True
+            return out
         if not n:
             return Array._empty(shape, self.dtype, self.device)
         nbytes = n * self.itemsize
-        buf = Buffer(self.alloc(self.index, nbytes), nbytes, self.device, None, False, self.runtime)
+        buf = Buffer(self.alloc(self.index, nbytes), nbytes, self.device, None, False, self.pool)
         values = self.template.copy()
         values[1] = n
         for pos, a in zip(self.in_positions, arrays):

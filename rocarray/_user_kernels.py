@@ -190,7 +190,7 @@ class _Plan:
         #: the warm path of array inputs and one array output (the body reads no output)
         self.single = None
         if self.simple and set(in_kinds) == {"a"} and out_kinds == ("a",) and not self.read_back:
-            self.single = ContiguousRunner(kernel, kernel.spec.operands, out_types[0])
+            self.single = ContiguousRunner(kernel, kernel.spec.operands, out_types[0]).__call__
 
     def run_contiguous(self, ins, shape, n, device):
         """The warm path: allocate the outputs, fill the template, launch."""

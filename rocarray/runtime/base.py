@@ -37,6 +37,11 @@ class Runtime:
     def free(self, index: int, ptr: int) -> None:
         raise NotImplementedError
 
+    def memory_pool(self, index: int):
+        """The memory pool behind ``alloc`` and ``free`` on device ``index``: buffers give
+        their blocks back through its ``free(ptr)``."""
+        raise NotImplementedError
+
     def copy_host_to_device(self, index: int, dst: int, src: int, nbytes: int, stream=None) -> None:
         """Copy from host address ``src`` to device address ``dst``."""
         raise NotImplementedError

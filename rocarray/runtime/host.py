@@ -76,6 +76,9 @@ class HostRuntime(Runtime):
     parallel_threshold = 1 << 18
     #: ... and smaller than this without releasing the GIL (a few microseconds of work).
     small_launch = 1 << 12
+    #: Launches this small may be made by calling ``HostFunction.call_small`` on a
+    #: ``parameter_area`` directly (``rocarray._launch.ContiguousRunner``).
+    direct_launch_below = small_launch
 
     #: Freed host blocks are kept for reuse up to this many bytes in all (fresh memory costs
     #: page faults on first touch: reusing a block makes a large op several times faster).
@@ -128,6 +131,13 @@ class HostRuntime(Runtime):
 
     def get_function(self, module, name: str) -> HostFunction:
         return HostFunction(module, name, module.address(name))
+
+    @staticmethod
+    def parameter_area(packed: bytes):
+        """A parameter buffer that stays put, initialised to ``packed`` (whole 64-bit
+        fields): (a writable view of its words, its address)."""
+        area = (ctypes.c_uint64 * (len(packed) // 8)).from_buffer_copy(packed)
+        return memoryview(area).cast("B").cast("Q"), ctypes.addressof(area)
 
     def launch(self, function: HostFunction, grid: int, block: int, args, stream=None) -> None:
         """Run the host entry over ``grid`` elements (``block`` is ignored on the host)."""

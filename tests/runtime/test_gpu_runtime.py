@@ -22,6 +22,7 @@ from rocarray.runtime.base import Runtime, RuntimeError_
 from rocarray._device import get_runtime
 from rocarray.runtime.cuda import CudaHooks, CUDARuntime
 from rocarray.runtime.gpu import GPUError, GPURuntime, MemoryPool, round_size
+from rocarray.runtime.pool import _SMALL_CLASSES_BYTES, SMALL_BLOCK, SMALL_BLOCKS_PER_CLASS
 from rocarray.runtime.hip import HipHooks, HIPRuntime
 
 OUT_OF_MEMORY = 2
@@ -298,11 +299,12 @@ def test_pool_reuses_a_freed_block_of_the_same_size_class():
 def test_pool_free_reentered_by_a_finalizer_is_deferred_not_deadlocked(inside):
     """The garbage collector can run a buffer's finalizer (which frees its block) in the
     middle of a pool method, on the thread holding the pool's lock.  Here the driver hooks
-    the pool calls inside its methods stand for that moment: the re-entered free must not
-    deadlock, and its block is back in the pool when the interrupted method returns."""
+    the pool calls inside its methods stand for that moment: the re-entered free of a large
+    block must not deadlock, and its block is back in the pool when the interrupted method
+    returns (a small block's free takes no lock: the next test)."""
     api = FakeHooks()
     pool = MemoryPool(api, max_cached_bytes=None if inside != "free" else 0)
-    victim = pool.malloc(3000)
+    victim = pool.malloc(SMALL_BLOCK + 3000)
     other = pool.malloc(70_000)
     cached = pool.malloc(1000)
     pool.free(cached)
@@ -330,6 +332,104 @@ def test_pool_free_reentered_by_a_finalizer_is_deferred_not_deadlocked(inside):
     assert pool.used_bytes() == sum(size for _, size in pool._in_use.values())
     with pytest.raises(ValueError, match="freed already"):
         pool.free(victim)
+
+
+@pytest.mark.parametrize("inside", ["malloc", "free", "free_all_blocks"])
+def test_pool_small_free_reentered_by_a_finalizer_completes_at_once(inside):
+    """A small block's free takes no lock: run inside a pool method (a finalizer), it is
+    done before the interrupted method goes on, and the books stay right."""
+    api = FakeHooks()
+    pool = MemoryPool(api, max_cached_bytes=None if inside != "free" else 0)
+    victim = pool.malloc(3000)
+    other = pool.malloc(70_000)
+    cached = pool.malloc(1000)
+    pool.free(cached)
+    hook = "mem_alloc" if inside == "malloc" else "mem_free"
+    original = getattr(api, hook)
+    fired = []
+
+    def finalizer_inside(*args):
+        if not fired:
+            fired.append(True)
+            pool.free(victim)
+            assert victim not in pool._in_use
+        return original(*args)
+
+    setattr(api, hook, finalizer_inside)
+    action = {"malloc": lambda: pool.malloc(200_000), "free": lambda: pool.free(other),
+              "free_all_blocks": pool.free_all_blocks}[inside]
+    action()
+    assert fired
+    assert pool.used_bytes() == sum(size for _, size in pool._in_use.values())
+    assert pool.total_bytes() == sum(api.live.values())
+    with pytest.raises(ValueError, match="freed already"):
+        pool.free(victim)
+
+
+def test_pool_keeps_a_bounded_number_of_small_blocks():
+    api = FakeHooks()
+    pool = MemoryPool(api)
+    blocks = [pool.malloc(4000) for _ in range(SMALL_BLOCKS_PER_CLASS + 5)]
+    for p in blocks:
+        pool.free(p)
+    assert pool.n_free_blocks() == SMALL_BLOCKS_PER_CLASS
+    assert api.free_calls == 5
+    assert pool.cached_bytes() == 4096 * SMALL_BLOCKS_PER_CLASS
+    assert pool.malloc(4000) == blocks[SMALL_BLOCKS_PER_CLASS - 1]  # last in, first out
+    # no caching at all under a bound of 0, and small ones never pass a low bound
+    for bound, kept in ((0, 0), (_SMALL_CLASSES_BYTES * 3, 3)):
+        api = FakeHooks()
+        pool = MemoryPool(api, max_cached_bytes=bound)
+        blocks = [pool.malloc(60_000) for _ in range(5)]
+        for p in blocks:
+            pool.free(p)
+        assert pool.n_free_blocks() == kept and pool.cached_bytes() <= bound
+
+
+def test_pool_small_blocks_from_many_threads_keep_the_books():
+    """Small blocks go through the lock-free lists: racing threads never share a block,
+    and a double free is caught."""
+    api = FakeHooks(capacity=64 << 20)
+    pool = MemoryPool(api)
+    held = set()
+    held_lock = threading.Lock()
+    errors = []
+
+    def work(seed):
+        rng = random.Random(seed)
+        mine = []
+        try:
+            for _ in range(4000):
+                if mine and rng.random() < 0.5:
+                    ptr = mine.pop()
+                    with held_lock:
+                        held.remove(ptr)
+                    pool.free(ptr)
+                else:
+                    ptr = pool.malloc(rng.choice((100, 4000)))
+                    with held_lock:
+                        assert ptr not in held, "one block handed to two owners"
+                        held.add(ptr)
+                    mine.append(ptr)
+            for ptr in mine:
+                with held_lock:
+                    held.remove(ptr)
+                pool.free(ptr)
+        except BaseException as e:  # reported by the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert pool.used_bytes() == 0
+    assert pool.cached_bytes() == sum(api.live.values())
+    p = pool.malloc(100)
+    pool.free(p)
+    with pytest.raises(ValueError, match="freed already"):
+        pool.free(p)
 
 
 def test_pool_allocates_anew_for_another_size_class_or_stream():

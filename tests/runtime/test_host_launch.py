@@ -61,3 +61,47 @@ def test_small_launches_from_many_threads():
     for t in threads:
         t.join()
     assert not errors
+
+
+def test_direct_launches_from_many_threads_use_their_own_parameter_areas():
+    """The warm path's small launches write the pointers into a parameter area taken off a
+    list: threads racing on one op never see each other's pointers."""
+    arrays = [np.arange(300, dtype=np.float32) * (k + 1) for k in range(4)]
+    xs = [ra.asarray(a, device="cpu") for a in arrays]
+    xs[0] + xs[0]  # compiled before the threads start
+    errors = []
+
+    def work(k):
+        try:
+            for _ in range(300):
+                r = xs[k] + xs[k]
+                if not np.array_equal(ra.asnumpy(r), 2 * arrays[k]):
+                    errors.append(k)
+                    return
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    plan = ra.add._plans[(ra.float32, ra.float32, xs[0].device)]
+    assert 1 <= len(plan.run_contiguous.__self__.areas) <= 4
+
+
+def test_direct_launches_count_quick_tier_calls(monkeypatch):
+    """A direct launch of quick-tier code counts towards its tier-up, like a packed one."""
+    x = ra.asarray(np.arange(50, dtype=np.int16), device="cpu")
+    x - x
+    run = ra.subtract._plans[(ra.int16, ra.int16, x.device)].run_contiguous.__self__
+    assert run.direct_below == HostRuntime.small_launch
+    counted = []
+    monkeypatch.setattr(run.kernel, "calls", 3)
+    monkeypatch.setattr(type(run.kernel), "count_call", lambda self, n: counted.append(n))
+    np.testing.assert_array_equal(ra.asnumpy(x - x), np.zeros(50, np.int16))
+    assert counted == [50]
+    big = ra.asarray(np.ones(HostRuntime.small_launch, np.int16), device="cpu")
+    np.testing.assert_array_equal(ra.asnumpy(big - big), np.zeros(HostRuntime.small_launch, np.int16))
+    assert counted == [50, HostRuntime.small_launch]  # the packed launch counts too
