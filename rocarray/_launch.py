@@ -95,19 +95,20 @@ class ContiguousRunner:
     pointers into a copy of the launch template, launch.  Built-in ops and user kernels
     share it; callers check the layout first.
 
-    On a runtime that calls kernels in-process (the host: ``direct_launch_below`` > 0), a
-    launch of fewer elements than that skips the packing: the parameter buffer is an
-    *area* -- the template packed once, in memory that stays put -- whose size, shape and
-    pointer words are overwritten, and the kernel's entry is called on its address.  Areas
-    are taken from and put back on a list (``pop`` / ``append`` are atomic), so threads
-    never share one.  Measured on the 2-core VM (1,000 float32 ``a + b``): ``struct`` pack
-    of the 37 fields 0.5-0.8 us, the template copy and fill 0.2-0.4, the launch layers
-    0.3; the area's five word stores ~0.2 us.
+    A launch of fewer elements than the runtime's ``direct_launch_below`` skips the
+    packing: the parameter buffer is an *area* -- the template packed once, in memory that
+    stays put (``runtime.parameter_area``) -- whose size, shape and pointer words are
+    overwritten; the host calls the kernel's entry on its address, a GPU runtime launches
+    with it (``launch_area``: the driver copies the parameters before the launch returns).
+    Areas are taken from and put back on a list (``pop`` / ``append`` are atomic), so
+    threads never share one.  Measured on the 2-core VM (1,000 float32 ``a + b``):
+    ``struct`` pack of the 37 fields 0.5-0.8 us, the template copy and fill 0.2-0.4, the
+    launch layers 0.3; the area's five word stores ~0.2 us.
     """
 
     __slots__ = ("kernel", "template", "in_positions", "out_position", "dtype", "itemsize",
                  "device", "runtime", "alloc", "index", "pool", "direct_below", "areas", "in_words",
-                 "out_word", "pair", "strides1")
+                 "out_word", "pair", "strides1", "launch_area")
 
     def __init__(self, kernel, operands, dtype):
         self.kernel = kernel
@@ -133,6 +134,8 @@ class ContiguousRunner:
         self.direct_below = getattr(self.runtime, "direct_launch_below", 0)
         if self.direct_below and kernel.packer.size != 8 * (len(template) + 1):
             self.direct_below = 0  # fields narrower than a word: packed launches only
+        #: a GPU runtime's launch from an area (None: the host calls the entry itself)
+        self.launch_area = getattr(self.runtime, "launch_area", None) if kernel.is_gpu else None
 
     def _area(self):
         """A new parameter area: (its 64-bit words, their address)."""
@@ -140,21 +143,25 @@ class ContiguousRunner:
 
     def __call__(self, arrays, shape: tuple, n: int):
         if n < self.direct_below:
-            # (an in-process runtime: no streams, so the pool's own malloc)
             if not n:
                 return Array._empty(shape, self.dtype, self.device)
             nbytes = n * self.itemsize
             pool = self.pool
+            launch_area = self.launch_area
             # Buffer(ptr, nbytes, device, None, False, pool) and Array._on_buffer, written
             # out: two Python calls fewer (~0.25 us of a ~3 us call on the 2-core VM)
             buf = _new(Buffer)
-            buf.ptr = ptr = pool.malloc(nbytes)
+            # (the host has no streams: the pool's own malloc; a GPU's is the thread's stream's)
+            buf.ptr = ptr = pool.malloc(nbytes) if launch_area is None else self.alloc(self.index, nbytes)
             buf.nbytes = nbytes
             buf.device = self.device
             buf.owner = None
             buf.readonly = False
             buf.pool = pool
             kernel = self.kernel
+            # read before ``function`` (as ``LoadedKernel.launch`` does): False only once the
+            # grid-stride code is in place; n is below the quick tier's limit here
+            per_element = kernel.thread_per_element
             if kernel.calls >= 0:  # quick-tier code: count the call (tier-up)
                 kernel.count_call(n)
             areas = self.areas
@@ -173,7 +180,14 @@ class ContiguousRunner:
                 for w, a in zip(self.in_words, arrays):
                     words[w] = a._buf.ptr + a._offset
             words[self.out_word] = ptr
-            kernel.function.call_small(area[1], 0, n)
+            if launch_area is None:
+                kernel.function.call_small(area[1], 0, n)
+            else:
+                block = kernel.block
+                grid = (n + block - 1) // block
+                if grid > kernel.max_grid and not per_element:
+                    grid = kernel.max_grid
+                launch_area(kernel.function, grid, block, area[1])
             areas.append(area)
             out = _new(Array)
             out._buf = buf

@@ -776,10 +776,29 @@ class GPURuntime(Runtime):
             self._use(device)
             self._api_launch(function.handle, grid, block, shared, handle, area.extra_address)
 
-    def launch_packed(self, function: Function, grid: int, block: int, packer, n: int, values) -> None:
-        """``launch`` with the parameters packed by ``packer`` (a ``struct.Struct``) from
-        ``n, *values`` straight into the thread's launch buffer: the hot path of every
-        elementwise call, with no intermediate buffer."""
+    #: ``rocarray._launch.ContiguousRunner`` launches contiguous elementwise calls below
+    #: this many elements (the quick tier's limit) from a ``parameter_area`` of their own
+    direct_launch_below = 2**31  # (skeletons.SIMPLE_LOOP_MAX_ELEMENTS + 1)
+
+    def parameter_area(self, packed: bytes):
+        """A parameter buffer that stays put, initialised to ``packed`` (whole 64-bit
+        fields), behind an ``extra`` array of its own: (a writable view of its words, the
+        address to pass to ``launch_area``).  One allocation holds the ``extra`` array
+        (words 0-4), the size (word 5) and the parameters; the view keeps it alive."""
+        self._initialise()
+        api = self.api
+        n = len(packed) // 8
+        area = (ctypes.c_uint64 * (6 + n))()
+        base = ctypes.addressof(area)
+        area[0:6] = [api.launch_param_buffer_pointer, base + 48, api.launch_param_buffer_size, base + 40,
+                     api.launch_param_end, len(packed)]
+        words = memoryview(area).cast("B").cast("Q")[6:]
+        words[:] = memoryview(packed).cast("Q")
+        return words, base
+
+    def launch_area(self, function: Function, grid: int, block: int, address: int) -> None:
+        """Launch ``function`` with the parameters of the area at ``address``
+        (``parameter_area``) on the thread's current stream."""
         try:
             state = self._local.state
         except AttributeError:
@@ -787,6 +806,21 @@ class GPURuntime(Runtime):
         device = function.device
         if state.device != device:
             self._use(device)
+        handle = state.handles.get(device)
+        try:
+            self._api_launch(function.handle, grid, block, 0, handle, address)
+        except GPUError:
+            self._use(device)
+            self._api_launch(function.handle, grid, block, 0, handle, address)
+
+    def launch_packed(self, function: Function, grid: int, block: int, packer, n: int, values) -> None:
+        """``launch`` with the parameters packed by ``packer`` (a ``struct.Struct``) from
+        ``n, *values`` straight into the thread's launch buffer (reductions, strided and
+        broadcast elementwise calls), with no intermediate buffer."""
+        try:
+            state = self._local.state
+        except AttributeError:
+            state = self._thread()
         area = state.area
         if area is None:
             area = state.area = _LaunchArea(self.api)
@@ -794,12 +828,7 @@ class GPURuntime(Runtime):
         if nbytes != area.nbytes:
             area.resize(nbytes)
         packer.pack_into(area.view, 0, n, *values)
-        handle = state.handles.get(device)
-        try:
-            self._api_launch(function.handle, grid, block, 0, handle, area.extra_address)
-        except GPUError:
-            self._use(device)
-            self._api_launch(function.handle, grid, block, 0, handle, area.extra_address)
+        self.launch_area(function, grid, block, area.extra_address)
 
     # -- ordering ------------------------------------------------------------------------
 

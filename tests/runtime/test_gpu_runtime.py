@@ -693,6 +693,36 @@ def test_launch_passes_the_packed_arguments_through_extra():
     assert third[5] == big
 
 
+def test_parameter_area_launches_its_own_words_on_the_current_stream():
+    # the warm elementwise path (ContiguousRunner): a launch from an area of its own whose
+    # words are overwritten between launches; the driver reads them through ``extra``
+    api = FakeHooks(devices=2)
+    runtime = GPURuntime(api)
+    function = runtime.get_function(runtime.load_module(1, b"image"), "k")
+    template = struct.pack("<5q", 0, 7, 0, 11, 12)
+    words, address = runtime.parameter_area(template)
+    assert len(words) == 5 and list(words) == [0, 7, 0, 11, 12]
+    words[0] = words[2] = 1000
+    words[4] = 2**64 - 1
+    runtime.launch_area(function, 4, 256, address)
+    stream = runtime.stream_create(1)
+    words[0] = 5
+    with stream:
+        runtime.launch_area(function, 1, 256, address)
+    (f1, g1, b1, sh1, st1, data1, dev1), (_, g2, _, _, st2, data2, dev2) = api.launches
+    assert (f1, g1, b1, sh1, st1, dev1) == (function.handle, 4, 256, 0, None, 1)
+    assert struct.unpack("<5Q", data1) == (1000, 7, 1000, 11, 2**64 - 1)
+    assert (g2, st2, dev2) == (1, stream.ptr, 1)
+    assert struct.unpack("<5Q", data2)[0] == 5
+    # a second area is independent of the first, and of the thread's packed-launch buffer
+    other, other_address = runtime.parameter_area(template)
+    runtime.launch(function, 1, 1, b"packed")
+    runtime.launch_area(function, 2, 64, other_address)
+    assert api.launches[-2][5] == b"packed"
+    assert struct.unpack("<5q", api.launches[-1][5]) == (0, 7, 0, 11, 12)
+    assert words[0] == 5
+
+
 def test_launch_retries_once_after_making_the_context_current():
     api = FakeHooks(devices=2)
     runtime = GPURuntime(api)
