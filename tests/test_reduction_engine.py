@@ -128,13 +128,14 @@ def test_extremes_on_both_tiers(device, dtype, monkeypatch):
 
 @pytest.mark.parametrize("dtype", [ra.float32, ra.float64, ra.float16, ra.int8, ra.uint8, ra.int16, ra.uint16,
                                    ra.int32, ra.uint32, ra.int64, ra.uint64, ra.bool], ids=str)
-def test_extremes_around_wide_trips(device, dtype):
+def test_extremes_around_wide_blocks(device, dtype):
     """max/min/argmax/argmin over runs that end inside, at and just past the host's wide
-    trips (``HOST_WIDE_BYTES``), at unaligned starts: random data with few values (ties),
-    NaNs at random places (the trip of a NaN hands max over to the 32-lane loop), +-0.0,
-    and the extremes planted late; along rows and columns too."""
+    trips and argmax blocks (``HOST_WIDE_BYTES``, ``HOST_BLOCK_TRIPS``), at unaligned
+    starts: random data with few values (ties), NaNs at random places (the trip of a NaN
+    hands max over to the 32-lane loop; argmax stops at the block of the first NaN),
+    +-0.0, and the extremes planted late; along rows and columns too."""
     from rocarray.compiler.cache import drain_background
-    from rocarray.compiler.reduction import HOST_WIDE_BYTES
+    from rocarray.compiler.reduction import HOST_BLOCK_TRIPS, HOST_WIDE_BYTES
 
     dt = np.dtype(dtype)
     rng = np.random.default_rng(17)
@@ -144,7 +145,7 @@ def test_extremes_around_wide_trips(device, dtype):
         getattr(ra, op)(warm)
     drain_background()
     wide = HOST_WIDE_BYTES // dt.itemsize
-    block = wide * 8
+    block = wide * HOST_BLOCK_TRIPS
     sizes = sorted({1, 31, wide - 1, wide, wide + 33, 3 * wide + 5, block - 1, block, block + 1,
                     2 * block + wide + 7, 5 * block + 3})
     for n in sizes:
@@ -154,6 +155,10 @@ def test_extremes_around_wide_trips(device, dtype):
                 a = random_array((n,), dt, rng, low=-3, high=3)
                 a[rng.integers(0, n, k)] = np.nan
                 cases[f"{k} nan"] = a
+            for where in (n - 1, min(block, n - 1)):  # in the tail; at a block's start
+                a = random_array((n,), dt, rng, low=-3, high=3)
+                a[where] = np.nan
+                cases[f"nan at {where}"] = a
             z = np.where(rng.random(n) < 0.5, -0.0, 0.0).astype(dt)
             z[rng.integers(0, n)] = 0.0
             cases["zeros"] = z
