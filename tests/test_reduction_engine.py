@@ -126,6 +126,73 @@ def test_extremes_on_both_tiers(device, dtype, monkeypatch):
                 drain_background()
 
 
+@pytest.mark.parametrize("dtype", [ra.float32, ra.float64, ra.float16, ra.int8, ra.uint8, ra.int16, ra.uint16,
+                                   ra.int32, ra.uint32, ra.int64, ra.uint64, ra.bool], ids=str)
+def test_extremes_around_wide_blocks(device, dtype):
+    """max/min/argmax/argmin over runs that end inside, at and just past the host's wide
+    trips and argmax blocks (``HOST_WIDE_BYTES``, ``HOST_BLOCK_TRIPS``), at unaligned
+    starts: random data with few values (ties), NaNs at random places (the trip of a NaN
+    hands max over to the 32-lane loop; argmax stops at the block of the first NaN),
+    +-0.0, and the extremes planted late; along rows and columns too."""
+    from rocarray.compiler.cache import drain_background
+    from rocarray.compiler.reduction import HOST_BLOCK_TRIPS, HOST_WIDE_BYTES
+
+    dt = np.dtype(dtype)
+    rng = np.random.default_rng(17)
+    ops = ("max", "min", "argmax", "argmin")
+    warm = ra.asarray(random_array((1 << 16,), dt, rng), device=device)
+    for op in ops:  # the full tier's code from here on (a launch this large tiers up)
+        getattr(ra, op)(warm)
+    drain_background()
+    wide = HOST_WIDE_BYTES // dt.itemsize
+    block = wide * HOST_BLOCK_TRIPS
+    sizes = sorted({1, 31, wide - 1, wide, wide + 33, 3 * wide + 5, block - 1, block, block + 1,
+                    2 * block + wide + 7, 5 * block + 3})
+    for n in sizes:
+        cases = {"ties": random_array((n,), dt, rng, low=-3, high=3)}
+        if dt.kind == "f":
+            for k in (1, 3):
+                a = random_array((n,), dt, rng, low=-3, high=3)
+                a[rng.integers(0, n, k)] = np.nan
+                cases[f"{k} nan"] = a
+            for where in (n - 1, min(block, n - 1)):  # in the tail; at a block's start
+                a = random_array((n,), dt, rng, low=-3, high=3)
+                a[where] = np.nan
+                cases[f"nan at {where}"] = a
+            z = np.where(rng.random(n) < 0.5, -0.0, 0.0).astype(dt)
+            z[rng.integers(0, n)] = 0.0
+            cases["zeros"] = z
+        elif dt.kind in "iu":
+            a = random_array((n,), dt, rng)
+            info = np.iinfo(dt)
+            a[rng.integers(n // 2, n, 2)] = info.max
+            a[rng.integers(n // 2, n, 2)] = info.min
+            cases["limits"] = a
+        for name, a in cases.items():
+            x = ra.asarray(a, device=device)
+            for start in (0, 1, 3):
+                if start >= n:
+                    continue
+                for op in ops:
+                    e = getattr(np, op)(a[start:])
+                    g = getattr(ra, op)(x[start:]).get()
+                    np.testing.assert_array_equal(g, e, err_msg=f"{op} {name} n={n} start={start}")
+            if n > 8:
+                rows = a[: n - n % 4].reshape(4, -1)
+                y = ra.asarray(rows, device=device)
+                for op in ops:
+                    for axis in (0, 1):
+                        np.testing.assert_array_equal(getattr(ra, op)(y, axis=axis).get(),
+                                                      getattr(np, op)(rows, axis=axis),
+                                                      err_msg=f"{op} {name} n={n} axis={axis}")
+    if dt.kind == "f":
+        # a zero max or min of zeros of one sign keeps the sign
+        for v in (-0.0, 0.0):
+            x = ra.asarray(np.full(3 * block + 5, v, dt), device=device)
+            for op in ("max", "min"):
+                assert np.signbit(getattr(ra, op)(x).get()) == np.signbit(v), (op, v)
+
+
 def test_transposed_and_strided_inputs(device):
     a = random_array((64, 300, 5), np.float64, np.random.default_rng(3))
     x = ra.asarray(a, device=device)
