@@ -43,6 +43,7 @@ from ._array_object import Array, _prod
 from ._kernels import catalogue
 from ._launch import KernelSpec, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
+from .runtime.host import PIECES_PER_THREAD
 from ._manipulation_functions import normalize_axes
 from .compiler.reduction import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_WAVE, SCAN_UNROLL, TILE, build_reduction,
                                  gpu_tile_width, build_scan, quick_tier_text, record_layout, reduction_param_types,
@@ -565,9 +566,10 @@ def _choose(kernel, shape_k, shape_r, n_red, inputs, source, simple=False, exact
             chunk = -(-n_red // n_chunks) if n_red else 0
             return MODE_TILE, n_chunks, chunk, tiles * n_chunks, 0
         if exact:
-            # no rounding to keep in check: chunks only to give every thread work
+            # no rounding to keep in check: chunks only to give every thread work, a few
+            # each, so that a thread on a busy core takes fewer (``HostRuntime._parallel``)
             threads = getattr(kernel.runtime, "_threads", 1)
-            n_chunks = 1 if n_out >= threads else max(1, min(2 * threads, n_red // (1 << 16)))
+            n_chunks = 1 if n_out >= threads else max(1, min(PIECES_PER_THREAD * threads, n_red // (1 << 16)))
         else:
             n_chunks = max(1, -(-n_red // HOST_CHUNK))
         chunk = -(-n_red // n_chunks) if n_red else 0

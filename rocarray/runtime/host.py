@@ -12,7 +12,9 @@ from __future__ import annotations
 import ctypes
 import errno
 import os
+import sys
 import threading
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
 from .base import Runtime, RuntimeError_
@@ -20,6 +22,11 @@ from .pool import MemoryPool
 
 #: Host buffers are aligned to this many bytes (a cache line; enough for any vector load).
 ALIGNMENT = 64
+#: Blocks of at least this many bytes are aligned to ``HUGE_PAGE`` and advised to use
+#: transparent huge pages (Linux, ``MADV_HUGEPAGE``), as NumPy's large arrays are.
+HUGE_PAGE_MIN_BYTES = 4 << 20
+HUGE_PAGE = 2 << 20
+_MADV_HUGEPAGE = 14
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 #: The same entry called without releasing the GIL: for small launches (microseconds),
@@ -39,14 +46,25 @@ class _HostMemory:
         self._free = libc.free
         self._free.argtypes = [ctypes.c_void_p]
         self._free.restype = None
+        self._madvise = getattr(libc, "madvise", None) if sys.platform.startswith("linux") else None
+        if self._madvise is not None:
+            self._madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+            self._madvise.restype = ctypes.c_int
 
     def mem_alloc(self, nbytes: int) -> int:
         out = ctypes.c_void_p()
-        err = self._memalign(ctypes.byref(out), ALIGNMENT, nbytes)
+        large = nbytes >= HUGE_PAGE_MIN_BYTES and self._madvise is not None
+        err = self._memalign(ctypes.byref(out), HUGE_PAGE if large else ALIGNMENT, nbytes)
         if err:
             e = RuntimeError_(f"posix_memalign failed: {os.strerror(err)}")
             e.code = err
             raise e
+        if large:
+            # ask for transparent huge pages where the kernel gives them only on request
+            # (``madvise`` mode; NumPy asks too): streaming a 64 MiB array through 4 KiB
+            # pages ran a full float32 max ~13% slower than NumPy's on the 2-core VM.
+            # Advice only: a refusal changes nothing.
+            self._madvise(out.value, nbytes & ~(HUGE_PAGE - 1) or nbytes & ~4095, _MADV_HUGEPAGE)
         return out.value
 
     def mem_free(self, ptr: int) -> None:
@@ -67,6 +85,10 @@ class HostFunction:
         self.address = address
         self.call = _ENTRY(address)
         self.call_small = _ENTRY_GIL(address)
+
+
+#: Pieces per thread a parallel host launch is cut into (handed out as threads ask).
+PIECES_PER_THREAD = 4
 
 
 class HostRuntime(Runtime):
@@ -181,15 +203,29 @@ class HostRuntime(Runtime):
             with self._lock:
                 if self._workers is None:
                     self._workers = ThreadPoolExecutor(self._threads, thread_name_prefix="rocarray-host")
-        parts = self._threads
+        # pieces handed out as threads come for them, not one fixed share each: a thread
+        # whose core is busy with other work (a shared machine) takes fewer pieces instead
+        # of holding the whole call up (2-core VM with the other core loaded: a fixed split
+        # ran a full float32 sum of 2^24 at 8.2 ms, three times its quiet-machine time)
+        threads = self._threads
+        parts = min(n, PIECES_PER_THREAD * threads)
         step = -(-n // parts)
-        if step >= 1024:  # elements: keep the parts on cache-line-friendly boundaries
+        if step >= 1024:  # elements: keep the pieces on cache-line-friendly boundaries
             step = (step + 63) & ~63
-        futures = [
-            self._workers.submit(function.call, ptr, lo, min(lo + step, n))
-            for lo in range(step, n, step)
-        ]
-        function.call(ptr, 0, min(step, n))  # ctypes releases the GIL during the call
+        pieces = deque(range(0, n, step))
+        call = function.call
+
+        def work():
+            take = pieces.popleft  # atomic: each piece goes to one thread
+            while True:
+                try:
+                    lo = take()
+                except IndexError:
+                    return
+                call(ptr, lo, min(lo + step, n))  # ctypes releases the GIL during the call
+
+        futures = [self._workers.submit(work) for _ in range(min(threads, len(pieces)) - 1)]
+        work()
         for f in futures:
             f.result()
 

@@ -105,3 +105,75 @@ def test_direct_launches_count_quick_tier_calls(monkeypatch):
     big = ra.asarray(np.ones(HostRuntime.small_launch, np.int16), device="cpu")
     np.testing.assert_array_equal(ra.asnumpy(big - big), np.zeros(HostRuntime.small_launch, np.int16))
     assert counted == [50, HostRuntime.small_launch]  # the packed launch counts too
+
+
+class _Recorder:
+    """Stands in for a HostFunction: records the ranges a parallel launch hands out."""
+
+    def __init__(self, slow_thread=None):
+        self.ranges = []
+        self.threads = set()
+        self.lock = threading.Lock()
+        self.slow_thread = slow_thread
+
+    def call(self, ptr, lo, hi):
+        with self.lock:
+            self.ranges.append((lo, hi))
+            self.threads.add(threading.get_ident())
+
+
+@pytest.mark.parametrize("n", [2, 3, 9, 1000, 4096 * 7 + 13, (1 << 20) + 1])
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_parallel_launch_hands_out_every_index_once(n, threads):
+    from rocarray.runtime.host import PIECES_PER_THREAD
+
+    rt = HostRuntime()
+    rt._threads = threads
+    f = _Recorder()
+    rt._parallel(f, 0, n)
+    ranges = sorted(f.ranges)
+    assert ranges[0][0] == 0 and ranges[-1][1] == n
+    assert all(hi > lo for lo, hi in ranges)
+    assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))  # no gap, no overlap
+    assert len(ranges) <= PIECES_PER_THREAD * threads
+    if n >= 1024 * PIECES_PER_THREAD * threads:
+        assert len(ranges) >= PIECES_PER_THREAD * threads - 1  # pieces to hand out, not one per thread
+
+
+def test_parallel_launch_lets_a_free_thread_take_a_stalled_threads_pieces():
+    # a worker that stalls on its first piece (a busy core) does not hold up the call: the
+    # calling thread takes the pieces left, instead of waiting to do its fixed share
+    import time
+
+    rt = HostRuntime()
+    rt._threads = 2
+    caller = threading.get_ident()
+    done_by = []
+
+    class Stall(_Recorder):
+        def call(self, ptr, lo, hi):
+            super().call(ptr, lo, hi)
+            done_by.append(threading.get_ident())
+            if threading.get_ident() != caller:
+                time.sleep(0.2)
+
+    f = Stall()
+    rt._parallel(f, 0, 1 << 20)
+    assert len(f.ranges) == len(done_by) >= 7
+    assert done_by.count(caller) >= len(done_by) - 2
+
+
+def test_large_host_blocks_are_aligned_for_huge_pages():
+    from rocarray.runtime.host import HUGE_PAGE, HUGE_PAGE_MIN_BYTES
+
+    n = HUGE_PAGE_MIN_BYTES // 4 + 3
+    x = ra.empty(n, dtype=ra.float32, device="cpu")  # from the pool (not NumPy's memory)
+    assert x._buf.pool is not None
+    if x._buf.pool.api._madvise is not None:
+        assert x._buf.ptr % HUGE_PAGE == 0
+    x[...] = 1.5
+    x[-1] = 2.5
+    h = ra.asnumpy(x)
+    assert (h[:-1] == 1.5).all() and h[-1] == 2.5
+    small = ra.empty(100, dtype=ra.float32, device="cpu")
+    assert small._buf.ptr % 64 == 0
