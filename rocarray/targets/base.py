@@ -216,18 +216,21 @@ MATH_FUNCTIONS = {
     **dict.fromkeys("atan2 hypot pow fmod copysign nextafter fmin fmax".split(), 2),
 }
 
-_llvm_ready = False
+_llvm_ready = None  # llvmlite.binding, once its targets are registered
 
 
 def llvm_binding():
     """``llvmlite.binding`` with every target and assembly printer registered."""
     global _llvm_ready
-    from llvmlite import binding
+    binding = _llvm_ready
+    if binding is None:
+        # (a ``from`` import of a loaded package still runs importlib's Python code: ~2 us
+        # of every call, so the module is kept here)
+        from llvmlite import binding
 
-    if not _llvm_ready:
         binding.initialize_all_targets()
         binding.initialize_all_asmprinters()
-        _llvm_ready = True
+        _llvm_ready = binding
     return binding
 
 
