@@ -322,11 +322,18 @@ def parse_module(text: str, target: "Target"):
     """Parse LLVM IR ``text`` for ``target``: its triple (when the text names none) and its
     data layout; a module built for another triple is an error, not silently retargeted."""
     mod = llvm_binding().parse_assembly(text)
+    # Text that already names the target's triple and data layout (what rocarray's own
+    # builders write) is left as parsed: asking LLVM for the triple and setting the layout
+    # again are two more library calls, and a layout is re-parsed when set.
+    layout = target.data_layout
+    if (f'\ntarget triple = "{target.triple}"\n' in text
+            and f'\ntarget datalayout = "{layout}"\n' in text):
+        return mod
     if not mod.triple or mod.triple.startswith("unknown"):
         mod.triple = target.triple
     elif mod.triple != target.triple:
         raise ValueError(f"target {target.name}: the module is built for {mod.triple}, not {target.triple}")
-    mod.data_layout = target.data_layout
+    mod.data_layout = layout
     return mod
 
 

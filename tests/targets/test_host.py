@@ -626,3 +626,18 @@ print("ok")
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=str(tmp_path))
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
+
+
+def test_parse_module_keeps_or_sets_triple_and_layout():
+    # text naming the target's triple and layout is taken as parsed; other text gets them
+    # set, and a module built for another triple is refused
+    from rocarray.targets.base import parse_module
+
+    t = HostTarget(opt_level=0)
+    body = "define void @f() {\n  ret void\n}\n"
+    head = f'target triple = "{t.triple}"\ntarget datalayout = "{t.data_layout}"\n'
+    for text in ("; ModuleID = \"m\"\n" + head + body, body):
+        mod = parse_module(text, t)
+        assert mod.triple == t.triple and mod.data_layout == t.data_layout
+    with pytest.raises(ValueError, match="built for"):
+        parse_module('target triple = "nvptx64-nvidia-cuda"\n' + body, t)
