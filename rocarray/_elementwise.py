@@ -13,7 +13,7 @@ import numpy as np
 from . import _dtypes
 from ._array_object import Array
 from ._device import mixed_devices
-from ._launch import ContiguousRunner, KernelSpec, contiguous_template, load
+from ._launch import ContiguousRunner, KernelSpec, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
 from .compiler.skeletons import Operand
 from .targets.base import MAX_DIMS
@@ -61,14 +61,15 @@ class _Plan:
         self.scalar_types = scalar_types  # NumPy scalar type to convert each scalar with
         self.out_dtype = out_dtype
         self.row = row
-        # The packed values of a launch over one contiguous run, but for the size, the
-        # pointers and the scalars; positions[k] is where operand k's first value goes.
-        template, positions = contiguous_template(kernel.spec.operands)
-        self._template = template
-        self.positions = tuple(positions)
         #: the warm path: array operands only, one shape, all C-contiguous (the runner's
         #: bound ``__call__``: calling an instance costs ~0.15 us more than the bound method)
-        self.run_contiguous = ContiguousRunner(kernel, kernel.spec.operands, out_dtype).__call__
+        runner = ContiguousRunner(kernel, kernel.spec.operands, out_dtype)
+        self.run_contiguous = runner.__call__
+        # The packed values of a launch over one contiguous run, but for the size, the
+        # pointers and the scalars; positions[k] is where operand k's first value goes
+        # (the runner's, which nobody changes).
+        self._template = runner.template
+        self.positions = runner.in_positions + (runner.out_position,)
 
     def contiguous_template(self, n: int) -> list:
         values = self._template.copy()
@@ -417,6 +418,25 @@ def elementwise_spec(name, body, storage_in, in_kinds, loop_in, out_storage, loo
     spec = _specs.get(key)
     if spec is not None:
         return spec
+
+    # The body's parameters and source are made only when it is built: a disk-cache hit
+    # (a kernel compiled by an earlier process) never builds it.
+    def build_body(module, target):
+        from .compiler.lang import compile_scalar_function
+
+        params, source, typedefs = _body_source(body, storage_in, loop_in, out_storage, loop_out)
+        return compile_scalar_function(module, "body", params, source, typedefs=typedefs,
+                                       target=target, kernel_name=name)
+
+    operands = [_operand(sd, "in" if k == "a" else "scalar") for sd, k in zip(storage_in, in_kinds)]
+    operands.append(_operand(out_storage, "out"))
+    spec = KernelSpec(key, name, operands, build_body)
+    return _specs.setdefault(key, spec)
+
+
+def _body_source(body, storage_in, loop_in, out_storage, loop_out):
+    """The scalar function of an elementwise body: (parameters, source, typedefs); inputs
+    and the output stored in another dtype than the loop's are cast in the source."""
     params = []
     ctype = _ctype(loop_in[-1])
     typedefs = {"ctype": ctype, "rtype": _real_of(ctype)}
@@ -438,14 +458,4 @@ def elementwise_spec(name, body, storage_in, in_kinds, loop_in, out_storage, loo
         prefix.append("out0_type out0;")
         suffix = "_out0 = (_out0_type)out0;"
     source = "\n".join(prefix) + "\n{\n" + body.strip("\n") + "\n}\n" + suffix
-
-    def build_body(module, target, _params=tuple(params), _src=source, _td=dict(typedefs), _name=name):
-        from .compiler.lang import compile_scalar_function
-
-        return compile_scalar_function(module, "body", list(_params), _src, typedefs=_td,
-                                       target=target, kernel_name=_name)
-
-    operands = [_operand(sd, "in" if k == "a" else "scalar") for sd, k in zip(storage_in, in_kinds)]
-    operands.append(_operand(out_storage, "out"))
-    spec = KernelSpec(key, name, operands, build_body)
-    return _specs.setdefault(key, spec)
+    return params, source, typedefs

@@ -15,6 +15,7 @@ import threading
 
 from llvmlite import ir
 
+from .compiler.cache import default_cache as _default_cache
 from .compiler.skeletons import (SIMPLE_LOOP_MAX_ELEMENTS, build_elementwise, gpu_simple_kernel_text,
                                  host_simple_kernel_module)
 from .targets import target_for
@@ -379,13 +380,13 @@ def load(spec: KernelSpec, device) -> LoadedKernel:
     k = _loaded.get(key)
     if k is not None:
         return k
-    from .compiler.cache import default_cache
-
     rt = device.runtime
     target = target_for(rt.target_name(device.index))
     if spec.heavy:
         target = target.heavy_tier
-    cache = default_cache()
+    # (imported with the module: a relative import in a function runs importlib's Python
+    # code at every call, ~2-3 us of a first call)
+    cache = _default_cache()
     quick = target.quick_tier
     image = None if quick is None else cache.lookup(spec.key, target)
     if image is None and quick is not None:

@@ -90,6 +90,16 @@ class HostFunction:
 #: Pieces per thread a parallel host launch is cut into (handed out as threads ask).
 PIECES_PER_THREAD = 4
 
+_load_host_object = None
+
+
+def _import_loader():
+    global _load_host_object
+    from ..targets.host import load_host_object
+
+    _load_host_object = load_host_object
+    return load_host_object
+
 
 class HostRuntime(Runtime):
     kind = "cpu"
@@ -142,8 +152,9 @@ class HostRuntime(Runtime):
     def load_module(self, index: int, image: bytes):
         mod = self._modules.get(image)
         if mod is None:
-            from ..targets.host import load_host_object
-
+            # (imported at the first load, not with the runtime; a relative import in a
+            # function runs importlib's Python code at every call)
+            load_host_object = _load_host_object or _import_loader()
             with self._lock:
                 mod = self._modules.get(image)
                 if mod is None:

@@ -293,7 +293,7 @@ class AMDGPUTarget(Target):
     @property
     def target_machine(self):
         if self._tm is None:
-            binding = llvm_binding()
+            binding = llvm_binding(all_targets=True)
             target = binding.Target.from_triple(self.triple)
             # codegen O0 for the light pipeline: fast instruction selection and register
             # allocation, a third of the O3 emit time (docs/benchmarks.md)

@@ -701,19 +701,21 @@ def load_host_object(data: bytes) -> HostModule:
     mod = _loaded.get(data)
     if mod is not None:
         return mod
-    binding = _init_llvm()
     elf = _ElfObject(data) if len(data) >= 64 and data[:6] == _ELF64_LE else None
     if elf is not None:
-        # MCJIT aborts the whole process on a name it cannot resolve: check first.
-        missing = sorted(
-            s for s in elf.undefined
-            if not s.startswith("_GLOBAL_OFFSET_TABLE_") and not _resolve_symbol(s)
-        )
-        if missing:
-            raise ToolchainError(
-                f"host object needs {', '.join(missing)}, which no library loaded in this "
-                "process defines"
+        # MCJIT aborts the whole process on a name it cannot resolve: check first (in
+        # the C libraries loaded for the JIT; most kernels name none)
+        if elf.undefined:
+            _init_llvm()
+            missing = sorted(
+                s for s in elf.undefined
+                if not s.startswith("_GLOBAL_OFFSET_TABLE_") and not _resolve_symbol(s)
             )
+            if missing:
+                raise ToolchainError(
+                    f"host object needs {', '.join(missing)}, which no library loaded in this "
+                    "process defines"
+                )
         if not _mapper:
             with _map_lock:
                 if not _mapper:  # the switch is read once per process
@@ -731,6 +733,7 @@ def load_host_object(data: bytes) -> HostModule:
                     mod._addresses.update(addresses)
                     _loaded[data] = mod
                     return mod
+    binding = _init_llvm()
     with LLVM_LOCK:
         mod = _loaded.get(data)
         if mod is not None:

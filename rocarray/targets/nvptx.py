@@ -226,7 +226,7 @@ class NVPTXTarget(Target):
     @property
     def target_machine(self):
         if self._tm is None:
-            binding = llvm_binding()
+            binding = llvm_binding(all_targets=True)
             target = binding.Target.from_triple(self.triple)
             # With the light pipeline, codegen runs at O0 too (2 ms instead of 10 for an
             # elementwise kernel): the PTX assembler's own -O3 does the instruction work.

@@ -44,7 +44,8 @@ def test_entry_layout(tmp_path):
     blob = open(path, "rb").read()
     assert blob[:8] == b"ROCARRAY"
     assert int.from_bytes(blob[8:12], "little") == diskcache.FORMAT_VERSION
-    assert blob[56:63] == b"the key" and blob.endswith(b"payload")
+    start = diskcache._HEADER.size
+    assert start == 32 and blob[start:start + 7] == b"the key" and blob.endswith(b"payload")
     assert [n for n in os.listdir(tmp_path) if not n.endswith(".rk")] == []  # no temp left
 
 
@@ -59,7 +60,7 @@ def test_damaged_entry_is_a_miss_and_is_removed(tmp_path, damage):
     elif damage == "flip_payload":
         blob[-10] ^= 0x40
     elif damage == "flip_header":
-        blob[30] ^= 0x01  # inside the checksum
+        blob[26] ^= 0x01  # inside the checksum
     elif damage == "empty":
         blob = bytearray()
     elif damage == "version":

@@ -597,3 +597,47 @@ def test_forked_child_never_writes_into_the_parents_arena(target):
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
     assert ctypes.string_at(free_at, room) == b"\0" * room  # the parent's free part is untouched
+
+
+def test_host_compiles_register_only_the_native_target(tmp_path):
+    # Every registered target adds its codegen passes to LLVM's pass registry, which each
+    # codegen pipeline walks: a CPU-only process registers this machine's target alone,
+    # and a GPU target registers the others when it makes its target machine.
+    import subprocess
+    import sys
+
+    code = """
+import numpy as np, rocarray as ra
+from llvmlite import binding
+x = ra.asarray(np.arange(5, dtype=np.int16))
+assert (np.asarray(ra.add(x, x)) == 2 * np.arange(5)).all()
+try:
+    binding.Target.from_triple("nvptx64-nvidia-cuda")
+except RuntimeError:
+    pass
+else:
+    raise SystemExit("the NVPTX target was registered by a host compile")
+from rocarray.targets.nvptx import NVPTXTarget
+assert NVPTXTarget("sm_90").target_machine is not None
+print("ok")
+"""
+    env = dict(os.environ, ROCARRAY_CACHE_DIR=str(tmp_path))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=str(tmp_path))
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
+
+
+def test_parse_module_keeps_or_sets_triple_and_layout():
+    # text naming the target's triple and layout is taken as parsed; other text gets them
+    # set, and a module built for another triple is refused
+    from rocarray.targets.base import parse_module
+
+    t = HostTarget(opt_level=0)
+    body = "define void @f() {\n  ret void\n}\n"
+    head = f'target triple = "{t.triple}"\ntarget datalayout = "{t.data_layout}"\n'
+    for text in ("; ModuleID = \"m\"\n" + head + body, body):
+        mod = parse_module(text, t)
+        assert mod.triple == t.triple and mod.data_layout == t.data_layout
+    with pytest.raises(ValueError, match="built for"):
+        parse_module('target triple = "nvptx64-nvidia-cuda"\n' + body, t)
