@@ -386,11 +386,9 @@ def test_pool_keeps_a_bounded_number_of_small_blocks():
         assert pool.n_free_blocks() == kept and pool.cached_bytes() <= bound
 
 
-def test_pool_small_blocks_from_many_threads_keep_the_books():
-    """Small blocks go through the lock-free lists: racing threads never share a block,
-    and a double free is caught."""
-    api = FakeHooks(capacity=64 << 20)
-    pool = MemoryPool(api)
+def _race_on_pool(pool, steps, sizes, streams=(0,), any_order=False, free_all_every=0):
+    """Eight threads allocating and freeing at random; fails if a block is ever handed to
+    two owners or a thread raises.  Every thread frees what it holds at the end."""
     held = set()
     held_lock = threading.Lock()
     errors = []
@@ -399,18 +397,20 @@ def test_pool_small_blocks_from_many_threads_keep_the_books():
         rng = random.Random(seed)
         mine = []
         try:
-            for _ in range(4000):
+            for step in range(steps):
                 if mine and rng.random() < 0.5:
-                    ptr = mine.pop()
+                    ptr = mine.pop(rng.randrange(len(mine)) if any_order else -1)
                     with held_lock:
                         held.remove(ptr)
                     pool.free(ptr)
                 else:
-                    ptr = pool.malloc(rng.choice((100, 4000)))
+                    ptr = pool.malloc(rng.choice(sizes), stream=rng.choice(streams))
                     with held_lock:
                         assert ptr not in held, "one block handed to two owners"
                         held.add(ptr)
                     mine.append(ptr)
+                if free_all_every and step % free_all_every == 0:
+                    pool.free_all_blocks()
             for ptr in mine:
                 with held_lock:
                     held.remove(ptr)
@@ -425,6 +425,14 @@ def test_pool_small_blocks_from_many_threads_keep_the_books():
         t.join()
     assert not errors, errors
     assert pool.used_bytes() == 0
+
+
+def test_pool_small_blocks_from_many_threads_keep_the_books():
+    """Small blocks go through the lock-free lists: racing threads never share a block,
+    and a double free is caught."""
+    api = FakeHooks(capacity=64 << 20)
+    pool = MemoryPool(api)
+    _race_on_pool(pool, 4000, (100, 4000))
     assert pool.cached_bytes() == sum(api.live.values())
     p = pool.malloc(100)
     pool.free(p)
@@ -548,42 +556,7 @@ def test_pool_passes_other_driver_errors_through_without_releasing_the_cache():
 def test_pool_is_thread_safe():
     api = FakeHooks(capacity=64 << 20)
     pool = MemoryPool(api)
-    held = set()
-    held_lock = threading.Lock()
-    errors = []
-
-    def work(seed):
-        rng = random.Random(seed)
-        mine = []
-        try:
-            for step in range(3000):
-                if mine and rng.random() < 0.5:
-                    ptr = mine.pop(rng.randrange(len(mine)))
-                    with held_lock:
-                        held.remove(ptr)
-                    pool.free(ptr)
-                else:
-                    ptr = pool.malloc(rng.choice((100, 600, 5000, 70_000)), stream=rng.choice((0, 1)))
-                    with held_lock:
-                        assert ptr not in held, "one block handed to two owners"
-                        held.add(ptr)
-                    mine.append(ptr)
-                if step % 500 == 0:
-                    pool.free_all_blocks()
-            for ptr in mine:
-                with held_lock:
-                    held.remove(ptr)
-                pool.free(ptr)
-        except BaseException as e:  # reported by the main thread
-            errors.append(e)
-
-    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
-    assert pool.used_bytes() == 0
+    _race_on_pool(pool, 3000, (100, 600, 5000, 70_000), streams=(0, 1), any_order=True, free_all_every=500)
     assert pool.total_bytes() == pool.cached_bytes() == sum(api.live.values())
     assert pool.n_free_blocks() == len(api.live)
     pool.free_all_blocks()
