@@ -57,7 +57,8 @@ class Array:
 
     @classmethod
     def _on_buffer(cls, buf: Buffer, shape: tuple, size: int, dtype: np.dtype) -> "Array":
-        """A C-contiguous array of ``size`` elements filling the new buffer ``buf``."""
+        """A C-contiguous array of ``size`` elements filling the new buffer ``buf``.
+        (``_launch.ContiguousRunner`` writes the same fields out on its warm path.)"""
         self = object.__new__(cls)
         self._buf = buf
         self._shape = shape
