@@ -267,13 +267,18 @@ class _Background:
                 self._idle.notify_all()
 
     def _stop(self) -> None:
-        # finish what is queued (disk writes, tier-ups) but wait no more than a moment
+        # finish what is queued (disk writes, tier-ups) but wait no more than a moment;
+        # then drop the rest, but let the job in hand end: a compile still inside LLVM on
+        # this (daemon) thread while the interpreter finalises could crash the process
         self._queue.put(None)
-        self._thread.join(timeout=2)
+        self._thread.join(timeout=STOP_SECONDS)
         self._stopping = True
+        self._thread.join(timeout=60)
 
 
 _background: _Background | None = None
+#: Seconds the exit waits for queued tier-up jobs before it drops the ones not started.
+STOP_SECONDS = 2.0
 #: What the background jobs that failed raised (a recompile that fails is a bug to report).
 background_failures: list = []
 #: Seconds without a foreground compile before a tier-up may take the LLVM lock.

@@ -308,3 +308,22 @@ def test_default_cache_follows_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("ROCARRAY_DISK_CACHE", "0")
     assert cache_mod.default_cache().disk is None
     assert rocarray.cache.info()["directory"] is None
+
+
+def test_background_worker_at_exit_ends_the_job_in_hand_and_drops_the_rest(monkeypatch):
+    # at exit the tier-up thread gets STOP_SECONDS for its queue; a job still running then
+    # is waited for (LLVM must not run in a daemon thread while the interpreter finalises),
+    # and the jobs not started are dropped
+    import time
+
+    from rocarray.compiler import cache as cache_module
+
+    monkeypatch.setattr(cache_module, "STOP_SECONDS", 0.05)
+    worker = cache_module._Background()
+    ran = []
+    worker.submit(lambda: (time.sleep(0.3), ran.append("long")), quiet=False)
+    worker.submit(lambda: ran.append("queued"), quiet=False)
+    time.sleep(0.02)  # the first job is in hand
+    worker._stop()
+    assert ran == ["long"]
+    assert not worker._thread.is_alive()
