@@ -135,13 +135,14 @@ class _Record:
                 for k in range(len(self.rec_type.elements))]
 
 
-class _QuickParams:
-    """Where a GPU quick-tier entry reads its parameters, as the elementwise quick tier
-    does (``skeletons._SimpleParams``): at the launcher's offsets in the target's
-    parameter buffer, in the block that uses them (AMDGPU's kernarg segment); else the
-    kernel's arguments, shapes and strides behind the pointer parameters of
-    ``dims_parameter_type`` (NVPTX: ``byval``, read with ``ld.param``) -- no copy into
-    private or local memory; else by value, copied once to the stack."""
+class _EntryParams:
+    """Where a reduction entry reads its parameters (GPU entries of both tiers, the host's
+    quick tier), as the elementwise quick tier does (``skeletons._SimpleParams``): at the
+    launcher's offsets in the target's parameter buffer, in the block that uses them
+    (AMDGPU's kernarg segment, the host's argument struct); else the kernel's arguments,
+    shapes and strides behind the pointer parameters of ``dims_parameter_type`` (NVPTX:
+    ``byval``, read with ``ld.param``) -- no copy into private or local memory; else by
+    value, copied once to the stack."""
 
     def __init__(self, target, b, args, types, buffer=None):
         self.args = args
@@ -399,19 +400,12 @@ class _Builder:
         parameter values, start, stop)."""
         target = self.target
         if target.is_gpu:
-            # shapes and strides are read where they lie (``_QuickParams.dims``), not copied
+            # shapes and strides are read where they lie (``_EntryParams.dims``), not copied
             # by every thread into local (NVPTX) or scratch (AMDGPU) memory: that copy, 320
             # bytes a thread for a sum, held large reductions on the H200 at 0.85-0.91 of
-            # the copy bandwidth (2^28 float32: full sum 0.88 -> 0.91-0.95, argmax 0.86-0.90
-            # -> 0.95-0.96, max 0.88-0.91 -> 0.95-0.96, float64 argmin -> 0.95)
-            arg_types = [dims_parameter_type(target) if t == DIMS else t for t in types]
-            fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), arg_types), self.entry)
-            target.mark_kernel(fn)
-            mark_dims_arguments(target, fn)
-            target.limit_registers(fn, GPU_MIN_BLOCKS)
-            b = ir.IRBuilder(fn.append_basic_block("entry"))
+            # the copy bandwidth, 0.96-1.01 without it (docs/benchmarks.md, stop 12)
+            fn, b, params = self.gpu_entry(types)
             values = list(fn.args)
-            params = _QuickParams(target, b, values, types)
             self.dims = lambda k: params.dims(b, k)
             start = stop = None
         else:
@@ -515,14 +509,27 @@ class _Builder:
         loop.close(b, b.add(loop.i, step))
         b.ret_void()
 
+    def gpu_entry(self, types):
+        """The GPU kernel ``self.entry`` taking the parameters ``types`` (shapes and strides
+        by reference where the target can: ``dims_parameter_type``): (function, builder in
+        its entry block, ``_EntryParams``)."""
+        target = self.target
+        arg_types = [dims_parameter_type(target) if t == DIMS else t for t in types]
+        fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), arg_types), self.entry)
+        target.mark_kernel(fn)
+        mark_dims_arguments(target, fn)
+        target.limit_registers(fn, GPU_MIN_BLOCKS)
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        return fn, b, _EntryParams(target, b, list(fn.args), types)
+
     # -- the GPU quick tier ---------------------------------------------------------------
 
     def quick_entry(self, types):
         """Add the entry ``self.entry`` for the quick tier: the parameters ``types`` (the
-        launcher's layout), read where they are (``_QuickParams``): on GPUs shapes and
+        launcher's layout), read where they are (``_EntryParams``): on GPUs shapes and
         strides by reference where the target can (``dims_parameter_type``), on the host
         in the packed struct the entry's ``args`` points to.  Returns the builder, the
-        ``_QuickParams``, the item loop (the builder in its body) and its step: on GPUs a
+        ``_EntryParams``, the item loop (the builder in its body) and its step: on GPUs a
         grid-stride loop over ``n_items`` after one check that the launch fits the 32-bit
         index arithmetic (it traps otherwise); on the host the items ``start .. stop`` of
         the call (the launcher never hands the quick tier more: ``_fit_quick_tier``)."""
@@ -533,16 +540,10 @@ class _Builder:
             self.fn = fn
             b = ir.IRBuilder(fn.append_basic_block("entry"))
             args_ptr, start, stop = fn.args
-            params = _QuickParams(target, b, None, types, buffer=args_ptr)
+            params = _EntryParams(target, b, None, types, buffer=args_ptr)
             return b, params, _Loop(b, start, stop, "item"), ir.Constant(I64, 1)
-        arg_types = [dims_parameter_type(target) if t == DIMS else t for t in types]
-        fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), arg_types), self.entry)
-        target.mark_kernel(fn)
-        mark_dims_arguments(target, fn)
-        target.limit_registers(fn, GPU_MIN_BLOCKS)
+        fn, b, params = self.gpu_entry(types)
         self.fn = fn
-        b = ir.IRBuilder(fn.append_basic_block("entry"))
-        params = _QuickParams(target, b, list(fn.args), types)
         first = target.emit_global_thread_id(b)
         step = target.emit_global_thread_count(b)
         # every index below is under n_items (an output, a chunk) or n_r (a reduced index):
@@ -601,7 +602,7 @@ class _Builder:
         cheap for LLVM and a GPU driver's JIT): one thread (host: loop trip) per item
         (output, chunk), one accumulator, each reduced index unravelled in 32 bits;
         the result post-mapped, or the raw record with ``MODE_RECORDS``.  Parameters
-        are read where the launcher packed them (``_QuickParams``)."""
+        are read where the launcher packed them (``_EntryParams``)."""
         n_in, n_outs = self.n_inputs, len(self.out_dtypes)
         types = reduction_param_types(n_in, n_outs)
         b, params, items, step = self.quick_entry(types)
