@@ -754,27 +754,12 @@ class GPURuntime(Runtime):
         block in bytes.  Queued on ``stream`` (default: the thread's current stream of the
         function's device); does not wait.
         """
-        try:
-            state = self._local.state
-        except AttributeError:
-            state = self._thread()
-        device = function.device
-        if state.device != device:
-            self._use(device)
-        handle = state.handles.get(device) if stream is None else stream.handle
-        area = state.area
-        if area is None:
-            area = state.area = _LaunchArea(self.api)
+        area = self._thread_area()
         nbytes = len(args)
         if nbytes != area.nbytes:
             area.resize(nbytes)
         area.view[:nbytes] = args
-        try:
-            self._api_launch(function.handle, grid, block, shared, handle, area.extra_address)
-        except GPUError:
-            # Other code may have switched this thread's context since our last call.
-            self._use(device)
-            self._api_launch(function.handle, grid, block, shared, handle, area.extra_address)
+        self.launch_area(function, grid, block, area.extra_address, stream, shared)
 
     #: ``rocarray._launch.ContiguousRunner`` launches contiguous elementwise calls below
     #: this many elements (the quick tier's limit) from a ``parameter_area`` of their own
@@ -796,9 +781,11 @@ class GPURuntime(Runtime):
         words[:] = memoryview(packed).cast("Q")
         return words, base
 
-    def launch_area(self, function: Function, grid: int, block: int, address: int) -> None:
-        """Launch ``function`` with the parameters of the area at ``address``
-        (``parameter_area``) on the thread's current stream."""
+    def launch_area(self, function: Function, grid: int, block: int, address: int, stream=None,
+                    shared: int = 0) -> None:
+        """Launch ``function`` with the parameters behind the ``extra`` array at ``address``
+        (``parameter_area``, or the thread's launch buffer) on ``stream`` (default: the
+        thread's current stream of the function's device): every launch ends here."""
         try:
             state = self._local.state
         except AttributeError:
@@ -806,17 +793,16 @@ class GPURuntime(Runtime):
         device = function.device
         if state.device != device:
             self._use(device)
-        handle = state.handles.get(device)
+        handle = state.handles.get(device) if stream is None else stream.handle
         try:
-            self._api_launch(function.handle, grid, block, 0, handle, address)
+            self._api_launch(function.handle, grid, block, shared, handle, address)
         except GPUError:
+            # Other code may have switched this thread's context since our last call.
             self._use(device)
-            self._api_launch(function.handle, grid, block, 0, handle, address)
+            self._api_launch(function.handle, grid, block, shared, handle, address)
 
-    def launch_packed(self, function: Function, grid: int, block: int, packer, n: int, values) -> None:
-        """``launch`` with the parameters packed by ``packer`` (a ``struct.Struct``) from
-        ``n, *values`` straight into the thread's launch buffer (reductions, strided and
-        broadcast elementwise calls), with no intermediate buffer."""
+    def _thread_area(self) -> "_LaunchArea":
+        """The calling thread's launch buffer (made on its first launch)."""
         try:
             state = self._local.state
         except AttributeError:
@@ -824,6 +810,13 @@ class GPURuntime(Runtime):
         area = state.area
         if area is None:
             area = state.area = _LaunchArea(self.api)
+        return area
+
+    def launch_packed(self, function: Function, grid: int, block: int, packer, n: int, values) -> None:
+        """``launch`` with the parameters packed by ``packer`` (a ``struct.Struct``) from
+        ``n, *values`` straight into the thread's launch buffer (reductions, strided and
+        broadcast elementwise calls), with no intermediate buffer."""
+        area = self._thread_area()
         nbytes = packer.size
         if nbytes != area.nbytes:
             area.resize(nbytes)
