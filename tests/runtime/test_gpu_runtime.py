@@ -295,16 +295,14 @@ def test_pool_reuses_a_freed_block_of_the_same_size_class():
     assert pool.driver_allocations() == 1
 
 
-@pytest.mark.parametrize("inside", ["malloc", "free", "free_all_blocks"])
-def test_pool_free_reentered_by_a_finalizer_is_deferred_not_deadlocked(inside):
-    """The garbage collector can run a buffer's finalizer (which frees its block) in the
-    middle of a pool method, on the thread holding the pool's lock.  Here the driver hooks
-    the pool calls inside its methods stand for that moment: the re-entered free of a large
-    block must not deadlock, and its block is back in the pool when the interrupted method
-    returns (a small block's free takes no lock: the next test)."""
+def _free_inside(inside, victim_size, check):
+    """A pool whose driver hook, on its first call inside the pool method ``inside``, frees
+    a block of ``victim_size`` bytes as a garbage-collected finalizer would (on this
+    thread, mid-method) and runs ``check(pool, victim)`` right after that free: (the pool,
+    its hooks, the victim, the interrupted action, the list that notes the firing)."""
     api = FakeHooks()
     pool = MemoryPool(api, max_cached_bytes=None if inside != "free" else 0)
-    victim = pool.malloc(SMALL_BLOCK + 3000)
+    victim = pool.malloc(victim_size)
     other = pool.malloc(70_000)
     cached = pool.malloc(1000)
     pool.free(cached)
@@ -315,14 +313,29 @@ def test_pool_free_reentered_by_a_finalizer_is_deferred_not_deadlocked(inside):
     def finalizer_inside(*args):
         if not fired:
             fired.append(True)
-            pool.free(victim)  # re-entered on this thread, with the lock held
-            assert victim in pool._in_use  # deferred: the interrupted method is mid-way
+            pool.free(victim)  # re-entered on this thread, in the middle of a pool method
+            check(pool, victim)
         return original(*args)
 
     setattr(api, hook, finalizer_inside)
-    done = []
     action = {"malloc": lambda: pool.malloc(200_000), "free": lambda: pool.free(other),
               "free_all_blocks": pool.free_all_blocks}[inside]
+    return pool, api, victim, action, fired
+
+
+@pytest.mark.parametrize("inside", ["malloc", "free", "free_all_blocks"])
+def test_pool_free_reentered_by_a_finalizer_is_deferred_not_deadlocked(inside):
+    """The garbage collector can run a buffer's finalizer (which frees its block) in the
+    middle of a pool method, on the thread holding the pool's lock.  Here the driver hooks
+    the pool calls inside its methods stand for that moment: the re-entered free of a large
+    block must not deadlock, and its block is back in the pool when the interrupted method
+    returns (a small block's free takes no lock: the next test)."""
+
+    def deferred(pool, victim):
+        assert victim in pool._in_use  # deferred: the interrupted method is mid-way
+
+    pool, api, victim, action, fired = _free_inside(inside, SMALL_BLOCK + 3000, deferred)
+    done = []
     worker = threading.Thread(target=lambda: done.append(action()), daemon=True)
     worker.start()
     worker.join(10)
@@ -338,26 +351,11 @@ def test_pool_free_reentered_by_a_finalizer_is_deferred_not_deadlocked(inside):
 def test_pool_small_free_reentered_by_a_finalizer_completes_at_once(inside):
     """A small block's free takes no lock: run inside a pool method (a finalizer), it is
     done before the interrupted method goes on, and the books stay right."""
-    api = FakeHooks()
-    pool = MemoryPool(api, max_cached_bytes=None if inside != "free" else 0)
-    victim = pool.malloc(3000)
-    other = pool.malloc(70_000)
-    cached = pool.malloc(1000)
-    pool.free(cached)
-    hook = "mem_alloc" if inside == "malloc" else "mem_free"
-    original = getattr(api, hook)
-    fired = []
 
-    def finalizer_inside(*args):
-        if not fired:
-            fired.append(True)
-            pool.free(victim)
-            assert victim not in pool._in_use
-        return original(*args)
+    def at_once(pool, victim):
+        assert victim not in pool._in_use
 
-    setattr(api, hook, finalizer_inside)
-    action = {"malloc": lambda: pool.malloc(200_000), "free": lambda: pool.free(other),
-              "free_all_blocks": pool.free_all_blocks}[inside]
+    pool, api, victim, action, fired = _free_inside(inside, 3000, at_once)
     action()
     assert fired
     assert pool.used_bytes() == sum(size for _, size in pool._in_use.values())

@@ -40,27 +40,33 @@ def test_warm_path_outputs_are_fresh_contiguous_arrays():
     assert (e + e).shape == (0, 5)
 
 
-def test_small_launches_from_many_threads():
-    a = np.arange(100, dtype=np.float64)
-    x = ra.asarray(a, device="cpu")
+def _in_threads(work, n):
+    """Run ``work(k)`` for k < n, each on its own thread; what they raised."""
     errors = []
 
-    def work(k):
+    def guarded(k):
         try:
-            for _ in range(200):
-                r = x * float(k) + x
-                if not np.array_equal(ra.asnumpy(r), a * k + a):
-                    errors.append(k)
-                    return
-        except Exception as e:  # pragma: no cover - reported below
+            work(k)
+        except Exception as e:  # reported by the caller
             errors.append(e)
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    threads = [threading.Thread(target=guarded, args=(k,)) for k in range(n)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert not errors
+    return errors
+
+
+def test_small_launches_from_many_threads():
+    a = np.arange(100, dtype=np.float64)
+    x = ra.asarray(a, device="cpu")
+
+    def work(k):
+        for _ in range(200):
+            assert np.array_equal(ra.asnumpy(x * float(k) + x), a * k + a), k
+
+    assert not _in_threads(work, 4)
 
 
 def test_direct_launches_from_many_threads_use_their_own_parameter_areas():
@@ -69,24 +75,12 @@ def test_direct_launches_from_many_threads_use_their_own_parameter_areas():
     arrays = [np.arange(300, dtype=np.float32) * (k + 1) for k in range(4)]
     xs = [ra.asarray(a, device="cpu") for a in arrays]
     xs[0] + xs[0]  # compiled before the threads start
-    errors = []
 
     def work(k):
-        try:
-            for _ in range(300):
-                r = xs[k] + xs[k]
-                if not np.array_equal(ra.asnumpy(r), 2 * arrays[k]):
-                    errors.append(k)
-                    return
-        except Exception as e:  # pragma: no cover - reported below
-            errors.append(e)
+        for _ in range(300):
+            assert np.array_equal(ra.asnumpy(xs[k] + xs[k]), 2 * arrays[k]), k
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    assert not _in_threads(work, 4)
     plan = ra.add._plans[(ra.float32, ra.float32, xs[0].device)]
     assert 1 <= len(plan.run_contiguous.__self__.areas) <= 4
 
