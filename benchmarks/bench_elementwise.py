@@ -53,6 +53,21 @@ def best_of(fn, repeat=5, number=1):
     return best
 
 
+def best_of_each(fns, repeat=7, number=1):
+    """``best_of`` for several callables measured in turn, round by round (each round times
+    ``number`` calls of every one), so a change of the machine's pace during the run -- a
+    shared host, a clock going up or down -- falls on all of them alike: best mean time
+    of each, in seconds, in the order given."""
+    best = [float("inf")] * len(fns)
+    for _ in range(repeat):
+        for k, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            best[k] = min(best[k], (time.perf_counter() - t0) / number)
+    return best
+
+
 def machine(dev) -> list:
     lines = [
         f"- date: {time.strftime('%Y-%m-%d %H:%M %Z')}",
@@ -208,27 +223,27 @@ def warm_calls(dev, rows):
         x + y
     _steady(lambda: x + y)
     dev.synchronize()
-    res = []
-    t = best_of(lambda: x + y, 7, 2000)
-    res.append(("rocarray", t))
+    # every library's calls timed in turn, round after round (best_of_each)
+    calls = [("rocarray", lambda: x + y)]
     if dev.kind != "cpu":
-        ts = best_of(lambda: (x + y, dev.synchronize()), 7, 2000)
-        res.append(("rocarray + sync", ts))
-    tn = best_of(lambda: a + a, 7, 2000)
-    res.append(("NumPy (host)", tn))
+        calls.append(("rocarray + sync", lambda: (x + y, dev.synchronize())))
+    calls.append(("NumPy (host)", lambda: a + a))
     if dev.kind == "cuda":
         cp = _try_import("cupy")
         if cp is not None:
             ca = cp.asarray(a)
             ca + ca
-            res.append(("CuPy", best_of(lambda: ca + ca, 7, 2000)))
-            res.append(("CuPy + sync", best_of(lambda: (ca + ca, cp.cuda.Device().synchronize()), 7, 2000)))
+            calls.append(("CuPy", lambda: ca + ca))
+            calls.append(("CuPy + sync", lambda: (ca + ca, cp.cuda.Device().synchronize())))
         torch = _try_import("torch")
         if torch is not None and torch.cuda.is_available():
             ta = torch.as_tensor(a, device="cuda")
             ta + ta
-            res.append(("PyTorch", best_of(lambda: ta + ta, 7, 2000)))
-            res.append(("PyTorch + sync", best_of(lambda: (ta + ta, torch.cuda.synchronize()), 7, 2000)))
+            calls.append(("PyTorch", lambda: ta + ta))
+            calls.append(("PyTorch + sync", lambda: (ta + ta, torch.cuda.synchronize())))
+    times = best_of_each([fn for _, fn in calls], 11, 2000)
+    res = [(name, v) for (name, _), v in zip(calls, times)]
+    t = times[0]
     rows.append("\n### 3. Warm per-call host time of `a + b`, 1,000 float32\n")
     rows.append("| library | us per call | rocarray / it |")
     rows.append("|---|---|---|")

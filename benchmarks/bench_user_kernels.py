@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # bench_elementwise gives the house helpers; importing it first also points
 # ROCARRAY_CACHE_DIR at a fresh empty directory for this run (unless the caller chose one)
-from bench_elementwise import _steady, _try_import, best_of, cupy_cold_ms, report_main  # noqa: E402
+from bench_elementwise import _steady, _try_import, best_of, best_of_each, cupy_cold_ms, report_main  # noqa: E402
 
 import rocarray as ra  # noqa: E402
 from rocarray import cache  # noqa: E402
@@ -207,18 +207,20 @@ def warm(dev, rows):
         for _ in range(20):
             fn()
         _steady(fn)
-        t = best_of(fn, 7, 1000)
-        tn = best_of(npfn, 7, 1000) if npfn is not None else float("nan")
+        # rocarray's calls and its peers' timed in turn, round after round (best_of_each)
+        fns = [fn, npfn if npfn is not None else (lambda: None)]
+        if dev.kind != "cpu":
+            fns.append(lambda: (fn(), sync()))
+            if cp is not None:
+                pf = cpeers[name]
+                pf()
+                fns += [pf, lambda: (pf(), cp.cuda.Device().synchronize())]
+        times = best_of_each(fns, 11, 1000) + [float("nan")] * 2
+        t, tn = times[0], (times[1] if npfn is not None else float("nan"))
         if dev.kind == "cpu":
             rows.append(f"| {name} | {t * 1e6:.2f} | {tn * 1e6:.2f} | {t / tn:.2f} |")
             continue
-        ts = best_of(lambda: (fn(), sync()), 7, 1000)
-        c = cs = float("nan")
-        if cp is not None:
-            pf = cpeers[name]
-            pf()
-            c = best_of(pf, 7, 1000)
-            cs = best_of(lambda: (pf(), cp.cuda.Device().synchronize()), 7, 1000)
+        ts, c, cs = times[2], times[3], times[4]
         rows.append(f"| {name} | {t * 1e6:.2f} | {ts * 1e6:.2f} | {tn * 1e6:.2f} | {c * 1e6:.2f} | "
                     f"{cs * 1e6:.2f} | {t / c:.2f} |")
 

@@ -100,7 +100,8 @@ class ContiguousRunner:
     packing: the parameter buffer is an *area* -- the template packed once, in memory that
     stays put (``runtime.parameter_area``) -- whose size, shape and pointer words are
     overwritten; the host calls the kernel's entry on its address, a GPU runtime launches
-    with it (``launch_area``: the driver copies the parameters before the launch returns).
+    with it (``launch_into_new``, which also allocates the output: the driver copies the
+    parameters before the launch returns).
     Areas are taken from and put back on a list (``pop`` / ``append`` are atomic), so
     threads never share one.  Measured on the 2-core VM (1,000 float32 ``a + b``):
     ``struct`` pack of the 37 fields 0.5-0.8 us, the template copy and fill 0.2-0.4, the
@@ -109,7 +110,7 @@ class ContiguousRunner:
 
     __slots__ = ("kernel", "template", "in_positions", "out_position", "dtype", "itemsize",
                  "device", "runtime", "alloc", "index", "pool", "direct_below", "areas", "in_words",
-                 "out_word", "pair", "strides1", "launch_area")
+                 "out_word", "pair", "strides1", "launch_new")
 
     def __init__(self, kernel, operands, dtype):
         self.kernel = kernel
@@ -135,8 +136,9 @@ class ContiguousRunner:
         self.direct_below = getattr(self.runtime, "direct_launch_below", 0)
         if self.direct_below and kernel.packer.size != 8 * (len(template) + 1):
             self.direct_below = 0  # fields narrower than a word: packed launches only
-        #: a GPU runtime's launch from an area (None: the host calls the entry itself)
-        self.launch_area = getattr(self.runtime, "launch_area", None) if kernel.is_gpu else None
+        #: a GPU runtime's allocation and launch from an area (None: the host calls the
+        #: entry itself)
+        self.launch_new = getattr(self.runtime, "launch_into_new", None) if kernel.is_gpu else None
 
     def _area(self):
         """A new parameter area: (its 64-bit words, their address)."""
@@ -148,18 +150,7 @@ class ContiguousRunner:
                 return Array._empty(shape, self.dtype, self.device)
             nbytes = n * self.itemsize
             pool = self.pool
-            launch_area = self.launch_area
-            # Buffer(ptr, nbytes, device, None, False, pool) and Array._on_buffer, written
-            # out: two Python calls fewer (~0.25 us of a ~3 us call on the 2-core VM); a
-            # slot added to either class must be set here too
-            buf = _new(Buffer)
-            # (the host has no streams: the pool's own malloc; a GPU's is the thread's stream's)
-            buf.ptr = ptr = pool.malloc(nbytes) if launch_area is None else self.alloc(self.index, nbytes)
-            buf.nbytes = nbytes
-            buf.device = self.device
-            buf.owner = None
-            buf.readonly = False
-            buf.pool = pool
+            launch_new = self.launch_new
             kernel = self.kernel
             # read before ``function`` (as ``LoadedKernel.launch`` does): False only once the
             # grid-stride code is in place; n is below the quick tier's limit here
@@ -181,16 +172,33 @@ class ContiguousRunner:
             else:
                 for w, a in zip(self.in_words, arrays):
                     words[w] = a._buf.ptr + a._offset
-            words[self.out_word] = ptr
-            if launch_area is None:
-                kernel.function.call_small(area[1], 0, n)
+            if launch_new is None:
+                # (the host has no streams: the pool's own malloc)
+                words[self.out_word] = ptr = pool.malloc(nbytes)
+                try:
+                    kernel.function.call_small(area[1], 0, n)
+                except BaseException:
+                    pool.free(ptr)
+                    raise
             else:
                 block = kernel.block
                 grid = (n + block - 1) // block
                 if grid > kernel.max_grid and not per_element:
                     grid = kernel.max_grid
-                launch_area(kernel.function, grid, block, area[1])
+                # the output from the pool of the thread's stream, its pointer written into
+                # the area, the launch: one runtime call (it frees the block if the launch fails)
+                ptr = launch_new(kernel.function, grid, block, area, self.out_word, nbytes)
             areas.append(area)
+            # Buffer(ptr, nbytes, device, None, False, pool) and Array._on_buffer, written
+            # out: two Python calls fewer (~0.25 us of a ~3 us call on the 2-core VM); a
+            # slot added to either class must be set here too
+            buf = _new(Buffer)
+            buf.ptr = ptr
+            buf.nbytes = nbytes
+            buf.device = self.device
+            buf.owner = None
+            buf.readonly = False
+            buf.pool = pool
             out = _new(Array)
             out._buf = buf
             out._shape = shape

@@ -785,7 +785,8 @@ class GPURuntime(Runtime):
                     shared: int = 0) -> None:
         """Launch ``function`` with the parameters behind the ``extra`` array at ``address``
         (``parameter_area``, or the thread's launch buffer) on ``stream`` (default: the
-        thread's current stream of the function's device): every launch ends here."""
+        thread's current stream of the function's device): every launch but the warm
+        path's (``launch_into_new``) ends here."""
         try:
             state = self._local.state
         except AttributeError:
@@ -800,6 +801,36 @@ class GPURuntime(Runtime):
             # Other code may have switched this thread's context since our last call.
             self._use(device)
             self._api_launch(function.handle, grid, block, shared, handle, address)
+
+    def launch_into_new(self, function: Function, grid: int, block: int, area, out_word: int,
+                        nbytes: int) -> int:
+        """The warm contiguous path's allocation and launch in one call: ``nbytes`` from the
+        function's device's pool for the thread's current stream, its pointer written to word
+        ``out_word`` of the parameter ``area`` (``parameter_area``'s pair), the launch queued
+        on that stream; returns the pointer (the block goes back to the pool if the launch
+        fails).  One look-up of the thread's state instead of ``alloc``'s and
+        ``launch_area``'s two."""
+        try:
+            state = self._local.state
+        except AttributeError:
+            state = self._thread()
+        device = function.device
+        pool = self._pools.get(device) or self.memory_pool(device)
+        handle = state.handles.get(device)
+        ptr = pool.malloc(nbytes, 0 if handle is None else state.streams[device][-1].ptr)
+        area[0][out_word] = ptr
+        if state.device != device:
+            self._use(device)
+        try:
+            self._api_launch(function.handle, grid, block, 0, handle, area[1])
+        except GPUError:
+            try:  # (as in launch_area: the thread's context may have been switched)
+                self._use(device)
+                self._api_launch(function.handle, grid, block, 0, handle, area[1])
+            except BaseException:
+                pool.free(ptr)
+                raise
+        return ptr
 
     def _thread_area(self) -> "_LaunchArea":
         """The calling thread's launch buffer (made on its first launch)."""

@@ -694,6 +694,41 @@ def test_parameter_area_launches_its_own_words_on_the_current_stream():
     assert words[0] == 5
 
 
+def test_launch_into_new_allocates_on_the_threads_stream_and_launches():
+    # the warm path's single runtime call: the output block from the pool of the thread's
+    # current stream, its pointer written into the area, the launch on that stream
+    api = FakeHooks(devices=2)
+    runtime = GPURuntime(api)
+    function = runtime.get_function(runtime.load_module(1, b"image"), "k")
+    area = runtime.parameter_area(struct.pack("<4q", 0, 7, 0, 0))
+    pool = runtime.memory_pool(1)
+    ptr = runtime.launch_into_new(function, 3, 128, area, 3, 4000)
+    assert ptr and area[0][3] == ptr
+    (f, g, b, sh, st, data, dev), = api.launches
+    assert (f, g, b, sh, st, dev) == (function.handle, 3, 128, 0, None, 1)
+    assert struct.unpack("<4Q", data) == (0, 7, 0, ptr)
+    pool.free(ptr)
+    assert runtime.launch_into_new(function, 1, 1, area, 3, 4000) == ptr  # reused (stream 0)
+    pool.free(ptr)
+    stream = runtime.stream_create(1)
+    with stream:
+        on_stream = runtime.launch_into_new(function, 2, 64, area, 3, 4000)
+    assert on_stream != ptr  # a block of the null stream is not handed to another stream
+    assert api.launches[-1][4] == stream.ptr and struct.unpack("<4Q", api.launches[-1][5])[3] == on_stream
+    pool.free(on_stream)
+    with stream:  # ... but one of the same stream is
+        assert runtime.launch_into_new(function, 2, 64, area, 3, 4000) == on_stream
+    # a launch that fails twice (the retry included) gives the block back to the pool
+    in_use = pool.used_bytes()
+    api.fail_launches = 2
+    with pytest.raises(GPUError, match="fakeLaunch failed"):
+        runtime.launch_into_new(function, 1, 1, area, 3, 100)
+    assert api.fail_launches == 0 and pool.used_bytes() == in_use
+    failed = area[0][3]
+    assert runtime.launch_into_new(function, 1, 1, area, 3, 100) == failed  # it was freed
+    assert pool.used_bytes() == in_use + 512
+
+
 def test_launch_retries_once_after_making_the_context_current():
     api = FakeHooks(devices=2)
     runtime = GPURuntime(api)
