@@ -31,6 +31,7 @@ from llvmlite import ir
 
 from . import hsalink
 from .base import (
+    LLVM_LOCK,
     MATH_FUNCTIONS,
     BitcodeLibrary,
     Target,
@@ -521,7 +522,8 @@ class AMDGPUTarget(Target):
         hand over a module of their own (``optimised_module`` parses a new one each
         time), so none is cloned first (a clone is ~0.2 ms, 3% of a quick-tier compile)."""
         tm = self.target_machine
-        return tm.emit_assembly(mod) if assembly else tm.emit_object(mod)
+        with LLVM_LOCK:
+            return tm.emit_assembly(mod) if assembly else tm.emit_object(mod)
 
     def emit_assembly(self, module: ir.Module | str) -> str:
         """GCN assembly of ``module`` after linking and optimising (``--emit asm``)."""

@@ -409,17 +409,18 @@ def gpu_optimised_module(target, text: str, convention: str, link_libraries, ign
     kernels = kernel_names(text, convention)
     if not kernels:
         raise ValueError(f"{name}.compile: the module defines no {convention} function")
-    tm = target.target_machine
-    mod = parse_module(text, target)
-    mod.link_in(llvm_binding().parse_assembly(target._control_ir()))
-    link_libraries(mod, tm)
-    internalize(mod, set(kernels), tm)
-    missing = [n for n in unresolved_symbols(mod) if n not in ignore]
-    if missing:
-        raise ToolchainError(f"{name}: unresolved symbols {', '.join(missing)}")
-    if target.opt_level != 0 or _os.environ.get("ROCARRAY_VERIFY_IR") == "1":
-        mod.verify()
-    optimise(mod, tm, target.opt_level)
+    with LLVM_LOCK:  # (also for callers outside the compile cache: tests, the CLI)
+        tm = target.target_machine
+        mod = parse_module(text, target)
+        mod.link_in(llvm_binding().parse_assembly(target._control_ir()))
+        link_libraries(mod, tm)
+        internalize(mod, set(kernels), tm)
+        missing = [n for n in unresolved_symbols(mod) if n not in ignore]
+        if missing:
+            raise ToolchainError(f"{name}: unresolved symbols {', '.join(missing)}")
+        if target.opt_level != 0 or _os.environ.get("ROCARRAY_VERIFY_IR") == "1":
+            mod.verify()
+        optimise(mod, tm, target.opt_level)
     return mod
 
 

@@ -24,6 +24,7 @@ import sys
 from llvmlite import ir
 
 from .base import (
+    LLVM_LOCK,
     MATH_FUNCTIONS,
     BitcodeLibrary,
     Target,
@@ -416,7 +417,8 @@ class NVPTXTarget(Target):
 
     def emit_ptx(self, module: ir.Module | str) -> str:
         """PTX text of ``module`` with libdevice linked and optimised (``--emit ptx``)."""
-        return self.target_machine.emit_assembly(self.optimised_module(module))
+        with LLVM_LOCK:
+            return self.target_machine.emit_assembly(self.optimised_module(module))
 
     def emit_assembly(self, module: ir.Module | str) -> str:
         """The target's assembly, which for NVPTX is the PTX (``--emit asm``)."""

@@ -11,7 +11,7 @@ from llvmlite import binding as llvm
 from llvmlite import ir
 
 from rocarray.compiler.lang import compile_scalar_function
-from rocarray.targets.base import MAX_DIMS, Target
+from rocarray.targets.base import LLVM_LOCK, MAX_DIMS, Target
 
 _TWO_ARG = {"atan2", "hypot", "pow", "fmod", "copysign", "nextafter", "fmin", "fmax"}
 
@@ -104,16 +104,20 @@ def build_module(body, params, *, preamble="", typedefs=None, kernel_name="kerne
 
 
 def jit(module: ir.Module, opt: int = 2):
-    mod = llvm.parse_assembly(str(module))
-    mod.verify()
-    if opt:
-        pto = llvm.create_pipeline_tuning_options(speed_level=opt)
-        pb = llvm.create_pass_builder(TARGET.tm, pto)
-        pb.getModulePassManager().run(mod, pb)
-    engine = llvm.create_mcjit_compiler(mod, TARGET.tm)
-    engine.finalize_object()
-    _engines.append(engine)
-    addr = engine.get_function_address("test_kernel")
+    text = str(module)
+    # LLVM's global context is shared with rocarray's compiles, which a tier-up may be
+    # running on a background thread meanwhile: LLVM_LOCK, as rocarray itself holds it
+    with LLVM_LOCK:
+        mod = llvm.parse_assembly(text)
+        mod.verify()
+        if opt:
+            pto = llvm.create_pipeline_tuning_options(speed_level=opt)
+            pb = llvm.create_pass_builder(TARGET.tm, pto)
+            pb.getModulePassManager().run(mod, pb)
+        engine = llvm.create_mcjit_compiler(mod, TARGET.tm)
+        engine.finalize_object()
+        _engines.append(engine)
+        addr = engine.get_function_address("test_kernel")
     return ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(addr), mod
 
 
