@@ -16,8 +16,8 @@ import threading
 from llvmlite import ir
 
 from .compiler.cache import default_cache as _default_cache
-from .compiler.skeletons import (SIMPLE_LOOP_MAX_ELEMENTS, build_elementwise, gpu_simple_kernel_text,
-                                 host_simple_kernel_module)
+from .compiler.skeletons import (SIMPLE_LOOP_MAX_ELEMENTS, VECTOR_UNROLL, build_elementwise,
+                                 gpu_simple_kernel_text, host_simple_kernel_module, vector_lanes)
 from .targets import target_for
 from ._array_object import Array, _c_strides
 from ._buffer import Buffer
@@ -183,8 +183,8 @@ class ContiguousRunner:
             else:
                 block = kernel.block
                 grid = (n + block - 1) // block
-                if grid > kernel.max_grid and not per_element:
-                    grid = kernel.max_grid
+                if grid > kernel.max_grid and not per_element:  # (as in ``LoadedKernel.launch``)
+                    grid = max(kernel.max_grid, -(-n // kernel.round_elements))
                 # the output from the pool of the thread's stream, its pointer written into
                 # the area, the launch: one runtime call (it frees the block if the launch fails)
                 ptr = launch_new(kernel.function, grid, block, area, self.out_word, nbytes)
@@ -282,12 +282,22 @@ _symbols: dict = {}
 TIER_UP_CALLS = 16
 TIER_UP_ELEMENTS = 1 << 15
 
+#: A GPU grid-stride elementwise launch gets at least the blocks the device holds at once
+#: and, for more elements, enough blocks that each thread makes about this many trips of
+#: its vector loop.  H200, 2^28 float32, fraction of the copy bandwidth, blocks = F x the
+#: resident ones (a sweep of 2026-11-30 14:52 UTC, docs/benchmarks.md; F=64 is ~3 trips):
+#: exp 0.932 (F=1), 0.938 (4), 0.964 (16), 0.981 (64), 0.949 (256); sin 0.908 -> 0.975 at
+#: F=64, float64 exp 0.937 -> 0.964.  At 2^22-2^24 elements one round of resident blocks
+#: (F=1-4, ~3-12 trips) was as fast or faster than more blocks, which this rule keeps.
+GPU_GRID_TRIPS = 3
+
 
 class LoadedKernel:
     """A kernel ready to launch on one device."""
 
     __slots__ = ("spec", "device", "runtime", "index", "function", "functions", "packer", "is_gpu",
-                 "block", "max_grid", "calls", "target", "simple", "thread_per_element")
+                 "block", "max_grid", "calls", "target", "simple", "thread_per_element",
+                 "round_elements")
 
     def __init__(self, spec: KernelSpec, device, runtime, module, target, quick: bool):
         self.spec = spec
@@ -307,11 +317,13 @@ class LoadedKernel:
         #: True while the loaded code is a GPU quick-tier elementwise kernel: one thread
         #: per element (no grid-stride loop), at most ``SIMPLE_LOOP_MAX_ELEMENTS``
         self.thread_per_element = quick and self.is_gpu and spec.build_kernel is None
+        #: elements per ``GPU_GRID_TRIPS`` trips of every thread of a block (elementwise)
+        self.round_elements = self.block * vector_lanes(spec.operands) * VECTOR_UNROLL * GPU_GRID_TRIPS
 
     def _set_module(self, module) -> None:
         fns = tuple(self.runtime.get_function(module, e) for e in self.spec.entries)
-        # grid-stride kernels: at most the blocks the device holds at once (one round,
-        # as this code's registers allow; measured faster than two rounds on the H200)
+        # grid-stride kernels: the blocks the device holds at once (one round, as this
+        # code's registers allow), more only for launches of many elements (``launch``)
         if self.is_gpu:
             self.max_grid = self.runtime.resident_grid(fns[0], self.block)
         else:
@@ -366,7 +378,9 @@ class LoadedKernel:
         if self.is_gpu:
             grid = (n + self.block - 1) // self.block
             if grid > self.max_grid and not per_element:
-                grid = self.max_grid
+                # a grid-stride loop: one round of resident blocks, more for many elements
+                # (``GPU_GRID_TRIPS``; ``ContiguousRunner`` computes the same inline)
+                grid = max(self.max_grid, -(-n // self.round_elements))
             self.runtime.launch_packed(self.function, grid, self.block, self.packer, n, values)
         else:
             self.runtime.launch_packed(self.function, n, 1, self.packer, n, values)

@@ -2,9 +2,10 @@
 
 A GPU quick-tier elementwise kernel has no grid-stride loop: it takes one thread per
 element and at most ``SIMPLE_LOOP_MAX_ELEMENTS`` elements.  So while such code is loaded
-the launcher gives it ``ceil(n / block)`` blocks, not the one-wave cap of grid-stride
-kernels; a launch over more elements compiles and swaps in the full tier first; once the
-full tier is in, the cap applies again.  A fake runtime records the launches.
+the launcher gives it ``ceil(n / block)`` blocks, not the grid of grid-stride kernels (one
+round of resident blocks, more for launches of many elements: ``GPU_GRID_TRIPS``); a
+launch over more elements compiles and swaps in the full tier first; once the full tier
+is in, that grid applies again.  A fake runtime records the launches.
 """
 
 from __future__ import annotations
@@ -92,6 +93,12 @@ def test_hot_kernel_is_upgraded_and_capped_again(cache):
     assert not k.thread_per_element and not k.simple
     k.launch(_launch.TIER_UP_ELEMENTS * 64, ())
     assert k.runtime.launches[-1] == (b"full", 1000, 256, _launch.TIER_UP_ELEMENTS * 64)
+    # many more elements: blocks for about GPU_GRID_TRIPS vector trips per thread
+    n = 1000 * k.round_elements * 5 + 1
+    k.launch(n, ())
+    assert k.runtime.launches[-1] == (b"full", 5001, 256, n)
+    # (float32: 4 lanes, two vectors per trip)
+    assert k.round_elements == 256 * 4 * 2 * _launch.GPU_GRID_TRIPS
 
 
 def test_more_elements_than_the_quick_kernel_takes_runs_the_full_tier(cache, monkeypatch):
@@ -102,7 +109,7 @@ def test_more_elements_than_the_quick_kernel_takes_runs_the_full_tier(cache, mon
     k = _kernel()
     n = SIMPLE_LOOP_MAX_ELEMENTS + 1
     k.launch(n, ())
-    assert k.runtime.launches == [(b"full", 1000, 256, n)]
+    assert k.runtime.launches == [(b"full", -(-n // k.round_elements), 256, n)]
     assert cache.compiled == [(k.spec.key, "upgraded")]
     assert not k.thread_per_element and k.calls == -1
 
