@@ -13,6 +13,8 @@ import hashlib
 import struct
 import threading
 
+import numpy as np
+
 from llvmlite import ir
 
 from .compiler.cache import default_cache as _default_cache
@@ -34,6 +36,23 @@ _SCALAR_CODES = {
 
 def _scalar_code(dtype) -> str:
     return _SCALAR_CODES["b" if dtype.kind == "b" else f"{dtype.kind}{dtype.itemsize}"]
+
+
+def _convert_scalar(value, np_type, name: str):
+    """A Python scalar as the kernel's scalar parameter of NumPy type ``np_type`` takes
+    it: a bool, int or float, a (real, imag) pair for complex; an integer the type cannot
+    hold is an OverflowError, as in NumPy."""
+    if np_type is np.bool_:
+        return bool(value)
+    if issubclass(np_type, np.integer):
+        info = np.iinfo(np_type)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"{name}: Python integer {value} out of bounds for {np.dtype(np_type)}")
+        return int(value)
+    if issubclass(np_type, np.complexfloating):
+        v = complex(value)
+        return (v.real, v.imag)
+    return float(value)
 
 
 def pack_format(operands) -> struct.Struct:
@@ -110,10 +129,14 @@ class ContiguousRunner:
 
     __slots__ = ("kernel", "template", "in_positions", "out_position", "dtype", "itemsize",
                  "device", "runtime", "alloc", "index", "pool", "direct_below", "areas", "in_words",
-                 "out_word", "pair", "strides1", "launch_new")
+                 "out_word", "pair", "strides1", "launch_new", "scalars", "name")
 
-    def __init__(self, kernel, operands, dtype):
+    def __init__(self, kernel, operands, dtype, scalar_types=(), name=None):
+        """``scalar_types``: the NumPy scalar type each input of kind "scalar" (a Python
+        scalar in the call) is converted to, by input position (entries of array inputs
+        are ignored); ``name`` goes into the messages of those conversions."""
         self.kernel = kernel
+        self.name = name or kernel.spec.name
         template, positions = contiguous_template(operands)
         self.template = template
         self.in_positions = tuple(positions[:-1])
@@ -130,8 +153,15 @@ class ContiguousRunner:
         # the packed word of each value (the area's layout): every field a 64-bit word
         self.in_words = tuple(p + 1 for p in self.in_positions)
         self.out_word = self.out_position + 1
-        #: the words of a binary op's two inputs (the common case, unrolled), else None
-        self.pair = self.in_words if len(self.in_words) == 2 else None
+        #: per input: None for an array, else (its NumPy scalar type, the ``struct`` that
+        #: writes it into its word(s)); None when every input is an array
+        self.scalars = None
+        if any(op.kind == "scalar" for op in operands[:-1]):
+            self.scalars = tuple(
+                (scalar_types[k], struct.Struct("<" + _scalar_code(op.dtype))) if op.kind == "scalar" else None
+                for k, op in enumerate(operands[:-1]))
+        #: the words of a binary op's two array inputs (the common case, unrolled), else None
+        self.pair = self.in_words if len(self.in_words) == 2 and self.scalars is None else None
         self.areas: list = []
         self.direct_below = getattr(self.runtime, "direct_launch_below", 0)
         if self.direct_below and kernel.packer.size != 8 * (len(template) + 1):
@@ -141,8 +171,23 @@ class ContiguousRunner:
         self.launch_new = getattr(self.runtime, "launch_into_new", None) if kernel.is_gpu else None
 
     def _area(self):
-        """A new parameter area: (its 64-bit words, their address)."""
-        return self.runtime.parameter_area(self.kernel.packer.pack(0, *self.template))
+        """A new parameter area: (its 64-bit words, their address, its bytes)."""
+        words, address = self.runtime.parameter_area(self.kernel.packer.pack(0, *self.template))
+        return words, address, words.cast("B")
+
+    def _fill_scalars(self, area, arrays) -> None:
+        """The pointer words of the array inputs and the values of the scalar ones (each
+        scalar starts a word of its own: ``direct_below`` is 0 where it would not)."""
+        words, raw = area[0], area[2]
+        for w, scalar, a in zip(self.in_words, self.scalars, arrays):
+            if scalar is None:
+                words[w] = a._buf.ptr + a._offset
+            else:
+                v = _convert_scalar(a, scalar[0], self.name)
+                if type(v) is tuple:
+                    scalar[1].pack_into(raw, 8 * w, *v)
+                else:
+                    scalar[1].pack_into(raw, 8 * w, v)
 
     def __call__(self, arrays, shape: tuple, n: int):
         if n < self.direct_below:
@@ -169,9 +214,11 @@ class ContiguousRunner:
                 a, b = arrays
                 words[pair[0]] = a._buf.ptr + a._offset
                 words[pair[1]] = b._buf.ptr + b._offset
-            else:
+            elif self.scalars is None:
                 for w, a in zip(self.in_words, arrays):
                     words[w] = a._buf.ptr + a._offset
+            else:
+                self._fill_scalars(area, arrays)
             if launch_new is None:
                 # (the host has no streams: the pool's own malloc)
                 words[self.out_word] = ptr = pool.malloc(nbytes)
@@ -214,8 +261,19 @@ class ContiguousRunner:
         buf = Buffer(self.alloc(self.index, nbytes), nbytes, self.device, None, False, self.pool)
         values = self.template.copy()
         values[1] = n
-        for pos, a in zip(self.in_positions, arrays):
-            values[pos] = a._buf.ptr + a._offset
+        if self.scalars is None:
+            for pos, a in zip(self.in_positions, arrays):
+                values[pos] = a._buf.ptr + a._offset
+        else:
+            for pos, scalar, a in zip(self.in_positions, self.scalars, arrays):
+                if scalar is None:
+                    values[pos] = a._buf.ptr + a._offset
+                else:
+                    v = _convert_scalar(a, scalar[0], self.name)
+                    if type(v) is tuple:
+                        values[pos], values[pos + 1] = v
+                    else:
+                        values[pos] = v
         values[self.out_position] = buf.ptr
         self.kernel.launch(n, values)
         return Array._on_buffer(buf, shape, n, self.dtype)

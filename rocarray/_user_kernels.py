@@ -187,10 +187,12 @@ class _Plan:
         self.out_positions = tuple(positions[nin:nin + nout])
         #: per output read by the body: (output index, position of its hidden input)
         self.read_back = tuple(zip(read_index, positions[nin + nout:]))
-        #: the warm path of array inputs and one array output (the body reads no output)
+        #: the warm path of array and Python scalar inputs and one array output (the body
+        #: reads no output)
         self.single = None
-        if self.simple and set(in_kinds) == {"a"} and out_kinds == ("a",) and not self.read_back:
-            self.single = ContiguousRunner(kernel, kernel.spec.operands, out_types[0]).__call__
+        if self.simple and set(in_kinds) <= {"a", "s"} and out_kinds == ("a",) and not self.read_back:
+            self.single = ContiguousRunner(kernel, kernel.spec.operands, out_types[0],
+                                           self.scalar_types, name).__call__
 
     def run_contiguous(self, ins, shape, n, device):
         """The warm path: allocate the outputs, fill the template, launch."""

@@ -178,6 +178,38 @@ def test_python_scalars(device):
         ra.add(1, 2)
 
 
+_SCALARS = {"b": True, "i": -7, "u": 9, "f": -2.75, "c": 1.5 - 0.25j}
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("n", [1000, 5000], ids=["direct", "packed"])
+def test_python_scalars_on_the_warm_path(device, dtype, n):
+    """A contiguous array and a Python scalar, called again and again (the warm path: the
+    runner writes the scalar into its parameter area, or packs it above the direct
+    launch's size on the host), in both orders, for each kind of scalar the dtype takes
+    without an error; each call matches NumPy, with the scalar's new value."""
+    dt = np.dtype(dtype)
+    a = random_array((n,), dt, np.random.default_rng(5))
+    x = ra.asarray(a, device=device)
+    kinds = {"b": "b", "i": "bi", "u": "bu", "f": "bif", "c": "bifc"}[dt.kind]
+    for kind in kinds:
+        s = _SCALARS[kind]
+        for k in range(3):  # the first call plans; the next ones take the warm path
+            v = type(s)(s * (k + 1)) if kind != "b" else bool(k % 2)
+            for got, want in ((x * v, a * v), (v - x, v - a) if dt.kind != "b" else (x | v, a | v)):
+                got = got.get()
+                assert got.dtype == want.dtype, (kind, v)
+                if dt.kind in "fc":
+                    np.testing.assert_allclose(got, want, rtol=2e-3 if dt.itemsize <= 4 else 1e-12)
+                else:
+                    np.testing.assert_array_equal(got, want)
+    if dt.kind in "iu":
+        big = int(np.iinfo(dt).max) + 1
+        for _ in range(2):  # the error on the warm path too
+            with pytest.raises(OverflowError, match=f"out of bounds for {dt}"):
+                x + big
+
+
 def test_operators(device):
     rng = np.random.default_rng(11)
     a = random_array((5, 4), np.int32, rng, low=1, high=50)

@@ -70,6 +70,24 @@ def test_python_scalar_takes_the_placeholder_type(device, dtype):
     _close(got.get(), d * d, dtype)
 
 
+@pytest.mark.parametrize("dtype", NUMERIC_DTYPES, ids=str)
+def test_python_scalar_on_the_warm_path(device, dtype):
+    """Repeated calls with an array and a changing Python scalar (the warm path writes the
+    scalar into the launch's parameter area); an out-of-range integer is an error there
+    too, with the kernel's name."""
+    a = random_array((3000,), dtype, np.random.default_rng(3))
+    x = ra.asarray(a, device=device)
+    for s in (3, 5, -2, 11):
+        if np.dtype(dtype).kind == "u" and s < 0:
+            continue
+        d = _wide(a) - s
+        _close(SQUARED_DIFF_GENERIC(x, s).get(), d * d, dtype)
+    if np.dtype(dtype).kind in "iu":
+        for _ in range(2):
+            with pytest.raises(OverflowError, match=f"squared_diff_generic: Python integer .* out of bounds"):
+                SQUARED_DIFF_GENERIC(x, int(np.iinfo(dtype).max) + 1)
+
+
 def test_zero_d_array_binds_and_broadcasts(device):
     x = ra.asarray(np.arange(6, dtype=np.float64).reshape(2, 3), device=device)
     s = ra.asarray(np.float64(1.5), device=device)
