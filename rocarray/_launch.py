@@ -343,7 +343,7 @@ TIER_UP_ELEMENTS = 1 << 15
 #: A GPU grid-stride elementwise launch gets at least the blocks the device holds at once
 #: and, for more elements, enough blocks that each thread makes about this many trips of
 #: its vector loop.  H200, 2^28 float32, fraction of the copy bandwidth, blocks = F x the
-#: resident ones (a sweep of 2026-11-30 14:52 UTC, docs/benchmarks.md; F=64 is ~3 trips):
+#: resident ones (a sweep of 2026-11-30 14:25 UTC, docs/benchmarks.md; F=64 is ~3 trips):
 #: exp 0.932 (F=1), 0.938 (4), 0.964 (16), 0.981 (64), 0.949 (256); sin 0.908 -> 0.975 at
 #: F=64, float64 exp 0.937 -> 0.964.  At 2^22-2^24 elements one round of resident blocks
 #: (F=1-4, ~3-12 trips) was as fast or faster than more blocks, which this rule keeps.
