@@ -609,7 +609,7 @@ def test_host_compiles_register_only_the_native_target(tmp_path):
     code = """
 import numpy as np, rocarray as ra
 from llvmlite import binding
-x = ra.asarray(np.arange(5, dtype=np.int16))
+x = ra.asarray(np.arange(5, dtype=np.int16), device="cpu")  # (not the default GPU, if any)
 assert (np.asarray(ra.add(x, x)) == 2 * np.arange(5)).all()
 try:
     binding.Target.from_triple("nvptx64-nvidia-cuda")
