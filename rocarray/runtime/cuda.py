@@ -8,6 +8,7 @@ them: the bindings check ``isinstance`` first, which is their cheapest path.
 
 from __future__ import annotations
 
+import ctypes
 import os
 
 from rocarray.runtime.gpu import GPUError, GPURuntime, driver_error
@@ -22,8 +23,6 @@ def _c_launcher():
     """``cuLaunchKernel`` of the driver library the bindings loaded, called through ctypes
     (``ROCARRAY_CUDA_LAUNCH=ctypes``; the default is the bindings' own function, which
     measured faster with integer arguments).  None where the library cannot be opened."""
-    import ctypes
-
     for name in ("libcuda.so.1", "libcuda.so", "nvcuda.dll"):
         try:
             lib = ctypes.CDLL(name)
@@ -187,6 +186,36 @@ class CudaHooks:
         if err:
             raise driver_error(self, call, err)
         return module
+
+    #: ``link_ptx`` turns PTX into a cubin (the runtime keeps those on disk)
+    assembles_ptx = True
+
+    def link_ptx(self, image: bytes, jit_opt: int) -> bytes:
+        """The cubin the driver's JIT makes of PTX ``image`` at level ``jit_opt``, through
+        its linker (``cuLink*``: the same JIT as ``cuModuleLoadDataEx``, but the machine
+        code comes back)."""
+        drv = self._driver
+        option = drv.CUjit_option.CU_JIT_OPTIMIZATION_LEVEL
+        err, state = drv.cuLinkCreate(1, [option], [int(jit_opt)])
+        if err:
+            raise driver_error(self, "cuLinkCreate", err)
+        try:
+            (err,) = drv.cuLinkAddData(state, drv.CUjitInputType.CU_JIT_INPUT_PTX, image, len(image),
+                                       b"rocarray", 0, [], [])
+            if err:
+                raise driver_error(self, "cuLinkAddData", err)
+            err, cubin, size = drv.cuLinkComplete(state)
+            if err:
+                raise driver_error(self, "cuLinkComplete", err)
+            return ctypes.string_at(int(cubin), int(size))  # (it lives until cuLinkDestroy)
+        finally:
+            drv.cuLinkDestroy(state)
+
+    def driver_version(self) -> int:
+        err, version = self._driver.cuDriverGetVersion()
+        if err:
+            raise driver_error(self, "cuDriverGetVersion", err)
+        return int(version)
 
     def resident_blocks(self, function, block: int) -> int:
         """Blocks of ``block`` threads of ``function`` one multiprocessor holds at once

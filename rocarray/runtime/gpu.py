@@ -460,6 +460,7 @@ class GPURuntime(Runtime):
         self._pools: dict[int, MemoryPool] = {}
         self._null_streams: dict[int, Stream] = {}
         self._modules: dict[tuple[int, bytes], Module] = {}
+        self._assemblers: dict[int, tuple] = {}
         self._staging: dict[int, _Staging | None] = {}
         self._local = threading.local()
         self._api_launch = None
@@ -734,6 +735,25 @@ class GPURuntime(Runtime):
                 handle = self.api.module_load_data(_loadable(image), jit_opt)
                 module = self._modules[key] = Module(index, handle, digest)
         return module
+
+    def ptx_assembler(self, index: int) -> tuple | None:
+        """What identifies the machine code the driver makes of PTX for device ``index``
+        -- (kind, architecture, driver version) -- or None where this runtime assembles
+        no PTX (ROCm loads code objects)."""
+        if not getattr(self.api, "assembles_ptx", False):
+            return None
+        ident = self._assemblers.get(index)
+        if ident is None:
+            self._check_index(index)
+            ident = self._assemblers[index] = (self.kind, self.target_name(index), self.api.driver_version())
+        return ident
+
+    def assemble_ptx(self, index: int, image: bytes, jit_opt: int) -> bytes:
+        """The machine code (cubin) the driver's JIT makes of PTX ``image`` at level
+        ``jit_opt`` for device ``index``: what ``load_module`` of the PTX would load."""
+        self._check_index(index)
+        self._use(index)
+        return self.api.link_ptx(_loadable(image), jit_opt)
 
     def get_function(self, module: Module, name: str) -> Function:
         function = module.functions.get(name)

@@ -151,6 +151,19 @@ class HipHooks:
             raise driver_error(self, "hipModuleLoadData", err)
         return module
 
+    #: ROCm loads AMDGPU code objects, which are machine code already: no PTX here
+    assembles_ptx = False
+
+    def link_ptx(self, image: bytes, jit_opt: int) -> bytes:
+        raise GPUError("the HIP runtime loads AMDGPU code objects; it has no PTX to assemble",
+                       "link_ptx")
+
+    def driver_version(self) -> int:
+        err, version = self._hip.hipDriverGetVersion()
+        if err:
+            raise driver_error(self, "hipDriverGetVersion", err)
+        return int(version)
+
     def resident_blocks(self, function, block: int) -> int:
         """Blocks of ``block`` threads of ``function`` one compute unit holds at once."""
         err, blocks = self._hip.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(function, block, 0)

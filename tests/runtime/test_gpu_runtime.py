@@ -117,6 +117,16 @@ class FakeHooks:
         self.last_jit_opt = jit_opt
         return object()
 
+    #: (a CUDA-like table sets it: the runtime then asks it for cubins of PTX)
+    assembles_ptx = False
+
+    def driver_version(self):
+        return getattr(self, "version", 12080)
+
+    def link_ptx(self, image, jit_opt):
+        self.calls.append(("link", self.current, image, jit_opt))
+        return b"\x7fELF cubin of " + image.rstrip(b"\0") + b" at O%d" % jit_opt
+
     def module_unload(self, module):
         pass
 
@@ -915,6 +925,77 @@ def test_nvptx_quick_tier_asks_the_driver_jit_for_level_0():
     assert quick.cache_key() != NVPTXTarget("sm_90", assembler="ptx", opt_level=0).cache_key()
 
 
+class _AssemblingHooks(FakeHooks):
+    """A CUDA-like table whose driver turns PTX into a pretend cubin."""
+
+    assembles_ptx = True
+
+    def __init__(self, version=12080):
+        super().__init__()
+        self.version = version
+
+    def arch(self, index):
+        return "sm_90"
+
+    @property
+    def links(self):
+        return [c[1:] for c in self.calls if c[0] == "link"]
+
+
+def test_ptx_loads_keep_the_drivers_cubin_on_disk_for_the_next_process(tmp_path, monkeypatch):
+    """The quick tier's PTX goes to the driver's JIT; the cubin the driver makes of it is
+    kept on disk (made on the background worker) and a later process -- a new runtime,
+    the same disk cache -- loads that cubin instead of JIT-compiling the PTX again.  Another
+    driver version or architecture does not take it."""
+    import types
+
+    import rocarray._launch as launch
+    import rocarray.compiler.cache as cache_module
+    from rocarray.compiler.cache import CompileCache
+    from rocarray.compiler.diskcache import DiskCache
+
+    disk = DiskCache(tmp_path)
+    monkeypatch.setattr(launch, "_default_cache", lambda: CompileCache(disk))
+    jobs = []
+    monkeypatch.setattr(cache_module, "compile_in_background", lambda job, quiet=True: jobs.append(job))
+    quick = types.SimpleNamespace(jit_opt=0)
+    ptx = b".version 8.0 // kernel one\0"
+
+    first = _AssemblingHooks()
+    launch._load_image(GPURuntime(first), 0, ptx, quick)
+    assert [c for c in first.calls if c[0] == "load"] == [("load", 0, ptx)] and first.last_jit_opt == 0
+    assert first.links == [] and len(jobs) == 1  # the cubin is made off the calling thread
+    jobs.pop()()
+    assert first.links == [(0, ptx, 0)]
+
+    second = _AssemblingHooks()  # a later process
+    launch._load_image(GPURuntime(second), 0, ptx, quick)
+    loads = [c for c in second.calls if c[0] == "load"]
+    assert loads == [("load", 0, b"\x7fELF cubin of .version 8.0 // kernel one at O0")]
+    assert second.last_jit_opt is None and second.links == [] and jobs == []
+
+    other = b".version 8.0 // kernel two\0"  # other PTX: a miss
+    launch._load_image(GPURuntime(_AssemblingHooks()), 0, other, quick)
+    assert len(jobs) == 1
+    jobs.clear()
+    newer = _AssemblingHooks(version=13000)  # another driver: its JIT may make other code
+    launch._load_image(GPURuntime(newer), 0, ptx, quick)
+    assert [c[2] for c in newer.calls if c[0] == "load"] == [ptx] and len(jobs) == 1
+    jobs.clear()
+    plain = FakeHooks()  # a runtime that assembles no PTX (ROCm's): plain loads, nothing kept
+    plain.arch = lambda index: "sm_90"
+    launch._load_image(GPURuntime(plain), 0, ptx, quick)
+    assert [c[2] for c in plain.calls if c[0] == "load"] == [ptx] and jobs == []
+
+
+def test_hip_hooks_assemble_no_ptx():
+    from rocarray.runtime.hip import HipHooks
+
+    assert HipHooks.assembles_ptx is False
+    with pytest.raises(GPUError, match="no PTX to assemble"):
+        HipHooks().link_ptx(b"ptx", 0)
+
+
 # -- real hardware -------------------------------------------------------------------------
 
 
@@ -1096,6 +1177,31 @@ def test_cuda_load_ptx_and_launch_with_packed_arguments(cuda_runtime):
     finally:
         rt.free(0, dx)
         rt.free(0, dy)
+
+
+@needs_cuda
+def test_cuda_assembles_ptx_into_a_cubin_that_runs(cuda_runtime):
+    # the cubin the driver makes of PTX (kept on disk for the quick tier's next process)
+    rt = cuda_runtime
+    ident = rt.ptx_assembler(0)
+    assert ident[0] == "cuda" and ident[1] == rt.target_name(0) and ident[2] >= 11000
+    cubin = rt.assemble_ptx(0, SCALE_PTX, 0)
+    assert cubin[:4] == b"\x7fELF"
+    function = rt.get_function(rt.load_module(0, cubin), "rocarray_test_scale")
+    n = 1000
+    x = np.linspace(-3, 3, n, dtype=np.float32)
+    y = np.zeros(n, dtype=np.float32)
+    dx, dy = rt.alloc(0, x.nbytes), rt.alloc(0, y.nbytes)
+    try:
+        rt.copy_host_to_device(0, dx, x.ctypes.data, x.nbytes)
+        rt.launch(function, 8, 128, struct.pack("<QQf4xQ", n, dx, 0.5, dy))
+        rt.copy_device_to_host(0, y.ctypes.data, dy, y.nbytes)
+        np.testing.assert_array_equal(y, x * np.float32(0.5))
+    finally:
+        rt.free(0, dx)
+        rt.free(0, dy)
+    with pytest.raises(GPUError, match="cuLink"):
+        rt.assemble_ptx(0, b".version 8.0\n.target sm_90\nthis is not PTX\n", 0)
 
 
 def _scale_kernel_ir(target):
