@@ -183,11 +183,12 @@ class ContiguousRunner:
             if scalar is None:
                 words[w] = a._buf.ptr + a._offset
             else:
-                v = _convert_scalar(a, scalar[0], self.name)
-                if type(v) is tuple:
-                    scalar[1].pack_into(raw, 8 * w, *v)
-                else:
-                    scalar[1].pack_into(raw, 8 * w, v)
+                scalar[1].pack_into(raw, 8 * w, *self._fields(scalar, a))
+
+    def _fields(self, scalar, value) -> tuple:
+        """The packed field values of a scalar input: one, or (real, imag)."""
+        v = _convert_scalar(value, scalar[0], self.name)
+        return v if type(v) is tuple else (v,)
 
     def __call__(self, arrays, shape: tuple, n: int):
         if n < self.direct_below:
@@ -269,11 +270,8 @@ class ContiguousRunner:
                 if scalar is None:
                     values[pos] = a._buf.ptr + a._offset
                 else:
-                    v = _convert_scalar(a, scalar[0], self.name)
-                    if type(v) is tuple:
-                        values[pos], values[pos + 1] = v
-                    else:
-                        values[pos] = v
+                    fields = self._fields(scalar, a)
+                    values[pos:pos + len(fields)] = fields
         values[self.out_position] = buf.ptr
         self.kernel.launch(n, values)
         return Array._on_buffer(buf, shape, n, self.dtype)
