@@ -16,7 +16,8 @@ import threading
 from llvmlite import ir
 
 from .compiler.cache import default_cache as _default_cache
-from .compiler.skeletons import (SIMPLE_LOOP_MAX_ELEMENTS, build_elementwise, gpu_simple_kernel_text,
+from .compiler.skeletons import (HOST_ROW_DRIVER, SIMPLE_LOOP_MAX_ELEMENTS, build_elementwise,
+                                 gpu_simple_kernel_text, host_row_driver_text, host_row_words,
                                  host_simple_kernel_module)
 from .targets import target_for
 from ._array_object import Array, _c_strides
@@ -279,7 +280,8 @@ class LoadedKernel:
     """A kernel ready to launch on one device."""
 
     __slots__ = ("spec", "device", "runtime", "index", "function", "functions", "packer", "is_gpu",
-                 "block", "max_grid", "calls", "target", "simple", "thread_per_element")
+                 "block", "max_grid", "calls", "target", "simple", "thread_per_element", "flat_entry",
+                 "_rows")
 
     def __init__(self, spec: KernelSpec, device, runtime, module, target, quick: bool):
         self.spec = spec
@@ -299,6 +301,10 @@ class LoadedKernel:
         #: True while the loaded code is a GPU quick-tier elementwise kernel: one thread
         #: per element (no grid-stride loop), at most ``SIMPLE_LOOP_MAX_ELEMENTS``
         self.thread_per_element = quick and self.is_gpu and spec.build_kernel is None
+        #: the host quick tier's elementwise entry, which runs 1-D spaces only (an N-d
+        #: launch goes through the row driver: ``_row_function``); None otherwise
+        self.flat_entry = self.function if quick and not self.is_gpu and spec.build_kernel is None else None
+        self._rows = None
 
     def _set_module(self, module) -> None:
         fns = tuple(self.runtime.get_function(module, e) for e in self.spec.entries)
@@ -340,8 +346,9 @@ class LoadedKernel:
                                               self.target, counter="upgraded")
         module = _load_image(self.runtime, self.index, data, self.target)
         self._set_module(module)
-        # after the functions: whoever sees False sees the new code
+        # after the functions: whoever sees False (None) sees the new code
         self.thread_per_element = False
+        self.flat_entry = None
         self.simple = False
 
     def launch(self, n: int, values) -> None:
@@ -361,11 +368,41 @@ class LoadedKernel:
                 grid = self.max_grid
             self.runtime.launch_packed(self.function, grid, self.block, self.packer, n, values)
         else:
-            self.runtime.launch_packed(self.function, n, 1, self.packer, n, values)
+            # read before ``function``: None only once the full tier's code (any ndim) is in place
+            flat = self.flat_entry
+            if flat is not None and values[0] != 1:  # N-d space, 1-D quick-tier entry
+                self.runtime.launch_packed(self._row_function(flat), n, 1, self.packer, n, values)
+            else:
+                self.runtime.launch_packed(self.function, n, 1, self.packer, n, values)
+
+    def _row_function(self, flat):
+        """The quick-tier entry ``flat`` run row by row over an N-d space (the row driver,
+        compiled at the first N-d launch of the process)."""
+        rows = self._rows
+        if rows is None or rows.entry is not flat:
+            nbytes, words = host_row_words(self.spec.operands)
+            rows = self._rows = self.runtime.row_function(_host_row_driver(self), flat, nbytes, words)
+        return rows
 
 
 _loaded: dict = {}
 _load_lock = threading.Lock()
+#: the host quick tier's row driver (a ``HostFunction``), once loaded in this process
+_row_driver: list = []
+
+
+def _host_row_driver(kernel: LoadedKernel):
+    """The row driver (``skeletons.host_row_driver_text``) for the host quick tier,
+    compiled (or read from the disk cache) and loaded once per process."""
+    if not _row_driver:
+        quick = kernel.target.quick_tier or kernel.target
+        image = _default_cache().get_or_compile(("host-row-driver",), host_row_driver_text, quick)
+        fn = kernel.runtime.get_function(_load_image(kernel.runtime, kernel.index, image, quick),
+                                         HOST_ROW_DRIVER)
+        with _load_lock:
+            if not _row_driver:
+                _row_driver.append(fn)
+    return _row_driver[0]
 
 
 def _load_image(rt, index: int, image: bytes, target):

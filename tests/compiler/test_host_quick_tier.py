@@ -3,9 +3,11 @@ with the scalar body put in place as text where it is a plain copy.
 
 It reads every parameter where the launcher packed it, so its offsets must be the
 launcher's; scalar and raw operands are handed to the body as pointers into the argument
-buffer.  These tests run such kernels over every operand kind, scalar dtype and layout
-(N-d, strided, negative strides, broadcast, 0-d, sub-ranges of the index space) against
-NumPy, and check the entry's text is made once per operand layout.
+buffer.  The entry runs 1-D spaces; N-d ones go through the row driver
+(``host_row_driver_text``), as the launcher runs them.  These tests run such kernels over
+every operand kind, scalar dtype and layout (N-d up to 8 dimensions, strided, negative
+strides, broadcast, 0-d, sub-ranges of the index space) against NumPy, and check the
+entry's text is made once per operand layout.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ import pytest
 
 from rocarray._launch import KernelSpec, pack_format
 from rocarray.compiler.lang import compile_scalar_function
-from rocarray.compiler.skeletons import (Operand, _host_simple_template, host_simple_kernel_text,
-                                         param_offsets)
+from rocarray.compiler.skeletons import (HOST_ROW_DRIVER, Operand, _host_simple_template,
+                                         host_row_driver_text, host_row_words,
+                                         host_simple_kernel_text, param_offsets)
+from rocarray.runtime.host import HostFunction, HostRuntime
 from rocarray.targets.base import MAX_DIMS
 from rocarray.targets.host import HostTarget, load_host_object
 
@@ -27,7 +31,6 @@ try:  # tests/compiler may or may not be a package
 except ImportError:
     from _packing import layout_pair, packed_buffer
 
-_ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 
 
 @pytest.fixture(scope="module")
@@ -97,13 +100,25 @@ def _run(target, operands, params, body, arrays_and_scalars, shape, ranges=None,
     spec = KernelSpec(("test", name), name, operands, build_body)
     text = spec.build_module(target)
     assert isinstance(text, str)
-    fn = _ENTRY(load_host_object(target.compile(text)).address(spec.entry))
+    mod = load_host_object(target.compile(text))
+    fn = HostFunction(mod, spec.entry, mod.address(spec.entry))
     n, values, buf = packed_buffer(operands, arrays_and_scalars, shape)
+    if values[0] != 1:  # N-d: row by row, as the launcher runs quick-tier kernels
+        fn = HostRuntime.row_function(_row_driver(target), fn, *host_row_words(operands))
     for lo, hi in ranges or [(0, n)]:
-        fn(ctypes.addressof(buf), lo, hi)
+        fn.call(ctypes.addressof(buf), lo, hi)
 
 
 _keys: list = []
+_drivers: dict = {}
+
+
+def _row_driver(target) -> HostFunction:
+    d = _drivers.get(target)
+    if d is None:
+        mod = load_host_object(target.compile(host_row_driver_text()))
+        d = _drivers[target] = HostFunction(mod, HOST_ROW_DRIVER, mod.address(HOST_ROW_DRIVER))
+    return d
 
 
 @pytest.mark.parametrize("scalar", _SCALARS)
@@ -125,7 +140,7 @@ def test_scalar_operand_of_every_dtype(quick, scalar):
     np.testing.assert_allclose(out, expected, rtol=1e-6)
 
 
-@pytest.mark.parametrize("layout", ["contiguous", "strided", "reversed", "broadcast", "3d", "0d"])
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "reversed", "broadcast", "3d", "8d", "0d"])
 def test_layouts_and_subranges(quick, layout):
     a, b = layout_pair(layout, np.random.default_rng(7))
     shape = np.broadcast_shapes(a.shape, b.shape)
@@ -219,3 +234,50 @@ def test_body_calling_its_own_functions_keeps_the_inliner(quick):
     out = np.zeros(a.shape, c64)
     _run(quick, ops, params, "c = exp(a);", [a, out], a.shape)
     np.testing.assert_allclose(out, np.exp(a), rtol=1e-5)
+
+
+def _fresh_kernel(tag: str):
+    """A user kernel no earlier test (or process: the body names a fresh number) compiled:
+    its first launches run quick-tier code."""
+    import time
+
+    import rocarray as ra
+
+    salt = f"{time.time_ns() % 1000003}.0f"
+    return ra.ElementwiseKernel("float32 x, float32 y", "float32 z",
+                                f"z = x * y - (float)i + 0.0f * {salt};", f"rows_{tag}")
+
+
+def test_nd_launches_of_quick_code_go_through_the_row_driver(monkeypatch):
+    """Through the launcher: a quick-tier kernel (1-D entry) on N-d layouts, split over
+    threads (over 2^18 elements), body reading the flat index; NumPy gives the answer."""
+    import rocarray as ra
+    from rocarray import _launch
+
+    # no tier-up during the test: the launch must run the quick tier's code
+    monkeypatch.setattr(_launch, "TIER_UP_ELEMENTS", 1 << 40)
+    monkeypatch.setattr(_launch, "TIER_UP_CALLS", 1 << 40)
+    dev = ra.Device("cpu")
+    rng = np.random.default_rng(11)
+    k = _fresh_kernel("threads")
+    a = rng.standard_normal((640, 700)).astype(np.float32)
+    b = rng.standard_normal((700, 640)).astype(np.float32)
+    x, y = ra.asarray(a, device=dev), ra.asarray(b, device=dev)
+    r = k(x.T, y)  # transposed: no dimension merges, 448,000 elements
+    loaded = [v for (spec_key, d), v in _launch._loaded.items() if v.spec.name == "rows_threads"]
+    assert loaded and loaded[0].simple and loaded[0]._rows is not None  # quick code, row by row
+    idx = np.arange(a.size, dtype=np.float32).reshape(700, 640)
+    np.testing.assert_allclose(np.asarray(r), a.T * b - idx, rtol=1e-5, atol=1e-2)
+
+
+@pytest.mark.parametrize("layout", ["strided", "reversed", "broadcast", "3d", "8d"])
+def test_row_driver_matches_numpy_through_the_launcher(layout):
+    import rocarray as ra
+
+    dev = ra.Device("cpu")
+    a, b = layout_pair(layout, np.random.default_rng(5))
+    k = _fresh_kernel(layout)
+    r = k(ra.asarray(a, device=dev), ra.asarray(b, device=dev))
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    idx = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    np.testing.assert_allclose(np.asarray(r), a * b - idx, rtol=1e-5, atol=1e-3)
