@@ -281,3 +281,22 @@ def test_row_driver_matches_numpy_through_the_launcher(layout):
     shape = np.broadcast_shapes(a.shape, b.shape)
     idx = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
     np.testing.assert_allclose(np.asarray(r), a * b - idx, rtol=1e-5, atol=1e-3)
+
+
+def test_straight_line_blocks_go_on_the_calling_block(quick):
+    """The body's entry block, the lowering's lone branch to the next block and the final
+    return are not kept as blocks (each costs codegen O0 a register-allocation boundary);
+    a phi that named the merged block names the calling block, and the result stands."""
+    f32 = np.dtype("float32")
+    ops = [Operand(f32, "in"), Operand(f32, "out")]
+    params = [("a", f32, "in"), ("c", f32, "out")]
+    _, text = _spec_text(quick, "merged_plain", params, ops, "c = a * 3.0f;")
+    labels = [line for line in text.splitlines() if line.endswith(":") and not line.startswith(" ")]
+    assert labels == ["entry:", "head:", "call:", "exit:"]
+    body = "c = (a > 0.0f && a < 0.5f) ? a : -a;"  # '&&': a phi naming the first block
+    _, text = _spec_text(quick, "merged_phi", params, ops, body)
+    assert '%"b.start"' not in text and "[0, %call]" in text
+    a = np.linspace(-1, 1, 41, dtype=np.float32)
+    out = np.zeros(a.shape, np.float32)
+    _run(quick, ops, params, body, [a, out], a.shape)
+    np.testing.assert_array_equal(out, np.where((a > 0) & (a < 0.5), a, -a))
