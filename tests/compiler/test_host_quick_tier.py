@@ -300,3 +300,55 @@ def test_straight_line_blocks_go_on_the_calling_block(quick):
     out = np.zeros(a.shape, np.float32)
     _run(quick, ops, params, body, [a, out], a.shape)
     np.testing.assert_array_equal(out, np.where((a > 0) & (a < 0.5), a, -a))
+
+
+def test_module_text_is_llvmlites_for_every_catalogue_body(quick):
+    """``module_text`` writes the body's instructions itself: for every built-in op and
+    dtype its text is exactly llvmlite's ``str(module)``."""
+    from llvmlite import ir
+
+    import rocarray as ra
+    from rocarray._elementwise import Ufunc, _body_source
+    from rocarray.compiler.skeletons import module_text
+
+    dtypes = [np.dtype(d) for d in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                    "uint32", "uint64", "float16", "float32", "float64",
+                                    "complex64", "complex128")]
+    checked = 0
+    for u in (v for v in vars(ra).values() if isinstance(v, Ufunc)):
+        for dt in dtypes:
+            try:
+                loop_in, loop_out, out_storage, body = u.resolve((dt,) * u.nin)
+            except TypeError:
+                continue
+            params, source, typedefs = _body_source(body, (dt,) * u.nin, loop_in, out_storage, loop_out)
+            m = ir.Module(name=u.row.name)
+            m.triple, m.data_layout = quick.triple, quick.data_layout
+            fn = compile_scalar_function(m, "body", params, source, typedefs=typedefs, target=quick,
+                                         kernel_name=u.row.name)
+            assert module_text(m, fn) == str(m), (u.row.name, dt)
+            checked += 1
+    assert checked > 700
+
+
+def test_module_text_of_user_bodies(quick):
+    """Loops, switches, locals, raw operands and preamble functions: the same text too."""
+    from llvmlite import ir
+
+    from rocarray.compiler.skeletons import module_text
+
+    f32, i64 = np.dtype("float32"), np.dtype("int64")
+    bodies = [
+        ([("a", f32, "in"), ("c", f32, "out")],
+         "float t = a; for (int k = 0; k < 3; k++) { t = t * a + (float)k; } c = t;", ""),
+        ([("j", i64, "in"), ("c", i64, "out")],
+         "switch (j % 3) { case 0: c = 1; break; case 1: c = -j; break; default: c = j << 2; }", ""),
+        ([("j", i64, "in"), ("t", i64, "raw"), ("c", i64, "out")], "c = t[j] + t.size() + i;", ""),
+        ([("a", f32, "in"), ("c", f32, "out")], "c = sq(a) > 1.0f ? sqrtf(a) : -a;",
+         "float sq(float x) { return x * x; }"),
+    ]
+    for params, body, preamble in bodies:
+        m = ir.Module(name="user")
+        m.triple, m.data_layout = quick.triple, quick.data_layout
+        fn = compile_scalar_function(m, "body", params, body, preamble=preamble, target=quick)
+        assert module_text(m, fn) == str(m), body
