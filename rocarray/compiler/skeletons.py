@@ -396,7 +396,8 @@ def host_row_driver_text() -> str:
     return _ROW_DRIVER
 
 
-_ROW_DRIVER = f"""define void @"{HOST_ROW_DRIVER}"(ptr %kernel, ptr %desc, ptr %args, i64 %start, i64 %stop) nounwind {{
+_ROW_DRIVER = f"""define void @"{HOST_ROW_DRIVER}"(ptr %kernel, ptr %desc, ptr %args, i64 %start,
+                                         i64 %stop) nounwind {{
 entry:
   %nbytes = load i64, ptr %desc
   %narr.p = getelementptr i8, ptr %desc, i64 8

@@ -33,8 +33,10 @@ _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 #: The same entry called without releasing the GIL: for small launches (microseconds),
 #: where giving the GIL up and taking it back costs more than it lets other threads do.
 _ENTRY_GIL = ctypes.PYFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
-#: The host quick tier's row driver: ``void rows(ptr entry, ptr desc, ptr args, i64 start, i64 stop)``.
-_ROWS = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+#: The host quick tier's row driver:
+#: ``void rows(ptr kernel, ptr desc, ptr args, i64 start, i64 stop)``.
+_ROWS = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
+                         ctypes.c_int64)
 _ROWS_GIL = ctypes.PYFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
                               ctypes.c_int64)
 _BUFFER_TYPES: dict = {}  # parameter buffer size -> ctypes array type (made once per 512 bytes)
