@@ -39,14 +39,16 @@ def _scalar_code(dtype) -> str:
 
 def pack_format(operands) -> struct.Struct:
     """The parameter buffer layout: natural alignment, little endian (the kernel ABI)."""
-    layout = tuple((op.kind, op.dtype) for op in operands)
+    # an array operand's fields do not depend on its dtype: one packer serves, say, every
+    # binary op on arrays (a new dtype signature then makes none: ~200 Python opcodes)
+    layout = tuple((op.kind, op.dtype if op.kind == "scalar" else None) for op in operands)
     packer = _packers.get(layout)
     if packer is None:
         packer = _packers[layout] = _pack_format(operands)
     return packer
 
 
-_packers: dict = {}  # (kind, dtype) per operand -> struct.Struct
+_packers: dict = {}  # (kind, scalar dtype or None) per operand -> struct.Struct
 
 
 def _pack_format(operands) -> struct.Struct:
