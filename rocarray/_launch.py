@@ -18,8 +18,9 @@ import numpy as np
 from llvmlite import ir
 
 from .compiler.cache import default_cache as _default_cache
-from .compiler.skeletons import (SIMPLE_LOOP_MAX_ELEMENTS, VECTOR_UNROLL, build_elementwise,
-                                 gpu_simple_kernel_text, host_simple_kernel_module, vector_lanes)
+from .compiler.skeletons import (HOST_ROW_DRIVER, SIMPLE_LOOP_MAX_ELEMENTS, VECTOR_UNROLL,
+                                 build_elementwise, gpu_simple_kernel_text, host_row_driver_text,
+                                 host_row_words, host_simple_kernel_module, vector_lanes)
 from .targets import target_for
 from ._array_object import Array, _c_strides
 from ._buffer import Buffer
@@ -57,14 +58,16 @@ def _convert_scalar(value, np_type, name: str):
 
 def pack_format(operands) -> struct.Struct:
     """The parameter buffer layout: natural alignment, little endian (the kernel ABI)."""
-    layout = tuple((op.kind, op.dtype) for op in operands)
+    # an array operand's fields do not depend on its dtype: one packer serves, say, every
+    # binary op on arrays (a new dtype signature then makes none: ~200 Python opcodes)
+    layout = tuple((op.kind, op.dtype if op.kind == "scalar" else None) for op in operands)
     packer = _packers.get(layout)
     if packer is None:
         packer = _packers[layout] = _pack_format(operands)
     return packer
 
 
-_packers: dict = {}  # (kind, dtype) per operand -> struct.Struct
+_packers: dict = {}  # (kind, scalar dtype or None) per operand -> struct.Struct
 
 
 def _pack_format(operands) -> struct.Struct:
@@ -353,7 +356,7 @@ class LoadedKernel:
 
     __slots__ = ("spec", "device", "runtime", "index", "function", "functions", "packer", "is_gpu",
                  "block", "max_grid", "calls", "target", "simple", "thread_per_element",
-                 "round_elements")
+                 "round_elements", "flat_entry", "_rows")
 
     def __init__(self, spec: KernelSpec, device, runtime, module, target, quick: bool):
         self.spec = spec
@@ -375,6 +378,10 @@ class LoadedKernel:
         self.thread_per_element = quick and self.is_gpu and spec.build_kernel is None
         #: elements per ``GPU_GRID_TRIPS`` trips of every thread of a block (elementwise)
         self.round_elements = self.block * vector_lanes(spec.operands) * VECTOR_UNROLL * GPU_GRID_TRIPS
+        #: the host quick tier's elementwise entry, which runs 1-D spaces only (an N-d
+        #: launch goes through the row driver: ``_row_function``); None otherwise
+        self.flat_entry = self.function if quick and not self.is_gpu and spec.build_kernel is None else None
+        self._rows = None
 
     def _set_module(self, module) -> None:
         fns = tuple(self.runtime.get_function(module, e) for e in self.spec.entries)
@@ -416,8 +423,9 @@ class LoadedKernel:
                                               self.target, counter="upgraded")
         module = _load_image(self.runtime, self.index, data, self.target)
         self._set_module(module)
-        # after the functions: whoever sees False sees the new code
+        # after the functions: whoever sees False (None) sees the new code
         self.thread_per_element = False
+        self.flat_entry = None
         self.simple = False
 
     def launch(self, n: int, values) -> None:
@@ -439,11 +447,41 @@ class LoadedKernel:
                 grid = max(self.max_grid, -(-n // self.round_elements))
             self.runtime.launch_packed(self.function, grid, self.block, self.packer, n, values)
         else:
-            self.runtime.launch_packed(self.function, n, 1, self.packer, n, values)
+            # read before ``function``: None only once the full tier's code (any ndim) is in place
+            flat = self.flat_entry
+            if flat is not None and values[0] != 1:  # N-d space, 1-D quick-tier entry
+                self.runtime.launch_packed(self._row_function(flat), n, 1, self.packer, n, values)
+            else:
+                self.runtime.launch_packed(self.function, n, 1, self.packer, n, values)
+
+    def _row_function(self, flat):
+        """The quick-tier entry ``flat`` run row by row over an N-d space (the row driver,
+        compiled at the first N-d launch of the process)."""
+        rows = self._rows
+        if rows is None or rows.entry is not flat:
+            nbytes, words = host_row_words(self.spec.operands)
+            rows = self._rows = self.runtime.row_function(_host_row_driver(self), flat, nbytes, words)
+        return rows
 
 
 _loaded: dict = {}
 _load_lock = threading.Lock()
+#: the host quick tier's row driver (a ``HostFunction``), once loaded in this process
+_row_driver: list = []
+
+
+def _host_row_driver(kernel: LoadedKernel):
+    """The row driver (``skeletons.host_row_driver_text``) for the host quick tier,
+    compiled (or read from the disk cache) and loaded once per process."""
+    if not _row_driver:
+        quick = kernel.target.quick_tier or kernel.target
+        image = _default_cache().get_or_compile(("host-row-driver",), host_row_driver_text, quick)
+        fn = kernel.runtime.get_function(_load_image(kernel.runtime, kernel.index, image, quick),
+                                         HOST_ROW_DRIVER)
+        with _load_lock:
+            if not _row_driver:
+                _row_driver.append(fn)
+    return _row_driver[0]
 
 
 def _load_image(rt, index: int, image: bytes, target):

@@ -343,12 +343,19 @@ def param_offsets(operands) -> tuple:
 def host_simple_kernel_text(kernel_name: str, operands, body_name: str = "body") -> str:
     """The host quick tier's kernel entry as LLVM IR text, calling ``body_name``.
 
-    One flat loop over ``[start, stop)``.  Parameters are read where they lie in the
-    argument buffer (no copies of shapes and strides): a scalar or raw operand's body
-    pointer points into the buffer itself, whose layout equals the body's scalar or raw
-    descriptor.  A 1-D space (any contiguous array) steps each pointer by its stride; an
-    N-d one unravels each index over the dimensions.  One call site of the body, so the
-    inliner makes one copy of it.
+    One loop over ``[start, stop)`` of a **1-D** space: each array pointer starts at
+    ``start`` elements and steps by its stride (``shape``/``strides`` entry 0); an N-d
+    launch goes through the row driver (``host_row_driver_text``), which calls this entry
+    once per row with a copy of the parameters rewritten to that row.  Parameters are read
+    where they lie in the argument buffer (no copies of shapes and strides): a scalar or
+    raw operand's body pointer points into the buffer itself, whose layout equals the
+    body's scalar or raw descriptor.  One call site of the body, so the inliner makes one
+    copy of it.
+
+    Why 1-D only: codegen O0 costs LLVM ~17K instructions per IR instruction and ~40K per
+    basic block (RegAllocFast); the N-d unravel loop in every kernel (its blocks, phis and
+    divisions) was 0.8M of the 3.8M instructions of ``add(int16)``'s compile (callgrind,
+    parse + emit), the driver costs one compile per process.
 
     The text depends only on the operands' kinds and the sizes of scalar operands, so it
     is made once per such layout and only the names are put in per kernel.
@@ -358,6 +365,122 @@ def host_simple_kernel_text(kernel_name: str, operands, body_name: str = "body")
         "<<body>>", _ir_name(body_name))
 
 
+def host_row_words(operands) -> tuple:
+    """(buffer bytes, word index of each array operand's pointer) of ``operands``'
+    parameter buffer: what the row driver rewrites per row (its ``desc``)."""
+    layout = tuple(_field_layout(op) for op in operands)
+    offsets = _offsets(layout)
+    size = offsets[-1] + layout[-1][1] if layout else 16 + 8 * MAX_DIMS
+    return size, tuple(off // 8 for (kind, _, _), off in zip(layout, offsets) if kind in ("in", "out"))
+
+
+#: The row driver's symbol (one per process, any operand layout).
+HOST_ROW_DRIVER = "rocarray.host.rows"
+
+
+def host_row_driver_text() -> str:
+    """The row driver of the host quick tier, as LLVM IR text:
+    ``void rocarray.host.rows(ptr kernel, ptr desc, ptr args, i64 start, i64 stop)``.
+
+    It runs a quick-tier entry (``host_simple_kernel_text``, 1-D only) over the flat
+    indices ``[start, stop)`` of an N-d space, one row (a run along the last dimension) at
+    a time: a copy of the parameter buffer with ``ndim`` 1, and each array operand's
+    pointer and stride set so that the entry's element ``i`` is the row's element -- the
+    pointer is the row's start less ``i`` times the stride, so the body still sees the
+    flat index ``i`` (and ``n``, scalars and raw operands are copied as they are).
+    ``desc`` is ``{i64 buffer bytes, i64 array operands, i64 word index of each array
+    operand's pointer}`` (``host_row_words``).  One driver serves every layout, so it is
+    compiled once per process (and kept in the disk cache), at the first N-d launch of a
+    quick-tier kernel.
+    """
+    return _ROW_DRIVER
+
+
+_ROW_DRIVER = f"""define void @"{HOST_ROW_DRIVER}"(ptr %kernel, ptr %desc, ptr %args, i64 %start,
+                                         i64 %stop) nounwind {{
+entry:
+  %nbytes = load i64, ptr %desc
+  %narr.p = getelementptr i8, ptr %desc, i64 8
+  %narr = load i64, ptr %narr.p
+  %words = getelementptr i8, ptr %desc, i64 16
+  %buf = alloca i8, i64 %nbytes, align 8
+  call void @llvm.memcpy.p0.p0.i64(ptr align 8 %buf, ptr align 8 %args, i64 %nbytes, i1 false)
+  %ndim.p = getelementptr i8, ptr %args, i64 8
+  %ndim = load i64, ptr %ndim.p
+  %shape = getelementptr i8, ptr %args, i64 16
+  %last = sub i64 %ndim, 1
+  %ext.p = getelementptr i64, ptr %shape, i64 %last
+  %ext = load i64, ptr %ext.p
+  %bndim.p = getelementptr i8, ptr %buf, i64 8
+  store i64 1, ptr %bndim.p
+  %bshape = getelementptr i8, ptr %buf, i64 16
+  store i64 %ext, ptr %bshape
+  br label %rows
+rows:
+  %i = phi i64 [%start, %entry], [%i.next, %run]
+  %more = icmp slt i64 %i, %stop
+  br i1 %more, label %row, label %exit
+row:
+  %col = srem i64 %i, %ext
+  %rowi = sdiv i64 %i, %ext
+  %avail = sub i64 %ext, %col
+  %left = sub i64 %stop, %i
+  %short = icmp slt i64 %left, %avail
+  %count = select i1 %short, i64 %left, i64 %avail
+  %i.next = add i64 %i, %count
+  br label %ops
+ops:
+  %k = phi i64 [0, %row], [%k.next, %op.done]
+  %ops.more = icmp slt i64 %k, %narr
+  br i1 %ops.more, label %op, label %run
+op:
+  %w.p = getelementptr i64, ptr %words, i64 %k
+  %w = load i64, ptr %w.p
+  %base.p = getelementptr i64, ptr %args, i64 %w
+  %base = load i64, ptr %base.p
+  %st = getelementptr i64, ptr %base.p, i64 1
+  %stl.p = getelementptr i64, ptr %st, i64 %last
+  %stl = load i64, ptr %stl.p
+  %at = mul i64 %col, %stl
+  %back = mul i64 %i, %stl
+  %off0 = sub i64 %at, %back
+  br label %dims
+dims:
+  %d = phi i64 [%last, %op], [%d.prev, %dim]
+  %r = phi i64 [%rowi, %op], [%r.next, %dim]
+  %off = phi i64 [%off0, %op], [%off.next, %dim]
+  %dims.more = icmp sgt i64 %d, 0
+  br i1 %dims.more, label %dim, label %op.done
+dim:
+  %d.prev = sub i64 %d, 1
+  %dx.p = getelementptr i64, ptr %shape, i64 %d.prev
+  %dx = load i64, ptr %dx.p
+  %idx = srem i64 %r, %dx
+  %r.next = sdiv i64 %r, %dx
+  %sd.p = getelementptr i64, ptr %st, i64 %d.prev
+  %sd = load i64, ptr %sd.p
+  %o = mul i64 %idx, %sd
+  %off.next = add i64 %off, %o
+  br label %dims
+op.done:
+  %addr = add i64 %base, %off
+  %bbase.p = getelementptr i64, ptr %buf, i64 %w
+  store i64 %addr, ptr %bbase.p
+  %bst.p = getelementptr i64, ptr %bbase.p, i64 1
+  store i64 %stl, ptr %bst.p
+  %k.next = add i64 %k, 1
+  br label %ops
+run:
+  call void %kernel(ptr %buf, i64 %i, i64 %i.next)
+  br label %rows
+exit:
+  ret void
+}}
+
+declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+"""
+
+
 def host_simple_kernel_module(kernel_name: str, operands, module: ir.Module, body: ir.Function) -> str:
     """The host quick tier's whole module as IR text: ``module`` (holding the scalar
     ``body``) and the kernel entry of ``host_simple_kernel_text``, with the body already
@@ -365,10 +488,131 @@ def host_simple_kernel_module(kernel_name: str, operands, module: ir.Module, bod
     the quick tier runs no inliner pass (~0.15-0.3 ms of a first call).  Otherwise (the
     body calls functions of its own) the text keeps the call and LLVM's always-inliner
     does it."""
-    text = str(module)
+    text = module_text(module, body)
     entry = host_simple_kernel_text(kernel_name, operands, body.name)
     inlined = _inline_body_text(text, entry, body)
     return text + entry if inlined is None else inlined
+
+
+def module_text(module: ir.Module, fn: ir.Function) -> str:
+    """``str(module)``, the same text, with function ``fn``'s instructions written by
+    ``_instruction_text`` (llvmlite's printing raises and catches two exceptions per value
+    printed the first time and formats through several layers: printing ``add(int16)``'s
+    module took ~100-130 us of its first call here, about as long as building it)."""
+    if module.namedmetadata or module.metadata or getattr(fn, "metadata", None):
+        return str(module)
+    lines = ['; ModuleID = "%s"' % (module.name,), 'target triple = "%s"' % (module.triple,),
+             'target datalayout = "%s"' % (module.data_layout,), '']
+    lines += [t.get_declaration() for t in module.get_identified_types().values()]
+    for g in module.globals.values():
+        if g is not fn:
+            lines.append(str(g))
+            continue
+        buf = [_prototype(fn), "{\n"]
+        for blk in fn.blocks:
+            buf.append(blk._format_name() + ":\n")
+            for ins in blk.instructions:
+                printer = _PRINTERS.get(type(ins)) if not ins.metadata else None
+                if printer is None:
+                    buf.append(f"  {ins}\n")
+                elif isinstance(ins.type, ir.VoidType):
+                    buf.append(f"  {printer(ins)}\n")
+                else:
+                    buf.append(f"  {_ref(ins)} = {printer(ins)}\n")
+        buf.append("}\n")
+        lines.append("".join(buf))
+    return "\n".join(lines)
+
+
+def _prototype(fn: ir.Function) -> str:
+    """The first line of llvmlite's text of function definition ``fn`` (no metadata)."""
+    args = []
+    for a in fn.args:
+        attrs = a.attributes._to_list(a.type)
+        args.append(f"{a.type} {' '.join(attrs)} {_ref(a)}" if attrs else f"{a.type} {_ref(a)}")
+    args = ", ".join(args)
+    if fn.ftype.var_arg:
+        args += ", ..." if fn.args else "..."
+    attrs = " " + " ".join(fn.attributes._to_list(fn.ftype.return_type)) if fn.attributes else ""
+    prefix = " ".join([str(x) for x in ("define", fn.linkage, fn.calling_convention, fn.return_value) if x])
+    section = f' section "{fn.section}"' if fn.section else ""
+    return f"{prefix} {_ref(fn)}({args}){attrs}{section}\n"
+
+
+def _ref(v) -> str:
+    """``v.get_reference()``: a named value's is written here (llvmlite computes it through
+    a caught AttributeError the first time), anything else is llvmlite's."""
+    name = getattr(v, "_name", None)
+    if name is None or "\\" in name or '"' in name:
+        return v.get_reference()
+    return f'{v.name_prefix}"{name}"'
+
+
+def _op_text(ins) -> str:
+    flags = ins.flags
+    ops = ", ".join([_ref(op) for op in ins.operands])
+    return f"{' '.join([ins.opname] + flags) if flags else ins.opname} {ins.type} {ops}"
+
+
+def _cast_text(ins) -> str:
+    op = ins.operands[0]
+    return f"{ins.opname} {op.type} {_ref(op)} to {ins.type}"
+
+
+def _load_text(ins) -> str:
+    (val,) = ins.operands
+    align = "" if ins.align is None else f", align {ins.align}"
+    return f"load {ins.type}, {val.type} {_ref(val)}{align}"
+
+
+def _store_text(ins) -> str:
+    val, ptr = ins.operands
+    align = "" if ins.align is None else f", align {ins.align}"
+    return f"store {val.type} {_ref(val)}, {ptr.type} {_ref(ptr)}{align}"
+
+
+def _terminator_text(ins) -> str:
+    ops = ", ".join([f"{op.type} {_ref(op)}" for op in ins.operands])
+    return f"{ins.opname} {ops}".rstrip()
+
+
+def _ret_text(ins) -> str:
+    rv = ins.return_value
+    return ins.opname if rv is None else f"{ins.opname} {rv.type} {_ref(rv)}"
+
+
+def _compare_text(ins) -> str:
+    a, b = ins.operands
+    flags = "".join([" " + f for f in ins.flags])
+    return f"{ins.opname}{flags} {ins.op} {a.type} {_ref(a)}, {_ref(b)}"
+
+
+def _select_text(ins) -> str:
+    c, x, y = ins.cond, ins.lhs, ins.rhs
+    return (f"select {' '.join(ins.flags)} {c.type} {_ref(c)}, {x.type} {_ref(x)}, {y.type} "
+            f"{_ref(y)}")
+
+
+def _phi_text(ins) -> str:
+    incs = ", ".join([f"[{_ref(v)}, {_ref(b)}]" for v, b in ins.incomings])
+    return f"phi {' '.join(ins.flags)} {ins.type} {incs}".rstrip()
+
+
+#: instruction class -> its text without the result name, as llvmlite writes it (the
+#: classes of the catalogue's bodies; any other is printed by llvmlite)
+_PRINTERS = {
+    ir.instructions.Instruction: _op_text,
+    ir.instructions.CastInstr: _cast_text,
+    ir.instructions.LoadInstr: _load_text,
+    ir.instructions.StoreInstr: _store_text,
+    ir.instructions.Branch: _terminator_text,
+    ir.instructions.ConditionalBranch: _terminator_text,
+    ir.instructions.Ret: _ret_text,
+    ir.instructions.ICMPInstr: _compare_text,
+    ir.instructions.FCMPInstr: _compare_text,
+    ir.instructions.SelectInstr: _select_text,
+    ir.instructions.PhiInstr: _phi_text,
+}
 
 
 #: a block name llvmlite writes without quotes
@@ -433,14 +677,54 @@ def _inline_body_text(text: str, entry: str, body: ir.Function) -> str | None:
             else:
                 kept.append(line)
         code = "\n".join(kept)
-    head = f'  br label %"b.{labels[0]}"'
-    entry = entry[:call_at] + head + "\n" + code + f"\n{done}:" + entry[call_end:]
-    entry = entry.replace(f", %{label}]", f", %{done}]")  # phis of the blocks after it
+    code, pred = _merged_blocks(code, f'"b.{labels[0]}"', label, done)
+    before, after = entry[:call_at], entry[call_end:]
+    if pred != label:  # the entry's phis naming the calling block (not the body's own)
+        before = before.replace(f", %{label}]", f", %{pred}]")
+        after = after.replace(f", %{label}]", f", %{pred}]")
+    entry = before + code + after
     if slots:
         first_block = entry.index(":\n") + 2
         entry = entry[:first_block] + slots + entry[first_block:]
     end = text.find("\n", close_at + 1)
     return text[:start + 1] + text[end + 1:] + entry
+
+
+def _merged_blocks(code: str, first: str, label: str, done: str) -> tuple[str, str]:
+    """The renamed body ``code`` (its first block ``first``) as it replaces the call in
+    block ``label``, whose rest becomes block ``done``: (the text, the block the rest of
+    the calling block ends up in, which the phis after it must name).
+
+    Straight-line joins are not kept as blocks: the body's entry block (never branched to)
+    goes on the calling block, the lowering's lone branch from it to the next block goes
+    when it is that block's only way in, and a body that returns once, at its end, goes
+    on into the rest of the calling block.  Codegen O0 costs ~20K LLVM instructions per
+    block (RegAllocFast spills and reloads at every boundary): -78K of ``add(int16)``'s
+    2.78M (callgrind, parse + emit)."""
+    head = first + ":\n"
+    if not code.startswith(head) or "%" + first in code:
+        return f"  br label %{first}\n{code}\n{done}:", done
+    code = code[len(head):]
+    m = _LONE_BRANCH.match(code)
+    if m:
+        nxt = m.group(1)
+        phis = code.count(f", %{nxt}]")  # phis naming it as a predecessor name ``label`` then
+        if code.count("%" + nxt) == 1 + phis:
+            code = code[m.end():]
+            if phis:
+                code = code.replace(f", %{nxt}]", f", %{label}]")
+    tail = f"\n  br label %{done}"
+    if not code.endswith(tail) or code.count(f"%{done}") != 1:  # returns meet in ``done``
+        return f"{code}\n{done}:", done
+    code = code[:-len(tail)]
+    lasts = _LABEL_LINE.findall(code)
+    return code, lasts[-1] if lasts else label
+
+
+#: the lowering's branch from its entry block to the next block, which follows it
+_LONE_BRANCH = re.compile(r'  br label %("b\.(?:[^"\\]|\\.)*")\n\1:\n')
+#: a block's label line in the renamed body
+_LABEL_LINE = re.compile(r'^("b\.(?:[^"\\]|\\.)*"):$', re.M)
 
 
 def _ir_name(name: str) -> str:
@@ -455,68 +739,32 @@ def _host_simple_template(layout) -> str:
         "define void @<<entry>>(ptr %args, i64 %start, i64 %stop) nounwind {",
         "entry:",
         "  %n = load i64, ptr %args",
-        "  %ndim.p = getelementptr i8, ptr %args, i64 8",
-        "  %ndim = load i64, ptr %ndim.p",
-        "  %shape = getelementptr i8, ptr %args, i64 16",
-        "  %flat = icmp eq i64 %ndim, 1",
-        "  %dlast = sub i64 %ndim, 1",
     ]
     for k, off in enumerate(offsets):
         if k in arrays:
             t += [f"  %b{k}.p = getelementptr i8, ptr %args, i64 {off}",
                   f"  %b{k} = load ptr, ptr %b{k}.p",
-                  f"  %s{k} = getelementptr i8, ptr %args, i64 {off + 8}",
-                  f"  %s{k}.0 = load i64, ptr %s{k}"]
+                  f"  %s{k}.p = getelementptr i8, ptr %args, i64 {off + 8}",
+                  f"  %s{k} = load i64, ptr %s{k}.p",
+                  f"  %o{k} = mul i64 %start, %s{k}",
+                  f"  %c{k} = getelementptr i8, ptr %b{k}, i64 %o{k}"]
         else:  # scalar or raw: the body reads it in place
             t.append(f"  %v{k} = getelementptr i8, ptr %args, i64 {off}")
     t += [
         "  br label %head",
         "head:",
         "  %i = phi i64 [%start, %entry], [%i.next, %call]",
+    ]
+    t += [f"  %a{k} = phi ptr [%c{k}, %entry], [%a{k}.next, %call]" for k in arrays]
+    t += [
         "  %more = icmp slt i64 %i, %stop",
-        "  br i1 %more, label %pick, label %exit",
-        "pick:",
-        "  br i1 %flat, label %flat.addr, label %nd.head",
-        "flat.addr:",
-    ]
-    for k in arrays:
-        t += [f"  %fo{k} = mul i64 %i, %s{k}.0",
-              f"  %fa{k} = getelementptr i8, ptr %b{k}, i64 %fo{k}"]
-    t += [
-        "  br label %call",
-        "nd.head:",
-        "  %d = phi i64 [%dlast, %pick], [%d.next, %nd.body]",
-        "  %rem = phi i64 [%i, %pick], [%rem.next, %nd.body]",
-    ]
-    t += [f"  %q{k} = phi ptr [%b{k}, %pick], [%q{k}.next, %nd.body]" for k in arrays]
-    t += [
-        "  %dim.left = icmp sge i64 %d, 0",
-        "  br i1 %dim.left, label %nd.body, label %call",
-        "nd.body:",
-        "  %ext.p = getelementptr i64, ptr %shape, i64 %d",
-        "  %ext = load i64, ptr %ext.p",
-        "  %idx = srem i64 %rem, %ext",
-        "  %rem.next = sdiv i64 %rem, %ext",
-    ]
-    for k in arrays:
-        t += [f"  %st{k}.p = getelementptr i64, ptr %s{k}, i64 %d",
-              f"  %st{k} = load i64, ptr %st{k}.p",
-              f"  %o{k} = mul i64 %idx, %st{k}",
-              f"  %q{k}.next = getelementptr i8, ptr %q{k}, i64 %o{k}"]
-    t += [
-        "  %d.next = sub i64 %d, 1",
-        "  br label %nd.head",
+        "  br i1 %more, label %call, label %exit",
         "call:",
     ]
-    args = []
-    for k in range(len(layout)):
-        if k in arrays:
-            t.append(f"  %a{k} = phi ptr [%fa{k}, %flat.addr], [%q{k}, %nd.head]")
-            args.append(f"ptr %a{k}")
-        else:
-            args.append(f"ptr %v{k}")
+    args = [f"ptr %a{k}" if k in arrays else f"ptr %v{k}" for k in range(len(layout))]
+    t.append(f"  call void @<<body>>({', '.join(args + ['i64 %i', 'i64 %n'])})")
+    t += [f"  %a{k}.next = getelementptr i8, ptr %a{k}, i64 %s{k}" for k in arrays]
     t += [
-        f"  call void @<<body>>({', '.join(args + ['i64 %i', 'i64 %n'])})",
         "  %i.next = add i64 %i, 1",
         "  br label %head",
         "exit:",

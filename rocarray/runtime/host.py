@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import os
 import sys
 import threading
@@ -32,6 +33,12 @@ _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 #: The same entry called without releasing the GIL: for small launches (microseconds),
 #: where giving the GIL up and taking it back costs more than it lets other threads do.
 _ENTRY_GIL = ctypes.PYFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+#: The host quick tier's row driver:
+#: ``void rows(ptr kernel, ptr desc, ptr args, i64 start, i64 stop)``.
+_ROWS = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
+                         ctypes.c_int64)
+_ROWS_GIL = ctypes.PYFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
+                              ctypes.c_int64)
 _BUFFER_TYPES: dict = {}  # parameter buffer size -> ctypes array type (made once per 512 bytes)
 
 
@@ -85,6 +92,26 @@ class HostFunction:
         self.address = address
         self.call = _ENTRY(address)
         self.call_small = _ENTRY_GIL(address)
+
+
+class HostRowFunction:
+    """A 1-D kernel entry run over an N-d space row by row by the row driver (the host
+    quick tier's, ``rocarray.compiler.skeletons.host_row_driver_text``): called like a
+    ``HostFunction`` (``call`` / ``call_small`` on the parameter buffer and a range of
+    flat indices)."""
+
+    __slots__ = ("name", "address", "call", "call_small", "module", "entry", "desc")
+
+    def __init__(self, driver: HostFunction, entry: HostFunction, nbytes: int, words):
+        self.module = (driver.module, entry.module)  # keeps both codes alive
+        self.entry = entry
+        self.name = entry.name
+        self.address = entry.address
+        #: {buffer bytes, array operands, word index of each array operand's pointer}
+        self.desc = (ctypes.c_int64 * (2 + len(words)))(nbytes, len(words), *words)
+        desc = ctypes.addressof(self.desc)
+        self.call = functools.partial(_ROWS(driver.address), entry.address, desc)
+        self.call_small = functools.partial(_ROWS_GIL(driver.address), entry.address, desc)
 
 
 #: Pieces per thread a parallel host launch is cut into (handed out as threads ask).
@@ -164,6 +191,12 @@ class HostRuntime(Runtime):
 
     def get_function(self, module, name: str) -> HostFunction:
         return HostFunction(module, name, module.address(name))
+
+    @staticmethod
+    def row_function(driver: HostFunction, entry: HostFunction, nbytes: int, words) -> HostRowFunction:
+        """``entry`` (a 1-D kernel) run over N-d spaces by the row ``driver``; ``nbytes``: the
+        parameter buffer's size, ``words``: the word index of each array operand's pointer."""
+        return HostRowFunction(driver, entry, nbytes, words)
 
     @staticmethod
     def parameter_area(packed: bytes):

@@ -61,7 +61,8 @@ goal on this LLVM build, and does not vectorise; 2 and 3 trade compile time for 
 The quick tier (``quick_tier``: what a new signature's first call runs while the full
 tier compiles in the background once the kernel is hot) goes further.  Its kernel entry is
 IR text written for the quick tier (``skeletons.host_simple_kernel_text``: parameters read
-where the launcher packed them, no stack copies, one call site of the body), so its IR
+where the launcher packed them, no stack copies, one call site of the body; a 1-D loop,
+N-d launches going through the row driver), so its IR
 pipeline is the always-inliner alone (``pipeline = "inline"``) and codegen O0.  Measured
 here on ``add`` / ``multiply`` / ``subtract`` / ``maximum`` / ``less`` over ten dtypes
 (medians, ms): body IR 0.17 + its text 0.10 + entry text 0.01, parse 0.28, verify 0.05,

@@ -3,9 +3,11 @@ with the scalar body put in place as text where it is a plain copy.
 
 It reads every parameter where the launcher packed it, so its offsets must be the
 launcher's; scalar and raw operands are handed to the body as pointers into the argument
-buffer.  These tests run such kernels over every operand kind, scalar dtype and layout
-(N-d, strided, negative strides, broadcast, 0-d, sub-ranges of the index space) against
-NumPy, and check the entry's text is made once per operand layout.
+buffer.  The entry runs 1-D spaces; N-d ones go through the row driver
+(``host_row_driver_text``), as the launcher runs them.  These tests run such kernels over
+every operand kind, scalar dtype and layout (N-d up to 8 dimensions, strided, negative
+strides, broadcast, 0-d, sub-ranges of the index space) against NumPy, and check the
+entry's text is made once per operand layout.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ import pytest
 
 from rocarray._launch import KernelSpec, pack_format
 from rocarray.compiler.lang import compile_scalar_function
-from rocarray.compiler.skeletons import (Operand, _host_simple_template, host_simple_kernel_text,
-                                         param_offsets)
+from rocarray.compiler.skeletons import (HOST_ROW_DRIVER, Operand, _host_simple_template,
+                                         host_row_driver_text, host_row_words,
+                                         host_simple_kernel_text, param_offsets)
+from rocarray.runtime.host import HostFunction, HostRuntime
 from rocarray.targets.base import MAX_DIMS
 from rocarray.targets.host import HostTarget, load_host_object
 
@@ -27,7 +31,6 @@ try:  # tests/compiler may or may not be a package
 except ImportError:
     from _packing import layout_pair, packed_buffer
 
-_ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 
 
 @pytest.fixture(scope="module")
@@ -97,13 +100,25 @@ def _run(target, operands, params, body, arrays_and_scalars, shape, ranges=None,
     spec = KernelSpec(("test", name), name, operands, build_body)
     text = spec.build_module(target)
     assert isinstance(text, str)
-    fn = _ENTRY(load_host_object(target.compile(text)).address(spec.entry))
+    mod = load_host_object(target.compile(text))
+    fn = HostFunction(mod, spec.entry, mod.address(spec.entry))
     n, values, buf = packed_buffer(operands, arrays_and_scalars, shape)
+    if values[0] != 1:  # N-d: row by row, as the launcher runs quick-tier kernels
+        fn = HostRuntime.row_function(_row_driver(target), fn, *host_row_words(operands))
     for lo, hi in ranges or [(0, n)]:
-        fn(ctypes.addressof(buf), lo, hi)
+        fn.call(ctypes.addressof(buf), lo, hi)
 
 
 _keys: list = []
+_drivers: dict = {}
+
+
+def _row_driver(target) -> HostFunction:
+    d = _drivers.get(target)
+    if d is None:
+        mod = load_host_object(target.compile(host_row_driver_text()))
+        d = _drivers[target] = HostFunction(mod, HOST_ROW_DRIVER, mod.address(HOST_ROW_DRIVER))
+    return d
 
 
 @pytest.mark.parametrize("scalar", _SCALARS)
@@ -125,7 +140,7 @@ def test_scalar_operand_of_every_dtype(quick, scalar):
     np.testing.assert_allclose(out, expected, rtol=1e-6)
 
 
-@pytest.mark.parametrize("layout", ["contiguous", "strided", "reversed", "broadcast", "3d", "0d"])
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "reversed", "broadcast", "3d", "8d", "0d"])
 def test_layouts_and_subranges(quick, layout):
     a, b = layout_pair(layout, np.random.default_rng(7))
     shape = np.broadcast_shapes(a.shape, b.shape)
@@ -219,3 +234,121 @@ def test_body_calling_its_own_functions_keeps_the_inliner(quick):
     out = np.zeros(a.shape, c64)
     _run(quick, ops, params, "c = exp(a);", [a, out], a.shape)
     np.testing.assert_allclose(out, np.exp(a), rtol=1e-5)
+
+
+def _fresh_kernel(tag: str):
+    """A user kernel no earlier test (or process: the body names a fresh number) compiled:
+    its first launches run quick-tier code."""
+    import time
+
+    import rocarray as ra
+
+    salt = f"{time.time_ns() % 1000003}.0f"
+    return ra.ElementwiseKernel("float32 x, float32 y", "float32 z",
+                                f"z = x * y - (float)i + 0.0f * {salt};", f"rows_{tag}")
+
+
+def test_nd_launches_of_quick_code_go_through_the_row_driver(monkeypatch):
+    """Through the launcher: a quick-tier kernel (1-D entry) on N-d layouts, split over
+    threads (over 2^18 elements), body reading the flat index; NumPy gives the answer."""
+    import rocarray as ra
+    from rocarray import _launch
+
+    # no tier-up during the test: the launch must run the quick tier's code
+    monkeypatch.setattr(_launch, "TIER_UP_ELEMENTS", 1 << 40)
+    monkeypatch.setattr(_launch, "TIER_UP_CALLS", 1 << 40)
+    dev = ra.Device("cpu")
+    rng = np.random.default_rng(11)
+    k = _fresh_kernel("threads")
+    a = rng.standard_normal((640, 700)).astype(np.float32)
+    b = rng.standard_normal((700, 640)).astype(np.float32)
+    x, y = ra.asarray(a, device=dev), ra.asarray(b, device=dev)
+    r = k(x.T, y)  # transposed: no dimension merges, 448,000 elements
+    loaded = [v for (spec_key, d), v in _launch._loaded.items() if v.spec.name == "rows_threads"]
+    assert loaded and loaded[0].simple and loaded[0]._rows is not None  # quick code, row by row
+    idx = np.arange(a.size, dtype=np.float32).reshape(700, 640)
+    np.testing.assert_allclose(np.asarray(r), a.T * b - idx, rtol=1e-5, atol=1e-2)
+
+
+@pytest.mark.parametrize("layout", ["strided", "reversed", "broadcast", "3d", "8d"])
+def test_row_driver_matches_numpy_through_the_launcher(layout):
+    import rocarray as ra
+
+    dev = ra.Device("cpu")
+    a, b = layout_pair(layout, np.random.default_rng(5))
+    k = _fresh_kernel(layout)
+    r = k(ra.asarray(a, device=dev), ra.asarray(b, device=dev))
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    idx = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    np.testing.assert_allclose(np.asarray(r), a * b - idx, rtol=1e-5, atol=1e-3)
+
+
+def test_straight_line_blocks_go_on_the_calling_block(quick):
+    """The body's entry block, the lowering's lone branch to the next block and the final
+    return are not kept as blocks (each costs codegen O0 a register-allocation boundary);
+    a phi that named the merged block names the calling block, and the result stands."""
+    f32 = np.dtype("float32")
+    ops = [Operand(f32, "in"), Operand(f32, "out")]
+    params = [("a", f32, "in"), ("c", f32, "out")]
+    _, text = _spec_text(quick, "merged_plain", params, ops, "c = a * 3.0f;")
+    labels = [line for line in text.splitlines() if line.endswith(":") and not line.startswith(" ")]
+    assert labels == ["entry:", "head:", "call:", "exit:"]
+    body = "c = (a > 0.0f && a < 0.5f) ? a : -a;"  # '&&': a phi naming the first block
+    _, text = _spec_text(quick, "merged_phi", params, ops, body)
+    assert '%"b.start"' not in text and "[0, %call]" in text
+    a = np.linspace(-1, 1, 41, dtype=np.float32)
+    out = np.zeros(a.shape, np.float32)
+    _run(quick, ops, params, body, [a, out], a.shape)
+    np.testing.assert_array_equal(out, np.where((a > 0) & (a < 0.5), a, -a))
+
+
+def test_module_text_is_llvmlites_for_every_catalogue_body(quick):
+    """``module_text`` writes the body's instructions itself: for every built-in op and
+    dtype its text is exactly llvmlite's ``str(module)``."""
+    from llvmlite import ir
+
+    import rocarray as ra
+    from rocarray._elementwise import Ufunc, _body_source
+    from rocarray.compiler.skeletons import module_text
+
+    dtypes = [np.dtype(d) for d in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                    "uint32", "uint64", "float16", "float32", "float64",
+                                    "complex64", "complex128")]
+    checked = 0
+    for u in (v for v in vars(ra).values() if isinstance(v, Ufunc)):
+        for dt in dtypes:
+            try:
+                loop_in, loop_out, out_storage, body = u.resolve((dt,) * u.nin)
+            except TypeError:
+                continue
+            params, source, typedefs = _body_source(body, (dt,) * u.nin, loop_in, out_storage, loop_out)
+            m = ir.Module(name=u.row.name)
+            m.triple, m.data_layout = quick.triple, quick.data_layout
+            fn = compile_scalar_function(m, "body", params, source, typedefs=typedefs, target=quick,
+                                         kernel_name=u.row.name)
+            assert module_text(m, fn) == str(m), (u.row.name, dt)
+            checked += 1
+    assert checked > 700
+
+
+def test_module_text_of_user_bodies(quick):
+    """Loops, switches, locals, raw operands and preamble functions: the same text too."""
+    from llvmlite import ir
+
+    from rocarray.compiler.skeletons import module_text
+
+    f32, i64 = np.dtype("float32"), np.dtype("int64")
+    bodies = [
+        ([("a", f32, "in"), ("c", f32, "out")],
+         "float t = a; for (int k = 0; k < 3; k++) { t = t * a + (float)k; } c = t;", ""),
+        ([("j", i64, "in"), ("c", i64, "out")],
+         "switch (j % 3) { case 0: c = 1; break; case 1: c = -j; break; default: c = j << 2; }", ""),
+        ([("j", i64, "in"), ("t", i64, "raw"), ("c", i64, "out")], "c = t[j] + t.size() + i;", ""),
+        ([("a", f32, "in"), ("c", f32, "out")], "c = sq(a) > 1.0f ? sqrtf(a) : -a;",
+         "float sq(float x) { return x * x; }"),
+    ]
+    for params, body, preamble in bodies:
+        m = ir.Module(name="user")
+        m.triple, m.data_layout = quick.triple, quick.data_layout
+        fn = compile_scalar_function(m, "body", params, body, preamble=preamble, target=quick)
+        assert module_text(m, fn) == str(m), body

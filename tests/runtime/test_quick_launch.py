@@ -52,6 +52,9 @@ class _Cache:
 def cache(monkeypatch):
     import rocarray.compiler.cache as cache_module
 
+    # a real tier-up queued by an earlier test must not run while the fake cache is in
+    # place: it would load the fake's bytes as a host object (MCJIT crashes on them)
+    cache_module.drain_background()
     fake = _Cache()
     monkeypatch.setattr(cache_module, "default_cache", lambda: fake)
     # run background upgrades at once, so the test sees their effect

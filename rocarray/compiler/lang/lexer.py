@@ -69,22 +69,25 @@ def tokenize(text: str, where: str = "body", macros: dict | None = None) -> list
             raise KernelSyntaxError(f"unexpected character {ch!r}", line, pos - line_start + 1,
                                     source=text, where=where)
         kind = m.lastgroup
-        value = m.group()
-        col = pos - line_start + 1
-        pos = m.end()
+        end = m.end()
+        # (spaces and newlines first, the most frequent matches; no text copied for them)
+        if kind == "ws":
+            if text[pos] == "\\":
+                line += 1
+                line_start = end
+            pos = end
+            continue
         if kind == "nl":
             line += 1
-            line_start = pos
+            pos = line_start = end
             at_line_start = True
             if directive is not None:
                 directives.append((len(toks), directive))
                 directive = None
             continue
-        if kind == "ws":
-            if value.startswith("\\"):
-                line += 1
-                line_start = pos
-            continue
+        value = m.group()
+        col = pos - line_start + 1
+        pos = end
         if kind == "lcomment":
             continue
         if kind == "bcomment":
@@ -96,7 +99,7 @@ def tokenize(text: str, where: str = "body", macros: dict | None = None) -> list
         if kind == "badcomment":
             raise KernelSyntaxError("unterminated comment '/*'", line, col, source=text,
                                     where=where)
-        tok = Token("op" if kind == "op" else kind, value, line, col)
+        tok = Token(kind, value, line, col)
         if directive is not None:
             directive.append(tok)
             continue
