@@ -864,10 +864,10 @@ def _gpu_loop_simple(target, b, fields, operands, body_fn):
     32 bits: exact, as the launcher keeps every operand's offsets within
     ``SIMPLE_LOOP_MAX_OFFSET``), and the base pointers are read in the element's block,
     after the loop: no 64-bit multiply, and no pointer live across the loop.  Against
-    64-bit strides and pointers carried through the loop: GCN assembly of
-    ``add(float32)`` 318 -> 271 instructions (70 -> 57 of them spill code), emit 8.7 ->
-    7.5 ms (fastest of 31, interleaved, the 2-core VM in a slow phase); offsets in 64
-    bits with the bases read late: no gain.
+    64-bit strides and pointers carried through the loop (gfx942): GCN assembly of
+    ``add(float32)`` 318 -> 270 instructions (70 -> 55 of them spill code), emit 10.2 ->
+    9.3 ms (fastest of 21, interleaved, the 2-core VM under load; the other simple
+    signatures -0.7..-1.0 ms alike); offsets in 64 bits with the bases read late: no gain.
     A launch with more elements than that or than threads traps (checked once, before
     anything else).  A 64-bit divide costs ~3.5 ms of AMDGPU instruction selection, a
     fallback for wide indices inside the loop 2-4 ms of register allocation, a

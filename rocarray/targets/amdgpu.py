@@ -524,7 +524,8 @@ class AMDGPUTarget(Target):
         template, the body's extra branch, loads of the ``__oclc_*`` constants) that the
         O0 backend emits in the same time: emit of the six simple signatures, fastest of
         15, differed by -0.1..+0.2 ms, within the noise."""
-        if "!llvm.module.flags" in text or _EXTERNAL_DEFINITION.search(text) or _EXTERNAL_GLOBAL.search(text):
+        if ("!llvm.module.flags" in text or _EXTERNAL_DEFINITION.search(text)
+                or _EXTERNAL_GLOBAL.search(text)):
             return None
         text = redirect_math_intrinsics(text, self.math_symbol)
         kernels = kernel_names(text, "amdgpu_kernel")
@@ -536,8 +537,9 @@ class AMDGPUTarget(Target):
         if missing:
             raise ToolchainError(f"AMDGPUTarget: unresolved symbols {', '.join(missing)}")
         flag = _METADATA_FLAG_BASE
+        version = self.code_object_version * 100
         text += (f"\n!llvm.module.flags = !{{!{flag}}}\n"
-                 f'!{flag} = !{{i32 1, !"amdhsa_code_object_version", i32 {self.code_object_version * 100}}}\n')
+                 f'!{flag} = !{{i32 1, !"amdhsa_code_object_version", i32 {version}}}\n')
         tm = self.target_machine
         mod = parse_module(text, self)
         if os.environ.get("ROCARRAY_VERIFY_IR") == "1":

@@ -237,7 +237,8 @@ def test_contiguous_runs_past_32_bit_offsets_run_the_full_tier(cache, monkeypatc
     import rocarray.compiler.cache as cache_module
 
     monkeypatch.setattr(cache_module, "compile_in_background", lambda job, quiet=True: None)
-    ops = [Operand(np.dtype("float64"), "in"), Operand(np.dtype("int16"), "in"), Operand(np.dtype("float32"), "out")]
+    ops = [Operand(np.dtype("float64"), "in"), Operand(np.dtype("int16"), "in"),
+           Operand(np.dtype("float32"), "out")]
     spec = KernelSpec(("test", "quick-contiguous"), "quick_contiguous", ops, build_body=None)
     rt = _AreaRuntime()
     device = types.SimpleNamespace(index=0, runtime=rt)
