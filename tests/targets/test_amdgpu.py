@@ -445,3 +445,49 @@ def test_quick_front_reports_unresolved_functions():
                        lambda b, mod, v: [b.call(ir.Function(mod, ir.FunctionType(F32, [F32]), "mystery"), v)])
     with pytest.raises(ToolchainError, match="mystery"):
         q.compile(bad)
+
+
+def test_device_libs_folder_is_kept_per_environment(monkeypatch, tmp_path):
+    # find_device_libs keeps its answer (globbing costs ~0.18 ms a compile) per
+    # ROCARRAY_DEVICE_LIBS / ROCM_PATH, and only while the folder still holds ocml.bc
+    monkeypatch.delenv("ROCARRAY_DEVICE_LIBS", raising=False)
+    system = find_device_libs()
+    (tmp_path / "ocml.bc").write_bytes(b"BC")
+    monkeypatch.setenv("ROCARRAY_DEVICE_LIBS", str(tmp_path))
+    assert find_device_libs() == str(tmp_path)
+    assert find_device_libs() == str(tmp_path)
+    (tmp_path / "ocml.bc").unlink()
+    assert find_device_libs() == system  # the folder lost ocml.bc: looked for again
+    monkeypatch.delenv("ROCARRAY_DEVICE_LIBS")
+    assert find_device_libs() == system
+
+
+@needs_device_libs
+def test_quick_front_reports_library_functions_ocml_lacks():
+    # a __ocml_ name the library does not define is an unresolved symbol on both fronts
+    for target in (AMDGPUTarget("gfx942").quick_tier, AMDGPUTarget("gfx942")):
+        bad = build_kernel(target, "bad_ocml", [("array", F32)], [F32],
+                           lambda b, mod, v: [b.call(ir.Function(mod, ir.FunctionType(F32, [F32]),
+                                                                 "__ocml_nosuchfunction_f32"), v)])
+        with pytest.raises(ToolchainError, match="__ocml_nosuchfunction_f32"):
+            target.compile(bad)
+
+
+@needs_device_libs
+def test_quick_front_slices_are_copies():
+    # the quick front links a copy of its parsed, alwaysinline-marked slice into each
+    # kernel; the kept slice is never consumed, and each kernel ends up with its kernel only
+    from rocarray.targets import amdgpu
+
+    q = AMDGPUTarget("gfx942").quick_tier
+    entries = []
+    for k in range(3):
+        entry, text = _catalogue_module(q, "exp", "float64")
+        name = f"{entry}_{k}"
+        mod = q._quick_module(private_allocas(text.replace(entry, name)))
+        assert [f.name for f in mod.functions if not f.is_declaration] == [name]
+        assert [g.name for g in mod.global_variables] == []
+        entries.append(check_code_object(q.link(q._emit(mod, assembly=False)), "gfx942", [name]))
+    assert entries == [[], [], []]
+    kept = [m for m, *_ in amdgpu._quick_slices.values()]
+    assert kept and all(any(not f.is_declaration for f in m.functions) for m in kept)
