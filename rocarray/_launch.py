@@ -18,9 +18,10 @@ import numpy as np
 from llvmlite import ir
 
 from .compiler.cache import default_cache as _default_cache
-from .compiler.skeletons import (HOST_ROW_DRIVER, SIMPLE_LOOP_MAX_ELEMENTS, VECTOR_UNROLL,
-                                 build_elementwise, gpu_simple_kernel_text, host_row_driver_text,
-                                 host_row_words, host_simple_kernel_module, vector_lanes)
+from .compiler.skeletons import (HOST_ROW_DRIVER, SIMPLE_LOOP_MAX_ELEMENTS, SIMPLE_LOOP_MAX_OFFSET,
+                                 VECTOR_UNROLL, build_elementwise, gpu_simple_kernel_text,
+                                 host_row_driver_text, host_row_words, host_simple_kernel_module,
+                                 simple_loop_offsets_fit, vector_lanes)
 from .targets import target_for
 from ._array_object import Array, _c_strides
 from ._buffer import Buffer
@@ -94,6 +95,22 @@ def _pack_format(operands) -> struct.Struct:
     return struct.Struct("".join(fmt))
 
 
+def stride_positions(operands) -> tuple:
+    """Where each array operand's strides start in a launch's packed values (the fields
+    after ``n``: ``ndim``, the shape, then each operand's: see ``contiguous_template``)."""
+    pos = 1 + MAX_DIMS
+    found = []
+    for op in operands:
+        if op.kind == "scalar":
+            pos += 2 if op.dtype.kind == "c" else 1
+        elif op.kind == "raw":
+            pos += 3 + 2 * MAX_DIMS
+        else:
+            found.append(pos + 1)
+            pos += 1 + MAX_DIMS
+    return tuple(found)
+
+
 def contiguous_template(operands) -> tuple[list, list]:
     """The packed values (after ``n``) of a launch over one contiguous 1-D run of
     ``operands``, with zeros for the size (index 1), the pointers and the scalars, and the
@@ -132,7 +149,7 @@ class ContiguousRunner:
 
     __slots__ = ("kernel", "template", "in_positions", "out_position", "dtype", "itemsize",
                  "device", "runtime", "alloc", "index", "pool", "direct_below", "areas", "in_words",
-                 "out_word", "pair", "strides1", "launch_new", "scalars", "name")
+                 "out_word", "pair", "strides1", "launch_new", "scalars", "name", "quick_most")
 
     def __init__(self, kernel, operands, dtype, scalar_types=(), name=None):
         """``scalar_types``: the NumPy scalar type each input of kind "scalar" (a Python
@@ -172,6 +189,10 @@ class ContiguousRunner:
         #: a GPU runtime's allocation and launch from an area (None: the host calls the
         #: entry itself)
         self.launch_new = getattr(self.runtime, "launch_into_new", None) if kernel.is_gpu else None
+        #: most elements a GPU quick-tier kernel takes in one contiguous run: its 32-bit
+        #: byte offsets reach ``(n - 1) * itemsize`` (``SIMPLE_LOOP_MAX_OFFSET``)
+        widest = max(op.dtype.itemsize for op in operands if op.kind in ("in", "out"))
+        self.quick_most = min(SIMPLE_LOOP_MAX_ELEMENTS, SIMPLE_LOOP_MAX_OFFSET // widest + 1)
 
     def _area(self):
         """A new parameter area: (its 64-bit words, their address, its bytes)."""
@@ -202,9 +223,13 @@ class ContiguousRunner:
             launch_new = self.launch_new
             kernel = self.kernel
             # read before ``function`` (as ``LoadedKernel.launch`` does): False only once the
-            # grid-stride code is in place; n is below the quick tier's limit here
+            # grid-stride code is in place
             per_element = kernel.thread_per_element
-            if kernel.calls >= 0:  # quick-tier code: count the call (tier-up)
+            if per_element and n > self.quick_most:
+                # offsets past the quick kernel's 32 bits: the full tier now
+                kernel.upgrade_now()
+                per_element = False
+            elif kernel.calls >= 0:  # quick-tier code: count the call (tier-up)
                 kernel.count_call(n)
             areas = self.areas
             try:
@@ -356,7 +381,7 @@ class LoadedKernel:
 
     __slots__ = ("spec", "device", "runtime", "index", "function", "functions", "packer", "is_gpu",
                  "block", "max_grid", "calls", "target", "simple", "thread_per_element",
-                 "round_elements", "flat_entry", "_rows")
+                 "round_elements", "flat_entry", "_rows", "strides_at")
 
     def __init__(self, spec: KernelSpec, device, runtime, module, target, quick: bool):
         self.spec = spec
@@ -382,6 +407,9 @@ class LoadedKernel:
         #: launch goes through the row driver: ``_row_function``); None otherwise
         self.flat_entry = self.function if quick and not self.is_gpu and spec.build_kernel is None else None
         self._rows = None
+        #: where the array operands' strides lie in the packed values (the quick kernel's
+        #: 32-bit offsets are checked against them: ``simple_loop_offsets_fit``)
+        self.strides_at = stride_positions(spec.operands) if self.thread_per_element else ()
 
     def _set_module(self, module) -> None:
         fns = tuple(self.runtime.get_function(module, e) for e in self.spec.entries)
@@ -433,8 +461,10 @@ class LoadedKernel:
         # read before ``function``: it turns False only once the full tier's code (a
         # grid-stride loop, which takes any grid) is in place
         per_element = self.thread_per_element
-        if per_element and n > SIMPLE_LOOP_MAX_ELEMENTS:
-            # more than the quick kernel takes: the full tier now, not in the background
+        if per_element and (n > SIMPLE_LOOP_MAX_ELEMENTS
+                            or not simple_loop_offsets_fit(values, self.strides_at)):
+            # more elements, or wider offsets, than the quick kernel takes: the full tier
+            # now, not in the background
             self.upgrade_now()
             per_element = False
         elif self.calls >= 0:  # still quick-tier code (one comparison once upgraded)

@@ -1057,6 +1057,36 @@ def _gpu_loop(target, b, fields, operands, body_fn):
 #: launcher runs the full tier for larger launches (``rocarray._launch``); the kernel
 #: itself traps rather than compute wrong addresses.
 SIMPLE_LOOP_MAX_ELEMENTS = 2**31 - 1
+#: Largest byte offset, from its base pointer, of any element of an array operand of a GPU
+#: quick-tier kernel: the kernel adds up offsets in 32-bit arithmetic.  The launcher checks
+#: it (``simple_loop_offsets_fit``) and runs the full tier otherwise, as for more elements.
+SIMPLE_LOOP_MAX_OFFSET = 2**31 - 1
+
+
+def simple_loop_offsets_fit(values, stride_positions) -> bool:
+    """Whether a launch's packed ``values`` (the fields after ``n``: ``ndim``, the shape,
+    then the operands') suit a GPU quick-tier kernel's 32-bit offsets: for each array
+    operand whose strides start at one of ``stride_positions``, the sum over the
+    dimensions of ``(extent - 1) * |stride|`` -- the largest offset of any element, and a
+    bound on every partial sum and product the kernel forms -- is at most
+    ``SIMPLE_LOOP_MAX_OFFSET``.  (Extents are >= 1 in any launch with elements.)  A size-1
+    dimension adds nothing whatever its stride."""
+    ndim = values[0]
+    if ndim == 1:  # the common case: merged into one run
+        extent = values[1] - 1
+        for p in stride_positions:
+            s = values[p]
+            if extent * (s if s >= 0 else -s) > SIMPLE_LOOP_MAX_OFFSET:
+                return False
+        return True
+    for p in stride_positions:
+        span = 0
+        for d in range(ndim):
+            s = values[p + d]
+            span += (values[1 + d] - 1) * (s if s >= 0 else -s)
+        if span > SIMPLE_LOOP_MAX_OFFSET:
+            return False
+    return True
 
 
 def _gpu_loop_simple(target, b, fields, operands, body_fn):
@@ -1077,13 +1107,22 @@ def _gpu_loop_simple(target, b, fields, operands, body_fn):
     ``ndim-1`` down to 0 (dimension 0 divides the index by its own extent: the quotient
     is 0), dividing in 32 bits: every index and extent is at most ``n`` (an extent is 0
     only when ``n`` is, and then no thread gets that far), and ``n`` is at most
-    ``SIMPLE_LOOP_MAX_ELEMENTS``.
+    ``SIMPLE_LOOP_MAX_ELEMENTS``.  The loop carries one 32-bit byte offset per array
+    operand (the low halves of the packed extents and strides, multiplied and added in
+    32 bits: exact, as the launcher keeps every operand's offsets within
+    ``SIMPLE_LOOP_MAX_OFFSET``), and the base pointers are read in the element's block,
+    after the loop: no 64-bit multiply, and no pointer live across the loop.  Against
+    64-bit strides and pointers carried through the loop (gfx942): GCN assembly of
+    ``add(float32)`` 318 -> 270 instructions (70 -> 55 of them spill code), emit 10.2 ->
+    9.3 ms (fastest of 21, interleaved, the 2-core VM under load; the other simple
+    signatures -0.7..-1.0 ms alike); offsets in 64 bits with the bases read late: no gain.
     A launch with more elements than that or than threads traps (checked once, before
     anything else).  A 64-bit divide costs ~3.5 ms of AMDGPU instruction selection, a
     fallback for wide indices inside the loop 2-4 ms of register allocation, a
     grid-stride loop ~0.6 ms.
     """
     fn = b.function
+    i32 = ir.IntType(32)
     # scalars and raw descriptors: behind pointers for the body (SROA removes the slots)
     _, info = _prepare(b, fields, operands, spill_dims=False)
     params = _SimpleParams(target, b, fields, operands)
@@ -1107,31 +1146,42 @@ def _gpu_loop_simple(target, b, fields, operands, body_fn):
     b.position_at_end(head)
     i = tid
     last = b.sub(params.ndim(b), ir.Constant(I64, 1))
-    bases = [params.base(b, k) if kind == "array" else None for k, (kind, _, _) in enumerate(info)]
+    i_low = b.trunc(i, i32)  # i < n <= SIMPLE_LOOP_MAX_ELEMENTS
     b.cbranch(b.icmp_signed("<", i, params.n(b)), dims_bb, exit_bb)
 
-    # for (d = ndim - 1, rem = i; ; d--): addr += (rem % shape[d]) * strides[d]; rem /= shape[d]
+    # for (d = ndim - 1, rem = i; ; d--): off += (rem % shape[d]) * strides[d]; rem /= shape[d]
     b.position_at_end(dims_bb)
     d = b.phi(I64, "d")
     d.add_incoming(last, head)
-    rem = b.phi(I64, "rem")
-    rem.add_incoming(i, head)
-    addrs = _pointer_phis(b, bases, head)
-    idx, quotient = _divmod32(b, rem, params.dim(b, None, d))
+    rem = b.phi(i32, "rem")
+    rem.add_incoming(i_low, head)
+    offsets = []
+    for kind, _, _ in info:
+        if kind == "array":
+            off = b.phi(i32)
+            off.add_incoming(ir.Constant(i32, 0), head)
+            offsets.append(off)
+        else:
+            offsets.append(None)
+    extent = params.dim(b, None, d, i32)
+    quotient = b.udiv(rem, extent)
+    idx = b.sub(rem, b.mul(quotient, extent))
     rem.add_incoming(quotient, dims_bb)
     nexts = []
-    for k, p in enumerate(addrs):
-        if p is None:
+    for k, off in enumerate(offsets):
+        if off is None:
             nexts.append(None)
             continue
-        nxt = b.gep(p, [b.mul(idx, params.dim(b, k, d))], source_etype=I8)
-        p.add_incoming(nxt, dims_bb)
+        nxt = b.add(off, b.mul(idx, params.dim(b, k, d, i32)))
+        off.add_incoming(nxt, dims_bb)
         nexts.append(nxt)
     d.add_incoming(b.sub(d, ir.Constant(I64, 1)), dims_bb)
     b.cbranch(b.icmp_signed(">", d, ir.Constant(I64, 0)), dims_bb, call_bb)
 
     b.position_at_end(call_bb)
-    _call_body(b, body_fn, info, nexts, i, params.n(b))
+    addrs = [None if off is None else b.gep(params.base(b, k), [b.sext(off, I64)], source_etype=I8)
+             for k, off in enumerate(nexts)]
+    _call_body(b, body_fn, info, addrs, i, params.n(b))
     b.branch(exit_bb)
     b.position_at_end(exit_bb)
 
@@ -1176,14 +1226,15 @@ class _SimpleParams:
         """Data pointer of array operand ``k``."""
         return self.fields.ops[k][0] if self.buffer is None else self._load(b, self.offsets[k], PTR)
 
-    def dim(self, b, k, d):
-        """``shape[d]`` (``k`` None) or the strides of array operand ``k`` at ``d``."""
+    def dim(self, b, k, d, ty=I64):
+        """``shape[d]`` (``k`` None) or the strides of array operand ``k`` at ``d``; with
+        ``ty`` i32, the low half of the packed 64-bit value (little endian)."""
         if self.buffer is not None:
-            return self._load(b, 16 if k is None else self.offsets[k] + 8, I64, d)
+            return self._load(b, 16 if k is None else self.offsets[k] + 8, ty, d)
         dims = self.dims.get(k)
         if dims is None:
             dims = self.fields.shape if k is None else self.fields.ops[k][1]
-        return b.load(b.gep(dims, [d], source_etype=I64), typ=I64, align=8)
+        return b.load(b.gep(dims, [d], source_etype=I64), typ=ty, align=8)
 
 
 def declare_trap(module: ir.Module) -> ir.Function:

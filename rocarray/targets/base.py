@@ -451,6 +451,12 @@ class BitcodeLibrary:
     def link_into(self, mod, names, tm) -> None:
         """Link into ``mod`` the definitions of ``names`` (and of what they call)."""
         binding = llvm_binding()
+        for blob in {b: None for b in self.slices(names, tm).values() if b is not None}:  # (once each)
+            mod.link_in(binding.parse_bitcode(blob))
+
+    def slices(self, names, tm) -> dict:
+        """``{name: bitcode of its slice, or None when the library lacks it}`` for ``names``
+        (cut, or read from the disk cache, when first asked for)."""
         names = sorted(set(names))
         with self._lock:
             missing = [n for n in names if n not in self._slices]
@@ -459,9 +465,7 @@ class BitcodeLibrary:
             if missing:
                 self._cut(missing, tm)
                 self._to_disk(missing)
-            blobs = {b: None for b in (self._slices[n] for n in names) if b is not None}  # (once each)
-        for blob in blobs:
-            mod.link_in(binding.parse_bitcode(blob))
+            return {n: self._slices[n] for n in names}
 
     def _disk_key(self, name: str) -> str | None:
         if self._key_prefix is None:

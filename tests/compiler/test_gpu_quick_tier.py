@@ -33,9 +33,9 @@ from rocarray.compiler.skeletons import (
 from rocarray.targets.host import HostTarget, load_host_object
 
 try:  # tests/compiler may or may not be a package
-    from ._packing import layout_pair, packed_buffer
+    from ._packing import launch_values, layout_pair, packed_buffer
 except ImportError:
-    from _packing import layout_pair, packed_buffer
+    from _packing import launch_values, layout_pair, packed_buffer
 
 I64 = ir.IntType(64)
 
@@ -256,3 +256,37 @@ def test_limit_is_checked_once():
     assert text.count('call void @"llvm.trap"()') == 1
     assert re.search(rf'icmp ugt i64 %"[^"]+", {SIMPLE_LOOP_MAX_ELEMENTS}\n', text)
     assert "sdiv i64" not in text and "srem i64" not in text and "udiv i32" in text
+
+
+def test_offsets_up_to_the_32_bit_limit(gpu):
+    # operands whose byte offsets reach just below 2^31, forward and (from the far end)
+    # backward: the kernel's 32-bit offsets are exact up to SIMPLE_LOOP_MAX_OFFSET, which
+    # the launcher checks (simple_loop_offsets_fit).  A 2 GiB anonymous mapping: only the
+    # two touched pages are backed.
+    import mmap
+
+    from rocarray._launch import stride_positions
+    from rocarray.compiler.skeletons import SIMPLE_LOOP_MAX_OFFSET, simple_loop_offsets_fit
+
+    try:
+        memory = mmap.mmap(-1, 2**31 + 4096)
+    except (OSError, OverflowError, ValueError) as exc:  # pragma: no cover - a small address space
+        pytest.skip(f"no 2 GiB mapping here: {exc}")
+    far = 2**31 - 12
+    # a: rows 0 and ``far`` bytes apart; b: the same six elements, both axes reversed
+    a = np.ndarray((2, 3), np.float32, buffer=memory, offset=0, strides=(far, 4))
+    b = np.ndarray((2, 3), np.float32, buffer=memory, offset=far + 8, strides=(-far, -4))
+    a[...] = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
+    ops = [Operand(np.dtype("float32"), "in"), Operand(np.dtype("float32"), "in"),
+           Operand(np.dtype("float32"), "out")]
+    out = np.full((2, 3), np.nan, np.float32)
+    _, values = launch_values(ops, [a, b, out], (2, 3))
+    assert simple_loop_offsets_fit(values, stride_positions(ops))
+    assert 2**31 - 16 < far + 8 <= SIMPLE_LOOP_MAX_OFFSET  # the largest offset, of each input
+    expected = a * 2 + a[::-1, ::-1]
+    params = [("a", np.dtype("float32"), "in"), ("b", np.dtype("float32"), "in"),
+              ("c", np.dtype("float32"), "out")]
+    _run(gpu, ops, _kernel_language(params, "c = a * 2.0f + b;"), [a, b, out], (2, 3))
+    np.testing.assert_array_equal(out, expected)
+    del a, b
+    memory.close()

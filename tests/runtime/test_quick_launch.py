@@ -10,6 +10,7 @@ is in, that grid applies again.  A fake runtime records the launches.
 
 from __future__ import annotations
 
+import struct
 import types
 
 import numpy as np
@@ -18,6 +19,7 @@ import pytest
 from rocarray import _launch
 from rocarray._launch import KernelSpec, LoadedKernel, SIMPLE_LOOP_MAX_ELEMENTS
 from rocarray.compiler.skeletons import Operand
+from rocarray.targets.base import MAX_DIMS
 
 
 class _Runtime:
@@ -62,8 +64,18 @@ def cache(monkeypatch):
     return fake
 
 
+OPS = [Operand(np.dtype("float32"), "in"), Operand(np.dtype("float32"), "out")]
+
+
+def _values(n):
+    """The packed values of a launch over one contiguous run of ``n`` elements of ``OPS``."""
+    values, _ = _launch.contiguous_template(OPS)
+    values[1] = n
+    return values
+
+
 def _kernel(quick=True, is_gpu=True, reduction=False):
-    ops = [Operand(np.dtype("float32"), "in"), Operand(np.dtype("float32"), "out")]
+    ops = OPS
     spec = KernelSpec(("test", "quick-launch"), "quick_launch", ops, build_body=None,
                       build_kernel=(lambda *a: None) if reduction else None,
                       packer=_launch.pack_format(ops) if reduction else None)
@@ -78,27 +90,29 @@ def test_quick_code_gets_one_thread_per_element(cache, monkeypatch):
     monkeypatch.setattr(cache_module, "compile_in_background", lambda job, quiet=True: None)
     k = _kernel()
     assert k.thread_per_element
-    k.launch(1000 * 256 + 1, ())  # beyond the one-wave cap of 1000 blocks (and hot)
+    n = 1000 * 256 + 1
+    k.launch(n, _values(n))  # beyond the one-wave cap of 1000 blocks (and hot)
     assert k.runtime.launches == [(b"quick", 1001, 256, 1000 * 256 + 1)]
 
 
 def test_small_launches_stay_on_quick_code_and_its_grid(cache):
     k = _kernel()
     for _ in range(3):
-        k.launch(300, ())
+        k.launch(300, _values(300))
     assert k.runtime.launches == [(b"quick", 2, 256, 300)] * 3
     assert cache.compiled == []
 
 
 def test_hot_kernel_is_upgraded_and_capped_again(cache):
     k = _kernel()
-    k.launch(_launch.TIER_UP_ELEMENTS * 64, ())  # hot at once: upgraded (here: before launching)
+    n = _launch.TIER_UP_ELEMENTS * 64
+    k.launch(n, _values(n))  # hot at once: upgraded (here: before launching)
     assert not k.thread_per_element and not k.simple
-    k.launch(_launch.TIER_UP_ELEMENTS * 64, ())
+    k.launch(n, _values(n))
     assert k.runtime.launches[-1] == (b"full", 1000, 256, _launch.TIER_UP_ELEMENTS * 64)
     # many more elements: blocks for about GPU_GRID_TRIPS vector trips per thread
     n = 1000 * k.round_elements * 5 + 1
-    k.launch(n, ())
+    k.launch(n, _values(n))
     assert k.runtime.launches[-1] == (b"full", 5001, 256, n)
     # (float32: 4 lanes, two vectors per trip)
     assert k.round_elements == 256 * 4 * 2 * _launch.GPU_GRID_TRIPS
@@ -111,7 +125,7 @@ def test_more_elements_than_the_quick_kernel_takes_runs_the_full_tier(cache, mon
     monkeypatch.setattr(cache_module, "compile_in_background", lambda job, quiet=True: None)
     k = _kernel()
     n = SIMPLE_LOOP_MAX_ELEMENTS + 1
-    k.launch(n, ())
+    k.launch(n, _values(n))
     assert k.runtime.launches == [(b"full", -(-n // k.round_elements), 256, n)]
     assert cache.compiled == [(k.spec.key, "upgraded")]
     assert not k.thread_per_element and k.calls == -1
@@ -123,9 +137,10 @@ def test_background_upgrade_in_flight_does_not_reach_the_quick_kernel(cache, mon
     pending = []
     monkeypatch.setattr(cache_module, "compile_in_background", lambda job, quiet=True: pending.append(job))
     k = _kernel()
-    k.launch(_launch.TIER_UP_ELEMENTS, ())  # starts the (pending) upgrade
+    k.launch(_launch.TIER_UP_ELEMENTS, _values(_launch.TIER_UP_ELEMENTS))  # starts the upgrade
     assert pending and k.calls == -1 and k.thread_per_element
-    k.launch(SIMPLE_LOOP_MAX_ELEMENTS + 1, ())  # must not run quick code
+    n = SIMPLE_LOOP_MAX_ELEMENTS + 1
+    k.launch(n, _values(n))  # must not run quick code
     assert k.runtime.launches[-1][0] == b"full"
 
 
@@ -135,6 +150,117 @@ def test_other_kernels_keep_the_capped_grid(cache, case):
     assert not k.thread_per_element
     if case == "reduction":
         return  # reductions launch through their plans, with their own grids
-    k.launch(1000 * 256 + 1, ())
+    k.launch(1000 * 256 + 1, _values(1000 * 256 + 1))
     grid = k.runtime.launches[-1][1]
     assert grid == (1000 if case == "full tier" else 1000 * 256 + 1)  # the host: n "threads"
+
+
+def _strided_values(shape, strides_per_operand):
+    """Packed values of a launch over ``shape`` with the given strides of ``OPS``."""
+    ndim = len(shape)
+    values = [ndim, *shape, *([1] * (MAX_DIMS - ndim))]
+    for st in strides_per_operand:
+        values += [4096, *st, *([0] * (MAX_DIMS - ndim))]
+    return values
+
+
+@pytest.mark.parametrize("shape,strides,quick", [
+    ((2,), (2**31 - 1,), True),                     # the largest offset the kernel takes
+    ((2,), (2**31,), False),
+    ((3,), (-(2**30 - 1),), True),                  # negative strides count by magnitude
+    ((3,), (-(2**30),), False),
+    ((1, 5), (2**40, 4), True),                     # a size-1 dimension adds nothing
+    ((2, 3), (2**31 - 9, 4), True),                 # (2-1)*(2^31-9) + (3-1)*4 = 2^31 - 1
+    ((2, 3), (2**31 - 8, 4), False),
+    ((2, 3), (2**31 - 9, -4), True),
+    ((3, 4, 5), (0, 0, 4), True),                   # broadcast
+])
+def test_offsets_past_32_bits_run_the_full_tier(cache, monkeypatch, shape, strides, quick):
+    # the quick kernel adds byte offsets in 32 bits: a launch whose operand offsets reach
+    # past SIMPLE_LOOP_MAX_OFFSET runs the full tier at once, even with few elements
+    import rocarray.compiler.cache as cache_module
+
+    monkeypatch.setattr(cache_module, "compile_in_background", lambda job, quiet=True: None)
+    k = _kernel()
+    n = int(np.prod(shape))
+    small = tuple(4 * int(np.prod(shape[d + 1:])) for d in range(len(shape)))  # C order, float32
+    k.launch(n, _strided_values(shape, [strides, small]))  # the input wide, the output not
+    assert k.runtime.launches[-1][0] == (b"quick" if quick else b"full")
+    k2 = _kernel()
+    k2.launch(n, _strided_values(shape, [small, strides]))  # the output wide
+    assert k2.runtime.launches[-1][0] == (b"quick" if quick else b"full")
+
+
+def test_offset_check_bounds_every_partial_sum():
+    # what simple_loop_offsets_fit accepts, the kernel's 32-bit arithmetic computes
+    # exactly: every product and partial sum of its unravel (last dimension first) is
+    # within int32, for every element; and it accepts a layout exactly at the limit
+    from rocarray.compiler.skeletons import SIMPLE_LOOP_MAX_OFFSET, simple_loop_offsets_fit
+
+    rng = np.random.default_rng(7)
+    positions = _launch.stride_positions(OPS)
+    accepted = 0
+    for _ in range(300):
+        ndim = int(rng.integers(1, 4))
+        shape = tuple(int(e) for e in rng.integers(1, 5, ndim))
+        scale = int(rng.choice([1, 2**20, 2**28, 2**30]))
+        strides = [tuple(int(s) for s in rng.integers(-3, 4, ndim) * scale) for _ in OPS]
+        values = _strided_values(shape, strides)
+        fits = simple_loop_offsets_fit(values, positions)
+        worst = 0
+        for st in strides:
+            for index in np.ndindex(*shape):
+                off = 0
+                for d in reversed(range(ndim)):
+                    term = index[d] * st[d]
+                    off += term
+                    worst = max(worst, abs(term), abs(off))
+        if fits:
+            accepted += 1
+            assert worst <= SIMPLE_LOOP_MAX_OFFSET, (shape, strides)
+    assert 50 < accepted < 300
+    exact = _strided_values((2, 2), [(2**31 - 5, 4), (8, 4)])
+    assert simple_loop_offsets_fit(exact, positions)
+
+
+class _AreaRuntime(_Runtime):
+    """The warm contiguous path's runtime: parameter areas and launches from them."""
+
+    direct_launch_below = 2**31
+
+    def alloc(self, index, nbytes):
+        return 1 << 40
+
+    def memory_pool(self, index):
+        return None
+
+    def parameter_area(self, packed):
+        return memoryview(bytearray(packed)).cast("Q"), 0
+
+    def launch_into_new(self, function, grid, block, area, out_word, nbytes):
+        area[0][out_word] = ptr = self.alloc(0, nbytes)
+        self.launches.append((function[0], grid, block, None))
+        return ptr
+
+
+def test_contiguous_runs_past_32_bit_offsets_run_the_full_tier(cache, monkeypatch):
+    # the warm contiguous path (no packed values to check): by the element count, from the
+    # widest operand's item size
+    import rocarray.compiler.cache as cache_module
+
+    monkeypatch.setattr(cache_module, "compile_in_background", lambda job, quiet=True: None)
+    ops = [Operand(np.dtype("float64"), "in"), Operand(np.dtype("int16"), "in"),
+           Operand(np.dtype("float32"), "out")]
+    spec = KernelSpec(("test", "quick-contiguous"), "quick_contiguous", ops, build_body=None)
+    rt = _AreaRuntime()
+    device = types.SimpleNamespace(index=0, runtime=rt)
+    target = types.SimpleNamespace(is_gpu=True, jit_opt=None)
+    arrays = [types.SimpleNamespace(_buf=types.SimpleNamespace(ptr=4096), _offset=0)] * 2
+    k = LoadedKernel(spec, device, rt, b"quick", target, quick=True)
+    runner = _launch.ContiguousRunner(k, ops, np.dtype("float32"))
+    most = (2**31 - 1) // 8 + 1  # float64: (n - 1) * 8 <= 2^31 - 1
+    assert runner.quick_most == most
+    runner(arrays, (most,), most)
+    assert rt.launches[-1][0] == b"quick"
+    runner(arrays, (most + 1,), most + 1)
+    assert rt.launches[-1][0] == b"full" and not k.thread_per_element

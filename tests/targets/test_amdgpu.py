@@ -383,3 +383,111 @@ def test_index_divmod_on_the_host():
     for a, d in cases:
         cfunc(a, d, res)
         assert (res[0], res[1]) == (a % d, a // d), (a, d)
+
+
+def _catalogue_module(target, op, dtype):
+    import numpy as np
+
+    from rocarray._elementwise import Ufunc, elementwise_spec
+    from rocarray._elementwise_functions import _rows
+
+    u = Ufunc(_rows[op])
+    dts = (np.dtype(dtype),) * u.nin
+    loop_in, loop_out, out_storage, body = u.resolve(dts)
+    spec = elementwise_spec(op, body, dts, ("a",) * u.nin, loop_in, out_storage, loop_out)
+    return spec.entry, str(spec.build_module(target))
+
+
+@pytest.mark.parametrize("op,dtype", [("add", "int16"), ("exp", "float32"),
+                                      pytest.param("exp", "float64", marks=needs_device_libs)])
+def test_quick_front_takes_builder_modules(op, dtype):
+    # the quick tier's short front (no control module, no C-API walks, always-inliner +
+    # SROA) takes what the skeletons write, with or without ocml; the result is one
+    # kernel, nothing else, carrying the code object version flag, as the general front's
+    from rocarray.targets.base import gpu_optimised_module
+
+    q = AMDGPUTarget("gfx942").quick_tier
+    entry, text = _catalogue_module(q, op, dtype)
+    mod = q._quick_module(private_allocas(text))
+    assert mod is not None
+    assert [f.name for f in mod.functions if not f.is_declaration] == [entry]
+    assert [g.name for g in mod.global_variables if not g.is_declaration and g.linkage.name != "internal"] == []
+    assert '!"amdhsa_code_object_version", i32 500' in str(mod)
+    general = gpu_optimised_module(q, private_allocas(text), "amdgpu_kernel", q._link_device_libs)
+    quick_co = read_code_object(q.link(q._emit(mod, assembly=False)))
+    general_co = read_code_object(q.link(q._emit(general, assembly=False)))
+    assert check_code_object(q.link(q._emit(q._quick_module(private_allocas(text)), assembly=False)),
+                             "gfx942", [entry]) == []
+    # the same kernel interface: argument layout, sizes, kinds
+    assert quick_co.kernel(entry)[".args"] == general_co.kernel(entry)[".args"]
+    assert quick_co.kernel(entry)[".kernarg_segment_size"] == general_co.kernel(entry)[".kernarg_segment_size"]
+
+
+def test_quick_front_leaves_other_modules_to_the_general_one():
+    # a module defining a non-internal helper or a global, or carrying module flags of
+    # its own, goes through internalize and the light pipeline as before
+    q = AMDGPUTarget("gfx942").quick_tier
+    entry, text = _catalogue_module(q, "add", "float32")
+    helper = text.replace('define internal void @"body"', 'define void @"body"', 1)
+    assert helper != text
+    flagged = text + '\n!llvm.module.flags = !{!7}\n!7 = !{i32 1, !"rocarray.test", i32 1}\n'
+    table = text + '\n@"table" = constant [2 x i32] [i32 1, i32 2]\n'
+    for variant in (helper, flagged, table):
+        assert q._quick_module(private_allocas(variant)) is None
+        hsaco = q.compile(variant)
+        assert check_code_object(hsaco, "gfx942", [entry]) == []
+        assert b"table" not in hsaco  # internalized and dropped when unused
+
+
+def test_quick_front_reports_unresolved_functions():
+    q = AMDGPUTarget("gfx942").quick_tier
+    bad = build_kernel(q, "bad", [("array", F32)], [F32],
+                       lambda b, mod, v: [b.call(ir.Function(mod, ir.FunctionType(F32, [F32]), "mystery"), v)])
+    with pytest.raises(ToolchainError, match="mystery"):
+        q.compile(bad)
+
+
+def test_device_libs_folder_is_kept_per_environment(monkeypatch, tmp_path):
+    # find_device_libs keeps its answer (globbing costs ~0.18 ms a compile) per
+    # ROCARRAY_DEVICE_LIBS / ROCM_PATH, and only while the folder still holds ocml.bc
+    monkeypatch.delenv("ROCARRAY_DEVICE_LIBS", raising=False)
+    system = find_device_libs()
+    (tmp_path / "ocml.bc").write_bytes(b"BC")
+    monkeypatch.setenv("ROCARRAY_DEVICE_LIBS", str(tmp_path))
+    assert find_device_libs() == str(tmp_path)
+    assert find_device_libs() == str(tmp_path)
+    (tmp_path / "ocml.bc").unlink()
+    assert find_device_libs() == system  # the folder lost ocml.bc: looked for again
+    monkeypatch.delenv("ROCARRAY_DEVICE_LIBS")
+    assert find_device_libs() == system
+
+
+@needs_device_libs
+def test_quick_front_reports_library_functions_ocml_lacks():
+    # a __ocml_ name the library does not define is an unresolved symbol on both fronts
+    for target in (AMDGPUTarget("gfx942").quick_tier, AMDGPUTarget("gfx942")):
+        bad = build_kernel(target, "bad_ocml", [("array", F32)], [F32],
+                           lambda b, mod, v: [b.call(ir.Function(mod, ir.FunctionType(F32, [F32]),
+                                                                 "__ocml_nosuchfunction_f32"), v)])
+        with pytest.raises(ToolchainError, match="__ocml_nosuchfunction_f32"):
+            target.compile(bad)
+
+
+@needs_device_libs
+def test_quick_front_slices_are_copies():
+    # the quick front links a copy of its parsed, alwaysinline-marked slice into each
+    # kernel; the kept slice is never consumed, and each kernel ends up with its kernel only
+    from rocarray.targets import amdgpu
+
+    q = AMDGPUTarget("gfx942").quick_tier
+    entries = []
+    for k in range(3):
+        entry, text = _catalogue_module(q, "exp", "float64")
+        name = f"{entry}_{k}"
+        mod = q._quick_module(private_allocas(text.replace(entry, name)))
+        assert [f.name for f in mod.functions if not f.is_declaration] == [name]
+        assert [g.name for g in mod.global_variables] == []
+        entries.append(check_code_object(q.link(q._emit(mod, assembly=False)), "gfx942", [name]))
+    assert entries == [[], [], []]
+    kept = [m for m, *_ in amdgpu._quick_slices.values()]
+    assert kept and all(any(not f.is_declaration for f in m.functions) for m in kept)
