@@ -284,6 +284,12 @@ class ContiguousRunner:
             out._size = n
             out._contig = True
             return out
+        return self.packed(arrays, shape, n)
+
+    def packed(self, arrays, shape: tuple, n: int):
+        """``__call__`` through the packed launch (``LoadedKernel.launch``), with no
+        parameter area: for launches too large for the area, and for a plan's first call
+        (an area costs ~50 us to make, which its first call should not pay)."""
         if not n:
             return Array._empty(shape, self.dtype, self.device)
         nbytes = n * self.itemsize
