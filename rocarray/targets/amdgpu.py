@@ -576,7 +576,8 @@ class AMDGPUTarget(Target):
         kernels, drop dead code and optimise; returns the llvmlite ``ModuleRef``."""
         text = private_allocas(module if isinstance(module, str) else str(module))
         if self.opt_level == 0:
-            mod = self._quick_module(text)
+            with LLVM_LOCK:  # (as gpu_optimised_module: also for callers outside the cache)
+                mod = self._quick_module(text)
             if mod is not None:
                 return mod
         return gpu_optimised_module(self, text, "amdgpu_kernel", self._link_device_libs)
