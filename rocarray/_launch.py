@@ -407,8 +407,9 @@ class LoadedKernel:
         #: True while the loaded code is a GPU quick-tier elementwise kernel: one thread
         #: per element (no grid-stride loop), at most ``SIMPLE_LOOP_MAX_ELEMENTS``
         self.thread_per_element = quick and self.is_gpu and spec.build_kernel is None
-        #: elements per ``GPU_GRID_TRIPS`` trips of every thread of a block (elementwise)
-        self.round_elements = self.block * vector_lanes(spec.operands) * VECTOR_UNROLL * GPU_GRID_TRIPS
+        #: elements per ``GPU_GRID_TRIPS`` trips of every thread of a block (GPU elementwise)
+        self.round_elements = (self.block * vector_lanes(spec.operands) * VECTOR_UNROLL * GPU_GRID_TRIPS
+                               if self.is_gpu else 0)
         #: the host quick tier's elementwise entry, which runs 1-D spaces only (an N-d
         #: launch goes through the row driver: ``_row_function``); None otherwise
         self.flat_entry = self.function if quick and not self.is_gpu and spec.build_kernel is None else None
