@@ -400,3 +400,34 @@ def test_error_position_in_a_body_that_reads_an_output(device):
         k(ra.ones(3, device=device), ra.ones(3, device=device))
     assert (ei.value.line, ei.value.column) == (1, 10)
     assert "y += x + nope;" in str(ei.value) and "_rk_in_" not in str(ei.value)
+
+
+@pytest.mark.parametrize("layout", ["strided", "contiguous"])
+def test_gpu_first_call_past_32_bit_offsets(device, layout):
+    """A GPU quick-tier kernel adds up byte offsets in 32 bits: a call made while its code
+    is loaded whose offsets reach past 2^31 - 1 bytes (with fewer than 2^31 elements) must
+    run the full tier -- a strided view over 2 GiB (the packed launch's check) and a
+    contiguous float32 run of 2^29 + 1 elements (the warm path's element count) -- and give
+    NumPy's values."""
+    if device.kind == "cpu":
+        pytest.skip("needs a GPU (NVIDIA with CUDA or AMD with ROCm): the limit is the GPU "
+                    "quick tier's; its launcher logic also runs on the CPU, in "
+                    "tests/runtime/test_quick_launch.py")
+    if layout == "strided":
+        n = 2**31 + 64
+        h = (np.arange(n, dtype=np.int64) % 251).astype(np.uint8)
+        x = ra.asarray(h, device=device)[::2]
+        want = h[::2]
+        dtype = "uint8"
+    else:
+        n = 2**29 + 1  # the last element's offset is 2^31 bytes
+        h = np.arange(n, dtype=np.float32) % np.float32(1021)
+        x = ra.asarray(h, device=device)
+        want = h
+        dtype = "float32"
+    kernel = ra.ElementwiseKernel(f"{dtype} x", f"{dtype} y", "y = x + 3",
+                                  f"wide_offsets_{layout}")  # a kernel no other test made
+    small = ra.asarray(want[:100].copy(), device=device)
+    np.testing.assert_array_equal(kernel(small).get(), want[:100] + np.array(3, dtype=want.dtype))
+    got = kernel(x).get()  # the quick tier's code is loaded (one small call, not hot)
+    np.testing.assert_array_equal(got, want + np.array(3, dtype=want.dtype))
