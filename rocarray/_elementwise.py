@@ -13,7 +13,7 @@ import numpy as np
 from . import _dtypes
 from ._array_object import Array
 from ._device import mixed_devices
-from ._launch import ContiguousRunner, KernelSpec, _convert_scalar, load
+from ._launch import ContiguousRunner, KernelSpec, load, scalar_fields
 from ._layout import broadcast_strides, merge_dims, pad_dims
 from .compiler.skeletons import Operand
 from .targets.base import MAX_DIMS
@@ -291,11 +291,7 @@ def _run(plan: _Plan, args, out):
             values.append(a._buf.ptr + a._offset)
             values.extend(pad_dims(st, 0))
         else:
-            v = _convert_scalar(a, t, plan.row.name)
-            if type(v) is tuple:
-                values.extend(v)
-            else:
-                values.append(v)
+            values.extend(scalar_fields(a, t, plan.row.name))
     values.append(out._buf.ptr + out._offset)
     values.extend(pad_dims(out_strides, 0))
     kernel.launch(n, values)
@@ -318,8 +314,7 @@ def _launch_split(plan, args, kinds, out, mshape, strides, out_strides):
                 values.append(a._buf.ptr + a._offset + sum(i * st for i, st in zip(idx, s)))
                 values.extend(s[lead:])
             else:
-                v = _convert_scalar(a, t, plan.row.name)
-                values.extend(v if type(v) is tuple else (v,))
+                values.extend(scalar_fields(a, t, plan.row.name))
         values.append(out._buf.ptr + out._offset + sum(i * st for i, st in zip(idx, out_strides)))
         values.extend(out_strides[lead:])
         plan.kernel.launch(n, values)

@@ -40,21 +40,21 @@ def _scalar_code(dtype) -> str:
     return _SCALAR_CODES["b" if dtype.kind == "b" else f"{dtype.kind}{dtype.itemsize}"]
 
 
-def _convert_scalar(value, np_type, name: str):
-    """A Python scalar as the kernel's scalar parameter of NumPy type ``np_type`` takes
-    it: a bool, int or float, a (real, imag) pair for complex; an integer the type cannot
-    hold is an OverflowError, as in NumPy."""
+def scalar_fields(value, np_type, name: str) -> tuple:
+    """The packed fields of a Python scalar passed as a kernel's scalar parameter of NumPy
+    type ``np_type``: ``(bool,)``, ``(int,)``, ``(float,)`` or ``(real, imag)``; an
+    integer the type cannot hold is an OverflowError, as in NumPy (``name`` says whose)."""
     if np_type is np.bool_:
-        return bool(value)
+        return (bool(value),)
     if issubclass(np_type, np.integer):
         info = np.iinfo(np_type)
         if not info.min <= value <= info.max:
             raise OverflowError(f"{name}: Python integer {value} out of bounds for {np.dtype(np_type)}")
-        return int(value)
+        return (int(value),)
     if issubclass(np_type, np.complexfloating):
         v = complex(value)
         return (v.real, v.imag)
-    return float(value)
+    return (float(value),)
 
 
 def pack_format(operands) -> struct.Struct:
@@ -207,12 +207,7 @@ class ContiguousRunner:
             if scalar is None:
                 words[w] = a._buf.ptr + a._offset
             else:
-                scalar[1].pack_into(raw, 8 * w, *self._fields(scalar, a))
-
-    def _fields(self, scalar, value) -> tuple:
-        """The packed field values of a scalar input: one, or (real, imag)."""
-        v = _convert_scalar(value, scalar[0], self.name)
-        return v if type(v) is tuple else (v,)
+                scalar[1].pack_into(raw, 8 * w, *scalar_fields(a, scalar[0], self.name))
 
     def __call__(self, arrays, shape: tuple, n: int):
         if n < self.direct_below:
@@ -304,7 +299,7 @@ class ContiguousRunner:
                 if scalar is None:
                     values[pos] = a._buf.ptr + a._offset
                 else:
-                    fields = self._fields(scalar, a)
+                    fields = scalar_fields(a, scalar[0], self.name)
                     values[pos:pos + len(fields)] = fields
         values[self.out_position] = buf.ptr
         self.kernel.launch(n, values)

@@ -23,8 +23,8 @@ import numpy as np
 
 from ._array_object import Array
 from ._device import default_device, mixed_devices
-from ._elementwise import _convert_scalar, _resolve_overlap
-from ._launch import ContiguousRunner, KernelSpec, contiguous_template, load
+from ._elementwise import _resolve_overlap
+from ._launch import ContiguousRunner, KernelSpec, contiguous_template, load, scalar_fields
 from ._layout import broadcast_strides, merge_dims, pad_dims
 from .compiler.lang import KernelError, parse, parse_params, resolve_type_name
 from .compiler.skeletons import Operand
@@ -204,11 +204,8 @@ class _Plan:
                 if k == "a":
                     values[pos] = a._buf.ptr + a._offset
                 else:
-                    v = _convert_scalar(a, t, self.name)
-                    if type(v) is tuple:
-                        values[pos], values[pos + 1] = v
-                    else:
-                        values[pos] = v
+                    fields = scalar_fields(a, t, self.name)
+                    values[pos:pos + len(fields)] = fields
             for pos, o in zip(self.out_positions, outs):
                 values[pos] = o._buf.ptr
             for k, pos in self.read_back:
@@ -543,11 +540,7 @@ class ElementwiseKernel:
                 values.append(a._buf.ptr + a._offset)
                 values.extend(pad_dims(next(it), 0))
             elif k == "s":
-                v = _convert_scalar(a, t, name)
-                if type(v) is tuple:
-                    values.extend(v)
-                else:
-                    values.append(v)
+                values.extend(scalar_fields(a, t, name))
             else:
                 values.extend(_raw_values(a))
         for o, k in zip(outs, plan.out_kinds):
@@ -759,10 +752,8 @@ def _scalar_array(value, dtype, device, name):
     if a is None:
         from ._creation_functions import asarray
 
-        v = _convert_scalar(value, dtype.type, name)
-        if type(v) is tuple:
-            v = complex(*v)
-        a = asarray(np.asarray(v, dtype=dtype), device=device)
+        v = scalar_fields(value, dtype.type, name)
+        a = asarray(np.asarray(complex(*v) if len(v) == 2 else v[0], dtype=dtype), device=device)
         if len(_scalar_arrays) > 256:
             _scalar_arrays.clear()
         _scalar_arrays[key] = a
