@@ -818,9 +818,7 @@ class GPURuntime(Runtime):
         try:
             self._api_launch(function.handle, grid, block, shared, handle, address)
         except GPUError:
-            # Other code may have switched this thread's context since our last call.
-            self._use(device)
-            self._api_launch(function.handle, grid, block, shared, handle, address)
+            self._relaunch(function, grid, block, shared, handle, address)
 
     def launch_into_new(self, function: Function, grid: int, block: int, area, out_word: int,
                         nbytes: int) -> int:
@@ -844,13 +842,18 @@ class GPURuntime(Runtime):
         try:
             self._api_launch(function.handle, grid, block, 0, handle, area[1])
         except GPUError:
-            try:  # (as in launch_area: the thread's context may have been switched)
-                self._use(device)
-                self._api_launch(function.handle, grid, block, 0, handle, area[1])
+            try:
+                self._relaunch(function, grid, block, 0, handle, area[1])
             except BaseException:
                 pool.free(ptr)
                 raise
         return ptr
+
+    def _relaunch(self, function: Function, grid: int, block: int, shared: int, handle, address: int):
+        """A launch again after one failed: other code may have switched this thread's
+        context since our last call, so the function's device is made current first."""
+        self._use(function.device)
+        self._api_launch(function.handle, grid, block, shared, handle, address)
 
     def _thread_area(self) -> "_LaunchArea":
         """The calling thread's launch buffer (made on its first launch)."""
