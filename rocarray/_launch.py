@@ -97,18 +97,10 @@ def _pack_format(operands) -> struct.Struct:
 
 def stride_positions(operands) -> tuple:
     """Where each array operand's strides start in a launch's packed values (the fields
-    after ``n``: ``ndim``, the shape, then each operand's: see ``contiguous_template``)."""
-    pos = 1 + MAX_DIMS
-    found = []
-    for op in operands:
-        if op.kind == "scalar":
-            pos += 2 if op.dtype.kind == "c" else 1
-        elif op.kind == "raw":
-            pos += 3 + 2 * MAX_DIMS
-        else:
-            found.append(pos + 1)
-            pos += 1 + MAX_DIMS
-    return tuple(found)
+    after ``n``: ``ndim``, the shape, then each operand's), as ``contiguous_template``
+    lays them out: right after the operand's pointer."""
+    _, positions = contiguous_template(operands)
+    return tuple(p + 1 for p, op in zip(positions, operands) if op.kind not in ("scalar", "raw"))
 
 
 def contiguous_template(operands) -> tuple[list, list]:
