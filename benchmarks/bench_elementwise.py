@@ -94,7 +94,45 @@ COLD_CASES = [
 ]
 
 
-def cold_signatures(dev, rows):
+#: first calls with the interpreter off, on signatures section 1 does not use
+COLD_CASES_COMPILED = [
+    ("add", "uint16"), ("multiply", "int8"), ("subtract", "float64"), ("exp", "float64"),
+]
+
+
+def prepare_interpreter(dev, rows) -> None:
+    """Build (or find) the device's interpreter kernel before the cold figures: it is
+    compiled once per machine and kept in the disk cache, like a part of the install."""
+    from rocarray import _interpreter
+
+    if dev.kind == "cpu":
+        rows.append("- interpreter tier: not used on the host (first calls compile)\n")
+        return
+    cache.reset_counts()
+    t0 = time.perf_counter()
+    ready = _interpreter.prepare(dev) is not None and _interpreter.ENABLED
+    ms = (time.perf_counter() - t0) * 1e3
+    built = cache.info()["interpreter"]
+    if not ready:
+        rows.append("- interpreter tier: off for this device (first calls are compiled)\n")
+    else:
+        rows.append(f"- interpreter tier: its kernel {'built' if built else 'read from the disk cache'} "
+                    f"in {ms:.0f} ms (once per machine: `python -m rocarray interpreter --target "
+                    f"{dev.runtime.target_name(dev.index)}`)\n")
+
+
+def _tier(name: str) -> str:
+    """Which code ran the latest first call of catalogue op ``name``."""
+    from rocarray import _launch
+
+    ks = [k for k in _launch._loaded.values() if k.spec.name == name]
+    if not ks:
+        return "?"
+    k = ks[-1]
+    return "interpreter" if k.interp is not None else ("quick" if k.calls >= 0 else "full")
+
+
+def cold_signatures(dev, rows, cases=COLD_CASES, title="### 1. Cold new dtype signature (empty disk cache)\n"):
     """First call of ops on dtypes this process has not seen, empty disk cache."""
     from rocarray.compiler.cache import drain_background
 
@@ -106,7 +144,7 @@ def cold_signatures(dev, rows):
     start = (time.perf_counter() - t0) * 1e3
     out = []
     upgrades = []
-    for name, dt in COLD_CASES:
+    for name, dt in cases:
         drain_background()  # no tier-up compile of an earlier kernel running meanwhile
         fn = getattr(ra, name)
         a = ra.asarray(np.arange(1, 1001).astype(dt), device=dev)
@@ -117,28 +155,47 @@ def cold_signatures(dev, rows):
         dev.synchronize()
         first = time.perf_counter() - t0
         s = cache.info()
+        tier = _tier(name)
         warm = best_of(lambda: (fn(*([a] * nin)), dev.synchronize()), 5, 20)
         cache.reset_counts()
-        drain_background()  # the warm calls made it hot: the full-pipeline compile ran
+        drain_background()  # the compiled code (interpreter) or the hot kernel's upgrade
         u = cache.info()
-        if u["upgraded"]:
+        if u["upgraded"] or u["compiled"]:
             upgrades.append(u["compile_ms"] + u["ir_ms"])
         out.append((f"{name}({dt})", first * 1e3, s["ir_ms"], s["compile_ms"], s["disk_ms"],
-                    (first - warm) * 1e3 - s["ir_ms"] - s["compile_ms"] - s["disk_ms"], s["compiled"]))
+                    (first - warm) * 1e3 - s["ir_ms"] - s["compile_ms"] - s["disk_ms"], s["compiled"], tier))
         del r
-    rows.append("### 1. Cold new dtype signature (empty disk cache)\n")
-    rows.append("| signature | first call ms | IR build ms | optimise+emit+link ms | disk ms | load, resolution, launch ms | kernels compiled |")
-    rows.append("|---|---|---|---|---|---|---|")
-    for name, first, ir_ms, comp, disk, rest, n in out:
-        rows.append(f"| {name} | {first:.1f} | {ir_ms:.1f} | {comp:.1f} | {disk:.2f} | {rest:.1f} | {n} |")
+    rows.append(title)
+    rows.append("| signature | first call ms | code that ran it | IR build ms | optimise+emit+link ms | disk ms | load, resolution, launch ms | kernels compiled |")
+    rows.append("|---|---|---|---|---|---|---|---|")
+    for name, first, ir_ms, comp, disk, rest, n, tier in out:
+        rows.append(f"| {name} | {first:.1f} | {tier} | {ir_ms:.1f} | {comp:.1f} | {disk:.2f} | {rest:.1f} | {n} |")
     med = float(np.median([o[1] for o in out]))
     rows.append(f"\nrocarray median first call: **{med:.1f} ms** (the first kernel of a process "
                 f"also starts LLVM and the runtime: {start:.1f} ms)")
     if upgrades:
-        rows.append(f"\nTiered: the first call runs quick-tier code; once a kernel is hot it is "
-                    f"recompiled with the vectorising pipeline on a background thread "
-                    f"(median {float(np.median(upgrades)):.1f} ms, off the calling thread).")
+        rows.append(f"\nTiered: a first call runs the interpreter (or quick-tier code); the compiled "
+                    f"kernel is made on a background thread (median {float(np.median(upgrades)):.1f} ms, "
+                    f"off the calling thread) and replaces it.")
     return med
+
+
+def cold_compiled(dev, rows) -> None:
+    """Section 1 with the interpreter off: what a first call costs when it waits for code."""
+    from rocarray import _interpreter
+
+    from rocarray.targets import target_for
+
+    if dev.kind == "cpu" or not _interpreter.ENABLED or \
+            _interpreter.image_target(target_for(dev.runtime.target_name(dev.index))) is None:
+        return
+    _interpreter.ENABLED = False
+    try:
+        med = cold_signatures(dev, rows, COLD_CASES_COMPILED,
+                              "\n#### 1b. The same with the interpreter off (`ROCARRAY_INTERPRETER=0`), other signatures\n")
+    finally:
+        _interpreter.ENABLED = True
+    rows.append(f"\n(median with the interpreter off: {med:.1f} ms)")
 
 
 def cupy_cold(rows, med):
@@ -356,9 +413,11 @@ def report_main(title: str, sections) -> None:
 
 
 def _sections(dev, rows, quick):
+    prepare_interpreter(dev, rows)
     med = cold_signatures(dev, rows)
     if dev.kind == "cuda":
         cupy_cold(rows, med)
+    cold_compiled(dev, rows)
     disk_hit(dev, rows)
     warm_calls(dev, rows)
     throughput(dev, rows, quick)

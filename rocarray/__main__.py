@@ -140,6 +140,26 @@ def _compile(args) -> int:
     return 0
 
 
+def _interpreter(args) -> int:
+    import time
+
+    from rocarray._interpreter import build_image, image_target
+    from rocarray.compiler.cache import default_cache
+    from rocarray.targets import target_for
+
+    target = target_for(args.target)
+    if image_target(target) is None:
+        print(f"no interpreter for target {args.target}", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    image = build_image(target)
+    ms = (time.perf_counter() - t0) * 1e3
+    built = default_cache().stats()["interpreter"]
+    print(f"interpreter for {target.name}: {len(image)} bytes, "
+          f"{'built' if built else 'found in the disk cache'} in {ms:.0f} ms")
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m rocarray", description=__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -158,6 +178,9 @@ def main(argv=None) -> int:
     k.add_argument("--emit", choices=("llvm", "ptx", "asm", "obj"), default="obj")
     k.add_argument("-o", "--output", required=True)
     k.set_defaults(fn=_compile)
+    t = sub.add_parser("interpreter", help="build the first-call interpreter kernel into the disk cache")
+    t.add_argument("--target", default="host", help="host or sm_XX")
+    t.set_defaults(fn=_interpreter)
     args = p.parse_args(argv)
     return args.fn(args)
 

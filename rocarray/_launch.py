@@ -27,6 +27,7 @@ from ._array_object import Array, _c_strides
 from ._buffer import Buffer
 from ._layout import pad_dims
 from .targets.base import MAX_DIMS
+from . import _interpreter
 
 _new = object.__new__
 
@@ -217,6 +218,8 @@ class ContiguousRunner:
                 kernel.upgrade_now()
                 per_element = False
             elif kernel.calls >= 0:  # quick-tier code: count the call (tier-up)
+                if kernel.interp is not None:  # interpreted: through ``launch``
+                    return self.packed(arrays, shape, n)
                 kernel.count_call(n)
             areas = self.areas
             try:
@@ -374,16 +377,24 @@ class LoadedKernel:
 
     __slots__ = ("spec", "device", "runtime", "index", "function", "functions", "packer", "is_gpu",
                  "block", "max_grid", "calls", "target", "simple", "thread_per_element",
-                 "round_elements", "flat_entry", "_rows", "strides_at")
+                 "round_elements", "flat_entry", "_rows", "strides_at", "interp")
 
-    def __init__(self, spec: KernelSpec, device, runtime, module, target, quick: bool):
+    def __init__(self, spec: KernelSpec, device, runtime, module, target, quick: bool, interp=None):
         self.spec = spec
+        #: while the compiled code is being made: the body's bytecode on the device's
+        #: interpreter (``_interpreter.Interpreted``), which launches run instead; None after
+        self.interp = interp
         self.device = device
         self.runtime = runtime
         self.index = device.index
         self.is_gpu = target.is_gpu
         self.block = 256
-        self._set_module(module)
+        if module is not None:
+            self._set_module(module)
+        else:  # (interpreted until ``_upgrade`` sets the compiled code)
+            self.functions = (interp.function,)
+            self.function = interp.function
+            self.max_grid = 0
         #: True while the loaded code is the quick tier's (simple loops: reductions then
         #: use only their per-thread strategy)
         self.simple = quick
@@ -393,13 +404,14 @@ class LoadedKernel:
         self.target = target
         #: True while the loaded code is a GPU quick-tier elementwise kernel: one thread
         #: per element (no grid-stride loop), at most ``SIMPLE_LOOP_MAX_ELEMENTS``
-        self.thread_per_element = quick and self.is_gpu and spec.build_kernel is None
+        self.thread_per_element = quick and self.is_gpu and spec.build_kernel is None and interp is None
         #: elements per ``GPU_GRID_TRIPS`` trips of every thread of a block (GPU elementwise)
         self.round_elements = (self.block * vector_lanes(spec.operands) * VECTOR_UNROLL * GPU_GRID_TRIPS
                                if self.is_gpu else 0)
         #: the host quick tier's elementwise entry, which runs 1-D spaces only (an N-d
         #: launch goes through the row driver: ``_row_function``); None otherwise
-        self.flat_entry = self.function if quick and not self.is_gpu and spec.build_kernel is None else None
+        self.flat_entry = (self.function if quick and not self.is_gpu and spec.build_kernel is None
+                           and interp is None else None)
         self._rows = None
         #: where the array operands' strides lie in the packed values (the quick kernel's
         #: 32-bit offsets are checked against them: ``simple_loop_offsets_fit``)
@@ -437,18 +449,22 @@ class LoadedKernel:
         self.calls = -1
         self._upgrade()
 
-    def _upgrade(self) -> None:
-        """Compile (or find in the cache), load and swap in the full tier's code."""
+    def _upgrade(self, counter: str = "upgraded") -> None:
+        """Compile (or find in the cache), load and swap in the full tier's code (counted
+        as ``counter``: "compiled" when it is the signature's first compiled code)."""
         from .compiler.cache import default_cache
 
         data = default_cache().get_or_compile(self.spec.key, lambda: self.spec.build_module(self.target),
-                                              self.target, counter="upgraded")
+                                              self.target, counter=counter)
         module = _load_image(self.runtime, self.index, data, self.target)
         self._set_module(module)
         # after the functions: whoever sees False (None) sees the new code
         self.thread_per_element = False
         self.flat_entry = None
         self.simple = False
+        if self.interp is not None:
+            self.interp = None
+            self.calls = -1
 
     def launch(self, n: int, values) -> None:
         """Run over ``n`` elements; ``values`` are the packed fields after ``n``."""
@@ -462,6 +478,10 @@ class LoadedKernel:
             self.upgrade_now()
             per_element = False
         elif self.calls >= 0:  # still quick-tier code (one comparison once upgraded)
+            interp = self.interp
+            if interp is not None:  # the compiled code is still being made
+                interp.launch(self.runtime, n, values)
+                return
             self.count_call(n)
         if self.is_gpu:
             grid = (n + self.block - 1) // self.block
@@ -490,6 +510,23 @@ class LoadedKernel:
 
 _loaded: dict = {}
 _load_lock = threading.Lock()
+
+
+def _interpreted(spec: KernelSpec, device, rt, target, quick) -> "LoadedKernel | None":
+    """``spec`` run by the device's interpreter until its compiled code is ready (made on
+    the background worker now), or None: there is no interpreter (yet), or it cannot run
+    this body."""
+    interp = _interpreter.for_device(device, rt, target)
+    if interp is None:
+        return None
+    code = interp.prepare(spec, quick)
+    if code is None:
+        return None
+    k = LoadedKernel(spec, device, rt, None, target, quick=True, interp=code)
+    from .compiler.cache import compile_in_background
+
+    compile_in_background(lambda: k._upgrade("compiled"))
+    return k
 #: the host quick tier's row driver (a ``HostFunction``), once loaded in this process
 _row_driver: list = []
 
@@ -551,8 +588,17 @@ def load(spec: KernelSpec, device) -> LoadedKernel:
     quick = target.quick_tier
     image = None if quick is None else cache.lookup(spec.key, target)
     if image is None and quick is not None:
-        # tiered: run quick-tier code now, recompile in the background once hot
-        image = cache.get_or_compile(spec.key, lambda: spec.build_module(quick), quick)
+        # tiered: run quick-tier code now, recompile in the background once hot -- or,
+        # on a GPU, the interpreter now and the compiled code as soon as it is made
+        if spec.build_kernel is None and (target.is_gpu or _interpreter.ON_HOST):
+            image = cache.lookup(spec.key, quick)
+            if image is None:
+                k = _interpreted(spec, device, rt, target, quick)
+                if k is not None:
+                    with _load_lock:
+                        return _loaded.setdefault(key, k)
+        if image is None:
+            image = cache.get_or_compile(spec.key, lambda: spec.build_module(quick), quick)
         module = _load_image(rt, device.index, image, quick)
         k = LoadedKernel(spec, device, rt, module, target, quick=True)
         with _load_lock:

@@ -58,7 +58,7 @@ class _Pending:
         return self.value
 
 
-_COUNTERS = ("compiled", "memory_hits", "disk_hits", "disk_misses", "waits", "upgraded")
+_COUNTERS = ("compiled", "memory_hits", "disk_hits", "disk_misses", "waits", "upgraded", "interpreter")
 _TIMERS = ("ir_ms", "disk_ms", "compile_ms")
 
 
@@ -303,7 +303,8 @@ def compile_in_background(job: Callable[[], None], quiet: bool = True) -> None:
 
 
 _GENERATOR_SOURCES = (
-    "compiler/skeletons.py", "compiler/reduction.py", "compiler/lang", "targets", "_launch.py",
+    "compiler/skeletons.py", "compiler/reduction.py", "compiler/interp.py", "compiler/lang", "targets",
+    "_launch.py",
     "_elementwise.py", "_reduction.py", "_user_kernels.py", "_fusion.py", "_fused_reduction.py",
 )
 _generator_hash: str | None = None

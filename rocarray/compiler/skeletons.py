@@ -80,18 +80,19 @@ def kernel_param_types(operands, dims: ir.Type = DIMS) -> list:
 _TypedPointer = getattr(getattr(ir, "types", None), "_TypedPointerType", None)
 
 if _TypedPointer is not None:
-    class _DimsPointer(_TypedPointer):
-        """A pointer to ``[MAX_DIMS x i64]`` printed as an opaque ``ptr`` (llvmlite prints
-        its typed pointers in the pre-LLVM-17 syntax), so that a ``byref``/``byval``
+    class _ParamPointer(_TypedPointer):
+        """A pointer to a kernel parameter's bytes (``pointee``, by default the
+        ``[MAX_DIMS x i64]`` of a shape or strides) printed as an opaque ``ptr`` (llvmlite
+        prints its typed pointers in the pre-LLVM-17 syntax), so that a ``byref``/``byval``
         parameter attribute can name the pointee type."""
 
-        def __init__(self, addrspace: int):
-            super().__init__(DIMS, addrspace)
+        def __init__(self, addrspace: int, pointee: ir.Type = DIMS):
+            super().__init__(pointee, addrspace)
 
         def _to_string(self):
             return ir.PointerType._to_string(self)
 else:  # pragma: no cover - depends on the llvmlite release
-    _DimsPointer = None
+    _ParamPointer = None
 
 
 def dims_parameter_type(target: Target) -> ir.Type:
@@ -101,14 +102,21 @@ def dims_parameter_type(target: Target) -> ir.Type:
     launcher; a pointer lets the loop index a dimension at run time without copying the
     array into private (local) memory first."""
     by_ref = target.dims_by_reference
-    return DIMS if by_ref is None or _DimsPointer is None else _DimsPointer(by_ref[0])
+    return DIMS if by_ref is None or _ParamPointer is None else _ParamPointer(by_ref[0])
+
+
+def parameter_pointer_type(target: Target, pointee: ir.Type) -> "ir.Type | None":
+    """A pointer to a by-reference kernel parameter of type ``pointee`` (see
+    ``dims_parameter_type``), or None where the target (or llvmlite) has none."""
+    by_ref = target.dims_by_reference
+    return None if by_ref is None or _ParamPointer is None else _ParamPointer(by_ref[0], pointee)
 
 
 def mark_dims_arguments(target: Target, fn: ir.Function) -> None:
     """Give ``fn``'s pointer parameters of ``dims_parameter_type`` the target's attribute
     (``byval``: the pointee is the parameter's own bytes) and their alignment."""
     for arg in fn.args:
-        if _DimsPointer is not None and isinstance(arg.type, _DimsPointer):
+        if _ParamPointer is not None and isinstance(arg.type, _ParamPointer):
             arg.add_attribute(target.dims_by_reference[1])
             arg.attributes.align = 8
 

@@ -16,7 +16,7 @@ from llvmlite import ir
 
 #: Version of rocarray's code generator.  Bump it whenever generated code changes in a way
 #: that makes old disk-cache entries wrong; it is part of every cache key.
-CODEGEN_VERSION = 1
+CODEGEN_VERSION = 2
 
 #: Most dimensions a kernel sees after the launcher has merged adjacent ones.  Shapes and
 #: strides travel by value in the kernel's parameters as ``[MAX_DIMS x i64]``.

@@ -237,6 +237,12 @@ class HostTarget(Target):
         return memo[1]
 
     @property
+    def contracts(self) -> bool:
+        """Whether the kernel language contracts a product feeding an add into an FMA
+        here: where the CPU has FMA instructions (``compiler/lang/lower.py``)."""
+        return "+fma" in self.features.split(",")
+
+    @property
     def quick_tier(self) -> "HostTarget | None":
         """The quick configuration (text kernel entry, always-inliner only, codegen O0:
         ~1.5 ms of LLVM per kernel) when this one costs more; None when tiering is off

@@ -38,18 +38,40 @@ def test_abi_of_the_body_function():
     llvm.parse_assembly(text).verify()
 
 
-def test_float_flags_contract_only():
-    module, _ = compile_ir("z = x * y + x - y / x; z = z + sqrt(x) * 2.0f",
-                           [("x", np.dtype(np.float32), "in"), ("y", np.dtype(np.float32), "in"),
-                            ("z", np.dtype(np.float32), "out")])
+_F32 = [("x", np.dtype(np.float32), "in"), ("y", np.dtype(np.float32), "in"),
+        ("z", np.dtype(np.float32), "out")]
+
+
+def test_float_ops_carry_no_flags():
+    module, _ = compile_ir("z = x * y + x - y / x; z = z + sqrt(x) * 2.0f", _F32)
     text = str(module)
-    assert re.search(r"fadd contract float", text)
-    assert re.search(r"fmul contract float", text)
-    assert re.search(r"fsub contract float", text)
+    assert re.search(r"fadd float", text)
+    assert re.search(r"fmul float", text)
+    assert re.search(r"fsub float", text)
     assert re.search(r"fdiv float", text)
-    for flag in ("nnan", "ninf", "nsz", "arcp", "afn", "reassoc", " fast "):
+    for flag in ("contract", "nnan", "ninf", "nsz", "arcp", "afn", "reassoc", " fast "):
         assert flag not in text
     assert "llvm.sqrt.f32" in text
+    assert "llvm.fma" not in text     # the host does not contract
+
+
+@pytest.mark.parametrize("body, fmas", [
+    ("z = x * y + x", 1),             # a product feeding an add in one expression
+    ("z = x - x * y", 1),
+    ("z = x * y - y", 1),
+    ("z = x * y + y * x", 1),         # one of the two products
+    ("float t = x * y; z = t + x", 0),  # a product kept in a local is rounded first
+    ("z = (double)(x * y) + 1.0", 0),   # a conversion between them
+    ("z = x * y / x + y", 0),
+])
+def test_gpu_targets_contract_within_an_expression(body, fmas):
+    from rocarray.targets import target_for
+
+    for name in ("sm_90", "gfx942"):
+        module, _ = compile_ir(body, _F32, target=target_for(name))
+        text = str(module)
+        assert "contract" not in text
+        assert len(re.findall(r"call float @\"?llvm\.fma\.f32", text)) == fmas, (name, text)
 
 
 def test_intrinsics_versus_target_math():

@@ -473,13 +473,15 @@ def _op_boundary(lw, node, args):
     """``__rk_op_boundary(x)``: x, rounded to its type and never contracted with what follows.
 
     ``rocarray.fuse`` puts it between the ops it fuses, so a fused kernel rounds each
-    intermediate as the unfused ops would: ``llvm.arithmetic.fence`` keeps LLVM from fusing
-    a multiply of one op with an add of the next into an FMA (GPU targets contract) and from
-    carrying a float16 intermediate in float precision (how the host promotes half).  On the
-    host float32/float64 need no fence (it does not contract them) and stay vectorisable."""
+    intermediate as the unfused ops would: a product of one op is never contracted with an
+    add of the next (the lowering forgets it as a product), and on GPU targets
+    ``llvm.arithmetic.fence`` keeps LLVM from carrying an intermediate in more precision;
+    on the host, float16 is fenced (the host promotes half), float32/float64 need no fence
+    and stay vectorisable."""
     _arity(lw, node, args, 1, node.name)
     v = args[0]
     t = v.t
+    lw._products.pop(id(v.v), None)
     if t.kind not in "fc":
         return v
     comp = t.component if t.kind == "c" else t

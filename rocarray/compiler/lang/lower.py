@@ -27,7 +27,6 @@ PTR = ir.PointerType()
 MAX_DIMS = 8
 RAW_DESC = ir.LiteralStructType([PTR, I64, I64, ir.ArrayType(I64, MAX_DIMS),
                                  ir.ArrayType(I64, MAX_DIMS)])
-CONTRACT = ("contract",)
 _ZERO32 = ir.Constant(I32, 0)
 
 _INF = float("inf")
@@ -143,6 +142,10 @@ class Lowerer:
         self.ctx: FuncCtx | None = None
         self.global_stack: list = []
         self._alloca_addrspace: int | None = None
+        #: whether a product feeding an add is contracted (``fadd``): on GPU targets, and
+        #: on a host whose CPU has FMA instructions (``target.contracts``); the products so far
+        self.contracts = bool(getattr(target, "contracts", getattr(target, "is_gpu", False)))
+        self._products: dict = {}
 
     # -- errors -------------------------------------------------------------------------------
 
@@ -228,16 +231,47 @@ class Lowerer:
     def dead_block(self):
         self.b.position_at_end(self.new_block("dead"))
 
-    # -- float ops (contract on add/sub/mul, nothing else) ------------------------------------
+    # -- float ops: no fast-math flags; GPU targets contract explicitly ------------------------
+    #
+    # On a GPU target a multiply that feeds an add or a subtract directly -- within one
+    # expression, or one step of a helper such as the complex product -- becomes one
+    # ``llvm.fma`` here, as C's ``FP_CONTRACT ON`` allows; a product kept in a local first
+    # is rounded.  Contraction is decided here and nowhere else (no ``contract`` flags for
+    # the backend to act on), so every tier of a kernel computes the same bits: the
+    # interpreter of first calls (``compiler/interp.py``), the quick tier and the full
+    # one.  A host contracts where its CPU has FMA instructions, as NumPy's own loops do
+    # there (its complex products, for one).
 
     def fadd(self, x, y):
-        return self.b.fadd(x, y, flags=CONTRACT)
+        m = self._product(x)
+        if m is not None:
+            return self.call_intrinsic("fma", m[2], [m[0], m[1], y])
+        m = self._product(y)
+        if m is not None:
+            return self.call_intrinsic("fma", m[2], [m[0], m[1], x])
+        return self.b.fadd(x, y)
 
     def fsub(self, x, y):
-        return self.b.fsub(x, y, flags=CONTRACT)
+        m = self._product(x)
+        if m is not None:
+            return self.call_intrinsic("fma", m[2], [m[0], m[1], self.b.fneg(y)])
+        m = self._product(y)
+        if m is not None:
+            return self.call_intrinsic("fma", m[2], [self.b.fneg(m[0]), m[1], x])
+        return self.b.fsub(x, y)
 
     def fmul(self, x, y):
-        return self.b.fmul(x, y, flags=CONTRACT)
+        r = self.b.fmul(x, y)
+        if self.contracts and isinstance(r.type, (ir.FloatType, ir.DoubleType)):
+            self._products[id(r)] = (x, y, r)
+        return r
+
+    def _product(self, v):
+        """(x, y, KType) when ``v`` is a product made by ``fmul`` that may be contracted."""
+        p = self._products.get(id(v)) if self._products else None
+        if p is None or p[2] is not v:
+            return None
+        return p[0], p[1], FLOAT32 if isinstance(v.type, ir.FloatType) else FLOAT64
 
     def fdiv(self, x, y):
         return self.b.fdiv(x, y)

@@ -1,0 +1,205 @@
+"""The interpreter tier on a device (``compiler/interp.py``): a new signature's first calls
+run its bytecode on the interpreter kernel while the compiled kernel is made in the
+background (``_launch.load``).
+
+The interpreter kernel is compiled once per machine and kept in the disk cache.  When it is
+not there yet, the first process to need it builds it in a child process (seconds of LLVM
+and PTX assembly, which must not hold this process's LLVM lock); until the child is done,
+first calls compile as before.  ``prepare(device)`` builds it in this process and waits
+(benchmarks, tests, ``python -m rocarray interpreter``).
+
+``ROCARRAY_INTERPRETER=0`` turns the tier off.  It serves NVIDIA GPUs; the HIP runtime has
+not run on AMD hardware, so AMD GPUs compile first calls as before, and the host's first
+calls compile too (a few milliseconds; the tests run the interpreter on the host through
+``prepare``).
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import subprocess
+import sys
+import threading
+
+import numpy as np
+from llvmlite import ir
+
+from .compiler import interp as _interp
+from .compiler.cache import default_cache
+
+ENABLED = os.environ.get("ROCARRAY_INTERPRETER", "1") != "0"
+#: serve the host's first calls too (the tests set it; see the module's doc)
+ON_HOST = False
+KEY = ("interpreter", _interp.MAGIC)
+BLOCK = 256
+
+
+def image_target(target):
+    """The configuration the interpreter kernel is compiled with on ``target``'s machine
+    (fully optimised: it is compiled once), or None where there is no interpreter."""
+    from .targets.nvptx import NVPTXTarget
+    from .targets.host import HostTarget
+
+    memo = _image_targets.get(target.cache_key())
+    if memo is not None:
+        return memo[0]
+    if isinstance(target, NVPTXTarget):
+        it = NVPTXTarget(target.name, opt_level=3)
+    elif isinstance(target, HostTarget):
+        it = HostTarget(opt_level=2)
+    else:
+        it = None
+    _image_targets[target.cache_key()] = (it,)
+    return it
+
+
+_image_targets: dict = {}
+
+
+def build_image(target) -> bytes:
+    """The interpreter kernel's bytes for ``target``'s machine: from the disk cache, or
+    compiled now (and kept there)."""
+    it = image_target(target)
+    if it is None:
+        raise ValueError(f"no interpreter for target {target.name}")
+    return default_cache().get_or_compile(KEY, lambda: str(_interp.build_interpreter(it)), it,
+                                          counter="interpreter")
+
+
+class Interpreted:
+    """A kernel's bytecode on one device, ready to launch on the interpreter kernel."""
+
+    __slots__ = ("function", "code", "packer", "grid", "keep")
+
+    def __init__(self, function, code: int, packer: struct.Struct, grid: int, keep):
+        self.function = function
+        self.code = code
+        self.packer = packer
+        self.grid = grid      # most blocks a launch uses (GPU), 0 on the host
+        self.keep = keep      # what holds the bytecode's memory
+
+    def launch(self, runtime, n: int, values) -> None:
+        if self.grid:
+            grid = min(-(-n // BLOCK), self.grid)
+            runtime.launch_packed(self.function, grid, BLOCK, self.packer, self.code, [n, *values])
+        else:
+            runtime.launch_packed(self.function, n, 1, self.packer, self.code, [n, *values])
+
+
+class DeviceInterpreter:
+    """The interpreter kernel loaded on one device."""
+
+    def __init__(self, device, runtime, target, function):
+        self.device = device
+        self.runtime = runtime
+        self.index = device.index
+        self.function = function
+        self.iset = _interp.instruction_set(image_target(target))
+        self.grid = runtime.resident_grid(function, BLOCK) if target.is_gpu else 0
+        self.param_bytes = 8 * _interp.PARAM_WORDS if target.is_gpu else None
+
+    def prepare(self, spec, target) -> Interpreted | None:
+        """``spec``'s body as bytecode on this device (lowered for ``target``, the tier
+        whose code it stands in for), or None when the interpreter cannot run it."""
+        from ._launch import pack_format
+
+        packer = pack_format(spec.operands)
+        size = 8 + packer.size
+        if self.param_bytes is not None and size > self.param_bytes:
+            return None
+        module = ir.Module(name=spec.entry)
+        module.triple = target.triple
+        module.data_layout = target.data_layout
+        body = spec.build_body(module, target)
+        try:
+            code = _interp.compile_body(module, body, spec.operands, self.iset)
+        except _interp.NotInterpretable:
+            return None
+        pad = "" if self.param_bytes is None else f"{self.param_bytes - size}x"
+        ipacker = struct.Struct("<Q" + packer.format.lstrip("<") + pad)
+        rt = self.runtime
+        if self.grid:
+            host = np.frombuffer(code, dtype=np.uint8)
+            ptr = rt.alloc(self.index, len(code))
+            rt.copy_host_to_device(self.index, ptr, host.ctypes.data, len(code))
+            keep = ptr  # (a few hundred bytes per signature, kept for the process)
+        else:
+            keep = np.frombuffer(code, dtype=np.uint8).copy()
+            ptr = keep.ctypes.data
+        return Interpreted(self.function, ptr, ipacker, self.grid, keep)
+
+
+class _Building:
+    """A child process building the interpreter kernel into the disk cache."""
+
+    def __init__(self, proc):
+        self.proc = proc
+
+
+_state: dict = {}     # device -> DeviceInterpreter, _Building, or None (none for it)
+_lock = threading.Lock()
+
+
+def for_device(device, runtime, target) -> DeviceInterpreter | None:
+    """The device's interpreter when it is ready; else None (and, the first time, a child
+    process starts building it)."""
+    st = _state.get(device)
+    if not ENABLED or not (target.is_gpu or ON_HOST):
+        return None
+    if st.__class__ is DeviceInterpreter:
+        return st
+    if device in _state and st is None:
+        return None
+    with _lock:
+        st = _state.get(device)
+        if st.__class__ is DeviceInterpreter:
+            return st
+        it = image_target(target)
+        cache = default_cache()
+        if it is None or cache.disk is None:
+            _state[device] = None
+            return None
+        image = cache.disk.get(cache.disk_key(it, KEY))
+        if image is None:
+            if st is None:
+                _state[device] = _Building(_start_build(target))
+            elif st.proc.poll() is not None:  # the child is done and left nothing
+                _state[device] = None
+            return None
+        interp = _state[device] = _load(device, runtime, target, it, image)
+        return interp
+
+
+def _start_build(target):
+    env = dict(os.environ)
+    return subprocess.Popen(
+        [sys.executable, "-m", "rocarray", "interpreter", "--target", target.name],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env=env, start_new_session=True,
+    )
+
+
+def _load(device, runtime, target, it, image) -> DeviceInterpreter:
+    from ._launch import _load_image
+
+    module = _load_image(runtime, device.index, image, it)
+    return DeviceInterpreter(device, runtime, target, runtime.get_function(module, _interp.ENTRY))
+
+
+def prepare(device) -> DeviceInterpreter | None:
+    """Build (or read from the disk cache) and load ``device``'s interpreter now, in this
+    thread; None where the device has none."""
+    from .targets import target_for
+
+    runtime = device.runtime
+    target = target_for(runtime.target_name(device.index))
+    it = image_target(target)
+    if it is None:
+        return None
+    with _lock:
+        st = _state.get(device)
+        if st.__class__ is DeviceInterpreter:
+            return st
+        interp = _state[device] = _load(device, runtime, target, it, build_image(target))
+        return interp

@@ -1,0 +1,289 @@
+"""The interpreter tier (rocarray/compiler/interp.py, rocarray/_interpreter.py).
+
+Its results must be the compiled kernels' bit for bit: the whole op catalogue over every
+dtype, on special values too, on every device present (the interpreter kernel compiles for
+the host as for a GPU), and user kernels through the real call path (scalars, raw arrays,
+preamble functions, control flow, broadcasting, strides, 0-d and empty).
+"""
+
+import struct
+
+import numpy as np
+import pytest
+
+import rocarray as ra
+from rocarray import _interpreter, _launch
+from rocarray.compiler import cache as cache_module
+from rocarray.compiler import interp
+from rocarray._elementwise import Ufunc
+from rocarray._elementwise_functions import _rows
+from conftest import ALL_DTYPES, DEVICES
+
+
+def _data(dt, shape, rng):
+    n = int(np.prod(shape))
+    if dt.kind == "b":
+        x = rng.integers(0, 2, n).astype(dt)
+    elif dt.kind in "iu":
+        info = np.iinfo(dt)
+        x = rng.integers(max(info.min, -1000), min(info.max, 1000), n).astype(dt)
+        x[:2] = [info.min, info.max] if n >= 2 else x[:2]
+    elif dt.kind == "f":
+        x = (rng.standard_normal(n) * 3).astype(dt)
+        special = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5]
+        x[:len(special)] = special[:n]
+    else:
+        x = (rng.standard_normal(n) * 3 + 1j * rng.standard_normal(n) * 3).astype(dt)
+        x[:3] = [complex(0, -0.0), complex(np.inf, 1), complex(np.nan, 0)][:n]
+    return x.reshape(shape)
+
+
+class _Modes:
+    """Runs a function with the interpreter serving every first call, then compiled."""
+
+    def __init__(self, device, monkeypatch):
+        self.device = device
+        self.monkeypatch = monkeypatch
+
+    def interpreted(self, fn):
+        mp = self.monkeypatch
+        saved = dict(_launch._loaded)
+        mp.setattr(_interpreter, "ON_HOST", True)
+        mp.setattr(_interpreter, "ENABLED", True)
+        # the kernels stay interpreted: no compiled code replaces them, and none found in
+        # the compile cache (memory or disk) is used instead
+        mp.setattr(cache_module, "compile_in_background", lambda job, quiet=True: None)
+        mp.setattr(cache_module.default_cache(), "lookup", lambda key, target: None)
+        _launch._loaded.clear()
+        try:
+            out = fn()
+            ran = [k for k in _launch._loaded.values() if k.interp is not None]
+        finally:
+            _launch._loaded.clear()
+            _launch._loaded.update(saved)
+            mp.undo()
+        return out, ran
+
+    def compiled(self, fn):
+        self.monkeypatch.setattr(_interpreter, "ENABLED", False)
+        try:
+            return fn()
+        finally:
+            self.monkeypatch.undo()
+
+
+@pytest.fixture
+def modes(device, monkeypatch):
+    if _interpreter.prepare(device) is None:
+        pytest.skip(f"{device} has no interpreter")
+    return _Modes(device, monkeypatch)
+
+
+def _same_bits(got, want, what):
+    g, w = got.get(), want.get()
+    assert g.dtype == w.dtype and g.shape == w.shape, what
+    assert g.tobytes() == w.tobytes(), (what, g, w)
+
+
+def _catalogue():
+    for name in sorted(_rows):
+        yield name
+
+
+@pytest.mark.parametrize("name", list(_catalogue()))
+def test_catalogue_bit_for_bit(modes, name):
+    """Every op of the catalogue, every dtype it takes: contiguous, strided, broadcast."""
+    device = modes.device
+    rng = np.random.default_rng(abs(hash(name)) % 2**32)
+    nin = Ufunc(_rows[name]).nin
+    checked = 0
+    for dt in ALL_DTYPES:
+        dt = np.dtype(dt)
+        try:
+            Ufunc(_rows[name]).resolve((dt,) * nin)
+        except (TypeError, ValueError):
+            continue
+        flat = [ra.asarray(_data(dt, (37,), rng), device=device) for _ in range(nin)]
+        grid = [ra.asarray(_data(dt, (6, 10), rng), device=device) for _ in range(nin)]
+        views = [g[::2, 1::3] for g in grid]           # strided
+        bcast = [grid[0][:, :1]] + [g[:1, :] for g in grid[1:]]   # broadcast
+        for args in (flat, views, bcast):
+            # a fresh Ufunc per mode: no plan made in one mode serves the other
+            got, ran = modes.interpreted(lambda: Ufunc(_rows[name])(*args))
+            want = modes.compiled(lambda: Ufunc(_rows[name])(*args))
+            _same_bits(got, want, (name, str(dt)))
+            if ran:
+                checked += 1
+    if name not in ("acos", "acosh", "asin", "asinh", "pow"):  # (complex bodies too large)
+        assert checked, f"{name}: the interpreter ran none of its signatures"
+
+
+def test_bodies_too_large_are_compiled(modes):
+    device = modes.device
+    z = ra.asarray(_data(np.dtype(np.complex128), (9,), np.random.default_rng(3)), device=device)
+    got, ran = modes.interpreted(lambda: ra.asin(z))
+    assert not ran  # more values than the interpreter's slots: compiled first
+    np.testing.assert_allclose(got.get(), np.arcsin(z.get()), rtol=1e-12)
+
+
+_CLAMP = """
+__device__ T clampit(T v, T lo, T hi) { return v < lo ? lo : (v > hi ? hi : v); }
+"""
+_COLLATZ = """
+__device__ int collatz(long v) {
+    int steps = 0;
+    while (v != 1 && steps < 500) { v = (v % 2 == 0) ? v / 2 : 3 * v + 1; steps++; }
+    return steps;
+}
+"""
+
+
+def test_user_kernels_bit_for_bit(modes):
+    device = modes.device
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((5, 8)).astype(np.float32)
+    y = rng.standard_normal((8,)).astype(np.float32)
+    xs = ra.asarray(x, device=device)
+    ys = ra.asarray(y, device=device)
+    cases = []
+    k1 = lambda: ra.ElementwiseKernel("T x, T y, T s", "T z",
+                                      "z = clampit(x * y + s, (T)-1, (T)1)", "interp_clamp",
+                                      preamble=_CLAMP)
+    cases.append((k1, lambda k: k(xs, ys, np.float32(0.25))))           # broadcast + scalar
+    cases.append((k1, lambda k: k(xs[:, ::3], ys[::3], np.float32(2))))  # strided
+    k2 = lambda: ra.ElementwiseKernel("raw T x, int32 w", "T z",
+                                      "int r = i / w, c = i % w; "
+                                      "z = x[i] + (c > 0 ? x[i - 1] : (T)0) + (r > 0 ? x[i - w] : (T)0)",
+                                      "interp_stencil")
+    cases.append((k2, lambda k: k(xs.reshape(-1), np.int32(8), size=40)))
+    k3 = lambda: ra.ElementwiseKernel("int64 v", "int32 steps, bool odd",
+                                      "steps = collatz(v); switch (v % 3) { case 0: odd = false; break; "
+                                      "default: odd = true; }", "interp_collatz", preamble=_COLLATZ)
+    vs = ra.asarray(np.arange(1, 65, dtype=np.int64), device=device)
+    cases.append((k3, lambda k: k(vs)))
+    k4 = lambda: ra.ElementwiseKernel("complex64 a, float16 h", "complex128 c, float16 g",
+                                      "c = a * a + (complex128)h; g = h * h - (float16)1.5",
+                                      "interp_mixed")
+    a = ra.asarray((rng.standard_normal(16) + 1j * rng.standard_normal(16)).astype(np.complex64),
+                   device=device)
+    h = ra.asarray(rng.standard_normal(16).astype(np.float16), device=device)
+    cases.append((k4, lambda k: k(a, h)))
+    cases.append((k4, lambda k: k(a[:0], h[:0])))                         # empty
+    cases.append((k1, lambda k: k(xs[0, 0], ys[0], np.float32(0))))      # 0-d and 1-d
+    for make, call in cases:
+        got, ran = modes.interpreted(lambda: call(make()))
+        want = modes.compiled(lambda: call(make()))
+        got = got if isinstance(got, tuple) else (got,)
+        want = want if isinstance(want, tuple) else (want,)
+        for g, w in zip(got, want):
+            _same_bits(g, w, make().name)
+        assert ran or got[0].size == 0
+
+
+def test_fuse_bit_for_bit(modes):
+    device = modes.device
+    rng = np.random.default_rng(11)
+    x = ra.asarray(rng.standard_normal(50).astype(np.float64), device=device)
+
+    def make():
+        @ra.fuse(kernel_name="interp_fused")
+        def f(a, b):
+            return ra.where(a > 0, ra.exp(-a) * b, ra.maximum(a, 1 - b))
+        return f
+
+    got, ran = modes.interpreted(lambda: make()(x, 0.5))
+    want = modes.compiled(lambda: make()(x, 0.5))
+    _same_bits(got, want, "fuse")
+    assert ran
+
+
+def test_a_first_call_is_interpreted_then_compiled(device, monkeypatch):
+    """The real sequence: the interpreter runs the first call and the compiled code,
+    made in the background, replaces it; both give the same bits."""
+    if _interpreter.prepare(device) is None:
+        pytest.skip(f"{device} has no interpreter")
+    monkeypatch.setattr(_interpreter, "ON_HOST", True)
+    k = ra.ElementwiseKernel("T x", "T y", "y = x * x - (T)3", "interp_sequence_%d" % id(device))
+    x = ra.asarray(np.linspace(-4, 4, 101, dtype=np.float32), device=device)
+    first = k(x)
+    loaded = [v for v in _launch._loaded.values() if v.spec.name.startswith("interp_sequence")]
+    cache_module.drain_background()
+    assert loaded and all(v.interp is None for v in loaded)  # compiled code in place
+    second = k(x)
+    _same_bits(first, second, "first and later calls")
+    # (x * x - 3 is one fma where the device contracts: within an ulp of NumPy's rounding)
+    np.testing.assert_allclose(second.get(), x.get() * x.get() - np.float32(3), rtol=2e-7, atol=1e-6)
+
+
+# -- the bytecode and the interpreter kernel, without running them ----------------------------
+
+def test_bytecode_layout():
+    from llvmlite import ir
+    from rocarray._elementwise import elementwise_spec
+    from rocarray.targets import target_for
+
+    f = np.dtype(np.float32)
+    spec = elementwise_spec("interp_layout", "out0 = in0 * in1 + in2;", (f, f, f), ("a", "a", "scalar"),
+                            (f, f, f), f, f)
+    quick = target_for("sm_90").quick_tier
+    module = ir.Module()
+    module.triple, module.data_layout = quick.triple, quick.data_layout
+    body = spec.build_body(module, quick)
+    iset = interp.instruction_set(quick)
+    code = interp.compile_body(module, body, spec.operands, iset)
+    words = np.frombuffer(code, dtype=np.int32)
+    assert words[0] == interp.MAGIC
+    assert words[1] == 3            # three array operands (two inputs, the output)
+    start, body_pc = words[4], words[5]
+    ops = [iset.names[w] for w in words[start::interp.INSTR_WORDS][:(len(words) - start) // interp.INSTR_WORDS]]
+    assert "copyp" in ops and "addr" in ops   # the scalar, copied onto the stack
+    assert "call.llvm.fma.f32" in ops         # contraction is explicit, as compiled
+    assert ops[-1] == "ret"
+    assert (len(words) - start) % interp.INSTR_WORDS == 0 and body_pc > start
+
+
+def test_unsupported_constructs_are_reported():
+    from llvmlite import ir
+    from rocarray.targets import target_for
+
+    quick = target_for("host").quick_tier
+    module = ir.Module()
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [ir.IntType(128)]), "body")
+    b = ir.IRBuilder(fn.append_basic_block())
+    b.add(fn.args[0], fn.args[0])
+    b.ret_void()
+    with pytest.raises(interp.NotInterpretable, match="parameters do not match"):
+        interp.compile_body(module, fn, [], interp.instruction_set(quick))
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_interpreter_kernel_compiles_for_nvptx(arch):
+    """Compile-only: the interpreter kernel as PTX (libdevice linked), one kernel entry
+    taking the parameter words by reference."""
+    from rocarray.targets.nvptx import NVPTXTarget, find_libdevice
+
+    if find_libdevice() is None:
+        pytest.skip("libdevice.10.bc not found (CUDA toolkit or the nvidia-nvvm wheel)")
+    target = _interpreter.image_target(NVPTXTarget(arch))
+    ptx = target.emit_ptx(interp.build_interpreter(target))
+    assert f".entry {interp.ENTRY}" in ptx
+    assert f".param .align 8 .b8 {interp.ENTRY}_param_0[{8 * interp.PARAM_WORDS}]" in ptx
+    assert "__nv_expf" not in ptx or ".func" in ptx  # libdevice inlined or defined, not external
+    assert ".extern" not in ptx
+
+
+def test_parameters_fit_or_fall_back(modes):
+    """A kernel whose parameters pass the GPU interpreter's words is compiled first."""
+    from rocarray.compiler.skeletons import Operand
+
+    device = modes.device
+    names = ", ".join(f"T a{k}" for k in range(16))
+    body = " + ".join(f"a{k}" for k in range(16))
+    k = ra.ElementwiseKernel(names, "T z", f"z = {body}", "interp_wide")
+    xs = [ra.asarray(np.full(4, v, np.float32), device=device) for v in range(16)]
+    got, ran = modes.interpreted(lambda: k(*xs))
+    np.testing.assert_array_equal(got.get(), np.full(4, sum(range(16)), np.float32))
+    f = np.dtype(np.float32)
+    size = 8 + _launch.pack_format([Operand(f, "in")] * 16 + [Operand(f, "out")]).size
+    assert size > 8 * interp.PARAM_WORDS
+    assert bool(ran) == (device.kind == "cpu")  # the host passes its parameters in memory
