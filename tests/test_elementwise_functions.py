@@ -135,6 +135,24 @@ def test_layouts(device, layout, name):
     np.testing.assert_allclose(got.get(), expected, rtol=1e-6)
 
 
+@pytest.mark.parametrize("dtype", [ra.int32, ra.int64, ra.uint32, ra.uint64], ids=str)
+def test_shifts_by_every_count(device, dtype):
+    """Counts past the width, negative ones, and 64-bit counts whose low 32 bits are small
+    (2**32 + 1: the GPU's shift instruction takes 32 bits) give what NumPy gives."""
+    dt = np.dtype(dtype)
+    info = np.iinfo(dt)
+    counts = [0, 1, 5, dt.itemsize * 8 - 1, dt.itemsize * 8, dt.itemsize * 8 + 1, 1000]
+    if dt.itemsize == 8:
+        counts += [2**32, 2**32 + 1, 2**32 + 63, 2**63 - 1 if dt.kind == "i" else 2**64 - 1]
+    if dt.kind == "i":
+        counts += [-1, -64, int(info.min)]
+    x = np.array([3, info.max, info.min, 1] * len(counts), dtype=dt)
+    c = np.repeat(np.array(counts, dtype=dt), 4)
+    xs, cs = ra.asarray(x, device=device), ra.asarray(c, device=device)
+    np.testing.assert_array_equal(ra.bitwise_left_shift(xs, cs).get(), np.left_shift(x, c))
+    np.testing.assert_array_equal(ra.bitwise_right_shift(xs, cs).get(), np.right_shift(x, c))
+
+
 def test_broadcasting(device):
     rng = np.random.default_rng(3)
     a = random_array((4, 1, 5), np.float64, rng)
