@@ -105,8 +105,8 @@ def prepare_interpreter(dev, rows) -> None:
     compiled once per machine and kept in the disk cache, like a part of the install."""
     from rocarray import _interpreter
 
-    if dev.kind == "cpu":
-        rows.append("- interpreter tier: not used on the host (first calls compile)\n")
+    if dev.kind == "cpu" and not _interpreter.ON_HOST:
+        rows.append("- interpreter tier: not used on the host (`ROCARRAY_INTERPRETER=gpu`)\n")
         return
     cache.reset_counts()
     t0 = time.perf_counter()
@@ -186,7 +186,7 @@ def cold_compiled(dev, rows) -> None:
 
     from rocarray.targets import target_for
 
-    if dev.kind == "cpu" or not _interpreter.ENABLED or \
+    if not _interpreter.ENABLED or (dev.kind == "cpu" and not _interpreter.ON_HOST) or \
             _interpreter.image_target(target_for(dev.runtime.target_name(dev.index))) is None:
         return
     _interpreter.ENABLED = False

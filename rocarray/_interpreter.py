@@ -8,10 +8,10 @@ and PTX assembly, which must not hold this process's LLVM lock); until the child
 first calls compile as before.  ``prepare(device)`` builds it in this process and waits
 (benchmarks, tests, ``python -m rocarray interpreter``).
 
-``ROCARRAY_INTERPRETER=0`` turns the tier off.  It serves NVIDIA GPUs; the HIP runtime has
-not run on AMD hardware, so AMD GPUs compile first calls as before, and the host's first
-calls compile too (a few milliseconds; the tests run the interpreter on the host through
-``prepare``).
+``ROCARRAY_INTERPRETER=0`` turns the tier off, ``=gpu`` keeps it to GPUs.  It serves
+NVIDIA GPUs and the host (first calls of up to ``_launch.HOST_INTERPRETED_MOST`` elements:
+~1 ms instead of ~3 ms of LLVM); the HIP runtime has not run on AMD hardware, so AMD GPUs
+compile first calls as before.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ from .compiler import interp as _interp
 from .compiler.cache import default_cache
 
 ENABLED = os.environ.get("ROCARRAY_INTERPRETER", "1") != "0"
-#: serve the host's first calls too (the tests set it; see the module's doc)
-ON_HOST = False
+#: serve the host's first calls too (those of at most ``_launch.HOST_INTERPRETED_MOST``
+#: elements; ``ROCARRAY_INTERPRETER=gpu`` keeps the host compiling them)
+ON_HOST = os.environ.get("ROCARRAY_INTERPRETER", "1") not in ("0", "gpu")
 KEY = ("interpreter", _interp.MAGIC)
 BLOCK = 256
 

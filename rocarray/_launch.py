@@ -371,6 +371,11 @@ TIER_UP_ELEMENTS = 1 << 15
 #: (F=1-4, ~3-12 trips) was as fast or faster than more blocks, which this rule keeps.
 GPU_GRID_TRIPS = 3
 
+#: The host interprets a first call of at most this many elements (~30 ns per element and
+#: thread for a four-instruction body on the 2-core VM); a larger one loads the quick tier's
+#: code at once (~3 ms of LLVM).  A GPU interprets any size (a thread per element).
+HOST_INTERPRETED_MOST = TIER_UP_ELEMENTS
+
 
 class LoadedKernel:
     """A kernel ready to launch on one device."""
@@ -449,22 +454,42 @@ class LoadedKernel:
         self.calls = -1
         self._upgrade()
 
-    def _upgrade(self, counter: str = "upgraded") -> None:
+    def _upgrade(self) -> None:
         """Compile (or find in the cache), load and swap in the full tier's code (counted
-        as ``counter``: "compiled" when it is the signature's first compiled code)."""
+        as "compiled" when it is the signature's first compiled code, after the
+        interpreter, else as "upgraded")."""
         from .compiler.cache import default_cache
 
+        if not self.simple:
+            return  # (already done: a call that could not wait, or a second request)
+        counter = "compiled" if self.interp is not None else "upgraded"
         data = default_cache().get_or_compile(self.spec.key, lambda: self.spec.build_module(self.target),
                                               self.target, counter=counter)
         module = _load_image(self.runtime, self.index, data, self.target)
-        self._set_module(module)
-        # after the functions: whoever sees False (None) sees the new code
-        self.thread_per_element = False
-        self.flat_entry = None
-        self.simple = False
-        if self.interp is not None:
+        with _load_lock:
+            self._set_module(module)
+            # after the functions: whoever sees False (None) sees the new code
+            self.thread_per_element = False
+            self.flat_entry = None
+            self.simple = False
             self.interp = None
             self.calls = -1
+
+    def _leave_interpreter(self) -> None:
+        """The quick tier's code now, in this thread, in place of the interpreter (on the
+        host, for a call too large to interpret; the full tier follows in the background)."""
+        from .compiler.cache import default_cache
+
+        quick = self.target.quick_tier or self.target
+        data = default_cache().get_or_compile(self.spec.key, lambda: self.spec.build_module(quick), quick)
+        module = _load_image(self.runtime, self.index, data, quick)
+        with _load_lock:
+            if self.interp is None:
+                return  # (the compiled code came meanwhile)
+            self._set_module(module)
+            self.flat_entry = self.function if quick.simple_loops else None
+            self.calls = 0
+            self.interp = None
 
     def launch(self, n: int, values) -> None:
         """Run over ``n`` elements; ``values`` are the packed fields after ``n``."""
@@ -480,8 +505,10 @@ class LoadedKernel:
         elif self.calls >= 0:  # still quick-tier code (one comparison once upgraded)
             interp = self.interp
             if interp is not None:  # the compiled code is still being made
-                interp.launch(self.runtime, n, values)
-                return
+                if self.is_gpu or n <= HOST_INTERPRETED_MOST:
+                    interp.launch(self.runtime, n, values)
+                    return
+                self._leave_interpreter()
             self.count_call(n)
         if self.is_gpu:
             grid = (n + self.block - 1) // self.block
@@ -525,7 +552,7 @@ def _interpreted(spec: KernelSpec, device, rt, target, quick) -> "LoadedKernel |
     k = LoadedKernel(spec, device, rt, None, target, quick=True, interp=code)
     from .compiler.cache import compile_in_background
 
-    compile_in_background(lambda: k._upgrade("compiled"))
+    compile_in_background(k._upgrade)
     return k
 #: the host quick tier's row driver (a ``HostFunction``), once loaded in this process
 _row_driver: list = []

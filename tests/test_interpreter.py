@@ -297,3 +297,27 @@ def test_parameters_fit_or_fall_back(modes):
     size = 8 + _launch.pack_format([Operand(f, "in")] * 16 + [Operand(f, "out")]).size
     assert size > 8 * interp.PARAM_WORDS
     assert bool(ran) == (device.kind == "cpu")  # the host passes its parameters in memory
+
+
+def test_a_large_first_call_on_the_host_loads_compiled_code(monkeypatch):
+    """The host interprets small first calls only: a larger one loads the quick tier's code
+    at once (the full tier follows in the background)."""
+    device = ra.Device("cpu")
+    if _interpreter.prepare(device) is None:
+        pytest.skip("no host interpreter")
+    monkeypatch.setattr(_interpreter, "ON_HOST", True)
+    monkeypatch.setattr(_interpreter, "ENABLED", True)
+    monkeypatch.setattr(cache_module.default_cache(), "lookup", lambda key, target: None)
+    left = []
+    leave = _launch.LoadedKernel._leave_interpreter
+    monkeypatch.setattr(_launch.LoadedKernel, "_leave_interpreter", lambda self: (left.append(self), leave(self)))
+    k = ra.ElementwiseKernel("T x", "T y", "y = x * (T)3 + (T)1", "interp_large_first")
+    small = ra.asarray(np.arange(10, dtype=np.float64), device=device)
+    np.testing.assert_array_equal(k(small).get(), small.get() * 3 + 1)   # interpreted
+    assert not left
+    n = _launch.HOST_INTERPRETED_MOST + 1
+    big = ra.asarray(np.arange(n, dtype=np.float32), device=device)
+    y = k(big)
+    assert len(left) == 1 and left[0].interp is None and left[0].function is not None
+    np.testing.assert_allclose(y.get(), big.get() * 3 + 1, rtol=1e-7)
+    cache_module.drain_background()
