@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import struct
 import threading
+import time
 
 import numpy as np
 
@@ -550,8 +551,11 @@ def _interpreted(spec: KernelSpec, device, rt, target, quick) -> "LoadedKernel |
     if code is None:
         return None
     k = LoadedKernel(spec, device, rt, None, target, quick=True, interp=code)
-    from .compiler.cache import compile_in_background
+    from .compiler.cache import compile_in_background, last_foreground_compile
 
+    # the worker starts after a quiet moment, as after a compile here: not while this call
+    # still packs and launches (the lowering it starts with would take the GIL from it)
+    last_foreground_compile[0] = time.perf_counter()
     compile_in_background(k._upgrade)
     return k
 #: the host quick tier's row driver (a ``HostFunction``), once loaded in this process
