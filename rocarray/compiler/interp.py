@@ -200,6 +200,29 @@ class InstructionSet:
         self.externals = external_functions(target)
         self.names = opcode_names(self.externals)
         self.code = {name: k for k, name in enumerate(self.names)}
+        #: per opcode: (whether field d is a slot it writes, the fields it reads slots
+        #: from: indices 2-4 of an instruction [op, d, a, b, c])
+        self.roles = [_roles(name, self.externals) for name in self.names]
+
+
+def _roles(name: str, externals: dict) -> tuple:
+    head = name.split(".")[0]
+    if name in ("ret", "jmp", "copyp"):
+        return False, ()
+    if name == "br":
+        return False, (2,)
+    if name in ("const", "addr"):
+        return True, ()
+    if name == "select":
+        return True, (2, 3, 4)
+    if name == "lea" or head in _INT_BINOPS or head in _FLOAT_BINOPS or head in ("icmp", "fcmp"):
+        return True, (2, 3)
+    if head == "store":
+        return False, (2, 3)
+    if head == "call":
+        fnty = externals[name[5:]]
+        return not isinstance(fnty.return_type, ir.VoidType), tuple(range(2, 2 + len(fnty.args)))
+    return True, (2,)   # mov, addi, load, the casts, fneg
 
 
 _sets: dict = {}
@@ -236,10 +259,9 @@ class _Code:
         self.frames = 0
 
     def slot(self, n: int = 1) -> int:
+        """``n`` new (virtual) slots: ``_allocate`` maps them onto the ``SLOTS`` there are."""
         s = self.next_slot
         self.next_slot += n
-        if self.next_slot > SLOTS:
-            raise NotInterpretable(f"more than {SLOTS} values")
         return s
 
     def frame(self, size: int, align: int) -> int:
@@ -366,6 +388,10 @@ def compile_body(module: ir.Module, body: ir.Function, operands, iset: Instructi
     args += [i_slot, n_slot]
     _function(code, body, args, None, None)
     prologue = code.prologue + [[code.op["ret"], 0, 0, 0, 0]]
+    if code.next_slot > SLOTS:
+        where = _allocate(code, prologue, args, iset)
+        i_slot, n_slot = where[i_slot], where[n_slot]
+        arrays = [(off, where[s]) for off, s in arrays]
     header = [MAGIC, len(arrays), i_slot, n_slot, 0, 0]
     for off, s in arrays:
         header += [off, s]
@@ -379,6 +405,81 @@ def compile_body(module: ir.Module, body: ir.Function, operands, iset: Instructi
     for ins in code.body:
         words += [labels[x] if isinstance(x, tuple) else x for x in ins]
     return np.array(words, dtype=np.int32).tobytes()
+
+
+def _allocate(code: _Code, prologue: list, args: list, iset: InstructionSet) -> dict:
+    """Map the virtual slots onto at most ``SLOTS`` (rewriting the instructions in place):
+    slots the prologue or the element loop writes keep one of their own; the body's values
+    share slots where their live ranges (in the body's linear order, from a liveness
+    analysis over its branches) do not meet.  Returns virtual -> physical."""
+    body, roles = code.body, iset.roles
+    n = len(body)
+    at = {k: v for k, v in code.labels.items()}
+    succ = []
+    uses, defs = [], []
+    for i, ins in enumerate(body):
+        name = iset.names[ins[0]]
+        if name == "jmp":
+            succ.append((at[ins[2]],))
+        elif name == "br":
+            succ.append((at[ins[3]], at[ins[4]]))
+        elif name == "ret":
+            succ.append(())
+        else:
+            succ.append((i + 1,) if i + 1 < n else ())
+        writes, reads = roles[ins[0]]
+        u = 0
+        for f in reads:
+            u |= 1 << ins[f]
+        uses.append(u)
+        defs.append(1 << ins[1] if writes else 0)
+    live_in = [0] * n
+    changed = True
+    while changed:   # backward dataflow to a fixed point (few rounds: the loops are few)
+        changed = False
+        for i in range(n - 1, -1, -1):
+            out = 0
+            for j in succ[i]:
+                out |= live_in[j]
+            new = uses[i] | (out & ~defs[i])
+            if new != live_in[i]:
+                live_in[i] = new
+                changed = True
+    pinned = list(dict.fromkeys(args + [ins[f] for ins in prologue
+                                        for f in ((1,) if roles[ins[0]][0] else ()) + roles[ins[0]][1]]))
+    where = {v: k for k, v in enumerate(pinned)}
+    pinned_bits = 0
+    for v in pinned:
+        pinned_bits |= 1 << v
+    first, last = {}, {}
+    for i in range(n):
+        bits = (live_in[i] | defs[i]) & ~pinned_bits
+        while bits:
+            low = bits & -bits
+            v = low.bit_length() - 1
+            bits ^= low
+            if v not in first:
+                first[v] = i
+            last[v] = i
+    free = list(range(len(pinned), SLOTS))[::-1]
+    ending = []   # (last position, physical slot) of the ranges still open
+    import heapq
+    for v in sorted(first, key=first.__getitem__):
+        start = first[v]
+        while ending and ending[0][0] < start:
+            free.append(heapq.heappop(ending)[1])
+        if not free:
+            raise NotInterpretable(f"more than {SLOTS} values live at once")
+        p = free.pop()
+        where[v] = p
+        heapq.heappush(ending, (last[v], p))
+    for ins in prologue + body:
+        writes, reads = roles[ins[0]]
+        if writes:
+            ins[1] = where[ins[1]]
+        for f in reads:
+            ins[f] = where[ins[f]]
+    return where
 
 
 def _function(code: _Code, fn: ir.Function, args: list, ret_slot, ret_label) -> None:
