@@ -698,25 +698,27 @@ def _store(code: _Code, p: int, v: int, ty) -> None:
     code.emit("store.i64" if name == "ptr" else f"store.{name}", 0, p, v, 0)
 
 
+_CAST_OPCODES = {  # cast -> its opcode's name, from the source and destination types
+    "zext": lambda a, b: f"zext.i{a.width}", "sext": lambda a, b: f"sext.i{a.width}",
+    "fpext": lambda a, b: f"fpext.{_fname(a)}.{_fname(b)}",
+    "fptrunc": lambda a, b: f"fptrunc.{_fname(a)}.{_fname(b)}",
+    "fptosi": lambda a, b: f"fptosi.{_fname(a)}.i{b.width}",
+    "fptoui": lambda a, b: f"fptoui.{_fname(a)}.i{b.width}",
+    "sitofp": lambda a, b: f"sitofp.i{a.width}.{_fname(b)}",
+    "uitofp": lambda a, b: f"uitofp.i{a.width}.{_fname(b)}",
+}
+
+
 def _cast(code: _Code, d: int, s: int, op: str, src, dst) -> None:
     if op in ("bitcast", "ptrtoint", "inttoptr", "addrspacecast", "trunc"):
         if op == "bitcast" and (_is_pair(src) or _is_pair(dst)):
             raise NotInterpretable("bitcast of an aggregate")
         code.emit("mov", d, s)  # (a slot is read at its type's width)
         return
-    if op in ("zext", "sext"):
-        code.emit(f"{op}.i{src.width}", d, s)
-        return
-    if op in ("fpext", "fptrunc"):
-        code.emit(f"{op}.{_fname(src)}.{_fname(dst)}", d, s)
-        return
-    if op in ("fptosi", "fptoui"):
-        code.emit(f"{op}.{_fname(src)}.i{dst.width}", d, s)
-        return
-    if op in ("sitofp", "uitofp"):
-        code.emit(f"{op}.i{src.width}.{_fname(dst)}", d, s)
-        return
-    raise NotInterpretable(f"cast {op}")
+    name = _CAST_OPCODES.get(op)
+    if name is None:
+        raise NotInterpretable(f"cast {op}")
+    code.emit(name(src, dst), d, s)
 
 
 def _call(code: _Code, frame: _Frame, ins) -> None:
@@ -902,28 +904,19 @@ class _Kernel:
         """Each array operand's element address into its slot: its pointer plus the
         element's index along each dimension times the operand's stride there."""
         fn = self.fn
-        one = ir.Constant(_I32, 1)
+        eight = ir.Constant(_I64, 8)
         # pass 1: slot = pointer (+ i * stride[0] when the space is 1-D)
         flat = b.icmp_signed("<=", ndim, ir.Constant(_I64, 1))
-        head = b.block
-        loop = fn.append_basic_block("arrays")
-        nd = fn.append_basic_block("unravel.head")
-        after = fn.append_basic_block("arrays.done")
-        b.cbranch(b.icmp_signed(">", n_arrays, ir.Constant(_I32, 0)), loop, after)
-        b.position_at_end(loop)
-        j = b.phi(_I32)
-        j.add_incoming(ir.Constant(_I32, 0), head)
-        at = b.add(ir.Constant(_I32, HEADER_WORDS), b.mul(j, ir.Constant(_I32, 2)))
-        off = b.sext(self.word(b, code, at), _I64)
-        s = self.word(b, code, b.add(at, one))
-        ptr = self.param_at(b, off)
-        stride0 = self.param_at(b, b.add(off, ir.Constant(_I64, 8)))
-        self.write(b, s, b.add(ptr, b.select(flat, b.mul(i, stride0), ir.Constant(_I64, 0))))
-        j1 = b.add(j, one)
-        j.add_incoming(j1, b.block)
-        b.cbranch(b.icmp_signed("<", j1, n_arrays), loop, after)
-        b.position_at_end(after)
-        rest = fn.append_basic_block("after.unravel")
+
+        def start(b, off, s):
+            ptr = self.param_at(b, off)
+            stride0 = self.param_at(b, b.add(off, eight))
+            self.write(b, s, b.add(ptr, b.select(flat, b.mul(i, stride0), ir.Constant(_I64, 0))))
+
+        self._each_array(b, code, n_arrays, start, "arrays")
+        after = b.block
+        nd = fn.append_basic_block("unravel")
+        rest = fn.append_basic_block("unravel.done")
         last = b.sub(ndim, ir.Constant(_I64, 1))
         b.cbranch(flat, rest, nd)
         # pass 2 (N-d): d from ndim-1 down to 0, idx = rem % shape[d], rem /= shape[d]
@@ -932,29 +925,38 @@ class _Kernel:
         rem = b.phi(_I64)
         d.add_incoming(last, after)
         rem.add_incoming(i, after)
-        extent = self.param_at(b, b.add(ir.Constant(_I64, 24), b.mul(d, ir.Constant(_I64, 8))))
+        extent = self.param_at(b, b.add(ir.Constant(_I64, 24), b.mul(d, eight)))
         idx = b.urem(rem, extent)
         rem1 = b.udiv(rem, extent)
-        inner = fn.append_basic_block("unravel.arrays")
-        nd_next = fn.append_basic_block("unravel.next")
-        b.cbranch(b.icmp_signed(">", n_arrays, ir.Constant(_I32, 0)), inner, nd_next)
-        b.position_at_end(inner)
-        j = b.phi(_I32)
-        j.add_incoming(ir.Constant(_I32, 0), nd)
-        at = b.add(ir.Constant(_I32, HEADER_WORDS), b.mul(j, ir.Constant(_I32, 2)))
-        off = b.sext(self.word(b, code, at), _I64)
-        s = self.word(b, code, b.add(at, one))
-        stride = self.param_at(b, b.add(off, b.add(ir.Constant(_I64, 8), b.mul(d, ir.Constant(_I64, 8)))))
-        self.write(b, s, b.add(self.read(b, s), b.mul(idx, stride)))
-        j1 = b.add(j, one)
-        j.add_incoming(j1, b.block)
-        b.cbranch(b.icmp_signed("<", j1, n_arrays), inner, nd_next)
-        b.position_at_end(nd_next)
+
+        def step(b, off, s):
+            stride = self.param_at(b, b.add(off, b.add(eight, b.mul(d, eight))))
+            self.write(b, s, b.add(self.read(b, s), b.mul(idx, stride)))
+
+        self._each_array(b, code, n_arrays, step, "unravel.arrays")
         d1 = b.sub(d, ir.Constant(_I64, 1))
-        d.add_incoming(d1, nd_next)
-        rem.add_incoming(rem1, nd_next)
+        d.add_incoming(d1, b.block)
+        rem.add_incoming(rem1, b.block)
         b.cbranch(b.icmp_signed(">=", d1, ir.Constant(_I64, 0)), nd, rest)
         b.position_at_end(rest)
+
+    def _each_array(self, b, code, n_arrays, emit, name: str) -> None:
+        """A loop over the header's array operands, ``emit(b, off, s)`` for each (the byte
+        offset of its pointer in the launch parameters, its slot); ``b`` is left after it."""
+        fn = self.fn
+        head = b.block
+        loop = fn.append_basic_block(name)
+        out = fn.append_basic_block(name + ".done")
+        b.cbranch(b.icmp_signed(">", n_arrays, ir.Constant(_I32, 0)), loop, out)
+        b.position_at_end(loop)
+        j = b.phi(_I32)
+        j.add_incoming(ir.Constant(_I32, 0), head)
+        at = b.add(ir.Constant(_I32, HEADER_WORDS), b.mul(j, ir.Constant(_I32, 2)))
+        emit(b, b.sext(self.word(b, code, at), _I64), self.word(b, code, b.add(at, ir.Constant(_I32, 1))))
+        j1 = b.add(j, ir.Constant(_I32, 1))
+        j.add_incoming(j1, b.block)
+        b.cbranch(b.icmp_signed("<", j1, n_arrays), loop, out)
+        b.position_at_end(out)
 
     def _handler(self, b, name: str, d, a, bb, c) -> None:
         pcv, phase, elem_head, elem_next, dispatch, nxt = self.ctx
