@@ -29,6 +29,7 @@ copied onto the thread's stack); the body once per element.
 
 from __future__ import annotations
 
+import heapq
 import struct
 import threading
 
@@ -329,9 +330,7 @@ class _Frame:
             for ins in bb.instructions:
                 ty = ins.type
                 if isinstance(ty, ir.VoidType) or isinstance(ins, ir.AllocaInstr):
-                    continue
-                if isinstance(ins, (ir.CallInstr,)) and isinstance(ty, ir.VoidType):
-                    continue
+                    continue  # (an alloca's slot is made where it is met: ``_instruction``)
                 self.values[id(ins)] = code.slot(2 if _is_pair(ty) else 1)
 
     def label(self, bb) -> tuple:
@@ -414,7 +413,7 @@ def _allocate(code: _Code, prologue: list, args: list, iset: InstructionSet) -> 
     analysis over its branches) do not meet.  Returns virtual -> physical."""
     body, roles = code.body, iset.roles
     n = len(body)
-    at = {k: v for k, v in code.labels.items()}
+    at = code.labels
     succ = []
     uses, defs = [], []
     for i, ins in enumerate(body):
@@ -463,7 +462,6 @@ def _allocate(code: _Code, prologue: list, args: list, iset: InstructionSet) -> 
             last[v] = i
     free = list(range(len(pinned), SLOTS))[::-1]
     ending = []   # (last position, physical slot) of the ranges still open
-    import heapq
     for v in sorted(first, key=first.__getitem__):
         start = first[v]
         while ending and ending[0][0] < start:
