@@ -65,9 +65,13 @@ def _info(args) -> int:
     from rocarray import cache
 
     print(f"rocarray {ra.__version__}")
+    from rocarray import _interpreter
+    from rocarray.targets import target_for
+
     for d in ra.available_devices():
         rt = d.runtime
-        print(f"device {d}: {rt.device_name(d.index)} (target {rt.target_name(d.index)})")
+        print(f"device {d}: {rt.device_name(d.index)} (target {rt.target_name(d.index)}); "
+              f"first-call interpreter: {_interpreter.state(target_for(rt.target_name(d.index)))}")
     for kind in ("cuda", "hip"):
         try:
             ra.Device(kind).check()

@@ -68,6 +68,21 @@ def build_image(target) -> bytes:
                                           counter="interpreter")
 
 
+def state(target) -> str:
+    """What ``python -m rocarray info`` says of the interpreter for ``target``."""
+    it = image_target(target)
+    if it is None:
+        return "none for this target (first calls are compiled)"
+    if not ENABLED or (not target.is_gpu and not ON_HOST):
+        return "off (ROCARRAY_INTERPRETER)"
+    cache = default_cache()
+    if cache.disk is None:
+        return "off (no disk cache to keep it in)"
+    if cache.disk.get(cache.disk_key(it, KEY)) is None:
+        return "not built yet (the first process that needs it builds it)"
+    return "built (in the disk cache)"
+
+
 class Interpreted:
     """A kernel's bytecode on one device, ready to launch on the interpreter kernel."""
 

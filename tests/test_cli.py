@@ -32,8 +32,19 @@ def test_info_and_cache(tmp_path):
     env = {"ROCARRAY_CACHE_DIR": str(tmp_path)}
     info = run("info", env=env).stdout
     assert "device cpu" in info and "LLVM" in info and "NVPTX (CUDA) toolchain" in info
+    assert "first-call interpreter: " in info
     assert str(tmp_path) in run("cache", env=env).stdout
     assert "cache cleared" in run("cache", "--clear", env=env).stdout
+
+
+def test_interpreter_build(tmp_path):
+    env = {"ROCARRAY_CACHE_DIR": str(tmp_path)}
+    first = run("interpreter", "--target", "host", env=env).stdout
+    assert "interpreter for host:" in first and "built in" in first
+    assert "found in the disk cache" in run("interpreter", "--target", "host", env=env).stdout
+    assert "first-call interpreter: built" in run("info", env=env).stdout
+    bad = run("interpreter", "--target", "gfx942", env=env, check=False)
+    assert bad.returncode == 2 and "no interpreter for target gfx942" in bad.stderr
 
 
 def test_compile_host_llvm_and_object(tmp_path):
