@@ -89,19 +89,28 @@ _INTERNAL_GLOBAL = re.compile(r"@[^=\n]*= (?:internal|private) ")
 
 
 def _quick_globals(text: str):
-    """``(kernel names, declared function names)`` of module ``text`` if it defines nothing
+    """``(kernel names, declared function names, whether codegen alone can take it)`` of
+    module ``text`` if it defines nothing
     but ``amdgpu_kernel`` functions, internal or private functions and internal or
     private globals -- what keeps it on the quick tier's short front
     (``AMDGPUTarget._quick_module``): internalize would change nothing of it, and a
     declared global would be unresolved -- else None.  One pass over the lines' first
     characters: three regular expressions over the whole text took 0.27 ms of a ~9 ms
-    compile (``add(float32)``), this 0.05 ms."""
+    compile (``add(float32)``), this 0.05 ms.
+
+    Codegen alone can take the module (``_quick_module`` runs no IR pipeline) when it has
+    no global variable and every internal function is ``alwaysinline`` as llvmlite writes
+    it (the attribute on the ``define`` line): the backend's own always-inliner then does
+    what the pipeline's inliner and global DCE would have done."""
     kernels, declared = [], []
+    bare = True
     for line in text.split("\n"):
         c = line[:1]
         if c == "d":
             if line.startswith("define "):
                 if line.startswith("define internal "):
+                    if bare and " alwaysinline" not in line.rpartition(")")[2]:
+                        bare = False
                     continue
                 if not line.startswith("define amdgpu_kernel "):
                     return None
@@ -113,9 +122,12 @@ def _quick_globals(text: str):
         elif c == "@":
             if not _INTERNAL_GLOBAL.match(line):
                 return None
+            bare = False
         elif c == "!" and line.startswith("!llvm.module.flags"):
             return None
-    return kernels, declared
+    return kernels, declared, bare
+#: Tests set this to run the quick tier's IR pipeline on every module (``_quick_module``).
+_FORCE_QUICK_PIPELINE = False
 #: Metadata number of the code-object-version flag put into a quick-tier module's text:
 #: clear of the body builders' numbers and of the entry template's (from 1,000,000).
 _METADATA_FLAG_BASE = 2_000_000
@@ -606,7 +618,7 @@ class AMDGPUTarget(Target):
         found = _quick_globals(text)
         if found is None:
             return None
-        kernels, declared = found
+        kernels, declared, bare = found
         if not kernels:
             raise ValueError("AMDGPUTarget.compile: the module defines no amdgpu_kernel function")
         library = sorted(n for n in declared if n.startswith(("__ocml_", "__ockl_")))
@@ -623,6 +635,12 @@ class AMDGPUTarget(Target):
             mod.verify()
         if library:
             self._quick_link_libraries(mod, tm, library, set(kernels))
+        elif bare and " alloca " not in text and not _FORCE_QUICK_PIPELINE:
+            # Nothing for the pipeline to do that codegen does not: the backend's
+            # always-inliner inlines the body and deletes it (the same object, byte for
+            # byte: tests/targets/test_amdgpu_quick_front.py), and building and running
+            # the pass manager cost 0.25-0.5 ms of a ~9 ms compile.
+            return mod
         binding = llvm_binding()
         pm = binding.create_new_module_pass_manager()
         pm.add_always_inliner_pass()
