@@ -19,6 +19,7 @@ first and has the O3 kernel built in the background once the kernel is hot.
 from __future__ import annotations
 
 import glob
+import hashlib
 import importlib.util
 import os
 import re
@@ -136,10 +137,6 @@ _SPLIT_BODY = "body"
 #: compiled once per operand layout, and the probe kernel compiled with each body.
 _SPLIT_ENTRY = "rk.quick.entry"
 _SPLIT_PROBE = "rk.quick.probe"
-#: Resource counts LLVM writes as absolute symbols ``<kernel>.<count>``; the entry's must
-#: cover the probe's (registers, flags) for the split to be taken; stack sizes add.
-_SPLIT_COUNTS = ("num_vgpr", "num_agpr", "numbered_sgpr", "num_named_barrier", "uses_vcc",
-                 "uses_flat_scratch", "has_dyn_sized_stack", "has_recursion", "has_indirect_call")
 _KERNEL_BLOCK = re.compile(r'^define amdgpu_kernel [^\n]*\n(?:[^\n]*\n)*?\}\n', re.M)
 _DECLARE_NAME = re.compile(r'^declare [^@\n]*@(?:"((?:[^"\\]|\\.)*)"|([-\w.$]+))\(', re.M)
 _TEMPLATE_METADATA = re.compile(r"!(\d+) = ")
@@ -363,6 +360,15 @@ def _inline_library(mod) -> None:
         if (not fn.is_declaration and fn.name.startswith(("__ocml", "__ockl"))
                 and b"noinline" not in set(fn.attributes)):
             fn.add_function_attribute("alwaysinline")
+
+
+def _entry_disk():
+    """The process's disk cache (``rocarray.compiler.cache.default_cache``), which keeps
+    the split quick tier's entry objects across processes, or None (``ROCARRAY_DISK_CACHE=0``):
+    an entry costs a whole kernel's compile (5-8 ms), once per operand layout."""
+    from ..compiler.cache import default_cache
+
+    return default_cache().disk
 
 
 def _ir_ref(name: str) -> str:
@@ -932,6 +938,8 @@ class AMDGPUTarget(Target):
         absolute symbols of the object.  ``quick_split_link`` then links the two objects.
         """
         text = private_allocas(text)
+        if "addrspace(3)" in text:  # LDS: laid out per kernel by LLVM, the probe's here
+            return None
         kernel = None
         for match in _KERNEL_BLOCK.finditer(text):
             if kernel is not None:
@@ -987,15 +995,24 @@ class AMDGPUTarget(Target):
             f"!llvm.module.flags = !{{!{flag}}}",
             f'!{flag} = !{{i32 1, !"amdhsa_code_object_version", i32 {self.code_object_version * 100}}}', ""])
         got = None
+        disk, disk_key = _entry_disk(), None
+        obj = None
+        if disk is not None:  # compiled by an earlier process
+            digest = hashlib.blake2b(entry_text.encode(), digest_size=20).hexdigest()
+            disk_key = f"amdgpu-quick-entry|{self.cache_key()!r}|{digest}"
+            obj = disk.get(disk_key)
         try:
-            mod = parse_module(entry_text, self)
-            if " alloca " in entry_block:  # a scalar operand's slot: SROA, as the whole kernel's
-                binding = llvm_binding()
-                pm = binding.create_new_module_pass_manager()
-                pm.add_sroa_pass()
-                pm.run(mod, binding.create_pass_builder(
-                    self.target_machine, binding.create_pipeline_tuning_options(speed_level=0)))
-            obj = self._emit(mod, assembly=False)
+            if obj is None:
+                mod = parse_module(entry_text, self)
+                if " alloca " in entry_block:  # a scalar operand's slot: SROA, as the whole kernel's
+                    binding = llvm_binding()
+                    pm = binding.create_new_module_pass_manager()
+                    pm.add_sroa_pass()
+                    pm.run(mod, binding.create_pass_builder(
+                        self.target_machine, binding.create_pipeline_tuning_options(speed_level=0)))
+                obj = self._emit(mod, assembly=False)
+                if disk is not None:
+                    disk.put(disk_key, obj)
             counts = _absolute_counts(obj, _SPLIT_ENTRY)
             metadata = _object_metadata(obj)
             kernels = metadata.get("amdhsa.kernels") or []
@@ -1003,7 +1020,7 @@ class AMDGPUTarget(Target):
                     and counts.get("has_dyn_sized_stack") == 1
                     and kernels[0].get(".private_segment_fixed_size") == counts.get("private_seg_size")):
                 got = (obj, counts, _note_template(metadata), _descriptor_offset(obj, _SPLIT_ENTRY + ".kd"))
-        except (RuntimeError, ValueError, hsalink.Unsupported):
+        except (RuntimeError, ValueError, struct.error, hsalink.Unsupported, hsalink.LinkError):
             got = None
         _split_entries[key] = got
         return got

@@ -142,6 +142,8 @@ def test_split_takes_only_the_skeleton_kernel():
     entry, text = _module(q, "add", "float32")
     assert q.quick_split_module(text.replace(") alwaysinline", ") noinline", 1)) is None
     assert q.quick_split_module(text.replace('@"body"', '@"other"')) is None
+    lds = text + '\n@"tile" = internal addrspace(3) global [4 x float] poison\n'
+    assert q.quick_split_module(lds) is None  # LDS is laid out per kernel: never split
 
 
 @pytest.mark.parametrize("arch", ARCHS)
@@ -164,3 +166,26 @@ def test_split_with_a_scalar_operand(arch, monkeypatch):
         ours, theirs = read_code_object(hsaco).kernel(spec.entry), read_code_object(whole).kernel(spec.entry)
         assert ours[".args"] == theirs[".args"]
         assert ours[".kernarg_segment_size"] == theirs[".kernarg_segment_size"]
+
+
+def test_entry_objects_are_kept_on_disk(monkeypatch, tmp_path):
+    # the entry (a whole kernel's compile) is kept in the disk cache: a later process
+    # compiles only the bodies, into the same code objects
+    from rocarray.compiler.diskcache import DiskCache
+
+    disk = DiskCache(tmp_path)
+    monkeypatch.setattr(amdgpu, "_entry_disk", lambda: disk)
+    monkeypatch.setattr(amdgpu, "_split_entries", {})
+    q = AMDGPUTarget("gfx942").quick_tier
+    entry, text = _module(q, "subtract", "int32")
+    first = q.compile(text)
+    assert disk.info()["entries"] == 1
+    monkeypatch.setattr(amdgpu, "_split_entries", {})  # a new process
+    emitted = []
+    real = AMDGPUTarget._emit
+    monkeypatch.setattr(AMDGPUTarget, "_emit", lambda self, mod, assembly: emitted.append(1) or real(self, mod, assembly))
+    assert q.compile(text) == first
+    assert len(emitted) == 1  # the body only
+    monkeypatch.setattr(amdgpu, "_entry_disk", lambda: None)  # no disk cache: compiled again
+    monkeypatch.setattr(amdgpu, "_split_entries", {})
+    assert q.compile(text) == first and len(emitted) == 3
