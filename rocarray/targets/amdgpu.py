@@ -1061,10 +1061,7 @@ class AMDGPUTarget(Target):
                 make_local=(_SPLIT_PROBE.encode(), _SPLIT_PROBE.encode() + b".kd"))
         except hsalink.Unsupported:
             return None
-        try:
-            return hsalink.link_shared(merged)
-        except hsalink.Unsupported:
-            return self.link_lld(merged)
+        return self.link(merged)  # hsalink, or ld.lld for what it does not handle
 
 
 def toolchain_info() -> dict:
