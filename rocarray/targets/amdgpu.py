@@ -137,9 +137,10 @@ _SPLIT_BODY = "body"
 #: compiled once per operand layout, and the probe kernel compiled with each body.
 _SPLIT_ENTRY = "rk.quick.entry"
 _SPLIT_PROBE = "rk.quick.probe"
-_KERNEL_BLOCK = re.compile(r'^define amdgpu_kernel [^\n]*\n(?:[^\n]*\n)*?\}\n', re.M)
 _DECLARE_NAME = re.compile(r'^declare [^@\n]*@(?:"((?:[^"\\]|\\.)*)"|([-\w.$]+))\(', re.M)
-_TEMPLATE_METADATA = re.compile(r"!(\d+) = ")
+#: The entry template's metadata (numbered from 1,000,000) and any declaration line.
+_TEMPLATE_METADATA = re.compile(r"^![1-9]\d{6,} = [^\n]*", re.M)
+_DECLARE_LINE = re.compile(r"^declare [^\n]*", re.M)
 _PARAM_TYPES = re.compile(r'(?:^|, )([^,%]+?) %(?:"(?:[^"\\]|\\.)*"|[-\w.$]+)')
 #: The entries compiled so far: entry text -> (object, resource counts, metadata) or None.
 _split_entries: dict = {}
@@ -940,17 +941,17 @@ class AMDGPUTarget(Target):
         text = private_allocas(text)
         if "addrspace(3)" in text:  # LDS: laid out per kernel by LLVM, the probe's here
             return None
-        kernel = None
-        for match in _KERNEL_BLOCK.finditer(text):
-            if kernel is not None:
-                return None
-            kernel = match
-        if kernel is None:
+        k0 = text.find("\ndefine amdgpu_kernel ") + 1
+        if k0 == 0 or text.find("\ndefine amdgpu_kernel ", k0) >= 0:
+            return None  # none, or more than one kernel
+        k1 = text.find("\n}\n", k0)
+        if k1 < 0:
             return None
-        block = kernel[0]
+        k1 += 3
+        block = text[k0:k1]
         head = f'define internal void @"{_SPLIT_BODY}"('
         start = text.find("\n" + head)
-        if start < 0 or block.count(f'@"{_SPLIT_BODY}"(') != 1:
+        if start < 0 or start > k0 or block.count(f'@"{_SPLIT_BODY}"(') != 1:
             return None
         line_end = text.index("\n", start + 1)
         define = text[start + 1:line_end]
@@ -965,7 +966,7 @@ class AMDGPUTarget(Target):
             return None
         # the body, callable: hidden, not inlined; the kernel's block and template go
         body_text = (text[:start + 1] + f'define hidden void @"{_SPLIT_BODY}"({params})'
-                     + text[line_end:kernel.start()] + text[kernel.end():])
+                     + text[line_end:k0] + text[k1:])
         args = ", ".join(f"{t} poison" for t in types)
         body_text += (f'\ndefine amdgpu_kernel void @"{_SPLIT_PROBE}"() "amdgpu-flat-work-group-size"='
                       f'"1,{self.max_block_size}" {{\n  call void @"{_SPLIT_BODY}"({args})\n  ret void\n}}\n')
@@ -979,10 +980,8 @@ class AMDGPUTarget(Target):
         ``(object, its resource counts, its metadata note's kernel map)``, or None when it
         cannot be (kept as None)."""
         entry_block = block.replace(_ir_ref(kernel_name), f'@"{_SPLIT_ENTRY}"', 1)
-        used = [line for line in text.split("\n")
-                if line.startswith("declare ") and _declared_in(line, entry_block)]
-        metadata = [line for line in text.split("\n")
-                    if (m := _TEMPLATE_METADATA.match(line)) and len(m[1]) >= 7]
+        used = [line for line in _DECLARE_LINE.findall(text) if _declared_in(line, entry_block)]
+        metadata = _TEMPLATE_METADATA.findall(text)
         key = (self.triple, self.cpu, self.features, self.code_object_version, self.max_block_size,
                entry_block, tuple(used), tuple(metadata))
         got = _split_entries.get(key, False)
