@@ -747,7 +747,7 @@ class AMDGPUTarget(Target):
         elif bare and " alloca " not in text and not _FORCE_QUICK_PIPELINE:
             # Nothing for the pipeline to do that codegen does not: the backend's
             # always-inliner inlines the body and deletes it (the same object, byte for
-            # byte: tests/targets/test_amdgpu_quick_front.py), and building and running
+            # byte: test_quick_front_without_pipeline_is_byte_identical), and building and running
             # the pass manager cost 0.25-0.5 ms of a ~9 ms compile.
             return mod
         binding = llvm_binding()
@@ -976,9 +976,11 @@ class AMDGPUTarget(Target):
         return mod, (kernel_name, entry)
 
     def _split_entry(self, block: str, kernel_name: str, text: str, types):
-        """The entry kernel ``block`` compiled alone, once per process and layout:
-        ``(object, its resource counts, its metadata note's kernel map)``, or None when it
-        cannot be (kept as None)."""
+        """The entry kernel ``block`` compiled alone (as ``rk.quick.entry``, calling an
+        external ``body``), once per process and layout, and kept in the disk cache:
+        ``(object, its resource counts, its metadata packed and cut for each kernel's
+        name and stack size, the file offset of its descriptor's stack size)``, or None
+        (kept) when it cannot be."""
         entry_block = block.replace(_ir_ref(kernel_name), f'@"{_SPLIT_ENTRY}"', 1)
         used = [line for line in _DECLARE_LINE.findall(text) if _declared_in(line, entry_block)]
         metadata = _TEMPLATE_METADATA.findall(text)
@@ -1057,7 +1059,7 @@ class AMDGPUTarget(Target):
             merged = hsalink.merge_objects(
                 entry_obj, body_obj, note=note,
                 rename={_SPLIT_ENTRY.encode(): name, _SPLIT_ENTRY.encode() + b".kd": name + b".kd"},
-                make_local=(_SPLIT_PROBE.encode(), _SPLIT_PROBE.encode() + b".kd"))
+                drop=(_SPLIT_PROBE.encode(), _SPLIT_PROBE.encode() + b".kd"))
         except hsalink.Unsupported:
             return None
         return self.link(merged)  # hsalink, or ld.lld for what it does not handle

@@ -464,7 +464,7 @@ _MERGED = (b".text", b".rodata")
 
 
 def merge_objects(first: bytes, second: bytes, *, rename: dict | None = None, make_local=(),
-                  note: bytes | None = None) -> bytes:
+                  drop=(), note: bytes | None = None) -> bytes:
     """One relocatable object holding ``first`` and ``second`` (what ``ld.lld -r`` makes of
     the two, for the objects LLVM emits here), for ``link_shared``.
 
@@ -474,11 +474,13 @@ def merge_objects(first: bytes, second: bytes, *, rename: dict | None = None, ma
     a whole SHT_NOTE section) in its place; ``second``'s notes and both objects'
     non-allocated sections (comments, the stack note, register maxima) and absolute
     local symbols (LLVM's resource counts) are dropped.  ``rename`` maps defined global
-    names of either object to new ones; the globals named in ``make_local`` become local.
+    names of either object to new ones; the globals named in ``make_local`` become local;
+    those named in ``drop`` are left out (their bytes stay, nameless; relocations against
+    them become relocations against their section).
     Anything else -- other allocated sections, SHT_REL, a name defined twice -- raises
     ``Unsupported``."""
     rename = rename or {}
-    make_local = set(make_local)
+    make_local, drop = set(make_local), set(drop)
     inputs = [_Input(first), _Input(second)]
     if inputs[0].flags != inputs[1].flags:
         raise Unsupported("objects for different processors (e_flags differ)")
@@ -571,6 +573,9 @@ def merge_objects(first: bytes, second: bytes, *, rename: dict | None = None, ma
                 if where is None:
                     raise Unsupported(f"symbol {name.decode()!r} in a section that is not merged")
                 out_shndx, out_value = index[("sec", where[0])], where[1] + value
+                if name in drop:
+                    mapping[(n, k)] = ("section", where[0], where[1] + value)
+                    continue
             new_name = rename.get(name, name)
             if bind != STB_LOCAL and name in make_local:
                 info = (STB_LOCAL << 4) | kind

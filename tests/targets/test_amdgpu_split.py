@@ -74,9 +74,14 @@ def _check(arch, op, dtype, monkeypatch):
         assert ours.get(key) == entry_meta.get(key), key
     assert counts["num_vgpr"] >= probe["num_vgpr"] and counts["num_agpr"] >= probe["num_agpr"]
     assert ours[".uses_dynamic_stack"] is True
-    # one exported kernel; the probe is not one
+    # one exported kernel; the probe has no symbol left (its bytes stay, nameless); the
+    # body is a local function
     names = [s.name for s in ElfFile(hsaco).symbols(dynamic=True)]
     assert sorted(names) == sorted([entry, entry + ".kd"])
+    static = {s.name: s for s in ElfFile(hsaco).symbols()}
+    assert not any(amdgpu._SPLIT_PROBE in name or amdgpu._SPLIT_ENTRY in name for name in static)
+    assert [n for n in static if n.endswith(".kd")] == [entry + ".kd"]
+    assert static["body"].bind == 0  # STB_LOCAL
     return q, entry, text, body_obj, plan, hsaco
 
 
@@ -108,6 +113,13 @@ def test_merged_object_links_as_lld_links_the_two(arch, monkeypatch):
     # the merged object: the image LLD makes of it (the static symbol table's order aside:
     # LLD lists the hidden ``body`` before ``_DYNAMIC``)
     ours, theirs = hsalink.link_shared(merged), lld_link(merged)
+    assert loaded_image(ours) == loaded_image(theirs)
+    assert symbols(ours, dynamic=True) == symbols(theirs, dynamic=True)
+    assert sorted(symbols(ours, dynamic=False)) == sorted(symbols(theirs, dynamic=False))
+    # as quick_split_link merges them (the entry renamed, the probe's symbols dropped)
+    renamed = hsalink.merge_objects(entry_obj, body_obj, rename={b"rk.quick.entry": b"k", b"rk.quick.entry.kd": b"k.kd"},
+                                    drop=(b"rk.quick.probe", b"rk.quick.probe.kd"))
+    ours, theirs = hsalink.link_shared(renamed), lld_link(renamed)
     assert loaded_image(ours) == loaded_image(theirs)
     assert symbols(ours, dynamic=True) == symbols(theirs, dynamic=True)
     assert sorted(symbols(ours, dynamic=False)) == sorted(symbols(theirs, dynamic=False))
