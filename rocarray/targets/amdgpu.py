@@ -13,7 +13,13 @@ object that linker does not handle; see ``find_lld`` for where ``ld.lld`` is loo
 
 ``opt_level=0`` is the quick tier (``quick_tier``): one simple loop, the light IR
 pipeline with ocml inlined into the kernel, and codegen O0; the launcher runs its code
-first and has the O3 kernel built in the background once the kernel is hot.
+first and has the O3 kernel built in the background once the kernel is hot.  Its kernels
+are compiled in two parts (``AMDGPUTarget.quick_split_module``): the entry -- the same
+for every signature of an operand layout -- once per layout, calling ``body`` as an
+external function, and per signature only the scalar body, with a probe kernel for its
+resource counts; ``hsalink.merge_objects`` joins the two objects, the entry is renamed
+and its stack size raised by the body's (``quick_split_link``).  A kernel whose body
+needs more registers than the entry's descriptor gives is compiled whole.
 """
 
 from __future__ import annotations
