@@ -76,7 +76,7 @@ def _front(target, op, dt):
 
 
 def time_amdgpu(target, op, dt):
-    if target.opt_level == 0 and amd.QUICK_SPLIT:
+    if target.opt_level == 0 and amd._quick_split_on():
         return time_amdgpu_split(target, op, dt)
     spec, mod, (t0, t1, t2) = _front(target, op, dt)
     obj = target._emit(mod, assembly=False)
@@ -221,11 +221,11 @@ def main():
                    f"median of the simple signatures (all but {', '.join(f'{o}({d})' for o, d in HEAVY)}): "
                    f"**{statistics.median(t[k] for k in simple):.1f} ms**")
 
-    quick_split = "whole kernel (split off)" if not amd.QUICK_SPLIT else (
+    quick_split = "whole kernel (split off)" if not amd._quick_split_on() else (
         "split (body + probe compiled, entry cached per layout)"
         + (f"; compiled whole where refused: {', '.join(f'{o}({d})' for o, d in sorted(SPLIT_REFUSED))}"
            if SPLIT_REFUSED else ""))
-    out.append(f"- quick tier: {quick_split}" + ("; its ld.lld columns are not measured (nan)" if amd.QUICK_SPLIT else ""))
+    out.append(f"- quick tier: {quick_split}" + ("; its ld.lld columns are not measured (nan)" if amd._quick_split_on() else ""))
 
     # NVPTX beside it, same signatures, same run
     from rocarray.targets.nvptx import NVPTXTarget

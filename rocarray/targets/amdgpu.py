@@ -369,6 +369,14 @@ def _inline_library(mod) -> None:
             fn.add_function_attribute("alwaysinline")
 
 
+def _quick_split_on() -> bool:
+    """Whether the quick tier compiles kernels split (``AMDGPUTarget.quick_split_module``):
+    unless ``ROCARRAY_AMDGPU_SPLIT=0``, ``QUICK_SPLIT`` is False, or
+    ``ROCARRAY_AMDGPU_LINKER=lld`` (``ld.lld`` links whole kernels' objects)."""
+    return (QUICK_SPLIT and os.environ.get("ROCARRAY_AMDGPU_SPLIT", "1") != "0"
+            and os.environ.get("ROCARRAY_AMDGPU_LINKER", "auto") != "lld")
+
+
 def _entry_disk():
     """The process's disk cache (``rocarray.compiler.cache.default_cache``), which keeps
     the split quick tier's entry objects across processes, or None (``ROCARRAY_DISK_CACHE=0``):
@@ -534,7 +542,8 @@ class AMDGPUTarget(Target):
         if folder:
             st = os.stat(os.path.join(folder, "ocml.bc"))
             stamp = (folder, st.st_size, int(st.st_mtime))
-        return super().cache_key() + (self.opt_level, self.simple_loops, self.code_object_version, stamp)
+        return super().cache_key() + (self.opt_level, self.simple_loops, self.code_object_version, stamp,
+                                      self.opt_level == 0 and _quick_split_on())
 
     @property
     def quick_tier(self) -> "AMDGPUTarget | None":
@@ -917,7 +926,7 @@ class AMDGPUTarget(Target):
         return out
 
     def compile(self, module: ir.Module | str) -> bytes:
-        if self.opt_level == 0 and QUICK_SPLIT and os.environ.get("ROCARRAY_AMDGPU_LINKER", "auto") != "lld":
+        if self.opt_level == 0 and _quick_split_on():
             text = module if isinstance(module, str) else str(module)
             with LLVM_LOCK:
                 split = self.quick_split_module(text)

@@ -13,6 +13,10 @@ sections, PC-relative relocations (``R_AMDGPU_REL32``, ``REL32_LO``, ``REL32_HI`
 ``REL64``), local and exported symbols.  Anything else -- writable data, other allocated
 sections, absolute or GOT relocations in allocated sections, which need dynamic
 relocations -- raises ``Unsupported``, and the caller links with ``ld.lld`` instead.
+
+``merge_objects`` joins two such objects into one (what ``ld.lld -r`` would make of
+them), for the AMDGPU quick tier's split kernels: an entry object calling ``body``, and
+the object defining it.
 """
 
 from __future__ import annotations
