@@ -13,17 +13,25 @@ object that linker does not handle; see ``find_lld`` for where ``ld.lld`` is loo
 
 ``opt_level=0`` is the quick tier (``quick_tier``): one simple loop, the light IR
 pipeline with ocml inlined into the kernel, and codegen O0; the launcher runs its code
-first and has the O3 kernel built in the background once the kernel is hot.
+first and has the O3 kernel built in the background once the kernel is hot.  Its kernels
+are compiled in two parts (``AMDGPUTarget.quick_split_module``): the entry -- the same
+for every signature of an operand layout -- once per layout, calling ``body`` as an
+external function, and per signature only the scalar body, with a probe kernel for its
+resource counts; ``hsalink.merge_objects`` joins the two objects, the entry is renamed
+and its stack size raised by the body's (``quick_split_link``).  A kernel whose body
+needs more registers than the entry's descriptor gives is compiled whole.
 """
 
 from __future__ import annotations
 
 import glob
+import hashlib
 import importlib.util
 import os
 import re
 import shlex
 import shutil
+import struct
 import subprocess
 import tempfile
 import threading
@@ -31,6 +39,7 @@ import threading
 from llvmlite import ir
 
 from . import hsalink
+from .codeobject import NT_AMDGPU_METADATA, pack_msgpack, unpack_msgpack
 from .base import (
     LLVM_LOCK,
     MATH_FUNCTIONS,
@@ -88,22 +97,33 @@ _FUNCTION_NAME = re.compile(r'@(?:"((?:[^"\\]|\\.)*)"|([-\w.$]+))\(')
 _INTERNAL_GLOBAL = re.compile(r"@[^=\n]*= (?:internal|private) ")
 
 
-def _quick_globals(text: str):
-    """``(kernel names, declared function names)`` of module ``text`` if it defines nothing
+def _quick_globals(text: str, callable_body: bool = False):
+    """``(kernel names, declared function names, whether codegen alone can take it)`` of
+    module ``text`` if it defines nothing
     but ``amdgpu_kernel`` functions, internal or private functions and internal or
     private globals -- what keeps it on the quick tier's short front
     (``AMDGPUTarget._quick_module``): internalize would change nothing of it, and a
     declared global would be unresolved -- else None.  One pass over the lines' first
     characters: three regular expressions over the whole text took 0.27 ms of a ~9 ms
-    compile (``add(float32)``), this 0.05 ms."""
+    compile (``add(float32)``), this 0.05 ms.
+
+    Codegen alone can take the module (``_quick_module`` runs no IR pipeline) when it has
+    no global variable and every internal function is ``alwaysinline`` as llvmlite writes
+    it (the attribute on the ``define`` line): the backend's own always-inliner then does
+    what the pipeline's inliner and global DCE would have done."""
     kernels, declared = [], []
+    bare = True
     for line in text.split("\n"):
         c = line[:1]
         if c == "d":
             if line.startswith("define "):
                 if line.startswith("define internal "):
+                    if bare and " alwaysinline" not in line.rpartition(")")[2]:
+                        bare = False
                     continue
                 if not line.startswith("define amdgpu_kernel "):
+                    if callable_body and line.startswith(f'define hidden void @"{_SPLIT_BODY}"('):
+                        continue
                     return None
                 m = _FUNCTION_NAME.search(line)
                 kernels.append(m[1] if m[1] is not None else m[2])
@@ -113,9 +133,27 @@ def _quick_globals(text: str):
         elif c == "@":
             if not _INTERNAL_GLOBAL.match(line):
                 return None
+            bare = False
         elif c == "!" and line.startswith("!llvm.module.flags"):
             return None
-    return kernels, declared
+    return kernels, declared, bare
+#: The scalar body's name in the quick tier's kernel text (``skeletons.gpu_simple_kernel_text``).
+_SPLIT_BODY = "body"
+#: The split quick tier's names (``AMDGPUTarget._quick_split``): the entry kernel as
+#: compiled once per operand layout, and the probe kernel compiled with each body.
+_SPLIT_ENTRY = "rk.quick.entry"
+_SPLIT_PROBE = "rk.quick.probe"
+_DECLARE_NAME = re.compile(r'^declare [^@\n]*@(?:"((?:[^"\\]|\\.)*)"|([-\w.$]+))\(', re.M)
+#: The entry template's metadata (numbered from 1,000,000) and any declaration line.
+_TEMPLATE_METADATA = re.compile(r"^![1-9]\d{6,} = [^\n]*", re.M)
+_DECLARE_LINE = re.compile(r"^declare [^\n]*", re.M)
+_PARAM_TYPES = re.compile(r'(?:^|, )([^,%]+?) %(?:"(?:[^"\\]|\\.)*"|[-\w.$]+)')
+#: The entries compiled so far: entry text -> (object, resource counts, metadata) or None.
+_split_entries: dict = {}
+#: Set to False to compile every quick-tier kernel whole (tests compare the two).
+QUICK_SPLIT = True
+#: Tests set this to run the quick tier's IR pipeline on every module (``_quick_module``).
+_FORCE_QUICK_PIPELINE = False
 #: Metadata number of the code-object-version flag put into a quick-tier module's text:
 #: clear of the body builders' numbers and of the entry template's (from 1,000,000).
 _METADATA_FLAG_BASE = 2_000_000
@@ -331,6 +369,103 @@ def _inline_library(mod) -> None:
             fn.add_function_attribute("alwaysinline")
 
 
+def _quick_split_on() -> bool:
+    """Whether the quick tier compiles kernels split (``AMDGPUTarget.quick_split_module``):
+    unless ``ROCARRAY_AMDGPU_SPLIT=0``, ``QUICK_SPLIT`` is False, or
+    ``ROCARRAY_AMDGPU_LINKER=lld`` (``ld.lld`` links whole kernels' objects)."""
+    return (QUICK_SPLIT and os.environ.get("ROCARRAY_AMDGPU_SPLIT", "1") != "0"
+            and os.environ.get("ROCARRAY_AMDGPU_LINKER", "auto") != "lld")
+
+
+def _entry_disk():
+    """The process's disk cache (``rocarray.compiler.cache.default_cache``), which keeps
+    the split quick tier's entry objects across processes, or None (``ROCARRAY_DISK_CACHE=0``):
+    an entry costs a whole kernel's compile (5-8 ms), once per operand layout."""
+    from ..compiler.cache import default_cache
+
+    return default_cache().disk
+
+
+def _ir_ref(name: str) -> str:
+    """How llvmlite writes a reference to global ``name``: ``@"name"``."""
+    return '@"' + name.replace("\\", "\\5c").replace('"', "\\22") + '"'
+
+
+def _declared_in(line: str, block: str) -> bool:
+    """Whether the function ``line`` declares is referenced in ``block``."""
+    m = _DECLARE_NAME.match(line)
+    if m is None:
+        return True
+    name = m[1] if m[1] is not None else m[2]
+    return f'@"{name}"(' in block or f"@{name}(" in block
+
+
+def _absolute_counts(obj: bytes, kernel: str) -> dict:
+    """``{count: value}`` of the absolute symbols ``<kernel>.<count>`` of ``obj`` (the
+    resource counts LLVM writes for a kernel's descriptor)."""
+    prefix = kernel.encode() + b"."
+    out = {}
+    for name, value, _size, _info, _other, shndx in hsalink._Input(obj).symbols():
+        if shndx == hsalink.SHN_ABS and name.startswith(prefix):
+            out[name[len(prefix):].decode()] = value
+    return out
+
+
+def _object_metadata(obj: bytes) -> dict:
+    """The ``NT_AMDGPU_METADATA`` map of relocatable object ``obj``'s ``.note``."""
+    inp = hsalink._Input(obj)
+    for i, name in enumerate(inp.names):
+        if name == b".note":
+            body = inp.body(i)
+            pos = 0
+            while pos + 12 <= len(body):
+                namesz, descsz, note_type = struct.unpack_from("<III", body, pos)
+                pos += 12 + ((namesz + 3) & ~3)
+                if note_type == NT_AMDGPU_METADATA:
+                    return unpack_msgpack(body[pos:pos + descsz])
+                pos += (descsz + 3) & ~3
+    raise hsalink.Unsupported("no AMDGPU metadata note")
+
+
+def _descriptor_offset(obj: bytes, symbol: str) -> int:
+    """File offset in ``obj`` of the ``private_segment_fixed_size`` field (bytes 4-7) of
+    the kernel descriptor ``symbol`` (64 bytes of ``.rodata``)."""
+    inp = hsalink._Input(obj)
+    for name, value, size, _info, _other, shndx in inp.symbols():
+        if name == symbol.encode():
+            if size != 64 or inp.names[shndx] != b".rodata":
+                raise hsalink.Unsupported(f"kernel descriptor {symbol!r} is not 64 bytes of .rodata")
+            return inp.sections[shndx][4] + value + 4
+    raise hsalink.Unsupported(f"no kernel descriptor {symbol!r}")
+
+
+#: Values put into the entry's metadata where each kernel's own go, found again in the
+#: MessagePack bytes (``_note_template``).
+_NAME_MARK, _SYMBOL_MARK, _SIZE_MARK = "rk.mark.name\x01", "rk.mark.symbol\x01", 0xFEDCBA97
+
+
+def _note_template(metadata: dict):
+    """The entry's metadata packed once and cut where the kernel's name (0), descriptor
+    symbol (1) and private segment size (2) go: ``[bytes, field, bytes, field, bytes,
+    field, bytes]``, or None if the marks are not found once each.  Packing the whole map
+    per kernel costs ~0.2 ms; joining the parts, microseconds."""
+    meta = dict(metadata)
+    kernel = dict(meta["amdhsa.kernels"][0])
+    kernel[".name"], kernel[".symbol"] = _NAME_MARK, _SYMBOL_MARK
+    kernel[".private_segment_fixed_size"] = _SIZE_MARK
+    meta["amdhsa.kernels"] = [kernel]
+    packed = pack_msgpack(meta)
+    marks = [pack_msgpack(m) for m in (_NAME_MARK, _SYMBOL_MARK, _SIZE_MARK)]
+    if any(packed.count(m) != 1 for m in marks):
+        return None
+    cuts = sorted((packed.find(m), k) for k, m in enumerate(marks))
+    parts, pos = [], 0
+    for at, k in cuts:
+        parts += [packed[pos:at], k]
+        pos = at + len(marks[k])
+    return parts + [packed[pos:]]
+
+
 # -- the target ------------------------------------------------------------------------------
 
 
@@ -407,7 +542,8 @@ class AMDGPUTarget(Target):
         if folder:
             st = os.stat(os.path.join(folder, "ocml.bc"))
             stamp = (folder, st.st_size, int(st.st_mtime))
-        return super().cache_key() + (self.opt_level, self.simple_loops, self.code_object_version, stamp)
+        return super().cache_key() + (self.opt_level, self.simple_loops, self.code_object_version, stamp,
+                                      self.opt_level == 0 and _quick_split_on())
 
     @property
     def quick_tier(self) -> "AMDGPUTarget | None":
@@ -582,7 +718,7 @@ class AMDGPUTarget(Target):
                 return mod
         return gpu_optimised_module(self, text, "amdgpu_kernel", self._link_device_libs)
 
-    def _quick_module(self, text: str):
+    def _quick_module(self, text: str, callable_body: bool = False):
         """The quick tier's front for a module that defines nothing but its kernels and
         internal functions and declares no global variable (what rocarray's skeletons
         and body builders write), or None for any other module (``gpu_optimised_module``
@@ -603,10 +739,10 @@ class AMDGPUTarget(Target):
         O0 backend emits in the same time: emit of the six simple signatures, fastest of
         15, differed by -0.1..+0.2 ms, within the noise."""
         text = redirect_math_intrinsics(text, self.math_symbol)
-        found = _quick_globals(text)
+        found = _quick_globals(text, callable_body)
         if found is None:
             return None
-        kernels, declared = found
+        kernels, declared, bare = found
         if not kernels:
             raise ValueError("AMDGPUTarget.compile: the module defines no amdgpu_kernel function")
         library = sorted(n for n in declared if n.startswith(("__ocml_", "__ockl_")))
@@ -622,7 +758,13 @@ class AMDGPUTarget(Target):
         if os.environ.get("ROCARRAY_VERIFY_IR") == "1":
             mod.verify()
         if library:
-            self._quick_link_libraries(mod, tm, library, set(kernels))
+            self._quick_link_libraries(mod, tm, library, set(kernels) | ({_SPLIT_BODY} if callable_body else set()))
+        elif bare and " alloca " not in text and not _FORCE_QUICK_PIPELINE:
+            # Nothing for the pipeline to do that codegen does not: the backend's
+            # always-inliner inlines the body and deletes it (the same object, byte for
+            # byte: test_quick_front_without_pipeline_is_byte_identical), and building and running
+            # the pass manager cost 0.25-0.5 ms of a ~9 ms compile.
+            return mod
         binding = llvm_binding()
         pm = binding.create_new_module_pass_manager()
         pm.add_always_inliner_pass()
@@ -784,7 +926,158 @@ class AMDGPUTarget(Target):
         return out
 
     def compile(self, module: ir.Module | str) -> bytes:
+        if self.opt_level == 0 and _quick_split_on():
+            text = module if isinstance(module, str) else str(module)
+            with LLVM_LOCK:
+                split = self.quick_split_module(text)
+                if split is not None:
+                    mod, plan = split
+                    hsaco = self.quick_split_link(self._emit(mod, assembly=False), plan)
+                    if hsaco is not None:
+                        return hsaco
+            return self.link(self.emit_object(text))
         return self.link(self.emit_object(module))
+
+    # -- the split quick tier --------------------------------------------------------------
+
+    def quick_split_module(self, text: str):
+        """``(module of the scalar body and a probe kernel, plan)`` for quick-tier kernel
+        text made by ``skeletons.gpu_simple_kernel_text`` (one kernel, calling the
+        internal ``alwaysinline`` function ``body``), or None for other text.
+
+        The kernel entry -- the unravel loop, the checks, the kernarg reads: two thirds of
+        the O0 backend's work for a simple signature -- is the same for every signature
+        of an operand layout; it is compiled once per process and layout
+        (``_split_entry``) with ``body`` left external, and each signature compiles only
+        ``body`` (made ``hidden``) with a probe kernel that calls it: LLVM writes the
+        probe's resource counts (registers, stack size: the body's, plus a call's) as
+        absolute symbols of the object.  ``quick_split_link`` then links the two objects.
+        """
+        text = private_allocas(text)
+        if "addrspace(3)" in text:  # LDS: laid out per kernel by LLVM, the probe's here
+            return None
+        k0 = text.find("\ndefine amdgpu_kernel ") + 1
+        if k0 == 0 or text.find("\ndefine amdgpu_kernel ", k0) >= 0:
+            return None  # none, or more than one kernel
+        k1 = text.find("\n}\n", k0)
+        if k1 < 0:
+            return None
+        k1 += 3
+        block = text[k0:k1]
+        head = f'define internal void @"{_SPLIT_BODY}"('
+        start = text.find("\n" + head)
+        if start < 0 or start > k0 or block.count(f'@"{_SPLIT_BODY}"(') != 1:
+            return None
+        line_end = text.index("\n", start + 1)
+        define = text[start + 1:line_end]
+        if not define.endswith(") alwaysinline"):
+            return None
+        params = define[len(head):-len(") alwaysinline")]
+        types = _PARAM_TYPES.findall(params)
+        name_match = _FUNCTION_NAME.search(block)
+        kernel_name = name_match[1] if name_match[1] is not None else name_match[2]
+        entry = self._split_entry(block, kernel_name, text, types)
+        if entry is None:
+            return None
+        # the body, callable: hidden, not inlined; the kernel's block and template go
+        body_text = (text[:start + 1] + f'define hidden void @"{_SPLIT_BODY}"({params})'
+                     + text[line_end:k0] + text[k1:])
+        args = ", ".join(f"{t} poison" for t in types)
+        body_text += (f'\ndefine amdgpu_kernel void @"{_SPLIT_PROBE}"() "amdgpu-flat-work-group-size"='
+                      f'"1,{self.max_block_size}" {{\n  call void @"{_SPLIT_BODY}"({args})\n  ret void\n}}\n')
+        mod = self._quick_module(body_text, callable_body=True)
+        if mod is None:
+            return None
+        return mod, (kernel_name, entry)
+
+    def _split_entry(self, block: str, kernel_name: str, text: str, types):
+        """The entry kernel ``block`` compiled alone (as ``rk.quick.entry``, calling an
+        external ``body``), once per process and layout, and kept in the disk cache:
+        ``(object, its resource counts, its metadata packed and cut for each kernel's
+        name and stack size, the file offset of its descriptor's stack size)``, or None
+        (kept) when it cannot be."""
+        entry_block = block.replace(_ir_ref(kernel_name), f'@"{_SPLIT_ENTRY}"', 1)
+        used = [line for line in _DECLARE_LINE.findall(text) if _declared_in(line, entry_block)]
+        metadata = _TEMPLATE_METADATA.findall(text)
+        key = (self.triple, self.cpu, self.features, self.code_object_version, self.max_block_size,
+               entry_block, tuple(used), tuple(metadata))
+        got = _split_entries.get(key, False)
+        if got is not False:
+            return got
+        flag = _METADATA_FLAG_BASE
+        entry_text = "\n".join([
+            f'target triple = "{self.triple}"', f'target datalayout = "{self.data_layout}"',
+            entry_block, *used, f'declare hidden void @"{_SPLIT_BODY}"({", ".join(types)})', *metadata,
+            f"!llvm.module.flags = !{{!{flag}}}",
+            f'!{flag} = !{{i32 1, !"amdhsa_code_object_version", i32 {self.code_object_version * 100}}}', ""])
+        got = None
+        disk, disk_key = _entry_disk(), None
+        obj = None
+        if disk is not None:  # compiled by an earlier process
+            digest = hashlib.blake2b(entry_text.encode(), digest_size=20).hexdigest()
+            disk_key = f"amdgpu-quick-entry|{self.cache_key()!r}|{digest}"
+            obj = disk.get(disk_key)
+        try:
+            if obj is None:
+                mod = parse_module(entry_text, self)
+                if " alloca " in entry_block:  # a scalar operand's slot: SROA, as the whole kernel's
+                    binding = llvm_binding()
+                    pm = binding.create_new_module_pass_manager()
+                    pm.add_sroa_pass()
+                    pm.run(mod, binding.create_pass_builder(
+                        self.target_machine, binding.create_pipeline_tuning_options(speed_level=0)))
+                obj = self._emit(mod, assembly=False)
+                if disk is not None:
+                    disk.put(disk_key, obj)
+            counts = _absolute_counts(obj, _SPLIT_ENTRY)
+            metadata = _object_metadata(obj)
+            kernels = metadata.get("amdhsa.kernels") or []
+            if ([k.get(".name") for k in kernels] == [_SPLIT_ENTRY]
+                    and counts.get("has_dyn_sized_stack") == 1
+                    and kernels[0].get(".private_segment_fixed_size") == counts.get("private_seg_size")):
+                got = (obj, counts, _note_template(metadata), _descriptor_offset(obj, _SPLIT_ENTRY + ".kd"))
+        except (RuntimeError, ValueError, struct.error, hsalink.Unsupported, hsalink.LinkError):
+            got = None
+        _split_entries[key] = got
+        return got
+
+    def quick_split_link(self, body_obj: bytes, plan) -> bytes | None:
+        """The code object of kernel ``plan[0]``: the cached entry object and ``body_obj``
+        (``quick_split_module``) merged and linked by ``hsalink``, the entry renamed to the
+        kernel, its descriptor's and metadata's private segment size raised by the
+        probe's (the body's stack and a call's), or None -- compile the kernel whole --
+        when the entry's register counts or flags do not cover the probe's.
+
+        The entry was compiled calling an unknown function: LLVM gave it the register
+        budget of a call (41 VGPRs, 43 AGPRs and 36 SGPRs on gfx942 for ``add``'s entry),
+        a dynamic stack, and no stack for the callee; the probe's counts are those of
+        the body plus a call.  Registers and flags are taken from the entry as they are,
+        when they cover the probe's, so the descriptor's register fields, accumulator
+        offset and the metadata's counts are LLVM's own; only the stack size is added."""
+        kernel_name, (entry_obj, counts, note_parts, private_at) = plan
+        probe = _absolute_counts(body_obj, _SPLIT_PROBE)
+        if "private_seg_size" not in probe or "private_seg_size" not in counts:
+            return None
+        for name, value in probe.items():
+            if name != "private_seg_size" and (name not in counts or counts[name] < value):
+                return None
+        stack = counts["private_seg_size"] + probe["private_seg_size"]
+        name = kernel_name.encode()
+        if note_parts is None:
+            return None
+        fields = (pack_msgpack(kernel_name), pack_msgpack(kernel_name + ".kd"), pack_msgpack(stack))
+        desc = b"".join(fields[p] if isinstance(p, int) else p for p in note_parts)
+        note = struct.pack("<III", 7, len(desc), NT_AMDGPU_METADATA) + b"AMDGPU\0\0" + desc
+        note += bytes(-len(note) % 4)
+        entry_obj = entry_obj[:private_at] + struct.pack("<I", stack) + entry_obj[private_at + 4:]
+        try:
+            merged = hsalink.merge_objects(
+                entry_obj, body_obj, note=note,
+                rename={_SPLIT_ENTRY.encode(): name, _SPLIT_ENTRY.encode() + b".kd": name + b".kd"},
+                drop=(_SPLIT_PROBE.encode(), _SPLIT_PROBE.encode() + b".kd"))
+        except hsalink.Unsupported:
+            return None
+        return self.link(merged)  # hsalink, or ld.lld for what it does not handle
 
 
 def toolchain_info() -> dict:

@@ -167,6 +167,98 @@ _FIXED = {
 }
 
 
+def pack_msgpack(value) -> bytes:
+    """Encode ``value`` (what ``unpack_msgpack`` returns: dict, list, str, bytes, int, bool,
+    None, float, ``("ext", type, payload)``) as MessagePack, each item in its shortest form."""
+    out = bytearray()
+    _pack(value, out)
+    return bytes(out)
+
+
+def _pack(v, out: bytearray) -> None:
+    if v is None:
+        out.append(0xC0)
+    elif v is True or v is False:
+        out.append(0xC3 if v else 0xC2)
+    elif isinstance(v, int):
+        if 0 <= v <= 0x7F:
+            out.append(v)
+        elif -32 <= v < 0:
+            out.append(v + 0x100)
+        elif v >= 0:
+            for tag, fmt, top in ((0xCC, ">B", 0xFF), (0xCD, ">H", 0xFFFF), (0xCE, ">I", 0xFFFFFFFF),
+                                  (0xCF, ">Q", 0xFFFFFFFFFFFFFFFF)):
+                if v <= top:
+                    out.append(tag)
+                    out += struct.pack(fmt, v)
+                    return
+            raise CodeObjectError(f"msgpack: integer {v} too large")
+        else:
+            for tag, fmt, low in ((0xD0, ">b", -0x80), (0xD1, ">h", -0x8000), (0xD2, ">i", -0x80000000),
+                                  (0xD3, ">q", -0x8000000000000000)):
+                if v >= low:
+                    out.append(tag)
+                    out += struct.pack(fmt, v)
+                    return
+            raise CodeObjectError(f"msgpack: integer {v} too small")
+    elif isinstance(v, float):
+        out.append(0xCB)
+        out += struct.pack(">d", v)
+    elif isinstance(v, str):
+        b = v.encode("utf-8")
+        n = len(b)
+        if n <= 31:
+            out.append(0xA0 | n)
+        elif n <= 0xFF:
+            out += bytes((0xD9, n))
+        elif n <= 0xFFFF:
+            out.append(0xDA)
+            out += struct.pack(">H", n)
+        else:
+            out.append(0xDB)
+            out += struct.pack(">I", n)
+        out += b
+    elif isinstance(v, (bytes, bytearray)):
+        n = len(v)
+        for tag, fmt, top in ((0xC4, ">B", 0xFF), (0xC5, ">H", 0xFFFF), (0xC6, ">I", 0xFFFFFFFF)):
+            if n <= top:
+                out.append(tag)
+                out += struct.pack(fmt, n)
+                break
+        out += v
+    elif isinstance(v, tuple) and len(v) == 3 and v[0] == "ext":
+        _tag, ext_type, payload = v
+        fixed = {1: 0xD4, 2: 0xD5, 4: 0xD6, 8: 0xD7, 16: 0xD8}.get(len(payload))
+        if fixed is not None:
+            out.append(fixed)
+        else:
+            out.append(0xC9)
+            out += struct.pack(">I", len(payload))
+        out.append(ext_type & 0xFF)
+        out += payload
+    elif isinstance(v, list):
+        n = len(v)
+        if n <= 15:
+            out.append(0x90 | n)
+        else:
+            out.append(0xDC if n <= 0xFFFF else 0xDD)
+            out += struct.pack(">H" if n <= 0xFFFF else ">I", n)
+        for item in v:
+            _pack(item, out)
+    elif isinstance(v, dict):
+        n = len(v)
+        if n <= 15:
+            out.append(0x80 | n)
+        else:
+            out.append(0xDE if n <= 0xFFFF else 0xDF)
+            out += struct.pack(">H" if n <= 0xFFFF else ">I", n)
+        for key, item in v.items():
+            _pack(key, out)
+            _pack(item, out)
+    else:
+        raise CodeObjectError(f"msgpack: cannot encode {type(v).__name__}")
+
+
 def _unpack(data: bytes, pos: int):
     try:
         tag = data[pos]

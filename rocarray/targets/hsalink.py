@@ -13,6 +13,10 @@ sections, PC-relative relocations (``R_AMDGPU_REL32``, ``REL32_LO``, ``REL32_HI`
 ``REL64``), local and exported symbols.  Anything else -- writable data, other allocated
 sections, absolute or GOT relocations in allocated sections, which need dynamic
 relocations -- raises ``Unsupported``, and the caller links with ``ld.lld`` instead.
+
+``merge_objects`` joins two such objects into one (what ``ld.lld -r`` would make of
+them), for the AMDGPU quick tier's split kernels: an entry object calling ``body``, and
+the object defining it.
 """
 
 from __future__ import annotations
@@ -454,4 +458,204 @@ def link_shared(obj: bytes) -> bytes:
     out[:16] = inp.ident
     struct.pack_into("<HHIQQQIHHHHHH", out, 16, ET_DYN, EM_AMDGPU, 1, 0, phdr_off, shoff, inp.flags,
                      ehdr_size, 56, _PHNUM, 64, len(order) + 1, index_of["shstrtab"])
+    return bytes(out)
+
+
+# -- two objects into one ------------------------------------------------------------------
+
+SHF_INFO_LINK = 0x40
+_MERGED = (b".text", b".rodata")
+
+
+def merge_objects(first: bytes, second: bytes, *, rename: dict | None = None, make_local=(),
+                  drop=(), note: bytes | None = None) -> bytes:
+    """One relocatable object holding ``first`` and ``second`` (what ``ld.lld -r`` makes of
+    the two, for the objects LLVM emits here), for ``link_shared``.
+
+    ``.text`` and ``.rodata`` are concatenated, ``second``'s after ``first``'s at its
+    alignment, with their relocations; an undefined symbol of one object is bound to the
+    other's definition of that name.  ``.note`` is ``first``'s, or ``note`` (the bytes of
+    a whole SHT_NOTE section) in its place; ``second``'s notes and both objects'
+    non-allocated sections (comments, the stack note, register maxima) and absolute
+    local symbols (LLVM's resource counts) are dropped.  ``rename`` maps defined global
+    names of either object to new ones; the globals named in ``make_local`` become local;
+    those named in ``drop`` are left out (their bytes stay, nameless; relocations against
+    them become relocations against their section).
+    Anything else -- other allocated sections, SHT_REL, a name defined twice -- raises
+    ``Unsupported``."""
+    rename = rename or {}
+    make_local, drop = set(make_local), set(drop)
+    inputs = [_Input(first), _Input(second)]
+    if inputs[0].flags != inputs[1].flags:
+        raise Unsupported("objects for different processors (e_flags differ)")
+
+    # -- sections: where each input section lands ------------------------------------------
+    merged = {name: bytearray() for name in _MERGED}
+    align = {name: 1 for name in _MERGED}
+    flags = {}
+    note_body, note_align, note_flags = None, 4, SHF_ALLOC
+    place: dict = {}  # (input, section index) -> (merged name, offset)
+    relas = []  # (input, rela section index, target section index)
+    for n, inp in enumerate(inputs):
+        for i, (_nm, sh_type, sh_flags, _a, _o, _s, _l, info, sh_align, _e) in enumerate(inp.sections):
+            name = inp.names[i]
+            if sh_type == SHT_RELA:
+                relas.append((n, i, info))
+                continue
+            if sh_type == SHT_REL:
+                raise Unsupported(f"SHT_REL section {name!r}")
+            if not sh_flags & SHF_ALLOC:
+                continue
+            if sh_type == SHT_NOTE and name == b".note":
+                if n == 0:
+                    note_body, note_align, note_flags = inp.body(i), max(sh_align, 1), sh_flags
+                continue
+            if name not in merged or sh_type != SHT_PROGBITS or sh_flags & SHF_WRITE:
+                raise Unsupported(f"allocated section {name!r}")
+            if (n, name) in {(k[0], v[0]) for k, v in place.items()}:
+                raise Unsupported(f"more than one {name.decode()} section")
+            buf = merged[name]
+            a = max(sh_align, 1)
+            buf += bytes(_align(len(buf), a) - len(buf))
+            place[(n, i)] = (name, len(buf))
+            buf += inp.body(i)
+            align[name] = max(align[name], a)
+            flags.setdefault(name, sh_flags)
+    if note is not None:
+        note_body = note
+    present = [name for name in _MERGED if name in flags]
+
+    # -- output section indices: null, then each merged section with its RELA, .note, tables
+    order = []
+    for name in present:
+        order.append(("sec", name))
+        order.append(("rela", name))
+    if note_body is not None:
+        order.append(("note", None))
+    order += [("symtab", None), ("strtab", None), ("shstrtab", None)]
+    index = {key: k + 1 for k, key in enumerate(order)}
+
+    # -- symbols -----------------------------------------------------------------------
+    strtab = _StrTab()
+    local_syms = [struct.pack("<IBBHQQ", 0, 0, 0, 0, 0, 0)]
+    global_syms = []
+    section_symbol = {}
+    for name in present:  # a section symbol per merged section, for section-relative relocations
+        section_symbol[name] = len(local_syms)
+        local_syms.append(struct.pack("<IBBHQQ", 0, (STB_LOCAL << 4) | STT_SECTION, 0, index[("sec", name)], 0, 0))
+    tables = [inp.symbols() for inp in inputs]
+    defined = {}
+    for n, symbols in enumerate(tables):
+        for k, (name, _v, _s, info, _o, shndx) in enumerate(symbols):
+            if k and info >> 4 != STB_LOCAL and shndx != SHN_UNDEF:
+                if name in defined:
+                    raise Unsupported(f"symbol {name.decode()} defined in both objects")
+                defined[name] = (n, k)
+    mapping: dict = {}  # (input, symbol index) -> ("local"|"global", position) or ("section", name, shift)
+    pending_undefined = []
+    for n, symbols in enumerate(tables):
+        for k, (name, value, size, info, other_, shndx) in enumerate(symbols):
+            if k == 0:
+                continue
+            bind, kind = info >> 4, info & 0xF
+            if kind == STT_SECTION:
+                where = place.get((n, shndx))
+                if where is not None:
+                    mapping[(n, k)] = ("section", where[0], where[1])
+                continue
+            if kind == STT_FILE or (bind == STB_LOCAL and shndx == SHN_ABS):
+                continue
+            if shndx == SHN_UNDEF:
+                pending_undefined.append((n, k, name, info, other_))
+                continue
+            if shndx == SHN_COMMON:
+                raise Unsupported(f"common symbol {name.decode()}")
+            if shndx == SHN_ABS:
+                out_shndx, out_value = SHN_ABS, value
+            else:
+                where = place.get((n, shndx))
+                if where is None:
+                    raise Unsupported(f"symbol {name.decode()!r} in a section that is not merged")
+                out_shndx, out_value = index[("sec", where[0])], where[1] + value
+                if name in drop:
+                    mapping[(n, k)] = ("section", where[0], where[1] + value)
+                    continue
+            new_name = rename.get(name, name)
+            if bind != STB_LOCAL and name in make_local:
+                info = (STB_LOCAL << 4) | kind
+                bind = STB_LOCAL
+            entry = struct.pack("<IBBHQQ", strtab.add(new_name), info, other_, out_shndx, out_value, size)
+            if bind == STB_LOCAL:
+                mapping[(n, k)] = ("local", len(local_syms))
+                local_syms.append(entry)
+            else:
+                mapping[(n, k)] = ("global", len(global_syms))
+                global_syms.append(entry)
+    for n, k, name, info, other_ in pending_undefined:
+        target = defined.get(name)
+        if target is not None and target[0] != n:
+            mapping[(n, k)] = mapping[target]
+        else:  # still undefined: link_shared says so
+            mapping[(n, k)] = ("global", len(global_syms))
+            global_syms.append(struct.pack("<IBBHQQ", strtab.add(name), info, other_, SHN_UNDEF, 0, 0))
+    first_global = len(local_syms)
+
+    def out_symbol(n, k, addend):
+        m = mapping.get((n, k))
+        if m is None:
+            raise Unsupported("relocation against a symbol that is not merged")
+        if m[0] == "section":
+            return section_symbol[m[1]], addend + m[2]
+        return (m[1] if m[0] == "local" else first_global + m[1]), addend
+
+    # -- relocations ---------------------------------------------------------------------
+    out_relas = {name: bytearray() for name in present}
+    for n, i, target in relas:
+        where = place.get((n, target))
+        if where is None:
+            if inputs[n].sections[target][2] & SHF_ALLOC:
+                raise Unsupported(f"relocations against section {inputs[n].names[target]!r}")
+            continue  # a non-allocated section's (dropped with it)
+        name, shift = where
+        data = inputs[n].data
+        _nm, _t, _f, _a, offset, size, *_ = inputs[n].sections[i]
+        for off in range(offset, offset + size, 24):
+            r_offset, r_info, addend = struct.unpack_from("<QQq", data, off)
+            sym, addend = out_symbol(n, r_info >> 32, addend)
+            out_relas[name] += struct.pack("<QQq", r_offset + shift, (sym << 32) | (r_info & 0xFFFFFFFF), addend)
+
+    # -- the file --------------------------------------------------------------------------
+    shstrtab = _StrTab()
+    out = bytearray(64)
+    headers = [bytes(64)]
+    symtab = b"".join(local_syms) + b"".join(global_syms)
+    for key in order:
+        kind, name = key
+        link = info = entsize = 0
+        if kind == "sec":
+            data, sh_type, sh_flags, a = merged[name], SHT_PROGBITS, flags[name], align[name]
+            sh_name = name
+        elif kind == "rela":
+            data, sh_type, sh_flags, a = out_relas[name], SHT_RELA, SHF_INFO_LINK, 8
+            sh_name, link, info, entsize = b".rela" + name, index[("symtab", None)], index[("sec", name)], 24
+        elif kind == "note":
+            data, sh_type, sh_flags, a, sh_name = note_body, SHT_NOTE, note_flags, note_align, b".note"
+        elif kind == "symtab":
+            data, sh_type, sh_flags, a, sh_name = symtab, SHT_SYMTAB, 0, 8, b".symtab"
+            link, info, entsize = index[("strtab", None)], first_global, 24
+        elif kind == "strtab":
+            data, sh_type, sh_flags, a, sh_name = strtab.data, SHT_STRTAB, 0, 1, b".strtab"
+        else:
+            name_off = shstrtab.add(b".shstrtab")
+            data, sh_type, sh_flags, a, sh_name = shstrtab.data, SHT_STRTAB, 0, 1, None
+        name_off = shstrtab.add(sh_name) if sh_name is not None else shstrtab.offsets[b".shstrtab"]
+        off = _align(len(out), a)
+        out += bytes(off - len(out)) + data
+        headers.append(struct.pack("<IIQQQQIIQQ", name_off, sh_type, sh_flags, 0, off, len(data),
+                                   link, info, a, entsize))
+    shoff = _align(len(out), 8)
+    out += bytes(shoff - len(out)) + b"".join(headers)
+    out[:16] = inputs[0].ident
+    struct.pack_into("<HHIQQQIHHHHHH", out, 16, ET_REL, EM_AMDGPU, 1, 0, 0, shoff, inputs[0].flags,
+                     64, 0, 0, 64, len(headers), index[("shstrtab", None)])
     return bytes(out)

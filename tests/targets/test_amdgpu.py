@@ -338,9 +338,13 @@ def test_quick_tier_catalogue_kernels(arch, op, dtype):
     module = spec.build_module(q)
     text = str(module)
     assert "sdiv i64" not in text and "srem i64" not in text and "udiv i32" in text
-    # ocml inlined into the kernel: one function for the backend, no call
-    defined = [f.name for f in q.optimised_module(module).functions if not f.is_declaration]
-    assert defined == [spec.entry]
+    # ocml inlined into the kernel: one function for the backend, no call (a module
+    # without ocml keeps its internal alwaysinline body for codegen's inliner)
+    mod = q.optimised_module(module)
+    defined = [f for f in mod.functions if not f.is_declaration]
+    assert [f.name for f in defined if f.linkage.name != "internal"] == [spec.entry]
+    assert all(b"alwaysinline" in set(f.attributes) for f in defined if f.name != spec.entry)
+    assert "s_swappc" not in q._emit(mod, assembly=True)
     hsaco = q.compile(module)
     assert check_code_object(hsaco, arch, [spec.entry]) == []
     co = read_code_object(hsaco)
@@ -410,7 +414,11 @@ def test_quick_front_takes_builder_modules(op, dtype):
     entry, text = _catalogue_module(q, op, dtype)
     mod = q._quick_module(private_allocas(text))
     assert mod is not None
-    assert [f.name for f in mod.functions if not f.is_declaration] == [entry]
+    # the kernel; and, where no IR pipeline ran (no library), the internal alwaysinline
+    # body that codegen's inliner takes
+    defined = [f for f in mod.functions if not f.is_declaration]
+    assert [f.name for f in defined if f.linkage.name != "internal"] == [entry]
+    assert all(b"alwaysinline" in set(f.attributes) for f in defined if f.name != entry)
     assert [g.name for g in mod.global_variables if not g.is_declaration and g.linkage.name != "internal"] == []
     assert '!"amdhsa_code_object_version", i32 500' in str(mod)
     general = gpu_optimised_module(q, private_allocas(text), "amdgpu_kernel", q._link_device_libs)
@@ -421,6 +429,41 @@ def test_quick_front_takes_builder_modules(op, dtype):
     # the same kernel interface: argument layout, sizes, kinds
     assert quick_co.kernel(entry)[".args"] == general_co.kernel(entry)[".args"]
     assert quick_co.kernel(entry)[".kernarg_segment_size"] == general_co.kernel(entry)[".kernarg_segment_size"]
+
+
+@pytest.mark.parametrize("arch", ["gfx90a", "gfx942", "gfx1100"])
+def test_quick_front_without_pipeline_is_byte_identical(arch, monkeypatch):
+    # a module with no library call, no alloca and no global goes to codegen without the
+    # IR pipeline (the backend's always-inliner inlines the body): the object is the one
+    # the pipeline's always-inliner and global DCE give, byte for byte
+    from rocarray.targets import amdgpu
+
+    q = AMDGPUTarget(arch).quick_tier
+    sigs = [("add", "int16"), ("multiply", "uint32"), ("add", "float32"), ("exp", "float32"),
+            ("maximum", "float64"), ("logical_and", "bool"), ("floor_divide", "int64"), ("sqrt", "float32")]
+    for op, dtype in sigs:
+        entry, text = _catalogue_module(q, op, dtype)
+        text = private_allocas(text)
+        found = amdgpu._quick_globals(amdgpu.redirect_math_intrinsics(text, q.math_symbol))
+        assert found is not None and found[2], (op, dtype)  # codegen alone takes it
+        bare = q._emit(q._quick_module(text), assembly=False)
+        monkeypatch.setattr(amdgpu, "_FORCE_QUICK_PIPELINE", True)
+        piped = q._emit(q._quick_module(text), assembly=False)
+        monkeypatch.setattr(amdgpu, "_FORCE_QUICK_PIPELINE", False)
+        assert bare == piped, (arch, op, dtype)
+        assert check_code_object(q.link(bare), arch, [entry]) == []
+
+
+def test_quick_front_takes_only_inlinable_modules_without_pipeline():
+    from rocarray.targets import amdgpu
+
+    q = AMDGPUTarget("gfx942").quick_tier
+    _, text = _catalogue_module(q, "add", "float32")
+    assert amdgpu._quick_globals(text)[2]
+    kept = text.replace(") alwaysinline", ") noinline", 1)
+    assert kept != text and amdgpu._quick_globals(kept)[2] is False
+    table = text + '\n@"table" = internal constant [2 x i32] [i32 1, i32 2]\n'
+    assert amdgpu._quick_globals(table)[2] is False
 
 
 def test_quick_front_leaves_other_modules_to_the_general_one():
