@@ -397,9 +397,10 @@ class LoadedKernel:
         self.block = 256
         if module is not None:
             self._set_module(module)
-        else:  # (interpreted until ``_upgrade`` sets the compiled code)
-            self.functions = (interp.function,)
-            self.function = interp.function
+        else:  # interpreted until ``_upgrade`` sets the compiled code: no entry of its own
+            # (the interpreter's takes other parameters; launches go through ``interp``)
+            self.functions = ()
+            self.function = None
             self.max_grid = 0
         #: True while the loaded code is the quick tier's (simple loops: reductions then
         #: use only their per-thread strategy)
