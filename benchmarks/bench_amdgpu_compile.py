@@ -216,8 +216,10 @@ def main():
     for label, vals in totals.items():
         t = [v[0] for v in vals]
         lld_t = [v[1] for v in vals]
+        lld_med = statistics.median(lld_t)
+        lld = "" if lld_med != lld_med else f"with ld.lld as the linker {lld_med:.1f} ms; "  # (NaN: not measured)
         out.append(f"- {label}: median **{statistics.median(t):.1f} ms** per new signature "
-                   f"(range {min(t):.1f}-{max(t):.1f}); with ld.lld as the linker {statistics.median(lld_t):.1f} ms; "
+                   f"(range {min(t):.1f}-{max(t):.1f}); {lld}"
                    f"median of the simple signatures (all but {', '.join(f'{o}({d})' for o, d in HEAVY)}): "
                    f"**{statistics.median(t[k] for k in simple):.1f} ms**")
 
