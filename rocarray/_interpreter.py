@@ -169,7 +169,7 @@ def for_device(device, runtime, target) -> DeviceInterpreter | None:
         return None
     with _lock:
         st = _state.get(device)
-        if st.__class__ is DeviceInterpreter:
+        if st.__class__ is DeviceInterpreter or (device in _state and st is None):
             return st
         it = image_target(target)
         cache = default_cache()
@@ -179,21 +179,27 @@ def for_device(device, runtime, target) -> DeviceInterpreter | None:
         image = cache.disk.get(cache.disk_key(it, KEY))
         if image is None:
             if st is None:
-                _state[device] = _Building(_start_build(target))
+                proc = _start_build(target)
+                _state[device] = None if proc is None else _Building(proc)
             elif st.proc.poll() is not None:  # the child is done and left nothing
                 _state[device] = None
             return None
+        if st is not None:
+            st.proc.poll()  # (the child is done: reaped)
         interp = _state[device] = _load(device, runtime, target, it, image)
         return interp
 
 
 def _start_build(target):
-    env = dict(os.environ)
-    return subprocess.Popen(
-        [sys.executable, "-m", "rocarray", "interpreter", "--target", target.name],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        env=env, start_new_session=True,
-    )
+    """The child process building ``target``'s interpreter, or None if none can start."""
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "rocarray", "interpreter", "--target", target.name],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        return None
 
 
 def _load(device, runtime, target, it, image) -> DeviceInterpreter:

@@ -559,6 +559,8 @@ def _interpreted(spec: KernelSpec, device, rt, target, quick) -> "LoadedKernel |
     last_foreground_compile[0] = time.perf_counter()
     compile_in_background(k._upgrade)
     return k
+
+
 #: the host quick tier's row driver (a ``HostFunction``), once loaded in this process
 _row_driver: list = []
 

@@ -381,3 +381,44 @@ def test_a_large_first_call_on_the_host_loads_compiled_code(monkeypatch):
     assert len(left) == 1 and left[0].interp is None and left[0].function is not None
     np.testing.assert_allclose(y.get(), big.get() * 3 + 1, rtol=1e-7)
     cache_module.drain_background()
+
+
+def test_a_missing_interpreter_is_built_in_a_child_process(monkeypatch, tmp_path):
+    """No interpreter in the disk cache: the first look-up starts one child build and
+    first calls compile meanwhile; once the image is there it is loaded; a child that
+    left nothing turns the tier off for the process (no second child)."""
+    from rocarray.compiler.cache import CompileCache
+    from rocarray.compiler.diskcache import DiskCache
+    from rocarray.targets import target_for
+
+    device = ra.Device("cpu")
+    target = target_for("host")
+    cache = CompileCache(DiskCache(str(tmp_path)))
+    monkeypatch.setattr(_interpreter, "default_cache", lambda: cache)
+    monkeypatch.setattr(_interpreter, "_state", {})
+    monkeypatch.setattr(_interpreter, "ON_HOST", True)
+    monkeypatch.setattr(_interpreter, "ENABLED", True)
+
+    class Child:
+        def __init__(self, code):
+            self.code = code
+
+        def poll(self):
+            return self.code
+
+    started = []
+    monkeypatch.setattr(_interpreter, "_start_build", lambda t: started.append(t.name) or Child(None))
+    assert _interpreter.for_device(device, device.runtime, target) is None
+    assert _interpreter.for_device(device, device.runtime, target) is None   # still building
+    assert started == ["host"]
+    _interpreter.build_image(target)                    # what the child does
+    interp = _interpreter.for_device(device, device.runtime, target)
+    assert isinstance(interp, _interpreter.DeviceInterpreter) and started == ["host"]
+
+    monkeypatch.setattr(_interpreter, "_state", {})
+    monkeypatch.setattr(_interpreter, "default_cache", lambda: CompileCache(DiskCache(str(tmp_path / "other"))))
+    monkeypatch.setattr(_interpreter, "_start_build", lambda t: started.append(t.name) or Child(1))
+    assert _interpreter.for_device(device, device.runtime, target) is None
+    assert _interpreter.for_device(device, device.runtime, target) is None   # the child failed
+    assert _interpreter.for_device(device, device.runtime, target) is None
+    assert started == ["host", "host"]
