@@ -231,12 +231,13 @@ class Lowerer:
     def dead_block(self):
         self.b.position_at_end(self.new_block("dead"))
 
-    # -- float ops: no fast-math flags; GPU targets contract explicitly ------------------------
+    # -- float ops: no fast-math flags; contraction explicit ----------------------------------
     #
-    # On a GPU target a multiply that feeds an add or a subtract directly -- within one
-    # expression, or one step of a helper such as the complex product -- becomes one
-    # ``llvm.fma`` here, as C's ``FP_CONTRACT ON`` allows; a product kept in a local first
-    # is rounded.  Contraction is decided here and nowhere else (no ``contract`` flags for
+    # On a GPU target (and a host with FMA) a multiply that feeds an add or a subtract
+    # directly -- within one expression, or one step of a helper such as the complex
+    # product -- becomes one ``llvm.fma`` here, as C's ``FP_CONTRACT ON`` allows; a
+    # product kept in a local first is rounded.  Contraction is decided here and nowhere
+    # else (no ``contract`` flags for
     # the backend to act on), so every tier of a kernel computes the same bits: the
     # interpreter of first calls (``compiler/interp.py``), the quick tier and the full
     # one.  A host contracts where its CPU has FMA instructions, as NumPy's own loops do
