@@ -237,11 +237,10 @@ class Lowerer:
     # directly -- within one expression, or one step of a helper such as the complex
     # product -- becomes one ``llvm.fma`` here, as C's ``FP_CONTRACT ON`` allows; a
     # product kept in a local first is rounded.  Contraction is decided here and nowhere
-    # else (no ``contract`` flags for
-    # the backend to act on), so every tier of a kernel computes the same bits: the
-    # interpreter of first calls (``compiler/interp.py``), the quick tier and the full
-    # one.  A host contracts where its CPU has FMA instructions, as NumPy's own loops do
-    # there (its complex products, for one).
+    # else (no ``contract`` flags for the backend to act on), so every tier of a kernel
+    # computes the same bits: the interpreter of first calls (``compiler/interp.py``), the
+    # quick tier and the full one.  A host contracts where its CPU has FMA instructions,
+    # as NumPy's own loops do there (its complex products, for one).
 
     def fadd(self, x, y):
         m = self._product(x)
