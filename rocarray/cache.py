@@ -17,8 +17,10 @@ from .compiler.cache import default_cache, drain_background
 def info() -> dict:
     """Counts since the start (or ``reset_counts``) and the state of the disk cache.
 
-    Keys: ``compiled`` (kernels compiled in this process), ``upgraded`` (quick-tier kernels
-    recompiled with the full pipeline in the background once hot), ``memory_hits``,
+    Keys: ``compiled`` (kernels compiled in this process: a signature's first compiled
+    code, made at its first call or, after the interpreter ran that call, in the
+    background), ``upgraded`` (quick-tier kernels recompiled with the full pipeline in the
+    background once hot), ``interpreter`` (first-call interpreter kernels built), ``memory_hits``,
     ``disk_hits``, ``disk_misses``, ``waits``, ``memory_entries``, ``ir_ms``, ``disk_ms``, ``compile_ms``
     (cumulative milliseconds per phase), ``disk_entries``, ``disk_bytes``,
     ``disk_max_bytes`` and ``directory`` (None when the disk cache is off).
