@@ -83,17 +83,23 @@ def time_amdgpu(target, op, dt):
     t3 = time.perf_counter()
     hsaco = amd.hsalink.link_shared(obj)
     t4 = time.perf_counter()
-    problems = check_code_object(hsaco, target.cpu, [spec.entry])
-    t5 = time.perf_counter()
-    if problems:
-        raise RuntimeError(f"{op}({dt}) on {target.name}: invalid code object: {problems}")
+    ms = _validated(target, spec, op, dt, hsaco, (t0, t1, t2, t3, t4))
     lld = float("nan")
     if amd.find_lld() is not None:
         t6 = time.perf_counter()
         target.link_lld(obj)
         lld = (time.perf_counter() - t6) * 1e3
-    ms = [(b - a) * 1e3 for a, b in ((t0, t1), (t1, t2), (t2, t3), (t3, t4), (t4, t5))]
     return ms + [lld]
+
+
+def _validated(target, spec, op, dt, hsaco, marks) -> list:
+    """The phase times (ms) between ``marks`` and after the code object's validation,
+    which raises if ``hsaco`` is not valid."""
+    problems = check_code_object(hsaco, target.cpu, [spec.entry])
+    marks = (*marks, time.perf_counter())
+    if problems:
+        raise RuntimeError(f"{op}({dt}) on {target.name}: invalid code object: {problems}")
+    return [(b - a) * 1e3 for a, b in zip(marks, marks[1:])]
 
 
 def time_amdgpu_split(target, op, dt):
@@ -123,12 +129,7 @@ def time_amdgpu_split(target, op, dt):
         t3 = time.perf_counter()
         hsaco = amd.hsalink.link_shared(obj)
         t4 = time.perf_counter()
-    problems = check_code_object(hsaco, target.cpu, [spec.entry])
-    t5 = time.perf_counter()
-    if problems:
-        raise RuntimeError(f"{op}({dt}) on {target.name}: invalid code object: {problems}")
-    ms = [(b - a) * 1e3 for a, b in ((t0, t1), (t1, t2), (t2, t3), (t3, t4), (t4, t5))]
-    return ms + [float("nan")]
+    return _validated(target, spec, op, dt, hsaco, (t0, t1, t2, t3, t4)) + [float("nan")]
 
 
 SPLIT_REFUSED: set = set()

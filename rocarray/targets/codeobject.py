@@ -175,6 +175,19 @@ def pack_msgpack(value) -> bytes:
     return bytes(out)
 
 
+def _container(out: bytearray, n: int, fix: int, sized: int) -> None:
+    """A MessagePack array or map header of ``n`` items: the fix form (``fix | n``), or
+    ``sized`` (16-bit count) / ``sized + 1`` (32-bit count)."""
+    if n <= 15:
+        out.append(fix | n)
+    elif n <= 0xFFFF:
+        out.append(sized)
+        out += struct.pack(">H", n)
+    else:
+        out.append(sized + 1)
+        out += struct.pack(">I", n)
+
+
 def _pack(v, out: bytearray) -> None:
     if v is None:
         out.append(0xC0)
@@ -237,21 +250,11 @@ def _pack(v, out: bytearray) -> None:
         out.append(ext_type & 0xFF)
         out += payload
     elif isinstance(v, list):
-        n = len(v)
-        if n <= 15:
-            out.append(0x90 | n)
-        else:
-            out.append(0xDC if n <= 0xFFFF else 0xDD)
-            out += struct.pack(">H" if n <= 0xFFFF else ">I", n)
+        _container(out, len(v), 0x90, 0xDC)
         for item in v:
             _pack(item, out)
     elif isinstance(v, dict):
-        n = len(v)
-        if n <= 15:
-            out.append(0x80 | n)
-        else:
-            out.append(0xDE if n <= 0xFFFF else 0xDF)
-            out += struct.pack(">H" if n <= 0xFFFF else ">I", n)
+        _container(out, len(v), 0x80, 0xDE)
         for key, item in v.items():
             _pack(key, out)
             _pack(item, out)
