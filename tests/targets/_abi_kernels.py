@@ -228,3 +228,17 @@ def signature_kernel(target, name):
     """``(module, inputs, outputs)`` of the kernel of ``SIGNATURES[name]`` for ``target``."""
     inputs, outputs, factory = SIGNATURES[name]
     return build_kernel(target, name, inputs, outputs, factory(target)), inputs, outputs
+
+
+def catalogue_module(target, op, dtype):
+    """(entry name, module text) of catalogue op ``op`` on ``dtype`` inputs for ``target``."""
+    import numpy as np
+
+    from rocarray._elementwise import Ufunc, elementwise_spec
+    from rocarray._elementwise_functions import _rows
+
+    u = Ufunc(_rows[op])
+    dts = (np.dtype(dtype),) * u.nin
+    loop_in, loop_out, out_storage, body = u.resolve(dts)
+    spec = elementwise_spec(op, body, dts, ("a",) * u.nin, loop_in, out_storage, loop_out)
+    return spec.entry, str(spec.build_module(target))

@@ -14,7 +14,8 @@ import tempfile
 import pytest
 from llvmlite import ir
 
-from _abi_kernels import F32, F64, SIGNATURES, build_kernel, natural_layout, signature_kernel, unary_math
+from _abi_kernels import (F32, F64, SIGNATURES, build_kernel, catalogue_module, natural_layout, signature_kernel,
+                          unary_math)
 from rocarray.targets.amdgpu import (
     AMDGPUTarget,
     ToolchainError,
@@ -389,17 +390,6 @@ def test_index_divmod_on_the_host():
         assert (res[0], res[1]) == (a % d, a // d), (a, d)
 
 
-def _catalogue_module(target, op, dtype):
-    import numpy as np
-
-    from rocarray._elementwise import Ufunc, elementwise_spec
-    from rocarray._elementwise_functions import _rows
-
-    u = Ufunc(_rows[op])
-    dts = (np.dtype(dtype),) * u.nin
-    loop_in, loop_out, out_storage, body = u.resolve(dts)
-    spec = elementwise_spec(op, body, dts, ("a",) * u.nin, loop_in, out_storage, loop_out)
-    return spec.entry, str(spec.build_module(target))
 
 
 @pytest.mark.parametrize("op,dtype", [("add", "int16"), ("exp", "float32"),
@@ -411,7 +401,7 @@ def test_quick_front_takes_builder_modules(op, dtype):
     from rocarray.targets.base import gpu_optimised_module
 
     q = AMDGPUTarget("gfx942").quick_tier
-    entry, text = _catalogue_module(q, op, dtype)
+    entry, text = catalogue_module(q, op, dtype)
     mod = q._quick_module(private_allocas(text))
     assert mod is not None
     # the kernel; and, where no IR pipeline ran (no library), the internal alwaysinline
@@ -442,7 +432,7 @@ def test_quick_front_without_pipeline_is_byte_identical(arch, monkeypatch):
     sigs = [("add", "int16"), ("multiply", "uint32"), ("add", "float32"), ("exp", "float32"),
             ("maximum", "float64"), ("logical_and", "bool"), ("floor_divide", "int64"), ("sqrt", "float32")]
     for op, dtype in sigs:
-        entry, text = _catalogue_module(q, op, dtype)
+        entry, text = catalogue_module(q, op, dtype)
         text = private_allocas(text)
         found = amdgpu._quick_globals(amdgpu.redirect_math_intrinsics(text, q.math_symbol))
         assert found is not None and found[2], (op, dtype)  # codegen alone takes it
@@ -458,7 +448,7 @@ def test_quick_front_takes_only_inlinable_modules_without_pipeline():
     from rocarray.targets import amdgpu
 
     q = AMDGPUTarget("gfx942").quick_tier
-    _, text = _catalogue_module(q, "add", "float32")
+    _, text = catalogue_module(q, "add", "float32")
     assert amdgpu._quick_globals(text)[2]
     kept = text.replace(") alwaysinline", ") noinline", 1)
     assert kept != text and amdgpu._quick_globals(kept)[2] is False
@@ -470,7 +460,7 @@ def test_quick_front_leaves_other_modules_to_the_general_one():
     # a module defining a non-internal helper or a global, or carrying module flags of
     # its own, goes through internalize and the light pipeline as before
     q = AMDGPUTarget("gfx942").quick_tier
-    entry, text = _catalogue_module(q, "add", "float32")
+    entry, text = catalogue_module(q, "add", "float32")
     helper = text.replace('define internal void @"body"', 'define void @"body"', 1)
     assert helper != text
     flagged = text + '\n!llvm.module.flags = !{!7}\n!7 = !{i32 1, !"rocarray.test", i32 1}\n'
@@ -525,7 +515,7 @@ def test_quick_front_slices_are_copies():
     q = AMDGPUTarget("gfx942").quick_tier
     entries = []
     for k in range(3):
-        entry, text = _catalogue_module(q, "exp", "float64")
+        entry, text = catalogue_module(q, "exp", "float64")
         name = f"{entry}_{k}"
         mod = q._quick_module(private_allocas(text.replace(entry, name)))
         assert [f.name for f in mod.functions if not f.is_declaration] == [name]

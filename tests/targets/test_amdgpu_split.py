@@ -14,6 +14,8 @@ from rocarray.targets import amdgpu, hsalink
 from rocarray.targets.amdgpu import AMDGPUTarget, find_device_libs, find_lld
 from rocarray.targets.codeobject import ElfFile, check_code_object, read_code_object
 
+from _abi_kernels import catalogue_module
+
 ARCHS = ["gfx90a", "gfx942", "gfx1100"]
 SIGS = [("add", "int16"), ("multiply", "uint32"), ("add", "float32"), ("exp", "float32"),
         ("maximum", "float64"), ("floor_divide", "int64")]
@@ -22,15 +24,7 @@ needs_device_libs = pytest.mark.skipif(find_device_libs() is None, reason="ocml.
 needs_lld = pytest.mark.skipif(find_lld() is None, reason="ld.lld >= 17 not found")
 
 
-def _module(target, op, dtype):
-    from rocarray._elementwise import Ufunc, elementwise_spec
-    from rocarray._elementwise_functions import _rows
-
-    u = Ufunc(_rows[op])
-    dts = (np.dtype(dtype),) * u.nin
-    loop_in, loop_out, out_storage, body = u.resolve(dts)
-    spec = elementwise_spec(op, body, dts, ("a",) * u.nin, loop_in, out_storage, loop_out)
-    return spec.entry, str(spec.build_module(target))
+_module = catalogue_module
 
 
 def _descriptor(data: bytes, symbol: str) -> bytes:
