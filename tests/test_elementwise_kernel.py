@@ -338,6 +338,20 @@ def test_syntax_error_points_at_line_and_column():
         ra.ElementwiseKernel("T x", "T y", "y = x\n  + x)", "bad_paren")
 
 
+def test_expressions_nested_too_deeply_are_syntax_errors():
+    """Past what the parser's and the lowering's recursion take: a KernelSyntaxError at the
+    deepest bracket (Python's RecursionError before), in the body or the preamble."""
+    deep = "y = x;\n  y = " + "(" * 600 + "x" + ")" * 600 + ";"
+    with pytest.raises(KernelSyntaxError, match="line 2, column 606: the expression is nested too deeply"):
+        ra.ElementwiseKernel("T x", "T y", deep, "too_deep")
+    pre = "__device__ float f(float a) { return " + "(" * 500 + "a" + ")" * 500 + "; }"
+    with pytest.raises(KernelSyntaxError, match="preamble line 1, column 537"):
+        ra.ElementwiseKernel("float32 x", "float32 y", "y = f(x);", "too_deep_pre", preamble=pre)
+    chain = ra.ElementwiseKernel("float32 x", "float32 y", "y = " + " + ".join(["x"] * 3000) + ";", "long_chain")
+    with pytest.raises(KernelSyntaxError, match="a chain of operators too long"):
+        chain(ra.ones(3, dtype=ra.float32, device="cpu"))
+
+
 def test_unknown_identifier(device):
     k = ra.ElementwiseKernel("T x", "T y", "float a = 1;\ny = x + foo;", "unknown_ident")
     with pytest.raises(KernelNameError) as ei:

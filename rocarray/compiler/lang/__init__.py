@@ -50,8 +50,14 @@ def _parsed_body(body: str, preamble: str, type_names: frozenset) -> Block:
 def parse(body: str, preamble: str = "", type_names: frozenset = frozenset()):
     """Parse (cached) a body and its preamble; returns (Block, Unit).  ``type_names`` are the
     names the caller's typedefs will define (they decide how ``(T)x`` parses)."""
-    unit = _parsed_preamble(preamble, type_names)
-    return _parsed_body(body, preamble, type_names), unit
+    try:
+        unit = _parsed_preamble(preamble, type_names)
+    except RecursionError:
+        raise _too_deep(preamble, "preamble") from None
+    try:
+        return _parsed_body(body, preamble, type_names), unit
+    except RecursionError:
+        raise _too_deep(body, "body") from None
 
 
 def compile_scalar_function(module: ir.Module, name: str,
@@ -91,9 +97,33 @@ def compile_scalar_function(module: ir.Module, name: str,
     except KernelError as e:
         _forget_new_globals(module, before)
         raise e.attach(body, "body", kernel_name) from None
+    except RecursionError:
+        _forget_new_globals(module, before)
+        raise _too_deep(body, "body").attach(body, "body", kernel_name) from None
     except BaseException:
         _forget_new_globals(module, before)
         raise
+
+
+def _too_deep(text: str, where: str) -> KernelSyntaxError:
+    """The error for a snippet (``where``: "body" or "preamble") nested past what the
+    parser's and the lowering's recursion take, pointing at its deepest bracket (line 1,
+    column 1 when it has none: a long chain of operators)."""
+    depth = deepest = at = 0
+    for k, c in enumerate(text):
+        if c in "([{":
+            depth += 1
+            if depth > deepest:
+                deepest, at = depth, k
+        elif c in ")]}":
+            depth -= 1
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    what = (f"{deepest} brackets deep at the deepest" if deepest
+            else "a chain of operators too long")
+    return KernelSyntaxError(
+        f"the expression is nested too deeply to compile ({what}); split it into statements "
+        "with local variables", line, column, source=text, where=where)
 
 
 def _lower(module, name, kparams, body, body_ast, unit, typedefs, target, kernel_name):
