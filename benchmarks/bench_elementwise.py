@@ -121,19 +121,22 @@ def prepare_interpreter(dev, rows) -> None:
                     f"{dev.runtime.target_name(dev.index)}`)\n")
 
 
-def _tier(name: str) -> str:
-    """Which code ran the latest first call of catalogue op ``name``."""
+def code_that_ran(before) -> str:
+    """Which code ran a first call: the tier of the kernels loaded since ``before`` (the
+    keys of ``rocarray._launch._loaded`` taken just before the call)."""
     from rocarray import _launch
 
-    ks = [k for k in _launch._loaded.values() if k.spec.name == name]
-    if not ks:
+    new = [k for key, k in list(_launch._loaded.items()) if key not in before]
+    if not new:
         return "?"
-    k = ks[-1]
-    return "interpreter" if k.interp is not None else ("quick" if k.calls >= 0 else "full")
+    if any(k.interp is not None for k in new):
+        return "interpreter"
+    return "quick" if any(k.calls >= 0 for k in new) else "full"
 
 
 def cold_signatures(dev, rows, cases=COLD_CASES, title="### 1. Cold new dtype signature (empty disk cache)\n"):
     """First call of ops on dtypes this process has not seen, empty disk cache."""
+    from rocarray import _launch
     from rocarray.compiler.cache import default_cache, drain_background
 
     # The first kernel of a process also pays for starting LLVM and the runtime: measured
@@ -150,11 +153,12 @@ def cold_signatures(dev, rows, cases=COLD_CASES, title="### 1. Cold new dtype si
         a = ra.asarray(np.arange(1, 1001).astype(dt), device=dev)
         nin = fn.nin
         cache.reset_counts()
+        before = set(_launch._loaded)
         t0 = time.perf_counter()
         r = fn(*([a] * nin))
         dev.synchronize()
         first = time.perf_counter() - t0
-        tier = _tier(name)
+        tier = code_that_ran(before)
         s = default_cache().stats()  # (``cache.info()`` would wait for the background first)
         warm = best_of(lambda: (fn(*([a] * nin)), dev.synchronize()), 5, 20)
         cache.reset_counts()

@@ -24,8 +24,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # bench_elementwise gives the house helpers; importing it first also points
 # ROCARRAY_CACHE_DIR at a fresh empty directory for this run (unless the caller chose one)
-from bench_elementwise import (_steady, _try_import, best_of, best_of_each, cupy_cold_ms,  # noqa: E402
-                               prepare_interpreter, report_main)
+from bench_elementwise import (_steady, _try_import, best_of, best_of_each, code_that_ran,  # noqa: E402
+                               cupy_cold_ms, prepare_interpreter, report_main)
 
 import rocarray as ra  # noqa: E402
 from rocarray import cache  # noqa: E402
@@ -61,9 +61,7 @@ def _first_call(fn, dev):
     fn()
     dev.synchronize()
     ms = (time.perf_counter() - t0) * 1e3
-    new = [k for key, k in list(_launch._loaded.items()) if key not in before]
-    tier = ("interpreter" if any(k.interp is not None for k in new)
-            else "quick" if any(k.calls >= 0 for k in new) else "full" if new else "?")
+    tier = code_that_ran(before)
     s = default_cache().stats()  # (``cache.info()`` would wait for the background first)
     s["tier"] = tier
     return ms, s
