@@ -84,7 +84,7 @@ def cold(dev, rows):
         cases.append((f"fuse x*y+z ({dt})", lambda a=a: fused(a, a, a)))
     if _has_reduction_kernel():
         red = ra.ReductionKernel(*L2NORM, name="bench_l2norm")
-        for dt in ("float32", "float64"):
+        for dt in ("float16", "float32", "float64"):
             a = ra.asarray(np.arange(1, 1001).astype(dt).reshape(10, 100), device=dev)
             cases.append((f"ReductionKernel l2norm({dt})", lambda a=a: red(a, axis=1)))
 
@@ -100,24 +100,30 @@ def cold(dev, rows):
     rows.append("|---|---|---|---|---|---|---|---|")
     firsts = []
     elementwise = []
+    reductions = []
     for name, fn in cases:
         ms, s = _first_call(fn, dev)
         rest = ms - s["ir_ms"] - s["compile_ms"] - s["disk_ms"]
         firsts.append(ms)
         if "ElementwiseKernel" in name or "x*y+z" in name:
             elementwise.append(ms)
+        else:
+            reductions.append(ms)
         rows.append(f"| {name} | {ms:.1f} | {s['tier']} | {s['ir_ms']:.1f} | {s['compile_ms']:.1f} | "
                     f"{s['disk_ms']:.2f} | {rest:.1f} | {s['compiled']} |")
     med = float(np.median(firsts))
     med_ew = float(np.median(elementwise))
+    med_red = float(np.median(reductions)) if reductions else None
+    red_text = "" if med_red is None else f"; **{med_red:.1f} ms** over the reduction rows"
     rows.append(f"\nrocarray median first call: **{med:.1f} ms** over every row; "
                 f"**{med_ew:.1f} ms** over the elementwise rows (`ElementwiseKernel`, `fuse` without a "
-                f"reduction; reductions have no interpreter and compile first). The first kernel of "
+                f"reduction){red_text}. The first kernel of "
                 f"the process also started LLVM and the runtime: {start:.1f} ms")
-    return med_ew
+    return med_ew, med_red
 
 
-def cupy_cold(rows, med):
+def cupy_cold(rows, meds):
+    med, med_red = meds
     c = cupy_cold_ms("z = (x - y) * (x - y) + (T){salt}", 4)
     if c is None:
         return
@@ -125,6 +131,28 @@ def cupy_cold(rows, med):
     rows.append(f"\nCuPy ElementwiseKernel, new kernel text (NVRTC), median first call: **{c:.1f} ms**; "
                 f"CuPy `fuse` x*y+z with a new constant: **{f:.1f} ms**; rocarray (elementwise rows) / "
                 f"CuPy ElementwiseKernel = **{med / c:.3f}**, / CuPy fuse = **{med / f:.3f}**")
+    if med_red is not None:
+        r = cupy_reduction_cold_ms(4)
+        rows.append(f"\nCuPy ReductionKernel l2norm (10x100 float32, axis=1) under a new name (NVRTC), "
+                    f"median first call: **{r:.1f} ms**; rocarray (reduction rows) / CuPy ReductionKernel "
+                    f"= **{med_red / r:.3f}**")
+
+
+def cupy_reduction_cold_ms(runs: int) -> float:
+    """Median first call (ms) of CuPy ``ReductionKernel`` L2NORM under a kernel name never
+    used before (the name is part of the generated source, so NVRTC compiles it)."""
+    import cupy as cp
+
+    times = []
+    x = cp.arange(1, 1001, dtype=cp.float32).reshape(10, 100)
+    for k in range(runs):
+        name = f"bench_red_cold_{os.getpid()}_{int(time.time() * 1e3) % 10**9}_{k}"
+        kern = cp.ReductionKernel(*L2NORM, name)
+        t0 = time.perf_counter()
+        kern(x, axis=1)
+        cp.cuda.Device().synchronize()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return float(np.median(times))
 
 
 def cupy_fuse_cold_ms(runs: int) -> float:

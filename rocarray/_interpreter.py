@@ -103,6 +103,39 @@ class Interpreted:
             runtime.launch_packed(self.function, n, 1, self.packer, self.code, [n, *values])
 
 
+class InterpretedItems:
+    """A reduction's entries as bytecode on one device (``compile_items``): each launch
+    runs one entry's item function once per item on the interpreter kernel."""
+
+    __slots__ = ("function", "codes", "grid", "keep", "packers", "pad")
+
+    def __init__(self, function, codes: list, grid: int, keep, pad: int | None):
+        self.function = function
+        self.codes = codes    # per entry: the bytecode's address
+        self.grid = grid      # most blocks a launch uses (GPU), 0 on the host
+        self.keep = keep
+        self.pad = pad        # the interpreter's parameter bytes (GPU), None on the host
+        self.packers: dict = {}
+
+    def launch(self, runtime, entry: int, packer: struct.Struct, items: int, values, grid: int = 0,
+               work: int = 0) -> None:
+        """Run entry ``entry`` over ``items`` items, its parameters ``items, *values``
+        packed by ``packer`` (the compiled entry's); ``grid``: the blocks the launcher
+        would give the compiled entry (at most this interpreter's own grid)."""
+        ip = self.packers.get(packer)
+        if ip is None:
+            fmt = "<QQQ" + packer.format.lstrip("<")
+            if self.pad is not None:
+                fmt += f"{self.pad - 24 - packer.size}x"
+            ip = self.packers[packer] = struct.Struct(fmt)
+        if self.grid:
+            grid = min(grid or -(-items // BLOCK), self.grid)
+            runtime.launch_packed(self.function, grid, BLOCK, ip, self.codes[entry], [items, 1, items, *values])
+        else:
+            runtime.launch_packed(self.function, items, 1, ip, self.codes[entry], [items, 1, items, *values],
+                                  work=work or items)
+
+
 class DeviceInterpreter:
     """The interpreter kernel loaded on one device."""
 
@@ -115,11 +148,14 @@ class DeviceInterpreter:
         self.grid = runtime.resident_grid(function, BLOCK) if target.is_gpu else 0
         self.param_bytes = 8 * _interp.PARAM_WORDS if target.is_gpu else None
 
-    def prepare(self, spec, target) -> Interpreted | None:
-        """``spec``'s body as bytecode on this device (lowered for ``target``, the tier
-        whose code it stands in for), or None when the interpreter cannot run it."""
+    def prepare(self, spec, target) -> "Interpreted | InterpretedItems | None":
+        """``spec``'s body (or, for a reduction, its items) as bytecode on this device
+        (lowered for ``target``, the tier whose code it stands in for), or None when the
+        interpreter cannot run it."""
         from ._launch import pack_format
 
+        if spec.build_items is not None:
+            return self._prepare_items(spec, target)
         packer = pack_format(spec.operands)
         size = 8 + packer.size
         if self.param_bytes is not None and size > self.param_bytes:
@@ -134,16 +170,38 @@ class DeviceInterpreter:
             return None
         pad = "" if self.param_bytes is None else f"{self.param_bytes - size}x"
         ipacker = struct.Struct("<Q" + packer.format.lstrip("<") + pad)
-        rt = self.runtime
+        ptr, keep = self._place(code)
+        return Interpreted(self.function, ptr, ipacker, self.grid, keep)
+
+    def _prepare_items(self, spec, target) -> "InterpretedItems | None":
+        module = ir.Module(name=spec.entry)
+        module.triple = target.triple
+        module.data_layout = target.data_layout
+        codes = []
+        for fn, substitutions, packer in spec.build_items(module, target, spec.entry):
+            if self.param_bytes is not None and 24 + packer.size > self.param_bytes:
+                return None
+            try:
+                codes.append(_interp.compile_items(fn, packer.size, self.iset, substitutions))
+            except _interp.NotInterpretable:
+                return None
+        starts, pos = [], 0
+        for code in codes:
+            starts.append(pos)
+            pos += -(-len(code) // 8) * 8
+        ptr, keep = self._place(b"".join(code.ljust(-(-len(code) // 8) * 8, b"\0") for code in codes))
+        return InterpretedItems(self.function, [ptr + s for s in starts], self.grid, keep, self.param_bytes)
+
+    def _place(self, code: bytes) -> tuple:
+        """(the address of ``code`` where the interpreter reads it, what keeps it there)."""
         if self.grid:
+            rt = self.runtime
             host = np.frombuffer(code, dtype=np.uint8)
             ptr = rt.alloc(self.index, len(code))
             rt.copy_host_to_device(self.index, ptr, host.ctypes.data, len(code))
-            keep = ptr  # (a few hundred bytes per signature, kept for the process)
-        else:
-            keep = np.frombuffer(code, dtype=np.uint8).copy()
-            ptr = keep.ctypes.data
-        return Interpreted(self.function, ptr, ipacker, self.grid, keep)
+            return ptr, ptr  # (a few hundred bytes per signature, kept for the process)
+        keep = np.frombuffer(code, dtype=np.uint8).copy()
+        return keep.ctypes.data, keep
 
 
 class _Building:

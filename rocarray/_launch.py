@@ -310,10 +310,10 @@ class KernelSpec:
     """
 
     __slots__ = ("key", "name", "operands", "build_body", "entry", "build_kernel", "packer", "entries",
-                 "heavy")
+                 "heavy", "build_items")
 
     def __init__(self, key: tuple, name: str, operands, build_body, build_kernel=None, packer=None,
-                 extra_entries=(), heavy=False):
+                 extra_entries=(), heavy=False, build_items=None):
         self.key = key
         self.name = name
         self.operands = tuple(operands)
@@ -329,6 +329,10 @@ class KernelSpec:
         self.entries = (self.entry,) + tuple(self.entry + s for s in extra_entries)
         #: the full tier uses ``target.heavy_tier`` (reductions: loops worth optimising)
         self.heavy = heavy
+        #: for the interpreter tier of kernels built by ``build_kernel``:
+        #: ``build_items(module, target, entry)`` -> per entry (its item function, the
+        #: substitutions of its calls, its parameters' packer) (``interp.compile_items``)
+        self.build_items = build_items
 
     def build_module(self, target) -> "ir.Module | str":
         """The kernel for ``target``: an ``ir.Module``, or IR text for a quick tier (its
@@ -624,7 +628,7 @@ def load(spec: KernelSpec, device) -> LoadedKernel:
     if image is None and quick is not None:
         # tiered: run quick-tier code now, recompile in the background once hot -- or,
         # on a GPU, the interpreter now and the compiled code as soon as it is made
-        if spec.build_kernel is None and (target.is_gpu or _interpreter.ON_HOST):
+        if (spec.build_kernel is None or spec.build_items is not None) and (target.is_gpu or _interpreter.ON_HOST):
             image = cache.lookup(spec.key, quick)
             if image is None:
                 k = _interpreted(spec, device, rt, target, quick)

@@ -46,7 +46,7 @@ from ._layout import broadcast_strides, merge_dims, pad_dims
 from .runtime.host import PIECES_PER_THREAD
 from ._manipulation_functions import normalize_axes
 from .compiler.reduction import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_WAVE, SCAN_UNROLL, TILE, build_reduction,
-                                 gpu_tile_width, build_scan, quick_tier_text, record_layout, reduction_param_types,
+                                 gpu_tile_width, build_scan, item_functions, quick_tier_text, record_layout, reduction_param_types,
                                  scan_param_types)
 from .compiler.skeletons import DIMS, PTR, SIMPLE_LOOP_MAX_ELEMENTS
 from .targets.base import MAX_DIMS
@@ -57,6 +57,11 @@ HOST_CHUNK = 2048
 #: The same for the quick tier's code (one accumulator per item, on every device), so
 #: that a float sum is never a long serial sum whichever tier runs it.
 SIMPLE_CHUNK = 128
+#: Most elements of work (outputs times reduced elements) the host interprets in a
+#: reduction's first calls (~0.1 us per element and thread for a sum on the 2-core VM);
+#: more load the compiled quick tier at once.  A GPU interprets any reduction the quick
+#: tier takes.
+HOST_INTERPRETED_WORK = 1 << 13
 #: Threads of a GPU block for reductions.
 GPU_BLOCK = 256
 #: A block's chunk of a long run is a multiple of this many elements (whole vector trips).
@@ -134,7 +139,7 @@ class ReductionDef:
         if self._spec is None:
             self._spec = KernelSpec(self.key, self.name, (), None, build_kernel=self._build,
                                     packer=_packer(len(self.inputs), len(self.outputs)),
-                                    extra_entries=("_c",), heavy=True)
+                                    extra_entries=("_c",), heavy=True, build_items=self._build_items)
         return self._spec
 
     def scan_spec(self) -> KernelSpec:
@@ -148,9 +153,9 @@ class ReductionDef:
                 heavy=True)
         return spec
 
-    def _build(self, module, target, entry, scan: bool = False, template: bool = True) -> "str | None":
-        """Add the kernel to ``module``; for a quick tier (unless not ``template``) return
-        the whole module's text, its entries from the text template (``quick_tier_text``)."""
+    def _scalar_functions(self, module, target, entry) -> tuple:
+        """Add the scalar functions ``entry + "_identity"``, ``"_map"``, ``"_reduce"`` and
+        ``"_post"`` to ``module``; return them."""
         from .compiler.lang import compile_scalar_function
 
         def fn(suffix, params, body):
@@ -165,6 +170,22 @@ class ReductionDef:
                     + [(b, d, "in") for _, b, d in self.fields], self.reduce)
         post = fn("post", [(a, d, "in") for a, _, d in self.fields]
                   + [(n, d, "out") for n, d in self.outputs], self.post)
+        return identity, mapped, reduce, post
+
+    def _build_items(self, module, target, entry) -> list:
+        """The interpreter tier's items of both entries (``KernelSpec.build_items``)."""
+        fns = dict(zip(("identity", "map", "reduce", "post"), self._scalar_functions(module, target, entry)))
+        # (an unsigned field moves as the signed one of its size: one template for both)
+        fields = tuple(np.dtype(f"i{d.itemsize}") if d.kind == "u" else d for _, _, d in self.fields)
+        items, names = item_functions(target, len(self.inputs), fields, len(self.outputs))
+        subs = {names[k]: f for k, f in fns.items()}
+        return [(items[0], subs, _packer(len(self.inputs), len(self.outputs))),
+                (items[1], subs, _packer(1, len(self.outputs)))]
+
+    def _build(self, module, target, entry, scan: bool = False, template: bool = True) -> "str | None":
+        """Add the kernel to ``module``; for a quick tier (unless not ``template``) return
+        the whole module's text, its entries from the text template (``quick_tier_text``)."""
+        identity, mapped, reduce, post = self._scalar_functions(module, target, entry)
         if target.simple_loops and template:  # quick tiers: the entries are a text template
             return quick_tier_text(target, entry, module, len(self.inputs), [d for _, _, d in self.fields],
                                    len(self.outputs), scan)
@@ -285,6 +306,8 @@ def _fit_quick_tier(kernel, work: int) -> None:
     item count, chunk and reduced index of a pass is at most ``work``."""
     if kernel.simple and work > SIMPLE_LOOP_MAX_ELEMENTS:
         kernel.upgrade_now()
+    elif kernel.interp is not None and not kernel.is_gpu and work > HOST_INTERPRETED_WORK:
+        kernel._leave_interpreter()  # (the host's compiled quick tier: ~3 ms of LLVM)
 
 
 class _Plan:
@@ -360,6 +383,10 @@ class _Plan:
             values = template.copy()
             for slot, src in slots:
                 values[slot] = ptrs[src] if src >= 0 else records[-1 - src]._buf.ptr
+            interp = kernel.interp  # (read before ``functions``, which are set first)
+            if interp is not None:  # first calls: on the interpreter
+                interp.launch(rt, entry, packer, items, values, grid, work)
+                continue
             kernel.count_call(work)
             fn = kernel.functions[entry]
             if kernel.is_gpu:

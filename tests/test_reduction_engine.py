@@ -489,6 +489,7 @@ class _FakeGPU:
 
     is_gpu = True
     index = 0
+    interp = None  # (scans have no interpreter tier)
 
     def __init__(self, wave, simple=False):
         from types import SimpleNamespace

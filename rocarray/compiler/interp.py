@@ -204,6 +204,8 @@ class InstructionSet:
         #: per opcode: (whether field d is a slot it writes, the fields it reads slots
         #: from: indices 2-4 of an instruction [op, d, a, b, c])
         self.roles = [_roles(name, self.externals) for name in self.names]
+        #: item templates compiled for this target (``compile_items``)
+        self.templates: dict = {}
 
 
 def _roles(name: str, externals: dict) -> tuple:
@@ -258,6 +260,7 @@ class _Code:
         self.inlining: list = []
         self.stubs: list = []      # edges whose phi moves are still to be written
         self.frames = 0
+        self.placeholders = frozenset()  # declared functions whose calls are left open
 
     def slot(self, n: int = 1) -> int:
         """``n`` new (virtual) slots: ``_allocate`` maps them onto the ``SLOTS`` there are."""
@@ -386,6 +389,75 @@ def compile_body(module: ir.Module, body: ir.Function, operands, iset: Instructi
     i_slot, n_slot = code.slot(), code.slot()
     args += [i_slot, n_slot]
     _function(code, body, args, None, None)
+    return _assemble(code, args, arrays, i_slot, n_slot, iset)
+
+
+class ItemTemplate:
+    """An item function's bytecode (``compile_items``) with its calls of placeholder
+    functions left open: compiled once per function; each signature then only compiles
+    its own callees into the open calls (``fill``)."""
+
+    def __init__(self, fn: ir.Function, param_bytes: int, iset: InstructionSet, placeholders):
+        code = _Code(iset)
+        code.placeholders = frozenset(placeholders)
+        if len(fn.args) != 3:
+            raise NotInterpretable("an item function takes (params, i, n)")
+        p_slot, i_slot, n_slot = code.slot(), code.slot(), code.slot()
+        where = code.frame(param_bytes, 8)
+        code.prologue.append([code.op["copyp"], where, 24, param_bytes, 0])
+        code.prologue.append([code.op["addr"], p_slot, where, 0, 0])
+        self.args = [p_slot, i_slot, n_slot]
+        _function(code, fn, self.args, None, None)
+        self.iset = iset
+        self.code = code
+        self.fn = fn  # (keeps the function, whose values the labels name, alive)
+        # the labels at each position of the body
+        self.labels_at: dict = {}
+        for label, pos in code.labels.items():
+            self.labels_at.setdefault(pos, []).append(label)
+
+    def fill(self, substitutions: dict) -> bytes:
+        """The bytecode with each open call running ``substitutions[name]`` (inlined)."""
+        t = self.code
+        code = _Code(self.iset)
+        code.next_slot, code.stack, code.frames = t.next_slot, t.stack, t.frames
+        code.consts = dict(t.consts)
+        code.prologue = [list(ins) for ins in t.prologue]
+        labels_at = self.labels_at
+        for pos, ins in enumerate(t.body):
+            for label in labels_at.get(pos, ()):
+                code.labels[label] = len(code.body)
+            if ins.__class__ is tuple:  # an open call: (name, argument slots)
+                fn = substitutions.get(ins[0])
+                if fn is None or fn.is_declaration or len(fn.args) != len(ins[1]):
+                    raise NotInterpretable(f"no function for the call of {ins[0]}")
+                label = ("return", "open", pos)
+                _function(code, fn, list(ins[1]), None, label)
+                code.labels[label] = len(code.body)
+            else:
+                code.body.append(list(ins))
+        for label in labels_at.get(len(t.body), ()):
+            code.labels[label] = len(code.body)
+        return _assemble(code, self.args, [], self.args[1], self.args[2], self.iset)
+
+
+def compile_items(fn: ir.Function, param_bytes: int, iset: InstructionSet, substitutions: dict) -> bytes:
+    """The bytecode of ``fn``, ``void (ptr params, i64 i, i64 n)``, run once per item ``i``
+    of ``n`` (a reduction's items: ``reduction.item_functions``).  ``params`` points to a
+    copy of the ``param_bytes`` bytes of parameters packed after the interpreter's three
+    words (the bytecode's address, ``n`` and a 1-D ``ndim``: there are no array operands
+    to unravel).  ``substitutions``: name -> the ``ir.Function`` a call of that declared
+    function runs instead (inlined, as defined functions are).  The template of ``fn``
+    is kept on ``iset`` for the next signature."""
+    key = (id(fn), param_bytes, frozenset(substitutions))
+    template = iset.templates.get(key)
+    if template is None or template.fn is not fn:
+        template = iset.templates[key] = ItemTemplate(fn, param_bytes, iset, substitutions)
+    return template.fill(substitutions)
+
+
+def _assemble(code: _Code, args: list, arrays: list, i_slot: int, n_slot: int, iset: InstructionSet) -> bytes:
+    """The bytecode's words: the header, the prologue, the body (slots allocated)."""
     prologue = code.prologue + [[code.op["ret"], 0, 0, 0, 0]]
     if code.next_slot > SLOTS:
         where = _allocate(code, prologue, args, iset)
@@ -450,16 +522,20 @@ def _allocate(code: _Code, prologue: list, args: list, iset: InstructionSet) -> 
     pinned_bits = 0
     for v in pinned:
         pinned_bits |= 1 << v
+    # each value's range: from the first position it is live (or written) at to the last
+    # (each value's bit is taken once from each end: positions times values would cost
+    # milliseconds for the large bodies)
     first, last = {}, {}
-    for i in range(n):
-        bits = (live_in[i] | defs[i]) & ~pinned_bits
-        while bits:
-            low = bits & -bits
-            v = low.bit_length() - 1
-            bits ^= low
-            if v not in first:
-                first[v] = i
-            last[v] = i
+    for order, ends in ((range(n), first), (range(n - 1, -1, -1), last)):
+        seen = pinned_bits
+        for i in order:
+            bits = (live_in[i] | defs[i]) & ~seen
+            if bits:
+                seen |= bits
+                while bits:
+                    low = bits & -bits
+                    ends[low.bit_length() - 1] = i
+                    bits ^= low
     free = list(range(len(pinned), SLOTS))[::-1]
     ending = []   # (last position, physical slot) of the ranges still open
     for v in sorted(first, key=first.__getitem__):
@@ -724,6 +800,9 @@ def _call(code: _Code, frame: _Frame, ins) -> None:
     if not isinstance(fn, ir.Function):
         raise NotInterpretable("an indirect call")
     args = [frame.value(a) for a in ins.args]
+    if fn.is_declaration and fn.name in code.placeholders:
+        code.body.append((fn.name, tuple(args)))  # (filled in by ``ItemTemplate.fill``)
+        return
     if not fn.is_declaration:
         # (a pair argument is two slots; the callee's argument names the first)
         ret = frame.values.get(id(ins))

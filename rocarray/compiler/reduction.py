@@ -350,6 +350,36 @@ def _quick_template(target, n_inputs: int, field_dtypes: tuple, n_outputs: int, 
     return "\n".join(kernels), declarations, metadata
 
 
+@functools.lru_cache(maxsize=None)
+def item_functions(target, n_inputs: int, field_dtypes: tuple, n_outputs: int) -> tuple:
+    """The interpreter tier's items of a reduction (``_Builder.build_item_function``): the
+    elements entry's and the records entry's, made once per target, operand counts and
+    accumulator record, as the quick tier's text template is (``quick_tier_text``).  They
+    call placeholder scalar functions, which the bytecode compiler replaces with a
+    signature's own (``interp.compile_items``).  Returns (the two functions, the
+    placeholders' names by suffix: "identity", "map", "reduce", "post")."""
+    module = ir.Module(name="items")
+    module.triple = target.triple
+    module.data_layout = target.data_layout
+    fields = [np.dtype(d) for d in field_dtypes]
+    pointers = lambda k: [PTR] * k + [I64, I64]  # noqa: E731
+    names = {}
+
+    def placeholder(suffix, n_pointers):
+        names[suffix] = f"{_QUICK_PLACEHOLDER}_{suffix}"
+        return ir.Function(module, ir.FunctionType(ir.VoidType(), pointers(n_pointers)), names[suffix])
+
+    n_fields = len(fields)
+    fns = (placeholder("identity", n_fields), placeholder("map", n_inputs + n_fields),
+           placeholder("reduce", 2 * n_fields), placeholder("post", n_fields + n_outputs))
+    bytes_ = np.dtype(np.uint8)  # (the items address inputs and outputs in bytes)
+    elements = _Builder(target, "items", module, [bytes_] * n_inputs, fields, [bytes_] * n_outputs, *fns,
+                        source="map").build_item_function()
+    records = _Builder(target, "items_c", module, None, fields, [bytes_] * n_outputs, *fns,
+                       source="record").build_item_function()
+    return (elements, records), names
+
+
 class _Builder:
     def __init__(self, target, entry, module, in_dtypes, field_dtypes, out_dtypes,
                  identity_fn, map_fn, reduce_fn, post_fn, source):
@@ -370,6 +400,7 @@ class _Builder:
         self.in_dtypes = [] if source == "record" else list(in_dtypes)
         self.out_dtypes = list(out_dtypes)
         self.identity_fn, self.map_fn, self.reduce_fn, self.post_fn = identity_fn, map_fn, reduce_fn, post_fn
+        self.by_fields = False
 
     # -- small pieces ---------------------------------------------------------------------
 
@@ -603,15 +634,37 @@ class _Builder:
         (output, chunk), one accumulator, each reduced index unravelled in 32 bits;
         the result post-mapped, or the raw record with ``MODE_RECORDS``.  Parameters
         are read where the launcher packed them (``_EntryParams``)."""
-        n_in, n_outs = self.n_inputs, len(self.out_dtypes)
-        types = reduction_param_types(n_in, n_outs)
+        types = reduction_param_types(self.n_inputs, len(self.out_dtypes))
         b, params, items, step = self.quick_entry(types)
+        self.quick_item(b, params, items.i)
+        items.close(b, b.add(items.i, step))
+        b.ret_void()
+
+    def build_item_function(self) -> ir.Function:
+        """The interpreter tier's form of ``build_quick``: ``void entry(ptr params, i64
+        item, i64 n)``, one item of the quick tier's loop, its parameters read from the
+        packed struct at ``params`` (``compiler/interp.py``: ``compile_items``); records
+        are moved field by field (the interpreter moves no other aggregates)."""
+        fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]), self.entry)
+        self.fn = fn
+        self.by_fields = True
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        params = _EntryParams(self.target, b, None, reduction_param_types(self.n_inputs, len(self.out_dtypes)),
+                              buffer=fn.args[0])
+        self.quick_item(b, params, fn.args[1])
+        b.ret_void()
+        return fn
+
+    def quick_item(self, b, params, it) -> None:
+        """One item ``it`` of the quick tier: the output and chunk it stands for, its
+        elements folded into one accumulator, the result (or record) written."""
+        n_in, n_outs = self.n_inputs, len(self.out_dtypes)
         ins = [10 + 3 * k for k in range(n_in)]  # pointer; kept strides, reduced strides after it
         outs = [10 + 3 * n_in + 2 * k for k in range(n_outs)]  # pointer; kept strides after it
         self.tmp = self.new_record(b)
         acc = self.new_record(b)
         self.n_out = params.value(b, 2)
-        o, c = _divmod32(b, items.i, self.n_out)
+        o, c = _divmod32(b, it, self.n_out)
         bases = self.unravel32(b, params, params.value(b, 5), 6, o, [params.value(b, k) for k in ins + outs],
                                [k + 1 for k in ins + outs])
         in_bases, out_addrs = bases[:n_in], bases[n_in:]
@@ -622,10 +675,20 @@ class _Builder:
         addrs = self.unravel32(b, params, params.value(b, 7), 8, run.i, in_bases, [k + 2 for k in ins])
         self.fold_into(b, acc.fields(b), addrs, run.i)
         run.close(b, b.add(run.i, ir.Constant(I64, 1)))
-        self.mode, self.records = params.value(b, 1), params.value(b, len(types) - 1)
+        self.mode = params.value(b, 1)
+        self.records = params.value(b, len(reduction_param_types(n_in, n_outs)) - 1)
         self.write(b, acc, o, c, out_addrs)
-        items.close(b, b.add(items.i, step))
-        b.ret_void()
+
+    def move_record(self, b, src, dst) -> None:
+        """Copy the record at ``src`` to ``dst`` (whole, or field by field: ``by_fields``)."""
+        if not self.by_fields:
+            b.store(b.load(src, typ=self.rec_type), dst)
+            return
+        zero = ir.Constant(I32, 0)
+        for k, t in enumerate(self.rec_type.elements):
+            at = [zero, ir.Constant(I32, k)]
+            b.store(b.load(b.gep(src, at, source_etype=self.rec_type), typ=t),
+                    b.gep(dst, at, source_etype=self.rec_type))
 
     def build_scan_quick(self, records_out: bool) -> None:
         """The quick tier's scan entry: ``build_scan``'s items, parameters read in
@@ -1479,7 +1542,7 @@ class _Builder:
     def fold_into(self, b, acc_fields, addrs, j) -> None:
         tmp = self.tmp
         if self.source == "record":
-            b.store(b.load(addrs[0], typ=self.rec_type), tmp.ptr)
+            self.move_record(b, addrs[0], tmp.ptr)
         else:
             b.call(self.map_fn, list(addrs) + tmp.fields(b) + [j, self.n_r])
         b.call(self.reduce_fn, acc_fields + tmp.fields(b) + [ir.Constant(I64, 0), ir.Constant(I64, 0)])
@@ -1687,7 +1750,7 @@ class _Builder:
         b.cbranch(wants_records, rec_bb, post_bb)
         b.position_at_end(rec_bb)
         slot = b.add(b.mul(c, self.n_out), o)
-        b.store(b.load(acc.ptr, typ=self.rec_type), b.gep(self.records, [slot], source_etype=self.rec_type))
+        self.move_record(b, acc.ptr, b.gep(self.records, [slot], source_etype=self.rec_type))
         b.branch(end_bb)
         b.position_at_end(post_bb)
         b.call(self.post_fn, acc.fields(b) + list(out_addrs) + [o, self.n_out])

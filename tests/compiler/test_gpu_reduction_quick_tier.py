@@ -252,7 +252,7 @@ def test_launches_past_the_32_bit_limit_run_the_full_tier():
     from rocarray.compiler.skeletons import SIMPLE_LOOP_MAX_ELEMENTS
 
     class Kernel:
-        simple, is_gpu, upgraded = True, True, 0
+        simple, is_gpu, upgraded, interp = True, True, 0, None
 
         def upgrade_now(self):
             self.upgraded += 1
