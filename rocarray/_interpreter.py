@@ -178,7 +178,11 @@ class DeviceInterpreter:
         module.triple = target.triple
         module.data_layout = target.data_layout
         codes = []
-        for fn, substitutions, packer in spec.build_items(module, target, spec.entry):
+        try:
+            items = spec.build_items(module, target, spec.entry)
+        except _interp.NotInterpretable:
+            return None
+        for fn, substitutions, packer in items:
             if self.param_bytes is not None and 24 + packer.size > self.param_bytes:
                 return None
             try:

@@ -46,8 +46,8 @@ from ._layout import broadcast_strides, merge_dims, pad_dims
 from .runtime.host import PIECES_PER_THREAD
 from ._manipulation_functions import normalize_axes
 from .compiler.reduction import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_WAVE, SCAN_UNROLL, TILE, build_reduction,
-                                 gpu_tile_width, build_scan, item_functions, quick_tier_text, record_layout, reduction_param_types,
-                                 scan_param_types)
+                                 gpu_tile_width, build_scan, item_functions, quick_tier_text, record_layout,
+                                 record_wrappers, reduction_param_types, scan_param_types)
 from .compiler.skeletons import DIMS, PTR, SIMPLE_LOOP_MAX_ELEMENTS
 from .targets.base import MAX_DIMS
 
@@ -174,13 +174,16 @@ class ReductionDef:
 
     def _build_items(self, module, target, entry) -> list:
         """The interpreter tier's items of both entries (``KernelSpec.build_items``)."""
-        fns = dict(zip(("identity", "map", "reduce", "post"), self._scalar_functions(module, target, entry)))
-        # (an unsigned field moves as the signed one of its size: one template for both)
-        fields = tuple(np.dtype(f"i{d.itemsize}") if d.kind == "u" else d for _, _, d in self.fields)
-        items, names = item_functions(target, len(self.inputs), fields, len(self.outputs))
-        subs = {names[k]: f for k, f in fns.items()}
-        return [(items[0], subs, _packer(len(self.inputs), len(self.outputs))),
-                (items[1], subs, _packer(1, len(self.outputs)))]
+        from .compiler.interp import NotInterpretable
+
+        n_in, n_outs = len(self.inputs), len(self.outputs)
+        wrappers = record_wrappers(module, entry, [d for _, _, d in self.fields], n_in, n_outs,
+                                   *self._scalar_functions(module, target, entry))
+        if wrappers is None:
+            raise NotInterpretable("an accumulator record larger than the interpreter keeps")
+        items, names = item_functions(target, n_in, n_outs)
+        subs = {names[call]: fn for call, fn in wrappers.items()}
+        return [(items[0], subs, _packer(n_in, n_outs)), (items[1], subs, _packer(1, n_outs))]
 
     def _build(self, module, target, entry, scan: bool = False, template: bool = True) -> "str | None":
         """Add the kernel to ``module``; for a quick tier (unless not ``template``) return

@@ -105,7 +105,8 @@ def test_catalogue_reductions_bit_for_bit(tiers, name):
             if name == "prod" and dt.kind in "fc":
                 x = np.clip(x.real, -1.5, 1.5).astype(dt)  # (products not all inf or 0)
             a = ra.asarray(x, device=device)
-            f = lambda a=a, axis=axis, keepdims=keepdims: getattr(ra, name)(a, axis=axis, keepdims=keepdims)  # noqa: E731
+            def f(a=a, axis=axis, keepdims=keepdims):
+                return getattr(ra, name)(a, axis=axis, keepdims=keepdims)
             got, ran = tiers.interpreted(f)
             _same_bits(got, tiers.quick(f), (name, str(dt), shape, axis))
             if dt.kind in "biu" or name in ("max", "min", "argmax", "argmin", "all", "any"):
@@ -225,3 +226,36 @@ def test_a_large_first_reduction_on_the_host_loads_compiled_code(monkeypatch):
     big = np.arange(_reduction.HOST_INTERPRETED_WORK + 1, dtype=np.int64)[::-1].copy()
     assert int(red(ra.asarray(big, device=device)).get()) == big.size - 1
     assert len(left) == 1 and left[0].interp is None and left[0].functions
+
+
+def test_records_larger_than_the_interpreter_keeps_are_compiled(tiers):
+    """An accumulator record past ``ITEM_RECORD_BYTES`` (nine float64 fields): compiled first."""
+    from rocarray.compiler.reduction import ITEM_RECORD_BYTES
+
+    n = ITEM_RECORD_BYTES // 8 + 1
+    f8 = np.dtype(np.float64)
+    rdef = _reduction.ReductionDef(
+        "interp_wide_record", [("x", f8)], [(f"a{k}", f"b{k}", f8) for k in range(n)],
+        " ".join(f"a{k} = 0;" for k in range(n)), " ".join(f"a{k} = x * {k};" for k in range(n)),
+        " ".join(f"a{k} += b{k};" for k in range(n)), [("y", f8)],
+        "y = " + " + ".join(f"a{k}" for k in range(n)) + ";")
+    x = np.random.default_rng(21).standard_normal((4, 50))
+    a = ra.asarray(x, device=tiers.device)
+    got, ran = tiers.interpreted(lambda: _reduction.reduce(rdef, [a], axis=1)[0])
+    assert not ran
+    np.testing.assert_allclose(got.get(), x.sum(axis=1) * sum(range(n)), rtol=1e-12)
+
+
+def test_signatures_of_one_layout_share_the_items(tiers):
+    """The items are made once per operand counts: a new dtype makes no new template."""
+    from rocarray.compiler.reduction import item_functions
+
+    device = tiers.device
+    x = np.random.default_rng(23).standard_normal((3, 40))
+    tiers.interpreted(lambda: ra.sum(ra.asarray(x.astype(np.float32), device=device), axis=1))
+    before = item_functions.cache_info().currsize
+    for dt in (np.float64, np.int16, np.complex64):
+        got, ran = tiers.interpreted(lambda: ra.prod(ra.asarray(x.astype(dt), device=device), axis=0))
+        assert ran
+        np.testing.assert_allclose(got.get(), np.prod(x.astype(dt), axis=0), rtol=1e-5)
+    assert item_functions.cache_info().currsize == before

@@ -128,8 +128,11 @@ class _Record:
         slot.align = 8
         self.ptr = _opaque(slot)
         self.rec_type = rec_type
+        self.whole = False  # (True: the record's address stands for its fields)
 
     def fields(self, b) -> list:
+        if self.whole:
+            return [self.ptr]
         zero = ir.Constant(I32, 0)
         return [b.gep(self.ptr, [zero, ir.Constant(I32, k)], source_etype=self.rec_type)
                 for k in range(len(self.rec_type.elements))]
@@ -350,34 +353,79 @@ def _quick_template(target, n_inputs: int, field_dtypes: tuple, n_outputs: int, 
     return "\n".join(kernels), declarations, metadata
 
 
+#: The interpreter tier's items keep a record in this many bytes (a larger record's
+#: reduction is compiled first, as without the interpreter).
+ITEM_RECORD_BYTES = 64
+#: The calls an item makes (``item_functions``): each a placeholder for one of the
+#: signature's ``record_wrappers``, with its pointer arguments (then two i64s).
+ITEM_CALLS = ("identity", "map", "reduce", "post", "move", "put")
+
+
 @functools.lru_cache(maxsize=None)
-def item_functions(target, n_inputs: int, field_dtypes: tuple, n_outputs: int) -> tuple:
+def item_functions(target, n_inputs: int, n_outputs: int) -> tuple:
     """The interpreter tier's items of a reduction (``_Builder.build_item_function``): the
-    elements entry's and the records entry's, made once per target, operand counts and
-    accumulator record, as the quick tier's text template is (``quick_tier_text``).  They
-    call placeholder scalar functions, which the bytecode compiler replaces with a
-    signature's own (``interp.compile_items``).  Returns (the two functions, the
-    placeholders' names by suffix: "identity", "map", "reduce", "post")."""
+    elements entry's and the records entry's, made once per target and operand counts.
+    Records are opaque to them (``ITEM_RECORD_BYTES`` of private memory): every use of a
+    record's fields is a call of a placeholder, which the bytecode compiler replaces with
+    the signature's own ``record_wrappers`` (``interp.compile_items``).  Returns (the two
+    functions, the placeholders' names by call: ``ITEM_CALLS``)."""
     module = ir.Module(name="items")
     module.triple = target.triple
     module.data_layout = target.data_layout
-    fields = [np.dtype(d) for d in field_dtypes]
-    pointers = lambda k: [PTR] * k + [I64, I64]  # noqa: E731
     names = {}
 
-    def placeholder(suffix, n_pointers):
-        names[suffix] = f"{_QUICK_PLACEHOLDER}_{suffix}"
-        return ir.Function(module, ir.FunctionType(ir.VoidType(), pointers(n_pointers)), names[suffix])
+    def placeholder(call, n_pointers):
+        names[call] = f"{_QUICK_PLACEHOLDER}_{call}"
+        return ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR] * n_pointers + [I64, I64]), names[call])
 
-    n_fields = len(fields)
-    fns = (placeholder("identity", n_fields), placeholder("map", n_inputs + n_fields),
-           placeholder("reduce", 2 * n_fields), placeholder("post", n_fields + n_outputs))
+    counts = dict(identity=1, map=n_inputs + 1, reduce=2, post=1 + n_outputs, move=2, put=2)
+    fns = {call: placeholder(call, counts[call]) for call in ITEM_CALLS}
     bytes_ = np.dtype(np.uint8)  # (the items address inputs and outputs in bytes)
-    elements = _Builder(target, "items", module, [bytes_] * n_inputs, fields, [bytes_] * n_outputs, *fns,
-                        source="map").build_item_function()
-    records = _Builder(target, "items_c", module, None, fields, [bytes_] * n_outputs, *fns,
-                       source="record").build_item_function()
-    return (elements, records), names
+    made = []
+    for entry, ins, source in (("items", [bytes_] * n_inputs, "map"), ("items_c", None, "record")):
+        b = _Builder(target, entry, module, ins, [bytes_], [bytes_] * n_outputs, fns["identity"], fns["map"],
+                     fns["reduce"], fns["post"], source=source)
+        b.opaque = (fns["move"], fns["put"])
+        b.words = ITEM_RECORD_BYTES // 4
+        made.append(b.build_item_function())
+    return tuple(made), names
+
+
+def record_wrappers(module, entry: str, field_dtypes, n_inputs: int, n_outputs: int, identity_fn, map_fn,
+                    reduce_fn, post_fn) -> dict:
+    """A signature's functions for the calls of ``item_functions``' items (``ITEM_CALLS``):
+    the scalar functions with each record's field pointers taken from its address, a
+    record copy (``move(dst, src)``) and a store into a records buffer (``put(records,
+    src, slot)``); None when the record is larger than ``ITEM_RECORD_BYTES``."""
+    rec_type = ir.LiteralStructType([storage_type(np.dtype(d)) for d in field_dtypes])
+    if record_layout(field_dtypes)[1] > ITEM_RECORD_BYTES:
+        return None
+    zero = ir.Constant(I32, 0)
+    out = {}
+
+    def fields(b, ptr):
+        return [b.gep(ptr, [zero, ir.Constant(I32, k)], source_etype=rec_type) for k in range(len(rec_type.elements))]
+
+    def wrapper(call, n_pointers, body):
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR] * n_pointers + [I64, I64]), f"{entry}_w_{call}")
+        fn.linkage = "internal"
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        body(b, list(fn.args))
+        b.ret_void()
+        out[call] = fn
+
+    def copy(b, src, dst):
+        for s, d, t in zip(fields(b, src), fields(b, dst), rec_type.elements):
+            b.store(b.load(s, typ=t), d)
+
+    wrapper("identity", 1, lambda b, a: b.call(identity_fn, fields(b, a[0]) + a[1:]))
+    wrapper("map", n_inputs + 1,
+            lambda b, a: b.call(map_fn, a[:n_inputs] + fields(b, a[n_inputs]) + a[n_inputs + 1:]))
+    wrapper("reduce", 2, lambda b, a: b.call(reduce_fn, fields(b, a[0]) + fields(b, a[1]) + a[2:]))
+    wrapper("post", 1 + n_outputs, lambda b, a: b.call(post_fn, fields(b, a[0]) + a[1:]))
+    wrapper("move", 2, lambda b, a: copy(b, a[1], a[0]))
+    wrapper("put", 2, lambda b, a: copy(b, a[1], b.gep(a[0], [a[2]], source_etype=rec_type)))
+    return out
 
 
 class _Builder:
@@ -400,7 +448,9 @@ class _Builder:
         self.in_dtypes = [] if source == "record" else list(in_dtypes)
         self.out_dtypes = list(out_dtypes)
         self.identity_fn, self.map_fn, self.reduce_fn, self.post_fn = identity_fn, map_fn, reduce_fn, post_fn
-        self.by_fields = False
+        #: the interpreter's items: records are opaque, moved by calls of these (``move``,
+        #: ``put``: ``item_functions``); None elsewhere
+        self.opaque = None
 
     # -- small pieces ---------------------------------------------------------------------
 
@@ -409,6 +459,7 @@ class _Builder:
         here = b.block
         b.position_at_start(b.function.entry_basic_block)
         rec = _Record(b, self.rec_type, self.words)
+        rec.whole = self.opaque is not None
         b.position_at_end(here)
         return rec
 
@@ -643,11 +694,9 @@ class _Builder:
     def build_item_function(self) -> ir.Function:
         """The interpreter tier's form of ``build_quick``: ``void entry(ptr params, i64
         item, i64 n)``, one item of the quick tier's loop, its parameters read from the
-        packed struct at ``params`` (``compiler/interp.py``: ``compile_items``); records
-        are moved field by field (the interpreter moves no other aggregates)."""
+        packed struct at ``params`` (``compiler/interp.py``: ``compile_items``)."""
         fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]), self.entry)
         self.fn = fn
-        self.by_fields = True
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         params = _EntryParams(self.target, b, None, reduction_param_types(self.n_inputs, len(self.out_dtypes)),
                               buffer=fn.args[0])
@@ -680,15 +729,12 @@ class _Builder:
         self.write(b, acc, o, c, out_addrs)
 
     def move_record(self, b, src, dst) -> None:
-        """Copy the record at ``src`` to ``dst`` (whole, or field by field: ``by_fields``)."""
-        if not self.by_fields:
+        """Copy the record at ``src`` to ``dst``."""
+        if self.opaque is None:
             b.store(b.load(src, typ=self.rec_type), dst)
-            return
-        zero = ir.Constant(I32, 0)
-        for k, t in enumerate(self.rec_type.elements):
-            at = [zero, ir.Constant(I32, k)]
-            b.store(b.load(b.gep(src, at, source_etype=self.rec_type), typ=t),
-                    b.gep(dst, at, source_etype=self.rec_type))
+        else:
+            zero = ir.Constant(I64, 0)
+            b.call(self.opaque[0], [dst, src, zero, zero])
 
     def build_scan_quick(self, records_out: bool) -> None:
         """The quick tier's scan entry: ``build_scan``'s items, parameters read in
@@ -1750,7 +1796,10 @@ class _Builder:
         b.cbranch(wants_records, rec_bb, post_bb)
         b.position_at_end(rec_bb)
         slot = b.add(b.mul(c, self.n_out), o)
-        self.move_record(b, acc.ptr, b.gep(self.records, [slot], source_etype=self.rec_type))
+        if self.opaque is None:
+            self.move_record(b, acc.ptr, b.gep(self.records, [slot], source_etype=self.rec_type))
+        else:
+            b.call(self.opaque[1], [self.records, acc.ptr, slot, ir.Constant(I64, 0)])
         b.branch(end_bb)
         b.position_at_end(post_bb)
         b.call(self.post_fn, acc.fields(b) + list(out_addrs) + [o, self.n_out])
