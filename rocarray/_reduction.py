@@ -150,7 +150,7 @@ class ReductionDef:
                 self.key + ("scan",), self.name, (), None,
                 build_kernel=lambda m, t, e: self._build(m, t, e, scan=True),
                 packer=_packer(len(self.inputs), len(self.outputs)), extra_entries=("_c", "_s", "_r"),
-                heavy=True)
+                heavy=True, build_items=lambda m, t, e: self._build_items(m, t, e, scan=True))
         return spec
 
     def _scalar_functions(self, module, target, entry) -> tuple:
@@ -172,8 +172,8 @@ class ReductionDef:
                   + [(n, d, "out") for n, d in self.outputs], self.post)
         return identity, mapped, reduce, post
 
-    def _build_items(self, module, target, entry) -> list:
-        """The interpreter tier's items of both entries (``KernelSpec.build_items``)."""
+    def _build_items(self, module, target, entry, scan: bool = False) -> list:
+        """The interpreter tier's items of every entry (``KernelSpec.build_items``)."""
         from .compiler.interp import NotInterpretable
 
         n_in, n_outs = len(self.inputs), len(self.outputs)
@@ -183,7 +183,10 @@ class ReductionDef:
             raise NotInterpretable("an accumulator record larger than the interpreter keeps")
         items, names = item_functions(target, n_in, n_outs)
         subs = {names[call]: fn for call, fn in wrappers.items()}
-        return [(items[0], subs, _packer(n_in, n_outs)), (items[1], subs, _packer(1, n_outs))]
+        made = [(items[0], subs, _packer(n_in, n_outs)), (items[1], subs, _packer(1, n_outs))]
+        if scan:
+            made += [(items[2], subs, _scan_packer(1, 1)), (items[3], subs, _scan_packer(1, 1))]
+        return made
 
     def _build(self, module, target, entry, scan: bool = False, template: bool = True) -> "str | None":
         """Add the kernel to ``module``; for a quick tier (unless not ``template``) return
@@ -473,7 +476,8 @@ def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False)
     _, rec_size = record_layout([d for _, _, d in rdef.fields])
     work = n_out * max(n, 1)
     _fit_quick_tier(kernel, work)
-    kernel.count_call(work)
+    if kernel.interp is None:  # (interpreted first calls: the compiled code is on its way)
+        kernel.count_call(work)
     src = (x._buf.ptr + x._offset, sk_in, x.strides[axis])
     waves = _scan_waves(kernel, shape_k, n, sk_in, x.strides[axis])
     n_chunks, chunk = _scan_cut(kernel, n_out, n, waves)
@@ -485,12 +489,12 @@ def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False)
         totals = buf._buf.ptr + buf._offset
         values = _values(_scan_mode(MODE_RECORDS, waves), n_out, n_chunks, chunk, shape_k, (n,), n,
                          [(src[0], sk_in, (src[2],))], [(0, sk_out)], totals)
-        _launch_items(kernel, kernel.functions[0], kernel.packer, n_out * n_chunks, values, work, waves)
+        _launch_items(kernel, 0, kernel.packer, n_out * n_chunks, values, work, waves)
         _scan_records(kernel, totals, n_chunks, n_out, shape_k, rec_size, len(rdef.outputs), device, keep)
     dst = (out._buf.ptr + out._offset, sk_out, out.strides[axis])
     values = _scan_values(_scan_mode(0, waves), n_out, n_chunks, chunk, shape_k, n, src, dst, totals,
                           include_initial)
-    _launch_items(kernel, kernel.functions[2], _scan_packer(1, 1), n_out * n_chunks, values, work, waves)
+    _launch_items(kernel, 2, _scan_packer(1, 1), n_out * n_chunks, values, work, waves)
     del keep
     return out
 
@@ -524,13 +528,22 @@ def _scan_records(kernel, ptr, m, n_out, shape_k, rec_size, n_outs, device, keep
         totals = buf._buf.ptr + buf._offset
         values = _values(_scan_mode(MODE_RECORDS, waves), n_out, m_chunks, chunk, shape_k, (m,), m,
                          [(ptr, rec_k, (line[2],))], [(0, rec_k)] * n_outs, totals)
-        _launch_items(kernel, kernel.functions[1], _packer(1, n_outs), n_out * m_chunks, values, n_out * m, waves)
+        _launch_items(kernel, 1, _packer(1, n_outs), n_out * m_chunks, values, n_out * m, waves)
         _scan_records(kernel, totals, m_chunks, n_out, shape_k, rec_size, n_outs, device, keep)
     values = _scan_values(_scan_mode(0, waves), n_out, m_chunks, chunk, shape_k, m, line, line, totals, False)
-    _launch_items(kernel, kernel.functions[3], _scan_packer(1, 1), n_out * m_chunks, values, n_out * m, waves)
+    _launch_items(kernel, 3, _scan_packer(1, 1), n_out * m_chunks, values, n_out * m, waves)
 
 
-def _launch_items(kernel, fn, packer, items, values, work, waves: bool = False) -> None:
+def _launch_items(kernel, entry: int, packer, items, values, work, waves: bool = False) -> None:
+    """Launch entry ``entry`` of a scan's module over ``items`` (on the interpreter while
+    the kernel's first calls run there)."""
+    interp = kernel.interp  # (read before ``functions``, which are set first)
+    if interp is not None:
+        grid = min(-(-items // GPU_BLOCK), 4 * kernel.runtime.max_grid(kernel.index, GPU_BLOCK)) if kernel.is_gpu \
+            else 0
+        interp.launch(kernel.runtime, entry, packer, items, values, grid, work)
+        return
+    fn = kernel.functions[entry]
     if waves:  # a wave per item, at most GPU_WAVE_ROUNDS rounds of resident blocks
         resident = kernel.runtime.resident_grid(fn, GPU_BLOCK)
         grid = min(-(-items * kernel.target.wave_size // GPU_BLOCK), GPU_WAVE_ROUNDS * resident)

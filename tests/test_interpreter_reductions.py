@@ -259,3 +259,34 @@ def test_signatures_of_one_layout_share_the_items(tiers):
         assert ran
         np.testing.assert_allclose(got.get(), np.prod(x.astype(dt), axis=0), rtol=1e-5)
     assert item_functions.cache_info().currsize == before
+
+
+@pytest.mark.parametrize("chunks", [None, 5])
+def test_scans_bit_for_bit(tiers, monkeypatch, chunks):
+    """cumulative_sum / cumulative_prod: the elements, records and scan entries all
+    interpreted (``chunks``: lines cut into that many chunks, so the chunk totals are
+    scanned too, recursively)."""
+    if chunks is not None:
+        monkeypatch.setattr(_reduction, "_scan_chunks", lambda kernel, n_out, n, waves=False: max(1, min(chunks, n // 2)))
+    device = tiers.device
+    rng = np.random.default_rng(29)
+    checked = 0
+    for dt in map(np.dtype, ALL_DTYPES):
+        for shape, axis, initial in (((40,), 0, False), ((5, 33), 1, True), ((30, 4), 0, False)):
+            x = _data(dt, shape, rng)
+            if dt.kind in "fc":
+                x = np.where(np.isfinite(x), x, 1).astype(dt)  # (NaN payloads of sums aside)
+            a = ra.asarray(x, device=device)
+            for name, ref in (("cumulative_sum", np.cumsum), ("cumulative_prod", np.cumprod)):
+                if name == "cumulative_prod" and dt.kind in "fc":
+                    a = ra.asarray(np.clip(x.real, -1.2, 1.2).astype(dt), device=device)
+
+                def f(a=a, axis=axis, initial=initial, name=name):
+                    return getattr(ra, name)(a, axis=axis, include_initial=initial)
+                got, ran = tiers.interpreted(f)
+                _same_bits(got, tiers.quick(f), (name, str(dt), shape, axis))
+                checked += bool(ran)
+                if dt.kind in "iu" and not initial:
+                    want = ref(a.get(), axis=axis, dtype=got.dtype)
+                    np.testing.assert_array_equal(got.get(), want, err_msg=f"{name} {dt}")
+    assert checked

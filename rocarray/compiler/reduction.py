@@ -358,13 +358,14 @@ def _quick_template(target, n_inputs: int, field_dtypes: tuple, n_outputs: int, 
 ITEM_RECORD_BYTES = 64
 #: The calls an item makes (``item_functions``): each a placeholder for one of the
 #: signature's ``record_wrappers``, with its pointer arguments (then two i64s).
-ITEM_CALLS = ("identity", "map", "reduce", "post", "move", "put")
+ITEM_CALLS = ("identity", "map", "reduce", "post", "move", "put", "take")
 
 
 @functools.lru_cache(maxsize=None)
 def item_functions(target, n_inputs: int, n_outputs: int) -> tuple:
     """The interpreter tier's items of a reduction (``_Builder.build_item_function``): the
-    elements entry's and the records entry's, made once per target and operand counts.
+    elements entry's and the records entry's, made once per target and operand counts,
+    and for one input and one output also the two scan entries' (``build_scan``).
     Records are opaque to them (``ITEM_RECORD_BYTES`` of private memory): every use of a
     record's fields is a call of a placeholder, which the bytecode compiler replaces with
     the signature's own ``record_wrappers`` (``interp.compile_items``).  Returns (the two
@@ -378,16 +379,20 @@ def item_functions(target, n_inputs: int, n_outputs: int) -> tuple:
         names[call] = f"{_QUICK_PLACEHOLDER}_{call}"
         return ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR] * n_pointers + [I64, I64]), names[call])
 
-    counts = dict(identity=1, map=n_inputs + 1, reduce=2, post=1 + n_outputs, move=2, put=2)
+    counts = dict(identity=1, map=n_inputs + 1, reduce=2, post=1 + n_outputs, move=2, put=2, take=2)
     fns = {call: placeholder(call, counts[call]) for call in ITEM_CALLS}
     bytes_ = np.dtype(np.uint8)  # (the items address inputs and outputs in bytes)
     made = []
-    for entry, ins, source in (("items", [bytes_] * n_inputs, "map"), ("items_c", None, "record")):
+    for entry, ins, source, scan in (("items", [bytes_] * n_inputs, "map", None), ("items_c", None, "record", None),
+                                     ("items_s", [bytes_] * n_inputs, "map", False),
+                                     ("items_r", None, "record", True)):
+        if scan is not None and (n_inputs, n_outputs) != (1, 1):
+            break  # (scans have one input and one output)
         b = _Builder(target, entry, module, ins, [bytes_], [bytes_] * n_outputs, fns["identity"], fns["map"],
                      fns["reduce"], fns["post"], source=source)
-        b.opaque = (fns["move"], fns["put"])
+        b.opaque = (fns["move"], fns["put"], fns["take"])
         b.words = ITEM_RECORD_BYTES // 4
-        made.append(b.build_item_function())
+        made.append(b.build_item_function() if scan is None else b.build_scan_item_function(scan))
     return tuple(made), names
 
 
@@ -395,8 +400,9 @@ def record_wrappers(module, entry: str, field_dtypes, n_inputs: int, n_outputs: 
                     reduce_fn, post_fn) -> dict:
     """A signature's functions for the calls of ``item_functions``' items (``ITEM_CALLS``):
     the scalar functions with each record's field pointers taken from its address, a
-    record copy (``move(dst, src)``) and a store into a records buffer (``put(records,
-    src, slot)``); None when the record is larger than ``ITEM_RECORD_BYTES``."""
+    record copy (``move(dst, src)``), a store into a records buffer (``put(records, src,
+    slot)``) and a load from one (``take(records, dst, slot)``); None when the record is
+    larger than ``ITEM_RECORD_BYTES``."""
     rec_type = ir.LiteralStructType([storage_type(np.dtype(d)) for d in field_dtypes])
     if record_layout(field_dtypes)[1] > ITEM_RECORD_BYTES:
         return None
@@ -425,6 +431,7 @@ def record_wrappers(module, entry: str, field_dtypes, n_inputs: int, n_outputs: 
     wrapper("post", 1 + n_outputs, lambda b, a: b.call(post_fn, fields(b, a[0]) + a[1:]))
     wrapper("move", 2, lambda b, a: copy(b, a[1], a[0]))
     wrapper("put", 2, lambda b, a: copy(b, a[1], b.gep(a[0], [a[2]], source_etype=rec_type)))
+    wrapper("take", 2, lambda b, a: copy(b, b.gep(a[0], [a[2]], source_etype=rec_type), a[1]))
     return out
 
 
@@ -739,15 +746,33 @@ class _Builder:
     def build_scan_quick(self, records_out: bool) -> None:
         """The quick tier's scan entry: ``build_scan``'s items, parameters read in
         place and lines unravelled in 32 bits, as ``build_quick`` does."""
+        n_outs = 1 if records_out else len(self.out_dtypes)
+        b, params, items, step = self.quick_entry(scan_param_types(self.n_inputs, n_outs))
+        self.quick_scan_item(b, params, items.i, records_out)
+        items.close(b, b.add(items.i, step))
+        b.ret_void()
+
+    def build_scan_item_function(self, records_out: bool) -> ir.Function:
+        """The interpreter tier's form of ``build_scan_quick`` (see ``build_item_function``)."""
+        n_outs = 1 if records_out else len(self.out_dtypes)
+        fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]), self.entry)
+        self.fn = fn
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        params = _EntryParams(self.target, b, None, scan_param_types(self.n_inputs, n_outs), buffer=fn.args[0])
+        self.quick_scan_item(b, params, fn.args[1], records_out)
+        b.ret_void()
+        return fn
+
+    def quick_scan_item(self, b, params, it, records_out: bool) -> None:
+        """One item ``it`` of the quick tier's scan: a chunk of one line scanned serially."""
         n_in = self.n_inputs
         n_outs = 1 if records_out else len(self.out_dtypes)
         types = scan_param_types(n_in, n_outs)
-        b, params, items, step = self.quick_entry(types)
         arrays = [10 + 3 * k for k in range(n_in + n_outs)]  # pointer, kept strides, scanned stride
         self.tmp = self.new_record(b)
         acc = self.new_record(b)
         self.n_out = params.value(b, 2)
-        o, c = _divmod32(b, items.i, self.n_out)
+        o, c = _divmod32(b, it, self.n_out)
         bases = self.unravel32(b, params, params.value(b, 5), 6, o, [params.value(b, k) for k in arrays],
                                [k + 1 for k in arrays])
         zero = ir.Constant(I64, 0)
@@ -756,8 +781,6 @@ class _Builder:
         self.records = params.value(b, len(types) - 2)
         self.scan_item(b, acc, o, c, bases[:n_in], bases[n_in:], scanned[:n_in], scanned[n_in:],
                        params.value(b, len(types) - 1), records_out)
-        items.close(b, b.add(items.i, step))
-        b.ret_void()
 
     def gpu_tile_item(self, b, it, width: int) -> None:
         """One GPU tiled item: outputs ``o0 .. o0 + width - 1`` (adjacent in memory) over one
@@ -916,8 +939,12 @@ class _Builder:
         start_bb = fn.append_basic_block("scan.start")
         b.cbranch(b.icmp_unsigned("!=", c, zero), carry_bb, start_bb)
         b.position_at_end(carry_bb)
-        rec = b.gep(self.records, [b.add(b.mul(b.sub(c, one), self.n_out), o)], source_etype=self.rec_type)
-        b.store(b.load(rec, typ=self.rec_type), self.tmp.ptr)
+        slot = b.add(b.mul(b.sub(c, one), self.n_out), o)
+        if self.opaque is None:
+            rec = b.gep(self.records, [slot], source_etype=self.rec_type)
+            b.store(b.load(rec, typ=self.rec_type), self.tmp.ptr)
+        else:
+            b.call(self.opaque[2], [self.records, self.tmp.ptr, slot, zero])
         self.combine(b, carry, self.tmp)
         b.branch(start_bb)
         b.position_at_end(start_bb)
@@ -926,7 +953,7 @@ class _Builder:
             addrs = [b.gep(p, [b.mul(k, s)], source_etype=I8) for p, s in zip(out_bases, out_sr)]
             if records_out:
                 (addr,) = addrs
-                b.store(b.load(acc.ptr, typ=self.rec_type), addr)
+                self.move_record(b, acc.ptr, addr)
             else:
                 b.call(self.post_fn, acc.fields(b) + addrs + [k, self.n_r])
 
