@@ -359,11 +359,10 @@ def test_parameters_fit_or_fall_back(modes):
     assert bool(ran) == (device.kind == "cpu")  # the host passes its parameters in memory
 
 
-def test_a_large_first_call_on_the_host_loads_compiled_code(monkeypatch):
-    """The host interprets small first calls only: a larger one loads the quick tier's code
-    at once (the full tier follows in the background)."""
-    device = ra.Device("cpu")
-    if _interpreter.prepare(device) is None:
+def host_leaving(monkeypatch) -> list:
+    """The host's interpreter serving every first call (none found in a cache), and the
+    list of the kernels that then leave it for compiled code (``_leave_interpreter``)."""
+    if _interpreter.prepare(ra.Device("cpu")) is None:
         pytest.skip("no host interpreter")
     monkeypatch.setattr(_interpreter, "ON_HOST", True)
     monkeypatch.setattr(_interpreter, "ENABLED", True)
@@ -371,6 +370,14 @@ def test_a_large_first_call_on_the_host_loads_compiled_code(monkeypatch):
     left = []
     leave = _launch.LoadedKernel._leave_interpreter
     monkeypatch.setattr(_launch.LoadedKernel, "_leave_interpreter", lambda self: (left.append(self), leave(self)))
+    return left
+
+
+def test_a_large_first_call_on_the_host_loads_compiled_code(monkeypatch):
+    """The host interprets small first calls only: a larger one loads the quick tier's code
+    at once (the full tier follows in the background)."""
+    device = ra.Device("cpu")
+    left = host_leaving(monkeypatch)
     k = ra.ElementwiseKernel("T x", "T y", "y = x * (T)3 + (T)1", "interp_large_first")
     small = ra.asarray(np.arange(10, dtype=np.float64), device=device)
     np.testing.assert_array_equal(k(small).get(), small.get() * 3 + 1)   # interpreted

@@ -13,7 +13,7 @@ import rocarray as ra
 from rocarray import _interpreter, _launch, _reduction
 from rocarray.compiler import cache as cache_module
 from conftest import ALL_DTYPES
-from test_interpreter import _data, _same_bits
+from test_interpreter import _data, _same_bits, host_leaving
 
 
 class _Tiers:
@@ -210,15 +210,8 @@ def test_a_first_reduction_is_interpreted_then_compiled(device, monkeypatch):
 
 def test_a_large_first_reduction_on_the_host_loads_compiled_code(monkeypatch):
     device = ra.Device("cpu")
-    if _interpreter.prepare(device) is None:
-        pytest.skip("no host interpreter")
-    monkeypatch.setattr(_interpreter, "ON_HOST", True)
-    monkeypatch.setattr(_interpreter, "ENABLED", True)
-    monkeypatch.setattr(cache_module.default_cache(), "lookup", lambda key, target: None)
+    left = host_leaving(monkeypatch)
     monkeypatch.setattr(cache_module, "compile_in_background", lambda job, quiet=True: None)
-    left = []
-    leave = _launch.LoadedKernel._leave_interpreter
-    monkeypatch.setattr(_launch.LoadedKernel, "_leave_interpreter", lambda self: (left.append(self), leave(self)))
     red = ra.ReductionKernel("T x", "T y", "x", "max(a, b)", "y = a", "-1000000", "interp_red_large")
     small = np.arange(100, dtype=np.int64)
     assert int(red(ra.asarray(small, device=device)).get()) == 99    # interpreted
