@@ -260,7 +260,9 @@ def test_scans_bit_for_bit(tiers, monkeypatch, chunks):
     interpreted (``chunks``: lines cut into that many chunks, so the chunk totals are
     scanned too, recursively)."""
     if chunks is not None:
-        monkeypatch.setattr(_reduction, "_scan_chunks", lambda kernel, n_out, n, waves=False: max(1, min(chunks, n // 2)))
+        def cut(kernel, n_out, n, waves=False):
+            return max(1, min(chunks, n // 2))  # (halving: the recursion over totals ends)
+        monkeypatch.setattr(_reduction, "_scan_chunks", cut)
     device = tiers.device
     rng = np.random.default_rng(29)
     checked = 0

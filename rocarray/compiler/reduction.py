@@ -368,8 +368,9 @@ def item_functions(target, n_inputs: int, n_outputs: int) -> tuple:
     and for one input and one output also the two scan entries' (``build_scan``).
     Records are opaque to them (``ITEM_RECORD_BYTES`` of private memory): every use of a
     record's fields is a call of a placeholder, which the bytecode compiler replaces with
-    the signature's own ``record_wrappers`` (``interp.compile_items``).  Returns (the two
-    functions, the placeholders' names by call: ``ITEM_CALLS``)."""
+    the signature's own ``record_wrappers`` (``interp.compile_items``).  Returns (the
+    functions, in the module's entry order, the placeholders' names by call:
+    ``ITEM_CALLS``)."""
     module = ir.Module(name="items")
     module.triple = target.triple
     module.data_layout = target.data_layout
@@ -456,7 +457,7 @@ class _Builder:
         self.out_dtypes = list(out_dtypes)
         self.identity_fn, self.map_fn, self.reduce_fn, self.post_fn = identity_fn, map_fn, reduce_fn, post_fn
         #: the interpreter's items: records are opaque, moved by calls of these (``move``,
-        #: ``put``: ``item_functions``); None elsewhere
+        #: ``put``, ``take``: ``item_functions``); None elsewhere
         self.opaque = None
 
     # -- small pieces ---------------------------------------------------------------------
