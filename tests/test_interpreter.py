@@ -72,10 +72,15 @@ class _Modes:
             self.monkeypatch.undo()
 
 
-@pytest.fixture
-def modes(device, monkeypatch):
+def needs_interpreter(device) -> None:
+    """Skip unless ``device`` has an interpreter (built now, or read from the disk cache)."""
     if _interpreter.prepare(device) is None:
         pytest.skip(f"{device} has no interpreter")
+
+
+@pytest.fixture
+def modes(device, monkeypatch):
+    needs_interpreter(device)
     return _Modes(device, monkeypatch)
 
 
@@ -233,8 +238,7 @@ def test_fuse_bit_for_bit(modes):
 def test_a_first_call_is_interpreted_then_compiled(device, monkeypatch):
     """The real sequence: the interpreter runs the first call and the compiled code,
     made in the background, replaces it; both give the same bits."""
-    if _interpreter.prepare(device) is None:
-        pytest.skip(f"{device} has no interpreter")
+    needs_interpreter(device)
     monkeypatch.setattr(_interpreter, "ON_HOST", True)
     k = ra.ElementwiseKernel("T x", "T y", "y = x * x - (T)3", "interp_sequence_%d" % id(device))
     x = ra.asarray(np.linspace(-4, 4, 101, dtype=np.float32), device=device)
@@ -362,8 +366,7 @@ def test_parameters_fit_or_fall_back(modes):
 def host_leaving(monkeypatch) -> list:
     """The host's interpreter serving every first call (none found in a cache), and the
     list of the kernels that then leave it for compiled code (``_leave_interpreter``)."""
-    if _interpreter.prepare(ra.Device("cpu")) is None:
-        pytest.skip("no host interpreter")
+    needs_interpreter(ra.Device("cpu"))
     monkeypatch.setattr(_interpreter, "ON_HOST", True)
     monkeypatch.setattr(_interpreter, "ENABLED", True)
     monkeypatch.setattr(cache_module.default_cache(), "lookup", lambda key, target: None)

@@ -13,7 +13,7 @@ import rocarray as ra
 from rocarray import _interpreter, _launch, _reduction
 from rocarray.compiler import cache as cache_module
 from conftest import ALL_DTYPES
-from test_interpreter import _data, _same_bits, host_leaving
+from test_interpreter import _data, _same_bits, host_leaving, needs_interpreter
 
 
 class _Tiers:
@@ -58,8 +58,7 @@ class _Tiers:
 
 @pytest.fixture
 def tiers(device, monkeypatch):
-    if _interpreter.prepare(device) is None:
-        pytest.skip(f"{device} has no interpreter")
+    needs_interpreter(device)
     return _Tiers(device, monkeypatch)
 
 
@@ -191,8 +190,7 @@ def test_reductions_too_wide_for_the_interpreter_are_compiled(tiers):
 def test_a_first_reduction_is_interpreted_then_compiled(device, monkeypatch):
     """The real sequence: interpreted first, the full tier made in the background and
     swapped in, a later call planned anew for it."""
-    if _interpreter.prepare(device) is None:
-        pytest.skip(f"{device} has no interpreter")
+    needs_interpreter(device)
     monkeypatch.setattr(_interpreter, "ON_HOST", True)
     red = ra.ReductionKernel("T x", "T y", "x * (T)2", "a + b", "y = a - (T)1", "0", f"interp_red_seq_{id(device)}")
     x = np.random.default_rng(17).standard_normal((9, 300))
