@@ -538,22 +538,20 @@ def _launch_items(kernel, entry: int, packer, items, values, work, waves: bool =
     """Launch entry ``entry`` of a scan's module over ``items`` (on the interpreter while
     the kernel's first calls run there)."""
     interp = kernel.interp  # (read before ``functions``, which are set first)
-    if interp is not None:
-        grid = min(-(-items // GPU_BLOCK), 4 * kernel.runtime.max_grid(kernel.index, GPU_BLOCK)) if kernel.is_gpu \
-            else 0
-        interp.launch(kernel.runtime, entry, packer, items, values, grid, work)
+    rt = kernel.runtime
+    if waves and interp is None:  # a wave per item, at most GPU_WAVE_ROUNDS rounds of resident blocks
+        fn = kernel.functions[entry]
+        grid = min(-(-items * kernel.target.wave_size // GPU_BLOCK), GPU_WAVE_ROUNDS * rt.resident_grid(fn, GPU_BLOCK))
+        rt.launch_packed(fn, grid, GPU_BLOCK, packer, items, values)
         return
-    fn = kernel.functions[entry]
-    if waves:  # a wave per item, at most GPU_WAVE_ROUNDS rounds of resident blocks
-        resident = kernel.runtime.resident_grid(fn, GPU_BLOCK)
-        grid = min(-(-items * kernel.target.wave_size // GPU_BLOCK), GPU_WAVE_ROUNDS * resident)
-        kernel.runtime.launch_packed(fn, grid, GPU_BLOCK, packer, items, values)
+    # a thread per item, at most four rounds of resident blocks (the host: one call)
+    grid = min(-(-items // GPU_BLOCK), 4 * rt.max_grid(kernel.index, GPU_BLOCK)) if kernel.is_gpu else 0
+    if interp is not None:
+        interp.launch(rt, entry, packer, items, values, grid, work)
     elif kernel.is_gpu:
-        max_grid = kernel.runtime.max_grid(kernel.index, GPU_BLOCK)
-        grid = min(-(-items // GPU_BLOCK), 4 * max_grid)
-        kernel.runtime.launch_packed(fn, grid, GPU_BLOCK, packer, items, values)
+        rt.launch_packed(kernel.functions[entry], grid, GPU_BLOCK, packer, items, values)
     else:
-        kernel.runtime.launch_packed(fn, items, 1, packer, items, values, work=work)
+        rt.launch_packed(kernel.functions[entry], items, 1, packer, items, values, work=work)
 
 
 def _cast(x: Array, dtype) -> Array:
