@@ -18,7 +18,7 @@ import numpy as np
 
 from llvmlite import ir
 
-from .compiler.cache import default_cache as _default_cache
+from .compiler.cache import default_cache as _default_cache, key_digest
 from .compiler.skeletons import (HOST_ROW_DRIVER, SIMPLE_LOOP_MAX_ELEMENTS, SIMPLE_LOOP_MAX_OFFSET,
                                  VECTOR_UNROLL, build_elementwise, gpu_simple_kernel_text,
                                  host_row_driver_text, host_row_words, host_simple_kernel_module,
@@ -322,8 +322,8 @@ class KernelSpec:
         #: ``build_kernel(module, target, entry)``, with its own parameter ``packer``
         self.build_kernel = build_kernel
         self.packer = packer
-        digest = hashlib.blake2b(repr(key).encode(), digest_size=6).hexdigest()
-        self.entry = f"rk_{_symbol(name)}_{digest}"
+        # (the digest the disk keys of ``key`` use too: made once)
+        self.entry = f"rk_{_symbol(name)}_{key_digest(key)[:12]}"
         #: every entry point the module holds: ``entry`` and ``entry + suffix`` for each of
         #: ``extra_entries`` (loaded together; ``LoadedKernel.functions`` in this order)
         self.entries = (self.entry,) + tuple(self.entry + s for s in extra_entries)
@@ -624,27 +624,26 @@ def load(spec: KernelSpec, device) -> LoadedKernel:
     # code at every call, ~2-3 us of a first call)
     cache = _default_cache()
     quick = target.quick_tier
-    image = None if quick is None else cache.lookup(spec.key, target)
-    if image is None and quick is not None:
-        # tiered: run quick-tier code now, recompile in the background once hot -- or,
-        # on a GPU, the interpreter now and the compiled code as soon as it is made
-        if (spec.build_kernel is None or spec.build_items is not None) and (target.is_gpu or _interpreter.ON_HOST):
-            image = cache.lookup(spec.key, quick)
-            if image is None:
+    if quick is None:
+        image = cache.get_or_compile(spec.key, lambda: spec.build_module(target), target)
+        tier = target
+    else:
+        # the full tier's code if it was compiled, else the quick tier's: one disk read
+        found = cache.lookup(spec.key, target, quick)
+        if found is None:
+            # tiered: run quick-tier code now, recompile in the background once hot -- or,
+            # on a GPU, the interpreter now and the compiled code as soon as it is made
+            if (spec.build_kernel is None or spec.build_items is not None) and (target.is_gpu or _interpreter.ON_HOST):
                 k = _interpreted(spec, device, rt, target, quick)
                 if k is not None:
                     with _load_lock:
                         return _loaded.setdefault(key, k)
-        if image is None:
             image = cache.get_or_compile(spec.key, lambda: spec.build_module(quick), quick)
-        module = _load_image(rt, device.index, image, quick)
-        k = LoadedKernel(spec, device, rt, module, target, quick=True)
-        with _load_lock:
-            return _loaded.setdefault(key, k)
-    if image is None:
-        image = cache.get_or_compile(spec.key, lambda: spec.build_module(target), target)
-    module = _load_image(rt, device.index, image, target)
-    k = LoadedKernel(spec, device, rt, module, target, quick=False)
+            tier = quick
+        else:
+            image, tier = found
+    module = _load_image(rt, device.index, image, tier)
+    k = LoadedKernel(spec, device, rt, module, target, quick=tier is not target)
     with _load_lock:
         return _loaded.setdefault(key, k)
 

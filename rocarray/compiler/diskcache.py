@@ -88,6 +88,13 @@ def _file_name(key: str) -> str:
     return hashlib.blake2b(key.encode("utf-8"), digest_size=20).hexdigest() + SUFFIX
 
 
+def _remove_quietly(path: str) -> None:
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
 def _checksum(key_bytes: bytes, payload: bytes) -> int:
     return zlib.crc32(payload, zlib.crc32(key_bytes))
 
@@ -187,12 +194,15 @@ class DiskCache:
 
     # -- writing --------------------------------------------------------------------
 
-    def put(self, key: str, data: bytes) -> None:
-        """Store ``data`` under ``key`` (atomically replacing any older entry)."""
+    def put(self, key: str, data: bytes, replace: bool = True) -> None:
+        """Store ``data`` under ``key``, atomically replacing any older entry -- or, with
+        ``replace=False``, only where no file holds the entry's place yet (a hard link of
+        the written file, which fails when one does: another writer's entry is never
+        replaced, even one written a moment ago)."""
         if not self._ensure_directory():
             return
         blob = encode_entry(key, bytes(data))
-        path = os.path.join(self.directory, _file_name(key))
+        path = self._dir_prefix + _file_name(key)
         try:
             fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, dir=self.directory)
         except OSError as exc:
@@ -201,15 +211,33 @@ class DiskCache:
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(blob)
-            os.replace(tmp, path)
+            if replace or not self._link(tmp, path):
+                os.replace(tmp, path)
+        except FileExistsError:  # (replace=False) the place is taken: nothing written
+            _remove_quietly(tmp)
+            return
         except OSError as exc:
-            try:
-                os.remove(tmp)
-            except OSError:
-                pass
+            _remove_quietly(tmp)
             self._disable(exc)
             return
         self._account(len(blob))
+
+    @staticmethod
+    def _link(tmp: str, path: str) -> bool:
+        """Hard-link ``tmp`` as ``path`` and drop ``tmp``: True when done; False where the
+        file system makes no hard links and ``path`` is free (the caller renames ``tmp``
+        then: a writer racing it may be replaced after all, which costs a recompile).
+        FileExistsError when ``path`` is taken."""
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise
+        except (OSError, AttributeError, NotImplementedError):
+            if os.path.lexists(path):
+                raise FileExistsError(path) from None
+            return False
+        _remove_quietly(tmp)
+        return True
 
     def _ensure_directory(self) -> bool:
         if self._writable is None:

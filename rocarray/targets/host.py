@@ -82,11 +82,15 @@ executable, 256 KiB at a time -- with the relocations applied on the way.  A loa
 a parse and a copy, no system call: ~40 us in a fresh process against ~85-130 us for
 MCJIT's ``add_object_file`` + ``finalize_object`` with the digest, engine search and checks
 (a disk-cache hit's whole first call: 0.47 -> 0.30 ms median on a busy machine, A/B;
-docs/benchmarks.md).  Objects of any other kind (writable data, other
-relocations, another machine), or every object with ``ROCARRAY_HOST_LOADER=mcjit``, go to
-MCJIT: one execution engine takes many object files; MCJIT resolves names across all
-objects of an engine, so objects that define a name already present go to another engine
-of a small pool.  Code lives for the life of the process either way.
+docs/benchmarks.md).  Since then ``compile`` does the parse, once: it returns a *host
+image* (``host_image``: the layout the mapper makes of the object, then the object), so a
+disk hit's load reads a header and copies: ``_load_image`` of a disk hit's first call in a
+fresh process went from ~97K to ~61K instructions (callgrind).  Objects of any other kind
+(writable data, other relocations, another machine), or every object with
+``ROCARRAY_HOST_LOADER=mcjit``, go to MCJIT: one execution engine takes many object files;
+MCJIT resolves names across all objects of an engine, so objects that define a name
+already present go to another engine of a small pool.  Code lives for the life of the
+process either way.
 """
 
 from __future__ import annotations
@@ -253,6 +257,7 @@ class HostTarget(Target):
         if q is None:
             q = HostTarget(opt_level=0)
             q.simple_loops = True  # the kernel entry is a text template (skeletons.py)
+            q.tier_of = self
             q.pipeline = "inline"
             # Its IR is rocarray's own (the entry template and the kernel language's
             # lowering), verified by the tests (ROCARRAY_VERIFY_IR=1): not re-verified on
@@ -373,7 +378,9 @@ class HostTarget(Target):
         return mod, (t1 - t0) * 1e3, (t2 - t1) * 1e3
 
     def compile(self, module: ir.Module | str) -> bytes:
-        """Parse, verify, optimise and emit ``module``: an object file for this machine."""
+        """Parse, verify, optimise and emit ``module``: an object file for this machine,
+        as a host image where rocarray's mapper places it (``host_image``;
+        ``object_file`` gives the object back)."""
         _init_llvm()
         tm = self._machine(self.codegen_level)
         with LLVM_LOCK:
@@ -382,7 +389,7 @@ class HostTarget(Target):
             obj = tm.emit_object(mod)
             emit_ms = (time.perf_counter() - t) * 1e3
         self.last_timings = {"parse_ms": parse_ms, "optimise_ms": opt_ms, "emit_ms": emit_ms}
-        return obj
+        return host_image(obj)
 
     def emit_assembly(self, module: ir.Module | str) -> str:
         """The assembly ``compile`` would assemble (same pipeline), for inspection."""
@@ -587,38 +594,15 @@ class _Mapper:
         self._pid = os.getpid()
         return True
 
-    def map(self, data: bytes, elf: _ElfObject, resolve) -> dict | None:
-        """Copy ``data`` into the arena and return {defined global name: address}, or None
-        when this object is not of the simple kind (nothing is used then).
-        ``resolve(name)`` gives the address of an undefined symbol, 0 when none is known.
-        The caller holds ``_map_lock``."""
-        if elf.machine != 62:  # EM_X86_64
+    def place(self, image: bytes, align: int, relocs, externals, defined, resolve) -> dict | None:
+        """Copy ``image`` into the arena, relocated (the arguments are those ``_plan_map``
+        returns), and return {defined global name: address}; None when the arena cannot
+        take it (nothing is used then).  ``resolve(name)`` gives the address of a C
+        library symbol, 0 when none is known.  The caller holds ``_map_lock``."""
+        if align > self._page:  # chunks start on a page boundary
             return None
-        sections = elf.sections
-        place = {}  # section index -> offset in the object's image
-        relas = []
-        size = 0
-        align_all = self.ALIGN  # the object's start: its strictest section alignment
-        for idx, sh in enumerate(sections):
-            sh_type, flags = sh[1], sh[2]
-            if sh_type == _SHT_RELA:
-                if sections[sh[7]][2] & _SHF_ALLOC:
-                    relas.append(sh)
-                continue
-            if sh_type == _SHT_REL:
-                return None
-            if not flags & _SHF_ALLOC or not sh[5]:
-                continue
-            if flags & (_SHF_WRITE | _SHF_TLS) or sh_type not in (_SHT_PROGBITS, _SHT_NOBITS):
-                return None
-            align = sh[8] or 1
-            align_all = max(align_all, align)
-            size = -(-size // align) * align
-            place[idx] = size
-            size += sh[5]
-        if not place or align_all > self._page:  # chunks start on a page boundary
-            return None
-        start = -(-self._used // align_all) * align_all
+        size = len(image)
+        start = -(-self._used // align) * align
         if start + size > self._size or os.getpid() != self._pid:
             # full, or this is a forked child: the chunk's pages are shared (MAP_SHARED)
             # with the parent, which goes on filling its free part; the child maps a chunk
@@ -628,46 +612,174 @@ class _Mapper:
                 return None
             start = 0
         base = self._exec_base + start  # where the code runs
-        image = bytearray(size)
-        for idx, off in place.items():
-            sh = sections[idx]
-            if sh[1] == _SHT_PROGBITS:
-                image[off:off + sh[5]] = data[sh[4]:sh[4] + sh[5]]
-        symbols = elf.symbols
-        for sh in relas:
-            target_off = place.get(sh[7])
-            if target_off is None:  # relocations of an empty allocated section
-                continue
-            for r_offset, r_info, addend in _RELA.iter_unpack(data[sh[4]:sh[4] + sh[5]]):
-                kind, k = r_info & 0xFFFFFFFF, r_info >> 32
-                if kind == _R_X86_64_NONE:
-                    continue
-                if k:
-                    name, _, _, shndx, value = symbols[k - 1]
-                    if shndx == 0:
-                        s_addr = resolve(name)
-                        if not s_addr:
-                            return None
-                    elif shndx in place:
-                        s_addr = base + place[shndx] + value
-                    else:
+        if relocs:
+            image = bytearray(image)
+            for at, kind, symbol, value, addend in relocs:
+                if symbol >= 0:
+                    s_addr = resolve(externals[symbol])
+                    if not s_addr:
                         return None
+                elif symbol == _IN_IMAGE:
+                    s_addr = base + value
                 else:
-                    s_addr = 0
-                at = target_off + r_offset
+                    s_addr = value
                 if kind == _R_X86_64_64:
                     struct.pack_into("<Q", image, at, (s_addr + addend) & 0xFFFFFFFFFFFFFFFF)
-                elif kind == _R_X86_64_PC32 or kind == _R_X86_64_PLT32:
+                else:  # _R_X86_64_PC32, _R_X86_64_PLT32
                     rel = s_addr + addend - (base + at)
                     if not -(1 << 31) <= rel < (1 << 31):
                         return None
                     struct.pack_into("<i", image, at, rel)
-                else:
-                    return None
-        ctypes.memmove(self._write_base + start, bytes(image), size)
+            image = bytes(image)
+        ctypes.memmove(self._write_base + start, image, size)
         self._used = start + size
-        return {name: base + place[shndx] + value
-                for name, bind, _, shndx, value in symbols if bind in (1, 2) and shndx in place}
+        return {name: base + offset for name, offset in defined}
+
+
+#: ``_plan_map``'s relocation symbols other than an index into the C library names
+_IN_IMAGE, _ABSOLUTE = -1, -2
+
+
+def _plan_map(data: bytes, elf: _ElfObject) -> tuple | None:
+    """How ``_Mapper`` places the object file ``data`` (``elf``, parsed), as the arguments
+    of ``_Mapper.place`` after ``self``: (the image -- the allocated sections laid out at
+    their offsets --, its alignment, the relocations (offset in the image, kind, symbol,
+    value, addend: symbol is an index into the C library names, or ``_IN_IMAGE``:
+    the image's address + value, or ``_ABSOLUTE``: value), the C library names, the
+    (name, offset) of each global symbol it defines); None when the object is not of the
+    simple kind (writable or thread-local data, other relocation kinds, another machine):
+    MCJIT loads those."""
+    if elf.machine != 62:  # EM_X86_64
+        return None
+    sections = elf.sections
+    place = {}  # section index -> offset in the object's image
+    relas = []
+    size = 0
+    align_all = _Mapper.ALIGN  # the object's start: its strictest section alignment
+    for idx, sh in enumerate(sections):
+        sh_type, flags = sh[1], sh[2]
+        if sh_type == _SHT_RELA:
+            if sections[sh[7]][2] & _SHF_ALLOC:
+                relas.append(sh)
+            continue
+        if sh_type == _SHT_REL:
+            return None
+        if not flags & _SHF_ALLOC or not sh[5]:
+            continue
+        if flags & (_SHF_WRITE | _SHF_TLS) or sh_type not in (_SHT_PROGBITS, _SHT_NOBITS):
+            return None
+        align = sh[8] or 1
+        align_all = max(align_all, align)
+        size = -(-size // align) * align
+        place[idx] = size
+        size += sh[5]
+    if not place:
+        return None
+    image = bytearray(size)
+    for idx, off in place.items():
+        sh = sections[idx]
+        if sh[1] == _SHT_PROGBITS:
+            image[off:off + sh[5]] = data[sh[4]:sh[4] + sh[5]]
+    externals = tuple(sorted(elf.undefined))
+    index = {name: k for k, name in enumerate(externals)}
+    symbols = elf.symbols
+    relocs = []
+    for sh in relas:
+        target_off = place.get(sh[7])
+        if target_off is None:  # relocations of an empty allocated section
+            continue
+        for r_offset, r_info, addend in _RELA.iter_unpack(data[sh[4]:sh[4] + sh[5]]):
+            kind, k = r_info & 0xFFFFFFFF, r_info >> 32
+            if kind == _R_X86_64_NONE:
+                continue
+            if kind not in (_R_X86_64_64, _R_X86_64_PC32, _R_X86_64_PLT32):
+                return None
+            if not k:
+                relocs.append((target_off + r_offset, kind, _ABSOLUTE, 0, addend))
+                continue
+            name, _, _, shndx, value = symbols[k - 1]
+            if shndx == 0:
+                symbol = index.get(name)
+                if symbol is None:
+                    return None
+                relocs.append((target_off + r_offset, kind, symbol, 0, addend))
+            elif shndx in place:
+                relocs.append((target_off + r_offset, kind, _IN_IMAGE, place[shndx] + value, addend))
+            else:
+                return None
+    defined = tuple((name, place[shndx] + value)
+                    for name, bind, _, shndx, value in symbols if bind in (1, 2) and shndx in place)
+    return bytes(image), align_all, tuple(relocs), externals, defined
+
+
+# -- host images ---------------------------------------------------------------------------
+#
+# What ``HostTarget.compile`` returns (and the disk cache keeps) for an object the mapper
+# places: ``_plan_map``'s result, made once when the kernel is compiled, so that loading
+# it -- a disk-cache hit in every later process -- parses no ELF; the object itself
+# follows, for MCJIT (``ROCARRAY_HOST_LOADER=mcjit``, or no arena).  Little endian:
+#
+#     offset  size  field
+#     0       8     magic  b"RKHOSTv1"
+#     8       4     image size S
+#     12      4     image alignment
+#     16      2     defined names D
+#     18      2     C library names E
+#     20      4     relocations R
+#     24      4     bytes of the names T
+#     28      4     bytes of the object file O
+#     32      8 D   offset of each defined name in the image
+#     ...     24 R  relocations: offset u32, kind u16, symbol i16, value i64, addend i64
+#     ...     T     the D defined names, then the E C library names, NUL-separated, UTF-8
+#     ...     S     the image
+#     ...     O     the object file
+
+_IMAGE_MAGIC = b"RKHOSTv1"
+_IMAGE = struct.Struct("<8sIIHHIII")
+_IMAGE_RELOC = struct.Struct("<IHhqq")
+
+
+def host_image(obj: bytes) -> bytes:
+    """The host image of the object file ``obj`` (see above), or ``obj`` itself when
+    rocarray's mapper cannot place it."""
+    if len(obj) < 64 or obj[:6] != _ELF64_LE:
+        return obj
+    plan = _plan_map(obj, _ElfObject(obj))
+    if plan is None:
+        return obj
+    image, align, relocs, externals, defined = plan
+    if len(defined) >= 1 << 16 or len(externals) >= 1 << 15:
+        return obj
+    names = "\0".join([name for name, _ in defined] + list(externals)).encode("utf-8")
+    return b"".join((
+        _IMAGE.pack(_IMAGE_MAGIC, len(image), align, len(defined), len(externals), len(relocs),
+                    len(names), len(obj)),
+        struct.pack(f"<{len(defined)}Q", *(offset for _, offset in defined)),
+        b"".join(_IMAGE_RELOC.pack(*r) for r in relocs),
+        names, image, obj,
+    ))
+
+
+def _read_image(data: bytes) -> tuple[tuple, int]:
+    """(``_plan_map``'s result, where the object file starts) of host image ``data``."""
+    _, size, align, n_defined, n_externals, n_relocs, n_names, n_obj = _IMAGE.unpack_from(data)
+    at = _IMAGE.size + 8 * n_defined
+    offsets = struct.unpack_from(f"<{n_defined}Q", data, _IMAGE.size)
+    end = at + _IMAGE_RELOC.size * n_relocs
+    relocs = tuple(_IMAGE_RELOC.iter_unpack(data[at:end])) if n_relocs else ()
+    names = data[end:end + n_names].decode("utf-8").split("\0")
+    at = end + n_names + size
+    if at + n_obj != len(data):
+        raise ValueError(f"host image of {len(data)} bytes: its header says {at + n_obj}")
+    return (data[end + n_names:at], align, relocs, tuple(names[n_defined:n_defined + n_externals]),
+            tuple(zip(names[:n_defined], offsets))), at
+
+
+def object_file(data: bytes) -> bytes:
+    """The object file in ``data``: a host image's (``HostTarget.compile``), else ``data``."""
+    if data[:8] != _IMAGE_MAGIC:
+        return data
+    return data[_read_image(data)[1]:]
 
 
 _engines: list = []
@@ -698,66 +810,102 @@ def _resolve_symbol(name: str) -> int:
 
 
 def load_host_object(data: bytes) -> HostModule:
-    """Map the object file ``data`` (from ``HostTarget.compile``) into this process.
+    """Map ``data`` -- a host image or an object file (``HostTarget.compile``) -- into
+    this process.
 
-    Kernel objects are mapped by rocarray itself (``_Mapper``); any other object, or every
-    one when ``ROCARRAY_HOST_LOADER=mcjit`` (read once per process), goes to an MCJIT
-    engine whose names it does not clash with.  Either way an undefined symbol
-    that no loaded library defines raises ``ToolchainError`` (MCJIT would abort)."""
+    Kernel objects are mapped by rocarray itself (``_Mapper``; a host image is laid out for
+    it already); any other object, or every one when ``ROCARRAY_HOST_LOADER=mcjit`` (read
+    once per process), goes to an MCJIT engine whose names it does not clash with.  Either
+    way an undefined symbol that no loaded library defines raises ``ToolchainError``
+    (MCJIT would abort)."""
     data = bytes(data)
     mod = _loaded.get(data)
     if mod is not None:
         return mod
-    elf = _ElfObject(data) if len(data) >= 64 and data[:6] == _ELF64_LE else None
-    if elf is not None:
-        # MCJIT aborts the whole process on a name it cannot resolve: check first (in
-        # the C libraries loaded for the JIT; most kernels name none)
-        if elf.undefined:
-            _init_llvm()
-            missing = sorted(
-                s for s in elf.undefined
-                if not s.startswith("_GLOBAL_OFFSET_TABLE_") and not _resolve_symbol(s)
-            )
-            if missing:
-                raise ToolchainError(
-                    f"host object needs {', '.join(missing)}, which no library loaded in this "
-                    "process defines"
-                )
-        if not _mapper:
-            with _map_lock:
-                if not _mapper:  # the switch is read once per process
-                    use = os.name == "posix" and os.environ.get("ROCARRAY_HOST_LOADER") != "mcjit"
-                    _mapper.append(_Mapper() if use else None)
-        mapper = _mapper[0]
+    if data[:8] == _IMAGE_MAGIC:
+        plan, at = _read_image(data)
+        _check_resolvable(plan[3])
+        mod = _map(data, plan)
+        if mod is not None:
+            return mod
+        return _load_mcjit(data, data[at:], frozenset(name for name, _ in plan[4]))
+    if len(data) >= 64 and data[:6] == _ELF64_LE:
+        elf = _ElfObject(data)
+        _check_resolvable(elf.undefined)
+        mapper = _the_mapper()
         if mapper is not None and mapper.usable:
-            with _map_lock:
-                mod = _loaded.get(data)
+            plan = _plan_map(data, elf)
+            if plan is not None:
+                mod = _map(data, plan)
                 if mod is not None:
                     return mod
-                addresses = mapper.map(data, elf, _resolve_symbol)
-                if addresses is not None:
-                    mod = HostModule(None, frozenset(addresses), len(data))
-                    mod._addresses.update(addresses)
-                    _loaded[data] = mod
-                    return mod
+        return _load_mcjit(data, data, elf.defined)
+    return _load_mcjit(data, data, None)
+
+
+def _check_resolvable(names) -> None:
+    """Raise ``ToolchainError`` unless the C libraries loaded for the JIT define every
+    one of ``names`` (MCJIT aborts the whole process on a name it cannot resolve; most
+    kernels name none)."""
+    if not names:
+        return
+    _init_llvm()
+    missing = sorted(s for s in names if not s.startswith("_GLOBAL_OFFSET_TABLE_") and not _resolve_symbol(s))
+    if missing:
+        raise ToolchainError(
+            f"host object needs {', '.join(missing)}, which no library loaded in this process defines"
+        )
+
+
+def _the_mapper() -> "_Mapper | None":
+    """The process's mapper, or None when ``ROCARRAY_HOST_LOADER=mcjit`` (read once)."""
+    if not _mapper:
+        with _map_lock:
+            if not _mapper:
+                use = os.name == "posix" and os.environ.get("ROCARRAY_HOST_LOADER") != "mcjit"
+                _mapper.append(_Mapper() if use else None)
+    return _mapper[0]
+
+
+def _map(data: bytes, plan: tuple) -> "HostModule | None":
+    """``data`` placed by the mapper as ``plan`` (``_plan_map``) says, or None when the
+    mapper is off or cannot place it."""
+    mapper = _mapper[0] if _mapper else _the_mapper()
+    if mapper is None or not mapper.usable:
+        return None
+    with _map_lock:
+        mod = _loaded.get(data)
+        if mod is not None:
+            return mod
+        addresses = mapper.place(*plan, _resolve_symbol)
+        if addresses is None:
+            return None
+        mod = HostModule(None, frozenset(addresses), len(data))
+        mod._addresses.update(addresses)
+        _loaded[data] = mod
+    return mod
+
+
+def _load_mcjit(data: bytes, obj: bytes, defined) -> HostModule:
+    """The object file ``obj`` (of ``data``) loaded by an MCJIT engine; ``defined``: the
+    global names it defines (None: unknown, non-ELF)."""
     binding = _init_llvm()
     with LLVM_LOCK:
         mod = _loaded.get(data)
         if mod is not None:
             return mod
-        if elf is not None:
-            defined = elf.defined
+        if defined is not None:
             engine = next((e for e in _engines if e.names.isdisjoint(defined)), None)
         else:
-            defined, engine = None, None  # unknown names: a fresh engine is always safe
+            engine = None  # unknown names: a fresh engine is always safe
         if engine is None:
             engine = _Engine(_default_host())
             _engines.append(engine)
-        engine.ee.add_object_file(binding.ObjectFileRef.from_data(data))
+        engine.ee.add_object_file(binding.ObjectFileRef.from_data(obj))
         engine.ee.finalize_object()
         if defined is not None:
             engine.names |= defined
-        mod = HostModule(engine, defined, len(data))
+        mod = HostModule(engine, defined, len(obj))
         if defined is not None:  # resolve now, so address() is a dict lookup
             for name in defined:
                 addr = engine.ee.get_function_address(name)
