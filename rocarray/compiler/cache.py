@@ -135,7 +135,8 @@ class CompileCache:
         the quick tier ``quick``'s (``quick.tier_of`` is ``target``), with its tier."""
         head = target.tier_of or target
         prefix, tag = _target_digest(head)
-        payload = self.disk.get(prefix + key_digest(key))
+        digest = key_digest(key)  # (``_entry``, written out: the head's tag is needed too)
+        payload = self.disk.get(prefix + digest, prefix[:8] + digest[:32])
         if payload is None:
             return None
         found = payload[:TAG_BYTES]
@@ -149,7 +150,8 @@ class CompileCache:
         """Store ``target``'s code for ``key``: a quick tier's only where its entry holds
         nothing yet, any other replacing what is there (the best code so far stays)."""
         quick = target.tier_of is not None
-        self.disk.put(self.disk_key(target, key), _target_digest(target)[1] + data, replace=not quick)
+        disk_key, name = _entry(target, key)
+        self.disk.put(disk_key, _target_digest(target)[1] + data, replace=not quick, name=name)
 
     def _miss(self, mkey, build, target, counter="compiled") -> bytes:
         with self._lock:
@@ -217,8 +219,7 @@ class CompileCache:
         digest of the target's ``cache_key()`` and the generator hash (a quick tier's
         entry is the one of the configuration it stands in for, ``target.tier_of``),
         then ``key_digest(key)``."""
-        head = target.tier_of or target
-        return _target_digest(head)[0] + key_digest(key)
+        return _entry(target, key)[0]
 
     # -- counters -------------------------------------------------------------------------
 
@@ -365,6 +366,15 @@ def _target_digest(target) -> tuple[str, bytes]:
         digest = hashlib.blake2b(f"{tkey!r}|gen:{generator_hash()}".encode(), digest_size=TAG_BYTES)
         memo = _target_digests[tkey] = (digest.hexdigest() + "|", digest.digest())
     return memo
+
+
+def _entry(target, key) -> tuple[str, str]:
+    """(the disk key, the file name) of the entry holding ``target``'s code for ``key``:
+    the digest of the configuration heading it (``target.tier_of`` for a quick tier), then
+    ``key_digest(key)``; the name takes 160 bits of the two (no third hash)."""
+    prefix = _target_digest(target.tier_of or target)[0]
+    digest = key_digest(key)
+    return prefix + digest, prefix[:8] + digest[:32]
 
 
 #: kernel key -> ``key_digest(key)``

@@ -195,6 +195,10 @@ class HostTarget(Target):
             raise ValueError(f"opt_level must be one of {sorted(PIPELINES)}, not {opt_level!r}")
         #: the IR pipeline and the codegen level of this configuration
         self.pipeline, self.codegen_level = PIPELINES[self.opt_level]
+        #: whether first calls run a quick tier (``quick_tier``); ``ROCARRAY_TIERED`` is
+        #: read when the target is made, as ``ROCARRAY_HOST_OPT`` is (an environment look-up
+        #: at every kernel load cost a disk hit's first call ~2-4 %)
+        self.tiered = os.environ.get("ROCARRAY_TIERED", "1") != "0"
         self._machines: dict = {}
         self._data_layout: str | None = None
         self._cache_key: tuple | None = None
@@ -250,8 +254,8 @@ class HostTarget(Target):
     def quick_tier(self) -> "HostTarget | None":
         """The quick configuration (text kernel entry, always-inliner only, codegen O0:
         ~1.5 ms of LLVM per kernel) when this one costs more; None when tiering is off
-        (``ROCARRAY_TIERED=0``) or this is level 0."""
-        if self.opt_level == 0 or os.environ.get("ROCARRAY_TIERED", "1") == "0":
+        (``ROCARRAY_TIERED=0`` when the target was made) or this is level 0."""
+        if self.opt_level == 0 or not self.tiered:
             return None
         q = getattr(self, "_quick", None)
         if q is None:
@@ -500,11 +504,14 @@ class HostModule:
 
     __slots__ = ("names", "_engine", "_addresses", "nbytes")
 
-    def __init__(self, engine: _Engine | None, names, nbytes: int):
+    def __init__(self, engine: _Engine | None, names, nbytes: int, addresses: dict | None = None):
         self._engine = engine
-        self.names = names  # None when the object format is not read (non-ELF)
+        #: the global names it defines (a set or a dict's keys); None when the object
+        #: format is not read (non-ELF)
+        self.names = names
         self.nbytes = nbytes
-        self._addresses: dict = {}
+        #: name -> address, of every name when the mapper loaded it
+        self._addresses: dict = {} if addresses is None else addresses
 
     def address(self, name: str) -> int:
         """The address of function ``name`` defined by this object."""
@@ -562,11 +569,16 @@ class _Mapper:
         self._page = mmap.PAGESIZE
         self._failed = ctypes.c_void_p(-1).value
         self._write_base = self._exec_base = 0
+        self._view: memoryview | None = None  # the current chunk's writable mapping
         self._used = self._size = 0
         #: False once the system refused the arena: MCJIT loads everything then
         self.usable = True
-        #: the process that mapped the current chunk: a forked child must not fill it
-        self._pid = os.getpid()
+        # a forked child must not fill its parent's chunk: it forgets it (no ``getpid``
+        # system call per load)
+        os.register_at_fork(after_in_child=self._forget_chunk)
+
+    def _forget_chunk(self) -> None:
+        self._size = self._used = 0  # the next load maps a chunk of this process's own
 
     def _new_chunk(self, nbytes: int) -> bool:
         """Map a fresh arena chunk of at least ``nbytes``; False when the system refuses."""
@@ -591,7 +603,9 @@ class _Mapper:
         finally:
             os.close(fd)  # the mappings keep the memory
         self._write_base, self._exec_base, self._used, self._size = w, x, 0, size
-        self._pid = os.getpid()
+        # the writable mapping as a Python buffer: a load copies and relocates into it
+        # with no foreign call
+        self._view = memoryview((ctypes.c_char * size).from_address(w)).cast("B")
         return True
 
     def place(self, image: bytes, align: int, relocs, externals, defined, resolve) -> dict | None:
@@ -603,41 +617,42 @@ class _Mapper:
             return None
         size = len(image)
         start = -(-self._used // align) * align
-        if start + size > self._size or os.getpid() != self._pid:
-            # full, or this is a forked child: the chunk's pages are shared (MAP_SHARED)
-            # with the parent, which goes on filling its free part; the child maps a chunk
-            # of its own (the code already in the old one stays valid, nobody rewrites it)
+        if start + size > self._size:
+            # full, or none yet -- a forked child has forgotten its parent's
+            # (``_forget_chunk``): the chunk's pages are shared (MAP_SHARED) with the
+            # parent, which goes on filling its free part; the child maps a chunk of its
+            # own (the code already in the old one stays valid, nobody rewrites it)
             if not self._new_chunk(size):
                 self.usable = False
                 return None
             start = 0
         base = self._exec_base + start  # where the code runs
-        if relocs:
-            image = bytearray(image)
-            for at, kind, symbol, value, addend in relocs:
-                if symbol >= 0:
-                    s_addr = resolve(externals[symbol])
-                    if not s_addr:
-                        return None
-                elif symbol == _IN_IMAGE:
-                    s_addr = base + value
-                else:
-                    s_addr = value
-                if kind == _R_X86_64_64:
-                    struct.pack_into("<Q", image, at, (s_addr + addend) & 0xFFFFFFFFFFFFFFFF)
-                else:  # _R_X86_64_PC32, _R_X86_64_PLT32
-                    rel = s_addr + addend - (base + at)
-                    if not -(1 << 31) <= rel < (1 << 31):
-                        return None
-                    struct.pack_into("<i", image, at, rel)
-            image = bytes(image)
-        ctypes.memmove(self._write_base + start, image, size)
+        view = self._view
+        view[start:start + size] = image
+        # relocated in place: the space is only taken (``_used``) once they all applied
+        for at, kind, symbol, value, addend in relocs:
+            if symbol >= 0:
+                s_addr = resolve(externals[symbol])
+                if not s_addr:
+                    return None
+            elif symbol == _IN_IMAGE:
+                s_addr = base + value
+            else:
+                s_addr = value
+            if kind == _R_X86_64_64:
+                _U64.pack_into(view, start + at, (s_addr + addend) & 0xFFFFFFFFFFFFFFFF)
+            else:  # _R_X86_64_PC32, _R_X86_64_PLT32
+                rel = s_addr + addend - (base + at)
+                if not -(1 << 31) <= rel < (1 << 31):
+                    return None
+                _I32.pack_into(view, start + at, rel)
         self._used = start + size
         return {name: base + offset for name, offset in defined}
 
 
 #: ``_plan_map``'s relocation symbols other than an index into the C library names
 _IN_IMAGE, _ABSOLUTE = -1, -2
+_U64, _I32 = struct.Struct("<Q"), struct.Struct("<i")
 
 
 def _plan_map(data: bytes, elf: _ElfObject) -> tuple | None:
@@ -824,7 +839,8 @@ def load_host_object(data: bytes) -> HostModule:
         return mod
     if data[:8] == _IMAGE_MAGIC:
         plan, at = _read_image(data)
-        _check_resolvable(plan[3])
+        if plan[3]:
+            _check_resolvable(plan[3])
         mod = _map(data, plan)
         if mod is not None:
             return mod
@@ -880,9 +896,7 @@ def _map(data: bytes, plan: tuple) -> "HostModule | None":
         addresses = mapper.place(*plan, _resolve_symbol)
         if addresses is None:
             return None
-        mod = HostModule(None, frozenset(addresses), len(data))
-        mod._addresses.update(addresses)
-        _loaded[data] = mod
+        mod = _loaded[data] = HostModule(None, addresses.keys(), len(data), addresses)
     return mod
 
 

@@ -290,3 +290,19 @@ def test_processes_racing_to_fill_one_place_leave_one_whole_entry(tmp_path):
         assert cache.get(f"key-{i}") in {f"writer {k}".encode() for k in range(4)}
     assert cache.info()["entries"] == 50
     assert not [n for n in os.listdir(tmp_path) if n.startswith(".tmp-")]
+
+
+def test_entry_under_a_name_the_caller_gives(tmp_path):
+    """A caller whose key is made of digests names the file itself (no third hash): the
+    entry is found under that name only, checked against its key as any other, and the
+    size bound and ``info`` count it."""
+    cache = DiskCache(tmp_path)
+    name = "ab" * 20
+    cache.put("digest-made key", b"payload", name=name)
+    assert os.listdir(tmp_path) == [name + ".rk"]
+    assert cache.get("digest-made key", name) == b"payload"
+    assert cache.get("digest-made key") is None  # (its default name is another file)
+    assert cache.get("another key", name) is None  # an intact entry of another key: kept
+    assert cache.info()["entries"] == 1
+    with pytest.raises(ValueError, match="40 hex digits"):
+        cache.put("k", b"x", name="short")

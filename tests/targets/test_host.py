@@ -584,6 +584,17 @@ def test_a_cut_host_image_is_an_error():
         load_host_object(image[:-7])
 
 
+def test_tiering_is_read_from_the_environment_when_the_target_is_made(monkeypatch):
+    monkeypatch.setenv("ROCARRAY_TIERED", "0")
+    assert HostTarget(opt_level=1).quick_tier is None
+    monkeypatch.setenv("ROCARRAY_TIERED", "1")
+    tiered = HostTarget(opt_level=1)
+    quick = tiered.quick_tier
+    assert quick is not None and quick.tier_of is tiered and quick.quick_tier is None
+    monkeypatch.setenv("ROCARRAY_TIERED", "0")  # (read once, as ROCARRAY_HOST_OPT is)
+    assert tiered.quick_tier is quick
+
+
 def test_quick_tier_skips_the_verifier_outside_the_tests(monkeypatch):
     """The quick tier's IR is rocarray's own: verified when ``ROCARRAY_VERIFY_IR=1`` (the
     tests), not on every first call; the other tiers always verify."""
