@@ -24,6 +24,8 @@ _ACCEPTS = {
 }
 _KIND_NAMES = {"b": "bool", "i": "signed integer", "u": "unsigned integer", "f": "real floating", "c": "complex floating"}
 _PY_SCALARS = (bool, int, float, complex)
+#: ``compute`` values whose loop dtypes are not the promotion of the inputs
+_OWN_LOOP_DTYPES = frozenset(("where", "clip", "copy", "bool"))
 _SCALAR_KIND = {bool: "bool", int: "int", float: "float", complex: "complex"}
 
 
@@ -96,7 +98,14 @@ class Ufunc:
                     + ", ".join(_KIND_NAMES[k] for k in allowed) + " dtypes"
                 )
         compute = row.compute
-        if compute == "where":
+        if compute not in _OWN_LOOP_DTYPES:  # (most ops: the promotion of the inputs)
+            t = _promote_mixed(tokens, name)
+            if compute == "float" and t.kind in "biu":
+                t = np.promote_types(t, _dtypes.float16)
+            elif compute == "true_divide" and t.kind in "biu":
+                t = _dtypes.default_float
+            loop_in = (t,) * len(tokens)
+        elif compute == "where":
             if tokens[0] is not _dtypes.bool and tokens[0] is not bool:
                 raise TypeError(f"where: condition must be a bool array, not {tokens[0]}")
             t = _promote_mixed(tokens[1:], name)
@@ -107,16 +116,9 @@ class Ufunc:
         elif compute == "copy":
             loop_in = (tokens[0],)
             t = tokens[0]
-        elif compute == "bool":
+        else:  # "bool"
             loop_in = (_dtypes.bool,) * len(tokens)
             t = _dtypes.bool
-        else:
-            t = _promote_mixed(tokens, name)
-            if compute == "float" and t.kind in "biu":
-                t = np.promote_types(t, _dtypes.float16)
-            elif compute == "true_divide" and t.kind in "biu":
-                t = _dtypes.default_float
-            loop_in = (t,) * len(tokens)
         kind = t.kind
         if row.out == "bool":
             out = _dtypes.bool

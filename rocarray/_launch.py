@@ -73,6 +73,9 @@ _packers: dict = {}  # (kind, scalar dtype or None) per operand -> struct.Struct
 
 
 def _pack_format(operands) -> struct.Struct:
+    if _ARRAY_KINDS.issuperset([op.kind for op in operands]):
+        # arrays only (most ops): every field a word, no padding
+        return struct.Struct(_HEAD_FIELDS + _ARRAY_FIELDS * len(operands))
     fmt = [_HEAD_FIELDS]  # n, ndim, shape
     size = 16 + 8 * MAX_DIMS
     for op in operands:
@@ -94,6 +97,7 @@ def _pack_format(operands) -> struct.Struct:
 
 
 _HEAD_FIELDS = f"<qq{MAX_DIMS}q"
+_ARRAY_KINDS = frozenset(("in", "out"))
 _ARRAY_FIELDS = f"Q{MAX_DIMS}q"
 _RAW_FIELDS = f"Qqq{MAX_DIMS}q{MAX_DIMS}q"
 

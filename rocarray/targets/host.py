@@ -776,18 +776,21 @@ def host_image(obj: bytes) -> bytes:
 
 
 def _read_image(data: bytes) -> tuple[tuple, int]:
-    """(``_plan_map``'s result, where the object file starts) of host image ``data``."""
+    """(``_plan_map``'s result, where the object file starts) of host image ``data``;
+    ValueError when its parts do not add up to its length."""
+    if len(data) < _IMAGE.size:
+        raise ValueError(f"host image of {len(data)} bytes: shorter than its header")
     _, size, align, n_defined, n_externals, n_relocs, n_names, n_obj = _IMAGE.unpack_from(data)
-    at = _IMAGE.size + 8 * n_defined
+    at = _IMAGE.size + 8 * n_defined  # the relocations
+    end = at + _IMAGE_RELOC.size * n_relocs  # the names
+    obj = end + n_names + size  # the object file
+    if obj + n_obj != len(data):
+        raise ValueError(f"host image of {len(data)} bytes: its header says {obj + n_obj}")
     offsets = struct.unpack_from(f"<{n_defined}Q", data, _IMAGE.size)
-    end = at + _IMAGE_RELOC.size * n_relocs
     relocs = tuple(_IMAGE_RELOC.iter_unpack(data[at:end])) if n_relocs else ()
     names = data[end:end + n_names].decode("utf-8").split("\0")
-    at = end + n_names + size
-    if at + n_obj != len(data):
-        raise ValueError(f"host image of {len(data)} bytes: its header says {at + n_obj}")
-    return (data[end + n_names:at], align, relocs, tuple(names[n_defined:n_defined + n_externals]),
-            tuple(zip(names[:n_defined], offsets))), at
+    return (data[end + n_names:obj], align, relocs, tuple(names[n_defined:n_defined + n_externals]),
+            tuple(zip(names[:n_defined], offsets))), obj
 
 
 def object_file(data: bytes) -> bytes:

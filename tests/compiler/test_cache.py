@@ -470,3 +470,49 @@ def test_processes_sharing_tier_entries(tmp_path, tiers):
     full, quick = tiers
     assert len(_entries(tmp_path)) == 1
     assert CompileCache(DiskCache(tmp_path)).lookup(("tiers", "processes"), full, quick)[1] is full
+
+
+_FIRST_CALL = """
+import sys, numpy as np, rocarray as ra
+from rocarray import _launch, cache
+from rocarray.compiler import diskcache
+reads = []
+get = diskcache.DiskCache.get
+diskcache.DiskCache.get = lambda self, *args, **kw: (reads.append(args[0]), get(self, *args, **kw))[1]
+x = ra.asarray(np.arange(7, dtype=np.int16), device="cpu")
+cache.reset_counts()
+for _ in range(int(sys.argv[1])):
+    assert (np.asarray(ra.add(x, x)) == 2 * np.arange(7)).all()
+info = cache.info()  # (after the writes and tier-ups queued so far)
+(kernel,) = [k for k in _launch._loaded.values() if k.spec.name == "add"]
+print(len(reads), info["disk_hits"], info["disk_misses"], info["compiled"], info["upgraded"],
+      "quick" if kernel.calls >= 0 else "full")
+"""
+
+
+def test_a_fresh_process_finds_either_tier_with_one_read(tmp_path):
+    """A first call in a new process: one disk read whichever tier an earlier process
+    left, counted as one disk hit, nothing compiled."""
+    import subprocess
+    import sys
+
+    if HostTarget().quick_tier is None:
+        pytest.skip("ROCARRAY_TIERED=0 or ROCARRAY_HOST_OPT=0: no quick tier")
+    env = dict(os.environ, ROCARRAY_CACHE_DIR=str(tmp_path), ROCARRAY_INTERPRETER="0")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+
+    def process(calls: int) -> list:
+        r = subprocess.run([sys.executable, "-c", _FIRST_CALL, str(calls)], capture_output=True, text=True,
+                           env=env, cwd=str(tmp_path))
+        assert r.returncode == 0, r.stdout + r.stderr
+        return r.stdout.split()
+
+    # nothing on disk: the look-up finds nothing (and the compile looks once more, as it
+    # always does), the quick tier is compiled
+    assert process(1) == ["2", "0", "1", "1", "0", "quick"]
+    assert process(1) == ["1", "1", "0", "0", "0", "quick"]  # the quick tier's code, one read
+    # hot: the full tier is compiled in the background and written over it
+    assert process(40)[3:] == ["0", "1", "full"]
+    assert process(1) == ["1", "1", "0", "0", "0", "full"]  # the full tier's code, one read
+    assert len(_entries(tmp_path)) == 1  # (the add kernel's: both tiers in one entry)
