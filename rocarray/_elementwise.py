@@ -394,8 +394,10 @@ def _operand(dtype: np.dtype, kind: str) -> Operand:
 def elementwise_spec(name, body, storage_in, in_kinds, loop_in, out_storage, loop_out) -> KernelSpec:
     """The KernelSpec of an elementwise op body for one dtype signature."""
     names = _dtype_names
-    key = ("ew", name, body, tuple(map(_name, storage_in)), in_kinds,
-           tuple(map(_name, loop_in)), names[out_storage], names[loop_out])
+    # a flat tuple of strings (dtype names joined): hashed for every memo on the way and
+    # written out once for its digest (``compiler.cache.key_digest``), each cheaper flat
+    key = ("ew", name, body, ",".join(map(_name, storage_in)), "".join(in_kinds),
+           ",".join(map(_name, loop_in)), names[out_storage], names[loop_out])
     spec = _specs.get(key)
     if spec is not None:
         return spec
