@@ -84,19 +84,20 @@ MCJIT's ``add_object_file`` + ``finalize_object`` with the digest, engine search
 (a disk-cache hit's whole first call: 0.47 -> 0.30 ms median on a busy machine, A/B;
 docs/benchmarks.md).  Since then ``compile`` does the parse, once: it returns a *host
 image* (``host_image``: the layout the mapper makes of the object, then the object), so a
-disk hit's load reads a header and copies: ``_load_image`` of a disk hit's first call in a
-fresh process went from ~97K to ~61K instructions (callgrind).  Objects of any other kind
-(writable data, other relocations, another machine), or every object with
-``ROCARRAY_HOST_LOADER=mcjit``, go to MCJIT: one execution engine takes many object files;
-MCJIT resolves names across all objects of an engine, so objects that define a name
-already present go to another engine of a small pool.  Code lives for the life of the
-process either way.
+disk hit's load reads the plan back (one ``marshal`` call) and copies: ``_load_image`` of
+a disk hit's first call in a fresh process went from ~97K to ~42K instructions
+(callgrind).  Objects of any other kind (writable data, other relocations, another
+machine), or every object with ``ROCARRAY_HOST_LOADER=mcjit``, go to MCJIT: one
+execution engine takes many object files; MCJIT resolves names across all objects of an
+engine, so objects that define a name already present go to another engine of a small
+pool.  Code lives for the life of the process either way.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import marshal
 import os
 import struct
 import threading
@@ -732,26 +733,22 @@ def _plan_map(data: bytes, elf: _ElfObject) -> tuple | None:
 # What ``HostTarget.compile`` returns (and the disk cache keeps) for an object the mapper
 # places: ``_plan_map``'s result, made once when the kernel is compiled, so that loading
 # it -- a disk-cache hit in every later process -- parses no ELF; the object itself
-# follows, for MCJIT (``ROCARRAY_HOST_LOADER=mcjit``, or no arena).  Little endian:
+# follows, for MCJIT (``ROCARRAY_HOST_LOADER=mcjit``, or no arena):
 #
 #     offset  size  field
-#     0       8     magic  b"RKHOSTv1"
-#     8       4     image size S
-#     12      4     image alignment
-#     16      2     defined names D
-#     18      2     C library names E
-#     20      4     relocations R
-#     24      4     bytes of the names T
-#     28      4     bytes of the object file O
-#     32      8 D   offset of each defined name in the image
-#     ...     24 R  relocations: offset u32, kind u16, symbol i16, value i64, addend i64
-#     ...     T     the D defined names, then the E C library names, NUL-separated, UTF-8
-#     ...     S     the image
-#     ...     O     the object file
+#     0       8     magic  b"RKHOSTv2"
+#     8       4     P, bytes of the plan (little-endian u32)
+#     12      4     O, bytes of the object file (u32)
+#     16      P     the plan: ``_plan_map``'s tuple (bytes, ints, strings and tuples of
+#                   them) in ``marshal`` format 4, which any Python 3 since 3.4 reads
+#     16+P    O     the object file
+#
+# (``marshal``: one C call reads the plan back, where a layout of our own took a dozen
+# Python steps, ~10 us of a disk hit's first call in a fresh process.  The bytes are as
+# trusted as the machine code next to them.)
 
-_IMAGE_MAGIC = b"RKHOSTv1"
-_IMAGE = struct.Struct("<8sIIHHIII")
-_IMAGE_RELOC = struct.Struct("<IHhqq")
+_IMAGE_MAGIC = b"RKHOSTv2"
+_IMAGE = struct.Struct("<8sII")
 
 
 def host_image(obj: bytes) -> bytes:
@@ -762,35 +759,24 @@ def host_image(obj: bytes) -> bytes:
     plan = _plan_map(obj, _ElfObject(obj))
     if plan is None:
         return obj
-    image, align, relocs, externals, defined = plan
-    if len(defined) >= 1 << 16 or len(externals) >= 1 << 15:
-        return obj
-    names = "\0".join([name for name, _ in defined] + list(externals)).encode("utf-8")
-    return b"".join((
-        _IMAGE.pack(_IMAGE_MAGIC, len(image), align, len(defined), len(externals), len(relocs),
-                    len(names), len(obj)),
-        struct.pack(f"<{len(defined)}Q", *(offset for _, offset in defined)),
-        b"".join(_IMAGE_RELOC.pack(*r) for r in relocs),
-        names, image, obj,
-    ))
+    encoded = marshal.dumps(plan, 4)
+    return b"".join((_IMAGE.pack(_IMAGE_MAGIC, len(encoded), len(obj)), encoded, obj))
 
 
 def _read_image(data: bytes) -> tuple[tuple, int]:
     """(``_plan_map``'s result, where the object file starts) of host image ``data``;
-    ValueError when its parts do not add up to its length."""
-    if len(data) < _IMAGE.size:
-        raise ValueError(f"host image of {len(data)} bytes: shorter than its header")
-    _, size, align, n_defined, n_externals, n_relocs, n_names, n_obj = _IMAGE.unpack_from(data)
-    at = _IMAGE.size + 8 * n_defined  # the relocations
-    end = at + _IMAGE_RELOC.size * n_relocs  # the names
-    obj = end + n_names + size  # the object file
-    if obj + n_obj != len(data):
-        raise ValueError(f"host image of {len(data)} bytes: its header says {obj + n_obj}")
-    offsets = struct.unpack_from(f"<{n_defined}Q", data, _IMAGE.size)
-    relocs = tuple(_IMAGE_RELOC.iter_unpack(data[at:end])) if n_relocs else ()
-    names = data[end:end + n_names].decode("utf-8").split("\0")
-    return (data[end + n_names:obj], align, relocs, tuple(names[n_defined:n_defined + n_externals]),
-            tuple(zip(names[:n_defined], offsets))), obj
+    ValueError when it cannot be read."""
+    if len(data) >= _IMAGE.size:
+        _, n_plan, n_obj = _IMAGE.unpack_from(data)
+        obj = _IMAGE.size + n_plan
+        if obj + n_obj == len(data):
+            try:
+                image, align, relocs, externals, defined = marshal.loads(data[_IMAGE.size:obj])
+            except (ValueError, EOFError, TypeError):
+                pass
+            else:
+                return (image, align, relocs, externals, defined), obj
+    raise ValueError(f"host image of {len(data)} bytes: its plan cannot be read")
 
 
 def object_file(data: bytes) -> bytes:
