@@ -138,6 +138,10 @@ def _compile(args) -> int:
         data = target.emit_assembly(module).encode()
     else:
         data = target.compile(module)
+        if target.name == "host":  # the object file, not the host image around it
+            from rocarray.targets.host import object_file
+
+            data = object_file(data)
     with open(args.output, "wb") as f:
         f.write(data)
     print(f"{args.op} {','.join(map(str, dtypes))} -> {target.name}: wrote {len(data)} bytes to {args.output}")

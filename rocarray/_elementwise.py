@@ -24,6 +24,8 @@ _ACCEPTS = {
 }
 _KIND_NAMES = {"b": "bool", "i": "signed integer", "u": "unsigned integer", "f": "real floating", "c": "complex floating"}
 _PY_SCALARS = (bool, int, float, complex)
+#: ``compute`` values whose loop dtypes are not the promotion of the inputs
+_OWN_LOOP_DTYPES = frozenset(("where", "clip", "copy", "bool"))
 _SCALAR_KIND = {bool: "bool", int: "int", float: "float", complex: "complex"}
 
 
@@ -96,7 +98,14 @@ class Ufunc:
                     + ", ".join(_KIND_NAMES[k] for k in allowed) + " dtypes"
                 )
         compute = row.compute
-        if compute == "where":
+        if compute not in _OWN_LOOP_DTYPES:  # (most ops: the promotion of the inputs)
+            t = _promote_mixed(tokens, name)
+            if compute == "float" and t.kind in "biu":
+                t = np.promote_types(t, _dtypes.float16)
+            elif compute == "true_divide" and t.kind in "biu":
+                t = _dtypes.default_float
+            loop_in = (t,) * len(tokens)
+        elif compute == "where":
             if tokens[0] is not _dtypes.bool and tokens[0] is not bool:
                 raise TypeError(f"where: condition must be a bool array, not {tokens[0]}")
             t = _promote_mixed(tokens[1:], name)
@@ -107,16 +116,9 @@ class Ufunc:
         elif compute == "copy":
             loop_in = (tokens[0],)
             t = tokens[0]
-        elif compute == "bool":
+        else:  # "bool"
             loop_in = (_dtypes.bool,) * len(tokens)
             t = _dtypes.bool
-        else:
-            t = _promote_mixed(tokens, name)
-            if compute == "float" and t.kind in "biu":
-                t = np.promote_types(t, _dtypes.float16)
-            elif compute == "true_divide" and t.kind in "biu":
-                t = _dtypes.default_float
-            loop_in = (t,) * len(tokens)
         kind = t.kind
         if row.out == "bool":
             out = _dtypes.bool
@@ -127,9 +129,10 @@ class Ufunc:
         body = _body_for(row, loop_in[-1] if compute == "where" else t)
         if body is None:
             raise TypeError(f"{name}: {_KIND_NAMES[kind]} dtype {t} is not supported")
-        for tok, lt in zip(tokens, loop_in):
-            if isinstance(tok, type) and tok is complex and lt.kind != "c":
-                raise TypeError(f"{name}: a complex scalar needs a complex array operand")
+        if len(arrays) < len(tokens):  # Python scalars among the operands
+            for tok, lt in zip(tokens, loop_in):
+                if tok is complex and lt.kind != "c":
+                    raise TypeError(f"{name}: a complex scalar needs a complex array operand")
         if out_dtype is not None:
             if compute == "copy":
                 if t.kind == "c" and out_dtype.kind != "c":
@@ -146,11 +149,12 @@ class Ufunc:
 
     def _plan(self, tokens: tuple, device, out_dtype) -> _Plan:
         loop_in, loop_out, out_storage, body = self.resolve(tokens, out_dtype)
-        in_kinds = tuple("a" if isinstance(t, np.dtype) else "s" for t in tokens)
-        storage_in = tuple(t if isinstance(t, np.dtype) else lt for t, lt in zip(tokens, loop_in))
+        # (list comprehensions: a generator resumes once per item, each a first-call cost)
+        in_kinds = tuple(["a" if isinstance(t, np.dtype) else "s" for t in tokens])
+        storage_in = tuple([t if isinstance(t, np.dtype) else lt for t, lt in zip(tokens, loop_in)])
         spec = elementwise_spec(self.row.name, body, storage_in, in_kinds, loop_in, out_storage, loop_out)
         kernel = load(spec, device)
-        scalar_types = tuple(lt.type for lt in loop_in)
+        scalar_types = tuple([lt.type for lt in loop_in])
         return _Plan(kernel, in_kinds, scalar_types, out_storage, self.row)
 
     # -- the call -------------------------------------------------------------------------
@@ -236,14 +240,18 @@ _SCALAR_RANK = {bool: 0, int: 1, float: 2, complex: 3}
 
 def _promote_mixed(tokens, name: str) -> np.dtype:
     r = None
+    scalars = False
     for t in tokens:
         if isinstance(t, np.dtype):
-            r = t if r is None else _dtypes.promote_types(r, t)
+            r = t if r is None or r is t else _dtypes.promote_types(r, t)
+        else:
+            scalars = True
     if r is None:  # only Python scalars here (where's x1 and x2): their default dtypes
         return _SCALAR_DEFAULT[max(tokens, key=_SCALAR_RANK.__getitem__)]
-    for t in tokens:
-        if not isinstance(t, np.dtype):
-            r = _dtypes.result_with_scalar(r, _SCALAR_KIND[t])
+    if scalars:
+        for t in tokens:
+            if not isinstance(t, np.dtype):
+                r = _dtypes.result_with_scalar(r, _SCALAR_KIND[t])
     return r
 
 
@@ -259,7 +267,7 @@ def _run(plan: _Plan, args, out):
             break
     if same and out is None:
         for a in arrays:
-            if not a.is_c_contiguous():
+            if a._contig is not True and not a.is_c_contiguous():
                 break
         else:  # the common case: one contiguous 1-D run (packed: the warm path's area is
             # made by the first warm call, not by this one, often a first call)
@@ -357,17 +365,22 @@ def _may_overlap(a: Array, b: Array) -> bool:
 # -- kernel specs --------------------------------------------------------------------------
 
 _specs: dict = {}
-_dtype_names: dict = {d: name for name, d in _dtypes._by_name.items()}
 
 
-def _name(d: np.dtype) -> str:
-    """``str(d)``, memoized (NumPy's ``dtype.__str__`` is Python code: ~6 us a call)."""
-    s = _dtype_names.get(d)
-    if s is None:
-        s = _dtype_names[d] = str(d)
-    return s
+class _DtypeNames(dict):
+    """dtype -> ``str(dtype)``, memoized (NumPy's ``dtype.__str__`` is Python code: ~6 us a
+    call); looked up as ``_dtype_names[d]`` (or through ``map``), with no Python call once
+    a dtype is in."""
+
+    def __missing__(self, d: np.dtype) -> str:
+        s = self[d] = str(d)
+        return s
 
 
+_dtype_names = _DtypeNames({d: name for name, d in _dtypes._by_name.items()})
+_name = _dtype_names.__getitem__
+
+#: (dtype, operand kind) -> Operand
 _operands: dict = {}
 
 
@@ -380,8 +393,11 @@ def _operand(dtype: np.dtype, kind: str) -> Operand:
 
 def elementwise_spec(name, body, storage_in, in_kinds, loop_in, out_storage, loop_out) -> KernelSpec:
     """The KernelSpec of an elementwise op body for one dtype signature."""
-    key = ("ew", name, body, tuple(map(_name, storage_in)), in_kinds,
-           tuple(map(_name, loop_in)), _name(out_storage), _name(loop_out))
+    names = _dtype_names
+    # a flat tuple of strings (dtype names joined): hashed for every memo on the way and
+    # written out once for its digest (``compiler.cache.key_digest``), each cheaper flat
+    key = ("ew", name, body, ",".join(map(_name, storage_in)), "".join(in_kinds),
+           ",".join(map(_name, loop_in)), names[out_storage], names[loop_out])
     spec = _specs.get(key)
     if spec is not None:
         return spec

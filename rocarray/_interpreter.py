@@ -78,7 +78,7 @@ def state(target) -> str:
     cache = default_cache()
     if cache.disk is None:
         return "off (no disk cache to keep it in)"
-    if cache.disk.get(cache.disk_key(it, KEY)) is None:
+    if cache.stored(KEY, it) is None:
         return "not built yet (the first process that needs it builds it)"
     return "built (in the disk cache)"
 
@@ -238,7 +238,7 @@ def for_device(device, runtime, target) -> DeviceInterpreter | None:
         if it is None or cache.disk is None:
             _state[device] = None
             return None
-        image = cache.disk.get(cache.disk_key(it, KEY))
+        image = cache.stored(KEY, it)
         if image is None:
             if st is None:
                 proc = _start_build(target)

@@ -18,7 +18,7 @@ import numpy as np
 
 from llvmlite import ir
 
-from .compiler.cache import default_cache as _default_cache
+from .compiler.cache import default_cache as _default_cache, key_digest
 from .compiler.skeletons import (HOST_ROW_DRIVER, SIMPLE_LOOP_MAX_ELEMENTS, SIMPLE_LOOP_MAX_OFFSET,
                                  VECTOR_UNROLL, build_elementwise, gpu_simple_kernel_text,
                                  host_row_driver_text, host_row_words, host_simple_kernel_module,
@@ -26,7 +26,6 @@ from .compiler.skeletons import (HOST_ROW_DRIVER, SIMPLE_LOOP_MAX_ELEMENTS, SIMP
 from .targets import target_for
 from ._array_object import Array, _c_strides
 from ._buffer import Buffer
-from ._layout import pad_dims
 from .targets.base import MAX_DIMS
 from . import _interpreter
 
@@ -63,7 +62,7 @@ def pack_format(operands) -> struct.Struct:
     """The parameter buffer layout: natural alignment, little endian (the kernel ABI)."""
     # an array operand's fields do not depend on its dtype: one packer serves, say, every
     # binary op on arrays (a new dtype signature then makes none: ~200 Python opcodes)
-    layout = tuple((op.kind, op.dtype if op.kind == "scalar" else None) for op in operands)
+    layout = tuple([(op.kind, op.dtype if op.kind == "scalar" else None) for op in operands])
     packer = _packers.get(layout)
     if packer is None:
         packer = _packers[layout] = _pack_format(operands)
@@ -74,27 +73,33 @@ _packers: dict = {}  # (kind, scalar dtype or None) per operand -> struct.Struct
 
 
 def _pack_format(operands) -> struct.Struct:
-    fmt = ["<"]
-    size = 0
-
-    def field(code: str, align: int, nbytes: int):
-        nonlocal size
-        pad = (-size) % align
+    if _ARRAY_KINDS.issuperset([op.kind for op in operands]):
+        # arrays only (most ops): every field a word, no padding
+        return struct.Struct(_HEAD_FIELDS + _ARRAY_FIELDS * len(operands))
+    fmt = [_HEAD_FIELDS]  # n, ndim, shape
+    size = 16 + 8 * MAX_DIMS
+    for op in operands:
+        kind = op.kind
+        if kind == "in" or kind == "out":  # a pointer and the strides
+            align, code, nbytes = 8, _ARRAY_FIELDS, 8 + 8 * MAX_DIMS
+        elif kind == "raw":  # a pointer, offset, size, shape and strides
+            align, code, nbytes = 8, _RAW_FIELDS, 24 + 16 * MAX_DIMS
+        else:
+            dtype = op.dtype
+            align = max(dtype.itemsize // (2 if dtype.kind == "c" else 1), 1)
+            code, nbytes = _scalar_code(dtype), dtype.itemsize
+        pad = -size % align
         if pad:
             fmt.append(f"{pad}x")
         fmt.append(code)
         size += pad + nbytes
-
-    field(f"qq{MAX_DIMS}q", 8, 16 + 8 * MAX_DIMS)
-    for op in operands:
-        if op.kind == "scalar":
-            align = op.dtype.itemsize // (2 if op.dtype.kind == "c" else 1)
-            field(_scalar_code(op.dtype), max(align, 1), op.dtype.itemsize)
-        elif op.kind == "raw":
-            field(f"Qqq{MAX_DIMS}q{MAX_DIMS}q", 8, 24 + 16 * MAX_DIMS)
-        else:
-            field(f"Q{MAX_DIMS}q", 8, 8 + 8 * MAX_DIMS)
     return struct.Struct("".join(fmt))
+
+
+_HEAD_FIELDS = f"<qq{MAX_DIMS}q"
+_ARRAY_KINDS = frozenset(("in", "out"))
+_ARRAY_FIELDS = f"Q{MAX_DIMS}q"
+_RAW_FIELDS = f"Qqq{MAX_DIMS}q{MAX_DIMS}q"
 
 
 def stride_positions(operands) -> tuple:
@@ -109,18 +114,22 @@ def contiguous_template(operands) -> tuple[list, list]:
     """The packed values (after ``n``) of a launch over one contiguous 1-D run of
     ``operands``, with zeros for the size (index 1), the pointers and the scalars, and the
     position of each operand's first value -- what warm calls copy and fill in."""
-    template = [1, 0, *pad_dims((), 1)[1:]]
+    template = [1, 0, *_UNIT_DIMS]  # ndim 1, shape (n, 1, ...)
     positions = []
     for op in operands:
         positions.append(len(template))
-        if op.kind == "scalar":
-            template.extend((0, 0) if op.dtype.kind == "c" else (0,))
-        elif op.kind == "raw":
-            template.extend((0,) * (3 + 2 * MAX_DIMS))
+        kind = op.kind
+        if kind == "in" or kind == "out":  # the pointer, then the strides (itemsize, 0, ...)
+            template += (0, op.dtype.itemsize, *_ZERO_DIMS)
+        elif kind == "raw":
+            template += (0,) * (3 + 2 * MAX_DIMS)
         else:
-            template.append(0)
-            template.extend(pad_dims((op.dtype.itemsize,), 0))
+            template += (0, 0) if op.dtype.kind == "c" else (0,)
     return template, positions
+
+
+_UNIT_DIMS = (1,) * (MAX_DIMS - 1)
+_ZERO_DIMS = (0,) * (MAX_DIMS - 1)
 
 
 class ContiguousRunner:
@@ -158,19 +167,19 @@ class ContiguousRunner:
         self.dtype = dtype
         self.itemsize = dtype.itemsize
         self.strides1 = (dtype.itemsize,)
-        device = kernel.device
-        self.device = device
-        self.runtime = device.runtime
-        self.alloc = self.runtime.alloc
-        self.index = device.index
-        self.pool = self.runtime.memory_pool(self.index)
+        self.device = kernel.device
+        self.runtime = runtime = kernel.runtime
+        self.alloc = runtime.alloc
+        self.index = kernel.index
+        self.pool = runtime.memory_pool(kernel.index)
         # the packed word of each value (the area's layout): every field a 64-bit word
-        self.in_words = tuple(p + 1 for p in self.in_positions)
+        self.in_words = tuple([p + 1 for p in positions[:-1]])
         self.out_word = self.out_position + 1
         #: per input: None for an array, else (its NumPy scalar type, the ``struct`` that
         #: writes it into its word(s)); None when every input is an array
         self.scalars = None
-        if any(op.kind == "scalar" for op in operands[:-1]):
+        kinds = [op.kind for op in operands]
+        if "scalar" in kinds:
             self.scalars = tuple(
                 (scalar_types[k], struct.Struct("<" + _scalar_code(op.dtype))) if op.kind == "scalar" else None
                 for k, op in enumerate(operands[:-1]))
@@ -185,7 +194,7 @@ class ContiguousRunner:
         self.launch_new = getattr(self.runtime, "launch_into_new", None) if kernel.is_gpu else None
         #: most elements a GPU quick-tier kernel takes in one contiguous run: its 32-bit
         #: byte offsets reach ``(n - 1) * itemsize`` (``SIMPLE_LOOP_MAX_OFFSET``)
-        widest = max(op.dtype.itemsize for op in operands if op.kind in ("in", "out"))
+        widest = max([op.dtype.itemsize for op in operands if op.kind == "in" or op.kind == "out"])
         self.quick_most = min(SIMPLE_LOOP_MAX_ELEMENTS, SIMPLE_LOOP_MAX_OFFSET // widest + 1)
 
     def _area(self):
@@ -322,11 +331,11 @@ class KernelSpec:
         #: ``build_kernel(module, target, entry)``, with its own parameter ``packer``
         self.build_kernel = build_kernel
         self.packer = packer
-        digest = hashlib.blake2b(repr(key).encode(), digest_size=6).hexdigest()
-        self.entry = f"rk_{_symbol(name)}_{digest}"
+        # (the digest the disk keys of ``key`` use too: made once)
+        self.entry = f"rk_{_symbol(name)}_{key_digest(key)[:12]}"
         #: every entry point the module holds: ``entry`` and ``entry + suffix`` for each of
         #: ``extra_entries`` (loaded together; ``LoadedKernel.functions`` in this order)
-        self.entries = (self.entry,) + tuple(self.entry + s for s in extra_entries)
+        self.entries = (self.entry, *[self.entry + s for s in extra_entries])
         #: the full tier uses ``target.heavy_tier`` (reductions: loops worth optimising)
         self.heavy = heavy
         #: for the interpreter tier of kernels built by ``build_kernel``:
@@ -355,7 +364,11 @@ class KernelSpec:
 def _symbol(name: str) -> str:
     sym = _symbols.get(name)
     if sym is None:
-        sym = _symbols[name] = "".join(c if c.isalnum() or c == "_" else "_" for c in name)[:40]
+        if name.isascii() and name.isidentifier():  # (every op of the catalogue)
+            sym = name[:40]
+        else:
+            sym = "".join(c if c.isalnum() or c == "_" else "_" for c in name)[:40]
+        _symbols[name] = sym
     return sym
 
 
@@ -429,7 +442,8 @@ class LoadedKernel:
         self.strides_at = stride_positions(spec.operands) if self.thread_per_element else ()
 
     def _set_module(self, module) -> None:
-        fns = tuple(self.runtime.get_function(module, e) for e in self.spec.entries)
+        get = self.runtime.get_function
+        fns = tuple([get(module, e) for e in self.spec.entries])
         # grid-stride kernels: the blocks the device holds at once (one round, as this
         # code's registers allow), more only for launches of many elements (``launch``)
         if self.is_gpu:
@@ -610,41 +624,50 @@ def _load_image(rt, index: int, image: bytes, target):
     return module
 
 
+#: (device, heavy) -> (its runtime, the target ``load`` compiles kernels for there -- the
+#: ``heavy_tier`` for heavy ones --, that target's quick tier or None)
+_device_targets: dict = {}
+
+
+def _targets(device, heavy: bool) -> tuple:
+    rt = device.runtime
+    target = target_for(rt.target_name(device.index))
+    if heavy:
+        target = target.heavy_tier
+    found = _device_targets[(device, heavy)] = (rt, target, target.quick_tier)
+    return found
+
+
 def load(spec: KernelSpec, device) -> LoadedKernel:
     """The kernel ``spec`` compiled and loaded for ``device`` (memoized)."""
     key = (spec.key, device)
     k = _loaded.get(key)
     if k is not None:
         return k
-    rt = device.runtime
-    target = target_for(rt.target_name(device.index))
-    if spec.heavy:
-        target = target.heavy_tier
+    rt, target, quick = _device_targets.get((device, spec.heavy)) or _targets(device, spec.heavy)
     # (imported with the module: a relative import in a function runs importlib's Python
     # code at every call, ~2-3 us of a first call)
     cache = _default_cache()
-    quick = target.quick_tier
-    image = None if quick is None else cache.lookup(spec.key, target)
-    if image is None and quick is not None:
-        # tiered: run quick-tier code now, recompile in the background once hot -- or,
-        # on a GPU, the interpreter now and the compiled code as soon as it is made
-        if (spec.build_kernel is None or spec.build_items is not None) and (target.is_gpu or _interpreter.ON_HOST):
-            image = cache.lookup(spec.key, quick)
-            if image is None:
+    if quick is None:
+        image = cache.get_or_compile(spec.key, lambda: spec.build_module(target), target)
+        tier = target
+    else:
+        # the full tier's code if it was compiled, else the quick tier's: one disk read
+        found = cache.lookup(spec.key, target, quick)
+        if found is None:
+            # tiered: run quick-tier code now, recompile in the background once hot -- or,
+            # on a GPU, the interpreter now and the compiled code as soon as it is made
+            if (spec.build_kernel is None or spec.build_items is not None) and (target.is_gpu or _interpreter.ON_HOST):
                 k = _interpreted(spec, device, rt, target, quick)
                 if k is not None:
                     with _load_lock:
                         return _loaded.setdefault(key, k)
-        if image is None:
             image = cache.get_or_compile(spec.key, lambda: spec.build_module(quick), quick)
-        module = _load_image(rt, device.index, image, quick)
-        k = LoadedKernel(spec, device, rt, module, target, quick=True)
-        with _load_lock:
-            return _loaded.setdefault(key, k)
-    if image is None:
-        image = cache.get_or_compile(spec.key, lambda: spec.build_module(target), target)
-    module = _load_image(rt, device.index, image, target)
-    k = LoadedKernel(spec, device, rt, module, target, quick=False)
+            tier = quick
+        else:
+            image, tier = found
+    module = _load_image(rt, device.index, image, tier)
+    k = LoadedKernel(spec, device, rt, module, target, quick=tier is not target)
     with _load_lock:
         return _loaded.setdefault(key, k)
 

@@ -53,7 +53,7 @@ class _Modes:
         # the kernels stay interpreted: no compiled code replaces them, and none found in
         # the compile cache (memory or disk) is used instead
         mp.setattr(cache_module, "compile_in_background", lambda job, quiet=True: None)
-        mp.setattr(cache_module.default_cache(), "lookup", lambda key, target: None)
+        mp.setattr(cache_module.default_cache(), "lookup", lambda key, target, quick=None: None)
         _launch._loaded.clear()
         try:
             out = fn()
@@ -369,7 +369,7 @@ def host_leaving(monkeypatch) -> list:
     needs_interpreter(ra.Device("cpu"))
     monkeypatch.setattr(_interpreter, "ON_HOST", True)
     monkeypatch.setattr(_interpreter, "ENABLED", True)
-    monkeypatch.setattr(cache_module.default_cache(), "lookup", lambda key, target: None)
+    monkeypatch.setattr(cache_module.default_cache(), "lookup", lambda key, target, quick=None: None)
     left = []
     leave = _launch.LoadedKernel._leave_interpreter
     monkeypatch.setattr(_launch.LoadedKernel, "_leave_interpreter", lambda self: (left.append(self), leave(self)))

@@ -33,7 +33,7 @@ class _Tiers:
         mp.setattr(_reduction, "HOST_INTERPRETED_WORK", 1 << 40)
         mp.setattr(cache_module, "compile_in_background", lambda job, quiet=True: None)
         # (the quick tier's code is then compiled, or found in memory under its own target)
-        mp.setattr(cache_module.default_cache(), "lookup", lambda key, target: None)
+        mp.setattr(cache_module.default_cache(), "lookup", lambda key, target, quick=None: None)
         _launch._loaded.clear()
         _reduction._plans.clear()
         try:

@@ -10,8 +10,17 @@ The disk key is everything that decides the bytes: the target's ``cache_key()`` 
 triple, CPU, features, LLVM version, codegen version, options), a hash of the source of
 everything that generates code (``generator_hash()``: the kernel language, the skeletons,
 the targets, the op catalogue), and the caller's key, which must therefore be stable across
-processes: a tuple of strings, numbers and tuples (the kernel body text is in it).  A disk
-hit builds no IR at all, so it costs a file read and a load.
+processes: a tuple of strings, numbers and tuples (the kernel body text is in it).  The
+key holds digests of both parts (``disk_key``), each made once per process.  A disk hit
+builds no IR at all, so it costs a file read and a load.
+
+Tiers share an entry: a quick tier (``target.tier_of``: the configuration it stands in
+for) keeps its code in the entry of that configuration, so one read finds whichever tier
+was compiled (``lookup(key, target, quick)``).  An entry's payload starts with a tag of
+the configuration that compiled the code (``TAG_BYTES``); a read for another tier is a
+miss.  A quick tier's code is written only where the entry holds nothing yet
+(``DiskCache.put(replace=False)``, a link that fails when the file is there), the full
+tier's replaces it: with several processes writing, an entry only ever improves.
 
 Threads: ``LLVM_LOCK`` serialises LLVM itself (its global context is not thread safe);
 building IR with llvmlite's pure-Python ``ir`` layer and the disk reads run unlocked.
@@ -90,24 +99,59 @@ class CompileCache:
             return data
         return self._miss(mkey, build, target, counter)
 
-    def lookup(self, key: tuple, target) -> bytes | None:
-        """The bytes for ``key`` from memory or disk, or None; never compiles."""
-        mkey = (key, target)
-        data = self._memory.get(mkey)
+    def lookup(self, key: tuple, target, quick=None) -> "tuple[bytes, object] | None":
+        """``target``'s code for ``key``, else (when ``quick`` is its quick tier) the quick
+        tier's, from memory or disk: ``(bytes, the tier that compiled them)``, or None;
+        never compiles.  Both tiers' code is kept in one disk entry: one read serves."""
+        memory = self._memory
+        data = memory.get((key, target))
         if data is not None:
             self._count("memory_hits")
-            return data
-        if self.disk is None:
+            return data, target
+        found = None
+        if self.disk is not None:
+            t0 = time.perf_counter()
+            found = self._read(key, target, quick)
+            with self._lock:
+                self._times["disk_ms"] += (time.perf_counter() - t0) * 1e3
+                if found is not None:
+                    self._counts["disk_hits"] += 1
+                    memory.setdefault((key, found[1]), found[0])
+        if found is None and quick is not None:
+            data = memory.get((key, quick))
+            if data is not None:
+                self._count("memory_hits")
+                return data, quick
+        return found
+
+    def stored(self, key: tuple, target) -> bytes | None:
+        """``target``'s code for ``key`` in the disk cache, or None (no counter moves, the
+        memory is not consulted)."""
+        found = None if self.disk is None else self._read(key, target)
+        return None if found is None else found[0]
+
+    def _read(self, key: tuple, target, quick=None) -> "tuple[bytes, object] | None":
+        """One read of the disk entry holding ``target``'s code for ``key``: that code, or
+        the quick tier ``quick``'s (``quick.tier_of`` is ``target``), with its tier."""
+        head = target.tier_of or target
+        prefix, tag = _target_digest(head)
+        digest = key_digest(key)  # (``_entry``, written out: the head's tag is needed too)
+        payload = self.disk.get(prefix + digest, prefix[:8] + digest[:32])
+        if payload is None:
             return None
-        t0 = time.perf_counter()
-        data = self.disk.get(self.disk_key(target, key))
-        self._add_time("disk_ms", time.perf_counter() - t0)
-        if data is None:
-            return None
-        self._count("disk_hits")
-        with self._lock:
-            self._memory.setdefault(mkey, data)
-        return data
+        found = payload[:TAG_BYTES]
+        if found == (tag if head is target else _target_digest(target)[1]):
+            return payload[TAG_BYTES:], target
+        if quick is not None and found == _target_digest(quick)[1]:
+            return payload[TAG_BYTES:], quick
+        return None  # another tier's code (a quick tier's, asked for the full one's)
+
+    def _write(self, key: tuple, target, data: bytes) -> None:
+        """Store ``target``'s code for ``key``: a quick tier's only where its entry holds
+        nothing yet, any other replacing what is there (the best code so far stays)."""
+        quick = target.tier_of is not None
+        disk_key, name = _entry(target, key)
+        self.disk.put(disk_key, _target_digest(target)[1] + data, replace=not quick, name=name)
 
     def _miss(self, mkey, build, target, counter="compiled") -> bytes:
         with self._lock:
@@ -140,13 +184,12 @@ class CompileCache:
 
     def _produce(self, key, build, target, counter="compiled") -> bytes:
         t0 = time.perf_counter()
-        disk_key = self.disk_key(target, key)
         if self.disk is not None:
-            data = self.disk.get(disk_key)
+            found = self._read(key, target)
             self._add_time("disk_ms", time.perf_counter() - t0)
-            if data is not None:
+            if found is not None:
                 self._count("disk_hits")
-                return data
+                return found[0]
             self._count("disk_misses")
         t1 = time.perf_counter()
         module = build()
@@ -165,19 +208,18 @@ class CompileCache:
                 # after a quiet moment, like a tier-up: a write started at once would take
                 # the GIL from the caller, which is still loading and launching the kernel
                 # (measured: +0.15-0.25 ms on a 2 ms first call)
-                compile_in_background(lambda: self.disk.put(disk_key, data))
+                compile_in_background(lambda: self._write(key, target, data))
             else:
-                self.disk.put(disk_key, data)
+                self._write(key, target, data)
         return data
 
     @staticmethod
     def disk_key(target, key: tuple) -> str:
-        """The disk-cache key of kernel ``key`` compiled for ``target``."""
-        tkey = target.cache_key()
-        prefix = _key_prefixes.get(tkey)
-        if prefix is None:
-            prefix = _key_prefixes[tkey] = f"{tkey!r}|gen:{generator_hash()}|"
-        return prefix + repr(key)
+        """The disk-cache key of the entry holding ``target``'s code for kernel ``key``: a
+        digest of the target's ``cache_key()`` and the generator hash (a quick tier's
+        entry is the one of the configuration it stands in for, ``target.tier_of``),
+        then ``key_digest(key)``."""
+        return _entry(target, key)[0]
 
     # -- counters -------------------------------------------------------------------------
 
@@ -308,8 +350,53 @@ _GENERATOR_SOURCES = (
     "_elementwise.py", "_reduction.py", "_user_kernels.py", "_fusion.py", "_fused_reduction.py",
 )
 _generator_hash: str | None = None
-#: target.cache_key() -> the start of its disk keys
-_key_prefixes: dict = {}
+#: target.cache_key() -> (the start of its entries' disk keys, the tag of its code)
+_target_digests: dict = {}
+#: bytes of the tag before the code in a disk entry: which configuration compiled it
+TAG_BYTES = 16
+
+
+def _target_digest(target) -> tuple[str, bytes]:
+    """(the start of the disk keys of the entries ``target`` heads, the ``TAG_BYTES``
+    tag its code carries in an entry): digests of its ``cache_key()`` and the generator
+    hash, made once per configuration."""
+    tkey = target.cache_key()
+    memo = _target_digests.get(tkey)
+    if memo is None:
+        digest = hashlib.blake2b(f"{tkey!r}|gen:{generator_hash()}".encode(), digest_size=TAG_BYTES)
+        memo = _target_digests[tkey] = (digest.hexdigest() + "|", digest.digest())
+    return memo
+
+
+def _entry(target, key) -> tuple[str, str]:
+    """(the disk key, the file name) of the entry holding ``target``'s code for ``key``:
+    the digest of the configuration heading it (``target.tier_of`` for a quick tier), then
+    ``key_digest(key)``; the name takes 160 bits of the two (no third hash)."""
+    prefix = _target_digest(target.tier_of or target)[0]
+    digest = key_digest(key)
+    return prefix + digest, prefix[:8] + digest[:32]
+
+
+#: kernel key -> ``key_digest(key)``
+_key_digests: dict = {}
+#: ``_key_digests`` starts again when it holds this many (it is a memo, nothing more)
+KEY_DIGESTS_KEPT = 4096
+
+
+def key_digest(key) -> str:
+    """A BLAKE2b-256 digest (hex) of ``repr(key)``, memoized: what disk keys and kernel
+    entry names hold of a kernel key.
+
+    A kernel key holds the kernel's body text (often a kilobyte with the target's part):
+    hashed once per key and process, it is not hashed again by each disk look-up (one per
+    tier) nor stored in full in every entry.  256 bits: two keys with one digest are as
+    unlikely as two with one file name."""
+    digest = _key_digests.get(key)
+    if digest is None:
+        if len(_key_digests) >= KEY_DIGESTS_KEPT:
+            _key_digests.clear()
+        digest = _key_digests[key] = hashlib.blake2b(repr(key).encode(), digest_size=32).hexdigest()
+    return digest
 
 
 def generator_hash() -> str:

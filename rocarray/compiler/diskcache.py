@@ -7,7 +7,7 @@ file, the new one, or none.  A file that is torn, truncated, bit-flipped or writ
 another format version fails its header or checksum test and is treated as a miss.
 
 Layout: ``<directory>/<40 hex digits>.rk``, the digits being a BLAKE2b-160 hash of the
-key.  Each file is
+key (or a name the caller derives from the digests its key is made of).  Each file is
 
     offset  size  field
     0       8     magic  b"ROCARRAY"
@@ -88,6 +88,13 @@ def _file_name(key: str) -> str:
     return hashlib.blake2b(key.encode("utf-8"), digest_size=20).hexdigest() + SUFFIX
 
 
+def _remove_quietly(path: str) -> None:
+    try:
+        os.remove(path)
+    except OSError:
+        pass
+
+
 def _checksum(key_bytes: bytes, payload: bytes) -> int:
     return zlib.crc32(payload, zlib.crc32(key_bytes))
 
@@ -111,13 +118,14 @@ def decode_entry(blob: bytes, key: str) -> bytes | None:
     if len(blob) != start + key_len + payload_len:
         return None
     key_bytes = key.encode("utf-8")
-    # compared and hashed in place: the key and the payload follow the header, so the
-    # checksummed bytes are the blob's tail; only the payload is copied out
+    # the key compared in place; the payload copied out once and checksummed after the
+    # key (which the checksum covers first, ``_checksum``)
     if key_len != len(key_bytes) or not blob.startswith(key_bytes, start):
         return None
-    if zlib.crc32(memoryview(blob)[start:]) != digest:
+    payload = blob[start + key_len:]
+    if zlib.crc32(payload, zlib.crc32(key_bytes)) != digest:
         return None
-    return blob[start + key_len:]
+    return payload
 
 
 class DiskCache:
@@ -139,9 +147,13 @@ class DiskCache:
 
     # -- reading --------------------------------------------------------------------
 
-    def get(self, key: str) -> bytes | None:
-        """The payload stored under ``key``, or None (missing, corrupt or another key)."""
-        path = self._dir_prefix + _file_name(key)
+    def get(self, key: str, name: str | None = None) -> bytes | None:
+        """The payload stored under ``key``, or None (missing, corrupt or another key).
+
+        ``name``: the entry's file name without the suffix (40 hex digits) where the caller
+        has one -- a key made of digests gives it without hashing again --, else
+        ``_file_name(key)``; one key must always come with one name."""
+        path = self._dir_prefix + (_file_name(key) if name is None else name + SUFFIX)
         try:
             fd = os.open(path, _O_READ)
         except OSError:
@@ -187,12 +199,17 @@ class DiskCache:
 
     # -- writing --------------------------------------------------------------------
 
-    def put(self, key: str, data: bytes) -> None:
-        """Store ``data`` under ``key`` (atomically replacing any older entry)."""
+    def put(self, key: str, data: bytes, replace: bool = True, name: str | None = None) -> None:
+        """Store ``data`` under ``key``, atomically replacing any older entry -- or, with
+        ``replace=False``, only where no file holds the entry's place yet (a hard link of
+        the written file, which fails when one does: another writer's entry is never
+        replaced, even one written a moment ago).  ``name`` as for ``get``."""
+        if name is not None and len(name) != 40:
+            raise ValueError(f"disk cache entry name {name!r}: expected 40 hex digits")
         if not self._ensure_directory():
             return
         blob = encode_entry(key, bytes(data))
-        path = os.path.join(self.directory, _file_name(key))
+        path = self._dir_prefix + (_file_name(key) if name is None else name + SUFFIX)
         try:
             fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, dir=self.directory)
         except OSError as exc:
@@ -201,15 +218,33 @@ class DiskCache:
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(blob)
-            os.replace(tmp, path)
+            if replace or not self._link(tmp, path):
+                os.replace(tmp, path)
+        except FileExistsError:  # (replace=False) the place is taken: nothing written
+            _remove_quietly(tmp)
+            return
         except OSError as exc:
-            try:
-                os.remove(tmp)
-            except OSError:
-                pass
+            _remove_quietly(tmp)
             self._disable(exc)
             return
         self._account(len(blob))
+
+    @staticmethod
+    def _link(tmp: str, path: str) -> bool:
+        """Hard-link ``tmp`` as ``path`` and drop ``tmp``: True when done; False where the
+        file system makes no hard links and ``path`` is free (the caller renames ``tmp``
+        then: a writer racing it may be replaced after all, which costs a recompile).
+        FileExistsError when ``path`` is taken."""
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            raise
+        except (OSError, AttributeError, NotImplementedError):
+            if os.path.lexists(path):
+                raise FileExistsError(path) from None
+            return False
+        _remove_quietly(tmp)
+        return True
 
     def _ensure_directory(self) -> bool:
         if self._writable is None:

@@ -82,16 +82,26 @@ class _HostMemory:
 
 
 class HostFunction:
-    """A loaded host kernel: its address and a ctypes callable for it."""
+    """A loaded host kernel: its address and ctypes callables for it (``call_small`` keeps
+    the GIL, ``call`` releases it)."""
 
-    __slots__ = ("name", "address", "call", "call_small", "module")
+    __slots__ = ("name", "address", "_call", "call_small", "module")
 
     def __init__(self, module, name: str, address: int):
         self.module = module  # keeps the loaded code alive
         self.name = name
         self.address = address
-        self.call = _ENTRY(address)
+        self._call = None
         self.call_small = _ENTRY_GIL(address)
+
+    @property
+    def call(self):
+        # made at the first launch long enough to release the GIL (many kernels never
+        # see one; a disk hit's first call need not make it)
+        call = self._call
+        if call is None:
+            call = self._call = _ENTRY(self.address)
+        return call
 
 
 class HostRowFunction:
@@ -145,7 +155,6 @@ class HostRuntime(Runtime):
 
     def __init__(self):
         self._pool = MemoryPool(_HostMemory(), label="host", max_cached_bytes=self.max_cached_bytes)
-        self._modules: dict = {}
         self._lock = threading.Lock()
         self._threads = max(1, min(int(os.environ.get("ROCARRAY_NUM_THREADS", os.cpu_count() or 1)), 64))
         self._workers = None
@@ -177,17 +186,10 @@ class HostRuntime(Runtime):
     copy_device_to_device = copy_host_to_device
 
     def load_module(self, index: int, image: bytes):
-        mod = self._modules.get(image)
-        if mod is None:
-            # (imported at the first load, not with the runtime; a relative import in a
-            # function runs importlib's Python code at every call)
-            load_host_object = _load_host_object or _import_loader()
-            with self._lock:
-                mod = self._modules.get(image)
-                if mod is None:
-                    mod = load_host_object(image)
-                    self._modules[image] = mod
-        return mod
+        # (imported at the first load, not with the runtime; a relative import in a
+        # function runs importlib's Python code at every call.  ``load_host_object``
+        # loads the same bytes once, whichever thread asks.)
+        return (_load_host_object or _import_loader())(image)
 
     def get_function(self, module, name: str) -> HostFunction:
         return HostFunction(module, name, module.address(name))

@@ -557,6 +557,7 @@ class AMDGPUTarget(Target):
         if q is None:
             q = AMDGPUTarget(self.name, opt_level=0)
             q.simple_loops = True
+            q.tier_of = self
             self._quick = q
         return q
 

@@ -126,6 +126,9 @@ class Target:
     #: compilation), or None.  The launcher runs the quick tier's code at once and has the
     #: kernel recompiled with this target in the background once it proves hot.
     quick_tier: "Target | None" = None
+    #: For a quick tier: the configuration it stands in for (whose ``quick_tier`` it is).
+    #: The disk cache keeps a kernel's code of both in one entry (``compiler/cache.py``).
+    tier_of: "Target | None" = None
     #: Optimisation level for the driver's JIT when this target's bytes are assembled at
     #: load time (PTX handed to the CUDA driver); None: nothing is assembled at load.
     jit_opt: "int | None" = None

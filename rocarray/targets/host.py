@@ -82,17 +82,22 @@ executable, 256 KiB at a time -- with the relocations applied on the way.  A loa
 a parse and a copy, no system call: ~40 us in a fresh process against ~85-130 us for
 MCJIT's ``add_object_file`` + ``finalize_object`` with the digest, engine search and checks
 (a disk-cache hit's whole first call: 0.47 -> 0.30 ms median on a busy machine, A/B;
-docs/benchmarks.md).  Objects of any other kind (writable data, other
-relocations, another machine), or every object with ``ROCARRAY_HOST_LOADER=mcjit``, go to
-MCJIT: one execution engine takes many object files; MCJIT resolves names across all
-objects of an engine, so objects that define a name already present go to another engine
-of a small pool.  Code lives for the life of the process either way.
+docs/benchmarks.md).  Since then ``compile`` does the parse, once: it returns a *host
+image* (``host_image``: the layout the mapper makes of the object, then the object), so a
+disk hit's load reads the plan back (one ``marshal`` call) and copies: ``_load_image`` of
+a disk hit's first call in a fresh process went from ~97K to ~42K instructions
+(callgrind).  Objects of any other kind (writable data, other relocations, another
+machine), or every object with ``ROCARRAY_HOST_LOADER=mcjit``, go to MCJIT: one
+execution engine takes many object files; MCJIT resolves names across all objects of an
+engine, so objects that define a name already present go to another engine of a small
+pool.  Code lives for the life of the process either way.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import marshal
 import os
 import struct
 import threading
@@ -191,6 +196,10 @@ class HostTarget(Target):
             raise ValueError(f"opt_level must be one of {sorted(PIPELINES)}, not {opt_level!r}")
         #: the IR pipeline and the codegen level of this configuration
         self.pipeline, self.codegen_level = PIPELINES[self.opt_level]
+        #: whether first calls run a quick tier (``quick_tier``); ``ROCARRAY_TIERED`` is
+        #: read when the target is made, as ``ROCARRAY_HOST_OPT`` is (an environment look-up
+        #: at every kernel load cost a disk hit's first call ~2-4 %)
+        self.tiered = os.environ.get("ROCARRAY_TIERED", "1") != "0"
         self._machines: dict = {}
         self._data_layout: str | None = None
         self._cache_key: tuple | None = None
@@ -246,13 +255,14 @@ class HostTarget(Target):
     def quick_tier(self) -> "HostTarget | None":
         """The quick configuration (text kernel entry, always-inliner only, codegen O0:
         ~1.5 ms of LLVM per kernel) when this one costs more; None when tiering is off
-        (``ROCARRAY_TIERED=0``) or this is level 0."""
-        if self.opt_level == 0 or os.environ.get("ROCARRAY_TIERED", "1") == "0":
+        (``ROCARRAY_TIERED=0`` when the target was made) or this is level 0."""
+        if self.opt_level == 0 or not self.tiered:
             return None
         q = getattr(self, "_quick", None)
         if q is None:
             q = HostTarget(opt_level=0)
             q.simple_loops = True  # the kernel entry is a text template (skeletons.py)
+            q.tier_of = self
             q.pipeline = "inline"
             # Its IR is rocarray's own (the entry template and the kernel language's
             # lowering), verified by the tests (ROCARRAY_VERIFY_IR=1): not re-verified on
@@ -373,7 +383,9 @@ class HostTarget(Target):
         return mod, (t1 - t0) * 1e3, (t2 - t1) * 1e3
 
     def compile(self, module: ir.Module | str) -> bytes:
-        """Parse, verify, optimise and emit ``module``: an object file for this machine."""
+        """Parse, verify, optimise and emit ``module``: an object file for this machine,
+        as a host image where rocarray's mapper places it (``host_image``;
+        ``object_file`` gives the object back)."""
         _init_llvm()
         tm = self._machine(self.codegen_level)
         with LLVM_LOCK:
@@ -382,7 +394,7 @@ class HostTarget(Target):
             obj = tm.emit_object(mod)
             emit_ms = (time.perf_counter() - t) * 1e3
         self.last_timings = {"parse_ms": parse_ms, "optimise_ms": opt_ms, "emit_ms": emit_ms}
-        return obj
+        return host_image(obj)
 
     def emit_assembly(self, module: ir.Module | str) -> str:
         """The assembly ``compile`` would assemble (same pipeline), for inspection."""
@@ -493,11 +505,14 @@ class HostModule:
 
     __slots__ = ("names", "_engine", "_addresses", "nbytes")
 
-    def __init__(self, engine: _Engine | None, names, nbytes: int):
+    def __init__(self, engine: _Engine | None, names, nbytes: int, addresses: dict | None = None):
         self._engine = engine
-        self.names = names  # None when the object format is not read (non-ELF)
+        #: the global names it defines (a set or a dict's keys); None when the object
+        #: format is not read (non-ELF)
+        self.names = names
         self.nbytes = nbytes
-        self._addresses: dict = {}
+        #: name -> address, of every name when the mapper loaded it
+        self._addresses: dict = {} if addresses is None else addresses
 
     def address(self, name: str) -> int:
         """The address of function ``name`` defined by this object."""
@@ -555,11 +570,16 @@ class _Mapper:
         self._page = mmap.PAGESIZE
         self._failed = ctypes.c_void_p(-1).value
         self._write_base = self._exec_base = 0
+        self._view: memoryview | None = None  # the current chunk's writable mapping
         self._used = self._size = 0
         #: False once the system refused the arena: MCJIT loads everything then
         self.usable = True
-        #: the process that mapped the current chunk: a forked child must not fill it
-        self._pid = os.getpid()
+        # a forked child must not fill its parent's chunk: it forgets it (no ``getpid``
+        # system call per load)
+        os.register_at_fork(after_in_child=self._forget_chunk)
+
+    def _forget_chunk(self) -> None:
+        self._size = self._used = 0  # the next load maps a chunk of this process's own
 
     def _new_chunk(self, nbytes: int) -> bool:
         """Map a fresh arena chunk of at least ``nbytes``; False when the system refuses."""
@@ -584,90 +604,186 @@ class _Mapper:
         finally:
             os.close(fd)  # the mappings keep the memory
         self._write_base, self._exec_base, self._used, self._size = w, x, 0, size
-        self._pid = os.getpid()
+        # the writable mapping as a Python buffer: a load copies and relocates into it
+        # with no foreign call
+        self._view = memoryview((ctypes.c_char * size).from_address(w)).cast("B")
         return True
 
-    def map(self, data: bytes, elf: _ElfObject, resolve) -> dict | None:
-        """Copy ``data`` into the arena and return {defined global name: address}, or None
-        when this object is not of the simple kind (nothing is used then).
-        ``resolve(name)`` gives the address of an undefined symbol, 0 when none is known.
-        The caller holds ``_map_lock``."""
-        if elf.machine != 62:  # EM_X86_64
+    def place(self, image: bytes, align: int, relocs, externals, defined, resolve) -> dict | None:
+        """Copy ``image`` into the arena, relocated (the arguments are those ``_plan_map``
+        returns), and return {defined global name: address}; None when the arena cannot
+        take it (nothing is used then).  ``resolve(name)`` gives the address of a C
+        library symbol, 0 when none is known.  The caller holds ``_map_lock``."""
+        if align > self._page:  # chunks start on a page boundary
             return None
-        sections = elf.sections
-        place = {}  # section index -> offset in the object's image
-        relas = []
-        size = 0
-        align_all = self.ALIGN  # the object's start: its strictest section alignment
-        for idx, sh in enumerate(sections):
-            sh_type, flags = sh[1], sh[2]
-            if sh_type == _SHT_RELA:
-                if sections[sh[7]][2] & _SHF_ALLOC:
-                    relas.append(sh)
-                continue
-            if sh_type == _SHT_REL:
-                return None
-            if not flags & _SHF_ALLOC or not sh[5]:
-                continue
-            if flags & (_SHF_WRITE | _SHF_TLS) or sh_type not in (_SHT_PROGBITS, _SHT_NOBITS):
-                return None
-            align = sh[8] or 1
-            align_all = max(align_all, align)
-            size = -(-size // align) * align
-            place[idx] = size
-            size += sh[5]
-        if not place or align_all > self._page:  # chunks start on a page boundary
-            return None
-        start = -(-self._used // align_all) * align_all
-        if start + size > self._size or os.getpid() != self._pid:
-            # full, or this is a forked child: the chunk's pages are shared (MAP_SHARED)
-            # with the parent, which goes on filling its free part; the child maps a chunk
-            # of its own (the code already in the old one stays valid, nobody rewrites it)
+        size = len(image)
+        start = -(-self._used // align) * align
+        if start + size > self._size:
+            # full, or none yet -- a forked child has forgotten its parent's
+            # (``_forget_chunk``): the chunk's pages are shared (MAP_SHARED) with the
+            # parent, which goes on filling its free part; the child maps a chunk of its
+            # own (the code already in the old one stays valid, nobody rewrites it)
             if not self._new_chunk(size):
                 self.usable = False
                 return None
             start = 0
         base = self._exec_base + start  # where the code runs
-        image = bytearray(size)
-        for idx, off in place.items():
-            sh = sections[idx]
-            if sh[1] == _SHT_PROGBITS:
-                image[off:off + sh[5]] = data[sh[4]:sh[4] + sh[5]]
-        symbols = elf.symbols
-        for sh in relas:
-            target_off = place.get(sh[7])
-            if target_off is None:  # relocations of an empty allocated section
-                continue
-            for r_offset, r_info, addend in _RELA.iter_unpack(data[sh[4]:sh[4] + sh[5]]):
-                kind, k = r_info & 0xFFFFFFFF, r_info >> 32
-                if kind == _R_X86_64_NONE:
-                    continue
-                if k:
-                    name, _, _, shndx, value = symbols[k - 1]
-                    if shndx == 0:
-                        s_addr = resolve(name)
-                        if not s_addr:
-                            return None
-                    elif shndx in place:
-                        s_addr = base + place[shndx] + value
-                    else:
-                        return None
-                else:
-                    s_addr = 0
-                at = target_off + r_offset
-                if kind == _R_X86_64_64:
-                    struct.pack_into("<Q", image, at, (s_addr + addend) & 0xFFFFFFFFFFFFFFFF)
-                elif kind == _R_X86_64_PC32 or kind == _R_X86_64_PLT32:
-                    rel = s_addr + addend - (base + at)
-                    if not -(1 << 31) <= rel < (1 << 31):
-                        return None
-                    struct.pack_into("<i", image, at, rel)
-                else:
+        view = self._view
+        view[start:start + size] = image
+        # relocated in place: the space is only taken (``_used``) once they all applied
+        for at, kind, symbol, value, addend in relocs:
+            if symbol >= 0:
+                s_addr = resolve(externals[symbol])
+                if not s_addr:
                     return None
-        ctypes.memmove(self._write_base + start, bytes(image), size)
+            elif symbol == _IN_IMAGE:
+                s_addr = base + value
+            else:
+                s_addr = value
+            if kind == _R_X86_64_64:
+                _U64.pack_into(view, start + at, (s_addr + addend) & 0xFFFFFFFFFFFFFFFF)
+            else:  # _R_X86_64_PC32, _R_X86_64_PLT32
+                rel = s_addr + addend - (base + at)
+                if not -(1 << 31) <= rel < (1 << 31):
+                    return None
+                _I32.pack_into(view, start + at, rel)
         self._used = start + size
-        return {name: base + place[shndx] + value
-                for name, bind, _, shndx, value in symbols if bind in (1, 2) and shndx in place}
+        return {name: base + offset for name, offset in defined}
+
+
+#: ``_plan_map``'s relocation symbols other than an index into the C library names
+_IN_IMAGE, _ABSOLUTE = -1, -2
+_U64, _I32 = struct.Struct("<Q"), struct.Struct("<i")
+
+
+def _plan_map(data: bytes, elf: _ElfObject) -> tuple | None:
+    """How ``_Mapper`` places the object file ``data`` (``elf``, parsed), as the arguments
+    of ``_Mapper.place`` after ``self``: (the image -- the allocated sections laid out at
+    their offsets --, its alignment, the relocations (offset in the image, kind, symbol,
+    value, addend: symbol is an index into the C library names, or ``_IN_IMAGE``:
+    the image's address + value, or ``_ABSOLUTE``: value), the C library names, the
+    (name, offset) of each global symbol it defines); None when the object is not of the
+    simple kind (writable or thread-local data, other relocation kinds, another machine):
+    MCJIT loads those."""
+    if elf.machine != 62:  # EM_X86_64
+        return None
+    sections = elf.sections
+    place = {}  # section index -> offset in the object's image
+    relas = []
+    size = 0
+    align_all = _Mapper.ALIGN  # the object's start: its strictest section alignment
+    for idx, sh in enumerate(sections):
+        sh_type, flags = sh[1], sh[2]
+        if sh_type == _SHT_RELA:
+            if sections[sh[7]][2] & _SHF_ALLOC:
+                relas.append(sh)
+            continue
+        if sh_type == _SHT_REL:
+            return None
+        if not flags & _SHF_ALLOC or not sh[5]:
+            continue
+        if flags & (_SHF_WRITE | _SHF_TLS) or sh_type not in (_SHT_PROGBITS, _SHT_NOBITS):
+            return None
+        align = sh[8] or 1
+        align_all = max(align_all, align)
+        size = -(-size // align) * align
+        place[idx] = size
+        size += sh[5]
+    if not place:
+        return None
+    image = bytearray(size)
+    for idx, off in place.items():
+        sh = sections[idx]
+        if sh[1] == _SHT_PROGBITS:
+            image[off:off + sh[5]] = data[sh[4]:sh[4] + sh[5]]
+    externals = tuple(sorted(elf.undefined))
+    index = {name: k for k, name in enumerate(externals)}
+    symbols = elf.symbols
+    relocs = []
+    for sh in relas:
+        target_off = place.get(sh[7])
+        if target_off is None:  # relocations of an empty allocated section
+            continue
+        for r_offset, r_info, addend in _RELA.iter_unpack(data[sh[4]:sh[4] + sh[5]]):
+            kind, k = r_info & 0xFFFFFFFF, r_info >> 32
+            if kind == _R_X86_64_NONE:
+                continue
+            if kind not in (_R_X86_64_64, _R_X86_64_PC32, _R_X86_64_PLT32):
+                return None
+            if not k:
+                relocs.append((target_off + r_offset, kind, _ABSOLUTE, 0, addend))
+                continue
+            name, _, _, shndx, value = symbols[k - 1]
+            if shndx == 0:
+                symbol = index.get(name)
+                if symbol is None:
+                    return None
+                relocs.append((target_off + r_offset, kind, symbol, 0, addend))
+            elif shndx in place:
+                relocs.append((target_off + r_offset, kind, _IN_IMAGE, place[shndx] + value, addend))
+            else:
+                return None
+    defined = tuple((name, place[shndx] + value)
+                    for name, bind, _, shndx, value in symbols if bind in (1, 2) and shndx in place)
+    return bytes(image), align_all, tuple(relocs), externals, defined
+
+
+# -- host images ---------------------------------------------------------------------------
+#
+# What ``HostTarget.compile`` returns (and the disk cache keeps) for an object the mapper
+# places: ``_plan_map``'s result, made once when the kernel is compiled, so that loading
+# it -- a disk-cache hit in every later process -- parses no ELF; the object itself
+# follows, for MCJIT (``ROCARRAY_HOST_LOADER=mcjit``, or no arena):
+#
+#     offset  size  field
+#     0       8     magic  b"RKHOSTv2"
+#     8       4     P, bytes of the plan (little-endian u32)
+#     12      4     O, bytes of the object file (u32)
+#     16      P     the plan: ``_plan_map``'s tuple (bytes, ints, strings and tuples of
+#                   them) in ``marshal`` format 4, which any Python 3 since 3.4 reads
+#     16+P    O     the object file
+#
+# (``marshal``: one C call reads the plan back, where a layout of our own took a dozen
+# Python steps, ~10 us of a disk hit's first call in a fresh process.  The bytes are as
+# trusted as the machine code next to them.)
+
+_IMAGE_MAGIC = b"RKHOSTv2"
+_IMAGE = struct.Struct("<8sII")
+
+
+def host_image(obj: bytes) -> bytes:
+    """The host image of the object file ``obj`` (see above), or ``obj`` itself when
+    rocarray's mapper cannot place it."""
+    if len(obj) < 64 or obj[:6] != _ELF64_LE:
+        return obj
+    plan = _plan_map(obj, _ElfObject(obj))
+    if plan is None:
+        return obj
+    encoded = marshal.dumps(plan, 4)
+    return b"".join((_IMAGE.pack(_IMAGE_MAGIC, len(encoded), len(obj)), encoded, obj))
+
+
+def _read_image(data: bytes) -> tuple[tuple, int]:
+    """(``_plan_map``'s result, where the object file starts) of host image ``data``;
+    ValueError when it cannot be read."""
+    if len(data) >= _IMAGE.size:
+        _, n_plan, n_obj = _IMAGE.unpack_from(data)
+        obj = _IMAGE.size + n_plan
+        if obj + n_obj == len(data):
+            try:
+                image, align, relocs, externals, defined = marshal.loads(data[_IMAGE.size:obj])
+            except (ValueError, EOFError, TypeError):
+                pass
+            else:
+                return (image, align, relocs, externals, defined), obj
+    raise ValueError(f"host image of {len(data)} bytes: its plan cannot be read")
+
+
+def object_file(data: bytes) -> bytes:
+    """The object file in ``data``: a host image's (``HostTarget.compile``), else ``data``."""
+    if data[:8] != _IMAGE_MAGIC:
+        return data
+    return data[_read_image(data)[1]:]
 
 
 _engines: list = []
@@ -698,66 +814,101 @@ def _resolve_symbol(name: str) -> int:
 
 
 def load_host_object(data: bytes) -> HostModule:
-    """Map the object file ``data`` (from ``HostTarget.compile``) into this process.
+    """Map ``data`` -- a host image or an object file (``HostTarget.compile``) -- into
+    this process.
 
-    Kernel objects are mapped by rocarray itself (``_Mapper``); any other object, or every
-    one when ``ROCARRAY_HOST_LOADER=mcjit`` (read once per process), goes to an MCJIT
-    engine whose names it does not clash with.  Either way an undefined symbol
-    that no loaded library defines raises ``ToolchainError`` (MCJIT would abort)."""
+    Kernel objects are mapped by rocarray itself (``_Mapper``; a host image is laid out for
+    it already); any other object, or every one when ``ROCARRAY_HOST_LOADER=mcjit`` (read
+    once per process), goes to an MCJIT engine whose names it does not clash with.  Either
+    way an undefined symbol that no loaded library defines raises ``ToolchainError``
+    (MCJIT would abort)."""
     data = bytes(data)
     mod = _loaded.get(data)
     if mod is not None:
         return mod
-    elf = _ElfObject(data) if len(data) >= 64 and data[:6] == _ELF64_LE else None
-    if elf is not None:
-        # MCJIT aborts the whole process on a name it cannot resolve: check first (in
-        # the C libraries loaded for the JIT; most kernels name none)
-        if elf.undefined:
-            _init_llvm()
-            missing = sorted(
-                s for s in elf.undefined
-                if not s.startswith("_GLOBAL_OFFSET_TABLE_") and not _resolve_symbol(s)
-            )
-            if missing:
-                raise ToolchainError(
-                    f"host object needs {', '.join(missing)}, which no library loaded in this "
-                    "process defines"
-                )
-        if not _mapper:
-            with _map_lock:
-                if not _mapper:  # the switch is read once per process
-                    use = os.name == "posix" and os.environ.get("ROCARRAY_HOST_LOADER") != "mcjit"
-                    _mapper.append(_Mapper() if use else None)
-        mapper = _mapper[0]
+    if data[:8] == _IMAGE_MAGIC:
+        plan, at = _read_image(data)
+        if plan[3]:
+            _check_resolvable(plan[3])
+        mod = _map(data, plan)
+        if mod is not None:
+            return mod
+        return _load_mcjit(data, data[at:], frozenset(name for name, _ in plan[4]))
+    if len(data) >= 64 and data[:6] == _ELF64_LE:
+        elf = _ElfObject(data)
+        _check_resolvable(elf.undefined)
+        mapper = _the_mapper()
         if mapper is not None and mapper.usable:
-            with _map_lock:
-                mod = _loaded.get(data)
+            plan = _plan_map(data, elf)
+            if plan is not None:
+                mod = _map(data, plan)
                 if mod is not None:
                     return mod
-                addresses = mapper.map(data, elf, _resolve_symbol)
-                if addresses is not None:
-                    mod = HostModule(None, frozenset(addresses), len(data))
-                    mod._addresses.update(addresses)
-                    _loaded[data] = mod
-                    return mod
+        return _load_mcjit(data, data, elf.defined)
+    return _load_mcjit(data, data, None)
+
+
+def _check_resolvable(names) -> None:
+    """Raise ``ToolchainError`` unless the C libraries loaded for the JIT define every
+    one of ``names`` (MCJIT aborts the whole process on a name it cannot resolve; most
+    kernels name none)."""
+    if not names:
+        return
+    _init_llvm()
+    missing = sorted(s for s in names if not s.startswith("_GLOBAL_OFFSET_TABLE_") and not _resolve_symbol(s))
+    if missing:
+        raise ToolchainError(
+            f"host object needs {', '.join(missing)}, which no library loaded in this process defines"
+        )
+
+
+def _the_mapper() -> "_Mapper | None":
+    """The process's mapper, or None when ``ROCARRAY_HOST_LOADER=mcjit`` (read once)."""
+    if not _mapper:
+        with _map_lock:
+            if not _mapper:
+                use = os.name == "posix" and os.environ.get("ROCARRAY_HOST_LOADER") != "mcjit"
+                _mapper.append(_Mapper() if use else None)
+    return _mapper[0]
+
+
+def _map(data: bytes, plan: tuple) -> "HostModule | None":
+    """``data`` placed by the mapper as ``plan`` (``_plan_map``) says, or None when the
+    mapper is off or cannot place it."""
+    mapper = _mapper[0] if _mapper else _the_mapper()
+    if mapper is None or not mapper.usable:
+        return None
+    with _map_lock:
+        mod = _loaded.get(data)
+        if mod is not None:
+            return mod
+        addresses = mapper.place(*plan, _resolve_symbol)
+        if addresses is None:
+            return None
+        mod = _loaded[data] = HostModule(None, addresses.keys(), len(data), addresses)
+    return mod
+
+
+def _load_mcjit(data: bytes, obj: bytes, defined) -> HostModule:
+    """The object file ``obj`` (of ``data``) loaded by an MCJIT engine; ``defined``: the
+    global names it defines (None: unknown, non-ELF)."""
     binding = _init_llvm()
     with LLVM_LOCK:
         mod = _loaded.get(data)
         if mod is not None:
             return mod
-        if elf is not None:
-            defined = elf.defined
+        if defined is not None:
             engine = next((e for e in _engines if e.names.isdisjoint(defined)), None)
         else:
-            defined, engine = None, None  # unknown names: a fresh engine is always safe
+            engine = None  # unknown names: a fresh engine is always safe
         if engine is None:
             engine = _Engine(_default_host())
             _engines.append(engine)
-        engine.ee.add_object_file(binding.ObjectFileRef.from_data(data))
+        engine.ee.add_object_file(binding.ObjectFileRef.from_data(obj))
         engine.ee.finalize_object()
         if defined is not None:
             engine.names |= defined
-        mod = HostModule(engine, defined, len(data))
+        mod = HostModule(engine, defined, len(obj))
         if defined is not None:  # resolve now, so address() is a dict lookup
             for name in defined:
                 addr = engine.ee.get_function_address(name)

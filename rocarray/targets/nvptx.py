@@ -299,6 +299,7 @@ class NVPTXTarget(Target):
         if q is None:
             q = NVPTXTarget(self.name, assembler="ptx", opt_level=0)
             q.simple_loops = True
+            q.tier_of = self
             q.assembler_opt = 0  # the driver JIT at -O0: ~20 % less time on the H200
             self._quick = q
         return q

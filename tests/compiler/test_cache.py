@@ -327,3 +327,192 @@ def test_background_worker_at_exit_ends_the_job_in_hand_and_drops_the_rest(monke
     worker._stop()
     assert ran == ["long"]
     assert not worker._thread.is_alive()
+
+
+# -- one disk entry per kernel for a target and its quick tier ------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiers(target):
+    quick = target.quick_tier
+    if quick is None:
+        pytest.skip("ROCARRAY_TIERED=0 or ROCARRAY_HOST_OPT=0: no quick tier")
+    assert quick.tier_of is target
+    return target, quick
+
+
+def _entries(tmp_path) -> list:
+    return sorted(n for n in os.listdir(tmp_path) if n.endswith(diskcache.SUFFIX))
+
+
+def test_disk_keys_hold_digests_of_the_kernel_key(target):
+    long_key = ("ew", "add", "out0 = in0 + in1;\n" * 200, ("float32",) * 2)
+    key = CompileCache.disk_key(target, long_key)
+    assert len(key) < 120 and "in0" not in key
+    assert key != CompileCache.disk_key(target, long_key[:-1] + (("float64",) * 2,))
+    cache_mod._key_digests.clear()  # a memo: the digest is the same when made again
+    assert CompileCache.disk_key(target, long_key) == key
+
+
+def test_quick_and_full_tiers_share_one_entry(tmp_path, tiers):
+    full, quick = tiers
+    key = ("tiers", "shared")
+    first = CompileCache(DiskCache(tmp_path))
+    assert first.lookup(key, full, quick) is None
+    q = first.get_or_compile(key, Builder(scale_kernel_ir(quick, "scale_q1", 2.0)), quick)
+    assert len(_entries(tmp_path)) == 1
+
+    # a new process: one read finds the quick tier's code, a disk hit
+    fresh = CompileCache(DiskCache(tmp_path))
+    data, tier = fresh.lookup(key, full, quick)
+    assert data == q and tier is quick
+    assert (fresh.stats()["disk_hits"], fresh.stats()["disk_misses"]) == (1, 0)
+    # ... which is no hit for the full tier: compiled, written over it in the same entry
+    f = fresh.get_or_compile(key, Builder(scale_kernel_ir(full, "scale_q1", 2.0)), full)
+    assert (fresh.stats()["compiled"], fresh.stats()["disk_misses"]) == (1, 1)
+    assert len(_entries(tmp_path)) == 1 and f != q
+
+    again = CompileCache(DiskCache(tmp_path))
+    assert again.lookup(key, full, quick) == (f, full)
+    assert again.lookup(key, full) == (f, full)  # (from memory now)
+    np.testing.assert_array_equal(run_scale_kernel(f, "scale_q1"), np.arange(100) * 2.0)
+
+    # a process that compiles the quick tier now (it found nothing a moment ago) does not
+    # replace the full tier's code
+    late = CompileCache(DiskCache(tmp_path))
+    late.get_or_compile(key, Builder(scale_kernel_ir(quick, "scale_q1", 2.0)), quick)
+    assert late.stats()["compiled"] == 1
+    assert CompileCache(DiskCache(tmp_path)).lookup(key, full, quick) == (f, full)
+    assert len(_entries(tmp_path)) == 1
+
+
+def test_an_entry_asked_for_one_tier_only(tmp_path, tiers):
+    full, quick = tiers
+    cache = CompileCache(DiskCache(tmp_path))
+    q = cache.get_or_compile(("one",), Builder(scale_kernel_ir(quick, "scale_q2", 3.0)), quick)
+    fresh = CompileCache(DiskCache(tmp_path))
+    assert fresh.lookup(("one",), full) is None  # the full tier's code is not there
+    assert fresh.stored(("one",), full) is None and fresh.stored(("one",), quick) == q
+    assert fresh.stats()["disk_hits"] == 0  # (``stored`` counts nothing)
+    assert fresh.get_or_compile(("one",), Builder("unused"), quick) == q
+    assert fresh.stats()["disk_hits"] == 1
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip_byte", "foreign_tag"])
+def test_damaged_shared_entry_is_recompiled(tmp_path, tiers, damage):
+    full, quick = tiers
+    key = ("tiers", "damaged", damage)
+    text = scale_kernel_ir(quick, "scale_q3", 4.0)
+    good = CompileCache(DiskCache(tmp_path)).get_or_compile(key, Builder(text), quick)
+    path = tmp_path / _entries(tmp_path)[0]
+    disk_key = CompileCache.disk_key(quick, key)
+    if damage == "foreign_tag":  # intact, but code of neither tier: another configuration's
+        blob = diskcache.encode_entry(disk_key, b"\x07" * cache_mod.TAG_BYTES + good)
+    else:
+        blob = bytearray(path.read_bytes())
+        if damage == "truncate":
+            blob = blob[: len(blob) // 2]
+        else:
+            blob[len(blob) - 200] ^= 0xFF
+    path.write_bytes(bytes(blob))
+
+    cache = CompileCache(DiskCache(tmp_path))
+    assert cache.lookup(key, full, quick) is None
+    build = Builder(text)
+    data = cache.get_or_compile(key, build, quick)
+    assert build.calls == 1 and cache.stats()["compiled"] == 1 and cache.stats()["disk_hits"] == 0
+    assert data == good
+    np.testing.assert_array_equal(run_scale_kernel(data, "scale_q3"), np.arange(100) * 4.0)
+    fresh = CompileCache(DiskCache(tmp_path))
+    if damage == "foreign_tag":
+        # an intact entry stays: the quick tier never replaces one, the full tier does
+        assert fresh.lookup(key, full, quick) is None
+        f = fresh.get_or_compile(key, Builder(scale_kernel_ir(full, "scale_q3", 4.0)), full)
+        assert CompileCache(DiskCache(tmp_path)).lookup(key, full, quick) == (f, full)
+    else:  # the damaged file was removed and the recompiled code written in its place
+        assert fresh.lookup(key, full, quick) == (good, quick)
+
+
+def _tier_worker(directory: str, barrier, queue) -> None:
+    full = HostTarget()
+    quick = full.quick_tier
+    cache = CompileCache(DiskCache(directory))
+    key = ("tiers", "processes")
+    barrier.wait()
+    found = cache.lookup(key, full, quick)
+    if found is None:
+        found = cache.get_or_compile(key, lambda: scale_kernel_ir(quick, "scale_qp", 1.25), quick), quick
+    first = float(run_scale_kernel(found[0], "scale_qp", 8)[7])
+    data = cache.get_or_compile(key, lambda: scale_kernel_ir(full, "scale_qp", 1.25), full)  # tier-up
+    hot = float(run_scale_kernel(data, "scale_qp", 8)[7])
+    s = cache.stats()
+    queue.put((first, hot, found[1] is full, s["compiled"], s["disk_hits"], s["memory_hits"]))
+
+
+def test_processes_sharing_tier_entries(tmp_path, tiers):
+    """Processes meeting one kernel at once, each running its quick tier then tiering up:
+    every one runs correct code, counts each tier once (compiled, disk hit, or memory hit
+    when the first read found the full tier), and the one entry ends up with the full
+    tier's code."""
+    ctx = multiprocessing.get_context("spawn")
+    queue, barrier = ctx.Queue(), ctx.Barrier(4)
+    procs = [ctx.Process(target=_tier_worker, args=(str(tmp_path), barrier, queue)) for _ in range(4)]
+    for p in procs:
+        p.start()
+    results = [queue.get(timeout=120) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    for first, hot, found_full, compiled, disk_hits, memory_hits in results:
+        assert first == hot == 7 * 1.25
+        assert compiled + disk_hits + memory_hits == 2
+        assert memory_hits == (1 if found_full else 0)
+    full, quick = tiers
+    assert len(_entries(tmp_path)) == 1
+    assert CompileCache(DiskCache(tmp_path)).lookup(("tiers", "processes"), full, quick)[1] is full
+
+
+_FIRST_CALL = """
+import sys, numpy as np, rocarray as ra
+from rocarray import _launch, cache
+from rocarray.compiler import diskcache
+reads = []
+get = diskcache.DiskCache.get
+diskcache.DiskCache.get = lambda self, *args, **kw: (reads.append(args[0]), get(self, *args, **kw))[1]
+x = ra.asarray(np.arange(7, dtype=np.int16), device="cpu")
+cache.reset_counts()
+for _ in range(int(sys.argv[1])):
+    assert (np.asarray(ra.add(x, x)) == 2 * np.arange(7)).all()
+info = cache.info()  # (after the writes and tier-ups queued so far)
+(kernel,) = [k for k in _launch._loaded.values() if k.spec.name == "add"]
+print(len(reads), info["disk_hits"], info["disk_misses"], info["compiled"], info["upgraded"],
+      "quick" if kernel.calls >= 0 else "full")
+"""
+
+
+def test_a_fresh_process_finds_either_tier_with_one_read(tmp_path):
+    """A first call in a new process: one disk read whichever tier an earlier process
+    left, counted as one disk hit, nothing compiled."""
+    import subprocess
+    import sys
+
+    if HostTarget().quick_tier is None:
+        pytest.skip("ROCARRAY_TIERED=0 or ROCARRAY_HOST_OPT=0: no quick tier")
+    env = dict(os.environ, ROCARRAY_CACHE_DIR=str(tmp_path), ROCARRAY_INTERPRETER="0")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+
+    def process(calls: int) -> list:
+        r = subprocess.run([sys.executable, "-c", _FIRST_CALL, str(calls)], capture_output=True, text=True,
+                           env=env, cwd=str(tmp_path))
+        assert r.returncode == 0, r.stdout + r.stderr
+        return r.stdout.split()
+
+    # nothing on disk: the look-up finds nothing (and the compile looks once more, as it
+    # always does), the quick tier is compiled
+    assert process(1) == ["2", "0", "1", "1", "0", "quick"]
+    assert process(1) == ["1", "1", "0", "0", "0", "quick"]  # the quick tier's code, one read
+    # hot: the full tier is compiled in the background and written over it
+    assert process(40)[3:] == ["0", "1", "full"]
+    assert process(1) == ["1", "1", "0", "0", "0", "full"]  # the full tier's code, one read
+    assert len(_entries(tmp_path)) == 1  # (the add kernel's: both tiers in one entry)

@@ -240,3 +240,69 @@ def test_many_processes_hammering_the_same_keys(tmp_path):
     for key in (f"shared-{k}" for k in range(23)):
         got = cache.get(key)
         assert got is None or got == (key * 40).encode()
+
+
+def test_put_without_replace_keeps_the_entry_in_place(tmp_path):
+    cache = DiskCache(tmp_path)
+    cache.put("k", b"first")
+    cache.put("k", b"second", replace=False)
+    assert cache.get("k") == b"first"
+    cache.put("other", b"new", replace=False)  # a free place is filled
+    assert cache.get("other") == b"new"
+    cache.put("k", b"third")  # replace=True (the default) replaces
+    assert cache.get("k") == b"third"
+    assert [n for n in os.listdir(tmp_path) if not n.endswith(".rk")] == []  # no temp left
+
+
+def test_put_without_replace_where_the_file_system_makes_no_links(tmp_path, monkeypatch):
+    def no_links(src, dst):
+        raise OSError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    cache = DiskCache(tmp_path)
+    cache.put("k", b"first", replace=False)  # free: written all the same (renamed)
+    cache.put("k", b"second", replace=False)  # taken: left alone
+    assert cache.get("k") == b"first"
+    assert [n for n in os.listdir(tmp_path) if not n.endswith(".rk")] == []
+    assert cache.writable  # not a write failure
+
+
+def _racing_writer(directory: str, k: int, barrier, queue) -> None:
+    cache = DiskCache(directory)
+    barrier.wait()
+    for i in range(50):
+        cache.put(f"key-{i}", f"writer {k}".encode(), replace=False)
+    queue.put(k)
+
+
+def test_processes_racing_to_fill_one_place_leave_one_whole_entry(tmp_path):
+    ctx = multiprocessing.get_context("spawn" if os.name == "nt" else "fork")
+    queue, barrier = ctx.Queue(), ctx.Barrier(4)
+    procs = [ctx.Process(target=_racing_writer, args=(str(tmp_path), k, barrier, queue)) for k in range(4)]
+    for p in procs:
+        p.start()
+    assert sorted(queue.get(timeout=60) for _ in procs) == [0, 1, 2, 3]
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    cache = DiskCache(tmp_path)
+    for i in range(50):
+        assert cache.get(f"key-{i}") in {f"writer {k}".encode() for k in range(4)}
+    assert cache.info()["entries"] == 50
+    assert not [n for n in os.listdir(tmp_path) if n.startswith(".tmp-")]
+
+
+def test_entry_under_a_name_the_caller_gives(tmp_path):
+    """A caller whose key is made of digests names the file itself (no third hash): the
+    entry is found under that name only, checked against its key as any other, and the
+    size bound and ``info`` count it."""
+    cache = DiskCache(tmp_path)
+    name = "ab" * 20
+    cache.put("digest-made key", b"payload", name=name)
+    assert os.listdir(tmp_path) == [name + ".rk"]
+    assert cache.get("digest-made key", name) == b"payload"
+    assert cache.get("digest-made key") is None  # (its default name is another file)
+    assert cache.get("another key", name) is None  # an intact entry of another key: kept
+    assert cache.info()["entries"] == 1
+    with pytest.raises(ValueError, match="40 hex digits"):
+        cache.put("k", b"x", name="short")

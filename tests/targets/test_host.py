@@ -12,7 +12,7 @@ import pytest
 from llvmlite import ir
 
 from rocarray.targets.base import MAX_DIMS, ToolchainError
-from rocarray.targets.host import PIPELINES, HostTarget, elf_symbols, load_host_object
+from rocarray.targets.host import PIPELINES, HostTarget, elf_symbols, load_host_object, object_file
 
 I32 = ir.IntType(32)
 I64 = ir.IntType(64)
@@ -314,7 +314,7 @@ def test_compile_accepts_text_and_rejects_foreign_triples(target):
         obj = target.compile(source)
         assert isinstance(obj, bytes) and obj
         if target.triple.endswith("linux-gnu"):
-            assert obj[:4] == b"\x7fELF"
+            assert object_file(obj)[:4] == b"\x7fELF"
     foreign = str(m).replace(target.triple, "nvptx64-nvidia-cuda")
     with pytest.raises(ValueError):
         target.compile(foreign)
@@ -463,7 +463,7 @@ def test_same_name_in_two_objects_and_same_bytes_load_once(target):
     assert proto(m1.address("rocarray_test_same_name"))() == 1.0
     assert proto(m2.address("rocarray_test_same_name"))() == 2.0
     assert load_host_object(bytes(first)) is m1
-    assert elf_symbols(first)[0] == {"rocarray_test_same_name"}
+    assert elf_symbols(object_file(first))[0] == {"rocarray_test_same_name"}
     with pytest.raises(KeyError):
         m1.address("no_such_function")
 
@@ -526,7 +526,9 @@ def test_objects_the_mapper_does_not_handle_go_to_mcjit(target, monkeypatch):
     v = b.add(b.load(g), I64(1))
     b.store(v, g)
     b.ret(v)
-    mod = load_host_object(target.compile(m))
+    obj = target.compile(m)
+    assert obj[:4] == b"\x7fELF" and object_file(obj) is obj  # no host image: the object
+    mod = load_host_object(obj)
     assert mod._engine is not None
     fn = ctypes.CFUNCTYPE(ctypes.c_int64)(mod.address(name))
     assert (fn(), fn()) == (42, 43)
@@ -539,6 +541,60 @@ def test_objects_the_mapper_does_not_handle_go_to_mcjit(target, monkeypatch):
     assert mod._engine is not None
     fn = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double)(mod.address(name))
     assert fn(0.7) == math.tan(0.7) * 3.5 + 0.25
+
+
+def test_compiled_kernels_are_host_images(target, monkeypatch):
+    """``compile`` lays a kernel object out for the mapper once (a host image): loading
+    it reads no ELF, and the object itself rides along for MCJIT."""
+    from rocarray.targets import host
+
+    name = _fresh("rocarray_test_image")
+    image = _libm_kernel(target, name)
+    assert image[:8] == b"RKHOSTv2"
+    (code, align, relocs, externals, defined), at = host._read_image(image)
+    assert externals == ("tan",) and [n for n, _ in defined] == [name] and align >= 64
+    assert any(r[2] == 0 for r in relocs) and any(r[2] == host._IN_IMAGE for r in relocs)
+    obj = object_file(image)
+    assert obj == image[at:] and obj[:4] == b"\x7fELF"
+    # the same layout as the mapper makes of the object file itself
+    assert host._plan_map(obj, host._ElfObject(obj)) == (code, align, relocs, externals, defined)
+    def no_parse(self, data):
+        raise AssertionError("a host image was parsed as ELF")
+
+    monkeypatch.setattr(host._ElfObject, "__init__", no_parse)
+    mod = load_host_object(image)
+    assert mod._engine is None and mod.names == {name}
+    fn = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double)(mod.address(name))
+    assert fn(0.7) == math.tan(0.7) * 3.5 + 0.25
+    monkeypatch.undo()
+
+    # the mapper off: MCJIT loads the object inside the image
+    name = _fresh("rocarray_test_image_mcjit")
+    image = _libm_kernel(target, name)
+    monkeypatch.setattr(host, "_mapper", [None])
+    mod = load_host_object(image)
+    assert mod._engine is not None and mod.names == {name}
+    fn = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double)(mod.address(name))
+    assert fn(0.7) == math.tan(0.7) * 3.5 + 0.25
+
+
+def test_a_cut_host_image_is_an_error():
+    image = _libm_kernel(HostTarget(), _fresh("rocarray_test_cut"))
+    bad_plan = image[:16] + b"\xff" + image[17:]  # (no marshal type code)
+    for cut in (image[:-7], image[:40], image[:12], bad_plan):
+        with pytest.raises(ValueError, match="host image"):
+            load_host_object(cut)
+
+
+def test_tiering_is_read_from_the_environment_when_the_target_is_made(monkeypatch):
+    monkeypatch.setenv("ROCARRAY_TIERED", "0")
+    assert HostTarget(opt_level=1).quick_tier is None
+    monkeypatch.setenv("ROCARRAY_TIERED", "1")
+    tiered = HostTarget(opt_level=1)
+    quick = tiered.quick_tier
+    assert quick is not None and quick.tier_of is tiered and quick.quick_tier is None
+    monkeypatch.setenv("ROCARRAY_TIERED", "0")  # (read once, as ROCARRAY_HOST_OPT is)
+    assert tiered.quick_tier is quick
 
 
 def test_quick_tier_skips_the_verifier_outside_the_tests(monkeypatch):
