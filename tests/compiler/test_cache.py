@@ -255,16 +255,23 @@ def _process_worker(directory: str, queue) -> None:
     queue.put((out, s["compiled"], s["disk_hits"]))
 
 
-def test_processes_hammering_the_same_kernels(tmp_path):
-    ctx = multiprocessing.get_context("spawn")
-    queue = ctx.Queue()
-    procs = [ctx.Process(target=_process_worker, args=(str(tmp_path), queue)) for _ in range(4)]
+def _run_processes(ctx, queue, target, args, count=4):
+    """Start ``count`` processes of ``target(*args)``; each puts one result on ``queue``:
+    the results, once every process has exited cleanly."""
+    procs = [ctx.Process(target=target, args=args) for _ in range(count)]
     for p in procs:
         p.start()
     results = [queue.get(timeout=120) for _ in procs]
     for p in procs:
         p.join(timeout=60)
         assert p.exitcode == 0
+    return results
+
+
+def test_processes_hammering_the_same_kernels(tmp_path):
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    results = _run_processes(ctx, queue, _process_worker, (str(tmp_path), queue))
     expected = [3 * (k + 0.5) for k in range(3)] * 3
     for out, compiled, disk_hits in results:
         assert out == expected
@@ -456,13 +463,7 @@ def test_processes_sharing_tier_entries(tmp_path, tiers):
     tier's code."""
     ctx = multiprocessing.get_context("spawn")
     queue, barrier = ctx.Queue(), ctx.Barrier(4)
-    procs = [ctx.Process(target=_tier_worker, args=(str(tmp_path), barrier, queue)) for _ in range(4)]
-    for p in procs:
-        p.start()
-    results = [queue.get(timeout=120) for _ in procs]
-    for p in procs:
-        p.join(timeout=60)
-        assert p.exitcode == 0
+    results = _run_processes(ctx, queue, _tier_worker, (str(tmp_path), barrier, queue))
     for first, hot, found_full, compiled, disk_hits, memory_hits in results:
         assert first == hot == 7 * 1.25
         assert compiled + disk_hits + memory_hits == 2
