@@ -634,8 +634,8 @@ def _targets(device, heavy: bool) -> tuple:
     target = target_for(rt.target_name(device.index))
     if heavy:
         target = target.heavy_tier
-    found = _device_targets[(device, heavy)] = (rt, target, target.quick_tier)
-    return found
+    targets = _device_targets[(device, heavy)] = (rt, target, target.quick_tier)
+    return targets
 
 
 def load(spec: KernelSpec, device) -> LoadedKernel:

@@ -133,14 +133,12 @@ class CompileCache:
     def _read(self, key: tuple, target, quick=None) -> "tuple[bytes, object] | None":
         """One read of the disk entry holding ``target``'s code for ``key``: that code, or
         the quick tier ``quick``'s (``quick.tier_of`` is ``target``), with its tier."""
-        head = target.tier_of or target
-        prefix, tag = _target_digest(head)
-        digest = key_digest(key)  # (``_entry``, written out: the head's tag is needed too)
-        payload = self.disk.get(prefix + digest, prefix[:8] + digest[:32])
+        disk_key, name, tag = _entry(target, key)
+        payload = self.disk.get(disk_key, name)
         if payload is None:
             return None
         found = payload[:TAG_BYTES]
-        if found == (tag if head is target else _target_digest(target)[1]):
+        if found == tag:
             return payload[TAG_BYTES:], target
         if quick is not None and found == _target_digest(quick)[1]:
             return payload[TAG_BYTES:], quick
@@ -150,8 +148,8 @@ class CompileCache:
         """Store ``target``'s code for ``key``: a quick tier's only where its entry holds
         nothing yet, any other replacing what is there (the best code so far stays)."""
         quick = target.tier_of is not None
-        disk_key, name = _entry(target, key)
-        self.disk.put(disk_key, _target_digest(target)[1] + data, replace=not quick, name=name)
+        disk_key, name, tag = _entry(target, key)
+        self.disk.put(disk_key, tag + data, replace=not quick, name=name)
 
     def _miss(self, mkey, build, target, counter="compiled") -> bytes:
         with self._lock:
@@ -368,13 +366,17 @@ def _target_digest(target) -> tuple[str, bytes]:
     return memo
 
 
-def _entry(target, key) -> tuple[str, str]:
-    """(the disk key, the file name) of the entry holding ``target``'s code for ``key``:
-    the digest of the configuration heading it (``target.tier_of`` for a quick tier), then
-    ``key_digest(key)``; the name takes 160 bits of the two (no third hash)."""
-    prefix = _target_digest(target.tier_of or target)[0]
+def _entry(target, key) -> tuple[str, str, bytes]:
+    """(the disk key, the file name, the tag of ``target``'s code) of the entry holding
+    ``target``'s code for ``key``: the digest of the configuration heading it
+    (``target.tier_of`` for a quick tier), then ``key_digest(key)``; the name takes 160
+    bits of the two (no third hash)."""
+    head = target.tier_of
+    prefix, tag = _target_digest(target if head is None else head)
+    if head is not None:
+        tag = _target_digest(target)[1]
     digest = key_digest(key)
-    return prefix + digest, prefix[:8] + digest[:32]
+    return prefix + digest, prefix[:8] + digest[:32], tag
 
 
 #: kernel key -> ``key_digest(key)``

@@ -153,7 +153,7 @@ class DiskCache:
         ``name``: the entry's file name without the suffix (40 hex digits) where the caller
         has one -- a key made of digests gives it without hashing again --, else
         ``_file_name(key)``; one key must always come with one name."""
-        path = self._dir_prefix + (_file_name(key) if name is None else name + SUFFIX)
+        path = self._path(key, name)
         try:
             fd = os.open(path, _O_READ)
         except OSError:
@@ -199,6 +199,9 @@ class DiskCache:
 
     # -- writing --------------------------------------------------------------------
 
+    def _path(self, key: str, name: str | None) -> str:
+        return self._dir_prefix + (_file_name(key) if name is None else name + SUFFIX)
+
     def put(self, key: str, data: bytes, replace: bool = True, name: str | None = None) -> None:
         """Store ``data`` under ``key``, atomically replacing any older entry -- or, with
         ``replace=False``, only where no file holds the entry's place yet (a hard link of
@@ -209,7 +212,7 @@ class DiskCache:
         if not self._ensure_directory():
             return
         blob = encode_entry(key, bytes(data))
-        path = self._dir_prefix + (_file_name(key) if name is None else name + SUFFIX)
+        path = self._path(key, name)
         try:
             fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, dir=self.directory)
         except OSError as exc:

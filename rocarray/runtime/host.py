@@ -85,22 +85,21 @@ class HostFunction:
     """A loaded host kernel: its address and ctypes callables for it (``call_small`` keeps
     the GIL, ``call`` releases it)."""
 
-    __slots__ = ("name", "address", "_call", "call_small", "module")
+    __slots__ = ("name", "address", "call", "call_small", "module")
 
     def __init__(self, module, name: str, address: int):
         self.module = module  # keeps the loaded code alive
         self.name = name
         self.address = address
-        self._call = None
         self.call_small = _ENTRY_GIL(address)
 
-    @property
-    def call(self):
-        # made at the first launch long enough to release the GIL (many kernels never
-        # see one; a disk hit's first call need not make it)
-        call = self._call
-        if call is None:
-            call = self._call = _ENTRY(self.address)
+    def __getattr__(self, name: str):
+        # ``call`` is made at the first launch long enough to release the GIL (many kernels
+        # never see one; a disk hit's first call need not make it); from then on the slot
+        # answers and this is not called again
+        if name != "call":
+            raise AttributeError(f"'HostFunction' object has no attribute {name!r}")
+        call = self.call = _ENTRY(self.address)
         return call
 
 
