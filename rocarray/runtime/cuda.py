@@ -11,7 +11,7 @@ from __future__ import annotations
 import ctypes
 import os
 
-from rocarray.runtime.gpu import GPUError, GPURuntime, driver_error
+from rocarray.runtime.gpu import GPUError, GPURuntime, c_function_address, driver_error
 
 _INSTALL_HINT = (
     "rocarray's CUDA runtime needs NVIDIA's CUDA driver API bindings (the cuda-bindings "
@@ -19,33 +19,16 @@ _INSTALL_HINT = (
 )
 
 
-def _c_launcher():
-    """``cuLaunchKernel`` of the driver library the bindings loaded, called through ctypes
-    (``ROCARRAY_CUDA_LAUNCH=ctypes``; the default is the bindings' own function, which
-    measured faster with integer arguments).  None where the library cannot be opened."""
-    for name in ("libcuda.so.1", "libcuda.so", "nvcuda.dll"):
-        try:
-            lib = ctypes.CDLL(name)
-            fn = lib.cuLaunchKernel
-        except (OSError, AttributeError):
-            continue
-        u = ctypes.c_uint
-        fn.argtypes = [ctypes.c_void_p, u, u, u, u, u, u, u, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
-        fn.restype = ctypes.c_int
-        return fn
-    return None
-
-
 class CudaHooks:
     """The vendor half of the CUDA runtime; see ``rocarray.runtime.gpu`` for the contract."""
 
     kind = "cuda"
+    launch_name = "cuLaunchKernel"
 
     def __init__(self):
         self._driver = None
         self._contexts: dict[int, object] = {}
         self._launch_kernel = None
-        self._c_launch = None
         self.launch_param_buffer_pointer = 1
         self.launch_param_buffer_size = 2
         self.launch_param_end = 0
@@ -63,11 +46,10 @@ class CudaHooks:
             raise GPUError(f"cuInit failed: the NVIDIA driver could not be loaded ({e})", "cuInit") from e
         if err:
             raise driver_error(self, "cuInit", err)
+        # (the runtime launches through ``launch_entry`` where it can, else through this:
+        # the bindings' cuLaunchKernel measured 5.8 us per call on the H200 host against
+        # 7.6 through ctypes, whose eleven arguments each go through libffi)
         self._launch_kernel = driver.cuLaunchKernel
-        # The bindings' cuLaunchKernel with plain integers (function, stream, the packed
-        # ``extra`` array's address) measured 5.8 us per call on the H200 host against 7.6
-        # through ctypes (11 converted arguments); ``ROCARRAY_CUDA_LAUNCH=ctypes`` picks ctypes.
-        self._c_launch = _c_launcher() if os.environ.get("ROCARRAY_CUDA_LAUNCH", "bindings") == "ctypes" else None
         self.launch_param_buffer_pointer = int(driver.CU_LAUNCH_PARAM_BUFFER_POINTER)
         self.launch_param_buffer_size = int(driver.CU_LAUNCH_PARAM_BUFFER_SIZE)
         self.launch_param_end = int(driver.CU_LAUNCH_PARAM_END)
@@ -237,15 +219,19 @@ class CudaHooks:
         return function
 
     def launch(self, function, grid: int, block: int, shared: int, stream, extra: int) -> None:
-        c_launch = self._c_launch
-        if c_launch is not None:
-            err = c_launch(int(function), grid, 1, 1, block, 1, 1, shared,
-                           None if stream is None else int(stream), None, extra)
-        else:
-            (err,) = self._launch_kernel(function, grid, 1, 1, block, 1, 1, shared,
-                                         0 if stream is None else stream, 0, extra)
+        (err,) = self._launch_kernel(function, grid, 1, 1, block, 1, 1, shared,
+                                     0 if stream is None else stream, 0, extra)
         if err:
             raise driver_error(self, "cuLaunchKernel", err)
+
+    @staticmethod
+    def launch_entry() -> int:
+        """The driver's ``cuLaunchKernel`` (``cuLaunchKernel_ptsz`` when cuda-bindings
+        were told to use per-thread default streams, so a launch on stream 0 means what
+        the bindings' does)."""
+        per_thread = os.environ.get("CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "0") not in ("", "0")
+        name = "cuLaunchKernel_ptsz" if per_thread else "cuLaunchKernel"
+        return c_function_address(("libcuda.so.1", "libcuda.so", "nvcuda.dll"), name)
 
     # -- streams and events --------------------------------------------------------------
 

@@ -57,7 +57,23 @@ stream, extra)``                            of a ``void*[5]`` array: BUFFER_POIN
 ``error_name(code) -> str``                 "CUDA_ERROR_INVALID_IMAGE (device kernel image is
                                             invalid)"
 ``is_out_of_memory(code) -> bool``
+``launch_name``                             the launch's C name, for messages
+``launch_entry() -> int``                   the address of the driver's C launch function,
+                                            with ``cuLaunchKernel``'s signature (HIP's
+                                            ``hipModuleLaunchKernel`` has it too); 0 when
+                                            unknown
 ==========================================  ==================================================
+
+Launches
+--------
+
+A launch is one C call of the driver, made by a built-in function that rocarray compiles
+itself (``rocarray.runtime.native``: ``launch``, bound to ``launch_entry()``) with the raw
+addresses of the function and the stream (``Function.address``, ``Stream.ptr``); it
+returns the driver's error code.  Where that built-in cannot be made (not CPython, no
+host compiler, a table whose ``launch_entry`` gives 0, ``ROCARRAY_LAUNCH=bindings``) the
+hook ``launch`` does it through the bindings.  Measured on the H200 host: a warm ``a + b``
+0.7 us faster than through cuda-bindings (``rocarray/runtime/native.py``).
 
 Ordering and the current context
 --------------------------------
@@ -136,6 +152,18 @@ def driver_error(api, call: str, code) -> GPUError:
     return GPUError(f"{call} failed: {text}", call=call, code=code)
 
 
+def c_function_address(libraries, name: str) -> int:
+    """The address of C function ``name`` in the first of ``libraries`` that opens (the
+    one the bindings loaded: opening a loaded library again gives the same copy), 0
+    when none has it."""
+    for library in libraries:
+        try:
+            return ctypes.cast(getattr(ctypes.CDLL(library), name), ctypes.c_void_p).value or 0
+        except (OSError, AttributeError):
+            continue
+    return 0
+
+
 # The caching allocator (MemoryPool) lives in rocarray/runtime/pool.py, shared with the host.
 
 
@@ -157,11 +185,14 @@ class Module:
 class Function:
     """A kernel entry point of a loaded :class:`Module`."""
 
-    __slots__ = ("device", "handle", "name", "module", "resident")
+    __slots__ = ("device", "handle", "address", "name", "module", "resident")
 
-    def __init__(self, module: Module, handle, name: str):
+    def __init__(self, module: Module, handle, name: str, address: int = 0):
         self.device = module.device
         self.handle = handle
+        #: the raw handle, for the native launch (0 when the runtime launches through
+        #: the bindings)
+        self.address = address
         self.name = name
         self.module = module
         #: block size -> blocks of this function resident on the whole device at once
@@ -227,7 +258,7 @@ class Stream:
     def __enter__(self) -> Stream:
         state = self.runtime._thread()
         state.streams.setdefault(self.device, []).append(self)
-        state.handles[self.device] = self.handle
+        state.current[self.device] = self
         return self
 
     def __exit__(self, *exc) -> None:
@@ -237,9 +268,9 @@ class Stream:
             raise RuntimeError_(f"{self!r} left out of order: `with` blocks of streams must nest")
         stack.pop()
         if stack:
-            state.handles[self.device] = stack[-1].handle
+            state.current[self.device] = stack[-1]
         else:
-            del state.handles[self.device]
+            del state.current[self.device]
 
     def close(self) -> None:
         """Destroy the stream now (work queued on it still completes)."""
@@ -420,15 +451,15 @@ class _LaunchArea:
 
 
 class _ThreadState:
-    __slots__ = ("device", "streams", "handles", "area")
+    __slots__ = ("device", "streams", "current", "area")
 
     def __init__(self):
         #: The device whose context this thread made current through this runtime last.
         self.device = -1
         #: Device index -> streams entered with ``with`` on this thread, innermost last.
         self.streams: dict[int, list[Stream]] = {}
-        #: Device index -> handle of the innermost of those streams (absent: null stream).
-        self.handles: dict[int, object] = {}
+        #: Device index -> the innermost of those streams (absent: the null stream).
+        self.current: dict[int, Stream] = {}
         self.area: _LaunchArea | None = None
 
 
@@ -464,6 +495,10 @@ class GPURuntime(Runtime):
         self._staging: dict[int, _Staging | None] = {}
         self._local = threading.local()
         self._api_launch = None
+        #: the native launch (``rocarray.runtime.native``), None: through the bindings
+        self._native_launch = None
+        #: why launches go through the bindings, or None when they are native
+        self.native_launch_reason: str | None = "not initialised"
 
     # -- initialisation ------------------------------------------------------------------
 
@@ -478,7 +513,22 @@ class GPURuntime(Runtime):
                 self._failure = e
                 self._count = 0
             self._api_launch = self.api.launch
+            if self._count:
+                self._native_launch, self.native_launch_reason = self._make_native_launch()
             self._initialised = True
+
+    def _make_native_launch(self):
+        """(the native launch built-in, None) or (None, why the bindings launch)."""
+        if os.environ.get("ROCARRAY_LAUNCH", "native") == "bindings":
+            return None, "ROCARRAY_LAUNCH=bindings"
+        entry = getattr(self.api, "launch_entry", None)
+        address = entry() if entry is not None else 0
+        if not address:
+            return None, f"the {self.kind.upper()} hook table gives no C launch function"
+        from rocarray.runtime import native
+
+        launch = native.builtin("launch", address)
+        return launch, None if launch is not None else native.unavailable_reason()
 
     def is_available(self) -> bool:
         """True when the bindings and the driver load and at least one device is present."""
@@ -763,7 +813,8 @@ class GPURuntime(Runtime):
                 if function is None:
                     self._use(module.device)
                     handle = self.api.module_get_function(module.handle, name)
-                    function = module.functions[name] = Function(module, handle, name)
+                    address = int(handle) if self._native_launch is not None else 0
+                    function = module.functions[name] = Function(module, handle, name, address)
         return function
 
     def launch(self, function: Function, grid: int, block: int, args, stream=None, shared: int = 0) -> None:
@@ -814,11 +865,18 @@ class GPURuntime(Runtime):
         device = function.device
         if state.device != device:
             self._use(device)
-        handle = state.handles.get(device) if stream is None else stream.handle
+        if stream is None:
+            stream = state.current.get(device)
+        native = self._native_launch
+        if native is not None:
+            if native(function.address, grid, block, shared, 0 if stream is None else stream.ptr, address):
+                self._relaunch(function, grid, block, shared, stream, address)
+            return
         try:
-            self._api_launch(function.handle, grid, block, shared, handle, address)
+            self._api_launch(function.handle, grid, block, shared, None if stream is None else stream.handle,
+                             address)
         except GPUError:
-            self._relaunch(function, grid, block, shared, handle, address)
+            self._relaunch(function, grid, block, shared, stream, address)
 
     def launch_into_new(self, function: Function, grid: int, block: int, area, out_word: int,
                         nbytes: int) -> int:
@@ -834,26 +892,42 @@ class GPURuntime(Runtime):
             state = self._thread()
         device = function.device
         pool = self._pools.get(device) or self.memory_pool(device)
-        handle = state.handles.get(device)
-        ptr = pool.malloc(nbytes, 0 if handle is None else state.streams[device][-1].ptr)
+        stream = state.current.get(device)
+        ptr = pool.malloc(nbytes, 0 if stream is None else stream.ptr)
         area[0][out_word] = ptr
         if state.device != device:
             self._use(device)
-        try:
-            self._api_launch(function.handle, grid, block, 0, handle, area[1])
-        except GPUError:
+        native = self._native_launch
+        if native is not None:
+            if not native(function.address, grid, block, 0, 0 if stream is None else stream.ptr, area[1]):
+                return ptr
+        else:
             try:
-                self._relaunch(function, grid, block, 0, handle, area[1])
-            except BaseException:
-                pool.free(ptr)
-                raise
+                self._api_launch(function.handle, grid, block, 0, None if stream is None else stream.handle,
+                                 area[1])
+                return ptr
+            except GPUError:
+                pass
+        try:
+            self._relaunch(function, grid, block, 0, stream, area[1])
+        except BaseException:
+            pool.free(ptr)
+            raise
         return ptr
 
-    def _relaunch(self, function: Function, grid: int, block: int, shared: int, handle, address: int):
+    def _relaunch(self, function: Function, grid: int, block: int, shared: int, stream, address: int):
         """A launch again after one failed: other code may have switched this thread's
-        context since our last call, so the function's device is made current first."""
+        context since our last call, so the function's device is made current first.
+        A second failure raises the driver's error."""
         self._use(function.device)
-        self._api_launch(function.handle, grid, block, shared, handle, address)
+        native = self._native_launch
+        if native is None:
+            self._api_launch(function.handle, grid, block, shared, None if stream is None else stream.handle,
+                             address)
+            return
+        code = native(function.address, grid, block, shared, 0 if stream is None else stream.ptr, address)
+        if code:
+            raise driver_error(self.api, self.api.launch_name, code)
 
     def _thread_area(self) -> "_LaunchArea":
         """The calling thread's launch buffer (made on its first launch)."""

@@ -9,7 +9,7 @@ module imports anywhere.  Handles are hip-python's own objects (``ihipStream_t``
 
 from __future__ import annotations
 
-from rocarray.runtime.gpu import GPUError, GPURuntime, driver_error
+from rocarray.runtime.gpu import GPUError, GPURuntime, c_function_address, driver_error
 
 _INSTALL_HINT = (
     "rocarray's HIP runtime needs AMD's HIP Python bindings (the hip-python package, "
@@ -31,6 +31,7 @@ class HipHooks:
     """The vendor half of the HIP runtime; see ``rocarray.runtime.gpu`` for the contract."""
 
     kind = "hip"
+    launch_name = "hipModuleLaunchKernel"
 
     def __init__(self):
         self._hip = None
@@ -186,6 +187,12 @@ class HipHooks:
         (err,) = self._launch_kernel(function, grid, 1, 1, block, 1, 1, shared, stream, None, extra)
         if err:
             raise driver_error(self, "hipModuleLaunchKernel", err)
+
+    @staticmethod
+    def launch_entry() -> int:
+        """The HIP runtime's ``hipModuleLaunchKernel`` (``cuLaunchKernel``'s signature)."""
+        return c_function_address(("libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6"),
+                                   "hipModuleLaunchKernel")
 
     # -- streams and events --------------------------------------------------------------
 

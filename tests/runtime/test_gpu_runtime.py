@@ -29,15 +29,28 @@ OUT_OF_MEMORY = 2
 INVALID_VALUE = 1
 
 
+#: the C launch function's type: ``cuLaunchKernel``'s signature
+_C_LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, *[ctypes.c_uint] * 7, ctypes.c_void_p,
+                             ctypes.c_void_p, ctypes.c_void_p)
+
+
 class FakeHooks:
-    """A hook table with a pretend device of ``capacity`` bytes; it records its calls."""
+    """A hook table with a pretend device of ``capacity`` bytes; it records its calls.
+
+    ``native=True``: ``launch_entry`` gives a C function (a ctypes callback) that records
+    the launches the runtime's native built-in makes, as ``launch`` records the bindings'
+    path's; function handles are ints, so both paths record the same values."""
 
     kind = "fake"
+    launch_name = "fakeLaunch"
     launch_param_buffer_pointer = 1
     launch_param_buffer_size = 2
     launch_param_end = 3
 
-    def __init__(self, capacity=1 << 40, devices=1):
+    def __init__(self, capacity=1 << 40, devices=1, native=False):
+        self.native = native
+        self._c_launch = _C_LAUNCH(self._launched) if native else None
+        self.callback_errors = []
         self.capacity = capacity
         self.devices = devices
         self.live = {}  # ptr -> size
@@ -135,19 +148,40 @@ class FakeHooks:
 
     def module_get_function(self, module, name):
         self.calls.append(("get_function", name))
-        return (module, name)
+        with self.lock:
+            self.next_ptr += 64
+            return self.next_ptr  # (an int handle: the native launch passes int(handle))
 
-    def launch(self, function, grid, block, shared, stream, extra):
+    def _record(self, function, grid, block, shared, stream, extra) -> int:
+        """The launch's error code (0: queued), recorded when it succeeds."""
         words = (ctypes.c_void_p * 5).from_address(extra)
         assert words[0] == self.launch_param_buffer_pointer
         assert words[2] == self.launch_param_buffer_size
         assert words[4] == self.launch_param_end
         size = ctypes.c_size_t.from_address(words[3]).value
         data = ctypes.string_at(words[1], size)
-        if self.fail_launches:
-            self.fail_launches -= 1
+        with self.lock:
+            if self.fail_launches:
+                self.fail_launches -= 1
+                return INVALID_VALUE
+            self.launches.append((function, grid, block, shared, stream, data, self.current))
+        return 0
+
+    def launch(self, function, grid, block, shared, stream, extra):
+        assert not self.native, "the runtime launched through the bindings' path"
+        if self._record(function, grid, block, shared, stream, extra):
             raise gpu.driver_error(self, "fakeLaunch", INVALID_VALUE)
-        self.launches.append((function, grid, block, shared, stream, data, self.current))
+
+    def launch_entry(self):
+        return 0 if self._c_launch is None else ctypes.cast(self._c_launch, ctypes.c_void_p).value
+
+    def _launched(self, function, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        try:
+            assert (gy, gz, by, bz, params) == (1, 1, 1, 1, None)
+            return self._record(function, gx, bx, shared, stream, extra)  # (stream None: NULL)
+        except BaseException as e:  # (a callback cannot raise: the test looks at the list)
+            self.callback_errors.append(e)
+            return 999
 
     # streams and events
     def stream_create(self):
@@ -659,8 +693,32 @@ def test_runtime_loads_each_image_once_per_device():
     assert (f.device, f.name, f.module) == (0, "kernel", m0)
 
 
-def test_launch_passes_the_packed_arguments_through_extra():
-    api = FakeHooks(devices=2)
+#: the launch tests run on both paths: the native built-in and the hook's ``launch``
+BOTH_LAUNCH_PATHS = pytest.mark.parametrize("native", [False, True], ids=["bindings", "native"])
+
+
+def test_the_runtime_says_which_launch_path_it_took(monkeypatch):
+    runtime = GPURuntime(FakeHooks())
+    runtime.device_count()
+    assert runtime._native_launch is None
+    assert runtime.native_launch_reason == "the FAKE hook table gives no C launch function"
+    runtime = GPURuntime(FakeHooks(native=True))
+    runtime.device_count()
+    assert runtime._native_launch is not None and runtime.native_launch_reason is None
+    # ROCARRAY_LAUNCH=bindings: the hook's launch although a C function is offered
+    monkeypatch.setenv("ROCARRAY_LAUNCH", "bindings")
+    api = FakeHooks(native=True)
+    api.native = False  # (its ``launch`` may be called)
+    runtime = GPURuntime(api)
+    function = runtime.get_function(runtime.load_module(0, b"image"), "k")
+    runtime.launch(function, 2, 32, b"args")
+    assert runtime.native_launch_reason == "ROCARRAY_LAUNCH=bindings" and function.address == 0
+    assert api.launches[-1][1:3] == (2, 32) and api.launches[-1][5] == b"args"
+
+
+@BOTH_LAUNCH_PATHS
+def test_launch_passes_the_packed_arguments_through_extra(native):
+    api = FakeHooks(devices=2, native=native)
     runtime = GPURuntime(api)
     function = runtime.get_function(runtime.load_module(1, b"image"), "k")
     args = struct.pack("<qq8q", 10, 1, *range(8))
@@ -672,12 +730,15 @@ def test_launch_passes_the_packed_arguments_through_extra():
     assert first == (function.handle, 3, 128, 0, None, args, 1)  # None: the null stream
     assert second == (function.handle, 4, 64, 256, None, b"\x01\x02\x03", 1)
     assert third[5] == big
+    assert api.callback_errors == []
+    assert (runtime._native_launch is not None) == native
 
 
-def test_parameter_area_launches_its_own_words_on_the_current_stream():
+@BOTH_LAUNCH_PATHS
+def test_parameter_area_launches_its_own_words_on_the_current_stream(native):
     # the warm elementwise path (ContiguousRunner): a launch from an area of its own whose
     # words are overwritten between launches; the driver reads them through ``extra``
-    api = FakeHooks(devices=2)
+    api = FakeHooks(devices=2, native=native)
     runtime = GPURuntime(api)
     function = runtime.get_function(runtime.load_module(1, b"image"), "k")
     template = struct.pack("<5q", 0, 7, 0, 11, 12)
@@ -702,12 +763,15 @@ def test_parameter_area_launches_its_own_words_on_the_current_stream():
     assert api.launches[-2][5] == b"packed"
     assert struct.unpack("<5q", api.launches[-1][5]) == (0, 7, 0, 11, 12)
     assert words[0] == 5
+    assert api.callback_errors == []
+    assert (runtime._native_launch is not None) == native
 
 
-def test_launch_into_new_allocates_on_the_threads_stream_and_launches():
+@BOTH_LAUNCH_PATHS
+def test_launch_into_new_allocates_on_the_threads_stream_and_launches(native):
     # the warm path's single runtime call: the output block from the pool of the thread's
     # current stream, its pointer written into the area, the launch on that stream
-    api = FakeHooks(devices=2)
+    api = FakeHooks(devices=2, native=native)
     runtime = GPURuntime(api)
     function = runtime.get_function(runtime.load_module(1, b"image"), "k")
     area = runtime.parameter_area(struct.pack("<4q", 0, 7, 0, 0))
@@ -737,10 +801,13 @@ def test_launch_into_new_allocates_on_the_threads_stream_and_launches():
     failed = area[0][3]
     assert runtime.launch_into_new(function, 1, 1, area, 3, 100) == failed  # it was freed
     assert pool.used_bytes() == in_use + 512
+    assert api.callback_errors == []
+    assert (runtime._native_launch is not None) == native
 
 
-def test_launch_retries_once_after_making_the_context_current():
-    api = FakeHooks(devices=2)
+@BOTH_LAUNCH_PATHS
+def test_launch_retries_once_after_making_the_context_current(native):
+    api = FakeHooks(devices=2, native=native)
     runtime = GPURuntime(api)
     function = runtime.get_function(runtime.load_module(0, b"image"), "k")
     runtime.launch(function, 1, 1, b"x")
@@ -751,10 +818,13 @@ def test_launch_retries_once_after_making_the_context_current():
     api.fail_launches = 2
     with pytest.raises(GPUError, match="fakeLaunch failed"):
         runtime.launch(function, 1, 1, b"z")
+    assert api.callback_errors == []
+    assert (runtime._native_launch is not None) == native
 
 
-def test_launch_from_several_threads_keeps_each_threads_arguments():
-    api = FakeHooks()
+@BOTH_LAUNCH_PATHS
+def test_launch_from_several_threads_keeps_each_threads_arguments(native):
+    api = FakeHooks(native=native)
     runtime = GPURuntime(api)
     function = runtime.get_function(runtime.load_module(0, b"image"), "k")
 
@@ -769,10 +839,13 @@ def test_launch_from_several_threads_keeps_each_threads_arguments():
         t.join()
     seen = sorted(struct.unpack("<qq", launch[5]) for launch in api.launches)
     assert seen == [(t, i) for t in range(4) for i in range(200)]
+    assert api.callback_errors == []
+    assert (runtime._native_launch is not None) == native
 
 
-def test_with_stream_makes_it_current_for_the_thread():
-    api = FakeHooks(devices=2)
+@BOTH_LAUNCH_PATHS
+def test_with_stream_makes_it_current_for_the_thread(native):
+    api = FakeHooks(devices=2, native=native)
     runtime = GPURuntime(api)
     function = runtime.get_function(runtime.load_module(0, b"image"), "k")
     null = runtime.null_stream(0)
@@ -804,6 +877,8 @@ def test_with_stream_makes_it_current_for_the_thread():
     assert api.launches[-1][4] == explicit.handle
     runtime.stream_destroy(0, explicit)
     assert ("stream_destroy", explicit.handle) in api.calls
+    assert api.callback_errors == []
+    assert (runtime._native_launch is not None) == native
 
 
 def test_copies_wait_for_host_transfers_but_not_device_ones():
@@ -1229,24 +1304,38 @@ def _scale_kernel_ir(target):
 
 
 @needs_cuda
-def test_cuda_launch_a_kernel_from_the_nvptx_target(cuda_runtime):
+@pytest.mark.parametrize("path", ["native", "bindings"])
+def test_cuda_launch_a_kernel_from_the_nvptx_target(cuda_runtime, path):
     pytest.importorskip("llvmlite")
+    from rocarray.runtime import native
     from rocarray.targets import target_for
 
     rt = cuda_runtime
+    if native.unavailable_reason() is None:  # (CPython with the host compiler: always here)
+        assert rt.native_launch_reason is None and rt._native_launch is not None
+    elif path == "native":
+        pytest.skip(f"native calls unavailable: {native.unavailable_reason()}")
     target = target_for(rt.target_name(0))
     image = target.compile(_scale_kernel_ir(target))
     function = rt.get_function(rt.load_module(0, image), "rocarray_test_scale")
     n = 1000
-    x = np.arange(n, dtype=np.float32)
+    x = np.random.default_rng(3).random(n, dtype=np.float32)
     y = np.zeros(n, dtype=np.float32)
     dx, dy = rt.alloc(0, x.nbytes), rt.alloc(0, y.nbytes)
+    kept = rt._native_launch
+    if path == "bindings":
+        rt._native_launch = None  # (what ROCARRAY_LAUNCH=bindings gives)
     try:
         rt.copy_host_to_device(0, dx, x.ctypes.data, x.nbytes)
         rt.launch(function, (n + 127) // 128, 128, struct.pack("<QQf4xQ", n, dx, 0.5, dy))
         rt.copy_device_to_host(0, y.ctypes.data, dy, y.nbytes)
         np.testing.assert_array_equal(y, x * np.float32(0.5))
+        # a launch the driver refuses (a grid of no blocks) names the call and the error
+        with pytest.raises(GPUError, match=r"cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE") as info:
+            rt.launch(function, 0, 128, struct.pack("<QQf4xQ", n, dx, 0.5, dy))
+        assert info.value.call == "cuLaunchKernel"
     finally:
+        rt._native_launch = kept
         rt.free(0, dx)
         rt.free(0, dy)
 

@@ -1,0 +1,302 @@
+"""Native calls: Python built-in functions made from LLVM IR, for the launch paths.
+
+A warm launch from Python ends in one C call -- the driver's ``cuLaunchKernel`` (or HIP's
+``hipModuleLaunchKernel``, the same signature), or a host kernel's entry.  Through the
+vendor bindings or ctypes that call costs more Python-side work than the rest of the
+warm path: cuda-bindings' ``cuLaunchKernel`` converts eleven arguments and makes a
+``CUstream`` per call; ctypes converts each argument through libffi.  Measured on the
+H200 host (2026-12-01, ``.scratch``-style trial, 20 rounds of 2,000 calls, best /
+median us): the bindings' launch of rocarray's ``add`` kernel alone 3.65 / 3.89, the
+built-in below 3.19 / 3.36; warm ``a + b`` on 1,000 float32 6.19 / 6.63 against 5.48 /
+5.83 (PyTorch 6.58 / 6.89 in the same run).
+
+So the last step is a *built-in function*: a ``PyMethodDef`` whose C function is code
+rocarray compiles itself, with the host target, from the IR text below, called through
+CPython's ``METH_FASTCALL`` convention (no argument tuple, no libffi).  Each function
+reads its integer arguments with ``PyLong_AsUnsignedLongLong`` (a wrong type or a
+negative value raises as that function does: ``TypeError`` / ``OverflowError``), and
+the C function to call comes from the built-in's ``self`` (a Python ``int``), so one
+compiled module serves every driver and every kernel:
+
+* ``launch(function, grid, block, shared, stream, extra) -> int``: calls the function at
+  ``self`` as ``cuLaunchKernel(function, grid, 1, 1, block, 1, 1, shared, stream, NULL,
+  extra)`` with the GIL released and returns its error code (0: queued).
+* ``call(args, start, stop)`` / ``call_nogil(...)``: calls the host kernel entry at
+  ``self`` as ``void f(ptr args, i64 start, i64 stop)`` (the host kernel ABI), keeping or
+  releasing the GIL; ``args`` is an address (``int``) or a ``bytes`` object whose data the
+  kernel reads.
+
+The module is compiled once per machine and kept in the disk cache as a host image
+(relocated at load with the addresses of the CPython functions it calls).  Where any
+part is missing -- no ``ctypes.pythonapi`` (PyPy), a loader that cannot place the
+code -- ``functions()`` says why and callers keep their ctypes or bindings path;
+``ROCARRAY_NATIVE_CALLS=0`` asks for those paths.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import sys
+import threading
+
+#: CPython's ``METH_FASTCALL`` flag: ``PyObject *f(PyObject *self, PyObject *const *args,
+#: Py_ssize_t nargs)``
+METH_FASTCALL = 0x0080
+
+#: The C functions of the CPython API the module calls (resolved in this process at load).
+_PYTHON_API = ("PyLong_AsUnsignedLongLong", "PyLong_AsVoidPtr", "PyLong_FromLong", "PyErr_Occurred",
+               "PyErr_Clear", "PyBytes_AsString", "PyEval_SaveThread", "PyEval_RestoreThread",
+               "PyErr_BadArgument", "Py_IncRef")
+
+_IR = r"""
+; rocarray.runtime.native: built-in functions (METH_FASTCALL) over C calls
+declare i64 @PyLong_AsUnsignedLongLong(ptr)
+declare ptr @PyLong_AsVoidPtr(ptr)
+declare ptr @PyLong_FromLong(i64)
+declare ptr @PyErr_Occurred()
+declare void @PyErr_Clear()
+declare ptr @PyBytes_AsString(ptr)
+declare ptr @PyEval_SaveThread()
+declare void @PyEval_RestoreThread(ptr)
+declare ptr @PyErr_BadArgument()
+declare void @Py_IncRef(ptr)
+@_Py_NoneStruct = external global i8
+
+; the %n arguments at %args as unsigned 64-bit integers, into %out: false (an exception
+; set) when one is not such an integer
+define internal i1 @rk.words(ptr %args, i64 %n, ptr %out) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %ok ]
+  %more = icmp ult i64 %i, %n
+  br i1 %more, label %body, label %done
+body:
+  %at = getelementptr ptr, ptr %args, i64 %i
+  %obj = load ptr, ptr %at
+  %v = call i64 @PyLong_AsUnsignedLongLong(ptr %obj)
+  %to = getelementptr i64, ptr %out, i64 %i
+  store i64 %v, ptr %to
+  %maybe = icmp eq i64 %v, -1
+  br i1 %maybe, label %check, label %ok
+check:
+  %err = call ptr @PyErr_Occurred()
+  %raised = icmp ne ptr %err, null
+  br i1 %raised, label %fail, label %ok
+ok:
+  %next = add i64 %i, 1
+  br label %loop
+fail:
+  ret i1 false
+done:
+  ret i1 true
+}
+
+; the address in the argument at %args -- an int, or the data of a bytes object -- into
+; %out; false (an exception set) when it is neither
+define internal i1 @rk.address(ptr %args, ptr %out) {
+entry:
+  %int = call i1 @rk.words(ptr %args, i64 1, ptr %out)
+  br i1 %int, label %done, label %bytes
+bytes:
+  call void @PyErr_Clear()
+  %obj = load ptr, ptr %args
+  %data = call ptr @PyBytes_AsString(ptr %obj)
+  store ptr %data, ptr %out
+  %found = icmp ne ptr %data, null
+  ret i1 %found
+done:
+  ret i1 true
+}
+
+; the C function at %self (an int), or null with a TypeError set when %nargs is not %expected
+define internal ptr @rk.target(ptr %self, i64 %nargs, i64 %expected) {
+entry:
+  %right = icmp eq i64 %nargs, %expected
+  br i1 %right, label %read, label %wrong
+wrong:
+  %w = call ptr @PyErr_BadArgument()
+  ret ptr null
+read:
+  %target = call ptr @PyLong_AsVoidPtr(ptr %self)
+  ret ptr %target
+}
+
+define ptr @rk.native.launch(ptr %self, ptr %args, i64 %nargs) {
+entry:
+  %words = alloca [6 x i64]
+  %target = call ptr @rk.target(ptr %self, i64 %nargs, i64 6)
+  %none = icmp eq ptr %target, null
+  br i1 %none, label %raise, label %read
+read:
+  %read_all = call i1 @rk.words(ptr %args, i64 6, ptr %words)
+  br i1 %read_all, label %go, label %raise
+go:
+  %f = load ptr, ptr %words
+  %at1 = getelementptr i64, ptr %words, i64 1
+  %grid64 = load i64, ptr %at1
+  %grid = trunc i64 %grid64 to i32
+  %at2 = getelementptr i64, ptr %words, i64 2
+  %block64 = load i64, ptr %at2
+  %block = trunc i64 %block64 to i32
+  %at3 = getelementptr i64, ptr %words, i64 3
+  %shared64 = load i64, ptr %at3
+  %shared = trunc i64 %shared64 to i32
+  %at4 = getelementptr i64, ptr %words, i64 4
+  %stream = load ptr, ptr %at4
+  %at5 = getelementptr i64, ptr %words, i64 5
+  %extra = load ptr, ptr %at5
+  %ts = call ptr @PyEval_SaveThread()
+  %code = call i32 %target(ptr %f, i32 %grid, i32 1, i32 1, i32 %block, i32 1, i32 1, i32 %shared,
+                           ptr %stream, ptr null, ptr %extra)
+  call void @PyEval_RestoreThread(ptr %ts)
+  %code64 = zext i32 %code to i64
+  %r = call ptr @PyLong_FromLong(i64 %code64)
+  ret ptr %r
+raise:
+  ret ptr null
+}
+
+define internal ptr @rk.call(ptr %self, ptr %args, i64 %nargs, i1 %release) alwaysinline {
+entry:
+  %words = alloca [3 x i64]
+  %target = call ptr @rk.target(ptr %self, i64 %nargs, i64 3)
+  %none = icmp eq ptr %target, null
+  br i1 %none, label %raise, label %read
+read:
+  %rest = getelementptr ptr, ptr %args, i64 1
+  %range = getelementptr i64, ptr %words, i64 1
+  %read_range = call i1 @rk.words(ptr %rest, i64 2, ptr %range)
+  br i1 %read_range, label %first, label %raise
+first:
+  %read_address = call i1 @rk.address(ptr %args, ptr %words)
+  br i1 %read_address, label %go, label %raise
+go:
+  %a = load ptr, ptr %words
+  %start = load i64, ptr %range
+  %at2 = getelementptr i64, ptr %words, i64 2
+  %stop = load i64, ptr %at2
+  br i1 %release, label %nogil, label %gil
+gil:
+  call void %target(ptr %a, i64 %start, i64 %stop)
+  br label %done
+nogil:
+  %ts = call ptr @PyEval_SaveThread()
+  call void %target(ptr %a, i64 %start, i64 %stop)
+  call void @PyEval_RestoreThread(ptr %ts)
+  br label %done
+done:
+  call void @Py_IncRef(ptr @_Py_NoneStruct)
+  ret ptr @_Py_NoneStruct
+raise:
+  ret ptr null
+}
+
+define ptr @rk.native.call(ptr %self, ptr %args, i64 %nargs) {
+  %r = call ptr @rk.call(ptr %self, ptr %args, i64 %nargs, i1 false)
+  ret ptr %r
+}
+
+define ptr @rk.native.call_nogil(ptr %self, ptr %args, i64 %nargs) {
+  %r = call ptr @rk.call(ptr %self, ptr %args, i64 %nargs, i1 true)
+  ret ptr %r
+}
+"""
+
+#: built-in name -> the function in the module
+FUNCTIONS = {"launch": "rk.native.launch", "call": "rk.native.call", "call_nogil": "rk.native.call_nogil"}
+
+_lock = threading.Lock()
+_state: dict = {}  # "defs": {name: PyMethodDef address} or "reason": why there are none
+_keep: list = []   # the method definitions and their names: they must outlive every built-in
+
+
+def _python_symbols() -> dict:
+    """The addresses of the CPython functions and objects the module names."""
+    api = ctypes.pythonapi
+    symbols = {name: ctypes.cast(getattr(api, name), ctypes.c_void_p).value for name in _PYTHON_API}
+    symbols["_Py_NoneStruct"] = id(None)
+    return symbols
+
+
+def disk_key(target) -> str:
+    """The module's key in the disk cache, for ``target``."""
+    from ..compiler.cache import CompileCache
+
+    return CompileCache.disk_key(target, ("rocarray.runtime.native", hashlib.blake2b(_IR.encode()).hexdigest()))
+
+
+def _image(target, disk) -> bytes:
+    """The module compiled for ``target`` (the host), from ``disk`` (a ``DiskCache`` or
+    None) when it is there, and written there when it was not."""
+    key = disk_key(target)
+    data = None if disk is None else disk.get(key)
+    if data is None:
+        data = target.compile(_IR)
+        if disk is not None:
+            disk.put(key, data)
+    return data
+
+
+def _load() -> dict:
+    from ..compiler.cache import default_cache
+    from ..targets.host import _default_host, load_host_object
+
+    symbols = _python_symbols()
+    target = _default_host()
+    data = _image(target, default_cache().disk)
+    try:
+        module = load_host_object(data, symbols)
+    except ValueError:  # an image the loader cannot read: compiled again, not fatal
+        module = load_host_object(target.compile(_IR), symbols)
+    defs = {}
+    for name, symbol in FUNCTIONS.items():
+        encoded = ctypes.create_string_buffer(f"rocarray.native.{name}".encode())
+        # struct PyMethodDef { const char *ml_name; PyCFunction ml_meth; int ml_flags; const char *ml_doc; }
+        method = (ctypes.c_void_p * 4)(ctypes.addressof(encoded), module.address(symbol), METH_FASTCALL, None)
+        _keep.append((encoded, method))
+        defs[name] = ctypes.addressof(method)
+    return defs
+
+
+def _defs() -> dict | None:
+    if not _state:
+        with _lock:
+            if not _state:
+                if os.environ.get("ROCARRAY_NATIVE_CALLS", "1") == "0":
+                    _state["reason"] = "ROCARRAY_NATIVE_CALLS=0"
+                elif sys.implementation.name != "cpython" or not hasattr(ctypes, "pythonapi"):
+                    _state["reason"] = f"not CPython ({sys.implementation.name})"
+                else:
+                    try:
+                        _state["defs"] = _load()
+                    except Exception as e:  # no host compiler or loader here: callers keep ctypes
+                        _state["reason"] = f"the native calls could not be built: {type(e).__name__}: {e}"
+    return _state.get("defs")
+
+
+def unavailable_reason() -> str | None:
+    """Why ``builtin`` gives None here, or None when the native calls work."""
+    return None if _defs() is not None else _state["reason"]
+
+
+_new_builtin = None
+
+
+def builtin(name: str, address: int):
+    """The built-in ``name`` (a key of ``FUNCTIONS``) bound to the C function at
+    ``address``, or None where the native calls are not available (``unavailable_reason``)."""
+    global _new_builtin
+    defs = _defs()
+    if defs is None:
+        return None
+    if not address:
+        raise ValueError(f"native {name}: the address of the C function to call is 0")
+    if _new_builtin is None:
+        fn = ctypes.pythonapi.PyCFunction_NewEx
+        fn.restype = ctypes.py_object
+        fn.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.py_object]
+        _new_builtin = fn
+    return _new_builtin(defs[name], int(address), None)
