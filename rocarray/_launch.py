@@ -634,6 +634,7 @@ def _targets(device, heavy: bool) -> tuple:
     target = target_for(rt.target_name(device.index))
     if heavy:
         target = target.heavy_tier
+    rt.prepare_launches()
     targets = _device_targets[(device, heavy)] = (rt, target, target.quick_tier)
     return targets
 

@@ -53,6 +53,10 @@ class Runtime:
         raise NotImplementedError
 
     # -- code -------------------------------------------------------------------------
+    def prepare_launches(self) -> None:
+        """Set up what launching needs, before this runtime's first kernel is looked up
+        (called once per device and process; nothing by default)."""
+
     def load_module(self, index: int, image: bytes):
         """Load compiled bytes (as produced by this device's target); return a module."""
         raise NotImplementedError

@@ -829,7 +829,6 @@ def load_host_object(data: bytes, symbols: dict | None = None) -> HostModule:
         return mod
     if symbols:
         resolve = functools.partial(_resolve_given, symbols)
-        _add_symbols(symbols)
     else:
         resolve = _resolve_symbol
     if data[:8] == _IMAGE_MAGIC:
@@ -839,7 +838,7 @@ def load_host_object(data: bytes, symbols: dict | None = None) -> HostModule:
         mod = _map(data, plan, resolve)
         if mod is not None:
             return mod
-        return _load_mcjit(data, data[at:], frozenset(name for name, _ in plan[4]))
+        return _load_mcjit(data, data[at:], frozenset(name for name, _ in plan[4]), symbols)
     if len(data) >= 64 and data[:6] == _ELF64_LE:
         elf = _ElfObject(data)
         _check_resolvable(elf.undefined, resolve)
@@ -850,20 +849,18 @@ def load_host_object(data: bytes, symbols: dict | None = None) -> HostModule:
                 mod = _map(data, plan, resolve)
                 if mod is not None:
                     return mod
-        return _load_mcjit(data, data, elf.defined)
-    return _load_mcjit(data, data, None)
+        return _load_mcjit(data, data, elf.defined, symbols)
+    return _load_mcjit(data, data, None, symbols)
 
 
 def _resolve_given(symbols: dict, name: str) -> int:
     return symbols.get(name) or _resolve_symbol(name)
 
 
-def _add_symbols(symbols: dict) -> None:
-    """Make ``symbols`` known to MCJIT too (the loader of last resort), once each."""
-    binding = None
+def _add_symbols(binding, symbols: dict) -> None:
+    """Make ``symbols`` known to MCJIT (the loader of last resort), once each."""
     for name, address in symbols.items():
         if _symbols.get(name) != address:
-            binding = binding or _init_llvm()
             binding.add_symbol(name, address)
             _symbols[name] = address
 
@@ -910,10 +907,13 @@ def _map(data: bytes, plan: tuple, resolve=_resolve_symbol) -> "HostModule | Non
     return mod
 
 
-def _load_mcjit(data: bytes, obj: bytes, defined) -> HostModule:
+def _load_mcjit(data: bytes, obj: bytes, defined, symbols: dict | None = None) -> HostModule:
     """The object file ``obj`` (of ``data``) loaded by an MCJIT engine; ``defined``: the
-    global names it defines (None: unknown, non-ELF)."""
+    global names it defines (None: unknown, non-ELF); ``symbols``: C names to resolve as
+    given (``load_host_object``)."""
     binding = _init_llvm()
+    if symbols:
+        _add_symbols(binding, symbols)
     with LLVM_LOCK:
         mod = _loaded.get(data)
         if mod is not None:
