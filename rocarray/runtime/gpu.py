@@ -72,8 +72,8 @@ itself (``rocarray.runtime.native``: ``launch``, bound to ``launch_entry()``) wi
 addresses of the function and the stream (``Function.address``, ``Stream.ptr``); it
 returns the driver's error code.  Where that built-in cannot be made (not CPython, no
 host compiler, a table whose ``launch_entry`` gives 0, ``ROCARRAY_LAUNCH=bindings``) the
-hook ``launch`` does it through the bindings.  Measured on the H200 host: a warm ``a + b``
-0.7 us faster than through cuda-bindings (``rocarray/runtime/native.py``).
+hook ``launch`` does it through the bindings.  Measured on the H200 hosts: a warm ``a + b``
+0.4-0.7 us faster than through cuda-bindings (docs/benchmarks.md, stop 17).
 
 Ordering and the current context
 --------------------------------

@@ -85,7 +85,7 @@ class _HostMemory:
 class HostFunction:
     """A loaded host kernel: its address and callables for it, ``f(args, start, stop)``
     with ``args`` an address or ``bytes`` (``call_small`` keeps the GIL, ``call`` releases
-    it): rocarray's native built-ins (``rocarray.runtime.native``; ~1.5 us less per call
+    it): rocarray's native built-ins (``rocarray.runtime.native``; 0.6-1.5 us less per call
     than ctypes on the 2-core VM), else ctypes functions."""
 
     __slots__ = ("name", "address", "call", "call_small", "module")
