@@ -29,7 +29,7 @@ compiled module serves every driver and every kernel:
 The module is compiled once per machine and kept in the disk cache as a host image
 (relocated at load with the addresses of the CPython functions it calls).  Where any
 part is missing -- no ``ctypes.pythonapi`` (PyPy), a loader that cannot place the
-code -- ``functions()`` says why and callers keep their ctypes or bindings path;
+code -- ``unavailable_reason()`` says why and callers keep their ctypes or bindings path;
 ``ROCARRAY_NATIVE_CALLS=0`` asks for those paths.
 """
 
