@@ -242,15 +242,15 @@ def _image(target, disk) -> bytes:
 
 def _load() -> dict:
     from ..compiler.cache import default_cache
-    from ..targets.host import _default_host, load_host_object
+    from ..targets.host import _default_host, load_host_object, register_symbols
 
-    symbols = _python_symbols()
+    register_symbols(_python_symbols())
     target = _default_host()
     data = _image(target, default_cache().disk)
     try:
-        module = load_host_object(data, symbols)
+        module = load_host_object(data)
     except ValueError:  # an image the loader cannot read: compiled again, not fatal
-        module = load_host_object(target.compile(_IR), symbols)
+        module = load_host_object(target.compile(_IR))
     defs = {}
     for name, symbol in FUNCTIONS.items():
         encoded = ctypes.create_string_buffer(f"rocarray.native.{name}".encode())

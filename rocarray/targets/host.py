@@ -97,7 +97,6 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import functools
 import marshal
 import os
 import struct
@@ -814,66 +813,60 @@ def _resolve_symbol(name: str) -> int:
     return addr
 
 
-def load_host_object(data: bytes, symbols: dict | None = None) -> HostModule:
-    """Map ``data`` -- a host image or an object file (``HostTarget.compile``) -- into
-    this process.
-
-    Kernel objects are mapped by rocarray itself (``_Mapper``; a host image is laid out for
-    it already); any other object, or every one when ``ROCARRAY_HOST_LOADER=mcjit`` (read
-    once per process), goes to an MCJIT engine whose names it does not clash with.  Either
-    way an undefined symbol that neither ``symbols`` (name -> address, looked at first)
-    nor a loaded library defines raises ``ToolchainError`` (MCJIT would abort)."""
-    data = bytes(data)
-    mod = _loaded.get(data)
-    if mod is not None:
-        return mod
-    if symbols:
-        resolve = functools.partial(_resolve_given, symbols)
-    else:
-        resolve = _resolve_symbol
-    if data[:8] == _IMAGE_MAGIC:
-        plan, at = _read_image(data)
-        if plan[3]:
-            _check_resolvable(plan[3], resolve)
-        mod = _map(data, plan, resolve)
-        if mod is not None:
-            return mod
-        return _load_mcjit(data, data[at:], frozenset(name for name, _ in plan[4]), symbols)
-    if len(data) >= 64 and data[:6] == _ELF64_LE:
-        elf = _ElfObject(data)
-        _check_resolvable(elf.undefined, resolve)
-        mapper = _the_mapper()
-        if mapper is not None and mapper.usable:
-            plan = _plan_map(data, elf)
-            if plan is not None:
-                mod = _map(data, plan, resolve)
-                if mod is not None:
-                    return mod
-        return _load_mcjit(data, data, elf.defined, symbols)
-    return _load_mcjit(data, data, None, symbols)
-
-
-def _resolve_given(symbols: dict, name: str) -> int:
-    return symbols.get(name) or _resolve_symbol(name)
-
-
-def _add_symbols(binding, symbols: dict) -> None:
-    """Make ``symbols`` known to MCJIT (the loader of last resort), once each."""
+def register_symbols(symbols: dict) -> None:
+    """Make C names that no loaded library exports known to the loader and to MCJIT:
+    ``name -> address`` (the CPython functions ``rocarray.runtime.native`` calls).  They
+    are resolved like any other name from then on (``_resolve_symbol``)."""
+    binding = _init_llvm()
     for name, address in symbols.items():
         if _symbols.get(name) != address:
             binding.add_symbol(name, address)
             _symbols[name] = address
 
 
-def _check_resolvable(names, resolve=None) -> None:
-    """Raise ``ToolchainError`` unless ``resolve`` (default: the C libraries loaded for
-    the JIT) knows every one of ``names`` (MCJIT aborts the whole process on a name it
-    cannot resolve; most kernels name none)."""
+def load_host_object(data: bytes) -> HostModule:
+    """Map ``data`` -- a host image or an object file (``HostTarget.compile``) -- into
+    this process.
+
+    Kernel objects are mapped by rocarray itself (``_Mapper``; a host image is laid out for
+    it already); any other object, or every one when ``ROCARRAY_HOST_LOADER=mcjit`` (read
+    once per process), goes to an MCJIT engine whose names it does not clash with.  Either
+    way an undefined symbol that no loaded library defines raises ``ToolchainError``
+    (MCJIT would abort)."""
+    data = bytes(data)
+    mod = _loaded.get(data)
+    if mod is not None:
+        return mod
+    if data[:8] == _IMAGE_MAGIC:
+        plan, at = _read_image(data)
+        if plan[3]:
+            _check_resolvable(plan[3])
+        mod = _map(data, plan)
+        if mod is not None:
+            return mod
+        return _load_mcjit(data, data[at:], frozenset(name for name, _ in plan[4]))
+    if len(data) >= 64 and data[:6] == _ELF64_LE:
+        elf = _ElfObject(data)
+        _check_resolvable(elf.undefined)
+        mapper = _the_mapper()
+        if mapper is not None and mapper.usable:
+            plan = _plan_map(data, elf)
+            if plan is not None:
+                mod = _map(data, plan)
+                if mod is not None:
+                    return mod
+        return _load_mcjit(data, data, elf.defined)
+    return _load_mcjit(data, data, None)
+
+
+def _check_resolvable(names) -> None:
+    """Raise ``ToolchainError`` unless the C libraries loaded for the JIT define every
+    one of ``names`` (MCJIT aborts the whole process on a name it cannot resolve; most
+    kernels name none)."""
     if not names:
         return
     _init_llvm()
-    resolve = resolve or _resolve_symbol
-    missing = sorted(s for s in names if not s.startswith("_GLOBAL_OFFSET_TABLE_") and not resolve(s))
+    missing = sorted(s for s in names if not s.startswith("_GLOBAL_OFFSET_TABLE_") and not _resolve_symbol(s))
     if missing:
         raise ToolchainError(
             f"host object needs {', '.join(missing)}, which no library loaded in this process defines"
@@ -890,9 +883,9 @@ def _the_mapper() -> "_Mapper | None":
     return _mapper[0]
 
 
-def _map(data: bytes, plan: tuple, resolve=_resolve_symbol) -> "HostModule | None":
-    """``data`` placed by the mapper as ``plan`` (``_plan_map``) says, its C names found by
-    ``resolve``, or None when the mapper is off or cannot place it."""
+def _map(data: bytes, plan: tuple) -> "HostModule | None":
+    """``data`` placed by the mapper as ``plan`` (``_plan_map``) says, or None when the
+    mapper is off or cannot place it."""
     mapper = _mapper[0] if _mapper else _the_mapper()
     if mapper is None or not mapper.usable:
         return None
@@ -900,20 +893,17 @@ def _map(data: bytes, plan: tuple, resolve=_resolve_symbol) -> "HostModule | Non
         mod = _loaded.get(data)
         if mod is not None:
             return mod
-        addresses = mapper.place(*plan, resolve)
+        addresses = mapper.place(*plan, _resolve_symbol)
         if addresses is None:
             return None
         mod = _loaded[data] = HostModule(None, addresses.keys(), len(data), addresses)
     return mod
 
 
-def _load_mcjit(data: bytes, obj: bytes, defined, symbols: dict | None = None) -> HostModule:
+def _load_mcjit(data: bytes, obj: bytes, defined) -> HostModule:
     """The object file ``obj`` (of ``data``) loaded by an MCJIT engine; ``defined``: the
-    global names it defines (None: unknown, non-ELF); ``symbols``: C names to resolve as
-    given (``load_host_object``)."""
+    global names it defines (None: unknown, non-ELF)."""
     binding = _init_llvm()
-    if symbols:
-        _add_symbols(binding, symbols)
     with LLVM_LOCK:
         mod = _loaded.get(data)
         if mod is not None:
