@@ -283,7 +283,10 @@ def _run(plan: _Plan, args, out):
     else:
         args = _resolve_overlap(args, kinds, out)
     n = out._size
-    if n == 0:
+    if n == 0:  # nothing to launch, but an int out of range is still an OverflowError
+        for a, k, t in zip(args, kinds, plan.scalar_types):
+            if k == "s":
+                scalar_fields(a, t, plan.row.name)
         return out
     arr_strides = [broadcast_strides(shape, a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"]
     mshape, merged = merge_dims(shape, arr_strides + [out._strides])

@@ -212,9 +212,18 @@ class ContiguousRunner:
             else:
                 scalar[1].pack_into(raw, 8 * w, *scalar_fields(a, scalar[0], self.name))
 
+    def check_scalars(self, arrays) -> None:
+        """Convert the Python scalars without launching (an empty result): an int out of
+        range is an OverflowError whatever the size, as in NumPy."""
+        if self.scalars is not None:
+            for scalar, a in zip(self.scalars, arrays):
+                if scalar is not None:
+                    scalar_fields(a, scalar[0], self.name)
+
     def __call__(self, arrays, shape: tuple, n: int):
         if n < self.direct_below:
             if not n:
+                self.check_scalars(arrays)
                 return Array._empty(shape, self.dtype, self.device)
             nbytes = n * self.itemsize
             pool = self.pool
@@ -291,6 +300,7 @@ class ContiguousRunner:
         parameter area: for launches too large for the area, and for a plan's first call
         (an area costs ~50 us to make, which its first call should not pay)."""
         if not n:
+            self.check_scalars(arrays)
             return Array._empty(shape, self.dtype, self.device)
         nbytes = n * self.itemsize
         buf = Buffer(self.alloc(self.index, nbytes), nbytes, self.device, None, False, self.pool)

@@ -381,3 +381,28 @@ def test_large_arrays_every_trip_of_the_vector_path(device, dtype):
     if dtype.kind == "f":
         np.testing.assert_allclose(ra.asnumpy(ra.exp(a / 50)), np.exp(x / dtype.type(50)),
                                    rtol=4 * np.finfo(dtype).eps)
+
+
+@pytest.mark.parametrize("dtype", [ra.bool, ra.int8, ra.uint8, ra.int64, ra.uint64], ids=str)
+def test_python_int_out_of_range_with_empty_arrays(device, dtype):
+    """An int the result dtype cannot hold is an OverflowError whatever the size: an empty
+    array (contiguous, strided, broadcast) raises as NumPy does, in every form of the call
+    (found by tests/property)."""
+    dt = np.dtype(dtype)
+    res = ra.result_type(dt, 1)
+    big = int(np.iinfo(res).max) + 1
+    x = ra.asarray(np.zeros((0, 3), dtype=dt), device=device)
+    views = (x, x.T, x[:, ::-2], ra.broadcast_to(x[:, :1], (0, 3)))
+    for v in views:
+        for call in (lambda: v + big, lambda: big * v, lambda: ra.subtract(v, big) if dt.kind != "b" else v | big):
+            with pytest.raises(OverflowError, match="out of bounds"):
+                call()
+        with pytest.raises(OverflowError, match="out of bounds"):
+            ra.where(ra.asarray(np.zeros(v.shape, dtype=bool), device=device), v, big)
+    if dt.kind != "b":
+        with pytest.raises(OverflowError, match="out of bounds"):
+            x += big
+        with pytest.raises(OverflowError, match="out of bounds"):
+            x -= -big - 1
+    # in range, the empty result is fine
+    assert (x + 1).shape == (0, 3) and (x.T + 1).shape == (3, 0)
