@@ -120,6 +120,11 @@ class Ufunc:
             loop_in = (_dtypes.bool,) * len(tokens)
             t = _dtypes.bool
         kind = t.kind
+        if kind not in allowed:  # a Python scalar made the loop so (``x < 1j``, ``i & 1.5``)
+            raise TypeError(
+                f"{name}: {_KIND_NAMES[kind]} dtype {t} is not supported; {name} accepts "
+                + ", ".join(_KIND_NAMES[k] for k in allowed) + " dtypes"
+            )
         if row.out == "bool":
             out = _dtypes.bool
         elif row.out == "real":

@@ -420,3 +420,21 @@ def test_clip_min_above_max(device):
         got = ra.clip(x, ra.asarray(lo, device=device), ra.asarray(hi, device=device))
         np.testing.assert_array_equal(got.get(), np.clip(v, lo, hi))
         np.testing.assert_array_equal(ra.clip(x, 30, 10).get(), np.full(11, 10, dtype=dt))
+
+
+@pytest.mark.parametrize("name", ["less", "less_equal", "greater", "greater_equal", "maximum",
+                                  "floor_divide", "atan2", "copysign"])
+def test_complex_python_scalar_with_a_real_only_op(device, name):
+    """A complex Python scalar with an op that takes no complex dtype is the op's own
+    TypeError (as for a complex array), never a kernel-language error (found by
+    tests/property)."""
+    x = ra.asarray(random_array((4,), np.float32), device=device)
+    fn = getattr(ra, name)
+    for call in (lambda: fn(x, 1j), lambda: fn(2 + 0j, x)):
+        with pytest.raises(TypeError, match=f"^{name}: complex floating dtype complex64 is not supported"):
+            call()
+    if name.startswith(("less", "greater")):
+        with pytest.raises(TypeError, match="complex floating dtype complex64 is not supported"):
+            x < 1j
+        with pytest.raises(TypeError, match="complex floating dtype complex64 is not supported"):
+            1j >= x
