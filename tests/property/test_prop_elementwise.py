@@ -1,0 +1,403 @@
+"""Elementwise functions and operators against NumPy: every catalogue row, every dtype pair,
+random shapes and layouts (steps, negative steps, transposes, broadcasts, 0-d, empty),
+Python scalars of every kind and magnitude on either side, in-place forms, where and clip.
+
+Where rocarray decides differently from NumPy (docs/elementwise.md, docs/dtypes.md), the
+reference below encodes rocarray's documented rule, and says so."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import rocarray as ra
+from rocarray._elementwise_functions import _rows
+
+from ._support import (ACCEPTS, assert_raises_like, assert_same, broadcast_shapes, cases, dtypes,
+                       python_scalars, quiet, reference, shapes)
+
+NP_NAMES = {
+    "acos": "arccos", "acosh": "arccosh", "asin": "arcsin", "asinh": "arcsinh", "atan": "arctan",
+    "atanh": "arctanh", "atan2": "arctan2", "bitwise_invert": "invert", "bitwise_left_shift": "left_shift",
+    "bitwise_right_shift": "right_shift", "pow": "power", "conj": "conjugate",
+}
+SPECIAL_ROWS = ("where", "clip", "copy")
+UNARY = sorted(r.name for r in _rows.values() if r.nin == 1 and r.name not in SPECIAL_ROWS)
+BINARY = sorted(r.name for r in _rows.values() if r.nin == 2)
+COMPLEX_ORDER = {"less", "less_equal", "greater", "greater_equal"}
+COMPARISONS = COMPLEX_ORDER | {"equal", "not_equal"}
+MIRRORED = {"less": "greater", "less_equal": "greater_equal", "greater": "less", "greater_equal": "less_equal"}
+
+#: ops whose real results are exactly determined by IEEE arithmetic (and float16 computed
+#: in float32, rounded once, in both libraries): compared bit for bit
+EXACT = {
+    "abs", "add", "subtract", "multiply", "divide", "floor_divide", "remainder", "negative",
+    "positive", "square", "sqrt", "reciprocal", "floor", "ceil", "trunc", "round", "sign",
+    "maximum", "minimum", "copysign", "nextafter", "real", "imag", "conj", "equal", "not_equal",
+    "less", "less_equal", "greater", "greater_equal", "isnan", "isinf", "isfinite", "signbit",
+    "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift",
+}
+#: ops exact on reals whose complex forms are not (a product feeding a sum is one FMA on a
+#: host with FMA instructions, as in NumPy's own loops; division and sqrt scale)
+COMPLEX_ULPS = 4
+#: libm-class functions: two implementations of a few ulps each
+MATH_ULPS = {"float32": 8, "float64": 8, "complex64": 16, "complex128": 16}
+
+
+def ulps(name: str, dt: np.dtype, complex_input: bool = False) -> float:
+    """The tolerance for ``name``'s result of dtype ``dt``, in units of dt's epsilon."""
+    dt = np.dtype(dt)
+    if dt.kind not in "fc":
+        return 0
+    if complex_input and dt.kind == "f":  # abs of complex: a hypot
+        return 0 if dt == np.float16 else COMPLEX_ULPS
+    if dt == np.float16:
+        # computed in float32 and rounded once: the float32 results of two libms may round
+        # to neighbouring halves
+        return 0 if name in EXACT else 1
+    if name in EXACT:
+        return 0 if dt.kind == "f" else COMPLEX_ULPS
+    return MATH_ULPS[dt.name]
+
+
+def np_func(name):
+    return getattr(np, NP_NAMES.get(name, name))
+
+
+def _has_body(row, dt: np.dtype) -> bool:
+    if isinstance(row.body, str):
+        return True
+    return dt.name in row.body or any(dt.kind in k for k in row.body if set(k) <= set("biufc"))
+
+
+def loop_kind(row, operands) -> str:
+    """The kind of the loop dtype rocarray computes ``row`` in (docs/dtypes.md)."""
+    t = ra.result_type(*operands)
+    if row.compute in ("float", "true_divide") and t.kind in "biu":
+        return "f"
+    return "b" if row.compute == "bool" else t.kind
+
+
+def rocarray_supports(row, operands) -> bool:
+    """Whether rocarray's catalogue takes these operands (arrays or Python scalars): the
+    standard's dtype kinds for the op (rocarray refuses, say, ``sin`` of bool, which NumPy
+    computes in float16), a body for the loop's kind, and no order on complex numbers."""
+    allowed = ACCEPTS[row.accepts]
+    if any(isinstance(o, ra.Array) and o.dtype.kind not in allowed for o in operands):
+        return False
+    kind = loop_kind(row, operands)
+    if row.name in COMPLEX_ORDER and kind == "c":
+        return False
+    t = ra.result_type(*operands)
+    dt = {"f": np.dtype(np.promote_types(t, np.float16)) if t.kind in "biu" else t,
+          "b": np.dtype(bool)}.get(kind, t)
+    return _has_body(row, dt)
+
+
+def int_out_of_range(ops) -> OverflowError | None:
+    """The OverflowError rocarray raises for a Python int that its operands' result dtype,
+    an integer one, cannot hold (docs/dtypes.md), or None."""
+    arrays = [np.asarray(o).dtype for o in ops if isinstance(o, np.ndarray)]
+    ints = [o for o in ops if type(o) is int]
+    if not arrays or not ints:
+        return None
+    t = ra.result_type(*arrays, *ints)
+    if t.kind not in "iu":
+        return None
+    info = np.iinfo(t)
+    for v in ints:
+        if not info.min <= v <= info.max:
+            return OverflowError(f"Python integer {v} out of bounds for {t}")
+    return None
+
+
+def numpy_reference(name, *ops):
+    """NumPy's result, with rocarray's documented rules where they differ (in-place
+    corrections on NumPy's output; ``ops`` are NumPy arrays or Python scalars)."""
+    fn = np_func(name)
+    if name in COMPARISONS:
+        # a Python int out of the integer dtype's range is an OverflowError for comparisons
+        # too, as for arithmetic (docs/dtypes.md); NumPy 2 compares the values instead
+        exc = int_out_of_range(ops)
+        if exc is not None:
+            return None, exc
+    if name == "pow":
+        x, y = ops
+        yk = np.asarray(y).dtype.kind if not isinstance(y, (int, float, complex)) else None
+        xk = np.asarray(x).dtype.kind if not isinstance(x, (int, float, complex)) else None
+        if ((xk in ("i", "u", "b") or xk is None) and (yk in ("i", "u") or (yk is None and type(y) is int))
+                and (xk is not None or yk is not None)):
+            # Integer pow with a negative exponent: NumPy raises; rocarray gives 1 / base
+            # truncated (docs/elementwise.md)
+            res, exc = reference(fn, x, np.where(np.asarray(y) < 0, 0, y) if yk else max(y, 0))
+            if exc is not None or res.dtype.kind not in "iu":
+                return res, exc
+            xb, yb = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+            neg = yb < 0
+            res = np.array(res, copy=True)
+            res[neg] = np.where(xb[neg] == 1, 1, np.where(xb[neg] == -1, np.where(yb[neg] & 1, -1, 1), 0))
+            return res, None
+    if name == "reciprocal" and np.asarray(ops[0]).dtype.kind == "c":
+        # complex reciprocal is 1 / x, the standard's rule and NumPy's division (NumPy's own
+        # reciprocal loop gives NaN for 0; docs/elementwise.md)
+        x = np.asarray(ops[0])
+        return reference(np.divide, x.dtype.type(1), x)
+    res, exc = reference(fn, *ops)
+    if exc is None and name in ("maximum", "minimum") and res.dtype.kind == "f":
+        # -0.0 against +0.0: the first argument wins the tie (docs/elementwise.md)
+        x, y = np.broadcast_arrays(*(np.asarray(o) for o in ops))
+        tie = (x == 0) & (y == 0)
+        if tie.any():
+            res = np.array(res, copy=True)
+            res[tie] = x[tie]
+    return res, exc
+
+
+def check_op(name, operands_np, call, *, signed_zeros=True):
+    """Compare ``call()`` (rocarray) with NumPy on ``operands_np``: the same values, or an
+    exception of the same kind where NumPy raises."""
+    expected, exc = numpy_reference(name, *operands_np)
+    if exc is not None:
+        assert_raises_like(exc, call)
+        return
+    got = call()
+    cin = any(np.asarray(o).dtype.kind == "c" for o in operands_np)
+    assert_same(got, expected, ulps=ulps(name, expected.dtype, cin), signed_zeros=signed_zeros, what=name)
+
+
+def check_refused(name, call):
+    """rocarray refuses the operands: a TypeError that names the op and what it accepts."""
+    with pytest.raises(TypeError, match=f"^{name}: .*(not supported|needs a complex|must be)"):
+        call()
+
+
+# -- unary --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", UNARY)
+@given(data=st.data())
+def test_unary(device, name, data):
+    row = _rows[name]
+    dt = data.draw(dtypes(), label="dtype")
+    case = data.draw(cases(dt, data.draw(shapes(), label="shape")), label="x")
+    xn, xr = case.make(device)
+    if not rocarray_supports(row, [xr]):
+        check_refused(name, lambda: getattr(ra, name)(xr))
+        return
+    check_op(name, [xn], lambda: getattr(ra, name)(xr))
+
+
+UNARY_OPERATORS = {"negative": operator.neg, "positive": operator.pos, "abs": abs,
+                   "bitwise_invert": operator.invert}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY_OPERATORS))
+@given(data=st.data())
+def test_unary_operator(device, name, data):
+    row = _rows[name]
+    dt = data.draw(dtypes(ACCEPTS[row.accepts]), label="dtype")
+    xn, xr = data.draw(cases(dt, data.draw(shapes(), label="shape")), label="x").make(device)
+    if not rocarray_supports(row, [xr]):
+        check_refused(name, lambda: UNARY_OPERATORS[name](xr))
+        return
+    check_op(name, [xn], lambda: UNARY_OPERATORS[name](xr))
+
+
+# -- binary ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", BINARY)
+@given(data=st.data())
+def test_binary(device, name, data):
+    row = _rows[name]
+    sa, sb = data.draw(broadcast_shapes(2), label="shapes")
+    da = data.draw(dtypes(), label="dtype1")
+    db = data.draw(dtypes(), label="dtype2")
+    an, ar = data.draw(cases(da, sa), label="x1").make(device)
+    bn, br = data.draw(cases(db, sb), label="x2").make(device)
+    call = lambda: getattr(ra, name)(ar, br)  # noqa: E731
+    if not rocarray_supports(row, [ar, br]):
+        check_refused(name, call)
+        return
+    check_op(name, [an, bn], call)
+
+
+BINARY_OPERATORS = {r.name: r.dunder for r in _rows.values() if r.nin == 2 and r.dunder}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY_OPERATORS))
+@given(data=st.data())
+def test_binary_operator_with_scalar(device, name, data):
+    """``x op s``, ``s op x`` (the reflected operator) and ``op(x, s)`` with a Python scalar
+    of any kind and magnitude: weak promotion, OverflowError for an int out of range."""
+    row = _rows[name]
+    dunder = BINARY_OPERATORS[name]
+    dt = data.draw(dtypes(ACCEPTS[row.accepts]), label="dtype")
+    xn, xr = data.draw(cases(dt, data.draw(shapes(), label="shape")), label="x").make(device)
+    s = data.draw(python_scalars(), label="scalar")
+    reflected = data.draw(st.booleans(), label="reflected")
+    called = name  # the op whose message a refusal carries
+    if reflected:
+        ops_np, ops_ra = [s, xn], [s, xr]
+        if name in COMPARISONS:  # ``s < x`` is ``x > s``: Python has no reflected comparisons
+            called = MIRRORED.get(name, name)
+            call = lambda: getattr(xr, _rows[called].dunder)(s)  # noqa: E731
+        else:
+            call = lambda: getattr(xr, "__r" + dunder[2:])(s)  # noqa: E731
+    else:
+        ops_np, ops_ra = [xn, s], [xr, s]
+        call = lambda: getattr(xr, dunder)(s)  # noqa: E731
+    if not rocarray_supports(row, ops_ra):
+        check_refused(called, call)
+        check_refused(name, lambda: getattr(ra, name)(*ops_ra))
+        return
+    check_op(name, ops_np, call)
+    check_op(name, ops_np, lambda: getattr(ra, name)(*ops_ra))
+
+
+@pytest.mark.parametrize("name", sorted(BINARY_OPERATORS))
+@given(data=st.data())
+def test_binary_operator_arrays(device, name, data):
+    row = _rows[name]
+    sa, sb = data.draw(broadcast_shapes(2), label="shapes")
+    da = data.draw(dtypes(ACCEPTS[row.accepts]), label="dtype1")
+    db = data.draw(dtypes(ACCEPTS[row.accepts]), label="dtype2")
+    an, ar = data.draw(cases(da, sa), label="x1").make(device)
+    bn, br = data.draw(cases(db, sb), label="x2").make(device)
+    op = getattr(operator, BINARY_OPERATORS[name])
+    if not rocarray_supports(row, [ar, br]):
+        check_refused(name, lambda: op(ar, br))
+        return
+    check_op(name, [an, bn], lambda: op(ar, br))
+
+
+INPLACE = sorted(n for n, d in BINARY_OPERATORS.items()
+                 if d not in ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"))
+
+
+def _inplace_reference(name, xn, other):
+    """NumPy's ``x op= other`` (same-kind casting into x), with rocarray's documented rules;
+    (the new x, None) or (None, the exception)."""
+    res, exc = numpy_reference(name, xn, other)
+    if exc is not None:
+        return None, exc
+    if res.shape != xn.shape:
+        return None, ValueError(f"result shape {res.shape} does not fit x {xn.shape}")
+    if not np.can_cast(res.dtype, xn.dtype, casting="same_kind"):
+        return None, TypeError(f"cannot cast {res.dtype} to {xn.dtype}")
+    out = xn.copy()
+    with quiet():
+        np.copyto(out, res, casting="same_kind")
+    return out, None
+
+
+@pytest.mark.parametrize("name", INPLACE)
+@given(data=st.data())
+def test_inplace_operator(device, name, data):
+    """``x op= y`` writes into x (same-kind casts only), y an array broadcast to x's shape
+    (possibly a view of x's own buffer) or a Python scalar."""
+    row = _rows[name]
+    op = getattr(operator, "__i" + BINARY_OPERATORS[name][2:])
+    shape = data.draw(shapes(), label="shape")
+    dt = data.draw(dtypes(ACCEPTS[row.accepts]), label="dtype")
+    xcase = data.draw(cases(dt, shape, writable=True), label="x")
+    xn, xr = xcase.make(device)
+    kind = data.draw(st.sampled_from(["array", "scalar", "overlap"]), label="operand")
+    if kind == "scalar":
+        yn = yr = data.draw(python_scalars(), label="scalar")
+    elif kind == "overlap" and xcase.key and xn.size:
+        # y: the same elements of x's buffer read in reverse (x[...] op= x[::-1, ...]):
+        # NumPy's result is as if y were copied first
+        yn = xn[(slice(None, None, -1),) * xn.ndim]
+        yr = xr[(slice(None, None, -1),) * xn.ndim]
+    else:
+        ys = data.draw(broadcast_shapes(1, shape), label="y shape")[0]
+        yd = data.draw(dtypes(ACCEPTS[row.accepts]), label="y dtype")
+        yn, yr = data.draw(cases(yd, ys), label="y").make(device)
+    if not rocarray_supports(row, [xr, yr]):
+        with pytest.raises(TypeError):
+            op(xr, yr)
+        return
+    expected, exc = _inplace_reference(name, xn, yn if kind != "overlap" else yn.copy())
+    if exc is not None:
+        also = ()
+        if isinstance(exc, OverflowError) and kind == "scalar" and not np.can_cast(
+                ra.result_type(xr, yr), xr.dtype, casting="same_kind"):
+            also = (TypeError,)  # two faults (the int's range, the cast): either is reported
+        assert_raises_like(exc, op, xr, yr, also=also)
+        return
+    before = xr
+    r = op(xr, yr)
+    assert r is before
+    assert_same(r, expected, ulps=ulps(name, np.result_type(expected)), what=f"{name} in place")
+
+
+# -- where and clip ----------------------------------------------------------------------------------
+
+@given(data=st.data())
+def test_where(device, data):
+    sc, s1, s2 = data.draw(broadcast_shapes(3), label="shapes")
+    cn, cr = data.draw(cases(np.dtype(bool), sc), label="condition").make(device)
+    ops_np, ops_ra = [cn], [cr]
+    for k, sh in ((1, s1), (2, s2)):
+        if data.draw(st.integers(0, 3), label=f"x{k} scalar?") == 0:
+            v = data.draw(python_scalars(), label=f"x{k}")
+            ops_np.append(v)
+            ops_ra.append(v)
+        else:
+            n, r = data.draw(cases(data.draw(dtypes(), label=f"dtype{k}"), sh), label=f"x{k}").make(device)
+            ops_np.append(n)
+            ops_ra.append(r)
+    if not any(isinstance(o, ra.Array) for o in ops_ra[1:]):
+        ops_np[1] = np.asarray(ops_np[1])  # (NumPy takes two scalars; keep one an array)
+        ops_ra[1] = ra.asarray(ops_np[1], device=device)
+    expected, exc = reference(np.where, *ops_np)
+    if exc is None:
+        # a Python int out of the result's integer range: NumPy's where wraps it silently,
+        # rocarray raises OverflowError as its other functions do (docs/dtypes.md)
+        exc = int_out_of_range([np.asarray(expected), *[o for o in ops_np[1:] if type(o) is int]])
+    if exc is not None:
+        assert_raises_like(exc, ra.where, *ops_ra)
+        return
+    assert_same(ra.where(*ops_ra), expected, what="where")
+
+
+@given(data=st.data())
+def test_clip(device, data):
+    """clip keeps x's dtype; a Python int bound out of an integer dtype's range saturates;
+    a missing bound is the dtype's extreme; a float bound on an integer array is refused
+    (docs/elementwise.md)."""
+    sx, slo, shi = data.draw(broadcast_shapes(3), label="shapes")
+    dt = data.draw(dtypes("iuf"), label="dtype")
+    xn, xr = data.draw(cases(dt, sx), label="x").make(device)
+    bounds_np, bounds_ra = [], []
+    for label, sh in (("min", slo), ("max", shi)):
+        how = data.draw(st.sampled_from(["none", "array", "scalar"]), label=f"{label} kind")
+        if how == "none":
+            bounds_np.append(None)
+            bounds_ra.append(None)
+        elif how == "array":
+            n, r = data.draw(cases(dt, sh), label=label).make(device)
+            bounds_np.append(n)
+            bounds_ra.append(r)
+        else:
+            v = data.draw(python_scalars("if" if dt.kind == "f" else "i"), label=label)
+            bounds_ra.append(v)
+            if dt.kind in "iu":
+                info = np.iinfo(dt)
+                v = min(max(v, int(info.min)), int(info.max))  # saturated (documented)
+            bounds_np.append(v)
+    lo, hi = bounds_np
+    if lo is None and hi is None:
+        expected = xn.copy()
+    else:
+        with quiet():
+            expected = np.clip(xn, lo, hi)
+        if dt.kind == "f":
+            # NaN in x or a bound gives NaN (documented; NumPy's clip agrees)
+            nan = np.isnan(xn) | np.isnan(lo if lo is not None else 0) | np.isnan(hi if hi is not None else 0)
+            expected = np.where(nan, np.nan, expected).astype(dt)
+        expected = expected.astype(dt)
+    assert_same(ra.clip(xr, *bounds_ra), expected, signed_zeros=False, what="clip")
