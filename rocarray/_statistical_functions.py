@@ -69,6 +69,7 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False):
 
 def std(x, /, *, axis=None, correction=0.0, keepdims=False):
     """The standard deviation: the square root of ``var``."""
+    _floating(x, "std")
     from ._elementwise_functions import sqrt
 
     return sqrt(var(x, axis=axis, correction=correction, keepdims=keepdims))

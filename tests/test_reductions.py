@@ -127,6 +127,16 @@ def test_mean_var_std(device, dtype):
     np.testing.assert_allclose(x.mean(axis=0).get(), a.mean(axis=0), rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("name", ["mean", "var", "std"])
+def test_mean_var_std_refuse_integers_in_their_own_name(device, name):
+    # (std's message said "var"; found by tests/property)
+    for dt in (ra.bool, ra.int8, ra.uint64):
+        with pytest.raises(TypeError, match=f"^{name}: expected a floating-point array, got {dt}"):
+            getattr(ra, name)(ra.zeros((2, 3), dtype=dt, device=device))
+    with pytest.raises(TypeError, match=f"^{name}: expected a rocarray array, got list"):
+        getattr(ra, name)([1.0, 2.0])
+
+
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_count_nonzero(device, dtype):
     a = random_array((4, 6), dtype, np.random.default_rng(4), low=-2, high=2)
