@@ -137,6 +137,20 @@ def test_mean_var_std_refuse_integers_in_their_own_name(device, name):
         getattr(ra, name)([1.0, 2.0])
 
 
+@pytest.mark.parametrize("name", ["mean", "var", "std", "count_nonzero"])
+def test_composed_reductions_check_axis_in_their_own_name(device, name):
+    # (they said "sum: axis ..."; found by tests/property)
+    x = ra.asarray(random_array((2, 3), np.float32), device=device)
+    fn = getattr(ra, name)
+    for axis in (2, -3, (0, 2)):
+        with pytest.raises(IndexError, match=f"^{name}: axis .* is out of bounds for an array of dimension 2"):
+            fn(x, axis=axis)
+    with pytest.raises(ValueError, match=f"^{name}: repeated axis"):
+        fn(x, axis=(1, -1))
+    with pytest.raises(IndexError, match=f"^{name}: axis 0 is out of bounds for an array of dimension 0"):
+        fn(x[0, 0], axis=0)
+
+
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_count_nonzero(device, dtype):
     a = random_array((4, 6), dtype, np.random.default_rng(4), low=-2, high=2)
