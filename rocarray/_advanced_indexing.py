@@ -142,9 +142,10 @@ def _plan(v: Array, indices: list, write: bool = False):
     order = adv_axes + rest
     src = v._view(tuple(v.shape[a] for a in order), tuple(v.strides[a] for a in order), v._offset)
     b_shape = broadcast_shapes(*(ix.array.shape for ix in indices))
-    for ix in indices:
-        if ix.kind == "int":
-            check_bounds(ix.array, v.shape[ix.axis], ix.axis)
+    if _prod(b_shape):  # (index arrays that select nothing are not checked, as in NumPy)
+        for ix in indices:
+            if ix.kind == "int":
+                check_bounds(ix.array, v.shape[ix.axis], ix.axis)
     base = 0
     for ix in indices:
         n = _prod(v.shape[ix.axis:ix.axis + ix.count])

@@ -292,6 +292,25 @@ def test_errors(device):
         ra.searchsorted(x[0], [1.0])
 
 
+def test_index_arrays_that_select_nothing_are_not_bounds_checked(device):
+    """Index arrays whose broadcast shape is empty select nothing: NumPy checks none of their
+    values, and neither does rocarray (found by tests/property); a non-empty broadcast
+    shape is checked even when the other axes are empty."""
+    a = random_array((3, 4), np.float32)
+    empty = np.zeros((0,), dtype=np.int64)
+    for key in ((empty, I([9])), (np.zeros((2, 0), dtype=np.int32) + 9, I([[1], [2]]))):
+        x = ra.asarray(a, device=device)
+        _check(x, a, key, device)
+        x[_ra(key, device)] = 1.0
+        np.testing.assert_array_equal(x.get(), a)
+    e = np.zeros((0, 0, 1), dtype=bool)
+    _check(ra.asarray(e, device=device), e, (empty, I([0]), np.int8(0)), device)
+    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 0 with size 3"):
+        ra.asarray(np.zeros((3, 0)), device=device)[ra.asarray(I([5]), device=device), :]
+    with pytest.raises(IndexError, match="index 7 is out of bounds for axis 1 with size 4"):
+        ra.asarray(a, device=device)[ra.asarray(empty, device=device), 7]  # (an integer is checked)
+
+
 def test_new_shape_compiles_nothing(device):
     rng = np.random.default_rng(21)
 
