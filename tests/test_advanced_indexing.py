@@ -311,6 +311,20 @@ def test_index_arrays_that_select_nothing_are_not_bounds_checked(device):
         ra.asarray(a, device=device)[ra.asarray(empty, device=device), 7]  # (an integer is checked)
 
 
+def test_index_arrays_that_do_not_broadcast(device):
+    """Index arrays of shapes that do not broadcast: an IndexError (NumPy's kind; found by
+    tests/property), for reading and for writing."""
+    x = ra.asarray(random_array((3, 4, 5), np.float32), device=device)
+    i = ra.asarray(I([0, 1]), device=device)
+    j = ra.asarray(I([0, 1, 2]), device=device)
+    for key in ((i, j), (i, slice(None), j), (0, I([[0, 1]]), np.zeros((0,), dtype=np.int64))):
+        with pytest.raises(IndexError, match="shape mismatch: index arrays could not be broadcast together "
+                                             "with shapes"):
+            x[_ra(key, device)]
+        with pytest.raises(IndexError, match="shape mismatch"):
+            x[_ra(key, device)] = 1.0
+
+
 def test_new_shape_compiles_nothing(device):
     rng = np.random.default_rng(21)
 
