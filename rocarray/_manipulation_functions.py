@@ -471,8 +471,9 @@ def repeat(x: Array, repeats, /, *, axis=None) -> Array:
         if repeats.device is not x.device:
             raise TypeError(f"repeat: repeats is on {repeats.device} but x is on {x.device}")
         if repeats.ndim > 1 or (repeats.ndim == 1 and repeats.shape[0] not in (1, m)):
+            allowed = "(1,)" if m == 1 else f"(1,) or ({m},)"
             raise ValueError(
-                f"repeat: a repeats array must have shape (1,) or ({m},) to match axis {ax} of size "
+                f"repeat: a repeats array must have shape {allowed} to match axis {ax} of size "
                 f"{m}; got shape {repeats.shape}"
             )
         host = repeats.get().reshape(-1)  # the output's shape depends on them: read them back
