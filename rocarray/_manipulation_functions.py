@@ -119,7 +119,10 @@ def reshape(x: Array, /, shape, *, copy=None) -> Array:
 
 
 def permute_dims(x: Array, /, axes) -> Array:
-    axes = tuple(_normalize_axis(a, x.ndim, "permute_dims") for a in axes)
+    given = tuple(axes)
+    if len(given) != x.ndim:  # (first, as NumPy: then any axis out of range is an IndexError)
+        raise ValueError(f"permute_dims: axes {given} are not a permutation of the {x.ndim} axes of the array")
+    axes = tuple(_normalize_axis(a, x.ndim, "permute_dims") for a in given)
     if sorted(axes) != list(range(x.ndim)):
         raise ValueError(
             f"permute_dims: axes {axes} are not a permutation of the {x.ndim} axes of the array"
