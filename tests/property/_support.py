@@ -359,3 +359,34 @@ def assert_raises_like(exc: BaseException, fn, *args, also: tuple = (), **kwargs
         raise AssertionError(f"NumPy raised {type(exc).__name__}({exc}); rocarray raised "
                              f"{type(e).__name__}({e}) instead") from e
     raise AssertionError(f"NumPy raised {type(exc).__name__}({exc}); rocarray returned {r!r}")
+
+
+def order_bound(ed: np.dtype, n, scale, expected):
+    """The error bound of a sum (or product) of ``n`` terms in any order, ``scale`` the sum
+    of their magnitudes (or the magnitude of the product).  float16 accumulates in float32
+    (docs/reductions.md, as NumPy): the float32 bound plus the roundings to float16 (of
+    the result, and of a mean's sum before its division)."""
+    if np.dtype(ed) == np.float16:
+        e = np.abs(np.asarray(expected, dtype=np.float64))
+        return 4 * n * eps(np.float32) * scale + 2 * eps(np.float16) * np.where(np.isfinite(e), e, 0)
+    return 4 * n * eps(ed) * scale
+
+
+def within_bound(g, e, bound, name):
+    """``g`` equals ``e`` (NumPy arrays) within ``bound`` per element (real and imaginary
+    parts each), NaNs at the same places, infinities equal."""
+    g = np.asarray(g)
+    e = np.asarray(e)
+    for part in ((np.real, np.imag) if e.dtype.kind == "c" else (lambda v: v,)):
+        gp, ep = part(g).astype(np.float64), part(e).astype(np.float64)
+        same_nan = np.isnan(gp) == np.isnan(ep)
+        assert same_nan.all(), f"{name}: NaN at {np.argwhere(~same_nan)[:5].tolist()}: got {gp}, expected {ep}"
+        fin = ~np.isnan(ep)
+        inf = fin & (np.isinf(ep) | np.isinf(gp))
+        assert (gp[inf] == ep[inf]).all(), f"{name}: got {gp[inf]}, expected {ep[inf]}"
+        num = fin & ~inf
+        with quiet():
+            err = np.abs(gp[num] - ep[num])
+        bad = err > bound[num]
+        assert not bad.any(), (f"{name}: {int(bad.sum())} elements beyond the order bound: got "
+                               f"{gp[num][bad][:5]}, expected {ep[num][bad][:5]}, bound {bound[num][bad][:5]}")

@@ -15,7 +15,8 @@ from hypothesis import given, strategies as st
 
 import rocarray as ra
 
-from ._support import assert_raises_like, assert_same, cases, dtypes, eps, quiet, reference, shapes
+from ._support import (assert_raises_like, assert_same, cases, dtypes, eps, order_bound, quiet, reference,
+                       shapes, within_bound)
 
 SUM_LIKE = ("sum", "prod")
 ORDERED = ("min", "max")
@@ -59,17 +60,6 @@ def _acc_max(dt: np.dtype) -> float:
     return float(np.finfo(np.float32 if real == np.float16 else real).max)
 
 
-def order_bound(ed: np.dtype, n, scale, expected):
-    """The error bound of a sum (or product) of ``n`` terms in any order, ``scale`` the sum
-    of their magnitudes (or the magnitude of the product).  float16 accumulates in float32
-    (docs/reductions.md, as NumPy): the float32 bound plus the roundings to float16 (of
-    the result, and of a mean's sum before its division)."""
-    if np.dtype(ed) == np.float16:
-        e = np.abs(np.asarray(expected, dtype=np.float64))
-        return 4 * n * eps(np.float32) * scale + 2 * eps(np.float16) * np.where(np.isfinite(e), e, 0)
-    return 4 * n * eps(ed) * scale
-
-
 def compare_sum(name, got, xn, axis, keepdims, expected):
     """sum/prod/mean results: exact for integers; for floats within the error bound of any
     order of the terms (``n * eps`` relative to the sum of magnitudes, or to the magnitude
@@ -97,25 +87,7 @@ def compare_sum(name, got, xn, axis, keepdims, expected):
     g = got.get() if isinstance(got, ra.Array) else np.asarray(got)
     assert g.shape == np.shape(expected) and g.dtype == ed, (g.shape, g.dtype, np.shape(expected), ed)
     keep = ~np.broadcast_to(unordered, g.shape)
-    _within(g[keep], np.asarray(expected)[keep], np.broadcast_to(bound, g.shape)[keep], name)
-
-
-def _within(g, e, bound, name):
-    g = np.asarray(g)
-    e = np.asarray(e)
-    for part in ((np.real, np.imag) if e.dtype.kind == "c" else (lambda v: v,)):
-        gp, ep = part(g).astype(np.float64), part(e).astype(np.float64)
-        same_nan = np.isnan(gp) == np.isnan(ep)
-        assert same_nan.all(), f"{name}: NaN at {np.argwhere(~same_nan)[:5].tolist()}: got {gp}, expected {ep}"
-        fin = ~np.isnan(ep)
-        inf = fin & (np.isinf(ep) | np.isinf(gp))
-        assert (gp[inf] == ep[inf]).all(), f"{name}: got {gp[inf]}, expected {ep[inf]}"
-        num = fin & ~inf
-        with quiet():
-            err = np.abs(gp[num] - ep[num])
-        bad = err > bound[num]
-        assert not bad.any(), (f"{name}: {int(bad.sum())} elements beyond the order bound: got "
-                               f"{gp[num][bad][:5]}, expected {ep[num][bad][:5]}, bound {bound[num][bad][:5]}")
+    within_bound(g[keep], np.asarray(expected)[keep], np.broadcast_to(bound, g.shape)[keep], name)
 
 
 def in_float32_for_float16(fn):
@@ -255,7 +227,7 @@ def test_mean_var_std(device, name, data):
         g_np = g.get()
         assert g_np.shape == e.shape and g_np.dtype == e.dtype, (g_np.shape, g_np.dtype, e.shape, e.dtype)
         keep = ~np.broadcast_to(unordered, e.shape)
-        _within(g_np[keep], e[keep], np.broadcast_to(scale, e.shape)[keep], name)
+        within_bound(g_np[keep], e[keep], np.broadcast_to(scale, e.shape)[keep], name)
 
     run_reduction(name, getattr(np, name), getattr(ra, name), xn, xr, kw_np, kw_ra, compare)
 
@@ -305,6 +277,6 @@ def test_cumulative(device, name, data):
             unordered |= (scale < float(np.finfo(e.dtype).tiny) * 2**24) & (scale > 0)
         gn = g.get()
         assert gn.shape == e.shape and gn.dtype == e.dtype, (gn.shape, gn.dtype, e.shape, e.dtype)
-        _within(gn[~unordered], e[~unordered], bound[~unordered], name)
+        within_bound(gn[~unordered], e[~unordered], bound[~unordered], name)
 
     run_reduction(name, fn_np, getattr(ra, name), xn, xr, kw, kw, compare)
