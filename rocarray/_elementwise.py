@@ -224,6 +224,7 @@ class Ufunc:
                 raise TypeError(f"{self.row.name}: out must be a rocarray array, not {type(out).__name__}")
             if out._buf.device is not device:
                 raise TypeError(f"{self.row.name}: out is on {out.device} but the inputs are on {device}")
+            out._check_writable(f"{self.row.name}: out")
             key = (*tokens, device, out._dtype)
         else:
             key = (*tokens, device)

@@ -438,3 +438,26 @@ def test_complex_python_scalar_with_a_real_only_op(device, name):
             x < 1j
         with pytest.raises(TypeError, match="complex floating dtype complex64 is not supported"):
             1j >= x
+
+
+def test_no_writes_into_read_only_or_broadcast_destinations(device):
+    """``x op= y`` and ``out=`` refuse a destination that is read-only memory or a
+    broadcast view whose elements share memory (``b += 1`` added 1 once per alias, and
+    wrote into a read-only NumPy buffer; found by tests/property); NumPy refuses both."""
+    x = ra.asarray(np.arange(3.0), device=device)
+    b = ra.broadcast_to(x, (2, 3))
+    for call in (lambda: b.__iadd__(1), lambda: ra.multiply(b, 2.0, out=b),
+                 lambda: ra.add(ra.ones((2, 3), device=device), 1.0, out=b)):
+        with pytest.raises(ValueError, match="out is a broadcast view"):
+            call()
+    np.testing.assert_array_equal(x.get(), [0.0, 1.0, 2.0])
+    # axes of length 1 (stride 0 or not) alias nothing: writable
+    e = ra.expand_dims(x, axis=0)
+    e += 1
+    np.testing.assert_array_equal(x.get(), [1.0, 2.0, 3.0])
+    if device.kind == "cpu":
+        raw = bytes(16)
+        r = ra.asarray(np.frombuffer(raw, dtype=np.float64), copy=False)
+        with pytest.raises(ValueError, match="add: out is read-only"):
+            r += 1
+        assert raw == bytes(16)
