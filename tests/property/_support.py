@@ -200,20 +200,27 @@ def _axis_slice(draw, n: int):
 
 
 @st.composite
-def cases(draw, dt, shape, *, writable: bool = False, layout: bool = True, **value_kw):
+def cases(draw, dt, shape, *, writable: bool = False, layout: bool = True, stretched: bool = False,
+          **value_kw):
     """A ``Case`` of dtype ``dt`` and final shape ``shape``.  ``writable``: no broadcast (a
-    broadcast view cannot be written to); ``layout=False``: a plain C-contiguous array."""
+    broadcast view cannot be written to); ``layout=False``: a plain C-contiguous array;
+    ``stretched``: a broadcast view with an axis longer than 1 stretched (elements that
+    share memory), if ``shape`` has one."""
     dt = np.dtype(dt)
     shape = tuple(shape)
-    if not layout or not draw(st.integers(0, 3)):  # a quarter of them plain contiguous
+    longer = [i for i, n in enumerate(shape) if n > 1]
+    stretched = stretched and bool(longer)
+    if not stretched and (not layout or not draw(st.integers(0, 3))):  # a quarter plain
         return Case(draw(values(dt, shape, **value_kw)), (), tuple(range(len(shape))), shape, False)
     pre = list(shape)
     broadcast = False
-    if not writable and shape and draw(st.booleans()):
+    if stretched or not writable and shape and draw(st.booleans()):
         # broadcast: some axes of length 1 (or missing leading axes) stretched
         broadcast = True
         lead = draw(st.integers(0, len(shape)))
         pre = [1 if draw(st.booleans()) else n for n in shape[lead:]]
+        if stretched and not any(shape[lead + i] > 1 and p == 1 for i, p in enumerate(pre)) and lead <= longer[-1]:
+            pre[longer[-1] - lead] = 1
     perm = tuple(draw(st.permutations(range(len(pre)))))
     # sliced[perm[i]] = pre[i], so permute_dims(sliced, perm) has the shape ``pre``
     sliced = [0] * len(pre)

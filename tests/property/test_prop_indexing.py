@@ -230,3 +230,31 @@ def test_basic_index_is_a_view(device, data):
     vn[...] = fill
     vr[...] = ra.asarray(fill, device=device)
     assert_same(xr, xn, what=f"x after x[{key!r}][...] = new")
+
+
+@given(data=st.data())
+def test_no_writes_through_broadcast_views(device, data):
+    """Assigning into, or operating in place on, a broadcast view whose elements share memory
+    is a ValueError (NumPy's views of broadcast_to are read-only); the base is unchanged."""
+    dt = data.draw(dtypes("iuf"), label="dtype")
+    shape = data.draw(shapes(min_dims=1, max_dims=4, min_side=2, max_side=3), label="shape")
+    case = data.draw(cases(dt, shape, stretched=True), label="x")
+    xn, xr = case.make(device)
+    aliased = xr.size and any(s == 0 and n > 1 for n, s in zip(xr.shape, xr.strides))
+    event("aliased" if aliased else "not aliased")
+    if not aliased:  # (a view without shared elements may be written; docs/elementwise.md)
+        return
+    before = xr.get()
+    key = data.draw(basic_keys(shape), label="key")
+    with pytest.raises(ValueError):
+        xn[...] = 1  # NumPy refuses too
+    for write in (lambda: xr.__setitem__(key, 1), lambda: xr.__iadd__(1)):
+        try:
+            write()
+        except ValueError as e:
+            assert "broadcast view" in str(e) or "out of bounds" in str(e) or "step" in str(e), e
+        except IndexError:
+            pass  # a bad key, found first
+        else:
+            raise AssertionError("a write through a broadcast view was not refused")
+    np.testing.assert_array_equal(xr.get(), before)
