@@ -303,7 +303,8 @@ def assert_same(got, expected, *, ulps: float = 0, atol: float = 0.0, signed_zer
                 check_dtype: bool = True, what: str = ""):
     """``got`` (a rocarray array) equals the NumPy ``expected``: same shape and dtype;
     integers and bools exactly; floats within ``ulps`` units of the dtype's epsilon relative
-    to the expected value (plus ``atol``), NaNs at the same places, infinities equal, and
+    to the expected value (``ulps`` a number, or an array of the result's shape; plus
+    ``atol``), NaNs at the same places, infinities equal, and
     the signs of zeros equal where ``signed_zeros``; complex numbers part by part, each
     within the tolerance relative to the expected magnitude."""
     expected = np.asarray(expected)
@@ -347,7 +348,7 @@ def _close(g, e, rtol, atol, scale, signed_zeros, tag):
         lines = [f"  at {tuple(int(i) for i in ix)}: got {g[tuple(ix)]!r}, expected {e[tuple(ix)]!r}"
                  for ix in idx]
         raise AssertionError(f"{tag}{int(bad.sum())} of {bad.size} elements differ "
-                             f"(rtol {rtol:.3g}, atol {atol:.3g}):\n" + "\n".join(lines))
+                             f"(rtol up to {np.max(rtol):.3g}, atol {atol:.3g}):\n" + "\n".join(lines))
 
 
 def assert_raises_like(exc: BaseException, fn, *args, also: tuple = (), **kwargs):
