@@ -16,7 +16,7 @@ from hypothesis import given, strategies as st
 import rocarray as ra
 from rocarray._elementwise_functions import _rows
 
-from ._support import (ACCEPTS, assert_raises_like, assert_same, broadcast_shapes, cases, dtypes,
+from ._support import (ACCEPTS, ALL, assert_raises_like, assert_same, broadcast_shapes, cases, dtypes,
                        python_scalars, quiet, reference, shapes)
 
 NP_NAMES = {
@@ -422,3 +422,50 @@ def test_clip(device, data):
             expected = np.where(nan, np.nan, expected).astype(dt)
         expected = expected.astype(dt)
     assert_same(ra.clip(xr, *bounds_ra), expected, signed_zeros=False, what="clip")
+
+
+@pytest.mark.parametrize("name", sorted(COMPARISONS))
+@given(data=st.data())
+def test_compare_integers_of_mixed_signedness(device, name, data):
+    """Signed against unsigned integers compare by value, exactly (their common dtype may be
+    float64, which cannot tell 2**62 from 2**62 + 1): values close together near the top of
+    the narrower range, and negatives."""
+    # (int64 with uint64, whose common dtype is float64, half the time)
+    signed = data.draw(st.sampled_from([d for d in ALL if d.kind == "i"] + [np.dtype(np.int64)] * 3), label="signed")
+    unsigned = data.draw(st.sampled_from([d for d in ALL if d.kind == "u"] + [np.dtype(np.uint64)] * 3),
+                         label="unsigned")
+    top = min(int(np.iinfo(signed).max), int(np.iinfo(unsigned).max))
+    anchor = data.draw(st.sampled_from([top, top - 7, top // 2 + 1, 2**53 + 1 if top > 2**53 else top, 0]),
+                       label="anchor")
+    n = data.draw(st.integers(1, 12), label="n")
+    deltas = st.lists(st.integers(-3, 3), min_size=n, max_size=n)
+    sv = np.clip(anchor + np.array(data.draw(deltas, label="signed deltas"), dtype=object),
+                 int(np.iinfo(signed).min), top).astype(signed)
+    if data.draw(st.booleans(), label="negatives"):
+        sv[: n // 2] = -sv[: n // 2] - 1
+    uv = np.clip(anchor + np.array(data.draw(deltas, label="unsigned deltas"), dtype=object), 0, top).astype(unsigned)
+    pair = [sv, uv] if data.draw(st.booleans(), label="signed first") else [uv, sv]
+    expected = np_func(name)(*pair)
+    got = getattr(ra, name)(*(ra.asarray(v, device=device) for v in pair))
+    assert_same(got, expected, what=f"{name}({pair[0].dtype}, {pair[1].dtype})")
+
+
+@given(data=st.data())
+def test_float16_sums_accumulate_in_float32(device, data):
+    """A float16 sum (reduction, scan) is accumulated in float32 and rounded once (docs/
+    reductions.md): one large term and many small ones, which a float16 accumulator loses."""
+    n = data.draw(st.integers(8, 48), label="n")
+    big = data.draw(st.sampled_from([1024.0, 2048.0, 4096.0, -2048.0]), label="big")
+    small = data.draw(st.lists(st.sampled_from([0.5, 1.0, 1.5, 2.0, 3.0]), min_size=n, max_size=n), label="small")
+    a = np.array([big] + small, dtype=np.float16)
+    a = a[np.random.default_rng(data.draw(st.integers(0, 2**31), label="seed")).permutation(a.size)]
+    x = ra.asarray(a, device=device)
+    wide = a.astype(np.float32)
+    assert_same(ra.sum(x), np.float16(wide.sum()), what="sum")
+    assert_same(ra.mean(x), np.float16(wide.mean()), ulps=2, what="mean")
+    assert_same(ra.cumulative_sum(x), np.cumsum(wide).astype(np.float16), what="cumulative_sum")
+    m = a[: (a.size // 4) * 4].reshape(4, -1)
+    assert_same(ra.sum(ra.asarray(m, device=device), axis=1), m.astype(np.float32).sum(axis=1).astype(np.float16),
+                what="sum(axis=1)")
+    assert_same(ra.sum(ra.asarray(m.T.copy(), device=device).T, axis=1),
+                m.astype(np.float32).sum(axis=1).astype(np.float16), what="sum over a strided axis")
