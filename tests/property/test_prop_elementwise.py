@@ -363,7 +363,8 @@ def test_where(device, data):
     cn, cr = data.draw(cases(np.dtype(bool), sc), label="condition").make(device)
     ops_np, ops_ra = [cn], [cr]
     for k, sh in ((1, s1), (2, s2)):
-        if data.draw(st.integers(0, 3), label=f"x{k} scalar?") == 0:
+        # (a Python scalar for either, not both: one array gives the result's device)
+        if data.draw(st.integers(0, 3), label=f"x{k} scalar?") == 0 and (k == 1 or isinstance(ops_ra[1], ra.Array)):
             v = data.draw(python_scalars(), label=f"x{k}")
             ops_np.append(v)
             ops_ra.append(v)
@@ -371,9 +372,6 @@ def test_where(device, data):
             n, r = data.draw(cases(data.draw(dtypes(), label=f"dtype{k}"), sh), label=f"x{k}").make(device)
             ops_np.append(n)
             ops_ra.append(r)
-    if not any(isinstance(o, ra.Array) for o in ops_ra[1:]):
-        ops_np[1] = np.asarray(ops_np[1])  # (NumPy takes two scalars; keep one an array)
-        ops_ra[1] = ra.asarray(ops_np[1], device=device)
     expected, exc = reference(np.where, *ops_np)
     if exc is None:
         # a Python int out of the result's integer range: NumPy's where wraps it silently,
@@ -418,7 +416,10 @@ def test_clip(device, data):
             expected = np.clip(xn, lo, hi)
         if dt.kind == "f":
             # NaN in x or a bound gives NaN (documented; NumPy's clip agrees)
-            nan = np.isnan(xn) | np.isnan(lo if lo is not None else 0) | np.isnan(hi if hi is not None else 0)
+            nan = np.isnan(xn)
+            for b in (lo, hi):
+                if isinstance(b, (float, np.ndarray)):
+                    nan = nan | np.isnan(b)
             expected = np.where(nan, np.nan, expected).astype(dt)
         expected = expected.astype(dt)
     assert_same(ra.clip(xr, *bounds_ra), expected, signed_zeros=False, what="clip")
