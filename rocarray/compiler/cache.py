@@ -31,11 +31,11 @@ wait for its result (or its exception).
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 import time
 from typing import Callable
 
+from .. import _settings
 from ..targets.base import LLVM_LOCK
 from .diskcache import DiskCache
 
@@ -435,6 +435,6 @@ def default_cache() -> CompileCache:
     if _default is None:
         with _default_lock:
             if _default is None:
-                off = os.environ.get("ROCARRAY_DISK_CACHE", "1").strip().lower() in ("0", "false", "no", "off")
-                _default = CompileCache(None if off else DiskCache(), write_behind=True)
+                on = _settings.DISK_CACHE.get()
+                _default = CompileCache(DiskCache() if on else None, write_behind=True)
     return _default

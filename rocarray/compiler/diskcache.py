@@ -53,6 +53,8 @@ import time
 import warnings
 import zlib
 
+from .. import _settings
+
 #: Bump when the entry layout changes; older files then read as misses.
 FORMAT_VERSION = 2
 MAGIC = b"ROCARRAY"
@@ -61,7 +63,7 @@ SUFFIX = ".rk"
 _TMP_PREFIX = ".tmp-"
 #: Temporary files older than this are leftovers of a writer that died; scans remove them.
 _STALE_TMP_SECONDS = 3600.0
-DEFAULT_MAX_BYTES = 1 << 30
+DEFAULT_MAX_BYTES = _settings.CACHE_MAX_BYTES.default
 #: A file larger than this is no entry (compiled kernels are kilobytes): a read takes it
 #: for a corrupt one without reading it.
 LARGEST_ENTRY = 1 << 30
@@ -77,7 +79,7 @@ _UTIME_FD = os.utime in os.supports_fd
 
 def default_cache_dir() -> str:
     """``$ROCARRAY_CACHE_DIR``, else ``$XDG_CACHE_HOME/rocarray``, else ``~/.cache/rocarray``."""
-    explicit = os.environ.get("ROCARRAY_CACHE_DIR")
+    explicit = _settings.CACHE_DIR.get()
     if explicit:
         return os.path.abspath(os.path.expanduser(explicit))
     xdg = os.environ.get("XDG_CACHE_HOME")
@@ -86,17 +88,8 @@ def default_cache_dir() -> str:
 
 
 def default_max_bytes() -> int:
-    """``$ROCARRAY_CACHE_MAX_BYTES`` (an integer number of bytes), else 1 GiB."""
-    text = os.environ.get("ROCARRAY_CACHE_MAX_BYTES")
-    if text:
-        try:
-            return max(0, int(text))
-        except ValueError:
-            warnings.warn(
-                f"ROCARRAY_CACHE_MAX_BYTES={text!r} is not an integer; using {DEFAULT_MAX_BYTES}",
-                stacklevel=2,
-            )
-    return DEFAULT_MAX_BYTES
+    """``$ROCARRAY_CACHE_MAX_BYTES`` (a number of bytes), else 1 GiB."""
+    return _settings.CACHE_MAX_BYTES.get()
 
 
 def _file_name(key: str) -> str:

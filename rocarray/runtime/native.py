@@ -37,9 +37,10 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import os
 import sys
 import threading
+
+from .. import _settings
 
 #: CPython's ``METH_FASTCALL`` flag: ``PyObject *f(PyObject *self, PyObject *const *args,
 #: Py_ssize_t nargs)``
@@ -265,7 +266,7 @@ def _defs() -> dict | None:
     if not _state:
         with _lock:
             if not _state:
-                if os.environ.get("ROCARRAY_NATIVE_CALLS", "1") == "0":
+                if not _settings.NATIVE_CALLS.get():
                     _state["reason"] = "ROCARRAY_NATIVE_CALLS=0"
                 elif sys.implementation.name != "cpython" or not hasattr(ctypes, "pythonapi"):
                     _state["reason"] = f"not CPython ({sys.implementation.name})"

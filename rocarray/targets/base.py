@@ -14,6 +14,8 @@ import threading as _threading
 
 from llvmlite import ir
 
+from .. import _settings
+
 #: Version of rocarray's code generator.  Bump it whenever generated code changes in a way
 #: that makes old disk-cache entries wrong; it is part of every cache key.
 CODEGEN_VERSION = 2
@@ -196,7 +198,6 @@ class Target:
 # optimise, emit.  These helpers hold the steps; each target only says which library,
 # which calling convention marks a kernel and how to turn its assembly into bytes.
 
-import os as _os
 import re as _re
 import threading as _threading
 
@@ -421,7 +422,7 @@ def gpu_optimised_module(target, text: str, convention: str, link_libraries, ign
         missing = [n for n in unresolved_symbols(mod) if n not in ignore]
         if missing:
             raise ToolchainError(f"{name}: unresolved symbols {', '.join(missing)}")
-        if target.opt_level != 0 or _os.environ.get("ROCARRAY_VERIFY_IR") == "1":
+        if target.opt_level != 0 or _settings.VERIFY_IR.get():
             mod.verify()
         optimise(mod, tm, target.opt_level)
     return mod

@@ -105,6 +105,7 @@ import time
 
 from llvmlite import ir
 
+from .. import _settings
 from .base import (
     LLVM_LOCK,
     MATH_FUNCTIONS,
@@ -166,16 +167,7 @@ def _init_llvm():
 
 
 def _opt_level_from_env() -> int:
-    text = os.environ.get("ROCARRAY_HOST_OPT")
-    if not text:
-        return DEFAULT_OPT_LEVEL
-    try:
-        level = int(text)
-    except ValueError:
-        level = -1
-    if level not in PIPELINES:
-        raise ValueError(f"ROCARRAY_HOST_OPT={text!r}: expected one of {sorted(PIPELINES)}")
-    return level
+    return _settings.HOST_OPT.get()  # (its default is DEFAULT_OPT_LEVEL; levels: PIPELINES)
 
 
 class HostTarget(Target):
@@ -199,7 +191,7 @@ class HostTarget(Target):
         #: whether first calls run a quick tier (``quick_tier``); ``ROCARRAY_TIERED`` is
         #: read when the target is made, as ``ROCARRAY_HOST_OPT`` is (an environment look-up
         #: at every kernel load cost a disk hit's first call ~2-4 %)
-        self.tiered = os.environ.get("ROCARRAY_TIERED", "1") != "0"
+        self.tiered = _settings.TIERED.get()
         self._machines: dict = {}
         self._data_layout: str | None = None
         self._cache_key: tuple | None = None
@@ -374,7 +366,7 @@ class HostTarget(Target):
         pipeline = self.pipeline
         t0 = time.perf_counter()
         mod = parse_module(text, self)
-        if self.verify_ir or os.environ.get("ROCARRAY_VERIFY_IR") == "1":
+        if self.verify_ir or _settings.VERIFY_IR.get():
             mod.verify()
         t1 = time.perf_counter()
         if pipeline != "inline" or "alwaysinline" in text:  # else nothing to inline
@@ -878,7 +870,7 @@ def _the_mapper() -> "_Mapper | None":
     if not _mapper:
         with _map_lock:
             if not _mapper:
-                use = os.name == "posix" and os.environ.get("ROCARRAY_HOST_LOADER") != "mcjit"
+                use = os.name == "posix" and _settings.HOST_LOADER.get() != "mcjit"
                 _mapper.append(_Mapper() if use else None)
     return _mapper[0]
 

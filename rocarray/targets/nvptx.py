@@ -23,6 +23,7 @@ import sys
 
 from llvmlite import ir
 
+from .. import _settings
 from .base import (
     LLVM_LOCK,
     MATH_FUNCTIONS,
@@ -97,11 +98,16 @@ def find_libdevice() -> str | None:
     """Path of ``libdevice.10.bc``: env ``ROCARRAY_LIBDEVICE`` (the file or its folder),
     then ``$CUDA_HOME`` / ``$CUDA_PATH``, /usr/local/cuda*, /opt/cuda, then NVIDIA's
     wheels (``nvidia-nvvm`` for CUDA 13)."""
-    explicit = os.environ.get("ROCARRAY_LIBDEVICE")
-    candidates = []
-    if explicit:
-        candidates.append(explicit)
-    candidates += [os.path.join(r, "nvvm", "libdevice") for r in _cuda_roots() + _wheel_roots()]
+    explicit = _settings.LIBDEVICE.get()
+    if explicit:  # asked for by name: that one, or an error (never another one instead)
+        if os.path.isfile(explicit):
+            return explicit
+        found = sorted(glob.glob(os.path.join(explicit, "libdevice*.bc")))
+        if found:
+            return found[-1]
+        raise _settings.LIBDEVICE.invalid(
+            explicit, "a folder without libdevice*.bc" if os.path.isdir(explicit) else "no such file")
+    candidates = [os.path.join(r, "nvvm", "libdevice") for r in _cuda_roots() + _wheel_roots()]
     for path in candidates:
         if os.path.isfile(path):
             return path
@@ -114,9 +120,11 @@ def find_libdevice() -> str | None:
 def find_ptxas() -> str | None:
     """Path of ``ptxas``: env ``ROCARRAY_PTXAS``, the toolkit directories, ``PATH``,
     then the ``nvidia-cuda-nvcc`` wheel."""
-    explicit = os.environ.get("ROCARRAY_PTXAS")
-    if explicit:
-        return explicit if os.access(explicit, os.X_OK) else None
+    explicit = _settings.PTXAS.get()
+    if explicit:  # asked for by name: that one, or an error (never another one instead)
+        if os.path.isfile(explicit) and os.access(explicit, os.X_OK):
+            return explicit
+        raise _settings.PTXAS.invalid(explicit, "not an executable file")
     for root in _cuda_roots()[:1]:
         path = os.path.join(root, "bin", "ptxas")
         if os.access(path, os.X_OK):
@@ -208,14 +216,16 @@ class NVPTXTarget(Target):
         # The PTX assembler (ptxas / nvJitLink / the driver) optimises at -O3 itself, so
         # LLVM only inlines and cleans up by default (see docs/benchmarks.md).
         if opt_level is None:
-            opt_level = int(os.environ.get("ROCARRAY_NVPTX_OPT", "0"))
+            opt_level = _settings.NVPTX_OPT.get()
         self.opt_level = opt_level
         #: optimisation level handed to ptxas / nvJitLink (the quick tier uses 0)
         self.assembler_opt = 3
         # Default: a cubin made here (nvJitLink, else ptxas), which the disk cache keeps and
         # which loads in ~0.3 ms; "ptx" hands PTX to the driver's JIT instead.  See
         # docs/benchmarks.md for the measurements behind the choice.
-        choice = assembler or os.environ.get("ROCARRAY_PTX_ASSEMBLER") or None
+        choice = assembler or _settings.PTX_ASSEMBLER.get()
+        if choice == "auto":
+            choice = None
         if choice not in (None, "nvjitlink", "ptxas", "ptx"):
             raise ValueError(f"NVPTXTarget: assembler {choice!r} is not 'nvjitlink', 'ptxas' or 'ptx'")
         self._assembler_choice = choice
@@ -293,7 +303,7 @@ class NVPTXTarget(Target):
         nvJitLink's (~25 ms even at -O0); the full kernel -- vector path, a cubin from the
         assembler at -O3, kept on disk -- is compiled in the background once the kernel
         proves hot.  None with ``ROCARRAY_TIERED=0``."""
-        if os.environ.get("ROCARRAY_TIERED", "1") == "0" or self.simple_loops:
+        if not _settings.TIERED.get() or self.simple_loops:
             return None
         q = getattr(self, "_quick", None)
         if q is None:
