@@ -27,6 +27,7 @@ from .targets import target_for
 from ._array_object import Array, _c_strides
 from ._buffer import Buffer
 from .targets.base import MAX_DIMS
+from .targets.codeobject import EM_CUDA, check_elf
 from . import _interpreter
 
 _new = object.__new__
@@ -597,6 +598,12 @@ def _host_row_driver(kernel: LoadedKernel):
     return _row_driver[0]
 
 
+def _check_cubin(data: bytes) -> None:
+    """A cubin from the disk cache (the driver's of some PTX): a sound NVIDIA ELF file,
+    or ValueError (then a miss: the PTX is loaded and assembled again)."""
+    check_elf(data, machine=EM_CUDA, what="cubin")
+
+
 def _load_image(rt, index: int, image: bytes, target):
     """``rt.load_module`` of ``target``'s bytes, with the JIT level the target asks for.
 
@@ -614,7 +621,7 @@ def _load_image(rt, index: int, image: bytes, target):
     if assembler is None:
         return rt.load_module(index, image, jit_opt)
     key = f"cubin|{assembler!r}|O{jit_opt}|{hashlib.blake2b(image, digest_size=20).hexdigest()}"
-    cubin = disk.get(key)
+    cubin = disk.get(key, check=_check_cubin)
     if cubin is not None:
         return rt.load_module(index, cubin)
     module = rt.load_module(index, image, jit_opt)

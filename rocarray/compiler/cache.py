@@ -134,13 +134,23 @@ class CompileCache:
         """One read of the disk entry holding ``target``'s code for ``key``: that code, or
         the quick tier ``quick``'s (``quick.tier_of`` is ``target``), with its tier."""
         disk_key, name, tag = _entry(target, key)
-        payload = self.disk.get(disk_key, name)
+        quick_tag = None if quick is None else _target_digest(quick)[1]
+
+        def check(payload: bytes) -> None:
+            # the code checked by the tier that compiled it (``Target.check_binary``):
+            # bytes that are not what the tag says are a corrupt entry -- a miss
+            found = payload[:TAG_BYTES]
+            tier = target if found == tag else quick if found == quick_tag else None
+            if tier is not None:
+                tier.check_binary(payload[TAG_BYTES:])
+
+        payload = self.disk.get(disk_key, name, check=check)
         if payload is None:
             return None
         found = payload[:TAG_BYTES]
         if found == tag:
             return payload[TAG_BYTES:], target
-        if quick is not None and found == _target_digest(quick)[1]:
+        if quick is not None and found == quick_tag:
             return payload[TAG_BYTES:], quick
         return None  # another tier's code (a quick tier's, asked for the full one's)
 

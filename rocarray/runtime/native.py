@@ -233,7 +233,7 @@ def _image(target, disk) -> bytes:
     """The module compiled for ``target`` (the host), from ``disk`` (a ``DiskCache`` or
     None) when it is there, and written there when it was not."""
     key = disk_key(target)
-    data = None if disk is None else disk.get(key)
+    data = None if disk is None else disk.get(key, check=target.check_binary)
     if data is None:
         data = target.compile(_IR)
         if disk is not None:

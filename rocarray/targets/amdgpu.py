@@ -39,7 +39,7 @@ import threading
 from llvmlite import ir
 
 from . import hsalink
-from .codeobject import NT_AMDGPU_METADATA, pack_msgpack, unpack_msgpack
+from .codeobject import EM_AMDGPU, NT_AMDGPU_METADATA, check_elf, pack_msgpack, unpack_msgpack
 from .. import _settings
 from .base import (
     LLVM_LOCK,
@@ -389,6 +389,12 @@ def _entry_disk():
     from ..compiler.cache import default_cache
 
     return default_cache().disk
+
+
+def _check_entry_object(data: bytes) -> None:
+    """A split quick-tier entry object from the disk cache: a sound AMDGPU ELF
+    relocatable object, or ValueError (then a miss: compiled again)."""
+    check_elf(data, machine=EM_AMDGPU, elf_type=hsalink.ET_REL, what="AMDGPU entry object")
 
 
 def _ir_ref(name: str) -> str:
@@ -929,6 +935,9 @@ class AMDGPUTarget(Target):
             raise ToolchainError(f"{' '.join(command)} failed: {proc.stderr.decode(errors='replace')}")
         return out
 
+    def check_binary(self, data: bytes) -> None:
+        check_elf(data, machine=EM_AMDGPU, elf_type=hsalink.ET_DYN, what="AMDGPU code object")
+
     def compile(self, module: ir.Module | str) -> bytes:
         if self.opt_level == 0 and _quick_split_on():
             text = module if isinstance(module, str) else str(module)
@@ -1020,7 +1029,7 @@ class AMDGPUTarget(Target):
         if disk is not None:  # compiled by an earlier process
             digest = hashlib.blake2b(entry_text.encode(), digest_size=20).hexdigest()
             disk_key = f"amdgpu-quick-entry|{self.cache_key()!r}|{digest}"
-            obj = disk.get(disk_key)
+            obj = disk.get(disk_key, check=_check_entry_object)
         try:
             if obj is None:
                 mod = parse_module(entry_text, self)

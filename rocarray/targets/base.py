@@ -174,6 +174,17 @@ class Target:
         """Optimise, emit and link ``module`` (IR object or text); return loadable bytes."""
         raise NotImplementedError
 
+    def check_binary(self, data: bytes) -> None:
+        """Raise ValueError unless ``data`` has the structure of what ``compile`` returns
+        (headers, offsets and sizes inside it, the right magic and machine), so that a
+        loader or driver given it reads and writes only inside it.  The compile cache
+        calls it on every entry it reads from disk -- one whose checksum verifies may
+        still hold other bytes --; an entry that fails is a miss: compiled and written
+        again.  A structure check, cheap beside a load: it cannot tell sound machine code
+        from garbage that is laid out right.  The default refuses only nothing at all."""
+        if not data:
+            raise ValueError(f"{self.name}: no code")
+
     def cache_key(self) -> tuple:
         """Everything about the target that changes the bytes ``compile`` returns."""
         from llvmlite import binding
@@ -428,6 +439,21 @@ def gpu_optimised_module(target, text: str, convention: str, link_libraries, ign
     return mod
 
 
+def _check_bitcode(blob: bytes) -> None:
+    """A library slice from the disk cache: empty (the library lacks the function) or
+    bitcode LLVM parses; else ValueError (then a miss: cut again).  Parsed here, once per
+    slice and process, so that a damaged slice never fails a compile that links it."""
+    if not blob:
+        return
+    if blob[:4] not in (b"BC\xc0\xde", b"\xde\xc0\x17\x0b"):  # raw bitcode, its wrapper
+        raise ValueError("bitcode slice: bad magic")
+    with LLVM_LOCK:
+        try:
+            llvm_binding().parse_bitcode(blob)
+        except RuntimeError as exc:
+            raise ValueError(f"bitcode slice: {exc}") from None
+
+
 class BitcodeLibrary:
     """A device math library in LLVM bitcode (libdevice, ocml, ockl), linked in slices.
 
@@ -498,7 +524,7 @@ class BitcodeLibrary:
         left = []
         for n in names:
             key = self._disk_key(n)
-            blob = None if key is None else disk.get(key)
+            blob = None if key is None else disk.get(key, check=_check_bitcode)
             if blob is None:
                 left.append(n)
             else:

@@ -100,6 +100,7 @@ import ctypes.util
 import marshal
 import os
 import struct
+import sys
 import threading
 import time
 
@@ -388,6 +389,12 @@ class HostTarget(Target):
         self.last_timings = {"parse_ms": parse_ms, "optimise_ms": opt_ms, "emit_ms": emit_ms}
         return host_image(obj)
 
+    @staticmethod
+    def check_binary(data: bytes) -> None:
+        """``check_binary`` of the loader below: raise ValueError unless ``data`` is a
+        sound host image or object file (the compile cache checks what it reads)."""
+        check_binary(data)
+
     def emit_assembly(self, module: ir.Module | str) -> str:
         """The assembly ``compile`` would assemble (same pipeline), for inspection."""
         _init_llvm()
@@ -425,6 +432,18 @@ _SHT_PROGBITS, _SHT_SYMTAB, _SHT_RELA, _SHT_NOBITS, _SHT_REL = 1, 2, 4, 8, 9
 _SHF_WRITE, _SHF_ALLOC, _SHF_TLS = 0x1, 0x2, 0x400
 _SHN_LORESERVE = 0xFF00
 _R_X86_64_NONE, _R_X86_64_64, _R_X86_64_PC32, _R_X86_64_PLT32 = 0, 1, 2, 4
+#: bytes each relocation kind the mapper applies writes
+_RELOC_WIDTH = {_R_X86_64_64: 8, _R_X86_64_PC32: 4, _R_X86_64_PLT32: 4}
+#: ... and of the other x86-64 kinds MCJIT applies (a kind not listed: at least one byte)
+_MCJIT_RELOC_WIDTH = {**_RELOC_WIDTH, 9: 4, 10: 4, 11: 4, 24: 8, 26: 8, 41: 4, 42: 4}
+#: The strictest section alignment a kernel object may ask for, and its largest image:
+#: far beyond anything the host target emits; more is a corrupt object, not a big kernel.
+_MAX_ALIGN = 1 << 16
+_MAX_IMAGE = 1 << 30
+
+
+def _corrupt(what: str) -> ValueError:
+    return ValueError(f"corrupt host object: {what}")
 
 
 class _ElfObject:
@@ -440,12 +459,36 @@ class _ElfObject:
     __slots__ = ("sections", "symbols", "defined", "undefined", "machine")
 
     def __init__(self, data: bytes):
+        # Every offset, size and index is checked against the data before it is used:
+        # the bytes may come from a damaged cache entry whose checksum still verifies,
+        # and MCJIT (or the mapper) given a section past the end would read or write
+        # outside it.  Anything wrong is a ValueError (``_corrupt``).
+        n = len(data)
+        if n < 64 or data[:6] != _ELF64_LE:
+            raise _corrupt("not a little-endian ELF64 file")
         (shoff,) = struct.unpack_from("<Q", data, 0x28)
         (self.machine,) = struct.unpack_from("<H", data, 0x12)
         shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
         if shentsize != _SH.size:
             raise ValueError("unexpected ELF section header size")
+        if shoff > n or shnum * shentsize > n - shoff:
+            raise _corrupt(f"{shnum} section headers at {shoff} run past the end ({n} bytes)")
         self.sections = list(_SH.iter_unpack(data[shoff:shoff + shnum * shentsize]))
+        allocated = 0
+        for idx, sh in enumerate(self.sections):
+            offset, size = sh[4], sh[5]
+            if sh[1] != _SHT_NOBITS and (offset > n or size > n - offset):
+                raise _corrupt(f"section {idx} ({size} bytes at {offset}) runs past the end ({n} bytes)")
+            if sh[2] & _SHF_ALLOC:
+                align = sh[8]
+                if align & (align - 1) or align > _MAX_ALIGN:
+                    raise _corrupt(f"section {idx} aligned to {align} bytes")
+                allocated += size  # (a NOBITS section's size has no bytes in the file)
+                if allocated > _MAX_IMAGE:
+                    raise _corrupt(f"allocated sections of more than {_MAX_IMAGE} bytes")
+            if sh[1] == _SHT_RELA and (sh[6] >= shnum or sh[7] >= shnum or (sh[9] or _RELA.size) != _RELA.size
+                                       or size % _RELA.size):
+                raise _corrupt(f"relocation section {idx}: bad link, target or entry size")
         self.symbols = []
         self.defined, self.undefined = set(), set()
         for sh in self.sections:
@@ -454,18 +497,42 @@ class _ElfObject:
             offset, size, link, entsize = sh[4], sh[5], sh[6], sh[9] or _SYM.size
             if entsize != _SYM.size:
                 raise ValueError("unexpected ELF symbol size")
-            str_off = self.sections[link][4]
+            if size % entsize or link >= shnum or self.sections[link][1] == _SHT_NOBITS:
+                raise _corrupt("symbol table: bad size or string table")
+            str_off, str_end = self.sections[link][4], self.sections[link][4] + self.sections[link][5]
             append = self.symbols.append
             for st_name, st_info, _, st_shndx, st_value, _ in _SYM.iter_unpack(
                     data[offset + entsize:offset + size]):  # entry 0 is the null symbol
+                if st_shndx >= shnum and st_shndx < _SHN_LORESERVE:
+                    raise _corrupt(f"symbol of section {st_shndx} (of {shnum})")
                 bind = st_info >> 4
                 if bind in (1, 2):  # STB_GLOBAL, STB_WEAK: only their names are used
                     start = str_off + st_name
-                    name = data[start:data.index(b"\0", start)].decode("utf-8", "replace")
+                    stop = data.find(b"\0", start, str_end) if st_name < str_end - str_off else -1
+                    if stop < 0:
+                        raise _corrupt(f"symbol name at {st_name} outside its string table")
+                    name = data[start:stop].decode("utf-8", "replace")
                     (self.undefined if st_shndx == 0 else self.defined).add(name)
                 else:
                     name = ""
                 append((name, bind, st_info & 0xF, st_shndx, st_value))
+
+    def check_relocations(self, data: bytes) -> None:
+        """Raise ValueError unless every relocation of an allocated section lies inside
+        that section and names a symbol of the object (what MCJIT is given must be sound:
+        it applies them without such checks)."""
+        sections, count = self.sections, len(self.symbols)
+        widths = _MCJIT_RELOC_WIDTH if self.machine == 62 else {}  # (EM_X86_64)
+        for sh in sections:
+            if sh[1] != _SHT_RELA or not sections[sh[7]][2] & _SHF_ALLOC:
+                continue
+            target_size = sections[sh[7]][5]
+            for r_offset, r_info, _ in _RELA.iter_unpack(data[sh[4]:sh[4] + sh[5]]):
+                k, kind = r_info >> 32, r_info & 0xFFFFFFFF
+                width = 0 if kind == _R_X86_64_NONE else widths.get(kind, 1)
+                if k > count or r_offset > target_size or width > target_size - r_offset:
+                    raise _corrupt(f"relocation at {r_offset} (symbol {k} of {count}) outside its "
+                                   f"section of {target_size} bytes")
 
 
 def elf_symbols(data: bytes) -> tuple[set, set] | None:
@@ -676,7 +743,7 @@ def _plan_map(data: bytes, elf: _ElfObject) -> tuple | None:
             continue
         if flags & (_SHF_WRITE | _SHF_TLS) or sh_type not in (_SHT_PROGBITS, _SHT_NOBITS):
             return None
-        align = sh[8] or 1
+        align = sh[8] or 1  # (a power of two, at most _MAX_ALIGN: _ElfObject checked)
         align_all = max(align_all, align)
         size = -(-size // align) * align
         place[idx] = size
@@ -696,12 +763,16 @@ def _plan_map(data: bytes, elf: _ElfObject) -> tuple | None:
         target_off = place.get(sh[7])
         if target_off is None:  # relocations of an empty allocated section
             continue
+        target_size = sections[sh[7]][5]
         for r_offset, r_info, addend in _RELA.iter_unpack(data[sh[4]:sh[4] + sh[5]]):
             kind, k = r_info & 0xFFFFFFFF, r_info >> 32
             if kind == _R_X86_64_NONE:
                 continue
             if kind not in (_R_X86_64_64, _R_X86_64_PC32, _R_X86_64_PLT32):
                 return None
+            if r_offset > target_size - _RELOC_WIDTH[kind] or k > len(symbols):
+                raise _corrupt(f"relocation at {r_offset} (symbol {k} of {len(symbols)}) outside "
+                               f"its section of {target_size} bytes")
             if not k:
                 relocs.append((target_off + r_offset, kind, _ABSOLUTE, 0, addend))
                 continue
@@ -712,12 +783,18 @@ def _plan_map(data: bytes, elf: _ElfObject) -> tuple | None:
                     return None
                 relocs.append((target_off + r_offset, kind, symbol, 0, addend))
             elif shndx in place:
+                if value > sections[shndx][5]:
+                    raise _corrupt(f"relocation to offset {value} of a section of {sections[shndx][5]} bytes")
                 relocs.append((target_off + r_offset, kind, _IN_IMAGE, place[shndx] + value, addend))
             else:
                 return None
-    defined = tuple((name, place[shndx] + value)
-                    for name, bind, _, shndx, value in symbols if bind in (1, 2) and shndx in place)
-    return bytes(image), align_all, tuple(relocs), externals, defined
+    defined = []
+    for name, bind, _, shndx, value in symbols:
+        if bind in (1, 2) and shndx in place:
+            if value >= sections[shndx][5]:
+                raise _corrupt(f"symbol {name!r} at {value}, past its section of {sections[shndx][5]} bytes")
+            defined.append((name, place[shndx] + value))
+    return bytes(image), align_all, tuple(relocs), externals, tuple(defined)
 
 
 # -- host images ---------------------------------------------------------------------------
@@ -755,20 +832,76 @@ def host_image(obj: bytes) -> bytes:
     return b"".join((_IMAGE.pack(_IMAGE_MAGIC, len(encoded), len(obj)), encoded, obj))
 
 
+#: the last image ``_read_image`` read and checked, with its answer: a disk-cache hit is
+#: checked when it is read (``HostTarget.check_binary``) and loaded right after
+_last_read: list = [None]
+
+
 def _read_image(data: bytes) -> tuple[tuple, int]:
-    """(``_plan_map``'s result, where the object file starts) of host image ``data``;
-    ValueError when it cannot be read."""
+    """(``_plan_map``'s result, where the object file starts) of host image ``data``,
+    checked (``_check_plan``); ValueError when it cannot be read or is not sound."""
+    last = _last_read[0]
+    if last is not None and last[0] == data:
+        return last[1]
     if len(data) >= _IMAGE.size:
-        _, n_plan, n_obj = _IMAGE.unpack_from(data)
+        magic, n_plan, n_obj = _IMAGE.unpack_from(data)
         obj = _IMAGE.size + n_plan
-        if obj + n_obj == len(data):
+        if magic == _IMAGE_MAGIC and obj + n_obj == len(data) and data[obj:obj + 6] == _ELF64_LE:
             try:
-                image, align, relocs, externals, defined = marshal.loads(data[_IMAGE.size:obj])
+                plan = marshal.loads(data[_IMAGE.size:obj])
             except (ValueError, EOFError, TypeError):
                 pass
             else:
-                return (image, align, relocs, externals, defined), obj
+                _check_plan(plan)
+                _last_read[0] = (data, (plan, obj))
+                return plan, obj
     raise ValueError(f"host image of {len(data)} bytes: its plan cannot be read")
+
+
+def _check_plan(plan) -> None:
+    """Raise ValueError unless ``plan`` is what ``_plan_map`` makes: the types, and every
+    offset, index and size inside the image -- so that ``_Mapper.place`` writes only
+    into the image and the addresses it hands out point into it.  (The plan comes from
+    a file: a damaged entry whose checksum still verifies must not reach the mapper.)"""
+    def bad(what):
+        return ValueError(f"host image: its plan is not sound ({what})")
+
+    if type(plan) is not tuple or len(plan) != 5:
+        raise bad("not a tuple of five")
+    image, align, relocs, externals, defined = plan
+    if type(image) is not bytes or not 0 < len(image) <= _MAX_IMAGE:
+        raise bad("the image")
+    size = len(image)
+    if type(align) is not int or not 0 < align <= _MAX_ALIGN or align & (align - 1):
+        raise bad(f"alignment {align!r}")
+    if type(externals) is not tuple or type(defined) is not tuple or type(relocs) is not tuple:
+        raise bad("not tuples")
+    for name in externals:
+        if type(name) is not str:
+            raise bad("the C library names")
+    for item in defined:
+        if (type(item) is not tuple or len(item) != 2 or type(item[0]) is not str
+                or type(item[1]) is not int or not 0 <= item[1] < size):
+            raise bad(f"defined symbol {item!r}")
+    n_ext, widths, lowest, highest = len(externals), _RELOC_WIDTH, -(1 << 63), 1 << 63
+    for r in relocs:
+        if type(r) is not tuple or len(r) != 5:
+            raise bad(f"relocation {r!r}")
+        at, kind, symbol, value, addend = r
+        width = widths.get(kind)
+        if (width is None or type(at) is not int or type(symbol) is not int or type(value) is not int
+                or type(addend) is not int or not 0 <= at <= size - width or not lowest <= addend < highest):
+            raise bad(f"relocation {r!r}")
+        if symbol == _IN_IMAGE:
+            # the address it makes points into the image (PC-relative ones count from
+            # the end of their instruction: a few bytes before the target)
+            if not 0 <= value <= size or not (0 if kind == _R_X86_64_64 else -8) <= value + addend <= size:
+                raise bad(f"relocation {r!r} points outside the image")
+        elif symbol == _ABSOLUTE:
+            if value:
+                raise bad(f"relocation {r!r}")
+        elif not 0 <= symbol < n_ext:
+            raise bad(f"relocation {r!r} names symbol {symbol} of {n_ext}")
 
 
 def object_file(data: bytes) -> bytes:
@@ -836,7 +969,9 @@ def load_host_object(data: bytes) -> HostModule:
         mod = _map(data, plan)
         if mod is not None:
             return mod
-        return _load_mcjit(data, data[at:], frozenset(name for name, _ in plan[4]))
+        obj = data[at:]
+        _ElfObject(obj).check_relocations(obj)  # (MCJIT checks no offsets itself)
+        return _load_mcjit(data, obj, frozenset(name for name, _ in plan[4]))
     if len(data) >= 64 and data[:6] == _ELF64_LE:
         elf = _ElfObject(data)
         _check_resolvable(elf.undefined)
@@ -847,8 +982,35 @@ def load_host_object(data: bytes) -> HostModule:
                 mod = _map(data, plan)
                 if mod is not None:
                     return mod
+        elf.check_relocations(data)
         return _load_mcjit(data, data, elf.defined)
-    return _load_mcjit(data, data, None)
+    if data[:4] == b"\x7fELF" or not _OTHER_FORMATS:
+        raise ValueError(f"host object of {len(data)} bytes: not a host image nor a little-endian ELF64 object")
+    return _load_mcjit(data, data, None)  # (Mach-O, COFF: MCJIT reads those itself)
+
+
+#: Whether this system's objects are other than ELF (MCJIT then reads what ``compile``
+#: emits, unchecked: this loader knows ELF only)
+_OTHER_FORMATS = sys.platform == "darwin" or os.name == "nt"
+
+
+def check_binary(data: bytes) -> None:
+    """Raise ValueError unless ``data`` is what ``HostTarget.compile`` returns, sound
+    enough to load: a host image whose plan checks (``_read_image``) -- and, where
+    MCJIT loads every object, whose object does too --, or an ELF object whose
+    headers, sections, symbols and relocations lie inside it.  (An image the mapper
+    cannot place after all goes to MCJIT, its object checked then: a damaged one is a
+    ValueError of that load, not a miss.)"""
+    if data[:8] == _IMAGE_MAGIC:
+        plan, at = _read_image(data)
+        mapper = _the_mapper()
+        if mapper is None or not mapper.usable:  # MCJIT will load the object inside it
+            obj = data[at:]
+            _ElfObject(obj).check_relocations(obj)
+    elif len(data) >= 64 and data[:6] == _ELF64_LE:
+        _ElfObject(data).check_relocations(data)
+    elif data[:4] == b"\x7fELF" or not _OTHER_FORMATS or not data:
+        raise ValueError(f"host object of {len(data)} bytes: not a host image nor a little-endian ELF64 object")
 
 
 def _check_resolvable(names) -> None:

@@ -24,6 +24,7 @@ import sys
 from llvmlite import ir
 
 from .. import _settings
+from .codeobject import EM_CUDA, check_elf
 from .base import (
     LLVM_LOCK,
     MATH_FUNCTIONS,
@@ -473,6 +474,22 @@ class NVPTXTarget(Target):
 
     def compile(self, module: ir.Module | str) -> bytes:
         return self.assemble(self.emit_ptx(module))
+
+    def check_binary(self, data: bytes) -> None:
+        if self.binary_kind == "ptx":
+            check_ptx(data)
+        else:
+            check_elf(data, machine=EM_CUDA, what="cubin")
+
+
+def check_ptx(data: bytes) -> None:
+    """Raise ValueError unless ``data`` is PTX text as ``emit_ptx`` writes it: ASCII,
+    no NUL but at the end (the driver reads PTX up to one), its ``.version`` and
+    ``.target`` first."""
+    head = data[:1024]
+    if (not data.isascii() or b"\0" in data.rstrip(b"\0") or b".version " not in head
+            or b".target " not in head):
+        raise ValueError(f"PTX of {len(data)} bytes: not PTX text (ASCII with .version and .target)")
 
 
 def toolchain_info() -> dict:
