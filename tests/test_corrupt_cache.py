@@ -12,7 +12,6 @@ slices) are checked in this process: they reach no driver here.
 
 from __future__ import annotations
 
-import marshal
 import os
 import random
 import shutil
@@ -102,16 +101,42 @@ def _object_of(corrupt):
 
 
 def _split(image):
-    _, n_plan, n_obj = host._IMAGE.unpack_from(image)
-    return list(marshal.loads(image[16:16 + n_plan])), image[16 + n_plan:]
+    """[the plan's parts], the object of a host image (the plan read, not checked)."""
+    _, n_plan, _ = host._IMAGE.unpack_from(image)
+    return list(host._decode_plan(image, 16, 16 + n_plan)), image[16 + n_plan:]
 
 
 def _join(plan, obj):
-    return _join_encoded(marshal.dumps(tuple(plan), 4), obj)
+    return _join_encoded(host._encode_plan(tuple(plan)), obj)
 
 
 def _join_encoded(encoded, obj):
     return host._IMAGE.pack(host._IMAGE_MAGIC, len(encoded), len(obj)) + encoded + obj
+
+
+def _count(index, value):
+    """The image with count ``index`` of its plan's header (``host._PLAN_COUNTS``: image
+    bytes, alignment, relocations, C library names, defined names, name bytes) set to
+    ``value(count)``, nothing else changed."""
+    def corrupt(image):
+        out = bytearray(image)
+        at = 16 + 4 * index
+        struct.pack_into("<I", out, at, value(struct.unpack_from("<I", out, at)[0]) & 0xFFFFFFFF)
+        return bytes(out)
+    return corrupt
+
+
+def _names(edit):
+    """The image with the bytes of its plan's names changed by ``edit(names)`` (the same
+    length)."""
+    def corrupt(image):
+        _, n_plan, _ = host._IMAGE.unpack_from(image)
+        n_names = struct.unpack_from("<I", image, 16 + 20)[0]
+        end = 16 + n_plan
+        names = edit(image[end - n_names:end])
+        assert len(names) == n_names
+        return image[:end - n_names] + names + image[end:]
+    return corrupt
 
 
 def _with_reloc(image, change):
@@ -197,42 +222,45 @@ _IMAGE_CASES = {
     "garbage after the magic": _garbage_after_magic,
     "empty": lambda image: b"",
     "not an image": lambda image: b"\x00" * 100,
+    "the format before": lambda image: b"RKHOSTv2" + image[8:],
     "cut short": lambda image: image[: len(image) // 2],
     "plan length past the end": lambda image: image[:8] + struct.pack("<I", 0xFFFFFFF0) + image[12:],
+    "plan length short": lambda image: image[:8] + struct.pack("<I", 10) + image[12:],
     "plan bytes garbage": lambda image: image[:16] + bytes(b ^ 0x5A for b in image[16:48]) + image[48:],
-    "plan not a tuple": lambda image: _join_encoded(marshal.dumps({"a": 1}, 4), _split(image)[1]),
-    "image of another type": _plan_field(0, "not bytes"),
+    "image size huge": _count(0, lambda n: 0xFFFFFFF0),
+    "image size one more": _count(0, lambda n: n + 1),
+    "relocation count huge": _count(2, lambda n: 0xFFFFFFFF),
+    "one more C library name": _count(3, lambda n: n + 1),
+    "one more defined name": _count(4, lambda n: n + 1),
+    "names' bytes past the end": _count(5, lambda n: n + 4096),
+    "names not UTF-8": _names(lambda b: b"\xff" + b[1:]),
+    "a name's end gone": _names(lambda b: b.replace(b"\0", b"_", 1)),
     "image empty": _plan_field(0, b""),
     "alignment not a power of two": _plan_field(1, 48),
-    "alignment huge": _plan_field(1, 1 << 40),
-    "alignment negative": _plan_field(1, -64),
+    "alignment huge": _plan_field(1, 1 << 31),
+    "alignment zero": _plan_field(1, 0),
     "defined symbol past the end": _plan_field(4, lambda d: tuple((n, 1 << 20) for n, _ in d)),
-    "defined symbol negative": _plan_field(4, lambda d: tuple((n, -16) for n, _ in d)),
-    "defined name not a string": _plan_field(4, lambda d: tuple((7, o) for _, o in d)),
-    "C library name not a string": _plan_field(3, lambda e: e + (42,)),
-    "relocations not a tuple": _plan_field(2, None),
+    "defined symbol at the end": _plan_field(4, lambda d: tuple((n, 1 << 63) for n, _ in d)),
     "relocation offset past the end": lambda image: _with_reloc(image, lambda rs: _first(
         rs, lambda r: True, lambda r: _set(r, at=len(_split(image)[0][0]) - 2))),
     "relocation offset huge": lambda image: _with_reloc(image, lambda rs: _first(
         rs, lambda r: True, lambda r: _set(r, at=1 << 40))),
-    "relocation offset negative": lambda image: _with_reloc(image, lambda rs: _first(
-        rs, lambda r: True, lambda r: _set(r, at=-8))),
     "relocation of an unknown kind": lambda image: _with_reloc(image, lambda rs: _first(
         rs, lambda r: True, lambda r: _set(r, kind=99))),
-    "relocation offset a float": lambda image: _with_reloc(image, lambda rs: _first(
-        rs, lambda r: True, lambda r: _set(r, at=1.5))),
+    "relocation of a negative kind": lambda image: _with_reloc(image, lambda rs: _first(
+        rs, lambda r: True, lambda r: _set(r, kind=-1))),
     "negative addend into the image": lambda image: _with_reloc(image, lambda rs: _first(
         rs, lambda r: r[2] == host._IN_IMAGE, lambda r: _set(r, addend=-(1 << 20)))),
-    "huge addend": lambda image: _with_reloc(image, lambda rs: _first(
-        rs, lambda r: True, lambda r: _set(r, addend=1 << 70))),
+    "addend past the image": lambda image: _with_reloc(image, lambda rs: _first(
+        rs, lambda r: r[2] == host._IN_IMAGE, lambda r: _set(r, addend=1 << 40))),
     "in-image value past the end": lambda image: _with_reloc(image, lambda rs: _first(
         rs, lambda r: r[2] == host._IN_IMAGE, lambda r: _set(r, value=1 << 32))),
+    "absolute relocation with a value": lambda image: _with_reloc(image, lambda rs: _first(
+        rs, lambda r: True, lambda r: _set(r, symbol=host._ABSOLUTE, value=123))),
     "bad symbol index": lambda image: _with_reloc(image, lambda rs: _first(
         rs, lambda r: r[2] >= 0, lambda r: _set(r, symbol=r[2] + 1000))),
     "negative symbol index": lambda image: _with_reloc(image, lambda rs: _first(
         rs, lambda r: True, lambda r: _set(r, symbol=-7))),
-    "relocation too short": lambda image: _with_reloc(image, lambda rs: _first(
-        rs, lambda r: True, lambda r: r[:3])),
 }
 
 #: what each case does to an ELF object: the one MCJIT gets (an object entry; with

@@ -84,9 +84,10 @@ MCJIT's ``add_object_file`` + ``finalize_object`` with the digest, engine search
 (a disk-cache hit's whole first call: 0.47 -> 0.30 ms median on a busy machine, A/B;
 docs/benchmarks.md).  Since then ``compile`` does the parse, once: it returns a *host
 image* (``host_image``: the layout the mapper makes of the object, then the object), so a
-disk hit's load reads the plan back (one ``marshal`` call) and copies: ``_load_image`` of
-a disk hit's first call in a fresh process went from ~97K to ~42K instructions
-(callgrind).  Objects of any other kind (writable data, other relocations, another
+disk hit's load reads the plan back (then one ``marshal`` call; now a few ``struct``
+calls, whose counts and offsets are checked: "host images" below) and copies:
+``_load_image`` of a disk hit's first call in a fresh process went from ~97K to ~42K
+instructions (callgrind).  Objects of any other kind (writable data, other relocations, another
 machine), or every object with ``ROCARRAY_HOST_LOADER=mcjit``, go to MCJIT: one
 execution engine takes many object files; MCJIT resolves names across all objects of an
 engine, so objects that define a name already present go to another engine of a small
@@ -97,7 +98,6 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import marshal
 import os
 import struct
 import sys
@@ -802,22 +802,60 @@ def _plan_map(data: bytes, elf: _ElfObject) -> tuple | None:
 # What ``HostTarget.compile`` returns (and the disk cache keeps) for an object the mapper
 # places: ``_plan_map``'s result, made once when the kernel is compiled, so that loading
 # it -- a disk-cache hit in every later process -- parses no ELF; the object itself
-# follows, for MCJIT (``ROCARRAY_HOST_LOADER=mcjit``, or no arena):
+# follows, for MCJIT (``ROCARRAY_HOST_LOADER=mcjit``, or no arena).  Little-endian:
 #
 #     offset  size  field
-#     0       8     magic  b"RKHOSTv2"
-#     8       4     P, bytes of the plan (little-endian u32)
+#     0       8     magic  b"RKHOSTv3"
+#     8       4     P, bytes of the plan (u32)
 #     12      4     O, bytes of the object file (u32)
-#     16      P     the plan: ``_plan_map``'s tuple (bytes, ints, strings and tuples of
-#                   them) in ``marshal`` format 4, which any Python 3 since 3.4 reads
+#     16      24    the plan's counts (u32 each): I bytes of the image, its alignment, R
+#                   relocations, E C library names, D defined names, N bytes of names
+#     40      I     the image
+#     ...     40*R  the relocations: offset u64, kind i64, symbol i64, value u64, addend i64
+#     ...     8*D   the defined names' offsets in the image (u64)
+#     ...     N     the E C library names, then the D defined names, each UTF-8 + NUL
 #     16+P    O     the object file
 #
-# (``marshal``: one C call reads the plan back, where a layout of our own took a dozen
-# Python steps, ~10 us of a disk hit's first call in a fresh process.  The bytes are as
-# trusted as the machine code next to them.)
+# A handful of C calls read it back (``struct``, ``bytes.split``): ~1 us of a disk hit's
+# first call.  Format 2 held the plan in ``marshal`` format, which reads garbage without
+# a bound: a damaged count made one read allocate gigabytes for seconds (and the
+# module's own documentation says it is not for data that may be erroneous).  These
+# counts are checked against the bytes before anything is made of them, and every
+# offset against the image after (``_check_plan``).
 
-_IMAGE_MAGIC = b"RKHOSTv2"
+_IMAGE_MAGIC = b"RKHOSTv3"
 _IMAGE = struct.Struct("<8sII")
+_PLAN_COUNTS = struct.Struct("<6I")
+_PLAN_RELOC = struct.Struct("<QqqQq")
+
+
+def _encode_plan(plan: tuple) -> bytes:
+    image, align, relocs, externals, defined = plan
+    names = b"".join(name.encode() + b"\0" for name in (*externals, *(name for name, _ in defined)))
+    return b"".join((
+        _PLAN_COUNTS.pack(len(image), align, len(relocs), len(externals), len(defined), len(names)),
+        image, b"".join(_PLAN_RELOC.pack(*r) for r in relocs),
+        struct.pack(f"<{len(defined)}Q", *(offset for _, offset in defined)), names))
+
+
+def _decode_plan(data: bytes, start: int, end: int) -> tuple:
+    """The plan encoded in ``data[start:end]`` (``_encode_plan``); ValueError when its
+    counts do not add up to its bytes or a name is not UTF-8."""
+    if end - start < _PLAN_COUNTS.size:
+        raise ValueError("host image: its plan is cut short")
+    n_image, align, n_relocs, n_externals, n_defined, n_names = _PLAN_COUNTS.unpack_from(data, start)
+    at_image = start + _PLAN_COUNTS.size
+    at_relocs = at_image + n_image
+    at_offsets = at_relocs + n_relocs * _PLAN_RELOC.size
+    at_names = at_offsets + 8 * n_defined
+    if at_names + n_names != end:
+        raise ValueError("host image: its plan's counts do not add up to its bytes")
+    names = data[at_names:end].decode().split("\0")  # (UnicodeDecodeError is a ValueError)
+    if len(names) != n_externals + n_defined + 1 or names[-1]:
+        raise ValueError("host image: its plan's names do not match their count")
+    offsets = struct.unpack_from(f"<{n_defined}Q", data, at_offsets)
+    return (data[at_image:at_relocs], align, tuple(_PLAN_RELOC.iter_unpack(data[at_relocs:at_offsets])),
+            tuple(names[:n_externals]), tuple(zip(names[n_externals:-1], offsets)))
 
 
 def host_image(obj: bytes) -> bytes:
@@ -828,7 +866,7 @@ def host_image(obj: bytes) -> bytes:
     plan = _plan_map(obj, _ElfObject(obj))
     if plan is None:
         return obj
-    encoded = marshal.dumps(plan, 4)
+    encoded = _encode_plan(plan)
     return b"".join((_IMAGE.pack(_IMAGE_MAGIC, len(encoded), len(obj)), encoded, obj))
 
 
@@ -847,61 +885,46 @@ def _read_image(data: bytes) -> tuple[tuple, int]:
         magic, n_plan, n_obj = _IMAGE.unpack_from(data)
         obj = _IMAGE.size + n_plan
         if magic == _IMAGE_MAGIC and obj + n_obj == len(data) and data[obj:obj + 6] == _ELF64_LE:
-            try:
-                plan = marshal.loads(data[_IMAGE.size:obj])
-            except (ValueError, EOFError, TypeError):
-                pass
-            else:
-                _check_plan(plan)
-                _last_read[0] = (data, (plan, obj))
-                return plan, obj
+            plan = _decode_plan(data, _IMAGE.size, obj)
+            _check_plan(plan)
+            _last_read[0] = (data, (plan, obj))
+            return plan, obj
     raise ValueError(f"host image of {len(data)} bytes: its plan cannot be read")
 
 
-def _check_plan(plan) -> None:
-    """Raise ValueError unless ``plan`` is what ``_plan_map`` makes: the types, and every
-    offset, index and size inside the image -- so that ``_Mapper.place`` writes only
-    into the image and the addresses it hands out point into it.  (The plan comes from
-    a file: a damaged entry whose checksum still verifies must not reach the mapper.)"""
+def _check_plan(plan: tuple) -> None:
+    """Raise ValueError unless every offset, index and size of ``plan`` (``_plan_map``'s
+    form) lies inside its image -- so that ``_Mapper.place`` writes only into the image
+    and the addresses it hands out point into it.  (The plan comes from a file: a damaged
+    entry whose checksum still verifies must not reach the mapper.)"""
     def bad(what):
         return ValueError(f"host image: its plan is not sound ({what})")
 
-    if type(plan) is not tuple or len(plan) != 5:
-        raise bad("not a tuple of five")
     image, align, relocs, externals, defined = plan
-    if type(image) is not bytes or not 0 < len(image) <= _MAX_IMAGE:
-        raise bad("the image")
     size = len(image)
-    if type(align) is not int or not 0 < align <= _MAX_ALIGN or align & (align - 1):
-        raise bad(f"alignment {align!r}")
-    if type(externals) is not tuple or type(defined) is not tuple or type(relocs) is not tuple:
-        raise bad("not tuples")
-    for name in externals:
-        if type(name) is not str:
-            raise bad("the C library names")
-    for item in defined:
-        if (type(item) is not tuple or len(item) != 2 or type(item[0]) is not str
-                or type(item[1]) is not int or not 0 <= item[1] < size):
-            raise bad(f"defined symbol {item!r}")
-    n_ext, widths, lowest, highest = len(externals), _RELOC_WIDTH, -(1 << 63), 1 << 63
+    if not 0 < size <= _MAX_IMAGE:
+        raise bad(f"an image of {size} bytes")
+    if not 0 < align <= _MAX_ALIGN or align & (align - 1):
+        raise bad(f"alignment {align}")
+    for name, offset in defined:
+        if offset >= size:
+            raise bad(f"{name!r} at {offset}, past the image's {size} bytes")
+    n_ext, widths = len(externals), _RELOC_WIDTH
     for r in relocs:
-        if type(r) is not tuple or len(r) != 5:
-            raise bad(f"relocation {r!r}")
         at, kind, symbol, value, addend = r
         width = widths.get(kind)
-        if (width is None or type(at) is not int or type(symbol) is not int or type(value) is not int
-                or type(addend) is not int or not 0 <= at <= size - width or not lowest <= addend < highest):
-            raise bad(f"relocation {r!r}")
+        if width is None or at > size - width:
+            raise bad(f"relocation {r} outside the image's {size} bytes")
         if symbol == _IN_IMAGE:
             # the address it makes points into the image (PC-relative ones count from
             # the end of their instruction: a few bytes before the target)
-            if not 0 <= value <= size or not (0 if kind == _R_X86_64_64 else -8) <= value + addend <= size:
-                raise bad(f"relocation {r!r} points outside the image")
+            if value > size or not (0 if kind == _R_X86_64_64 else -8) <= value + addend <= size:
+                raise bad(f"relocation {r} points outside the image")
         elif symbol == _ABSOLUTE:
             if value:
-                raise bad(f"relocation {r!r}")
+                raise bad(f"relocation {r}")
         elif not 0 <= symbol < n_ext:
-            raise bad(f"relocation {r!r} names symbol {symbol} of {n_ext}")
+            raise bad(f"relocation {r} names symbol {symbol} of {n_ext}")
 
 
 def object_file(data: bytes) -> bytes:
