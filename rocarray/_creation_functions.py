@@ -238,7 +238,9 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Array:
-    if not isinstance(num, (builtins.int, np.integer)) or num < 0:
+    if not isinstance(num, (builtins.int, np.integer)) or isinstance(num, builtins.bool):
+        raise TypeError(f"linspace: num must be a non-negative integer, not {type(num).__name__}")
+    if num < 0:
         raise ValueError(f"linspace: num must be a non-negative integer, got {num!r}")
     is_complex = isinstance(start, builtins.complex) or isinstance(stop, builtins.complex)
     if dtype is None:
