@@ -273,9 +273,9 @@ def _run(plan: _Plan, args, out):
             # made by the first warm call, not by this one, often a first call)
             return plan.run_packed(args, shape, arrays[0]._size)
     elif not same:
-        from ._manipulation_functions import broadcast_shapes
+        from ._manipulation_functions import broadcast_array_shapes
 
-        shape = broadcast_shapes(*(a._shape for a in arrays))
+        shape = broadcast_array_shapes(*(a._shape for a in arrays))
     if out is None:
         out = Array._empty(shape, plan.out_dtype, kernel.device)
     elif out._shape != shape:

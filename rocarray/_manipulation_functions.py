@@ -175,7 +175,23 @@ def squeeze(x: Array, /, axis=None) -> Array:
 
 
 def broadcast_shapes(*shapes) -> tuple:
-    """The shape that arrays of the given shapes broadcast to (ValueError if none)."""
+    """The shape that arrays of the given shapes broadcast to (ValueError if none; a
+    negative or non-integer dimension is a ValueError or TypeError)."""
+    for s in shapes:
+        for d in s:
+            if d.__class__ is not int:
+                try:
+                    d = operator.index(d)
+                except TypeError:
+                    raise TypeError(f"broadcast_shapes: dimensions must be integers, got {tuple(s)!r}") from None
+            if d < 0:
+                raise ValueError(f"broadcast_shapes: negative dimensions are not allowed: shape {tuple(s)!r}")
+    return broadcast_array_shapes(*shapes)
+
+
+def broadcast_array_shapes(*shapes) -> tuple:
+    """``broadcast_shapes`` of shapes that arrays have (so: never checked again; the
+    elementwise call path's)."""
     ndim = max((len(s) for s in shapes), default=0)
     out = [1] * ndim
     for s in shapes:
@@ -185,13 +201,6 @@ def broadcast_shapes(*shapes) -> tuple:
             if d == cur or d == 1:
                 continue
             if cur == 1:
-                # (every dimension other than 1 passes here first: checked once, here)
-                try:
-                    d = operator.index(d)
-                except TypeError:
-                    raise TypeError(f"broadcast_shapes: dimensions must be integers, got {tuple(s)!r}") from None
-                if d < 0:
-                    raise ValueError(f"broadcast_shapes: negative dimensions are not allowed: shape {tuple(s)!r}")
                 out[off + i] = d
             else:
                 raise ValueError(
