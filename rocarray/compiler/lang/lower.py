@@ -744,15 +744,20 @@ class Lowerer:
         if a.t.kind == "c" and b.t.kind == "c":
             x = self.convert(a, t, node)
             y = self.convert(b, t, node)
-            if op in ("*", "/"):
-                # written in the kernel language (prelude.rk): the textbook product and
-                # Smith's quotient, guarded against overflow and underflow of their parts
-                return self.call_prelude("_cmul" if op == "*" else "_cdiv", [x, y], node)
+            if op == "/":
+                # Smith's quotient guarded against overflow and underflow of its parts,
+                # written in the kernel language (prelude.rk)
+                return self.call_prelude("_cdiv", [x, y], node)
             xr, xi = self.cparts(x)
             yr, yi = self.cparts(y)
             if op == "+":
                 return self.cmake(t, self.fadd(xr, yr), self.fadd(xi, yi))
-            return self.cmake(t, self.fsub(xr, yr), self.fsub(xi, yi))
+            if op == "-":
+                return self.cmake(t, self.fsub(xr, yr), self.fsub(xi, yi))
+            # the textbook product, as NumPy: a guard against overflowing partial products
+            # costs the vector loop more than the product itself
+            return self.cmake(t, self.fsub(self.fmul(xr, yr), self.fmul(xi, yi)),
+                              self.fadd(self.fmul(xr, yi), self.fmul(xi, yr)))
         # complex with real, as thrust::complex does it (the real part alone takes part)
         if a.t.kind == "c":
             z = self.convert(a, t, node)
