@@ -340,8 +340,10 @@ def _triangle(x, k, fname: str, lower: bool) -> Array:
     except TypeError:
         raise TypeError(f"{fname}: k must be an integer, not {type(k).__name__}") from None
     m, n = x.shape[-2:]
+    # the output first: a shape no array can have fails before the index vectors are made
+    out = Array._empty(x.shape, x.dtype, x.device)
     if x.size == 0:
-        return Array._empty(x.shape, x.dtype, x.device)
+        return out
     from ._elementwise_functions import _where, greater_equal, less_equal
     from ._manipulation_functions import reshape
 
@@ -353,7 +355,6 @@ def _triangle(x, k, fname: str, lower: bool) -> Array:
     shifted = rows + k
     mask = greater_equal(shifted, cols) if lower else less_equal(shifted, cols)
     zero = full((), 0, dtype=x.dtype, device=x.device)
-    out = Array._empty(x.shape, x.dtype, x.device)
     return _where(mask, x, zero, out=out)
 
 

@@ -1,3 +1,7 @@
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -139,3 +143,99 @@ def test_asnumpy():
     x = ra.arange(4)
     out = np.empty(4, dtype=np.int64)
     assert ra.asnumpy(x, out=out) is out and out.tolist() == [0, 1, 2, 3]
+
+
+# -- sizes no array can have, and sizes no device can give ------------------------------------
+
+_TOO_BIG = "array is too big: shape .* more than the largest possible array"
+
+
+def _run_isolated(code: str, device) -> list:
+    """Run ``code`` in a fresh interpreter (a crash there fails the test, not the run); the
+    lines it printed."""
+    env = dict(os.environ, ROCARRAY_DEVICE=str(device))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, f"exit status {r.returncode}; stderr:\n{r.stderr[-3000:]}"
+    return r.stdout.splitlines()
+
+
+def test_sizes_that_overflowed_raise_instead_of_corrupting_memory(device):
+    # these made arrays on a wrapped byte count; writing into them crashed the process
+    code = """
+import rocarray as ra
+for stmt in ("x = ra.empty(2**61); x[2**40] = 1.0",
+             "ra.full(2**61, 1.0)",
+             "x = ra.empty((2**32, 2**32)); x[1000, 1000] = 3.0",
+             "ra.empty(2**63)", "ra.empty(2**64)", "ra.empty((10**7,) * 3)", "ra.zeros((10**7,) * 3)",
+             "ra.ones((2**62, 0))", "ra.empty((0, 2**63), dtype=ra.int8)"):
+    try:
+        exec(stmt)
+    except ValueError as e:
+        print("ValueError", "array is too big" in str(e))
+    except BaseException as e:
+        print(type(e).__name__, e)
+    else:
+        print("no error")
+"""
+    assert _run_isolated(code, device) == ["ValueError True"] * 9
+
+
+_MAKERS = {
+    "empty": "ra.empty(shape, dtype=dt)",
+    "zeros": "ra.zeros(shape, dtype=dt)",
+    "ones": "ra.ones(shape, dtype=dt)",
+    "full": "ra.full(shape, 1, dtype=dt)",
+    "empty_like": "ra.empty_like(view)",
+    "full_like": "ra.full_like(view, 2)",
+    "broadcast_add": "view + 1",
+    "astype": "view.astype(ra.complex128)",
+    "asarray_copy": "ra.asarray(view, copy=True)",
+    "tile": "ra.tile(ra.ones(2, dtype=dt), shape)",
+    "repeat": "ra.repeat(ra.ones(2, dtype=dt), math.prod(shape) // 2 + 1)",
+    "concat": "ra.concat([view, view])",
+    "stack": "ra.stack([view, view])",
+    "tril": "ra.tril(ra.reshape(view, (-1, shape[-1])) if len(shape) > 1 else ra.broadcast_to(view[:1], (2**33, 2**33)))",
+    "matmul": "ra.matmul(ra.broadcast_to(ra.ones((), dtype=dt), (2**33, 1)), ra.broadcast_to(ra.ones((), dtype=dt), (1, 2**33)))",
+}
+
+
+def test_creation_rejects_shapes_no_array_can_have(device):
+    # every creation function and every op that allocates: a ValueError, never an array (run
+    # apart: before the check, writing into such an array corrupted memory)
+    code = f"""
+import math
+import numpy as np
+import rocarray as ra
+for dt in (ra.int8, ra.float32, ra.complex128):
+    itemsize = np.dtype(dt).itemsize
+    for shape in ((2**63 // itemsize + 1,), (2**32, 2**32), (2**21,) * 3):
+        view = ra.broadcast_to(ra.ones((), dtype=dt), shape)  # a view needs no memory
+        for name, stmt in {_MAKERS!r}.items():
+            try:
+                eval(stmt)
+            except ValueError as e:
+                print(name, "too big" if "array is too big: shape" in str(e) else e)
+            except BaseException as e:
+                print(name, type(e).__name__, e)
+            else:
+                print(name, "no error")
+"""
+    lines = _run_isolated(code, device)
+    assert lines == [f"{name} too big" for name in _MAKERS] * 9
+
+
+def test_sizes_beyond_the_memory_raise_memory_error(device):
+    # a byte count that fits ssize_t but no device has: the allocator's MemoryError
+    for shape, dtype in (((2**59,), ra.float64), ((2**63 - 1,), ra.int8), ((2**31, 2**31), ra.int8)):
+        with pytest.raises(MemoryError, match="out of memory allocating"):
+            ra.empty(shape, dtype=dtype, device=device)
+    with pytest.raises(MemoryError, match="out of memory allocating"):
+        ra.broadcast_to(ra.ones((), device=device), (2**59,)) + 1.0
+
+
+def test_negative_dimensions_name_the_shape():
+    for shape in (-1, (3, -2), (0, -1, 4)):
+        with pytest.raises(ValueError, match=r"negative dimensions are not allowed: shape \("):
+            ra.empty(shape)
+        with pytest.raises(ValueError, match=r"negative dimensions"):
+            ra.full(shape, 1.0)
