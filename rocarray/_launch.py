@@ -10,6 +10,7 @@ per kernel and hands them to the runtime.
 from __future__ import annotations
 
 import hashlib
+import math
 import struct
 import threading
 import time
@@ -41,21 +42,89 @@ def _scalar_code(dtype) -> str:
     return _SCALAR_CODES["b" if dtype.kind == "b" else f"{dtype.kind}{dtype.itemsize}"]
 
 
+class ScalarOutOfRange(OverflowError):
+    """A Python int that its parameter's integer type cannot hold (NumPy 2's OverflowError);
+    ``value`` and ``dtype`` say which (a comparison answers it exactly instead: see
+    ``rocarray._elementwise``)."""
+
+    def __init__(self, message: str, value: int, dtype: np.dtype):
+        super().__init__(message)
+        self.value = value
+        self.dtype = dtype
+
+
+def _integer_fields(dtype: np.dtype):
+    info = np.iinfo(dtype)
+    lo, hi = int(info.min), int(info.max)
+
+    def fields(value, name: str) -> tuple:
+        if lo <= value <= hi:
+            return (int(value),)
+        raise ScalarOutOfRange(f"{name}: Python integer {value} out of bounds for {dtype}", value, dtype)
+    return fields
+
+
+def _float_fields(dtype: np.dtype):
+    """Python float -> a float that packs in ``dtype``'s format, rounded as NumPy converts
+    it: a magnitude that rounds past the largest finite value is infinity (``struct``
+    raises there instead)."""
+    info = np.finfo(dtype)
+    # the midpoint between the largest finite value and the next power of two: from there
+    # on, round-to-nearest-even gives infinity (the largest value's last bit is odd)
+    limit = float(info.max) + 2.0 ** (int(info.maxexp) - int(info.nmant) - 2)
+
+    def saturate(v: float) -> float:
+        return v if not (v >= limit or v <= -limit) else math.copysign(math.inf, v)
+
+    if dtype.kind == "c":
+        def fields(value, name: str) -> tuple:
+            v = complex(value)
+            re, im = v.real, v.imag
+            if -limit < re < limit and -limit < im < limit:
+                return (re, im)
+            return (saturate(re), saturate(im))
+    else:
+        def fields(value, name: str) -> tuple:
+            v = float(value)
+            if -limit < v < limit:
+                return (v,)
+            return (saturate(v),)  # (NaN and infinities too: saturate keeps them)
+    return fields
+
+
+def _float64_fields(value, name: str) -> tuple:
+    return (float(value),)
+
+
+def _complex128_fields(value, name: str) -> tuple:
+    v = complex(value)
+    return (v.real, v.imag)
+
+
+def _bool_fields(value, name: str) -> tuple:
+    return (bool(value),)
+
+
+#: NumPy scalar type -> its converter ``(value, name) -> packed fields``
+SCALAR_CONVERTERS = {
+    np.bool_: _bool_fields,
+    **{np.dtype(t).type: _integer_fields(np.dtype(t)) for t in
+       ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")},
+    np.float16: _float_fields(np.dtype("float16")),
+    np.float32: _float_fields(np.dtype("float32")),
+    np.float64: _float64_fields,
+    np.complex64: _float_fields(np.dtype("complex64")),
+    np.complex128: _complex128_fields,
+}
+
+
 def scalar_fields(value, np_type, name: str) -> tuple:
     """The packed fields of a Python scalar passed as a kernel's scalar parameter of NumPy
-    type ``np_type``: ``(bool,)``, ``(int,)``, ``(float,)`` or ``(real, imag)``; an
-    integer the type cannot hold is an OverflowError, as in NumPy (``name`` says whose)."""
-    if np_type is np.bool_:
-        return (bool(value),)
-    if issubclass(np_type, np.integer):
-        info = np.iinfo(np_type)
-        if not info.min <= value <= info.max:
-            raise OverflowError(f"{name}: Python integer {value} out of bounds for {np.dtype(np_type)}")
-        return (int(value),)
-    if issubclass(np_type, np.complexfloating):
-        v = complex(value)
-        return (v.real, v.imag)
-    return (float(value),)
+    type ``np_type``: ``(bool,)``, ``(int,)``, ``(float,)`` or ``(real, imag)``, converted
+    as NumPy converts a Python scalar to that type (NEP 50): a float past the type's range
+    is infinity; an integer the type cannot hold is a ``ScalarOutOfRange`` (an
+    OverflowError, as in NumPy; ``name`` says whose)."""
+    return SCALAR_CONVERTERS[np_type](value, name)
 
 
 def pack_format(operands) -> struct.Struct:
@@ -175,13 +244,14 @@ class ContiguousRunner:
         # the packed word of each value (the area's layout): every field a 64-bit word
         self.in_words = tuple([p + 1 for p in positions[:-1]])
         self.out_word = self.out_position + 1
-        #: per input: None for an array, else (its NumPy scalar type, the ``struct`` that
-        #: writes it into its word(s)); None when every input is an array
+        #: per input: None for an array, else (the converter of its NumPy scalar type, the
+        #: ``struct`` that writes it into its word(s)); None when every input is an array
         self.scalars = None
         kinds = [op.kind for op in operands]
         if "scalar" in kinds:
             self.scalars = tuple(
-                (scalar_types[k], struct.Struct("<" + _scalar_code(op.dtype))) if op.kind == "scalar" else None
+                (SCALAR_CONVERTERS[scalar_types[k]], struct.Struct("<" + _scalar_code(op.dtype)))
+                if op.kind == "scalar" else None
                 for k, op in enumerate(operands[:-1]))
         #: the words of a binary op's two array inputs (the common case, unrolled), else None
         self.pair = self.in_words if len(self.in_words) == 2 and self.scalars is None else None
@@ -210,7 +280,7 @@ class ContiguousRunner:
             if scalar is None:
                 words[w] = a._buf.ptr + a._offset
             else:
-                scalar[1].pack_into(raw, 8 * w, *scalar_fields(a, scalar[0], self.name))
+                scalar[1].pack_into(raw, 8 * w, *scalar[0](a, self.name))
 
     def __call__(self, arrays, shape: tuple, n: int):
         if n < self.direct_below:
@@ -304,7 +374,7 @@ class ContiguousRunner:
                 if scalar is None:
                     values[pos] = a._buf.ptr + a._offset
                 else:
-                    fields = scalar_fields(a, scalar[0], self.name)
+                    fields = scalar[0](a, self.name)
                     values[pos:pos + len(fields)] = fields
         values[self.out_position] = buf.ptr
         self.kernel.launch(n, values)
