@@ -41,6 +41,22 @@ def _ctype(dt: np.dtype) -> np.dtype:
 _MIXED_INTEGERS = "int64,uint64"
 
 
+def _float_loop(tokens, promoted: np.dtype) -> np.dtype:
+    """The float loop dtype of integer and bool inputs whose promotion is ``promoted``
+    (NumPy's choice): the smallest float every input array converts to safely, each on its
+    own, not the float of their promotion: ``atan2(int8, uint8)`` is float16 (their
+    promotion, int16, would be float32).  With a Python scalar, the promotion counts as
+    an input too (an int is weak beside an integer array, int64 beside a bool one)."""
+    t = _dtypes.float16
+    scalars = False
+    for x in tokens:
+        if isinstance(x, np.dtype):
+            t = np.promote_types(t, x)
+        else:
+            scalars = True
+    return np.promote_types(t, promoted) if scalars else t
+
+
 def _all_integer_arrays(tokens) -> bool:
     return all([isinstance(t, np.dtype) and t.kind in "biu" for t in tokens])
 
@@ -110,7 +126,7 @@ class Ufunc:
         if compute not in _OWN_LOOP_DTYPES:  # (most ops: the promotion of the inputs)
             t = _promote_mixed(tokens, name)
             if compute == "float" and t.kind in "biu":
-                t = np.promote_types(t, _dtypes.float16)
+                t = _float_loop(tokens, t)
             elif compute == "true_divide" and t.kind in "biu":
                 t = _dtypes.default_float
             loop_in = (t,) * len(tokens)

@@ -497,3 +497,26 @@ def test_python_floats_beyond_the_dtype_range_become_infinity(device, dtype, n):
             y += v
             b += v
             np.testing.assert_array_equal(y.get(), b)
+
+
+_INTEGER_AND_BOOL = [ra.bool, ra.int8, ra.int16, ra.int32, ra.int64, ra.uint8, ra.uint16, ra.uint32, ra.uint64]
+_FLOAT_BINARY = [row.name for row in _rows.values() if row.nin == 2 and row.compute == "float"]
+
+
+@pytest.mark.parametrize("name", _FLOAT_BINARY)
+def test_float_binary_functions_of_integer_pairs_take_numpys_float(device, name):
+    # the smallest float each input converts to safely (atan2(int8, uint8) is float16, not
+    # the float32 of their promotion int16); every pair, against NumPy's dtype and values
+    assert set(_FLOAT_BINARY) >= {"atan2", "hypot", "logaddexp", "copysign", "nextafter"}
+    rng = np.random.default_rng(21)
+    f, g = getattr(ra, name), np_func(name)
+    for dt1 in _INTEGER_AND_BOOL:
+        a = random_array((9,), dt1, rng, low=0 if name == "nextafter" else -20, high=20)
+        for dt2 in _INTEGER_AND_BOOL:
+            b = random_array((9,), dt2, rng, low=-20, high=20)
+            want = g(a, b)
+            got = f(ra.asarray(a, device=device), ra.asarray(b, device=device))
+            assert got.dtype == want.dtype, (dt1, dt2)
+            np.testing.assert_allclose(got.get(), want, **tolerance(want.dtype, name))
+            # a Python int is weak: the array's dtype alone decides
+            assert f(ra.asarray(a, device=device), 3).dtype == g(a, 3).dtype, dt1
