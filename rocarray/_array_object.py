@@ -35,7 +35,7 @@ def _prod(shape) -> int:
 MAX_NBYTES = (1 << 63) - 1
 
 
-def _check_size(shape: tuple, dtype: np.dtype) -> None:
+def check_size(shape: tuple, dtype: np.dtype) -> None:
     """ValueError when no array of ``shape`` and ``dtype`` can exist (its bytes, zero
     dimensions left out as NumPy does so that every stride fits, pass ``MAX_NBYTES``)."""
     nbytes = dtype.itemsize
@@ -75,7 +75,7 @@ class Array:
         size = _prod(shape)
         nbytes = size * dtype.itemsize
         if nbytes > MAX_NBYTES or not size:  # (one test on the common path)
-            _check_size(shape, dtype)
+            check_size(shape, dtype)
         return cls._on_buffer(allocate(device, nbytes), shape, size, dtype)
 
     @classmethod
