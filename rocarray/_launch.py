@@ -25,6 +25,7 @@ from .compiler.skeletons import (HOST_ROW_DRIVER, SIMPLE_LOOP_MAX_ELEMENTS, SIMP
                                  host_row_driver_text, host_row_words, host_simple_kernel_module,
                                  simple_loop_offsets_fit, vector_lanes)
 from .targets import target_for
+from ._dtypes import as_dtype, int_bounds
 from ._array_object import Array, _c_strides
 from ._buffer import Buffer
 from .targets.base import MAX_DIMS
@@ -54,8 +55,7 @@ class ScalarOutOfRange(OverflowError):
 
 
 def _integer_fields(dtype: np.dtype):
-    info = np.iinfo(dtype)
-    lo, hi = int(info.min), int(info.max)
+    lo, hi = int_bounds[dtype]
 
     def fields(value, name: str) -> tuple:
         if lo <= value <= hi:
@@ -88,7 +88,7 @@ def _float_fields(dtype: np.dtype):
             v = float(value)
             if -limit < v < limit:
                 return (v,)
-            return (saturate(v),)  # (NaN and infinities too: saturate keeps them)
+            return (saturate(v),)  # (NaN and the infinities come here too: kept as they are)
     return fields
 
 
@@ -105,17 +105,27 @@ def _bool_fields(value, name: str) -> tuple:
     return (bool(value),)
 
 
-#: NumPy scalar type -> its converter ``(value, name) -> packed fields``
-SCALAR_CONVERTERS = {
-    np.bool_: _bool_fields,
-    **{np.dtype(t).type: _integer_fields(np.dtype(t)) for t in
-       ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")},
-    np.float16: _float_fields(np.dtype("float16")),
-    np.float32: _float_fields(np.dtype("float32")),
-    np.float64: _float64_fields,
-    np.complex64: _float_fields(np.dtype("complex64")),
-    np.complex128: _complex128_fields,
-}
+class _Converters(dict):
+    """NumPy scalar type -> its converter ``(value, name) -> packed fields``, made at the
+    first look-up of a type (an alias such as ``np.longlong`` gets its dtype's)."""
+
+    def __missing__(self, np_type):
+        d = as_dtype(np.dtype(np_type))
+        if d.kind == "b":
+            fields = _bool_fields
+        elif d.kind in "iu":
+            fields = _integer_fields(d)
+        elif d.itemsize == 8 and d.kind == "f":
+            fields = _float64_fields
+        elif d.itemsize == 16:
+            fields = _complex128_fields
+        else:  # float16, float32, complex64: narrower than a Python float
+            fields = _float_fields(d)
+        self[np_type] = fields
+        return fields
+
+
+SCALAR_CONVERTERS = _Converters()
 
 
 def scalar_fields(value, np_type, name: str) -> tuple:
