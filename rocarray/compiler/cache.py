@@ -424,6 +424,25 @@ def generator_hash() -> str:
     return _generator_hash
 
 
+def support_key(target, name: str, text: str) -> str:
+    """The disk-cache key of the support module ``name`` of IR ``text`` for ``target``."""
+    return CompileCache.disk_key(target, (name, hashlib.blake2b(text.encode()).hexdigest()))
+
+
+def support_image(target, name: str, text: str, disk: DiskCache | None) -> bytes:
+    """The bytes ``target`` compiles from the IR ``text`` of the support module ``name``
+    (no kernel: rocarray's native built-ins, the host runtime helpers), from ``disk`` when
+    they are there, else compiled now and written there.  Counted nowhere: the counters
+    (``stats``) are about kernels."""
+    key = support_key(target, name, text)
+    data = None if disk is None else disk.get(key)
+    if data is None:
+        data = target.compile(text)
+        if disk is not None:
+            disk.put(key, data)
+    return data
+
+
 _default: CompileCache | None = None
 _default_lock = threading.Lock()
 

@@ -100,11 +100,13 @@ import ctypes.util
 import marshal
 import os
 import struct
+import sys
 import threading
 import time
 
 from llvmlite import ir
 
+from . import hostrt
 from .base import (
     LLVM_LOCK,
     MATH_FUNCTIONS,
@@ -112,6 +114,7 @@ from .base import (
     ToolchainError,
     declare_function,
     llvm_binding,
+    llvm_facts,
     optimise,
     parse_module,
 )
@@ -142,25 +145,51 @@ _ARITY = {**MATH_FUNCTIONS, "roundeven": 1, "fma": 3, "remainder": 2, "fdim": 2}
 
 _llvm_state: dict = {}
 
+#: The C libraries host code may call into (the math functions, memcpy / memset), opened
+#: by name: a symbol resolves in them, in rocarray's own runtime helpers (``hostrt``) or
+#: in the names registered with ``register_symbols``, never in whatever else the process
+#: happens to have loaded.
+_C_LIBRARIES = ("libm.so.6", "libc.so.6") if sys.platform.startswith("linux") else ()
+
+
+def _c_libraries() -> list:
+    """The C math and C libraries, opened by name for rocarray's resolver (once)."""
+    libraries = _llvm_state.get("libraries")
+    if libraries is None:
+        names = list(_C_LIBRARIES)
+        if not names:  # not glibc's sonames: ask the platform (slower: it may run a tool)
+            names = [n for n in (ctypes.util.find_library("m"), ctypes.util.find_library("c")) if n]
+        libraries = []
+        for name in names:
+            try:
+                libraries.append((name, ctypes.CDLL(name)))
+            except OSError:
+                continue
+        _llvm_state["libraries"] = libraries
+    return libraries
+
 
 def _init_llvm():
-    """Process-wide LLVM set-up, once: targets, options, libm visible to the JIT."""
+    """Process-wide LLVM set-up, once, when the first module is compiled or MCJIT loads
+    one: options, and the C libraries and the registered names made visible to MCJIT
+    (which resolves names through the libraries loaded "permanently")."""
     binding = llvm_binding()
-    if _llvm_state:
+    if "ready" in _llvm_state:
         return binding
     with LLVM_LOCK:
-        if _llvm_state:
+        if "ready" in _llvm_state:
             return binding
         # A debug check of assertion-enabled LLVM builds; it changes no output.
         binding.set_option("rocarray", "-verify-cfg-preserved=false")
-        # The JIT resolves undefined symbols (tanf, memcpy) through the libraries loaded
-        # "permanently"; the C math library is not among them until named.
-        for lib in (ctypes.util.find_library("m"), ctypes.util.find_library("c")):
-            if lib:
-                try:
-                    binding.load_library_permanently(lib)
-                except RuntimeError:
-                    pass
+        for option in hostrt.DIV_REM_OPTIONS:
+            binding.set_option("rocarray", option)
+        for name, _ in _c_libraries():
+            try:
+                binding.load_library_permanently(name)
+            except RuntimeError:
+                pass
+        for name, address in _registered.items():
+            binding.add_symbol(name, address)
         _llvm_state["ready"] = True
     return binding
 
@@ -187,10 +216,8 @@ class HostTarget(Target):
     binary_kind = "obj"
 
     def __init__(self, opt_level: int | None = None):
-        binding = _init_llvm()
-        self.triple = binding.get_process_triple()
-        self.cpu = binding.get_host_cpu_name()
-        self.features = binding.get_host_cpu_features().flatten()
+        facts = llvm_facts()  # without loading LLVM where it is known
+        self.triple, self.cpu, self.features = facts["triple"], facts["cpu"], facts["features"]
         self.opt_level = _opt_level_from_env() if opt_level is None else int(opt_level)
         if self.opt_level not in PIPELINES:
             raise ValueError(f"opt_level must be one of {sorted(PIPELINES)}, not {opt_level!r}")
@@ -394,7 +421,7 @@ class HostTarget(Target):
             obj = tm.emit_object(mod)
             emit_ms = (time.perf_counter() - t) * 1e3
         self.last_timings = {"parse_ms": parse_ms, "optimise_ms": opt_ms, "emit_ms": emit_ms}
-        return host_image(obj)
+        return host_image(obj, check=True)
 
     def emit_assembly(self, module: ir.Module | str) -> str:
         """The assembly ``compile`` would assemble (same pipeline), for inspection."""
@@ -751,12 +778,16 @@ _IMAGE_MAGIC = b"RKHOSTv2"
 _IMAGE = struct.Struct("<8sII")
 
 
-def host_image(obj: bytes) -> bytes:
+def host_image(obj: bytes, check: bool = False) -> bytes:
     """The host image of the object file ``obj`` (see above), or ``obj`` itself when
-    rocarray's mapper cannot place it."""
+    rocarray's mapper cannot place it.  ``check``: raise ``ToolchainError`` when it names
+    a symbol rocarray does not provide (``_check_provided``)."""
     if len(obj) < 64 or obj[:6] != _ELF64_LE:
         return obj
-    plan = _plan_map(obj, _ElfObject(obj))
+    elf = _ElfObject(obj)
+    if check:
+        _check_provided(elf)
+    plan = _plan_map(obj, elf)
     if plan is None:
         return obj
     encoded = marshal.dumps(plan, 4)
@@ -799,29 +830,82 @@ def _default_host() -> HostTarget:
     return _host_target[0]
 
 
-_symbols: dict = {}  # name -> address in the libraries loaded for the JIT
+_symbols: dict = {}  # name -> address: what ``_resolve_symbol`` found or was told
+_registered: dict = {}  # name -> address: what ``register_symbols`` was told
 
 
 def _resolve_symbol(name: str) -> int:
-    """The address of C symbol ``name`` as the JIT resolves it, 0 when none; found ones are
-    memoized (the libraries loaded for the JIT stay loaded)."""
+    """The address of C symbol ``name``, 0 when rocarray does not provide it: a name
+    registered with ``register_symbols`` (the runtime helpers once loaded, the CPython
+    API), else one the C math or C library defines.  Found ones are memoized (those
+    libraries stay loaded)."""
     addr = _symbols.get(name)
     if addr is None:
-        addr = llvm_binding().address_of_symbol(name) or 0
+        addr = 0
+        for _, library in _c_libraries():
+            try:
+                addr = ctypes.cast(library[name], ctypes.c_void_p).value or 0
+            except AttributeError:
+                continue
+            break
         if addr:
             _symbols[name] = addr
     return addr
 
 
 def register_symbols(symbols: dict) -> None:
-    """Make C names that no loaded library exports known to the loader and to MCJIT:
-    ``name -> address`` (the CPython functions ``rocarray.runtime.native`` calls).  They
-    are resolved like any other name from then on (``_resolve_symbol``)."""
-    binding = _init_llvm()
+    """Make C names that no C library defines known to the loader and to MCJIT:
+    ``name -> address`` (the runtime helpers, the CPython functions
+    ``rocarray.runtime.native`` calls).  They are resolved like any other name from then
+    on (``_resolve_symbol``)."""
     for name, address in symbols.items():
         if _symbols.get(name) != address:
-            binding.add_symbol(name, address)
-            _symbols[name] = address
+            _symbols[name] = _registered[name] = address
+            if "ready" in _llvm_state:  # else ``_init_llvm`` tells MCJIT
+                llvm_binding().add_symbol(name, address)
+
+
+_helpers_lock = threading.Lock()
+
+
+def _load_runtime_helpers() -> None:
+    """Compile (or read from the disk cache) and load ``hostrt``'s functions, and register
+    their names: once per process, when the first object that needs one is loaded."""
+    with _helpers_lock:
+        if all(name in _symbols for name in hostrt.NAMES):
+            return
+        module = load_support_module(_default_host().heavy_tier, "rocarray.targets.hostrt", hostrt.IR)
+        register_symbols({name: module.address(name) for name in hostrt.NAMES})
+
+
+def load_support_module(target, name: str, text: str) -> HostModule:
+    """The support module ``name`` (IR ``text``: no kernel, e.g. the runtime helpers or
+    the native built-ins) compiled for ``target``, through the disk cache, and loaded."""
+    from ..compiler.cache import default_cache, support_image  # the cache sits above the targets
+
+    try:
+        return load_host_object(support_image(target, name, text, default_cache().disk))
+    except ValueError:  # an image the loader cannot read: compiled again, not fatal
+        return load_host_object(target.compile(text))
+
+
+def provides(name: str) -> bool:
+    """Whether host objects may name ``name``: rocarray resolves it in every process."""
+    return name in hostrt.NAMES or name.startswith("_GLOBAL_OFFSET_TABLE_") or bool(_resolve_symbol(name))
+
+
+def _check_provided(elf: "_ElfObject") -> None:
+    """Raise ``ToolchainError`` when the object ``elf`` names a symbol rocarray does not
+    provide (``provides``): found when the object is made, not when a later process
+    loads it."""
+    missing = sorted(name for name in elf.undefined if not provides(name))
+    if missing:
+        defines = ", ".join(sorted(elf.defined)) or "nothing"
+        raise ToolchainError(
+            f"host object defining {defines} needs {', '.join(missing)}, which rocarray does not "
+            f"provide (host code may call the C math and C library functions, rocarray's runtime "
+            f"helpers {', '.join(sorted(hostrt.NAMES))} and the names rocarray registers)"
+        )
 
 
 def load_host_object(data: bytes) -> HostModule:
@@ -860,16 +944,19 @@ def load_host_object(data: bytes) -> HostModule:
 
 
 def _check_resolvable(names) -> None:
-    """Raise ``ToolchainError`` unless the C libraries loaded for the JIT define every
-    one of ``names`` (MCJIT aborts the whole process on a name it cannot resolve; most
-    kernels name none)."""
+    """Raise ``ToolchainError`` unless rocarray resolves every one of ``names``
+    (``_resolve_symbol``; MCJIT aborts the whole process on a name it cannot resolve;
+    most kernels name none), loading the runtime helpers first when one is named."""
     if not names:
         return
-    _init_llvm()
-    missing = sorted(s for s in names if not s.startswith("_GLOBAL_OFFSET_TABLE_") and not _resolve_symbol(s))
+    missing = [s for s in names if not s.startswith("_GLOBAL_OFFSET_TABLE_") and not _resolve_symbol(s)]
+    if missing and not hostrt.NAMES.isdisjoint(missing):
+        _load_runtime_helpers()
+        missing = [s for s in missing if not _resolve_symbol(s)]
     if missing:
         raise ToolchainError(
-            f"host object needs {', '.join(missing)}, which no library loaded in this process defines"
+            f"host object needs {', '.join(sorted(missing))}, which rocarray does not provide "
+            f"(not in the C math or C library, nor a name rocarray registers)"
         )
 
 

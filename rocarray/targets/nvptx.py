@@ -15,6 +15,7 @@ nvJitLink 28-85 ms, ptxas 33-83 ms; nvJitLink is ahead on the small ones.
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
 import re
 import shutil
@@ -31,6 +32,7 @@ from .base import (
     ToolchainError,
     add_string_attribute,
     declare_function,
+    disk_facts,
     gpu_optimised_module,
     llvm_binding,
     unresolved_functions,
@@ -179,6 +181,71 @@ def _prec_sqrt_reflect() -> None:
         _reflect_ready = True
 
 
+def _pick_assembler(choice: "str | None") -> tuple:
+    """How PTX becomes bytes for ``choice`` (None: the first that works of nvJitLink,
+    ptxas and the driver's JIT)."""
+    if choice in (None, "nvjitlink"):
+        nvjitlink = _nvjitlink()
+        if nvjitlink is not None:
+            return ("nvjitlink", tuple(nvjitlink.version()))
+        if choice == "nvjitlink":
+            raise ToolchainError(
+                f"nvJitLink is not usable ({_nvjitlink_state[1]}); "
+                "pip install cuda-bindings nvidia-nvjitlink"
+            )
+    if choice in (None, "ptxas"):
+        ptxas = find_ptxas()
+        if ptxas is not None:
+            return ("ptxas", ptxas, _ptxas_version(ptxas))
+        if choice == "ptxas":
+            raise ToolchainError("ptxas not found; set ROCARRAY_PTXAS or CUDA_HOME")
+    return ("ptx",)
+
+
+def _toolchain_identity() -> str:
+    """What names the installed CUDA toolchain cheaply (no import, no library load): the
+    settings that choose its parts, the toolkit and wheel directories and their times,
+    and where cuda-bindings lives."""
+    roots = _cuda_roots() + _wheel_roots()
+    bindings = [os.path.join(e or ".", "cuda", "bindings") for e in sys.path]
+    parts = [os.environ.get(v) for v in ("ROCARRAY_LIBDEVICE", "ROCARRAY_PTXAS", "PATH")]
+    for path in roots + [b for b in bindings if os.path.isdir(b)]:
+        try:
+            parts.append((path, os.stat(path).st_mtime_ns))
+        except OSError:
+            continue
+    return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
+
+
+_toolchain: dict = {}
+
+
+def _toolchain_facts() -> dict:
+    """The default assembler (``_pick_assembler(None)``) and libdevice's (path, size,
+    time), kept in the disk cache under ``_toolchain_identity`` (``disk_facts``): a
+    process whose kernels are on disk imports no nvJitLink to name their entries."""
+    if not _toolchain:
+        def compute():
+            libdevice = find_libdevice()
+            stamp = None
+            if libdevice:
+                st = os.stat(libdevice)
+                stamp = [libdevice, st.st_size, int(st.st_mtime)]
+            return {"assembler": list(_pick_assembler(None)), "libdevice": stamp}
+
+        def check(facts):
+            kind = facts["assembler"][0]
+            return kind in ("nvjitlink", "ptxas", "ptx") and (
+                facts["libdevice"] is None or len(facts["libdevice"]) == 3)
+
+        facts = disk_facts(f"nvptx-toolchain {_toolchain_identity()}", compute, check)
+        assembler = facts["assembler"]
+        if assembler[0] == "nvjitlink":  # the version as a tuple, as nvJitLink gives it
+            assembler = [assembler[0], tuple(assembler[1])]
+        _toolchain.update(facts, assembler=tuple(assembler))
+    return _toolchain
+
+
 # -- the target ------------------------------------------------------------------------------
 
 
@@ -220,6 +287,7 @@ class NVPTXTarget(Target):
             raise ValueError(f"NVPTXTarget: assembler {choice!r} is not 'nvjitlink', 'ptxas' or 'ptx'")
         self._assembler_choice = choice
         self._assembler: tuple | None = None
+        self._cache_key: tuple | None = None
         self._tm = None
 
     # -- facts ---------------------------------------------------------------------------
@@ -251,22 +319,10 @@ class NVPTXTarget(Target):
 
     def _pick_assembler(self) -> tuple:
         choice = self._assembler_choice
-        if choice in (None, "nvjitlink"):
-            nvjitlink = _nvjitlink()
-            if nvjitlink is not None:
-                return ("nvjitlink", tuple(nvjitlink.version()))
-            if choice == "nvjitlink":
-                raise ToolchainError(
-                    f"nvJitLink is not usable ({_nvjitlink_state[1]}); "
-                    "pip install cuda-bindings nvidia-nvjitlink"
-                )
-        if choice in (None, "ptxas"):
-            ptxas = find_ptxas()
-            if ptxas is not None:
-                return ("ptxas", ptxas, _ptxas_version(ptxas))
-            if choice == "ptxas":
-                raise ToolchainError("ptxas not found; set ROCARRAY_PTXAS or CUDA_HOME")
-        return ("ptx",)
+        if choice is None:  # the first that works, as the installation last said
+            return tuple(_toolchain_facts()["assembler"])
+        return _pick_assembler(choice)
+
 
     @property
     def jit_opt(self) -> "int | None":
@@ -278,13 +334,15 @@ class NVPTXTarget(Target):
         return "ptx" if self.assembler[0] == "ptx" else "cubin"
 
     def cache_key(self) -> tuple:
-        libdevice = find_libdevice()
-        stamp = None
-        if libdevice:
-            st = os.stat(libdevice)
-            stamp = (libdevice, st.st_size, int(st.st_mtime))
-        return super().cache_key() + (self.opt_level, self.assembler, self.assembler_opt,
-                                      self.simple_loops, stamp)
+        # made once per configuration: it is part of every disk look-up
+        state = (self.opt_level, self.assembler_opt, self.simple_loops, self._assembler_choice)
+        memo = self._cache_key
+        if memo is None or memo[0] != state:
+            tools = _toolchain_facts()
+            memo = self._cache_key = (state, super().cache_key() + (
+                self.opt_level, self.assembler, self.assembler_opt, self.simple_loops,
+                tools["libdevice"] and tuple(tools["libdevice"])))
+        return memo[1]
 
     @property
     def quick_tier(self) -> "NVPTXTarget | None":
