@@ -9,7 +9,10 @@ Row fields:
   compute   how the loop dtype is found: "promote" (the promotion of the inputs),
             "float" (that, made floating like NumPy: int8 -> float16, int32 -> float64),
             "true_divide" (integers and bools give float64, as NumPy's true division),
-            "bool" (inputs converted to bool)
+            "compare" ("promote", except a signed and an unsigned integer whose promotion
+            is floating, int64 with uint64: each input then converts to the 64-bit
+            integer of its kind and the body under the key "int64,uint64" compares them
+            exactly), "bool" (inputs converted to bool)
   out       "same" (the loop dtype), "bool", "real" (complex -> its real dtype)
   body      kernel-language source, or a dict from dtype-kind letters ("b", "i", "u",
             "f", "c"; several letters share a body) or a dtype name ("float16") to sources
@@ -161,6 +164,19 @@ else {
 }
 """
 
+# int64 with uint64 (either order): a negative value is below every unsigned one; two
+# non-negative values compare as uint64 (exact, where float64 would round them)
+_MIXED_COMPARE = """
+int s = in0 < 0 ? -1 : (in1 < 0 ? 1 : 0);
+out0 = s != 0 ? (s {op} 0) : ((uint64)in0 {op} (uint64)in1);
+"""
+
+
+def _comparison(name: str, op: str, accepts: str, dunder: str) -> Op:
+    return Op(name, 2, "comparison", accepts, "compare", "bool",
+              {"biufc": f"out0 = in0 {op} in1;", "int64,uint64": _MIXED_COMPARE.format(op=op)}, dunder)
+
+
 OPS = (
     # -- arithmetic ----------------------------------------------------------------------
     Op("add", 2, "arithmetic", "any", "promote", "same",
@@ -261,12 +277,12 @@ OPS = (
     Op("imag", 1, "complex", "numeric", "promote", "real", {"iuf": "out0 = 0;", "c": "out0 = imag(in0);"}),
     Op("conj", 1, "complex", "numeric", "promote", "same", {"iuf": "out0 = in0;", "c": "out0 = conj(in0);"}),
     # -- comparison ------------------------------------------------------------------------------
-    Op("equal", 2, "comparison", "any", "promote", "bool", "out0 = in0 == in1;", "__eq__"),
-    Op("not_equal", 2, "comparison", "any", "promote", "bool", "out0 = in0 != in1;", "__ne__"),
-    Op("less", 2, "comparison", "real", "promote", "bool", "out0 = in0 < in1;", "__lt__"),
-    Op("less_equal", 2, "comparison", "real", "promote", "bool", "out0 = in0 <= in1;", "__le__"),
-    Op("greater", 2, "comparison", "real", "promote", "bool", "out0 = in0 > in1;", "__gt__"),
-    Op("greater_equal", 2, "comparison", "real", "promote", "bool", "out0 = in0 >= in1;", "__ge__"),
+    _comparison("equal", "==", "any", "__eq__"),
+    _comparison("not_equal", "!=", "any", "__ne__"),
+    _comparison("less", "<", "real", "__lt__"),
+    _comparison("less_equal", "<=", "real", "__le__"),
+    _comparison("greater", ">", "real", "__gt__"),
+    _comparison("greater_equal", ">=", "real", "__ge__"),
     # -- logical ---------------------------------------------------------------------------------
     Op("logical_and", 2, "logical", "bool", "bool", "bool", "out0 = in0 && in1;"),
     Op("logical_or", 2, "logical", "bool", "bool", "bool", "out0 = in0 || in1;"),
