@@ -546,6 +546,19 @@ def test_pool_zero_bytes_and_bad_frees():
         pool.free(12345)
 
 
+def test_pool_refuses_requests_beyond_ssize_t_without_calling_the_driver():
+    # a hook takes a size_t: a larger count would reach the driver wrapped (or not at all)
+    api = FakeHooks(capacity=1 << 80)
+    pool = MemoryPool(api, label="fake:0")
+    for nbytes in (2**63, 2**64, 2**64 + 4096, 2**70):
+        with pytest.raises(MemoryError, match=r"fake:0: cannot allocate \d+ bytes: more than the largest possible allocation"):
+            pool.malloc(nbytes)
+    assert api.alloc_calls == 0
+    p = pool.malloc(2**40)  # the largest sizes below still go to the driver
+    assert api.alloc_calls == 1
+    pool.free(p)
+
+
 def test_pool_calls_activate_before_driver_calls():
     api = FakeHooks()
     seen = []
