@@ -9,7 +9,10 @@ Row fields:
   compute   how the loop dtype is found: "promote" (the promotion of the inputs),
             "float" (that, made floating like NumPy: int8 -> float16, int32 -> float64),
             "true_divide" (integers and bools give float64, as NumPy's true division),
-            "bool" (inputs converted to bool)
+            "compare" ("promote", except a signed and an unsigned integer whose promotion
+            is floating, int64 with uint64: each input then converts to the 64-bit
+            integer of its kind and the body under the key "int64,uint64" compares them
+            exactly), "bool" (inputs converted to bool)
   out       "same" (the loop dtype), "bool", "real" (complex -> its real dtype)
   body      kernel-language source, or a dict from dtype-kind letters ("b", "i", "u",
             "f", "c"; several letters share a body) or a dtype name ("float16") to sources
@@ -37,9 +40,10 @@ class Op(NamedTuple):
     dunder: str | None = None
 
 
-def _unary_math(name: str, fn: str | None = None, complex_body: str | None = None) -> Op:
-    fn = fn or name
-    body = {"f": f"out0 = {fn}(in0);", "c": complex_body or f"out0 = {fn}(in0);"}
+def _unary_math(name: str) -> Op:
+    # real and complex loops call the kernel language's function of that name (complex
+    # ones are written in rocarray/compiler/lang/prelude.rk)
+    body = {"f": f"out0 = {name}(in0);", "c": f"out0 = {name}(in0);"}
     return Op(name, 1, "transcendental", "numeric", "float", "same", body)
 
 
@@ -110,16 +114,36 @@ if (x == y) {
 """
 
 _SIGN_COMPLEX = """
-rtype a = abs(in0);
-if (isnan(real(in0)) || isnan(imag(in0))) out0 = out0_type(NAN, NAN);
-else if (a == 0) out0 = out0_type(0, 0);
-else if (isinf(a)) {
+rtype x = real(in0), y = imag(in0);
+rtype ax = fabs(x), ay = fabs(y);
+rtype hi = fmax(ax, ay), lo = fmin(ax, ay);
+if (isnan(x) || isnan(y)) out0 = out0_type(NAN, NAN);
+else if (hi == 0) out0 = out0_type(0, 0);
+else if (isinf(hi)) {
     // an infinite component dominates: the direction of the infinite parts
-    rtype re = isinf(real(in0)) ? copysign((rtype)1, real(in0)) : (rtype)0;
-    rtype im = isinf(imag(in0)) ? copysign((rtype)1, imag(in0)) : (rtype)0;
+    rtype re = isinf(x) ? copysign((rtype)1, x) : (rtype)0;
+    rtype im = isinf(y) ? copysign((rtype)1, y) : (rtype)0;
     rtype m = sqrt(re * re + im * im);
     out0 = out0_type(re / m, im / m);
-} else out0 = in0 / a;
+} else {
+    // z / |z| as (z / hi) / sqrt(1 + (lo/hi)^2): |z| itself may overflow, or be a
+    // subnormal that has lost digits
+    rtype r = lo / hi;
+    rtype m = sqrt(r * r + 1);
+    out0 = out0_type((x / hi) / m, (y / hi) / m);
+}
+"""
+
+_SQUARE_COMPLEX = """
+rtype x = real(in0), y = imag(in0);
+if (isfinite(x) && isfinite(y)) {
+    // (x - y)(x + y): the right sign and no NaN where x^2 or y^2 overflows, and
+    // accurate for |x| near |y| (x^2 - y^2 cancels)
+    rtype d = x - y, s = x + y;
+    out0 = out0_type((d == 0 || s == 0) ? (rtype)0 : d * s, (x * y) * 2);
+} else {
+    out0 = in0 * in0;  // infinities and NaNs as the product (NumPy's)
+}
 """
 
 _NEXTAFTER_HALF = """
@@ -139,6 +163,19 @@ else {
     out0 = r == 0 ? copysign(0.0f, x) : r;  // stepping onto zero keeps x's sign (C's rule)
 }
 """
+
+# int64 with uint64 (either order): a negative value is below every unsigned one; two
+# non-negative values compare as uint64 (exact, where float64 would round them)
+_MIXED_COMPARE = """
+int s = in0 < 0 ? -1 : (in1 < 0 ? 1 : 0);
+out0 = s != 0 ? (s {op} 0) : ((uint64)in0 {op} (uint64)in1);
+"""
+
+
+def _comparison(name: str, op: str, accepts: str, dunder: str) -> Op:
+    return Op(name, 2, "comparison", accepts, "compare", "bool",
+              {"biufc": f"out0 = in0 {op} in1;", "int64,uint64": _MIXED_COMPARE.format(op=op)}, dunder)
+
 
 OPS = (
     # -- arithmetic ----------------------------------------------------------------------
@@ -175,7 +212,8 @@ OPS = (
        {"iu": _POW_INT, "fc": "out0 = pow((ctype)in0, (ctype)in1);"}, "__pow__"),
     Op("negative", 1, "arithmetic", "numeric", "promote", "same", "out0 = -in0;", "__neg__"),
     Op("positive", 1, "arithmetic", "numeric", "promote", "same", "out0 = in0;", "__pos__"),
-    Op("square", 1, "arithmetic", "numeric", "promote", "same", "out0 = in0 * in0;"),
+    Op("square", 1, "arithmetic", "numeric", "promote", "same",
+       {"iuf": "out0 = in0 * in0;", "c": _SQUARE_COMPLEX}),
     Op("reciprocal", 1, "arithmetic", "floating", "float", "same", "out0 = (ctype)1 / in0;"),
     Op("abs", 1, "arithmetic", "numeric", "promote", "real", {
         "i": "out0 = in0 < 0 ? -in0 : in0;", "u": "out0 = in0;",
@@ -197,20 +235,10 @@ OPS = (
     # -- exponential, logarithmic, trigonometric, hyperbolic -------------------------------
     _unary_math("sqrt"),
     _unary_math("exp"),
-    _unary_math("expm1", complex_body="""
-        rtype x = real(in0), y = imag(in0);
-        if (isfinite(x) && isfinite(y)) {
-            // exp(z) - 1 without cancellation: expm1(x) cos(y) - 2 sin^2(y/2)
-            rtype s = sin(y / 2);
-            out0 = out0_type(expm1(x) * cos(y) - 2 * s * s, exp(x) * sin(y));
-        } else {
-            // infinities and NaNs: the special values of complex exp carry over
-            out0_type e = exp(in0);
-            out0 = out0_type(real(e) - 1, imag(e));
-        }"""),
+    _unary_math("expm1"),
     _unary_math("log"),
-    _unary_math("log1p", complex_body="out0 = log((ctype)1 + in0);"),
-    _unary_math("log2", complex_body="out0 = log(in0) * (ctype)1.4426950408889634;"),
+    _unary_math("log1p"),
+    _unary_math("log2"),
     _unary_math("log10"),
     _unary_math("sin"), _unary_math("cos"), _unary_math("tan"),
     _unary_math("asin"), _unary_math("acos"), _unary_math("atan"),
@@ -249,12 +277,12 @@ OPS = (
     Op("imag", 1, "complex", "numeric", "promote", "real", {"iuf": "out0 = 0;", "c": "out0 = imag(in0);"}),
     Op("conj", 1, "complex", "numeric", "promote", "same", {"iuf": "out0 = in0;", "c": "out0 = conj(in0);"}),
     # -- comparison ------------------------------------------------------------------------------
-    Op("equal", 2, "comparison", "any", "promote", "bool", "out0 = in0 == in1;", "__eq__"),
-    Op("not_equal", 2, "comparison", "any", "promote", "bool", "out0 = in0 != in1;", "__ne__"),
-    Op("less", 2, "comparison", "real", "promote", "bool", "out0 = in0 < in1;", "__lt__"),
-    Op("less_equal", 2, "comparison", "real", "promote", "bool", "out0 = in0 <= in1;", "__le__"),
-    Op("greater", 2, "comparison", "real", "promote", "bool", "out0 = in0 > in1;", "__gt__"),
-    Op("greater_equal", 2, "comparison", "real", "promote", "bool", "out0 = in0 >= in1;", "__ge__"),
+    _comparison("equal", "==", "any", "__eq__"),
+    _comparison("not_equal", "!=", "any", "__ne__"),
+    _comparison("less", "<", "real", "__lt__"),
+    _comparison("less_equal", "<=", "real", "__le__"),
+    _comparison("greater", ">", "real", "__gt__"),
+    _comparison("greater_equal", ">=", "real", "__ge__"),
     # -- logical ---------------------------------------------------------------------------------
     Op("logical_and", 2, "logical", "bool", "bool", "bool", "out0 = in0 && in1;"),
     Op("logical_or", 2, "logical", "bool", "bool", "bool", "out0 = in0 || in1;"),

@@ -7,6 +7,11 @@ The namespace follows the Python array API standard and CuPy's habits (``asnumpy
 __version__ = "0.1.0"
 __array_api_version__ = "2024.12"
 
+# -- settings: every ROCARRAY_* variable checked before anything reads one -------------------
+from . import _settings
+
+_settings.check_environment()
+
 # -- devices -----------------------------------------------------------------------------
 from ._device import Device, available_devices, default_device
 
@@ -167,3 +172,14 @@ from ._linear_algebra_functions import matmul, tensordot, vecdot
 # -- sorting: a stable merge sort per line, on every device -------------------------------------
 from ._sorting_functions import argsort, sort
 from ._set_functions import unique_all, unique_counts, unique_inverse, unique_values
+
+
+# -- rocarray.cache (the kernel cache, as users see it) -----------------------------------------
+def __getattr__(name):
+    # ``rocarray.cache`` after a plain ``import rocarray``, imported at its first use: the
+    # import itself stays as it was (the module is small, but nothing imports it before)
+    if name == "cache":
+        import importlib
+
+        return importlib.import_module(".cache", __name__)
+    raise AttributeError(f"module 'rocarray' has no attribute {name!r}")

@@ -30,6 +30,25 @@ def _prod(shape) -> int:
     return n
 
 
+#: The most bytes an array may span: the largest ``ssize_t`` (NumPy's limit too).  Byte
+#: strides and offsets are signed 64-bit words in every kernel and every runtime call.
+MAX_NBYTES = (1 << 63) - 1
+
+
+def check_size(shape: tuple, dtype: np.dtype) -> None:
+    """ValueError when no array of ``shape`` and ``dtype`` can exist (its bytes, zero
+    dimensions left out as NumPy does so that every stride fits, pass ``MAX_NBYTES``)."""
+    nbytes = dtype.itemsize
+    for n in shape:
+        if n:
+            nbytes *= n
+    if nbytes > MAX_NBYTES:
+        raise ValueError(
+            f"array is too big: shape {shape} of {dtype} would take {nbytes} bytes, more than "
+            f"the largest possible array ({MAX_NBYTES} bytes)"
+        )
+
+
 class Array:
     """An n-dimensional array on a device (CPU, CUDA or HIP GPU)."""
 
@@ -51,9 +70,13 @@ class Array:
 
     @classmethod
     def _empty(cls, shape: tuple, dtype: np.dtype, device: Device) -> "Array":
-        """A new C-contiguous array (uninitialised)."""
+        """A new C-contiguous array (uninitialised); ValueError for a shape no array can
+        have, MemoryError when the device cannot give the memory."""
         size = _prod(shape)
-        return cls._on_buffer(allocate(device, size * dtype.itemsize), shape, size, dtype)
+        nbytes = size * dtype.itemsize
+        if nbytes > MAX_NBYTES or not size:  # (one test on the common path)
+            check_size(shape, dtype)
+        return cls._on_buffer(allocate(device, nbytes), shape, size, dtype)
 
     @classmethod
     def _on_buffer(cls, buf: Buffer, shape: tuple, size: int, dtype: np.dtype) -> "Array":

@@ -10,7 +10,7 @@ import operator
 import numpy as np
 
 from . import _dtypes
-from ._array_object import Array
+from ._array_object import Array, check_size
 from ._device import as_device
 from ._transfer import copy_elements, copy_to_device, numpy_to_device, wrap_numpy
 
@@ -39,24 +39,83 @@ def _dtype_or_none(dtype):
 
 
 def _python_dtype(obj) -> np.dtype:
-    """The dtype the array API gives to (nested sequences of) Python scalars."""
+    """The dtype the array API gives to (nested sequences of) Python scalars; Python ints
+    past int64 follow ``_dtypes.python_int_dtype`` (uint64 where they all fit it)."""
     a = np.asarray(obj)
-    if a.dtype == object or a.dtype.kind in "US":
+    d = a.dtype
+    if d == object or d == np.float64 or d == np.uint64:
+        # NumPy's discovery with ints past int64: object (past uint64, or below int64),
+        # float64 (beside a negative or a small int: it rounds them), uint64
+        span = _int_span(obj)
+        if span is not None:  # only ints (and bools): an integer dtype, or an OverflowError
+            return _dtypes.python_int_dtype(*span, "asarray")
+        if d == object:  # ints past every dtype beside floats: the float the standard gives
+            kind = _number_kind(obj)
+            if kind is not None:
+                return _dtypes.default_complex if kind == "c" else _dtypes.default_float
+    if d == object or d.kind in "US":
         raise TypeError(
             f"asarray: cannot make an array from {type(obj).__name__} holding "
-            f"{a.dtype.kind == 'O' and 'mixed or non-numeric objects' or 'strings'}"
+            f"{d.kind == 'O' and 'mixed or non-numeric objects' or 'strings'}"
         )
-    if a.dtype == np.uint64 and _has_big_int(obj):
-        raise OverflowError("asarray: Python int out of bounds for int64")
-    return _dtypes.as_dtype(a.dtype)
+    return _dtypes.as_dtype(d)
 
 
-def _has_big_int(obj) -> bool:
-    if isinstance(obj, builtins.int):
-        return obj > np.iinfo(np.int64).max
-    if isinstance(obj, (list, tuple)):
-        return any(_has_big_int(o) for o in obj)
-    return False
+def _int_span(obj):
+    """(lowest, highest) Python int of a Python int or nested lists and tuples holding only
+    ints and bools; None without an int, or at the first element of another type (so a
+    list of floats costs one look)."""
+    lo = hi = 0
+    seen = False
+    stack = [obj]
+    while stack:
+        o = stack.pop()
+        t = type(o)
+        if t is builtins.int:
+            if not seen:
+                lo = hi = o
+                seen = True
+            elif o < lo:
+                lo = o
+            elif o > hi:
+                hi = o
+        elif t is list or t is tuple:
+            stack.extend(o)
+        elif t is not builtins.bool:
+            return None
+    return (lo, hi) if seen else None
+
+
+def _number_kind(obj):
+    """"c" or "f" for nested sequences of Python numbers holding a complex or a float; None
+    when anything else is there."""
+    kind = None
+    stack = [obj]
+    while stack:
+        o = stack.pop()
+        t = type(o)
+        if t is builtins.complex:
+            kind = "c"
+        elif t is builtins.float:
+            kind = kind or "f"
+        elif t is list or t is tuple:
+            stack.extend(o)
+        elif t is not builtins.int and t is not builtins.bool:
+            return None
+    return kind
+
+
+def _int_outside(obj, dtype: np.dtype):
+    """The first Python int in (nested sequences) ``obj`` that ``dtype`` cannot hold, or None."""
+    lo, hi = _dtypes.int_bounds[dtype]
+    stack = [obj]
+    while stack:
+        o = stack.pop()
+        if type(o) is builtins.int and not lo <= o <= hi:
+            return o
+        if type(o) is list or type(o) is tuple:
+            stack.extend(reversed(o))
+    return None
 
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
@@ -117,16 +176,19 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
         raise ValueError(
             f"asarray: converting a {type(obj).__name__} needs a copy, but copy=False"
         )
-    inferred = _python_dtype(obj)
     if dt is None:
-        dt = inferred
+        dt = _python_dtype(obj)
     elif isinstance(obj, builtins.complex) and dt.kind != "c":
         raise TypeError(f"asarray: cannot convert a complex value to {dt}")
-    if dt.kind in "iu" and isinstance(obj, builtins.int) and not isinstance(obj, builtins.bool):
-        info = np.iinfo(dt)
-        if not info.min <= obj <= info.max:
-            raise OverflowError(f"asarray: Python int {obj} out of bounds for {dt}")
-    a = np.asarray(obj, dtype=dt)
+    try:
+        a = np.asarray(obj, dtype=dt)
+    except OverflowError:
+        # (NumPy names neither the value nor the dtype past 64 bits)
+        bad = _int_outside(obj, dt) if dt.kind in "iu" else None
+        if bad is None:
+            raise
+        _dtypes.check_int_fits(bad, dt, "asarray")
+        raise
     if dev.kind == "cpu":
         return wrap_numpy(a)
     return numpy_to_device(a, dev, dt)
@@ -148,7 +210,7 @@ def _fill_dtype(fill_value) -> np.dtype:
     if isinstance(fill_value, builtins.bool):
         return _dtypes.bool
     if isinstance(fill_value, builtins.int):
-        return _dtypes.default_int
+        return _dtypes.python_int_dtype(fill_value, fill_value, "full")
     if isinstance(fill_value, builtins.float):
         return _dtypes.default_float
     if isinstance(fill_value, builtins.complex):
@@ -167,9 +229,7 @@ def full(shape, fill_value, *, dtype=None, device=None) -> Array:
     if isinstance(fill_value, builtins.complex) and dt.kind != "c":
         raise TypeError(f"full: cannot fill an array of dtype {dt} with a complex value")
     if isinstance(fill_value, builtins.int) and dt.kind in "iu" and not isinstance(fill_value, builtins.bool):
-        info = np.iinfo(dt)
-        if not info.min <= fill_value <= info.max:
-            raise OverflowError(f"full: fill_value {fill_value} out of bounds for {dt}")
+        _dtypes.check_int_fits(fill_value, dt, "full")
     out = Array._empty(_normalize_shape(shape), dt, as_device(device))
     if out.size:
         value = numpy_to_device(np.asarray(fill_value, dtype=dt), out.device)
@@ -227,18 +287,43 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
         raise ValueError("arange: step must not be zero")
     if stop is None:
         start, stop = 0, start
-    if dtype is None:
-        is_int = all(isinstance(v, (builtins.int, np.integer)) for v in (start, stop, step))
-        dt = _dtypes.default_int if is_int else _dtypes.default_float
-    else:
-        dt = _dtypes.as_dtype(dtype)
+    dt = None if dtype is None else _dtypes.as_dtype(dtype)
+    if all(isinstance(v, (builtins.int, np.integer)) for v in (start, stop, step)):
+        start, stop, step = builtins.int(start), builtins.int(stop), builtins.int(step)
+        n = max(0, -((start - stop) // step))  # exact: no float rounds a count of big ints
+        last = start + (n - 1) * step
+        lo, hi = (start, last) if step > 0 else (last, start)
+        if dt is None:
+            # the default integer dtype; uint64 for a range past int64 that fits it (NumPy
+            # gives float64 there, which rounds the values together)
+            dt = _dtypes.python_int_dtype(lo, hi, "arange") if n else _dtypes.default_int
+        if dt.kind in "iu":
+            if n and not (_dtypes.int_bounds[dt][0] <= lo and hi <= _dtypes.int_bounds[dt][1]):
+                raise OverflowError(f"arange: the values from {start} to {last} (step {step}) do not "
+                                    f"fit {dt}; its values run from {_dtypes.int_bounds[dt][0]} to "
+                                    f"{_dtypes.int_bounds[dt][1]}")
+            check_size((n,), dt)
+            return _from_host(_integer_range(start, step, n, dt), device)
+    elif dt is None:
+        dt = _dtypes.default_float
     n = max(0, math.ceil((stop - start) / step))
-    a = (start + step * np.arange(n, dtype=np.float64 if dt.kind in "fc" else np.int64)).astype(dt)
+    check_size((n,), dt)
+    a = (start + step * np.arange(n, dtype=np.float64)).astype(dt)
     return _from_host(a, device)
 
 
+def _integer_range(start: int, step: int, n: int, dt: np.dtype) -> np.ndarray:
+    """``start + k * step`` for k < n in integer dtype ``dt`` (every value checked to fit
+    it), exactly: computed modulo 2**64, where the wrapping of a large step or start
+    cancels out, then cast (a value that fits ``dt`` keeps its low bits)."""
+    words = np.arange(n, dtype=np.uint64) * np.uint64(step % 2**64) + np.uint64(start % 2**64)
+    return words.astype(dt, copy=False) if dt.kind == "u" else words.view(np.int64).astype(dt, copy=False)
+
+
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Array:
-    if not isinstance(num, (builtins.int, np.integer)) or num < 0:
+    if not isinstance(num, (builtins.int, np.integer)) or isinstance(num, builtins.bool):
+        raise TypeError(f"linspace: num must be a non-negative integer, not {type(num).__name__}")
+    if num < 0:
         raise ValueError(f"linspace: num must be a non-negative integer, got {num!r}")
     is_complex = isinstance(start, builtins.complex) or isinstance(stop, builtins.complex)
     if dtype is None:
@@ -249,8 +334,21 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
             raise TypeError(f"linspace: dtype must be a floating-point dtype, not {dt}")
         if is_complex and dt.kind != "c":
             raise TypeError(f"linspace: complex start/stop need a complex dtype, not {dt}")
+    # Python ints as floats first (NumPy takes ints past int64 as objects and fails)
+    start, stop = (_as_float(v, name, dt) for v, name in ((start, "start"), (stop, "stop")))
+    check_size((int(num),), dt)
     a = np.linspace(start, stop, int(num), endpoint=endpoint, dtype=dt)
     return _from_host(a, device)
+
+
+def _as_float(v, name: str, dt: np.dtype):
+    if not isinstance(v, builtins.int) or isinstance(v, builtins.bool):
+        return v
+    try:
+        return builtins.float(v)
+    except OverflowError:
+        raise OverflowError(f"linspace: {name} (a Python int of {v.bit_length()} bits) is too large "
+                            f"for a floating-point value (the largest {dt} is {np.finfo(dt).max})") from None
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Array:
@@ -340,8 +438,10 @@ def _triangle(x, k, fname: str, lower: bool) -> Array:
     except TypeError:
         raise TypeError(f"{fname}: k must be an integer, not {type(k).__name__}") from None
     m, n = x.shape[-2:]
+    # the output first: a shape no array can have fails before the index vectors are made
+    out = Array._empty(x.shape, x.dtype, x.device)
     if x.size == 0:
-        return Array._empty(x.shape, x.dtype, x.device)
+        return out
     from ._elementwise_functions import _where, greater_equal, less_equal
     from ._manipulation_functions import reshape
 
@@ -353,7 +453,6 @@ def _triangle(x, k, fname: str, lower: bool) -> Array:
     shifted = rows + k
     mask = greater_equal(shifted, cols) if lower else less_equal(shifted, cols)
     zero = full((), 0, dtype=x.dtype, device=x.device)
-    out = Array._empty(x.shape, x.dtype, x.device)
     return _where(mask, x, zero, out=out)
 
 

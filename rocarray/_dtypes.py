@@ -102,10 +102,43 @@ def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     return r
 
 
+# --- Python ints and the integer dtypes --------------------------------------------------
+
+#: integer dtype -> (lowest, highest) value, as Python ints
+int_bounds = {d: (builtins.int(np.iinfo(d).min), builtins.int(np.iinfo(d).max)) for d in integer_dtypes}
+
+
+def check_int_fits(value: builtins.int, dtype: np.dtype, who: str) -> None:
+    """OverflowError, naming ``value`` and ``dtype``, when the integer dtype cannot hold it."""
+    lo, hi = int_bounds[dtype]
+    if not lo <= value <= hi:
+        raise OverflowError(f"{who}: Python int {value} out of bounds for {dtype} ({lo} to {hi})")
+
+
+def python_int_dtype(lo: builtins.int, hi: builtins.int, who: str) -> np.dtype:
+    """The dtype of Python ints from ``lo`` to ``hi`` when none is asked for: the default
+    integer dtype (int64) when they fit it, else uint64 when they all fit that (NumPy's
+    choice for a non-negative int past int64); else no integer dtype holds them all:
+    OverflowError naming the values."""
+    i_lo, i_hi = int_bounds[int64]
+    if i_lo <= lo and hi <= i_hi:
+        return int64
+    u_lo, u_hi = int_bounds[uint64]
+    if u_lo <= lo and hi <= u_hi:
+        return uint64
+    if hi > u_hi or lo < i_lo:
+        what = f"Python int {hi if hi > u_hi else lo} is out of bounds for every integer dtype"
+    else:  # a negative value with one past int64
+        what = f"Python ints {lo} and {hi}: no integer dtype holds both"
+    raise OverflowError(f"{who}: {what} (int64 holds {i_lo} to {i_hi}, uint64 {u_lo} to {u_hi})")
+
+
 def as_dtype(dtype, *, argname: str = "dtype") -> np.dtype:
     """Normalise a user-given dtype to one of rocarray's dtypes, or raise TypeError."""
     if isinstance(dtype, np.dtype):
         d = dtype
+    elif dtype is None:  # (np.dtype(None) is float64: never a silent default here)
+        raise TypeError(f"{argname}=None is not a data type; use one of " + ", ".join(_by_name))
     elif dtype is builtins.bool:
         return bool
     elif dtype is builtins.int:

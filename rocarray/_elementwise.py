@@ -13,7 +13,7 @@ import numpy as np
 from . import _dtypes
 from ._array_object import Array
 from ._device import mixed_devices
-from ._launch import ContiguousRunner, KernelSpec, load, scalar_fields
+from ._launch import ContiguousRunner, KernelSpec, ScalarOutOfRange, load, scalar_fields
 from ._layout import broadcast_strides, merge_dims, pad_dims
 from .compiler.skeletons import Operand
 from .targets.base import MAX_DIMS
@@ -35,6 +35,30 @@ def _real_of(dt: np.dtype) -> np.dtype:
 
 def _ctype(dt: np.dtype) -> np.dtype:
     return _dtypes.float32 if dt == _dtypes.float16 else dt
+
+
+#: the body key of a comparison of a signed with an unsigned 64-bit integer (``compare``)
+_MIXED_INTEGERS = "int64,uint64"
+
+
+def _float_loop(tokens, promoted: np.dtype) -> np.dtype:
+    """The float loop dtype of integer and bool inputs whose promotion is ``promoted``
+    (NumPy's choice): the smallest float every input array converts to safely, each on its
+    own, not the float of their promotion: ``atan2(int8, uint8)`` is float16 (their
+    promotion, int16, would be float32).  With a Python scalar, the promotion counts as
+    an input too (an int is weak beside an integer array, int64 beside a bool one)."""
+    t = _dtypes.float16
+    scalars = False
+    for x in tokens:
+        if isinstance(x, np.dtype):
+            t = np.promote_types(t, x)
+        else:
+            scalars = True
+    return np.promote_types(t, promoted) if scalars else t
+
+
+def _all_integer_arrays(tokens) -> bool:
+    return all([isinstance(t, np.dtype) and t.kind in "biu" for t in tokens])
 
 
 def _body_for(row, dtype: np.dtype) -> str | None:
@@ -98,13 +122,19 @@ class Ufunc:
                     + ", ".join(_KIND_NAMES[k] for k in allowed) + " dtypes"
                 )
         compute = row.compute
+        mixed = None
         if compute not in _OWN_LOOP_DTYPES:  # (most ops: the promotion of the inputs)
             t = _promote_mixed(tokens, name)
             if compute == "float" and t.kind in "biu":
-                t = np.promote_types(t, _dtypes.float16)
+                t = _float_loop(tokens, t)
             elif compute == "true_divide" and t.kind in "biu":
                 t = _dtypes.default_float
             loop_in = (t,) * len(tokens)
+            if compute == "compare" and t.kind == "f" and _all_integer_arrays(tokens):
+                # int64 with uint64 (promotion: float64, which rounds): compared exactly,
+                # each input as the 64-bit integer of its kind
+                loop_in = tuple([_dtypes.uint64 if x.kind == "u" else _dtypes.int64 for x in tokens])
+                mixed = _MIXED_INTEGERS
         elif compute == "where":
             if tokens[0] is not _dtypes.bool and tokens[0] is not bool:
                 raise TypeError(f"where: condition must be a bool array, not {tokens[0]}")
@@ -131,7 +161,7 @@ class Ufunc:
             out = _real_of(t)
         else:
             out = t
-        body = _body_for(row, loop_in[-1] if compute == "where" else t)
+        body = row.body[mixed] if mixed else _body_for(row, loop_in[-1] if compute == "where" else t)
         if body is None:
             raise TypeError(f"{name}: {_KIND_NAMES[kind]} dtype {t} is not supported")
         if len(arrays) < len(tokens):  # Python scalars among the operands
@@ -164,75 +194,113 @@ class Ufunc:
 
     # -- the call -------------------------------------------------------------------------
     def __call__(self, *args, out=None):
-        if out is None and len(args) == 2:
-            # the warm path of a binary op on two contiguous arrays of one shape, or on a
-            # contiguous array and a Python scalar
-            a, b = args
-            ta, tb = type(a), type(b)
-            if ta is Array and a._contig is True:
-                if tb is Array:
-                    if b._contig is True:
-                        dev = a._buf.device
-                        if b._buf.device is dev and a._shape == b._shape:
-                            plan = self._plans.get((a._dtype, b._dtype, dev))
-                            if plan is not None:
-                                return plan.run_contiguous(args, a._shape, a._size)
-                elif tb in _PY_SCALARS:
-                    plan = self._plans.get((a._dtype, tb, a._buf.device))
+        try:
+            if out is None and len(args) == 2:
+                # the warm path of a binary op on two contiguous arrays of one shape, or on a
+                # contiguous array and a Python scalar
+                a, b = args
+                ta, tb = type(a), type(b)
+                if ta is Array and a._contig is True:
+                    if tb is Array:
+                        if b._contig is True:
+                            dev = a._buf.device
+                            if b._buf.device is dev and a._shape == b._shape:
+                                plan = self._plans.get((a._dtype, b._dtype, dev))
+                                if plan is not None:
+                                    return plan.run_contiguous(args, a._shape, a._size)
+                    elif tb in _PY_SCALARS:
+                        plan = self._plans.get((a._dtype, tb, a._buf.device))
+                        if plan is not None:
+                            return plan.run_contiguous(args, a._shape, a._size)
+                elif tb is Array and ta in _PY_SCALARS and b._contig is True:
+                    plan = self._plans.get((ta, b._dtype, b._buf.device))
+                    if plan is not None:
+                        return plan.run_contiguous(args, b._shape, b._size)
+            elif out is None and len(args) == 1:
+                a = args[0]
+                if type(a) is Array and a._contig is True:
+                    plan = self._plans.get((a._dtype, a._buf.device))
                     if plan is not None:
                         return plan.run_contiguous(args, a._shape, a._size)
-            elif tb is Array and ta in _PY_SCALARS and b._contig is True:
-                plan = self._plans.get((ta, b._dtype, b._buf.device))
-                if plan is not None:
-                    return plan.run_contiguous(args, b._shape, b._size)
-        elif out is None and len(args) == 1:
-            a = args[0]
-            if type(a) is Array and a._contig is True:
-                plan = self._plans.get((a._dtype, a._buf.device))
-                if plan is not None:
-                    return plan.run_contiguous(args, a._shape, a._size)
-        if len(args) != self.nin:
-            raise TypeError(f"{self.row.name}() takes {self.nin} positional argument(s), got {len(args)}")
-        device = None
-        tokens = []
-        for a in args:
-            if type(a) is Array:
-                tokens.append(a._dtype)
-                d = a._buf.device
-                if device is None:
-                    device = d
-                elif d is not device:
-                    raise mixed_devices(self.row.name, device, d)
-            elif type(a) in _PY_SCALARS:
-                tokens.append(type(a))
-            elif isinstance(a, Array):
-                tokens.append(a._dtype)
-                device = device or a.device
-            elif isinstance(a, (np.generic,)) and not isinstance(a, np.ndarray):
-                # NumPy scalars behave as Python scalars of their kind (weak)
-                return self(*[_py_scalar(x) if x is a else x for x in args], out=out)
-            elif hasattr(type(a), "__rocarray_ufunc__"):
-                # a tracing proxy of rocarray.fuse (rocarray/_fusion.py) records the call
-                return a.__rocarray_ufunc__(self, args, out)
+            if len(args) != self.nin:
+                raise TypeError(f"{self.row.name}() takes {self.nin} positional argument(s), got {len(args)}")
+            device = None
+            tokens = []
+            for a in args:
+                if type(a) is Array:
+                    tokens.append(a._dtype)
+                    d = a._buf.device
+                    if device is None:
+                        device = d
+                    elif d is not device:
+                        raise mixed_devices(self.row.name, device, d)
+                elif type(a) in _PY_SCALARS:
+                    tokens.append(type(a))
+                elif isinstance(a, Array):
+                    tokens.append(a._dtype)
+                    device = device or a.device
+                elif isinstance(a, (np.generic,)) and not isinstance(a, np.ndarray):
+                    # NumPy scalars behave as Python scalars of their kind (weak)
+                    return self(*[_py_scalar(x) if x is a else x for x in args], out=out)
+                elif hasattr(type(a), "__rocarray_ufunc__"):
+                    # a tracing proxy of rocarray.fuse (rocarray/_fusion.py) records the call
+                    return a.__rocarray_ufunc__(self, args, out)
+                else:
+                    raise TypeError(
+                        f"{self.row.name}: expected rocarray arrays or Python scalars, got {type(a).__name__}"
+                        + ("; convert NumPy arrays with rocarray.asarray()" if isinstance(a, np.ndarray) else "")
+                    )
+            if out is not None:
+                if not isinstance(out, Array):
+                    raise TypeError(f"{self.row.name}: out must be a rocarray array, not {type(out).__name__}")
+                if out._buf.device is not device:
+                    raise TypeError(f"{self.row.name}: out is on {out.device} but the inputs are on {device}")
+                out._check_writable(f"{self.row.name}: out")
+                key = (*tokens, device, out._dtype)
             else:
-                raise TypeError(
-                    f"{self.row.name}: expected rocarray arrays or Python scalars, got {type(a).__name__}"
-                    + ("; convert NumPy arrays with rocarray.asarray()" if isinstance(a, np.ndarray) else "")
-                )
-        if out is not None:
-            if not isinstance(out, Array):
-                raise TypeError(f"{self.row.name}: out must be a rocarray array, not {type(out).__name__}")
-            if out._buf.device is not device:
-                raise TypeError(f"{self.row.name}: out is on {out.device} but the inputs are on {device}")
-            out._check_writable(f"{self.row.name}: out")
-            key = (*tokens, device, out._dtype)
-        else:
-            key = (*tokens, device)
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = self._plan(tuple(tokens), device, None if out is None else out._dtype)
-            self._plans[key] = plan
-        return _run(plan, args, out)
+                key = (*tokens, device)
+            plan = self._plans.get(key)
+            if plan is None:
+                plan = self._plan(tuple(tokens), device, None if out is None else out._dtype)
+                self._plans[key] = plan
+            return _run(plan, args, out)
+        except ScalarOutOfRange:
+            # a Python int beyond the integer loop dtype: a comparison still has an exact
+            # answer (NumPy 2's), the same for every element; other ops raise (NEP 50)
+            if self.row.category != "comparison":
+                raise
+            return _compare_out_of_range(self.row.name, args, out)
+
+
+#: (comparison, the Python int is above every value of the loop dtype) -> the answer of
+#: ``array OP int``; the mirrored pair answers ``int OP array``
+_OUT_OF_RANGE_ANSWERS = {
+    "equal": (False, False), "not_equal": (True, True),
+    "less": (True, False), "less_equal": (True, False),
+    "greater": (False, True), "greater_equal": (False, True),
+}
+
+
+def _compare_out_of_range(name: str, args, out):
+    """``args[0] OP args[1]`` where one is a Python int that the integer loop dtype cannot
+    hold: every element compares alike (all of the loop's values lie on one side)."""
+    first, second = args
+    scalar_first = not isinstance(first, Array)
+    x, v = (second, first) if scalar_first else (first, second)
+    above = v > 0  # beyond the top of the range, else below its bottom
+    if scalar_first:  # ``v OP x`` is ``x OP' v`` with OP mirrored: above <-> below
+        above = not above
+    answer = _OUT_OF_RANGE_ANSWERS[name][0 if above else 1]
+    if out is None:
+        from ._creation_functions import full
+
+        return full(x._shape, answer, dtype=_dtypes.bool, device=x._buf.device)
+    if out._shape != x._shape:
+        raise ValueError(f"{name}: out has shape {out._shape} but the result has shape {x._shape}")
+    from ._transfer import copy_into
+
+    copy_into(out, answer)
+    return out
 
 
 def _py_scalar(x):
@@ -279,9 +347,9 @@ def _run(plan: _Plan, args, out):
             # made by the first warm call, not by this one, often a first call)
             return plan.run_packed(args, shape, arrays[0]._size)
     elif not same:
-        from ._manipulation_functions import broadcast_shapes
+        from ._manipulation_functions import broadcast_array_shapes
 
-        shape = broadcast_shapes(*(a._shape for a in arrays))
+        shape = broadcast_array_shapes(*(a._shape for a in arrays))
     if out is None:
         out = Array._empty(shape, plan.out_dtype, kernel.device)
     elif out._shape != shape:

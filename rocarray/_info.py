@@ -13,9 +13,13 @@ class __array_namespace_info__:  # noqa: N801 - the spec's name
     """What this library can do, its default dtypes and devices."""
 
     def capabilities(self) -> dict:
-        # Note: boolean-mask indexing and data-dependent output shapes (nonzero, unique)
-        # are not implemented yet.
-        return {"boolean indexing": False, "data-dependent shapes": False, "max dimensions": None}
+        """What the standard asks about (2024.12 and the 2025.12 draft define these three
+        keys): boolean-mask indexing (``x[mask]``, ``x[mask] = v``: rocarray/_indexing.py),
+        data-dependent output shapes (``nonzero``, the ``unique_*`` functions, ``repeat``
+        with array repeats: each is implemented) and the most dimensions an array may have
+        (None: any number; kernels take more than ``MAX_DIMS`` merged dimensions as several
+        launches)."""
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": None}
 
     def default_device(self):
         return default_device()

@@ -10,6 +10,7 @@ per kernel and hands them to the runtime.
 from __future__ import annotations
 
 import hashlib
+import math
 import struct
 import threading
 import time
@@ -24,9 +25,11 @@ from .compiler.skeletons import (HOST_ROW_DRIVER, SIMPLE_LOOP_MAX_ELEMENTS, SIMP
                                  host_row_driver_text, host_row_words, host_simple_kernel_module,
                                  simple_loop_offsets_fit, vector_lanes)
 from .targets import target_for
+from ._dtypes import as_dtype, int_bounds
 from ._array_object import Array, _c_strides
 from ._buffer import Buffer
 from .targets.base import MAX_DIMS
+from .targets.codeobject import EM_CUDA, check_elf
 from . import _interpreter
 
 _new = object.__new__
@@ -41,21 +44,98 @@ def _scalar_code(dtype) -> str:
     return _SCALAR_CODES["b" if dtype.kind == "b" else f"{dtype.kind}{dtype.itemsize}"]
 
 
+class ScalarOutOfRange(OverflowError):
+    """A Python int that its parameter's integer type cannot hold (NumPy 2's OverflowError);
+    ``value`` and ``dtype`` say which (a comparison answers it exactly instead: see
+    ``rocarray._elementwise``)."""
+
+    def __init__(self, message: str, value: int, dtype: np.dtype):
+        super().__init__(message)
+        self.value = value
+        self.dtype = dtype
+
+
+def _integer_fields(dtype: np.dtype):
+    lo, hi = int_bounds[dtype]
+
+    def fields(value, name: str) -> tuple:
+        if lo <= value <= hi:
+            return (int(value),)
+        raise ScalarOutOfRange(f"{name}: Python integer {value} out of bounds for {dtype}", value, dtype)
+    return fields
+
+
+def _float_fields(dtype: np.dtype):
+    """Python float -> a float that packs in ``dtype``'s format, rounded as NumPy converts
+    it: a magnitude that rounds past the largest finite value is infinity (``struct``
+    raises there instead)."""
+    info = np.finfo(dtype)
+    # the midpoint between the largest finite value and the next power of two: from there
+    # on, round-to-nearest-even gives infinity (the largest value's last bit is odd)
+    limit = float(info.max) + 2.0 ** (int(info.maxexp) - int(info.nmant) - 2)
+
+    def saturate(v: float) -> float:
+        return v if not (v >= limit or v <= -limit) else math.copysign(math.inf, v)
+
+    if dtype.kind == "c":
+        def fields(value, name: str) -> tuple:
+            v = complex(value)
+            re, im = v.real, v.imag
+            if -limit < re < limit and -limit < im < limit:
+                return (re, im)
+            return (saturate(re), saturate(im))
+    else:
+        def fields(value, name: str) -> tuple:
+            v = float(value)
+            if -limit < v < limit:
+                return (v,)
+            return (saturate(v),)  # (NaN and the infinities come here too: kept as they are)
+    return fields
+
+
+def _float64_fields(value, name: str) -> tuple:
+    return (float(value),)
+
+
+def _complex128_fields(value, name: str) -> tuple:
+    v = complex(value)
+    return (v.real, v.imag)
+
+
+def _bool_fields(value, name: str) -> tuple:
+    return (bool(value),)
+
+
+class _Converters(dict):
+    """NumPy scalar type -> its converter ``(value, name) -> packed fields``, made at the
+    first look-up of a type (an alias such as ``np.longlong`` gets its dtype's)."""
+
+    def __missing__(self, np_type):
+        d = as_dtype(np.dtype(np_type))
+        if d.kind == "b":
+            fields = _bool_fields
+        elif d.kind in "iu":
+            fields = _integer_fields(d)
+        elif d.itemsize == 8 and d.kind == "f":
+            fields = _float64_fields
+        elif d.itemsize == 16:
+            fields = _complex128_fields
+        else:  # float16, float32, complex64: narrower than a Python float
+            fields = _float_fields(d)
+        self[np_type] = fields
+        return fields
+
+
+SCALAR_CONVERTERS = _Converters()
+
+
 def scalar_fields(value, np_type, name: str) -> tuple:
     """The packed fields of a Python scalar passed as a kernel's scalar parameter of NumPy
-    type ``np_type``: ``(bool,)``, ``(int,)``, ``(float,)`` or ``(real, imag)``; an
-    integer the type cannot hold is an OverflowError, as in NumPy (``name`` says whose)."""
-    if np_type is np.bool_:
-        return (bool(value),)
-    if issubclass(np_type, np.integer):
-        info = np.iinfo(np_type)
-        if not info.min <= value <= info.max:
-            raise OverflowError(f"{name}: Python integer {value} out of bounds for {np.dtype(np_type)}")
-        return (int(value),)
-    if issubclass(np_type, np.complexfloating):
-        v = complex(value)
-        return (v.real, v.imag)
-    return (float(value),)
+    type ``np_type``: ``(bool,)``, ``(int,)``, ``(float,)`` or ``(real, imag)``, converted
+    as NumPy converts a Python scalar to that type (NEP 50): a float past the type's range
+    is infinity; an integer the type cannot hold is a ``ScalarOutOfRange`` (an
+    OverflowError, as in NumPy; ``name`` says whose)."""
+    return SCALAR_CONVERTERS[np_type](value, name)
 
 
 def pack_format(operands) -> struct.Struct:
@@ -175,13 +255,14 @@ class ContiguousRunner:
         # the packed word of each value (the area's layout): every field a 64-bit word
         self.in_words = tuple([p + 1 for p in positions[:-1]])
         self.out_word = self.out_position + 1
-        #: per input: None for an array, else (its NumPy scalar type, the ``struct`` that
-        #: writes it into its word(s)); None when every input is an array
+        #: per input: None for an array, else (the converter of its NumPy scalar type, the
+        #: ``struct`` that writes it into its word(s)); None when every input is an array
         self.scalars = None
         kinds = [op.kind for op in operands]
         if "scalar" in kinds:
             self.scalars = tuple(
-                (scalar_types[k], struct.Struct("<" + _scalar_code(op.dtype))) if op.kind == "scalar" else None
+                (SCALAR_CONVERTERS[scalar_types[k]], struct.Struct("<" + _scalar_code(op.dtype)))
+                if op.kind == "scalar" else None
                 for k, op in enumerate(operands[:-1]))
         #: the words of a binary op's two array inputs (the common case, unrolled), else None
         self.pair = self.in_words if len(self.in_words) == 2 and self.scalars is None else None
@@ -210,7 +291,7 @@ class ContiguousRunner:
             if scalar is None:
                 words[w] = a._buf.ptr + a._offset
             else:
-                scalar[1].pack_into(raw, 8 * w, *scalar_fields(a, scalar[0], self.name))
+                scalar[1].pack_into(raw, 8 * w, *scalar[0](a, self.name))
 
     def check_scalars(self, arrays) -> None:
         """Convert the Python scalars without launching (an empty result): an int out of
@@ -218,7 +299,7 @@ class ContiguousRunner:
         if self.scalars is not None:
             for scalar, a in zip(self.scalars, arrays):
                 if scalar is not None:
-                    scalar_fields(a, scalar[0], self.name)
+                    scalar[0](a, self.name)
 
     def __call__(self, arrays, shape: tuple, n: int):
         if n < self.direct_below:
@@ -314,7 +395,7 @@ class ContiguousRunner:
                 if scalar is None:
                     values[pos] = a._buf.ptr + a._offset
                 else:
-                    fields = scalar_fields(a, scalar[0], self.name)
+                    fields = scalar[0](a, self.name)
                     values[pos:pos + len(fields)] = fields
         values[self.out_position] = buf.ptr
         self.kernel.launch(n, values)
@@ -607,6 +688,12 @@ def _host_row_driver(kernel: LoadedKernel):
     return _row_driver[0]
 
 
+def _check_cubin(data: bytes) -> None:
+    """A cubin from the disk cache (the driver's of some PTX): a sound NVIDIA ELF file,
+    or ValueError (then a miss: the PTX is loaded and assembled again)."""
+    check_elf(data, machine=EM_CUDA, what="cubin")
+
+
 def _load_image(rt, index: int, image: bytes, target):
     """``rt.load_module`` of ``target``'s bytes, with the JIT level the target asks for.
 
@@ -624,7 +711,7 @@ def _load_image(rt, index: int, image: bytes, target):
     if assembler is None:
         return rt.load_module(index, image, jit_opt)
     key = f"cubin|{assembler!r}|O{jit_opt}|{hashlib.blake2b(image, digest_size=20).hexdigest()}"
-    cubin = disk.get(key)
+    cubin = disk.get(key, check=_check_cubin)
     if cubin is not None:
         return rt.load_module(index, cubin)
     module = rt.load_module(index, image, jit_opt)

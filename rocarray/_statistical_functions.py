@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import _dtypes
 from ._array_object import Array
 from ._reduction import _reduction, scan
 
@@ -42,12 +43,23 @@ def _floating(x, name: str, axis) -> int:
     return n
 
 
+# float16 statistics compute in float32 and round once at the end (NumPy's mean does so):
+# a float16 sum of 73 x 951.5 is already inf, and so would be its mean; a float16 square of
+# a deviation past 256 too.
+
+
 def mean(x, /, *, axis=None, keepdims=False):
     """The arithmetic mean over ``axis`` (NaN for an empty reduction, as NumPy)."""
     n = _floating(x, "mean", axis)
+    if x.dtype == _dtypes.float16:
+        return _mean(x, axis, keepdims, _dtypes.float32, n).astype(_dtypes.float16)
+    return _mean(x, axis, keepdims, None, n)
+
+
+def _mean(x, axis, keepdims, dtype, n: int):
     from ._elementwise_functions import divide
 
-    s = sum(x, axis=axis, keepdims=keepdims)
+    s = sum(x, axis=axis, keepdims=keepdims, dtype=dtype)
     return divide(s, float(n)) if n else divide(s, float("nan"))
 
 
@@ -55,9 +67,15 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False):
     """The variance over ``axis`` with ``correction`` degrees of freedom removed (two passes:
     the mean, then the mean square deviation)."""
     n = _floating(x, "var", axis)
+    if x.dtype == _dtypes.float16:
+        return _var(x.astype(_dtypes.float32), axis, correction, keepdims, n).astype(_dtypes.float16)
+    return _var(x, axis, correction, keepdims, n)
+
+
+def _var(x, axis, correction, keepdims, n: int):
     from ._elementwise_functions import abs as _abs, divide, square, subtract
 
-    m = mean(x, axis=axis, keepdims=True)
+    m = _mean(x, axis, True, None, n)
     d = subtract(x, m)
     d2 = square(_abs(d)) if x.dtype.kind == "c" else square(d)
     s = sum(d2, axis=axis, keepdims=keepdims)
@@ -67,10 +85,12 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False):
 
 def std(x, /, *, axis=None, correction=0.0, keepdims=False):
     """The standard deviation: the square root of ``var``."""
-    _floating(x, "std", axis)
     from ._elementwise_functions import sqrt
 
-    return sqrt(var(x, axis=axis, correction=correction, keepdims=keepdims))
+    n = _floating(x, "std", axis)
+    if x.dtype == _dtypes.float16:
+        return sqrt(_var(x.astype(_dtypes.float32), axis, correction, keepdims, n)).astype(_dtypes.float16)
+    return sqrt(_var(x, axis, correction, keepdims, n))
 
 
 for _op in (mean, var, std):

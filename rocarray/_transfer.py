@@ -111,9 +111,9 @@ def _check_scalar_fits(value, dtype: np.dtype) -> None:
     if isinstance(value, complex) and dtype.kind != "c":
         raise TypeError(f"cannot store a complex value in an array of dtype {dtype}")
     if isinstance(value, int) and not isinstance(value, bool) and dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        if not info.min <= value <= info.max:
-            raise OverflowError(f"Python int {value} out of bounds for {dtype}")
+        from ._dtypes import check_int_fits
+
+        check_int_fits(value, dtype, "setitem")
 
 
 def to_dlpack(x: Array, *, stream=None, max_version=None, dl_device=None, copy=None):

@@ -268,8 +268,11 @@ def test_errors(device):
         ra.take(x, [0, 1], axis=0)
     with pytest.raises(ValueError, match="axis must be given"):
         ra.take(x, i)
-    with pytest.raises(ValueError, match="axis 2 is out of range"):
+    # (NumPy's kind: an IndexError and a ValueError at once, in the words of every function)
+    with pytest.raises(ValueError, match="take: axis 2 is out of bounds for an array of dimension 2"):
         ra.take(x, i, axis=2)
+    with pytest.raises(IndexError, match="take: axis -3 is out of bounds"):
+        ra.take(x, i, axis=-3)
     with pytest.raises(TypeError, match="axis must be an int"):
         ra.take(x, i, axis=0.0)
     with pytest.raises(IndexError, match="index 9 is out of bounds"):

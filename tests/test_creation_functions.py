@@ -1,3 +1,7 @@
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -36,8 +40,9 @@ def test_asarray_python_data(device):
     x = ra.asarray([[1, 2], [3, 4]], dtype=ra.uint8, device=device)
     assert x.dtype == ra.uint8
     np.testing.assert_array_equal(x.get(), [[1, 2], [3, 4]])
+    assert ra.asarray(2**63, device=device).dtype == ra.uint64  # past int64: NumPy's uint64
     with pytest.raises(OverflowError):
-        ra.asarray(2**63, device=device)
+        ra.asarray(2**64, device=device)
     with pytest.raises(OverflowError):
         ra.asarray(300, dtype=ra.uint8, device=device)
     with pytest.raises(TypeError):
@@ -139,3 +144,207 @@ def test_asnumpy():
     x = ra.arange(4)
     out = np.empty(4, dtype=np.int64)
     assert ra.asnumpy(x, out=out) is out and out.tolist() == [0, 1, 2, 3]
+
+
+# -- sizes no array can have, and sizes no device can give ------------------------------------
+
+_TOO_BIG = "array is too big: shape .* more than the largest possible array"
+
+
+def _run_isolated(code: str, device) -> list:
+    """Run ``code`` in a fresh interpreter (a crash there fails the test, not the run); the
+    lines it printed."""
+    env = dict(os.environ, ROCARRAY_DEVICE=str(device))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, f"exit status {r.returncode}; stderr:\n{r.stderr[-3000:]}"
+    return r.stdout.splitlines()
+
+
+def test_sizes_that_overflowed_raise_instead_of_corrupting_memory(device):
+    # these made arrays on a wrapped byte count; writing into them crashed the process
+    code = """
+import rocarray as ra
+for stmt in ("x = ra.empty(2**61); x[2**40] = 1.0",
+             "ra.full(2**61, 1.0)",
+             "x = ra.empty((2**32, 2**32)); x[1000, 1000] = 3.0",
+             "ra.empty(2**63)", "ra.empty(2**64)", "ra.empty((10**7,) * 3)", "ra.zeros((10**7,) * 3)",
+             "ra.ones((2**62, 0))", "ra.empty((0, 2**63), dtype=ra.int8)"):
+    try:
+        exec(stmt)
+    except ValueError as e:
+        print("ValueError", "array is too big" in str(e))
+    except BaseException as e:
+        print(type(e).__name__, e)
+    else:
+        print("no error")
+"""
+    assert _run_isolated(code, device) == ["ValueError True"] * 9
+
+
+_MAKERS = {
+    "empty": "ra.empty(shape, dtype=dt)",
+    "zeros": "ra.zeros(shape, dtype=dt)",
+    "ones": "ra.ones(shape, dtype=dt)",
+    "full": "ra.full(shape, 1, dtype=dt)",
+    "empty_like": "ra.empty_like(view)",
+    "full_like": "ra.full_like(view, 2)",
+    "broadcast_add": "view + 1",
+    "astype": "view.astype(ra.complex128)",
+    "asarray_copy": "ra.asarray(view, copy=True)",
+    "tile": "ra.tile(ra.ones(2, dtype=dt), shape)",
+    "repeat": "ra.repeat(ra.ones(2, dtype=dt), math.prod(shape) // 2 + 1)",
+    "concat": "ra.concat([view, view])",
+    "stack": "ra.stack([view, view])",
+    "tril": "ra.tril(ra.reshape(view, (-1, shape[-1])) if len(shape) > 1 else ra.broadcast_to(view[:1], (2**33, 2**33)))",
+    "matmul": "ra.matmul(ra.broadcast_to(ra.ones((), dtype=dt), (2**33, 1)), ra.broadcast_to(ra.ones((), dtype=dt), (1, 2**33)))",
+}
+
+
+def test_creation_rejects_shapes_no_array_can_have(device):
+    # every creation function and every op that allocates: a ValueError, never an array (run
+    # apart: before the check, writing into such an array corrupted memory)
+    code = f"""
+import math
+import numpy as np
+import rocarray as ra
+for dt in (ra.int8, ra.float32, ra.complex128):
+    itemsize = np.dtype(dt).itemsize
+    for shape in ((2**63 // itemsize + 1,), (2**32, 2**32), (2**21,) * 3):
+        view = ra.broadcast_to(ra.ones((), dtype=dt), shape)  # a view needs no memory
+        for name, stmt in {_MAKERS!r}.items():
+            try:
+                eval(stmt)
+            except ValueError as e:
+                print(name, "too big" if "array is too big: shape" in str(e) else e)
+            except BaseException as e:
+                print(name, type(e).__name__, e)
+            else:
+                print(name, "no error")
+"""
+    lines = _run_isolated(code, device)
+    assert lines == [f"{name} too big" for name in _MAKERS] * 9
+
+
+def test_sizes_beyond_the_memory_raise_memory_error(device):
+    # a byte count that fits ssize_t but no device has: the allocator's MemoryError
+    for shape, dtype in (((2**59,), ra.float64), ((2**63 - 1,), ra.int8), ((2**31, 2**31), ra.int8)):
+        with pytest.raises(MemoryError, match="out of memory allocating"):
+            ra.empty(shape, dtype=dtype, device=device)
+    with pytest.raises(MemoryError, match="out of memory allocating"):
+        ra.broadcast_to(ra.ones((), device=device), (2**59,)) + 1.0
+
+
+def test_negative_dimensions_name_the_shape():
+    for shape in (-1, (3, -2), (0, -1, 4)):
+        with pytest.raises(ValueError, match=r"negative dimensions are not allowed: shape \("):
+            ra.empty(shape)
+        with pytest.raises(ValueError, match=r"negative dimensions"):
+            ra.full(shape, 1.0)
+
+
+# -- Python ints past int64, and every int that fits the dtype asked for ----------------------
+
+_INTEGER_DTYPES = [ra.int8, ra.int16, ra.int32, ra.int64, ra.uint8, ra.uint16, ra.uint32, ra.uint64]
+
+
+@pytest.mark.parametrize("dtype", _INTEGER_DTYPES, ids=str)
+def test_every_python_int_that_fits_the_dtype_is_accepted(device, dtype):
+    lo, hi = int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)
+    values = [lo, hi, lo + 1, hi - 1, 0, 1]
+    nested = [[lo, hi], [0, 1], [hi - 1, lo + 1]]
+    want = np.array(nested, dtype=dtype)
+    np.testing.assert_array_equal(ra.asarray(nested, dtype=dtype, device=device).get(), want)
+    np.testing.assert_array_equal(ra.asarray(tuple(map(tuple, nested)), dtype=dtype, device=device).get(), want)
+    for v in values:
+        x = ra.asarray(v, dtype=dtype, device=device)
+        assert x.dtype == dtype and x.shape == () and int(x) == v
+        np.testing.assert_array_equal(ra.full((2, 3), v, dtype=dtype, device=device).get(),
+                                      np.full((2, 3), v, dtype=dtype))
+        y = ra.zeros(3, dtype=dtype, device=device)
+        y[1] = v
+        assert int(y[1]) == v
+        y[:] = [v, v, v]
+        assert y.get().tolist() == [v] * 3
+        np.testing.assert_array_equal(ra.full_like(y, v).get(), np.full(3, v, dtype=dtype))
+    # one that does not fit: an OverflowError naming the value and the dtype
+    for v in (lo - 1, hi + 1, 2**64, -(2**63) - 1):
+        pattern = f"Python int {v} out of bounds for {np.dtype(dtype)}"
+        for make in (lambda: ra.asarray(v, dtype=dtype, device=device),
+                     lambda: ra.asarray([[0, 1], [v, 2]], dtype=dtype, device=device),
+                     lambda: ra.full(2, v, dtype=dtype, device=device),
+                     lambda: ra.full_like(ra.zeros(2, dtype=dtype, device=device), v)):
+            with pytest.raises(OverflowError, match=pattern):
+                make()
+        with pytest.raises(OverflowError, match=pattern):
+            ra.zeros(3, dtype=dtype, device=device)[0] = v
+
+
+def test_python_ints_past_int64_take_uint64_where_they_fit(device):
+    # NumPy's uint64 for non-negative ints past int64 (no dtype given)
+    for obj in (2**63, 2**64 - 1, [2**63, 2**64 - 1], [[2**63], [1]], [2**63, True], [2**63, 1, 0]):
+        x = ra.asarray(obj, device=device)
+        assert x.dtype == ra.uint64, obj
+        np.testing.assert_array_equal(x.get(), np.array(obj, dtype=np.uint64))
+    assert ra.full(3, 2**63, device=device).dtype == ra.uint64
+    assert ra.full(3, 2**63, device=device).get().tolist() == [2**63] * 3
+    assert ra.asarray([2**62, 1], device=device).dtype == ra.int64
+    # no integer dtype holds them: an OverflowError naming the values (NumPy: float64 or object)
+    for obj, pattern in ((2**64, "Python int 18446744073709551616 is out of bounds for every integer dtype"),
+                         ([1, -(2**63) - 1], "Python int -9223372036854775809 is out of bounds for every integer"),
+                         ([2**63, -1], "Python ints -1 and 9223372036854775808: no integer dtype holds both")):
+        with pytest.raises(OverflowError, match=pattern):
+            ra.asarray(obj, device=device)
+    with pytest.raises(OverflowError, match="full: Python int 18446744073709551616 is out of bounds"):
+        ra.full(2, 2**64, device=device)
+    # beside a float they are floats (the standard's kind rule)
+    for obj in ([2**63, 1.5], [2**64, 0.5], [[2**70], [1.0]]):
+        x = ra.asarray(obj, device=device)
+        assert x.dtype == ra.float64
+        np.testing.assert_array_equal(x.get(), np.array(obj, dtype=np.float64))
+    assert ra.asarray([2**64, 1j], device=device).dtype == ra.complex128
+    assert ra.asarray([], device=device).dtype == ra.float64
+
+
+@pytest.mark.parametrize("args,kwargs", [
+    ((2**63 - 2, 2**63 + 2), {}),
+    ((2**63 + 5, 2**63, -1), {}),
+    ((2**64 - 4, 2**64), {}),
+    ((0, 2**64 - 1, 2**63 + 7), {}),
+    ((-(2**63), 2**63 - 1, 2**62), {}),
+    ((-(2**63), 2**63, 2**63), {}),
+    ((2**63 - 2, 2**63 + 2), {"dtype": ra.uint64}),
+    ((200, 0, -37), {"dtype": ra.uint8}),
+    ((-128, 128, 51), {"dtype": ra.int8}),
+    ((2**63 - 3, 2**63 - 1), {"dtype": ra.int64}),
+])
+def test_arange_of_big_ints_is_exact(device, args, kwargs):
+    x = ra.arange(*args, **kwargs, device=device)
+    start, stop = args[:2]
+    step = args[2] if len(args) > 2 else 1
+    want = list(range(start, stop, step))
+    expected = kwargs.get("dtype", ra.int64 if all(-(2**63) <= v < 2**63 for v in want) else ra.uint64)
+    assert x.dtype == expected
+    assert x.get().tolist() == want
+
+
+def test_arange_values_no_dtype_holds_raise(device):
+    with pytest.raises(OverflowError, match="arange: the values from 9223372036854775806 to 9223372036854775809 "
+                                            r"\(step 1\) do not fit int64"):
+        ra.arange(2**63 - 2, 2**63 + 2, dtype=ra.int64, device=device)
+    with pytest.raises(OverflowError, match="do not fit uint32"):
+        ra.arange(-1, 3, dtype=ra.uint32, device=device)
+    with pytest.raises(OverflowError, match="arange: Python ints -1 and 9223372036854775808: no integer dtype"):
+        ra.arange(-1, 2**63 + 2, 2**63 + 1, device=device)
+    with pytest.raises(OverflowError, match="out of bounds for every integer dtype"):
+        ra.arange(2**64 - 1, 2**64 + 1, device=device)
+    # floats are asked for: the values rounded to them, as NumPy
+    np.testing.assert_array_equal(ra.arange(2**63 - 2, 2**63 + 2, dtype=ra.float64, device=device).get(),
+                                  np.arange(2**63 - 2, 2**63 + 2, dtype=np.float64))
+
+
+def test_linspace_of_big_ints(device):
+    for start, stop in ((0, 2**64), (2**63, 2**64 - 1), (-(2**70), 2**70)):
+        np.testing.assert_array_equal(ra.linspace(start, stop, 5, device=device).get(),
+                                      np.linspace(float(start), float(stop), 5))
+    with pytest.raises(OverflowError, match=r"linspace: stop \(a Python int of 1101 bits\) is too large"):
+        ra.linspace(0, 2**1100, 3, device=device)

@@ -461,3 +461,142 @@ def test_no_writes_into_read_only_or_broadcast_destinations(device):
         with pytest.raises(ValueError, match="add: out is read-only"):
             r += 1
         assert raw == bytes(16)
+
+
+# -- exact comparisons across signedness and beyond a dtype's range ---------------------------
+
+_COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
+
+
+def _signed_unsigned_pairs(rng, n=64):
+    """int64 and uint64 data around the values float64 cannot tell apart (2**63 and its
+    neighbours, 2**62 + 1, 2**53 + 1), with negatives, in random pairs."""
+    edges_i = [2**63 - 1, 2**63 - 2, 2**62, 2**62 + 1, 2**53 + 1, 0, -1, -(2**63), 7]
+    edges_u = [2**63, 2**63 + 1, 2**63 - 1, 2**62 + 1, 2**62, 2**53, 2**64 - 1, 0, 7]
+    a = rng.choice(np.array(edges_i, dtype=np.int64), n)
+    b = rng.choice(np.array(edges_u, dtype=np.uint64), n)
+    a[:9] = edges_i
+    b[:9] = edges_u
+    return a, b
+
+
+@pytest.mark.parametrize("name", _COMPARISONS)
+def test_int64_uint64_comparisons_are_exact(device, name):
+    # the promotion is float64, which rounds 2**63 - 2 and 2**63 together: compare exactly
+    a, b = _signed_unsigned_pairs(np.random.default_rng(7))
+    f, g = getattr(ra, name), getattr(np, name)
+    x, y = ra.asarray(a, device=device), ra.asarray(b, device=device)
+    for got, want in ((f(x, y), g(a, b)), (f(y, x), g(b, a)),
+                      (f(x[::2], y[1::2]), g(a[::2], b[1::2])),  # strided
+                      (f(x[:, None], y[None, :8]), g(a[:, None], b[None, :8]))):  # broadcast
+        assert got.dtype == ra.bool
+        np.testing.assert_array_equal(got.get(), want)
+    for sdt in (np.int8, np.int16, np.int32):  # narrower signed with uint64: the same rule
+        s = a.astype(sdt)
+        np.testing.assert_array_equal(f(ra.asarray(s, device=device), y).get(), g(s, b))
+    op = {"equal": "__eq__", "not_equal": "__ne__", "less": "__lt__", "less_equal": "__le__",
+          "greater": "__gt__", "greater_equal": "__ge__"}[name]
+    np.testing.assert_array_equal(getattr(x, op)(y).get(), g(a, b))
+    out = ra.empty(a.shape, dtype=ra.bool, device=device)
+    assert f(x, y, out=out) is out
+    np.testing.assert_array_equal(out.get(), g(a, b))
+
+
+def test_int64_uint64_maximum_minimum_follow_numpy(device):
+    # NumPy's float64 (the promotion of the pair), not an exact integer result
+    a, b = _signed_unsigned_pairs(np.random.default_rng(8))
+    x, y = ra.asarray(a, device=device), ra.asarray(b, device=device)
+    for name in ("maximum", "minimum"):
+        got = getattr(ra, name)(x, y)
+        want = getattr(np, name)(a, b)
+        assert got.dtype == want.dtype == ra.float64
+        np.testing.assert_array_equal(got.get(), want)
+
+
+_BEYOND = (2**64, 2**63, 2**100, -(2**63) - 1, -(2**100), 300, -129, 256, -1, 70000, -40000, 2**32, -(2**31) - 1)
+
+
+@pytest.mark.parametrize("dtype", [ra.bool, ra.int8, ra.int16, ra.int32, ra.int64,
+                                   ra.uint8, ra.uint16, ra.uint32, ra.uint64], ids=str)
+def test_comparisons_with_python_ints_beyond_the_dtype_are_exact(device, dtype):
+    import operator
+
+    a = random_array((50,), dtype, np.random.default_rng(3))
+    if dtype != ra.bool:
+        info = np.iinfo(dtype)
+        a[:2] = [info.min, info.max]
+    x = ra.asarray(a, device=device)
+    ops = [operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge]
+    for v in _BEYOND:
+        for op in ops:
+            # Python's own comparison of each element is the exact answer (NumPy 2's too)
+            want = np.array([op(int(e), v) for e in a])
+            want_r = np.array([op(v, int(e)) for e in a])
+            for _ in range(2):  # the plan's first call, then the warm path
+                np.testing.assert_array_equal(op(x, v).get(), want)
+                np.testing.assert_array_equal(op(v, x).get(), want_r)
+            if dtype != ra.bool:
+                np.testing.assert_array_equal(op(x, v).get(), op(a, v))  # NumPy agrees
+    # with out=, and on a strided view
+    out = ra.empty((25,), dtype=ra.bool, device=device)
+    assert ra.less(x[::2], 2**64, out=out) is out
+    assert out.get().all()
+    with pytest.raises(ValueError, match="out has shape"):
+        ra.less(x, 2**64, out=out)
+    # arithmetic still raises, naming the value and the dtype (NEP 50)
+    loop = ra.int64 if dtype == ra.bool else dtype
+    big = 2**64 if dtype == ra.bool else int(np.iinfo(dtype).max) + 1
+    with pytest.raises(OverflowError, match=f"add: Python integer {big} out of bounds for {loop}"):
+        x + big
+
+
+@pytest.mark.parametrize("dtype", [ra.float16, ra.float32, ra.complex64], ids=str)
+@pytest.mark.parametrize("n", [7, 5000], ids=["direct", "packed"])
+def test_python_floats_beyond_the_dtype_range_become_infinity(device, dtype, n):
+    # NEP 50: the Python float converts to the array's dtype, as np.float16(70000.0) == inf
+    a = random_array((n,), dtype, np.random.default_rng(4))
+    x = ra.asarray(a, device=device)
+    values = (70000.0, -70000.0, 1e300, -1e300, 65519.0, 3.4028235677973366e38, float("inf"))
+    if dtype == ra.complex64:
+        values += (complex(1e300, 1.0), complex(-2.0, -1e39))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy warns as it converts
+        for v in values:
+            for _ in range(2):  # the plan's first call, then the warm path
+                for got, want in ((x * v, a * v), (x + v, a + v), (v - x, v - a), (ra.multiply(x, v), a * v)):
+                    assert got.dtype == want.dtype == dtype
+                    np.testing.assert_array_equal(got.get(), want)
+                if dtype != ra.complex64:
+                    for got, want in ((x < v, a < v), (x >= v, a >= v), (v > x, v > a), (x == v, a == v)):
+                        np.testing.assert_array_equal(got.get(), want)
+                    np.testing.assert_array_equal(ra.clip(x, max=v).get(), np.clip(a, None, v))
+                    np.testing.assert_array_equal(ra.clip(x, min=v).get(), np.clip(a, v, None))
+                    np.testing.assert_array_equal(ra.maximum(x, v).get(), np.maximum(a, v))
+                    np.testing.assert_array_equal(ra.where(x > 0, x, v).get(), np.where(a > 0, a, v))
+            y, b = ra.asarray(a, device=device), a.copy()
+            y += v
+            b += v
+            np.testing.assert_array_equal(y.get(), b)
+
+
+_INTEGER_AND_BOOL = [ra.bool, ra.int8, ra.int16, ra.int32, ra.int64, ra.uint8, ra.uint16, ra.uint32, ra.uint64]
+_FLOAT_BINARY = [row.name for row in _rows.values() if row.nin == 2 and row.compute == "float"]
+
+
+@pytest.mark.parametrize("name", _FLOAT_BINARY)
+def test_float_binary_functions_of_integer_pairs_take_numpys_float(device, name):
+    # the smallest float each input converts to safely (atan2(int8, uint8) is float16, not
+    # the float32 of their promotion int16); every pair, against NumPy's dtype and values
+    assert set(_FLOAT_BINARY) >= {"atan2", "hypot", "logaddexp", "copysign", "nextafter"}
+    rng = np.random.default_rng(21)
+    f, g = getattr(ra, name), np_func(name)
+    for dt1 in _INTEGER_AND_BOOL:
+        a = random_array((9,), dt1, rng, low=0 if name == "nextafter" else -20, high=20)
+        for dt2 in _INTEGER_AND_BOOL:
+            b = random_array((9,), dt2, rng, low=-20, high=20)
+            want = g(a, b)
+            got = f(ra.asarray(a, device=device), ra.asarray(b, device=device))
+            assert got.dtype == want.dtype, (dt1, dt2)
+            np.testing.assert_allclose(got.get(), want, **tolerance(want.dtype, name))
+            # a Python int is weak: the array's dtype alone decides
+            assert f(ra.asarray(a, device=device), 3).dtype == g(a, 3).dtype, dt1

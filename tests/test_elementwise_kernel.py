@@ -107,6 +107,12 @@ def test_scalar_conversion_follows_numpy_assignment(device):
         SQUARED_DIFF_GENERIC(x, 1j)
     k = ra.ElementwiseKernel("T x, float32 a", "T z", "z = x * a", "scale")
     np.testing.assert_array_equal(k(x, 2.5).get(), (np.arange(4) * 2.5).astype(np.int8))
+    # a float past the parameter's range converts to infinity, as np.float32(1e300) does
+    f = ra.ElementwiseKernel("float32 x, float32 a, float16 h", "float32 z", "z = x + a + h", "add2")
+    y = ra.asarray(np.arange(4, dtype=np.float32), device=device)
+    for _ in range(2):  # the first call, then the warm path
+        np.testing.assert_array_equal(f(y, 1e300, 1.0).get(), np.full(4, np.inf, np.float32))
+        np.testing.assert_array_equal(f(y, 0.0, -70000.0).get(), np.full(4, -np.inf, np.float32))
 
 
 def test_scalars_alone_bind_nothing(device):

@@ -151,6 +151,41 @@ def test_composed_reductions_check_axis_in_their_own_name(device, name):
         fn(x[0, 0], axis=0)
 
 
+def test_float16_statistics_accumulate_in_float32(device):
+    # each computes in float32 and rounds once at the end: a float16 running sum of 73 x
+    # 951.5 passes 65504 (inf), though the mean is 951.5 (NumPy's mean: 951.5 too)
+    x = ra.full(73, 951.6, dtype=ra.float16, device=device)
+    assert ra.mean(x).dtype == ra.float16
+    assert float(ra.mean(x)) == float(np.mean(np.full(73, 951.6, np.float16))) == 951.5
+    assert float(ra.var(x)) == 0.0 and float(ra.std(x)) == 0.0  # (NumPy's var: inf)
+    assert float(ra.sum(x)) == np.inf  # the sum itself is past float16's range
+    # a deviation whose float16 square is inf (400**2), in a variance that is not
+    a = np.zeros(100, np.float16)
+    a[7] = 400
+    want = np.float16(np.var(a.astype(np.float32)))
+    assert np.isfinite(want) and float(ra.var(ra.asarray(a, device=device))) == want
+    rng = np.random.default_rng(17)
+    a = (rng.random((40, 257)) * 600).astype(np.float16)
+    x = ra.asarray(a, device=device)
+    f32 = a.astype(np.float32)
+    for axis in (None, 0, 1):
+        for name in ("sum", "mean", "var", "std"):
+            got = getattr(ra, name)(x, axis=axis)
+            with np.errstate(over="ignore"):  # the whole sum is past float16's range
+                want = getattr(np, name)(f32, axis=axis).astype(np.float16)
+            assert got.dtype == ra.float16
+            np.testing.assert_allclose(got.get().astype(np.float32), want.astype(np.float32), rtol=1e-3)
+    p = (1 + rng.random(300) / 50).astype(np.float16)
+    np.testing.assert_allclose(float(ra.prod(ra.asarray(p, device=device))),
+                               np.prod(p.astype(np.float32)).astype(np.float16), rtol=1e-3)
+    ones = ra.ones(3000, dtype=ra.float16, device=device)  # float16 alone stops at 2048
+    np.testing.assert_array_equal(ra.cumulative_sum(ones).get(),
+                                  np.cumsum(np.ones(3000, np.float32)).astype(np.float16))
+    np.testing.assert_allclose(ra.cumulative_prod(ra.asarray(p, device=device)).get().astype(np.float32),
+                               np.cumprod(p.astype(np.float32)).astype(np.float16).astype(np.float32),
+                               rtol=1e-3)
+
+
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_count_nonzero(device, dtype):
     a = random_array((4, 6), dtype, np.random.default_rng(4), low=-2, high=2)

@@ -36,10 +36,10 @@ code -- ``unavailable_reason()`` says why and callers keep their ctypes or bindi
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
 import sys
 import threading
+
+from .. import _settings
 
 #: CPython's ``METH_FASTCALL`` flag: ``PyObject *f(PyObject *self, PyObject *const *args,
 #: Py_ssize_t nargs)``
@@ -51,7 +51,8 @@ _PYTHON_API = ("PyLong_AsUnsignedLongLong", "PyLong_AsVoidPtr", "PyLong_FromLong
                "PyErr_BadArgument", "Py_IncRef")
 
 _IR = r"""
-; rocarray.runtime.native: built-in functions (METH_FASTCALL) over C calls
+; rocarray.runtime.native: built-in functions (METH_FASTCALL) over C calls (nounwind: no
+; unwind tables, so that rocarray's own loader places the code, which takes code and constants)
 declare i64 @PyLong_AsUnsignedLongLong(ptr)
 declare ptr @PyLong_AsVoidPtr(ptr)
 declare ptr @PyLong_FromLong(i64)
@@ -66,7 +67,7 @@ declare void @Py_IncRef(ptr)
 
 ; the %n arguments at %args as unsigned 64-bit integers, into %out: false (an exception
 ; set) when one is not such an integer
-define internal i1 @rk.words(ptr %args, i64 %n, ptr %out) {
+define internal i1 @rk.words(ptr %args, i64 %n, ptr %out) nounwind {
 entry:
   br label %loop
 loop:
@@ -96,7 +97,7 @@ done:
 
 ; the address in the argument at %args -- an int, or the data of a bytes object -- into
 ; %out; false (an exception set) when it is neither
-define internal i1 @rk.address(ptr %args, ptr %out) {
+define internal i1 @rk.address(ptr %args, ptr %out) nounwind {
 entry:
   %int = call i1 @rk.words(ptr %args, i64 1, ptr %out)
   br i1 %int, label %done, label %bytes
@@ -112,7 +113,7 @@ done:
 }
 
 ; the C function at %self (an int), or null with a TypeError set when %nargs is not %expected
-define internal ptr @rk.target(ptr %self, i64 %nargs, i64 %expected) {
+define internal ptr @rk.target(ptr %self, i64 %nargs, i64 %expected) nounwind {
 entry:
   %right = icmp eq i64 %nargs, %expected
   br i1 %right, label %read, label %wrong
@@ -124,7 +125,7 @@ read:
   ret ptr %target
 }
 
-define ptr @rk.native.launch(ptr %self, ptr %args, i64 %nargs) {
+define ptr @rk.native.launch(ptr %self, ptr %args, i64 %nargs) nounwind {
 entry:
   %words = alloca [6 x i64]
   %target = call ptr @rk.target(ptr %self, i64 %nargs, i64 6)
@@ -159,7 +160,7 @@ raise:
   ret ptr null
 }
 
-define internal ptr @rk.call(ptr %self, ptr %args, i64 %nargs, i1 %release) alwaysinline {
+define internal ptr @rk.call(ptr %self, ptr %args, i64 %nargs, i1 %release) alwaysinline nounwind {
 entry:
   %words = alloca [3 x i64]
   %target = call ptr @rk.target(ptr %self, i64 %nargs, i64 3)
@@ -194,12 +195,12 @@ raise:
   ret ptr null
 }
 
-define ptr @rk.native.call(ptr %self, ptr %args, i64 %nargs) {
+define ptr @rk.native.call(ptr %self, ptr %args, i64 %nargs) nounwind {
   %r = call ptr @rk.call(ptr %self, ptr %args, i64 %nargs, i1 false)
   ret ptr %r
 }
 
-define ptr @rk.native.call_nogil(ptr %self, ptr %args, i64 %nargs) {
+define ptr @rk.native.call_nogil(ptr %self, ptr %args, i64 %nargs) nounwind {
   %r = call ptr @rk.call(ptr %self, ptr %args, i64 %nargs, i1 true)
   ret ptr %r
 }
@@ -221,36 +222,11 @@ def _python_symbols() -> dict:
     return symbols
 
 
-def disk_key(target) -> str:
-    """The module's key in the disk cache, for ``target``."""
-    from ..compiler.cache import CompileCache
-
-    return CompileCache.disk_key(target, ("rocarray.runtime.native", hashlib.blake2b(_IR.encode()).hexdigest()))
-
-
-def _image(target, disk) -> bytes:
-    """The module compiled for ``target`` (the host), from ``disk`` (a ``DiskCache`` or
-    None) when it is there, and written there when it was not."""
-    key = disk_key(target)
-    data = None if disk is None else disk.get(key)
-    if data is None:
-        data = target.compile(_IR)
-        if disk is not None:
-            disk.put(key, data)
-    return data
-
-
 def _load() -> dict:
-    from ..compiler.cache import default_cache
-    from ..targets.host import _default_host, load_host_object, register_symbols
+    from ..targets.host import _default_host, load_support_module, register_symbols
 
     register_symbols(_python_symbols())
-    target = _default_host()
-    data = _image(target, default_cache().disk)
-    try:
-        module = load_host_object(data)
-    except ValueError:  # an image the loader cannot read: compiled again, not fatal
-        module = load_host_object(target.compile(_IR))
+    module = load_support_module(_default_host(), "rocarray.runtime.native", _IR)
     defs = {}
     for name, symbol in FUNCTIONS.items():
         encoded = ctypes.create_string_buffer(f"rocarray.native.{name}".encode())
@@ -265,7 +241,7 @@ def _defs() -> dict | None:
     if not _state:
         with _lock:
             if not _state:
-                if os.environ.get("ROCARRAY_NATIVE_CALLS", "1") == "0":
+                if not _settings.NATIVE_CALLS.get():
                     _state["reason"] = "ROCARRAY_NATIVE_CALLS=0"
                 elif sys.implementation.name != "cpython" or not hasattr(ctypes, "pythonapi"):
                     _state["reason"] = f"not CPython ({sys.implementation.name})"

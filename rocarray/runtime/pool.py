@@ -13,6 +13,9 @@ from rocarray.runtime.base import RuntimeError_
 
 #: Smallest allocation unit: every block is a multiple of it (CuPy uses the same).
 ALLOCATION_UNIT = 512
+#: The largest request the pool passes on: the largest ``ssize_t``.  The hooks take a
+#: ``size_t``, which would wrap a larger count (ctypes does so silently) into a small block.
+MAX_REQUEST = (1 << 63) - 1
 
 
 def round_size(nbytes: int) -> int:
@@ -97,6 +100,11 @@ class MemoryPool:
                 if nbytes == 0:
                     return 0
                 raise ValueError(f"cannot allocate a negative number of bytes ({nbytes})")
+            if nbytes > MAX_REQUEST:
+                raise MemoryError(
+                    f"{self.label}: cannot allocate {nbytes} bytes: more than the largest "
+                    f"possible allocation ({MAX_REQUEST} bytes)"
+                )
             size = round_size(nbytes)
             if len(_size_classes) < 4096:
                 _size_classes[nbytes] = size

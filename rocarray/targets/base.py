@@ -9,10 +9,14 @@ The kernel ABI every target shares is described in ``docs/architecture.md`` ("Ke
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import threading as _threading
 
 from llvmlite import ir
+
+from .. import _settings
 
 #: Version of rocarray's code generator.  Bump it whenever generated code changes in a way
 #: that makes old disk-cache entries wrong; it is part of every cache key.
@@ -172,16 +176,25 @@ class Target:
         """Optimise, emit and link ``module`` (IR object or text); return loadable bytes."""
         raise NotImplementedError
 
+    def check_binary(self, data: bytes) -> None:
+        """Raise ValueError unless ``data`` has the structure of what ``compile`` returns
+        (headers, offsets and sizes inside it, the right magic and machine), so that a
+        loader or driver given it reads and writes only inside it.  The compile cache
+        calls it on every entry it reads from disk -- one whose checksum verifies may
+        still hold other bytes --; an entry that fails is a miss: compiled and written
+        again.  A structure check, cheap beside a load: it cannot tell sound machine code
+        from garbage that is laid out right.  The default refuses only nothing at all."""
+        if not data:
+            raise ValueError(f"{self.name}: no code")
+
     def cache_key(self) -> tuple:
         """Everything about the target that changes the bytes ``compile`` returns."""
-        from llvmlite import binding
-
         return (
             self.name,
             self.triple,
             self.cpu,
             self.features,
-            binding.llvm_version_info,
+            llvm_facts()["version"],
             CODEGEN_VERSION,
         )
 
@@ -196,7 +209,6 @@ class Target:
 # optimise, emit.  These helpers hold the steps; each target only says which library,
 # which calling convention marks a kernel and how to turn its assembly into bytes.
 
-import os as _os
 import re as _re
 import threading as _threading
 
@@ -248,6 +260,89 @@ def llvm_binding(all_targets: bool = False):
         binding.initialize_all_asmprinters()
         _all_targets = True
     return binding
+
+
+_facts: dict = {}
+
+
+def _cpu_identity() -> "str | None":
+    """What names this CPU to LLVM's host detection, cheaply: the first processor's
+    vendor, model and feature flags from /proc/cpuinfo (Linux), or None elsewhere."""
+    try:
+        with open("/proc/cpuinfo", "rb") as f:
+            text = f.read(1 << 16)
+    except OSError:
+        return None
+    first = text.split(b"\n\n", 1)[0]
+    keep = (b"vendor_id", b"cpu family", b"model", b"model name", b"stepping", b"flags",
+            b"Features", b"CPU implementer", b"CPU architecture", b"CPU variant", b"CPU part")
+    lines = [line for line in first.splitlines() if line.split(b":", 1)[0].strip() in keep]
+    return hashlib.blake2b(b"\n".join(lines), digest_size=16).hexdigest() if lines else None
+
+
+def _llvmlite_identity() -> "str | None":
+    """The installed llvmlite build: its version and its shared library's size and time."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("llvmlite")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = os.path.join(spec.submodule_search_locations[0], "binding")
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.startswith("libllvmlite"))
+        stats = [os.stat(os.path.join(folder, n)) for n in names]
+    except OSError:
+        return None
+    return repr([(n, st.st_size, st.st_mtime_ns) for n, st in zip(names, stats)])
+
+
+def llvm_facts_key() -> "str | None":
+    """The disk-cache key of ``llvm_facts`` for this CPU and llvmlite build, or None
+    where either cannot be told without LLVM."""
+    cpu, build = _cpu_identity(), _llvmlite_identity()
+    return None if cpu is None or build is None else f"llvm-facts {cpu} {build}"
+
+
+def disk_facts(key: "str | None", compute, check) -> dict:
+    """``compute()`` -- a dict of what an installation is (JSON: strings, numbers, lists)
+    -- kept in the disk cache under ``key``, which names that installation cheaply (None:
+    it cannot be named; always computed).  ``check(facts)`` says whether what was read
+    back has the right form; a bad or missing entry is computed and written again.  So
+    that a process whose kernels are all on disk needs neither LLVM nor a toolchain."""
+    from ..compiler.cache import default_cache  # the cache sits above the targets
+
+    disk = None if key is None else default_cache().disk
+    data = None if disk is None else disk.get(key)
+    if data is not None:
+        try:
+            facts = json.loads(data)
+            if isinstance(facts, dict) and check(facts):
+                return facts
+        except (ValueError, KeyError, TypeError, IndexError):
+            pass
+    facts = compute()
+    if disk is not None:
+        disk.put(key, json.dumps(facts).encode())
+    return facts
+
+
+def _ask_llvm() -> dict:
+    binding = llvm_binding()
+    return {"version": list(binding.llvm_version_info), "triple": binding.get_process_triple(),
+            "cpu": binding.get_host_cpu_name(), "features": binding.get_host_cpu_features().flatten()}
+
+
+def llvm_facts() -> dict:
+    """What the cache keys and the host target need to know of LLVM -- its version (a
+    tuple), this process's triple, the host CPU's name and features -- without loading
+    LLVM where they are known (``disk_facts``: tens of milliseconds of a process's first
+    call)."""
+    if not _facts:
+        facts = disk_facts(llvm_facts_key(), _ask_llvm, lambda f: all(
+            isinstance(f[k], str) for k in ("triple", "cpu", "features")) and all(
+            isinstance(v, int) for v in f["version"]))
+        _facts.update(facts, version=tuple(facts["version"]))
+    return _facts
 
 
 def declare_function(module: ir.Module, name: str, fnty: ir.FunctionType) -> ir.Function:
@@ -421,10 +516,25 @@ def gpu_optimised_module(target, text: str, convention: str, link_libraries, ign
         missing = [n for n in unresolved_symbols(mod) if n not in ignore]
         if missing:
             raise ToolchainError(f"{name}: unresolved symbols {', '.join(missing)}")
-        if target.opt_level != 0 or _os.environ.get("ROCARRAY_VERIFY_IR") == "1":
+        if target.opt_level != 0 or _settings.VERIFY_IR.get():
             mod.verify()
         optimise(mod, tm, target.opt_level)
     return mod
+
+
+def _check_bitcode(blob: bytes) -> None:
+    """A library slice from the disk cache: empty (the library lacks the function) or
+    bitcode LLVM parses; else ValueError (then a miss: cut again).  Parsed here, once per
+    slice and process, so that a damaged slice never fails a compile that links it."""
+    if not blob:
+        return
+    if blob[:4] not in (b"BC\xc0\xde", b"\xde\xc0\x17\x0b"):  # raw bitcode, its wrapper
+        raise ValueError("bitcode slice: bad magic")
+    with LLVM_LOCK:
+        try:
+            llvm_binding().parse_bitcode(blob)
+        except RuntimeError as exc:
+            raise ValueError(f"bitcode slice: {exc}") from None
 
 
 class BitcodeLibrary:
@@ -497,7 +607,7 @@ class BitcodeLibrary:
         left = []
         for n in names:
             key = self._disk_key(n)
-            blob = None if key is None else disk.get(key)
+            blob = None if key is None else disk.get(key, check=_check_bitcode)
             if blob is None:
                 left.append(n)
             else:

@@ -15,6 +15,7 @@ nvJitLink 28-85 ms, ptxas 33-83 ms; nvJitLink is ahead on the small ones.
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
 import re
 import shutil
@@ -23,6 +24,8 @@ import sys
 
 from llvmlite import ir
 
+from .. import _settings
+from .codeobject import EM_CUDA, check_elf
 from .base import (
     LLVM_LOCK,
     MATH_FUNCTIONS,
@@ -31,6 +34,7 @@ from .base import (
     ToolchainError,
     add_string_attribute,
     declare_function,
+    disk_facts,
     gpu_optimised_module,
     llvm_binding,
     unresolved_functions,
@@ -97,11 +101,16 @@ def find_libdevice() -> str | None:
     """Path of ``libdevice.10.bc``: env ``ROCARRAY_LIBDEVICE`` (the file or its folder),
     then ``$CUDA_HOME`` / ``$CUDA_PATH``, /usr/local/cuda*, /opt/cuda, then NVIDIA's
     wheels (``nvidia-nvvm`` for CUDA 13)."""
-    explicit = os.environ.get("ROCARRAY_LIBDEVICE")
-    candidates = []
-    if explicit:
-        candidates.append(explicit)
-    candidates += [os.path.join(r, "nvvm", "libdevice") for r in _cuda_roots() + _wheel_roots()]
+    explicit = _settings.LIBDEVICE.get()
+    if explicit:  # asked for by name: that one, or an error (never another one instead)
+        if os.path.isfile(explicit):
+            return explicit
+        found = sorted(glob.glob(os.path.join(explicit, "libdevice*.bc")))
+        if found:
+            return found[-1]
+        raise _settings.LIBDEVICE.invalid(
+            explicit, "a folder without libdevice*.bc" if os.path.isdir(explicit) else "no such file")
+    candidates = [os.path.join(r, "nvvm", "libdevice") for r in _cuda_roots() + _wheel_roots()]
     for path in candidates:
         if os.path.isfile(path):
             return path
@@ -114,9 +123,11 @@ def find_libdevice() -> str | None:
 def find_ptxas() -> str | None:
     """Path of ``ptxas``: env ``ROCARRAY_PTXAS``, the toolkit directories, ``PATH``,
     then the ``nvidia-cuda-nvcc`` wheel."""
-    explicit = os.environ.get("ROCARRAY_PTXAS")
-    if explicit:
-        return explicit if os.access(explicit, os.X_OK) else None
+    explicit = _settings.PTXAS.get()
+    if explicit:  # asked for by name: that one, or an error (never another one instead)
+        if os.path.isfile(explicit) and os.access(explicit, os.X_OK):
+            return explicit
+        raise _settings.PTXAS.invalid(explicit, "not an executable file")
     for root in _cuda_roots()[:1]:
         path = os.path.join(root, "bin", "ptxas")
         if os.access(path, os.X_OK):
@@ -179,6 +190,71 @@ def _prec_sqrt_reflect() -> None:
         _reflect_ready = True
 
 
+def _pick_assembler(choice: "str | None") -> tuple:
+    """How PTX becomes bytes for ``choice`` (None: the first that works of nvJitLink,
+    ptxas and the driver's JIT)."""
+    if choice in (None, "nvjitlink"):
+        nvjitlink = _nvjitlink()
+        if nvjitlink is not None:
+            return ("nvjitlink", tuple(nvjitlink.version()))
+        if choice == "nvjitlink":
+            raise ToolchainError(
+                f"nvJitLink is not usable ({_nvjitlink_state[1]}); "
+                "pip install cuda-bindings nvidia-nvjitlink"
+            )
+    if choice in (None, "ptxas"):
+        ptxas = find_ptxas()
+        if ptxas is not None:
+            return ("ptxas", ptxas, _ptxas_version(ptxas))
+        if choice == "ptxas":
+            raise ToolchainError("ptxas not found; set ROCARRAY_PTXAS or CUDA_HOME")
+    return ("ptx",)
+
+
+def _toolchain_identity() -> str:
+    """What names the installed CUDA toolchain cheaply (no import, no library load): the
+    settings that choose its parts, the toolkit and wheel directories and their times,
+    and where cuda-bindings lives."""
+    roots = _cuda_roots() + _wheel_roots()
+    bindings = [os.path.join(e or ".", "cuda", "bindings") for e in sys.path]
+    parts = [_settings.LIBDEVICE.raw(), _settings.PTXAS.raw(), os.environ.get("PATH")]
+    for path in roots + [b for b in bindings if os.path.isdir(b)]:
+        try:
+            parts.append((path, os.stat(path).st_mtime_ns))
+        except OSError:
+            continue
+    return hashlib.blake2b(repr(parts).encode(), digest_size=16).hexdigest()
+
+
+_toolchain: dict = {}
+
+
+def _toolchain_facts() -> dict:
+    """The default assembler (``_pick_assembler(None)``) and libdevice's (path, size,
+    time), kept in the disk cache under ``_toolchain_identity`` (``disk_facts``): a
+    process whose kernels are on disk imports no nvJitLink to name their entries."""
+    if not _toolchain:
+        def compute():
+            libdevice = find_libdevice()
+            stamp = None
+            if libdevice:
+                st = os.stat(libdevice)
+                stamp = [libdevice, st.st_size, int(st.st_mtime)]
+            return {"assembler": list(_pick_assembler(None)), "libdevice": stamp}
+
+        def check(facts):
+            kind = facts["assembler"][0]
+            return kind in ("nvjitlink", "ptxas", "ptx") and (
+                facts["libdevice"] is None or len(facts["libdevice"]) == 3)
+
+        facts = disk_facts(f"nvptx-toolchain {_toolchain_identity()}", compute, check)
+        assembler = facts["assembler"]
+        if assembler[0] == "nvjitlink":  # the version as a tuple, as nvJitLink gives it
+            assembler = [assembler[0], tuple(assembler[1])]
+        _toolchain.update(facts, assembler=tuple(assembler))
+    return _toolchain
+
+
 # -- the target ------------------------------------------------------------------------------
 
 
@@ -208,18 +284,21 @@ class NVPTXTarget(Target):
         # The PTX assembler (ptxas / nvJitLink / the driver) optimises at -O3 itself, so
         # LLVM only inlines and cleans up by default (see docs/benchmarks.md).
         if opt_level is None:
-            opt_level = int(os.environ.get("ROCARRAY_NVPTX_OPT", "0"))
+            opt_level = _settings.NVPTX_OPT.get()
         self.opt_level = opt_level
         #: optimisation level handed to ptxas / nvJitLink (the quick tier uses 0)
         self.assembler_opt = 3
         # Default: a cubin made here (nvJitLink, else ptxas), which the disk cache keeps and
         # which loads in ~0.3 ms; "ptx" hands PTX to the driver's JIT instead.  See
         # docs/benchmarks.md for the measurements behind the choice.
-        choice = assembler or os.environ.get("ROCARRAY_PTX_ASSEMBLER") or None
+        choice = assembler or _settings.PTX_ASSEMBLER.get()
+        if choice == "auto":
+            choice = None
         if choice not in (None, "nvjitlink", "ptxas", "ptx"):
             raise ValueError(f"NVPTXTarget: assembler {choice!r} is not 'nvjitlink', 'ptxas' or 'ptx'")
         self._assembler_choice = choice
         self._assembler: tuple | None = None
+        self._cache_key: tuple | None = None
         self._tm = None
 
     # -- facts ---------------------------------------------------------------------------
@@ -251,22 +330,10 @@ class NVPTXTarget(Target):
 
     def _pick_assembler(self) -> tuple:
         choice = self._assembler_choice
-        if choice in (None, "nvjitlink"):
-            nvjitlink = _nvjitlink()
-            if nvjitlink is not None:
-                return ("nvjitlink", tuple(nvjitlink.version()))
-            if choice == "nvjitlink":
-                raise ToolchainError(
-                    f"nvJitLink is not usable ({_nvjitlink_state[1]}); "
-                    "pip install cuda-bindings nvidia-nvjitlink"
-                )
-        if choice in (None, "ptxas"):
-            ptxas = find_ptxas()
-            if ptxas is not None:
-                return ("ptxas", ptxas, _ptxas_version(ptxas))
-            if choice == "ptxas":
-                raise ToolchainError("ptxas not found; set ROCARRAY_PTXAS or CUDA_HOME")
-        return ("ptx",)
+        if choice is None:  # the first that works, as the installation last said
+            return tuple(_toolchain_facts()["assembler"])
+        return _pick_assembler(choice)
+
 
     @property
     def jit_opt(self) -> "int | None":
@@ -278,13 +345,15 @@ class NVPTXTarget(Target):
         return "ptx" if self.assembler[0] == "ptx" else "cubin"
 
     def cache_key(self) -> tuple:
-        libdevice = find_libdevice()
-        stamp = None
-        if libdevice:
-            st = os.stat(libdevice)
-            stamp = (libdevice, st.st_size, int(st.st_mtime))
-        return super().cache_key() + (self.opt_level, self.assembler, self.assembler_opt,
-                                      self.simple_loops, stamp)
+        # made once per configuration: it is part of every disk look-up
+        state = (self.opt_level, self.assembler_opt, self.simple_loops, self._assembler_choice)
+        memo = self._cache_key
+        if memo is None or memo[0] != state:
+            tools = _toolchain_facts()
+            memo = self._cache_key = (state, super().cache_key() + (
+                self.opt_level, self.assembler, self.assembler_opt, self.simple_loops,
+                tools["libdevice"] and tuple(tools["libdevice"])))
+        return memo[1]
 
     @property
     def quick_tier(self) -> "NVPTXTarget | None":
@@ -293,7 +362,7 @@ class NVPTXTarget(Target):
         nvJitLink's (~25 ms even at -O0); the full kernel -- vector path, a cubin from the
         assembler at -O3, kept on disk -- is compiled in the background once the kernel
         proves hot.  None with ``ROCARRAY_TIERED=0``."""
-        if os.environ.get("ROCARRAY_TIERED", "1") == "0" or self.simple_loops:
+        if not _settings.TIERED.get() or self.simple_loops:
             return None
         q = getattr(self, "_quick", None)
         if q is None:
@@ -463,6 +532,22 @@ class NVPTXTarget(Target):
 
     def compile(self, module: ir.Module | str) -> bytes:
         return self.assemble(self.emit_ptx(module))
+
+    def check_binary(self, data: bytes) -> None:
+        if self.binary_kind == "ptx":
+            check_ptx(data)
+        else:
+            check_elf(data, machine=EM_CUDA, what="cubin")
+
+
+def check_ptx(data: bytes) -> None:
+    """Raise ValueError unless ``data`` is PTX text as ``emit_ptx`` writes it: ASCII,
+    no NUL but at the end (the driver reads PTX up to one), its ``.version`` and
+    ``.target`` first."""
+    head = data[:1024]
+    if (not data.isascii() or b"\0" in data.rstrip(b"\0") or b".version " not in head
+            or b".target " not in head):
+        raise ValueError(f"PTX of {len(data)} bytes: not PTX text (ASCII with .version and .target)")
 
 
 def toolchain_info() -> dict:

@@ -15,9 +15,10 @@ import pytest
 import rocarray.cache
 from rocarray.compiler import cache as cache_mod
 from rocarray.compiler import diskcache
-from rocarray.compiler.cache import CompileCache
+from rocarray.compiler.cache import CompileCache, support_key
 from rocarray.compiler.diskcache import DiskCache
 from rocarray.runtime import native
+from rocarray.targets.base import llvm_facts_key
 from rocarray.targets.host import HostTarget, load_host_object
 
 # Offset of the first operand's data pointer in the kernel ABI: n, ndim, shape[8].
@@ -482,7 +483,7 @@ reads = []
 get = diskcache.DiskCache.get
 # (the compile cache's reads: they name their entry; the native calls' module is read once
 # per process without one, rocarray/runtime/native.py)
-diskcache.DiskCache.get = lambda self, key, name=None: (name and reads.append(key), get(self, key, name))[1]
+diskcache.DiskCache.get = lambda self, key, name=None, check=None: (name and reads.append(key), get(self, key, name, check))[1]
 x = ra.asarray(np.arange(7, dtype=np.int16), device="cpu")
 cache.reset_counts()
 for _ in range(int(sys.argv[1])):
@@ -519,6 +520,8 @@ def test_a_fresh_process_finds_either_tier_with_one_read(tmp_path):
     # hot: the full tier is compiled in the background and written over it
     assert process(40)[3:] == ["0", "1", "full"]
     assert process(1) == ["1", "1", "0", "0", "0", "full"]  # the full tier's code, one read
-    # the add kernel's entry (both tiers in one), beside the native calls' module
-    native_entry = diskcache._file_name(native.disk_key(HostTarget()))
-    assert len(set(_entries(tmp_path)) - {native_entry}) == 1
+    # the add kernel's entry (both tiers in one), beside the native calls' module and the
+    # facts of LLVM
+    native_entry = diskcache._file_name(support_key(HostTarget(), "rocarray.runtime.native", native._IR))
+    facts_entry = diskcache._file_name(llvm_facts_key())
+    assert len(set(_entries(tmp_path)) - {native_entry, facts_entry}) == 1

@@ -175,3 +175,14 @@ def test_large_host_blocks_are_aligned_for_huge_pages():
     assert (h[:-1] == 1.5).all() and h[-1] == 2.5
     small = ra.empty(100, dtype=ra.float32, device="cpu")
     assert small._buf.ptr % 64 == 0
+
+
+def test_host_allocation_beyond_ssize_t_is_a_memory_error():
+    # ctypes passes a size_t modulo 2**64: 2**64 + 4096 bytes would give a 4096-byte block
+    rt = ra.Device("cpu").runtime
+    for nbytes in (2**64 + 4096, 2**63):
+        with pytest.raises(MemoryError, match="largest possible allocation"):
+            ptr = rt.alloc(0, nbytes)
+            rt.free(0, ptr)
+    with pytest.raises(MemoryError, match="out of memory allocating"):
+        rt.alloc(0, 2**62)

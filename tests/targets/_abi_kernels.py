@@ -231,14 +231,15 @@ def signature_kernel(target, name):
 
 
 def catalogue_module(target, op, dtype):
-    """(entry name, module text) of catalogue op ``op`` on ``dtype`` inputs for ``target``."""
+    """(entry name, module text) of catalogue op ``op`` on ``dtype`` inputs for ``target``
+    (``dtype``: one dtype for every input, or a tuple of one per input)."""
     import numpy as np
 
     from rocarray._elementwise import Ufunc, elementwise_spec
     from rocarray._elementwise_functions import _rows
 
     u = Ufunc(_rows[op])
-    dts = (np.dtype(dtype),) * u.nin
+    dts = tuple(map(np.dtype, dtype)) if isinstance(dtype, tuple) else (np.dtype(dtype),) * u.nin
     loop_in, loop_out, out_storage, body = u.resolve(dts)
     spec = elementwise_spec(op, body, dts, ("a",) * u.nin, loop_in, out_storage, loop_out)
     return spec.entry, str(spec.build_module(target))

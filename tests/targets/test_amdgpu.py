@@ -444,6 +444,16 @@ def test_quick_front_without_pipeline_is_byte_identical(arch, monkeypatch):
         assert check_code_object(q.link(bare), arch, [entry]) == []
 
 
+@pytest.mark.parametrize("dtypes", [("int64", "uint64"), ("uint64", "int8")], ids=str)
+def test_mixed_signedness_comparisons_compile(dtypes):
+    # the catalogue's exact int64/uint64 comparison body (kernels/elementwise.py)
+    q = AMDGPUTarget("gfx942").quick_tier
+    for op in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
+        entry, text = catalogue_module(q, op, dtypes)
+        obj = q._emit(q._quick_module(private_allocas(text)), assembly=False)
+        assert check_code_object(q.link(obj), "gfx942", [entry]) == []
+
+
 def test_quick_front_takes_only_inlinable_modules_without_pipeline():
     from rocarray.targets import amdgpu
 
@@ -490,7 +500,9 @@ def test_device_libs_folder_is_kept_per_environment(monkeypatch, tmp_path):
     assert find_device_libs() == str(tmp_path)
     assert find_device_libs() == str(tmp_path)
     (tmp_path / "ocml.bc").unlink()
-    assert find_device_libs() == system  # the folder lost ocml.bc: looked for again
+    # the folder asked for lost ocml.bc: an error, not another folder in its place
+    with pytest.raises(ValueError, match=r"ROCARRAY_DEVICE_LIBS='.*' is not valid \(a folder without ocml.bc\)"):
+        find_device_libs()
     monkeypatch.delenv("ROCARRAY_DEVICE_LIBS")
     assert find_device_libs() == system
 

@@ -11,7 +11,8 @@ import re
 import pytest
 from llvmlite import ir
 
-from _abi_kernels import F32, F64, SIGNATURES, build_kernel, natural_layout, signature_kernel, unary_math
+from _abi_kernels import (F32, F64, SIGNATURES, build_kernel, catalogue_module, natural_layout, signature_kernel,
+                          unary_math)
 from rocarray.targets.base import MATH_FUNCTIONS
 from rocarray.targets.codeobject import EM_CUDA, ElfFile
 from rocarray.targets.nvptx import (
@@ -286,6 +287,14 @@ def test_toolchain_info():
     assert info["assembler"] in ("nvjitlink", "ptxas", "ptx")
     assert info["binary_kind"] in ("cubin", "ptx")
     assert set(info) >= {"libdevice", "ptxas", "nvjitlink"}
+
+
+@pytest.mark.parametrize("dtypes", [("int64", "uint64"), ("uint64", "int8")], ids=str)
+def test_mixed_signedness_comparisons_compile(target, dtypes):
+    # the catalogue's exact int64/uint64 comparison body (kernels/elementwise.py)
+    for op in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
+        entry, text = catalogue_module(target, op, dtypes)
+        assert f".entry {entry}(" in target.emit_ptx(text)
 
 
 def test_all_signatures_compile(target):

@@ -33,9 +33,9 @@ _TARGET_1 = ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "co
 _BINARY = {"atan2": None, "hypot": None, "pow": None, "fmod": None, "nextafter": None,
            "copysign": "copysign", "fmin": "minnum", "fmax": "maxnum"}
 #: Complex functions implemented in prelude.rk (name -> prelude function).
-_COMPLEX_1 = {n: "_c" + n for n in ("exp", "log", "log10", "log2", "sqrt", "sin", "cos", "tan",
-                                    "sinh", "cosh", "tanh", "asin", "acos", "atan", "asinh",
-                                    "acosh", "atanh")}
+_COMPLEX_1 = {n: "_c" + n for n in ("exp", "expm1", "log", "log1p", "log10", "log2", "sqrt",
+                                    "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos",
+                                    "atan", "asinh", "acosh", "atanh")}
 
 _UNSUPPORTED_CALLS = {
     "atomicAdd": "atomic operations", "atomicSub": "atomic operations",
