@@ -506,3 +506,20 @@ def test_user_kernels_reach_the_same_functions():
         warnings.simplefilter("ignore")
         np.testing.assert_array_equal(ra.asnumpy(y), _call("expm1", z))
         np.testing.assert_array_equal(ra.asnumpy(w), _call("log1p", z))
+
+
+@pytest.mark.parametrize("dt", CPLX, ids=lambda d: np.dtype(d).name)
+def test_pow_of_zero(device, dt):
+    """0^b is 0 when real(b) > 0, whatever imag(b) (the limit of |a|^re(b) e^(-im(b) arg a);
+    NumPy 2's result and prelude.rk's rule); NaN otherwise; 1 for b = 0 (it gave NaN for
+    every b off the real axis; found by tests/property)."""
+    b = np.array([0.27 - 0.46j, 2 + 5j, 1e-30 - 1e30j, 3 + 0j, -0.5 + 1j, 1j, -2 + 0j, 0j], dtype=dt)
+    got = _call("pow", np.zeros(b.shape, dtype=dt), b, device=device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = np.zeros(b.shape, dtype=dt) ** b
+    np.testing.assert_array_equal(got, want)
+    assert list(got[:4]) == [0j] * 4 and np.isnan(got[4:7]).all() and got[7] == 1
+    # an integer zero base promotes to the complex dtype: the same rule
+    z = ra.asarray(np.zeros(2, dtype=np.uint8), device=device)
+    np.testing.assert_array_equal(ra.pow(z, ra.asarray(b[:2], device=device)).get(), [0j, 0j])
