@@ -523,3 +523,22 @@ def test_pow_of_zero(device, dt):
     # an integer zero base promotes to the complex dtype: the same rule
     z = ra.asarray(np.zeros(2, dtype=np.uint8), device=device)
     np.testing.assert_array_equal(ra.pow(z, ra.asarray(b[:2], device=device)).get(), [0j, 0j])
+
+
+@pytest.mark.parametrize("dt", CPLX, ids=lambda d: np.dtype(d).name)
+def test_division_by_zero_of_non_finite_numerators(device, dt):
+    """x / 0 is x / |0| per part (NumPy's result) for numerators with infinite or NaN parts
+    too (inf + inf j over 0 was nan + nan j: 0 * inf in the zero-divisor branch; found by
+    tests/property), by a zero array, a zero scalar of each kind, signed zeros alike."""
+    x = np.array([complex(INF, INF), complex(1, INF), complex(NAN, 1), complex(-INF, 2),
+                  complex(3, -INF), complex(INF, NAN), complex(0, INF), 1 - 1j], dtype=dt)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        for zero in (np.zeros(x.shape, dt), np.full(x.shape, complex(-0.0, 0.0), dt)):
+            want = x / zero
+            got = _call("divide", x, zero, device=device)
+            np.testing.assert_array_equal(got, want)
+        want = x / np.zeros(x.shape, dt)
+    xr = ra.asarray(x, device=device)
+    for s in (0, 0.0, 0j, False):
+        np.testing.assert_array_equal(ra.divide(xr, s).get(), want)
