@@ -300,19 +300,25 @@ def to_numpy(x) -> np.ndarray:
 
 
 def assert_same(got, expected, *, ulps: float = 0, atol: float = 0.0, signed_zeros: bool = True,
-                check_dtype: bool = True, what: str = ""):
+                check_dtype: bool = True, where=None, what: str = ""):
     """``got`` (a rocarray array) equals the NumPy ``expected``: same shape and dtype;
     integers and bools exactly; floats within ``ulps`` units of the dtype's epsilon relative
     to the expected value (``ulps`` a number, or an array of the result's shape; plus
     ``atol``), NaNs at the same places, infinities equal, and
     the signs of zeros equal where ``signed_zeros``; complex numbers part by part, each
-    within the tolerance relative to the expected magnitude."""
+    within the tolerance relative to the expected magnitude.  ``where``: a mask of the
+    elements to compare."""
     expected = np.asarray(expected)
     g = to_numpy(got) if isinstance(got, ra.Array) else np.asarray(got)
     tag = f"{what}: " if what else ""
     assert g.shape == expected.shape, f"{tag}shape {g.shape}, expected {expected.shape}"
     if check_dtype:
         assert g.dtype == expected.dtype, f"{tag}dtype {g.dtype}, expected {expected.dtype}"
+    if where is not None:  # (compared only there; shapes and dtypes everywhere)
+        where = np.broadcast_to(where, expected.shape)
+        g, expected = g[where], expected[where]
+        if np.ndim(ulps):
+            ulps = np.broadcast_to(ulps, where.shape)[where]
     kind = expected.dtype.kind
     if kind not in "fc":
         np.testing.assert_array_equal(g, expected, err_msg=tag)
