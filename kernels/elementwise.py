@@ -298,11 +298,15 @@ OPS = (
     Op("bitwise_right_shift", 2, "bitwise", "integer", "promote", "same", "out0 = in0 >> in1;", "__rshift__"),
     # -- selection and copies ------------------------------------------------------------------------
     Op("where", 3, "searching", "any", "where", "same", "out0 = in0 ? in1 : in2;"),
+    # min(max(x, lo), hi), as NumPy: with lo > hi the result is hi
     Op("clip", 3, "arithmetic", "real", "clip", "same", {
-        "biu": "out0 = in0 < in1 ? in1 : (in0 > in2 ? in2 : in0);",
+        "biu": "in0_type t = in0 < in1 ? in1 : in0; out0 = t > in2 ? in2 : t;",
         "f": """
             if (isnan(in0) || isnan(in1) || isnan(in2)) out0 = NAN;
-            else out0 = in0 < in1 ? in1 : (in0 > in2 ? in2 : in0);""",
+            else {
+                in0_type t = in0 < in1 ? in1 : in0;
+                out0 = t > in2 ? in2 : t;
+            }""",
     }),
     Op("copy", 1, "copy", "any", "copy", "same", "out0 = in0;"),
 )

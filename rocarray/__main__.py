@@ -91,6 +91,11 @@ def _info(args) -> int:
             print(f"  {k}: {v}")
     i = cache.info()
     print(f"cache: {i['directory']} ({i['disk_entries']} entries, {i['disk_bytes'] / 1e6:.1f} MB)")
+    from rocarray import _settings
+
+    print("settings (rocarray/_settings.py says what each one does):")
+    for name, value, from_env in _settings.in_force():
+        print(f"  {name}={value}  ({'set' if from_env else 'default' if value else 'unset'})")
     return 0
 
 

@@ -141,10 +141,15 @@ def _plan(v: Array, indices: list, write: bool = False):
     rest = [a for a in range(v.ndim) if a not in adv_axes]
     order = adv_axes + rest
     src = v._view(tuple(v.shape[a] for a in order), tuple(v.strides[a] for a in order), v._offset)
-    b_shape = broadcast_shapes(*(ix.array.shape for ix in indices))
-    for ix in indices:
-        if ix.kind == "int":
-            check_bounds(ix.array, v.shape[ix.axis], ix.axis)
+    try:
+        b_shape = broadcast_shapes(*(ix.array.shape for ix in indices))
+    except ValueError:  # (NumPy's kind of error for a key that does not fit together)
+        raise IndexError("shape mismatch: index arrays could not be broadcast together with shapes "
+                         + " ".join(str(ix.array.shape) for ix in indices)) from None
+    if _prod(b_shape):  # (index arrays that select nothing are not checked, as in NumPy)
+        for ix in indices:
+            if ix.kind == "int":
+                check_bounds(ix.array, v.shape[ix.axis], ix.axis)
     base = 0
     for ix in indices:
         n = _prod(v.shape[ix.axis:ix.axis + ix.count])

@@ -186,6 +186,19 @@ class Array:
             expected *= n
         return True
 
+    def _check_writable(self, what: str) -> None:
+        """ValueError unless this array can be written into: its memory is not read-only,
+        and no element is reached twice (an axis of stride 0 and length > 1, as a
+        broadcast leaves: NumPy marks those read-only; writes would collide)."""
+        if self._buf.readonly:
+            raise ValueError(f"{what} is read-only")
+        if not self._size:  # (no elements: nothing aliased, whatever the strides say)
+            return
+        for n, s in zip(self._shape, self._strides):
+            if s == 0 and n > 1:
+                raise ValueError(f"{what} is a broadcast view (its elements share memory); "
+                                 "write into a copy of it")
+
     def _view(self, shape, strides, offset) -> "Array":
         return Array._new(self._buf, tuple(shape), tuple(strides), offset, self._dtype)
 

@@ -321,7 +321,9 @@ def _integer_range(start: int, step: int, n: int, dt: np.dtype) -> np.ndarray:
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Array:
-    if not isinstance(num, (builtins.int, np.integer)) or num < 0:
+    if not isinstance(num, (builtins.int, np.integer)) or isinstance(num, builtins.bool):
+        raise TypeError(f"linspace: num must be a non-negative integer, not {type(num).__name__}")
+    if num < 0:
         raise ValueError(f"linspace: num must be a non-negative integer, got {num!r}")
     is_complex = isinstance(start, builtins.complex) or isinstance(stop, builtins.complex)
     if dtype is None:

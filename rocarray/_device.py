@@ -7,9 +7,9 @@ current thread.  Runtimes are loaded lazily, so importing rocarray never touches
 
 from __future__ import annotations
 
-import os
 import threading
 
+from . import _settings
 from .runtime.base import Runtime
 
 _KINDS = ("cpu", "cuda", "hip")
@@ -167,7 +167,7 @@ def gpu_count(kind: str) -> int:
 
 
 def _find_default() -> Device:
-    env = os.environ.get("ROCARRAY_DEVICE")
+    env = _settings.DEVICE.get()
     if env:
         return Device(env).check()
     for kind in ("cuda", "hip"):

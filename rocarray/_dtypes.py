@@ -137,6 +137,8 @@ def as_dtype(dtype, *, argname: str = "dtype") -> np.dtype:
     """Normalise a user-given dtype to one of rocarray's dtypes, or raise TypeError."""
     if isinstance(dtype, np.dtype):
         d = dtype
+    elif dtype is None:  # (np.dtype(None) is float64: never a silent default here)
+        raise TypeError(f"{argname}=None is not a data type; use one of " + ", ".join(_by_name))
     elif dtype is builtins.bool:
         return bool
     elif dtype is builtins.int:

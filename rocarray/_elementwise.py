@@ -150,6 +150,11 @@ class Ufunc:
             loop_in = (_dtypes.bool,) * len(tokens)
             t = _dtypes.bool
         kind = t.kind
+        if kind not in allowed:  # a Python scalar made the loop so (``x < 1j``, ``i & 1.5``)
+            raise TypeError(
+                f"{name}: {_KIND_NAMES[kind]} dtype {t} is not supported; {name} accepts "
+                + ", ".join(_KIND_NAMES[k] for k in allowed) + " dtypes"
+            )
         if row.out == "bool":
             out = _dtypes.bool
         elif row.out == "real":
@@ -250,6 +255,7 @@ class Ufunc:
                     raise TypeError(f"{self.row.name}: out must be a rocarray array, not {type(out).__name__}")
                 if out._buf.device is not device:
                     raise TypeError(f"{self.row.name}: out is on {out.device} but the inputs are on {device}")
+                out._check_writable(f"{self.row.name}: out")
                 key = (*tokens, device, out._dtype)
             else:
                 key = (*tokens, device)
@@ -341,9 +347,9 @@ def _run(plan: _Plan, args, out):
             # made by the first warm call, not by this one, often a first call)
             return plan.run_packed(args, shape, arrays[0]._size)
     elif not same:
-        from ._manipulation_functions import broadcast_shapes
+        from ._manipulation_functions import broadcast_array_shapes
 
-        shape = broadcast_shapes(*(a._shape for a in arrays))
+        shape = broadcast_array_shapes(*(a._shape for a in arrays))
     if out is None:
         out = Array._empty(shape, plan.out_dtype, kernel.device)
     elif out._shape != shape:
@@ -351,7 +357,10 @@ def _run(plan: _Plan, args, out):
     else:
         args = _resolve_overlap(args, kinds, out)
     n = out._size
-    if n == 0:
+    if n == 0:  # nothing to launch, but an int out of range is still an OverflowError
+        for a, k, t in zip(args, kinds, plan.scalar_types):
+            if k == "s":
+                scalar_fields(a, t, plan.row.name)
         return out
     arr_strides = [broadcast_strides(shape, a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"]
     mshape, merged = merge_dims(shape, arr_strides + [out._strides])

@@ -283,8 +283,7 @@ def _value_array(x: Array, value) -> Array:
 
 
 def setitem(x: Array, key, value) -> None:
-    if x._buf.readonly:
-        raise ValueError("assignment destination is read-only")
+    x._check_writable("assignment destination")
     if _is_advanced(key):
         view_key, indices, p = _parse_advanced(x, key)
         dst = view_for_key(x, tuple(view_key))

@@ -8,12 +8,11 @@ from the end of the axis.
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
 from ._array_object import Array
 from ._advanced_indexing import Index, flat_true, gather, unravel
+from ._manipulation_functions import _normalize_axis
 from ._user_kernels import ElementwiseKernel
 
 _int64 = np.dtype(np.int64)
@@ -35,19 +34,6 @@ def _check_indices(name: str, x: Array, indices) -> Array:
     return indices
 
 
-def _axis(name: str, axis, ndim: int) -> int:
-    if isinstance(axis, bool):
-        raise TypeError(f"{name}: axis must be an int, not bool")
-    try:
-        a = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{name}: axis must be an int, not {type(axis).__name__}") from None
-    if not -ndim <= a < ndim:
-        raise ValueError(f"{name}: axis {a} is out of range for an array of {ndim} dimension(s) "
-                         f"(allowed: {-ndim} to {ndim - 1})")
-    return a + ndim if a < 0 else a
-
-
 def take(x, indices, /, *, axis=None):
     """The elements of ``x`` at ``indices`` along ``axis`` (required unless ``x`` is 1-D):
     ``x[(:,) * axis + (indices,)]``.  Negative indices count from the end; an index outside
@@ -63,7 +49,7 @@ def take(x, indices, /, *, axis=None):
             raise ValueError(f"take: axis must be given for a {x.ndim}-d array (None is allowed "
                              "only for 1-d arrays)")
         axis = 0
-    axis = _axis("take", axis, x.ndim)
+    axis = _normalize_axis(axis, x.ndim, "take")
     return gather(x, [Index(axis, 1, indices, "int")], axis)
 
 
@@ -77,7 +63,7 @@ def take_along_axis(x, indices, /, *, axis=-1):
     if indices.ndim != x.ndim:
         raise ValueError(f"take_along_axis: indices must have the same number of dimensions as "
                          f"x ({x.ndim}), got {indices.ndim}")
-    axis = _axis("take_along_axis", axis, x.ndim)
+    axis = _normalize_axis(axis, x.ndim, "take_along_axis")
     for d in range(x.ndim):
         if d != axis and indices.shape[d] not in (1, x.shape[d]) and x.shape[d] != 1:
             raise ValueError(f"take_along_axis: indices of shape {indices.shape} do not "

@@ -16,7 +16,6 @@ compile first calls as before.
 
 from __future__ import annotations
 
-import os
 import struct
 import subprocess
 import sys
@@ -25,13 +24,14 @@ import threading
 import numpy as np
 from llvmlite import ir
 
+from . import _settings
 from .compiler import interp as _interp
 from .compiler.cache import default_cache
 
-ENABLED = os.environ.get("ROCARRAY_INTERPRETER", "1") != "0"
+ENABLED = _settings.INTERPRETER.get() != "off"
 #: serve the host's first calls too (those of at most ``_launch.HOST_INTERPRETED_MOST``
 #: elements; ``ROCARRAY_INTERPRETER=gpu`` keeps the host compiling them)
-ON_HOST = os.environ.get("ROCARRAY_INTERPRETER", "1") not in ("0", "gpu")
+ON_HOST = _settings.INTERPRETER.get() == "on"
 KEY = ("interpreter", _interp.MAGIC)
 BLOCK = 256
 

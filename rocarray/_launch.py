@@ -29,6 +29,7 @@ from ._dtypes import as_dtype, int_bounds
 from ._array_object import Array, _c_strides
 from ._buffer import Buffer
 from .targets.base import MAX_DIMS
+from .targets.codeobject import EM_CUDA, check_elf
 from . import _interpreter
 
 _new = object.__new__
@@ -292,9 +293,18 @@ class ContiguousRunner:
             else:
                 scalar[1].pack_into(raw, 8 * w, *scalar[0](a, self.name))
 
+    def check_scalars(self, arrays) -> None:
+        """Convert the Python scalars without launching (an empty result): an int out of
+        range is an OverflowError whatever the size, as in NumPy."""
+        if self.scalars is not None:
+            for scalar, a in zip(self.scalars, arrays):
+                if scalar is not None:
+                    scalar[0](a, self.name)
+
     def __call__(self, arrays, shape: tuple, n: int):
         if n < self.direct_below:
             if not n:
+                self.check_scalars(arrays)
                 return Array._empty(shape, self.dtype, self.device)
             nbytes = n * self.itemsize
             pool = self.pool
@@ -371,6 +381,7 @@ class ContiguousRunner:
         parameter area: for launches too large for the area, and for a plan's first call
         (an area costs ~50 us to make, which its first call should not pay)."""
         if not n:
+            self.check_scalars(arrays)
             return Array._empty(shape, self.dtype, self.device)
         nbytes = n * self.itemsize
         buf = Buffer(self.alloc(self.index, nbytes), nbytes, self.device, None, False, self.pool)
@@ -677,6 +688,12 @@ def _host_row_driver(kernel: LoadedKernel):
     return _row_driver[0]
 
 
+def _check_cubin(data: bytes) -> None:
+    """A cubin from the disk cache (the driver's of some PTX): a sound NVIDIA ELF file,
+    or ValueError (then a miss: the PTX is loaded and assembled again)."""
+    check_elf(data, machine=EM_CUDA, what="cubin")
+
+
 def _load_image(rt, index: int, image: bytes, target):
     """``rt.load_module`` of ``target``'s bytes, with the JIT level the target asks for.
 
@@ -694,7 +711,7 @@ def _load_image(rt, index: int, image: bytes, target):
     if assembler is None:
         return rt.load_module(index, image, jit_opt)
     key = f"cubin|{assembler!r}|O{jit_opt}|{hashlib.blake2b(image, digest_size=20).hexdigest()}"
-    cubin = disk.get(key)
+    cubin = disk.get(key, check=_check_cubin)
     if cubin is not None:
         return rt.load_module(index, cubin)
     module = rt.load_module(index, image, jit_opt)

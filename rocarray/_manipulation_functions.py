@@ -14,13 +14,20 @@ from builtins import max as builtins_max, sum as builtins_sum
 from ._array_object import Array, _c_strides, _prod
 
 
+class AxisError(IndexError, ValueError):
+    """An axis out of bounds for the array: an ``IndexError`` and a ``ValueError``, as
+    NumPy's ``AxisError`` is (code written against either kind catches it)."""
+
+
 def _normalize_axis(axis, ndim: int, fname: str) -> int:
+    if axis.__class__ is bool:  # (an int to operator.index, never an axis: NumPy refuses it)
+        raise TypeError(f"{fname}: axis must be an integer, not bool")
     try:
         a = operator.index(axis)
     except TypeError:
         raise TypeError(f"{fname}: axis must be an integer, not {type(axis).__name__}") from None
     if not -ndim <= a < ndim:
-        raise IndexError(f"{fname}: axis {a} is out of bounds for an array of dimension {ndim}")
+        raise AxisError(f"{fname}: axis {a} is out of bounds for an array of dimension {ndim}")
     return a + ndim if a < 0 else a
 
 
@@ -119,7 +126,10 @@ def reshape(x: Array, /, shape, *, copy=None) -> Array:
 
 
 def permute_dims(x: Array, /, axes) -> Array:
-    axes = tuple(_normalize_axis(a, x.ndim, "permute_dims") for a in axes)
+    given = tuple(axes)
+    if len(given) != x.ndim:  # (first, as NumPy: then any axis out of range is an IndexError)
+        raise ValueError(f"permute_dims: axes {given} are not a permutation of the {x.ndim} axes of the array")
+    axes = tuple(_normalize_axis(a, x.ndim, "permute_dims") for a in given)
     if sorted(axes) != list(range(x.ndim)):
         raise ValueError(
             f"permute_dims: axes {axes} are not a permutation of the {x.ndim} axes of the array"
@@ -168,7 +178,23 @@ def squeeze(x: Array, /, axis=None) -> Array:
 
 
 def broadcast_shapes(*shapes) -> tuple:
-    """The shape that arrays of the given shapes broadcast to (ValueError if none)."""
+    """The shape that arrays of the given shapes broadcast to (ValueError if none; a
+    negative or non-integer dimension is a ValueError or TypeError)."""
+    for s in shapes:
+        for d in s:
+            if d.__class__ is not int:
+                try:
+                    d = operator.index(d)
+                except TypeError:
+                    raise TypeError(f"broadcast_shapes: dimensions must be integers, got {tuple(s)!r}") from None
+            if d < 0:
+                raise ValueError(f"broadcast_shapes: negative dimensions are not allowed: shape {tuple(s)!r}")
+    return broadcast_array_shapes(*shapes)
+
+
+def broadcast_array_shapes(*shapes) -> tuple:
+    """``broadcast_shapes`` of shapes that arrays have (so: never checked again; the
+    elementwise call path's)."""
     ndim = max((len(s) for s in shapes), default=0)
     out = [1] * ndim
     for s in shapes:
@@ -187,7 +213,10 @@ def broadcast_shapes(*shapes) -> tuple:
 
 
 def broadcast_to(x: Array, /, shape) -> Array:
-    shape = tuple(operator.index(d) for d in shape)
+    try:
+        shape = tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError(f"broadcast_to: shape must be a tuple of integers, got {shape!r}") from None
     if len(shape) < x.ndim:
         raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to fewer dimensions {shape}")
     off = len(shape) - x.ndim
@@ -471,8 +500,9 @@ def repeat(x: Array, repeats, /, *, axis=None) -> Array:
         if repeats.device is not x.device:
             raise TypeError(f"repeat: repeats is on {repeats.device} but x is on {x.device}")
         if repeats.ndim > 1 or (repeats.ndim == 1 and repeats.shape[0] not in (1, m)):
+            allowed = "(1,)" if m == 1 else f"(1,) or ({m},)"
             raise ValueError(
-                f"repeat: a repeats array must have shape (1,) or ({m},) to match axis {ax} of size "
+                f"repeat: a repeats array must have shape {allowed} to match axis {ax} of size "
                 f"{m}; got shape {repeats.shape}"
             )
         host = repeats.get().reshape(-1)  # the output's shape depends on them: read them back

@@ -28,20 +28,19 @@ for _op in (sum, prod, max, min, all, any, argmax, argmin):
     setattr(Array, _op.__name__, _method(_op))
 
 
-def _count(x: Array, axis) -> int:
-    from ._manipulation_functions import normalize_axes
-
-    n = 1
-    for a in normalize_axes(axis, x.ndim, "mean"):
-        n *= x.shape[a]
-    return n
-
-
-def _floating(x, name: str) -> None:
+def _floating(x, name: str, axis) -> int:
+    """How many elements each result of ``name`` (mean, var, std) reduces; a bad array or
+    axis is an error in ``name``'s own words (before the sums they are made of run)."""
     if not isinstance(x, Array):
         raise TypeError(f"{name}: expected a rocarray array, got {type(x).__name__}")
     if x.dtype.kind not in "fc":
         raise TypeError(f"{name}: expected a floating-point array, got {x.dtype}")
+    from ._manipulation_functions import normalize_axes
+
+    n = 1
+    for a in normalize_axes(axis, x.ndim, name):
+        n *= x.shape[a]
+    return n
 
 
 # float16 statistics compute in float32 and round once at the end (NumPy's mean does so):
@@ -51,37 +50,36 @@ def _floating(x, name: str) -> None:
 
 def mean(x, /, *, axis=None, keepdims=False):
     """The arithmetic mean over ``axis`` (NaN for an empty reduction, as NumPy)."""
-    _floating(x, "mean")
+    n = _floating(x, "mean", axis)
     if x.dtype == _dtypes.float16:
-        return _mean(x, axis, keepdims, _dtypes.float32).astype(_dtypes.float16)
-    return _mean(x, axis, keepdims, None)
+        return _mean(x, axis, keepdims, _dtypes.float32, n).astype(_dtypes.float16)
+    return _mean(x, axis, keepdims, None, n)
 
 
-def _mean(x, axis, keepdims, dtype):
+def _mean(x, axis, keepdims, dtype, n: int):
     from ._elementwise_functions import divide
 
     s = sum(x, axis=axis, keepdims=keepdims, dtype=dtype)
-    n = _count(x, axis)
     return divide(s, float(n)) if n else divide(s, float("nan"))
 
 
 def var(x, /, *, axis=None, correction=0.0, keepdims=False):
     """The variance over ``axis`` with ``correction`` degrees of freedom removed (two passes:
     the mean, then the mean square deviation)."""
-    _floating(x, "var")
+    n = _floating(x, "var", axis)
     if x.dtype == _dtypes.float16:
-        return _var(x.astype(_dtypes.float32), axis, correction, keepdims).astype(_dtypes.float16)
-    return _var(x, axis, correction, keepdims)
+        return _var(x.astype(_dtypes.float32), axis, correction, keepdims, n).astype(_dtypes.float16)
+    return _var(x, axis, correction, keepdims, n)
 
 
-def _var(x, axis, correction, keepdims):
+def _var(x, axis, correction, keepdims, n: int):
     from ._elementwise_functions import abs as _abs, divide, square, subtract
 
-    m = _mean(x, axis, True, None)
+    m = _mean(x, axis, True, None, n)
     d = subtract(x, m)
     d2 = square(_abs(d)) if x.dtype.kind == "c" else square(d)
     s = sum(d2, axis=axis, keepdims=keepdims)
-    dof = _count(x, axis) - correction
+    dof = n - correction
     return divide(s, float(dof) if dof > 0 else float("nan"))
 
 
@@ -89,10 +87,10 @@ def std(x, /, *, axis=None, correction=0.0, keepdims=False):
     """The standard deviation: the square root of ``var``."""
     from ._elementwise_functions import sqrt
 
-    _floating(x, "std")
+    n = _floating(x, "std", axis)
     if x.dtype == _dtypes.float16:
-        return sqrt(_var(x.astype(_dtypes.float32), axis, correction, keepdims)).astype(_dtypes.float16)
-    return sqrt(_var(x, axis, correction, keepdims))
+        return sqrt(_var(x.astype(_dtypes.float32), axis, correction, keepdims, n)).astype(_dtypes.float16)
+    return sqrt(_var(x, axis, correction, keepdims, n))
 
 
 for _op in (mean, var, std):
@@ -104,6 +102,9 @@ def count_nonzero(x, /, *, axis=None, keepdims=False):
     if not isinstance(x, Array):
         raise TypeError(f"count_nonzero: expected a rocarray array, got {type(x).__name__}")
     from ._elementwise_functions import not_equal
+    from ._manipulation_functions import normalize_axes
+
+    normalize_axes(axis, x.ndim, "count_nonzero")  # (a bad axis in its own name, not sum's)
 
     return sum(not_equal(x, 0 if x.dtype.kind != "b" else False), axis=axis, keepdims=keepdims)
 

@@ -19,6 +19,8 @@ Type rules (CuPy's, see docs/user_kernels.md):
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ._array_object import Array
@@ -590,6 +592,10 @@ class ElementwiseKernel:
 
 # -- ReductionKernel ----------------------------------------------------------------------------
 
+#: "found ')'" (or ';') in a parse error at the token put after a reduction's snippet
+_FOUND_WRAPPER = re.compile(r"found '[);]'")
+
+
 class ReductionKernel:
     """A user-defined reduction kernel (CuPy's ``cupy.ReductionKernel``).
 
@@ -668,6 +674,10 @@ class ReductionKernel:
                 e.where = what
                 if e.line == 1 and e.column is not None:
                     e.column = max(1, min(e.column - len(prefix), len(user) + 1))
+                lines = user.splitlines() or [""]
+                if e.line == len(lines) and e.column is not None and e.column > len(lines[-1]):
+                    # the token is the ")" or ";" put after the snippet, not the user's
+                    e.message = _FOUND_WRAPPER.sub(f"found the end of {what}", e.message)
                 break
         e.kernel_name = self.name
         return e

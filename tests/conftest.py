@@ -22,9 +22,9 @@ NUMERIC_DTYPES = ALL_DTYPES[1:]
 
 
 def _devices():
-    env = os.environ.get("ROCARRAY_TEST_DEVICES")
-    if env:
-        return [ra.Device(s) for s in env.split(",")]
+    chosen = ra._settings.TEST_DEVICES.get()
+    if chosen:
+        return [ra.Device(s) for s in chosen]
     return ra.available_devices()
 
 

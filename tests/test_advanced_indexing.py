@@ -268,8 +268,11 @@ def test_errors(device):
         ra.take(x, [0, 1], axis=0)
     with pytest.raises(ValueError, match="axis must be given"):
         ra.take(x, i)
-    with pytest.raises(ValueError, match="axis 2 is out of range"):
+    # (NumPy's kind: an IndexError and a ValueError at once, in the words of every function)
+    with pytest.raises(ValueError, match="take: axis 2 is out of bounds for an array of dimension 2"):
         ra.take(x, i, axis=2)
+    with pytest.raises(IndexError, match="take: axis -3 is out of bounds"):
+        ra.take(x, i, axis=-3)
     with pytest.raises(TypeError, match="axis must be an int"):
         ra.take(x, i, axis=0.0)
     with pytest.raises(IndexError, match="index 9 is out of bounds"):
@@ -290,6 +293,39 @@ def test_errors(device):
         ra.searchsorted(x[0], x, sorter=i)
     with pytest.raises(TypeError, match="x2 must be"):
         ra.searchsorted(x[0], [1.0])
+
+
+def test_index_arrays_that_select_nothing_are_not_bounds_checked(device):
+    """Index arrays whose broadcast shape is empty select nothing: NumPy checks none of their
+    values, and neither does rocarray (found by tests/property); a non-empty broadcast
+    shape is checked even when the other axes are empty."""
+    a = random_array((3, 4), np.float32)
+    empty = np.zeros((0,), dtype=np.int64)
+    for key in ((empty, I([9])), (np.zeros((2, 0), dtype=np.int32) + 9, I([[1], [2]]))):
+        x = ra.asarray(a, device=device)
+        _check(x, a, key, device)
+        x[_ra(key, device)] = 1.0
+        np.testing.assert_array_equal(x.get(), a)
+    e = np.zeros((0, 0, 1), dtype=bool)
+    _check(ra.asarray(e, device=device), e, (empty, I([0]), np.int8(0)), device)
+    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 0 with size 3"):
+        ra.asarray(np.zeros((3, 0)), device=device)[ra.asarray(I([5]), device=device), :]
+    with pytest.raises(IndexError, match="index 7 is out of bounds for axis 1 with size 4"):
+        ra.asarray(a, device=device)[ra.asarray(empty, device=device), 7]  # (an integer is checked)
+
+
+def test_index_arrays_that_do_not_broadcast(device):
+    """Index arrays of shapes that do not broadcast: an IndexError (NumPy's kind; found by
+    tests/property), for reading and for writing."""
+    x = ra.asarray(random_array((3, 4, 5), np.float32), device=device)
+    i = ra.asarray(I([0, 1]), device=device)
+    j = ra.asarray(I([0, 1, 2]), device=device)
+    for key in ((i, j), (i, slice(None), j), (0, I([[0, 1]]), np.zeros((0,), dtype=np.int64))):
+        with pytest.raises(IndexError, match="shape mismatch: index arrays could not be broadcast together "
+                                             "with shapes"):
+            x[_ra(key, device)]
+        with pytest.raises(IndexError, match="shape mismatch"):
+            x[_ra(key, device)] = 1.0
 
 
 def test_new_shape_compiles_nothing(device):

@@ -147,7 +147,7 @@ def test_entries_of_another_rocarray_or_llvm(tmp_path):
     _check_new_and_known(tmp_path / "d", 6)
 
 
-@pytest.mark.parametrize("damage", ["flipped", "truncated", "empty"])
+@pytest.mark.parametrize("damage", ["flipped", "truncated", "valid-checksum-garbage", "empty"])
 def test_corrupt_entries(tmp_path, damage):
     cache_dir = tmp_path / "c"
     _run(cache_dir, "both", 7)

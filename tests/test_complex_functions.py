@@ -506,3 +506,39 @@ def test_user_kernels_reach_the_same_functions():
         warnings.simplefilter("ignore")
         np.testing.assert_array_equal(ra.asnumpy(y), _call("expm1", z))
         np.testing.assert_array_equal(ra.asnumpy(w), _call("log1p", z))
+
+
+@pytest.mark.parametrize("dt", CPLX, ids=lambda d: np.dtype(d).name)
+def test_pow_of_zero(device, dt):
+    """0^b is 0 when real(b) > 0, whatever imag(b) (the limit of |a|^re(b) e^(-im(b) arg a);
+    NumPy 2's result and prelude.rk's rule); NaN otherwise; 1 for b = 0 (it gave NaN for
+    every b off the real axis; found by tests/property)."""
+    b = np.array([0.27 - 0.46j, 2 + 5j, 1e-30 - 1e30j, 3 + 0j, -0.5 + 1j, 1j, -2 + 0j, 0j], dtype=dt)
+    got = _call("pow", np.zeros(b.shape, dtype=dt), b, device=device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = np.zeros(b.shape, dtype=dt) ** b
+    np.testing.assert_array_equal(got, want)
+    assert list(got[:4]) == [0j] * 4 and np.isnan(got[4:7]).all() and got[7] == 1
+    # an integer zero base promotes to the complex dtype: the same rule
+    z = ra.asarray(np.zeros(2, dtype=np.uint8), device=device)
+    np.testing.assert_array_equal(ra.pow(z, ra.asarray(b[:2], device=device)).get(), [0j, 0j])
+
+
+@pytest.mark.parametrize("dt", CPLX, ids=lambda d: np.dtype(d).name)
+def test_division_by_zero_of_non_finite_numerators(device, dt):
+    """x / 0 is x / |0| per part (NumPy's result) for numerators with infinite or NaN parts
+    too (inf + inf j over 0 was nan + nan j: 0 * inf in the zero-divisor branch; found by
+    tests/property), by a zero array, a zero scalar of each kind, signed zeros alike."""
+    x = np.array([complex(INF, INF), complex(1, INF), complex(NAN, 1), complex(-INF, 2),
+                  complex(3, -INF), complex(INF, NAN), complex(0, INF), 1 - 1j], dtype=dt)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        for zero in (np.zeros(x.shape, dt), np.full(x.shape, complex(-0.0, 0.0), dt)):
+            want = x / zero
+            got = _call("divide", x, zero, device=device)
+            np.testing.assert_array_equal(got, want)
+        want = x / np.zeros(x.shape, dt)
+    xr = ra.asarray(x, device=device)
+    for s in (0, 0.0, 0j, False):
+        np.testing.assert_array_equal(ra.divide(xr, s).get(), want)

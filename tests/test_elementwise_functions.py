@@ -383,6 +383,86 @@ def test_large_arrays_every_trip_of_the_vector_path(device, dtype):
                                    rtol=4 * np.finfo(dtype).eps)
 
 
+@pytest.mark.parametrize("dtype", [ra.bool, ra.int8, ra.uint8, ra.int64, ra.uint64], ids=str)
+def test_python_int_out_of_range_with_empty_arrays(device, dtype):
+    """An int the result dtype cannot hold is an OverflowError whatever the size: an empty
+    array (contiguous, strided, broadcast) raises as NumPy does, in every form of the call
+    (found by tests/property)."""
+    dt = np.dtype(dtype)
+    res = ra.result_type(dt, 1)
+    big = int(np.iinfo(res).max) + 1
+    x = ra.asarray(np.zeros((0, 3), dtype=dt), device=device)
+    views = (x, x.T, x[:, ::-2], ra.broadcast_to(x[:, :1], (0, 3)))
+    for v in views:
+        for call in (lambda: v + big, lambda: big * v, lambda: ra.subtract(v, big) if dt.kind != "b" else v | big):
+            with pytest.raises(OverflowError, match="out of bounds"):
+                call()
+        with pytest.raises(OverflowError, match="out of bounds"):
+            ra.where(ra.asarray(np.zeros(v.shape, dtype=bool), device=device), v, big)
+    if dt.kind != "b":
+        with pytest.raises(OverflowError, match="out of bounds"):
+            x += big
+        with pytest.raises(OverflowError, match="out of bounds"):
+            x -= -big - 1
+    # in range, the empty result is fine
+    assert (x + 1).shape == (0, 3) and (x.T + 1).shape == (3, 0)
+
+
+def test_clip_min_above_max(device):
+    """``min > max``: the result is ``max`` everywhere, NumPy's ``minimum(maximum(x, min),
+    max)`` (the standard leaves it unspecified; found by tests/property)."""
+    rng = np.random.default_rng(29)
+    for dt in (np.int8, np.uint32, np.float16, np.float32, np.float64):
+        v = random_array((11,), dt, rng)
+        x = ra.asarray(v, device=device)
+        lo = random_array((11,), dt, rng, low=20, high=40)
+        hi = random_array((11,), dt, rng, low=0, high=19)
+        got = ra.clip(x, ra.asarray(lo, device=device), ra.asarray(hi, device=device))
+        np.testing.assert_array_equal(got.get(), np.clip(v, lo, hi))
+        np.testing.assert_array_equal(ra.clip(x, 30, 10).get(), np.full(11, 10, dtype=dt))
+
+
+@pytest.mark.parametrize("name", ["less", "less_equal", "greater", "greater_equal", "maximum",
+                                  "floor_divide", "atan2", "copysign"])
+def test_complex_python_scalar_with_a_real_only_op(device, name):
+    """A complex Python scalar with an op that takes no complex dtype is the op's own
+    TypeError (as for a complex array), never a kernel-language error (found by
+    tests/property)."""
+    x = ra.asarray(random_array((4,), np.float32), device=device)
+    fn = getattr(ra, name)
+    for call in (lambda: fn(x, 1j), lambda: fn(2 + 0j, x)):
+        with pytest.raises(TypeError, match=f"^{name}: complex floating dtype complex64 is not supported"):
+            call()
+    if name.startswith(("less", "greater")):
+        with pytest.raises(TypeError, match="complex floating dtype complex64 is not supported"):
+            x < 1j
+        with pytest.raises(TypeError, match="complex floating dtype complex64 is not supported"):
+            1j >= x
+
+
+def test_no_writes_into_read_only_or_broadcast_destinations(device):
+    """``x op= y`` and ``out=`` refuse a destination that is read-only memory or a
+    broadcast view whose elements share memory (``b += 1`` added 1 once per alias, and
+    wrote into a read-only NumPy buffer; found by tests/property); NumPy refuses both."""
+    x = ra.asarray(np.arange(3.0), device=device)
+    b = ra.broadcast_to(x, (2, 3))
+    for call in (lambda: b.__iadd__(1), lambda: ra.multiply(b, 2.0, out=b),
+                 lambda: ra.add(ra.ones((2, 3), device=device), 1.0, out=b)):
+        with pytest.raises(ValueError, match="out is a broadcast view"):
+            call()
+    np.testing.assert_array_equal(x.get(), [0.0, 1.0, 2.0])
+    # axes of length 1 (stride 0 or not) alias nothing: writable
+    e = ra.expand_dims(x, axis=0)
+    e += 1
+    np.testing.assert_array_equal(x.get(), [1.0, 2.0, 3.0])
+    if device.kind == "cpu":
+        raw = bytes(16)
+        r = ra.asarray(np.frombuffer(raw, dtype=np.float64), copy=False)
+        with pytest.raises(ValueError, match="add: out is read-only"):
+            r += 1
+        assert raw == bytes(16)
+
+
 # -- exact comparisons across signedness and beyond a dtype's range ---------------------------
 
 _COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")

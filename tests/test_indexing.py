@@ -75,3 +75,19 @@ def test_zero_d_array_index(device):
     x = ra.asarray(random_array((4,), np.int32), device=device)
     i = ra.asarray(2, device=device)
     assert x[i].tolist() == x.get()[2]
+
+
+def test_setitem_refuses_broadcast_views(device):
+    """A broadcast view (elements sharing memory) cannot be assigned into, as in NumPy
+    (it wrote through the alias; found by tests/property)."""
+    x = ra.asarray(np.arange(3.0), device=device)
+    b = ra.broadcast_to(x, (2, 3))
+    for key in ((0, 0), (slice(None), 1), ra.asarray(np.array([True, False]), device=device), Ellipsis):
+        with pytest.raises(ValueError, match="assignment destination is a broadcast view"):
+            b[key] = 5.0
+    np.testing.assert_array_equal(x.get(), [0.0, 1.0, 2.0])
+    if device.kind == "cpu":
+        r = ra.asarray(np.frombuffer(bytes(16), dtype=np.float64), copy=False)
+        with pytest.raises(ValueError, match="assignment destination is read-only"):
+            r[0] = 1.0
+

@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 
@@ -53,6 +55,20 @@ def test_permute_expand_squeeze(device):
     with pytest.raises(IndexError, match="out of bounds"):
         ra.expand_dims(x, axis=5)
     np.testing.assert_array_equal(x.transpose().get(), a.transpose())
+
+
+def test_permute_dims_checks_the_count_of_axes_first(device):
+    # a wrong number of axes is a ValueError whatever the axes are (as NumPy; an axis out of
+    # range was reported first, as an IndexError; found by tests/property)
+    x = ra.asarray(random_array((2, 3), np.float32), device=device)
+    for axes in ((0,), (0, 1, 2), (5,), (0, 1, 7)):
+        with pytest.raises(ValueError, match=rf"permute_dims: axes {re.escape(repr(axes))} .* 2 axes"):
+            ra.permute_dims(x, axes)
+    with pytest.raises(ValueError, match=r"permute_dims: axes \(0,\) .* 0 axes"):
+        ra.permute_dims(x[0, 0], (0,))
+    with pytest.raises(IndexError, match="axis 2 is out of bounds"):
+        ra.permute_dims(x, (0, 2))
+    assert ra.permute_dims(x[0, 0], ()).shape == ()
 
 
 def test_broadcast(device):

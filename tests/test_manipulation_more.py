@@ -304,6 +304,8 @@ def test_repeat_errors(device):
         ra.repeat(x, _put(np.array([1, 2]), device), axis=1)
     with pytest.raises(ValueError, match=r"shape \(1,\) or \(6,\)"):
         ra.repeat(x, _put(np.array([[1, 2]]), device))
+    with pytest.raises(ValueError, match=r"must have shape \(1,\) to match axis 0 of size 1; got shape \(2,\)"):
+        ra.repeat(x[:1], _put(np.array([1, 2]), device), axis=0)  # (said "(1,) or (1,)")
     with pytest.raises(IndexError, match="axis 2 is out of bounds"):
         ra.repeat(x, 2, axis=2)
     with pytest.raises(IndexError, match="0-d"):

@@ -127,6 +127,30 @@ def test_mean_var_std(device, dtype):
     np.testing.assert_allclose(x.mean(axis=0).get(), a.mean(axis=0), rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("name", ["mean", "var", "std"])
+def test_mean_var_std_refuse_integers_in_their_own_name(device, name):
+    # (std's message said "var"; found by tests/property)
+    for dt in (ra.bool, ra.int8, ra.uint64):
+        with pytest.raises(TypeError, match=f"^{name}: expected a floating-point array, got {dt}"):
+            getattr(ra, name)(ra.zeros((2, 3), dtype=dt, device=device))
+    with pytest.raises(TypeError, match=f"^{name}: expected a rocarray array, got list"):
+        getattr(ra, name)([1.0, 2.0])
+
+
+@pytest.mark.parametrize("name", ["mean", "var", "std", "count_nonzero"])
+def test_composed_reductions_check_axis_in_their_own_name(device, name):
+    # (they said "sum: axis ..."; found by tests/property)
+    x = ra.asarray(random_array((2, 3), np.float32), device=device)
+    fn = getattr(ra, name)
+    for axis in (2, -3, (0, 2)):
+        with pytest.raises(IndexError, match=f"^{name}: axis .* is out of bounds for an array of dimension 2"):
+            fn(x, axis=axis)
+    with pytest.raises(ValueError, match=f"^{name}: repeated axis"):
+        fn(x, axis=(1, -1))
+    with pytest.raises(IndexError, match=f"^{name}: axis 0 is out of bounds for an array of dimension 0"):
+        fn(x[0, 0], axis=0)
+
+
 def test_float16_statistics_accumulate_in_float32(device):
     # each computes in float32 and rounds once at the end: a float16 running sum of 73 x
     # 951.5 passes 65504 (inf), though the mean is 951.5 (NumPy's mean: 951.5 too)

@@ -31,11 +31,11 @@ wait for its result (or its exception).
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 import time
 from typing import Callable
 
+from .. import _settings
 from ..targets.base import LLVM_LOCK
 from .diskcache import DiskCache
 
@@ -134,13 +134,23 @@ class CompileCache:
         """One read of the disk entry holding ``target``'s code for ``key``: that code, or
         the quick tier ``quick``'s (``quick.tier_of`` is ``target``), with its tier."""
         disk_key, name, tag = _entry(target, key)
-        payload = self.disk.get(disk_key, name)
+        quick_tag = None if quick is None else _target_digest(quick)[1]
+
+        def check(payload: bytes) -> None:
+            # the code checked by the tier that compiled it (``Target.check_binary``):
+            # bytes that are not what the tag says are a corrupt entry -- a miss
+            found = payload[:TAG_BYTES]
+            tier = target if found == tag else quick if found == quick_tag else None
+            if tier is not None:
+                tier.check_binary(payload[TAG_BYTES:])
+
+        payload = self.disk.get(disk_key, name, check=check)
         if payload is None:
             return None
         found = payload[:TAG_BYTES]
         if found == tag:
             return payload[TAG_BYTES:], target
-        if quick is not None and found == _target_digest(quick)[1]:
+        if quick is not None and found == quick_tag:
             return payload[TAG_BYTES:], quick
         return None  # another tier's code (a quick tier's, asked for the full one's)
 
@@ -435,7 +445,7 @@ def support_image(target, name: str, text: str, disk: DiskCache | None) -> bytes
     they are there, else compiled now and written there.  Counted nowhere: the counters
     (``stats``) are about kernels."""
     key = support_key(target, name, text)
-    data = None if disk is None else disk.get(key)
+    data = None if disk is None else disk.get(key, check=target.check_binary)
     if data is None:
         data = target.compile(text)
         if disk is not None:
@@ -454,6 +464,6 @@ def default_cache() -> CompileCache:
     if _default is None:
         with _default_lock:
             if _default is None:
-                off = os.environ.get("ROCARRAY_DISK_CACHE", "1").strip().lower() in ("0", "false", "no", "off")
-                _default = CompileCache(None if off else DiskCache(), write_behind=True)
+                on = _settings.DISK_CACHE.get()
+                _default = CompileCache(DiskCache() if on else None, write_behind=True)
     return _default

@@ -31,18 +31,29 @@ minute), so mtime orders entries by last use.  Each process keeps a running esti
 write, plus what it writes); only when the estimate passes the bound does it scan again
 and remove the oldest entries until the directory is under 90 % of the bound.  Files
 that vanish under a scan (another process evicted them first) are skipped.
+
+Only regular files are entries.  Anything else in an entry's place -- a FIFO, a socket, a
+device node, a directory, a symbolic link (to anything) -- is never followed and never
+read: an entry is opened with ``O_NONBLOCK | O_NOFOLLOW | O_NOCTTY`` (a FIFO opened for
+reading would wait for a writer forever; a terminal would become the process's
+controlling terminal) and checked with ``fstat`` before a byte is read.  A read finds
+it a miss and removes it (a directory stays: ``put`` then skips that entry), scans and
+``info`` do not count it, eviction passes it by, ``clear`` removes it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import struct
 import tempfile
 import threading
 import time
 import warnings
 import zlib
+
+from .. import _settings
 
 #: Bump when the entry layout changes; older files then read as misses.
 FORMAT_VERSION = 2
@@ -52,17 +63,23 @@ SUFFIX = ".rk"
 _TMP_PREFIX = ".tmp-"
 #: Temporary files older than this are leftovers of a writer that died; scans remove them.
 _STALE_TMP_SECONDS = 3600.0
-DEFAULT_MAX_BYTES = 1 << 30
+DEFAULT_MAX_BYTES = _settings.CACHE_MAX_BYTES.default
+#: A file larger than this is no entry (compiled kernels are kilobytes): a read takes it
+#: for a corrupt one without reading it.
+LARGEST_ENTRY = 1 << 30
 #: A hit re-stamps an entry's mtime (its last use) only when the stamp is older than this:
 #: LRU order to the minute, without a write to the file system on every hit.
 _TOUCH_SECONDS = 60.0
-_O_READ = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+#: how an entry is opened: never waiting (a FIFO), never through a symbolic link, never
+#: as a controlling terminal (a tty); ``fstat`` then rejects anything but a regular file
+_O_READ = (os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
+           | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
 _UTIME_FD = os.utime in os.supports_fd
 
 
 def default_cache_dir() -> str:
     """``$ROCARRAY_CACHE_DIR``, else ``$XDG_CACHE_HOME/rocarray``, else ``~/.cache/rocarray``."""
-    explicit = os.environ.get("ROCARRAY_CACHE_DIR")
+    explicit = _settings.CACHE_DIR.get()
     if explicit:
         return os.path.abspath(os.path.expanduser(explicit))
     xdg = os.environ.get("XDG_CACHE_HOME")
@@ -71,17 +88,8 @@ def default_cache_dir() -> str:
 
 
 def default_max_bytes() -> int:
-    """``$ROCARRAY_CACHE_MAX_BYTES`` (an integer number of bytes), else 1 GiB."""
-    text = os.environ.get("ROCARRAY_CACHE_MAX_BYTES")
-    if text:
-        try:
-            return max(0, int(text))
-        except ValueError:
-            warnings.warn(
-                f"ROCARRAY_CACHE_MAX_BYTES={text!r} is not an integer; using {DEFAULT_MAX_BYTES}",
-                stacklevel=2,
-            )
-    return DEFAULT_MAX_BYTES
+    """``$ROCARRAY_CACHE_MAX_BYTES`` (a number of bytes), else 1 GiB."""
+    return _settings.CACHE_MAX_BYTES.get()
 
 
 def _file_name(key: str) -> str:
@@ -93,6 +101,15 @@ def _remove_quietly(path: str) -> None:
         os.remove(path)
     except OSError:
         pass
+
+
+def _passes(check, payload: bytes) -> bool:
+    """Whether ``check(payload)`` accepts it (returns; ``ValueError`` rejects it)."""
+    try:
+        check(payload)
+    except ValueError:
+        return False
+    return True
 
 
 def _checksum(key_bytes: bytes, payload: bytes) -> int:
@@ -147,40 +164,66 @@ class DiskCache:
 
     # -- reading --------------------------------------------------------------------
 
-    def get(self, key: str, name: str | None = None) -> bytes | None:
-        """The payload stored under ``key``, or None (missing, corrupt or another key).
+    def get(self, key: str, name: str | None = None, check=None) -> bytes | None:
+        """The payload stored under ``key``, or None (missing, corrupt, another key, or
+        not a regular file).
 
         ``name``: the entry's file name without the suffix (40 hex digits) where the caller
         has one -- a key made of digests gives it without hashing again --, else
-        ``_file_name(key)``; one key must always come with one name."""
+        ``_file_name(key)``; one key must always come with one name.  ``check``: called
+        with the payload, it raises ``ValueError`` when the payload is not what the caller
+        stores (a structure check: see ``rocarray.targets.base.Target.check_binary``);
+        such an entry is a corrupt one: removed, and a miss."""
         path = self._path(key, name)
         try:
             fd = os.open(path, _O_READ)
-        except OSError:
+        except FileNotFoundError:
+            return None
+        except OSError:  # a symbolic link (ELOOP), a socket (ENXIO), no permission ...
+            self._remove_foreign(path)
             return None
         try:
             st = os.fstat(fd)
-            size = st.st_size
-            blob = os.read(fd, size)
-            while len(blob) < size:  # a short read (rare): go on to the end
-                chunk = os.read(fd, size - len(blob))
-                if not chunk:
-                    break
-                blob += chunk
-            payload = decode_entry(blob, key)
-            if (payload is not None and self._writable is not False
-                    and time.time() - st.st_mtime > _TOUCH_SECONDS):
-                try:  # mark as recently used, for LRU eviction
-                    os.utime(fd if _UTIME_FD else path)
-                except OSError:
-                    pass
+            if not stat.S_ISREG(st.st_mode):  # a FIFO, socket, device or directory
+                payload = blob = None
+            elif st.st_size > LARGEST_ENTRY:  # not read into memory: no entry is near it
+                payload, blob = None, b""
+            else:
+                size = st.st_size
+                blob = os.read(fd, size)
+                while len(blob) < size:  # a short read (rare): go on to the end
+                    chunk = os.read(fd, size - len(blob))
+                    if not chunk:
+                        break
+                    blob += chunk
+                payload = decode_entry(blob, key)
+                if payload is not None and check is not None and not _passes(check, payload):
+                    payload = None
+                if (payload is not None and self._writable is not False
+                        and time.time() - st.st_mtime > _TOUCH_SECONDS):
+                    try:  # mark as recently used, for LRU eviction
+                        os.utime(fd if _UTIME_FD else path)
+                    except OSError:
+                        pass
         except OSError:  # an I/O error is not evidence of a bad entry: leave it be
             return None
         finally:
             os.close(fd)
-        if payload is None:
+        if blob is None:
+            self._remove_foreign(path)
+        elif payload is None:
             self._discard_bad(path, blob, key)
         return payload
+
+    @staticmethod
+    def _remove_foreign(path: str) -> None:
+        # Not a file rocarray wrote: removed so that a later ``put`` can take the place
+        # (``replace=False`` would never); a directory stays (``os.remove`` refuses it).
+        try:
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                os.remove(path)
+        except OSError:
+            pass
 
     def _discard_bad(self, path: str, blob: bytes, key: str) -> None:
         # An intact entry for a different key (a file-name hash collision) is left for its
@@ -224,6 +267,9 @@ class DiskCache:
             if replace or not self._link(tmp, path):
                 os.replace(tmp, path)
         except FileExistsError:  # (replace=False) the place is taken: nothing written
+            _remove_quietly(tmp)
+            return
+        except IsADirectoryError:  # a directory holds the entry's place: not this entry
             _remove_quietly(tmp)
             return
         except OSError as exc:
@@ -299,6 +345,8 @@ class DiskCache:
                 name = entry.name
                 try:
                     if name.endswith(SUFFIX) and len(name) == 40 + len(SUFFIX):
+                        if not entry.is_file(follow_symlinks=False):
+                            continue  # not an entry (see the module docstring)
                         st = entry.stat(follow_symlinks=False)
                         found.append((st.st_mtime, st.st_size, entry.path))
                     elif name.startswith(_TMP_PREFIX):
@@ -360,7 +408,9 @@ class DiskCache:
                 name = entry.name
                 if name.endswith(SUFFIX) or name.startswith(_TMP_PREFIX):
                     try:
-                        os.remove(entry.path)
+                        if entry.is_dir(follow_symlinks=False):
+                            continue  # not rocarray's to remove
+                        os.remove(entry.path)  # (a FIFO or socket too: unlinking opens nothing)
                     except OSError:
                         pass
         with self._lock:

@@ -109,6 +109,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from rocarray import _settings
 from rocarray.runtime.base import Runtime, RuntimeError_
 from rocarray.runtime.pool import ALLOCATION_UNIT, MemoryPool, round_size  # noqa: F401 - re-exported
 
@@ -519,7 +520,7 @@ class GPURuntime(Runtime):
 
     def _make_native_launch(self):
         """(the native launch built-in, None) or (None, why the bindings launch)."""
-        if os.environ.get("ROCARRAY_LAUNCH", "native") == "bindings":
+        if _settings.LAUNCH.get() == "bindings":
             return None, "ROCARRAY_LAUNCH=bindings"
         entry = getattr(self.api, "launch_entry", None)
         address = entry() if entry is not None else 0

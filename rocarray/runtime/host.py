@@ -18,6 +18,7 @@ import threading
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
+from .. import _settings
 from .base import Runtime, RuntimeError_
 from .native import builtin as _native_builtin, unavailable_reason as _native_unavailable_reason
 from .pool import MemoryPool
@@ -153,12 +154,12 @@ class HostRuntime(Runtime):
 
     #: Freed host blocks are kept for reuse up to this many bytes in all (fresh memory costs
     #: page faults on first touch: reusing a block makes a large op several times faster).
-    max_cached_bytes = int(os.environ.get("ROCARRAY_HOST_POOL_BYTES", 1 << 30))
+    max_cached_bytes = _settings.HOST_POOL_BYTES.get()
 
     def __init__(self):
         self._pool = MemoryPool(_HostMemory(), label="host", max_cached_bytes=self.max_cached_bytes)
         self._lock = threading.Lock()
-        self._threads = max(1, min(int(os.environ.get("ROCARRAY_NUM_THREADS", os.cpu_count() or 1)), 64))
+        self._threads = min(_settings.NUM_THREADS.get(), 64)
         self._workers = None
 
     def device_count(self) -> int:

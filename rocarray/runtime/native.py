@@ -36,9 +36,10 @@ code -- ``unavailable_reason()`` says why and callers keep their ctypes or bindi
 from __future__ import annotations
 
 import ctypes
-import os
 import sys
 import threading
+
+from .. import _settings
 
 #: CPython's ``METH_FASTCALL`` flag: ``PyObject *f(PyObject *self, PyObject *const *args,
 #: Py_ssize_t nargs)``
@@ -240,7 +241,7 @@ def _defs() -> dict | None:
     if not _state:
         with _lock:
             if not _state:
-                if os.environ.get("ROCARRAY_NATIVE_CALLS", "1") == "0":
+                if not _settings.NATIVE_CALLS.get():
                     _state["reason"] = "ROCARRAY_NATIVE_CALLS=0"
                 elif sys.implementation.name != "cpython" or not hasattr(ctypes, "pythonapi"):
                     _state["reason"] = f"not CPython ({sys.implementation.name})"

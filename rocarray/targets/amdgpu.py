@@ -39,7 +39,8 @@ import threading
 from llvmlite import ir
 
 from . import hsalink
-from .codeobject import NT_AMDGPU_METADATA, pack_msgpack, unpack_msgpack
+from .codeobject import EM_AMDGPU, NT_AMDGPU_METADATA, check_elf, pack_msgpack, unpack_msgpack
+from .. import _settings
 from .base import (
     LLVM_LOCK,
     MATH_FUNCTIONS,
@@ -208,7 +209,7 @@ def find_device_libs() -> str | None:
     found is kept for the process while it still holds ``ocml.bc`` and those two
     variables do not change (one installed later in a place searched earlier is not
     seen); none found is looked for again at the next call."""
-    key = (os.environ.get("ROCARRAY_DEVICE_LIBS"), os.environ.get("ROCM_PATH"))
+    key = (_settings.DEVICE_LIBS.get(), os.environ.get("ROCM_PATH"))
     path = _device_libs_found.get(key)
     if path is not None and os.path.isfile(os.path.join(path, "ocml.bc")):
         return path
@@ -219,10 +220,13 @@ def find_device_libs() -> str | None:
 
 
 def _search_device_libs() -> str | None:
+    explicit = _settings.DEVICE_LIBS.get()
+    if explicit:  # asked for by name: that one, or an error (never another one instead)
+        if os.path.isfile(os.path.join(explicit, "ocml.bc")):
+            return explicit
+        raise _settings.DEVICE_LIBS.invalid(
+            explicit, "a folder without ocml.bc" if os.path.isdir(explicit) else "no such folder")
     candidates = []
-    explicit = os.environ.get("ROCARRAY_DEVICE_LIBS")
-    if explicit:
-        candidates.append(explicit)
     for root in _rocm_roots():
         candidates.append(os.path.join(root, "amdgcn", "bitcode"))
         candidates += sorted(
@@ -258,9 +262,13 @@ MIN_LLD = 17
 
 def _lld_candidates() -> list[tuple[str, tuple]]:
     found = []
-    explicit = os.environ.get("ROCARRAY_LLD")
+    explicit = _settings.LLD.get()
     if explicit:  # a path, or a command line such as "zig ld.lld"
-        found.append(("ROCARRAY_LLD", tuple(shlex.split(explicit))))
+        try:
+            command = tuple(shlex.split(explicit))
+        except ValueError as exc:  # (an unclosed quote)
+            raise _settings.LLD.invalid(explicit, str(exc)) from None
+        found.append(("ROCARRAY_LLD", command))
     for root in _rocm_roots():
         for sub in ("llvm/bin/ld.lld", "lib/llvm/bin/ld.lld"):
             path = os.path.join(root, sub)
@@ -303,10 +311,8 @@ def find_lld() -> tuple | None:
                 chosen = (command, source, version)
                 break
             if source == "ROCARRAY_LLD":  # asked for by name: use it or say why not
-                found = f"LLD {version}" if version else "no LLD version"
-                raise ToolchainError(
-                    f"ROCARRAY_LLD={' '.join(command)} reports {found}; code objects v5 need LLD >= {MIN_LLD}"
-                )
+                found = f"it reports LLD {version}" if version else "it does not run as ld.lld --version"
+                raise _settings.LLD.invalid(_settings.LLD.raw(), found)
         _lld_choice.append(chosen)
     return _lld_choice[0][0] if _lld_choice[0] else None
 
@@ -373,8 +379,7 @@ def _quick_split_on() -> bool:
     """Whether the quick tier compiles kernels split (``AMDGPUTarget.quick_split_module``):
     unless ``ROCARRAY_AMDGPU_SPLIT=0``, ``QUICK_SPLIT`` is False, or
     ``ROCARRAY_AMDGPU_LINKER=lld`` (``ld.lld`` links whole kernels' objects)."""
-    return (QUICK_SPLIT and os.environ.get("ROCARRAY_AMDGPU_SPLIT", "1") != "0"
-            and os.environ.get("ROCARRAY_AMDGPU_LINKER", "auto") != "lld")
+    return QUICK_SPLIT and _settings.AMDGPU_SPLIT.get() and _settings.AMDGPU_LINKER.get() != "lld"
 
 
 def _entry_disk():
@@ -384,6 +389,12 @@ def _entry_disk():
     from ..compiler.cache import default_cache
 
     return default_cache().disk
+
+
+def _check_entry_object(data: bytes) -> None:
+    """A split quick-tier entry object from the disk cache: a sound AMDGPU ELF
+    relocatable object, or ValueError (then a miss: compiled again)."""
+    check_elf(data, machine=EM_AMDGPU, elf_type=hsalink.ET_REL, what="AMDGPU entry object")
 
 
 def _ir_ref(name: str) -> str:
@@ -551,7 +562,7 @@ class AMDGPUTarget(Target):
         pipeline and codegen O0 (~5x cheaper than O3); the full kernel -- vector path, O3 --
         is compiled in the background once the kernel proves hot.  None with
         ``ROCARRAY_TIERED=0`` and for a target that is itself a quick tier."""
-        if os.environ.get("ROCARRAY_TIERED", "1") == "0" or self.simple_loops or self.opt_level == 0:
+        if not _settings.TIERED.get() or self.simple_loops or self.opt_level == 0:
             return None
         q = self.__dict__.get("_quick")
         if q is None:
@@ -756,7 +767,7 @@ class AMDGPUTarget(Target):
                  f'!{flag} = !{{i32 1, !"amdhsa_code_object_version", i32 {version}}}\n')
         tm = self.target_machine
         mod = parse_module(text, self)
-        if os.environ.get("ROCARRAY_VERIFY_IR") == "1":
+        if _settings.VERIFY_IR.get():
             mod.verify()
         if library:
             self._quick_link_libraries(mod, tm, library, set(kernels) | ({_SPLIT_BODY} if callable_body else set()))
@@ -882,9 +893,7 @@ class AMDGPUTarget(Target):
         ~0.2 ms instead of 5-20 ms for starting ``ld.lld``), and with ``ld.lld -shared``
         for an object it does not handle.  ``ROCARRAY_AMDGPU_LINKER=lld`` always uses
         ``ld.lld``; ``=builtin`` never does (an unhandled object is then an error)."""
-        choice = os.environ.get("ROCARRAY_AMDGPU_LINKER", "auto")
-        if choice not in ("auto", "builtin", "lld"):
-            raise ValueError(f"ROCARRAY_AMDGPU_LINKER={choice!r}: expected 'auto', 'builtin' or 'lld'")
+        choice = _settings.AMDGPU_LINKER.get()
         if choice != "lld":
             try:
                 return hsalink.link_shared(obj)
@@ -925,6 +934,9 @@ class AMDGPUTarget(Target):
         if proc.returncode != 0 or not out:
             raise ToolchainError(f"{' '.join(command)} failed: {proc.stderr.decode(errors='replace')}")
         return out
+
+    def check_binary(self, data: bytes) -> None:
+        check_elf(data, machine=EM_AMDGPU, elf_type=hsalink.ET_DYN, what="AMDGPU code object")
 
     def compile(self, module: ir.Module | str) -> bytes:
         if self.opt_level == 0 and _quick_split_on():
@@ -1017,7 +1029,7 @@ class AMDGPUTarget(Target):
         if disk is not None:  # compiled by an earlier process
             digest = hashlib.blake2b(entry_text.encode(), digest_size=20).hexdigest()
             disk_key = f"amdgpu-quick-entry|{self.cache_key()!r}|{digest}"
-            obj = disk.get(disk_key)
+            obj = disk.get(disk_key, check=_check_entry_object)
         try:
             if obj is None:
                 mod = parse_module(entry_text, self)
@@ -1087,7 +1099,7 @@ def toolchain_info() -> dict:
     try:
         find_lld()
         problem = None
-    except ToolchainError as exc:
+    except (ToolchainError, ValueError) as exc:  # (ValueError: a bad ROCARRAY_LLD)
         problem = str(exc)
     choice = _lld_choice[0] if _lld_choice else None
     command = choice[0] if choice else None
@@ -1103,5 +1115,5 @@ def toolchain_info() -> dict:
         "ld_lld_problem": problem,
         "code_object_version": AMDGPUTarget.code_object_version,
         "linker": {"auto": "built-in (ld.lld for objects it does not handle)", "builtin": "built-in",
-                   "lld": "ld.lld"}.get(os.environ.get("ROCARRAY_AMDGPU_LINKER", "auto"), "invalid"),
+                   "lld": "ld.lld"}[_settings.AMDGPU_LINKER.get()],
     }

@@ -16,6 +16,8 @@ import threading as _threading
 
 from llvmlite import ir
 
+from .. import _settings
+
 #: Version of rocarray's code generator.  Bump it whenever generated code changes in a way
 #: that makes old disk-cache entries wrong; it is part of every cache key.
 CODEGEN_VERSION = 2
@@ -174,6 +176,17 @@ class Target:
         """Optimise, emit and link ``module`` (IR object or text); return loadable bytes."""
         raise NotImplementedError
 
+    def check_binary(self, data: bytes) -> None:
+        """Raise ValueError unless ``data`` has the structure of what ``compile`` returns
+        (headers, offsets and sizes inside it, the right magic and machine), so that a
+        loader or driver given it reads and writes only inside it.  The compile cache
+        calls it on every entry it reads from disk -- one whose checksum verifies may
+        still hold other bytes --; an entry that fails is a miss: compiled and written
+        again.  A structure check, cheap beside a load: it cannot tell sound machine code
+        from garbage that is laid out right.  The default refuses only nothing at all."""
+        if not data:
+            raise ValueError(f"{self.name}: no code")
+
     def cache_key(self) -> tuple:
         """Everything about the target that changes the bytes ``compile`` returns."""
         return (
@@ -196,7 +209,6 @@ class Target:
 # optimise, emit.  These helpers hold the steps; each target only says which library,
 # which calling convention marks a kernel and how to turn its assembly into bytes.
 
-import os as _os
 import re as _re
 import threading as _threading
 
@@ -504,10 +516,25 @@ def gpu_optimised_module(target, text: str, convention: str, link_libraries, ign
         missing = [n for n in unresolved_symbols(mod) if n not in ignore]
         if missing:
             raise ToolchainError(f"{name}: unresolved symbols {', '.join(missing)}")
-        if target.opt_level != 0 or _os.environ.get("ROCARRAY_VERIFY_IR") == "1":
+        if target.opt_level != 0 or _settings.VERIFY_IR.get():
             mod.verify()
         optimise(mod, tm, target.opt_level)
     return mod
+
+
+def _check_bitcode(blob: bytes) -> None:
+    """A library slice from the disk cache: empty (the library lacks the function) or
+    bitcode LLVM parses; else ValueError (then a miss: cut again).  Parsed here, once per
+    slice and process, so that a damaged slice never fails a compile that links it."""
+    if not blob:
+        return
+    if blob[:4] not in (b"BC\xc0\xde", b"\xde\xc0\x17\x0b"):  # raw bitcode, its wrapper
+        raise ValueError("bitcode slice: bad magic")
+    with LLVM_LOCK:
+        try:
+            llvm_binding().parse_bitcode(blob)
+        except RuntimeError as exc:
+            raise ValueError(f"bitcode slice: {exc}") from None
 
 
 class BitcodeLibrary:
@@ -580,7 +607,7 @@ class BitcodeLibrary:
         left = []
         for n in names:
             key = self._disk_key(n)
-            blob = None if key is None else disk.get(key)
+            blob = None if key is None else disk.get(key, check=_check_bitcode)
             if blob is None:
                 left.append(n)
             else:

@@ -48,6 +48,57 @@ class CodeObjectError(ValueError):
 
 # -- ELF ---------------------------------------------------------------------------------
 
+_ELF_HEADER = struct.Struct("<HHIQQQIHHHHHH")  # e_type .. e_shstrndx, from offset 16
+_PH = struct.Struct("<IIQQQQQQ")  # one ELF64 program header
+_SH = struct.Struct("<IIQQQQIIQQ")  # one ELF64 section header
+
+
+def check_elf(data: bytes, machine: int | None = None, elf_type: int | None = None, what: str = "ELF file") -> None:
+    """Raise ``CodeObjectError`` unless ``data`` is a whole little-endian ELF64 file (of
+    ``machine`` and ``elf_type`` where given): its program and section header tables and
+    the bytes of every segment and section inside ``data``.  What a loader is handed is
+    checked with it first (a cubin, a code object): a driver given offsets past the end
+    would read outside the buffer."""
+    n = len(data)
+    if n < 64 or data[:4] != b"\x7fELF":
+        raise CodeObjectError(f"{what} of {n} bytes: not an ELF file (bad magic)")
+    if data[4] != 2 or data[5] != 1:
+        raise CodeObjectError(f"{what}: not a little-endian ELF64 file")
+    (e_type, e_machine, _version, _entry, phoff, shoff, _flags, ehsize, phentsize, phnum,
+     shentsize, shnum, shstrndx) = _ELF_HEADER.unpack_from(data, 16)
+    if machine is not None and e_machine != machine:
+        raise CodeObjectError(f"{what}: ELF machine {e_machine}, expected {machine}")
+    if elf_type is not None and e_type != elf_type:
+        raise CodeObjectError(f"{what}: ELF type {e_type}, expected {elf_type}")
+    if ehsize != 64:
+        raise CodeObjectError(f"{what}: ELF header size {ehsize}, expected 64")
+
+    def inside(offset, size, part):
+        if offset > n or size > n - offset:
+            raise CodeObjectError(f"{what}: {part} ({size} bytes at {offset}) runs past the end ({n} bytes)")
+
+    if phnum:
+        if phentsize != _PH.size:
+            raise CodeObjectError(f"{what}: program header size {phentsize}, expected {_PH.size}")
+        inside(phoff, phnum * phentsize, "the program headers")
+        for k, ph in enumerate(_PH.iter_unpack(data[phoff:phoff + phnum * phentsize])):
+            p_offset, p_filesz, p_memsz = ph[2], ph[5], ph[6]
+            inside(p_offset, p_filesz, f"segment {k}")
+            if p_filesz > p_memsz:
+                raise CodeObjectError(f"{what}: segment {k} holds more bytes in the file than in memory")
+    if shnum:
+        if shentsize != _SH.size:
+            raise CodeObjectError(f"{what}: section header size {shentsize}, expected {_SH.size}")
+        inside(shoff, shnum * shentsize, "the section headers")
+        if shstrndx >= shnum:
+            raise CodeObjectError(f"{what}: section name table {shstrndx} of {shnum}")
+        for k, sh in enumerate(_SH.iter_unpack(data[shoff:shoff + shnum * shentsize])):
+            sh_type, offset, size, link = sh[1], sh[4], sh[5], sh[6]
+            if sh_type != 8:  # SHT_NOBITS: no bytes in the file
+                inside(offset, size, f"section {k}")
+            if link >= shnum:
+                raise CodeObjectError(f"{what}: section {k} links to section {link} of {shnum}")
+
 
 @dataclass
 class Section:

@@ -84,9 +84,10 @@ MCJIT's ``add_object_file`` + ``finalize_object`` with the digest, engine search
 (a disk-cache hit's whole first call: 0.47 -> 0.30 ms median on a busy machine, A/B;
 docs/benchmarks.md).  Since then ``compile`` does the parse, once: it returns a *host
 image* (``host_image``: the layout the mapper makes of the object, then the object), so a
-disk hit's load reads the plan back (one ``marshal`` call) and copies: ``_load_image`` of
-a disk hit's first call in a fresh process went from ~97K to ~42K instructions
-(callgrind).  Objects of any other kind (writable data, other relocations, another
+disk hit's load reads the plan back (then one ``marshal`` call; now a few ``struct``
+calls, whose counts and offsets are checked: "host images" below) and copies:
+``_load_image`` of a disk hit's first call in a fresh process went from ~97K to ~42K
+instructions (callgrind).  Objects of any other kind (writable data, other relocations, another
 machine), or every object with ``ROCARRAY_HOST_LOADER=mcjit``, go to MCJIT: one
 execution engine takes many object files; MCJIT resolves names across all objects of an
 engine, so objects that define a name already present go to another engine of a small
@@ -97,7 +98,6 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import marshal
 import os
 import struct
 import sys
@@ -106,6 +106,7 @@ import time
 
 from llvmlite import ir
 
+from .. import _settings
 from . import hostrt
 from .base import (
     LLVM_LOCK,
@@ -195,16 +196,7 @@ def _init_llvm():
 
 
 def _opt_level_from_env() -> int:
-    text = os.environ.get("ROCARRAY_HOST_OPT")
-    if not text:
-        return DEFAULT_OPT_LEVEL
-    try:
-        level = int(text)
-    except ValueError:
-        level = -1
-    if level not in PIPELINES:
-        raise ValueError(f"ROCARRAY_HOST_OPT={text!r}: expected one of {sorted(PIPELINES)}")
-    return level
+    return _settings.HOST_OPT.get()  # (its default is DEFAULT_OPT_LEVEL; levels: PIPELINES)
 
 
 class HostTarget(Target):
@@ -226,7 +218,7 @@ class HostTarget(Target):
         #: whether first calls run a quick tier (``quick_tier``); ``ROCARRAY_TIERED`` is
         #: read when the target is made, as ``ROCARRAY_HOST_OPT`` is (an environment look-up
         #: at every kernel load cost a disk hit's first call ~2-4 %)
-        self.tiered = os.environ.get("ROCARRAY_TIERED", "1") != "0"
+        self.tiered = _settings.TIERED.get()
         self._machines: dict = {}
         self._data_layout: str | None = None
         self._cache_key: tuple | None = None
@@ -401,7 +393,7 @@ class HostTarget(Target):
         pipeline = self.pipeline
         t0 = time.perf_counter()
         mod = parse_module(text, self)
-        if self.verify_ir or os.environ.get("ROCARRAY_VERIFY_IR") == "1":
+        if self.verify_ir or _settings.VERIFY_IR.get():
             mod.verify()
         t1 = time.perf_counter()
         if pipeline != "inline" or "alwaysinline" in text:  # else nothing to inline
@@ -422,6 +414,12 @@ class HostTarget(Target):
             emit_ms = (time.perf_counter() - t) * 1e3
         self.last_timings = {"parse_ms": parse_ms, "optimise_ms": opt_ms, "emit_ms": emit_ms}
         return host_image(obj, check=True)
+
+    @staticmethod
+    def check_binary(data: bytes) -> None:
+        """``check_binary`` of the loader below: raise ValueError unless ``data`` is a
+        sound host image or object file (the compile cache checks what it reads)."""
+        check_binary(data)
 
     def emit_assembly(self, module: ir.Module | str) -> str:
         """The assembly ``compile`` would assemble (same pipeline), for inspection."""
@@ -460,6 +458,18 @@ _SHT_PROGBITS, _SHT_SYMTAB, _SHT_RELA, _SHT_NOBITS, _SHT_REL = 1, 2, 4, 8, 9
 _SHF_WRITE, _SHF_ALLOC, _SHF_TLS = 0x1, 0x2, 0x400
 _SHN_LORESERVE = 0xFF00
 _R_X86_64_NONE, _R_X86_64_64, _R_X86_64_PC32, _R_X86_64_PLT32 = 0, 1, 2, 4
+#: bytes each relocation kind the mapper applies writes
+_RELOC_WIDTH = {_R_X86_64_64: 8, _R_X86_64_PC32: 4, _R_X86_64_PLT32: 4}
+#: ... and of the other x86-64 kinds MCJIT applies (a kind not listed: at least one byte)
+_MCJIT_RELOC_WIDTH = {**_RELOC_WIDTH, 9: 4, 10: 4, 11: 4, 24: 8, 26: 8, 41: 4, 42: 4}
+#: The strictest section alignment a kernel object may ask for, and its largest image:
+#: far beyond anything the host target emits; more is a corrupt object, not a big kernel.
+_MAX_ALIGN = 1 << 16
+_MAX_IMAGE = 1 << 30
+
+
+def _corrupt(what: str) -> ValueError:
+    return ValueError(f"corrupt host object: {what}")
 
 
 class _ElfObject:
@@ -475,12 +485,36 @@ class _ElfObject:
     __slots__ = ("sections", "symbols", "defined", "undefined", "machine")
 
     def __init__(self, data: bytes):
+        # Every offset, size and index is checked against the data before it is used:
+        # the bytes may come from a damaged cache entry whose checksum still verifies,
+        # and MCJIT (or the mapper) given a section past the end would read or write
+        # outside it.  Anything wrong is a ValueError (``_corrupt``).
+        n = len(data)
+        if n < 64 or data[:6] != _ELF64_LE:
+            raise _corrupt("not a little-endian ELF64 file")
         (shoff,) = struct.unpack_from("<Q", data, 0x28)
         (self.machine,) = struct.unpack_from("<H", data, 0x12)
         shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
         if shentsize != _SH.size:
             raise ValueError("unexpected ELF section header size")
+        if shoff > n or shnum * shentsize > n - shoff:
+            raise _corrupt(f"{shnum} section headers at {shoff} run past the end ({n} bytes)")
         self.sections = list(_SH.iter_unpack(data[shoff:shoff + shnum * shentsize]))
+        allocated = 0
+        for idx, sh in enumerate(self.sections):
+            offset, size = sh[4], sh[5]
+            if sh[1] != _SHT_NOBITS and (offset > n or size > n - offset):
+                raise _corrupt(f"section {idx} ({size} bytes at {offset}) runs past the end ({n} bytes)")
+            if sh[2] & _SHF_ALLOC:
+                align = sh[8]
+                if align & (align - 1) or align > _MAX_ALIGN:
+                    raise _corrupt(f"section {idx} aligned to {align} bytes")
+                allocated += size  # (a NOBITS section's size has no bytes in the file)
+                if allocated > _MAX_IMAGE:
+                    raise _corrupt(f"allocated sections of more than {_MAX_IMAGE} bytes")
+            if sh[1] == _SHT_RELA and (sh[6] >= shnum or sh[7] >= shnum or (sh[9] or _RELA.size) != _RELA.size
+                                       or size % _RELA.size):
+                raise _corrupt(f"relocation section {idx}: bad link, target or entry size")
         self.symbols = []
         self.defined, self.undefined = set(), set()
         for sh in self.sections:
@@ -489,18 +523,42 @@ class _ElfObject:
             offset, size, link, entsize = sh[4], sh[5], sh[6], sh[9] or _SYM.size
             if entsize != _SYM.size:
                 raise ValueError("unexpected ELF symbol size")
-            str_off = self.sections[link][4]
+            if size % entsize or link >= shnum or self.sections[link][1] == _SHT_NOBITS:
+                raise _corrupt("symbol table: bad size or string table")
+            str_off, str_end = self.sections[link][4], self.sections[link][4] + self.sections[link][5]
             append = self.symbols.append
             for st_name, st_info, _, st_shndx, st_value, _ in _SYM.iter_unpack(
                     data[offset + entsize:offset + size]):  # entry 0 is the null symbol
+                if st_shndx >= shnum and st_shndx < _SHN_LORESERVE:
+                    raise _corrupt(f"symbol of section {st_shndx} (of {shnum})")
                 bind = st_info >> 4
                 if bind in (1, 2):  # STB_GLOBAL, STB_WEAK: only their names are used
                     start = str_off + st_name
-                    name = data[start:data.index(b"\0", start)].decode("utf-8", "replace")
+                    stop = data.find(b"\0", start, str_end) if st_name < str_end - str_off else -1
+                    if stop < 0:
+                        raise _corrupt(f"symbol name at {st_name} outside its string table")
+                    name = data[start:stop].decode("utf-8", "replace")
                     (self.undefined if st_shndx == 0 else self.defined).add(name)
                 else:
                     name = ""
                 append((name, bind, st_info & 0xF, st_shndx, st_value))
+
+    def check_relocations(self, data: bytes) -> None:
+        """Raise ValueError unless every relocation of an allocated section lies inside
+        that section and names a symbol of the object (what MCJIT is given must be sound:
+        it applies them without such checks)."""
+        sections, count = self.sections, len(self.symbols)
+        widths = _MCJIT_RELOC_WIDTH if self.machine == 62 else {}  # (EM_X86_64)
+        for sh in sections:
+            if sh[1] != _SHT_RELA or not sections[sh[7]][2] & _SHF_ALLOC:
+                continue
+            target_size = sections[sh[7]][5]
+            for r_offset, r_info, _ in _RELA.iter_unpack(data[sh[4]:sh[4] + sh[5]]):
+                k, kind = r_info >> 32, r_info & 0xFFFFFFFF
+                width = 0 if kind == _R_X86_64_NONE else widths.get(kind, 1)
+                if k > count or r_offset > target_size or width > target_size - r_offset:
+                    raise _corrupt(f"relocation at {r_offset} (symbol {k} of {count}) outside its "
+                                   f"section of {target_size} bytes")
 
 
 def elf_symbols(data: bytes) -> tuple[set, set] | None:
@@ -711,7 +769,7 @@ def _plan_map(data: bytes, elf: _ElfObject) -> tuple | None:
             continue
         if flags & (_SHF_WRITE | _SHF_TLS) or sh_type not in (_SHT_PROGBITS, _SHT_NOBITS):
             return None
-        align = sh[8] or 1
+        align = sh[8] or 1  # (a power of two, at most _MAX_ALIGN: _ElfObject checked)
         align_all = max(align_all, align)
         size = -(-size // align) * align
         place[idx] = size
@@ -731,12 +789,16 @@ def _plan_map(data: bytes, elf: _ElfObject) -> tuple | None:
         target_off = place.get(sh[7])
         if target_off is None:  # relocations of an empty allocated section
             continue
+        target_size = sections[sh[7]][5]
         for r_offset, r_info, addend in _RELA.iter_unpack(data[sh[4]:sh[4] + sh[5]]):
             kind, k = r_info & 0xFFFFFFFF, r_info >> 32
             if kind == _R_X86_64_NONE:
                 continue
             if kind not in (_R_X86_64_64, _R_X86_64_PC32, _R_X86_64_PLT32):
                 return None
+            if r_offset > target_size - _RELOC_WIDTH[kind] or k > len(symbols):
+                raise _corrupt(f"relocation at {r_offset} (symbol {k} of {len(symbols)}) outside "
+                               f"its section of {target_size} bytes")
             if not k:
                 relocs.append((target_off + r_offset, kind, _ABSOLUTE, 0, addend))
                 continue
@@ -747,12 +809,18 @@ def _plan_map(data: bytes, elf: _ElfObject) -> tuple | None:
                     return None
                 relocs.append((target_off + r_offset, kind, symbol, 0, addend))
             elif shndx in place:
+                if value > sections[shndx][5]:
+                    raise _corrupt(f"relocation to offset {value} of a section of {sections[shndx][5]} bytes")
                 relocs.append((target_off + r_offset, kind, _IN_IMAGE, place[shndx] + value, addend))
             else:
                 return None
-    defined = tuple((name, place[shndx] + value)
-                    for name, bind, _, shndx, value in symbols if bind in (1, 2) and shndx in place)
-    return bytes(image), align_all, tuple(relocs), externals, defined
+    defined = []
+    for name, bind, _, shndx, value in symbols:
+        if bind in (1, 2) and shndx in place:
+            if value >= sections[shndx][5]:
+                raise _corrupt(f"symbol {name!r} at {value}, past its section of {sections[shndx][5]} bytes")
+            defined.append((name, place[shndx] + value))
+    return bytes(image), align_all, tuple(relocs), externals, tuple(defined)
 
 
 # -- host images ---------------------------------------------------------------------------
@@ -760,22 +828,60 @@ def _plan_map(data: bytes, elf: _ElfObject) -> tuple | None:
 # What ``HostTarget.compile`` returns (and the disk cache keeps) for an object the mapper
 # places: ``_plan_map``'s result, made once when the kernel is compiled, so that loading
 # it -- a disk-cache hit in every later process -- parses no ELF; the object itself
-# follows, for MCJIT (``ROCARRAY_HOST_LOADER=mcjit``, or no arena):
+# follows, for MCJIT (``ROCARRAY_HOST_LOADER=mcjit``, or no arena).  Little-endian:
 #
 #     offset  size  field
-#     0       8     magic  b"RKHOSTv2"
-#     8       4     P, bytes of the plan (little-endian u32)
+#     0       8     magic  b"RKHOSTv3"
+#     8       4     P, bytes of the plan (u32)
 #     12      4     O, bytes of the object file (u32)
-#     16      P     the plan: ``_plan_map``'s tuple (bytes, ints, strings and tuples of
-#                   them) in ``marshal`` format 4, which any Python 3 since 3.4 reads
+#     16      24    the plan's counts (u32 each): I bytes of the image, its alignment, R
+#                   relocations, E C library names, D defined names, N bytes of names
+#     40      I     the image
+#     ...     40*R  the relocations: offset u64, kind i64, symbol i64, value u64, addend i64
+#     ...     8*D   the defined names' offsets in the image (u64)
+#     ...     N     the E C library names, then the D defined names, each UTF-8 + NUL
 #     16+P    O     the object file
 #
-# (``marshal``: one C call reads the plan back, where a layout of our own took a dozen
-# Python steps, ~10 us of a disk hit's first call in a fresh process.  The bytes are as
-# trusted as the machine code next to them.)
+# A handful of C calls read it back (``struct``, ``bytes.split``): ~1 us of a disk hit's
+# first call.  Format 2 held the plan in ``marshal`` format, which reads garbage without
+# a bound: a damaged count made one read allocate gigabytes for seconds (and the
+# module's own documentation says it is not for data that may be erroneous).  These
+# counts are checked against the bytes before anything is made of them, and every
+# offset against the image after (``_check_plan``).
 
-_IMAGE_MAGIC = b"RKHOSTv2"
+_IMAGE_MAGIC = b"RKHOSTv3"
 _IMAGE = struct.Struct("<8sII")
+_PLAN_COUNTS = struct.Struct("<6I")
+_PLAN_RELOC = struct.Struct("<QqqQq")
+
+
+def _encode_plan(plan: tuple) -> bytes:
+    image, align, relocs, externals, defined = plan
+    names = b"".join(name.encode() + b"\0" for name in (*externals, *(name for name, _ in defined)))
+    return b"".join((
+        _PLAN_COUNTS.pack(len(image), align, len(relocs), len(externals), len(defined), len(names)),
+        image, b"".join(_PLAN_RELOC.pack(*r) for r in relocs),
+        struct.pack(f"<{len(defined)}Q", *(offset for _, offset in defined)), names))
+
+
+def _decode_plan(data: bytes, start: int, end: int) -> tuple:
+    """The plan encoded in ``data[start:end]`` (``_encode_plan``); ValueError when its
+    counts do not add up to its bytes or a name is not UTF-8."""
+    if end - start < _PLAN_COUNTS.size:
+        raise ValueError("host image: its plan is cut short")
+    n_image, align, n_relocs, n_externals, n_defined, n_names = _PLAN_COUNTS.unpack_from(data, start)
+    at_image = start + _PLAN_COUNTS.size
+    at_relocs = at_image + n_image
+    at_offsets = at_relocs + n_relocs * _PLAN_RELOC.size
+    at_names = at_offsets + 8 * n_defined
+    if at_names + n_names != end:
+        raise ValueError("host image: its plan's counts do not add up to its bytes")
+    names = data[at_names:end].decode().split("\0")  # (UnicodeDecodeError is a ValueError)
+    if len(names) != n_externals + n_defined + 1 or names[-1]:
+        raise ValueError("host image: its plan's names do not match their count")
+    offsets = struct.unpack_from(f"<{n_defined}Q", data, at_offsets)
+    return (data[at_image:at_relocs], align, tuple(_PLAN_RELOC.iter_unpack(data[at_relocs:at_offsets])),
+            tuple(names[:n_externals]), tuple(zip(names[n_externals:-1], offsets)))
 
 
 def host_image(obj: bytes, check: bool = False) -> bytes:
@@ -790,24 +896,65 @@ def host_image(obj: bytes, check: bool = False) -> bytes:
     plan = _plan_map(obj, elf)
     if plan is None:
         return obj
-    encoded = marshal.dumps(plan, 4)
+    encoded = _encode_plan(plan)
     return b"".join((_IMAGE.pack(_IMAGE_MAGIC, len(encoded), len(obj)), encoded, obj))
 
 
+#: the last image ``_read_image`` read and checked, with its answer: a disk-cache hit is
+#: checked when it is read (``HostTarget.check_binary``) and loaded right after
+_last_read: list = [None]
+
+
 def _read_image(data: bytes) -> tuple[tuple, int]:
-    """(``_plan_map``'s result, where the object file starts) of host image ``data``;
-    ValueError when it cannot be read."""
+    """(``_plan_map``'s result, where the object file starts) of host image ``data``,
+    checked (``_check_plan``); ValueError when it cannot be read or is not sound."""
+    last = _last_read[0]
+    if last is not None and last[0] == data:
+        return last[1]
     if len(data) >= _IMAGE.size:
-        _, n_plan, n_obj = _IMAGE.unpack_from(data)
+        magic, n_plan, n_obj = _IMAGE.unpack_from(data)
         obj = _IMAGE.size + n_plan
-        if obj + n_obj == len(data):
-            try:
-                image, align, relocs, externals, defined = marshal.loads(data[_IMAGE.size:obj])
-            except (ValueError, EOFError, TypeError):
-                pass
-            else:
-                return (image, align, relocs, externals, defined), obj
+        if magic == _IMAGE_MAGIC and obj + n_obj == len(data) and data[obj:obj + 6] == _ELF64_LE:
+            plan = _decode_plan(data, _IMAGE.size, obj)
+            _check_plan(plan)
+            _last_read[0] = (data, (plan, obj))
+            return plan, obj
     raise ValueError(f"host image of {len(data)} bytes: its plan cannot be read")
+
+
+def _check_plan(plan: tuple) -> None:
+    """Raise ValueError unless every offset, index and size of ``plan`` (``_plan_map``'s
+    form) lies inside its image -- so that ``_Mapper.place`` writes only into the image
+    and the addresses it hands out point into it.  (The plan comes from a file: a damaged
+    entry whose checksum still verifies must not reach the mapper.)"""
+    def bad(what):
+        return ValueError(f"host image: its plan is not sound ({what})")
+
+    image, align, relocs, externals, defined = plan
+    size = len(image)
+    if not 0 < size <= _MAX_IMAGE:
+        raise bad(f"an image of {size} bytes")
+    if not 0 < align <= _MAX_ALIGN or align & (align - 1):
+        raise bad(f"alignment {align}")
+    for name, offset in defined:
+        if offset >= size:
+            raise bad(f"{name!r} at {offset}, past the image's {size} bytes")
+    n_ext, widths = len(externals), _RELOC_WIDTH
+    for r in relocs:
+        at, kind, symbol, value, addend = r
+        width = widths.get(kind)
+        if width is None or at > size - width:
+            raise bad(f"relocation {r} outside the image's {size} bytes")
+        if symbol == _IN_IMAGE:
+            # the address it makes points into the image (PC-relative ones count from
+            # the end of their instruction: a few bytes before the target)
+            if value > size or not (0 if kind == _R_X86_64_64 else -8) <= value + addend <= size:
+                raise bad(f"relocation {r} points outside the image")
+        elif symbol == _ABSOLUTE:
+            if value:
+                raise bad(f"relocation {r}")
+        elif not 0 <= symbol < n_ext:
+            raise bad(f"relocation {r} names symbol {symbol} of {n_ext}")
 
 
 def object_file(data: bytes) -> bytes:
@@ -928,7 +1075,9 @@ def load_host_object(data: bytes) -> HostModule:
         mod = _map(data, plan)
         if mod is not None:
             return mod
-        return _load_mcjit(data, data[at:], frozenset(name for name, _ in plan[4]))
+        obj = data[at:]
+        _ElfObject(obj).check_relocations(obj)  # (MCJIT checks no offsets itself)
+        return _load_mcjit(data, obj, frozenset(name for name, _ in plan[4]))
     if len(data) >= 64 and data[:6] == _ELF64_LE:
         elf = _ElfObject(data)
         _check_resolvable(elf.undefined)
@@ -939,8 +1088,35 @@ def load_host_object(data: bytes) -> HostModule:
                 mod = _map(data, plan)
                 if mod is not None:
                     return mod
+        elf.check_relocations(data)
         return _load_mcjit(data, data, elf.defined)
-    return _load_mcjit(data, data, None)
+    if data[:4] == b"\x7fELF" or not _OTHER_FORMATS:
+        raise ValueError(f"host object of {len(data)} bytes: not a host image nor a little-endian ELF64 object")
+    return _load_mcjit(data, data, None)  # (Mach-O, COFF: MCJIT reads those itself)
+
+
+#: Whether this system's objects are other than ELF (MCJIT then reads what ``compile``
+#: emits, unchecked: this loader knows ELF only)
+_OTHER_FORMATS = sys.platform == "darwin" or os.name == "nt"
+
+
+def check_binary(data: bytes) -> None:
+    """Raise ValueError unless ``data`` is what ``HostTarget.compile`` returns, sound
+    enough to load: a host image whose plan checks (``_read_image``) -- and, where
+    MCJIT loads every object, whose object does too --, or an ELF object whose
+    headers, sections, symbols and relocations lie inside it.  (An image the mapper
+    cannot place after all goes to MCJIT, its object checked then: a damaged one is a
+    ValueError of that load, not a miss.)"""
+    if data[:8] == _IMAGE_MAGIC:
+        plan, at = _read_image(data)
+        mapper = _the_mapper()
+        if mapper is None or not mapper.usable:  # MCJIT will load the object inside it
+            obj = data[at:]
+            _ElfObject(obj).check_relocations(obj)
+    elif len(data) >= 64 and data[:6] == _ELF64_LE:
+        _ElfObject(data).check_relocations(data)
+    elif data[:4] == b"\x7fELF" or not _OTHER_FORMATS or not data:
+        raise ValueError(f"host object of {len(data)} bytes: not a host image nor a little-endian ELF64 object")
 
 
 def _check_resolvable(names) -> None:
@@ -965,7 +1141,7 @@ def _the_mapper() -> "_Mapper | None":
     if not _mapper:
         with _map_lock:
             if not _mapper:
-                use = os.name == "posix" and os.environ.get("ROCARRAY_HOST_LOADER") != "mcjit"
+                use = os.name == "posix" and _settings.HOST_LOADER.get() != "mcjit"
                 _mapper.append(_Mapper() if use else None)
     return _mapper[0]
 

@@ -24,6 +24,8 @@ import sys
 
 from llvmlite import ir
 
+from .. import _settings
+from .codeobject import EM_CUDA, check_elf
 from .base import (
     LLVM_LOCK,
     MATH_FUNCTIONS,
@@ -99,11 +101,16 @@ def find_libdevice() -> str | None:
     """Path of ``libdevice.10.bc``: env ``ROCARRAY_LIBDEVICE`` (the file or its folder),
     then ``$CUDA_HOME`` / ``$CUDA_PATH``, /usr/local/cuda*, /opt/cuda, then NVIDIA's
     wheels (``nvidia-nvvm`` for CUDA 13)."""
-    explicit = os.environ.get("ROCARRAY_LIBDEVICE")
-    candidates = []
-    if explicit:
-        candidates.append(explicit)
-    candidates += [os.path.join(r, "nvvm", "libdevice") for r in _cuda_roots() + _wheel_roots()]
+    explicit = _settings.LIBDEVICE.get()
+    if explicit:  # asked for by name: that one, or an error (never another one instead)
+        if os.path.isfile(explicit):
+            return explicit
+        found = sorted(glob.glob(os.path.join(explicit, "libdevice*.bc")))
+        if found:
+            return found[-1]
+        raise _settings.LIBDEVICE.invalid(
+            explicit, "a folder without libdevice*.bc" if os.path.isdir(explicit) else "no such file")
+    candidates = [os.path.join(r, "nvvm", "libdevice") for r in _cuda_roots() + _wheel_roots()]
     for path in candidates:
         if os.path.isfile(path):
             return path
@@ -116,9 +123,11 @@ def find_libdevice() -> str | None:
 def find_ptxas() -> str | None:
     """Path of ``ptxas``: env ``ROCARRAY_PTXAS``, the toolkit directories, ``PATH``,
     then the ``nvidia-cuda-nvcc`` wheel."""
-    explicit = os.environ.get("ROCARRAY_PTXAS")
-    if explicit:
-        return explicit if os.access(explicit, os.X_OK) else None
+    explicit = _settings.PTXAS.get()
+    if explicit:  # asked for by name: that one, or an error (never another one instead)
+        if os.path.isfile(explicit) and os.access(explicit, os.X_OK):
+            return explicit
+        raise _settings.PTXAS.invalid(explicit, "not an executable file")
     for root in _cuda_roots()[:1]:
         path = os.path.join(root, "bin", "ptxas")
         if os.access(path, os.X_OK):
@@ -208,7 +217,7 @@ def _toolchain_identity() -> str:
     and where cuda-bindings lives."""
     roots = _cuda_roots() + _wheel_roots()
     bindings = [os.path.join(e or ".", "cuda", "bindings") for e in sys.path]
-    parts = [os.environ.get(v) for v in ("ROCARRAY_LIBDEVICE", "ROCARRAY_PTXAS", "PATH")]
+    parts = [_settings.LIBDEVICE.raw(), _settings.PTXAS.raw(), os.environ.get("PATH")]
     for path in roots + [b for b in bindings if os.path.isdir(b)]:
         try:
             parts.append((path, os.stat(path).st_mtime_ns))
@@ -275,14 +284,16 @@ class NVPTXTarget(Target):
         # The PTX assembler (ptxas / nvJitLink / the driver) optimises at -O3 itself, so
         # LLVM only inlines and cleans up by default (see docs/benchmarks.md).
         if opt_level is None:
-            opt_level = int(os.environ.get("ROCARRAY_NVPTX_OPT", "0"))
+            opt_level = _settings.NVPTX_OPT.get()
         self.opt_level = opt_level
         #: optimisation level handed to ptxas / nvJitLink (the quick tier uses 0)
         self.assembler_opt = 3
         # Default: a cubin made here (nvJitLink, else ptxas), which the disk cache keeps and
         # which loads in ~0.3 ms; "ptx" hands PTX to the driver's JIT instead.  See
         # docs/benchmarks.md for the measurements behind the choice.
-        choice = assembler or os.environ.get("ROCARRAY_PTX_ASSEMBLER") or None
+        choice = assembler or _settings.PTX_ASSEMBLER.get()
+        if choice == "auto":
+            choice = None
         if choice not in (None, "nvjitlink", "ptxas", "ptx"):
             raise ValueError(f"NVPTXTarget: assembler {choice!r} is not 'nvjitlink', 'ptxas' or 'ptx'")
         self._assembler_choice = choice
@@ -351,7 +362,7 @@ class NVPTXTarget(Target):
         nvJitLink's (~25 ms even at -O0); the full kernel -- vector path, a cubin from the
         assembler at -O3, kept on disk -- is compiled in the background once the kernel
         proves hot.  None with ``ROCARRAY_TIERED=0``."""
-        if os.environ.get("ROCARRAY_TIERED", "1") == "0" or self.simple_loops:
+        if not _settings.TIERED.get() or self.simple_loops:
             return None
         q = getattr(self, "_quick", None)
         if q is None:
@@ -521,6 +532,22 @@ class NVPTXTarget(Target):
 
     def compile(self, module: ir.Module | str) -> bytes:
         return self.assemble(self.emit_ptx(module))
+
+    def check_binary(self, data: bytes) -> None:
+        if self.binary_kind == "ptx":
+            check_ptx(data)
+        else:
+            check_elf(data, machine=EM_CUDA, what="cubin")
+
+
+def check_ptx(data: bytes) -> None:
+    """Raise ValueError unless ``data`` is PTX text as ``emit_ptx`` writes it: ASCII,
+    no NUL but at the end (the driver reads PTX up to one), its ``.version`` and
+    ``.target`` first."""
+    head = data[:1024]
+    if (not data.isascii() or b"\0" in data.rstrip(b"\0") or b".version " not in head
+            or b".target " not in head):
+        raise ValueError(f"PTX of {len(data)} bytes: not PTX text (ASCII with .version and .target)")
 
 
 def toolchain_info() -> dict:

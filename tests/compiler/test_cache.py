@@ -483,7 +483,7 @@ reads = []
 get = diskcache.DiskCache.get
 # (the compile cache's reads: they name their entry; the native calls' module is read once
 # per process without one, rocarray/runtime/native.py)
-diskcache.DiskCache.get = lambda self, key, name=None: (name and reads.append(key), get(self, key, name))[1]
+diskcache.DiskCache.get = lambda self, key, name=None, check=None: (name and reads.append(key), get(self, key, name, check))[1]
 x = ra.asarray(np.arange(7, dtype=np.int16), device="cpu")
 cache.reset_counts()
 for _ in range(int(sys.argv[1])):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import shutil
 import stat
 import threading
 import time
@@ -306,3 +307,159 @@ def test_entry_under_a_name_the_caller_gives(tmp_path):
     assert cache.info()["entries"] == 1
     with pytest.raises(ValueError, match="40 hex digits"):
         cache.put("k", b"x", name="short")
+
+
+# -- what is not a regular file is not an entry ---------------------------------------------
+#
+# A FIFO in an entry's place made the next process wait in ``os.open`` forever: these run
+# in a child process under a timeout (``_isolated``), where a hang fails the test.
+
+_FOREIGN = ("fifo", "socket", "directory", "device", "symlink-to-fifo", "symlink-to-device",
+            "symlink-to-file", "dangling-symlink")
+
+#: makes a thing of each kind at ``path`` (``other``: a folder for what a link points at)
+_MAKE_FOREIGN = r'''
+import os, socket, stat
+def make_foreign(kind, path, other):
+    os.makedirs(other, exist_ok=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "socket":
+        s, here = socket.socket(socket.AF_UNIX), os.getcwd()
+        os.chdir(os.path.dirname(path))  # (a socket's path may hold 107 bytes at most)
+        try:
+            s.bind(os.path.basename(path))
+        finally:
+            os.chdir(here)
+            s.close()
+    elif kind == "directory":
+        os.mkdir(path)
+        open(os.path.join(path, "inside"), "w").close()
+    elif kind == "device":
+        os.mknod(path, 0o600 | stat.S_IFCHR, os.makedev(1, 3))  # what /dev/null is
+    elif kind == "symlink-to-fifo":
+        os.mkfifo(os.path.join(other, "fifo"))
+        os.symlink(os.path.join(other, "fifo"), path)
+    elif kind == "symlink-to-device":
+        os.symlink("/dev/zero", path)
+    elif kind == "symlink-to-file":
+        with open(os.path.join(other, "file"), "wb") as f:
+            f.write(b"ROCARRAY" + bytes(100))
+        os.symlink(os.path.join(other, "file"), path)
+    elif kind == "dangling-symlink":
+        os.symlink(os.path.join(other, "nothing"), path)
+'''
+
+_FOREIGN_UNIT = _MAKE_FOREIGN + r'''
+import json, sys
+from rocarray.compiler import diskcache
+from rocarray.compiler.diskcache import DiskCache
+root = sys.argv[1]
+results = {}
+for kind in sys.argv[2:]:
+    if kind == "device" and os.geteuid() != 0:
+        results[kind] = "skipped"
+        continue
+    folder = os.path.join(root, kind)
+    cache = DiskCache(folder)
+    cache.put("kept", b"a regular entry")
+    path = os.path.join(folder, diskcache._file_name("k"))
+    make_foreign(kind, path, os.path.join(root, kind + "-elsewhere"))
+    r = {"get": cache.get("k"), "info": cache.info()["entries"]}
+    r["after_get"] = ("directory" if os.path.isdir(path) and not os.path.islink(path)
+                      else "gone" if not os.path.lexists(path) else "left")
+    cache.put("k", b"quick", replace=False)  # a quick tier's write: only into a free place
+    r["quick"] = cache.get("k")
+    cache.put("k", b"full")
+    r["full"] = cache.get("k")
+    r["kept"] = cache.get("kept")
+    r["writable"] = cache.writable
+    r["evicted"] = cache.evict(0) > 0
+    make_foreign(kind, os.path.join(folder, "f" * 40 + diskcache.SUFFIX), os.path.join(root, kind + "-2"))
+    r["info_after"] = cache.info()["entries"]
+    cache.clear()
+    r["clear_left"] = sorted(os.listdir(folder))
+    results[kind] = {k: v.decode() if isinstance(v, bytes) else v for k, v in r.items()}
+print(json.dumps(results))
+'''
+
+
+def test_what_is_not_a_regular_file_is_a_miss_and_never_read(tmp_path):
+    from _isolated import run_json
+
+    got = run_json(_FOREIGN_UNIT.replace("sys.argv[1]", repr(str(tmp_path)))
+                   .replace("sys.argv[2:]", repr(list(_FOREIGN))))
+    for kind in _FOREIGN:
+        r = got[kind]
+        if r == "skipped":
+            continue
+        assert r["get"] is None, kind
+        assert r["info"] == 1, kind  # the regular entry alone
+        # removed so that the place can be filled again; a directory stays
+        assert r["after_get"] == ("directory" if kind == "directory" else "gone"), kind
+        assert r["quick"] == (None if kind == "directory" else "quick"), kind
+        assert r["full"] == (None if kind == "directory" else "full"), kind
+        assert r["kept"] == "a regular entry" and r["writable"] and r["evicted"], kind
+        assert r["info_after"] == 0, kind  # the thing in an entry's place is not counted
+        assert r["clear_left"] == ([diskcache._file_name("k"), "f" * 40 + diskcache.SUFFIX]
+                                   if kind == "directory" else []), kind
+
+
+_FOREIGN_END_TO_END = _MAKE_FOREIGN + r'''
+import json, sys
+root, kinds = sys.argv[1], sys.argv[2:]
+names = sorted(n for n in os.listdir(root) if n.endswith(".rk"))
+for k, name in enumerate(names):  # every entry of the earlier run, one kind after another
+    os.remove(os.path.join(root, name))
+    kind = kinds[k % len(kinds)]
+    if kind == "device" and os.geteuid() != 0:
+        kind = "fifo"
+    make_foreign(kind, os.path.join(root, name), os.path.join(root + "-elsewhere", str(k)))
+import numpy as np
+import rocarray as ra
+from rocarray import cache
+a = np.arange(1, 40, dtype=np.float32) / 7
+b = np.linspace(-3, 3, 39).astype(np.float32)
+x, y = ra.asarray(a), ra.asarray(b)
+out = {"replaced": len(names),
+       "add": bool(np.allclose((x + y).get(), a + b)),
+       "exp_sum": bool(np.isclose(float(ra.sum(ra.exp(x))), np.exp(a).sum(dtype=np.float32), rtol=1e-5)),
+       "entries": cache.info()["disk_entries"]}
+cache.clear()
+out["left"] = sorted(n for n in os.listdir(root) if not os.path.isdir(os.path.join(root, n)))
+print(json.dumps(out))
+'''
+
+_SOME_OPS = r'''
+import numpy as np, rocarray as ra
+a = np.arange(1, 40, dtype=np.float32) / 7
+x, y = ra.asarray(a), ra.asarray(np.linspace(-3, 3, 39).astype(np.float32))
+print(float((x + y).get().sum()), float(ra.sum(ra.exp(x))))
+'''
+
+
+@pytest.mark.parametrize("kinds", [("fifo",), _FOREIGN], ids=["fifo", "every-kind"])
+def test_a_process_meeting_foreign_files_in_the_cache_computes_and_lists_them(tmp_path, kinds):
+    from _isolated import run_json, run_python
+
+    # (no interpreter: its child process, building it, would write the cache after these
+    # processes have ended)
+    env = {"ROCARRAY_CACHE_DIR": str(tmp_path), "ROCARRAY_INTERPRETER": "0"}
+    first = run_python(_SOME_OPS, env)
+    assert first.returncode == 0, first.stderr
+    assert any(n.endswith(".rk") for n in os.listdir(tmp_path))
+    got = run_json(_FOREIGN_END_TO_END.replace("sys.argv[1]", repr(str(tmp_path)))
+                   .replace("sys.argv[2:]", repr(list(kinds))), env)
+    assert got["replaced"] > 0 and got["add"] and got["exp_sum"], got
+    assert got["left"] == [], got  # clear() took the foreign things too (not directories)
+    # ``python -m rocarray cache`` neither hangs nor counts them
+    names = sorted(n for n in os.listdir(tmp_path) if n.endswith(".rk"))
+    for name in names:  # (directories are left by clear(): see above)
+        shutil.rmtree(tmp_path / name) if (tmp_path / name).is_dir() else os.remove(tmp_path / name)
+    os.mkfifo(tmp_path / ("0" * 40 + ".rk"))
+    listed = run_python("import sys, rocarray.__main__ as m; sys.exit(m.main(['cache']))", env)
+    assert listed.returncode == 0, listed.stderr
+    assert "disk_entries: 0" in listed.stdout
+    cleared = run_python("import sys, rocarray.__main__ as m; sys.exit(m.main(['cache', '--clear']))", env)
+    assert cleared.returncode == 0 and "cache cleared" in cleared.stdout, cleared.stderr
+    assert not os.path.lexists(tmp_path / ("0" * 40 + ".rk"))

@@ -34,6 +34,20 @@ _C_LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, *[ctypes.c_uint] * 7
                              ctypes.c_void_p, ctypes.c_void_p)
 
 
+def fake_cubin(text: bytes) -> bytes:
+    """A well-formed little ELF file for an NVIDIA GPU holding ``text`` in its one
+    section: what the runtime's cubin cache takes for a cubin (``_launch._check_cubin``)."""
+    import struct
+
+    shoff = 64 + len(text) + (-(64 + len(text)) % 8)
+    out = bytearray(shoff + 2 * 64)
+    out[:7] = b"\x7fELF\x02\x01\x01"
+    struct.pack_into("<HHIQQQIHHHHHH", out, 16, 2, 190, 1, 0, 0, shoff, 0, 64, 0, 0, 64, 2, 0)
+    out[64:64 + len(text)] = text
+    struct.pack_into("<IIQQQQIIQQ", out, shoff + 64, 0, 1, 6, 0, 64, len(text), 0, 0, 1, 0)
+    return bytes(out)
+
+
 class FakeHooks:
     """A hook table with a pretend device of ``capacity`` bytes; it records its calls.
 
@@ -138,7 +152,7 @@ class FakeHooks:
 
     def link_ptx(self, image, jit_opt):
         self.calls.append(("link", self.current, image, jit_opt))
-        return b"\x7fELF cubin of " + image.rstrip(b"\0") + b" at O%d" % jit_opt
+        return fake_cubin(image.rstrip(b"\0") + b" at O%d" % jit_opt)
 
     def module_unload(self, module):
         pass
@@ -1059,7 +1073,7 @@ def test_ptx_loads_keep_the_drivers_cubin_on_disk_for_the_next_process(tmp_path,
     second = _AssemblingHooks()  # a later process
     launch._load_image(GPURuntime(second), 0, ptx, quick)
     loads = [c for c in second.calls if c[0] == "load"]
-    assert loads == [("load", 0, b"\x7fELF cubin of .version 8.0 // kernel one at O0")]
+    assert loads == [("load", 0, fake_cubin(b".version 8.0 // kernel one at O0"))]
     assert second.last_jit_opt is None and second.links == [] and jobs == []
 
     other = b".version 8.0 // kernel two\0"  # other PTX: a miss

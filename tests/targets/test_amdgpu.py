@@ -500,7 +500,9 @@ def test_device_libs_folder_is_kept_per_environment(monkeypatch, tmp_path):
     assert find_device_libs() == str(tmp_path)
     assert find_device_libs() == str(tmp_path)
     (tmp_path / "ocml.bc").unlink()
-    assert find_device_libs() == system  # the folder lost ocml.bc: looked for again
+    # the folder asked for lost ocml.bc: an error, not another folder in its place
+    with pytest.raises(ValueError, match=r"ROCARRAY_DEVICE_LIBS='.*' is not valid \(a folder without ocml.bc\)"):
+        find_device_libs()
     monkeypatch.delenv("ROCARRAY_DEVICE_LIBS")
     assert find_device_libs() == system
 

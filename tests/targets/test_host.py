@@ -552,7 +552,7 @@ def test_compiled_kernels_are_host_images(target, monkeypatch):
 
     name = _fresh("rocarray_test_image")
     image = _libm_kernel(target, name)
-    assert image[:8] == b"RKHOSTv2"
+    assert image[:8] == host._IMAGE_MAGIC == b"RKHOSTv3"
     (code, align, relocs, externals, defined), at = host._read_image(image)
     assert externals == ("tan",) and [n for n, _ in defined] == [name] and align >= 64
     assert any(r[2] == 0 for r in relocs) and any(r[2] == host._IN_IMAGE for r in relocs)
@@ -582,7 +582,7 @@ def test_compiled_kernels_are_host_images(target, monkeypatch):
 
 def test_a_cut_host_image_is_an_error():
     image = _libm_kernel(HostTarget(), _fresh("rocarray_test_cut"))
-    bad_plan = image[:16] + b"\xff" + image[17:]  # (no marshal type code)
+    bad_plan = image[:16] + b"\xff" + image[17:]  # (a count that does not add up)
     for cut in (image[:-7], image[:40], image[:12], bad_plan):
         with pytest.raises(ValueError, match="host image"):
             load_host_object(cut)

@@ -1,0 +1,1 @@
+"""Property-based differential tests against NumPy (hypothesis); see conftest.py for the settings."""

@@ -1,0 +1,23 @@
+"""Hypothesis settings for the property tests: a derandomized profile (the same examples on
+every run, on every device), no deadline (first calls compile kernels), bounded example
+counts so that the folder runs in CI in a few minutes.
+
+``ROCARRAY_HYPOTHESIS_PROFILE=rocarray-property-long`` draws many more (seeded at random,
+for hunting bugs locally; a failure prints the ``@reproduce_failure`` blob to keep)."""
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+_COMMON = dict(
+    deadline=None,
+    database=None,  # nothing written into the tree; failures print their reproducer
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                           HealthCheck.data_too_large],
+    print_blob=True,
+)
+# (the device fixture is a read-only Device per parametrization: reusing it across
+# examples is safe, which is what the function_scoped_fixture check is about)
+settings.register_profile("rocarray-property", derandomize=True, max_examples=25, **_COMMON)
+settings.register_profile("rocarray-property-long", derandomize=False, max_examples=400, **_COMMON)
+settings.load_profile(os.environ.get("ROCARRAY_HYPOTHESIS_PROFILE", "rocarray-property"))
