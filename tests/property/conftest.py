@@ -18,6 +18,6 @@ _COMMON = dict(
 )
 # (the device fixture is a read-only Device per parametrization: reusing it across
 # examples is safe, which is what the function_scoped_fixture check is about)
-settings.register_profile("rocarray-property", derandomize=True, max_examples=25, **_COMMON)
+settings.register_profile("rocarray-property", derandomize=True, max_examples=50, **_COMMON)
 settings.register_profile("rocarray-property-long", derandomize=False, max_examples=400, **_COMMON)
 settings.load_profile(os.environ.get("ROCARRAY_HYPOTHESIS_PROFILE", "rocarray-property"))
