@@ -719,11 +719,18 @@ class ReductionOp:
         if rdef is None:
             row = self.row
             fields = [(a, b, acc_dt if t == "acc" else _dtypes.as_dtype(t)) for a, b, t in row.fields]
+            map_src, simd = _per_kind(row.map, in_dt), row.simd
+            if out_dt == _dtypes.float16 and acc_dt != out_dt and in_dt != out_dt:
+                # a float16 result (sum and prod accumulate it in float32; their one field
+                # is ``a``) of another input dtype: each element cast to float16 first, as
+                # ``dtype=`` asks; the SIMD recipes convert the input straight to the
+                # accumulator, so none is used
+                map_src, simd = "a = (out0_type)in0;", None
             rdef = ReductionDef(row.name, [("in0", in_dt)], fields,
-                                _per_kind(row.identity, in_dt), _per_kind(row.map, in_dt),
+                                _per_kind(row.identity, in_dt), map_src,
                                 _per_kind(row.reduce, in_dt), [("out0", out_dt)], row.post,
                                 typedefs={"acc_type": acc_dt, "in0_type": in_dt, "out0_type": out_dt},
-                                simd=row.simd)
+                                simd=simd)
             rdef = self._defs.setdefault(key, rdef)
         return rdef
 

@@ -290,3 +290,29 @@ def test_cumulative_views(device, dtype):
                             np.testing.assert_allclose(g.get(), e, rtol=tol, atol=tol * 100)
                         else:
                             np.testing.assert_array_equal(g.get(), e)
+
+
+def test_dtype_float16_casts_the_elements_first(device):
+    """``dtype=float16`` of a wider input casts each element to float16 first (the standard;
+    NumPy), then accumulates in float32: a float32 3.4e38 is inf in float16, so prod with a
+    0 is NaN; and the sums see the float16 values (they used the float32 ones; found by
+    tests/property)."""
+    a = np.array([0.0, 3.4028235e38], dtype=np.float32)
+    x = ra.asarray(a, device=device)
+    assert np.isnan(float(ra.prod(x, dtype=ra.float16)))
+    assert np.isnan(float(ra.cumulative_prod(x, dtype=ra.float16)[-1]))
+    rng = np.random.default_rng(3)
+    for dt in (np.float32, np.float64, np.int32, np.uint16):
+        v = (rng.uniform(-3, 3, 300) if np.dtype(dt).kind == "f" else rng.integers(0, 3000, 300)).astype(dt)
+        y = ra.asarray(v, device=device)
+        h = v.astype(np.float16).astype(np.float32)
+        with np.errstate(over="ignore"):
+            want_sum = np.float16(h.sum())
+            want_cum = np.cumsum(h).astype(np.float16)
+        assert ra.sum(y, dtype=ra.float16).dtype == ra.float16
+        np.testing.assert_allclose(float(ra.sum(y, dtype=ra.float16)), float(want_sum), rtol=1e-3)
+        np.testing.assert_allclose(ra.cumulative_sum(y, dtype=ra.float16).get().astype(np.float32),
+                                   want_cum.astype(np.float32), rtol=1e-3, atol=1e-3)
+        two = ra.asarray(np.array([0.13383368, -0.1385117], dtype=np.float32), device=device)
+        assert float(ra.cumulative_sum(two, dtype=ra.float16)[-1]) == float(
+            np.float16(np.float32(np.float16(0.13383368)) + np.float32(np.float16(-0.1385117))))

@@ -169,9 +169,6 @@ class Case(NamedTuple):
             v = broadcast(v, self.shape)
         return v
 
-    def numpy(self) -> np.ndarray:
-        return self._apply(self.base.copy(), np.transpose, np.broadcast_to)
-
     def __repr__(self):
         return (f"Case(dtype={self.base.dtype}, base_shape={self.base.shape}, key={self.key!r}, "
                 f"perm={self.perm}, shape={self.shape}, broadcast={self.broadcast}, "
