@@ -212,12 +212,15 @@ class CompileCache:
         if counter == "compiled":
             last_foreground_compile[0] = time.perf_counter()
         if self.disk is not None:
-            if self.write_behind:
+            if self.write_behind and not on_background_worker():
                 # after a quiet moment, like a tier-up: a write started at once would take
                 # the GIL from the caller, which is still loading and launching the kernel
                 # (measured: +0.15-0.25 ms on a 2 ms first call)
                 compile_in_background(lambda: self._write(key, target, data))
             else:
+                # (on the worker -- a tier-up -- the write is made now: queued behind the
+                # worker's exit it would be lost, and every short process after it would
+                # miss the entry and compile it again)
                 self._write(key, target, data)
         return data
 
@@ -335,6 +338,11 @@ background_failures: list = []
 QUIET_SECONDS = 0.01
 #: When the last foreground (not tier-up) compile finished (time.perf_counter()).
 last_foreground_compile = [0.0]
+
+
+def on_background_worker() -> bool:
+    """Whether this thread is the background worker (``compile_in_background``)."""
+    return _background is not None and threading.current_thread() is _background._thread
 
 
 def drain_background(timeout: float | None = None) -> bool:

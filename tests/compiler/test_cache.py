@@ -525,3 +525,32 @@ def test_a_fresh_process_finds_either_tier_with_one_read(tmp_path):
     native_entry = diskcache._file_name(support_key(HostTarget(), "rocarray.runtime.native", native._IR))
     facts_entry = diskcache._file_name(llvm_facts_key())
     assert len(set(_entries(tmp_path)) - {native_entry, facts_entry}) == 1
+
+
+_TIER_UP_AT_EXIT = r"""
+import sys
+from rocarray.compiler.cache import CompileCache, compile_in_background
+from rocarray.compiler.diskcache import DiskCache
+from rocarray.targets.host import HostTarget
+sys.path.insert(0, sys.argv[2])
+from test_cache import scale_kernel_ir
+target = HostTarget()
+cache = CompileCache(DiskCache(sys.argv[1]), write_behind=True)
+text = scale_kernel_ir(target, "scale_at_exit", 3.0)
+# a tier-up on the worker, queued just before the process ends (a short program)
+compile_in_background(lambda: cache.get_or_compile(("at-exit",), lambda: text, target), quiet=False)
+"""
+
+
+def test_a_tier_up_at_exit_still_writes_its_entry(tmp_path):
+    """A compile on the background worker writes its entry at once: a write queued behind
+    the worker's exit was lost, so every short process missed the entry again."""
+    import subprocess
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run([sys.executable, "-c", _TIER_UP_AT_EXIT, str(tmp_path), here],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    cache = CompileCache(DiskCache(tmp_path))
+    assert cache.stored(("at-exit",), HostTarget()) is not None
