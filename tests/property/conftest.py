@@ -2,8 +2,9 @@
 every run, on every device), no deadline (first calls compile kernels), bounded example
 counts so that the folder runs in CI in a few minutes.
 
-``ROCARRAY_HYPOTHESIS_PROFILE=rocarray-property-long`` draws many more (seeded at random,
-for hunting bugs locally; a failure prints the ``@reproduce_failure`` blob to keep)."""
+``HYPOTHESIS_PROFILE=rocarray-property-long`` draws many more (seeded at random,
+for hunting bugs locally; a failure prints the ``@reproduce_failure`` blob to keep).  (No
+ROCARRAY_ prefix: rocarray warns of a ROCARRAY_* variable that is none of its settings.)"""
 
 import os
 
@@ -21,7 +22,7 @@ _COMMON = dict(
 # examples is safe, which is what the function_scoped_fixture check is about)
 settings.register_profile("rocarray-property", derandomize=True, max_examples=50, **_COMMON)
 settings.register_profile("rocarray-property-long", derandomize=False, max_examples=400, **_COMMON)
-settings.load_profile(os.environ.get("ROCARRAY_HYPOTHESIS_PROFILE", "rocarray-property"))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "rocarray-property"))
 
 
 @pytest.fixture(autouse=True, scope="package")
