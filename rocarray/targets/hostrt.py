@@ -158,48 +158,34 @@ define float @__gnu_h2f_ieee(i16 %w) nounwind {
   ret float %f
 }
 
-; x ** n by repeated squaring, as compiler-rt defines it (1 / x ** -n for negative n)
-define float @__powisf2(float %x, i32 %n) nounwind {
-entry:
-  %neg = icmp slt i32 %n, 0
-  br label %loop
-loop:
-  %r = phi float [ 1.0, %entry ], [ %r2, %loop ]
-  %b = phi float [ %x, %entry ], [ %b2, %loop ]
-  %k = phi i32 [ %n, %entry ], [ %k2, %loop ]
-  %odd = and i32 %k, 1
-  %take = icmp ne i32 %odd, 0
-  %rb = fmul float %r, %b
-  %r2 = select i1 %take, float %rb, float %r
-  %b2 = fmul float %b, %b
-  %k2 = sdiv i32 %k, 2
-  %more = icmp ne i32 %k2, 0
-  br i1 %more, label %loop, label %done
-done:
-  %inv = fdiv float 1.0, %r2
-  %res = select i1 %neg, float %inv, float %r2
-  ret float %res
-}
+"""
 
-define double @__powidf2(double %x, i32 %n) nounwind {
+# x ** n by repeated squaring, as compiler-rt defines it (1 / x ** -n for negative n): one
+# body for float (``__powisf2``) and double (``__powidf2``)
+_POWI = r"""
+define $T @$NAME($T %x, i32 %n) nounwind {
 entry:
   %neg = icmp slt i32 %n, 0
   br label %loop
 loop:
-  %r = phi double [ 1.0, %entry ], [ %r2, %loop ]
-  %b = phi double [ %x, %entry ], [ %b2, %loop ]
+  %r = phi $T [ 1.0, %entry ], [ %r2, %loop ]
+  %b = phi $T [ %x, %entry ], [ %b2, %loop ]
   %k = phi i32 [ %n, %entry ], [ %k2, %loop ]
   %odd = and i32 %k, 1
   %take = icmp ne i32 %odd, 0
-  %rb = fmul double %r, %b
-  %r2 = select i1 %take, double %rb, double %r
-  %b2 = fmul double %b, %b
+  %rb = fmul $T %r, %b
+  %r2 = select i1 %take, $T %rb, $T %r
+  %b2 = fmul $T %b, %b
   %k2 = sdiv i32 %k, 2
   %more = icmp ne i32 %k2, 0
   br i1 %more, label %loop, label %done
 done:
-  %inv = fdiv double 1.0, %r2
-  %res = select i1 %neg, double %inv, double %r2
-  ret double %res
+  %inv = fdiv $T 1.0, %r2
+  %res = select i1 %neg, $T %inv, $T %r2
+  ret $T %res
 }
 """
+
+IR += "".join(_POWI.replace("$NAME", name).replace("$T", ty)
+              for name, ty in (("__powisf2", "float"), ("__powidf2", "double")))
+
