@@ -23,58 +23,48 @@ import tempfile
 
 import numpy as np
 
-_ROCARRAY = r"""
+# One program for every library: $IMPORT imports it, $DEVICE picks the device, $SYNC waits for
+# it, $EMPTY and $ASARRAY (of the NumPy array ``host``) make arrays there, $KERNEL (none for
+# PyTorch) times the ElementwiseKernel.
+_PROGRAM = r"""
 import time, json, sys
 t0 = time.perf_counter()
 import numpy as np
-import rocarray as ra
+$IMPORT
 t_import = time.perf_counter() - t0
-dev = ra.Device(sys.argv[1])
-t0 = time.perf_counter(); ra.empty(1, device=dev); dev.synchronize(); t_init = time.perf_counter() - t0
-data = {t: ra.asarray(np.arange(1000).astype(t), device=dev) for t in ("float32", "int16", "float64", "complex64")}
-dev.synchronize()
+$DEVICE
+t0 = time.perf_counter(); $EMPTY; $SYNC; t_init = time.perf_counter() - t0
+def put(host):
+    return $ASARRAY
+data = {t: put(np.arange(1000).astype(t)) for t in ("float32", "int16", "float64", "complex64")}
+$SYNC
 def timed(fn):
-    t0 = time.perf_counter(); fn(); dev.synchronize(); return (time.perf_counter() - t0) * 1e3
+    t0 = time.perf_counter(); fn(); $SYNC; return (time.perf_counter() - t0) * 1e3
 first = timed(lambda: data["float32"] + data["float32"])
 new = {t: timed(lambda: data[t] + data[t]) for t in ("int16", "float64", "complex64")}
-k = ra.ElementwiseKernel("T x, T y", "T z", "z = x * y + x", "second_run_kernel")
-new["ElementwiseKernel"] = timed(lambda: k(data["float32"], data["float32"]))
+$KERNEL
 print(json.dumps({"import": t_import * 1e3, "init": t_init * 1e3, "first": first, "new": new}))
 """
 
-_CUPY = r"""
-import time, json, sys
-t0 = time.perf_counter()
-import numpy as np
-import cupy as cp
-t_import = time.perf_counter() - t0
-t0 = time.perf_counter(); cp.empty(1); cp.cuda.Device().synchronize(); t_init = time.perf_counter() - t0
-data = {t: cp.asarray(np.arange(1000).astype(t)) for t in ("float32", "int16", "float64", "complex64")}
-cp.cuda.Device().synchronize()
-def timed(fn):
-    t0 = time.perf_counter(); fn(); cp.cuda.Device().synchronize(); return (time.perf_counter() - t0) * 1e3
-first = timed(lambda: data["float32"] + data["float32"])
-new = {t: timed(lambda: data[t] + data[t]) for t in ("int16", "float64", "complex64")}
-k = cp.ElementwiseKernel("T x, T y", "T z", "z = x * y + x", "second_run_kernel")
-new["ElementwiseKernel"] = timed(lambda: k(data["float32"], data["float32"]))
-print(json.dumps({"import": t_import * 1e3, "init": t_init * 1e3, "first": first, "new": new}))
-"""
+_KERNEL = """k = {}.ElementwiseKernel("T x, T y", "T z", "z = x * y + x", "second_run_kernel")
+new["ElementwiseKernel"] = timed(lambda: k(data["float32"], data["float32"]))"""
 
-_TORCH = r"""
-import time, json, sys
-t0 = time.perf_counter()
-import numpy as np
-import torch
-t_import = time.perf_counter() - t0
-t0 = time.perf_counter(); torch.empty(1, device="cuda"); torch.cuda.synchronize(); t_init = time.perf_counter() - t0
-data = {t: torch.as_tensor(np.arange(1000).astype(t), device="cuda") for t in ("float32", "int16", "float64", "complex64")}
-torch.cuda.synchronize()
-def timed(fn):
-    t0 = time.perf_counter(); fn(); torch.cuda.synchronize(); return (time.perf_counter() - t0) * 1e3
-first = timed(lambda: data["float32"] + data["float32"])
-new = {t: timed(lambda: data[t] + data[t]) for t in ("int16", "float64", "complex64")}
-print(json.dumps({"import": t_import * 1e3, "init": t_init * 1e3, "first": first, "new": new}))
-"""
+
+def _program(**parts) -> str:
+    text = _PROGRAM
+    for name, value in parts.items():
+        text = text.replace("$" + name, value)
+    return text
+
+
+_ROCARRAY = _program(IMPORT="import rocarray as ra", DEVICE="dev = ra.Device(sys.argv[1])",
+                     SYNC="dev.synchronize()", EMPTY="ra.empty(1, device=dev)",
+                     ASARRAY="ra.asarray(host, device=dev)", KERNEL=_KERNEL.format("ra"))
+_CUPY = _program(IMPORT="import cupy as cp", DEVICE="", SYNC="cp.cuda.Device().synchronize()",
+                 EMPTY="cp.empty(1)", ASARRAY="cp.asarray(host)", KERNEL=_KERNEL.format("cp"))
+_TORCH = _program(IMPORT="import torch", DEVICE="", SYNC="torch.cuda.synchronize()",
+                  EMPTY='torch.empty(1, device="cuda")', ASARRAY='torch.as_tensor(host, device="cuda")',
+                  KERNEL="")
 
 _PROFILE = r"""
 import cProfile, pstats, sys, time
