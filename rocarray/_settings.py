@@ -202,10 +202,6 @@ HOST_OPT = _declare(
     "ROCARRAY_HOST_OPT", _integer(0, 3), 1, "0, 1, 2 or 3",
     "the host's full-tier optimisation level (rocarray/targets/host.py: 0 scalar, "
     "1 vectorised with codegen O0, 2 and 3 LLVM's O2 and O3; default 1)")
-HOST_LOADER = _declare(
-    "ROCARRAY_HOST_LOADER", _choice("rocarray", "mcjit"), "rocarray", "rocarray or mcjit",
-    "what loads host kernels: rocarray's own loader (the objects it cannot place go to "
-    "MCJIT) or LLVM's MCJIT for every object (default rocarray; read once per process)")
 NUM_THREADS = _declare(
     "ROCARRAY_NUM_THREADS", _integer(1), _cpu_count, "a positive integer (more than 64 is taken as 64)",
     "threads of large host kernels (default: the number of CPUs)")

@@ -49,12 +49,14 @@ from .base import (
     ToolchainError,
     add_string_attribute,
     declare_function,
+    disk_store,
     gpu_optimised_module,
     llvm_binding,
     parse_module,
     redirect_math_intrinsics,
     unresolved_functions,
 )
+from .registry import register_target
 
 #: Exact operations: one instruction or a short exact expansion for f32 and f64.
 _EXACT = {
@@ -383,12 +385,9 @@ def _quick_split_on() -> bool:
 
 
 def _entry_disk():
-    """The process's disk cache (``rocarray.compiler.cache.default_cache``), which keeps
-    the split quick tier's entry objects across processes, or None (``ROCARRAY_DISK_CACHE=0``):
-    an entry costs a whole kernel's compile (5-8 ms), once per operand layout."""
-    from ..compiler.cache import default_cache
-
-    return default_cache().disk
+    """The disk store that keeps the split quick tier's entry objects across processes, or
+    None: an entry costs a whole kernel's compile, once per operand layout."""
+    return disk_store()
 
 
 def _check_entry_object(data: bytes) -> None:
@@ -1117,3 +1116,6 @@ def toolchain_info() -> dict:
         "linker": {"auto": "built-in (ld.lld for objects it does not handle)", "builtin": "built-in",
                    "lld": "ld.lld"}[_settings.AMDGPU_LINKER.get()],
     }
+
+
+register_target("gfx", AMDGPUTarget)

@@ -12,11 +12,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re as _re
 import threading as _threading
 
 from llvmlite import ir
 
 from .. import _settings
+# (LLVM_LOCK, ToolchainError and llvm_binding are also every target's: used from here)
+from ..runtime.llvm import LLVM_LOCK, ToolchainError, llvm_binding
 
 #: Version of rocarray's code generator.  Bump it whenever generated code changes in a way
 #: that makes old disk-cache entries wrong; it is part of every cache key.
@@ -25,12 +28,6 @@ CODEGEN_VERSION = 2
 #: Most dimensions a kernel sees after the launcher has merged adjacent ones.  Shapes and
 #: strides travel by value in the kernel's parameters as ``[MAX_DIMS x i64]``.
 MAX_DIMS = 8
-
-#: Held around every use of LLVM objects through llvmlite's binding (parse, optimise,
-#: emit, JIT loading): they share LLVM's global context, which is not thread safe.
-#: Re-entrant, so a target's compile may call helpers that take it again.
-LLVM_LOCK = _threading.RLock()
-
 
 class Target:
     """Base class of the code-generation targets (``host``, ``sm_XX``, ``gfxXXXX``)."""
@@ -209,15 +206,6 @@ class Target:
 # optimise, emit.  These helpers hold the steps; each target only says which library,
 # which calling convention marks a kernel and how to turn its assembly into bytes.
 
-import re as _re
-import threading as _threading
-
-
-class ToolchainError(RuntimeError):
-    """A tool or library a target needs is missing or failed; the message says which and
-    how to get it."""
-
-
 #: Math functions ``Target.math_function`` knows, with their number of arguments.
 MATH_FUNCTIONS = {
     **dict.fromkeys(
@@ -231,35 +219,32 @@ MATH_FUNCTIONS = {
     **dict.fromkeys("atan2 hypot pow fmod copysign nextafter fmin fmax".split(), 2),
 }
 
-_llvm_ready = None  # llvmlite.binding, once this machine's target is registered
-_all_targets = False
+# -- the disk store, lent by the layer above ----------------------------------------------
+#
+# Targets keep facts about the installation, library slices and support modules in the
+# compile cache's disk store, but the cache sits above them: it lends them its store
+# (``lend_store``) instead of being imported.  Until then there is none.
+
+_store = {"disk": lambda: None, "salt": lambda: "", "support_image": None}
 
 
-def llvm_binding(all_targets: bool = False):
-    """``llvmlite.binding`` with this machine's target and assembly printer registered
-    (enough to parse, optimise and emit host code), and every other target's too with
-    ``all_targets`` (the GPU targets ask for it before making their target machine).
+def lend_store(disk, salt, support_image) -> None:
+    """Give the targets the disk store: ``disk()`` the ``DiskCache`` or None, ``salt()`` a
+    digest of the code generator's source (part of every key written), and
+    ``support_image(target, name, text, disk)`` the bytes of a support module through it."""
+    _store.update(disk=disk, salt=salt, support_image=support_image)
 
-    Only what is used is registered: each target registers its codegen passes in LLVM's
-    pass registry, and building a codegen pipeline walks the whole registry once per pass
-    that preserves the CFG (``AnalysisUsage::setPreservesCFG``).  With every target
-    registered, parsing and emitting a small host kernel took 2.19M instructions; with the
-    native target alone, 1.96M (callgrind): ~0.05-0.08 ms of every host compile."""
-    global _llvm_ready, _all_targets
-    binding = _llvm_ready
-    if binding is None:
-        # (a ``from`` import of a loaded package still runs importlib's Python code: ~2 us
-        # of every call, so the module is kept here)
-        from llvmlite import binding
 
-        binding.initialize_native_target()
-        binding.initialize_native_asmprinter()
-        _llvm_ready = binding
-    if all_targets and not _all_targets:
-        binding.initialize_all_targets()
-        binding.initialize_all_asmprinters()
-        _all_targets = True
-    return binding
+def disk_store():
+    """The lent ``DiskCache``, or None (none lent, or the disk cache is off)."""
+    return _store["disk"]()
+
+
+def support_image(target, name: str, text: str) -> bytes:
+    """The bytes ``target`` compiles from the support module ``name`` (IR ``text``),
+    through the lent disk store when there is one."""
+    lent = _store["support_image"]
+    return target.compile(text) if lent is None else lent(target, name, text, disk_store())
 
 
 _facts: dict = {}
@@ -309,9 +294,7 @@ def disk_facts(key: "str | None", compute, check) -> dict:
     it cannot be named; always computed).  ``check(facts)`` says whether what was read
     back has the right form; a bad or missing entry is computed and written again.  So
     that a process whose kernels are all on disk needs neither LLVM nor a toolchain."""
-    from ..compiler.cache import default_cache  # the cache sits above the targets
-
-    disk = None if key is None else default_cache().disk
+    disk = None if key is None else disk_store()
     data = None if disk is None else disk.get(key)
     if data is not None:
         try:
@@ -586,18 +569,12 @@ class BitcodeLibrary:
                 st = os.stat(self.path)
             except OSError:
                 return None
-            from ..compiler.cache import generator_hash
-
             version = ".".join(map(str, llvm_binding().llvm_version_info))
             self._key_prefix = (f"bitcode-slice|{self.path}|{st.st_size}|{st.st_mtime_ns}|llvm {version}|"
-                                f"{generator_hash()}|")
+                                f"{_store['salt']()}|")
         return self._key_prefix + name
 
-    @staticmethod
-    def _disk():
-        from ..compiler.cache import default_cache
-
-        return default_cache().disk
+    _disk = staticmethod(disk_store)
 
     def _from_disk(self, names) -> list:
         """Take the slices of ``names`` the disk cache holds; returns the names left."""

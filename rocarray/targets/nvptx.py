@@ -39,6 +39,7 @@ from .base import (
     llvm_binding,
     unresolved_functions,
 )
+from .registry import register_target
 
 #: Functions NVPTX lowers from LLVM intrinsics to one exact instruction (or a short exact
 #: sequence); everything else in ``MATH_FUNCTIONS`` goes to libdevice.
@@ -566,3 +567,6 @@ def toolchain_info() -> dict:
         "assembler": target.assembler[0],
         "binary_kind": target.binary_kind,
     }
+
+
+register_target("sm_", NVPTXTarget)
