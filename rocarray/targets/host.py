@@ -28,7 +28,6 @@ chosen for (``PIPELINES``; the measurements behind them are in docs/benchmarks.m
 
 from __future__ import annotations
 
-import threading
 import time
 
 from llvmlite import ir
@@ -40,7 +39,6 @@ from .base import (
     LLVM_LOCK,
     MATH_FUNCTIONS,
     Target,
-    ToolchainError,
     declare_function,
     llvm_binding,
     llvm_facts,
