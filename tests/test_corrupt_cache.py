@@ -47,7 +47,7 @@ print(json.dumps({"ok": ok, "native": native.unavailable_reason()}))
 
 #: no interpreter (its child process would write the cache after these processes end)
 # host code is what these cases damage: the CPU, also where a GPU is the default device
-_ENV = {"ROCARRAY_INTERPRETER": "0", "ROCARRAY_TIERED": None, "ROCARRAY_HOST_OPT": None, "ROCARRAY_DEVICE": "cpu"}
+_ENV = {"ROCARRAY_INTERPRETER": "0", "ROCARRAY_TIERED": None, "ROCARRAY_DEVICE": "cpu"}
 
 
 @pytest.fixture(scope="module")

@@ -52,7 +52,8 @@ from .base import (
     unresolved_functions,
 )
 from .registry import register_target
-from .rocm import MIN_LLD, _lld_choice, _ockl, _ocml, find_device_libs, find_lld
+from .rocm import CODE_OBJECT_VERSION, MIN_LLD, _ockl, _ocml, find_device_libs, find_lld
+from .rocm import toolchain_info  # noqa: F401 (`python -m rocarray info` asks each target module)
 from .rocm import _libraries  # noqa: F401 (benchmarks read it here)
 
 #: Exact operations: one instruction or a short exact expansion for f32 and f64.
@@ -226,9 +227,8 @@ def _inline_library(mod) -> None:
 
 def _quick_split_on() -> bool:
     """Whether the quick tier compiles kernels split (``AMDGPUTarget.quick_split_module``):
-    unless ``ROCARRAY_AMDGPU_SPLIT=0``, ``QUICK_SPLIT`` is False, or
-    ``ROCARRAY_AMDGPU_LINKER=lld`` (``ld.lld`` links whole kernels' objects)."""
-    return QUICK_SPLIT and _settings.AMDGPU_SPLIT.get() and _settings.AMDGPU_LINKER.get() != "lld"
+    unless a test set ``QUICK_SPLIT`` to False."""
+    return QUICK_SPLIT
 
 
 def _entry_disk():
@@ -342,7 +342,7 @@ class AMDGPUTarget(Target):
     #: and budgets registers for that).
     max_block_size = 256
     #: Code object version written into every module (``amdhsa_code_object_version``).
-    code_object_version = 5
+    code_object_version = CODE_OBJECT_VERSION
     #: The quick tier's reduction loops divide indices in 32 bits (AMDGPU has no 64-bit
     #: divide; the elementwise quick tier always does).
     narrow_index_division = True
@@ -735,23 +735,14 @@ class AMDGPUTarget(Target):
     def link(self, obj: bytes) -> bytes:
         """Relocatable object -> shared code object.
 
-        By default with the in-process linker (``hsalink``: the layout ``ld.lld`` writes,
-        ~0.2 ms instead of 5-20 ms for starting ``ld.lld``), and with ``ld.lld -shared``
-        for an object it does not handle.  ``ROCARRAY_AMDGPU_LINKER=lld`` always uses
-        ``ld.lld``; ``=builtin`` never does (an unhandled object is then an error)."""
-        choice = _settings.AMDGPU_LINKER.get()
-        if choice != "lld":
-            try:
-                return hsalink.link_shared(obj)
-            except hsalink.LinkError as exc:
-                raise ToolchainError(f"AMDGPUTarget: cannot link the code object: {exc}") from None
-            except hsalink.Unsupported as exc:
-                if choice == "builtin":
-                    raise ToolchainError(
-                        f"AMDGPUTarget: the built-in linker does not handle this object ({exc}); "
-                        "unset ROCARRAY_AMDGPU_LINKER to link it with ld.lld"
-                    ) from None
-        return self.link_lld(obj)
+        With the in-process linker (``hsalink``: the layout ``ld.lld`` writes, without
+        starting a process), and with ``ld.lld -shared`` for an object it does not handle."""
+        try:
+            return hsalink.link_shared(obj)
+        except hsalink.LinkError as exc:
+            raise ToolchainError(f"AMDGPUTarget: cannot link the code object: {exc}") from None
+        except hsalink.Unsupported:
+            return self.link_lld(obj)
 
     def link_lld(self, obj: bytes) -> bytes:
         """Relocatable object -> shared code object, with ``ld.lld -shared``."""
@@ -937,32 +928,6 @@ class AMDGPUTarget(Target):
         except hsalink.Unsupported:
             return None
         return self.link(merged)  # hsalink, or ld.lld for what it does not handle
-
-
-def toolchain_info() -> dict:
-    """What the AMDGPU target found on this machine (for ``python -m rocarray info``)."""
-    binding = llvm_binding()
-    try:
-        find_lld()
-        problem = None
-    except (ToolchainError, ValueError) as exc:  # (ValueError: a bad ROCARRAY_LLD)
-        problem = str(exc)
-    choice = _lld_choice[0] if _lld_choice else None
-    command = choice[0] if choice else None
-    folder = find_device_libs()
-    return {
-        "llvm": ".".join(map(str, binding.llvm_version_info)),
-        "device_libs": folder,
-        "ocml": os.path.join(folder, "ocml.bc") if folder else None,
-        "ockl": os.path.join(folder, "ockl.bc") if folder and os.path.isfile(os.path.join(folder, "ockl.bc")) else None,
-        "ld_lld": " ".join(command) if command else None,
-        "ld_lld_source": choice[1] if choice else None,
-        "ld_lld_version": choice[2] if choice else None,
-        "ld_lld_problem": problem,
-        "code_object_version": AMDGPUTarget.code_object_version,
-        "linker": {"auto": "built-in (ld.lld for objects it does not handle)", "builtin": "built-in",
-                   "lld": "ld.lld"}[_settings.AMDGPU_LINKER.get()],
-    }
 
 
 register_target("gfx", AMDGPUTarget)

@@ -91,10 +91,6 @@ def _init_llvm():
     return binding
 
 
-def _opt_level_from_env() -> int:
-    return _settings.HOST_OPT.get()  # (its default is DEFAULT_OPT_LEVEL; levels: PIPELINES)
-
-
 class HostTarget(Target):
     """This machine's CPU: its own triple, CPU name and features; objects run in-process."""
 
@@ -106,14 +102,14 @@ class HostTarget(Target):
     def __init__(self, opt_level: int | None = None):
         facts = llvm_facts()  # without loading LLVM where it is known
         self.triple, self.cpu, self.features = facts["triple"], facts["cpu"], facts["features"]
-        self.opt_level = _opt_level_from_env() if opt_level is None else int(opt_level)
+        self.opt_level = DEFAULT_OPT_LEVEL if opt_level is None else int(opt_level)
         if self.opt_level not in PIPELINES:
             raise ValueError(f"opt_level must be one of {sorted(PIPELINES)}, not {opt_level!r}")
         #: the IR pipeline and the codegen level of this configuration
         self.pipeline, self.codegen_level = PIPELINES[self.opt_level]
         #: whether first calls run a quick tier (``quick_tier``); ``ROCARRAY_TIERED`` is
-        #: read when the target is made, as ``ROCARRAY_HOST_OPT`` is (an environment look-up
-        #: at every kernel load cost a disk hit's first call ~2-4 %)
+        #: read when the target is made, not at every kernel load (that is on a disk hit's
+        #: first call)
         self.tiered = _settings.TIERED.get()
         self._machines: dict = {}
         self._data_layout: str | None = None

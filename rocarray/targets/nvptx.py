@@ -275,8 +275,8 @@ class NVPTXTarget(Target):
 
     def __init__(self, arch: str = "sm_90", *, assembler: str | None = None, opt_level: int | None = None):
         """``arch``: "sm_90", "sm_80", "sm_90a" ...; ``assembler``: "nvjitlink", "ptxas" or
-        "ptx" (return PTX) to force one, else env ``ROCARRAY_PTX_ASSEMBLER``, else the
-        first that works of nvjitlink, ptxas, ptx."""
+        "ptx" (return PTX) to force one, else the first that works of nvjitlink, ptxas,
+        ptx; ``opt_level``: LLVM's level (default 0: the PTX assembler optimises)."""
         if not _ARCH.match(arch):
             raise ValueError(f"NVPTXTarget: {arch!r} is not an NVIDIA architecture like 'sm_90'")
         self.name = arch
@@ -284,17 +284,13 @@ class NVPTXTarget(Target):
         self.features = ""
         # The PTX assembler (ptxas / nvJitLink / the driver) optimises at -O3 itself, so
         # LLVM only inlines and cleans up by default (see docs/benchmarks.md).
-        if opt_level is None:
-            opt_level = _settings.NVPTX_OPT.get()
-        self.opt_level = opt_level
+        self.opt_level = 0 if opt_level is None else opt_level
         #: optimisation level handed to ptxas / nvJitLink (the quick tier uses 0)
         self.assembler_opt = 3
         # Default: a cubin made here (nvJitLink, else ptxas), which the disk cache keeps and
-        # which loads in ~0.3 ms; "ptx" hands PTX to the driver's JIT instead.  See
+        # which loads fast; "ptx" hands PTX to the driver's JIT instead.  See
         # docs/benchmarks.md for the measurements behind the choice.
-        choice = assembler or _settings.PTX_ASSEMBLER.get()
-        if choice == "auto":
-            choice = None
+        choice = assembler
         if choice not in (None, "nvjitlink", "ptxas", "ptx"):
             raise ValueError(f"NVPTXTarget: assembler {choice!r} is not 'nvjitlink', 'ptxas' or 'ptx'")
         self._assembler_choice = choice

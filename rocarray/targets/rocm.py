@@ -12,7 +12,10 @@ import shutil
 import subprocess
 
 from .. import _settings
-from .base import MATH_FUNCTIONS, BitcodeLibrary
+from .base import MATH_FUNCTIONS, BitcodeLibrary, ToolchainError, llvm_binding
+
+#: The code object version AMDGPU kernels are written as (``amdhsa_code_object_version``).
+CODE_OBJECT_VERSION = 5
 
 #: ocml functions the math table can ask for; the first use keeps them all in the
 #: in-memory subset later slices are cut from.
@@ -160,3 +163,28 @@ def _ockl(folder: str) -> BitcodeLibrary:
     if path not in _libraries:
         _libraries[path] = BitcodeLibrary(path, "__ockl_")
     return _libraries[path]
+
+
+def toolchain_info() -> dict:
+    """What the AMDGPU target found on this machine (for ``python -m rocarray info``)."""
+    binding = llvm_binding()
+    try:
+        find_lld()
+        problem = None
+    except (ToolchainError, ValueError) as exc:  # (ValueError: a bad ROCARRAY_LLD)
+        problem = str(exc)
+    choice = _lld_choice[0] if _lld_choice else None
+    command = choice[0] if choice else None
+    folder = find_device_libs()
+    return {
+        "llvm": ".".join(map(str, binding.llvm_version_info)),
+        "device_libs": folder,
+        "ocml": os.path.join(folder, "ocml.bc") if folder else None,
+        "ockl": os.path.join(folder, "ockl.bc") if folder and os.path.isfile(os.path.join(folder, "ockl.bc")) else None,
+        "ld_lld": " ".join(command) if command else None,
+        "ld_lld_source": choice[1] if choice else None,
+        "ld_lld_version": choice[2] if choice else None,
+        "ld_lld_problem": problem,
+        "code_object_version": CODE_OBJECT_VERSION,
+        "linker": "built-in (ld.lld for objects it does not handle)",
+    }
