@@ -31,16 +31,25 @@ import sys
 import threading
 
 from .llvm import LLVM_LOCK, ToolchainError, llvm_binding
+# (the ELF layout under the short names the loader's code uses)
+from .elf import ELF64_LE as _ELF64_LE
+from .elf import RELA as _RELA
+from .elf import SH as _SH
+from .elf import SHF_ALLOC as _SHF_ALLOC
+from .elf import SHF_TLS as _SHF_TLS
+from .elf import SHF_WRITE as _SHF_WRITE
+from .elf import SHN_LORESERVE as _SHN_LORESERVE
+from .elf import SHT_NOBITS as _SHT_NOBITS
+from .elf import SHT_PROGBITS as _SHT_PROGBITS
+from .elf import SHT_REL as _SHT_REL
+from .elf import SHT_RELA as _SHT_RELA
+from .elf import SHT_SYMTAB as _SHT_SYMTAB
+from .elf import SYM as _SYM
+from .elf import header as _elf_header
+from .elf import section_headers as _elf_sections
 
 # -- reading ELF --------------------------------------------------------------------------
 
-_ELF64_LE = b"\x7fELF\x02\x01"  # magic, 64-bit, little endian
-_SH = struct.Struct("<IIQQQQIIQQ")  # one ELF64 section header
-_SYM = struct.Struct("<IBBHQQ")     # one ELF64 symbol
-_RELA = struct.Struct("<QQq")       # one ELF64 relocation with addend
-_SHT_PROGBITS, _SHT_SYMTAB, _SHT_RELA, _SHT_NOBITS, _SHT_REL = 1, 2, 4, 8, 9
-_SHF_WRITE, _SHF_ALLOC, _SHF_TLS = 0x1, 0x2, 0x400
-_SHN_LORESERVE = 0xFF00
 _R_X86_64_NONE, _R_X86_64_64, _R_X86_64_PC32, _R_X86_64_PLT32 = 0, 1, 2, 4
 #: bytes each relocation kind the mapper applies writes
 _RELOC_WIDTH = {_R_X86_64_64: 8, _R_X86_64_PC32: 4, _R_X86_64_PLT32: 4}
@@ -76,14 +85,13 @@ class _ElfObject:
         n = len(data)
         if n < 64 or data[:6] != _ELF64_LE:
             raise _corrupt("not a little-endian ELF64 file")
-        (shoff,) = struct.unpack_from("<Q", data, 0x28)
-        (self.machine,) = struct.unpack_from("<H", data, 0x12)
-        shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+        head = _elf_header(data)
+        shoff, shentsize, shnum, self.machine = head.shoff, head.shentsize, head.shnum, head.machine
         if shentsize != _SH.size:
             raise ValueError("unexpected ELF section header size")
         if shoff > n or shnum * shentsize > n - shoff:
             raise _corrupt(f"{shnum} section headers at {shoff} run past the end ({n} bytes)")
-        self.sections = list(_SH.iter_unpack(data[shoff:shoff + shnum * shentsize]))
+        self.sections = _elf_sections(data, shoff, shnum)
         allocated = 0
         for idx, sh in enumerate(self.sections):
             offset, size = sh[4], sh[5]

@@ -99,8 +99,7 @@ def _quick_globals(text: str, callable_body: bool = False):
     private globals -- what keeps it on the quick tier's short front
     (``AMDGPUTarget._quick_module``): internalize would change nothing of it, and a
     declared global would be unresolved -- else None.  One pass over the lines' first
-    characters: three regular expressions over the whole text took 0.27 ms of a ~9 ms
-    compile (``add(float32)``), this 0.05 ms.
+    characters, measured much cheaper than regular expressions over the whole text.
 
     Codegen alone can take the module (``_quick_module`` runs no IR pipeline) when it has
     no global variable and every internal function is ``alwaysinline`` as llvmlite writes
@@ -189,8 +188,8 @@ _quick_slices_lock = threading.Lock()
 def _quick_slice(blob: bytes) -> tuple:
     """``(module, library functions it declares, its other unresolved functions, whether
     the inliner can take all it defines)`` for a slice of ocml or ockl: a new copy of the
-    slice, parsed once per process and marked ``alwaysinline`` then (cloning it costs half
-    of parsing the bitcode again: 0.45 against 0.92 ms for ``__ocml_exp_f64``'s)."""
+    slice, parsed once per process and marked ``alwaysinline`` then (cloning it costs
+    about half of parsing the bitcode again)."""
     with _quick_slices_lock:
         got = _quick_slices.get(blob)
         if got is None:
@@ -216,8 +215,7 @@ def _inline_library(mod) -> None:
     """Have the light pipeline inline the ocml/ockl functions linked into ``mod`` (ocml's
     own helpers with them).  At codegen O0 a call costs more to compile than the inlined
     code: each callee runs the whole backend pipeline on its own and the call's ABI makes
-    the register allocator spill around it (emit, fastest of 16 on the 2-core VM:
-    exp(float64) 8.5 -> 6.4 ms, sin(complex64) 34 -> 20 ms).  On NVPTX libdevice is
+    the register allocator spill around it (measured; docs/benchmarks.md).  On NVPTX libdevice is
     inlined the same way: its functions are ``alwaysinline`` already."""
     for fn in mod.functions:
         if (not fn.is_declaration and fn.name.startswith(("__ocml", "__ockl"))
@@ -304,8 +302,8 @@ _NAME_MARK, _SYMBOL_MARK, _SIZE_MARK = "rk.mark.name\x01", "rk.mark.symbol\x01",
 def _note_template(metadata: dict):
     """The entry's metadata packed once and cut where the kernel's name (0), descriptor
     symbol (1) and private segment size (2) go: ``[bytes, field, bytes, field, bytes,
-    field, bytes]``, or None if the marks are not found once each.  Packing the whole map
-    per kernel costs ~0.2 ms; joining the parts, microseconds."""
+    field, bytes]``, or None if the marks are not found once each.  Joining the parts is
+    far cheaper than packing the whole map per kernel."""
     meta = dict(metadata)
     kernel = dict(meta["amdhsa.kernels"][0])
     kernel[".name"], kernel[".symbol"] = _NAME_MARK, _SYMBOL_MARK
@@ -587,15 +585,11 @@ class AMDGPUTarget(Target):
         second parsed module; the library calls and unresolved functions are read from
         the text's declarations instead of walking the module through the C API; only
         what the libraries bring needs internal linkage, and dead functions go in the
-        one pipeline run, which is the always-inliner and SROA only.  Front of a
-        quick-tier compile of the simple signatures without ocml, gfx942, the 2-core VM,
-        medians of 21 (thread CPU time): 2.0 -> ~1.0 ms (parse 0.5, linking the control
-        module 0.11, the library check 0.14, internalize with its own pass run 0.27, the
-        unresolved-symbol walk 0.13, the light pipeline 0.8 -> 0.2).  Without instcombine
-        and simplifycfg the IR keeps 10-15 more lines (zext/trunc pairs of the entry
-        template, the body's extra branch, loads of the ``__oclc_*`` constants) that the
-        O0 backend emits in the same time: emit of the six simple signatures, fastest of
-        15, differed by -0.1..+0.2 ms, within the noise."""
+        one pipeline run, which is the always-inliner and SROA only: about half the front's
+        cost (docs/benchmarks.md).  Without instcombine and simplifycfg the IR keeps a few
+        more lines (zext/trunc pairs of the entry template, the body's extra branch, loads
+        of the ``__oclc_*`` constants) that the O0 backend emits in the same time, within
+        the noise."""
         text = redirect_math_intrinsics(text, self.math_symbol)
         found = _quick_globals(text, callable_body)
         if found is None:
@@ -621,7 +615,7 @@ class AMDGPUTarget(Target):
             # Nothing for the pipeline to do that codegen does not: the backend's
             # always-inliner inlines the body and deletes it (the same object, byte for
             # byte: test_quick_front_without_pipeline_is_byte_identical), and building and running
-            # the pass manager cost 0.25-0.5 ms of a ~9 ms compile.
+            # the pass manager is a measurable part of the compile.
             return mod
         binding = llvm_binding()
         pm = binding.create_new_module_pass_manager()
@@ -637,13 +631,9 @@ class AMDGPUTarget(Target):
         slices come from ``_quick_slice``: parsed once per process, marked ``alwaysinline``
         there, cloned for each kernel, with what each leaves unresolved known beforehand;
         so no walk over the module's functions is needed (each C-API step of a walk is
-        ~10 us: three walks were ~0.8 ms), only one over its few globals (the
-        ``__oclc_*`` constants become internal, as internalize() makes them).  The
-        always-inliner then removes the library's functions (linkonce_odr and internal,
-        all inlined).  The optimise phase, gfx942, medians of 40 in alternating processes
-        (thread CPU time, with ``find_device_libs`` kept): ``exp(float64)`` 3.1-3.5 ->
-        1.6-1.7 ms, ``hypot(float64)`` 2.9-3.2 -> 1.8, ``sin(complex64)`` 11.2-12.5 ->
-        9.4-9.5."""
+        costly), only one over its few globals (the ``__oclc_*`` constants become
+        internal, as internalize() makes them).  The always-inliner then removes the
+        library's functions (linkonce_odr and internal, all inlined)."""
         folder = find_device_libs()
         if folder is None:
             raise ToolchainError(
@@ -719,7 +709,7 @@ class AMDGPUTarget(Target):
         """Assembly or object of ``mod``, which this consumes: codegen rewrites the module
         in place, and emitting it a second time aborts the process (LLVM 22).  Callers
         hand over a module of their own (``optimised_module`` parses a new one each
-        time), so none is cloned first (a clone is ~0.2 ms, 3% of a quick-tier compile)."""
+        time), so none is cloned first (a clone is a visible part of a quick-tier compile)."""
         tm = self.target_machine
         with LLVM_LOCK:
             return tm.emit_assembly(mod) if assembly else tm.emit_object(mod)

@@ -318,8 +318,8 @@ def _ask_llvm() -> dict:
 def llvm_facts() -> dict:
     """What the cache keys and the host target need to know of LLVM -- its version (a
     tuple), this process's triple, the host CPU's name and features -- without loading
-    LLVM where they are known (``disk_facts``: tens of milliseconds of a process's first
-    call)."""
+    LLVM where they are known (``disk_facts``: loading LLVM is most of a disk-warm
+    process's first call)."""
     if not _facts:
         facts = disk_facts(llvm_facts_key(), _ask_llvm, lambda f: all(
             isinstance(f[k], str) for k in ("triple", "cpu", "features")) and all(
@@ -447,7 +447,7 @@ def internalize(mod, keep, tm) -> None:
 
 def optimise(mod, tm, level: int = 3) -> None:
     """Optimise ``mod`` for ``tm``'s target: level 0 is the light pipeline (inline the
-    scalar bodies, promote stack slots, combine, simplify: ~1 ms), 1-3 LLVM's default
+    scalar bodies, promote stack slots, combine, simplify), 1-3 LLVM's default
     ``O<level>`` module pipeline."""
     binding = llvm_binding()
     if level == 0:

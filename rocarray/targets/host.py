@@ -165,7 +165,7 @@ class HostTarget(Target):
     @property
     def quick_tier(self) -> "HostTarget | None":
         """The quick configuration (text kernel entry, always-inliner only, codegen O0:
-        ~1.5 ms of LLVM per kernel) when this one costs more; None when tiering is off
+        the cheapest compile) when this one costs more; None when tiering is off
         (``ROCARRAY_TIERED=0`` when the target was made) or this is level 0."""
         if self.opt_level == 0 or not self.tiered:
             return None
@@ -177,7 +177,7 @@ class HostTarget(Target):
             q.pipeline = "inline"
             # Its IR is rocarray's own (the entry template and the kernel language's
             # lowering), verified by the tests (ROCARRAY_VERIFY_IR=1): not re-verified on
-            # every first call (~0.05-0.1 ms of it).
+            # every first call.
             q.verify_ir = False
             self._quick = q
         return q

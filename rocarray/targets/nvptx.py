@@ -8,8 +8,8 @@ intrinsics, which NVPTX lowers to single correctly rounded instructions.
 PTX becomes a cubin in-process through nvJitLink (the ``nvidia-nvjitlink`` wheel, reached
 through ``cuda.bindings.nvjitlink``) when it loads, else through a ``ptxas`` subprocess,
 else ``compile`` returns the PTX itself (``binary_kind == "ptx"``) and the driver
-assembles it at load time.  Measured on the test kernels (2-vCPU Xeon, no GPU):
-nvJitLink 28-85 ms, ptxas 33-83 ms; nvJitLink is ahead on the small ones.
+assembles it at load time.  nvJitLink comes first: no process to start, and it is
+ahead on small kernels (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -305,8 +305,8 @@ class NVPTXTarget(Target):
         if self._tm is None:
             binding = llvm_binding(all_targets=True)
             target = binding.Target.from_triple(self.triple)
-            # With the light pipeline, codegen runs at O0 too (2 ms instead of 10 for an
-            # elementwise kernel): the PTX assembler's own -O3 does the instruction work.
+            # With the light pipeline, codegen runs at O0 too (several times cheaper): the
+            # PTX assembler's own -O3 does the instruction work.
             self._tm = target.create_target_machine(
                 cpu=self.cpu, features=self.features, opt=0 if self.opt_level == 0 else 3,
                 codemodel="default",
@@ -356,7 +356,7 @@ class NVPTXTarget(Target):
     def quick_tier(self) -> "NVPTXTarget | None":
         """The first compile of a kernel: one simple grid-stride loop (a third of the PTX),
         handed as PTX to the driver's JIT, whose fixed cost is far below ptxas' or
-        nvJitLink's (~25 ms even at -O0); the full kernel -- vector path, a cubin from the
+        nvJitLink's even at -O0; the full kernel -- vector path, a cubin from the
         assembler at -O3, kept on disk -- is compiled in the background once the kernel
         proves hot.  None with ``ROCARRAY_TIERED=0``."""
         if not _settings.TIERED.get() or self.simple_loops:
@@ -366,7 +366,7 @@ class NVPTXTarget(Target):
             q = NVPTXTarget(self.name, assembler="ptx", opt_level=0)
             q.simple_loops = True
             q.tier_of = self
-            q.assembler_opt = 0  # the driver JIT at -O0: ~20 % less time on the H200
+            q.assembler_opt = 0  # the driver JIT at -O0: measured faster (docs/benchmarks.md)
             self._quick = q
         return q
 

@@ -31,7 +31,7 @@ def _rocm_roots() -> list[str]:
 
 
 #: ``find_device_libs``'s answer per (``ROCARRAY_DEVICE_LIBS``, ``ROCM_PATH``): looking
-#: costs ~0.18 ms of globbing, and every compile that calls ocml asks.
+#: means globbing, and every compile that calls ocml asks.
 _device_libs_found: dict[tuple, str] = {}
 
 
