@@ -38,14 +38,16 @@ from . import hsalink
 from .codeobject import EM_AMDGPU, NT_AMDGPU_METADATA, check_elf, pack_msgpack, unpack_msgpack
 from .. import _settings
 from .base import (
+    EXACT_INTRINSICS,
     LLVM_LOCK,
-    MATH_FUNCTIONS,
     Target,
     ToolchainError,
     add_string_attribute,
     declare_function,
     disk_store,
+    gpu_math_function,
     gpu_optimised_module,
+    gpu_target_machine,
     llvm_binding,
     parse_module,
     redirect_math_intrinsics,
@@ -56,20 +58,9 @@ from .rocm import CODE_OBJECT_VERSION, MIN_LLD, _ockl, _ocml, find_device_libs, 
 from .rocm import toolchain_info  # noqa: F401 (`python -m rocarray info` asks each target module)
 from .rocm import _libraries  # noqa: F401 (benchmarks read it here)
 
-#: Exact operations: one instruction or a short exact expansion for f32 and f64.
-_EXACT = {
-    "fabs": "llvm.fabs",
-    "floor": "llvm.floor",
-    "ceil": "llvm.ceil",
-    "trunc": "llvm.trunc",
-    "rint": "llvm.rint",
-    "nearbyint": "llvm.nearbyint",
-    "round": "llvm.round",
-    "sqrt": "llvm.sqrt",  # correctly rounded for f32 and f64 (LLVM >= 17 expands it so)
-    "copysign": "llvm.copysign",
-    "fmin": "llvm.minnum",
-    "fmax": "llvm.maxnum",
-}
+#: Exact operations: one instruction or a short exact expansion for f32 and f64 (sqrt
+#: correctly rounded: LLVM >= 17 expands it so).
+_EXACT = EXACT_INTRINSICS
 #: f32 only: LLVM >= 17 lowers these with range reduction and denormal scaling around
 #: v_exp_f32 / v_log_f32, as accurate as ocml's (checked in the emitted ISA).  The f64
 #: forms have no lowering at all, and f32 sin/cos lower to v_sin_f32 without a proper
@@ -375,14 +366,7 @@ class AMDGPUTarget(Target):
     @property
     def target_machine(self):
         if self._tm is None:
-            binding = llvm_binding(all_targets=True)
-            target = binding.Target.from_triple(self.triple)
-            # codegen O0 for the light pipeline: fast instruction selection and register
-            # allocation, a third of the O3 emit time (docs/benchmarks.md)
-            self._tm = target.create_target_machine(
-                cpu=self.cpu, features=self.features, opt=0 if self.opt_level == 0 else 3,
-                reloc="pic", codemodel="default",
-            )
+            self._tm = gpu_target_machine(self, reloc="pic")  # (code objects are shared objects)
         return self._tm
 
     @property
@@ -419,16 +403,7 @@ class AMDGPUTarget(Target):
     # -- building IR ---------------------------------------------------------------------
 
     def math_function(self, module: ir.Module, fn: str, ty: ir.Type) -> ir.Function:
-        if fn not in MATH_FUNCTIONS:
-            raise ValueError(f"math function {fn!r} is not one of {sorted(MATH_FUNCTIONS)}")
-        if isinstance(ty, ir.FloatType):
-            width = "f32"
-        elif isinstance(ty, ir.DoubleType):
-            width = "f64"
-        else:
-            raise TypeError(f"math function {fn}: type {ty} is not float or double")
-        fnty = ir.FunctionType(ty, [ty] * MATH_FUNCTIONS[fn])
-        return declare_function(module, self.math_symbol(fn, width), fnty)
+        return gpu_math_function(self, module, fn, ty)
 
     def math_symbol(self, fn: str, width: str) -> str:
         """Name of the function computing ``fn`` on ``width`` ("f32", "f64") here."""

@@ -361,6 +361,22 @@ def add_string_attribute(fn: ir.Function, key: str, value: str) -> None:
     fn.attributes.add(f'"{key}"="{value}"')
 
 
+#: The exact math operations (``MATH_FUNCTIONS`` names) both GPU backends lower from an
+#: LLVM intrinsic to one instruction or a short exact sequence, at f32 and f64.
+EXACT_INTRINSICS = {
+    "fabs": "llvm.fabs",
+    "floor": "llvm.floor",
+    "ceil": "llvm.ceil",
+    "trunc": "llvm.trunc",
+    "rint": "llvm.rint",
+    "nearbyint": "llvm.nearbyint",
+    "round": "llvm.round",
+    "sqrt": "llvm.sqrt",
+    "copysign": "llvm.copysign",
+    "fmin": "llvm.minnum",
+    "fmax": "llvm.maxnum",
+}
+
 #: LLVM math intrinsics (``llvm.<name>.f32``) -> the ``MATH_FUNCTIONS`` name they compute.
 INTRINSIC_MATH = {
     **{fn: fn for fn in MATH_FUNCTIONS if fn not in ("fmin", "fmax")},
@@ -475,6 +491,30 @@ def unresolved_symbols(mod) -> list[str]:
     names = unresolved_functions(mod)
     names += [g.name for g in mod.global_variables if g.is_declaration and not g.name.startswith("llvm.")]
     return sorted(names)
+
+
+def gpu_math_function(target, module: ir.Module, fn: str, ty: ir.Type) -> ir.Function:
+    """``Target.math_function`` of the GPU targets: the function ``target.math_symbol``
+    names for ``fn`` at the width of ``ty`` (float or double), declared in ``module``."""
+    if fn not in MATH_FUNCTIONS:
+        raise ValueError(f"math function {fn!r} is not one of {sorted(MATH_FUNCTIONS)}")
+    if isinstance(ty, ir.FloatType):
+        width = "f32"
+    elif isinstance(ty, ir.DoubleType):
+        width = "f64"
+    else:
+        raise TypeError(f"math function {fn}: type {ty} is not float or double")
+    fnty = ir.FunctionType(ty, [ty] * MATH_FUNCTIONS[fn])
+    return declare_function(module, target.math_symbol(fn, width), fnty)
+
+
+def gpu_target_machine(target, **options):
+    """The LLVM target machine of a GPU target: codegen O0 with the light pipeline
+    (``opt_level`` 0: fast instruction selection and register allocation, much cheaper
+    to emit; the PTX assembler's own -O3 does the instruction work on NVPTX), else O3."""
+    return llvm_binding(all_targets=True).Target.from_triple(target.triple).create_target_machine(
+        cpu=target.cpu, features=target.features, opt=0 if target.opt_level == 0 else 3,
+        codemodel="default", **options)
 
 
 def gpu_optimised_module(target, text: str, convention: str, link_libraries, ignore=()):

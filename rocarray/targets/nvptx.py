@@ -27,6 +27,7 @@ from llvmlite import ir
 from .. import _settings
 from .codeobject import EM_CUDA, check_elf
 from .base import (
+    EXACT_INTRINSICS,
     LLVM_LOCK,
     MATH_FUNCTIONS,
     BitcodeLibrary,
@@ -35,27 +36,18 @@ from .base import (
     add_string_attribute,
     declare_function,
     disk_facts,
+    gpu_math_function,
     gpu_optimised_module,
+    gpu_target_machine,
     llvm_binding,
     unresolved_functions,
 )
 from .registry import register_target
 
 #: Functions NVPTX lowers from LLVM intrinsics to one exact instruction (or a short exact
-#: sequence); everything else in ``MATH_FUNCTIONS`` goes to libdevice.
-_INTRINSICS = {
-    "fabs": "llvm.fabs",
-    "floor": "llvm.floor",
-    "ceil": "llvm.ceil",
-    "trunc": "llvm.trunc",
-    "rint": "llvm.rint",
-    "nearbyint": "llvm.nearbyint",
-    "round": "llvm.round",
-    "sqrt": "llvm.sqrt",  # sqrt.rn: correctly rounded
-    "copysign": "llvm.copysign",
-    "fmin": "llvm.minnum",  # min.f32 returns the number when one operand is NaN, as fmin
-    "fmax": "llvm.maxnum",
-}
+#: sequence: sqrt.rn is correctly rounded, min.f32 returns the number when one operand is
+#: NaN, as fmin); everything else in ``MATH_FUNCTIONS`` goes to libdevice.
+_INTRINSICS = EXACT_INTRINSICS
 
 _ARCH = re.compile(r"sm_(\d+)([af]?)$")
 
@@ -303,14 +295,7 @@ class NVPTXTarget(Target):
     @property
     def target_machine(self):
         if self._tm is None:
-            binding = llvm_binding(all_targets=True)
-            target = binding.Target.from_triple(self.triple)
-            # With the light pipeline, codegen runs at O0 too (several times cheaper): the
-            # PTX assembler's own -O3 does the instruction work.
-            self._tm = target.create_target_machine(
-                cpu=self.cpu, features=self.features, opt=0 if self.opt_level == 0 else 3,
-                codemodel="default",
-            )
+            self._tm = gpu_target_machine(self)
         return self._tm
 
     @property
@@ -379,16 +364,7 @@ class NVPTXTarget(Target):
         return f"__nv_{fn}{'f' if width == 'f32' else ''}"
 
     def math_function(self, module: ir.Module, fn: str, ty: ir.Type) -> ir.Function:
-        if fn not in MATH_FUNCTIONS:
-            raise ValueError(f"math function {fn!r} is not one of {sorted(MATH_FUNCTIONS)}")
-        if isinstance(ty, ir.FloatType):
-            width = "f32"
-        elif isinstance(ty, ir.DoubleType):
-            width = "f64"
-        else:
-            raise TypeError(f"math function {fn}: type {ty} is not float or double")
-        fnty = ir.FunctionType(ty, [ty] * MATH_FUNCTIONS[fn])
-        return declare_function(module, self.math_symbol(fn, width), fnty)
+        return gpu_math_function(self, module, fn, ty)
 
     def mark_kernel(self, fn: ir.Function) -> None:
         fn.calling_convention = "ptx_kernel"
