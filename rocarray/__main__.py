@@ -144,7 +144,7 @@ def _compile(args) -> int:
     else:
         data = target.compile(module)
         if target.name == "host":  # the object file, not the host image around it
-            from rocarray.targets.host import object_file
+            from rocarray.runtime.hostload import object_file
 
             data = object_file(data)
     with open(args.output, "wb") as f:

@@ -198,14 +198,6 @@ VERIFY_IR = _declare(
     "1 runs LLVM's verifier on quick-tier IR too (the full tiers always verify; the "
     "tests set it; default 0)")
 
-HOST_OPT = _declare(
-    "ROCARRAY_HOST_OPT", _integer(0, 3), 1, "0, 1, 2 or 3",
-    "the host's full-tier optimisation level (rocarray/targets/host.py: 0 scalar, "
-    "1 vectorised with codegen O0, 2 and 3 LLVM's O2 and O3; default 1)")
-HOST_LOADER = _declare(
-    "ROCARRAY_HOST_LOADER", _choice("rocarray", "mcjit"), "rocarray", "rocarray or mcjit",
-    "what loads host kernels: rocarray's own loader (the objects it cannot place go to "
-    "MCJIT) or LLVM's MCJIT for every object (default rocarray; read once per process)")
 NUM_THREADS = _declare(
     "ROCARRAY_NUM_THREADS", _integer(1), _cpu_count, "a positive integer (more than 64 is taken as 64)",
     "threads of large host kernels (default: the number of CPUs)")
@@ -221,15 +213,6 @@ LAUNCH = _declare(
     "how GPU kernels are launched: the native built-in or the vendor bindings' call "
     "(default native; read when a GPU runtime starts)")
 
-NVPTX_OPT = _declare(
-    "ROCARRAY_NVPTX_OPT", _integer(0, 3), 0, "0, 1, 2 or 3",
-    "LLVM's optimisation level for NVPTX full-tier kernels (the PTX assembler optimises "
-    "at -O3 itself; default 0)")
-PTX_ASSEMBLER = _declare(
-    "ROCARRAY_PTX_ASSEMBLER", _choice("auto", "nvjitlink", "ptxas", "ptx"), "auto",
-    "auto, nvjitlink, ptxas or ptx",
-    "what turns PTX into a cubin: nvJitLink, ptxas, or nothing (ptx: the driver's JIT "
-    "loads the PTX); auto takes the first of them that works (default auto)")
 PTXAS = _declare(
     "ROCARRAY_PTXAS", _text, None, "the path of an executable ptxas",
     "the ptxas to use (unset: the CUDA toolkit's, then PATH, then the nvidia-cuda-nvcc wheel)")
@@ -237,13 +220,6 @@ LIBDEVICE = _declare(
     "ROCARRAY_LIBDEVICE", _text, None, "libdevice.10.bc or a folder holding libdevice*.bc",
     "NVIDIA's libdevice math library (unset: the CUDA toolkit's, then the nvidia-nvvm wheel)")
 
-AMDGPU_SPLIT = _declare(
-    "ROCARRAY_AMDGPU_SPLIT", _flag, True, _FLAG,
-    "0: AMDGPU quick-tier kernels are compiled whole, not entry and body apart (default 1)")
-AMDGPU_LINKER = _declare(
-    "ROCARRAY_AMDGPU_LINKER", _choice("auto", "builtin", "lld"), "auto", "auto, builtin or lld",
-    "what links AMDGPU code objects: rocarray's built-in linker (auto: ld.lld for the "
-    "objects it does not handle; builtin: never ld.lld) or always ld.lld (default auto)")
 LLD = _declare(
     "ROCARRAY_LLD", _text, None, "the path or command line of an ld.lld >= 17, e.g. 'zig ld.lld'",
     "the ld.lld that links AMDGPU code objects (unset: ROCm's, the ziglang wheel's, then "

@@ -22,7 +22,7 @@ import pytest
 from _isolated import run_json
 from rocarray.compiler import diskcache
 from rocarray.compiler.cache import TAG_BYTES, CompileCache
-from rocarray.targets import host
+from rocarray.runtime import hostload as host
 
 _PROGRAM = r'''
 import json
@@ -47,7 +47,7 @@ print(json.dumps({"ok": ok, "native": native.unavailable_reason()}))
 
 #: no interpreter (its child process would write the cache after these processes end)
 # host code is what these cases damage: the CPU, also where a GPU is the default device
-_ENV = {"ROCARRAY_INTERPRETER": "0", "ROCARRAY_TIERED": None, "ROCARRAY_HOST_OPT": None, "ROCARRAY_DEVICE": "cpu"}
+_ENV = {"ROCARRAY_INTERPRETER": "0", "ROCARRAY_TIERED": None, "ROCARRAY_DEVICE": "cpu"}
 
 
 @pytest.fixture(scope="module")
@@ -264,7 +264,7 @@ _IMAGE_CASES = {
 }
 
 #: what each case does to an ELF object: the one MCJIT gets (an object entry; with
-#: ``ROCARRAY_HOST_LOADER=mcjit``, the one inside each image too)
+#: MCJIT for every object -- the fallback loader --, the one inside each image too)
 _OBJECT_CASES = {
     "section headers past the end": _elf_field(0x28, "<Q", lambda v: 1 << 40),
     "many section headers": _elf_field(0x3C, "<H", lambda v: 0xFFFE),
@@ -289,7 +289,7 @@ def _bare_object(corrupt):
 #: the default loader's cases: images for the mapper, bare objects
 MAPPER_CASES = {**{name: _images_only(f) for name, f in _IMAGE_CASES.items()},
                 **{f"object: {name}": _bare_object(f) for name, f in _OBJECT_CASES.items()}}
-#: every entry's object (``ROCARRAY_HOST_LOADER=mcjit``)
+#: every entry's object (MCJIT, the fallback loader, for every object)
 MCJIT_CASES = {name: _object_of(f) for name, f in _OBJECT_CASES.items()}
 
 
@@ -327,9 +327,13 @@ def _corrupt_copy(filled, folder, corrupt):
     return written
 
 
-def _check_run(folder, written, env, what):
+#: what makes a process load every object with MCJIT, the fallback loader
+_MCJIT_ONLY = "from rocarray.runtime import hostload\nhostload._mapper[:] = [None]\n"
+
+
+def _check_run(folder, written, env, what, program=_PROGRAM):
     assert written, "the case applied to no entry"
-    got = run_json(_PROGRAM, {**_ENV, **env, "ROCARRAY_CACHE_DIR": str(folder)})
+    got = run_json(program, {**_ENV, **env, "ROCARRAY_CACHE_DIR": str(folder)})
     assert all(got["ok"].values()), (what, got)  # NumPy's answers, from code compiled again
     assert got["native"] is None, (what, got)  # the native calls' module was compiled again too
     rewritten = 0
@@ -351,7 +355,7 @@ def test_bad_code_under_a_valid_checksum_is_a_miss(filled, tmp_path, loader, cas
         what = {os.path.basename(entries[k][0]): name for k, name in group.items()}
         written = _corrupt_copy(filled, tmp_path / str(g),
                                 lambda k, code: cases[group[k]](code) if k in group else None)
-        _check_run(tmp_path / str(g), written, {"ROCARRAY_HOST_LOADER": loader}, what)
+        _check_run(tmp_path / str(g), written, {}, what, _PROGRAM if loader is None else _MCJIT_ONLY + _PROGRAM)
 
 
 def test_every_case_is_refused_by_the_check(filled, monkeypatch):

@@ -52,12 +52,7 @@ GOOD = [
     ("ROCARRAY_INTERPRETER", "gpu", "gpu"),
     ("ROCARRAY_INTERPRETER", "0", "off"),
     ("ROCARRAY_INTERPRETER", "1", "on"),
-    ("ROCARRAY_HOST_OPT", "3", 3),
-    ("ROCARRAY_NVPTX_OPT", "2", 2),
-    ("ROCARRAY_HOST_LOADER", "MCJIT", "mcjit"),
     ("ROCARRAY_LAUNCH", "bindings", "bindings"),
-    ("ROCARRAY_PTX_ASSEMBLER", "ptxas", "ptxas"),
-    ("ROCARRAY_AMDGPU_LINKER", "lld", "lld"),
     ("ROCARRAY_DEVICE", "cuda:1", "cuda:1"),
     ("ROCARRAY_DEVICE", " CPU ", "cpu"),
     ("ROCARRAY_TEST_DEVICES", "cpu,hip:0", ("cpu", "hip:0")),
@@ -72,12 +67,12 @@ def test_values_are_parsed(monkeypatch, name, text, value):
 
 
 def test_unset_or_empty_is_the_default_and_a_change_is_seen(monkeypatch):
-    s = SETTINGS["ROCARRAY_HOST_OPT"]
-    monkeypatch.delenv("ROCARRAY_HOST_OPT", raising=False)
-    assert s.get() == 1
-    monkeypatch.setenv("ROCARRAY_HOST_OPT", "")
-    assert s.get() == 1
-    monkeypatch.setenv("ROCARRAY_HOST_OPT", "2")
+    s = SETTINGS["ROCARRAY_HOST_POOL_BYTES"]
+    monkeypatch.delenv("ROCARRAY_HOST_POOL_BYTES", raising=False)
+    assert s.get() == 1 << 30
+    monkeypatch.setenv("ROCARRAY_HOST_POOL_BYTES", "")
+    assert s.get() == 1 << 30
+    monkeypatch.setenv("ROCARRAY_HOST_POOL_BYTES", "2")
     assert s.get() == 2  # read again: tests change variables while they run
     monkeypatch.delenv("ROCARRAY_NUM_THREADS", raising=False)
     assert SETTINGS["ROCARRAY_NUM_THREADS"].get() == (os.cpu_count() or 1)
@@ -93,19 +88,12 @@ BAD = [
     ("ROCARRAY_HOST_POOL_BYTES", "-1", "not a number of bytes", "number of bytes"),
     ("ROCARRAY_CACHE_MAX_BYTES", "1.5G", "not a number of bytes", "number of bytes"),
     ("ROCARRAY_CACHE_MAX_BYTES", "10X", "not a number of bytes", "number of bytes"),
-    ("ROCARRAY_HOST_OPT", "7", "out of range", "0, 1, 2 or 3"),
-    ("ROCARRAY_HOST_OPT", "O2", "not an integer", "0, 1, 2 or 3"),
-    ("ROCARRAY_NVPTX_OPT", "-1", "out of range", "0, 1, 2 or 3"),
     ("ROCARRAY_TIERED", "maybe", "not a yes/no value", "1 (on) or 0 (off)"),
     ("ROCARRAY_DISK_CACHE", "2", "not a yes/no value", "1 (on) or 0 (off)"),
     ("ROCARRAY_VERIFY_IR", "yes please", "not a yes/no value", "1 (on) or 0 (off)"),
     ("ROCARRAY_NATIVE_CALLS", "none", "not a yes/no value", "1 (on) or 0 (off)"),
-    ("ROCARRAY_AMDGPU_SPLIT", "split", "not a yes/no value", "1 (on) or 0 (off)"),
     ("ROCARRAY_INTERPRETER", "cpu", "not one of the choices", "gpu"),
-    ("ROCARRAY_HOST_LOADER", "orc", "not one of the choices", "rocarray or mcjit"),
     ("ROCARRAY_LAUNCH", "ctypes", "not one of the choices", "native or bindings"),
-    ("ROCARRAY_PTX_ASSEMBLER", "nvcc", "not one of the choices", "nvjitlink, ptxas or ptx"),
-    ("ROCARRAY_AMDGPU_LINKER", "nonsense", "not one of the choices", "auto, builtin or lld"),
     ("ROCARRAY_DEVICE", "tpu", "unknown device 'tpu'", "'cpu', 'cuda[:N]' or 'hip[:N]'"),
     ("ROCARRAY_DEVICE", "cuda:x", "unknown device 'cuda:x'", "'cpu', 'cuda[:N]' or 'hip[:N]'"),
     ("ROCARRAY_DEVICE", "cpu:1", "unknown device 'cpu:1'", "'cpu', 'cuda[:N]' or 'hip[:N]'"),
@@ -215,7 +203,7 @@ def test_a_ptxas_that_does_not_run_is_an_error(monkeypatch, tmp_path):
 
 
 def test_an_lld_that_does_not_run_is_an_error(monkeypatch, tmp_path):
-    from rocarray.targets import amdgpu
+    from rocarray.targets import rocm as amdgpu
 
     monkeypatch.setattr(amdgpu, "_lld_choice", [])
     monkeypatch.setenv("ROCARRAY_LLD", str(tmp_path / "no-such-lld"))
@@ -248,5 +236,5 @@ def test_info_lists_the_settings_in_force(tmp_path):
     assert listed == list(SETTINGS)
     assert "  ROCARRAY_NUM_THREADS=2  (set)" in lines
     assert "  ROCARRAY_TIERED=0  (set)" in lines
-    assert "  ROCARRAY_HOST_OPT=1  (default)" in lines
+    assert "  ROCARRAY_LAUNCH=native  (default)" in lines
     assert "  ROCARRAY_DEVICE=  (unset)" in lines

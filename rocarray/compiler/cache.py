@@ -36,7 +36,8 @@ import time
 from typing import Callable
 
 from .. import _settings
-from ..targets.base import LLVM_LOCK
+from ..runtime.llvm import LLVM_LOCK
+from ..targets.base import lend_store
 from .diskcache import DiskCache
 
 
@@ -475,3 +476,7 @@ def default_cache() -> CompileCache:
                 on = _settings.DISK_CACHE.get()
                 _default = CompileCache(DiskCache() if on else None, write_behind=True)
     return _default
+
+
+# the targets keep installation facts, library slices and support modules in this store
+lend_store(disk=lambda: default_cache().disk, salt=generator_hash, support_image=support_image)

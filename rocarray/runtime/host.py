@@ -135,7 +135,7 @@ _load_host_object = None
 
 def _import_loader():
     global _load_host_object
-    from ..targets.host import load_host_object
+    from .hostload import load_host_object
 
     _load_host_object = load_host_object
     return load_host_object

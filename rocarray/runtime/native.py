@@ -223,7 +223,8 @@ def _python_symbols() -> dict:
 
 
 def _load() -> dict:
-    from ..targets.host import _default_host, load_support_module, register_symbols
+    from ..targets.host import _default_host, load_support_module
+    from .hostload import register_symbols
 
     register_symbols(_python_symbols())
     module = load_support_module(_default_host(), "rocarray.runtime.native", _IR)

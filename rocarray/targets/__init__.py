@@ -1,36 +1,7 @@
-"""Code-generation targets: ``host``, ``sm_XX`` (NVPTX) and ``gfxXXXX`` (AMDGPU)."""
+"""Code-generation targets: ``host``, ``sm_XX`` (NVPTX) and ``gfxXXXX`` (AMDGPU), by name."""
 
 from __future__ import annotations
 
-import threading
+from .registry import register_target, target_for
 
-_targets: dict = {}
-_lock = threading.Lock()
-
-
-def target_for(name: str):
-    """The target object for a target name ("host", "sm_90", "gfx942"); one per name."""
-    t = _targets.get(name)
-    if t is not None:
-        return t
-    with _lock:
-        t = _targets.get(name)
-        if t is None:
-            if name == "host":
-                from .host import HostTarget
-
-                t = HostTarget()
-            elif name.startswith("sm_"):
-                from .nvptx import NVPTXTarget
-
-                t = NVPTXTarget(name)
-            elif name.startswith("gfx"):
-                from .amdgpu import AMDGPUTarget
-
-                t = AMDGPUTarget(name)
-            else:
-                raise ValueError(
-                    f"unknown target {name!r}; expected 'host', 'sm_XX' (NVIDIA) or 'gfxXXXX' (AMD)"
-                )
-            _targets[name] = t
-    return t
+__all__ = ["register_target", "target_for"]

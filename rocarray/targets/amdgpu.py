@@ -24,13 +24,9 @@ needs more registers than the entry's descriptor gives is compiled whole.
 
 from __future__ import annotations
 
-import glob
 import hashlib
-import importlib.util
 import os
 import re
-import shlex
-import shutil
 import struct
 import subprocess
 import tempfile
@@ -42,34 +38,29 @@ from . import hsalink
 from .codeobject import EM_AMDGPU, NT_AMDGPU_METADATA, check_elf, pack_msgpack, unpack_msgpack
 from .. import _settings
 from .base import (
+    EXACT_INTRINSICS,
     LLVM_LOCK,
-    MATH_FUNCTIONS,
-    BitcodeLibrary,
     Target,
     ToolchainError,
     add_string_attribute,
     declare_function,
+    disk_store,
+    gpu_math_function,
     gpu_optimised_module,
+    gpu_target_machine,
     llvm_binding,
     parse_module,
     redirect_math_intrinsics,
     unresolved_functions,
 )
+from .registry import register_target
+from .rocm import CODE_OBJECT_VERSION, MIN_LLD, _ockl, _ocml, find_device_libs, find_lld
+from .rocm import toolchain_info  # noqa: F401 (`python -m rocarray info` asks each target module)
+from .rocm import _libraries  # noqa: F401 (benchmarks read it here)
 
-#: Exact operations: one instruction or a short exact expansion for f32 and f64.
-_EXACT = {
-    "fabs": "llvm.fabs",
-    "floor": "llvm.floor",
-    "ceil": "llvm.ceil",
-    "trunc": "llvm.trunc",
-    "rint": "llvm.rint",
-    "nearbyint": "llvm.nearbyint",
-    "round": "llvm.round",
-    "sqrt": "llvm.sqrt",  # correctly rounded for f32 and f64 (LLVM >= 17 expands it so)
-    "copysign": "llvm.copysign",
-    "fmin": "llvm.minnum",
-    "fmax": "llvm.maxnum",
-}
+#: Exact operations: one instruction or a short exact expansion for f32 and f64 (sqrt
+#: correctly rounded: LLVM >= 17 expands it so).
+_EXACT = EXACT_INTRINSICS
 #: f32 only: LLVM >= 17 lowers these with range reduction and denormal scaling around
 #: v_exp_f32 / v_log_f32, as accurate as ocml's (checked in the emitted ISA).  The f64
 #: forms have no lowering at all, and f32 sin/cos lower to v_sin_f32 without a proper
@@ -86,12 +77,6 @@ _F32_ONLY = {
 _ARCH = re.compile(r"gfx(\d+)([0-9a-f])([0-9a-f])$")
 _TARGET_ID_FEATURES = ("sramecc", "xnack")
 
-#: ocml functions the math table can ask for; the first use keeps them all in the
-#: in-memory subset later slices are cut from.
-_OCML_COMMON = [f"__ocml_{fn}_{w}" for fn in MATH_FUNCTIONS for w in ("f32", "f64")]
-
-_libraries: dict[str, BitcodeLibrary] = {}
-
 #: The name of the function a ``define`` or ``declare`` line is about: ``@"name"(`` or
 #: ``@name(`` (the line's first ``@``).
 _FUNCTION_NAME = re.compile(r'@(?:"((?:[^"\\]|\\.)*)"|([-\w.$]+))\(')
@@ -105,8 +90,7 @@ def _quick_globals(text: str, callable_body: bool = False):
     private globals -- what keeps it on the quick tier's short front
     (``AMDGPUTarget._quick_module``): internalize would change nothing of it, and a
     declared global would be unresolved -- else None.  One pass over the lines' first
-    characters: three regular expressions over the whole text took 0.27 ms of a ~9 ms
-    compile (``add(float32)``), this 0.05 ms.
+    characters, measured much cheaper than regular expressions over the whole text.
 
     Codegen alone can take the module (``_quick_module`` runs no IR pipeline) when it has
     no global variable and every internal function is ``alwaysinline`` as llvmlite writes
@@ -187,150 +171,6 @@ def private_allocas(text: str) -> str:
     return _ALLOCA.sub(move, text)
 
 
-# -- finding the toolchain -------------------------------------------------------------------
-
-
-def _rocm_roots() -> list[str]:
-    roots = [os.environ.get("ROCM_PATH"), "/opt/rocm"]
-    roots += sorted(glob.glob("/opt/rocm-*"), reverse=True)
-    return [r for r in dict.fromkeys(roots) if r and os.path.isdir(r)]
-
-
-#: ``find_device_libs``'s answer per (``ROCARRAY_DEVICE_LIBS``, ``ROCM_PATH``): looking
-#: costs ~0.18 ms of globbing, and every compile that calls ocml asks.
-_device_libs_found: dict[tuple, str] = {}
-
-
-def find_device_libs() -> str | None:
-    """Folder holding ``ocml.bc``: env ``ROCARRAY_DEVICE_LIBS``, then each ROCm installation
-    (``$ROCM_PATH``, /opt/rocm, /opt/rocm-*: ``amdgcn/bitcode`` or, from ROCm 6 on,
-    ``lib/llvm/lib/clang/*/lib/amdgcn/bitcode``), then Debian's ``rocm-device-libs``
-    (/usr/lib/x86_64-linux-gnu/amdgcn/bitcode) and /usr/lib/amdgcn/bitcode.  A folder
-    found is kept for the process while it still holds ``ocml.bc`` and those two
-    variables do not change (one installed later in a place searched earlier is not
-    seen); none found is looked for again at the next call."""
-    key = (_settings.DEVICE_LIBS.get(), os.environ.get("ROCM_PATH"))
-    path = _device_libs_found.get(key)
-    if path is not None and os.path.isfile(os.path.join(path, "ocml.bc")):
-        return path
-    path = _search_device_libs()
-    if path is not None:
-        _device_libs_found[key] = path
-    return path
-
-
-def _search_device_libs() -> str | None:
-    explicit = _settings.DEVICE_LIBS.get()
-    if explicit:  # asked for by name: that one, or an error (never another one instead)
-        if os.path.isfile(os.path.join(explicit, "ocml.bc")):
-            return explicit
-        raise _settings.DEVICE_LIBS.invalid(
-            explicit, "a folder without ocml.bc" if os.path.isdir(explicit) else "no such folder")
-    candidates = []
-    for root in _rocm_roots():
-        candidates.append(os.path.join(root, "amdgcn", "bitcode"))
-        candidates += sorted(
-            glob.glob(os.path.join(root, "lib", "llvm", "lib", "clang", "*", "lib", "amdgcn", "bitcode")),
-            reverse=True,
-        )
-    candidates += sorted(glob.glob("/usr/lib/*-linux-gnu/amdgcn/bitcode"))
-    candidates += ["/usr/lib/amdgcn/bitcode", "/usr/share/amdgcn/bitcode"]
-    for path in candidates:
-        if os.path.isfile(os.path.join(path, "ocml.bc")):
-            return path
-    return None
-
-
-_lld_versions: dict[tuple, int | None] = {}
-
-
-def _lld_version(command: tuple) -> int | None:
-    """Major version an ``ld.lld`` command reports, or None when it does not run."""
-    if command not in _lld_versions:
-        try:
-            out = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=30)
-            match = re.search(r"LLD (\d+)", out.stdout)
-            _lld_versions[command] = int(match.group(1)) if match else None
-        except (OSError, subprocess.SubprocessError):
-            _lld_versions[command] = None
-    return _lld_versions[command]
-
-
-#: Oldest LLD that links code object v5 for gfx942 and gfx11 (LLD 14 rejects them).
-MIN_LLD = 17
-
-
-def _lld_candidates() -> list[tuple[str, tuple]]:
-    found = []
-    explicit = _settings.LLD.get()
-    if explicit:  # a path, or a command line such as "zig ld.lld"
-        try:
-            command = tuple(shlex.split(explicit))
-        except ValueError as exc:  # (an unclosed quote)
-            raise _settings.LLD.invalid(explicit, str(exc)) from None
-        found.append(("ROCARRAY_LLD", command))
-    for root in _rocm_roots():
-        for sub in ("llvm/bin/ld.lld", "lib/llvm/bin/ld.lld"):
-            path = os.path.join(root, sub)
-            if os.access(path, os.X_OK):
-                found.append(("rocm", (path,)))
-    spec = importlib.util.find_spec("ziglang")
-    if spec is not None and spec.submodule_search_locations:
-        for folder in spec.submodule_search_locations:
-            zig = os.path.join(folder, "zig")
-            if os.access(zig, os.X_OK):
-                found.append(("ziglang", (zig, "ld.lld")))
-    for major in range(30, MIN_LLD - 1, -1):
-        path = shutil.which(f"ld.lld-{major}")
-        if path:
-            found.append((f"ld.lld-{major}", (path,)))
-    path = shutil.which("ld.lld")
-    if path:
-        found.append(("PATH", (path,)))
-    return found
-
-
-_lld_choice: list = []
-
-
-def find_lld() -> tuple | None:
-    """Command (a tuple) of the ``ld.lld`` used to link code objects, or None.
-
-    Search order: env ``ROCARRAY_LLD`` (a path or a command line such as "zig ld.lld");
-    the ROCm installation (``$ROCM_PATH``, /opt/rocm*: ``llvm/bin/ld.lld``); the ``ziglang``
-    wheel's ``zig ld.lld``; ``ld.lld-NN`` on PATH, newest first; ``ld.lld`` on PATH.  Each
-    must report LLD >= 17.  The wheel comes before Debian's ``ld.lld-19`` because it is
-    statically linked: 5.5 ms per link against 20 ms for a binary that loads libLLVM.so
-    at every start.
-    """
-    if not _lld_choice:
-        chosen = None
-        for source, command in _lld_candidates():
-            version = _lld_version(command)
-            if version is not None and version >= MIN_LLD:
-                chosen = (command, source, version)
-                break
-            if source == "ROCARRAY_LLD":  # asked for by name: use it or say why not
-                found = f"it reports LLD {version}" if version else "it does not run as ld.lld --version"
-                raise _settings.LLD.invalid(_settings.LLD.raw(), found)
-        _lld_choice.append(chosen)
-    return _lld_choice[0][0] if _lld_choice[0] else None
-
-
-def _ocml(folder: str) -> BitcodeLibrary:
-    path = os.path.join(folder, "ocml.bc")
-    if path not in _libraries:
-        _libraries[path] = BitcodeLibrary(path, "__ocml_", _OCML_COMMON)
-    return _libraries[path]
-
-
-def _ockl(folder: str) -> BitcodeLibrary:
-    path = os.path.join(folder, "ockl.bc")
-    if path not in _libraries:
-        _libraries[path] = BitcodeLibrary(path, "__ockl_")
-    return _libraries[path]
-
-
 #: The quick tier's library slices, parsed, by their bitcode (``_quick_slice``).
 _quick_slices: dict[bytes, tuple] = {}
 _quick_slices_lock = threading.Lock()
@@ -339,8 +179,8 @@ _quick_slices_lock = threading.Lock()
 def _quick_slice(blob: bytes) -> tuple:
     """``(module, library functions it declares, its other unresolved functions, whether
     the inliner can take all it defines)`` for a slice of ocml or ockl: a new copy of the
-    slice, parsed once per process and marked ``alwaysinline`` then (cloning it costs half
-    of parsing the bitcode again: 0.45 against 0.92 ms for ``__ocml_exp_f64``'s)."""
+    slice, parsed once per process and marked ``alwaysinline`` then (cloning it costs
+    about half of parsing the bitcode again)."""
     with _quick_slices_lock:
         got = _quick_slices.get(blob)
         if got is None:
@@ -366,8 +206,7 @@ def _inline_library(mod) -> None:
     """Have the light pipeline inline the ocml/ockl functions linked into ``mod`` (ocml's
     own helpers with them).  At codegen O0 a call costs more to compile than the inlined
     code: each callee runs the whole backend pipeline on its own and the call's ABI makes
-    the register allocator spill around it (emit, fastest of 16 on the 2-core VM:
-    exp(float64) 8.5 -> 6.4 ms, sin(complex64) 34 -> 20 ms).  On NVPTX libdevice is
+    the register allocator spill around it (measured; docs/benchmarks.md).  On NVPTX libdevice is
     inlined the same way: its functions are ``alwaysinline`` already."""
     for fn in mod.functions:
         if (not fn.is_declaration and fn.name.startswith(("__ocml", "__ockl"))
@@ -377,18 +216,14 @@ def _inline_library(mod) -> None:
 
 def _quick_split_on() -> bool:
     """Whether the quick tier compiles kernels split (``AMDGPUTarget.quick_split_module``):
-    unless ``ROCARRAY_AMDGPU_SPLIT=0``, ``QUICK_SPLIT`` is False, or
-    ``ROCARRAY_AMDGPU_LINKER=lld`` (``ld.lld`` links whole kernels' objects)."""
-    return QUICK_SPLIT and _settings.AMDGPU_SPLIT.get() and _settings.AMDGPU_LINKER.get() != "lld"
+    unless a test set ``QUICK_SPLIT`` to False."""
+    return QUICK_SPLIT
 
 
 def _entry_disk():
-    """The process's disk cache (``rocarray.compiler.cache.default_cache``), which keeps
-    the split quick tier's entry objects across processes, or None (``ROCARRAY_DISK_CACHE=0``):
-    an entry costs a whole kernel's compile (5-8 ms), once per operand layout."""
-    from ..compiler.cache import default_cache
-
-    return default_cache().disk
+    """The disk store that keeps the split quick tier's entry objects across processes, or
+    None: an entry costs a whole kernel's compile, once per operand layout."""
+    return disk_store()
 
 
 def _check_entry_object(data: bytes) -> None:
@@ -458,8 +293,8 @@ _NAME_MARK, _SYMBOL_MARK, _SIZE_MARK = "rk.mark.name\x01", "rk.mark.symbol\x01",
 def _note_template(metadata: dict):
     """The entry's metadata packed once and cut where the kernel's name (0), descriptor
     symbol (1) and private segment size (2) go: ``[bytes, field, bytes, field, bytes,
-    field, bytes]``, or None if the marks are not found once each.  Packing the whole map
-    per kernel costs ~0.2 ms; joining the parts, microseconds."""
+    field, bytes]``, or None if the marks are not found once each.  Joining the parts is
+    far cheaper than packing the whole map per kernel."""
     meta = dict(metadata)
     kernel = dict(meta["amdhsa.kernels"][0])
     kernel[".name"], kernel[".symbol"] = _NAME_MARK, _SYMBOL_MARK
@@ -496,7 +331,7 @@ class AMDGPUTarget(Target):
     #: and budgets registers for that).
     max_block_size = 256
     #: Code object version written into every module (``amdhsa_code_object_version``).
-    code_object_version = 5
+    code_object_version = CODE_OBJECT_VERSION
     #: The quick tier's reduction loops divide indices in 32 bits (AMDGPU has no 64-bit
     #: divide; the elementwise quick tier always does).
     narrow_index_division = True
@@ -531,14 +366,7 @@ class AMDGPUTarget(Target):
     @property
     def target_machine(self):
         if self._tm is None:
-            binding = llvm_binding(all_targets=True)
-            target = binding.Target.from_triple(self.triple)
-            # codegen O0 for the light pipeline: fast instruction selection and register
-            # allocation, a third of the O3 emit time (docs/benchmarks.md)
-            self._tm = target.create_target_machine(
-                cpu=self.cpu, features=self.features, opt=0 if self.opt_level == 0 else 3,
-                reloc="pic", codemodel="default",
-            )
+            self._tm = gpu_target_machine(self, reloc="pic")  # (code objects are shared objects)
         return self._tm
 
     @property
@@ -575,16 +403,7 @@ class AMDGPUTarget(Target):
     # -- building IR ---------------------------------------------------------------------
 
     def math_function(self, module: ir.Module, fn: str, ty: ir.Type) -> ir.Function:
-        if fn not in MATH_FUNCTIONS:
-            raise ValueError(f"math function {fn!r} is not one of {sorted(MATH_FUNCTIONS)}")
-        if isinstance(ty, ir.FloatType):
-            width = "f32"
-        elif isinstance(ty, ir.DoubleType):
-            width = "f64"
-        else:
-            raise TypeError(f"math function {fn}: type {ty} is not float or double")
-        fnty = ir.FunctionType(ty, [ty] * MATH_FUNCTIONS[fn])
-        return declare_function(module, self.math_symbol(fn, width), fnty)
+        return gpu_math_function(self, module, fn, ty)
 
     def math_symbol(self, fn: str, width: str) -> str:
         """Name of the function computing ``fn`` on ``width`` ("f32", "f64") here."""
@@ -741,15 +560,11 @@ class AMDGPUTarget(Target):
         second parsed module; the library calls and unresolved functions are read from
         the text's declarations instead of walking the module through the C API; only
         what the libraries bring needs internal linkage, and dead functions go in the
-        one pipeline run, which is the always-inliner and SROA only.  Front of a
-        quick-tier compile of the simple signatures without ocml, gfx942, the 2-core VM,
-        medians of 21 (thread CPU time): 2.0 -> ~1.0 ms (parse 0.5, linking the control
-        module 0.11, the library check 0.14, internalize with its own pass run 0.27, the
-        unresolved-symbol walk 0.13, the light pipeline 0.8 -> 0.2).  Without instcombine
-        and simplifycfg the IR keeps 10-15 more lines (zext/trunc pairs of the entry
-        template, the body's extra branch, loads of the ``__oclc_*`` constants) that the
-        O0 backend emits in the same time: emit of the six simple signatures, fastest of
-        15, differed by -0.1..+0.2 ms, within the noise."""
+        one pipeline run, which is the always-inliner and SROA only: about half the front's
+        cost (docs/benchmarks.md).  Without instcombine and simplifycfg the IR keeps a few
+        more lines (zext/trunc pairs of the entry template, the body's extra branch, loads
+        of the ``__oclc_*`` constants) that the O0 backend emits in the same time, within
+        the noise."""
         text = redirect_math_intrinsics(text, self.math_symbol)
         found = _quick_globals(text, callable_body)
         if found is None:
@@ -775,7 +590,7 @@ class AMDGPUTarget(Target):
             # Nothing for the pipeline to do that codegen does not: the backend's
             # always-inliner inlines the body and deletes it (the same object, byte for
             # byte: test_quick_front_without_pipeline_is_byte_identical), and building and running
-            # the pass manager cost 0.25-0.5 ms of a ~9 ms compile.
+            # the pass manager is a measurable part of the compile.
             return mod
         binding = llvm_binding()
         pm = binding.create_new_module_pass_manager()
@@ -791,13 +606,9 @@ class AMDGPUTarget(Target):
         slices come from ``_quick_slice``: parsed once per process, marked ``alwaysinline``
         there, cloned for each kernel, with what each leaves unresolved known beforehand;
         so no walk over the module's functions is needed (each C-API step of a walk is
-        ~10 us: three walks were ~0.8 ms), only one over its few globals (the
-        ``__oclc_*`` constants become internal, as internalize() makes them).  The
-        always-inliner then removes the library's functions (linkonce_odr and internal,
-        all inlined).  The optimise phase, gfx942, medians of 40 in alternating processes
-        (thread CPU time, with ``find_device_libs`` kept): ``exp(float64)`` 3.1-3.5 ->
-        1.6-1.7 ms, ``hypot(float64)`` 2.9-3.2 -> 1.8, ``sin(complex64)`` 11.2-12.5 ->
-        9.4-9.5."""
+        costly), only one over its few globals (the ``__oclc_*`` constants become
+        internal, as internalize() makes them).  The always-inliner then removes the
+        library's functions (linkonce_odr and internal, all inlined)."""
         folder = find_device_libs()
         if folder is None:
             raise ToolchainError(
@@ -873,7 +684,7 @@ class AMDGPUTarget(Target):
         """Assembly or object of ``mod``, which this consumes: codegen rewrites the module
         in place, and emitting it a second time aborts the process (LLVM 22).  Callers
         hand over a module of their own (``optimised_module`` parses a new one each
-        time), so none is cloned first (a clone is ~0.2 ms, 3% of a quick-tier compile)."""
+        time), so none is cloned first (a clone is a visible part of a quick-tier compile)."""
         tm = self.target_machine
         with LLVM_LOCK:
             return tm.emit_assembly(mod) if assembly else tm.emit_object(mod)
@@ -889,23 +700,14 @@ class AMDGPUTarget(Target):
     def link(self, obj: bytes) -> bytes:
         """Relocatable object -> shared code object.
 
-        By default with the in-process linker (``hsalink``: the layout ``ld.lld`` writes,
-        ~0.2 ms instead of 5-20 ms for starting ``ld.lld``), and with ``ld.lld -shared``
-        for an object it does not handle.  ``ROCARRAY_AMDGPU_LINKER=lld`` always uses
-        ``ld.lld``; ``=builtin`` never does (an unhandled object is then an error)."""
-        choice = _settings.AMDGPU_LINKER.get()
-        if choice != "lld":
-            try:
-                return hsalink.link_shared(obj)
-            except hsalink.LinkError as exc:
-                raise ToolchainError(f"AMDGPUTarget: cannot link the code object: {exc}") from None
-            except hsalink.Unsupported as exc:
-                if choice == "builtin":
-                    raise ToolchainError(
-                        f"AMDGPUTarget: the built-in linker does not handle this object ({exc}); "
-                        "unset ROCARRAY_AMDGPU_LINKER to link it with ld.lld"
-                    ) from None
-        return self.link_lld(obj)
+        With the in-process linker (``hsalink``: the layout ``ld.lld`` writes, without
+        starting a process), and with ``ld.lld -shared`` for an object it does not handle."""
+        try:
+            return hsalink.link_shared(obj)
+        except hsalink.LinkError as exc:
+            raise ToolchainError(f"AMDGPUTarget: cannot link the code object: {exc}") from None
+        except hsalink.Unsupported:
+            return self.link_lld(obj)
 
     def link_lld(self, obj: bytes) -> bytes:
         """Relocatable object -> shared code object, with ``ld.lld -shared``."""
@@ -1093,27 +895,4 @@ class AMDGPUTarget(Target):
         return self.link(merged)  # hsalink, or ld.lld for what it does not handle
 
 
-def toolchain_info() -> dict:
-    """What the AMDGPU target found on this machine (for ``python -m rocarray info``)."""
-    binding = llvm_binding()
-    try:
-        find_lld()
-        problem = None
-    except (ToolchainError, ValueError) as exc:  # (ValueError: a bad ROCARRAY_LLD)
-        problem = str(exc)
-    choice = _lld_choice[0] if _lld_choice else None
-    command = choice[0] if choice else None
-    folder = find_device_libs()
-    return {
-        "llvm": ".".join(map(str, binding.llvm_version_info)),
-        "device_libs": folder,
-        "ocml": os.path.join(folder, "ocml.bc") if folder else None,
-        "ockl": os.path.join(folder, "ockl.bc") if folder and os.path.isfile(os.path.join(folder, "ockl.bc")) else None,
-        "ld_lld": " ".join(command) if command else None,
-        "ld_lld_source": choice[1] if choice else None,
-        "ld_lld_version": choice[2] if choice else None,
-        "ld_lld_problem": problem,
-        "code_object_version": AMDGPUTarget.code_object_version,
-        "linker": {"auto": "built-in (ld.lld for objects it does not handle)", "builtin": "built-in",
-                   "lld": "ld.lld"}[_settings.AMDGPU_LINKER.get()],
-    }
+register_target("gfx", AMDGPUTarget)

@@ -12,11 +12,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re as _re
 import threading as _threading
 
 from llvmlite import ir
 
 from .. import _settings
+# (LLVM_LOCK, ToolchainError and llvm_binding are also every target's: used from here)
+from ..runtime.llvm import LLVM_LOCK, ToolchainError, llvm_binding
 
 #: Version of rocarray's code generator.  Bump it whenever generated code changes in a way
 #: that makes old disk-cache entries wrong; it is part of every cache key.
@@ -25,12 +28,6 @@ CODEGEN_VERSION = 2
 #: Most dimensions a kernel sees after the launcher has merged adjacent ones.  Shapes and
 #: strides travel by value in the kernel's parameters as ``[MAX_DIMS x i64]``.
 MAX_DIMS = 8
-
-#: Held around every use of LLVM objects through llvmlite's binding (parse, optimise,
-#: emit, JIT loading): they share LLVM's global context, which is not thread safe.
-#: Re-entrant, so a target's compile may call helpers that take it again.
-LLVM_LOCK = _threading.RLock()
-
 
 class Target:
     """Base class of the code-generation targets (``host``, ``sm_XX``, ``gfxXXXX``)."""
@@ -209,15 +206,6 @@ class Target:
 # optimise, emit.  These helpers hold the steps; each target only says which library,
 # which calling convention marks a kernel and how to turn its assembly into bytes.
 
-import re as _re
-import threading as _threading
-
-
-class ToolchainError(RuntimeError):
-    """A tool or library a target needs is missing or failed; the message says which and
-    how to get it."""
-
-
 #: Math functions ``Target.math_function`` knows, with their number of arguments.
 MATH_FUNCTIONS = {
     **dict.fromkeys(
@@ -231,35 +219,32 @@ MATH_FUNCTIONS = {
     **dict.fromkeys("atan2 hypot pow fmod copysign nextafter fmin fmax".split(), 2),
 }
 
-_llvm_ready = None  # llvmlite.binding, once this machine's target is registered
-_all_targets = False
+# -- the disk store, lent by the layer above ----------------------------------------------
+#
+# Targets keep facts about the installation, library slices and support modules in the
+# compile cache's disk store, but the cache sits above them: it lends them its store
+# (``lend_store``) instead of being imported.  Until then there is none.
+
+_store = {"disk": lambda: None, "salt": lambda: "", "support_image": None}
 
 
-def llvm_binding(all_targets: bool = False):
-    """``llvmlite.binding`` with this machine's target and assembly printer registered
-    (enough to parse, optimise and emit host code), and every other target's too with
-    ``all_targets`` (the GPU targets ask for it before making their target machine).
+def lend_store(disk, salt, support_image) -> None:
+    """Give the targets the disk store: ``disk()`` the ``DiskCache`` or None, ``salt()`` a
+    digest of the code generator's source (part of every key written), and
+    ``support_image(target, name, text, disk)`` the bytes of a support module through it."""
+    _store.update(disk=disk, salt=salt, support_image=support_image)
 
-    Only what is used is registered: each target registers its codegen passes in LLVM's
-    pass registry, and building a codegen pipeline walks the whole registry once per pass
-    that preserves the CFG (``AnalysisUsage::setPreservesCFG``).  With every target
-    registered, parsing and emitting a small host kernel took 2.19M instructions; with the
-    native target alone, 1.96M (callgrind): ~0.05-0.08 ms of every host compile."""
-    global _llvm_ready, _all_targets
-    binding = _llvm_ready
-    if binding is None:
-        # (a ``from`` import of a loaded package still runs importlib's Python code: ~2 us
-        # of every call, so the module is kept here)
-        from llvmlite import binding
 
-        binding.initialize_native_target()
-        binding.initialize_native_asmprinter()
-        _llvm_ready = binding
-    if all_targets and not _all_targets:
-        binding.initialize_all_targets()
-        binding.initialize_all_asmprinters()
-        _all_targets = True
-    return binding
+def disk_store():
+    """The lent ``DiskCache``, or None (none lent, or the disk cache is off)."""
+    return _store["disk"]()
+
+
+def support_image(target, name: str, text: str) -> bytes:
+    """The bytes ``target`` compiles from the support module ``name`` (IR ``text``),
+    through the lent disk store when there is one."""
+    lent = _store["support_image"]
+    return target.compile(text) if lent is None else lent(target, name, text, disk_store())
 
 
 _facts: dict = {}
@@ -309,9 +294,7 @@ def disk_facts(key: "str | None", compute, check) -> dict:
     it cannot be named; always computed).  ``check(facts)`` says whether what was read
     back has the right form; a bad or missing entry is computed and written again.  So
     that a process whose kernels are all on disk needs neither LLVM nor a toolchain."""
-    from ..compiler.cache import default_cache  # the cache sits above the targets
-
-    disk = None if key is None else default_cache().disk
+    disk = None if key is None else disk_store()
     data = None if disk is None else disk.get(key)
     if data is not None:
         try:
@@ -335,8 +318,8 @@ def _ask_llvm() -> dict:
 def llvm_facts() -> dict:
     """What the cache keys and the host target need to know of LLVM -- its version (a
     tuple), this process's triple, the host CPU's name and features -- without loading
-    LLVM where they are known (``disk_facts``: tens of milliseconds of a process's first
-    call)."""
+    LLVM where they are known (``disk_facts``: loading LLVM is most of a disk-warm
+    process's first call)."""
     if not _facts:
         facts = disk_facts(llvm_facts_key(), _ask_llvm, lambda f: all(
             isinstance(f[k], str) for k in ("triple", "cpu", "features")) and all(
@@ -377,6 +360,22 @@ def add_string_attribute(fn: ir.Function, key: str, value: str) -> None:
         fn.attributes.discard(old)
     fn.attributes.add(f'"{key}"="{value}"')
 
+
+#: The exact math operations (``MATH_FUNCTIONS`` names) both GPU backends lower from an
+#: LLVM intrinsic to one instruction or a short exact sequence, at f32 and f64.
+EXACT_INTRINSICS = {
+    "fabs": "llvm.fabs",
+    "floor": "llvm.floor",
+    "ceil": "llvm.ceil",
+    "trunc": "llvm.trunc",
+    "rint": "llvm.rint",
+    "nearbyint": "llvm.nearbyint",
+    "round": "llvm.round",
+    "sqrt": "llvm.sqrt",
+    "copysign": "llvm.copysign",
+    "fmin": "llvm.minnum",
+    "fmax": "llvm.maxnum",
+}
 
 #: LLVM math intrinsics (``llvm.<name>.f32``) -> the ``MATH_FUNCTIONS`` name they compute.
 INTRINSIC_MATH = {
@@ -464,7 +463,7 @@ def internalize(mod, keep, tm) -> None:
 
 def optimise(mod, tm, level: int = 3) -> None:
     """Optimise ``mod`` for ``tm``'s target: level 0 is the light pipeline (inline the
-    scalar bodies, promote stack slots, combine, simplify: ~1 ms), 1-3 LLVM's default
+    scalar bodies, promote stack slots, combine, simplify), 1-3 LLVM's default
     ``O<level>`` module pipeline."""
     binding = llvm_binding()
     if level == 0:
@@ -492,6 +491,30 @@ def unresolved_symbols(mod) -> list[str]:
     names = unresolved_functions(mod)
     names += [g.name for g in mod.global_variables if g.is_declaration and not g.name.startswith("llvm.")]
     return sorted(names)
+
+
+def gpu_math_function(target, module: ir.Module, fn: str, ty: ir.Type) -> ir.Function:
+    """``Target.math_function`` of the GPU targets: the function ``target.math_symbol``
+    names for ``fn`` at the width of ``ty`` (float or double), declared in ``module``."""
+    if fn not in MATH_FUNCTIONS:
+        raise ValueError(f"math function {fn!r} is not one of {sorted(MATH_FUNCTIONS)}")
+    if isinstance(ty, ir.FloatType):
+        width = "f32"
+    elif isinstance(ty, ir.DoubleType):
+        width = "f64"
+    else:
+        raise TypeError(f"math function {fn}: type {ty} is not float or double")
+    fnty = ir.FunctionType(ty, [ty] * MATH_FUNCTIONS[fn])
+    return declare_function(module, target.math_symbol(fn, width), fnty)
+
+
+def gpu_target_machine(target, **options):
+    """The LLVM target machine of a GPU target: codegen O0 with the light pipeline
+    (``opt_level`` 0: fast instruction selection and register allocation, much cheaper
+    to emit; the PTX assembler's own -O3 does the instruction work on NVPTX), else O3."""
+    return llvm_binding(all_targets=True).Target.from_triple(target.triple).create_target_machine(
+        cpu=target.cpu, features=target.features, opt=0 if target.opt_level == 0 else 3,
+        codemodel="default", **options)
 
 
 def gpu_optimised_module(target, text: str, convention: str, link_libraries, ignore=()):
@@ -586,18 +609,12 @@ class BitcodeLibrary:
                 st = os.stat(self.path)
             except OSError:
                 return None
-            from ..compiler.cache import generator_hash
-
             version = ".".join(map(str, llvm_binding().llvm_version_info))
             self._key_prefix = (f"bitcode-slice|{self.path}|{st.st_size}|{st.st_mtime_ns}|llvm {version}|"
-                                f"{generator_hash()}|")
+                                f"{_store['salt']()}|")
         return self._key_prefix + name
 
-    @staticmethod
-    def _disk():
-        from ..compiler.cache import default_cache
-
-        return default_cache().disk
+    _disk = staticmethod(disk_store)
 
     def _from_disk(self, names) -> list:
         """Take the slices of ``names`` the disk cache holds; returns the names left."""

@@ -1,4 +1,4 @@
-"""Read and check GPU code objects: a small ELF64 reader and an AMDGPU metadata decoder.
+"""Read and check GPU code objects: their ELF structure and the AMDGPU metadata.
 
 Used by the target tests and ``python -m rocarray info`` to check what ``ld.lld`` and
 ``nvJitLink``/``ptxas`` produced without a GPU: the ELF header (machine, OS ABI, ABI
@@ -13,17 +13,15 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
+from ..runtime import elf
+from ..runtime.elf import SHN_UNDEF, SHT_DYNSYM, SHT_NOTE, SHT_SYMTAB
+
 EM_AMDGPU = 224
 EM_CUDA = 190
 ELFOSABI_AMDGPU_HSA = 64
 #: ELF ``e_ident[EI_ABIVERSION]`` of an HSA code object -> code object version.
 HSA_ABI_VERSIONS = {1: 3, 2: 4, 3: 5, 4: 6}
 NT_AMDGPU_METADATA = 32
-
-SHT_SYMTAB = 2
-SHT_NOTE = 7
-SHT_DYNSYM = 11
-SHN_UNDEF = 0
 
 #: ``e_flags & 0xff`` of an AMDGPU object -> processor (EF_AMDGPU_MACH_*), as LLVM writes it.
 AMDGPU_MACH = {
@@ -48,10 +46,6 @@ class CodeObjectError(ValueError):
 
 # -- ELF ---------------------------------------------------------------------------------
 
-_ELF_HEADER = struct.Struct("<HHIQQQIHHHHHH")  # e_type .. e_shstrndx, from offset 16
-_PH = struct.Struct("<IIQQQQQQ")  # one ELF64 program header
-_SH = struct.Struct("<IIQQQQIIQQ")  # one ELF64 section header
-
 
 def check_elf(data: bytes, machine: int | None = None, elf_type: int | None = None, what: str = "ELF file") -> None:
     """Raise ``CodeObjectError`` unless ``data`` is a whole little-endian ELF64 file (of
@@ -65,7 +59,7 @@ def check_elf(data: bytes, machine: int | None = None, elf_type: int | None = No
     if data[4] != 2 or data[5] != 1:
         raise CodeObjectError(f"{what}: not a little-endian ELF64 file")
     (e_type, e_machine, _version, _entry, phoff, shoff, _flags, ehsize, phentsize, phnum,
-     shentsize, shnum, shstrndx) = _ELF_HEADER.unpack_from(data, 16)
+     shentsize, shnum, shstrndx) = elf.header(data)
     if machine is not None and e_machine != machine:
         raise CodeObjectError(f"{what}: ELF machine {e_machine}, expected {machine}")
     if elf_type is not None and e_type != elf_type:
@@ -78,21 +72,21 @@ def check_elf(data: bytes, machine: int | None = None, elf_type: int | None = No
             raise CodeObjectError(f"{what}: {part} ({size} bytes at {offset}) runs past the end ({n} bytes)")
 
     if phnum:
-        if phentsize != _PH.size:
-            raise CodeObjectError(f"{what}: program header size {phentsize}, expected {_PH.size}")
+        if phentsize != elf.PH.size:
+            raise CodeObjectError(f"{what}: program header size {phentsize}, expected {elf.PH.size}")
         inside(phoff, phnum * phentsize, "the program headers")
-        for k, ph in enumerate(_PH.iter_unpack(data[phoff:phoff + phnum * phentsize])):
+        for k, ph in enumerate(elf.program_headers(data, phoff, phnum)):
             p_offset, p_filesz, p_memsz = ph[2], ph[5], ph[6]
             inside(p_offset, p_filesz, f"segment {k}")
             if p_filesz > p_memsz:
                 raise CodeObjectError(f"{what}: segment {k} holds more bytes in the file than in memory")
     if shnum:
-        if shentsize != _SH.size:
-            raise CodeObjectError(f"{what}: section header size {shentsize}, expected {_SH.size}")
+        if shentsize != elf.SH.size:
+            raise CodeObjectError(f"{what}: section header size {shentsize}, expected {elf.SH.size}")
         inside(shoff, shnum * shentsize, "the section headers")
         if shstrndx >= shnum:
             raise CodeObjectError(f"{what}: section name table {shstrndx} of {shnum}")
-        for k, sh in enumerate(_SH.iter_unpack(data[shoff:shoff + shnum * shentsize])):
+        for k, sh in enumerate(elf.section_headers(data, shoff, shnum)):
             sh_type, offset, size, link = sh[1], sh[4], sh[5], sh[6]
             if sh_type != 8:  # SHT_NOBITS: no bytes in the file
                 inside(offset, size, f"section {k}")
@@ -139,12 +133,12 @@ class ElfFile:
         (
             self.type, self.machine, _version, self.entry, _phoff, shoff, self.flags,
             _ehsize, _phentsize, _phnum, shentsize, shnum, shstrndx,
-        ) = struct.unpack_from("<HHIQQQIHHHHHH", data, 16)
+        ) = elf.header(data)
         if shoff and shentsize != 64:
             raise CodeObjectError(f"section header size {shentsize}, expected 64")
         if shoff + shnum * 64 > len(data):
             raise CodeObjectError("section headers run past the end of the file")
-        raw = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + 64 * i) for i in range(shnum)]
+        raw = elf.section_headers(data, shoff, shnum)
         names = raw[shstrndx] if shstrndx < shnum else None
         self.sections = []
         for name_off, sh_type, flags, _addr, offset, size, link, _info, _align, entsize in raw:
@@ -152,9 +146,7 @@ class ElfFile:
             self.sections.append(Section(name, sh_type, flags, offset, size, link, entsize))
 
     def _string(self, table_offset: int, offset: int) -> str:
-        start = table_offset + offset
-        end = self.data.index(b"\0", start)
-        return self.data[start:end].decode("utf-8", errors="replace")
+        return elf.string(self.data, table_offset + offset).decode("utf-8", errors="replace")
 
     def section(self, name: str) -> Section | None:
         return next((s for s in self.sections if s.name == name), None)
@@ -175,8 +167,7 @@ class ElfFile:
                 continue
             strings = self.sections[section.link]
             body = self.section_bytes(section)
-            for off in range(24, len(body) - 23, 24):
-                name_off, info, _other, shndx, value, size = struct.unpack_from("<IBBHQQ", body, off)
+            for name_off, info, _other, shndx, value, size in elf.symbols(body, 24, len(body) - 24):
                 name = self._string(strings.offset, name_off)
                 out.append(Symbol(name, value, size, info >> 4, info & 0xF, shndx))
         return out
@@ -187,16 +178,7 @@ class ElfFile:
         for section in self.sections:
             if section.type != SHT_NOTE:
                 continue
-            body = self.section_bytes(section)
-            pos = 0
-            while pos + 12 <= len(body):
-                namesz, descsz, note_type = struct.unpack_from("<III", body, pos)
-                pos += 12
-                owner = body[pos : pos + namesz].rstrip(b"\0").decode("ascii", errors="replace")
-                pos += (namesz + 3) & ~3
-                desc = body[pos : pos + descsz]
-                pos += (descsz + 3) & ~3
-                out.append((owner, note_type, desc))
+            out += elf.notes(self.section_bytes(section))
         return out
 
 

@@ -1,8 +1,8 @@
 """A small in-process linker: one AMDGPU relocatable object -> a shared code object.
 
 What ``ld.lld -shared --no-undefined k.o`` does for the objects LLVM emits from one
-rocarray kernel module, without starting a process (``ld.lld`` costs 5-20 ms per link,
-most of it process start; this costs well under a millisecond).  It lays the file out as
+rocarray kernel module, without starting a process (most of an ``ld.lld`` link is the
+process start; this costs a small fraction of it).  It lays the file out as
 LLD 17-22 does -- same sections, same addresses, same program headers, same dynamic
 symbol table, ``.gnu.hash``, ``.hash`` and ``.dynamic`` -- so the loaded image is the one
 ``ld.lld`` would have produced; ``tests/targets/test_hsalink.py`` checks that against
@@ -23,15 +23,33 @@ from __future__ import annotations
 
 import struct
 
-EM_AMDGPU = 224
-ET_REL, ET_DYN = 1, 3
+from ..runtime import elf
+from ..runtime.elf import (
+    ET_DYN,
+    ET_REL,
+    SHF_ALLOC,
+    SHF_EXECINSTR,
+    SHF_MERGE,
+    SHF_WRITE,
+    SHN_ABS,
+    SHN_COMMON,
+    SHN_UNDEF,
+    SHT_DYNAMIC,
+    SHT_DYNSYM,
+    SHT_HASH,
+    SHT_NOBITS,
+    SHT_NOTE,
+    SHT_PROGBITS,
+    SHT_REL,
+    SHT_RELA,
+    SHT_STRTAB,
+    SHT_SYMTAB,
+    STB_LOCAL,
+    STB_WEAK,
+)
 
-SHT_NULL, SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_RELA = 0, 1, 2, 3, 4
-SHT_HASH, SHT_DYNAMIC, SHT_NOTE, SHT_NOBITS, SHT_REL, SHT_DYNSYM = 5, 6, 7, 8, 9, 11
+EM_AMDGPU = 224
 SHT_GNU_HASH = 0x6FFFFFF6
-SHF_WRITE, SHF_ALLOC, SHF_EXECINSTR, SHF_MERGE, SHF_STRINGS = 0x1, 0x2, 0x4, 0x10, 0x20
-SHN_UNDEF, SHN_ABS, SHN_COMMON = 0, 0xFFF1, 0xFFF2
-STB_LOCAL, STB_GLOBAL, STB_WEAK = 0, 1, 2
 STT_SECTION, STT_FILE = 3, 4
 STV_DEFAULT, STV_INTERNAL, STV_HIDDEN, STV_PROTECTED = 0, 1, 2, 3
 PT_LOAD, PT_DYNAMIC, PT_NOTE, PT_PHDR = 1, 2, 4, 6
@@ -88,18 +106,17 @@ class _Input:
         self.data = data
         self.ident = data[:16]
         (etype, machine, _ver, _entry, _phoff, shoff, self.flags, _eh, _phe, _phn, she, shnum,
-         shstrndx) = struct.unpack_from("<HHIQQQIHHHHHH", data, 16)
+         shstrndx) = elf.header(data)
         if etype != ET_REL or machine != EM_AMDGPU:
             raise LinkError(f"not an AMDGPU relocatable object (type {etype}, machine {machine})")
         if she != 64 or shoff + 64 * shnum > len(data):
             raise LinkError("bad section header table")
-        self.sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + 64 * i) for i in range(shnum)]
+        self.sections = elf.section_headers(data, shoff, shnum)
         names = self.sections[shstrndx]
         self.names = [self._str(names[4], s[0]) for s in self.sections]
 
     def _str(self, table_offset: int, offset: int) -> bytes:
-        start = table_offset + offset
-        return self.data[start:self.data.index(b"\0", start)]
+        return elf.string(self.data, table_offset + offset)
 
     def body(self, index: int) -> bytes:
         _n, sh_type, _f, _a, offset, size, *_ = self.sections[index]
@@ -112,11 +129,8 @@ class _Input:
             return []
         _n, _t, _f, _a, offset, size, link, _info, _al, _es = self.sections[tab]
         strtab = self.sections[link][4]
-        out = []
-        for off in range(offset, offset + size, 24):
-            name, info, other, shndx, value, sz = struct.unpack_from("<IBBHQQ", self.data, off)
-            out.append((self._str(strtab, name), value, sz, info, other, shndx))
-        return out
+        return [(self._str(strtab, name), value, sz, info, other, shndx)
+                for name, info, other, shndx, value, sz in elf.symbols(self.data, offset, size)]
 
 
 class _StrTab:
@@ -260,8 +274,7 @@ def link_shared(obj: bytes) -> bytes:
         buf = contents[target]
         base = section_addr[target]
         _n, _t, _f, _a, offset, size, *_ = inp.sections[rela]
-        for off in range(offset, offset + size, 24):
-            r_offset, r_info, addend = struct.unpack_from("<QQq", obj, off)
+        for r_offset, r_info, addend in elf.relocations(obj, offset, size):
             rtype, sym = r_info & 0xFFFFFFFF, r_info >> 32
             if rtype == R_AMDGPU_NONE:
                 continue
@@ -297,8 +310,8 @@ def link_shared(obj: bytes) -> bytes:
 
     def sym_entry(name_off, k=None, *, value=None, info=None, other_=None, shndx=None):
         _name, v, size, i, o, s = symbols[k] if k is not None else (b"", 0, 0, 0, 0, 0)
-        return struct.pack(
-            "<IBBHQQ", name_off, i if info is None else info, o if other_ is None else other_,
+        return elf.SYM.pack(
+            name_off, i if info is None else info, o if other_ is None else other_,
             out_shndx(s) if shndx is None else shndx, symbol_address(k) if value is None else value, size,
         )
 
@@ -341,7 +354,7 @@ def link_shared(obj: bytes) -> bytes:
     symtab = bytearray(24)
     for k in locals_:
         symtab += sym_entry(strtab.add(symbols[k][0]), k)
-    symtab += struct.pack("<IBBHQQ", strtab.add(b"_DYNAMIC"), STB_LOCAL << 4, STV_HIDDEN,
+    symtab += elf.SYM.pack(strtab.add(b"_DYNAMIC"), STB_LOCAL << 4, STV_HIDDEN,
                           index_of["dynamic"], dyn_addr, 0)
     for k in hidden_globals:
         symtab += sym_entry(strtab.add(symbols[k][0]), k, info=(STB_LOCAL << 4) | (symbols[k][3] & 0xF))
@@ -434,7 +447,7 @@ def link_shared(obj: bytes) -> bytes:
         else:  # a non-allocated section of the input
             addr_ = 0
             off, size = file_pos[key]
-        headers.append(struct.pack("<IIQQQQIIQQ", name_offsets[key], sh_type, flags, addr_, off, size,
+        headers.append(elf.SH.pack(name_offsets[key], sh_type, flags, addr_, off, size,
                                    link, info, alignment, entsize))
     out += b"".join(headers)
 
@@ -453,10 +466,10 @@ def link_shared(obj: bytes) -> bytes:
     else:
         raise Unsupported("no .note section (the AMDGPU metadata)")
     for n, (p_type, p_flags, p_off, p_addr, filesz, memsz, p_align) in enumerate(phdrs):
-        struct.pack_into("<IIQQQQQQ", out, phdr_off + 56 * n, p_type, p_flags, p_off, p_addr, p_addr,
+        elf.PH.pack_into(out, phdr_off + 56 * n, p_type, p_flags, p_off, p_addr, p_addr,
                          filesz, memsz, p_align)
     out[:16] = inp.ident
-    struct.pack_into("<HHIQQQIHHHHHH", out, 16, ET_DYN, EM_AMDGPU, 1, 0, phdr_off, shoff, inp.flags,
+    elf.HEADER.pack_into(out, 16, ET_DYN, EM_AMDGPU, 1, 0, phdr_off, shoff, inp.flags,
                      ehdr_size, 56, _PHNUM, 64, len(order) + 1, index_of["shstrtab"])
     return bytes(out)
 
@@ -537,12 +550,12 @@ def merge_objects(first: bytes, second: bytes, *, rename: dict | None = None, ma
 
     # -- symbols -----------------------------------------------------------------------
     strtab = _StrTab()
-    local_syms = [struct.pack("<IBBHQQ", 0, 0, 0, 0, 0, 0)]
+    local_syms = [elf.SYM.pack(0, 0, 0, 0, 0, 0)]
     global_syms = []
     section_symbol = {}
     for name in present:  # a section symbol per merged section, for section-relative relocations
         section_symbol[name] = len(local_syms)
-        local_syms.append(struct.pack("<IBBHQQ", 0, (STB_LOCAL << 4) | STT_SECTION, 0, index[("sec", name)], 0, 0))
+        local_syms.append(elf.SYM.pack(0, (STB_LOCAL << 4) | STT_SECTION, 0, index[("sec", name)], 0, 0))
     tables = [inp.symbols() for inp in inputs]
     defined = {}
     for n, symbols in enumerate(tables):
@@ -584,7 +597,7 @@ def merge_objects(first: bytes, second: bytes, *, rename: dict | None = None, ma
             if bind != STB_LOCAL and name in make_local:
                 info = (STB_LOCAL << 4) | kind
                 bind = STB_LOCAL
-            entry = struct.pack("<IBBHQQ", strtab.add(new_name), info, other_, out_shndx, out_value, size)
+            entry = elf.SYM.pack(strtab.add(new_name), info, other_, out_shndx, out_value, size)
             if bind == STB_LOCAL:
                 mapping[(n, k)] = ("local", len(local_syms))
                 local_syms.append(entry)
@@ -597,7 +610,7 @@ def merge_objects(first: bytes, second: bytes, *, rename: dict | None = None, ma
             mapping[(n, k)] = mapping[target]
         else:  # still undefined: link_shared says so
             mapping[(n, k)] = ("global", len(global_syms))
-            global_syms.append(struct.pack("<IBBHQQ", strtab.add(name), info, other_, SHN_UNDEF, 0, 0))
+            global_syms.append(elf.SYM.pack(strtab.add(name), info, other_, SHN_UNDEF, 0, 0))
     first_global = len(local_syms)
 
     def out_symbol(n, k, addend):
@@ -619,10 +632,9 @@ def merge_objects(first: bytes, second: bytes, *, rename: dict | None = None, ma
         name, shift = where
         data = inputs[n].data
         _nm, _t, _f, _a, offset, size, *_ = inputs[n].sections[i]
-        for off in range(offset, offset + size, 24):
-            r_offset, r_info, addend = struct.unpack_from("<QQq", data, off)
+        for r_offset, r_info, addend in elf.relocations(data, offset, size):
             sym, addend = out_symbol(n, r_info >> 32, addend)
-            out_relas[name] += struct.pack("<QQq", r_offset + shift, (sym << 32) | (r_info & 0xFFFFFFFF), addend)
+            out_relas[name] += elf.RELA.pack(r_offset + shift, (sym << 32) | (r_info & 0xFFFFFFFF), addend)
 
     # -- the file --------------------------------------------------------------------------
     shstrtab = _StrTab()
@@ -651,11 +663,11 @@ def merge_objects(first: bytes, second: bytes, *, rename: dict | None = None, ma
         name_off = shstrtab.add(sh_name) if sh_name is not None else shstrtab.offsets[b".shstrtab"]
         off = _align(len(out), a)
         out += bytes(off - len(out)) + data
-        headers.append(struct.pack("<IIQQQQIIQQ", name_off, sh_type, sh_flags, 0, off, len(data),
+        headers.append(elf.SH.pack(name_off, sh_type, sh_flags, 0, off, len(data),
                                    link, info, a, entsize))
     shoff = _align(len(out), 8)
     out += bytes(shoff - len(out)) + b"".join(headers)
     out[:16] = inputs[0].ident
-    struct.pack_into("<HHIQQQIHHHHHH", out, 16, ET_REL, EM_AMDGPU, 1, 0, 0, shoff, inputs[0].flags,
+    elf.HEADER.pack_into(out, 16, ET_REL, EM_AMDGPU, 1, 0, 0, shoff, inputs[0].flags,
                      64, 0, 0, 64, len(headers), index[("shstrtab", None)])
     return bytes(out)

@@ -8,8 +8,8 @@ intrinsics, which NVPTX lowers to single correctly rounded instructions.
 PTX becomes a cubin in-process through nvJitLink (the ``nvidia-nvjitlink`` wheel, reached
 through ``cuda.bindings.nvjitlink``) when it loads, else through a ``ptxas`` subprocess,
 else ``compile`` returns the PTX itself (``binary_kind == "ptx"``) and the driver
-assembles it at load time.  Measured on the test kernels (2-vCPU Xeon, no GPU):
-nvJitLink 28-85 ms, ptxas 33-83 ms; nvJitLink is ahead on the small ones.
+assembles it at load time.  nvJitLink comes first: no process to start, and it is
+ahead on small kernels (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from llvmlite import ir
 from .. import _settings
 from .codeobject import EM_CUDA, check_elf
 from .base import (
+    EXACT_INTRINSICS,
     LLVM_LOCK,
     MATH_FUNCTIONS,
     BitcodeLibrary,
@@ -35,26 +36,18 @@ from .base import (
     add_string_attribute,
     declare_function,
     disk_facts,
+    gpu_math_function,
     gpu_optimised_module,
+    gpu_target_machine,
     llvm_binding,
     unresolved_functions,
 )
+from .registry import register_target
 
 #: Functions NVPTX lowers from LLVM intrinsics to one exact instruction (or a short exact
-#: sequence); everything else in ``MATH_FUNCTIONS`` goes to libdevice.
-_INTRINSICS = {
-    "fabs": "llvm.fabs",
-    "floor": "llvm.floor",
-    "ceil": "llvm.ceil",
-    "trunc": "llvm.trunc",
-    "rint": "llvm.rint",
-    "nearbyint": "llvm.nearbyint",
-    "round": "llvm.round",
-    "sqrt": "llvm.sqrt",  # sqrt.rn: correctly rounded
-    "copysign": "llvm.copysign",
-    "fmin": "llvm.minnum",  # min.f32 returns the number when one operand is NaN, as fmin
-    "fmax": "llvm.maxnum",
-}
+#: sequence: sqrt.rn is correctly rounded, min.f32 returns the number when one operand is
+#: NaN, as fmin); everything else in ``MATH_FUNCTIONS`` goes to libdevice.
+_INTRINSICS = EXACT_INTRINSICS
 
 _ARCH = re.compile(r"sm_(\d+)([af]?)$")
 
@@ -274,8 +267,8 @@ class NVPTXTarget(Target):
 
     def __init__(self, arch: str = "sm_90", *, assembler: str | None = None, opt_level: int | None = None):
         """``arch``: "sm_90", "sm_80", "sm_90a" ...; ``assembler``: "nvjitlink", "ptxas" or
-        "ptx" (return PTX) to force one, else env ``ROCARRAY_PTX_ASSEMBLER``, else the
-        first that works of nvjitlink, ptxas, ptx."""
+        "ptx" (return PTX) to force one, else the first that works of nvjitlink, ptxas,
+        ptx; ``opt_level``: LLVM's level (default 0: the PTX assembler optimises)."""
         if not _ARCH.match(arch):
             raise ValueError(f"NVPTXTarget: {arch!r} is not an NVIDIA architecture like 'sm_90'")
         self.name = arch
@@ -283,17 +276,13 @@ class NVPTXTarget(Target):
         self.features = ""
         # The PTX assembler (ptxas / nvJitLink / the driver) optimises at -O3 itself, so
         # LLVM only inlines and cleans up by default (see docs/benchmarks.md).
-        if opt_level is None:
-            opt_level = _settings.NVPTX_OPT.get()
-        self.opt_level = opt_level
+        self.opt_level = 0 if opt_level is None else opt_level
         #: optimisation level handed to ptxas / nvJitLink (the quick tier uses 0)
         self.assembler_opt = 3
         # Default: a cubin made here (nvJitLink, else ptxas), which the disk cache keeps and
-        # which loads in ~0.3 ms; "ptx" hands PTX to the driver's JIT instead.  See
+        # which loads fast; "ptx" hands PTX to the driver's JIT instead.  See
         # docs/benchmarks.md for the measurements behind the choice.
-        choice = assembler or _settings.PTX_ASSEMBLER.get()
-        if choice == "auto":
-            choice = None
+        choice = assembler
         if choice not in (None, "nvjitlink", "ptxas", "ptx"):
             raise ValueError(f"NVPTXTarget: assembler {choice!r} is not 'nvjitlink', 'ptxas' or 'ptx'")
         self._assembler_choice = choice
@@ -306,14 +295,7 @@ class NVPTXTarget(Target):
     @property
     def target_machine(self):
         if self._tm is None:
-            binding = llvm_binding(all_targets=True)
-            target = binding.Target.from_triple(self.triple)
-            # With the light pipeline, codegen runs at O0 too (2 ms instead of 10 for an
-            # elementwise kernel): the PTX assembler's own -O3 does the instruction work.
-            self._tm = target.create_target_machine(
-                cpu=self.cpu, features=self.features, opt=0 if self.opt_level == 0 else 3,
-                codemodel="default",
-            )
+            self._tm = gpu_target_machine(self)
         return self._tm
 
     @property
@@ -359,7 +341,7 @@ class NVPTXTarget(Target):
     def quick_tier(self) -> "NVPTXTarget | None":
         """The first compile of a kernel: one simple grid-stride loop (a third of the PTX),
         handed as PTX to the driver's JIT, whose fixed cost is far below ptxas' or
-        nvJitLink's (~25 ms even at -O0); the full kernel -- vector path, a cubin from the
+        nvJitLink's even at -O0; the full kernel -- vector path, a cubin from the
         assembler at -O3, kept on disk -- is compiled in the background once the kernel
         proves hot.  None with ``ROCARRAY_TIERED=0``."""
         if not _settings.TIERED.get() or self.simple_loops:
@@ -369,7 +351,7 @@ class NVPTXTarget(Target):
             q = NVPTXTarget(self.name, assembler="ptx", opt_level=0)
             q.simple_loops = True
             q.tier_of = self
-            q.assembler_opt = 0  # the driver JIT at -O0: ~20 % less time on the H200
+            q.assembler_opt = 0  # the driver JIT at -O0: measured faster (docs/benchmarks.md)
             self._quick = q
         return q
 
@@ -382,16 +364,7 @@ class NVPTXTarget(Target):
         return f"__nv_{fn}{'f' if width == 'f32' else ''}"
 
     def math_function(self, module: ir.Module, fn: str, ty: ir.Type) -> ir.Function:
-        if fn not in MATH_FUNCTIONS:
-            raise ValueError(f"math function {fn!r} is not one of {sorted(MATH_FUNCTIONS)}")
-        if isinstance(ty, ir.FloatType):
-            width = "f32"
-        elif isinstance(ty, ir.DoubleType):
-            width = "f64"
-        else:
-            raise TypeError(f"math function {fn}: type {ty} is not float or double")
-        fnty = ir.FunctionType(ty, [ty] * MATH_FUNCTIONS[fn])
-        return declare_function(module, self.math_symbol(fn, width), fnty)
+        return gpu_math_function(self, module, fn, ty)
 
     def mark_kernel(self, fn: ir.Function) -> None:
         fn.calling_convention = "ptx_kernel"
@@ -566,3 +539,6 @@ def toolchain_info() -> dict:
         "assembler": target.assembler[0],
         "binary_kind": target.binary_kind,
     }
+
+
+register_target("sm_", NVPTXTarget)

@@ -19,7 +19,8 @@ from rocarray.compiler.cache import CompileCache, support_key
 from rocarray.compiler.diskcache import DiskCache
 from rocarray.runtime import native
 from rocarray.targets.base import llvm_facts_key
-from rocarray.targets.host import HostTarget, load_host_object
+from rocarray.runtime.hostload import load_host_object
+from rocarray.targets.host import HostTarget
 
 # Offset of the first operand's data pointer in the kernel ABI: n, ndim, shape[8].
 _OUT_OFFSET = 8 + 8 + 8 * 8

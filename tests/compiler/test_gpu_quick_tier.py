@@ -30,7 +30,8 @@ from rocarray.compiler.skeletons import (
     _gpu_simple_template,
     gpu_simple_kernel_text,
 )
-from rocarray.targets.host import HostTarget, load_host_object
+from rocarray.runtime.hostload import load_host_object
+from rocarray.targets.host import HostTarget
 
 try:  # tests/compiler may or may not be a package
     from ._packing import launch_values, layout_pair, packed_buffer

@@ -25,7 +25,7 @@ from rocarray._user_kernels import ReductionKernel
 from rocarray.compiler.reduction import MODE_RECORDS, record_layout, reduction_param_types, scan_param_types
 from rocarray.compiler.skeletons import DIMS
 from rocarray.targets.base import MAX_DIMS
-from rocarray.targets.host import load_host_object
+from rocarray.runtime.hostload import load_host_object
 
 try:  # tests/compiler may or may not be a package
     from .test_gpu_quick_tier import _HostAsGPU

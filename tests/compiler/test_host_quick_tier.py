@@ -24,7 +24,8 @@ from rocarray.compiler.skeletons import (HOST_ROW_DRIVER, Operand, _host_simple_
                                          host_simple_kernel_text, param_offsets)
 from rocarray.runtime.host import HostFunction, HostRuntime
 from rocarray.targets.base import MAX_DIMS
-from rocarray.targets.host import HostTarget, load_host_object
+from rocarray.runtime.hostload import load_host_object
+from rocarray.targets.host import HostTarget
 
 try:  # tests/compiler may or may not be a package
     from ._packing import layout_pair, packed_buffer

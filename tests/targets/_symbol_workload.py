@@ -47,6 +47,7 @@ def main(out_path: str, no_f16c: bool, only: list | None) -> None:
     from rocarray._elementwise import Ufunc
     from rocarray._elementwise_functions import _rows
     from rocarray.runtime import native
+    from rocarray.runtime import hostload
     from rocarray.targets import host
 
     objects: dict = {}
@@ -54,7 +55,7 @@ def main(out_path: str, no_f16c: bool, only: list | None) -> None:
 
     def recording(self, module):
         data = compile_(self, module)
-        symbols = host.elf_symbols(host.object_file(data))
+        symbols = hostload.elf_symbols(hostload.object_file(data))
         if symbols is not None:
             objects[",".join(sorted(symbols[0]))] = sorted(symbols[1])
         return data

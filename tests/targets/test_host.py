@@ -12,7 +12,8 @@ import pytest
 from llvmlite import ir
 
 from rocarray.targets.base import MAX_DIMS, ToolchainError
-from rocarray.targets.host import PIPELINES, HostTarget, elf_symbols, load_host_object, object_file
+from rocarray.runtime.hostload import elf_symbols, load_host_object, object_file
+from rocarray.targets.host import PIPELINES, HostTarget
 
 I32 = ir.IntType(32)
 I64 = ir.IntType(64)
@@ -482,7 +483,7 @@ def test_unresolvable_symbol_raises_instead_of_aborting(target):
 def test_libm_symbols_resolve_in_the_jit():
     from llvmlite import binding
 
-    from rocarray.targets.host import _init_llvm
+    from rocarray.runtime.hostload import _init_mcjit as _init_llvm
 
     _init_llvm()  # loads the C math library into the JIT's symbol search
     for sym in ("tanf", "tan", "expm1", "log1p", "atan2", "hypot", "cbrt", "erf",
@@ -517,7 +518,7 @@ def test_kernel_objects_are_mapped_without_mcjit(target):
 
 def test_objects_the_mapper_does_not_handle_go_to_mcjit(target, monkeypatch):
     """Writable data (a global counter) is not for the mapper: MCJIT loads it, as it loads
-    every object when ``ROCARRAY_HOST_LOADER=mcjit`` turned the mapper off."""
+    every object where there is no mapper."""
     m = ir.Module()
     m.triple, m.data_layout = target.triple, target.data_layout
     g = ir.GlobalVariable(m, I64, _fresh("rocarray_test_counter"))
@@ -535,7 +536,7 @@ def test_objects_the_mapper_does_not_handle_go_to_mcjit(target, monkeypatch):
     fn = ctypes.CFUNCTYPE(ctypes.c_int64)(mod.address(name))
     assert (fn(), fn()) == (42, 43)
 
-    from rocarray.targets import host
+    from rocarray.runtime import hostload as host
 
     monkeypatch.setattr(host, "_mapper", [None])  # what the switch sets at the first load
     name = _fresh("rocarray_test_forced")
@@ -548,7 +549,7 @@ def test_objects_the_mapper_does_not_handle_go_to_mcjit(target, monkeypatch):
 def test_compiled_kernels_are_host_images(target, monkeypatch):
     """``compile`` lays a kernel object out for the mapper once (a host image): loading
     it reads no ELF, and the object itself rides along for MCJIT."""
-    from rocarray.targets import host
+    from rocarray.runtime import hostload as host
 
     name = _fresh("rocarray_test_image")
     image = _libm_kernel(target, name)
@@ -595,7 +596,7 @@ def test_tiering_is_read_from_the_environment_when_the_target_is_made(monkeypatc
     tiered = HostTarget(opt_level=1)
     quick = tiered.quick_tier
     assert quick is not None and quick.tier_of is tiered and quick.quick_tier is None
-    monkeypatch.setenv("ROCARRAY_TIERED", "0")  # (read once, as ROCARRAY_HOST_OPT is)
+    monkeypatch.setenv("ROCARRAY_TIERED", "0")  # (read once, when the target is made)
     assert tiered.quick_tier is quick
 
 
@@ -632,7 +633,7 @@ def test_forked_child_never_writes_into_the_parents_arena(target):
     """The code arena is shared memory: a child made by fork() must load its kernels into
     chunks of its own, or the parent's next kernel would overwrite them (and the child
     the parent's)."""
-    from rocarray.targets import host
+    from rocarray.runtime import hostload as host
 
     load_host_object(_libm_kernel(target, _fresh("rocarray_test_before_fork")))
     mapper = host._mapper[0]

@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from rocarray.targets import hostrt
+from rocarray.runtime.hostload import elf_symbols, load_host_object, object_file
 from rocarray.targets.base import ToolchainError
-from rocarray.targets.host import HostTarget, elf_symbols, load_host_object, object_file
+from rocarray.targets.host import HostTarget
 
 WORKLOAD = Path(__file__).with_name("_symbol_workload.py")
 
@@ -188,7 +189,8 @@ def _bare_python_resolves(names, cache_dir) -> dict:
 import json, sys
 sys.path[:0] = {paths!r}
 from rocarray.runtime import native
-from rocarray.targets import host
+from rocarray.runtime import hostload as host
+import rocarray.targets.host  # lends the runtime helpers
 host.register_symbols(native._python_symbols())
 names = {sorted(names)!r}
 host._check_resolvable(names)

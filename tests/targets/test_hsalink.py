@@ -136,20 +136,10 @@ def test_refuses_what_it_does_not_handle():
 
 
 @needs_lld
-def test_target_falls_back_to_lld_and_honours_the_switch(monkeypatch):
+def test_target_falls_back_to_lld():
     t = AMDGPUTarget("gfx942")
     obj = t.emit_object(_writable_global_kernel(t))
     assert check_code_object(t.link(obj), "gfx942", ["bump"]) == []  # through ld.lld
-    monkeypatch.setenv("ROCARRAY_AMDGPU_LINKER", "builtin")
-    with pytest.raises(ToolchainError, match="built-in linker does not handle"):
-        t.link(obj)
-    monkeypatch.setenv("ROCARRAY_AMDGPU_LINKER", "lld")
-    module, _, _ = signature_kernel(t, "add_i64")
-    plain = t.emit_object(module)
-    assert t.link(plain) == lld_link(plain)
-    monkeypatch.setenv("ROCARRAY_AMDGPU_LINKER", "nonsense")
-    with pytest.raises(ValueError, match="ROCARRAY_AMDGPU_LINKER"):
-        t.link(plain)
 
 
 def test_undefined_symbols_are_an_error():
