@@ -36,7 +36,7 @@ import threading
 import numpy as np
 from llvmlite import ir
 
-from .skeletons import param_offsets
+from .skeletons import param_offsets, parameter_pointer_type
 from ..targets.base import MATH_FUNCTIONS, MAX_DIMS
 
 MAGIC = 0x52_4B_49_31  # "RKI1"
@@ -826,8 +826,6 @@ class _Kernel:
     """The interpreter's IR: the element loop around the dispatch loop (``build``)."""
 
     def __init__(self, target, iset: InstructionSet):
-        from .skeletons import parameter_pointer_type
-
         self.target = target
         self.iset = iset
         module = self.module = ir.Module(name=ENTRY)

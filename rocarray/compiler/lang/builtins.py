@@ -17,7 +17,8 @@ import math
 from llvmlite import ir
 
 from .errors import KernelSyntaxError
-from .types import BOOL, COMPLEX_OF, FLOAT16, FLOAT32, FLOAT64, INT32, KType
+from .types import (BOOL, COMPLEX_OF, FLOAT16, FLOAT32, FLOAT64, INT32, INT64, UINT32, UINT64, KType,
+                    arith_type, promote_int)
 from .values import Value
 
 I1 = ir.IntType(1)
@@ -190,7 +191,6 @@ def _abs(lw, node, args):
     if t.kind == "v":
         raise lw.err("void value passed to abs()", node)
     if t.kind in "biu":
-        from .lower import promote_int
         pt = promote_int(t)
         x = lw.convert(a, pt, node).v
         if pt.kind == "u":
@@ -205,7 +205,6 @@ def _abs(lw, node, args):
 def _int_abs(bits):
     def handler(lw, node, args):
         _arity(lw, node, args, 1, node.name)
-        from .types import INT64
         t = INT32 if bits == 32 else INT64
         x = lw.convert(args[0], t, node).v
         neg = lw.b.icmp_signed("<", x, ir.Constant(t.ir, 0))
@@ -218,7 +217,6 @@ def _minmax(is_min):
     def handler(lw, node, args):
         _arity(lw, node, args, 2, node.name)
         _no_complex(lw, node, args, node.name)
-        from .lower import arith_type
         t = arith_type(args[0].t, args[1].t)
         a = lw.convert(args[0], t, node).v
         b = lw.convert(args[1], t, node).v
@@ -426,7 +424,6 @@ def _bitcast(src: KType, dst: KType):
 
 
 def _cuda_intrinsics(table):
-    from .types import INT64, UINT32, UINT64
     names = {"int": INT32, "uint": UINT32, "ll": INT64, "ull": UINT64, "float": FLOAT32,
              "double": FLOAT64, "half": FLOAT16}
     for src in ("float", "double"):

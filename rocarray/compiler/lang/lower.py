@@ -14,9 +14,11 @@ import math
 from llvmlite import ir
 
 from . import syntax as A
+from .builtins import BUILTINS
 from .errors import KernelError, KernelNameError, KernelSyntaxError, KernelTypeError
-from .types import (BOOL, COMPLEX_OF, FLOAT16, FLOAT32, FLOAT64, INT32,
-                    INT64, UINT32, UINT64, VOID, KType, complex_of_component)
+from .prelude import prelude_unit
+from .types import (BOOL, COMPLEX_OF, FLOAT16, FLOAT32, FLOAT64, INT32, INT64, UINT32, UINT64, VOID, KType,
+                    arith_type, can_convert_implicitly, complex_of_component, promote_int)
 from .values import IndexObject, LocalArray, LValue, RawArray, ShapeOf, Value
 
 I1 = ir.IntType(1)
@@ -59,49 +61,6 @@ NAMED_CONSTANTS: dict[str, tuple[object, KType]] = {
 }
 
 _FSUFFIX = {16: "f16", 32: "f32", 64: "f64"}
-
-
-def promote_int(t: KType) -> KType:
-    """C integer promotion: bool and integers narrower than int become int."""
-    if t.kind == "b" or (t.kind in "iu" and t.bits < 32):
-        return INT32
-    return t
-
-
-def _float_pair(a: KType, b: KType) -> KType:
-    fa = FLOAT32 if a is FLOAT16 else a
-    fb = FLOAT32 if b is FLOAT16 else b
-    if fa.kind == "f" and fb.kind == "f":
-        return fa if fa.bits >= fb.bits else fb
-    if fa.kind == "f":
-        return fa
-    if fb.kind == "f":
-        return fb
-    return FLOAT64
-
-
-def arith_type(a: KType, b: KType) -> KType:
-    """C's usual arithmetic conversions (float16 counts as float; complex wins)."""
-    if a.kind == "c" or b.kind == "c":
-        ca = a.component if a.kind == "c" else a
-        cb = b.component if b.kind == "c" else b
-        return COMPLEX_OF[_float_pair(ca, cb)]
-    if a.kind == "f" or b.kind == "f":
-        return _float_pair(a, b)
-    a = promote_int(a)
-    b = promote_int(b)
-    if a is b:
-        return a
-    if a.kind == b.kind:
-        return a if a.bits >= b.bits else b
-    s, u = (a, b) if a.kind == "i" else (b, a)
-    if u.bits >= s.bits:
-        return u
-    return s
-
-
-def can_convert_implicitly(f: KType, t: KType) -> bool:
-    return not (f.kind == "c" and t.kind != "c") and f is not VOID and t is not VOID
 
 
 class FuncCtx:
@@ -523,7 +482,7 @@ class Lowerer:
         c = NAMED_CONSTANTS.get(node.name)
         if c is not None:
             return self.const(c[1], c[0])
-        if unit is not None and node.name in unit.funcs or node.name in _builtin_names():
+        if unit is not None and node.name in unit.funcs or node.name in BUILTINS:
             raise self.err(f"function '{node.name}' used as a value (call it)", node)
         raise self.err(f"unknown identifier '{node.name}'", node, KernelNameError)
 
@@ -1016,7 +975,7 @@ class Lowerer:
         if node.targs:
             raise self.err(f"template arguments given to '{name}', which is not a template",
                            node)
-        handler = _builtin_names().get(name)
+        handler = BUILTINS.get(name)
         if handler is None:
             raise self.err(f"unknown function '{name}'", node, KernelNameError)
         args = [self.expr(a) for a in node.args]
@@ -1176,7 +1135,6 @@ class Lowerer:
         return fn, ret
 
     def call_prelude(self, name: str, args, node) -> Value:
-        from .prelude import prelude_unit
         return self.call_function(prelude_unit(), name, args, node)
 
     # -- statements ---------------------------------------------------------------------------
@@ -1658,11 +1616,6 @@ def _build_raw_offset(module: ir.Module) -> ir.Function:
     res.add_incoming(noff, loop_bb)
     b.ret(res)
     return fn
-
-
-def _builtin_names():
-    from .builtins import BUILTINS
-    return BUILTINS
 
 
 _EXPR = {
