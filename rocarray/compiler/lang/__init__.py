@@ -17,11 +17,12 @@ from llvmlite import ir
 
 from .syntax import Block, Unit
 from .errors import KernelError, KernelNameError, KernelSyntaxError, KernelTypeError
-from .lower import I8, I64, PTR, FuncCtx, Lowerer
+from .ir_types import I8, I64, PTR
+from .lower import Lowerer
 from .parser import parse_body, parse_preamble
 from .types import (BOOL, INT64, VOID, Param, bind_placeholders, ktype_of, parse_params,
                     resolve_type_name)
-from .values import IndexObject, LValue, RawArray
+from .values import FuncCtx, IndexObject, LValue, RawArray
 
 __all__ = [
     "parse_params", "Param", "compile_scalar_function", "KernelError", "KernelSyntaxError",
