@@ -18,8 +18,22 @@ I64 = ir.IntType(64)
 PTR = ir.PointerType()
 DIMS = ir.ArrayType(I64, MAX_DIMS)
 RAW_DESCRIPTOR = ir.LiteralStructType([PTR, I64, I64, DIMS, DIMS])
-#: bytes of the parameters before the first operand: n, ndim and the shape
-HEAD_BYTES = 16 + 8 * MAX_DIMS
+#: Byte offsets of the head of the parameters (``n``, ``ndim``, ``shape``) and its size:
+#: the first operand's fields follow it.
+N_OFFSET = 0
+NDIM_OFFSET = 8
+SHAPE_OFFSET = 16
+HEAD_BYTES = SHAPE_OFFSET + 8 * MAX_DIMS
+#: Bytes of an array operand's fields (pointer, strides) and of a raw operand's (pointer,
+#: size, ndim, shape, strides); the strides of an array operand follow its pointer.
+ARRAY_BYTES = 8 + 8 * MAX_DIMS
+RAW_BYTES = 24 + 16 * MAX_DIMS
+STRIDES_OFFSET = 8
+#: The same fields as ``struct`` formats (little endian), for the launcher's packing: the
+#: head, an array operand's and a raw operand's (a scalar is its dtype's own code).
+HEAD_FORMAT = f"<qq{MAX_DIMS}q"
+ARRAY_FORMAT = f"Q{MAX_DIMS}q"
+RAW_FORMAT = f"Qqq{MAX_DIMS}q{MAX_DIMS}q"
 
 
 def storage_type(dtype: np.dtype) -> ir.Type:
@@ -118,8 +132,8 @@ def field_layout(op) -> tuple:
         size = op.dtype.itemsize
         return ("scalar", size, max(1, size // (2 if op.dtype.kind == "c" else 1)))
     if op.kind == "raw":
-        return ("raw", 24 + 16 * MAX_DIMS, 8)
-    return (op.kind, 8 + 8 * MAX_DIMS, 8)
+        return ("raw", RAW_BYTES, 8)
+    return (op.kind, ARRAY_BYTES, 8)
 
 
 def field_offsets(layout) -> tuple:

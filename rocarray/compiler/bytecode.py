@@ -25,6 +25,9 @@ STACK_BYTES = 1024
 #: compiled kernel's own parameter buffer (``_launch.pack_format``)
 PARAM_WORDS = 160
 HEADER_WORDS = 6
+#: Byte offset of the compiled kernel's parameters in an interpreter launch's (after the
+#: bytecode's address).
+PARAMS_AT = 8
 ENTRY = "rocarray_interp"
 
 I1, I8, I16, I32, I64 = (ir.IntType(w) for w in (1, 8, 16, 32, 64))
@@ -114,6 +117,7 @@ def is_pair(ty) -> bool:
 
 
 # -- the instruction set -----------------------------------------------------------------------
+
 
 def external_functions(target) -> dict:
     """name -> ``ir.FunctionType`` of every function outside the body the interpreter can

@@ -12,10 +12,10 @@ import struct
 import numpy as np
 from llvmlite import ir
 
-from ..targets.base import MAX_DIMS
-from .abi import param_offsets
-from .bytecode import (FLOAT_BINOPS, INSTR_WORDS, INT_BINOPS, MAGIC, SLOTS, STACK_BYTES, InstructionSet, NotInterpretable,
-                       field_offset, float_name, is_pair, scalar_name, size_align)
+from .abi import RAW_BYTES, param_offsets
+from .bytecode import (FLOAT_BINOPS, INSTR_WORDS, INT_BINOPS, MAGIC, PARAMS_AT, SLOTS, STACK_BYTES, InstructionSet,
+                       NotInterpretable, field_offset, float_name, is_pair, scalar_name, size_align)
+
 
 class _Code:
     """Bytecode being written: instructions, labels, slots and the stack frame."""
@@ -152,11 +152,11 @@ def compile_body(module: ir.Module, body: ir.Function, operands, iset: Instructi
         s = code.slot()
         args.append(s)
         if op.kind in ("in", "out"):
-            arrays.append((8 + off, s))   # (after the bytecode's address word)
+            arrays.append((PARAMS_AT + off, s))
             continue
-        size = op.dtype.itemsize if op.kind == "scalar" else 24 + 16 * MAX_DIMS
+        size = op.dtype.itemsize if op.kind == "scalar" else RAW_BYTES
         where = code.frame(size, 8)
-        code.prologue.append([code.op["copyp"], where, 8 + off, size, 0])
+        code.prologue.append([code.op["copyp"], where, PARAMS_AT + off, size, 0])
         code.prologue.append([code.op["addr"], s, where, 0, 0])
     i_slot, n_slot = code.slot(), code.slot()
     args += [i_slot, n_slot]

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .abi import parameter_pointer_type
+from .abi import N_OFFSET, NDIM_OFFSET, SHAPE_OFFSET, STRIDES_OFFSET, parameter_pointer_type
 from .bytecode import (ENTRY, F16, F32, F64, FLOAT_TYPES, HEADER_WORDS, I1, I8, I16, I32, I64, INSTR_WORDS, MAGIC,
-                       PARAM_WORDS, PTR, SLOTS, STACK_BYTES, InstructionSet, NotInterpretable, instruction_set,
-                       scalar_name, size_align)
+                       PARAM_WORDS, PARAMS_AT, PTR, SLOTS, STACK_BYTES, InstructionSet, NotInterpretable,
+                       instruction_set, scalar_name, size_align)
 from .bytecode_compiler import ItemTemplate, compile_body, compile_items
 
 __all__ = ["ENTRY", "INSTR_WORDS", "MAGIC", "PARAM_WORDS", "SLOTS", "InstructionSet", "ItemTemplate",
            "NotInterpretable", "build_interpreter", "compile_body", "compile_items", "instruction_set"]
+
 
 class _Kernel:
     """The interpreter's IR: the element loop around the dispatch loop (``build``)."""
@@ -112,8 +113,8 @@ class _Kernel:
         phase = b.alloca(I1, name="phase")
         iv = b.alloca(I64, name="i")
         code = b.inttoptr(self.param_at(b, ir.Constant(I64, 0)), PTR)
-        n = self.param_at(b, ir.Constant(I64, 8))
-        ndim = self.param_at(b, ir.Constant(I64, 16))
+        n = self.param_at(b, ir.Constant(I64, PARAMS_AT + N_OFFSET))
+        ndim = self.param_at(b, ir.Constant(I64, PARAMS_AT + NDIM_OFFSET))
         if target.is_gpu:
             start = target.emit_global_thread_id(b)
             step = target.emit_global_thread_count(b)
@@ -184,7 +185,7 @@ class _Kernel:
 
         def start(b, off, s):
             ptr = self.param_at(b, off)
-            stride0 = self.param_at(b, b.add(off, eight))
+            stride0 = self.param_at(b, b.add(off, ir.Constant(I64, STRIDES_OFFSET)))
             self.write(b, s, b.add(ptr, b.select(flat, b.mul(i, stride0), ir.Constant(I64, 0))))
 
         self._each_array(b, code, n_arrays, start, "arrays")
@@ -199,12 +200,12 @@ class _Kernel:
         rem = b.phi(I64)
         d.add_incoming(last, after)
         rem.add_incoming(i, after)
-        extent = self.param_at(b, b.add(ir.Constant(I64, 24), b.mul(d, eight)))
+        extent = self.param_at(b, b.add(ir.Constant(I64, PARAMS_AT + SHAPE_OFFSET), b.mul(d, eight)))
         idx = b.urem(rem, extent)
         rem1 = b.udiv(rem, extent)
 
         def step(b, off, s):
-            stride = self.param_at(b, b.add(off, b.add(eight, b.mul(d, eight))))
+            stride = self.param_at(b, b.add(off, b.add(ir.Constant(I64, STRIDES_OFFSET), b.mul(d, eight))))
             self.write(b, s, b.add(self.read(b, s), b.mul(idx, stride)))
 
         self._each_array(b, code, n_arrays, step, "unravel.arrays")

@@ -11,9 +11,11 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ..targets.base import Target
-from .abi import (DIMS, I8, I64, PTR, RAW_DESCRIPTOR, dims_parameter_type, kernel_param_types,
-                  load_parameter, mark_dims_arguments, param_offsets, storage_type)
+from .abi import (DIMS, I8, I64, N_OFFSET, NDIM_OFFSET, PTR, RAW_DESCRIPTOR, SHAPE_OFFSET, STRIDES_OFFSET,
+                  dims_parameter_type, kernel_param_types, load_parameter, mark_dims_arguments, param_offsets,
+                  storage_type)
 from .index_ir import CountedLoop, declare_trap, dim_at, opaque_pointer, spill, unravel
+
 
 class _Fields:
     """Kernel parameters as IR values, whether they arrive as arguments or in a struct."""
@@ -175,7 +177,8 @@ def _host_loop(b, fields, operands, body_fn, start, stop):
 
 
 #: Bytes one GPU thread moves per operand and iteration on the vector path (16-byte
-#: accesses reached the copy ceiling on the H200; one element per access did not).
+#: accesses reach the copy bandwidth where one element per access does not; see
+#: docs/benchmarks.md).
 VECTOR_BYTES = 16
 MAX_LANES = 4
 
@@ -193,9 +196,9 @@ def _gpu_loop(target, b, fields, operands, body_fn):
     shape_value, info = _prepare(b, fields, operands, spill_dims=False)
     # shape and strides where they lie: behind the by-reference parameters (NVPTX,
     # ``dims_parameter_type``) or in the parameter buffer (AMDGPU's kernarg segment); else
-    # (by value) in stack slots filled only on the paths that index them.  A copy made by
-    # every thread cost large reductions on the H200 5-10% of their bandwidth
-    # (``reduction._Builder.entry_function``); here it is off the contiguous paths.
+    # (by value) in stack slots filled only on the paths that index them: a copy made by
+    # every thread costs bandwidth (``ReductionBuilder.entry_function``), so here it is
+    # off the contiguous paths.
     buffer = target.emit_parameter_buffer(b)
     offsets = param_offsets(operands) if buffer is not None else None
 
@@ -215,8 +218,8 @@ def _gpu_loop(target, b, fields, operands, body_fn):
             spills.append((value, p))
         return p
 
-    shape = dims(shape_value, 16)
-    dim_slots = [dims(strides, offsets[k] + 8 if offsets else 0) if kind == "array" else None
+    shape = dims(shape_value, SHAPE_OFFSET)
+    dim_slots = [dims(strides, offsets[k] + STRIDES_OFFSET if offsets else 0) if kind == "array" else None
                  for k, (kind, _, strides) in enumerate(info)]
     fn = b.function
     one = ir.Constant(I64, 1)
@@ -350,15 +353,12 @@ def _gpu_loop_simple(target, b, fields, operands, body_fn):
     operand (the low halves of the packed extents and strides, multiplied and added in
     32 bits: exact, as the launcher keeps every operand's offsets within
     ``SIMPLE_LOOP_MAX_OFFSET``), and the base pointers are read in the element's block,
-    after the loop: no 64-bit multiply, and no pointer live across the loop.  Against
-    64-bit strides and pointers carried through the loop (gfx942): GCN assembly of
-    ``add(float32)`` 318 -> 270 instructions (70 -> 55 of them spill code), emit 10.2 ->
-    9.3 ms (fastest of 21, interleaved, the 2-core VM under load; the other simple
-    signatures -0.7..-1.0 ms alike); offsets in 64 bits with the bases read late: no gain.
-    A launch with more elements than that or than threads traps (checked once, before
-    anything else).  A 64-bit divide costs ~3.5 ms of AMDGPU instruction selection, a
-    fallback for wide indices inside the loop 2-4 ms of register allocation, a
-    grid-stride loop ~0.6 ms.
+    after the loop: no 64-bit multiply, and no pointer live across the loop (fewer
+    instructions and less spill code than 64-bit strides and pointers carried through
+    the loop, and a faster emit; docs/benchmarks.md).  A launch with more elements than
+    that or than threads traps (checked once, before anything else): a 64-bit divide, a
+    fallback for wide indices inside the loop or a grid-stride loop would each cost more
+    codegen time than the whole rest of the kernel.
     """
     fn = b.function
     i32 = ir.IntType(32)
@@ -447,10 +447,10 @@ class _SimpleParams:
         return load_parameter(b, self.buffer, offset, ty, index)
 
     def n(self, b):
-        return self.fields.n if self.buffer is None else self._load(b, 0, I64)
+        return self.fields.n if self.buffer is None else self._load(b, N_OFFSET, I64)
 
     def ndim(self, b):
-        return self.fields.ndim if self.buffer is None else self._load(b, 8, I64)
+        return self.fields.ndim if self.buffer is None else self._load(b, NDIM_OFFSET, I64)
 
     def base(self, b, k):
         """Data pointer of array operand ``k``."""
@@ -460,7 +460,7 @@ class _SimpleParams:
         """``shape[d]`` (``k`` None) or the strides of array operand ``k`` at ``d``; with
         ``ty`` i32, the low half of the packed 64-bit value (little endian)."""
         if self.buffer is not None:
-            return self._load(b, 16 if k is None else self.offsets[k] + 8, ty, d)
+            return self._load(b, SHAPE_OFFSET if k is None else self.offsets[k] + STRIDES_OFFSET, ty, d)
         dims = self.dims.get(k)
         if dims is None:
             dims = self.fields.shape if k is None else self.fields.ops[k][1]
