@@ -83,6 +83,15 @@ def _no_complex(lw, node, args, name):
             raise lw.err(f"void value passed to {name}()", node)
 
 
+def _real_operands(lw, node, args, force32: bool):
+    """(result type, compute type, the arguments converted to it) of a real float function;
+    an error for complex arguments."""
+    _no_complex(lw, node, args, node.name)
+    rt = FLOAT32 if force32 else math_result_type([a.t for a in args])
+    ct = _compute(rt)
+    return rt, ct, [lw.convert(a, ct, node).v for a in args]
+
+
 def _float_unary(name, force32=False):
     base = name
 
@@ -95,10 +104,7 @@ def _float_unary(name, force32=False):
             if base == "fabs":
                 return _cabs(lw, node, a)
             raise lw.err(f"{node.name}() is not defined for complex arguments", node)
-        _no_complex(lw, node, args, node.name)
-        rt = FLOAT32 if force32 else math_result_type([a.t])
-        ct = _compute(rt)
-        x = lw.convert(a, ct, node).v
+        rt, ct, (x,) = _real_operands(lw, node, args, force32)
         if base in _INTRINSIC_1:
             r = lw.call_intrinsic(_INTRINSIC_1[base], ct, [x])
         else:
@@ -119,11 +125,7 @@ def _float_binary(name, force32=False):
             x = lw.convert(args[0], ct, node)
             y = lw.convert(args[1], ct, node)
             return lw.call_prelude("_cpow", [x, y], node)
-        _no_complex(lw, node, args, node.name)
-        rt = FLOAT32 if force32 else math_result_type([a.t for a in args])
-        ct = _compute(rt)
-        x = lw.convert(args[0], ct, node).v
-        y = lw.convert(args[1], ct, node).v
+        rt, ct, (x, y) = _real_operands(lw, node, args, force32)
         intr = _BINARY[base]
         if intr is not None:
             r = lw.call_intrinsic(intr, ct, [x, y])
@@ -137,10 +139,7 @@ def _float_binary(name, force32=False):
 def _fma(force32=False):
     def handler(lw, node, args):
         _arity(lw, node, args, 3, node.name)
-        _no_complex(lw, node, args, node.name)
-        rt = FLOAT32 if force32 else math_result_type([a.t for a in args])
-        ct = _compute(rt)
-        xs = [lw.convert(a, ct, node).v for a in args]
+        rt, ct, xs = _real_operands(lw, node, args, force32)
         r = lw.call_intrinsic("fma", ct, xs)
         return lw.convert(Value(r, ct), rt, node)
 
@@ -150,11 +149,7 @@ def _fma(force32=False):
 def _fdim(force32=False):
     def handler(lw, node, args):
         _arity(lw, node, args, 2, node.name)
-        _no_complex(lw, node, args, node.name)
-        rt = FLOAT32 if force32 else math_result_type([a.t for a in args])
-        ct = _compute(rt)
-        x = lw.convert(args[0], ct, node).v
-        y = lw.convert(args[1], ct, node).v
+        rt, ct, (x, y) = _real_operands(lw, node, args, force32)
         d = lw.fsub(x, y)
         # x > y: x - y; x <= y: +0; NaN propagates through the difference
         r = lw.b.select(lw.b.fcmp_ordered("<=", x, y), ir.Constant(ct.ir, 0.0), d)
@@ -166,10 +161,7 @@ def _fdim(force32=False):
 def _rsqrt(force32=False):
     def handler(lw, node, args):
         _arity(lw, node, args, 1, node.name)
-        _no_complex(lw, node, args, node.name)
-        rt = FLOAT32 if force32 else math_result_type([args[0].t])
-        ct = _compute(rt)
-        x = lw.convert(args[0], ct, node).v
+        rt, ct, (x,) = _real_operands(lw, node, args, force32)
         r = lw.fdiv(ir.Constant(ct.ir, 1.0), lw.call_intrinsic("sqrt", ct, [x]))
         return lw.convert(Value(r, ct), rt, node)
 
