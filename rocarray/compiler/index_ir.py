@@ -6,6 +6,7 @@ from llvmlite import ir
 
 from .abi import DIMS, I8, I64, PTR
 
+
 def dim_at(builder, arr, d):
     """Element ``d`` (an i64 value) of a by-value [MAX_DIMS x i64] array."""
     # By-value arrays cannot be indexed dynamically: spill to a stack slot once.
@@ -116,8 +117,8 @@ def index_divmod(b, x, y):
     """``(x % y, x // y)`` of two non-negative i64 indices, cheap to compile: a 32-bit
     ``udiv`` when both fit in 32 bits (always, short of 4G-element arrays), else a
     shift-and-subtract loop.  AMDGPU has no 64-bit divide; its instruction selector
-    expands one into ~100 instructions, ~3.5 ms of codegen even at O0, which is most of
-    a quick-tier compile.  The builder is left in a new block after both paths."""
+    expands one into about a hundred instructions, most of a quick-tier compile's
+    codegen even at O0.  The builder is left in a new block after both paths."""
     fn = b.function
     narrow_bb = fn.append_basic_block("div.narrow")
     wide_bb = fn.append_basic_block("div.wide")

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+
 def module_text(module: ir.Module, fn: ir.Function) -> str:
     """``str(module)``, the same text, with function ``fn``'s instructions written by
-    ``_instruction_text`` (llvmlite's printing raises and catches two exceptions per value
-    printed the first time and formats through several layers: printing ``add(int16)``'s
-    module took ~100-130 us of its first call here, about as long as building it)."""
+    the printers below (llvmlite's printing raises and catches two exceptions per value
+    printed the first time and formats through several layers: about as slow as building
+    the module)."""
     if module.namedmetadata or module.metadata or getattr(fn, "metadata", None):
         return str(module)
     lines = ['; ModuleID = "%s"' % (module.name,), 'target triple = "%s"' % (module.triple,),

@@ -19,6 +19,7 @@ from .ir_printer import module_text
 from .skeletons import build_elementwise
 from .text_inline import inline_body_text, ir_name
 
+
 def host_simple_kernel_text(kernel_name: str, operands, body_name: str = "body") -> str:
     """The host quick tier's kernel entry as LLVM IR text, calling ``body_name``.
 
@@ -31,10 +32,9 @@ def host_simple_kernel_text(kernel_name: str, operands, body_name: str = "body")
     body's scalar or raw descriptor.  One call site of the body, so the inliner makes one
     copy of it.
 
-    Why 1-D only: codegen O0 costs LLVM ~17K instructions per IR instruction and ~40K per
-    basic block (RegAllocFast); the N-d unravel loop in every kernel (its blocks, phis and
-    divisions) was 0.8M of the 3.8M instructions of ``add(int16)``'s compile (callgrind,
-    parse + emit), the driver costs one compile per process.
+    Why 1-D only: codegen at O0 costs in proportion to IR instructions and basic blocks, and
+    an N-d unravel loop in every kernel (its blocks, phis and divisions) is a large part
+    of a quick-tier compile; the row driver costs one compile per process instead.
 
     The text depends only on the operands' kinds and the sizes of scalar operands, so it
     is made once per such layout and only the names are put in per kernel.
@@ -164,7 +164,7 @@ def host_simple_kernel_module(kernel_name: str, operands, module: ir.Module, bod
     """The host quick tier's whole module as IR text: ``module`` (holding the scalar
     ``body``) and the kernel entry of ``host_simple_kernel_text``, with the body already
     put in place of its one call when that is a plain copy (``inline_body_text``) -- so
-    the quick tier runs no inliner pass (~0.15-0.3 ms of a first call).  Otherwise (the
+    the quick tier runs no inliner pass (a visible part of a first call).  Otherwise (the
     body calls functions of its own) the text keeps the call and LLVM's always-inliner
     does it."""
     text = module_text(module, body)
@@ -225,8 +225,8 @@ def gpu_simple_kernel_text(target: Target, kernel_name: str, operands, module: i
     The entry is what ``build_elementwise`` makes for ``target`` (``_gpu_loop_simple``),
     made once per target and operand layout -- kinds, and the types of scalar operands:
     array dtypes do not change it, the body takes pointers -- and kept as text, into
-    which only the names are put per kernel.  Building and printing it with llvmlite's
-    ``ir`` objects costs ~1.2 ms a kernel; the body alone is what changes.  The globals
+    which only the names are put per kernel: building and printing it with llvmlite's
+    ``ir`` objects costs more than the body, which is all that changes.  The globals
     the entry uses (declarations) are added unless ``module`` has them; its metadata is
     numbered apart from ``module``'s.
     """

@@ -1,37 +1,10 @@
-"""The generic reduction skeleton: one kernel per (reduction, dtype signature), every shape,
-axis set and strategy chosen at run time.
+"""The generic reduction and scan skeleton: one module per (reduction, dtype signature); every
+shape, axis set and strategy is chosen at run time through the entries' ``mode`` argument.
 
-A reduction is four scalar functions compiled from the kernel language (CuPy's habit):
-``identity(a)`` sets the accumulator, ``map(inputs..., a, i)`` turns one element (``i`` is
-its index in the reduced run, C order) into an accumulator, ``reduce(a, b)`` folds ``b`` into
-``a`` and ``post(a, outputs...)`` writes the result.  The accumulator is a *record* of one
-or more fields (``argmax`` carries the value and its index).
-
-The host reorders and merges the kept and the reduced dimensions and cuts the work into
-*items*: an item is one output element and one chunk of its reduced run.  The kernel's
-``mode`` argument says how the items are worked:
-
-* per thread (mode 0): one loop trip (host) or one GPU thread per item, folding its chunk
-  into ``LANES`` interleaved accumulators that are combined pairwise at the end (floating
-  point sums are then a tree of short serial runs, not one long serial sum);
-* cooperative (``MODE_COOP``, GPU): one block per item; its threads stride over the chunk
-  (coalesced when the reduced run is contiguous), then combine through wave shuffles (the
-  target's wave size: 32 on NVIDIA, 64 or 32 on AMD) and one shared-memory step;
-  ``MODE_WAVE``: the same with one wave per item, combined by shuffles alone (no barrier);
-* tiled (``MODE_TILE``): reductions over a leading axis -- on the host an item is a tile
-  of ``TILE`` adjacent outputs, and each reduced row is folded into the whole tile at once
-  (the contiguous inner loop vectorises, as NumPy's row-by-row reduction does); on a GPU an
-  item is ``gpu_tile_width`` adjacent outputs and one chunk of rows, each thread loading
-  whole 16-byte vectors across the outputs, several rows in flight;
-* records (``MODE_RECORDS``): instead of the post-mapped result, the raw accumulator of
-  each item is written to a records buffer ``[chunk, output]``; the module's second entry
-  (``<entry>_c``) reduces such records (its one "input" is the records buffer), so a
-  reduction cut into many chunks finishes in a second pass.
-
-Kernel parameters (see reduction_param_types): n_items, mode, n_out, n_chunks, chunk_len,
-ndim_kept, shape_kept, ndim_red, shape_red, n_red, then per input (ptr, strides over the
-kept dims, strides over the reduced dims), per output (ptr, strides over the kept dims),
-and the records pointer.  All strides are in bytes.
+A reduction is four scalar functions in the kernel language (``identity``, ``map``,
+``reduce``, ``post``) over an accumulator record; ``ReductionBuilder`` puts them into entries
+whose parts live in ``reduction_host``, ``reduction_gpu``, ``reduction_scan`` and
+``reduction_quick``.  docs/architecture.md, "Reductions and scans", describes the modes.
 """
 
 from __future__ import annotations
@@ -298,9 +271,8 @@ class ReductionBuilder(HostReduction, GpuReduction, ScanBuilder, QuickTierBuilde
         target = self.target
         if target.is_gpu:
             # shapes and strides are read where they lie (``EntryParams.dims``), not copied
-            # by every thread into local (NVPTX) or scratch (AMDGPU) memory: that copy, 320
-            # bytes a thread for a sum, held large reductions on the H200 at 0.85-0.91 of
-            # the copy bandwidth, 0.96-1.01 without it (docs/benchmarks.md, stop 12)
+            # by every thread into local (NVPTX) or scratch (AMDGPU) memory: that copy held
+            # large reductions well below the copy bandwidth (docs/benchmarks.md)
             fn, b, params = self.gpu_entry(types)
             values = list(fn.args)
             self.dims = lambda k: params.dims(b, k)

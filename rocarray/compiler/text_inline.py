@@ -89,9 +89,8 @@ def _merged_blocks(code: str, first: str, label: str, done: str) -> tuple[str, s
     Straight-line joins are not kept as blocks: the body's entry block (never branched to)
     goes on the calling block, the lowering's lone branch from it to the next block goes
     when it is that block's only way in, and a body that returns once, at its end, goes
-    on into the rest of the calling block.  Codegen O0 costs ~20K LLVM instructions per
-    block (RegAllocFast spills and reloads at every boundary): -78K of ``add(int16)``'s
-    2.78M (callgrind, parse + emit)."""
+    on into the rest of the calling block.  Codegen at O0 pays per block (the fast
+    register allocator spills and reloads at every boundary)."""
     head = first + ":\n"
     if not code.startswith(head) or "%" + first in code:
         return f"  br label %{first}\n{code}\n{done}:", done

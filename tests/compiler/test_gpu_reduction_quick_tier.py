@@ -1,4 +1,4 @@
-"""The quick tier's reduction and scan entries (``reduction._Builder.build_quick``,
+"""The quick tier's reduction and scan entries (``QuickTierBuilder.build_quick``,
 ``build_scan_quick``) as a GPU builds them, run on the host.
 
 No GPU is needed: the module is built for the host target posing as a GPU of

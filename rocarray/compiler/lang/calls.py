@@ -12,6 +12,7 @@ from .prelude import prelude_unit
 from .types import BOOL, VOID, KType, can_convert_implicitly
 from .values import FuncCtx, LValue, Value
 
+
 class CallLowering:
     """The calls of ``Lowerer``."""
 

@@ -315,8 +315,8 @@ class ExpressionLowering:
         zero = ir.Constant(lt.ir, 0)
         # The count is masked, not selected: NVPTX folds ``select(count >= 64, 0, shl(x,
         # count))`` into one PTX shift (which clamps large counts) but hands it the count's
-        # low 32 bits, so a count of 2**32 + 1 shifted by 1 (found by the interpreter tier's
-        # bit-for-bit tests on the H200).
+        # low 32 bits, so a count of 2**32 + 1 would shift by 1 (the interpreter tier's
+        # bit-for-bit tests catch it).
         masked = b.and_(cnt, ir.Constant(lt.ir, width - 1))
         if op == ">>" and lt.kind == "i":
             safe = b.select(oor, ir.Constant(lt.ir, width - 1), masked)

@@ -11,6 +11,7 @@ from .ir_types import I8, I64
 from .types import BOOL, VOID, promote_int
 from .values import LocalArray, LValue
 
+
 class StatementLowering:
     """The statements of ``Lowerer``."""
 
