@@ -305,10 +305,7 @@ def _arg(lw, node, args):
         comp = a.t.component
         re, im = lw.cparts(a)
         return Value(lw.call_math("atan2", comp, [im, re]), comp)
-    _no_complex(lw, node, args, node.name)
-    rt = math_result_type([a.t])
-    ct = _compute(rt)
-    x = lw.convert(a, ct, node).v
+    rt, ct, (x,) = _real_operands(lw, node, args, False)
     r = lw.call_math("atan2", ct, [ir.Constant(ct.ir, 0.0), x])
     return lw.convert(Value(r, ct), rt, node)
 
@@ -320,10 +317,7 @@ def _norm(lw, node, args):
         comp = a.t.component
         re, im = lw.cparts(a)
         return Value(lw.fadd(lw.fmul(re, re), lw.fmul(im, im)), comp)
-    _no_complex(lw, node, args, node.name)
-    rt = math_result_type([a.t])
-    ct = _compute(rt)
-    x = lw.convert(a, ct, node).v
+    rt, ct, (x,) = _real_operands(lw, node, args, False)
     return lw.convert(Value(lw.fmul(x, x), ct), rt, node)
 
 
