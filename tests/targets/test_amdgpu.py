@@ -357,7 +357,7 @@ def test_index_divmod_on_the_host():
     import ctypes
     import random
 
-    from rocarray.compiler.index_ir import index_divmod
+    from rocarray.compiler.index_ir import index_divmod as _index_divmod
     from rocarray.targets.base import llvm_binding
 
     binding = llvm_binding()
@@ -369,7 +369,7 @@ def test_index_divmod_on_the_host():
     fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i64, i64, ir.PointerType()]), "divmod")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     x, y, out = fn.args
-    rem, quot = index_divmod(b, x, y)
+    rem, quot = _index_divmod(b, x, y)
     b.store(rem, out)
     b.store(quot, b.gep(out, [ir.Constant(i64, 1)], source_etype=i64))
     b.ret_void()
