@@ -15,7 +15,7 @@ from ._array_object import Array
 from ._device import mixed_devices
 from ._launch import ContiguousRunner, KernelSpec, ScalarOutOfRange, load, scalar_fields
 from ._layout import broadcast_strides, merge_dims, pad_dims
-from .compiler.skeletons import Operand
+from .compiler.abi import Operand
 from .targets.base import MAX_DIMS
 
 _ACCEPTS = {

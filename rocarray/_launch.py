@@ -20,9 +20,9 @@ import numpy as np
 from llvmlite import ir
 
 from .compiler.cache import default_cache as _default_cache, key_digest
-from .compiler.skeletons import (HOST_ROW_DRIVER, SIMPLE_LOOP_MAX_ELEMENTS, SIMPLE_LOOP_MAX_OFFSET,
-                                 VECTOR_UNROLL, build_elementwise, gpu_simple_kernel_text,
-                                 host_row_driver_text, host_row_words, host_simple_kernel_module,
+from .compiler.quick_text import (HOST_ROW_DRIVER, gpu_simple_kernel_text, host_row_driver_text, host_row_words,
+                                  host_simple_kernel_module)
+from .compiler.skeletons import (SIMPLE_LOOP_MAX_ELEMENTS, SIMPLE_LOOP_MAX_OFFSET, VECTOR_UNROLL, build_elementwise,
                                  simple_loop_offsets_fit, vector_lanes)
 from .targets import target_for
 from ._dtypes import as_dtype, int_bounds

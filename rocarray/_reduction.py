@@ -45,10 +45,11 @@ from ._launch import KernelSpec, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
 from .runtime.host import PIECES_PER_THREAD
 from ._manipulation_functions import normalize_axes
-from .compiler.reduction import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_WAVE, SCAN_UNROLL, TILE, build_reduction,
-                                 gpu_tile_width, build_scan, item_functions, quick_tier_text, record_layout,
-                                 record_wrappers, reduction_param_types, scan_param_types)
-from .compiler.skeletons import DIMS, PTR, SIMPLE_LOOP_MAX_ELEMENTS
+from .compiler.reduction import build_reduction, build_scan, item_functions, quick_tier_text, record_wrappers
+from .compiler.reduction_abi import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_WAVE, SCAN_UNROLL, TILE, gpu_tile_width,
+                                     record_layout, reduction_param_types, scan_param_types)
+from .compiler.abi import DIMS, PTR
+from .compiler.skeletons import SIMPLE_LOOP_MAX_ELEMENTS
 from .targets.base import MAX_DIMS
 
 #: Most reduced elements one host item folds (then records and a second pass): with

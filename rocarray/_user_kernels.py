@@ -29,7 +29,7 @@ from ._elementwise import _resolve_overlap
 from ._launch import ContiguousRunner, KernelSpec, contiguous_template, load, scalar_fields
 from ._layout import broadcast_strides, merge_dims, pad_dims
 from .compiler.lang import KernelError, parse, parse_params, resolve_type_name
-from .compiler.skeletons import Operand
+from .compiler.abi import Operand
 from .targets.base import MAX_DIMS
 
 __all__ = ["ElementwiseKernel", "ReductionKernel"]

@@ -281,7 +281,7 @@ def test_bytecode_layout():
 
 def test_more_live_values_than_slots_are_reported():
     from llvmlite import ir
-    from rocarray.compiler.skeletons import Operand
+    from rocarray.compiler.abi import Operand
     from rocarray.targets import target_for
 
     quick = target_for("host").quick_tier
@@ -348,7 +348,7 @@ def test_interpreter_kernel_compiles_for_nvptx(arch):
 
 def test_parameters_fit_or_fall_back(modes):
     """A kernel whose parameters pass the GPU interpreter's words is compiled first."""
-    from rocarray.compiler.skeletons import Operand
+    from rocarray.compiler.abi import Operand
 
     device = modes.device
     names = ", ".join(f"T a{k}" for k in range(16))

@@ -135,7 +135,7 @@ def test_extremes_around_wide_blocks(device, dtype):
     hands max over to the 32-lane loop; argmax stops at the block of the first NaN),
     +-0.0, and the extremes planted late; along rows and columns too."""
     from rocarray.compiler.cache import drain_background
-    from rocarray.compiler.reduction import HOST_BLOCK_TRIPS, HOST_WIDE_BYTES
+    from rocarray.compiler.reduction_host import HOST_BLOCK_TRIPS, HOST_WIDE_BYTES
 
     dt = np.dtype(dtype)
     rng = np.random.default_rng(17)

@@ -46,7 +46,7 @@ class _Pending:
 
     A lock held from creation until ``done()``: waiters take it and hand it on at once.
     (A ``threading.Event`` is a condition variable in Python code: making and setting one
-    cost ~6 us of every first call on the 2-core VM, a lock ~0.4.)"""
+    costs a first call much more than a lock does.)"""
 
     __slots__ = ("_lock", "value", "error")
 
@@ -216,7 +216,6 @@ class CompileCache:
             if self.write_behind and not on_background_worker():
                 # after a quiet moment, like a tier-up: a write started at once would take
                 # the GIL from the caller, which is still loading and launching the kernel
-                # (measured: +0.15-0.25 ms on a 2 ms first call)
                 compile_in_background(lambda: self._write(key, target, data))
             else:
                 # (on the worker -- a tier-up -- the write is made now: queued behind the

@@ -21,9 +21,8 @@ key (or a name the caller derives from the digests its key is made of).  Each fi
 
 The checksum guards against torn, truncated and bit-flipped files, not against an
 adversary (whoever can write the directory can write any entry, and the key is compared
-in full).  Format 1 used BLAKE2b-256: Python's reference implementation of it took ~70K
-of the ~650K instructions of a disk hit's whole first call (callgrind, a 2.7 KB kernel
-object); CRC-32 takes a few thousand.
+in full).  CRC-32 rather than a cryptographic hash: a disk hit checks every byte it
+reads, and a cryptographic hash in Python took a visible part of a disk hit's first call.
 
 Size bound: least recently used entries are removed once the directory holds more than
 ``max_bytes``.  A hit sets the entry's mtime to now (unless it was set in the last

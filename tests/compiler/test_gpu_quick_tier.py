@@ -23,13 +23,9 @@ from rocarray._elementwise import Ufunc, elementwise_spec
 from rocarray._elementwise_functions import _rows
 from rocarray._launch import KernelSpec
 from rocarray.compiler.lang import compile_scalar_function
-from rocarray.compiler.skeletons import (
-    MAX_DIMS,
-    SIMPLE_LOOP_MAX_ELEMENTS,
-    Operand,
-    _gpu_simple_template,
-    gpu_simple_kernel_text,
-)
+from rocarray.compiler.abi import MAX_DIMS, Operand
+from rocarray.compiler.quick_text import _gpu_simple_template, gpu_simple_kernel_text
+from rocarray.compiler.skeletons import SIMPLE_LOOP_MAX_ELEMENTS
 from rocarray.runtime.hostload import load_host_object
 from rocarray.targets.host import HostTarget
 

@@ -1,4 +1,4 @@
-"""The quick tier's reduction and scan entries (``reduction._Builder.build_quick``,
+"""The quick tier's reduction and scan entries (``QuickTierBuilder.build_quick``,
 ``build_scan_quick``) as a GPU builds them, run on the host.
 
 No GPU is needed: the module is built for the host target posing as a GPU of
@@ -22,8 +22,8 @@ from rocarray._layout import merge_dims
 from rocarray._reduction import _c_strides, _packer, _scan_packer, _scan_values, _values
 from rocarray._statistical_functions import argmax, prod, sum as rsum
 from rocarray._user_kernels import ReductionKernel
-from rocarray.compiler.reduction import MODE_RECORDS, record_layout, reduction_param_types, scan_param_types
-from rocarray.compiler.skeletons import DIMS
+from rocarray.compiler.reduction_abi import MODE_RECORDS, record_layout, reduction_param_types, scan_param_types
+from rocarray.compiler.abi import DIMS
 from rocarray.targets.base import MAX_DIMS
 from rocarray.runtime.hostload import load_host_object
 

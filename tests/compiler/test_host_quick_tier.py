@@ -19,9 +19,9 @@ import pytest
 
 from rocarray._launch import KernelSpec, pack_format
 from rocarray.compiler.lang import compile_scalar_function
-from rocarray.compiler.skeletons import (HOST_ROW_DRIVER, Operand, _host_simple_template,
-                                         host_row_driver_text, host_row_words,
-                                         host_simple_kernel_text, param_offsets)
+from rocarray.compiler.abi import Operand, param_offsets
+from rocarray.compiler.quick_text import (HOST_ROW_DRIVER, _host_simple_template, host_row_driver_text, host_row_words,
+                                          host_simple_kernel_text)
 from rocarray.runtime.host import HostFunction, HostRuntime
 from rocarray.targets.base import MAX_DIMS
 from rocarray.runtime.hostload import load_host_object
@@ -310,7 +310,7 @@ def test_module_text_is_llvmlites_for_every_catalogue_body(quick):
 
     import rocarray as ra
     from rocarray._elementwise import Ufunc, _body_source
-    from rocarray.compiler.skeletons import module_text
+    from rocarray.compiler.ir_printer import module_text
 
     dtypes = [np.dtype(d) for d in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
                                     "uint32", "uint64", "float16", "float32", "float64",
@@ -336,7 +336,7 @@ def test_module_text_of_user_bodies(quick):
     """Loops, switches, locals, raw operands and preamble functions: the same text too."""
     from llvmlite import ir
 
-    from rocarray.compiler.skeletons import module_text
+    from rocarray.compiler.ir_printer import module_text
 
     f32, i64 = np.dtype("float32"), np.dtype("int64")
     bodies = [

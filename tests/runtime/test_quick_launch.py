@@ -18,7 +18,7 @@ import pytest
 
 from rocarray import _launch
 from rocarray._launch import KernelSpec, LoadedKernel, SIMPLE_LOOP_MAX_ELEMENTS
-from rocarray.compiler.skeletons import Operand
+from rocarray.compiler.abi import Operand
 from rocarray.targets.base import MAX_DIMS
 
 

@@ -357,7 +357,7 @@ def test_index_divmod_on_the_host():
     import ctypes
     import random
 
-    from rocarray.compiler.skeletons import _index_divmod
+    from rocarray.compiler.index_ir import index_divmod as _index_divmod
     from rocarray.targets.base import llvm_binding
 
     binding = llvm_binding()

@@ -14,7 +14,7 @@ import pytest
 from rocarray._elementwise import Ufunc, elementwise_spec
 from rocarray._elementwise_functions import _rows
 from rocarray._launch import pack_format
-from rocarray.compiler.skeletons import kernel_param_types
+from rocarray.compiler.abi import kernel_param_types
 from rocarray.targets import amdgpu
 from rocarray.targets.codeobject import read_code_object
 from rocarray.targets.base import MAX_DIMS

@@ -10,8 +10,8 @@ import pytest
 
 from rocarray._reduction import _packer, _scan_packer
 from rocarray._statistical_functions import argmax, sum as rsum
-from rocarray.compiler.reduction import record_layout, reduction_param_types, scan_param_types
-from rocarray.compiler.skeletons import DIMS
+from rocarray.compiler.reduction_abi import record_layout, reduction_param_types, scan_param_types
+from rocarray.compiler.abi import DIMS
 from rocarray.targets import amdgpu, target_for
 from rocarray.targets.codeobject import check_code_object, read_code_object
 
@@ -86,7 +86,7 @@ def test_nvptx_wave_scan(op, dtype):
     """The scan entries' wave mode: per step, log2(32) shuffles up and one shuffle from
     lane 31 (the step's total), each once per 32-bit word of the record, for each of the
     SCAN_UNROLL steps of a trip; the reduction entries shuffle down."""
-    from rocarray.compiler.reduction import SCAN_UNROLL
+    from rocarray.compiler.reduction_abi import SCAN_UNROLL
 
     target = target_for("sm_90")
     rdef = _def(op, dtype)
@@ -142,7 +142,7 @@ def test_amdgpu_code_objects(arch, wave, op, dtype):
 def test_amdgpu_wave_scan(arch, wave):
     """The scan entries' wave mode for wave 64 and wave 32: log2(wave) permutes per step
     and word (the lane masks are the wave's), the step totals read from the last lane."""
-    from rocarray.compiler.reduction import SCAN_UNROLL
+    from rocarray.compiler.reduction_abi import SCAN_UNROLL
 
     target = amdgpu.AMDGPUTarget(arch)
     rdef = _def(rsum, "float32")

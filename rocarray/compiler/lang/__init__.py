@@ -17,15 +17,12 @@ from llvmlite import ir
 
 from .syntax import Block, Unit
 from .errors import KernelError, KernelNameError, KernelSyntaxError, KernelTypeError
-from .lower import I8, I64, PTR, FuncCtx, Lowerer
+from .ir_types import I8, I64, PTR
+from .lower import Lowerer
 from .parser import parse_body, parse_preamble
 from .types import (BOOL, INT64, VOID, Param, bind_placeholders, ktype_of, parse_params,
                     resolve_type_name)
-from .values import IndexObject, LValue, RawArray
-# The table of built-in functions, loaded with the language (the first kernel of a process)
-# rather than by the first kernel that calls a math function (~1-6 ms once, a cost that is
-# not the signature's).
-from . import builtins as _builtins  # noqa: F401,E402
+from .values import FuncCtx, IndexObject, LValue, RawArray
 
 __all__ = [
     "parse_params", "Param", "compile_scalar_function", "KernelError", "KernelSyntaxError",

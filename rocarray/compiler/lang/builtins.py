@@ -17,7 +17,8 @@ import math
 from llvmlite import ir
 
 from .errors import KernelSyntaxError
-from .types import BOOL, COMPLEX_OF, FLOAT16, FLOAT32, FLOAT64, INT32, KType
+from .types import (BOOL, COMPLEX_OF, FLOAT16, FLOAT32, FLOAT64, INT32, INT64, UINT32, UINT64, KType,
+                    arith_type, promote_int)
 from .values import Value
 
 I1 = ir.IntType(1)
@@ -82,6 +83,15 @@ def _no_complex(lw, node, args, name):
             raise lw.err(f"void value passed to {name}()", node)
 
 
+def _real_operands(lw, node, args, force32: bool):
+    """(result type, compute type, the arguments converted to it) of a real float function;
+    an error for complex arguments."""
+    _no_complex(lw, node, args, node.name)
+    rt = FLOAT32 if force32 else math_result_type([a.t for a in args])
+    ct = _compute(rt)
+    return rt, ct, [lw.convert(a, ct, node).v for a in args]
+
+
 def _float_unary(name, force32=False):
     base = name
 
@@ -94,10 +104,7 @@ def _float_unary(name, force32=False):
             if base == "fabs":
                 return _cabs(lw, node, a)
             raise lw.err(f"{node.name}() is not defined for complex arguments", node)
-        _no_complex(lw, node, args, node.name)
-        rt = FLOAT32 if force32 else math_result_type([a.t])
-        ct = _compute(rt)
-        x = lw.convert(a, ct, node).v
+        rt, ct, (x,) = _real_operands(lw, node, args, force32)
         if base in _INTRINSIC_1:
             r = lw.call_intrinsic(_INTRINSIC_1[base], ct, [x])
         else:
@@ -118,11 +125,7 @@ def _float_binary(name, force32=False):
             x = lw.convert(args[0], ct, node)
             y = lw.convert(args[1], ct, node)
             return lw.call_prelude("_cpow", [x, y], node)
-        _no_complex(lw, node, args, node.name)
-        rt = FLOAT32 if force32 else math_result_type([a.t for a in args])
-        ct = _compute(rt)
-        x = lw.convert(args[0], ct, node).v
-        y = lw.convert(args[1], ct, node).v
+        rt, ct, (x, y) = _real_operands(lw, node, args, force32)
         intr = _BINARY[base]
         if intr is not None:
             r = lw.call_intrinsic(intr, ct, [x, y])
@@ -136,10 +139,7 @@ def _float_binary(name, force32=False):
 def _fma(force32=False):
     def handler(lw, node, args):
         _arity(lw, node, args, 3, node.name)
-        _no_complex(lw, node, args, node.name)
-        rt = FLOAT32 if force32 else math_result_type([a.t for a in args])
-        ct = _compute(rt)
-        xs = [lw.convert(a, ct, node).v for a in args]
+        rt, ct, xs = _real_operands(lw, node, args, force32)
         r = lw.call_intrinsic("fma", ct, xs)
         return lw.convert(Value(r, ct), rt, node)
 
@@ -149,11 +149,7 @@ def _fma(force32=False):
 def _fdim(force32=False):
     def handler(lw, node, args):
         _arity(lw, node, args, 2, node.name)
-        _no_complex(lw, node, args, node.name)
-        rt = FLOAT32 if force32 else math_result_type([a.t for a in args])
-        ct = _compute(rt)
-        x = lw.convert(args[0], ct, node).v
-        y = lw.convert(args[1], ct, node).v
+        rt, ct, (x, y) = _real_operands(lw, node, args, force32)
         d = lw.fsub(x, y)
         # x > y: x - y; x <= y: +0; NaN propagates through the difference
         r = lw.b.select(lw.b.fcmp_ordered("<=", x, y), ir.Constant(ct.ir, 0.0), d)
@@ -165,10 +161,7 @@ def _fdim(force32=False):
 def _rsqrt(force32=False):
     def handler(lw, node, args):
         _arity(lw, node, args, 1, node.name)
-        _no_complex(lw, node, args, node.name)
-        rt = FLOAT32 if force32 else math_result_type([args[0].t])
-        ct = _compute(rt)
-        x = lw.convert(args[0], ct, node).v
+        rt, ct, (x,) = _real_operands(lw, node, args, force32)
         r = lw.fdiv(ir.Constant(ct.ir, 1.0), lw.call_intrinsic("sqrt", ct, [x]))
         return lw.convert(Value(r, ct), rt, node)
 
@@ -190,7 +183,6 @@ def _abs(lw, node, args):
     if t.kind == "v":
         raise lw.err("void value passed to abs()", node)
     if t.kind in "biu":
-        from .lower import promote_int
         pt = promote_int(t)
         x = lw.convert(a, pt, node).v
         if pt.kind == "u":
@@ -205,7 +197,6 @@ def _abs(lw, node, args):
 def _int_abs(bits):
     def handler(lw, node, args):
         _arity(lw, node, args, 1, node.name)
-        from .types import INT64
         t = INT32 if bits == 32 else INT64
         x = lw.convert(args[0], t, node).v
         neg = lw.b.icmp_signed("<", x, ir.Constant(t.ir, 0))
@@ -218,7 +209,6 @@ def _minmax(is_min):
     def handler(lw, node, args):
         _arity(lw, node, args, 2, node.name)
         _no_complex(lw, node, args, node.name)
-        from .lower import arith_type
         t = arith_type(args[0].t, args[1].t)
         a = lw.convert(args[0], t, node).v
         b = lw.convert(args[1], t, node).v
@@ -315,10 +305,7 @@ def _arg(lw, node, args):
         comp = a.t.component
         re, im = lw.cparts(a)
         return Value(lw.call_math("atan2", comp, [im, re]), comp)
-    _no_complex(lw, node, args, node.name)
-    rt = math_result_type([a.t])
-    ct = _compute(rt)
-    x = lw.convert(a, ct, node).v
+    rt, ct, (x,) = _real_operands(lw, node, args, False)
     r = lw.call_math("atan2", ct, [ir.Constant(ct.ir, 0.0), x])
     return lw.convert(Value(r, ct), rt, node)
 
@@ -330,10 +317,7 @@ def _norm(lw, node, args):
         comp = a.t.component
         re, im = lw.cparts(a)
         return Value(lw.fadd(lw.fmul(re, re), lw.fmul(im, im)), comp)
-    _no_complex(lw, node, args, node.name)
-    rt = math_result_type([a.t])
-    ct = _compute(rt)
-    x = lw.convert(a, ct, node).v
+    rt, ct, (x,) = _real_operands(lw, node, args, False)
     return lw.convert(Value(lw.fmul(x, x), ct), rt, node)
 
 
@@ -426,7 +410,6 @@ def _bitcast(src: KType, dst: KType):
 
 
 def _cuda_intrinsics(table):
-    from .types import INT64, UINT32, UINT64
     names = {"int": INT32, "uint": UINT32, "ll": INT64, "ull": UINT64, "float": FLOAT32,
              "double": FLOAT64, "half": FLOAT16}
     for src in ("float", "double"):

@@ -12,6 +12,7 @@ import numpy as np
 from llvmlite import ir
 
 from .errors import KernelSyntaxError, KernelTypeError
+from .lexer import tokenize
 
 
 class KType:
@@ -192,8 +193,6 @@ def lookup_type_text(text: str) -> KType | None | bool:
 
 
 def _lookup_type_text(text: str):
-    from .lexer import tokenize
-
     try:
         toks = [t for t in tokenize(text, "params") if t.kind != "eof"]
     except KernelSyntaxError:
@@ -336,3 +335,46 @@ def bind_placeholders(params: Sequence[Param], dtypes) -> dict[str, np.dtype]:
                 f"type placeholder '{p.type_name}' bound to both {prev} and {dt} "
                 f"(parameters '{who[p.type_name]}' and '{p.name}')")
     return bound
+
+
+def promote_int(t: KType) -> KType:
+    """C integer promotion: bool and integers narrower than int become int."""
+    if t.kind == "b" or (t.kind in "iu" and t.bits < 32):
+        return INT32
+    return t
+
+
+def _float_pair(a: KType, b: KType) -> KType:
+    fa = FLOAT32 if a is FLOAT16 else a
+    fb = FLOAT32 if b is FLOAT16 else b
+    if fa.kind == "f" and fb.kind == "f":
+        return fa if fa.bits >= fb.bits else fb
+    if fa.kind == "f":
+        return fa
+    if fb.kind == "f":
+        return fb
+    return FLOAT64
+
+
+def arith_type(a: KType, b: KType) -> KType:
+    """C's usual arithmetic conversions (float16 counts as float; complex wins)."""
+    if a.kind == "c" or b.kind == "c":
+        ca = a.component if a.kind == "c" else a
+        cb = b.component if b.kind == "c" else b
+        return COMPLEX_OF[_float_pair(ca, cb)]
+    if a.kind == "f" or b.kind == "f":
+        return _float_pair(a, b)
+    a = promote_int(a)
+    b = promote_int(b)
+    if a is b:
+        return a
+    if a.kind == b.kind:
+        return a if a.bits >= b.bits else b
+    s, u = (a, b) if a.kind == "i" else (b, a)
+    if u.bits >= s.bits:
+        return u
+    return s
+
+
+def can_convert_implicitly(f: KType, t: KType) -> bool:
+    return not (f.kind == "c" and t.kind != "c") and f is not VOID and t is not VOID

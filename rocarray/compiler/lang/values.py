@@ -1,6 +1,9 @@
-"""Typed values while lowering: rvalues (an LLVM value and its KType) and lvalues."""
+"""Typed values while lowering: rvalues (an LLVM value and its KType), lvalues, and the state
+of the function being lowered."""
 
 from __future__ import annotations
+
+from llvmlite import ir
 
 from .types import KType
 
@@ -72,3 +75,25 @@ class IndexObject:
     """CuPy's ``_ind`` (only ``_ind.size()`` is supported)."""
 
     __slots__ = ()
+
+
+class FuncCtx:
+    """State of the function whose body is being lowered."""
+
+    __slots__ = ("fn", "b", "entry", "scopes", "types", "loops", "ret", "source", "unit",
+                 "is_body", "name", "params")
+
+    def __init__(self, fn, ret, source, unit, is_body, name):
+        self.fn = fn
+        # allocas go to "entry", which branches to "start" once the function is complete
+        self.entry = fn.append_basic_block("entry")
+        self.b = ir.IRBuilder(fn.append_basic_block("start"))
+        self.scopes: list[dict] = [{}]
+        self.types: list[dict] = [{}]
+        self.loops: list[tuple] = []   # (break block, continue block or None)
+        self.ret = ret
+        self.source = source
+        self.unit = unit
+        self.is_body = is_body
+        self.name = name
+        self.params: set = set()   # kernel parameter names (the body's outermost scope)

@@ -1,0 +1,222 @@
+"""Scan entries of the reduction builder: serial scans per item and wave-wide scans on GPUs."""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from .abi import I8, I64
+from .index_ir import CountedLoop, dim_at
+from .reduction_abi import MODE_WAVE, SCAN_UNROLL, scan_param_types
+from .reduction_ir import I32
+
+
+class ScanBuilder:
+    """The scan entries of ``ReductionBuilder``."""
+
+    def build_scan(self, records_out: bool = False) -> None:
+        target = self.target
+        if target.simple_loops:
+            self.build_scan_quick(records_out)
+            return
+        n_outs = 1 if records_out else len(self.out_dtypes)
+        b, values, start, stop = self.entry_function(scan_param_types(self.n_inputs, n_outs))
+        fn = self.fn
+        dims = self.dims
+        pos = 10
+        self.inputs = []
+        for _ in range(self.n_inputs):
+            self.inputs.append((values[pos], dims(pos + 1), dims(pos + 2)))
+            pos += 3
+        outputs = []
+        for _ in range(n_outs):
+            outputs.append((values[pos], dims(pos + 1), dims(pos + 2)))
+            pos += 3
+        self.records, include_initial = values[pos], values[pos + 1]
+        self.tmp = self.new_record(b)
+        acc = self.new_record(b)
+        zero = ir.Constant(I64, 0)
+        one = ir.Constant(I64, 1)
+        if target.is_gpu:
+            wave_bb = fn.append_basic_block("scan.waves")
+            thread_bb = fn.append_basic_block("scan.threads")
+            is_wave = b.icmp_unsigned("!=", b.and_(self.mode, ir.Constant(I64, MODE_WAVE)), zero)
+            b.cbranch(is_wave, wave_bb, thread_bb)
+            b.position_at_end(wave_bb)
+            self.wave_scan(b, outputs, include_initial, records_out)
+            b.position_at_end(thread_bb)
+            first, step = target.emit_global_thread_id(b), target.emit_global_thread_count(b)
+            limit = self.n_items
+        else:
+            first, step, limit = start, one, stop
+        items = CountedLoop(b, first, limit, "item")
+        o, c, in_bases, out_bases, in_sr, out_sr = self.scan_line(b, items.i, outputs)
+        self.scan_item(b, acc, o, c, in_bases, out_bases, in_sr, out_sr, include_initial, records_out)
+        items.close(b, b.add(items.i, step))
+        b.ret_void()
+
+    def scan_line(self, b, it, outputs):
+        """Item ``it`` of a full-tier scan: (line ``o``, chunk ``c``, input bases, output
+        bases, input and output strides along the line)."""
+        zero = ir.Constant(I64, 0)
+        o, c = self.divmod(b, it, self.n_out)
+        info = [("array", p, sk) for p, sk, _ in self.inputs] + [("array", p, sk) for p, sk, _ in outputs]
+        bases = self.unravel(b, self.shape_k, self.ndim_k, o, info, [p for _, p, _ in info])
+        in_sr = [dim_at(b, sr, zero) for _, _, sr in self.inputs]
+        out_sr = [dim_at(b, sr, zero) for _, _, sr in outputs]
+        return o, c, bases[:self.n_inputs], bases[self.n_inputs:], in_sr, out_sr
+
+    def scan_start(self, b, o, c, out_bases, out_sr, carry, records_out: bool):
+        """Start the scan of line ``o``, chunk ``c``: set ``carry`` to the identity folded
+        with the total of the line's earlier chunks (record ``c - 1`` of the scanned chunk
+        totals, none for the first chunk).  Returns (``emit(k, record)`` writing the
+        result for position ``k``, j_begin, j_end)."""
+        fn = self.fn
+        zero = ir.Constant(I64, 0)
+        one = ir.Constant(I64, 1)
+        self.set_identity(b, carry)
+        carry_bb = fn.append_basic_block("scan.carry")
+        start_bb = fn.append_basic_block("scan.start")
+        b.cbranch(b.icmp_unsigned("!=", c, zero), carry_bb, start_bb)
+        b.position_at_end(carry_bb)
+        slot = b.add(b.mul(b.sub(c, one), self.n_out), o)
+        if self.opaque is None:
+            rec = b.gep(self.records, [slot], source_etype=self.rec_type)
+            b.store(b.load(rec, typ=self.rec_type), self.tmp.ptr)
+        else:
+            b.call(self.opaque[2], [self.records, self.tmp.ptr, slot, zero])
+        self.combine(b, carry, self.tmp)
+        b.branch(start_bb)
+        b.position_at_end(start_bb)
+
+        def emit(k, acc):
+            addrs = [b.gep(p, [b.mul(k, s)], source_etype=I8) for p, s in zip(out_bases, out_sr)]
+            if records_out:
+                (addr,) = addrs
+                self.move_record(b, acc.ptr, addr)
+            else:
+                b.call(self.post_fn, acc.fields(b) + addrs + [k, self.n_r])
+
+        return (emit, *self.chunk_range(b, c))
+
+    def scan_initial(self, b, first, include_initial, emit, identity):
+        """With ``include_initial``, where ``first()`` (a condition it builds) holds, write
+        the record ``identity`` (post-mapped) at position 0; returns the shift of the later
+        positions (1 with ``include_initial``, else 0)."""
+        fn = self.fn
+        zero = ir.Constant(I64, 0)
+        initial = b.and_(b.icmp_unsigned("!=", include_initial, zero), first())
+        init_bb = fn.append_basic_block("scan.initial")
+        run_bb = fn.append_basic_block("scan.run")
+        b.cbranch(initial, init_bb, run_bb)
+        b.position_at_end(init_bb)
+        emit(zero, identity)
+        b.branch(run_bb)
+        b.position_at_end(run_bb)
+        return b.select(b.icmp_unsigned("!=", include_initial, zero), ir.Constant(I64, 1), zero)
+
+    def scan_item(self, b, acc, o, c, in_bases, out_bases, in_sr, out_sr, include_initial, records_out) -> None:
+        """One scan item worked by one thread: line ``o`` (its bases), chunk ``c``;
+        ``in_sr``/``out_sr``: the strides along the scanned dimension."""
+        zero = ir.Constant(I64, 0)
+        one = ir.Constant(I64, 1)
+        emit, j_begin, j_end = self.scan_start(b, o, c, out_bases, out_sr, acc, records_out)
+        shift = self.scan_initial(b, lambda: b.icmp_unsigned("==", c, zero), include_initial, emit, acc)
+        run = CountedLoop(b, j_begin, j_end, "scan")
+        j = run.i
+        self.fold(b, acc, [b.gep(p, [b.mul(j, s)], source_etype=I8) for p, s in zip(in_bases, in_sr)], j)
+        emit(b.add(j, shift), acc)
+        run.close(b, b.add(j, one))
+
+    def wave_scan(self, b, outputs, include_initial, records_out: bool) -> None:
+        """GPU scan items worked by one wave each (``MODE_WAVE``): the lanes take
+        consecutive elements of the chunk (coalesced when the line is contiguous), and each
+        step of ``wave_size`` elements is an inclusive wave scan by shuffles (log2(wave)
+        rounds: lane l folds the partial result of lane l - d, for d = 1, 2, 4, ...) with
+        the carry (the total of the earlier steps) folded in on the left; the carry then
+        folds in the step's total (the last lane's scan, read by a shuffle).  Order is kept:
+        every result is a left-to-right combination of its elements.  ``SCAN_UNROLL`` steps
+        per trip: their loads first, then their wave scans.
+        Every lane runs every shuffle: the item, trip and step are the same for the whole
+        wave, and lanes past the chunk's end take the identity and write nothing."""
+        target = self.target
+        fn = self.fn
+        wave = target.wave_size
+        size = ir.Constant(I64, wave)
+        zero = ir.Constant(I64, 0)
+        lane = b.urem(target.emit_thread_in_block(b), size)
+        first = b.udiv(target.emit_global_thread_id(b), size)
+        step = b.udiv(target.emit_global_thread_count(b), size)
+        carry = self.new_record(b)
+        total = self.new_record(b)
+        other = self.new_record(b)
+        xs = [self.new_record(b) for _ in range(SCAN_UNROLL)]
+        step_totals = [self.new_record(b) for _ in range(SCAN_UNROLL)]
+        items = CountedLoop(b, first, self.n_items, "witem")
+        o, c, in_bases, out_bases, in_sr, out_sr = self.scan_line(b, items.i, outputs)
+        emit, j_begin, j_end = self.scan_start(b, o, c, out_bases, out_sr, carry, records_out)
+        shift = self.scan_initial(b, lambda: b.icmp_unsigned("==", b.or_(c, lane), zero), include_initial, emit,
+                                  carry)
+        trips = CountedLoop(b, j_begin, j_end, "wtrip")
+        js, inside = [], []
+        for u, x in enumerate(xs):
+            j = b.add(b.add(trips.i, ir.Constant(I64, u * wave)), lane)
+            js.append(j)
+            inside.append(b.icmp_signed("<", j, j_end))
+            self.set_identity(b, x)
+            load_bb = fn.append_basic_block("wscan.load")
+            loaded_bb = fn.append_basic_block("wscan.loaded")
+            b.cbranch(inside[u], load_bb, loaded_bb)
+            b.position_at_end(load_bb)
+            addrs = [b.gep(p, [b.mul(j, s)], source_etype=I8) for p, s in zip(in_bases, in_sr)]
+            if self.source == "record":
+                b.store(b.load(addrs[0], typ=self.rec_type), x.ptr)
+            else:
+                b.call(self.map_fn, addrs + x.fields(b) + [j, self.n_r])
+            b.branch(loaded_bb)
+            b.position_at_end(loaded_bb)
+        # the steps' wave scans and step totals (the last lane's: the identity past the
+        # end) do not depend on the carry: all of them first, straight-line code
+        for x, t in zip(xs, step_totals):
+            self.wave_inclusive_scan(b, x, other, lane)
+            self.shuffle_record(b, x, t, lambda v: target.emit_shuffle_index(b, v, wave - 1))
+        for u, (x, t) in enumerate(zip(xs, step_totals)):
+            b.store(b.load(carry.ptr, typ=self.rec_type), total.ptr)
+            self.combine(b, total, x)
+            write_bb = fn.append_basic_block("wscan.write")
+            written_bb = fn.append_basic_block("wscan.written")
+            b.cbranch(inside[u], write_bb, written_bb)
+            b.position_at_end(write_bb)
+            emit(b.add(js[u], shift), total)
+            b.branch(written_bb)
+            b.position_at_end(written_bb)
+            self.combine(b, carry, t)
+        trips.close(b, b.add(trips.i, ir.Constant(I64, wave * SCAN_UNROLL)))
+        items.close(b, b.add(items.i, step))
+        b.ret_void()
+
+    def wave_inclusive_scan(self, b, x, other, lane) -> None:
+        """Replace each lane's record ``x`` by the combination of lanes 0 .. lane, in order
+        (Hillis-Steele).  Branch-free: every lane combines, and lanes below ``d`` keep their
+        record (what they combined is some lane's valid record, never uninitialised)."""
+        words_t = ir.ArrayType(I32, self.words)
+        d = 1
+        while d < self.target.wave_size:
+            self.shuffle_record(b, x, other, lambda v: self.target.emit_shuffle_up(b, v, d))
+            self.combine(b, other, x)  # the lower lanes on the left
+            take = b.icmp_unsigned(">=", lane, ir.Constant(I64, d))
+            for w in range(self.words):
+                idx = [ir.Constant(I32, 0), ir.Constant(I32, w)]
+                src = b.gep(other.ptr, idx, source_etype=words_t)
+                dst = b.gep(x.ptr, idx, source_etype=words_t)
+                b.store(b.select(take, b.load(src, typ=I32), b.load(dst, typ=I32)), dst)
+            d *= 2
+
+    def shuffle_record(self, b, src, dst, shuffle) -> None:
+        """``dst`` = ``shuffle`` (an i32 wave shuffle) of record ``src``, word by word."""
+        words_t = ir.ArrayType(I32, self.words)
+        for w in range(self.words):
+            idx = [ir.Constant(I32, 0), ir.Constant(I32, w)]
+            value = b.load(b.gep(src.ptr, idx, source_etype=words_t), typ=I32)
+            b.store(shuffle(value), b.gep(dst.ptr, idx, source_etype=words_t))
+
+    # -- one item: an output element and one chunk of its reduced run ----------------------
