@@ -71,7 +71,7 @@ A launch is one C call of the driver, made by a built-in function that rocarray 
 itself (``rocarray.runtime.native``: ``launch``, bound to ``launch_entry()``) with the raw
 addresses of the function and the stream (``Function.address``, ``Stream.ptr``); it
 returns the driver's error code.  Where that built-in cannot be made (not CPython, no
-host compiler, a table whose ``launch_entry`` gives 0, ``ROCARRAY_LAUNCH=bindings``) the
+host compiler, a table whose ``launch_entry`` gives 0) the
 hook ``launch`` does it through the bindings.  Measured on the H200 hosts: a warm ``a + b``
 0.4-0.7 us faster than through cuda-bindings (docs/benchmarks.md, stop 17).
 
@@ -109,7 +109,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from rocarray import _settings
+from rocarray.runtime import native
 from rocarray.runtime.base import Runtime, RuntimeError_
 from rocarray.runtime.pool import ALLOCATION_UNIT, MemoryPool, round_size  # noqa: F401 - re-exported
 
@@ -186,14 +186,14 @@ class Module:
 class Function:
     """A kernel entry point of a loaded :class:`Module`."""
 
-    __slots__ = ("device", "handle", "address", "name", "module", "resident")
+    __slots__ = ("device", "handle", "launch_handle", "name", "module", "resident")
 
-    def __init__(self, module: Module, handle, name: str, address: int = 0):
+    def __init__(self, module: Module, handle, name: str, launch_handle):
         self.device = module.device
         self.handle = handle
-        #: the raw handle, for the native launch (0 when the runtime launches through
-        #: the bindings)
-        self.address = address
+        #: the function as the runtime's launch callable takes it (the raw address for
+        #: the native launch, the bindings' handle for the hooks')
+        self.launch_handle = launch_handle
         self.name = name
         self.module = module
         #: block size -> blocks of this function resident on the whole device at once
@@ -223,7 +223,7 @@ class Stream:
     stream; :meth:`GPURuntime.null_stream` gives the device's default one.
     """
 
-    __slots__ = ("runtime", "device", "handle", "ptr", "_owned", "__weakref__")
+    __slots__ = ("runtime", "device", "handle", "ptr", "launch_handle", "_owned", "__weakref__")
 
     def __init__(self, runtime: GPURuntime, device: int = 0, *, _null: bool = False):
         runtime._check_index(device)
@@ -238,6 +238,8 @@ class Stream:
             self.handle = runtime.api.stream_create()
             self.ptr = int(self.handle)
             self._owned = True
+        #: the stream as the runtime's launch callable takes it (as ``Function.launch_handle``)
+        self.launch_handle = self.ptr if runtime._native else self.handle
 
     def synchronize(self) -> None:
         """Wait until all work queued on this stream has finished."""
@@ -495,10 +497,11 @@ class GPURuntime(Runtime):
         self._assemblers: dict[int, tuple] = {}
         self._staging: dict[int, _Staging | None] = {}
         self._local = threading.local()
-        self._api_launch = None
-        #: the native launch (``rocarray.runtime.native``), None: through the bindings
-        self._native_launch = None
-        #: why launches go through the bindings, or None when they are native
+        #: The launch callable, chosen once: ``(function.launch_handle, grid, block, shared,
+        #: stream.launch_handle or 0, extra address) -> error code`` (0: queued).
+        self._launch = self._launch_through_hooks
+        self._native = False
+        #: why launches go through the hooks' ``launch``, or None when they are native
         self.native_launch_reason: str | None = "not initialised"
 
     # -- initialisation ------------------------------------------------------------------
@@ -513,23 +516,32 @@ class GPURuntime(Runtime):
             except (ImportError, GPUError) as e:
                 self._failure = e
                 self._count = 0
-            self._api_launch = self.api.launch
             if self._count:
-                self._native_launch, self.native_launch_reason = self._make_native_launch()
+                launch, self.native_launch_reason = self._native_launch()
+                if launch is not None:
+                    self._launch, self._native = launch, True
             self._initialised = True
 
-    def _make_native_launch(self):
-        """(the native launch built-in, None) or (None, why the bindings launch)."""
-        if _settings.LAUNCH.get() == "bindings":
-            return None, "ROCARRAY_LAUNCH=bindings"
+    def _native_launch(self):
+        """(the native launch built-in, None), or (None, why the hooks' ``launch`` is the
+        fallback) where the built-in cannot be had."""
         entry = getattr(self.api, "launch_entry", None)
         address = entry() if entry is not None else 0
         if not address:
             return None, f"the {self.kind.upper()} hook table gives no C launch function"
-        from rocarray.runtime import native
-
         launch = native.builtin("launch", address)
         return launch, None if launch is not None else native.unavailable_reason()
+
+    def _launch_through_hooks(self, handle, grid: int, block: int, shared: int, stream, extra: int) -> int:
+        """The fallback launch in the native built-in's convention: the hook table's
+        ``launch``, its failure returned as the driver's error code."""
+        if isinstance(stream, int) and stream == 0:  # the null stream, which hooks take as None
+            stream = None
+        try:
+            self.api.launch(handle, grid, block, shared, stream, extra)
+        except GPUError as e:
+            return e.code or -1
+        return 0
 
     def is_available(self) -> bool:
         """True when the bindings and the driver load and at least one device is present."""
@@ -814,8 +826,8 @@ class GPURuntime(Runtime):
                 if function is None:
                     self._use(module.device)
                     handle = self.api.module_get_function(module.handle, name)
-                    address = int(handle) if self._native_launch is not None else 0
-                    function = module.functions[name] = Function(module, handle, name, address)
+                    launch_handle = int(handle) if self._native else handle
+                    function = module.functions[name] = Function(module, handle, name, launch_handle)
         return function
 
     def launch(self, function: Function, grid: int, block: int, args, stream=None, shared: int = 0) -> None:
@@ -868,15 +880,8 @@ class GPURuntime(Runtime):
             self._use(device)
         if stream is None:
             stream = state.current.get(device)
-        native = self._native_launch
-        if native is not None:
-            if native(function.address, grid, block, shared, 0 if stream is None else stream.ptr, address):
-                self._relaunch(function, grid, block, shared, stream, address)
-            return
-        try:
-            self._api_launch(function.handle, grid, block, shared, None if stream is None else stream.handle,
-                             address)
-        except GPUError:
+        if self._launch(function.launch_handle, grid, block, shared, 0 if stream is None else stream.launch_handle,
+                        address):
             self._relaunch(function, grid, block, shared, stream, address)
 
     def launch_into_new(self, function: Function, grid: int, block: int, area, out_word: int,
@@ -898,17 +903,9 @@ class GPURuntime(Runtime):
         area[0][out_word] = ptr
         if state.device != device:
             self._use(device)
-        native = self._native_launch
-        if native is not None:
-            if not native(function.address, grid, block, 0, 0 if stream is None else stream.ptr, area[1]):
-                return ptr
-        else:
-            try:
-                self._api_launch(function.handle, grid, block, 0, None if stream is None else stream.handle,
-                                 area[1])
-                return ptr
-            except GPUError:
-                pass
+        if not self._launch(function.launch_handle, grid, block, 0, 0 if stream is None else stream.launch_handle,
+                            area[1]):
+            return ptr
         try:
             self._relaunch(function, grid, block, 0, stream, area[1])
         except BaseException:
@@ -921,12 +918,8 @@ class GPURuntime(Runtime):
         context since our last call, so the function's device is made current first.
         A second failure raises the driver's error."""
         self._use(function.device)
-        native = self._native_launch
-        if native is None:
-            self._api_launch(function.handle, grid, block, shared, None if stream is None else stream.handle,
-                             address)
-            return
-        code = native(function.address, grid, block, shared, 0 if stream is None else stream.ptr, address)
+        code = self._launch(function.launch_handle, grid, block, shared,
+                            0 if stream is None else stream.launch_handle, address)
         if code:
             raise driver_error(self.api, self.api.launch_name, code)
 

@@ -29,8 +29,7 @@ compiled module serves every driver and every kernel:
 The module is compiled once per machine and kept in the disk cache as a host image
 (relocated at load with the addresses of the CPython functions it calls).  Where any
 part is missing -- no ``ctypes.pythonapi`` (PyPy), a loader that cannot place the
-code -- ``unavailable_reason()`` says why and callers keep their ctypes or bindings path;
-``ROCARRAY_NATIVE_CALLS=0`` asks for those paths.
+code -- ``unavailable_reason()`` says why and callers keep their ctypes or bindings path.
 """
 
 from __future__ import annotations
@@ -38,8 +37,6 @@ from __future__ import annotations
 import ctypes
 import sys
 import threading
-
-from .. import _settings
 
 #: CPython's ``METH_FASTCALL`` flag: ``PyObject *f(PyObject *self, PyObject *const *args,
 #: Py_ssize_t nargs)``
@@ -241,9 +238,7 @@ def _defs() -> dict | None:
     if not _state:
         with _lock:
             if not _state:
-                if not _settings.NATIVE_CALLS.get():
-                    _state["reason"] = "ROCARRAY_NATIVE_CALLS=0"
-                elif sys.implementation.name != "cpython" or not hasattr(ctypes, "pythonapi"):
+                if sys.implementation.name != "cpython" or not hasattr(ctypes, "pythonapi"):
                     _state["reason"] = f"not CPython ({sys.implementation.name})"
                 else:
                     try:

@@ -724,22 +724,18 @@ def test_runtime_loads_each_image_once_per_device():
 BOTH_LAUNCH_PATHS = pytest.mark.parametrize("native", [False, True], ids=["bindings", "native"])
 
 
-def test_the_runtime_says_which_launch_path_it_took(monkeypatch):
-    runtime = GPURuntime(FakeHooks())
-    runtime.device_count()
-    assert runtime._native_launch is None
-    assert runtime.native_launch_reason == "the FAKE hook table gives no C launch function"
+def test_the_runtime_says_which_launch_path_it_took():
     runtime = GPURuntime(FakeHooks(native=True))
     runtime.device_count()
-    assert runtime._native_launch is not None and runtime.native_launch_reason is None
-    # ROCARRAY_LAUNCH=bindings: the hook's launch although a C function is offered
-    monkeypatch.setenv("ROCARRAY_LAUNCH", "bindings")
-    api = FakeHooks(native=True)
-    api.native = False  # (its ``launch`` may be called)
+    assert runtime._native and runtime.native_launch_reason is None
+    # a table with no C launch function: the hook's launch is the fallback
+    api = FakeHooks()
     runtime = GPURuntime(api)
     function = runtime.get_function(runtime.load_module(0, b"image"), "k")
     runtime.launch(function, 2, 32, b"args")
-    assert runtime.native_launch_reason == "ROCARRAY_LAUNCH=bindings" and function.address == 0
+    assert not runtime._native
+    assert runtime.native_launch_reason == "the FAKE hook table gives no C launch function"
+    assert function.launch_handle is function.handle
     assert api.launches[-1][1:3] == (2, 32) and api.launches[-1][5] == b"args"
 
 
@@ -758,7 +754,7 @@ def test_launch_passes_the_packed_arguments_through_extra(native):
     assert second == (function.handle, 4, 64, 256, None, b"\x01\x02\x03", 1)
     assert third[5] == big
     assert api.callback_errors == []
-    assert (runtime._native_launch is not None) == native
+    assert runtime._native == native
 
 
 @BOTH_LAUNCH_PATHS
@@ -791,7 +787,7 @@ def test_parameter_area_launches_its_own_words_on_the_current_stream(native):
     assert struct.unpack("<5q", api.launches[-1][5]) == (0, 7, 0, 11, 12)
     assert words[0] == 5
     assert api.callback_errors == []
-    assert (runtime._native_launch is not None) == native
+    assert runtime._native == native
 
 
 @BOTH_LAUNCH_PATHS
@@ -829,7 +825,7 @@ def test_launch_into_new_allocates_on_the_threads_stream_and_launches(native):
     assert runtime.launch_into_new(function, 1, 1, area, 3, 100) == failed  # it was freed
     assert pool.used_bytes() == in_use + 512
     assert api.callback_errors == []
-    assert (runtime._native_launch is not None) == native
+    assert runtime._native == native
 
 
 @BOTH_LAUNCH_PATHS
@@ -846,7 +842,7 @@ def test_launch_retries_once_after_making_the_context_current(native):
     with pytest.raises(GPUError, match="fakeLaunch failed"):
         runtime.launch(function, 1, 1, b"z")
     assert api.callback_errors == []
-    assert (runtime._native_launch is not None) == native
+    assert runtime._native == native
 
 
 @BOTH_LAUNCH_PATHS
@@ -867,7 +863,7 @@ def test_launch_from_several_threads_keeps_each_threads_arguments(native):
     seen = sorted(struct.unpack("<qq", launch[5]) for launch in api.launches)
     assert seen == [(t, i) for t in range(4) for i in range(200)]
     assert api.callback_errors == []
-    assert (runtime._native_launch is not None) == native
+    assert runtime._native == native
 
 
 @BOTH_LAUNCH_PATHS
@@ -905,7 +901,7 @@ def test_with_stream_makes_it_current_for_the_thread(native):
     runtime.stream_destroy(0, explicit)
     assert ("stream_destroy", explicit.handle) in api.calls
     assert api.callback_errors == []
-    assert (runtime._native_launch is not None) == native
+    assert runtime._native == native
 
 
 def test_copies_wait_for_host_transfers_but_not_device_ones():
@@ -1337,11 +1333,17 @@ def test_cuda_launch_a_kernel_from_the_nvptx_target(cuda_runtime, path):
     from rocarray.runtime import native
     from rocarray.targets import target_for
 
-    rt = cuda_runtime
     if native.unavailable_reason() is None:  # (CPython with the host compiler: always here)
-        assert rt.native_launch_reason is None and rt._native_launch is not None
+        assert cuda_runtime.native_launch_reason is None and cuda_runtime._native
     elif path == "native":
         pytest.skip(f"native calls unavailable: {native.unavailable_reason()}")
+    if path == "native":
+        rt = cuda_runtime
+    else:  # the fallback: a table with no C launch function launches through the bindings
+        hooks = CudaHooks()
+        hooks.launch_entry = lambda: 0
+        rt = GPURuntime(hooks)
+        assert not rt._native
     target = target_for(rt.target_name(0))
     image = target.compile(_scale_kernel_ir(target))
     function = rt.get_function(rt.load_module(0, image), "rocarray_test_scale")
@@ -1349,9 +1351,6 @@ def test_cuda_launch_a_kernel_from_the_nvptx_target(cuda_runtime, path):
     x = np.random.default_rng(3).random(n, dtype=np.float32)
     y = np.zeros(n, dtype=np.float32)
     dx, dy = rt.alloc(0, x.nbytes), rt.alloc(0, y.nbytes)
-    kept = rt._native_launch
-    if path == "bindings":
-        rt._native_launch = None  # (what ROCARRAY_LAUNCH=bindings gives)
     try:
         rt.copy_host_to_device(0, dx, x.ctypes.data, x.nbytes)
         rt.launch(function, (n + 127) // 128, 128, struct.pack("<QQf4xQ", n, dx, 0.5, dy))
@@ -1362,7 +1361,6 @@ def test_cuda_launch_a_kernel_from_the_nvptx_target(cuda_runtime, path):
             rt.launch(function, 0, 128, struct.pack("<QQf4xQ", n, dx, 0.5, dy))
         assert info.value.call == "cuLaunchKernel"
     finally:
-        rt._native_launch = kept
         rt.free(0, dx)
         rt.free(0, dy)
 
