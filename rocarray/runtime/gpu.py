@@ -111,6 +111,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from rocarray.runtime import native
 from rocarray.runtime.base import Runtime, RuntimeError_
+from rocarray.runtime.hooks import GPUError, driver_error  # noqa: F401 - re-exported
 from rocarray.runtime.pool import ALLOCATION_UNIT, MemoryPool, round_size  # noqa: F401 - re-exported
 
 __all__ = [
@@ -124,45 +125,6 @@ __all__ = [
     "driver_error",
     "round_size",
 ]
-
-
-# -- errors ------------------------------------------------------------------------------
-
-
-class GPUError(RuntimeError_):
-    """A failed GPU driver call.
-
-    ``call`` names the driver function ("cuModuleLoadData"), ``code`` is the vendor's error
-    code as an int (None when the failure carried no code, as when the driver library could
-    not be loaded).
-    """
-
-    def __init__(self, message: str, call: str | None = None, code: int | None = None):
-        super().__init__(message)
-        self.call = call
-        self.code = code
-
-
-def driver_error(api, call: str, code) -> GPUError:
-    """The :class:`GPUError` for driver call ``call`` that returned error ``code``."""
-    code = int(code)
-    try:
-        text = api.error_name(code)
-    except Exception:  # the error has no name the driver knows, or the driver is gone
-        text = f"error {code}"
-    return GPUError(f"{call} failed: {text}", call=call, code=code)
-
-
-def c_function_address(libraries, name: str) -> int:
-    """The address of C function ``name`` in the first of ``libraries`` that opens (the
-    one the bindings loaded: opening a loaded library again gives the same copy), 0
-    when none has it."""
-    for library in libraries:
-        try:
-            return ctypes.cast(getattr(ctypes.CDLL(library), name), ctypes.c_void_p).value or 0
-        except (OSError, AttributeError):
-            continue
-    return 0
 
 
 # The caching allocator (MemoryPool) lives in rocarray/runtime/pool.py, shared with the host.
@@ -215,7 +177,29 @@ def _loadable(image: bytes) -> bytes:
 # -- streams and events --------------------------------------------------------------------
 
 
-class Stream:
+class _DriverObject:
+    """A stream or event of one device: destroyed by ``close`` or when collected, once."""
+
+    __slots__ = ("runtime", "device", "handle", "_owned", "__weakref__")
+
+    def _destroy(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Destroy the driver's object now (work queued on or before it still completes)."""
+        if self._owned:
+            self._owned = False
+            self.runtime._use(self.device)
+            self._destroy()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # the driver may be gone at interpreter exit
+            pass
+
+
+class Stream(_DriverObject):
     """An in-order queue of work on one device.
 
     ``with stream:`` makes it the calling thread's current stream of its device, where
@@ -223,7 +207,7 @@ class Stream:
     stream; :meth:`GPURuntime.null_stream` gives the device's default one.
     """
 
-    __slots__ = ("runtime", "device", "handle", "ptr", "launch_handle", "_owned", "__weakref__")
+    __slots__ = ("ptr", "launch_handle")
 
     def __init__(self, runtime: GPURuntime, device: int = 0, *, _null: bool = False):
         runtime._check_index(device)
@@ -275,18 +259,8 @@ class Stream:
         else:
             del state.current[self.device]
 
-    def close(self) -> None:
-        """Destroy the stream now (work queued on it still completes)."""
-        if self._owned:
-            self._owned = False
-            self.runtime._use(self.device)
-            self.runtime.api.stream_destroy(self.handle)
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # the driver may be gone at interpreter exit
-            pass
+    def _destroy(self) -> None:
+        self.runtime.api.stream_destroy(self.handle)
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Stream) and other.ptr == self.ptr and other.device == self.device
@@ -299,10 +273,10 @@ class Stream:
         return f"<{self.runtime.kind}:{self.device} {which}>"
 
 
-class Event:
+class Event(_DriverObject):
     """A marker in a stream: record it, wait for it, time the work between two of them."""
 
-    __slots__ = ("runtime", "device", "handle", "_owned", "__weakref__")
+    __slots__ = ()
 
     def __init__(self, runtime: GPURuntime, device: int = 0, timing: bool = True):
         runtime._check_index(device)
@@ -331,17 +305,8 @@ class Event:
         self.runtime._use(self.device)
         return self.runtime.api.event_elapsed_ms(self.handle, end.handle)
 
-    def close(self) -> None:
-        if self._owned:
-            self._owned = False
-            self.runtime._use(self.device)
-            self.runtime.api.event_destroy(self.handle)
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # the driver may be gone at interpreter exit
-            pass
+    def _destroy(self) -> None:
+        self.runtime.api.event_destroy(self.handle)
 
     def __repr__(self) -> str:
         return f"<{self.runtime.kind}:{self.device} event {int(self.handle):#x}>"

@@ -109,8 +109,11 @@ done:
   ret i1 true
 }
 
-; the C function at %self (an int), or null with a TypeError set when %nargs is not %expected
-define internal ptr @rk.target(ptr %self, i64 %nargs, i64 %expected) nounwind {
+; every built-in's start: the C function at %self (an int), with the arguments from %first on
+; read as integers into the same words of %words; null (an exception set) when %nargs is not
+; %expected (a TypeError) or one of those arguments is no such integer
+define internal ptr @rk.begin(ptr %self, ptr %args, i64 %nargs, i64 %expected, i64 %first,
+                              ptr %words) nounwind {
 entry:
   %right = icmp eq i64 %nargs, %expected
   br i1 %right, label %read, label %wrong
@@ -119,18 +122,23 @@ wrong:
   ret ptr null
 read:
   %target = call ptr @PyLong_AsVoidPtr(ptr %self)
+  %from = getelementptr ptr, ptr %args, i64 %first
+  %to = getelementptr i64, ptr %words, i64 %first
+  %count = sub i64 %expected, %first
+  %read_all = call i1 @rk.words(ptr %from, i64 %count, ptr %to)
+  br i1 %read_all, label %done, label %fail
+done:
   ret ptr %target
+fail:
+  ret ptr null
 }
 
 define ptr @rk.native.launch(ptr %self, ptr %args, i64 %nargs) nounwind {
 entry:
   %words = alloca [6 x i64]
-  %target = call ptr @rk.target(ptr %self, i64 %nargs, i64 6)
+  %target = call ptr @rk.begin(ptr %self, ptr %args, i64 %nargs, i64 6, i64 0, ptr %words)
   %none = icmp eq ptr %target, null
-  br i1 %none, label %raise, label %read
-read:
-  %read_all = call i1 @rk.words(ptr %args, i64 6, ptr %words)
-  br i1 %read_all, label %go, label %raise
+  br i1 %none, label %raise, label %go
 go:
   %f = load ptr, ptr %words
   %at1 = getelementptr i64, ptr %words, i64 1
@@ -160,20 +168,16 @@ raise:
 define internal ptr @rk.call(ptr %self, ptr %args, i64 %nargs, i1 %release) alwaysinline nounwind {
 entry:
   %words = alloca [3 x i64]
-  %target = call ptr @rk.target(ptr %self, i64 %nargs, i64 3)
+  %target = call ptr @rk.begin(ptr %self, ptr %args, i64 %nargs, i64 3, i64 1, ptr %words)
   %none = icmp eq ptr %target, null
-  br i1 %none, label %raise, label %read
-read:
-  %rest = getelementptr ptr, ptr %args, i64 1
-  %range = getelementptr i64, ptr %words, i64 1
-  %read_range = call i1 @rk.words(ptr %rest, i64 2, ptr %range)
-  br i1 %read_range, label %first, label %raise
+  br i1 %none, label %raise, label %first
 first:
   %read_address = call i1 @rk.address(ptr %args, ptr %words)
   br i1 %read_address, label %go, label %raise
 go:
   %a = load ptr, ptr %words
-  %start = load i64, ptr %range
+  %at1 = getelementptr i64, ptr %words, i64 1
+  %start = load i64, ptr %at1
   %at2 = getelementptr i64, ptr %words, i64 2
   %stop = load i64, ptr %at2
   br i1 %release, label %nogil, label %gil

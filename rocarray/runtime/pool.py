@@ -225,27 +225,25 @@ class MemoryPool:
             self._busy = False
 
     def _allocate(self, size: int, nbytes: int) -> int:
+        """A new block from the driver; on out-of-memory the cached blocks go back to the
+        driver and the allocation is tried once more before :class:`MemoryError`."""
         api = self.api
         if self._activate is not None:
             self._activate()
-        try:
-            ptr = api.mem_alloc(size)
-        except RuntimeError_ as e:
-            if e.code is None or not api.is_out_of_memory(e.code):
-                raise
-        else:
-            self._driver_allocations += 1
-            return ptr
-        released = self.cached_bytes()
-        self._release_cached()
-        try:
-            ptr = api.mem_alloc(size)
-        except RuntimeError_ as e:
-            if e.code is None or not api.is_out_of_memory(e.code):
-                raise
-            raise MemoryError(self._out_of_memory_message(size, nbytes, released)) from e
-        self._driver_allocations += 1
-        return ptr
+        released = None
+        while True:
+            try:
+                ptr = api.mem_alloc(size)
+            except RuntimeError_ as e:
+                if e.code is None or not api.is_out_of_memory(e.code):
+                    raise
+                if released is not None:
+                    raise MemoryError(self._out_of_memory_message(size, nbytes, released)) from e
+            else:
+                self._driver_allocations += 1
+                return ptr
+            released = self.cached_bytes()
+            self._release_cached()
 
     def _release_cached(self) -> None:
         small = [blocks for blocks in self._small.copy().values() if blocks]

@@ -275,8 +275,8 @@ class HostBackedHooks(FakeHooks):
         self.event_log.append(("synchronize", event))
 
 
-def public_methods(cls):
-    return {name for name, value in vars(cls).items() if callable(value) and not name.startswith("_")}
+def public_methods(cls):  # (inherited ones too: the tables share their common hooks)
+    return {name for name in dir(cls) if callable(getattr(cls, name)) and not name.startswith("_")}
 
 
 # -- the hook tables --------------------------------------------------------------------------
