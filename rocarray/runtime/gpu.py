@@ -1,118 +1,23 @@
-"""The GPU runtime shared by CUDA and HIP: devices, memory pool, streams, modules, launches.
+"""The GPU runtime shared by CUDA and HIP: devices, contexts, modules, launches, copies.
 
-Every line of GPU runtime logic lives here.  The two vendors differ only in a *hook table*
-(``rocarray/runtime/cuda.py`` over ``cuda.bindings.driver``, ``rocarray/runtime/hip.py``
-over hip-python), a small object whose methods wrap one driver call each, turn the vendor's
-result tuple into plain values, and raise :class:`GPUError` (built by :func:`driver_error`)
-when the call fails.  :class:`GPURuntime` calls nothing but ``self.api``.
-
-The hook table
---------------
-
-Handles (modules, functions, streams, events) are the bindings' own objects: they are passed
-back to the bindings unchanged, which is their cheapest path; ``int(handle)`` is the raw
-address.  The stream handle ``None`` is the legacy default (null) stream of the current
-device: both bindings read None as NULL.  Device pointers and host addresses are plain ints.
-"Current device" means the calling thread's current CUDA context / HIP device.
-
-==========================================  ==================================================
-``kind``                                    ``"cuda"`` or ``"hip"``
-``init()``                                  import the bindings (``ImportError`` naming the pip
-                                            extra when absent) and initialise the driver
-``launch_param_buffer_pointer``,            the ``extra`` keys (ints), valid after ``init()``
-``launch_param_buffer_size``,
-``launch_param_end``
-``device_count() -> int``
-``device_name(i) -> str``                   "NVIDIA H200", "AMD Instinct MI300X"
-``arch(i) -> str``                          code-generation target: "sm_90", "gfx942"
-``compute_unit_count(i) -> int``            streaming multiprocessors / compute units
-``max_threads_per_compute_unit(i) -> int``  resident threads one of them holds
-``set_device(i)``                           make device ``i`` current for the calling thread
-                                            (CUDA: its retained primary context; HIP:
-                                            ``hipSetDevice``)
-``mem_alloc(nbytes) -> int``                on the current device
-``mem_free(ptr)``
-``mem_info() -> (free, total)``             bytes of the current device
-``host_alloc(nbytes) -> int``               page-locked (pinned) host memory
-``host_free(ptr)``
-``memcpy_htod(dst, src, nbytes, stream)``   asynchronous copies ordered on ``stream``
-``memcpy_dtoh(dst, src, nbytes, stream)``
-``memcpy_dtod(dst, src, nbytes, stream)``
-``module_load_data(image) -> module``       into the current device
-``module_unload(module)``
-``module_get_function(module, name)``       ``name`` is a ``str``
-``launch(function, grid, block, shared,     1-D grid of 1-D blocks; ``extra`` is the address
-stream, extra)``                            of a ``void*[5]`` array: BUFFER_POINTER, buffer
-                                            address, BUFFER_SIZE, address of a ``size_t``, END
-``stream_create() -> stream``               a blocking stream (orders with the null stream)
-``stream_destroy(stream)``
-``stream_synchronize(stream)``
-``stream_wait_event(stream, event)``
-``event_create(timing) -> event``
-``event_destroy(event)``
-``event_record(event, stream)``
-``event_synchronize(event)``
-``event_elapsed_ms(start, end) -> float``
-``ctx_synchronize()``                       wait for all work of the current device
-``error_name(code) -> str``                 "CUDA_ERROR_INVALID_IMAGE (device kernel image is
-                                            invalid)"
-``is_out_of_memory(code) -> bool``
-``launch_name``                             the launch's C name, for messages
-``launch_entry() -> int``                   the address of the driver's C launch function,
-                                            with ``cuLaunchKernel``'s signature (HIP's
-                                            ``hipModuleLaunchKernel`` has it too); 0 when
-                                            unknown
-==========================================  ==================================================
-
-Launches
---------
-
-A launch is one C call of the driver, made by a built-in function that rocarray compiles
-itself (``rocarray.runtime.native``: ``launch``, bound to ``launch_entry()``) with the raw
-addresses of the function and the stream (``Function.address``, ``Stream.ptr``); it
-returns the driver's error code.  Where that built-in cannot be made (not CPython, no
-host compiler, a table whose ``launch_entry`` gives 0) the
-hook ``launch`` does it through the bindings.  Measured on the H200 hosts: a warm ``a + b``
-0.4-0.7 us faster than through cuda-bindings (docs/benchmarks.md, stop 17).
-
-Ordering and the current context
---------------------------------
-
-Work goes to the calling thread's current stream of a device: the one entered last with
-``with stream:`` on that thread, else the legacy default (null) stream, which orders with
-CuPy's and PyTorch's default streams.  CUDA uses each device's *primary* context, the one the
-CUDA runtime (CuPy, PyTorch) uses too, so pointers and streams can be shared with them.
-
-Every call that names a device makes its context current, except :meth:`GPURuntime.launch`,
-the hot path: it trusts a per-thread note of the device it made current last, and when a
-launch fails (for instance because other code switched the thread's context) it makes the
-function's context current and tries once more.
-
-Host <-> device copies
-----------------------
-
-Both directions return once the copy has finished.  Small copies go straight from pageable
-memory.  From ``staging_threshold`` bytes on, they pass through two pinned buffers per
-device, in turns, so the CPU copy of one chunk overlaps the DMA of the other; the CPU copies
-run on several threads.  Measured on the H200 host: one thread copies into pinned memory at
-9 GB/s, eight at 32 GB/s, DMA from pinned memory runs at 55 GB/s; to the device / back,
-pageable copies reach 7.4 / 11.3 GB/s at 16 MiB and 6.0 / 11.6 at 1 GiB, staged ones
-14.7 / 17.1 and 30 / 26 GB/s (32 MiB chunks; 4 and 8 MiB chunks were slower).  At 8 MiB
-and below the two paths are even.
+Every line of GPU runtime logic lives here and in the modules it imports; the two vendors
+differ only in a *hook table* (``cuda.py``, ``hip.py``), and :class:`GPURuntime` calls
+nothing but ``self.api``.  The hook table's contract, the launch paths, ordering and copies
+are described in docs/architecture.md ("Runtimes").
 """
 
 from __future__ import annotations
 
 import ctypes
 import hashlib
-import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 from rocarray.runtime import native
-from rocarray.runtime.base import Runtime, RuntimeError_
+from rocarray.runtime.base import Runtime
 from rocarray.runtime.hooks import GPUError, driver_error  # noqa: F401 - re-exported
 from rocarray.runtime.pool import ALLOCATION_UNIT, MemoryPool, round_size  # noqa: F401 - re-exported
+from rocarray.runtime.staging import Staging
+from rocarray.runtime.streams import Event, Stream
 
 __all__ = [
     "GPUError",
@@ -125,9 +30,6 @@ __all__ = [
     "driver_error",
     "round_size",
 ]
-
-
-# The caching allocator (MemoryPool) lives in rocarray/runtime/pool.py, shared with the host.
 
 
 class Module:
@@ -172,212 +74,6 @@ def _loadable(image: bytes) -> bytes:
     if image[:4] != b"\x7fELF" and not image.endswith(b"\0"):
         image += b"\0"
     return image
-
-
-# -- streams and events --------------------------------------------------------------------
-
-
-class _DriverObject:
-    """A stream or event of one device: destroyed by ``close`` or when collected, once."""
-
-    __slots__ = ("runtime", "device", "handle", "_owned", "__weakref__")
-
-    def _destroy(self) -> None:
-        raise NotImplementedError
-
-    def close(self) -> None:
-        """Destroy the driver's object now (work queued on or before it still completes)."""
-        if self._owned:
-            self._owned = False
-            self.runtime._use(self.device)
-            self._destroy()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # the driver may be gone at interpreter exit
-            pass
-
-
-class Stream(_DriverObject):
-    """An in-order queue of work on one device.
-
-    ``with stream:`` makes it the calling thread's current stream of its device, where
-    launches and copies that name no stream go.  ``Stream(runtime, index)`` creates a new
-    stream; :meth:`GPURuntime.null_stream` gives the device's default one.
-    """
-
-    __slots__ = ("ptr", "launch_handle")
-
-    def __init__(self, runtime: GPURuntime, device: int = 0, *, _null: bool = False):
-        runtime._check_index(device)
-        self.runtime = runtime
-        self.device = device
-        self._owned = False
-        if _null:
-            self.handle = None
-            self.ptr = 0
-        else:
-            runtime._use(device)
-            self.handle = runtime.api.stream_create()
-            self.ptr = int(self.handle)
-            self._owned = True
-        #: the stream as the runtime's launch callable takes it (as ``Function.launch_handle``)
-        self.launch_handle = self.ptr if runtime._native else self.handle
-
-    def synchronize(self) -> None:
-        """Wait until all work queued on this stream has finished."""
-        self.runtime._use(self.device)
-        self.runtime.api.stream_synchronize(self.handle)
-
-    def wait_event(self, event: Event) -> None:
-        """Make later work on this stream wait for ``event``."""
-        self.runtime._use(self.device)
-        self.runtime.api.stream_wait_event(self.handle, event.handle)
-
-    def record(self, event: Event | None = None) -> Event:
-        """Record ``event`` (a new one if None) on this stream; return it."""
-        if event is None:
-            event = Event(self.runtime, self.device)
-        event.record(self)
-        return event
-
-    def __enter__(self) -> Stream:
-        state = self.runtime._thread()
-        state.streams.setdefault(self.device, []).append(self)
-        state.current[self.device] = self
-        return self
-
-    def __exit__(self, *exc) -> None:
-        state = self.runtime._thread()
-        stack = state.streams.get(self.device)
-        if not stack or stack[-1] is not self:
-            raise RuntimeError_(f"{self!r} left out of order: `with` blocks of streams must nest")
-        stack.pop()
-        if stack:
-            state.current[self.device] = stack[-1]
-        else:
-            del state.current[self.device]
-
-    def _destroy(self) -> None:
-        self.runtime.api.stream_destroy(self.handle)
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Stream) and other.ptr == self.ptr and other.device == self.device
-
-    def __hash__(self) -> int:
-        return hash((self.device, self.ptr))
-
-    def __repr__(self) -> str:
-        which = "null stream" if self.ptr == 0 else f"stream {self.ptr:#x}"
-        return f"<{self.runtime.kind}:{self.device} {which}>"
-
-
-class Event(_DriverObject):
-    """A marker in a stream: record it, wait for it, time the work between two of them."""
-
-    __slots__ = ()
-
-    def __init__(self, runtime: GPURuntime, device: int = 0, timing: bool = True):
-        runtime._check_index(device)
-        self.runtime = runtime
-        self.device = device
-        self._owned = False
-        runtime._use(device)
-        self.handle = runtime.api.event_create(timing)
-        self._owned = True
-
-    def record(self, stream: Stream | None = None) -> Event:
-        """Record the event on ``stream`` (default: the thread's current stream)."""
-        if stream is None:
-            stream = self.runtime.current_stream(self.device)
-        self.runtime._use(self.device)
-        self.runtime.api.event_record(self.handle, stream.handle)
-        return self
-
-    def synchronize(self) -> None:
-        """Wait until the work before the event's last recording has finished."""
-        self.runtime._use(self.device)
-        self.runtime.api.event_synchronize(self.handle)
-
-    def elapsed_time(self, end: Event) -> float:
-        """Milliseconds between this event and ``end`` (both recorded and completed)."""
-        self.runtime._use(self.device)
-        return self.runtime.api.event_elapsed_ms(self.handle, end.handle)
-
-    def _destroy(self) -> None:
-        self.runtime.api.event_destroy(self.handle)
-
-    def __repr__(self) -> str:
-        return f"<{self.runtime.kind}:{self.device} event {int(self.handle):#x}>"
-
-
-# -- staged host copies --------------------------------------------------------------------
-
-#: Threads that copy between pageable and pinned host memory.
-_COPY_THREADS = max(1, min(8, os.cpu_count() or 1))
-_copier: ThreadPoolExecutor | None = None
-_copier_lock = threading.Lock()
-
-
-def _host_copy(dst: int, src: int, nbytes: int) -> None:
-    """``memmove`` in pieces of at least 1 MiB spread over threads (ctypes drops the GIL)."""
-    global _copier
-    parts = min(_COPY_THREADS, nbytes >> 20)
-    if parts <= 1:
-        ctypes.memmove(dst, src, nbytes)
-        return
-    if _copier is None:
-        with _copier_lock:
-            if _copier is None:
-                _copier = ThreadPoolExecutor(_COPY_THREADS - 1, thread_name_prefix="rocarray-copy")
-    piece = (nbytes // parts + 63) & ~63
-    futures = [
-        _copier.submit(ctypes.memmove, dst + offset, src + offset, min(piece, nbytes - offset))
-        for offset in range(piece, nbytes, piece)
-    ]
-    ctypes.memmove(dst, src, piece)
-    for future in futures:
-        future.result()
-
-
-class _Staging:
-    """Two pinned host buffers of one device, used in turns by large copies.
-
-    ``pending[b]`` says a DMA that reads or writes buffer ``b`` may still run; its event
-    marks its end.  Copies hold ``lock`` throughout, so one copy at a time uses them.
-    """
-
-    __slots__ = ("lock", "chunk", "buffers", "events", "pending")
-
-    def __init__(self, api, chunk: int):
-        self.lock = threading.Lock()
-        self.chunk = chunk
-        self.buffers: list[int] = []
-        self.events: list = []
-        self.pending = [False, False]
-        try:
-            for _ in range(2):
-                self.buffers.append(api.host_alloc(chunk))
-                self.events.append(api.event_create(False))
-        except BaseException:
-            for ptr in self.buffers:
-                api.host_free(ptr)
-            for event in self.events:
-                api.event_destroy(event)
-            raise
-
-    def claim(self, api, b: int) -> int:
-        """Wait until no DMA uses buffer ``b``; return its address."""
-        if self.pending[b]:
-            api.event_synchronize(self.events[b])
-            self.pending[b] = False
-        return self.buffers[b]
-
-    def issued(self, api, b: int, stream) -> None:
-        """Note that a DMA on ``stream`` now uses buffer ``b``."""
-        api.event_record(self.events[b], stream)
-        self.pending[b] = True
 
 
 # -- per-thread state ----------------------------------------------------------------------
@@ -460,7 +156,7 @@ class GPURuntime(Runtime):
         self._null_streams: dict[int, Stream] = {}
         self._modules: dict[tuple[int, bytes], Module] = {}
         self._assemblers: dict[int, tuple] = {}
-        self._staging: dict[int, _Staging | None] = {}
+        self._staging: dict[int, Staging | None] = {}
         self._local = threading.local()
         #: The launch callable, chosen once: ``(function.launch_handle, grid, block, shared,
         #: stream.launch_handle or 0, extra address) -> error code`` (0: queued).
@@ -554,16 +250,21 @@ class GPURuntime(Runtime):
         self._check_index(index)
         self._use(index)
 
+    def _per_device(self, made: dict, index: int, make):
+        """``made[index]``, made by ``make()`` the first time, once whichever threads ask."""
+        try:
+            return made[index]
+        except KeyError:
+            pass
+        self._check_index(index)
+        with self._lock:
+            if index not in made:
+                made[index] = make()
+        return made[index]
+
     def null_stream(self, index: int) -> Stream:
         """The legacy default stream of device ``index``."""
-        stream = self._null_streams.get(index)
-        if stream is None:
-            self._check_index(index)
-            with self._lock:
-                stream = self._null_streams.get(index)
-                if stream is None:
-                    stream = self._null_streams[index] = Stream(self, index, _null=True)
-        return stream
+        return self._per_device(self._null_streams, index, lambda: Stream(self, index, _null=True))
 
     def current_stream(self, index: int) -> Stream:
         """The calling thread's current stream of device ``index``."""
@@ -635,17 +336,8 @@ class GPURuntime(Runtime):
 
     def memory_pool(self, index: int) -> MemoryPool:
         """The caching memory pool of device ``index``."""
-        pool = self._pools.get(index)
-        if pool is None:
-            self._check_index(index)
-            with self._lock:
-                pool = self._pools.get(index)
-                if pool is None:
-                    pool = MemoryPool(
-                        self.api, lambda: self._use(index), label=f"{self.kind}:{index}"
-                    )
-                    self._pools[index] = pool
-        return pool
+        return self._per_device(self._pools, index, lambda: MemoryPool(
+            self.api, lambda: self._use(index), label=f"{self.kind}:{index}"))
 
     def alloc(self, index: int, nbytes: int) -> int:
         """Allocate ``nbytes`` on device ``index`` for the thread's current stream."""
@@ -663,6 +355,14 @@ class GPURuntime(Runtime):
         pool = self._pools.get(index) or self.memory_pool(index)
         pool.free(ptr)
 
+    def _copy_stream(self, index: int, nbytes: int, stream):
+        """A host copy's set-up: (the stream's handle, the device's staging buffers or None
+        where the copy goes straight from pageable memory), with the device made current."""
+        self._check_index(index)
+        handle = self._stream_handle(index, stream)
+        self._use(index)
+        return handle, self._staging_for(index) if nbytes >= self.staging_threshold else None
+
     def copy_host_to_device(self, index: int, dst: int, src: int, nbytes: int, stream=None) -> None:
         """Copy ``nbytes`` from host address ``src`` to device address ``dst``.
 
@@ -671,23 +371,12 @@ class GPURuntime(Runtime):
         """
         if nbytes <= 0:
             return
-        self._check_index(index)
-        handle = self._stream_handle(index, stream)
-        self._use(index)
-        api = self.api
-        staging = self._staging_for(index) if nbytes >= self.staging_threshold else None
+        handle, staging = self._copy_stream(index, nbytes, stream)
         if staging is None:
-            api.memcpy_htod(dst, src, nbytes, handle)
+            self.api.memcpy_htod(dst, src, nbytes, handle)
         else:
-            chunk = staging.chunk
-            with staging.lock:
-                for k, offset in enumerate(range(0, nbytes, chunk)):
-                    size = min(chunk, nbytes - offset)
-                    buffer = staging.claim(api, k & 1)
-                    _host_copy(buffer, src + offset, size)
-                    api.memcpy_htod(dst + offset, buffer, size, handle)
-                    staging.issued(api, k & 1, handle)
-        api.stream_synchronize(handle)
+            staging.to_device(self.api, dst, src, nbytes, handle)
+        self.api.stream_synchronize(handle)
 
     def copy_device_to_host(self, index: int, dst: int, src: int, nbytes: int, stream=None) -> None:
         """Copy ``nbytes`` from device address ``src`` to host address ``dst``.
@@ -696,45 +385,23 @@ class GPURuntime(Runtime):
         """
         if nbytes <= 0:
             return
-        self._check_index(index)
-        handle = self._stream_handle(index, stream)
-        self._use(index)
-        api = self.api
-        staging = self._staging_for(index) if nbytes >= self.staging_threshold else None
+        handle, staging = self._copy_stream(index, nbytes, stream)
         if staging is None:
-            api.memcpy_dtoh(dst, src, nbytes, handle)
-            api.stream_synchronize(handle)
-            return
-        chunk = staging.chunk
-        count = (nbytes + chunk - 1) // chunk
+            self.api.memcpy_dtoh(dst, src, nbytes, handle)
+            self.api.stream_synchronize(handle)
+        else:
+            staging.to_host(self.api, dst, src, nbytes, handle)
 
-        def fetch(k):  # queue the DMA of chunk k into buffer k & 1
-            offset = k * chunk
-            buffer = staging.claim(api, k & 1)
-            api.memcpy_dtoh(buffer, src + offset, min(chunk, nbytes - offset), handle)
-            staging.issued(api, k & 1, handle)
-
-        with staging.lock:
-            fetch(0)
-            for k in range(count):
-                if k + 1 < count:
-                    fetch(k + 1)
-                offset = k * chunk
-                _host_copy(dst + offset, staging.claim(api, k & 1), min(chunk, nbytes - offset))
-
-    def _staging_for(self, index: int) -> _Staging | None:
+    def _staging_for(self, index: int) -> Staging | None:
         """Device ``index``'s staging buffers; None when pinned memory is not to be had."""
-        try:
-            return self._staging[index]
-        except KeyError:
-            pass
-        with self._lock:
-            if index not in self._staging:
-                try:
-                    self._staging[index] = _Staging(self.api, self.staging_chunk)
-                except GPUError:  # no pinned memory: copy from pageable memory instead
-                    self._staging[index] = None
-        return self._staging[index]
+
+        def make():
+            try:
+                return Staging(self.api, self.staging_chunk)
+            except GPUError:  # no pinned memory: copy from pageable memory instead
+                return None
+
+        return self._per_device(self._staging, index, make)
 
     def copy_device_to_device(self, index: int, dst: int, src: int, nbytes: int, stream=None) -> None:
         """Queue a copy of ``nbytes`` between device addresses on ``stream``; does not wait."""

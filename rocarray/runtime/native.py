@@ -1,22 +1,17 @@
-"""Native calls: Python built-in functions made from LLVM IR, for the launch paths.
+"""Native built-ins: Python built-in functions made from LLVM IR, for the launches' C calls.
 
 A warm launch from Python ends in one C call -- the driver's ``cuLaunchKernel`` (or HIP's
 ``hipModuleLaunchKernel``, the same signature), or a host kernel's entry.  Through the
-vendor bindings or ctypes that call costs more Python-side work than the rest of the
-warm path: cuda-bindings' ``cuLaunchKernel`` converts eleven arguments and makes a
-``CUstream`` per call; ctypes converts each argument through libffi.  Measured on the
-H200 host (2026-12-01, ``.scratch``-style trial, 20 rounds of 2,000 calls, best /
-median us): the bindings' launch of rocarray's ``add`` kernel alone 3.65 / 3.89, the
-built-in below 3.19 / 3.36; warm ``a + b`` on 1,000 float32 6.19 / 6.63 against 5.48 /
-5.83 (PyTorch 6.58 / 6.89 in the same run).
-
-So the last step is a *built-in function*: a ``PyMethodDef`` whose C function is code
-rocarray compiles itself, with the host target, from the IR text below, called through
-CPython's ``METH_FASTCALL`` convention (no argument tuple, no libffi).  Each function
-reads its integer arguments with ``PyLong_AsUnsignedLongLong`` (a wrong type or a
-negative value raises as that function does: ``TypeError`` / ``OverflowError``), and
-the C function to call comes from the built-in's ``self`` (a Python ``int``), so one
-compiled module serves every driver and every kernel:
+vendor bindings or ctypes that call costs more Python-side work than the rest of the warm
+path (cuda-bindings convert eleven arguments and make a ``CUstream`` per call; ctypes
+converts each argument through libffi), so the last step is a *built-in function*: a
+``PyMethodDef`` whose C function is code rocarray compiles itself, with the host target,
+from the IR text below, called through CPython's ``METH_FASTCALL`` convention (no argument
+tuple, no libffi; measured faster than both, see docs/benchmarks.md).  Each function reads
+its integer arguments with ``PyLong_AsUnsignedLongLong`` (a wrong type or a negative value
+raises as that function does: ``TypeError`` / ``OverflowError``), and the C function to
+call comes from the built-in's ``self`` (a Python ``int``), so one compiled module serves
+every driver and every kernel:
 
 * ``launch(function, grid, block, shared, stream, extra) -> int``: calls the function at
   ``self`` as ``cuLaunchKernel(function, grid, 1, 1, block, 1, 1, shared, stream, NULL,
@@ -29,7 +24,7 @@ compiled module serves every driver and every kernel:
 The module is compiled once per machine and kept in the disk cache as a host image
 (relocated at load with the addresses of the CPython functions it calls).  Where any
 part is missing -- no ``ctypes.pythonapi`` (PyPy), a loader that cannot place the
-code -- ``unavailable_reason()`` says why and callers keep their ctypes or bindings path.
+code -- ``unavailable_reason()`` says why and callers fall back to ctypes or the bindings.
 """
 
 from __future__ import annotations

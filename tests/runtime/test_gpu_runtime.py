@@ -23,6 +23,7 @@ from rocarray._device import get_runtime
 from rocarray.runtime.cuda import CudaHooks, CUDARuntime
 from rocarray.runtime.gpu import GPUError, GPURuntime, MemoryPool, round_size
 from rocarray.runtime.pool import _SMALL_CLASSES_BYTES, SMALL_BLOCK, SMALL_BLOCKS_PER_CLASS
+from rocarray.runtime.staging import host_copy
 from rocarray.runtime.hip import HipHooks, HIPRuntime
 
 OUT_OF_MEMORY = 2
@@ -927,7 +928,7 @@ def test_host_copy_in_parallel_pieces():
     for nbytes in (0, 1, 1000, (1 << 20) - 1, 5 * (1 << 20) + 7, 17 * (1 << 20) + 3):
         src = np.random.default_rng(nbytes).integers(0, 256, nbytes, dtype=np.uint8)
         dst = np.zeros(nbytes + 16, dtype=np.uint8)
-        gpu._host_copy(dst.ctypes.data, src.ctypes.data, nbytes)
+        host_copy(dst.ctypes.data, src.ctypes.data, nbytes)
         np.testing.assert_array_equal(dst[:nbytes], src)
         assert not dst[nbytes:].any()
 
