@@ -12,19 +12,28 @@ import os
 from rocarray.runtime.gpu import GPURuntime
 from rocarray.runtime.hooks import DriverHooks, GPUError, c_function_address, driver_error
 
-_INSTALL_HINT = (
-    "rocarray's CUDA runtime needs NVIDIA's CUDA driver API bindings (the cuda-bindings "
-    "package); install them with: pip install rocarray[cuda]"
-)
-
 
 class CudaHooks(DriverHooks):
     """The vendor half of the CUDA runtime (the contract: docs/architecture.md)."""
 
     kind = "cuda"
     launch_name = "cuLaunchKernel"
+    BINDINGS = "cuda.bindings.driver"
+    INSTALL_HINT = (
+        "rocarray's CUDA runtime needs NVIDIA's CUDA driver API bindings (the cuda-bindings "
+        "package); install them with: pip install rocarray[cuda]"
+    )
+    DRIVER = "NVIDIA driver"
 
+    CONSTANTS = {
+        "launch_param_buffer_pointer": "CU_LAUNCH_PARAM_BUFFER_POINTER",
+        "launch_param_buffer_size": "CU_LAUNCH_PARAM_BUFFER_SIZE",
+        "launch_param_end": "CU_LAUNCH_PARAM_END",
+        "_out_of_memory": "CUresult.CUDA_ERROR_OUT_OF_MEMORY",
+        "_no_timing": "CUevent_flags.CU_EVENT_DISABLE_TIMING",
+    }
     CALLS = {
+        "init": "cuInit",
         "device_count": "cuDeviceGetCount",
         "device": "cuDeviceGet",
         "device_name": "cuDeviceGetName",
@@ -58,31 +67,9 @@ class CudaHooks(DriverHooks):
     def __init__(self):
         super().__init__()
         self._contexts: dict[int, object] = {}
-        self._launch_kernel = None
         self.launch_param_buffer_pointer = 1
         self.launch_param_buffer_size = 2
         self.launch_param_end = 0
-
-    def init(self) -> None:
-        try:
-            from cuda.bindings import driver
-        except ImportError as e:
-            raise ImportError(_INSTALL_HINT) from e
-        self._lib = driver
-        try:
-            (err,) = driver.cuInit(0)
-        except Exception as e:  # the bindings could not find or load libcuda
-            raise GPUError(f"cuInit failed: the NVIDIA driver could not be loaded ({e})", "cuInit") from e
-        if err:
-            raise driver_error(self, "cuInit", err)
-        # the fallback launch, where no native built-in can be had (the bindings' call
-        # measured faster than ctypes', whose eleven arguments each go through libffi)
-        self._launch_kernel = driver.cuLaunchKernel
-        self.launch_param_buffer_pointer = int(driver.CU_LAUNCH_PARAM_BUFFER_POINTER)
-        self.launch_param_buffer_size = int(driver.CU_LAUNCH_PARAM_BUFFER_SIZE)
-        self.launch_param_end = int(driver.CU_LAUNCH_PARAM_END)
-        self._out_of_memory = int(driver.CUresult.CUDA_ERROR_OUT_OF_MEMORY)
-        self._no_timing = int(driver.CUevent_flags.CU_EVENT_DISABLE_TIMING)
 
     # -- devices -------------------------------------------------------------------------
 

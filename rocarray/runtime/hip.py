@@ -10,11 +10,6 @@ from __future__ import annotations
 from rocarray.runtime.gpu import GPURuntime
 from rocarray.runtime.hooks import DriverHooks, GPUError, c_function_address, driver_error
 
-_INSTALL_HINT = (
-    "rocarray's HIP runtime needs AMD's HIP Python bindings (the hip-python package, "
-    "matching your ROCm release); install them with: pip install rocarray[rocm]"
-)
-
 
 def _text(value) -> str:
     # hip-python returns C strings as CStr objects (str() gives the buffer, NULs included),
@@ -31,8 +26,22 @@ class HipHooks(DriverHooks):
 
     kind = "hip"
     launch_name = "hipModuleLaunchKernel"
+    BINDINGS = "hip.hip"
+    INSTALL_HINT = (
+        "rocarray's HIP runtime needs AMD's HIP Python bindings (the hip-python package, "
+        "matching your ROCm release); install them with: pip install rocarray[rocm]"
+    )
+    DRIVER = "HIP runtime"
 
+    CONSTANTS = {
+        "launch_param_buffer_pointer": "HIP_LAUNCH_PARAM_BUFFER_POINTER",
+        "launch_param_buffer_size": "HIP_LAUNCH_PARAM_BUFFER_SIZE",
+        "launch_param_end": "HIP_LAUNCH_PARAM_END",
+        "_out_of_memory": "hipError_t.hipErrorOutOfMemory",
+        "_no_timing": "hipEventDisableTiming",
+    }
     CALLS = {
+        "init": "hipInit",
         "device_count": "hipGetDeviceCount",
         "device_name": "hipDeviceGetName",
         "properties": "hipGetDeviceProperties",
@@ -65,29 +74,9 @@ class HipHooks(DriverHooks):
 
     def __init__(self):
         super().__init__()
-        self._launch_kernel = None
         self.launch_param_buffer_pointer = 1
         self.launch_param_buffer_size = 2
         self.launch_param_end = 3
-
-    def init(self) -> None:
-        try:
-            from hip import hip
-        except ImportError as e:
-            raise ImportError(_INSTALL_HINT) from e
-        self._lib = hip
-        try:
-            (err,) = hip.hipInit(0)
-        except Exception as e:  # hip-python could not dlopen libamdhip64.so
-            raise GPUError(f"hipInit failed: the HIP runtime could not be loaded ({e})", "hipInit") from e
-        if err:
-            raise driver_error(self, "hipInit", err)
-        self._launch_kernel = hip.hipModuleLaunchKernel
-        self.launch_param_buffer_pointer = int(hip.HIP_LAUNCH_PARAM_BUFFER_POINTER)
-        self.launch_param_buffer_size = int(hip.HIP_LAUNCH_PARAM_BUFFER_SIZE)
-        self.launch_param_end = int(hip.HIP_LAUNCH_PARAM_END)
-        self._out_of_memory = int(hip.hipError_t.hipErrorOutOfMemory)
-        self._no_timing = int(hip.hipEventDisableTiming)
 
     # -- devices -------------------------------------------------------------------------
 

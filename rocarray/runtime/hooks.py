@@ -9,6 +9,7 @@ function's name, so their bodies live here once and each table names its functio
 from __future__ import annotations
 
 import ctypes
+import importlib
 
 from rocarray.runtime.base import RuntimeError_
 
@@ -58,13 +59,46 @@ class DriverHooks:
     cheapest path.  Device pointers and host addresses are plain ints.
     """
 
+    #: the bindings' module, and what to tell the user who does not have it
+    BINDINGS = ""
+    INSTALL_HINT = ""
+    #: what ``init`` failed to load when the bindings' first call fails
+    DRIVER = ""
     #: hook -> the name of the function of the bindings it calls (each table's own)
     CALLS: dict[str, str] = {}
+    #: attribute of the table -> the bindings' constant (a dotted path) ``init`` reads into it
+    CONSTANTS: dict[str, str] = {}
+    #: the C name of the launch, which is also the bindings' function (for messages)
+    launch_name = ""
 
     def __init__(self):
         self._lib = None  # the bindings' module, set by ``init``
+        self._launch_kernel = None  # the bindings' launch, set by ``init``
         self._out_of_memory = 2  # the vendor's out-of-memory code, read from the bindings by ``init``
         self._no_timing = 0  # the event flag that turns timing off, read by ``init``
+
+    def init(self) -> None:
+        """Import the bindings and start the driver; read the constants the runtime needs."""
+        try:
+            lib = importlib.import_module(self.BINDINGS)
+        except ImportError as e:
+            raise ImportError(self.INSTALL_HINT) from e
+        self._lib = lib
+        name = self.CALLS["init"]
+        try:
+            (err,) = getattr(lib, name)(0)
+        except Exception as e:  # the bindings could not find or load the driver's library
+            raise GPUError(f"{name} failed: the {self.DRIVER} could not be loaded ({e})", name) from e
+        if err:
+            raise driver_error(self, name, err)
+        # the fallback launch, where no native built-in can be had (the bindings' call
+        # measured faster than ctypes', whose eleven arguments each go through libffi)
+        self._launch_kernel = getattr(lib, self.launch_name)
+        for attribute, path in self.CONSTANTS.items():
+            value = lib
+            for part in path.split("."):
+                value = getattr(value, part)
+            setattr(self, attribute, int(value))
 
     def _call(self, hook: str, *args):
         """Call the function ``CALLS[hook]`` of the bindings: the values it returns after the
