@@ -15,7 +15,7 @@ import threading
 from rocarray.runtime import native
 from rocarray.runtime.base import Runtime
 from rocarray.runtime.hooks import GPUError, driver_error  # noqa: F401 - re-exported
-from rocarray.runtime.pool import ALLOCATION_UNIT, MemoryPool, round_size  # noqa: F401 - re-exported
+from rocarray.runtime.pool import MemoryPool
 from rocarray.runtime.staging import Staging
 from rocarray.runtime.streams import Event, Stream
 
@@ -28,7 +28,6 @@ __all__ = [
     "Stream",
     "Event",
     "driver_error",
-    "round_size",
 ]
 
 

@@ -143,6 +143,9 @@ def _import_loader():
 
 
 class HostRuntime(Runtime):
+    """The runtime of the one host device: buffers from the host pool, kernels called on
+    the calling thread, or over a pool of threads for large iteration spaces."""
+
     kind = "cpu"
 
     #: Iteration spaces smaller than this run on the calling thread.

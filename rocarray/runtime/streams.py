@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rocarray.runtime.base import RuntimeError_
 
+
 class _DriverObject:
     """A stream or event of one device: destroyed by ``close`` or when collected, once."""
 
