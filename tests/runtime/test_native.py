@@ -178,7 +178,7 @@ def test_the_module_is_compiled_once_and_read_back_from_the_disk_cache(tmp_path)
     # the built-ins cannot be had (as on PyPy): ctypes makes the calls
     ({}, "native._state['reason'] = 'unavailable for this test'\n", "unavailable for this test"),
     ({"ROCARRAY_HOST_LOADER": "mcjit"}, "", "None"),  # the module loaded by MCJIT, not the mapper
-])
+], ids=["builtins-unavailable", "mcjit-loader"])
 def test_kernels_run_with_the_builtins_off_and_on_the_fallback_loader(setting, off, reason):
     code = (
         "import numpy as np, rocarray as ra\n"
