@@ -204,14 +204,6 @@ NUM_THREADS = _declare(
 HOST_POOL_BYTES = _declare(
     "ROCARRAY_HOST_POOL_BYTES", _bytes, 1 << 30, _BYTES_ALLOWED,
     "freed host memory kept for reuse (default 1G; read at import)")
-NATIVE_CALLS = _declare(
-    "ROCARRAY_NATIVE_CALLS", _flag, True, _FLAG,
-    "0: no native built-ins; ctypes and the vendor bindings make every launch's C call "
-    "(default 1; read once per process)")
-LAUNCH = _declare(
-    "ROCARRAY_LAUNCH", _choice("native", "bindings"), "native", "native or bindings",
-    "how GPU kernels are launched: the native built-in or the vendor bindings' call "
-    "(default native; read when a GPU runtime starts)")
 
 PTXAS = _declare(
     "ROCARRAY_PTXAS", _text, None, "the path of an executable ptxas",

@@ -52,7 +52,6 @@ GOOD = [
     ("ROCARRAY_INTERPRETER", "gpu", "gpu"),
     ("ROCARRAY_INTERPRETER", "0", "off"),
     ("ROCARRAY_INTERPRETER", "1", "on"),
-    ("ROCARRAY_LAUNCH", "bindings", "bindings"),
     ("ROCARRAY_DEVICE", "cuda:1", "cuda:1"),
     ("ROCARRAY_DEVICE", " CPU ", "cpu"),
     ("ROCARRAY_TEST_DEVICES", "cpu,hip:0", ("cpu", "hip:0")),
@@ -91,9 +90,7 @@ BAD = [
     ("ROCARRAY_TIERED", "maybe", "not a yes/no value", "1 (on) or 0 (off)"),
     ("ROCARRAY_DISK_CACHE", "2", "not a yes/no value", "1 (on) or 0 (off)"),
     ("ROCARRAY_VERIFY_IR", "yes please", "not a yes/no value", "1 (on) or 0 (off)"),
-    ("ROCARRAY_NATIVE_CALLS", "none", "not a yes/no value", "1 (on) or 0 (off)"),
     ("ROCARRAY_INTERPRETER", "cpu", "not one of the choices", "gpu"),
-    ("ROCARRAY_LAUNCH", "ctypes", "not one of the choices", "native or bindings"),
     ("ROCARRAY_DEVICE", "tpu", "unknown device 'tpu'", "'cpu', 'cuda[:N]' or 'hip[:N]'"),
     ("ROCARRAY_DEVICE", "cuda:x", "unknown device 'cuda:x'", "'cpu', 'cuda[:N]' or 'hip[:N]'"),
     ("ROCARRAY_DEVICE", "cpu:1", "unknown device 'cpu:1'", "'cpu', 'cuda[:N]' or 'hip[:N]'"),
@@ -236,5 +233,5 @@ def test_info_lists_the_settings_in_force(tmp_path):
     assert listed == list(SETTINGS)
     assert "  ROCARRAY_NUM_THREADS=2  (set)" in lines
     assert "  ROCARRAY_TIERED=0  (set)" in lines
-    assert "  ROCARRAY_LAUNCH=native  (default)" in lines
+    assert "  ROCARRAY_DISK_CACHE=1  (default)" in lines
     assert "  ROCARRAY_DEVICE=  (unset)" in lines

@@ -1,117 +1,23 @@
-"""The GPU runtime shared by CUDA and HIP: devices, memory pool, streams, modules, launches.
+"""The GPU runtime shared by CUDA and HIP: devices, contexts, modules, launches, copies.
 
-Every line of GPU runtime logic lives here.  The two vendors differ only in a *hook table*
-(``rocarray/runtime/cuda.py`` over ``cuda.bindings.driver``, ``rocarray/runtime/hip.py``
-over hip-python), a small object whose methods wrap one driver call each, turn the vendor's
-result tuple into plain values, and raise :class:`GPUError` (built by :func:`driver_error`)
-when the call fails.  :class:`GPURuntime` calls nothing but ``self.api``.
-
-The hook table
---------------
-
-Handles (modules, functions, streams, events) are the bindings' own objects: they are passed
-back to the bindings unchanged, which is their cheapest path; ``int(handle)`` is the raw
-address.  The stream handle ``None`` is the legacy default (null) stream of the current
-device: both bindings read None as NULL.  Device pointers and host addresses are plain ints.
-"Current device" means the calling thread's current CUDA context / HIP device.
-
-==========================================  ==================================================
-``kind``                                    ``"cuda"`` or ``"hip"``
-``init()``                                  import the bindings (``ImportError`` naming the pip
-                                            extra when absent) and initialise the driver
-``launch_param_buffer_pointer``,            the ``extra`` keys (ints), valid after ``init()``
-``launch_param_buffer_size``,
-``launch_param_end``
-``device_count() -> int``
-``device_name(i) -> str``                   "NVIDIA H200", "AMD Instinct MI300X"
-``arch(i) -> str``                          code-generation target: "sm_90", "gfx942"
-``compute_unit_count(i) -> int``            streaming multiprocessors / compute units
-``max_threads_per_compute_unit(i) -> int``  resident threads one of them holds
-``set_device(i)``                           make device ``i`` current for the calling thread
-                                            (CUDA: its retained primary context; HIP:
-                                            ``hipSetDevice``)
-``mem_alloc(nbytes) -> int``                on the current device
-``mem_free(ptr)``
-``mem_info() -> (free, total)``             bytes of the current device
-``host_alloc(nbytes) -> int``               page-locked (pinned) host memory
-``host_free(ptr)``
-``memcpy_htod(dst, src, nbytes, stream)``   asynchronous copies ordered on ``stream``
-``memcpy_dtoh(dst, src, nbytes, stream)``
-``memcpy_dtod(dst, src, nbytes, stream)``
-``module_load_data(image) -> module``       into the current device
-``module_unload(module)``
-``module_get_function(module, name)``       ``name`` is a ``str``
-``launch(function, grid, block, shared,     1-D grid of 1-D blocks; ``extra`` is the address
-stream, extra)``                            of a ``void*[5]`` array: BUFFER_POINTER, buffer
-                                            address, BUFFER_SIZE, address of a ``size_t``, END
-``stream_create() -> stream``               a blocking stream (orders with the null stream)
-``stream_destroy(stream)``
-``stream_synchronize(stream)``
-``stream_wait_event(stream, event)``
-``event_create(timing) -> event``
-``event_destroy(event)``
-``event_record(event, stream)``
-``event_synchronize(event)``
-``event_elapsed_ms(start, end) -> float``
-``ctx_synchronize()``                       wait for all work of the current device
-``error_name(code) -> str``                 "CUDA_ERROR_INVALID_IMAGE (device kernel image is
-                                            invalid)"
-``is_out_of_memory(code) -> bool``
-``launch_name``                             the launch's C name, for messages
-``launch_entry() -> int``                   the address of the driver's C launch function,
-                                            with ``cuLaunchKernel``'s signature (HIP's
-                                            ``hipModuleLaunchKernel`` has it too); 0 when
-                                            unknown
-==========================================  ==================================================
-
-Launches
---------
-
-A launch is one C call of the driver, made by a built-in function that rocarray compiles
-itself (``rocarray.runtime.native``: ``launch``, bound to ``launch_entry()``) with the raw
-addresses of the function and the stream (``Function.address``, ``Stream.ptr``); it
-returns the driver's error code.  Where that built-in cannot be made (not CPython, no
-host compiler, a table whose ``launch_entry`` gives 0, ``ROCARRAY_LAUNCH=bindings``) the
-hook ``launch`` does it through the bindings.  Measured on the H200 hosts: a warm ``a + b``
-0.4-0.7 us faster than through cuda-bindings (docs/benchmarks.md, stop 17).
-
-Ordering and the current context
---------------------------------
-
-Work goes to the calling thread's current stream of a device: the one entered last with
-``with stream:`` on that thread, else the legacy default (null) stream, which orders with
-CuPy's and PyTorch's default streams.  CUDA uses each device's *primary* context, the one the
-CUDA runtime (CuPy, PyTorch) uses too, so pointers and streams can be shared with them.
-
-Every call that names a device makes its context current, except :meth:`GPURuntime.launch`,
-the hot path: it trusts a per-thread note of the device it made current last, and when a
-launch fails (for instance because other code switched the thread's context) it makes the
-function's context current and tries once more.
-
-Host <-> device copies
-----------------------
-
-Both directions return once the copy has finished.  Small copies go straight from pageable
-memory.  From ``staging_threshold`` bytes on, they pass through two pinned buffers per
-device, in turns, so the CPU copy of one chunk overlaps the DMA of the other; the CPU copies
-run on several threads.  Measured on the H200 host: one thread copies into pinned memory at
-9 GB/s, eight at 32 GB/s, DMA from pinned memory runs at 55 GB/s; to the device / back,
-pageable copies reach 7.4 / 11.3 GB/s at 16 MiB and 6.0 / 11.6 at 1 GiB, staged ones
-14.7 / 17.1 and 30 / 26 GB/s (32 MiB chunks; 4 and 8 MiB chunks were slower).  At 8 MiB
-and below the two paths are even.
+Every line of GPU runtime logic lives here and in the modules it imports; the two vendors
+differ only in a *hook table* (``cuda.py``, ``hip.py``), and :class:`GPURuntime` calls
+nothing but ``self.api``.  The hook table's contract, the launch paths, ordering and copies
+are described in docs/architecture.md ("Runtimes").
 """
 
 from __future__ import annotations
 
 import ctypes
 import hashlib
-import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
-from rocarray import _settings
-from rocarray.runtime.base import Runtime, RuntimeError_
-from rocarray.runtime.pool import ALLOCATION_UNIT, MemoryPool, round_size  # noqa: F401 - re-exported
+from rocarray.runtime import native
+from rocarray.runtime.base import Runtime
+from rocarray.runtime.hooks import GPUError, driver_error  # noqa: F401 - re-exported
+from rocarray.runtime.pool import MemoryPool
+from rocarray.runtime.staging import Staging
+from rocarray.runtime.streams import Event, Stream
 
 __all__ = [
     "GPUError",
@@ -122,50 +28,7 @@ __all__ = [
     "Stream",
     "Event",
     "driver_error",
-    "round_size",
 ]
-
-
-# -- errors ------------------------------------------------------------------------------
-
-
-class GPUError(RuntimeError_):
-    """A failed GPU driver call.
-
-    ``call`` names the driver function ("cuModuleLoadData"), ``code`` is the vendor's error
-    code as an int (None when the failure carried no code, as when the driver library could
-    not be loaded).
-    """
-
-    def __init__(self, message: str, call: str | None = None, code: int | None = None):
-        super().__init__(message)
-        self.call = call
-        self.code = code
-
-
-def driver_error(api, call: str, code) -> GPUError:
-    """The :class:`GPUError` for driver call ``call`` that returned error ``code``."""
-    code = int(code)
-    try:
-        text = api.error_name(code)
-    except Exception:  # the error has no name the driver knows, or the driver is gone
-        text = f"error {code}"
-    return GPUError(f"{call} failed: {text}", call=call, code=code)
-
-
-def c_function_address(libraries, name: str) -> int:
-    """The address of C function ``name`` in the first of ``libraries`` that opens (the
-    one the bindings loaded: opening a loaded library again gives the same copy), 0
-    when none has it."""
-    for library in libraries:
-        try:
-            return ctypes.cast(getattr(ctypes.CDLL(library), name), ctypes.c_void_p).value or 0
-        except (OSError, AttributeError):
-            continue
-    return 0
-
-
-# The caching allocator (MemoryPool) lives in rocarray/runtime/pool.py, shared with the host.
 
 
 class Module:
@@ -186,14 +49,14 @@ class Module:
 class Function:
     """A kernel entry point of a loaded :class:`Module`."""
 
-    __slots__ = ("device", "handle", "address", "name", "module", "resident")
+    __slots__ = ("device", "handle", "launch_handle", "name", "module", "resident")
 
-    def __init__(self, module: Module, handle, name: str, address: int = 0):
+    def __init__(self, module: Module, handle, name: str, launch_handle):
         self.device = module.device
         self.handle = handle
-        #: the raw handle, for the native launch (0 when the runtime launches through
-        #: the bindings)
-        self.address = address
+        #: the function as the runtime's launch callable takes it (the raw address for
+        #: the native launch, the bindings' handle for the hooks')
+        self.launch_handle = launch_handle
         self.name = name
         self.module = module
         #: block size -> blocks of this function resident on the whole device at once
@@ -210,207 +73,6 @@ def _loadable(image: bytes) -> bytes:
     if image[:4] != b"\x7fELF" and not image.endswith(b"\0"):
         image += b"\0"
     return image
-
-
-# -- streams and events --------------------------------------------------------------------
-
-
-class Stream:
-    """An in-order queue of work on one device.
-
-    ``with stream:`` makes it the calling thread's current stream of its device, where
-    launches and copies that name no stream go.  ``Stream(runtime, index)`` creates a new
-    stream; :meth:`GPURuntime.null_stream` gives the device's default one.
-    """
-
-    __slots__ = ("runtime", "device", "handle", "ptr", "_owned", "__weakref__")
-
-    def __init__(self, runtime: GPURuntime, device: int = 0, *, _null: bool = False):
-        runtime._check_index(device)
-        self.runtime = runtime
-        self.device = device
-        self._owned = False
-        if _null:
-            self.handle = None
-            self.ptr = 0
-        else:
-            runtime._use(device)
-            self.handle = runtime.api.stream_create()
-            self.ptr = int(self.handle)
-            self._owned = True
-
-    def synchronize(self) -> None:
-        """Wait until all work queued on this stream has finished."""
-        self.runtime._use(self.device)
-        self.runtime.api.stream_synchronize(self.handle)
-
-    def wait_event(self, event: Event) -> None:
-        """Make later work on this stream wait for ``event``."""
-        self.runtime._use(self.device)
-        self.runtime.api.stream_wait_event(self.handle, event.handle)
-
-    def record(self, event: Event | None = None) -> Event:
-        """Record ``event`` (a new one if None) on this stream; return it."""
-        if event is None:
-            event = Event(self.runtime, self.device)
-        event.record(self)
-        return event
-
-    def __enter__(self) -> Stream:
-        state = self.runtime._thread()
-        state.streams.setdefault(self.device, []).append(self)
-        state.current[self.device] = self
-        return self
-
-    def __exit__(self, *exc) -> None:
-        state = self.runtime._thread()
-        stack = state.streams.get(self.device)
-        if not stack or stack[-1] is not self:
-            raise RuntimeError_(f"{self!r} left out of order: `with` blocks of streams must nest")
-        stack.pop()
-        if stack:
-            state.current[self.device] = stack[-1]
-        else:
-            del state.current[self.device]
-
-    def close(self) -> None:
-        """Destroy the stream now (work queued on it still completes)."""
-        if self._owned:
-            self._owned = False
-            self.runtime._use(self.device)
-            self.runtime.api.stream_destroy(self.handle)
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # the driver may be gone at interpreter exit
-            pass
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Stream) and other.ptr == self.ptr and other.device == self.device
-
-    def __hash__(self) -> int:
-        return hash((self.device, self.ptr))
-
-    def __repr__(self) -> str:
-        which = "null stream" if self.ptr == 0 else f"stream {self.ptr:#x}"
-        return f"<{self.runtime.kind}:{self.device} {which}>"
-
-
-class Event:
-    """A marker in a stream: record it, wait for it, time the work between two of them."""
-
-    __slots__ = ("runtime", "device", "handle", "_owned", "__weakref__")
-
-    def __init__(self, runtime: GPURuntime, device: int = 0, timing: bool = True):
-        runtime._check_index(device)
-        self.runtime = runtime
-        self.device = device
-        self._owned = False
-        runtime._use(device)
-        self.handle = runtime.api.event_create(timing)
-        self._owned = True
-
-    def record(self, stream: Stream | None = None) -> Event:
-        """Record the event on ``stream`` (default: the thread's current stream)."""
-        if stream is None:
-            stream = self.runtime.current_stream(self.device)
-        self.runtime._use(self.device)
-        self.runtime.api.event_record(self.handle, stream.handle)
-        return self
-
-    def synchronize(self) -> None:
-        """Wait until the work before the event's last recording has finished."""
-        self.runtime._use(self.device)
-        self.runtime.api.event_synchronize(self.handle)
-
-    def elapsed_time(self, end: Event) -> float:
-        """Milliseconds between this event and ``end`` (both recorded and completed)."""
-        self.runtime._use(self.device)
-        return self.runtime.api.event_elapsed_ms(self.handle, end.handle)
-
-    def close(self) -> None:
-        if self._owned:
-            self._owned = False
-            self.runtime._use(self.device)
-            self.runtime.api.event_destroy(self.handle)
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # the driver may be gone at interpreter exit
-            pass
-
-    def __repr__(self) -> str:
-        return f"<{self.runtime.kind}:{self.device} event {int(self.handle):#x}>"
-
-
-# -- staged host copies --------------------------------------------------------------------
-
-#: Threads that copy between pageable and pinned host memory.
-_COPY_THREADS = max(1, min(8, os.cpu_count() or 1))
-_copier: ThreadPoolExecutor | None = None
-_copier_lock = threading.Lock()
-
-
-def _host_copy(dst: int, src: int, nbytes: int) -> None:
-    """``memmove`` in pieces of at least 1 MiB spread over threads (ctypes drops the GIL)."""
-    global _copier
-    parts = min(_COPY_THREADS, nbytes >> 20)
-    if parts <= 1:
-        ctypes.memmove(dst, src, nbytes)
-        return
-    if _copier is None:
-        with _copier_lock:
-            if _copier is None:
-                _copier = ThreadPoolExecutor(_COPY_THREADS - 1, thread_name_prefix="rocarray-copy")
-    piece = (nbytes // parts + 63) & ~63
-    futures = [
-        _copier.submit(ctypes.memmove, dst + offset, src + offset, min(piece, nbytes - offset))
-        for offset in range(piece, nbytes, piece)
-    ]
-    ctypes.memmove(dst, src, piece)
-    for future in futures:
-        future.result()
-
-
-class _Staging:
-    """Two pinned host buffers of one device, used in turns by large copies.
-
-    ``pending[b]`` says a DMA that reads or writes buffer ``b`` may still run; its event
-    marks its end.  Copies hold ``lock`` throughout, so one copy at a time uses them.
-    """
-
-    __slots__ = ("lock", "chunk", "buffers", "events", "pending")
-
-    def __init__(self, api, chunk: int):
-        self.lock = threading.Lock()
-        self.chunk = chunk
-        self.buffers: list[int] = []
-        self.events: list = []
-        self.pending = [False, False]
-        try:
-            for _ in range(2):
-                self.buffers.append(api.host_alloc(chunk))
-                self.events.append(api.event_create(False))
-        except BaseException:
-            for ptr in self.buffers:
-                api.host_free(ptr)
-            for event in self.events:
-                api.event_destroy(event)
-            raise
-
-    def claim(self, api, b: int) -> int:
-        """Wait until no DMA uses buffer ``b``; return its address."""
-        if self.pending[b]:
-            api.event_synchronize(self.events[b])
-            self.pending[b] = False
-        return self.buffers[b]
-
-    def issued(self, api, b: int, stream) -> None:
-        """Note that a DMA on ``stream`` now uses buffer ``b``."""
-        api.event_record(self.events[b], stream)
-        self.pending[b] = True
 
 
 # -- per-thread state ----------------------------------------------------------------------
@@ -493,12 +155,13 @@ class GPURuntime(Runtime):
         self._null_streams: dict[int, Stream] = {}
         self._modules: dict[tuple[int, bytes], Module] = {}
         self._assemblers: dict[int, tuple] = {}
-        self._staging: dict[int, _Staging | None] = {}
+        self._staging: dict[int, Staging | None] = {}
         self._local = threading.local()
-        self._api_launch = None
-        #: the native launch (``rocarray.runtime.native``), None: through the bindings
-        self._native_launch = None
-        #: why launches go through the bindings, or None when they are native
+        #: The launch callable, chosen once: ``(function.launch_handle, grid, block, shared,
+        #: stream.launch_handle or 0, extra address) -> error code`` (0: queued).
+        self._launch = self._launch_through_hooks
+        self._native = False
+        #: why launches go through the hooks' ``launch``, or None when they are native
         self.native_launch_reason: str | None = "not initialised"
 
     # -- initialisation ------------------------------------------------------------------
@@ -513,23 +176,32 @@ class GPURuntime(Runtime):
             except (ImportError, GPUError) as e:
                 self._failure = e
                 self._count = 0
-            self._api_launch = self.api.launch
             if self._count:
-                self._native_launch, self.native_launch_reason = self._make_native_launch()
+                launch, self.native_launch_reason = self._native_launch()
+                if launch is not None:
+                    self._launch, self._native = launch, True
             self._initialised = True
 
-    def _make_native_launch(self):
-        """(the native launch built-in, None) or (None, why the bindings launch)."""
-        if _settings.LAUNCH.get() == "bindings":
-            return None, "ROCARRAY_LAUNCH=bindings"
+    def _native_launch(self):
+        """(the native launch built-in, None), or (None, why the hooks' ``launch`` is the
+        fallback) where the built-in cannot be had."""
         entry = getattr(self.api, "launch_entry", None)
         address = entry() if entry is not None else 0
         if not address:
             return None, f"the {self.kind.upper()} hook table gives no C launch function"
-        from rocarray.runtime import native
-
         launch = native.builtin("launch", address)
         return launch, None if launch is not None else native.unavailable_reason()
+
+    def _launch_through_hooks(self, handle, grid: int, block: int, shared: int, stream, extra: int) -> int:
+        """The fallback launch in the native built-in's convention: the hook table's
+        ``launch``, its failure returned as the driver's error code."""
+        if isinstance(stream, int) and stream == 0:  # the null stream, which hooks take as None
+            stream = None
+        try:
+            self.api.launch(handle, grid, block, shared, stream, extra)
+        except GPUError as e:
+            return e.code or -1
+        return 0
 
     def is_available(self) -> bool:
         """True when the bindings and the driver load and at least one device is present."""
@@ -577,16 +249,21 @@ class GPURuntime(Runtime):
         self._check_index(index)
         self._use(index)
 
+    def _per_device(self, made: dict, index: int, make):
+        """``made[index]``, made by ``make()`` the first time, once whichever threads ask."""
+        try:
+            return made[index]
+        except KeyError:
+            pass
+        self._check_index(index)
+        with self._lock:
+            if index not in made:
+                made[index] = make()
+        return made[index]
+
     def null_stream(self, index: int) -> Stream:
         """The legacy default stream of device ``index``."""
-        stream = self._null_streams.get(index)
-        if stream is None:
-            self._check_index(index)
-            with self._lock:
-                stream = self._null_streams.get(index)
-                if stream is None:
-                    stream = self._null_streams[index] = Stream(self, index, _null=True)
-        return stream
+        return self._per_device(self._null_streams, index, lambda: Stream(self, index, _null=True))
 
     def current_stream(self, index: int) -> Stream:
         """The calling thread's current stream of device ``index``."""
@@ -658,17 +335,8 @@ class GPURuntime(Runtime):
 
     def memory_pool(self, index: int) -> MemoryPool:
         """The caching memory pool of device ``index``."""
-        pool = self._pools.get(index)
-        if pool is None:
-            self._check_index(index)
-            with self._lock:
-                pool = self._pools.get(index)
-                if pool is None:
-                    pool = MemoryPool(
-                        self.api, lambda: self._use(index), label=f"{self.kind}:{index}"
-                    )
-                    self._pools[index] = pool
-        return pool
+        return self._per_device(self._pools, index, lambda: MemoryPool(
+            self.api, lambda: self._use(index), label=f"{self.kind}:{index}"))
 
     def alloc(self, index: int, nbytes: int) -> int:
         """Allocate ``nbytes`` on device ``index`` for the thread's current stream."""
@@ -686,6 +354,14 @@ class GPURuntime(Runtime):
         pool = self._pools.get(index) or self.memory_pool(index)
         pool.free(ptr)
 
+    def _copy_stream(self, index: int, nbytes: int, stream):
+        """A host copy's set-up: (the stream's handle, the device's staging buffers or None
+        where the copy goes straight from pageable memory), with the device made current."""
+        self._check_index(index)
+        handle = self._stream_handle(index, stream)
+        self._use(index)
+        return handle, self._staging_for(index) if nbytes >= self.staging_threshold else None
+
     def copy_host_to_device(self, index: int, dst: int, src: int, nbytes: int, stream=None) -> None:
         """Copy ``nbytes`` from host address ``src`` to device address ``dst``.
 
@@ -694,23 +370,12 @@ class GPURuntime(Runtime):
         """
         if nbytes <= 0:
             return
-        self._check_index(index)
-        handle = self._stream_handle(index, stream)
-        self._use(index)
-        api = self.api
-        staging = self._staging_for(index) if nbytes >= self.staging_threshold else None
+        handle, staging = self._copy_stream(index, nbytes, stream)
         if staging is None:
-            api.memcpy_htod(dst, src, nbytes, handle)
+            self.api.memcpy_htod(dst, src, nbytes, handle)
         else:
-            chunk = staging.chunk
-            with staging.lock:
-                for k, offset in enumerate(range(0, nbytes, chunk)):
-                    size = min(chunk, nbytes - offset)
-                    buffer = staging.claim(api, k & 1)
-                    _host_copy(buffer, src + offset, size)
-                    api.memcpy_htod(dst + offset, buffer, size, handle)
-                    staging.issued(api, k & 1, handle)
-        api.stream_synchronize(handle)
+            staging.to_device(self.api, dst, src, nbytes, handle)
+        self.api.stream_synchronize(handle)
 
     def copy_device_to_host(self, index: int, dst: int, src: int, nbytes: int, stream=None) -> None:
         """Copy ``nbytes`` from device address ``src`` to host address ``dst``.
@@ -719,45 +384,23 @@ class GPURuntime(Runtime):
         """
         if nbytes <= 0:
             return
-        self._check_index(index)
-        handle = self._stream_handle(index, stream)
-        self._use(index)
-        api = self.api
-        staging = self._staging_for(index) if nbytes >= self.staging_threshold else None
+        handle, staging = self._copy_stream(index, nbytes, stream)
         if staging is None:
-            api.memcpy_dtoh(dst, src, nbytes, handle)
-            api.stream_synchronize(handle)
-            return
-        chunk = staging.chunk
-        count = (nbytes + chunk - 1) // chunk
+            self.api.memcpy_dtoh(dst, src, nbytes, handle)
+            self.api.stream_synchronize(handle)
+        else:
+            staging.to_host(self.api, dst, src, nbytes, handle)
 
-        def fetch(k):  # queue the DMA of chunk k into buffer k & 1
-            offset = k * chunk
-            buffer = staging.claim(api, k & 1)
-            api.memcpy_dtoh(buffer, src + offset, min(chunk, nbytes - offset), handle)
-            staging.issued(api, k & 1, handle)
-
-        with staging.lock:
-            fetch(0)
-            for k in range(count):
-                if k + 1 < count:
-                    fetch(k + 1)
-                offset = k * chunk
-                _host_copy(dst + offset, staging.claim(api, k & 1), min(chunk, nbytes - offset))
-
-    def _staging_for(self, index: int) -> _Staging | None:
+    def _staging_for(self, index: int) -> Staging | None:
         """Device ``index``'s staging buffers; None when pinned memory is not to be had."""
-        try:
-            return self._staging[index]
-        except KeyError:
-            pass
-        with self._lock:
-            if index not in self._staging:
-                try:
-                    self._staging[index] = _Staging(self.api, self.staging_chunk)
-                except GPUError:  # no pinned memory: copy from pageable memory instead
-                    self._staging[index] = None
-        return self._staging[index]
+
+        def make():
+            try:
+                return Staging(self.api, self.staging_chunk)
+            except GPUError:  # no pinned memory: copy from pageable memory instead
+                return None
+
+        return self._per_device(self._staging, index, make)
 
     def copy_device_to_device(self, index: int, dst: int, src: int, nbytes: int, stream=None) -> None:
         """Queue a copy of ``nbytes`` between device addresses on ``stream``; does not wait."""
@@ -814,8 +457,8 @@ class GPURuntime(Runtime):
                 if function is None:
                     self._use(module.device)
                     handle = self.api.module_get_function(module.handle, name)
-                    address = int(handle) if self._native_launch is not None else 0
-                    function = module.functions[name] = Function(module, handle, name, address)
+                    launch_handle = int(handle) if self._native else handle
+                    function = module.functions[name] = Function(module, handle, name, launch_handle)
         return function
 
     def launch(self, function: Function, grid: int, block: int, args, stream=None, shared: int = 0) -> None:
@@ -868,15 +511,8 @@ class GPURuntime(Runtime):
             self._use(device)
         if stream is None:
             stream = state.current.get(device)
-        native = self._native_launch
-        if native is not None:
-            if native(function.address, grid, block, shared, 0 if stream is None else stream.ptr, address):
-                self._relaunch(function, grid, block, shared, stream, address)
-            return
-        try:
-            self._api_launch(function.handle, grid, block, shared, None if stream is None else stream.handle,
-                             address)
-        except GPUError:
+        if self._launch(function.launch_handle, grid, block, shared, 0 if stream is None else stream.launch_handle,
+                        address):
             self._relaunch(function, grid, block, shared, stream, address)
 
     def launch_into_new(self, function: Function, grid: int, block: int, area, out_word: int,
@@ -898,17 +534,9 @@ class GPURuntime(Runtime):
         area[0][out_word] = ptr
         if state.device != device:
             self._use(device)
-        native = self._native_launch
-        if native is not None:
-            if not native(function.address, grid, block, 0, 0 if stream is None else stream.ptr, area[1]):
-                return ptr
-        else:
-            try:
-                self._api_launch(function.handle, grid, block, 0, None if stream is None else stream.handle,
-                                 area[1])
-                return ptr
-            except GPUError:
-                pass
+        if not self._launch(function.launch_handle, grid, block, 0, 0 if stream is None else stream.launch_handle,
+                            area[1]):
+            return ptr
         try:
             self._relaunch(function, grid, block, 0, stream, area[1])
         except BaseException:
@@ -921,12 +549,8 @@ class GPURuntime(Runtime):
         context since our last call, so the function's device is made current first.
         A second failure raises the driver's error."""
         self._use(function.device)
-        native = self._native_launch
-        if native is None:
-            self._api_launch(function.handle, grid, block, shared, None if stream is None else stream.handle,
-                             address)
-            return
-        code = native(function.address, grid, block, shared, 0 if stream is None else stream.ptr, address)
+        code = self._launch(function.launch_handle, grid, block, shared,
+                            0 if stream is None else stream.launch_handle, address)
         if code:
             raise driver_error(self.api, self.api.launch_name, code)
 

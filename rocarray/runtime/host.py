@@ -1,9 +1,9 @@
-"""The host (CPU) runtime: aligned host buffers and JIT-compiled host kernels.
+"""The host (CPU) runtime: aligned host buffers and host kernels called in-process.
 
 Host memory comes from the shared caching pool (aligned C-library blocks), and NumPy views
 it without copying, so arrays on the CPU convert to and from NumPy without a copy wherever
-the layout allows (NumPy arrays given to ``asarray`` are wrapped, not copied).  Kernels are host object files produced by the ``host`` target
-and loaded in-process; a launch is a direct call of the entry ``void f(ptr args, i64 start,
+the layout allows.  Kernels are host object files produced by the ``host`` target and
+loaded in-process; a launch is a direct call of the entry ``void f(ptr args, i64 start,
 i64 stop)``, split across threads for large iteration spaces.
 """
 
@@ -13,8 +13,10 @@ import ctypes
 import errno
 import functools
 import os
+import platform
 import sys
 import threading
+import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
@@ -70,9 +72,8 @@ class _HostMemory:
             raise e
         if large:
             # ask for transparent huge pages where the kernel gives them only on request
-            # (``madvise`` mode; NumPy asks too): streaming a 64 MiB array through 4 KiB
-            # pages ran a full float32 max ~13% slower than NumPy's on the 2-core VM.
-            # Advice only: a refusal changes nothing.
+            # (``madvise`` mode; NumPy asks too): streaming a large array through 4 KiB
+            # pages measured slower than NumPy.  Advice only: a refusal changes nothing.
             self._madvise(out.value, nbytes & ~(HUGE_PAGE - 1), _MADV_HUGEPAGE)  # whole huge pages
         return out.value
 
@@ -86,8 +87,8 @@ class _HostMemory:
 class HostFunction:
     """A loaded host kernel: its address and callables for it, ``f(args, start, stop)``
     with ``args`` an address or ``bytes`` (``call_small`` keeps the GIL, ``call`` releases
-    it): rocarray's native built-ins (``rocarray.runtime.native``; 0.6-1.5 us less per call
-    than ctypes on the 2-core VM), else ctypes functions."""
+    it): rocarray's native built-ins (``rocarray.runtime.native``, cheaper per call than
+    ctypes), else ctypes functions."""
 
     __slots__ = ("name", "address", "call", "call_small", "module")
 
@@ -142,6 +143,9 @@ def _import_loader():
 
 
 class HostRuntime(Runtime):
+    """The runtime of the one host device: buffers from the host pool, kernels called on
+    the calling thread, or over a pool of threads for large iteration spaces."""
+
     kind = "cpu"
 
     #: Iteration spaces smaller than this run on the calling thread.
@@ -166,8 +170,6 @@ class HostRuntime(Runtime):
         return 1
 
     def device_name(self, index: int) -> str:
-        import platform
-
         return platform.processor() or platform.machine()
 
     def target_name(self, index: int) -> str:
@@ -191,8 +193,8 @@ class HostRuntime(Runtime):
     @staticmethod
     def prepare_launches() -> None:
         # the native built-ins' module, loaded before the first kernel is read from disk:
-        # the allocator's clean-up after the load falls on this first call, not on a
-        # later kernel's (measured: ~45K instructions of glibc's ``malloc_consolidate``)
+        # the C allocator's clean-up after the load falls on this first call, not on a
+        # later kernel's
         _native_unavailable_reason()
 
     def load_module(self, index: int, image: bytes):
@@ -243,8 +245,8 @@ class HostRuntime(Runtime):
             return
         buf_type = _BUFFER_TYPES.get(packer.size)
         if buf_type is None:
-            # one buffer type per 512 bytes of parameters (making a ctypes type costs
-            # ~30 us; a larger buffer costs nothing per launch)
+            # one buffer type per 512 bytes of parameters (making a ctypes type is slow;
+            # a larger buffer costs nothing per launch)
             rounded = -(-packer.size // 512) * 512
             buf_type = _BUFFER_TYPES.get(rounded)
             if buf_type is None:
@@ -261,8 +263,7 @@ class HostRuntime(Runtime):
                     self._workers = ThreadPoolExecutor(self._threads, thread_name_prefix="rocarray-host")
         # pieces handed out as threads come for them, not one fixed share each: a thread
         # whose core is busy with other work (a shared machine) takes fewer pieces instead
-        # of holding the whole call up (2-core VM with the other core loaded: a fixed split
-        # ran a full float32 sum of 2^24 at 8.2 ms, three times its quiet-machine time)
+        # of holding the whole call up
         threads = self._threads
         parts = min(n, PIECES_PER_THREAD * threads)
         step = -(-n // parts)
@@ -302,8 +303,6 @@ class HostRuntime(Runtime):
         return [0.0]
 
     def event_record(self, event, stream) -> None:
-        import time
-
         event[0] = time.perf_counter()
 
     def event_synchronize(self, event) -> None:

@@ -1,22 +1,17 @@
-"""Native calls: Python built-in functions made from LLVM IR, for the launch paths.
+"""Native built-ins: Python built-in functions made from LLVM IR, for the launches' C calls.
 
 A warm launch from Python ends in one C call -- the driver's ``cuLaunchKernel`` (or HIP's
 ``hipModuleLaunchKernel``, the same signature), or a host kernel's entry.  Through the
-vendor bindings or ctypes that call costs more Python-side work than the rest of the
-warm path: cuda-bindings' ``cuLaunchKernel`` converts eleven arguments and makes a
-``CUstream`` per call; ctypes converts each argument through libffi.  Measured on the
-H200 host (2026-12-01, ``.scratch``-style trial, 20 rounds of 2,000 calls, best /
-median us): the bindings' launch of rocarray's ``add`` kernel alone 3.65 / 3.89, the
-built-in below 3.19 / 3.36; warm ``a + b`` on 1,000 float32 6.19 / 6.63 against 5.48 /
-5.83 (PyTorch 6.58 / 6.89 in the same run).
-
-So the last step is a *built-in function*: a ``PyMethodDef`` whose C function is code
-rocarray compiles itself, with the host target, from the IR text below, called through
-CPython's ``METH_FASTCALL`` convention (no argument tuple, no libffi).  Each function
-reads its integer arguments with ``PyLong_AsUnsignedLongLong`` (a wrong type or a
-negative value raises as that function does: ``TypeError`` / ``OverflowError``), and
-the C function to call comes from the built-in's ``self`` (a Python ``int``), so one
-compiled module serves every driver and every kernel:
+vendor bindings or ctypes that call costs more Python-side work than the rest of the warm
+path (cuda-bindings convert eleven arguments and make a ``CUstream`` per call; ctypes
+converts each argument through libffi), so the last step is a *built-in function*: a
+``PyMethodDef`` whose C function is code rocarray compiles itself, with the host target,
+from the IR text below, called through CPython's ``METH_FASTCALL`` convention (no argument
+tuple, no libffi; measured faster than both, see docs/benchmarks.md).  Each function reads
+its integer arguments with ``PyLong_AsUnsignedLongLong`` (a wrong type or a negative value
+raises as that function does: ``TypeError`` / ``OverflowError``), and the C function to
+call comes from the built-in's ``self`` (a Python ``int``), so one compiled module serves
+every driver and every kernel:
 
 * ``launch(function, grid, block, shared, stream, extra) -> int``: calls the function at
   ``self`` as ``cuLaunchKernel(function, grid, 1, 1, block, 1, 1, shared, stream, NULL,
@@ -29,8 +24,7 @@ compiled module serves every driver and every kernel:
 The module is compiled once per machine and kept in the disk cache as a host image
 (relocated at load with the addresses of the CPython functions it calls).  Where any
 part is missing -- no ``ctypes.pythonapi`` (PyPy), a loader that cannot place the
-code -- ``unavailable_reason()`` says why and callers keep their ctypes or bindings path;
-``ROCARRAY_NATIVE_CALLS=0`` asks for those paths.
+code -- ``unavailable_reason()`` says why and callers fall back to ctypes or the bindings.
 """
 
 from __future__ import annotations
@@ -38,8 +32,6 @@ from __future__ import annotations
 import ctypes
 import sys
 import threading
-
-from .. import _settings
 
 #: CPython's ``METH_FASTCALL`` flag: ``PyObject *f(PyObject *self, PyObject *const *args,
 #: Py_ssize_t nargs)``
@@ -112,8 +104,11 @@ done:
   ret i1 true
 }
 
-; the C function at %self (an int), or null with a TypeError set when %nargs is not %expected
-define internal ptr @rk.target(ptr %self, i64 %nargs, i64 %expected) nounwind {
+; every built-in's start: the C function at %self (an int), with the arguments from %first on
+; read as integers into the same words of %words; null (an exception set) when %nargs is not
+; %expected (a TypeError) or one of those arguments is no such integer
+define internal ptr @rk.begin(ptr %self, ptr %args, i64 %nargs, i64 %expected, i64 %first,
+                              ptr %words) nounwind {
 entry:
   %right = icmp eq i64 %nargs, %expected
   br i1 %right, label %read, label %wrong
@@ -122,18 +117,23 @@ wrong:
   ret ptr null
 read:
   %target = call ptr @PyLong_AsVoidPtr(ptr %self)
+  %from = getelementptr ptr, ptr %args, i64 %first
+  %to = getelementptr i64, ptr %words, i64 %first
+  %count = sub i64 %expected, %first
+  %read_all = call i1 @rk.words(ptr %from, i64 %count, ptr %to)
+  br i1 %read_all, label %done, label %fail
+done:
   ret ptr %target
+fail:
+  ret ptr null
 }
 
 define ptr @rk.native.launch(ptr %self, ptr %args, i64 %nargs) nounwind {
 entry:
   %words = alloca [6 x i64]
-  %target = call ptr @rk.target(ptr %self, i64 %nargs, i64 6)
+  %target = call ptr @rk.begin(ptr %self, ptr %args, i64 %nargs, i64 6, i64 0, ptr %words)
   %none = icmp eq ptr %target, null
-  br i1 %none, label %raise, label %read
-read:
-  %read_all = call i1 @rk.words(ptr %args, i64 6, ptr %words)
-  br i1 %read_all, label %go, label %raise
+  br i1 %none, label %raise, label %go
 go:
   %f = load ptr, ptr %words
   %at1 = getelementptr i64, ptr %words, i64 1
@@ -163,20 +163,16 @@ raise:
 define internal ptr @rk.call(ptr %self, ptr %args, i64 %nargs, i1 %release) alwaysinline nounwind {
 entry:
   %words = alloca [3 x i64]
-  %target = call ptr @rk.target(ptr %self, i64 %nargs, i64 3)
+  %target = call ptr @rk.begin(ptr %self, ptr %args, i64 %nargs, i64 3, i64 1, ptr %words)
   %none = icmp eq ptr %target, null
-  br i1 %none, label %raise, label %read
-read:
-  %rest = getelementptr ptr, ptr %args, i64 1
-  %range = getelementptr i64, ptr %words, i64 1
-  %read_range = call i1 @rk.words(ptr %rest, i64 2, ptr %range)
-  br i1 %read_range, label %first, label %raise
+  br i1 %none, label %raise, label %first
 first:
   %read_address = call i1 @rk.address(ptr %args, ptr %words)
   br i1 %read_address, label %go, label %raise
 go:
   %a = load ptr, ptr %words
-  %start = load i64, ptr %range
+  %at1 = getelementptr i64, ptr %words, i64 1
+  %start = load i64, ptr %at1
   %at2 = getelementptr i64, ptr %words, i64 2
   %stop = load i64, ptr %at2
   br i1 %release, label %nogil, label %gil
@@ -242,9 +238,7 @@ def _defs() -> dict | None:
     if not _state:
         with _lock:
             if not _state:
-                if not _settings.NATIVE_CALLS.get():
-                    _state["reason"] = "ROCARRAY_NATIVE_CALLS=0"
-                elif sys.implementation.name != "cpython" or not hasattr(ctypes, "pythonapi"):
+                if sys.implementation.name != "cpython" or not hasattr(ctypes, "pythonapi"):
                     _state["reason"] = f"not CPython ({sys.implementation.name})"
                 else:
                     try:

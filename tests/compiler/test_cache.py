@@ -346,7 +346,7 @@ def test_background_worker_at_exit_ends_the_job_in_hand_and_drops_the_rest(monke
 def tiers(target):
     quick = target.quick_tier
     if quick is None:
-        pytest.skip("ROCARRAY_TIERED=0 or ROCARRAY_HOST_OPT=0: no quick tier")
+        pytest.skip("ROCARRAY_TIERED=0: no quick tier")
     assert quick.tier_of is target
     return target, quick
 
@@ -503,7 +503,7 @@ def test_a_fresh_process_finds_either_tier_with_one_read(tmp_path):
     import sys
 
     if HostTarget().quick_tier is None:
-        pytest.skip("ROCARRAY_TIERED=0 or ROCARRAY_HOST_OPT=0: no quick tier")
+        pytest.skip("ROCARRAY_TIERED=0: no quick tier")
     env = dict(os.environ, ROCARRAY_CACHE_DIR=str(tmp_path), ROCARRAY_INTERPRETER="0")
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
