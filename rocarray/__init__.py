@@ -162,8 +162,8 @@ from ._statistical_functions import (all, any, argmax, argmin, count_nonzero, cu
 from ._user_kernels import ElementwiseKernel, ReductionKernel
 from ._fusion import fuse
 
-# -- indexing and searching functions: integer arrays, masks, nonzero, searchsorted ------------
-# (x[int_array], x[mask] and their assignments are in Array.__getitem__ / __setitem__)
+# -- indexing (x[...] and x[...] = v: installed on Array by rocarray._indexing) and searching -
+from . import _indexing  # noqa: F401
 from ._indexing_functions import nonzero, searchsorted, take, take_along_axis
 
 # -- linear algebra: products as reductions of the engine (not a tuned BLAS) -------------------

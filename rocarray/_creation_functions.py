@@ -10,9 +10,14 @@ import operator
 import numpy as np
 
 from . import _dtypes
-from ._array_object import Array, check_size
+from ._array_object import Array, _check_same_device, check_size
+from ._copy import copy_to_device
 from ._device import as_device
-from ._transfer import copy_elements, copy_to_device, numpy_to_device, wrap_numpy
+from ._dlpack import import_dlpack
+from ._elementwise import copy_array, copy_elements
+from ._elementwise_functions import _where, greater_equal, less_equal
+from ._transfer import check_scalar_fits, numpy_to_device, wrap_numpy
+from ._views import broadcast_to, expand_dims
 
 
 def _normalize_shape(shape) -> tuple:
@@ -194,13 +199,6 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
     return numpy_to_device(a, dev, dt)
 
 
-def copy_array(x: Array) -> Array:
-    out = Array._empty(x.shape, x.dtype, x.device)
-    if x.size:
-        copy_elements(x, out)
-    return out
-
-
 def empty(shape, *, dtype=None, device=None) -> Array:
     dt = _dtypes.default_float if dtype is None else _dtypes.as_dtype(dtype)
     return Array._empty(_normalize_shape(shape), dt, as_device(device))
@@ -233,8 +231,6 @@ def full(shape, fill_value, *, dtype=None, device=None) -> Array:
     out = Array._empty(_normalize_shape(shape), dt, as_device(device))
     if out.size:
         value = numpy_to_device(np.asarray(fill_value, dtype=dt), out.device)
-        from ._manipulation_functions import broadcast_to
-
         copy_elements(broadcast_to(value, out.shape), out)
     return out
 
@@ -373,8 +369,6 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Array:
         a = np.from_dlpack(x, **kwargs)
         out = wrap_numpy(a)
     else:
-        from ._dlpack import import_dlpack
-
         out = import_dlpack(x, copy=copy)
     if device is not None and as_device(device) is not out.device:
         out = asarray(out, device=device, copy=copy)
@@ -392,7 +386,6 @@ def asnumpy(a, stream=None, order="C", out=None) -> np.ndarray:
     return r
 
 
-
 # -- coordinate grids and triangles (copies through the device's kernels) ----------------------
 
 
@@ -406,8 +399,6 @@ def meshgrid(*arrays, indexing="xy") -> list:
             raise TypeError(f"meshgrid: arrays[{i}] must be a rocarray array, not {type(a).__name__}")
         if a.ndim != 1:
             raise ValueError(f"meshgrid: every array must be one-dimensional; arrays[{i}] has shape {a.shape}")
-    from ._array_object import _check_same_device
-
     _check_same_device("meshgrid", *arrays)
     n = len(arrays)
     shape = [a.shape[0] for a in arrays]
@@ -442,13 +433,10 @@ def _triangle(x, k, fname: str, lower: bool) -> Array:
     out = Array._empty(x.shape, x.dtype, x.device)
     if x.size == 0:
         return out
-    from ._elementwise_functions import _where, greater_equal, less_equal
-    from ._manipulation_functions import reshape
-
     # keep (i, j) where j - i <= k (lower) or j - i >= k (upper): a mask from two index
     # vectors broadcast against each other, computed on the device
     k = builtins.max(builtins.min(k, n), -m)  # beyond the matrix every k keeps all or nothing
-    rows = reshape(arange(m, dtype=_dtypes.int64, device=x.device), (m, 1))
+    rows = expand_dims(arange(m, dtype=_dtypes.int64, device=x.device), axis=1)
     cols = arange(n, dtype=_dtypes.int64, device=x.device)
     shifted = rows + k
     mask = greater_equal(shifted, cols) if lower else less_equal(shifted, cols)
@@ -466,3 +454,35 @@ def triu(x, /, *, k=0) -> Array:
     """The upper triangle of each matrix of ``x`` (elements on and above diagonal ``k``);
     the rest set to zero."""
     return _triangle(x, k, "triu", lower=False)
+
+
+def copy_into(dst: Array, value) -> None:
+    """Write ``value`` (array, NumPy array, scalar, nested list) into ``dst``, broadcasting
+    and casting to ``dst``'s dtype."""
+    if not isinstance(value, Array):
+        if isinstance(value, (bool, int, float, complex, np.generic)) and not isinstance(value, np.ndarray):
+            check_scalar_fits(value, dst.dtype)
+            value = asarray(value, dtype=dst.dtype, device=dst.device)
+        else:
+            value = asarray(value, device=dst.device)
+    elif value.device is not dst.device:
+        raise TypeError(
+            f"cannot assign an array on {value.device} into an array on {dst.device}; "
+            "move it with .to_device() first"
+        )
+    try:
+        src = broadcast_to(value, dst.shape)
+    except ValueError:
+        raise ValueError(
+            f"could not broadcast value of shape {value.shape} into an index result of shape {dst.shape}"
+        ) from None
+    if dst.size == 0:
+        return
+    copy_elements(src, dst)
+
+
+def _reduce_method(self):
+    return (asarray, (self.get(),), None, None, None)
+
+
+Array.__reduce__ = _reduce_method

@@ -11,6 +11,7 @@ import threading
 
 from . import _settings
 from .runtime.base import Runtime
+from .runtime.host import HostRuntime
 
 _KINDS = ("cpu", "cuda", "hip")
 
@@ -141,10 +142,9 @@ def get_runtime(kind: str) -> Runtime:
         rt = _runtimes.get(kind)
         if rt is None:
             if kind == "cpu":
-                from .runtime.host import HostRuntime
-
                 rt = HostRuntime()
             elif kind == "cuda":
+                # (the GPU runtimes load with their first device: their bindings are optional)
                 from .runtime.cuda import CUDARuntime
 
                 rt = CUDARuntime()

@@ -8,13 +8,20 @@ launched.  Everything here is signature-independent and shared by every op.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from . import _dtypes
 from ._array_object import Array
 from ._device import mixed_devices
-from ._launch import ContiguousRunner, KernelSpec, ScalarOutOfRange, load, scalar_fields
+from ._launch import ContiguousRunner, KernelSpec, load
+from ._kernels import catalogue
 from ._layout import broadcast_strides, merge_dims, pad_dims
+from ._params import ScalarOutOfRange, scalar_fields
+from ._transfer import numpy_to_device
+from ._views import broadcast_array_shapes, broadcast_to
+from .compiler.lang import compile_scalar_function
 from .compiler.skeletons import Operand
 from .targets.base import MAX_DIMS
 
@@ -291,15 +298,13 @@ def _compare_out_of_range(name: str, args, out):
     if scalar_first:  # ``v OP x`` is ``x OP' v`` with OP mirrored: above <-> below
         above = not above
     answer = _OUT_OF_RANGE_ANSWERS[name][0 if above else 1]
+    value = numpy_to_device(np.full(x._shape if out is None else (), answer, dtype=_dtypes.bool), x._buf.device)
     if out is None:
-        from ._creation_functions import full
-
-        return full(x._shape, answer, dtype=_dtypes.bool, device=x._buf.device)
+        return value
     if out._shape != x._shape:
         raise ValueError(f"{name}: out has shape {out._shape} but the result has shape {x._shape}")
-    from ._transfer import copy_into
-
-    copy_into(out, answer)
+    if out._size:
+        copy_elements(broadcast_to(value, out._shape), out)
     return out
 
 
@@ -347,8 +352,6 @@ def _run(plan: _Plan, args, out):
             # made by the first warm call, not by this one, often a first call)
             return plan.run_packed(args, shape, arrays[0]._size)
     elif not same:
-        from ._manipulation_functions import broadcast_array_shapes
-
         shape = broadcast_array_shapes(*(a._shape for a in arrays))
     if out is None:
         out = Array._empty(shape, plan.out_dtype, kernel.device)
@@ -386,8 +389,6 @@ def _run(plan: _Plan, args, out):
 def _launch_split(plan, args, kinds, out, mshape, strides, out_strides):
     """More merged dims than a kernel takes: loop over the leading ones on the host."""
     lead = len(mshape) - MAX_DIMS
-    import itertools
-
     inner = mshape[lead:]
     n = 1
     for d in inner:
@@ -414,8 +415,6 @@ def _resolve_overlap(args, kinds, out):
         if a._offset == out._offset and a._strides == out._strides and a._shape == out._shape:
             continue
         if _may_overlap(a, out):
-            from ._creation_functions import copy_array
-
             new = list(args) if new is None else new
             new[i] = copy_array(a)
     return args if new is None else tuple(new)
@@ -482,8 +481,6 @@ def elementwise_spec(name, body, storage_in, in_kinds, loop_in, out_storage, loo
     # The body's parameters and source are made only when it is built: a disk-cache hit
     # (a kernel compiled by an earlier process) never builds it.
     def build_body(module, target):
-        from .compiler.lang import compile_scalar_function
-
         params, source, typedefs = _body_source(body, storage_in, loop_in, out_storage, loop_out)
         return compile_scalar_function(module, "body", params, source, typedefs=typedefs,
                                        target=target, kernel_name=name)
@@ -519,3 +516,21 @@ def _body_source(body, storage_in, loop_in, out_storage, loop_out):
         suffix = "_out0 = (_out0_type)out0;"
     source = "\n".join(prefix) + "\n{\n" + body.strip("\n") + "\n}\n" + suffix
     return params, source, typedefs
+
+
+# -- the copy op: every strided copy and cast (the engine needs it for overlapping operands) --
+
+copy_op = Ufunc(next(row for row in catalogue().elementwise.OPS if row.name == "copy"))
+
+
+def copy_elements(src: Array, dst: Array) -> None:
+    """dst[...] = src for arrays of one shape on one device, casting like NumPy's 'unsafe'."""
+    copy_op(src, out=dst)
+
+
+def copy_array(x: Array) -> Array:
+    """A C-contiguous copy of ``x`` on its device."""
+    out = Array._empty(x.shape, x.dtype, x.device)
+    if x.size:
+        copy_elements(x, out)
+    return out

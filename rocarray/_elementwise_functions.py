@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._array_object import Array
-from ._elementwise import Ufunc
+from ._elementwise import Ufunc, copy_op as _copy
 from ._kernels import catalogue
+from ._views import broadcast_shapes
 
 _rows = {row.name: row for row in catalogue().elementwise.OPS}
 
@@ -83,7 +84,6 @@ tanh = _ufunc("tanh")
 trunc = _ufunc("trunc")
 _where = _ufunc("where")
 _clip = _ufunc("clip")
-_copy = _ufunc("copy")
 
 
 def where(condition, x1, x2, /) -> Array:
@@ -102,8 +102,6 @@ def clip(x, /, min=None, max=None) -> Array:  # noqa: A002 - the spec's names
         return _copy(x, out=Array._empty(x.shape, dt, x.device))
     lo = _bound(min, dt, low=True)
     hi = _bound(max, dt, low=False)
-    from ._manipulation_functions import broadcast_shapes
-
     # the result has the broadcast shape of x, min and max (NumPy and the standard), x's dtype
     shape = broadcast_shapes(x.shape, *(b.shape for b in (lo, hi) if isinstance(b, Array)))
     out = Array._empty(shape, dt, x.device)
@@ -133,11 +131,6 @@ def _as_dtype_operand(b, dt, x):
             raise TypeError(f"clip: cannot mix devices {x.device} and {b.device}")
         return b if b.dtype == dt else b.astype(dt)
     return b
-
-
-def copy_kernel(src: Array, dst: Array) -> None:
-    """dst[...] = src (same shape and device), casting like NumPy's 'unsafe'."""
-    _copy(src, out=dst)
 
 
 # -- Array operators, generated from the rows that name one ----------------------------------

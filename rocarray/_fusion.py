@@ -20,9 +20,13 @@ import operator
 
 import numpy as np
 
+from . import _elementwise_functions as ef
 from ._array_object import Array
 from ._device import mixed_devices
+from ._dtypes import as_dtype
 from ._elementwise import Ufunc, _ctype, _real_of
+from ._fused_reduction import build_fused_reduction
+from ._reduction import ReductionOp
 from ._user_kernels import ElementwiseKernel
 
 __all__ = ["fuse"]
@@ -35,8 +39,6 @@ class FuseError(TypeError):
 
 
 def _ufuncs():
-    from . import _elementwise_functions as ef
-
     return ef
 
 
@@ -96,8 +98,6 @@ class _ArrayVar(_Value):
         self.dtype = dtype
 
     def astype(self, dtype, copy=True):
-        from ._dtypes import as_dtype
-
         dt = as_dtype(dtype)
         if dt == self.dtype:
             return self
@@ -525,8 +525,6 @@ class Fusion:
                                 "(or a tuple of them)")
         in_params, out_params, body, scalar_slots = _generate(trace, outs)
         if reduction is not None:
-            from ._fused_reduction import build_fused_reduction
-
             red = build_fused_reduction(self.name, trace, body, scalar_slots, reduction)
             return _FusedPlan(None, tuple(array_args), tuple(scalar_slots),
                               tuple(trace.scalar_exprs), 1, True, red)
@@ -614,8 +612,6 @@ def _install_reduction_hook():
 
     The hook wraps ``ReductionOp.__call__`` (rocarray/_reduction.py) from here: a traced value
     is not an Array, so it is looked for before the op's own argument check."""
-    from ._reduction import ReductionOp
-
     call = ReductionOp.__call__
     if getattr(call, "_rocarray_fuse_hook", False):
         return

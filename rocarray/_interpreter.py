@@ -26,7 +26,10 @@ from llvmlite import ir
 
 from . import _settings
 from .compiler import interp as _interp
+from ._images import _load_image
+from ._params import pack_format
 from .compiler.cache import default_cache
+from .targets import target_for
 
 ENABLED = _settings.INTERPRETER.get() != "off"
 #: serve the host's first calls too (those of at most ``_launch.HOST_INTERPRETED_MOST``
@@ -39,6 +42,7 @@ BLOCK = 256
 def image_target(target):
     """The configuration the interpreter kernel is compiled with on ``target``'s machine
     (fully optimised: it is compiled once), or None where there is no interpreter."""
+    # (these targets load LLVM's code generators: only a process that interprets needs them)
     from .targets.nvptx import NVPTXTarget
     from .targets.host import HostTarget
 
@@ -152,8 +156,6 @@ class DeviceInterpreter:
         """``spec``'s body (or, for a reduction, its items) as bytecode on this device
         (lowered for ``target``, the tier whose code it stands in for), or None when the
         interpreter cannot run it."""
-        from ._launch import pack_format
-
         if spec.build_items is not None:
             return self._prepare_items(spec, target)
         packer = pack_format(spec.operands)
@@ -265,8 +267,6 @@ def _start_build(target):
 
 
 def _load(device, runtime, target, it, image) -> DeviceInterpreter:
-    from ._launch import _load_image
-
     module = _load_image(runtime, device.index, image, it)
     return DeviceInterpreter(device, runtime, target, runtime.get_function(module, _interp.ENTRY))
 
@@ -274,8 +274,6 @@ def _load(device, runtime, target, it, image) -> DeviceInterpreter:
 def prepare(device) -> DeviceInterpreter | None:
     """Build (or read from the disk cache) and load ``device``'s interpreter now, in this
     thread; None where the device has none."""
-    from .targets import target_for
-
     runtime = device.runtime
     target = target_for(runtime.target_name(device.index))
     it = image_target(target)

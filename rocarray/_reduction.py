@@ -40,14 +40,18 @@ import numpy as np
 
 from . import _dtypes
 from ._array_object import Array, _prod
+from ._copy import contiguous
+from ._data_type_functions import astype
 from ._kernels import catalogue
 from ._launch import KernelSpec, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
+from ._views import broadcast_shapes, broadcast_to, normalize_axes, permute_dims
 from .runtime.host import PIECES_PER_THREAD
-from ._manipulation_functions import normalize_axes
 from .compiler.reduction import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_WAVE, SCAN_UNROLL, TILE, build_reduction,
                                  gpu_tile_width, build_scan, item_functions, quick_tier_text, record_layout,
                                  record_wrappers, reduction_param_types, scan_param_types)
+from .compiler.interp import NotInterpretable
+from .compiler.lang import compile_scalar_function
 from .compiler.skeletons import DIMS, PTR, SIMPLE_LOOP_MAX_ELEMENTS
 from .targets.base import MAX_DIMS
 
@@ -156,8 +160,6 @@ class ReductionDef:
     def _scalar_functions(self, module, target, entry) -> tuple:
         """Add the scalar functions ``entry + "_identity"``, ``"_map"``, ``"_reduce"`` and
         ``"_post"`` to ``module``; return them."""
-        from .compiler.lang import compile_scalar_function
-
         def fn(suffix, params, body):
             return compile_scalar_function(module, f"{entry}_{suffix}", params, body,
                                            preamble=self.preamble, typedefs=self.typedefs,
@@ -174,8 +176,6 @@ class ReductionDef:
 
     def _build_items(self, module, target, entry, scan: bool = False) -> list:
         """The interpreter tier's items of every entry (``KernelSpec.build_items``)."""
-        from .compiler.interp import NotInterpretable
-
         n_in, n_outs = len(self.inputs), len(self.outputs)
         wrappers = record_wrappers(module, entry, [d for _, _, d in self.fields], n_in, n_outs,
                                    *self._scalar_functions(module, target, entry))
@@ -214,8 +214,6 @@ def _check_inputs(name: str, arrays) -> tuple:
         elif x.device != device:
             raise TypeError(f"{name}: arrays on different devices ({device} and {x.device}); "
                             "move them with .to_device()")
-    from ._manipulation_functions import broadcast_shapes
-
     return device, broadcast_shapes(*[x.shape for x in arrays])
 
 
@@ -282,9 +280,6 @@ def reduce(rdef: ReductionDef, arrays, axis=None, keepdims: bool = False, outs=N
     shape_r, merged_r = merge_dims(red_shape, in_r) if n_red else ((0,), [(0,)] * len(arrays))
     if len(shape_k) > MAX_DIMS or len(shape_r) > MAX_DIMS:
         # lay every input out as (kept..., reduced...) contiguously: two merged dims
-        from ._manipulation_functions import broadcast_to, permute_dims
-        from ._transfer import contiguous
-
         order = tuple(kept) + tuple(axes)
         arrays = [contiguous(permute_dims(broadcast_to(x, shape), order)) for x in arrays]
         nk = len(kept)
@@ -467,8 +462,6 @@ def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False)
     shape_k, (sk_in, sk_out) = merge_dims(kept_shape, [tuple(x.strides[d] for d in kept),
                                                        tuple(out.strides[d] for d in kept)])
     if len(shape_k) > MAX_DIMS:
-        from ._transfer import contiguous
-
         x = contiguous(x)
         shape_k, (sk_in, sk_out) = merge_dims(kept_shape, [tuple(x.strides[d] for d in kept),
                                                            tuple(out.strides[d] for d in kept)])
@@ -555,8 +548,6 @@ def _launch_items(kernel, entry: int, packer, items, values, work, waves: bool =
 
 
 def _cast(x: Array, dtype) -> Array:
-    from ._data_type_functions import astype
-
     return astype(x, dtype)
 
 

@@ -24,11 +24,18 @@ import re
 import numpy as np
 
 from ._array_object import Array
+from ._copy import contiguous
 from ._device import default_device, mixed_devices
-from ._elementwise import _resolve_overlap
-from ._launch import ContiguousRunner, KernelSpec, contiguous_template, load, scalar_fields
+from ._creation_functions import asarray
+from ._elementwise import _resolve_overlap, copy_elements
+from ._launch import ContiguousRunner, KernelSpec, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
-from .compiler.lang import KernelError, parse, parse_params, resolve_type_name
+from ._params import contiguous_template, scalar_fields
+from ._reduction import ReductionDef, reduce
+from ._views import broadcast_shapes, broadcast_to
+from .compiler.lang import (KernelError, KernelSyntaxError, compile_scalar_function, parse, parse_params,
+                            resolve_type_name)
+from .compiler.lang.lexer import tokenize
 from .compiler.skeletons import Operand
 from .targets.base import MAX_DIMS
 
@@ -58,8 +65,6 @@ def _parse_signature(in_params: str, out_params: str, name: str):
         for p in params:
             if p.is_placeholder and len(p.type_name) != 1:
                 # CuPy's rule: a one-letter type is a placeholder, a longer one must be a type
-                from .compiler.lang import KernelSyntaxError
-
                 col = text.find(p.type_name) + 1
                 raise KernelSyntaxError(
                     f"unknown type '{p.type_name}' of parameter '{p.name}' (type placeholders "
@@ -68,8 +73,6 @@ def _parse_signature(in_params: str, out_params: str, name: str):
     in_names = {p.name for p in ins}
     for p in outs:
         if p.name in in_names:
-            from .compiler.lang import KernelSyntaxError
-
             col = out_params.find(p.name) + 1
             raise KernelSyntaxError(f"parameter '{p.name}' is both an input and an output", 1,
                                     max(col, 1), source=out_params, where="params",
@@ -242,8 +245,6 @@ def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs, read_output
     params = tuple(params)
 
     def build_body(module, target, _p=params, _td=dict(typedefs)):
-        from .compiler.lang import compile_scalar_function
-
         try:
             return compile_scalar_function(module, "body", list(_p), prefix + body,
                                            preamble=preamble, typedefs=_td, target=target,
@@ -266,8 +267,6 @@ def _outputs_read(body: str, preamble: str, out_params) -> tuple:
     """Names of the non-raw outputs whose element the body may read (``z += x``, ``z * 2``):
     any use but as the target of a plain ``=``.  They get the element's current value before
     the body runs (see ``_user_spec``); the rest are write-only."""
-    from .compiler.lang.lexer import tokenize
-
     names = {p.name for p in out_params if not p.raw}
     if not names:
         return ()
@@ -495,8 +494,6 @@ class ElementwiseKernel:
             shape = arrays[0]._shape
             for a in arrays:
                 if a._shape != shape:
-                    from ._manipulation_functions import broadcast_shapes
-
                     shape = broadcast_shapes(*(x._shape for x in arrays))
                     break
         if not outs:
@@ -568,9 +565,6 @@ class ElementwiseKernel:
     def _run_contiguous_copy(self, plan, ins, outs, shape, size, device):
         """More than MAX_DIMS dimensions after merging: run on C-contiguous copies (one 1-D
         run, so ``i`` keeps its meaning), then copy into outputs that were not contiguous."""
-        from ._manipulation_functions import broadcast_to
-        from ._transfer import contiguous, copy_elements
-
         ins = [contiguous(broadcast_to(a, shape)) if k == "a" else a
                for a, k in zip(ins, plan.in_kinds)]
         tmp = [o if k == "r" or o.is_c_contiguous() else Array._empty(shape, o._dtype, device)
@@ -683,8 +677,6 @@ class ReductionKernel:
         return e
 
     def _plan(self, in_tokens, out_dtypes):
-        from ._reduction import ReductionDef
-
         b, in_types, out_types = _Bindings.of_call(self, in_tokens, out_dtypes)
         rt = self._reduce_type
         red_dt = b.types.get(rt)
@@ -706,8 +698,6 @@ class ReductionKernel:
         return rdef, in_types, out_types
 
     def __call__(self, *args, axis=None, keepdims=False, out=None, stream=None):
-        from ._reduction import reduce
-
         n_args = len(args)
         if n_args != self.nin and n_args != self.nargs:
             raise TypeError(
@@ -760,8 +750,6 @@ def _scalar_array(value, dtype, device, name):
     key = (type(value), value, dtype, device)
     a = _scalar_arrays.get(key)
     if a is None:
-        from ._creation_functions import asarray
-
         v = scalar_fields(value, dtype.type, name)
         a = asarray(np.asarray(complex(*v) if len(v) == 2 else v[0], dtype=dtype), device=device)
         if len(_scalar_arrays) > 256:
