@@ -9,6 +9,7 @@ launched.  Everything here is signature-independent and shared by every op.
 from __future__ import annotations
 
 import itertools
+import operator
 
 import numpy as np
 
@@ -21,6 +22,7 @@ from ._layout import broadcast_strides, merge_dims, pad_dims
 from ._params import ScalarOutOfRange, scalar_fields
 from ._transfer import numpy_to_device
 from ._views import broadcast_array_shapes, broadcast_to
+from ._warm import warm_call
 from .compiler.lang import compile_scalar_function
 from .compiler.skeletons import Operand
 from .targets.base import MAX_DIMS
@@ -85,7 +87,7 @@ def _body_for(row, dtype: np.dtype) -> str | None:
 class _Plan:
     """Everything about one (op, operand dtypes, device) that does not depend on shapes."""
 
-    __slots__ = ("kernel", "in_kinds", "scalar_types", "out_dtype", "row", "run_contiguous", "run_packed")
+    __slots__ = ("kernel", "in_kinds", "scalar_types", "out_dtype", "row", "run_contiguous", "run_packed", "warm")
 
     def __init__(self, kernel, in_kinds, scalar_types, out_dtype, row):
         self.kernel = kernel
@@ -96,7 +98,9 @@ class _Plan:
         #: the warm path: arrays of one shape, all C-contiguous, and Python scalars (the
         #: runner's bound ``__call__``: calling an instance costs ~0.15 us more)
         runner = ContiguousRunner(kernel, kernel.spec.operands, out_dtype, scalar_types, row.name)
-        self.run_contiguous = runner.__call__
+        self.run_contiguous = self.warm = runner.__call__
+        if row.category == "comparison" and "s" in in_kinds:
+            self.warm = _answer_out_of_range(runner.__call__, row.name)
         self.run_packed = runner.packed
 
 
@@ -108,6 +112,7 @@ class Ufunc:
         self.__name__ = row.name
         self.nin = row.nin
         self._plans: dict = {}
+        self._call = warm_call(self._plans, self._general, row.nin)
 
     def __repr__(self):
         return f"<rocarray elementwise function {self.row.name}>"
@@ -199,36 +204,11 @@ class Ufunc:
         scalar_types = tuple([lt.type for lt in loop_in])
         return _Plan(kernel, in_kinds, scalar_types, out_storage, self.row)
 
-    # -- the call -------------------------------------------------------------------------
-    def __call__(self, *args, out=None):
+    # -- the call (the warm path: ``_warm.warm_call``) -------------------------------------
+    __call__ = property(operator.attrgetter("_call"))  # (straight to the warm path: no frame)
+
+    def _general(self, *args, out=None):
         try:
-            if out is None and len(args) == 2:
-                # the warm path of a binary op on two contiguous arrays of one shape, or on a
-                # contiguous array and a Python scalar
-                a, b = args
-                ta, tb = type(a), type(b)
-                if ta is Array and a._contig is True:
-                    if tb is Array:
-                        if b._contig is True:
-                            dev = a._buf.device
-                            if b._buf.device is dev and a._shape == b._shape:
-                                plan = self._plans.get((a._dtype, b._dtype, dev))
-                                if plan is not None:
-                                    return plan.run_contiguous(args, a._shape, a._size)
-                    elif tb in _PY_SCALARS:
-                        plan = self._plans.get((a._dtype, tb, a._buf.device))
-                        if plan is not None:
-                            return plan.run_contiguous(args, a._shape, a._size)
-                elif tb is Array and ta in _PY_SCALARS and b._contig is True:
-                    plan = self._plans.get((ta, b._dtype, b._buf.device))
-                    if plan is not None:
-                        return plan.run_contiguous(args, b._shape, b._size)
-            elif out is None and len(args) == 1:
-                a = args[0]
-                if type(a) is Array and a._contig is True:
-                    plan = self._plans.get((a._dtype, a._buf.device))
-                    if plan is not None:
-                        return plan.run_contiguous(args, a._shape, a._size)
             if len(args) != self.nin:
                 raise TypeError(f"{self.row.name}() takes {self.nin} positional argument(s), got {len(args)}")
             device = None
@@ -306,6 +286,17 @@ def _compare_out_of_range(name: str, args, out):
     if out._size:
         copy_elements(broadcast_to(value, out._shape), out)
     return out
+
+
+def _answer_out_of_range(run, name: str):
+    """``run`` of a comparison with a Python scalar, answering an int out of the loop
+    dtype's range as the general path does."""
+    def warm(args, shape, n):
+        try:
+            return run(args, shape, n)
+        except ScalarOutOfRange:
+            return _compare_out_of_range(name, args, None)
+    return warm
 
 
 def _py_scalar(x):

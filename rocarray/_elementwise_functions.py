@@ -8,6 +8,7 @@ from ._array_object import Array
 from ._elementwise import Ufunc, copy_op as _copy
 from ._kernels import catalogue
 from ._views import broadcast_shapes
+from ._warm import warm_call
 
 _rows = {row.name: row for row in catalogue().elementwise.OPS}
 
@@ -139,20 +140,11 @@ _OPERANDS = (Array, bool, int, float, complex, np.generic)
 
 
 def _binary(fn):
-    plans = fn._plans
-
-    def op(self, other):
-        # the warm path of `x + y` on two contiguous arrays of one shape, inline
-        if type(other) is Array and self._contig is True and other._contig is True:
-            dev = self._buf.device
-            if other._buf.device is dev and self._shape == other._shape:
-                plan = plans.get((self._dtype, other._dtype, dev))
-                if plan is not None:
-                    return plan.run_contiguous((self, other), self._shape, self._size)
+    def general(self, other):
         if not isinstance(other, _OPERANDS):
             return NotImplemented
         return fn(self, other)
-    return op
+    return warm_call(fn._plans, general, 2, operator=True)
 
 
 def _reflected(fn):
@@ -173,9 +165,7 @@ def _inplace(fn):
 
 
 def _unary(fn):
-    def op(self):
-        return fn(self)
-    return op
+    return warm_call(fn._plans, fn, 1, operator=True)
 
 
 _COMPARISONS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"}

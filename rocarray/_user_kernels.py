@@ -19,6 +19,7 @@ Type rules (CuPy's, see docs/user_kernels.md):
 
 from __future__ import annotations
 
+import operator
 import re
 
 import numpy as np
@@ -33,6 +34,7 @@ from ._layout import broadcast_strides, merge_dims, pad_dims
 from ._params import contiguous_template, scalar_fields
 from ._reduction import ReductionDef, reduce
 from ._views import broadcast_shapes, broadcast_to
+from ._warm import warm_call
 from .compiler.lang import (KernelError, KernelSyntaxError, compile_scalar_function, parse, parse_params,
                             resolve_type_name)
 from .compiler.lang.lexer import tokenize
@@ -169,7 +171,7 @@ class _Plan:
 
     __slots__ = ("kernel", "in_kinds", "in_types", "out_kinds", "out_types", "scalar_types",
                  "has_raw", "simple", "_template", "positions", "out_positions", "name",
-                 "read_back", "single")
+                 "read_back", "single", "warm")
 
     def __init__(self, kernel, in_kinds, in_types, out_kinds, out_types, name, read_index=()):
         self.kernel = kernel
@@ -195,6 +197,7 @@ class _Plan:
         #: the warm path of array and Python scalar inputs and one array output (the body
         #: reads no output)
         self.single = None
+        self.warm = None  # (set by the kernel: ``ElementwiseKernel._warm_of``)
         if self.simple and set(in_kinds) <= {"a", "s"} and out_kinds == ("a",) and not self.read_back:
             self.single = ContiguousRunner(kernel, kernel.spec.operands, out_types[0],
                                            self.scalar_types, name).__call__
@@ -357,6 +360,7 @@ class ElementwiseKernel:
         self._plans: dict = {}
         #: a call returns its one output itself
         self._one_result = self.nout == 1 and not self.no_return and not self.return_tuple
+        self._call = warm_call(self._plans, self._general, self.nin)
 
     def __repr__(self):
         return f"<rocarray.ElementwiseKernel {self.name}>"
@@ -387,37 +391,27 @@ class ElementwiseKernel:
         spec = _user_spec(self.name, self.operation, self.preamble, self._names, kinds,
                           in_types + out_types, typedefs, self._read_outputs)
         read_index = tuple(k for k, p in enumerate(self.out_params) if p.name in self._read_outputs)
-        return _Plan(load(spec, device), tuple(in_kinds), in_types, out_kinds, out_types,
+        plan = _Plan(load(spec, device), tuple(in_kinds), in_types, out_kinds, out_types,
                      self.name, read_index)
+        plan.warm = self._warm_of(plan, device)
+        return plan
 
-    # -- the call ------------------------------------------------------------------------
-    def __call__(self, *args, size=None, stream=None, block_size=None):
-        if size is None and stream is None and len(args) == self.nin:
-            # the warm path: array inputs of one shape, C-contiguous, on one device, and
-            # Python scalars, for a signature already planned
-            a0 = args[0]
-            if type(a0) is Array and a0._contig is True:
-                shape = a0._shape
-                dev = a0._buf.device
-                key = [a0._dtype]
-                for a in args[1:]:
-                    t = type(a)
-                    if t is Array:
-                        if a._contig is not True or a._shape != shape or a._buf.device is not dev:
-                            break
-                        key.append(a._dtype)
-                    elif t in _PY_SCALARS:
-                        key.append(t)
-                    else:
-                        break
-                else:
-                    key.append(dev)
-                    plan = self._plans.get(tuple(key))
-                    if plan is not None:
-                        if plan.single is not None and self._one_result:
-                            return plan.single(args, shape, a0._size)
-                        if plan.simple:
-                            return self._result(plan.run_contiguous(args, shape, a0._size, dev))
+    def _warm_of(self, plan: _Plan, device):
+        """What a warm call of ``plan`` runs (``_warm.warm_call``): its contiguous runner
+        when it has one output to return, else the outputs made and returned here, else
+        (raw operands) the general path."""
+        if plan.single is not None and self._one_result:
+            return plan.single
+        general = self._general
+        if plan.simple:
+            run, result = plan.run_contiguous, self._result
+            return lambda args, shape, n: result(run(args, shape, n, device))
+        return lambda args, shape, n: general(*args)
+
+    # -- the call (the warm path: ``_warm.warm_call``) -------------------------------------
+    __call__ = property(operator.attrgetter("_call"))  # (straight to the warm path: no frame)
+
+    def _general(self, *args, size=None, stream=None, block_size=None):
         n_args = len(args)
         if n_args != self.nin and n_args != self.nargs:
             raise TypeError(
