@@ -33,6 +33,16 @@ def _prod(shape) -> int:
     return n
 
 
+def _dense(shape, strides, itemsize: int) -> bool:
+    """Whether the axes, innermost first, lay the elements out one after the other."""
+    expected = itemsize
+    for n, s in zip(shape, strides):
+        if n != 1 and s != expected:
+            return False
+        expected *= n
+    return True
+
+
 #: The most bytes an array may span: the largest ``ssize_t`` (NumPy's limit too).  Byte
 #: strides and offsets are signed 64-bit words in every kernel and every runtime call.
 MAX_NBYTES = (1 << 63) - 1
@@ -170,24 +180,10 @@ class Array:
         return c
 
     def _find_c_contiguous(self) -> bool:
-        if self._size <= 1:
-            return True
-        expected = self._dtype.itemsize
-        for n, s in zip(reversed(self._shape), reversed(self._strides)):
-            if n != 1 and s != expected:
-                return False
-            expected *= n
-        return True
+        return self._size <= 1 or _dense(reversed(self._shape), reversed(self._strides), self._dtype.itemsize)
 
     def _is_f_contiguous(self) -> bool:
-        if self._size <= 1:
-            return True
-        expected = self.itemsize
-        for n, s in zip(self._shape, self._strides):
-            if n != 1 and s != expected:
-                return False
-            expected *= n
-        return True
+        return self._size <= 1 or _dense(self._shape, self._strides, self._dtype.itemsize)
 
     def _check_writable(self, what: str) -> None:
         """ValueError unless this array can be written into: its memory is not read-only,

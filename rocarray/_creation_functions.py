@@ -66,45 +66,42 @@ def _python_dtype(obj) -> np.dtype:
     return _dtypes.as_dtype(d)
 
 
+def _leaves(obj):
+    """The elements of nested lists and tuples that are not lists or tuples, in reading
+    order (lazily: a caller may stop at the first that settles its question)."""
+    stack = [obj]
+    while stack:
+        o = stack.pop()
+        if type(o) is list or type(o) is tuple:
+            stack.extend(reversed(o))
+        else:
+            yield o
+
+
 def _int_span(obj):
     """(lowest, highest) Python int of a Python int or nested lists and tuples holding only
     ints and bools; None without an int, or at the first element of another type (so a
     list of floats costs one look)."""
-    lo = hi = 0
-    seen = False
-    stack = [obj]
-    while stack:
-        o = stack.pop()
+    span = None
+    for o in _leaves(obj):
         t = type(o)
         if t is builtins.int:
-            if not seen:
-                lo = hi = o
-                seen = True
-            elif o < lo:
-                lo = o
-            elif o > hi:
-                hi = o
-        elif t is list or t is tuple:
-            stack.extend(o)
+            span = (o, o) if span is None else (min(span[0], o), max(span[1], o))
         elif t is not builtins.bool:
             return None
-    return (lo, hi) if seen else None
+    return span
 
 
 def _number_kind(obj):
     """"c" or "f" for nested sequences of Python numbers holding a complex or a float; None
     when anything else is there."""
     kind = None
-    stack = [obj]
-    while stack:
-        o = stack.pop()
+    for o in _leaves(obj):
         t = type(o)
         if t is builtins.complex:
             kind = "c"
         elif t is builtins.float:
             kind = kind or "f"
-        elif t is list or t is tuple:
-            stack.extend(o)
         elif t is not builtins.int and t is not builtins.bool:
             return None
     return kind
@@ -113,13 +110,9 @@ def _number_kind(obj):
 def _int_outside(obj, dtype: np.dtype):
     """The first Python int in (nested sequences) ``obj`` that ``dtype`` cannot hold, or None."""
     lo, hi = _dtypes.int_bounds[dtype]
-    stack = [obj]
-    while stack:
-        o = stack.pop()
+    for o in _leaves(obj):
         if type(o) is builtins.int and not lo <= o <= hi:
             return o
-        if type(o) is list or type(o) is tuple:
-            stack.extend(reversed(o))
     return None
 
 

@@ -250,22 +250,13 @@ def _install_operators():
     unary = {"__neg__": "negative", "__pos__": "positive", "__abs__": "abs",
              "__invert__": "bitwise_invert"}
 
-    def fwd(uf):
+    def binop(uf, reflected=False):
         def op(self, other):
             if isinstance(self, _ReducedVar):
                 self._after()
             if not _operand(other):
                 return NotImplemented
-            return _record(self.trace, uf, (self, other), True)
-        return op
-
-    def rev(uf):
-        def op(self, other):
-            if isinstance(self, _ReducedVar):
-                self._after()
-            if not _operand(other):
-                return NotImplemented
-            return _record(self.trace, uf, (other, self), True)
+            return _record(self.trace, uf, (other, self) if reflected else (self, other), True)
         return op
 
     def un(uf):
@@ -278,10 +269,10 @@ def _install_operators():
     for cls in (_ArrayVar, _ScalarVar, _ReducedVar):
         for dunder, name in binary.items():
             uf = getattr(ef, name)
-            setattr(cls, dunder, fwd(uf))
-            setattr(cls, "__r" + dunder[2:], rev(uf))
+            setattr(cls, dunder, binop(uf))
+            setattr(cls, "__r" + dunder[2:], binop(uf, reflected=True))
         for dunder, name in compare.items():
-            setattr(cls, dunder, fwd(getattr(ef, name)))
+            setattr(cls, dunder, binop(getattr(ef, name)))
         for dunder, name in unary.items():
             setattr(cls, dunder, un(getattr(ef, name)))
         cls.__hash__ = object.__hash__

@@ -475,15 +475,9 @@ def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False)
     waves = _scan_waves(kernel, shape_k, n, sk_in, x.strides[axis])
     n_chunks, chunk = _scan_cut(kernel, n_out, n, waves)
     keep = []  # records buffers alive until every pass is queued
-    totals = 0
-    if n_chunks > 1:
-        buf = Array._empty((n_chunks * n_out * rec_size,), _dtypes.uint8, device)
-        keep.append(buf)
-        totals = buf._buf.ptr + buf._offset
-        values = _values(_scan_mode(MODE_RECORDS, waves), n_out, n_chunks, chunk, shape_k, (n,), n,
-                         [(src[0], sk_in, (src[2],))], [(0, sk_out)], totals)
-        _launch_items(kernel, 0, kernel.packer, n_out * n_chunks, values, work, waves)
-        _scan_records(kernel, totals, n_chunks, n_out, shape_k, rec_size, len(rdef.outputs), device, keep)
+    totals = _chunk_totals(kernel, 0, kernel.packer, (n_out, n_chunks, chunk, n), shape_k,
+                           (src[0], sk_in, (src[2],)), [(0, sk_out)], work, waves, rec_size,
+                           len(rdef.outputs), device, keep)
     dst = (out._buf.ptr + out._offset, sk_out, out.strides[axis])
     values = _scan_values(_scan_mode(0, waves), n_out, n_chunks, chunk, shape_k, n, src, dst, totals,
                           include_initial)
@@ -514,17 +508,29 @@ def _scan_records(kernel, ptr, m, n_out, shape_k, rec_size, n_outs, device, keep
     line = (ptr, rec_k, n_out * rec_size)
     waves = _scan_waves(kernel, shape_k, m, rec_k, line[2])
     m_chunks, chunk = _scan_cut(kernel, n_out, m, waves)
-    totals = 0
-    if m_chunks > 1:
-        buf = Array._empty((m_chunks * n_out * rec_size,), _dtypes.uint8, device)
-        keep.append(buf)
-        totals = buf._buf.ptr + buf._offset
-        values = _values(_scan_mode(MODE_RECORDS, waves), n_out, m_chunks, chunk, shape_k, (m,), m,
-                         [(ptr, rec_k, (line[2],))], [(0, rec_k)] * n_outs, totals)
-        _launch_items(kernel, 1, _packer(1, n_outs), n_out * m_chunks, values, n_out * m, waves)
-        _scan_records(kernel, totals, m_chunks, n_out, shape_k, rec_size, n_outs, device, keep)
+    totals = _chunk_totals(kernel, 1, _packer(1, n_outs), (n_out, m_chunks, chunk, m), shape_k,
+                           (ptr, rec_k, (line[2],)), [(0, rec_k)] * n_outs, n_out * m, waves, rec_size,
+                           n_outs, device, keep)
     values = _scan_values(_scan_mode(0, waves), n_out, m_chunks, chunk, shape_k, m, line, line, totals, False)
     _launch_items(kernel, 3, _scan_packer(1, 1), n_out * m_chunks, values, n_out * m, waves)
+
+
+def _chunk_totals(kernel, entry: int, packer, cut, shape_k, src, outs, work, waves: bool, rec_size: int,
+                  n_outs: int, device, keep: list) -> int:
+    """The address of each chunk's total as records ``[chunk, output]``, scanned in place
+    (the carry into each chunk), or 0 when the lines are one chunk each.  ``cut`` is
+    (outputs, chunks, chunk length, line length); entry ``entry`` folds ``src``."""
+    n_out, n_chunks, chunk, n = cut
+    if n_chunks <= 1:
+        return 0
+    buf = Array._empty((n_chunks * n_out * rec_size,), _dtypes.uint8, device)
+    keep.append(buf)
+    totals = buf._buf.ptr + buf._offset
+    values = _values(_scan_mode(MODE_RECORDS, waves), n_out, n_chunks, chunk, shape_k, (n,), n,
+                     [src], outs, totals)
+    _launch_items(kernel, entry, packer, n_out * n_chunks, values, work, waves)
+    _scan_records(kernel, totals, n_chunks, n_out, shape_k, rec_size, n_outs, device, keep)
+    return totals
 
 
 def _launch_items(kernel, entry: int, packer, items, values, work, waves: bool = False) -> None:
