@@ -71,7 +71,7 @@ from ._manipulation_functions import (
     squeeze,
 )
 
-# -- joining, reordering, repeating, grids, triangles, differences (branch manip) --------
+# -- joining, reordering, repeating, grids, triangles, differences -------------------------
 from ._creation_functions import meshgrid, tril, triu
 from ._manipulation_functions import concat, diff, flip, moveaxis, repeat, roll, stack, tile, unstack
 
@@ -176,8 +176,8 @@ from ._set_functions import unique_all, unique_counts, unique_inverse, unique_va
 
 # -- rocarray.cache (the kernel cache, as users see it) -----------------------------------------
 def __getattr__(name):
-    # ``rocarray.cache`` after a plain ``import rocarray``, imported at its first use: the
-    # import itself stays as it was (the module is small, but nothing imports it before)
+    # ``rocarray.cache`` after a plain ``import rocarray``, imported at its first use, so
+    # that a plain import does not load it
     if name == "cache":
         import importlib
 

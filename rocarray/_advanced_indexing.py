@@ -1,23 +1,10 @@
-"""Advanced indexing on the device: gathers and scatters through integer index arrays.
+"""Advanced indexing on the device: gathers, scatters and masks through index arrays.
 
-Everything here is a handful of kernels written with rocarray's own ``ElementwiseKernel`` /
-``ReductionKernel`` (so they compile through the one compile cache, once per dtype
-signature, on every device; shapes and strides are run-time arguments):
-
-* ``rk_index_bad``   a reduction: is any index outside ``[-n, n)``?  (one bool read back)
-* ``rk_index_step``  ``base = base * n + wrap(idx)``: folds one index array into the flat
-  index over the indexed axes (negative indices wrap, as the standard allows);
-* ``rk_gather``      ``y = src[base * nrest + i % nrest]``: ``src`` is the array viewed with
-  its indexed axes first (raw operand: any strides), ``i`` the flat output index;
-* ``rk_scatter``     the same address, written: ``dst[...] = v``;
-* ``rk_compact``     ``if (m) out[pos - 1] = i``: the flat positions of the true elements of a
-  mask, ``pos`` being its inclusive ``cumulative_sum`` (the scan of rocarray's reduction
-  engine); the count is the scan's last element, the one value read back to size the result;
-* ``rk_unravel``     flat positions -> one index array per dimension (``nonzero``).
-
-An index that is out of bounds raises ``IndexError`` (checked with ``rk_index_bad`` before
-anything is gathered or written); duplicate indices in an assignment leave one of the values
-(which one is unspecified, as in the standard).
+A few kernels written with ``ElementwiseKernel`` / ``ReductionKernel`` (one compile cache,
+every device): ``rk_index_bad`` (any index outside ``[-n, n)``: an ``IndexError`` before
+anything is read or written), ``rk_index_step`` (fold one index array into the flat index
+over the indexed axes), ``rk_gather`` / ``rk_scatter`` (through a raw operand),
+``rk_compact`` (a mask's true positions, from its ``cumulative_sum``) and ``rk_unravel``.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Array creation: asarray, empty/zeros/ones/full (and _like), arange, linspace, eye,
-from_dlpack, asnumpy."""
+from_dlpack, asnumpy, meshgrid, tril, triu; ``copy_into`` (``x[...] = value``) and the
+``Array.__reduce__`` that pickles through ``asarray``."""
 
 from __future__ import annotations
 

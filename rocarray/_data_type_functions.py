@@ -1,4 +1,5 @@
-"""The spec's data type functions: astype, can_cast, finfo, iinfo, isdtype, result_type."""
+"""The spec's data type functions: astype, can_cast, finfo, iinfo, isdtype, result_type;
+installs ``Array.astype``."""
 
 from __future__ import annotations
 

@@ -1,36 +1,9 @@
-"""DLPack and the CUDA Array Interface for GPU arrays: zero-copy exchange with CuPy, PyTorch, ...
+"""DLPack and the CUDA Array Interface: zero-copy exchange with CuPy, PyTorch, NumPy, ...
 
-CPU arrays go through NumPy (``to_dlpack``, ``rocarray.from_dlpack``); this module
-handles CUDA and HIP memory, which NumPy cannot describe.  The structs are those of
-``dlpack.h`` (v1.x), written with ctypes; a capsule holds a ``DLManagedTensor`` (name
-``"dltensor"``) or, when the consumer passes ``max_version >= (1, 0)``, a
-``DLManagedTensorVersioned`` (name ``"dltensor_versioned"``).
-
-Ownership
----------
-Export: each capsule owns one ``_Export`` record -- the ctypes structs, the shape and
-stride arrays, and the rocarray :class:`Buffer` -- held in ``_exports`` under the struct's
-address, which is also what ``manager_ctx`` holds.  The consumer renames the capsule to
-``"used_..."`` and calls ``deleter`` when it is done; ``deleter`` drops the record, and with
-it the buffer.  A capsule nobody consumed drops the record in its destructor.
-
-Import: the importer renames the producer's capsule and becomes the owner of its managed
-tensor; an :class:`_Imported` object, the new buffer's ``owner``, calls the producer's
-``deleter`` when the last rocarray view of the memory dies.
-
-Streams
--------
-rocarray queues work on the calling thread's current stream of a device: the legacy default
-(null) stream unless the caller entered ``with stream:``; the streams it creates are
-blocking ones (they order with the legacy stream).  On export the consumer names the stream
-it will use (``stream=``, DLPack's integer convention); when that is not a stream that
-already waits for ours, the export synchronizes the device before returning the capsule.
-That is the simplest rule that is correct for every stream the consumer may name; an event
-recorded on our stream and waited for on theirs would be cheaper, but would need the
-vendor's stream handle type here.  Nothing is synchronized when the consumer passes
-``stream=-1``, names the legacy default stream (it waits for the legacy stream and every
-blocking stream of the context), or names our current stream.
-On import we pass the producer our current stream, and the producer makes it wait.
+CPU arrays go through NumPy's exporter and importer; GPU memory, which NumPy cannot
+describe, through ctypes structs of ``dlpack.h`` (v1.x).  Ownership and the stream rule
+are in docs/architecture.md ("DLPack").  Installs ``Array.__dlpack__`` and
+``Array.__cuda_array_interface__``.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
-"""Elementwise ops from catalogue rows: dtype resolution, layout, output, launch.
+"""The elementwise engine: ops from catalogue rows (``Ufunc``), and the copy op.
 
-``Ufunc(row)`` is callable like a NumPy ufunc.  Its warm path is one dict lookup keyed by
-the operands' dtypes (or Python scalar types) and the device, giving a ``_Plan`` that holds
-the loaded kernel; then the layout is computed, the output allocated and the kernel
-launched.  Everything here is signature-independent and shared by every op.
+A ``Ufunc`` resolves dtypes once per signature into a ``_Plan`` (the loaded kernel and its
+warm runner); its call is ``_warm.warm_call``'s, and everything else -- broadcasting,
+strides, ``out=``, dimension merging -- is ``_general``.  Signature-independent code only.
 """
 
 from __future__ import annotations
@@ -96,7 +95,7 @@ class _Plan:
         self.out_dtype = out_dtype
         self.row = row
         #: the warm path: arrays of one shape, all C-contiguous, and Python scalars (the
-        #: runner's bound ``__call__``: calling an instance costs ~0.15 us more)
+        #: runner's bound ``__call__``: calling the instance would cost a lookup more)
         runner = ContiguousRunner(kernel, kernel.spec.operands, out_dtype, scalar_types, row.name)
         self.run_contiguous = self.warm = runner.__call__
         if row.category == "comparison" and "s" in in_kinds:
@@ -435,8 +434,8 @@ _specs: dict = {}
 
 
 class _DtypeNames(dict):
-    """dtype -> ``str(dtype)``, memoized (NumPy's ``dtype.__str__`` is Python code: ~6 us a
-    call); looked up as ``_dtype_names[d]`` (or through ``map``), with no Python call once
+    """dtype -> ``str(dtype)``, memoized (NumPy's ``dtype.__str__`` is slow Python code);
+    looked up as ``_dtype_names[d]`` (or through ``map``), with no Python call once
     a dtype is in."""
 
     def __missing__(self, d: np.dtype) -> str:

@@ -1,16 +1,9 @@
 """``rocarray.fuse``: trace a Python function of arrays and scalars into one kernel.
 
-The function is called once per signature (the dtypes of its array arguments, the Python
-types of its scalar arguments, the values of its other arguments) with tracing proxies.
-Every operator and elementwise function applied to a proxy records one node, resolved with
-the same dtype rules as the unfused call (``Ufunc.resolve``) and carrying the built-in op's
-kernel-language body from kernels/elementwise.py.  The nodes become one kernel-language body,
-compiled through ``ElementwiseKernel`` (so one compile cache, one launcher, every device);
-a final ``sum``/``prod``/``max``/``min`` becomes the map of one reduction kernel.
-
-Semantics, as in the unfused calls: each intermediate value is rounded to its dtype (a
-``float16`` intermediate is a ``float16``), Python scalars are weak, arithmetic on Python
-scalars alone runs in Python.  See docs/user_kernels.md for what is not traced.
+The function runs once per signature on tracing proxies; each operation records a node
+resolved like the unfused call (``Ufunc.resolve``) with the catalogue's body; the nodes
+become one ``ElementwiseKernel`` body (a final reduction: ``_fused_reduction``).  What is
+traced and how: docs/architecture.md ("fuse") and docs/user_kernels.md.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Each index is checked against its axis: an integer out of range raises ``IndexError``
 naming the axis and its size.  Integer arrays and boolean masks (advanced indexing, NumPy's
 and the 2024.12 standard's rules) are parsed here and gathered / scattered on the device by
-``rocarray._advanced_indexing``.
+``rocarray._advanced_indexing``.  Installs ``Array.__getitem__`` and ``__setitem__``.
 """
 
 from __future__ import annotations

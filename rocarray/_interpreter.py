@@ -1,17 +1,13 @@
-"""The interpreter tier on a device (``compiler/interp.py``): a new signature's first calls
-run its bytecode on the interpreter kernel while the compiled kernel is made in the
-background (``_launch.load``).
+"""The interpreter tier on a device: a new signature's first calls run its bytecode
+(``compiler/interp.py``) on the interpreter kernel while ``_launch.load`` has the compiled
+kernel made in the background.
 
-The interpreter kernel is compiled once per machine and kept in the disk cache.  When it is
-not there yet, the first process to need it builds it in a child process (seconds of LLVM
-and PTX assembly, which must not hold this process's LLVM lock); until the child is done,
-first calls compile as before.  ``prepare(device)`` builds it in this process and waits
-(benchmarks, tests, ``python -m rocarray interpreter``).
-
-``ROCARRAY_INTERPRETER=0`` turns the tier off, ``=gpu`` keeps it to GPUs.  It serves
-NVIDIA GPUs and the host (first calls of up to ``_launch.HOST_INTERPRETED_MOST`` elements:
-~1 ms instead of ~3 ms of LLVM); the HIP runtime has not run on AMD hardware, so AMD GPUs
-compile first calls as before.
+The interpreter kernel is compiled once per machine and kept in the disk cache; the first
+process to need it builds it in a child process, so those seconds of LLVM never hold this
+process's LLVM lock (until then first calls compile).  ``prepare(device)`` builds it here
+and waits.  It serves NVIDIA GPUs and small first calls on the host
+(``ROCARRAY_INTERPRETER``); AMD GPUs compile first calls (the HIP runtime is untested on
+AMD hardware).
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""The generic launcher: one function packs arguments and launches every elementwise kernel.
+"""The generic launcher: load a kernel for a device, pack its parameters, launch.
 
-A ``KernelSpec`` names what to compile (the operands and a body builder); it is device
-independent.  ``load`` turns it into a ``LoadedKernel`` for one device through the compile
-cache (memory, then disk, then codegen) and the runtime's module loader; ``launch`` packs
-the kernel ABI's parameters (docs/architecture.md) with a ``struct.Struct`` computed once
-per kernel and hands them to the runtime.
+A ``KernelSpec`` (device independent) names what to compile; ``load`` makes it a
+``LoadedKernel`` through the compile cache and the runtime's loader, starting a new
+signature on the interpreter or the quick tier; ``ContiguousRunner`` is the warm path.
 """
 
 from __future__ import annotations
@@ -45,9 +43,8 @@ class ContiguousRunner:
     with it (``launch_into_new``, which also allocates the output: the driver copies the
     parameters before the launch returns).
     Areas are taken from and put back on a list (``pop`` / ``append`` are atomic), so
-    threads never share one.  Measured on the 2-core VM (1,000 float32 ``a + b``):
-    ``struct`` pack of the 37 fields 0.5-0.8 us, the template copy and fill 0.2-0.4, the
-    launch layers 0.3; the area's five word stores ~0.2 us.
+    threads never share one.  A few word stores cost much less than packing every field
+    (docs/benchmarks.md).
     """
 
     __slots__ = ("kernel", "template", "in_positions", "out_position", "dtype", "itemsize",
@@ -176,8 +173,8 @@ class ContiguousRunner:
                 ptr = launch_new(kernel.function, grid, block, area, self.out_word, nbytes)
             areas.append(area)
             # Buffer(ptr, nbytes, device, None, False, pool) and Array._on_buffer, written
-            # out: two Python calls fewer (~0.25 us of a ~3 us call on the 2-core VM); a
-            # slot added to either class must be set here too
+            # out: two Python calls fewer on the warm path; a slot added to either class
+            # must be set here too
             buf = _new(Buffer)
             buf.ptr = ptr
             buf.nbytes = nbytes
@@ -199,7 +196,7 @@ class ContiguousRunner:
     def packed(self, arrays, shape: tuple, n: int):
         """``__call__`` through the packed launch (``LoadedKernel.launch``), with no
         parameter area: for launches too large for the area, and for a plan's first call
-        (an area costs ~50 us to make, which its first call should not pay)."""
+        (making an area costs more than a first call should pay)."""
         if not n:
             self.check_scalars(arrays)
             return Array._empty(shape, self.dtype, self.device)
@@ -293,16 +290,13 @@ TIER_UP_ELEMENTS = 1 << 15
 
 #: A GPU grid-stride elementwise launch gets at least the blocks the device holds at once
 #: and, for more elements, enough blocks that each thread makes about this many trips of
-#: its vector loop.  H200, 2^28 float32, fraction of the copy bandwidth, blocks = F x the
-#: resident ones (a sweep of 2026-11-30 14:25 UTC, docs/benchmarks.md; F=64 is ~3 trips):
-#: exp 0.932 (F=1), 0.938 (4), 0.964 (16), 0.981 (64), 0.949 (256); sin 0.908 -> 0.975 at
-#: F=64, float64 exp 0.937 -> 0.964.  At 2^22-2^24 elements one round of resident blocks
-#: (F=1-4, ~3-12 trips) was as fast or faster than more blocks, which this rule keeps.
+#: its vector loop: few trips per thread measured closest to the copy bandwidth on large
+#: arrays, one round of resident blocks as fast on smaller ones (docs/benchmarks.md).
 GPU_GRID_TRIPS = 3
 
-#: The host interprets a first call of at most this many elements (~30 ns per element and
-#: thread for a four-instruction body on the 2-core VM); a larger one loads the quick tier's
-#: code at once (~3 ms of LLVM).  A GPU interprets any size (a thread per element).
+#: The host interprets a first call of at most this many elements; a larger one costs more
+#: interpreted than the quick tier's compile, so it loads that code at once.  A GPU
+#: interprets any size (a thread per element).
 HOST_INTERPRETED_MOST = TIER_UP_ELEMENTS
 
 
@@ -522,8 +516,6 @@ def load(spec: KernelSpec, device) -> LoadedKernel:
     if k is not None:
         return k
     rt, target, quick = _device_targets.get((device, spec.heavy)) or _targets(device, spec.heavy)
-    # (imported with the module: a relative import in a function runs importlib's Python
-    # code at every call, ~2-3 us of a first call)
     cache = _default_cache()
     if quick is None:
         image = cache.get_or_compile(spec.key, lambda: spec.build_module(target), target)

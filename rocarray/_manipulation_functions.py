@@ -1,5 +1,5 @@
-"""Shape manipulation: views where the layout allows (reshape, permute_dims, expand_dims,
-squeeze, broadcast_to, matrix_transpose, flip, moveaxis, unstack), copies where it does not.
+"""The spec's manipulation functions: views where the layout allows (``rocarray._views``,
+re-exported here), copies where it does not.  Installs ``reshape``, ``ravel``, ``flatten``.
 
 concat, stack, roll, repeat and tile write into a new array through the device's copy
 kernel (one launch per input piece; repeat and tile copy one broadcast view); repeat with

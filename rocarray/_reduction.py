@@ -1,34 +1,10 @@
-"""Reductions: the generic engine (``ReductionDef`` + ``reduce``) and the catalogue's ops.
+"""Reductions and scans: the generic engine (``ReductionDef``, ``reduce``, ``scan``) and
+the catalogue's ops (``ReductionOp``).
 
-A ``ReductionDef`` describes a reduction in the kernel language (identity, map, reduce,
-post -- CuPy's ``ReductionKernel`` habit); ``reduce`` runs it over any axes of broadcast
-inputs on any device.  Each def compiles one module per device (two entries: elements, and
-records of a previous pass; scans a second module with four); axes, shapes, strides and the strategy are run-time arguments
-(rocarray/compiler/reduction.py), so a new axis or shape compiles nothing.
-
-Strategies, chosen here per call from the merged layout (``_choose``):
-
-* host: items of one output and a chunk of at most ``HOST_CHUNK`` reduced elements, folded
-  in ``HOST_LANES`` interleaved lanes combined pairwise (a float sum is a tree of short
-  serial runs, close to NumPy's pairwise sum); the catalogue's reductions keep the lanes in
-  vector registers (their SIMD recipe); exact reductions are cut only to give threads work;
-  a reduction over a leading axis works tiles of adjacent outputs row by row instead
-  (vectorised, as NumPy does);
-* GPU: one wave per (output, chunk) when the reduced run is contiguous or long (16-byte
-  vector loads, wave shuffles; ``GPU_WAVE_ITEMS``; the block-per-item mode with a
-  shared-memory step stays in the kernel), at most ``GPU_WAVE_ROUNDS`` rounds of the blocks
-  the device holds at once (``GPURuntime.resident_grid``); when the outputs are adjacent
-  in memory (a reduction over a leading axis), one thread per (group of ``gpu_tile_width``
-  outputs, chunk) with vector loads across the group, else one thread per (output, chunk);
-* a run cut into several chunks writes accumulator records and a further pass (the
-  module's record entry) folds them, until one chunk is left;
-* quick-tier code (first calls) gets the per-thread mode only, with short chunks.
-
-Scans (``scan``) cut each line into chunks, reduce each chunk to a record, scan those
-records recursively and scan each chunk from the record before it.  On a GPU a line of
-several wave steps takes one wave per (line, chunk) (``GPU_WAVE_SCANS``, ``_scan_waves``:
-the lanes on consecutive elements, a wave scan by shuffles per step); short lines and
-lines adjacent in memory keep one thread per (line, chunk).
+A def is CuPy's ``ReductionKernel`` shape in the kernel language (identity, map, reduce,
+post).  Axes, shapes and strides are run-time arguments, and the strategy is chosen per
+call from the merged layout (``_choose``), so a new axis or shape compiles nothing;
+docs/architecture.md ("Reductions and scans") describes the strategies.
 """
 
 from __future__ import annotations
@@ -62,8 +38,7 @@ HOST_CHUNK = 2048
 #: that a float sum is never a long serial sum whichever tier runs it.
 SIMPLE_CHUNK = 128
 #: Most elements of work (outputs times reduced elements) the host interprets in a
-#: reduction's first calls (~0.1 us per element and thread for a sum on the 2-core VM);
-#: more load the compiled quick tier at once.  A GPU interprets any reduction the quick
+#: reduction's first calls; beyond it the compiled quick tier costs less, and loads at once.  A GPU interprets any reduction the quick
 #: tier takes.
 HOST_INTERPRETED_WORK = 1 << 13
 #: Threads of a GPU block for reductions.
@@ -73,13 +48,12 @@ GPU_CHUNK_QUANTUM = GPU_BLOCK * 16
 #: Contiguous GPU runs: one wave per item (True) or one block per item (False).
 GPU_WAVE_ITEMS = True
 #: Most rounds of resident blocks a wave-per-item launch takes (more items than waves: the
-#: waves then stride over them).  One round measured best on the H200: a sum over the
-#: last axis of 16384x16384 float32 reads 3.92 TB/s against 3.33 with up to eight rounds
-#: (a block of waves retires only when its slowest wave is done).
+#: waves then stride over them).  One round measured best (a block of waves retires only
+#: when its slowest wave is done; docs/benchmarks.md).
 GPU_WAVE_ROUNDS = 1
 #: GPU scans: one wave per (line, chunk), the lanes on consecutive elements and a wave
 #: scan by shuffles per step (True), or one thread per (line, chunk) scanning serially
-#: (False: the only mode before; a switch in case the wave mode fails on some device).
+#: (False: kept in case the wave mode fails on some device).
 GPU_WAVE_SCANS = True
 #: The wave mode takes lines of at least this many wave-wide steps; shorter lines (many
 #: short rows) keep a thread each.
@@ -308,7 +282,7 @@ def _fit_quick_tier(kernel, work: int) -> None:
     if kernel.simple and work > SIMPLE_LOOP_MAX_ELEMENTS:
         kernel.upgrade_now()
     elif kernel.interp is not None and not kernel.is_gpu and work > HOST_INTERPRETED_WORK:
-        kernel._leave_interpreter()  # (the host's compiled quick tier: ~3 ms of LLVM)
+        kernel._leave_interpreter()  # (the host's compiled quick tier costs less here)
 
 
 class _Plan:
@@ -616,8 +590,7 @@ def _choose(kernel, shape_k, shape_r, n_red, inputs, source, simple=False, exact
     if leading and tile > 1 and n_out >= GPU_BLOCK * tile and n_red >= 64:
         # one thread per (group of ``tile`` adjacent outputs, chunk of rows), vector loads;
         # threads for half a round of resident blocks: fewer, longer chunks measured faster
-        # on the H200 (first axis of 16384x16384 float32: 3.95 TB/s; 3.84 with a whole
-        # round, 3.36 with three)
+        # than a whole round or more (docs/benchmarks.md)
         resident = kernel.runtime.resident_grid(kernel.functions[0], GPU_BLOCK)
         threads = max(1, resident // 2) * GPU_BLOCK
         n_groups = -(-n_out // tile)

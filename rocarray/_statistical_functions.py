@@ -1,4 +1,6 @@
-"""The spec's statistical and utility reductions, from the reduction catalogue."""
+"""The spec's statistical and utility reductions, from the reduction catalogue; installs
+the ``Array`` methods ``sum``, ``prod``, ``max``, ``min``, ``all``, ``any``, ``argmax``,
+``argmin``, ``mean``, ``var``, ``std``."""
 
 from __future__ import annotations
 

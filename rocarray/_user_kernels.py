@@ -1,20 +1,8 @@
 """User-defined kernels: ``ElementwiseKernel`` and ``ReductionKernel`` (CuPy's API).
 
-A user kernel is a kernel-language body (rocarray/compiler/lang/README.md) plus CuPy's
-parameter lists.  Each call resolves the type placeholders from its arguments, and each
-(kernel, dtype signature, operand kinds) is one ``KernelSpec`` through the same compile cache
-and the same generic launcher as the built-in ops: shapes, strides and sizes are run-time
-arguments, so a new shape compiles nothing and a new dtype signature compiles one kernel.
-
-Type rules (CuPy's, see docs/user_kernels.md):
-
-* a placeholder (``T``) is bound first from the output arrays passed in, then from the input
-  arrays (raw ones included), in parameter order; two different dtypes for one placeholder
-  is a ``TypeError`` naming it;
-* Python scalars and NumPy scalars never bind a placeholder: they are converted to the type
-  the arrays gave it (or to the parameter's fixed type);
-* an array passed for a parameter of fixed type must have exactly that dtype;
-* a placeholder that appears only on outputs must be bound by passing those outputs.
+A kernel-language body plus CuPy's parameter lists; each (kernel, dtype signature, operand
+kinds) is one ``KernelSpec`` through the compile cache and launcher of the built-in ops.
+Type rules: docs/user_kernels.md.
 """
 
 from __future__ import annotations
