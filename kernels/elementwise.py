@@ -1,27 +1,7 @@
 """The elementwise op catalogue: one row per op, bodies in the kernel language.
 
-Row fields:
-  name      the array API name
-  nin       number of inputs (one output, ``out0``)
-  category  the spec's group
-  accepts   input dtype kinds allowed: "numeric", "real" (no complex), "integer",
-            "integer_or_bool", "floating" (real and complex), "real_floating", "bool", "any"
-  compute   how the loop dtype is found: "promote" (the promotion of the inputs),
-            "float" (that, made floating like NumPy: int8 -> float16, int32 -> float64),
-            "true_divide" (integers and bools give float64, as NumPy's true division),
-            "compare" ("promote", except a signed and an unsigned integer whose promotion
-            is floating, int64 with uint64: each input then converts to the 64-bit
-            integer of its kind and the body under the key "int64,uint64" compares them
-            exactly), "bool" (inputs converted to bool)
-  out       "same" (the loop dtype), "bool", "real" (complex -> its real dtype)
-  body      kernel-language source, or a dict from dtype-kind letters ("b", "i", "u",
-            "f", "c"; several letters share a body) or a dtype name ("float16") to sources
-  dunder    the Array operator method this op backs ("__add__" implies __radd__/__iadd__)
-
-In bodies, ``in0``, ``in1``, ... and ``out0`` have the loop dtype (inputs are converted to
-it before the body runs), ``in0_type`` / ``out0_type`` name those types, and ``ctype``
-is the type arithmetic should use (float for float16, else the loop dtype), ``rtype``
-its real component type (float for complex64).
+Adding an op is adding a row (``OPS``); ``rocarray._elementwise_functions`` makes the
+namespace's functions and the Array operators from the rows.
 """
 
 from __future__ import annotations
@@ -30,6 +10,32 @@ from typing import NamedTuple
 
 
 class Op(NamedTuple):
+    """One row of the catalogue.
+
+    Row fields:
+      name      the array API name
+      nin       number of inputs (one output, ``out0``)
+      category  the spec's group
+      accepts   input dtype kinds allowed: "numeric", "real" (no complex), "integer",
+                "integer_or_bool", "floating" (real and complex), "real_floating", "bool", "any"
+      compute   how the loop dtype is found: "promote" (the promotion of the inputs),
+                "float" (that, made floating like NumPy: int8 -> float16, int32 -> float64),
+                "true_divide" (integers and bools give float64, as NumPy's true division),
+                "compare" ("promote", except a signed and an unsigned integer whose promotion
+                is floating, int64 with uint64: each input then converts to the 64-bit
+                integer of its kind and the body under the key "int64,uint64" compares them
+                exactly), "bool" (inputs converted to bool)
+      out       "same" (the loop dtype), "bool", "real" (complex -> its real dtype)
+      body      kernel-language source, or a dict from dtype-kind letters ("b", "i", "u",
+                "f", "c"; several letters share a body) or a dtype name ("float16") to sources
+      dunder    the Array operator method this op backs ("__add__" implies __radd__/__iadd__)
+
+    In bodies, ``in0``, ``in1``, ... and ``out0`` have the loop dtype (inputs are converted to
+    it before the body runs), ``in0_type`` / ``out0_type`` name those types, and ``ctype``
+    is the type arithmetic should use (float for float16, else the loop dtype), ``rtype``
+    its real component type (float for complex64).
+    """
+
     name: str
     nin: int
     category: str

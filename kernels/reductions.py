@@ -1,26 +1,5 @@
 """The reduction catalogue: one row per reduction, in the kernel language (CuPy's
 ``ReductionKernel`` habit: identity, map, reduce, post).
-
-Row fields:
-  name        the array API name
-  accepts     input dtype kinds ("numeric", "real", "any")
-  acc         the accumulator dtype: "sum" (integers and bools widen to int64/uint64,
-              float16 accumulates in float32, others keep their dtype), "same", "bool",
-              "index" (argmin/argmax: the input's dtype, the output is int64)
-  fields      the accumulator record: (a-side name, b-side name, dtype), dtype "acc" meaning
-              the accumulator dtype
-  identity    statements setting the a-side fields to the identity (a string, a dict from
-              dtype-kind letters to strings, or a function of the input dtype)
-  map         statements turning the element ``in0`` (index ``i`` in the reduced run) into
-              the a-side fields
-  reduce      statements folding the b-side fields into the a-side fields; must be
-              associative and commutative (the order of combination is a tree)
-  post        statements writing ``out0`` from the a-side fields
-  empty_error True when a reduction over no elements is an error (no identity in the
-              standard: min, max, argmin, argmax), False when it gives the identity
-  simd        the host SIMD recipe computing exactly what map and reduce do over a
-              contiguous run ("add", "mul", "max", "min", "any", "all", "argmax",
-              "argmin"; rocarray/compiler/reduction.py), or None
 """
 
 from __future__ import annotations
@@ -31,6 +10,30 @@ import numpy as np
 
 
 class Reduction(NamedTuple):
+    """One row of the catalogue.
+
+    Row fields:
+      name        the array API name
+      accepts     input dtype kinds ("numeric", "real", "any")
+      acc         the accumulator dtype: "sum" (integers and bools widen to int64/uint64,
+                  float16 accumulates in float32, others keep their dtype), "same", "bool",
+                  "index" (argmin/argmax: the input's dtype, the output is int64)
+      fields      the accumulator record: (a-side name, b-side name, dtype), dtype "acc" meaning
+                  the accumulator dtype
+      identity    statements setting the a-side fields to the identity (a string, a dict from
+                  dtype-kind letters to strings, or a function of the input dtype)
+      map         statements turning the element ``in0`` (index ``i`` in the reduced run) into
+                  the a-side fields
+      reduce      statements folding the b-side fields into the a-side fields; must be
+                  associative and commutative (the order of combination is a tree)
+      post        statements writing ``out0`` from the a-side fields
+      empty_error True when a reduction over no elements is an error (no identity in the
+                  standard: min, max, argmin, argmax), False when it gives the identity
+      simd        the host SIMD recipe computing exactly what map and reduce do over a
+                  contiguous run ("add", "mul", "max", "min", "any", "all", "argmax",
+                  "argmin"; rocarray/compiler/reduction.py), or None
+    """
+
     name: str
     accepts: str
     acc: str

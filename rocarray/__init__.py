@@ -71,7 +71,7 @@ from ._manipulation_functions import (
     squeeze,
 )
 
-# -- joining, reordering, repeating, grids, triangles, differences (branch manip) --------
+# -- joining, reordering, repeating, grids, triangles, differences -------------------------
 from ._creation_functions import meshgrid, tril, triu
 from ._manipulation_functions import concat, diff, flip, moveaxis, repeat, roll, stack, tile, unstack
 
@@ -162,8 +162,8 @@ from ._statistical_functions import (all, any, argmax, argmin, count_nonzero, cu
 from ._user_kernels import ElementwiseKernel, ReductionKernel
 from ._fusion import fuse
 
-# -- indexing and searching functions: integer arrays, masks, nonzero, searchsorted ------------
-# (x[int_array], x[mask] and their assignments are in Array.__getitem__ / __setitem__)
+# -- indexing (x[...] and x[...] = v: installed on Array by rocarray._indexing) and searching -
+from . import _indexing  # noqa: F401
 from ._indexing_functions import nonzero, searchsorted, take, take_along_axis
 
 # -- linear algebra: products as reductions of the engine (not a tuned BLAS) -------------------
@@ -176,8 +176,8 @@ from ._set_functions import unique_all, unique_counts, unique_inverse, unique_va
 
 # -- rocarray.cache (the kernel cache, as users see it) -----------------------------------------
 def __getattr__(name):
-    # ``rocarray.cache`` after a plain ``import rocarray``, imported at its first use: the
-    # import itself stays as it was (the module is small, but nothing imports it before)
+    # ``rocarray.cache`` after a plain ``import rocarray``, imported at its first use, so
+    # that a plain import does not load it
     if name == "cache":
         import importlib
 

@@ -6,13 +6,17 @@ import argparse
 import sys
 import time
 
+import numpy as np
+
+import rocarray as ra
+from rocarray import _interpreter as interpreter_tier, _settings, cache
+from rocarray._elementwise import Ufunc, elementwise_spec
+from rocarray._elementwise_functions import _rows
+from rocarray.compiler.cache import default_cache
+from rocarray.targets import target_for
+
 
 def _demo(args) -> int:
-    import numpy as np
-
-    import rocarray as ra
-    from rocarray import cache
-
     dev = ra.default_device() if args.device is None else ra.Device(args.device)
     print(f"rocarray {ra.__version__} on {dev} ({dev.runtime.device_name(dev.index)})")
     cache.reset_counts()
@@ -61,17 +65,11 @@ def _demo(args) -> int:
 
 
 def _info(args) -> int:
-    import rocarray as ra
-    from rocarray import cache
-
     print(f"rocarray {ra.__version__}")
-    from rocarray import _interpreter
-    from rocarray.targets import target_for
-
     for d in ra.available_devices():
         rt = d.runtime
         print(f"device {d}: {rt.device_name(d.index)} (target {rt.target_name(d.index)}); "
-              f"first-call interpreter: {_interpreter.state(target_for(rt.target_name(d.index)))}")
+              f"first-call interpreter: {interpreter_tier.state(target_for(rt.target_name(d.index)))}")
     for kind in ("cuda", "hip"):
         try:
             ra.Device(kind).check()
@@ -91,8 +89,6 @@ def _info(args) -> int:
             print(f"  {k}: {v}")
     i = cache.info()
     print(f"cache: {i['directory']} ({i['disk_entries']} entries, {i['disk_bytes'] / 1e6:.1f} MB)")
-    from rocarray import _settings
-
     print("settings (rocarray/_settings.py says what each one does):")
     for name, value, from_env in _settings.in_force():
         print(f"  {name}={value}  ({'set' if from_env else 'default' if value else 'unset'})")
@@ -100,8 +96,6 @@ def _info(args) -> int:
 
 
 def _cache(args) -> int:
-    from rocarray import cache
-
     if args.clear:
         cache.clear()
         print("cache cleared")
@@ -111,11 +105,6 @@ def _cache(args) -> int:
 
 
 def _compile(args) -> int:
-    import rocarray as ra
-    from rocarray._elementwise_functions import _rows
-    from rocarray._elementwise import Ufunc
-    from rocarray.targets import target_for
-
     if args.op not in _rows:
         print(f"unknown op {args.op!r}; known: {', '.join(sorted(_rows))}", file=sys.stderr)
         return 2
@@ -126,8 +115,6 @@ def _compile(args) -> int:
     if len(dtypes) != uf.nin:
         print(f"{args.op} takes {uf.nin} inputs; give {uf.nin} dtypes", file=sys.stderr)
         return 2
-    from rocarray._elementwise import elementwise_spec
-
     loop_in, loop_out, out_storage, body = uf.resolve(tuple(dtypes))
     spec = elementwise_spec(args.op, body, tuple(dtypes), ("a",) * uf.nin, loop_in, out_storage, loop_out)
     target = target_for(args.target)
@@ -144,7 +131,7 @@ def _compile(args) -> int:
     else:
         data = target.compile(module)
         if target.name == "host":  # the object file, not the host image around it
-            from rocarray.runtime.hostload import object_file
+            from rocarray.runtime.hostload import object_file  # (LLVM: only this subcommand loads it)
 
             data = object_file(data)
     with open(args.output, "wb") as f:
@@ -154,18 +141,12 @@ def _compile(args) -> int:
 
 
 def _interpreter(args) -> int:
-    import time
-
-    from rocarray._interpreter import build_image, image_target
-    from rocarray.compiler.cache import default_cache
-    from rocarray.targets import target_for
-
     target = target_for(args.target)
-    if image_target(target) is None:
+    if interpreter_tier.image_target(target) is None:
         print(f"no interpreter for target {args.target}", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    image = build_image(target)
+    image = interpreter_tier.build_image(target)
     ms = (time.perf_counter() - t0) * 1e3
     built = default_cache().stats()["interpreter"]
     print(f"interpreter for {target.name}: {len(image)} bytes, "

@@ -1,23 +1,10 @@
-"""Advanced indexing on the device: gathers and scatters through integer index arrays.
+"""Advanced indexing on the device: gathers, scatters and masks through index arrays.
 
-Everything here is a handful of kernels written with rocarray's own ``ElementwiseKernel`` /
-``ReductionKernel`` (so they compile through the one compile cache, once per dtype
-signature, on every device; shapes and strides are run-time arguments):
-
-* ``rk_index_bad``   a reduction: is any index outside ``[-n, n)``?  (one bool read back)
-* ``rk_index_step``  ``base = base * n + wrap(idx)``: folds one index array into the flat
-  index over the indexed axes (negative indices wrap, as the standard allows);
-* ``rk_gather``      ``y = src[base * nrest + i % nrest]``: ``src`` is the array viewed with
-  its indexed axes first (raw operand: any strides), ``i`` the flat output index;
-* ``rk_scatter``     the same address, written: ``dst[...] = v``;
-* ``rk_compact``     ``if (m) out[pos - 1] = i``: the flat positions of the true elements of a
-  mask, ``pos`` being its inclusive ``cumulative_sum`` (the scan of rocarray's reduction
-  engine); the count is the scan's last element, the one value read back to size the result;
-* ``rk_unravel``     flat positions -> one index array per dimension (``nonzero``).
-
-An index that is out of bounds raises ``IndexError`` (checked with ``rk_index_bad`` before
-anything is gathered or written); duplicate indices in an assignment leave one of the values
-(which one is unspecified, as in the standard).
+A few kernels written with ``ElementwiseKernel`` / ``ReductionKernel`` (one compile cache,
+every device): ``rk_index_bad`` (any index outside ``[-n, n)``: an ``IndexError`` before
+anything is read or written), ``rk_index_step`` (fold one index array into the flat index
+over the indexed axes), ``rk_gather`` / ``rk_scatter`` (through a raw operand),
+``rk_compact`` (a mask's true positions, from its ``cumulative_sum``) and ``rk_unravel``.
 """
 
 from __future__ import annotations
@@ -25,7 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from ._array_object import Array, _c_strides, _prod
+from ._copy import contiguous
+from ._elementwise import copy_array
+from ._elementwise_functions import not_equal
+from ._statistical_functions import cumulative_sum, max as _max, min as _min
 from ._user_kernels import ElementwiseKernel, ReductionKernel
+from ._views import _nocopy_reshape, broadcast_shapes, broadcast_to
 from .targets.base import MAX_DIMS
 
 _int64 = np.dtype(np.int64)
@@ -72,8 +64,6 @@ def check_bounds(idx: Array, n: int, axis: int) -> None:
         return
     if not bool(_index_bad(idx, n)):
         return
-    from ._statistical_functions import max as _max, min as _min
-
     lo, hi = int(_min(idx)), int(_max(idx))
     bad = lo if lo < -n else hi
     raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
@@ -81,14 +71,9 @@ def check_bounds(idx: Array, n: int, axis: int) -> None:
 
 def flat_true(mask: Array) -> Array:
     """The flat C-order positions (int64, 1-D) of the non-zero elements of ``mask``."""
-    from ._elementwise_functions import not_equal
-    from ._statistical_functions import cumulative_sum
-
     m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
     m = m.reshape(-1) if m.ndim != 1 else m
     if not m.is_c_contiguous():
-        from ._transfer import contiguous
-
         m = contiguous(m)
     n = m.size
     if n == 0:
@@ -133,8 +118,6 @@ class Index:
 def _plan(v: Array, indices: list, write: bool = False):
     """(src view with the indexed axes first, base flat index array over them, broadcast
     shape B, the shape R of the other axes)."""
-    from ._manipulation_functions import broadcast_shapes
-
     adv_axes = []
     for ix in indices:
         adv_axes.extend(range(ix.axis, ix.axis + ix.count))
@@ -160,14 +143,10 @@ def _plan(v: Array, indices: list, write: bool = False):
         else:
             base = _flat_step(base, ix.array, n)
     if base.shape != b_shape:
-        from ._manipulation_functions import broadcast_to
-
         base = broadcast_to(base, b_shape)
     r_shape = tuple(v.shape[a] for a in rest)
     # the raw source: one flat run if its layout allows (the kernel's fast path), else as is
     if src.ndim > 1:
-        from ._manipulation_functions import _nocopy_reshape
-
         n_all = src.size
         st = (_c_strides((n_all,), src.itemsize) if n_all <= 1
               else _nocopy_reshape(src.shape, src.strides, (n_all,)))
@@ -177,8 +156,6 @@ def _plan(v: Array, indices: list, write: bool = False):
             if write:
                 raise IndexError(f"assignment through array indices supports at most {MAX_DIMS} "
                                  f"non-contiguous dimensions; this view has {src.ndim}")
-            from ._transfer import contiguous
-
             src = contiguous(src).reshape(-1)
     return src, base, b_shape, r_shape
 
@@ -217,8 +194,6 @@ def gather(v: Array, indices: list, p: int | None) -> Array:
 
 def scatter(v: Array, indices: list, p: int | None, value: Array) -> None:
     """``v[indices] = value`` (``value`` already of ``v``'s dtype and device)."""
-    from ._manipulation_functions import broadcast_to
-
     src, base, b_shape, r_shape = _plan(v, indices, write=True)
     shape = _final_shape(b_shape, r_shape, p)
     try:
@@ -229,8 +204,6 @@ def scatter(v: Array, indices: list, p: int | None, value: Array) -> None:
     if _prod(shape) == 0:
         return
     if value._buf is v._buf:
-        from ._creation_functions import copy_array
-
         value = copy_array(value)  # the value overlaps the destination: read it from a copy
         value = broadcast_to(value, shape)
     perm = _placement(len(b_shape), len(r_shape), p)

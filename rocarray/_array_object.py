@@ -1,17 +1,20 @@
 """The array type: a buffer, a shape, byte strides, a byte offset, a dtype and a device.
 
-Views (indexing, transposes, reshapes that need no copy) share the buffer.  Operators are
-generated from the op catalogue's rows by ``rocarray._elementwise_functions``.
+Part of the array core, which imports no op module.  The methods that run kernels
+(operators, indexing, ``get``, ``astype``, ``reshape``, ``sum``, ``__dlpack__``, ...) are
+installed on the class, by name, by the ops modules that define them; importing
+``rocarray`` imports them all.
 """
 
 from __future__ import annotations
 
 import builtins
+import sys
 
 import numpy as np
 
 from ._buffer import Buffer, allocate, host_ndarray
-from ._device import Device, as_device, mixed_devices
+from ._device import Device, mixed_devices
 
 
 def _c_strides(shape, itemsize: int) -> tuple:
@@ -28,6 +31,16 @@ def _prod(shape) -> int:
     for s in shape:
         n *= s
     return n
+
+
+def _dense(shape, strides, itemsize: int) -> bool:
+    """Whether the axes, innermost first, lay the elements out one after the other."""
+    expected = itemsize
+    for n, s in zip(shape, strides):
+        if n != 1 and s != expected:
+            return False
+        expected *= n
+    return True
 
 
 #: The most bytes an array may span: the largest ``ssize_t`` (NumPy's limit too).  Byte
@@ -167,24 +180,10 @@ class Array:
         return c
 
     def _find_c_contiguous(self) -> bool:
-        if self._size <= 1:
-            return True
-        expected = self._dtype.itemsize
-        for n, s in zip(reversed(self._shape), reversed(self._strides)):
-            if n != 1 and s != expected:
-                return False
-            expected *= n
-        return True
+        return self._size <= 1 or _dense(reversed(self._shape), reversed(self._strides), self._dtype.itemsize)
 
     def _is_f_contiguous(self) -> bool:
-        if self._size <= 1:
-            return True
-        expected = self.itemsize
-        for n, s in zip(self._shape, self._strides):
-            if n != 1 and s != expected:
-                return False
-            expected *= n
-        return True
+        return self._size <= 1 or _dense(self._shape, self._strides, self._dtype.itemsize)
 
     def _check_writable(self, what: str) -> None:
         """ValueError unless this array can be written into: its memory is not read-only,
@@ -205,29 +204,12 @@ class Array:
     def __array_namespace__(self, api_version=None):
         if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12", "2024.12"):
             raise ValueError(f"rocarray does not implement array API version {api_version!r}")
-        import rocarray
-
-        return rocarray
+        return sys.modules[__package__]  # (the package is imported before any of its modules)
 
     # -- moving data -----------------------------------------------------------------------
     def _host(self) -> np.ndarray:
         """NumPy view of a CPU array (no copy)."""
         return host_ndarray(self._buf, self._offset, self._shape, self._strides, self._dtype)
-
-    def get(self, stream=None, order="C", out=None) -> np.ndarray:
-        """Copy to a NumPy array on the host (CuPy's ``.get()``)."""
-        if self._buf.device.kind == "cpu":
-            a = np.array(self._host(), order=order, copy=True)
-        else:
-            from ._transfer import device_to_numpy
-
-            a = device_to_numpy(self, order=order)
-        if out is not None:
-            if not isinstance(out, np.ndarray) or out.shape != a.shape:
-                raise ValueError(f"get: out must be a numpy.ndarray of shape {a.shape}")
-            np.copyto(out, a, casting="unsafe")
-            return out
-        return a
 
     def __array__(self, dtype=None, copy=None):
         if self._buf.device.kind != "cpu":
@@ -244,40 +226,10 @@ class Array:
             a = a.astype(dtype)
         return a
 
-    def to_device(self, device, /, *, stream=None) -> "Array":
-        """A copy of this array on ``device`` (or this array if it is already there)."""
-        dev = as_device(device)
-        if dev is self.device:
-            return self
-        from ._transfer import copy_to_device
-
-        return copy_to_device(self, dev)
-
     def __dlpack_device__(self):
         kind = self.device.kind
         code = {"cpu": 1, "cuda": 2, "hip": 10}[kind]
         return (code, self.device.index)
-
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        from ._transfer import to_dlpack
-
-        return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
-
-    @property
-    def __cuda_array_interface__(self) -> dict:
-        """The CUDA Array Interface (version 3), for arrays on CUDA devices only.
-
-        Other arrays raise AttributeError, so ``hasattr(x, "__cuda_array_interface__")``
-        tells consumers (CuPy, Numba, PyTorch) whether they can use it.
-        """
-        if self._buf.device.kind != "cuda":
-            raise AttributeError(
-                f"__cuda_array_interface__ is only defined for arrays on CUDA devices; "
-                f"this array is on {self._buf.device}"
-            )
-        from ._dlpack import cuda_array_interface
-
-        return cuda_array_interface(self)
 
     # -- Python protocol ---------------------------------------------------------------------
     def __len__(self) -> int:
@@ -338,63 +290,11 @@ class Array:
     def __hash__(self):
         raise TypeError("rocarray arrays are unhashable")
 
-    def __copy__(self):
-        from ._creation_functions import copy_array
-
-        return copy_array(self)
-
     def __deepcopy__(self, memo):
-        return self.__copy__()
-
-    def copy(self) -> "Array":
         return self.__copy__()
 
     def __getstate__(self):
         return {"data": self.get(), "device": str(self.device)}
-
-    def __reduce__(self):
-        from ._creation_functions import asarray
-
-        return (asarray, (self.get(),), None, None, None)
-
-    # -- indexing ------------------------------------------------------------------------------
-    def __getitem__(self, key) -> "Array":
-        from ._indexing import getitem
-
-        return getitem(self, key)
-
-    def __setitem__(self, key, value) -> None:
-        from ._indexing import setitem
-
-        setitem(self, key, value)
-
-    # -- conveniences shared with NumPy/CuPy -----------------------------------------------------
-    def astype(self, dtype, copy: bool = True) -> "Array":
-        from ._data_type_functions import astype
-
-        return astype(self, dtype, copy=copy)
-
-    def reshape(self, *shape, copy=None) -> "Array":
-        from ._manipulation_functions import reshape
-
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        return reshape(self, shape, copy=copy)
-
-    def transpose(self, *axes) -> "Array":
-        from ._manipulation_functions import permute_dims
-
-        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-            axes = tuple(axes[0])
-        if not axes:
-            axes = tuple(range(self.ndim - 1, -1, -1))
-        return permute_dims(self, axes)
-
-    def ravel(self) -> "Array":
-        return self.reshape(-1)
-
-    def flatten(self) -> "Array":
-        return self.reshape(-1, copy=True)
 
     def item(self):
         return self._scalar("scalar")

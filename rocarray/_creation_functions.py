@@ -1,5 +1,6 @@
 """Array creation: asarray, empty/zeros/ones/full (and _like), arange, linspace, eye,
-from_dlpack, asnumpy."""
+from_dlpack, asnumpy, meshgrid, tril, triu; ``copy_into`` (``x[...] = value``) and the
+``Array.__reduce__`` that pickles through ``asarray``."""
 
 from __future__ import annotations
 
@@ -10,9 +11,14 @@ import operator
 import numpy as np
 
 from . import _dtypes
-from ._array_object import Array, check_size
+from ._array_object import Array, _check_same_device, check_size
+from ._copy import copy_to_device
 from ._device import as_device
-from ._transfer import copy_elements, copy_to_device, numpy_to_device, wrap_numpy
+from ._dlpack import import_dlpack
+from ._elementwise import copy_array, copy_elements
+from ._elementwise_functions import _where, greater_equal, less_equal
+from ._transfer import check_scalar_fits, numpy_to_device, wrap_numpy
+from ._views import broadcast_to, expand_dims
 
 
 def _normalize_shape(shape) -> tuple:
@@ -61,45 +67,42 @@ def _python_dtype(obj) -> np.dtype:
     return _dtypes.as_dtype(d)
 
 
+def _leaves(obj):
+    """The elements of nested lists and tuples that are not lists or tuples, in reading
+    order (lazily: a caller may stop at the first that settles its question)."""
+    stack = [obj]
+    while stack:
+        o = stack.pop()
+        if type(o) is list or type(o) is tuple:
+            stack.extend(reversed(o))
+        else:
+            yield o
+
+
 def _int_span(obj):
     """(lowest, highest) Python int of a Python int or nested lists and tuples holding only
     ints and bools; None without an int, or at the first element of another type (so a
     list of floats costs one look)."""
-    lo = hi = 0
-    seen = False
-    stack = [obj]
-    while stack:
-        o = stack.pop()
+    span = None
+    for o in _leaves(obj):
         t = type(o)
         if t is builtins.int:
-            if not seen:
-                lo = hi = o
-                seen = True
-            elif o < lo:
-                lo = o
-            elif o > hi:
-                hi = o
-        elif t is list or t is tuple:
-            stack.extend(o)
+            span = (o, o) if span is None else (min(span[0], o), max(span[1], o))
         elif t is not builtins.bool:
             return None
-    return (lo, hi) if seen else None
+    return span
 
 
 def _number_kind(obj):
     """"c" or "f" for nested sequences of Python numbers holding a complex or a float; None
     when anything else is there."""
     kind = None
-    stack = [obj]
-    while stack:
-        o = stack.pop()
+    for o in _leaves(obj):
         t = type(o)
         if t is builtins.complex:
             kind = "c"
         elif t is builtins.float:
             kind = kind or "f"
-        elif t is list or t is tuple:
-            stack.extend(o)
         elif t is not builtins.int and t is not builtins.bool:
             return None
     return kind
@@ -108,13 +111,9 @@ def _number_kind(obj):
 def _int_outside(obj, dtype: np.dtype):
     """The first Python int in (nested sequences) ``obj`` that ``dtype`` cannot hold, or None."""
     lo, hi = _dtypes.int_bounds[dtype]
-    stack = [obj]
-    while stack:
-        o = stack.pop()
+    for o in _leaves(obj):
         if type(o) is builtins.int and not lo <= o <= hi:
             return o
-        if type(o) is list or type(o) is tuple:
-            stack.extend(reversed(o))
     return None
 
 
@@ -194,13 +193,6 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
     return numpy_to_device(a, dev, dt)
 
 
-def copy_array(x: Array) -> Array:
-    out = Array._empty(x.shape, x.dtype, x.device)
-    if x.size:
-        copy_elements(x, out)
-    return out
-
-
 def empty(shape, *, dtype=None, device=None) -> Array:
     dt = _dtypes.default_float if dtype is None else _dtypes.as_dtype(dtype)
     return Array._empty(_normalize_shape(shape), dt, as_device(device))
@@ -233,8 +225,6 @@ def full(shape, fill_value, *, dtype=None, device=None) -> Array:
     out = Array._empty(_normalize_shape(shape), dt, as_device(device))
     if out.size:
         value = numpy_to_device(np.asarray(fill_value, dtype=dt), out.device)
-        from ._manipulation_functions import broadcast_to
-
         copy_elements(broadcast_to(value, out.shape), out)
     return out
 
@@ -373,8 +363,6 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Array:
         a = np.from_dlpack(x, **kwargs)
         out = wrap_numpy(a)
     else:
-        from ._dlpack import import_dlpack
-
         out = import_dlpack(x, copy=copy)
     if device is not None and as_device(device) is not out.device:
         out = asarray(out, device=device, copy=copy)
@@ -392,7 +380,6 @@ def asnumpy(a, stream=None, order="C", out=None) -> np.ndarray:
     return r
 
 
-
 # -- coordinate grids and triangles (copies through the device's kernels) ----------------------
 
 
@@ -406,8 +393,6 @@ def meshgrid(*arrays, indexing="xy") -> list:
             raise TypeError(f"meshgrid: arrays[{i}] must be a rocarray array, not {type(a).__name__}")
         if a.ndim != 1:
             raise ValueError(f"meshgrid: every array must be one-dimensional; arrays[{i}] has shape {a.shape}")
-    from ._array_object import _check_same_device
-
     _check_same_device("meshgrid", *arrays)
     n = len(arrays)
     shape = [a.shape[0] for a in arrays]
@@ -442,13 +427,10 @@ def _triangle(x, k, fname: str, lower: bool) -> Array:
     out = Array._empty(x.shape, x.dtype, x.device)
     if x.size == 0:
         return out
-    from ._elementwise_functions import _where, greater_equal, less_equal
-    from ._manipulation_functions import reshape
-
     # keep (i, j) where j - i <= k (lower) or j - i >= k (upper): a mask from two index
     # vectors broadcast against each other, computed on the device
     k = builtins.max(builtins.min(k, n), -m)  # beyond the matrix every k keeps all or nothing
-    rows = reshape(arange(m, dtype=_dtypes.int64, device=x.device), (m, 1))
+    rows = expand_dims(arange(m, dtype=_dtypes.int64, device=x.device), axis=1)
     cols = arange(n, dtype=_dtypes.int64, device=x.device)
     shifted = rows + k
     mask = greater_equal(shifted, cols) if lower else less_equal(shifted, cols)
@@ -466,3 +448,35 @@ def triu(x, /, *, k=0) -> Array:
     """The upper triangle of each matrix of ``x`` (elements on and above diagonal ``k``);
     the rest set to zero."""
     return _triangle(x, k, "triu", lower=False)
+
+
+def copy_into(dst: Array, value) -> None:
+    """Write ``value`` (array, NumPy array, scalar, nested list) into ``dst``, broadcasting
+    and casting to ``dst``'s dtype."""
+    if not isinstance(value, Array):
+        if isinstance(value, (bool, int, float, complex, np.generic)) and not isinstance(value, np.ndarray):
+            check_scalar_fits(value, dst.dtype)
+            value = asarray(value, dtype=dst.dtype, device=dst.device)
+        else:
+            value = asarray(value, device=dst.device)
+    elif value.device is not dst.device:
+        raise TypeError(
+            f"cannot assign an array on {value.device} into an array on {dst.device}; "
+            "move it with .to_device() first"
+        )
+    try:
+        src = broadcast_to(value, dst.shape)
+    except ValueError:
+        raise ValueError(
+            f"could not broadcast value of shape {value.shape} into an index result of shape {dst.shape}"
+        ) from None
+    if dst.size == 0:
+        return
+    copy_elements(src, dst)
+
+
+def _reduce_method(self):
+    return (asarray, (self.get(),), None, None, None)
+
+
+Array.__reduce__ = _reduce_method

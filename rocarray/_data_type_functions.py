@@ -1,9 +1,11 @@
-"""The spec's data type functions: astype, can_cast, finfo, iinfo, isdtype, result_type."""
+"""The spec's data type functions: astype, can_cast, finfo, iinfo, isdtype, result_type;
+installs ``Array.astype``."""
 
 from __future__ import annotations
 
 from . import _dtypes
 from ._array_object import Array
+from ._elementwise import copy_elements
 from ._dtypes import can_cast, finfo, iinfo, isdtype, result_type  # noqa: F401 - re-exported
 
 
@@ -21,9 +23,14 @@ def astype(x: Array, dtype, /, *, copy: bool = True, device=None) -> Array:
             f"astype: casting complex {x.dtype} to {dt} would drop the imaginary part; "
             "take real() or abs() first"
         )
-    from ._transfer import copy_elements
-
     out = Array._empty(x.shape, dt, x.device)
     if x.size:
         copy_elements(x, out)
     return out
+
+
+def _astype_method(self, dtype, copy: bool = True) -> Array:
+    return astype(self, dtype, copy=copy)
+
+
+Array.astype = _astype_method

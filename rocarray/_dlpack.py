@@ -1,36 +1,9 @@
-"""DLPack and the CUDA Array Interface for GPU arrays: zero-copy exchange with CuPy, PyTorch, ...
+"""DLPack and the CUDA Array Interface: zero-copy exchange with CuPy, PyTorch, NumPy, ...
 
-CPU arrays go through NumPy (``rocarray._transfer.to_dlpack``, ``from_dlpack``); this module
-handles CUDA and HIP memory, which NumPy cannot describe.  The structs are those of
-``dlpack.h`` (v1.x), written with ctypes; a capsule holds a ``DLManagedTensor`` (name
-``"dltensor"``) or, when the consumer passes ``max_version >= (1, 0)``, a
-``DLManagedTensorVersioned`` (name ``"dltensor_versioned"``).
-
-Ownership
----------
-Export: each capsule owns one ``_Export`` record -- the ctypes structs, the shape and
-stride arrays, and the rocarray :class:`Buffer` -- held in ``_exports`` under the struct's
-address, which is also what ``manager_ctx`` holds.  The consumer renames the capsule to
-``"used_..."`` and calls ``deleter`` when it is done; ``deleter`` drops the record, and with
-it the buffer.  A capsule nobody consumed drops the record in its destructor.
-
-Import: the importer renames the producer's capsule and becomes the owner of its managed
-tensor; an :class:`_Imported` object, the new buffer's ``owner``, calls the producer's
-``deleter`` when the last rocarray view of the memory dies.
-
-Streams
--------
-rocarray queues work on the calling thread's current stream of a device: the legacy default
-(null) stream unless the caller entered ``with stream:``; the streams it creates are
-blocking ones (they order with the legacy stream).  On export the consumer names the stream
-it will use (``stream=``, DLPack's integer convention); when that is not a stream that
-already waits for ours, the export synchronizes the device before returning the capsule.
-That is the simplest rule that is correct for every stream the consumer may name; an event
-recorded on our stream and waited for on theirs would be cheaper, but would need the
-vendor's stream handle type here.  Nothing is synchronized when the consumer passes
-``stream=-1``, names the legacy default stream (it waits for the legacy stream and every
-blocking stream of the context), or names our current stream.
-On import we pass the producer our current stream, and the producer makes it wait.
+CPU arrays go through NumPy's exporter and importer; GPU memory, which NumPy cannot
+describe, through ctypes structs of ``dlpack.h`` (v1.x).  Ownership and the stream rule
+are in docs/architecture.md ("DLPack").  Installs ``Array.__dlpack__`` and
+``Array.__cuda_array_interface__``.
 """
 
 from __future__ import annotations
@@ -41,6 +14,7 @@ import numpy as np
 
 from ._array_object import Array
 from ._buffer import Buffer
+from ._copy import device_to_numpy
 from ._device import Device
 
 __all__ = [
@@ -394,8 +368,6 @@ def export_dlpack(x: Array, *, stream=None, max_version=None, dl_device=None, co
 def _export_to_host(x: Array, *, max_version, copy):
     if copy is False:
         raise BufferError(f"__dlpack__: moving an array on {x.device} to the CPU needs a copy, but copy=False")
-    from ._transfer import device_to_numpy
-
     a = device_to_numpy(x)  # returns when the copy has finished
     kwargs = {} if max_version is None else {"max_version": tuple(max_version)}
     return a.__dlpack__(**kwargs)
@@ -566,3 +538,40 @@ def cuda_array_interface(x: Array) -> dict:
         # 1 is the legacy default stream (0 is not allowed here); with `with stream:` ours.
         "stream": ours if ours else 1,
     }
+
+
+def to_dlpack(x: Array, *, stream=None, max_version=None, dl_device=None, copy=None):
+    """``x.__dlpack__``: CPU arrays through NumPy's exporter, GPU arrays through ours."""
+    if x.device.kind == "cpu":
+        h = x._host()
+        if copy:
+            h = h.copy()
+        kwargs = {}
+        if max_version is not None:
+            kwargs["max_version"] = max_version
+        if dl_device is not None:
+            kwargs["dl_device"] = dl_device
+        return h.__dlpack__(**kwargs)
+    return export_dlpack(x, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+
+def _dlpack_method(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+
+def _cuda_array_interface_property(self) -> dict:
+    """The CUDA Array Interface (version 3), for arrays on CUDA devices only.
+
+    Other arrays raise AttributeError, so ``hasattr(x, "__cuda_array_interface__")``
+    tells consumers (CuPy, Numba, PyTorch) whether they can use it.
+    """
+    if self._buf.device.kind != "cuda":
+        raise AttributeError(
+            f"__cuda_array_interface__ is only defined for arrays on CUDA devices; "
+            f"this array is on {self._buf.device}"
+        )
+    return cuda_array_interface(self)
+
+
+Array.__dlpack__ = _dlpack_method
+Array.__cuda_array_interface__ = property(_cuda_array_interface_property)

@@ -1,21 +1,29 @@
-"""Elementwise ops from catalogue rows: dtype resolution, layout, output, launch.
+"""The elementwise engine: ops from catalogue rows (``Ufunc``), and the copy op.
 
-``Ufunc(row)`` is callable like a NumPy ufunc.  Its warm path is one dict lookup keyed by
-the operands' dtypes (or Python scalar types) and the device, giving a ``_Plan`` that holds
-the loaded kernel; then the layout is computed, the output allocated and the kernel
-launched.  Everything here is signature-independent and shared by every op.
+A ``Ufunc`` resolves dtypes once per signature into a ``_Plan`` (the loaded kernel and its
+warm runner); its call is ``_warm.warm_call``'s, and everything else -- broadcasting,
+strides, ``out=``, dimension merging -- is ``_general``.  Signature-independent code only.
 """
 
 from __future__ import annotations
+
+import itertools
+import operator
 
 import numpy as np
 
 from . import _dtypes
 from ._array_object import Array
 from ._device import mixed_devices
-from ._launch import ContiguousRunner, KernelSpec, ScalarOutOfRange, load, scalar_fields
+from ._launch import ContiguousRunner, KernelSpec, load
+from ._kernels import catalogue
 from ._layout import broadcast_strides, merge_dims, pad_dims
+from ._params import ScalarOutOfRange, scalar_fields
+from ._transfer import numpy_to_device
+from ._views import broadcast_array_shapes, broadcast_to
+from ._warm import warm_call
 from .compiler.abi import Operand
+from .compiler.lang import compile_scalar_function
 from .targets.base import MAX_DIMS
 
 _ACCEPTS = {
@@ -78,7 +86,7 @@ def _body_for(row, dtype: np.dtype) -> str | None:
 class _Plan:
     """Everything about one (op, operand dtypes, device) that does not depend on shapes."""
 
-    __slots__ = ("kernel", "in_kinds", "scalar_types", "out_dtype", "row", "run_contiguous", "run_packed")
+    __slots__ = ("kernel", "in_kinds", "scalar_types", "out_dtype", "row", "run_contiguous", "run_packed", "warm")
 
     def __init__(self, kernel, in_kinds, scalar_types, out_dtype, row):
         self.kernel = kernel
@@ -87,9 +95,11 @@ class _Plan:
         self.out_dtype = out_dtype
         self.row = row
         #: the warm path: arrays of one shape, all C-contiguous, and Python scalars (the
-        #: runner's bound ``__call__``: calling an instance costs ~0.15 us more)
+        #: runner's bound ``__call__``: calling the instance would cost a lookup more)
         runner = ContiguousRunner(kernel, kernel.spec.operands, out_dtype, scalar_types, row.name)
-        self.run_contiguous = runner.__call__
+        self.run_contiguous = self.warm = runner.__call__
+        if row.category == "comparison" and "s" in in_kinds:
+            self.warm = _answer_out_of_range(runner.__call__, row.name)
         self.run_packed = runner.packed
 
 
@@ -101,6 +111,7 @@ class Ufunc:
         self.__name__ = row.name
         self.nin = row.nin
         self._plans: dict = {}
+        self._call = warm_call(self._plans, self._general, row.nin)
 
     def __repr__(self):
         return f"<rocarray elementwise function {self.row.name}>"
@@ -192,36 +203,11 @@ class Ufunc:
         scalar_types = tuple([lt.type for lt in loop_in])
         return _Plan(kernel, in_kinds, scalar_types, out_storage, self.row)
 
-    # -- the call -------------------------------------------------------------------------
-    def __call__(self, *args, out=None):
+    # -- the call (the warm path: ``_warm.warm_call``) -------------------------------------
+    __call__ = property(operator.attrgetter("_call"))  # (straight to the warm path: no frame)
+
+    def _general(self, *args, out=None):
         try:
-            if out is None and len(args) == 2:
-                # the warm path of a binary op on two contiguous arrays of one shape, or on a
-                # contiguous array and a Python scalar
-                a, b = args
-                ta, tb = type(a), type(b)
-                if ta is Array and a._contig is True:
-                    if tb is Array:
-                        if b._contig is True:
-                            dev = a._buf.device
-                            if b._buf.device is dev and a._shape == b._shape:
-                                plan = self._plans.get((a._dtype, b._dtype, dev))
-                                if plan is not None:
-                                    return plan.run_contiguous(args, a._shape, a._size)
-                    elif tb in _PY_SCALARS:
-                        plan = self._plans.get((a._dtype, tb, a._buf.device))
-                        if plan is not None:
-                            return plan.run_contiguous(args, a._shape, a._size)
-                elif tb is Array and ta in _PY_SCALARS and b._contig is True:
-                    plan = self._plans.get((ta, b._dtype, b._buf.device))
-                    if plan is not None:
-                        return plan.run_contiguous(args, b._shape, b._size)
-            elif out is None and len(args) == 1:
-                a = args[0]
-                if type(a) is Array and a._contig is True:
-                    plan = self._plans.get((a._dtype, a._buf.device))
-                    if plan is not None:
-                        return plan.run_contiguous(args, a._shape, a._size)
             if len(args) != self.nin:
                 raise TypeError(f"{self.row.name}() takes {self.nin} positional argument(s), got {len(args)}")
             device = None
@@ -291,16 +277,25 @@ def _compare_out_of_range(name: str, args, out):
     if scalar_first:  # ``v OP x`` is ``x OP' v`` with OP mirrored: above <-> below
         above = not above
     answer = _OUT_OF_RANGE_ANSWERS[name][0 if above else 1]
+    value = numpy_to_device(np.full(x._shape if out is None else (), answer, dtype=_dtypes.bool), x._buf.device)
     if out is None:
-        from ._creation_functions import full
-
-        return full(x._shape, answer, dtype=_dtypes.bool, device=x._buf.device)
+        return value
     if out._shape != x._shape:
         raise ValueError(f"{name}: out has shape {out._shape} but the result has shape {x._shape}")
-    from ._transfer import copy_into
-
-    copy_into(out, answer)
+    if out._size:
+        copy_elements(broadcast_to(value, out._shape), out)
     return out
+
+
+def _answer_out_of_range(run, name: str):
+    """``run`` of a comparison with a Python scalar, answering an int out of the loop
+    dtype's range as the general path does."""
+    def warm(args, shape, n):
+        try:
+            return run(args, shape, n)
+        except ScalarOutOfRange:
+            return _compare_out_of_range(name, args, None)
+    return warm
 
 
 def _py_scalar(x):
@@ -347,8 +342,6 @@ def _run(plan: _Plan, args, out):
             # made by the first warm call, not by this one, often a first call)
             return plan.run_packed(args, shape, arrays[0]._size)
     elif not same:
-        from ._manipulation_functions import broadcast_array_shapes
-
         shape = broadcast_array_shapes(*(a._shape for a in arrays))
     if out is None:
         out = Array._empty(shape, plan.out_dtype, kernel.device)
@@ -386,8 +379,6 @@ def _run(plan: _Plan, args, out):
 def _launch_split(plan, args, kinds, out, mshape, strides, out_strides):
     """More merged dims than a kernel takes: loop over the leading ones on the host."""
     lead = len(mshape) - MAX_DIMS
-    import itertools
-
     inner = mshape[lead:]
     n = 1
     for d in inner:
@@ -414,8 +405,6 @@ def _resolve_overlap(args, kinds, out):
         if a._offset == out._offset and a._strides == out._strides and a._shape == out._shape:
             continue
         if _may_overlap(a, out):
-            from ._creation_functions import copy_array
-
             new = list(args) if new is None else new
             new[i] = copy_array(a)
     return args if new is None else tuple(new)
@@ -445,8 +434,8 @@ _specs: dict = {}
 
 
 class _DtypeNames(dict):
-    """dtype -> ``str(dtype)``, memoized (NumPy's ``dtype.__str__`` is Python code: ~6 us a
-    call); looked up as ``_dtype_names[d]`` (or through ``map``), with no Python call once
+    """dtype -> ``str(dtype)``, memoized (NumPy's ``dtype.__str__`` is slow Python code);
+    looked up as ``_dtype_names[d]`` (or through ``map``), with no Python call once
     a dtype is in."""
 
     def __missing__(self, d: np.dtype) -> str:
@@ -482,8 +471,6 @@ def elementwise_spec(name, body, storage_in, in_kinds, loop_in, out_storage, loo
     # The body's parameters and source are made only when it is built: a disk-cache hit
     # (a kernel compiled by an earlier process) never builds it.
     def build_body(module, target):
-        from .compiler.lang import compile_scalar_function
-
         params, source, typedefs = _body_source(body, storage_in, loop_in, out_storage, loop_out)
         return compile_scalar_function(module, "body", params, source, typedefs=typedefs,
                                        target=target, kernel_name=name)
@@ -519,3 +506,21 @@ def _body_source(body, storage_in, loop_in, out_storage, loop_out):
         suffix = "_out0 = (_out0_type)out0;"
     source = "\n".join(prefix) + "\n{\n" + body.strip("\n") + "\n}\n" + suffix
     return params, source, typedefs
+
+
+# -- the copy op: every strided copy and cast (the engine needs it for overlapping operands) --
+
+copy_op = Ufunc(next(row for row in catalogue().elementwise.OPS if row.name == "copy"))
+
+
+def copy_elements(src: Array, dst: Array) -> None:
+    """dst[...] = src for arrays of one shape on one device, casting like NumPy's 'unsafe'."""
+    copy_op(src, out=dst)
+
+
+def copy_array(x: Array) -> Array:
+    """A C-contiguous copy of ``x`` on its device."""
+    out = Array._empty(x.shape, x.dtype, x.device)
+    if x.size:
+        copy_elements(x, out)
+    return out

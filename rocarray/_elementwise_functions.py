@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ._array_object import Array
-from ._elementwise import Ufunc
+from ._elementwise import Ufunc, copy_op as _copy
 from ._kernels import catalogue
+from ._views import broadcast_shapes
+from ._warm import warm_call
 
 _rows = {row.name: row for row in catalogue().elementwise.OPS}
 
@@ -83,7 +85,6 @@ tanh = _ufunc("tanh")
 trunc = _ufunc("trunc")
 _where = _ufunc("where")
 _clip = _ufunc("clip")
-_copy = _ufunc("copy")
 
 
 def where(condition, x1, x2, /) -> Array:
@@ -102,8 +103,6 @@ def clip(x, /, min=None, max=None) -> Array:  # noqa: A002 - the spec's names
         return _copy(x, out=Array._empty(x.shape, dt, x.device))
     lo = _bound(min, dt, low=True)
     hi = _bound(max, dt, low=False)
-    from ._manipulation_functions import broadcast_shapes
-
     # the result has the broadcast shape of x, min and max (NumPy and the standard), x's dtype
     shape = broadcast_shapes(x.shape, *(b.shape for b in (lo, hi) if isinstance(b, Array)))
     out = Array._empty(shape, dt, x.device)
@@ -135,31 +134,17 @@ def _as_dtype_operand(b, dt, x):
     return b
 
 
-def copy_kernel(src: Array, dst: Array) -> None:
-    """dst[...] = src (same shape and device), casting like NumPy's 'unsafe'."""
-    _copy(src, out=dst)
-
-
 # -- Array operators, generated from the rows that name one ----------------------------------
 
 _OPERANDS = (Array, bool, int, float, complex, np.generic)
 
 
 def _binary(fn):
-    plans = fn._plans
-
-    def op(self, other):
-        # the warm path of `x + y` on two contiguous arrays of one shape, inline
-        if type(other) is Array and self._contig is True and other._contig is True:
-            dev = self._buf.device
-            if other._buf.device is dev and self._shape == other._shape:
-                plan = plans.get((self._dtype, other._dtype, dev))
-                if plan is not None:
-                    return plan.run_contiguous((self, other), self._shape, self._size)
+    def general(self, other):
         if not isinstance(other, _OPERANDS):
             return NotImplemented
         return fn(self, other)
-    return op
+    return warm_call(fn._plans, general, 2, operator=True)
 
 
 def _reflected(fn):
@@ -180,9 +165,7 @@ def _inplace(fn):
 
 
 def _unary(fn):
-    def op(self):
-        return fn(self)
-    return op
+    return warm_call(fn._plans, fn, 1, operator=True)
 
 
 _COMPARISONS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"}

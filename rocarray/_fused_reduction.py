@@ -10,18 +10,17 @@ map changes, from "read ``in0``" to "compute ``in0`` from the fused inputs".  So
 
 from __future__ import annotations
 
+from . import _statistical_functions
 from ._array_object import _prod
-from ._manipulation_functions import normalize_axes
+from ._reduction import ReductionDef, reduce
+from ._user_kernels import _scalar_array
+from ._views import broadcast_shapes, normalize_axes
 
 
 def build_fused_reduction(fname, trace, body, scalar_slots, reduction):
     """A callable ``(kernel_args, device) -> Array`` running the fused map + reduction."""
-    import rocarray
-
-    from ._reduction import ReductionDef, reduce
-
     name = reduction["name"]
-    op = getattr(rocarray, name)
+    op = getattr(_statistical_functions, name)
     dt = reduction["var"].dtype
     try:
         acc, out = op.dtypes(dt, reduction["dtype"])
@@ -40,12 +39,8 @@ def build_fused_reduction(fname, trace, body, scalar_slots, reduction):
     empty_error = op.row.empty_error
 
     def run(kargs, device):
-        from ._user_kernels import _scalar_array
-
         arrays = list(kargs[:n_arrays])
         if empty_error:
-            from ._manipulation_functions import broadcast_shapes
-
             shape = broadcast_shapes(*(a.shape for a in arrays))
             axes = normalize_axes(axis, len(shape), name)
             kept = [shape[d] for d in range(len(shape)) if d not in axes]

@@ -1,16 +1,9 @@
 """``rocarray.fuse``: trace a Python function of arrays and scalars into one kernel.
 
-The function is called once per signature (the dtypes of its array arguments, the Python
-types of its scalar arguments, the values of its other arguments) with tracing proxies.
-Every operator and elementwise function applied to a proxy records one node, resolved with
-the same dtype rules as the unfused call (``Ufunc.resolve``) and carrying the built-in op's
-kernel-language body from kernels/elementwise.py.  The nodes become one kernel-language body,
-compiled through ``ElementwiseKernel`` (so one compile cache, one launcher, every device);
-a final ``sum``/``prod``/``max``/``min`` becomes the map of one reduction kernel.
-
-Semantics, as in the unfused calls: each intermediate value is rounded to its dtype (a
-``float16`` intermediate is a ``float16``), Python scalars are weak, arithmetic on Python
-scalars alone runs in Python.  See docs/user_kernels.md for what is not traced.
+The function runs once per signature on tracing proxies; each operation records a node
+resolved like the unfused call (``Ufunc.resolve``) with the catalogue's body; the nodes
+become one ``ElementwiseKernel`` body (a final reduction: ``_fused_reduction``).  What is
+traced and how: docs/architecture.md ("fuse") and docs/user_kernels.md.
 """
 
 from __future__ import annotations
@@ -20,10 +13,15 @@ import operator
 
 import numpy as np
 
+from . import _elementwise_functions as ef
 from ._array_object import Array
 from ._device import mixed_devices
+from ._dtypes import as_dtype
 from ._elementwise import Ufunc, _ctype, _real_of
+from ._fused_reduction import build_fused_reduction
+from ._reduction import ReductionOp
 from ._user_kernels import ElementwiseKernel
+from ._warm import warm_call
 
 __all__ = ["fuse"]
 
@@ -35,8 +33,6 @@ class FuseError(TypeError):
 
 
 def _ufuncs():
-    from . import _elementwise_functions as ef
-
     return ef
 
 
@@ -96,8 +92,6 @@ class _ArrayVar(_Value):
         self.dtype = dtype
 
     def astype(self, dtype, copy=True):
-        from ._dtypes import as_dtype
-
         dt = as_dtype(dtype)
         if dt == self.dtype:
             return self
@@ -249,22 +243,13 @@ def _install_operators():
     unary = {"__neg__": "negative", "__pos__": "positive", "__abs__": "abs",
              "__invert__": "bitwise_invert"}
 
-    def fwd(uf):
+    def binop(uf, reflected=False):
         def op(self, other):
             if isinstance(self, _ReducedVar):
                 self._after()
             if not _operand(other):
                 return NotImplemented
-            return _record(self.trace, uf, (self, other), True)
-        return op
-
-    def rev(uf):
-        def op(self, other):
-            if isinstance(self, _ReducedVar):
-                self._after()
-            if not _operand(other):
-                return NotImplemented
-            return _record(self.trace, uf, (other, self), True)
+            return _record(self.trace, uf, (other, self) if reflected else (self, other), True)
         return op
 
     def un(uf):
@@ -277,10 +262,10 @@ def _install_operators():
     for cls in (_ArrayVar, _ScalarVar, _ReducedVar):
         for dunder, name in binary.items():
             uf = getattr(ef, name)
-            setattr(cls, dunder, fwd(uf))
-            setattr(cls, "__r" + dunder[2:], rev(uf))
+            setattr(cls, dunder, binop(uf))
+            setattr(cls, "__r" + dunder[2:], binop(uf, reflected=True))
         for dunder, name in compare.items():
-            setattr(cls, dunder, fwd(getattr(ef, name)))
+            setattr(cls, dunder, binop(getattr(ef, name)))
         for dunder, name in unary.items():
             setattr(cls, dunder, un(getattr(ef, name)))
         cls.__hash__ = object.__hash__
@@ -356,7 +341,7 @@ def _generate(trace, outputs):
 
 class _FusedPlan:
     __slots__ = ("kernel", "array_args", "scalar_slots", "scalar_exprs", "n_out", "single",
-                 "reduction", "kplan")
+                 "reduction")
 
     def __init__(self, kernel, array_args, scalar_slots, scalar_exprs, n_out, single,
                  reduction=None):
@@ -367,9 +352,6 @@ class _FusedPlan:
         self.n_out = n_out
         self.single = single
         self.reduction = reduction
-        #: the kernel's own plan for this signature, once the first call has made it (the
-        #: fused plan's key fixes every argument type and the device)
-        self.kplan = None
 
 
 def _scalar_values(plan, args):
@@ -405,30 +387,16 @@ class Fusion:
         #: whose arguments are all arrays, passed straight to one elementwise kernel with one
         #: output (the warm path of ``__call__``)
         self._direct: dict = {}
+        self._call = warm_call(self._direct, self._general, None)
         functools.update_wrapper(self, func)
 
     def __repr__(self):
         return f"<rocarray.fuse {self.name}>"
 
-    def __call__(self, *args, **kwargs):
-        if args and not kwargs:
-            # the warm path: C-contiguous arrays of one shape on one device, a signature whose
-            # arguments go straight to the kernel
-            a0 = args[0]
-            if type(a0) is Array and a0._contig is True:
-                shape = a0._shape
-                dev = a0._buf.device
-                key = [a0._dtype]
-                for a in args[1:]:
-                    if type(a) is not Array or a._contig is not True or a._shape != shape or \
-                            a._buf.device is not dev:
-                        break
-                    key.append(a._dtype)
-                else:
-                    key.append(dev)
-                    run = self._direct.get(tuple(key))
-                    if run is not None:
-                        return run(args, shape, a0._size)
+    # -- the call (the warm path: ``_warm.warm_call``) -------------------------------------
+    __call__ = property(operator.attrgetter("_call"))  # (straight to the warm path: no frame)
+
+    def _general(self, *args, **kwargs):
         if kwargs:
             raise TypeError(f"fuse '{self.name}': keyword arguments are not supported by fused "
                             "functions; pass them positionally")
@@ -473,9 +441,12 @@ class Fusion:
             self._plans[key] = plan
         out = self._run(plan, args, device)
         if key not in self._direct and plan.reduction is None and plan.single and not plan.scalar_slots \
-                and plan.kplan is not None and plan.kplan.single is not None \
                 and plan.array_args == tuple(range(len(args))):
-            self._direct[key] = plan.kplan.single
+            # every argument an array, passed straight to the kernel: its plan serves the
+            # warm path (the kernel's plan key is this one)
+            kplan = plan.kernel._plans.get(key)
+            if kplan is not None and kplan.single is not None:
+                self._direct[key] = kplan
         return out
 
     def _trace(self, args, tokens):
@@ -525,13 +496,12 @@ class Fusion:
                                 "(or a tuple of them)")
         in_params, out_params, body, scalar_slots = _generate(trace, outs)
         if reduction is not None:
-            from ._fused_reduction import build_fused_reduction
-
             red = build_fused_reduction(self.name, trace, body, scalar_slots, reduction)
             return _FusedPlan(None, tuple(array_args), tuple(scalar_slots),
                               tuple(trace.scalar_exprs), 1, True, red)
+        # (one output of a function returning one array: the kernel returns it itself)
         kernel = ElementwiseKernel(in_params, out_params, body, name=self.name,
-                                   return_tuple=True, _generated=True)
+                                   return_tuple=not single, _generated=True)
         return _FusedPlan(kernel, tuple(array_args), tuple(scalar_slots),
                           tuple(trace.scalar_exprs), len(outs), single)
 
@@ -541,27 +511,7 @@ class Fusion:
         kargs += [vals[idx] for idx, _ in plan.scalar_slots]
         if plan.reduction is not None:
             return plan.reduction(kargs, device)
-        kernel = plan.kernel
-        # the warm path: the kernel's plan for these argument types, its arrays contiguous
-        # and of one shape (else the kernel's general call broadcasts and merges dims)
-        kplan = plan.kplan
-        if kplan is None:
-            key = tuple(a._dtype if type(a) is Array else type(a) for a in kargs) + (device,)
-            kplan = plan.kplan = kernel._plans.get(key)
-        outs = None
-        if kplan is not None:
-            first = kargs[0]
-            shape = first._shape
-            for a in kargs[:len(plan.array_args)]:
-                if a._shape != shape or not (a._contig is True or a.is_c_contiguous()):
-                    break
-            else:
-                if kplan.single is not None and plan.single:  # arrays in, one array out
-                    return kplan.single(kargs, shape, first._size)
-                outs = kplan.run_contiguous(kargs, shape, first._size, device)
-        if outs is None:
-            outs = kernel(*kargs)
-        return outs[0] if plan.single else tuple(outs)
+        return plan.kernel(*kargs)
 
 
 class _LazySamples:
@@ -614,8 +564,6 @@ def _install_reduction_hook():
 
     The hook wraps ``ReductionOp.__call__`` (rocarray/_reduction.py) from here: a traced value
     is not an Array, so it is looked for before the op's own argument check."""
-    from ._reduction import ReductionOp
-
     call = ReductionOp.__call__
     if getattr(call, "_rocarray_fuse_hook", False):
         return

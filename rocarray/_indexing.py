@@ -3,7 +3,7 @@
 Each index is checked against its axis: an integer out of range raises ``IndexError``
 naming the axis and its size.  Integer arrays and boolean masks (advanced indexing, NumPy's
 and the 2024.12 standard's rules) are parsed here and gathered / scattered on the device by
-``rocarray._advanced_indexing``.
+``rocarray._advanced_indexing``.  Installs ``Array.__getitem__`` and ``__setitem__``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,10 @@ import operator
 
 import numpy as np
 
+from ._advanced_indexing import Index, flat_true, gather, scatter
 from ._array_object import Array
+from ._creation_functions import asarray, copy_into
+from ._transfer import check_scalar_fits
 
 
 def _normalize_key(key, ndim: int):
@@ -110,8 +113,6 @@ def _as_index_array(k, device):
                              "move it with .to_device() first")
         a = k
     elif isinstance(k, (list, np.ndarray)):
-        from ._creation_functions import asarray
-
         a = asarray(np.asarray(k), device=device)
         if a.size == 0 and a.dtype.kind == "f":  # [] -> an empty integer index, as NumPy
             a = a.astype(np.int64)
@@ -141,8 +142,6 @@ def _is_advanced(key) -> bool:
 def _parse_advanced(x: Array, key):
     """Split ``key`` into a basic key for a view and the advanced indices of that view.
     Returns (view key, [Index], placement p or None)."""
-    from ._advanced_indexing import Index, flat_true
-
     items = list(key) if isinstance(key, tuple) else [key]
     dev = x.device
     parsed = []  # (kind, payload): 'basic' k, 'array' a, 'mask' a, 'bool' value
@@ -216,8 +215,6 @@ def _parse_advanced(x: Array, key):
                 first_p = v_axes
             idx = Array._empty((1 if k else 0,), np.dtype(np.int64), dev)
             if k:
-                from ._transfer import copy_into
-
                 copy_into(idx, 0)
             indices.append(Index(v_axes, 1, idx, "flat"))
             v_axes += 1
@@ -260,23 +257,18 @@ def getitem(x: Array, key) -> Array:
     v = view_for_key(x, tuple(view_key))
     if not indices:
         return v
-    from ._advanced_indexing import gather
-
     return gather(v, indices, p)
 
 
 def _value_array(x: Array, value) -> Array:
     """``value`` as an array of ``x``'s dtype on ``x``'s device (NumPy's casting for setitem)."""
-    from ._creation_functions import asarray
-    from ._transfer import _check_scalar_fits
-
     if isinstance(value, Array):
         if value.device is not x.device:
             raise TypeError(f"cannot assign an array on {value.device} into an array on "
                             f"{x.device}; move it with .to_device() first")
         return value if value.dtype == x.dtype else value.astype(x.dtype)
     if isinstance(value, (bool, int, float, complex, np.generic)):
-        _check_scalar_fits(value, x.dtype)
+        check_scalar_fits(value, x.dtype)
         return asarray(value, dtype=x.dtype, device=x.device)
     a = asarray(value, device=x.device)
     return a if a.dtype == x.dtype else a.astype(x.dtype)
@@ -288,12 +280,12 @@ def setitem(x: Array, key, value) -> None:
         view_key, indices, p = _parse_advanced(x, key)
         dst = view_for_key(x, tuple(view_key))
         if indices:
-            from ._advanced_indexing import scatter
-
             scatter(dst, indices, p, _value_array(x, value))
             return
     else:
         dst = view_for_key(x, key)
-    from ._transfer import copy_into
-
     copy_into(dst, value)
+
+
+Array.__getitem__ = getitem
+Array.__setitem__ = setitem

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._array_object import Array
 from ._advanced_indexing import Index, flat_true, gather, unravel
-from ._manipulation_functions import _normalize_axis
+from ._array_object import Array
+from ._creation_functions import arange, asarray
+from ._dtypes import result_type
 from ._user_kernels import ElementwiseKernel
+from ._views import _normalize_axis
 
 _int64 = np.dtype(np.int64)
 
@@ -68,8 +70,6 @@ def take_along_axis(x, indices, /, *, axis=-1):
         if d != axis and indices.shape[d] not in (1, x.shape[d]) and x.shape[d] != 1:
             raise ValueError(f"take_along_axis: indices of shape {indices.shape} do not "
                              f"broadcast with x of shape {x.shape} along dimension {d}")
-    from ._creation_functions import arange
-
     items = []
     for d in range(x.ndim):
         if d == axis:
@@ -131,9 +131,6 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     sorted (``side='left'``: before equal elements, ``'right'``: after them); with
     ``sorter``, ``x1[sorter]`` is the sorted array.  A binary search per element of ``x2``
     on the device; NaN sorts last; int64 result of ``x2``'s shape."""
-    from ._creation_functions import asarray
-    from ._dtypes import result_type
-
     _check_array("searchsorted", "x1", x1)
     if x1.ndim != 1:
         raise ValueError(f"searchsorted: x1 must be one-dimensional, got {x1.ndim} dimensions")

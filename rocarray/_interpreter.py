@@ -1,17 +1,13 @@
-"""The interpreter tier on a device (``compiler/interp.py``): a new signature's first calls
-run its bytecode on the interpreter kernel while the compiled kernel is made in the
-background (``_launch.load``).
+"""The interpreter tier on a device: a new signature's first calls run its bytecode
+(``compiler/interp.py``) on the interpreter kernel while ``_launch.load`` has the compiled
+kernel made in the background.
 
-The interpreter kernel is compiled once per machine and kept in the disk cache.  When it is
-not there yet, the first process to need it builds it in a child process (seconds of LLVM
-and PTX assembly, which must not hold this process's LLVM lock); until the child is done,
-first calls compile as before.  ``prepare(device)`` builds it in this process and waits
-(benchmarks, tests, ``python -m rocarray interpreter``).
-
-``ROCARRAY_INTERPRETER=0`` turns the tier off, ``=gpu`` keeps it to GPUs.  It serves
-NVIDIA GPUs and the host (first calls of up to ``_launch.HOST_INTERPRETED_MOST`` elements:
-~1 ms instead of ~3 ms of LLVM); the HIP runtime has not run on AMD hardware, so AMD GPUs
-compile first calls as before.
+The interpreter kernel is compiled once per machine and kept in the disk cache; the first
+process to need it builds it in a child process, so those seconds of LLVM never hold this
+process's LLVM lock (until then first calls compile).  ``prepare(device)`` builds it here
+and waits.  It serves NVIDIA GPUs and small first calls on the host
+(``ROCARRAY_INTERPRETER``); AMD GPUs compile first calls (the HIP runtime is untested on
+AMD hardware).
 """
 
 from __future__ import annotations
@@ -26,7 +22,10 @@ from llvmlite import ir
 
 from . import _settings
 from .compiler import interp as _interp
+from ._images import _load_image
+from ._params import pack_format
 from .compiler.cache import default_cache
+from .targets import target_for
 
 ENABLED = _settings.INTERPRETER.get() != "off"
 #: serve the host's first calls too (those of at most ``_launch.HOST_INTERPRETED_MOST``
@@ -39,6 +38,7 @@ BLOCK = 256
 def image_target(target):
     """The configuration the interpreter kernel is compiled with on ``target``'s machine
     (fully optimised: it is compiled once), or None where there is no interpreter."""
+    # (these targets load LLVM's code generators: only a process that interprets needs them)
     from .targets.nvptx import NVPTXTarget
     from .targets.host import HostTarget
 
@@ -152,8 +152,6 @@ class DeviceInterpreter:
         """``spec``'s body (or, for a reduction, its items) as bytecode on this device
         (lowered for ``target``, the tier whose code it stands in for), or None when the
         interpreter cannot run it."""
-        from ._launch import pack_format
-
         if spec.build_items is not None:
             return self._prepare_items(spec, target)
         packer = pack_format(spec.operands)
@@ -265,8 +263,6 @@ def _start_build(target):
 
 
 def _load(device, runtime, target, it, image) -> DeviceInterpreter:
-    from ._launch import _load_image
-
     module = _load_image(runtime, device.index, image, it)
     return DeviceInterpreter(device, runtime, target, runtime.get_function(module, _interp.ENTRY))
 
@@ -274,8 +270,6 @@ def _load(device, runtime, target, it, image) -> DeviceInterpreter:
 def prepare(device) -> DeviceInterpreter | None:
     """Build (or read from the disk cache) and load ``device``'s interpreter now, in this
     thread; None where the device has none."""
-    from .targets import target_for
-
     runtime = device.runtime
     target = target_for(runtime.target_name(device.index))
     it = image_target(target)

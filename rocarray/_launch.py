@@ -1,215 +1,33 @@
-"""The generic launcher: one function packs arguments and launches every elementwise kernel.
+"""The generic launcher: load a kernel for a device, pack its parameters, launch.
 
-A ``KernelSpec`` names what to compile (the operands and a body builder); it is device
-independent.  ``load`` turns it into a ``LoadedKernel`` for one device through the compile
-cache (memory, then disk, then codegen) and the runtime's module loader; ``launch`` packs
-the kernel ABI's parameters (docs/architecture.md) with a ``struct.Struct`` computed once
-per kernel and hands them to the runtime.
+A ``KernelSpec`` (device independent) names what to compile; ``load`` makes it a
+``LoadedKernel`` through the compile cache and the runtime's loader, starting a new
+signature on the interpreter or the quick tier; ``ContiguousRunner`` is the warm path.
 """
 
 from __future__ import annotations
 
-import hashlib
-import math
 import struct
 import threading
 import time
 
-import numpy as np
-
 from llvmlite import ir
 
+from . import _interpreter
+from ._array_object import Array, _c_strides
+from ._buffer import Buffer
+from ._images import _load_image
+from ._params import SCALAR_CONVERTERS, _scalar_code, contiguous_template, pack_format
+from ._params import stride_positions  # noqa: F401 - the tests' name for it
+from .compiler import cache as _cache
 from .compiler.cache import default_cache as _default_cache, key_digest
 from .compiler.quick_text import (HOST_ROW_DRIVER, gpu_simple_kernel_text, host_row_driver_text, host_row_words,
                                   host_simple_kernel_module)
 from .compiler.skeletons import (SIMPLE_LOOP_MAX_ELEMENTS, SIMPLE_LOOP_MAX_OFFSET, VECTOR_UNROLL, build_elementwise,
                                  simple_loop_offsets_fit, vector_lanes)
 from .targets import target_for
-from ._dtypes import as_dtype, int_bounds
-from ._array_object import Array, _c_strides
-from ._buffer import Buffer
-from .targets.base import MAX_DIMS
-from .targets.codeobject import EM_CUDA, check_elf
-from . import _interpreter
 
 _new = object.__new__
-
-_SCALAR_CODES = {
-    "b": "?", "i1": "b", "u1": "B", "i2": "h", "u2": "H", "i4": "i", "u4": "I", "i8": "q", "u8": "Q",
-    "f2": "e", "f4": "f", "f8": "d", "c8": "ff", "c16": "dd",
-}
-
-
-def _scalar_code(dtype) -> str:
-    return _SCALAR_CODES["b" if dtype.kind == "b" else f"{dtype.kind}{dtype.itemsize}"]
-
-
-class ScalarOutOfRange(OverflowError):
-    """A Python int that its parameter's integer type cannot hold (NumPy 2's OverflowError);
-    ``value`` and ``dtype`` say which (a comparison answers it exactly instead: see
-    ``rocarray._elementwise``)."""
-
-    def __init__(self, message: str, value: int, dtype: np.dtype):
-        super().__init__(message)
-        self.value = value
-        self.dtype = dtype
-
-
-def _integer_fields(dtype: np.dtype):
-    lo, hi = int_bounds[dtype]
-
-    def fields(value, name: str) -> tuple:
-        if lo <= value <= hi:
-            return (int(value),)
-        raise ScalarOutOfRange(f"{name}: Python integer {value} out of bounds for {dtype}", value, dtype)
-    return fields
-
-
-def _float_fields(dtype: np.dtype):
-    """Python float -> a float that packs in ``dtype``'s format, rounded as NumPy converts
-    it: a magnitude that rounds past the largest finite value is infinity (``struct``
-    raises there instead)."""
-    info = np.finfo(dtype)
-    # the midpoint between the largest finite value and the next power of two: from there
-    # on, round-to-nearest-even gives infinity (the largest value's last bit is odd)
-    limit = float(info.max) + 2.0 ** (int(info.maxexp) - int(info.nmant) - 2)
-
-    def saturate(v: float) -> float:
-        return v if not (v >= limit or v <= -limit) else math.copysign(math.inf, v)
-
-    if dtype.kind == "c":
-        def fields(value, name: str) -> tuple:
-            v = complex(value)
-            re, im = v.real, v.imag
-            if -limit < re < limit and -limit < im < limit:
-                return (re, im)
-            return (saturate(re), saturate(im))
-    else:
-        def fields(value, name: str) -> tuple:
-            v = float(value)
-            if -limit < v < limit:
-                return (v,)
-            return (saturate(v),)  # (NaN and the infinities come here too: kept as they are)
-    return fields
-
-
-def _float64_fields(value, name: str) -> tuple:
-    return (float(value),)
-
-
-def _complex128_fields(value, name: str) -> tuple:
-    v = complex(value)
-    return (v.real, v.imag)
-
-
-def _bool_fields(value, name: str) -> tuple:
-    return (bool(value),)
-
-
-class _Converters(dict):
-    """NumPy scalar type -> its converter ``(value, name) -> packed fields``, made at the
-    first look-up of a type (an alias such as ``np.longlong`` gets its dtype's)."""
-
-    def __missing__(self, np_type):
-        d = as_dtype(np.dtype(np_type))
-        if d.kind == "b":
-            fields = _bool_fields
-        elif d.kind in "iu":
-            fields = _integer_fields(d)
-        elif d.itemsize == 8 and d.kind == "f":
-            fields = _float64_fields
-        elif d.itemsize == 16:
-            fields = _complex128_fields
-        else:  # float16, float32, complex64: narrower than a Python float
-            fields = _float_fields(d)
-        self[np_type] = fields
-        return fields
-
-
-SCALAR_CONVERTERS = _Converters()
-
-
-def scalar_fields(value, np_type, name: str) -> tuple:
-    """The packed fields of a Python scalar passed as a kernel's scalar parameter of NumPy
-    type ``np_type``: ``(bool,)``, ``(int,)``, ``(float,)`` or ``(real, imag)``, converted
-    as NumPy converts a Python scalar to that type (NEP 50): a float past the type's range
-    is infinity; an integer the type cannot hold is a ``ScalarOutOfRange`` (an
-    OverflowError, as in NumPy; ``name`` says whose)."""
-    return SCALAR_CONVERTERS[np_type](value, name)
-
-
-def pack_format(operands) -> struct.Struct:
-    """The parameter buffer layout: natural alignment, little endian (the kernel ABI)."""
-    # an array operand's fields do not depend on its dtype: one packer serves, say, every
-    # binary op on arrays (a new dtype signature then makes none: ~200 Python opcodes)
-    layout = tuple([(op.kind, op.dtype if op.kind == "scalar" else None) for op in operands])
-    packer = _packers.get(layout)
-    if packer is None:
-        packer = _packers[layout] = _pack_format(operands)
-    return packer
-
-
-_packers: dict = {}  # (kind, scalar dtype or None) per operand -> struct.Struct
-
-
-def _pack_format(operands) -> struct.Struct:
-    if _ARRAY_KINDS.issuperset([op.kind for op in operands]):
-        # arrays only (most ops): every field a word, no padding
-        return struct.Struct(_HEAD_FIELDS + _ARRAY_FIELDS * len(operands))
-    fmt = [_HEAD_FIELDS]  # n, ndim, shape
-    size = 16 + 8 * MAX_DIMS
-    for op in operands:
-        kind = op.kind
-        if kind == "in" or kind == "out":  # a pointer and the strides
-            align, code, nbytes = 8, _ARRAY_FIELDS, 8 + 8 * MAX_DIMS
-        elif kind == "raw":  # a pointer, offset, size, shape and strides
-            align, code, nbytes = 8, _RAW_FIELDS, 24 + 16 * MAX_DIMS
-        else:
-            dtype = op.dtype
-            align = max(dtype.itemsize // (2 if dtype.kind == "c" else 1), 1)
-            code, nbytes = _scalar_code(dtype), dtype.itemsize
-        pad = -size % align
-        if pad:
-            fmt.append(f"{pad}x")
-        fmt.append(code)
-        size += pad + nbytes
-    return struct.Struct("".join(fmt))
-
-
-_HEAD_FIELDS = f"<qq{MAX_DIMS}q"
-_ARRAY_KINDS = frozenset(("in", "out"))
-_ARRAY_FIELDS = f"Q{MAX_DIMS}q"
-_RAW_FIELDS = f"Qqq{MAX_DIMS}q{MAX_DIMS}q"
-
-
-def stride_positions(operands) -> tuple:
-    """Where each array operand's strides start in a launch's packed values (the fields
-    after ``n``: ``ndim``, the shape, then each operand's), as ``contiguous_template``
-    lays them out: right after the operand's pointer."""
-    _, positions = contiguous_template(operands)
-    return tuple(p + 1 for p, op in zip(positions, operands) if op.kind not in ("scalar", "raw"))
-
-
-def contiguous_template(operands) -> tuple[list, list]:
-    """The packed values (after ``n``) of a launch over one contiguous 1-D run of
-    ``operands``, with zeros for the size (index 1), the pointers and the scalars, and the
-    position of each operand's first value -- what warm calls copy and fill in."""
-    template = [1, 0, *_UNIT_DIMS]  # ndim 1, shape (n, 1, ...)
-    positions = []
-    for op in operands:
-        positions.append(len(template))
-        kind = op.kind
-        if kind == "in" or kind == "out":  # the pointer, then the strides (itemsize, 0, ...)
-            template += (0, op.dtype.itemsize, *_ZERO_DIMS)
-        elif kind == "raw":
-            template += (0,) * (3 + 2 * MAX_DIMS)
-        else:
-            template += (0, 0) if op.dtype.kind == "c" else (0,)
-    return template, positions
-
-
-_UNIT_DIMS = (1,) * (MAX_DIMS - 1)
-_ZERO_DIMS = (0,) * (MAX_DIMS - 1)
 
 
 class ContiguousRunner:
@@ -225,9 +43,8 @@ class ContiguousRunner:
     with it (``launch_into_new``, which also allocates the output: the driver copies the
     parameters before the launch returns).
     Areas are taken from and put back on a list (``pop`` / ``append`` are atomic), so
-    threads never share one.  Measured on the 2-core VM (1,000 float32 ``a + b``):
-    ``struct`` pack of the 37 fields 0.5-0.8 us, the template copy and fill 0.2-0.4, the
-    launch layers 0.3; the area's five word stores ~0.2 us.
+    threads never share one.  A few word stores cost much less than packing every field
+    (docs/benchmarks.md).
     """
 
     __slots__ = ("kernel", "template", "in_positions", "out_position", "dtype", "itemsize",
@@ -356,8 +173,8 @@ class ContiguousRunner:
                 ptr = launch_new(kernel.function, grid, block, area, self.out_word, nbytes)
             areas.append(area)
             # Buffer(ptr, nbytes, device, None, False, pool) and Array._on_buffer, written
-            # out: two Python calls fewer (~0.25 us of a ~3 us call on the 2-core VM); a
-            # slot added to either class must be set here too
+            # out: two Python calls fewer on the warm path; a slot added to either class
+            # must be set here too
             buf = _new(Buffer)
             buf.ptr = ptr
             buf.nbytes = nbytes
@@ -379,7 +196,7 @@ class ContiguousRunner:
     def packed(self, arrays, shape: tuple, n: int):
         """``__call__`` through the packed launch (``LoadedKernel.launch``), with no
         parameter area: for launches too large for the area, and for a plan's first call
-        (an area costs ~50 us to make, which its first call should not pay)."""
+        (making an area costs more than a first call should pay)."""
         if not n:
             self.check_scalars(arrays)
             return Array._empty(shape, self.dtype, self.device)
@@ -473,16 +290,13 @@ TIER_UP_ELEMENTS = 1 << 15
 
 #: A GPU grid-stride elementwise launch gets at least the blocks the device holds at once
 #: and, for more elements, enough blocks that each thread makes about this many trips of
-#: its vector loop.  H200, 2^28 float32, fraction of the copy bandwidth, blocks = F x the
-#: resident ones (a sweep of 2026-11-30 14:25 UTC, docs/benchmarks.md; F=64 is ~3 trips):
-#: exp 0.932 (F=1), 0.938 (4), 0.964 (16), 0.981 (64), 0.949 (256); sin 0.908 -> 0.975 at
-#: F=64, float64 exp 0.937 -> 0.964.  At 2^22-2^24 elements one round of resident blocks
-#: (F=1-4, ~3-12 trips) was as fast or faster than more blocks, which this rule keeps.
+#: its vector loop: few trips per thread measured closest to the copy bandwidth on large
+#: arrays, one round of resident blocks as fast on smaller ones (docs/benchmarks.md).
 GPU_GRID_TRIPS = 3
 
-#: The host interprets a first call of at most this many elements (~30 ns per element and
-#: thread for a four-instruction body on the 2-core VM); a larger one loads the quick tier's
-#: code at once (~3 ms of LLVM).  A GPU interprets any size (a thread per element).
+#: The host interprets a first call of at most this many elements; a larger one costs more
+#: interpreted than the quick tier's compile, so it loads that code at once.  A GPU
+#: interprets any size (a thread per element).
 HOST_INTERPRETED_MOST = TIER_UP_ELEMENTS
 
 
@@ -555,9 +369,7 @@ class LoadedKernel:
     def _tier_up(self) -> None:
         """Recompile with the full pipeline in the background, then swap the function."""
         self.calls = -1
-        from .compiler.cache import compile_in_background
-
-        compile_in_background(self._upgrade)
+        _cache.compile_in_background(self._upgrade)
 
     def upgrade_now(self) -> None:
         """Compile (or find in the cache) and swap in the full tier's code now, in this
@@ -569,12 +381,10 @@ class LoadedKernel:
         """Compile (or find in the cache), load and swap in the full tier's code (counted
         as "compiled" when it is the signature's first compiled code, after the
         interpreter, else as "upgraded")."""
-        from .compiler.cache import default_cache
-
         if not self.simple:
             return  # (already done: a call that could not wait, or a second request)
         counter = "compiled" if self.interp is not None else "upgraded"
-        data = default_cache().get_or_compile(self.spec.key, lambda: self.spec.build_module(self.target),
+        data = _cache.default_cache().get_or_compile(self.spec.key, lambda: self.spec.build_module(self.target),
                                               self.target, counter=counter)
         module = _load_image(self.runtime, self.index, data, self.target)
         with _load_lock:
@@ -589,10 +399,8 @@ class LoadedKernel:
     def _leave_interpreter(self) -> None:
         """The quick tier's code now, in this thread, in place of the interpreter (on the
         host, for a call too large to interpret; the full tier follows in the background)."""
-        from .compiler.cache import default_cache
-
         quick = self.target.quick_tier or self.target
-        data = default_cache().get_or_compile(self.spec.key, lambda: self.spec.build_module(quick), quick)
+        data = _cache.default_cache().get_or_compile(self.spec.key, lambda: self.spec.build_module(quick), quick)
         module = _load_image(self.runtime, self.index, data, quick)
         with _load_lock:
             if self.interp is None:
@@ -661,12 +469,10 @@ def _interpreted(spec: KernelSpec, device, rt, target, quick) -> "LoadedKernel |
     if code is None:
         return None
     k = LoadedKernel(spec, device, rt, None, target, quick=True, interp=code)
-    from .compiler.cache import compile_in_background, last_foreground_compile
-
     # the worker starts after a quiet moment, as after a compile here: not while this call
     # still packs and launches (the lowering it starts with would take the GIL from it)
-    last_foreground_compile[0] = time.perf_counter()
-    compile_in_background(k._upgrade)
+    _cache.last_foreground_compile[0] = time.perf_counter()
+    _cache.compile_in_background(k._upgrade)
     return k
 
 
@@ -686,39 +492,6 @@ def _host_row_driver(kernel: LoadedKernel):
             if not _row_driver:
                 _row_driver.append(fn)
     return _row_driver[0]
-
-
-def _check_cubin(data: bytes) -> None:
-    """A cubin from the disk cache (the driver's of some PTX): a sound NVIDIA ELF file,
-    or ValueError (then a miss: the PTX is loaded and assembled again)."""
-    check_elf(data, machine=EM_CUDA, what="cubin")
-
-
-def _load_image(rt, index: int, image: bytes, target):
-    """``rt.load_module`` of ``target``'s bytes, with the JIT level the target asks for.
-
-    PTX for the driver's JIT (the NVPTX quick tier: 12-17 ms of JIT per kernel on the H200
-    host) is looked up first as the cubin the driver made of the same PTX in an earlier
-    process, kept in the disk cache under the PTX's digest, the driver's version and the
-    architecture (a cubin loads in ~0.1 ms); on a miss the PTX goes to the JIT as before,
-    and the cubin is made on the background worker (``cuLink*``: the same JIT, whose
-    machine code comes back; it releases the GIL) for the next process."""
-    jit_opt = target.jit_opt
-    if jit_opt is None:
-        return rt.load_module(index, image)
-    disk = _default_cache().disk
-    assembler = rt.ptx_assembler(index) if disk is not None else None
-    if assembler is None:
-        return rt.load_module(index, image, jit_opt)
-    key = f"cubin|{assembler!r}|O{jit_opt}|{hashlib.blake2b(image, digest_size=20).hexdigest()}"
-    cubin = disk.get(key, check=_check_cubin)
-    if cubin is not None:
-        return rt.load_module(index, cubin)
-    module = rt.load_module(index, image, jit_opt)
-    from .compiler.cache import compile_in_background
-
-    compile_in_background(lambda: disk.put(key, rt.assemble_ptx(index, image, jit_opt)))
-    return module
 
 
 #: (device, heavy) -> (its runtime, the target ``load`` compiles kernels for there -- the
@@ -743,8 +516,6 @@ def load(spec: KernelSpec, device) -> LoadedKernel:
     if k is not None:
         return k
     rt, target, quick = _device_targets.get((device, spec.heavy)) or _targets(device, spec.heavy)
-    # (imported with the module: a relative import in a function runs importlib's Python
-    # code at every call, ~2-3 us of a first call)
     cache = _default_cache()
     if quick is None:
         image = cache.get_or_compile(spec.key, lambda: spec.build_module(target), target)

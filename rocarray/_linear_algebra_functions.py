@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from . import _dtypes
 from ._array_object import Array
+from ._data_type_functions import astype
+from ._manipulation_functions import reshape
 from ._reduction import ReductionDef, reduce
+from ._views import broadcast_shapes, broadcast_to, normalize_axes
 
 _defs: dict = {}
 
@@ -62,8 +65,6 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     if k != k2:
         raise ValueError(f"matmul: the contracted dimensions differ: {x1.shape} @ {x2.shape} "
                          f"({k} != {k2})")
-    from ._manipulation_functions import broadcast_shapes
-
     try:
         batch = broadcast_shapes(a_shape[:-2], b_shape[:-2])
     except ValueError:
@@ -80,8 +81,6 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     shape = batch + ((m,) if x1.ndim > 1 else ()) + ((n,) if x2.ndim > 1 else ())
     if out.shape == shape:
         return out
-    from ._manipulation_functions import reshape
-
     return reshape(out, shape)
 
 
@@ -94,8 +93,6 @@ def _pad(x: Array, ndim: int) -> Array:
 def _cast(x: Array, dtype) -> Array:
     if x.dtype == dtype:
         return x
-    from ._data_type_functions import astype
-
     return astype(x, dtype)
 
 
@@ -118,8 +115,6 @@ def tensordot(x1: Array, x2: Array, /, *, axes=2) -> Array:
             raise TypeError("tensordot: axes must be an int or a pair of axis sequences") from None
         if len(ax1) != len(ax2):
             raise ValueError(f"tensordot: {len(ax1)} axes of x1 paired with {len(ax2)} of x2")
-    from ._manipulation_functions import normalize_axes
-
     ax1 = tuple(normalize_axes(a, x1.ndim, "tensordot")[0] for a in ax1)
     ax2 = tuple(normalize_axes(a, x2.ndim, "tensordot")[0] for a in ax2)
     if len(set(ax1)) != len(ax1) or len(set(ax2)) != len(ax2):
@@ -146,8 +141,6 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Sum over ``axis`` of ``conj(x1) * x2`` (the dot product of vectors along ``axis``),
     the other axes broadcast."""
     dtype = _operands("vecdot", x1, x2)
-    from ._manipulation_functions import broadcast_shapes, broadcast_to, normalize_axes
-
     if x1.ndim == 0 or x2.ndim == 0:
         raise ValueError("vecdot: operands must have at least one dimension")
     try:

@@ -1,5 +1,5 @@
-"""Shape manipulation: views where the layout allows (reshape, permute_dims, expand_dims,
-squeeze, broadcast_to, matrix_transpose, flip, moveaxis, unstack), copies where it does not.
+"""The spec's manipulation functions: views where the layout allows (``rocarray._views``,
+re-exported here), copies where it does not.  Installs ``reshape``, ``ravel``, ``flatten``.
 
 concat, stack, roll, repeat and tile write into a new array through the device's copy
 kernel (one launch per input piece; repeat and tile copy one broadcast view); repeat with
@@ -8,95 +8,23 @@ computed on the host but output shapes (for repeat, from the counts read back)."
 
 from __future__ import annotations
 
+import itertools
 import operator
 from builtins import max as builtins_max, sum as builtins_sum
 
-from ._array_object import Array, _c_strides, _prod
+import numpy as np
 
-
-class AxisError(IndexError, ValueError):
-    """An axis out of bounds for the array: an ``IndexError`` and a ``ValueError``, as
-    NumPy's ``AxisError`` is (code written against either kind catches it)."""
-
-
-def _normalize_axis(axis, ndim: int, fname: str) -> int:
-    if axis.__class__ is bool:  # (an int to operator.index, never an axis: NumPy refuses it)
-        raise TypeError(f"{fname}: axis must be an integer, not bool")
-    try:
-        a = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"{fname}: axis must be an integer, not {type(axis).__name__}") from None
-    if not -ndim <= a < ndim:
-        raise AxisError(f"{fname}: axis {a} is out of bounds for an array of dimension {ndim}")
-    return a + ndim if a < 0 else a
-
-
-def normalize_axes(axis, ndim: int, fname: str) -> tuple:
-    """Axis argument (None, int or tuple) as a sorted tuple of distinct non-negative axes."""
-    if axis is None:
-        return tuple(range(ndim))
-    if isinstance(axis, (tuple, list)):
-        axes = tuple(_normalize_axis(a, ndim, fname) for a in axis)
-        if len(set(axes)) != len(axes):
-            raise ValueError(f"{fname}: repeated axis in {tuple(axis)!r}")
-        return tuple(sorted(axes))
-    return (_normalize_axis(axis, ndim, fname),)
-
-
-def _nocopy_reshape(shape, strides, newshape):
-    """Strides that view (shape, strides) as newshape in C order, or None if impossible."""
-    old = [(n, s) for n, s in zip(shape, strides) if n != 1]
-    new_strides = [0] * len(newshape)
-    oi = ni = 0
-    on = len(old)
-    nn = len(newshape)
-    while oi < on and ni < nn:
-        # grow the smallest groups of old and new dims with equal element counts
-        np_ = newshape[ni]
-        op_ = old[oi][0]
-        oj, nj = oi + 1, ni + 1
-        while np_ != op_:
-            if np_ < op_:
-                np_ *= newshape[nj]
-                nj += 1
-            else:
-                op_ *= old[oj][0]
-                oj += 1
-        # the old group must be contiguous in C order
-        for k in range(oi, oj - 1):
-            if old[k][1] != old[k + 1][1] * old[k + 1][0]:
-                return None
-        s = old[oj - 1][1]
-        for k in range(nj - 1, ni - 1, -1):
-            new_strides[k] = s
-            s *= newshape[k]
-        oi, ni = oj, nj
-    # remaining new dims are all 1
-    for k in range(ni, nn):
-        new_strides[k] = 0
-    return tuple(new_strides)
-
-
-def _resolve_shape(shape, size: int) -> tuple:
-    if isinstance(shape, (int,)) or hasattr(shape, "__index__") and not isinstance(shape, (tuple, list)):
-        shape = (operator.index(shape),)
-    try:
-        dims = [operator.index(d) for d in shape]
-    except TypeError:
-        raise TypeError(f"reshape: shape must be a tuple of ints, got {shape!r}") from None
-    unknown = [i for i, d in enumerate(dims) if d == -1]
-    if len(unknown) > 1:
-        raise ValueError("reshape: can only specify one unknown dimension (-1)")
-    if any(d < -1 for d in dims):
-        raise ValueError(f"reshape: invalid shape {tuple(dims)!r}")
-    if unknown:
-        known = _prod(d for d in dims if d != -1)
-        if known == 0 or size % known:
-            raise ValueError(f"cannot reshape array of size {size} into shape {tuple(shape)!r}")
-        dims[unknown[0]] = size // known
-    if _prod(dims) != size:
-        raise ValueError(f"cannot reshape array of size {size} into shape {tuple(dims)!r}")
-    return tuple(dims)
+from ._array_object import Array, _c_strides, _check_same_device, _prod
+from ._copy import contiguous
+from ._creation_functions import asarray
+from ._dtypes import result_type
+from ._elementwise import copy_elements
+from ._elementwise_functions import not_equal, subtract
+from ._user_kernels import ElementwiseKernel
+from ._views import _axis_index, _axis_slice, _check_array, _normalize_axis, _nocopy_reshape, _resolve_shape
+# (the spec's manipulation functions that are views: the namespace takes them from here)
+from ._views import (broadcast_arrays, broadcast_shapes, broadcast_to, expand_dims, flip,  # noqa: F401
+                     matrix_transpose, moveaxis, permute_dims, squeeze, unstack)
 
 
 def reshape(x: Array, /, shape, *, copy=None) -> Array:
@@ -115,8 +43,6 @@ def reshape(x: Array, /, shape, *, copy=None) -> Array:
                 f"reshape: shape {x.shape} with strides {x.strides} cannot be viewed as "
                 f"{newshape} without a copy, but copy=False"
             )
-    from ._transfer import contiguous, copy_elements
-
     src = contiguous(x)
     if src is x:
         out = Array._empty(x.shape, x.dtype, x.device)
@@ -125,129 +51,7 @@ def reshape(x: Array, /, shape, *, copy=None) -> Array:
     return src._view(newshape, _c_strides(newshape, x.itemsize), src._offset)
 
 
-def permute_dims(x: Array, /, axes) -> Array:
-    given = tuple(axes)
-    if len(given) != x.ndim:  # (first, as NumPy: then any axis out of range is an IndexError)
-        raise ValueError(f"permute_dims: axes {given} are not a permutation of the {x.ndim} axes of the array")
-    axes = tuple(_normalize_axis(a, x.ndim, "permute_dims") for a in given)
-    if sorted(axes) != list(range(x.ndim)):
-        raise ValueError(
-            f"permute_dims: axes {axes} are not a permutation of the {x.ndim} axes of the array"
-        )
-    return x._view(tuple(x.shape[a] for a in axes), tuple(x.strides[a] for a in axes), x._offset)
-
-
-def matrix_transpose(x: Array, /) -> Array:
-    return x.mT
-
-
-def expand_dims(x: Array, /, axis=0) -> Array:
-    if isinstance(axis, (tuple, list)):
-        n = x.ndim + len(axis)
-        axes = normalize_axes(axis, n, "expand_dims")
-    else:
-        n = x.ndim + 1
-        axes = (_normalize_axis(axis, n, "expand_dims"),)
-    shape = []
-    strides = []
-    it = iter(zip(x.shape, x.strides))
-    for i in range(n):
-        if i in axes:
-            shape.append(1)
-            strides.append(0)
-        else:
-            d, s = next(it)
-            shape.append(d)
-            strides.append(s)
-    return x._view(shape, strides, x._offset)
-
-
-def squeeze(x: Array, /, axis=None) -> Array:
-    if axis is None:
-        axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
-    else:
-        axes = normalize_axes(axis, x.ndim, "squeeze")
-        for a in axes:
-            if x.shape[a] != 1:
-                raise ValueError(
-                    f"squeeze: cannot remove axis {a} of size {x.shape[a]}; only axes of size 1 can be squeezed"
-                )
-    shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
-    strides = tuple(s for i, s in enumerate(x.strides) if i not in axes)
-    return x._view(shape, strides, x._offset)
-
-
-def broadcast_shapes(*shapes) -> tuple:
-    """The shape that arrays of the given shapes broadcast to (ValueError if none; a
-    negative or non-integer dimension is a ValueError or TypeError)."""
-    for s in shapes:
-        for d in s:
-            if d.__class__ is not int:
-                try:
-                    d = operator.index(d)
-                except TypeError:
-                    raise TypeError(f"broadcast_shapes: dimensions must be integers, got {tuple(s)!r}") from None
-            if d < 0:
-                raise ValueError(f"broadcast_shapes: negative dimensions are not allowed: shape {tuple(s)!r}")
-    return broadcast_array_shapes(*shapes)
-
-
-def broadcast_array_shapes(*shapes) -> tuple:
-    """``broadcast_shapes`` of shapes that arrays have (so: never checked again; the
-    elementwise call path's)."""
-    ndim = max((len(s) for s in shapes), default=0)
-    out = [1] * ndim
-    for s in shapes:
-        off = ndim - len(s)
-        for i, d in enumerate(s):
-            cur = out[off + i]
-            if d == cur or d == 1:
-                continue
-            if cur == 1:
-                out[off + i] = d
-            else:
-                raise ValueError(
-                    "shapes " + ", ".join(str(tuple(t)) for t in shapes) + " cannot be broadcast together"
-                )
-    return tuple(out)
-
-
-def broadcast_to(x: Array, /, shape) -> Array:
-    try:
-        shape = tuple(operator.index(d) for d in shape)
-    except TypeError:
-        raise TypeError(f"broadcast_to: shape must be a tuple of integers, got {shape!r}") from None
-    if len(shape) < x.ndim:
-        raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to fewer dimensions {shape}")
-    off = len(shape) - x.ndim
-    strides = [0] * off
-    for i, (d, s) in enumerate(zip(x.shape, x.strides)):
-        target = shape[off + i]
-        if d == target:
-            strides.append(s)
-        elif d == 1:
-            strides.append(0)
-        else:
-            raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to {shape}")
-    if any(d < 0 for d in shape):
-        raise ValueError(f"broadcast_to: invalid shape {shape}")
-    if shape == x.shape:
-        return x
-    return x._view(shape, strides, x._offset)
-
-
-def broadcast_arrays(*arrays) -> list:
-    shape = broadcast_shapes(*(a.shape for a in arrays))
-    return [broadcast_to(a, shape) for a in arrays]
-
-
 # -- joining, splitting, reordering, repeating (views where possible, else one copy kernel) --
-
-
-def _check_array(x, fname: str, argname: str = "x") -> Array:
-    if not isinstance(x, Array):
-        raise TypeError(f"{fname}: {argname} must be a rocarray array, not {type(x).__name__}")
-    return x
 
 
 def _check_sequence(arrays, fname: str) -> list:
@@ -259,32 +63,13 @@ def _check_sequence(arrays, fname: str) -> list:
         raise ValueError(f"{fname}: need at least one array")
     for i, a in enumerate(arrays):
         _check_array(a, fname, f"arrays[{i}]")
-    from ._array_object import _check_same_device
-
     _check_same_device(fname, *arrays)
     return list(arrays)
-
-
-def _axis_slice(x: Array, axis: int, start: int, stop: int) -> Array:
-    """The view ``x[..., start:stop, ...]`` on ``axis`` (0 <= start <= stop <= size)."""
-    shape = list(x._shape)
-    shape[axis] = stop - start
-    offset = x._offset + (start * x._strides[axis] if stop > start else 0)
-    return x._view(shape, x._strides, offset)
-
-
-def _axis_index(x: Array, axis: int, i: int) -> Array:
-    """The view ``x[..., i, ...]`` on ``axis`` (the axis dropped)."""
-    shape = x._shape[:axis] + x._shape[axis + 1:]
-    strides = x._strides[:axis] + x._strides[axis + 1:]
-    return x._view(shape, strides, x._offset + i * x._strides[axis])
 
 
 def _copy(src: Array, dst: Array) -> None:
     """dst[...] = src (same shape, casting), skipped when empty."""
     if dst.size:
-        from ._transfer import copy_elements
-
         copy_elements(src, dst)
 
 
@@ -305,8 +90,6 @@ def concat(arrays, /, *, axis=0) -> Array:
     """Join arrays along an existing axis (``axis=None``: flattened, in C order).  The
     result has the promoted dtype of the inputs."""
     arrays = _check_sequence(arrays, "concat")
-    from ._dtypes import result_type
-
     dt = result_type(*arrays)
     dev = arrays[0].device
     if axis is None:
@@ -353,57 +136,11 @@ def stack(arrays, /, *, axis=0) -> Array:
         if a.shape != shape:
             raise ValueError(f"stack: all arrays must have the same shape; got shapes {_shapes_text(arrays)}")
     ax = _normalize_axis(axis, len(shape) + 1, "stack")
-    from ._dtypes import result_type
-
     dt = result_type(*arrays)
     out = Array._empty(shape[:ax] + (len(arrays),) + shape[ax:], dt, arrays[0].device)
     for i, a in enumerate(arrays):
         _copy(a, _axis_index(out, ax, i))
     return out
-
-
-def unstack(x: Array, /, *, axis=0) -> tuple:
-    """The slices of ``x`` along ``axis``, as a tuple of views."""
-    _check_array(x, "unstack")
-    if x.ndim == 0:
-        raise ValueError("unstack: x must have at least one dimension; got a 0-d array")
-    ax = _normalize_axis(axis, x.ndim, "unstack")
-    return tuple(_axis_index(x, ax, i) for i in range(x.shape[ax]))
-
-
-def flip(x: Array, /, *, axis=None) -> Array:
-    """``x`` reversed along ``axis`` (all axes if None): a view with negative strides."""
-    _check_array(x, "flip")
-    axes = normalize_axes(axis, x.ndim, "flip")
-    strides = list(x._strides)
-    offset = x._offset
-    for a in axes:
-        n = x._shape[a]
-        if n > 1:
-            offset += (n - 1) * strides[a]
-        strides[a] = -strides[a]
-    return x._view(x._shape, strides, offset)
-
-
-def moveaxis(x: Array, source, destination, /) -> Array:
-    """A view of ``x`` with axes ``source`` moved to positions ``destination``."""
-    _check_array(x, "moveaxis")
-    src = tuple(source) if isinstance(source, (tuple, list)) else (source,)
-    dst = tuple(destination) if isinstance(destination, (tuple, list)) else (destination,)
-    src = tuple(_normalize_axis(a, x.ndim, "moveaxis") for a in src)
-    dst = tuple(_normalize_axis(a, x.ndim, "moveaxis") for a in dst)
-    if len(src) != len(dst):
-        raise ValueError(
-            f"moveaxis: source {source!r} and destination {destination!r} must have the same number of axes"
-        )
-    if len(set(src)) != len(src):
-        raise ValueError(f"moveaxis: repeated axis in source {source!r}")
-    if len(set(dst)) != len(dst):
-        raise ValueError(f"moveaxis: repeated axis in destination {destination!r}")
-    order = [a for a in range(x.ndim) if a not in src]
-    for d, s in sorted(zip(dst, src)):
-        order.insert(d, s)
-    return permute_dims(x, tuple(order))
 
 
 def roll(x: Array, /, shift, *, axis=None) -> Array:
@@ -431,8 +168,6 @@ def roll(x: Array, /, shift, *, axis=None) -> Array:
     if x.size == 0:
         return out
     # each axis splits into at most two runs; copy every combination of runs
-    import itertools
-
     pieces = []
     for a, n in enumerate(x.shape):
         s = per_axis[a] % n
@@ -457,13 +192,7 @@ def _repeat_gather(x: Array, ax: int, counts, total: int) -> Array:
     output element, the input element its index maps to (the map along ``ax`` is built on
     the host from the counts)."""
     global _gather_kernel
-    import numpy as np
-
-    from ._creation_functions import asarray
-
     if _gather_kernel is None:
-        from ._user_kernels import ElementwiseKernel
-
         _gather_kernel = ElementwiseKernel(
             "raw T x, raw int64 src, int64 r, int64 m, int64 b", "T y",
             "y = x[((i / (r * b)) * m + src[(i / b) % r]) * b + i % b]",
@@ -576,8 +305,6 @@ def diff(x: Array, /, *, axis=-1, n=1, prepend=None, append=None) -> Array:
         parts.append(extra)
     if len(parts) > 1:
         x = concat(parts, axis=ax)
-    from ._elementwise_functions import not_equal, subtract
-
     for _ in range(n):
         m = x.shape[ax]
         if m == 0:
@@ -586,3 +313,22 @@ def diff(x: Array, /, *, axis=-1, n=1, prepend=None, append=None) -> Array:
         # booleans differ (logical xor) rather than subtract, as in NumPy
         x = not_equal(hi, lo) if x.dtype.kind == "b" else subtract(hi, lo)
     return x
+
+
+def _reshape_method(self, *shape, copy=None) -> Array:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return reshape(self, shape, copy=copy)
+
+
+def _ravel_method(self) -> Array:
+    return reshape(self, -1)
+
+
+def _flatten_method(self) -> Array:
+    return reshape(self, -1, copy=True)
+
+
+Array.reshape = _reshape_method
+Array.ravel = _ravel_method
+Array.flatten = _flatten_method

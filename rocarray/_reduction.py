@@ -1,34 +1,10 @@
-"""Reductions: the generic engine (``ReductionDef`` + ``reduce``) and the catalogue's ops.
+"""Reductions and scans: the generic engine (``ReductionDef``, ``reduce``, ``scan``) and
+the catalogue's ops (``ReductionOp``).
 
-A ``ReductionDef`` describes a reduction in the kernel language (identity, map, reduce,
-post -- CuPy's ``ReductionKernel`` habit); ``reduce`` runs it over any axes of broadcast
-inputs on any device.  Each def compiles one module per device (two entries: elements, and
-records of a previous pass; scans a second module with four); axes, shapes, strides and the strategy are run-time arguments
-(rocarray/compiler/reduction.py), so a new axis or shape compiles nothing.
-
-Strategies, chosen here per call from the merged layout (``_choose``):
-
-* host: items of one output and a chunk of at most ``HOST_CHUNK`` reduced elements, folded
-  in ``HOST_LANES`` interleaved lanes combined pairwise (a float sum is a tree of short
-  serial runs, close to NumPy's pairwise sum); the catalogue's reductions keep the lanes in
-  vector registers (their SIMD recipe); exact reductions are cut only to give threads work;
-  a reduction over a leading axis works tiles of adjacent outputs row by row instead
-  (vectorised, as NumPy does);
-* GPU: one wave per (output, chunk) when the reduced run is contiguous or long (16-byte
-  vector loads, wave shuffles; ``GPU_WAVE_ITEMS``; the block-per-item mode with a
-  shared-memory step stays in the kernel), at most ``GPU_WAVE_ROUNDS`` rounds of the blocks
-  the device holds at once (``GPURuntime.resident_grid``); when the outputs are adjacent
-  in memory (a reduction over a leading axis), one thread per (group of ``gpu_tile_width``
-  outputs, chunk) with vector loads across the group, else one thread per (output, chunk);
-* a run cut into several chunks writes accumulator records and a further pass (the
-  module's record entry) folds them, until one chunk is left;
-* quick-tier code (first calls) gets the per-thread mode only, with short chunks.
-
-Scans (``scan``) cut each line into chunks, reduce each chunk to a record, scan those
-records recursively and scan each chunk from the record before it.  On a GPU a line of
-several wave steps takes one wave per (line, chunk) (``GPU_WAVE_SCANS``, ``_scan_waves``:
-the lanes on consecutive elements, a wave scan by shuffles per step); short lines and
-lines adjacent in memory keep one thread per (line, chunk).
+A def is CuPy's ``ReductionKernel`` shape in the kernel language (identity, map, reduce,
+post).  Axes, shapes and strides are run-time arguments, and the strategy is chosen per
+call from the merged layout (``_choose``), so a new axis or shape compiles nothing;
+docs/architecture.md ("Reductions and scans") describes the strategies.
 """
 
 from __future__ import annotations
@@ -40,15 +16,19 @@ import numpy as np
 
 from . import _dtypes
 from ._array_object import Array, _prod
+from ._copy import contiguous
+from ._data_type_functions import astype
 from ._kernels import catalogue
 from ._launch import KernelSpec, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
+from ._views import broadcast_shapes, broadcast_to, normalize_axes, permute_dims
 from .runtime.host import PIECES_PER_THREAD
-from ._manipulation_functions import normalize_axes
+from .compiler.abi import DIMS, PTR
+from .compiler.interp import NotInterpretable
+from .compiler.lang import compile_scalar_function
 from .compiler.reduction import build_reduction, build_scan, item_functions, quick_tier_text, record_wrappers
 from .compiler.reduction_abi import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_WAVE, SCAN_UNROLL, TILE, gpu_tile_width,
                                      record_layout, reduction_param_types, scan_param_types)
-from .compiler.abi import DIMS, PTR
 from .compiler.skeletons import SIMPLE_LOOP_MAX_ELEMENTS
 from .targets.base import MAX_DIMS
 
@@ -59,8 +39,7 @@ HOST_CHUNK = 2048
 #: that a float sum is never a long serial sum whichever tier runs it.
 SIMPLE_CHUNK = 128
 #: Most elements of work (outputs times reduced elements) the host interprets in a
-#: reduction's first calls (~0.1 us per element and thread for a sum on the 2-core VM);
-#: more load the compiled quick tier at once.  A GPU interprets any reduction the quick
+#: reduction's first calls; beyond it the compiled quick tier costs less, and loads at once.  A GPU interprets any reduction the quick
 #: tier takes.
 HOST_INTERPRETED_WORK = 1 << 13
 #: Threads of a GPU block for reductions.
@@ -70,13 +49,12 @@ GPU_CHUNK_QUANTUM = GPU_BLOCK * 16
 #: Contiguous GPU runs: one wave per item (True) or one block per item (False).
 GPU_WAVE_ITEMS = True
 #: Most rounds of resident blocks a wave-per-item launch takes (more items than waves: the
-#: waves then stride over them).  One round measured best on the H200: a sum over the
-#: last axis of 16384x16384 float32 reads 3.92 TB/s against 3.33 with up to eight rounds
-#: (a block of waves retires only when its slowest wave is done).
+#: waves then stride over them).  One round measured best (a block of waves retires only
+#: when its slowest wave is done; docs/benchmarks.md).
 GPU_WAVE_ROUNDS = 1
 #: GPU scans: one wave per (line, chunk), the lanes on consecutive elements and a wave
 #: scan by shuffles per step (True), or one thread per (line, chunk) scanning serially
-#: (False: the only mode before; a switch in case the wave mode fails on some device).
+#: (False: kept in case the wave mode fails on some device).
 GPU_WAVE_SCANS = True
 #: The wave mode takes lines of at least this many wave-wide steps; shorter lines (many
 #: short rows) keep a thread each.
@@ -157,8 +135,6 @@ class ReductionDef:
     def _scalar_functions(self, module, target, entry) -> tuple:
         """Add the scalar functions ``entry + "_identity"``, ``"_map"``, ``"_reduce"`` and
         ``"_post"`` to ``module``; return them."""
-        from .compiler.lang import compile_scalar_function
-
         def fn(suffix, params, body):
             return compile_scalar_function(module, f"{entry}_{suffix}", params, body,
                                            preamble=self.preamble, typedefs=self.typedefs,
@@ -175,8 +151,6 @@ class ReductionDef:
 
     def _build_items(self, module, target, entry, scan: bool = False) -> list:
         """The interpreter tier's items of every entry (``KernelSpec.build_items``)."""
-        from .compiler.interp import NotInterpretable
-
         n_in, n_outs = len(self.inputs), len(self.outputs)
         wrappers = record_wrappers(module, entry, [d for _, _, d in self.fields], n_in, n_outs,
                                    *self._scalar_functions(module, target, entry))
@@ -215,8 +189,6 @@ def _check_inputs(name: str, arrays) -> tuple:
         elif x.device != device:
             raise TypeError(f"{name}: arrays on different devices ({device} and {x.device}); "
                             "move them with .to_device()")
-    from ._manipulation_functions import broadcast_shapes
-
     return device, broadcast_shapes(*[x.shape for x in arrays])
 
 
@@ -283,9 +255,6 @@ def reduce(rdef: ReductionDef, arrays, axis=None, keepdims: bool = False, outs=N
     shape_r, merged_r = merge_dims(red_shape, in_r) if n_red else ((0,), [(0,)] * len(arrays))
     if len(shape_k) > MAX_DIMS or len(shape_r) > MAX_DIMS:
         # lay every input out as (kept..., reduced...) contiguously: two merged dims
-        from ._manipulation_functions import broadcast_to, permute_dims
-        from ._transfer import contiguous
-
         order = tuple(kept) + tuple(axes)
         arrays = [contiguous(permute_dims(broadcast_to(x, shape), order)) for x in arrays]
         nk = len(kept)
@@ -314,7 +283,7 @@ def _fit_quick_tier(kernel, work: int) -> None:
     if kernel.simple and work > SIMPLE_LOOP_MAX_ELEMENTS:
         kernel.upgrade_now()
     elif kernel.interp is not None and not kernel.is_gpu and work > HOST_INTERPRETED_WORK:
-        kernel._leave_interpreter()  # (the host's compiled quick tier: ~3 ms of LLVM)
+        kernel._leave_interpreter()  # (the host's compiled quick tier costs less here)
 
 
 class _Plan:
@@ -468,8 +437,6 @@ def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False)
     shape_k, (sk_in, sk_out) = merge_dims(kept_shape, [tuple(x.strides[d] for d in kept),
                                                        tuple(out.strides[d] for d in kept)])
     if len(shape_k) > MAX_DIMS:
-        from ._transfer import contiguous
-
         x = contiguous(x)
         shape_k, (sk_in, sk_out) = merge_dims(kept_shape, [tuple(x.strides[d] for d in kept),
                                                            tuple(out.strides[d] for d in kept)])
@@ -483,15 +450,9 @@ def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False)
     waves = _scan_waves(kernel, shape_k, n, sk_in, x.strides[axis])
     n_chunks, chunk = _scan_cut(kernel, n_out, n, waves)
     keep = []  # records buffers alive until every pass is queued
-    totals = 0
-    if n_chunks > 1:
-        buf = Array._empty((n_chunks * n_out * rec_size,), _dtypes.uint8, device)
-        keep.append(buf)
-        totals = buf._buf.ptr + buf._offset
-        values = _values(_scan_mode(MODE_RECORDS, waves), n_out, n_chunks, chunk, shape_k, (n,), n,
-                         [(src[0], sk_in, (src[2],))], [(0, sk_out)], totals)
-        _launch_items(kernel, 0, kernel.packer, n_out * n_chunks, values, work, waves)
-        _scan_records(kernel, totals, n_chunks, n_out, shape_k, rec_size, len(rdef.outputs), device, keep)
+    totals = _chunk_totals(kernel, 0, kernel.packer, (n_out, n_chunks, chunk, n), shape_k,
+                           (src[0], sk_in, (src[2],)), [(0, sk_out)], work, waves, rec_size,
+                           len(rdef.outputs), device, keep)
     dst = (out._buf.ptr + out._offset, sk_out, out.strides[axis])
     values = _scan_values(_scan_mode(0, waves), n_out, n_chunks, chunk, shape_k, n, src, dst, totals,
                           include_initial)
@@ -522,17 +483,29 @@ def _scan_records(kernel, ptr, m, n_out, shape_k, rec_size, n_outs, device, keep
     line = (ptr, rec_k, n_out * rec_size)
     waves = _scan_waves(kernel, shape_k, m, rec_k, line[2])
     m_chunks, chunk = _scan_cut(kernel, n_out, m, waves)
-    totals = 0
-    if m_chunks > 1:
-        buf = Array._empty((m_chunks * n_out * rec_size,), _dtypes.uint8, device)
-        keep.append(buf)
-        totals = buf._buf.ptr + buf._offset
-        values = _values(_scan_mode(MODE_RECORDS, waves), n_out, m_chunks, chunk, shape_k, (m,), m,
-                         [(ptr, rec_k, (line[2],))], [(0, rec_k)] * n_outs, totals)
-        _launch_items(kernel, 1, _packer(1, n_outs), n_out * m_chunks, values, n_out * m, waves)
-        _scan_records(kernel, totals, m_chunks, n_out, shape_k, rec_size, n_outs, device, keep)
+    totals = _chunk_totals(kernel, 1, _packer(1, n_outs), (n_out, m_chunks, chunk, m), shape_k,
+                           (ptr, rec_k, (line[2],)), [(0, rec_k)] * n_outs, n_out * m, waves, rec_size,
+                           n_outs, device, keep)
     values = _scan_values(_scan_mode(0, waves), n_out, m_chunks, chunk, shape_k, m, line, line, totals, False)
     _launch_items(kernel, 3, _scan_packer(1, 1), n_out * m_chunks, values, n_out * m, waves)
+
+
+def _chunk_totals(kernel, entry: int, packer, cut, shape_k, src, outs, work, waves: bool, rec_size: int,
+                  n_outs: int, device, keep: list) -> int:
+    """The address of each chunk's total as records ``[chunk, output]``, scanned in place
+    (the carry into each chunk), or 0 when the lines are one chunk each.  ``cut`` is
+    (outputs, chunks, chunk length, line length); entry ``entry`` folds ``src``."""
+    n_out, n_chunks, chunk, n = cut
+    if n_chunks <= 1:
+        return 0
+    buf = Array._empty((n_chunks * n_out * rec_size,), _dtypes.uint8, device)
+    keep.append(buf)
+    totals = buf._buf.ptr + buf._offset
+    values = _values(_scan_mode(MODE_RECORDS, waves), n_out, n_chunks, chunk, shape_k, (n,), n,
+                     [src], outs, totals)
+    _launch_items(kernel, entry, packer, n_out * n_chunks, values, work, waves)
+    _scan_records(kernel, totals, n_chunks, n_out, shape_k, rec_size, n_outs, device, keep)
+    return totals
 
 
 def _launch_items(kernel, entry: int, packer, items, values, work, waves: bool = False) -> None:
@@ -556,8 +529,6 @@ def _launch_items(kernel, entry: int, packer, items, values, work, waves: bool =
 
 
 def _cast(x: Array, dtype) -> Array:
-    from ._data_type_functions import astype
-
     return astype(x, dtype)
 
 
@@ -620,8 +591,7 @@ def _choose(kernel, shape_k, shape_r, n_red, inputs, source, simple=False, exact
     if leading and tile > 1 and n_out >= GPU_BLOCK * tile and n_red >= 64:
         # one thread per (group of ``tile`` adjacent outputs, chunk of rows), vector loads;
         # threads for half a round of resident blocks: fewer, longer chunks measured faster
-        # on the H200 (first axis of 16384x16384 float32: 3.95 TB/s; 3.84 with a whole
-        # round, 3.36 with three)
+        # than a whole round or more (docs/benchmarks.md)
         resident = kernel.runtime.resident_grid(kernel.functions[0], GPU_BLOCK)
         threads = max(1, resident // 2) * GPU_BLOCK
         n_groups = -(-n_out // tile)

@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from . import _dtypes
 from ._array_object import Array
+from ._creation_functions import asarray, ones
+from ._data_type_functions import astype
+from ._elementwise_functions import not_equal, subtract
+from ._indexing_functions import nonzero, take
+from ._manipulation_functions import concat, diff, reshape
+from ._sorting_functions import argsort, sort
+from ._statistical_functions import cumulative_sum
 
 UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
 UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
@@ -21,12 +29,6 @@ def _groups(name: str, x, need_order: bool):
     """(sorted values, order that sorts x or None, group-start mask, start positions)."""
     if not isinstance(x, Array):
         raise TypeError(f"{name}: expected a rocarray array, got {type(x).__name__}")
-    from ._elementwise_functions import not_equal
-    from ._indexing_functions import nonzero, take
-    from ._manipulation_functions import concat, reshape
-    from ._sorting_functions import argsort, sort
-    from ._creation_functions import ones
-
     flat = reshape(x, (-1,))
     if need_order:
         order = argsort(flat)
@@ -52,10 +54,6 @@ def unique_values(x, /) -> Array:
 
 
 def _counts(starts: Array, n: int) -> Array:
-    from ._creation_functions import asarray
-    from ._manipulation_functions import concat
-    from ._manipulation_functions import diff
-
     end = asarray([n], dtype=starts.dtype, device=starts.device)
     return diff(concat([starts, end]))
 
@@ -68,12 +66,6 @@ def unique_counts(x, /) -> UniqueCountsResult:
 
 def _inverse(x: Array, order: Array, mask: Array) -> Array:
     """For each element of ``x``, the index of its unique value."""
-    from ._data_type_functions import astype
-    from ._elementwise_functions import subtract
-    from ._manipulation_functions import reshape
-    from ._statistical_functions import cumulative_sum
-    from . import _dtypes
-
     group = subtract(cumulative_sum(astype(mask, _dtypes.int64)), 1)  # group of each sorted element
     inverse = Array._empty((order.shape[0],), _dtypes.int64, x.device)
     if order.shape[0]:
@@ -91,8 +83,6 @@ def unique_inverse(x, /) -> UniqueInverseResult:
 def unique_all(x, /) -> UniqueAllResult:
     """Unique values, the index of each one's first occurrence in (flattened) ``x``, the
     inverse indices and the counts."""
-    from ._indexing_functions import take
-
     _, values, order, mask, starts, n = _groups("unique_all", x, True)
     first = take(order, starts)  # stable sort: a group's first element occurs first in x
     return UniqueAllResult(values[mask], first, _inverse(x, order, mask), _counts(starts, n))

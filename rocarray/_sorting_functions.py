@@ -13,8 +13,14 @@ short lines well and one long line slowly (no parallel merge or radix sort yet).
 
 from __future__ import annotations
 
+from . import _dtypes
 from ._array_object import Array, _prod
+from ._copy import contiguous
+from ._creation_functions import arange
+from ._data_type_functions import astype
+from ._elementwise import copy_array
 from ._user_kernels import ElementwiseKernel
+from ._views import broadcast_to, moveaxis, normalize_axes
 
 # "x comes strictly before y" ascending; descending swaps the operands
 _LESS = {
@@ -101,23 +107,16 @@ def _prepare(name: str, x, axis, descending, stable):
     for flag, what in ((descending, "descending"), (stable, "stable")):
         if not isinstance(flag, bool):
             raise TypeError(f"{name}: {what} must be a bool, not {type(flag).__name__}")
-    from ._manipulation_functions import moveaxis, normalize_axes
-    from ._transfer import contiguous
-
     (axis,) = normalize_axes(axis, x.ndim, name)
     moved = moveaxis(x, axis, -1)
     work = contiguous(moved)  # the lines, contiguous: sorted in place
     if work._buf is x._buf:
-        from ._creation_functions import copy_array
-
         work = copy_array(moved)
     kind = {"f": "float", "c": "complex"}.get(x.dtype.kind, "other")
     return axis, work, kind
 
 
 def _finish(y: Array, axis: int) -> Array:
-    from ._manipulation_functions import moveaxis
-
     return y if axis == y.ndim - 1 else moveaxis(y, -1, axis)
 
 
@@ -137,11 +136,6 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     """The indices (int64) that sort ``x`` along ``axis``: stable, NaN last (first when
     ``descending``), equal elements in their original order."""
     axis, work, kind = _prepare("argsort", x, axis, descending, stable)
-    from ._creation_functions import arange
-    from ._data_type_functions import astype
-    from ._manipulation_functions import broadcast_to
-    from ._transfer import contiguous
-
     n = work.shape[-1]
     idx = contiguous(broadcast_to(astype(arange(n, device=work.device), _int64()), work.shape))
     if work.size == 0 or n <= 1:
@@ -154,6 +148,4 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
 
 
 def _int64():
-    from . import _dtypes
-
     return _dtypes.int64

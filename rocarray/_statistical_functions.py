@@ -1,10 +1,14 @@
-"""The spec's statistical and utility reductions, from the reduction catalogue."""
+"""The spec's statistical and utility reductions, from the reduction catalogue; installs
+the ``Array`` methods ``sum``, ``prod``, ``max``, ``min``, ``all``, ``any``, ``argmax``,
+``argmin``, ``mean``, ``var``, ``std``."""
 
 from __future__ import annotations
 
 from . import _dtypes
 from ._array_object import Array
+from ._elementwise_functions import abs as _abs, divide, not_equal, sqrt, square, subtract
 from ._reduction import _reduction, scan
+from ._views import normalize_axes
 
 sum = _reduction("sum")  # noqa: A001 - the spec's names
 prod = _reduction("prod")
@@ -24,8 +28,14 @@ def _method(op):
     return method
 
 
-for _op in (sum, prod, max, min, all, any, argmax, argmin):
-    setattr(Array, _op.__name__, _method(_op))
+Array.sum = _method(sum)
+Array.prod = _method(prod)
+Array.max = _method(max)
+Array.min = _method(min)
+Array.all = _method(all)
+Array.any = _method(any)
+Array.argmax = _method(argmax)
+Array.argmin = _method(argmin)
 
 
 def _floating(x, name: str, axis) -> int:
@@ -35,8 +45,6 @@ def _floating(x, name: str, axis) -> int:
         raise TypeError(f"{name}: expected a rocarray array, got {type(x).__name__}")
     if x.dtype.kind not in "fc":
         raise TypeError(f"{name}: expected a floating-point array, got {x.dtype}")
-    from ._manipulation_functions import normalize_axes
-
     n = 1
     for a in normalize_axes(axis, x.ndim, name):
         n *= x.shape[a]
@@ -57,8 +65,6 @@ def mean(x, /, *, axis=None, keepdims=False):
 
 
 def _mean(x, axis, keepdims, dtype, n: int):
-    from ._elementwise_functions import divide
-
     s = sum(x, axis=axis, keepdims=keepdims, dtype=dtype)
     return divide(s, float(n)) if n else divide(s, float("nan"))
 
@@ -73,8 +79,6 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False):
 
 
 def _var(x, axis, correction, keepdims, n: int):
-    from ._elementwise_functions import abs as _abs, divide, square, subtract
-
     m = _mean(x, axis, True, None, n)
     d = subtract(x, m)
     d2 = square(_abs(d)) if x.dtype.kind == "c" else square(d)
@@ -85,25 +89,21 @@ def _var(x, axis, correction, keepdims, n: int):
 
 def std(x, /, *, axis=None, correction=0.0, keepdims=False):
     """The standard deviation: the square root of ``var``."""
-    from ._elementwise_functions import sqrt
-
     n = _floating(x, "std", axis)
     if x.dtype == _dtypes.float16:
         return sqrt(_var(x.astype(_dtypes.float32), axis, correction, keepdims, n)).astype(_dtypes.float16)
     return sqrt(_var(x, axis, correction, keepdims, n))
 
 
-for _op in (mean, var, std):
-    setattr(Array, _op.__name__, _op)
+Array.mean = mean
+Array.var = var
+Array.std = std
 
 
 def count_nonzero(x, /, *, axis=None, keepdims=False):
     """How many elements of ``x`` are non-zero (True, or NaN, count) over ``axis``; int64."""
     if not isinstance(x, Array):
         raise TypeError(f"count_nonzero: expected a rocarray array, got {type(x).__name__}")
-    from ._elementwise_functions import not_equal
-    from ._manipulation_functions import normalize_axes
-
     normalize_axes(axis, x.ndim, "count_nonzero")  # (a bad axis in its own name, not sum's)
 
     return sum(not_equal(x, 0 if x.dtype.kind != "b" else False), axis=axis, keepdims=keepdims)
@@ -120,8 +120,6 @@ def _cumulative(op, name: str):
                 raise ValueError(f"{name}: axis must be given for a {x.ndim}-d array (None is "
                                  "allowed only for 1-d arrays)")
             axis = 0
-        from ._manipulation_functions import normalize_axes
-
         if not isinstance(axis, int):
             raise TypeError(f"{name}: axis must be an int or None, not {type(axis).__name__}")
         (axis,) = normalize_axes(axis, x.ndim, name)

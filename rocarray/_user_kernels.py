@@ -1,35 +1,32 @@
 """User-defined kernels: ``ElementwiseKernel`` and ``ReductionKernel`` (CuPy's API).
 
-A user kernel is a kernel-language body (rocarray/compiler/lang/README.md) plus CuPy's
-parameter lists.  Each call resolves the type placeholders from its arguments, and each
-(kernel, dtype signature, operand kinds) is one ``KernelSpec`` through the same compile cache
-and the same generic launcher as the built-in ops: shapes, strides and sizes are run-time
-arguments, so a new shape compiles nothing and a new dtype signature compiles one kernel.
-
-Type rules (CuPy's, see docs/user_kernels.md):
-
-* a placeholder (``T``) is bound first from the output arrays passed in, then from the input
-  arrays (raw ones included), in parameter order; two different dtypes for one placeholder
-  is a ``TypeError`` naming it;
-* Python scalars and NumPy scalars never bind a placeholder: they are converted to the type
-  the arrays gave it (or to the parameter's fixed type);
-* an array passed for a parameter of fixed type must have exactly that dtype;
-* a placeholder that appears only on outputs must be bound by passing those outputs.
+A kernel-language body plus CuPy's parameter lists; each (kernel, dtype signature, operand
+kinds) is one ``KernelSpec`` through the compile cache and launcher of the built-in ops.
+Type rules: docs/user_kernels.md.
 """
 
 from __future__ import annotations
 
+import operator
 import re
 
 import numpy as np
 
 from ._array_object import Array
+from ._copy import contiguous
 from ._device import default_device, mixed_devices
-from ._elementwise import _resolve_overlap
-from ._launch import ContiguousRunner, KernelSpec, contiguous_template, load, scalar_fields
+from ._creation_functions import asarray
+from ._elementwise import _resolve_overlap, copy_elements
+from ._launch import ContiguousRunner, KernelSpec, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
-from .compiler.lang import KernelError, parse, parse_params, resolve_type_name
+from ._params import contiguous_template, scalar_fields
+from ._reduction import ReductionDef, reduce
+from ._views import broadcast_shapes, broadcast_to
+from ._warm import warm_call
 from .compiler.abi import Operand
+from .compiler.lang import (KernelError, KernelSyntaxError, compile_scalar_function, parse, parse_params,
+                            resolve_type_name)
+from .compiler.lang.lexer import tokenize
 from .targets.base import MAX_DIMS
 
 __all__ = ["ElementwiseKernel", "ReductionKernel"]
@@ -58,8 +55,6 @@ def _parse_signature(in_params: str, out_params: str, name: str):
         for p in params:
             if p.is_placeholder and len(p.type_name) != 1:
                 # CuPy's rule: a one-letter type is a placeholder, a longer one must be a type
-                from .compiler.lang import KernelSyntaxError
-
                 col = text.find(p.type_name) + 1
                 raise KernelSyntaxError(
                     f"unknown type '{p.type_name}' of parameter '{p.name}' (type placeholders "
@@ -68,8 +63,6 @@ def _parse_signature(in_params: str, out_params: str, name: str):
     in_names = {p.name for p in ins}
     for p in outs:
         if p.name in in_names:
-            from .compiler.lang import KernelSyntaxError
-
             col = out_params.find(p.name) + 1
             raise KernelSyntaxError(f"parameter '{p.name}' is both an input and an output", 1,
                                     max(col, 1), source=out_params, where="params",
@@ -166,7 +159,7 @@ class _Plan:
 
     __slots__ = ("kernel", "in_kinds", "in_types", "out_kinds", "out_types", "scalar_types",
                  "has_raw", "simple", "_template", "positions", "out_positions", "name",
-                 "read_back", "single")
+                 "read_back", "single", "warm")
 
     def __init__(self, kernel, in_kinds, in_types, out_kinds, out_types, name, read_index=()):
         self.kernel = kernel
@@ -192,6 +185,7 @@ class _Plan:
         #: the warm path of array and Python scalar inputs and one array output (the body
         #: reads no output)
         self.single = None
+        self.warm = None  # (set by the kernel: ``ElementwiseKernel._warm_of``)
         if self.simple and set(in_kinds) <= {"a", "s"} and out_kinds == ("a",) and not self.read_back:
             self.single = ContiguousRunner(kernel, kernel.spec.operands, out_types[0],
                                            self.scalar_types, name).__call__
@@ -242,8 +236,6 @@ def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs, read_output
     params = tuple(params)
 
     def build_body(module, target, _p=params, _td=dict(typedefs)):
-        from .compiler.lang import compile_scalar_function
-
         try:
             return compile_scalar_function(module, "body", list(_p), prefix + body,
                                            preamble=preamble, typedefs=_td, target=target,
@@ -266,8 +258,6 @@ def _outputs_read(body: str, preamble: str, out_params) -> tuple:
     """Names of the non-raw outputs whose element the body may read (``z += x``, ``z * 2``):
     any use but as the target of a plain ``=``.  They get the element's current value before
     the body runs (see ``_user_spec``); the rest are write-only."""
-    from .compiler.lang.lexer import tokenize
-
     names = {p.name for p in out_params if not p.raw}
     if not names:
         return ()
@@ -358,6 +348,7 @@ class ElementwiseKernel:
         self._plans: dict = {}
         #: a call returns its one output itself
         self._one_result = self.nout == 1 and not self.no_return and not self.return_tuple
+        self._call = warm_call(self._plans, self._general, self.nin)
 
     def __repr__(self):
         return f"<rocarray.ElementwiseKernel {self.name}>"
@@ -388,37 +379,27 @@ class ElementwiseKernel:
         spec = _user_spec(self.name, self.operation, self.preamble, self._names, kinds,
                           in_types + out_types, typedefs, self._read_outputs)
         read_index = tuple(k for k, p in enumerate(self.out_params) if p.name in self._read_outputs)
-        return _Plan(load(spec, device), tuple(in_kinds), in_types, out_kinds, out_types,
+        plan = _Plan(load(spec, device), tuple(in_kinds), in_types, out_kinds, out_types,
                      self.name, read_index)
+        plan.warm = self._warm_of(plan, device)
+        return plan
 
-    # -- the call ------------------------------------------------------------------------
-    def __call__(self, *args, size=None, stream=None, block_size=None):
-        if size is None and stream is None and len(args) == self.nin:
-            # the warm path: array inputs of one shape, C-contiguous, on one device, and
-            # Python scalars, for a signature already planned
-            a0 = args[0]
-            if type(a0) is Array and a0._contig is True:
-                shape = a0._shape
-                dev = a0._buf.device
-                key = [a0._dtype]
-                for a in args[1:]:
-                    t = type(a)
-                    if t is Array:
-                        if a._contig is not True or a._shape != shape or a._buf.device is not dev:
-                            break
-                        key.append(a._dtype)
-                    elif t in _PY_SCALARS:
-                        key.append(t)
-                    else:
-                        break
-                else:
-                    key.append(dev)
-                    plan = self._plans.get(tuple(key))
-                    if plan is not None:
-                        if plan.single is not None and self._one_result:
-                            return plan.single(args, shape, a0._size)
-                        if plan.simple:
-                            return self._result(plan.run_contiguous(args, shape, a0._size, dev))
+    def _warm_of(self, plan: _Plan, device):
+        """What a warm call of ``plan`` runs (``_warm.warm_call``): its contiguous runner
+        when it has one output to return, else the outputs made and returned here, else
+        (raw operands) the general path."""
+        if plan.single is not None and self._one_result:
+            return plan.single
+        general = self._general
+        if plan.simple:
+            run, result = plan.run_contiguous, self._result
+            return lambda args, shape, n: result(run(args, shape, n, device))
+        return lambda args, shape, n: general(*args)
+
+    # -- the call (the warm path: ``_warm.warm_call``) -------------------------------------
+    __call__ = property(operator.attrgetter("_call"))  # (straight to the warm path: no frame)
+
+    def _general(self, *args, size=None, stream=None, block_size=None):
         n_args = len(args)
         if n_args != self.nin and n_args != self.nargs:
             raise TypeError(
@@ -495,8 +476,6 @@ class ElementwiseKernel:
             shape = arrays[0]._shape
             for a in arrays:
                 if a._shape != shape:
-                    from ._manipulation_functions import broadcast_shapes
-
                     shape = broadcast_shapes(*(x._shape for x in arrays))
                     break
         if not outs:
@@ -568,9 +547,6 @@ class ElementwiseKernel:
     def _run_contiguous_copy(self, plan, ins, outs, shape, size, device):
         """More than MAX_DIMS dimensions after merging: run on C-contiguous copies (one 1-D
         run, so ``i`` keeps its meaning), then copy into outputs that were not contiguous."""
-        from ._manipulation_functions import broadcast_to
-        from ._transfer import contiguous, copy_elements
-
         ins = [contiguous(broadcast_to(a, shape)) if k == "a" else a
                for a, k in zip(ins, plan.in_kinds)]
         tmp = [o if k == "r" or o.is_c_contiguous() else Array._empty(shape, o._dtype, device)
@@ -683,8 +659,6 @@ class ReductionKernel:
         return e
 
     def _plan(self, in_tokens, out_dtypes):
-        from ._reduction import ReductionDef
-
         b, in_types, out_types = _Bindings.of_call(self, in_tokens, out_dtypes)
         rt = self._reduce_type
         red_dt = b.types.get(rt)
@@ -706,8 +680,6 @@ class ReductionKernel:
         return rdef, in_types, out_types
 
     def __call__(self, *args, axis=None, keepdims=False, out=None, stream=None):
-        from ._reduction import reduce
-
         n_args = len(args)
         if n_args != self.nin and n_args != self.nargs:
             raise TypeError(
@@ -760,8 +732,6 @@ def _scalar_array(value, dtype, device, name):
     key = (type(value), value, dtype, device)
     a = _scalar_arrays.get(key)
     if a is None:
-        from ._creation_functions import asarray
-
         v = scalar_fields(value, dtype.type, name)
         a = asarray(np.asarray(complex(*v) if len(v) == 2 else v[0], dtype=dtype), device=device)
         if len(_scalar_arrays) > 256:

@@ -505,17 +505,17 @@ def _entry_name(target, key):
 
 
 def test_a_bad_cubin_of_the_drivers_is_a_miss(tmp_path):
-    from rocarray import _launch
+    from rocarray._images import _check_cubin
     from rocarray.targets.codeobject import EM_CUDA
 
     good = _good_elf(EM_CUDA, 2)
     disk = diskcache.DiskCache(tmp_path)
     for name, data in _bad_elves(good).items():
         disk.put("cubin|x", data)
-        assert disk.get("cubin|x", check=_launch._check_cubin) is None, name
+        assert disk.get("cubin|x", check=_check_cubin) is None, name
         assert disk.info()["entries"] == 0, name
     disk.put("cubin|x", good)
-    assert disk.get("cubin|x", check=_launch._check_cubin) == good
+    assert disk.get("cubin|x", check=_check_cubin) == good
 
 
 def test_a_bad_amdgpu_entry_object_is_a_miss(tmp_path):

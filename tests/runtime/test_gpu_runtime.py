@@ -473,7 +473,7 @@ def test_ptx_loads_keep_the_drivers_cubin_on_disk_for_the_next_process(tmp_path,
     driver version or architecture does not take it."""
     import types
 
-    import rocarray._launch as launch
+    import rocarray._images as launch
     import rocarray.compiler.cache as cache_module
     from rocarray.compiler.cache import CompileCache
     from rocarray.compiler.diskcache import DiskCache

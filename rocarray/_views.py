@@ -1,0 +1,287 @@
+"""Views: shapes, axes and strides rearranged over the same buffer, never a kernel.
+
+Part of the array core: the ops layer builds on these, and they import no op module.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from ._array_object import Array, _prod
+
+
+class AxisError(IndexError, ValueError):
+    """An axis out of bounds for the array: an ``IndexError`` and a ``ValueError``, as
+    NumPy's ``AxisError`` is (code written against either kind catches it)."""
+
+
+def _normalize_axis(axis, ndim: int, fname: str) -> int:
+    if axis.__class__ is bool:  # (an int to operator.index, never an axis: NumPy refuses it)
+        raise TypeError(f"{fname}: axis must be an integer, not bool")
+    try:
+        a = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{fname}: axis must be an integer, not {type(axis).__name__}") from None
+    if not -ndim <= a < ndim:
+        raise AxisError(f"{fname}: axis {a} is out of bounds for an array of dimension {ndim}")
+    return a + ndim if a < 0 else a
+
+
+def normalize_axes(axis, ndim: int, fname: str) -> tuple:
+    """Axis argument (None, int or tuple) as a sorted tuple of distinct non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(_normalize_axis(a, ndim, fname) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"{fname}: repeated axis in {tuple(axis)!r}")
+        return tuple(sorted(axes))
+    return (_normalize_axis(axis, ndim, fname),)
+
+
+def _nocopy_reshape(shape, strides, newshape):
+    """Strides that view (shape, strides) as newshape in C order, or None if impossible."""
+    old = [(n, s) for n, s in zip(shape, strides) if n != 1]
+    new_strides = [0] * len(newshape)
+    oi = ni = 0
+    on = len(old)
+    nn = len(newshape)
+    while oi < on and ni < nn:
+        # grow the smallest groups of old and new dims with equal element counts
+        np_ = newshape[ni]
+        op_ = old[oi][0]
+        oj, nj = oi + 1, ni + 1
+        while np_ != op_:
+            if np_ < op_:
+                np_ *= newshape[nj]
+                nj += 1
+            else:
+                op_ *= old[oj][0]
+                oj += 1
+        # the old group must be contiguous in C order
+        for k in range(oi, oj - 1):
+            if old[k][1] != old[k + 1][1] * old[k + 1][0]:
+                return None
+        s = old[oj - 1][1]
+        for k in range(nj - 1, ni - 1, -1):
+            new_strides[k] = s
+            s *= newshape[k]
+        oi, ni = oj, nj
+    # remaining new dims are all 1
+    for k in range(ni, nn):
+        new_strides[k] = 0
+    return tuple(new_strides)
+
+
+def _resolve_shape(shape, size: int) -> tuple:
+    if isinstance(shape, (int,)) or hasattr(shape, "__index__") and not isinstance(shape, (tuple, list)):
+        shape = (operator.index(shape),)
+    try:
+        dims = [operator.index(d) for d in shape]
+    except TypeError:
+        raise TypeError(f"reshape: shape must be a tuple of ints, got {shape!r}") from None
+    unknown = [i for i, d in enumerate(dims) if d == -1]
+    if len(unknown) > 1:
+        raise ValueError("reshape: can only specify one unknown dimension (-1)")
+    if any(d < -1 for d in dims):
+        raise ValueError(f"reshape: invalid shape {tuple(dims)!r}")
+    if unknown:
+        known = _prod(d for d in dims if d != -1)
+        if known == 0 or size % known:
+            raise ValueError(f"cannot reshape array of size {size} into shape {tuple(shape)!r}")
+        dims[unknown[0]] = size // known
+    if _prod(dims) != size:
+        raise ValueError(f"cannot reshape array of size {size} into shape {tuple(dims)!r}")
+    return tuple(dims)
+
+
+def permute_dims(x: Array, /, axes) -> Array:
+    given = tuple(axes)
+    if len(given) != x.ndim:  # (first, as NumPy: then any axis out of range is an IndexError)
+        raise ValueError(f"permute_dims: axes {given} are not a permutation of the {x.ndim} axes of the array")
+    axes = tuple(_normalize_axis(a, x.ndim, "permute_dims") for a in given)
+    if sorted(axes) != list(range(x.ndim)):
+        raise ValueError(
+            f"permute_dims: axes {axes} are not a permutation of the {x.ndim} axes of the array"
+        )
+    return x._view(tuple(x.shape[a] for a in axes), tuple(x.strides[a] for a in axes), x._offset)
+
+
+def matrix_transpose(x: Array, /) -> Array:
+    return x.mT
+
+
+def expand_dims(x: Array, /, axis=0) -> Array:
+    if isinstance(axis, (tuple, list)):
+        n = x.ndim + len(axis)
+        axes = normalize_axes(axis, n, "expand_dims")
+    else:
+        n = x.ndim + 1
+        axes = (_normalize_axis(axis, n, "expand_dims"),)
+    shape = []
+    strides = []
+    it = iter(zip(x.shape, x.strides))
+    for i in range(n):
+        if i in axes:
+            shape.append(1)
+            strides.append(0)
+        else:
+            d, s = next(it)
+            shape.append(d)
+            strides.append(s)
+    return x._view(shape, strides, x._offset)
+
+
+def squeeze(x: Array, /, axis=None) -> Array:
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
+    else:
+        axes = normalize_axes(axis, x.ndim, "squeeze")
+        for a in axes:
+            if x.shape[a] != 1:
+                raise ValueError(
+                    f"squeeze: cannot remove axis {a} of size {x.shape[a]}; only axes of size 1 can be squeezed"
+                )
+    shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    strides = tuple(s for i, s in enumerate(x.strides) if i not in axes)
+    return x._view(shape, strides, x._offset)
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    """The shape that arrays of the given shapes broadcast to (ValueError if none; a
+    negative or non-integer dimension is a ValueError or TypeError)."""
+    for s in shapes:
+        for d in s:
+            if d.__class__ is not int:
+                try:
+                    d = operator.index(d)
+                except TypeError:
+                    raise TypeError(f"broadcast_shapes: dimensions must be integers, got {tuple(s)!r}") from None
+            if d < 0:
+                raise ValueError(f"broadcast_shapes: negative dimensions are not allowed: shape {tuple(s)!r}")
+    return broadcast_array_shapes(*shapes)
+
+
+def broadcast_array_shapes(*shapes) -> tuple:
+    """``broadcast_shapes`` of shapes that arrays have (so: never checked again; the
+    elementwise call path's)."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        off = ndim - len(s)
+        for i, d in enumerate(s):
+            cur = out[off + i]
+            if d == cur or d == 1:
+                continue
+            if cur == 1:
+                out[off + i] = d
+            else:
+                raise ValueError(
+                    "shapes " + ", ".join(str(tuple(t)) for t in shapes) + " cannot be broadcast together"
+                )
+    return tuple(out)
+
+
+def broadcast_to(x: Array, /, shape) -> Array:
+    try:
+        shape = tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError(f"broadcast_to: shape must be a tuple of integers, got {shape!r}") from None
+    if len(shape) < x.ndim:
+        raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to fewer dimensions {shape}")
+    off = len(shape) - x.ndim
+    strides = [0] * off
+    for i, (d, s) in enumerate(zip(x.shape, x.strides)):
+        target = shape[off + i]
+        if d == target:
+            strides.append(s)
+        elif d == 1:
+            strides.append(0)
+        else:
+            raise ValueError(f"broadcast_to: cannot broadcast shape {x.shape} to {shape}")
+    if any(d < 0 for d in shape):
+        raise ValueError(f"broadcast_to: invalid shape {shape}")
+    if shape == x.shape:
+        return x
+    return x._view(shape, strides, x._offset)
+
+
+def broadcast_arrays(*arrays) -> list:
+    shape = broadcast_shapes(*(a.shape for a in arrays))
+    return [broadcast_to(a, shape) for a in arrays]
+
+
+def _check_array(x, fname: str, argname: str = "x") -> Array:
+    if not isinstance(x, Array):
+        raise TypeError(f"{fname}: {argname} must be a rocarray array, not {type(x).__name__}")
+    return x
+
+
+def _axis_slice(x: Array, axis: int, start: int, stop: int) -> Array:
+    """The view ``x[..., start:stop, ...]`` on ``axis`` (0 <= start <= stop <= size)."""
+    shape = list(x._shape)
+    shape[axis] = stop - start
+    offset = x._offset + (start * x._strides[axis] if stop > start else 0)
+    return x._view(shape, x._strides, offset)
+
+
+def _axis_index(x: Array, axis: int, i: int) -> Array:
+    """The view ``x[..., i, ...]`` on ``axis`` (the axis dropped)."""
+    shape = x._shape[:axis] + x._shape[axis + 1:]
+    strides = x._strides[:axis] + x._strides[axis + 1:]
+    return x._view(shape, strides, x._offset + i * x._strides[axis])
+
+
+def unstack(x: Array, /, *, axis=0) -> tuple:
+    """The slices of ``x`` along ``axis``, as a tuple of views."""
+    _check_array(x, "unstack")
+    if x.ndim == 0:
+        raise ValueError("unstack: x must have at least one dimension; got a 0-d array")
+    ax = _normalize_axis(axis, x.ndim, "unstack")
+    return tuple(_axis_index(x, ax, i) for i in range(x.shape[ax]))
+
+
+def flip(x: Array, /, *, axis=None) -> Array:
+    """``x`` reversed along ``axis`` (all axes if None): a view with negative strides."""
+    _check_array(x, "flip")
+    axes = normalize_axes(axis, x.ndim, "flip")
+    strides = list(x._strides)
+    offset = x._offset
+    for a in axes:
+        n = x._shape[a]
+        if n > 1:
+            offset += (n - 1) * strides[a]
+        strides[a] = -strides[a]
+    return x._view(x._shape, strides, offset)
+
+
+def moveaxis(x: Array, source, destination, /) -> Array:
+    """A view of ``x`` with axes ``source`` moved to positions ``destination``."""
+    _check_array(x, "moveaxis")
+    src = tuple(source) if isinstance(source, (tuple, list)) else (source,)
+    dst = tuple(destination) if isinstance(destination, (tuple, list)) else (destination,)
+    src = tuple(_normalize_axis(a, x.ndim, "moveaxis") for a in src)
+    dst = tuple(_normalize_axis(a, x.ndim, "moveaxis") for a in dst)
+    if len(src) != len(dst):
+        raise ValueError(
+            f"moveaxis: source {source!r} and destination {destination!r} must have the same number of axes"
+        )
+    if len(set(src)) != len(src):
+        raise ValueError(f"moveaxis: repeated axis in source {source!r}")
+    if len(set(dst)) != len(dst):
+        raise ValueError(f"moveaxis: repeated axis in destination {destination!r}")
+    order = [a for a in range(x.ndim) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute_dims(x, tuple(order))
+
+
+def _transpose_method(self, *axes) -> Array:
+    if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        axes = tuple(axes[0])
+    if not axes:
+        axes = tuple(range(self.ndim - 1, -1, -1))
+    return permute_dims(self, axes)
+
+
+Array.transpose = _transpose_method
