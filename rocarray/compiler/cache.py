@@ -361,8 +361,8 @@ def compile_in_background(job: Callable[[], None], quiet: bool = True) -> None:
 
 
 _GENERATOR_SOURCES = (
-    "compiler/skeletons.py", "compiler/reduction.py", "compiler/interp.py", "compiler/lang", "targets",
-    "_launch.py",
+    "compiler", "targets", "runtime/hostload.py",  # the host image's layout is written there
+    "_launch.py", "_params.py",
     "_elementwise.py", "_reduction.py", "_user_kernels.py", "_fusion.py", "_fused_reduction.py",
 )
 _generator_hash: str | None = None
