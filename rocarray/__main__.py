@@ -13,6 +13,7 @@ from rocarray import _interpreter as interpreter_tier, _settings, cache
 from rocarray._elementwise import Ufunc, elementwise_spec
 from rocarray._elementwise_functions import _rows
 from rocarray.compiler.cache import default_cache
+from rocarray.runtime.hostload import object_file
 from rocarray.targets import target_for
 
 
@@ -131,8 +132,6 @@ def _compile(args) -> int:
     else:
         data = target.compile(module)
         if target.name == "host":  # the object file, not the host image around it
-            from rocarray.runtime.hostload import object_file  # (LLVM: only this subcommand loads it)
-
             data = object_file(data)
     with open(args.output, "wb") as f:
         f.write(data)

@@ -11,6 +11,8 @@ import threading
 
 from . import _settings
 from .runtime.base import Runtime
+from .runtime.cuda import CUDARuntime
+from .runtime.hip import HIPRuntime
 from .runtime.host import HostRuntime
 
 _KINDS = ("cpu", "cuda", "hip")
@@ -144,13 +146,8 @@ def get_runtime(kind: str) -> Runtime:
             if kind == "cpu":
                 rt = HostRuntime()
             elif kind == "cuda":
-                # (the GPU runtimes load with their first device: their bindings are optional)
-                from .runtime.cuda import CUDARuntime
-
                 rt = CUDARuntime()
             elif kind == "hip":
-                from .runtime.hip import HIPRuntime
-
                 rt = HIPRuntime()
             else:
                 raise ValueError(f"unknown device kind {kind!r}")

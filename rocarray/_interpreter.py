@@ -38,19 +38,10 @@ BLOCK = 256
 def image_target(target):
     """The configuration the interpreter kernel is compiled with on ``target``'s machine
     (fully optimised: it is compiled once), or None where there is no interpreter."""
-    # (these targets load LLVM's code generators: only a process that interprets needs them)
-    from .targets.nvptx import NVPTXTarget
-    from .targets.host import HostTarget
-
     memo = _image_targets.get(target.cache_key())
     if memo is not None:
         return memo[0]
-    if isinstance(target, NVPTXTarget):
-        it = NVPTXTarget(target.name, opt_level=3)
-    elif isinstance(target, HostTarget):
-        it = HostTarget(opt_level=2)
-    else:
-        it = None
+    it = target.interpreter_tier
     _image_targets[target.cache_key()] = (it,)
     return it
 

@@ -26,6 +26,12 @@ from .compiler.quick_text import (HOST_ROW_DRIVER, gpu_simple_kernel_text, host_
 from .compiler.skeletons import (SIMPLE_LOOP_MAX_ELEMENTS, SIMPLE_LOOP_MAX_OFFSET, VECTOR_UNROLL, build_elementwise,
                                  simple_loop_offsets_fit, vector_lanes)
 from .targets import target_for
+from .targets.host import default_host, load_support_module
+from .runtime import native as _native
+
+# The runtime compiles nothing itself: the module of its native built-ins (the C end of every
+# launch) is compiled here, beside the rest of the code generator, and lent to it.
+_native.provide_loader(lambda name, text: load_support_module(default_host(), name, text))
 
 _new = object.__new__
 

@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from .. import _settings
 from .base import Runtime, RuntimeError_
+from .hostload import load_host_object
 from .native import builtin as _native_builtin, unavailable_reason as _native_unavailable_reason
 from .pool import MemoryPool
 
@@ -131,17 +132,6 @@ class HostRowFunction:
 #: Pieces per thread a parallel host launch is cut into (handed out as threads ask).
 PIECES_PER_THREAD = 4
 
-_load_host_object = None
-
-
-def _import_loader():
-    global _load_host_object
-    from .hostload import load_host_object
-
-    _load_host_object = load_host_object
-    return load_host_object
-
-
 class HostRuntime(Runtime):
     """The runtime of the one host device: buffers from the host pool, kernels called on
     the calling thread, or over a pool of threads for large iteration spaces."""
@@ -201,7 +191,7 @@ class HostRuntime(Runtime):
         # (imported at the first load, not with the runtime; a relative import in a
         # function runs importlib's Python code at every call.  ``load_host_object``
         # loads the same bytes once, whichever thread asks.)
-        return (_load_host_object or _import_loader())(image)
+        return load_host_object(image)
 
     def get_function(self, module, name: str) -> HostFunction:
         return HostFunction(module, name, module.address(name))

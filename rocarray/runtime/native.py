@@ -33,6 +33,8 @@ import ctypes
 import sys
 import threading
 
+from .hostload import register_symbols
+
 #: CPython's ``METH_FASTCALL`` flag: ``PyObject *f(PyObject *self, PyObject *const *args,
 #: Py_ssize_t nargs)``
 METH_FASTCALL = 0x0080
@@ -218,12 +220,22 @@ def _python_symbols() -> dict:
     return symbols
 
 
-def _load() -> dict:
-    from ..targets.host import _default_host, load_support_module
-    from .hostload import register_symbols
+_module_loader = None
 
+
+def provide_loader(load) -> None:
+    """Lend the function that compiles this module's IR for the host (or reads it from the
+    disk cache) and loads it: ``load(name, ir_text)`` -> a loaded host module.  The runtime
+    compiles nothing itself; the launcher, which owns the code generator, lends it."""
+    global _module_loader
+    _module_loader = load
+
+
+def _load() -> dict:
+    if _module_loader is None:
+        raise RuntimeError("no host compiler was lent to the runtime (rocarray._launch lends it)")
     register_symbols(_python_symbols())
-    module = load_support_module(_default_host(), "rocarray.runtime.native", _IR)
+    module = _module_loader("rocarray.runtime.native", _IR)
     defs = {}
     for name, symbol in FUNCTIONS.items():
         encoded = ctypes.create_string_buffer(f"rocarray.native.{name}".encode())

@@ -134,6 +134,13 @@ class Target:
     #: load time (PTX handed to the CUDA driver); None: nothing is assembled at load.
     jit_opt: "int | None" = None
     @property
+    def interpreter_tier(self) -> "Target | None":
+        """The configuration the first-call interpreter kernel is compiled with on this
+        target's machine (once per machine, so fully optimised), or None where first calls
+        wait for compiled code (no interpreter)."""
+        return None
+
+    @property
     def heavy_tier(self) -> "Target":
         """The configuration for kernels whose inner loops do more than move data
         (reductions): their full tier, compiled in the background once hot, is worth the

@@ -183,6 +183,10 @@ class HostTarget(Target):
         return q
 
     @property
+    def interpreter_tier(self) -> "HostTarget":
+        return HostTarget(opt_level=2)
+
+    @property
     def heavy_tier(self) -> "HostTarget":
         """Codegen O2 after the O2 pipeline (reductions keep their vector lanes in registers
         instead of spilling them every trip, as codegen O0 does)."""
@@ -345,7 +349,7 @@ def _half_nextafter(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
 _host_target: list = []
 
 
-def _default_host() -> HostTarget:
+def default_host() -> HostTarget:
     """The process's default host configuration (made once)."""
     if not _host_target:
         _host_target.append(HostTarget())
@@ -364,7 +368,7 @@ def load_support_module(target, name: str, text: str) -> hostload.HostModule:
 def _runtime_helpers() -> dict:
     """``hostrt``'s functions compiled (or read from the disk store) and loaded: their
     addresses by name."""
-    module = load_support_module(_default_host().heavy_tier, "rocarray.targets.hostrt", hostrt.IR)
+    module = load_support_module(default_host().heavy_tier, "rocarray.targets.hostrt", hostrt.IR)
     return {name: module.address(name) for name in hostrt.NAMES}
 
 

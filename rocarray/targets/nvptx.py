@@ -316,6 +316,9 @@ class NVPTXTarget(Target):
             return tuple(_toolchain_facts()["assembler"])
         return _pick_assembler(choice)
 
+    @property
+    def interpreter_tier(self) -> "NVPTXTarget":
+        return NVPTXTarget(self.name, opt_level=3)
 
     @property
     def jit_opt(self) -> "int | None":
