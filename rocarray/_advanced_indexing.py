@@ -9,6 +9,8 @@ over the indexed axes), ``rk_gather`` / ``rk_scatter`` (through a raw operand),
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ._array_object import Array, _c_strides, _prod
@@ -101,18 +103,16 @@ def unravel(flat: Array, shape: tuple) -> tuple:
 
 # -- the gather / scatter plan ----------------------------------------------------------------
 
+@dataclass(slots=True, eq=False)
 class Index:
     """One advanced index over ``count`` consecutive axes of the view, starting at ``axis``:
     ``kind`` 'int' (an integer array, checked and wrapped) or 'flat' (flat positions over the
     ``count`` axes, already in range: a boolean mask)."""
 
-    __slots__ = ("axis", "count", "array", "kind")
-
-    def __init__(self, axis, count, array, kind):
-        self.axis = axis
-        self.count = count
-        self.array = array
-        self.kind = kind
+    axis: int
+    count: int
+    array: Array
+    kind: str
 
 
 def _plan(v: Array, indices: list, write: bool = False):

@@ -9,6 +9,7 @@ are in docs/architecture.md ("DLPack").  Installs ``Array.__dlpack__`` and
 from __future__ import annotations
 
 import ctypes
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -182,16 +183,14 @@ _call_c = ctypes.PYFUNCTYPE(None, ctypes.c_void_p)
 # -- export --------------------------------------------------------------------------------
 
 
+@dataclass(slots=True, eq=False)
 class _Export:
     """What one exported tensor keeps alive until its deleter runs."""
 
-    __slots__ = ("managed", "shape", "strides", "buffer")
-
-    def __init__(self, managed, shape, strides, buffer):
-        self.managed = managed
-        self.shape = shape
-        self.strides = strides
-        self.buffer = buffer
+    managed: object
+    shape: object
+    strides: object
+    buffer: Buffer
 
 
 #: Live exports, by the address of their managed tensor (= its ``manager_ctx``).
