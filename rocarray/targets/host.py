@@ -161,14 +161,14 @@ class HostTarget(Target):
         return self._data_layout
 
     def cache_key(self) -> tuple:
-        # made once per configuration: it is part of every disk look-up
-        state = (self.opt_level, self.pipeline, self.simple_loops)
+        # made once per configuration: it is part of every disk look-up (the facts and
+        # the configuration are replaced, never edited, when anything changes)
         memo = self._cache_key
-        if memo is None or memo[0] != state:
-            memo = self._cache_key = (state, super().cache_key() + (
+        if memo is None or memo[0] is not self.facts or memo[1] is not self.config:
+            memo = self._cache_key = (self.facts, self.config, super().cache_key() + (
                 ("opt_level", self.opt_level), ("pipeline", self.pipeline),
                 ("simple_loops", self.simple_loops)))
-        return memo[1]
+        return memo[2]
 
     @property
     def quick_tier(self) -> "HostTarget | None":

@@ -333,15 +333,15 @@ class NVPTXTarget(Target):
         return "ptx" if self.assembler[0] == "ptx" else "cubin"
 
     def cache_key(self) -> tuple:
-        # made once per configuration: it is part of every disk look-up
-        state = (self.opt_level, self.assembler_opt, self.simple_loops, self.config.assembler)
+        # made once per configuration: it is part of every disk look-up (the facts and
+        # the configuration are replaced, never edited, when anything changes)
         memo = self._cache_key
-        if memo is None or memo[0] != state:
+        if memo is None or memo[0] is not self.facts or memo[1] is not self.config:
             tools = _toolchain_facts()
-            memo = self._cache_key = (state, super().cache_key() + (
+            memo = self._cache_key = (self.facts, self.config, super().cache_key() + (
                 self.opt_level, self.assembler, self.assembler_opt, self.simple_loops,
                 tools["libdevice"] and tuple(tools["libdevice"])))
-        return memo[1]
+        return memo[2]
 
     @property
     def quick_tier(self) -> "NVPTXTarget | None":
