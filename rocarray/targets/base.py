@@ -1,7 +1,9 @@
-"""The target interface: every hardware fact the code generator needs, with defaults.
+"""The target interface: the hooks that emit what differs between machines, with defaults.
 
-A target turns an LLVM module (built with llvmlite's ``ir`` layer) into portable bytes
-(a host object file, a cubin or PTX, an AMDGPU code object).  Targets never import the
+A target is a frozen ``TargetFacts`` (what the machine is) under a frozen ``CompileConfig``
+(how this tier compiles), both in ``facts.py``; codegen reads the facts.  A target turns
+an LLVM module (built with llvmlite's ``ir`` layer) into portable bytes (a host object
+file, a cubin or PTX, an AMDGPU code object).  Targets never import the
 array type or a runtime; the runtime loads the bytes a target produced.
 
 The kernel ABI every target shares is described in ``docs/architecture.md`` ("Kernel ABI").
