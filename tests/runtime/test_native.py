@@ -147,7 +147,7 @@ def test_host_functions_call_kernels_through_the_builtins():
 
 
 def test_the_module_is_compiled_once_and_read_back_from_the_disk_cache(tmp_path):
-    from rocarray.targets.host import _default_host
+    from rocarray.targets.host import default_host as _default_host
 
     class Counting:
         def __init__(self, target):
