@@ -103,17 +103,17 @@ else:  # pragma: no cover - depends on the llvmlite release
 def dims_parameter_type(target: Target) -> ir.Type:
     """How shape and strides reach a GPU quick-tier kernel: a pointer to the
     ``[MAX_DIMS x i64]`` bytes in the kernel's parameter space when the target has one
-    (``target.dims_by_reference``), else by value.  Same bytes, same offsets for the
+    (``target.facts.dims_by_reference``), else by value.  Same bytes, same offsets for the
     launcher; a pointer lets the loop index a dimension at run time without copying the
     array into private (local) memory first."""
-    by_ref = target.dims_by_reference
+    by_ref = target.facts.dims_by_reference
     return DIMS if by_ref is None or _ParamPointer is None else _ParamPointer(by_ref[0])
 
 
 def parameter_pointer_type(target: Target, pointee: ir.Type) -> "ir.Type | None":
     """A pointer to a by-reference kernel parameter of type ``pointee`` (see
     ``dims_parameter_type``), or None where the target (or llvmlite) has none."""
-    by_ref = target.dims_by_reference
+    by_ref = target.facts.dims_by_reference
     return None if by_ref is None or _ParamPointer is None else _ParamPointer(by_ref[0], pointee)
 
 
@@ -122,7 +122,7 @@ def mark_dims_arguments(target: Target, fn: ir.Function) -> None:
     (``byval``: the pointee is the parameter's own bytes) and their alignment."""
     for arg in fn.args:
         if _ParamPointer is not None and isinstance(arg.type, _ParamPointer):
-            arg.add_attribute(target.dims_by_reference[1])
+            arg.add_attribute(target.facts.dims_by_reference[1])
             arg.attributes.align = 8
 
 

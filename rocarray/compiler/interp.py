@@ -32,13 +32,13 @@ class _Kernel:
         module.triple = target.triple
         module.data_layout = target.data_layout
         self.functions = {name: ir.Function(module, fnty, name) for name, fnty in iset.externals.items()}
-        if target.is_gpu:
+        if target.facts.emits_grid:
             ptype = parameter_pointer_type(target, ir.ArrayType(I64, PARAM_WORDS))
             if ptype is None:
                 raise NotInterpretable(f"target {target.name} passes no parameters by reference")
             fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [ptype]), ENTRY)
             target.mark_kernel(fn)
-            fn.args[0].add_attribute(target.dims_by_reference[1])
+            fn.args[0].add_attribute(target.facts.dims_by_reference[1])
             fn.args[0].attributes.align = 8
         else:
             fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]), ENTRY)
@@ -115,7 +115,7 @@ class _Kernel:
         code = b.inttoptr(self.param_at(b, ir.Constant(I64, 0)), PTR)
         n = self.param_at(b, ir.Constant(I64, PARAMS_AT + N_OFFSET))
         ndim = self.param_at(b, ir.Constant(I64, PARAMS_AT + NDIM_OFFSET))
-        if target.is_gpu:
+        if target.facts.emits_grid:
             start = target.emit_global_thread_id(b)
             step = target.emit_global_thread_count(b)
             stop = n

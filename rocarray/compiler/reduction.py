@@ -45,10 +45,10 @@ def build_reduction(target, entry: str, module: ir.Module, in_dtypes, field_dtyp
     reduce do, for the host's contiguous runs."""
     b = ReductionBuilder(target, entry, module, in_dtypes, field_dtypes, out_dtypes,
                  identity_fn, map_fn, reduce_fn, post_fn, source="map")
-    if simd is not None and not target.is_gpu and len(in_dtypes) == 1 and \
+    if simd is not None and not target.facts.emits_grid and len(in_dtypes) == 1 and \
             simd_allowed(simd, in_dtypes[0], field_dtypes[0]):
         b.simd = simd
-    if simd in GPU_RECIPE_NAMES and target.is_gpu and GPU_RECIPES and len(in_dtypes) == 1 and \
+    if simd in GPU_RECIPE_NAMES and target.facts.emits_grid and GPU_RECIPES and len(in_dtypes) == 1 and \
             in_dtypes[0] == field_dtypes[0] and in_dtypes[0].kind in "biuf":
         b.gpu_recipe = simd
     b.build()
@@ -269,7 +269,7 @@ class ReductionBuilder(HostReduction, GpuReduction, ScanBuilder, QuickTierBuilde
         struct at ``args``); read the common head of the parameters.  Returns (builder,
         parameter values, start, stop)."""
         target = self.target
-        if target.is_gpu:
+        if target.facts.emits_grid:
             # shapes and strides are read where they lie (``EntryParams.dims``), not copied
             # by every thread into local (NVPTX) or scratch (AMDGPU) memory: that copy held
             # large reductions well below the copy bandwidth (docs/benchmarks.md)
@@ -312,10 +312,10 @@ class ReductionBuilder(HostReduction, GpuReduction, ScanBuilder, QuickTierBuilde
             pos += 2
         self.records = values[pos]
         self.tmp = self.new_record(b)
-        if not target.is_gpu:
+        if not target.facts.emits_grid:
             self.lanes = RecordArray(b, self.rec_type, HOST_LANES)
 
-        if target.is_gpu:
+        if target.facts.emits_grid:
             self.build_gpu(b)
         elif self.source == "record":
             loop = CountedLoop(b, start, stop, "item")
@@ -345,7 +345,7 @@ class ReductionBuilder(HostReduction, GpuReduction, ScanBuilder, QuickTierBuilde
         self.wave_mode = wave
         coop = b.or_(block, wave)
         tib = target.emit_thread_in_block(b)
-        size = ir.Constant(I64, target.wave_size)
+        size = ir.Constant(I64, target.facts.wave_size)
         # in wave mode each wave works its own items: "the block" is the wave
         self.tib = b.select(wave, b.urem(tib, size), tib)
         self.bdim = b.select(wave, size, target.emit_block_size(b))
@@ -353,10 +353,10 @@ class ReductionBuilder(HostReduction, GpuReduction, ScanBuilder, QuickTierBuilde
         gcount = target.emit_global_thread_count(b)
         first = b.select(block, target.emit_block_id(b), b.select(wave, b.udiv(gtid, size), gtid))
         step = b.select(block, target.emit_block_count(b), b.select(wave, b.udiv(gcount, size), gcount))
-        waves = max(1, target.max_block_size // target.wave_size)
+        waves = max(1, target.facts.max_block_size // target.facts.wave_size)
         shared_t = ir.ArrayType(ir.ArrayType(I32, self.words), waves)
         shared = ir.GlobalVariable(self.module, shared_t, f"{self.entry}_shared",
-                                   addrspace=target.shared_address_space)
+                                   addrspace=target.facts.shared_address_space)
         shared.linkage = "internal"
         shared.initializer = ir.Constant(shared_t, ir.Undefined)
         shared.align = 8
@@ -409,15 +409,15 @@ class ReductionBuilder(HostReduction, GpuReduction, ScanBuilder, QuickTierBuilde
         return (c, o0, count, *self.chunk_range(b, c))
 
     def divmod(self, b, x, y):
-        """``(x % y, x // y)`` of non-negative indices: on GPUs a 32-bit divide when both fit
-        (a 64-bit one is a long instruction sequence there), else LLVM's own."""
-        if self.target.is_gpu:
+        """``(x % y, x // y)`` of non-negative indices: a 32-bit divide when both fit where
+        a 64-bit one is a long instruction sequence (the GPUs), else LLVM's own."""
+        if self.target.facts.slow_wide_division:
             return index_divmod(b, x, y)
         return b.urem(x, y), b.udiv(x, y)
 
     def unravel(self, b, shape, ndim, flat, info, bases):
         return unravel(b, shape, ndim, flat, info, bases, first_dim_from_end=1,
-                        narrow_division=self.target.is_gpu)
+                        narrow_division=self.target.facts.slow_wide_division)
 
     def item(self, b, it, coop, lanes: int) -> None:
         fn = self.fn
@@ -431,7 +431,7 @@ class ReductionBuilder(HostReduction, GpuReduction, ScanBuilder, QuickTierBuilde
         else:
             j0 = b.add(j_begin, b.select(coop, self.tib, ir.Constant(I64, 0)))
             step = b.select(coop, self.bdim, ir.Constant(I64, 1))
-        if not self.target.is_gpu:
+        if not self.target.facts.emits_grid:
             self.host_item(b, o, c, in_bases, out_addrs, j_begin, j_end)
             return
         accs = [self.new_record(b) for _ in range(lanes)]

@@ -52,7 +52,7 @@ class GpuReduction:
         b.cbranch(ok, vec_bb, cols_bb)
 
         b.position_at_end(vec_bb)
-        space = ir.PointerType(addrspace=self.target.global_address_space)
+        space = ir.PointerType(addrspace=self.target.facts.global_address_space)
         slots = [self.vector_slots(b, width) for _ in range(rows)]
 
         def trip(j, n_rows):
@@ -113,7 +113,8 @@ class GpuReduction:
 
     def vector_width(self) -> int:
         """Elements per vector load in a block's contiguous run (1: no vector path)."""
-        if self.source != "map" or not self.target.is_gpu or self.target.global_address_space is None:
+        facts = self.target.facts
+        if self.source != "map" or not facts.emits_grid or facts.global_address_space is None:
             return 1
         if any(t.kind == "c" for t in self.in_dtypes):
             return 1
@@ -137,7 +138,7 @@ class GpuReduction:
         span = b.mul(stride, ir.Constant(I64, VECTOR_UNROLL))
         _, trips = self.divmod(b, b.sub(j_end, j_begin), span)
         start = b.add(j_begin, b.mul(self.tib, w))
-        space = ir.PointerType(addrspace=self.target.global_address_space)
+        space = ir.PointerType(addrspace=self.target.facts.global_address_space)
         cur = [self.vector_slots(b, width) for _ in range(VECTOR_UNROLL)]
         nxt = [self.vector_slots(b, width) for _ in range(VECTOR_UNROLL)]
         # argmax/argmin lanes: the index relative to ``start`` in 32 bits (the caller keeps
@@ -259,7 +260,7 @@ class GpuReduction:
 
     def wave_combine(self, b, acc) -> None:
         other = self.new_record(b)
-        d = self.target.wave_size // 2
+        d = self.target.facts.wave_size // 2
         while d >= 1:
             self.shuffle_record(b, acc, other, lambda v: self.target.emit_shuffle_down(b, v, d))
             self.combine(b, acc, other)
@@ -269,7 +270,7 @@ class GpuReduction:
         """Leave the combination of every thread's ``acc`` in thread 0's ``acc``."""
         target = self.target
         fn = self.fn
-        wave = ir.Constant(I64, target.wave_size)
+        wave = ir.Constant(I64, target.facts.wave_size)
         lane = b.urem(self.tib, wave)
         wave_id = b.udiv(self.tib, wave)
         n_waves = b.udiv(self.bdim, wave)
@@ -278,7 +279,7 @@ class GpuReduction:
 
         def shared_slot(k):
             slot = b.gep(self.shared, [ir.Constant(I64, 0), k], source_etype=shared_t)
-            slot.type = ir.PointerType(addrspace=target.shared_address_space)  # opaque
+            slot.type = ir.PointerType(addrspace=target.facts.shared_address_space)  # opaque
             return slot
 
         self.wave_combine(b, acc)

@@ -24,7 +24,7 @@ class QuickTierBuilder:
         index arithmetic (it traps otherwise); on the host the items ``start .. stop`` of
         the call (the launcher never hands the quick tier more: ``_fit_quick_tier``)."""
         target = self.target
-        if not target.is_gpu:
+        if not target.facts.emits_grid:
             fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]), self.entry)
             target.mark_kernel(fn)
             self.fn = fn

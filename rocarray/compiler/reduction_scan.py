@@ -36,7 +36,7 @@ class ScanBuilder:
         acc = self.new_record(b)
         zero = ir.Constant(I64, 0)
         one = ir.Constant(I64, 1)
-        if target.is_gpu:
+        if target.facts.emits_grid:
             wave_bb = fn.append_basic_block("scan.waves")
             thread_bb = fn.append_basic_block("scan.threads")
             is_wave = b.icmp_unsigned("!=", b.and_(self.mode, ir.Constant(I64, MODE_WAVE)), zero)
@@ -140,7 +140,7 @@ class ScanBuilder:
         wave, and lanes past the chunk's end take the identity and write nothing."""
         target = self.target
         fn = self.fn
-        wave = target.wave_size
+        wave = target.facts.wave_size
         size = ir.Constant(I64, wave)
         zero = ir.Constant(I64, 0)
         lane = b.urem(target.emit_thread_in_block(b), size)
@@ -200,7 +200,7 @@ class ScanBuilder:
         record (what they combined is some lane's valid record, never uninitialised)."""
         words_t = ir.ArrayType(I32, self.words)
         d = 1
-        while d < self.target.wave_size:
+        while d < self.target.facts.wave_size:
             self.shuffle_record(b, x, other, lambda v: self.target.emit_shuffle_up(b, v, d))
             self.combine(b, other, x)  # the lower lanes on the left
             take = b.icmp_unsigned(">=", lane, ir.Constant(I64, d))

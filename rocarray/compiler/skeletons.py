@@ -36,10 +36,10 @@ def build_elementwise(target: Target, kernel_name: str, operands, body_fn: ir.Fu
 
     The host quick tier (a host target with ``simple_loops``) is made as text instead:
     ``host_simple_kernel_text``."""
-    if not target.is_gpu and target.simple_loops:
+    if not target.facts.emits_grid and target.simple_loops:
         raise ValueError("the host quick tier's kernel entry is text: use host_simple_kernel_text")
     param_types = kernel_param_types(operands)
-    if target.is_gpu:
+    if target.facts.emits_grid:
         param_types = kernel_param_types(operands, dims_parameter_type(target))
         fnty = ir.FunctionType(ir.VoidType(), param_types)
         fn = ir.Function(module, fnty, kernel_name)
@@ -255,7 +255,7 @@ def _gpu_loop(target, b, fields, operands, body_fn):
         b.cbranch(aligned, vec_bb, blocks["contiguous"])
         b.position_at_end(vec_bb)
         tail_start = _gpu_vector_loop(b, fn, fields, operands, info, bases, lane_slots, lanes,
-                                      tid, nthreads, body_fn, target.global_address_space)
+                                      tid, nthreads, body_fn, target.facts.global_address_space)
         tail_start = b.add(tail_start, tid)
         vec_end = b.block
         b.branch(blocks["contiguous"])

@@ -53,6 +53,7 @@ from .base import (
     redirect_math_intrinsics,
     unresolved_functions,
 )
+from .facts import AMDGPUFacts, CompileConfig, Fact
 from .registry import register_target
 from .rocm import CODE_OBJECT_VERSION, MIN_LLD, _ockl, _ocml, find_device_libs, find_lld
 from .rocm import toolchain_info  # noqa: F401 (`python -m rocarray info` asks each target module)
@@ -315,6 +316,35 @@ def _note_template(metadata: dict):
 # -- the target ------------------------------------------------------------------------------
 
 
+def amdgpu_facts(arch: str) -> AMDGPUFacts:
+    """The facts of AMD GPU ``arch``, which may carry target-id features as the runtime
+    reports them ("gfx90a:sramecc+:xnack-")."""
+    base, *flags = arch.split(":")
+    match = _ARCH.match(base)
+    if not match:
+        raise ValueError(f"AMDGPUTarget: {arch!r} is not an AMD GPU like 'gfx942' or 'gfx90a:xnack-'")
+    features = []
+    for flag in flags:
+        if flag[:-1] not in _TARGET_ID_FEATURES or flag[-1] not in "+-":
+            raise ValueError(f"AMDGPUTarget: unknown target-id feature {flag!r} in {arch!r}")
+        features.append(flag[-1] + flag[:-1])
+    major, minor, stepping = int(match.group(1)), int(match.group(2), 16), int(match.group(3), 16)
+    wave_size = 64 if major < 10 else 32
+    return AMDGPUFacts(
+        kind="amdgpu", name=arch, triple="amdgcn-amd-amdhsa", cpu=base,
+        features=",".join([f"+wavefrontsize{wave_size}", *features]), wave_size=wave_size,
+        emits_grid=True, global_address_space=1, shared_address_space=3, alloca_address_space=5,
+        # Most work-items per work-group any launch of these kernels uses; written into each
+        # kernel as ``"amdgpu-flat-work-group-size"="1,256"`` (LLVM assumes 1024 without it
+        # and budgets registers for that).
+        max_block_size=256, math_library="ocml", contracts=True, fence_intermediates=True,
+        slow_wide_division=True,
+        # The quick tier's reduction loops divide indices in 32 bits (AMDGPU has no 64-bit
+        # divide; the elementwise quick tier always does).
+        narrow_index_division=True,
+        isa_version=major * 1000 + minor * 100 + stepping, code_object_version=CODE_OBJECT_VERSION)
+
+
 class AMDGPUTarget(Target):
     """Code generation for one AMD GPU, ``AMDGPUTarget("gfx942")``.
 
@@ -322,42 +352,20 @@ class AMDGPUTarget(Target):
     ("gfx90a:sramecc+:xnack-"); without them the code object runs in either mode.
     """
 
-    triple = "amdgcn-amd-amdhsa"
-    is_gpu = True
-    global_address_space = 1
     binary_kind = "hsaco"
-    #: Most work-items per work-group any launch of these kernels uses; written into each
-    #: kernel as ``"amdgpu-flat-work-group-size"="1,256"`` (LLVM assumes 1024 without it
-    #: and budgets registers for that).
-    max_block_size = 256
-    #: Code object version written into every module (``amdhsa_code_object_version``).
-    code_object_version = CODE_OBJECT_VERSION
-    #: The quick tier's reduction loops divide indices in 32 bits (AMDGPU has no 64-bit
-    #: divide; the elementwise quick tier always does).
-    narrow_index_division = True
+    isa_version = Fact()
+    code_object_version = Fact()
 
     def __init__(self, arch: str = "gfx942", *, opt_level: int = 3):
-        base, *flags = arch.split(":")
-        match = _ARCH.match(base)
-        if not match:
-            raise ValueError(f"AMDGPUTarget: {arch!r} is not an AMD GPU like 'gfx942' or 'gfx90a:xnack-'")
-        features = []
-        for flag in flags:
-            if flag[:-1] not in _TARGET_ID_FEATURES or flag[-1] not in "+-":
-                raise ValueError(f"AMDGPUTarget: unknown target-id feature {flag!r} in {arch!r}")
-            features.append(flag[-1] + flag[:-1])
-        major, minor, stepping = int(match.group(1)), int(match.group(2), 16), int(match.group(3), 16)
-        self.name = arch
-        self.cpu = base
-        self.wave_size = 64 if major < 10 else 32
-        self.features = ",".join([f"+wavefrontsize{self.wave_size}", *features])
-        #: ``__oclc_ISA_version``: gfx90a -> 9010, gfx942 -> 9402, gfx1100 -> 11000.
-        self.isa_version = major * 1000 + minor * 100 + stepping
+        facts = amdgpu_facts(arch)
         if opt_level not in (0, 1, 2, 3):
             raise ValueError(f"AMDGPUTarget: opt_level must be 0, 1, 2 or 3, not {opt_level!r}")
-        #: 0: the light IR pipeline and codegen O0 (the quick tier); 1-3: LLVM's O<n>
-        #: pipeline and codegen O3.
-        self.opt_level = opt_level
+        # opt_level 0: the light IR pipeline and codegen O0 (the quick tier); 1-3: LLVM's
+        # O<n> pipeline and codegen O3
+        self._start(facts, CompileConfig(opt_level=opt_level))
+
+    def _start(self, facts, config) -> None:
+        super()._start(facts, config)
         self._tm = None
         self._layout = None
 
@@ -394,10 +402,7 @@ class AMDGPUTarget(Target):
             return None
         q = self.__dict__.get("_quick")
         if q is None:
-            q = AMDGPUTarget(self.name, opt_level=0)
-            q.simple_loops = True
-            q.tier_of = self
-            self._quick = q
+            q = self._quick = self.configured(CompileConfig(opt_level=0, simple_loops=True), tier_of=self)
         return q
 
     # -- building IR ---------------------------------------------------------------------
@@ -457,8 +462,6 @@ class AMDGPUTarget(Target):
     def emit_global_thread_count(self, builder: ir.IRBuilder) -> ir.Value:
         # grid_size_x: u32 at byte 12 of the dispatch packet, in work-items (not groups)
         return self._dispatch_field(builder, 12, ir.IntType(32))
-
-    shared_address_space = 3
 
     def emit_block_id(self, builder: ir.IRBuilder) -> ir.Value:
         return self._intrinsic_id(builder, "workgroup.id.x")

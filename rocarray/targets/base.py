@@ -1,7 +1,9 @@
-"""The target interface: every hardware fact the code generator needs, with defaults.
+"""The target interface: the hooks that emit what differs between machines, with defaults.
 
-A target turns an LLVM module (built with llvmlite's ``ir`` layer) into portable bytes
-(a host object file, a cubin or PTX, an AMDGPU code object).  Targets never import the
+A target is a frozen ``TargetFacts`` (what the machine is) under a frozen ``CompileConfig``
+(how this tier compiles), both in ``facts.py``; codegen reads the facts.  A target turns
+an LLVM module (built with llvmlite's ``ir`` layer) into portable bytes (a host object
+file, a cubin or PTX, an AMDGPU code object).  Targets never import the
 array type or a runtime; the runtime loads the bytes a target produced.
 
 The kernel ABI every target shares is described in ``docs/architecture.md`` ("Kernel ABI").
@@ -14,10 +16,12 @@ import json
 import os
 import re as _re
 import threading as _threading
+from dataclasses import replace
 
 from llvmlite import ir
 
 from .. import _settings
+from .facts import CompileConfig, Fact, Setting, TargetFacts
 # (LLVM_LOCK, ToolchainError and llvm_binding are also every target's: used from here)
 from ..runtime.llvm import LLVM_LOCK, ToolchainError, llvm_binding
 
@@ -30,22 +34,50 @@ CODEGEN_VERSION = 2
 MAX_DIMS = 8
 
 class Target:
-    """Base class of the code-generation targets (``host``, ``sm_XX``, ``gfxXXXX``)."""
+    """Base class of the code-generation targets (``host``, ``sm_XX``, ``gfxXXXX``): one
+    ``TargetFacts`` (what the machine is) under one ``CompileConfig`` (how this tier
+    compiles), and the hooks that emit what differs between machines."""
 
-    #: Short name used in cache keys and on the command line: "host", "sm_90", "gfx942".
-    name: str = "abstract"
-    #: LLVM target triple.
-    triple: str = ""
-    #: CPU name handed to LLVM ("skylake", "sm_90", "gfx942").
-    cpu: str = ""
-    #: Target features handed to LLVM ("+avx2,...", "+ptx78", "").
-    features: str = ""
-    #: Threads of one SIMD group (warp / wavefront); 1 on the host.
-    wave_size: int = 1
-    #: True when kernels run as a grid of threads (GPU), False for the host's loop entry.
-    is_gpu: bool = False
+    #: What the machine is; a subclass's ``__init__`` gives its own (``_start``).
+    facts: TargetFacts = TargetFacts(kind="abstract", name="abstract")
+    #: How this configuration compiles.
+    config: CompileConfig = CompileConfig()
+
+    # the facts and settings under their attribute names (``facts.py`` says why)
+    name = Fact()
+    triple = Fact()
+    cpu = Fact()
+    features = Fact()
+    wave_size = Fact()
+    #: The launcher's question (kernels run as a grid of threads); codegen asks the facts.
+    is_gpu = Fact("emits_grid")
+    global_address_space = Fact()
+    shared_address_space = Fact()
+    alloca_address_space = Fact()
+    max_block_size = Fact()
+    narrow_index_division = Fact()
+    dims_by_reference = Fact()
+    opt_level = Setting()
+    simple_loops = Setting()
+
     #: What ``compile`` returns: "obj" (host object), "cubin", "ptx", "hsaco".
     binary_kind: str = "obj"
+
+    def _start(self, facts: TargetFacts, config: CompileConfig) -> None:
+        """Take ``facts`` and ``config``; a subclass also empties its per-configuration
+        caches (target machines, layouts, keys) here."""
+        self.facts = facts
+        self.config = config
+
+    def configured(self, config: "CompileConfig | None" = None, *, tier_of: "Target | None" = None,
+                   **changes) -> "Target":
+        """A target with these facts under ``config`` (default: this one's) with
+        ``changes``; ``tier_of``: the configuration it is the quick tier of."""
+        other = object.__new__(type(self))
+        other._start(self.facts, replace(config or self.config, **changes))
+        if tier_of is not None:
+            other.tier_of = tier_of
+        return other
 
     # -- facts used while building IR ---------------------------------------------------
 
@@ -78,9 +110,6 @@ class Target:
         raise NotImplementedError(f"target {self.name} has no thread grid")
 
     # -- cooperative work within a block (GPU targets; reductions) ----------------------
-
-    #: Address space of memory shared by the threads of one block (LDS / shared memory).
-    shared_address_space: "int | None" = None
 
     def emit_block_id(self, builder: ir.IRBuilder) -> ir.Value:
         """i64 index of the calling thread's block in the grid."""
@@ -146,25 +175,6 @@ class Target:
         (reductions): their full tier, compiled in the background once hot, is worth the
         target's whole optimisation pipeline.  This target itself unless overridden."""
         return self
-
-    #: Address space of device global memory (GPU targets), or None.  The skeleton's
-    #: vector path accesses memory through it, so loads are ``ld.global`` rather than
-    #: generic ones whatever the optimisation level.
-    global_address_space: "int | None" = None
-    #: Host skeletons only: one flat loop instead of row loops with a contiguous version
-    #: (cheaper to compile, slower to run; what a quick tier uses).
-    simple_loops: bool = False
-    #: GPU reductions' simple loops only: unravel indices with a 32-bit divide when they
-    #: fit, a shift-and-subtract loop otherwise, never a 64-bit divide (costly to compile).
-    #: (The elementwise quick tier always divides in 32 bits: ``skeletons._gpu_loop_simple``.)
-    narrow_index_division: bool = False
-    #: GPU quick-tier elementwise kernels of a target without ``emit_parameter_buffer``:
-    #: ``(address space, attribute)`` of the pointer parameters through which they read
-    #: shape and strides where the launcher packed them (NVPTX: ``byval``, read with
-    #: ``ld.param``), or None to pass them by value.  The bytes and offsets are the same
-    #: either way; by value, indexing a dimension at run time needs a copy in
-    #: private/local memory, which costs compile time on both GPU backends.
-    dims_by_reference: "tuple[int, str] | None" = None
 
     def emit_parameter_buffer(self, builder: ir.IRBuilder) -> "ir.Value | None":
         """A pointer to the kernel's explicit parameters laid out as the launcher packs

@@ -46,6 +46,7 @@ from .base import (
     parse_module,
     support_image,
 )
+from .facts import CompileConfig, Setting, TargetFacts
 from .registry import register_target
 
 I64 = ir.IntType(64)
@@ -91,32 +92,45 @@ def _init_llvm():
     return binding
 
 
+def host_facts() -> TargetFacts:
+    """This machine's facts (read without loading LLVM where they are known)."""
+    facts = llvm_facts()
+    return TargetFacts(
+        kind="host", name="host", triple=facts["triple"], cpu=facts["cpu"], features=facts["features"],
+        # the kernel language contracts where the CPU has FMA instructions
+        contracts="+fma" in facts["features"].split(","),
+    )
+
+
+def host_config(opt_level: int) -> CompileConfig:
+    """The configuration of ``opt_level`` (``PIPELINES``); ``ROCARRAY_TIERED`` is read
+    here, when the target is made, not at every kernel load (that is on a disk hit's
+    first call)."""
+    level = int(opt_level)
+    if level not in PIPELINES:
+        raise ValueError(f"opt_level must be one of {sorted(PIPELINES)}, not {opt_level!r}")
+    pipeline, codegen_level = PIPELINES[level]
+    return CompileConfig(opt_level=level, pipeline=pipeline, codegen_level=codegen_level,
+                         tiered=_settings.TIERED.get())
+
+
 class HostTarget(Target):
     """This machine's CPU: its own triple, CPU name and features; objects run in-process."""
 
-    name = "host"
-    wave_size = 1
-    is_gpu = False
     binary_kind = "obj"
+    pipeline = Setting()
+    codegen_level = Setting()
+    tiered = Setting()
+    verify_ir = Setting()
 
     def __init__(self, opt_level: int | None = None):
-        facts = llvm_facts()  # without loading LLVM where it is known
-        self.triple, self.cpu, self.features = facts["triple"], facts["cpu"], facts["features"]
-        self.opt_level = DEFAULT_OPT_LEVEL if opt_level is None else int(opt_level)
-        if self.opt_level not in PIPELINES:
-            raise ValueError(f"opt_level must be one of {sorted(PIPELINES)}, not {opt_level!r}")
-        #: the IR pipeline and the codegen level of this configuration
-        self.pipeline, self.codegen_level = PIPELINES[self.opt_level]
-        #: whether first calls run a quick tier (``quick_tier``); ``ROCARRAY_TIERED`` is
-        #: read when the target is made, not at every kernel load (that is on a disk hit's
-        #: first call)
-        self.tiered = _settings.TIERED.get()
+        self._start(host_facts(), host_config(DEFAULT_OPT_LEVEL if opt_level is None else opt_level))
+
+    def _start(self, facts, config) -> None:
+        super()._start(facts, config)
         self._machines: dict = {}
         self._data_layout: str | None = None
         self._cache_key: tuple | None = None
-        #: Run LLVM's IR verifier before optimising (always for this configuration;
-        #: the quick tier only with ``ROCARRAY_VERIFY_IR=1``, as the tests set it).
-        self.verify_ir = True
         #: Milliseconds of the last compile by phase: parse, optimise, emit.
         self.last_timings: dict = {}
 
@@ -147,20 +161,14 @@ class HostTarget(Target):
         return self._data_layout
 
     def cache_key(self) -> tuple:
-        # made once per configuration: it is part of every disk look-up
-        state = (self.opt_level, self.pipeline, self.simple_loops)
+        # made once per configuration: it is part of every disk look-up (the facts and
+        # the configuration are replaced, never edited, when anything changes)
         memo = self._cache_key
-        if memo is None or memo[0] != state:
-            memo = self._cache_key = (state, super().cache_key() + (
+        if memo is None or memo[0] is not self.facts or memo[1] is not self.config:
+            memo = self._cache_key = (self.facts, self.config, super().cache_key() + (
                 ("opt_level", self.opt_level), ("pipeline", self.pipeline),
                 ("simple_loops", self.simple_loops)))
-        return memo[1]
-
-    @property
-    def contracts(self) -> bool:
-        """Whether the kernel language contracts a product feeding an add into an FMA
-        here: where the CPU has FMA instructions (``compiler/lang/lower.py``)."""
-        return "+fma" in self.features.split(",")
+        return memo[2]
 
     @property
     def quick_tier(self) -> "HostTarget | None":
@@ -171,20 +179,17 @@ class HostTarget(Target):
             return None
         q = getattr(self, "_quick", None)
         if q is None:
-            q = HostTarget(opt_level=0)
-            q.simple_loops = True  # the kernel entry is a text template (skeletons.py)
-            q.tier_of = self
-            q.pipeline = "inline"
-            # Its IR is rocarray's own (the entry template and the kernel language's
-            # lowering), verified by the tests (ROCARRAY_VERIFY_IR=1): not re-verified on
-            # every first call.
-            q.verify_ir = False
-            self._quick = q
+            # The kernel entry is a text template (skeletons.py) that needs the inliner
+            # alone.  Its IR is rocarray's own (the entry template and the kernel
+            # language's lowering), verified by the tests (ROCARRAY_VERIFY_IR=1): not
+            # re-verified on every first call.
+            q = self._quick = self.configured(host_config(0), pipeline="inline", simple_loops=True,
+                                              verify_ir=False, tier_of=self)
         return q
 
     @property
     def interpreter_tier(self) -> "HostTarget":
-        return HostTarget(opt_level=2)
+        return self.configured(host_config(2))
 
     @property
     def heavy_tier(self) -> "HostTarget":
@@ -194,7 +199,7 @@ class HostTarget(Target):
             return self
         h = getattr(self, "_heavy", None)
         if h is None:
-            h = self._heavy = HostTarget(opt_level=2)
+            h = self._heavy = self.configured(host_config(2))
         return h
 
     def math_function(self, module: ir.Module, fn: str, ty: ir.Type) -> ir.Function:

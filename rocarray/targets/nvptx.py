@@ -42,6 +42,7 @@ from .base import (
     llvm_binding,
     unresolved_functions,
 )
+from .facts import CompileConfig, Setting, TargetFacts
 from .registry import register_target
 
 #: Functions NVPTX lowers from LLVM intrinsics to one exact instruction (or a short exact
@@ -251,19 +252,24 @@ def _toolchain_facts() -> dict:
 # -- the target ------------------------------------------------------------------------------
 
 
+def nvptx_facts(arch: str) -> TargetFacts:
+    """The facts of NVIDIA architecture ``arch``."""
+    return TargetFacts(
+        kind="nvptx", name=arch, triple="nvptx64-nvidia-cuda", cpu=arch, features="", wave_size=32,
+        emits_grid=True, global_address_space=1, shared_address_space=3,
+        # Most threads per block any launch of these kernels uses; written into each
+        # kernel as ``.maxntid`` so ptxas may give a thread up to 255 registers.
+        max_block_size=256, math_library="libdevice", contracts=True, fence_intermediates=True,
+        slow_wide_division=True,
+        # The quick tier reads shape and strides in the kernel parameter space (``ld.param``
+        # with a register address, no ``.local`` copy).
+        dims_by_reference=(0, "byval"))
+
+
 class NVPTXTarget(Target):
     """Code generation for one NVIDIA architecture, ``NVPTXTarget("sm_90")``."""
 
-    triple = "nvptx64-nvidia-cuda"
-    wave_size = 32
-    is_gpu = True
-    #: The quick tier reads shape and strides in the kernel parameter space (``ld.param``
-    #: with a register address, no ``.local`` copy).
-    dims_by_reference = (0, "byval")
-    global_address_space = 1
-    #: Most threads per block any launch of these kernels uses; written into each kernel
-    #: as ``.maxntid`` so ptxas may give a thread up to 255 registers.
-    max_block_size = 256
+    assembler_opt = Setting()
 
     def __init__(self, arch: str = "sm_90", *, assembler: str | None = None, opt_level: int | None = None):
         """``arch``: "sm_90", "sm_80", "sm_90a" ...; ``assembler``: "nvjitlink", "ptxas" or
@@ -271,21 +277,18 @@ class NVPTXTarget(Target):
         ptx; ``opt_level``: LLVM's level (default 0: the PTX assembler optimises)."""
         if not _ARCH.match(arch):
             raise ValueError(f"NVPTXTarget: {arch!r} is not an NVIDIA architecture like 'sm_90'")
-        self.name = arch
-        self.cpu = arch
-        self.features = ""
-        # The PTX assembler (ptxas / nvJitLink / the driver) optimises at -O3 itself, so
-        # LLVM only inlines and cleans up by default (see docs/benchmarks.md).
-        self.opt_level = 0 if opt_level is None else opt_level
-        #: optimisation level handed to ptxas / nvJitLink (the quick tier uses 0)
-        self.assembler_opt = 3
         # Default: a cubin made here (nvJitLink, else ptxas), which the disk cache keeps and
         # which loads fast; "ptx" hands PTX to the driver's JIT instead.  See
         # docs/benchmarks.md for the measurements behind the choice.
-        choice = assembler
-        if choice not in (None, "nvjitlink", "ptxas", "ptx"):
-            raise ValueError(f"NVPTXTarget: assembler {choice!r} is not 'nvjitlink', 'ptxas' or 'ptx'")
-        self._assembler_choice = choice
+        if assembler not in (None, "nvjitlink", "ptxas", "ptx"):
+            raise ValueError(f"NVPTXTarget: assembler {assembler!r} is not 'nvjitlink', 'ptxas' or 'ptx'")
+        # The PTX assembler (ptxas / nvJitLink / the driver) optimises at -O3 itself, so
+        # LLVM only inlines and cleans up by default (see docs/benchmarks.md).
+        self._start(nvptx_facts(arch), CompileConfig(opt_level=0 if opt_level is None else opt_level,
+                                                     assembler=assembler, assembler_opt=3))
+
+    def _start(self, facts, config) -> None:
+        super()._start(facts, config)
         self._assembler: tuple | None = None
         self._cache_key: tuple | None = None
         self._tm = None
@@ -311,14 +314,14 @@ class NVPTXTarget(Target):
         return self._assembler
 
     def _pick_assembler(self) -> tuple:
-        choice = self._assembler_choice
+        choice = self.config.assembler
         if choice is None:  # the first that works, as the installation last said
             return tuple(_toolchain_facts()["assembler"])
         return _pick_assembler(choice)
 
     @property
     def interpreter_tier(self) -> "NVPTXTarget":
-        return NVPTXTarget(self.name, opt_level=3)
+        return self.configured(CompileConfig(opt_level=3, assembler_opt=3))
 
     @property
     def jit_opt(self) -> "int | None":
@@ -330,15 +333,15 @@ class NVPTXTarget(Target):
         return "ptx" if self.assembler[0] == "ptx" else "cubin"
 
     def cache_key(self) -> tuple:
-        # made once per configuration: it is part of every disk look-up
-        state = (self.opt_level, self.assembler_opt, self.simple_loops, self._assembler_choice)
+        # made once per configuration: it is part of every disk look-up (the facts and
+        # the configuration are replaced, never edited, when anything changes)
         memo = self._cache_key
-        if memo is None or memo[0] != state:
+        if memo is None or memo[0] is not self.facts or memo[1] is not self.config:
             tools = _toolchain_facts()
-            memo = self._cache_key = (state, super().cache_key() + (
+            memo = self._cache_key = (self.facts, self.config, super().cache_key() + (
                 self.opt_level, self.assembler, self.assembler_opt, self.simple_loops,
                 tools["libdevice"] and tuple(tools["libdevice"])))
-        return memo[1]
+        return memo[2]
 
     @property
     def quick_tier(self) -> "NVPTXTarget | None":
@@ -351,11 +354,9 @@ class NVPTXTarget(Target):
             return None
         q = getattr(self, "_quick", None)
         if q is None:
-            q = NVPTXTarget(self.name, assembler="ptx", opt_level=0)
-            q.simple_loops = True
-            q.tier_of = self
-            q.assembler_opt = 0  # the driver JIT at -O0: measured faster (docs/benchmarks.md)
-            self._quick = q
+            # the driver JIT at -O0: measured faster (docs/benchmarks.md)
+            q = self._quick = self.configured(CompileConfig(opt_level=0, assembler="ptx", assembler_opt=0,
+                                                            simple_loops=True), tier_of=self)
         return q
 
     # -- building IR ---------------------------------------------------------------------
@@ -387,8 +388,6 @@ class NVPTXTarget(Target):
 
     def emit_global_thread_count(self, builder: ir.IRBuilder) -> ir.Value:
         return builder.mul(self._sreg(builder, "nctaid.x"), self._sreg(builder, "ntid.x"), flags=["nuw"])
-
-    shared_address_space = 3
 
     def emit_block_id(self, builder: ir.IRBuilder) -> ir.Value:
         return self._sreg(builder, "ctaid.x")

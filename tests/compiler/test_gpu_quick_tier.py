@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -42,10 +43,11 @@ class _HostAsGPU(HostTarget):
     ``void k(<the kernel parameters>)``; ``@rk.test.tid`` and ``@rk.test.nthreads`` stand
     for the thread index and count, ``@rk.test.params`` for the parameter buffer."""
 
-    is_gpu = True
-
     def __init__(self, mode: str):
         super().__init__(opt_level=0)
+        # the facts a GPU target has beside its own hooks: a thread grid, fenced
+        # intermediates, 32-bit index division
+        self.facts = replace(self.facts, emits_grid=True, fence_intermediates=True, slow_wide_division=True)
         self.simple_loops = True
         self.pipeline = "inline"
         self.mode = mode

@@ -184,6 +184,7 @@ def test_ir_compiles_for_gpu_targets(triple, cpu, name, with_layout):
     tm = _gpu_machine(triple, cpu)
     target = _GpuLikeTarget()
     target.name = name
+    target.alloca_address_space = 5 if name.startswith("gfx") else 0
     module = ir.Module()
     module.triple = triple
     if with_layout:

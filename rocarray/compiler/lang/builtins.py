@@ -457,10 +457,10 @@ def _op_boundary(lw, node, args):
 
     ``rocarray.fuse`` puts it between the ops it fuses, so a fused kernel rounds each
     intermediate as the unfused ops would: a product of one op is never contracted with an
-    add of the next (the lowering forgets it as a product), and on GPU targets
-    ``llvm.arithmetic.fence`` keeps LLVM from carrying an intermediate in more precision;
-    on the host, float16 is fenced (the host promotes half), float32/float64 need no fence
-    and stay vectorisable."""
+    add of the next (the lowering forgets it as a product), and where the target's facts
+    say so (``fence_intermediates``: the GPUs) ``llvm.arithmetic.fence`` keeps LLVM from
+    carrying an intermediate in more precision; elsewhere (the host) float16 is fenced (the
+    host promotes half), float32/float64 need no fence and stay vectorisable."""
     _arity(lw, node, args, 1, node.name)
     v = args[0]
     t = v.t
@@ -468,7 +468,7 @@ def _op_boundary(lw, node, args):
     if t.kind not in "fc":
         return v
     comp = t.component if t.kind == "c" else t
-    if not getattr(lw.target, "is_gpu", False) and comp.bits != 16:
+    if not lw.target.facts.fence_intermediates and comp.bits != 16:
         return v
     fn = lw.intrinsic(f"llvm.arithmetic.fence.{_FSUFFIX_OF[comp.bits]}", comp.ir, [comp.ir])
     if t.kind == "f":

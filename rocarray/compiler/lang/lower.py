@@ -37,9 +37,9 @@ class Lowerer(ExpressionLowering, CallLowering, StatementLowering):
         self.ctx: FuncCtx | None = None
         self.global_stack: list = []
         self._alloca_addrspace: int | None = None
-        #: whether a product feeding an add is contracted (``fadd``): on GPU targets, and
-        #: on a host whose CPU has FMA instructions (``target.contracts``); the products so far
-        self.contracts = bool(getattr(target, "contracts", getattr(target, "is_gpu", False)))
+        #: whether a product feeding an add is contracted (``fadd``): the target's facts say
+        #: (GPUs, and a host whose CPU has FMA instructions); the products so far
+        self.contracts = target.facts.contracts
         self._products: dict = {}
 
     # -- errors -------------------------------------------------------------------------------
@@ -378,14 +378,14 @@ class _AllocaInAddrspace(ir.instructions.AllocaInstr):
 
 def _alloca_addrspace(module: ir.Module, target) -> int:
     """Address space of stack slots: the data layout's 'A<n>' when the module has one, else
-    5 for AMDGPU targets (named gfx...), else 0."""
+    the target's (``TargetFacts.alloca_address_space``)."""
     layout = module.data_layout or ""
     for part in layout.split("-"):
         if part.startswith("A") and part[1:].isdigit():
             return int(part[1:])
     if layout:
         return 0
-    return 5 if str(getattr(target, "name", "")).startswith("gfx") else 0
+    return target.facts.alloca_address_space
 
 
 _EXPR = {
