@@ -90,10 +90,6 @@ class LoadedKernel:
         reduced elements): the next tier's now where this one's cannot."""
         self.code.fit(self, work)
 
-    def upgrade_now(self) -> None:
-        """The full tier's code now, in this thread."""
-        upgrade(self)
-
 
 class Code:
     """What every tier's code answers; these defaults are the full tier's: no limits,
