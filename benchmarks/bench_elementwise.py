@@ -129,9 +129,9 @@ def code_that_ran(before) -> str:
     new = [k for key, k in list(_launch._loaded.items()) if key not in before]
     if not new:
         return "?"
-    if any(k.interp is not None for k in new):
+    if any(k.code.tier == "interpreted" for k in new):
         return "interpreter"
-    return "quick" if any(k.calls >= 0 for k in new) else "full"
+    return "quick" if any(k.code.calls >= 0 for k in new) else "full"
 
 
 def cold_signatures(dev, rows, cases=COLD_CASES, title="### 1. Cold new dtype signature (empty disk cache)\n"):

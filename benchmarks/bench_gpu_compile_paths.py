@@ -119,7 +119,7 @@ def main():
         n = 1 << 28
         x = ra.ones(n, dtype=ra.float32, device=dev)
         y = ra.ones(n, dtype=ra.float32, device=dev)
-        from rocarray._launch import LoadedKernel
+        from rocarray._tiers import LoadedKernel, compiled_code
 
         for opt in (0, 3):
             target = NVPTXTarget(arch, assembler="ptx", opt_level=opt)
@@ -127,8 +127,8 @@ def main():
             spec.entry = f"{spec.entry}_speed{opt}"
             *_, image = time_path(target, spec)
             rt = dev.runtime
-            fn = rt.get_function(rt.load_module(dev.index, image), spec.entry)
-            k = LoadedKernel(spec, dev, rt, fn, target, quick=False)
+            module = rt.load_module(dev.index, image)
+            k = LoadedKernel(spec, dev, rt, target, compiled_code(spec, rt, target, module, False))
             out = ra.empty(n, dtype=ra.float32, device=dev)
             from rocarray._layout import pad_dims
 

@@ -28,7 +28,7 @@ from .compiler.cache import default_cache
 from .targets import target_for
 
 ENABLED = _settings.INTERPRETER.get() != "off"
-#: serve the host's first calls too (those of at most ``_launch.HOST_INTERPRETED_MOST``
+#: serve the host's first calls too (those of at most ``_tiers.POLICY.host_interpreted_most``
 #: elements; ``ROCARRAY_INTERPRETER=gpu`` keeps the host compiling them)
 ON_HOST = _settings.INTERPRETER.get() == "on"
 KEY = ("interpreter", _interp.MAGIC)

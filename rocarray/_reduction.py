@@ -29,7 +29,6 @@ from .compiler.lang import compile_scalar_function
 from .compiler.reduction import build_reduction, build_scan, item_functions, quick_tier_text, record_wrappers
 from .compiler.reduction_abi import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_WAVE, SCAN_UNROLL, TILE, gpu_tile_width,
                                      record_layout, reduction_param_types, scan_param_types)
-from .compiler.skeletons import SIMPLE_LOOP_MAX_ELEMENTS
 from .targets.base import MAX_DIMS
 
 #: Most reduced elements one host item folds (then records and a second pass): with
@@ -38,10 +37,6 @@ HOST_CHUNK = 2048
 #: The same for the quick tier's code (one accumulator per item, on every device), so
 #: that a float sum is never a long serial sum whichever tier runs it.
 SIMPLE_CHUNK = 128
-#: Most elements of work (outputs times reduced elements) the host interprets in a
-#: reduction's first calls; beyond it the compiled quick tier costs less, and loads at once.  A GPU interprets any reduction the quick
-#: tier takes.
-HOST_INTERPRETED_WORK = 1 << 13
 #: Threads of a GPU block for reductions.
 GPU_BLOCK = 256
 #: A block's chunk of a long run is a multiple of this many elements (whole vector trips).
@@ -211,7 +206,7 @@ def reduce(rdef: ReductionDef, arrays, axis=None, keepdims: bool = False, outs=N
             plan = _plans.get(key)
         except (AttributeError, TypeError):  # not arrays, or an unhashable axis: the slow path says
             plan = key = None
-        if plan is not None and not (plan.simple and not plan.kernel.simple):
+        if plan is not None and not (plan.simple and not plan.kernel.code.simple_loops):
             if plan_alias is not None:
                 _plans[plan_alias] = plan
             return plan.run(arrays)
@@ -264,7 +259,7 @@ def reduce(rdef: ReductionDef, arrays, axis=None, keepdims: bool = False, outs=N
         key = None
     n_in = len(arrays)
     kernel = load(rdef.spec(), device)
-    _fit_quick_tier(kernel, n_out * max(n_red, 1))
+    kernel.fit(n_out * max(n_red, 1))
     plan = _Plan(kernel, rdef, device, out_shape, shape_k, shape_r, n_red,
                  [(merged_k[k], merged_r[k]) for k in range(n_in)], merged_k[n_in:])
     if key is not None:
@@ -276,16 +271,6 @@ def reduce(rdef: ReductionDef, arrays, axis=None, keepdims: bool = False, outs=N
     return plan.run(arrays, outs)
 
 
-def _fit_quick_tier(kernel, work: int) -> None:
-    """Swap in the full tier now when ``kernel`` runs quick-tier code and a reduction or
-    scan does ``work`` (outputs times reduced elements) beyond its 32-bit indexing: every
-    item count, chunk and reduced index of a pass is at most ``work``."""
-    if kernel.simple and work > SIMPLE_LOOP_MAX_ELEMENTS:
-        kernel.upgrade_now()
-    elif kernel.interp is not None and not kernel.is_gpu and work > HOST_INTERPRETED_WORK:
-        kernel._leave_interpreter()  # (the host's compiled quick tier costs less here)
-
-
 class _Plan:
     """The launches of one reduction layout.  Each pass is (entry index, packer, parameter
     values with the pointers left to fill, the slots of those pointers, records bytes,
@@ -295,7 +280,8 @@ class _Plan:
 
     def __init__(self, kernel, rdef, device, out_shape, shape_k, shape_r, n_red, in_strides, out_strides):
         self.kernel = kernel
-        self.simple = simple = kernel.simple  # planned for quick-tier code: re-plan once upgraded
+        # planned for code of simple loops: re-planned once the kernel's code has none
+        self.simple = simple = kernel.code.simple_loops
         self.device = device
         self.out_shape = out_shape
         self.out_dtypes = [d for _, d in rdef.outputs]
@@ -350,7 +336,6 @@ class _Plan:
             outs = [Array._empty(self.out_shape, d, device) for d in self.out_dtypes]
         ptrs = [x._buf.ptr + x._offset for x in arrays] + [o._buf.ptr + o._offset for o in outs]
         kernel = self.kernel
-        rt = kernel.runtime
         records = []
         for entry, packer, template, slots, rec_bytes, items, grid, work in self.passes:
             if rec_bytes:
@@ -359,16 +344,9 @@ class _Plan:
             values = template.copy()
             for slot, src in slots:
                 values[slot] = ptrs[src] if src >= 0 else records[-1 - src]._buf.ptr
-            interp = kernel.interp  # (read before ``functions``, which are set first)
-            if interp is not None:  # first calls: on the interpreter
-                interp.launch(rt, entry, packer, items, values, grid, work)
-                continue
-            kernel.count_call(work)
-            fn = kernel.functions[entry]
-            if kernel.is_gpu:
-                rt.launch_packed(fn, grid, GPU_BLOCK, packer, items, values)
-            else:
-                rt.launch_packed(fn, items, 1, packer, items, values, work=work)
+            code = kernel.code
+            code.count(kernel, work)
+            code.launch_entry(kernel, entry, packer, items, values, grid, GPU_BLOCK, work)
         return outs
 
 
@@ -380,7 +358,7 @@ def _scan_packer(n_inputs: int, n_outputs: int) -> struct.Struct:
 def _scan_waves(kernel, shape_k, n: int, kept_strides, line_stride: int) -> bool:
     """Whether a GPU scan of lines of ``n`` elements (``line_stride`` bytes apart, the
     lines laid out over ``shape_k`` with ``kept_strides``) takes the wave mode."""
-    if not GPU_WAVE_SCANS or not kernel.is_gpu or kernel.simple:
+    if not GPU_WAVE_SCANS or not kernel.is_gpu or kernel.code.simple_loops:
         return False
     wave = kernel.target.wave_size
     if n < GPU_SCAN_WAVE_STEPS * wave:
@@ -397,7 +375,7 @@ def _scan_chunks(kernel, n_out: int, n: int, waves: bool = False) -> int:
     reduction's wave mode), chunks of at least 16 wave steps."""
     if waves:
         wave = kernel.target.wave_size
-        resident = kernel.runtime.resident_grid(kernel.functions[2], GPU_BLOCK)
+        resident = kernel.runtime.resident_grid(kernel.code.functions[2], GPU_BLOCK)
         return max(1, min(-(-resident * GPU_BLOCK // wave // n_out), n // (16 * wave)))
     if kernel.is_gpu:
         threads = kernel.runtime.max_grid(kernel.index, GPU_BLOCK) * GPU_BLOCK
@@ -443,9 +421,8 @@ def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False)
     kernel = load(rdef.scan_spec(), device)
     _, rec_size = record_layout([d for _, _, d in rdef.fields])
     work = n_out * max(n, 1)
-    _fit_quick_tier(kernel, work)
-    if kernel.interp is None:  # (interpreted first calls: the compiled code is on its way)
-        kernel.count_call(work)
+    kernel.fit(work)
+    kernel.code.count(kernel, work)  # (one call: the scan's launches count once)
     src = (x._buf.ptr + x._offset, sk_in, x.strides[axis])
     waves = _scan_waves(kernel, shape_k, n, sk_in, x.strides[axis])
     n_chunks, chunk = _scan_cut(kernel, n_out, n, waves)
@@ -511,21 +488,14 @@ def _chunk_totals(kernel, entry: int, packer, cut, shape_k, src, outs, work, wav
 def _launch_items(kernel, entry: int, packer, items, values, work, waves: bool = False) -> None:
     """Launch entry ``entry`` of a scan's module over ``items`` (on the interpreter while
     the kernel's first calls run there)."""
-    interp = kernel.interp  # (read before ``functions``, which are set first)
+    code = kernel.code
     rt = kernel.runtime
-    if waves and interp is None:  # a wave per item, at most GPU_WAVE_ROUNDS rounds of resident blocks
-        fn = kernel.functions[entry]
-        grid = min(-(-items * kernel.target.wave_size // GPU_BLOCK), GPU_WAVE_ROUNDS * rt.resident_grid(fn, GPU_BLOCK))
-        rt.launch_packed(fn, grid, GPU_BLOCK, packer, items, values)
-        return
-    # a thread per item, at most four rounds of resident blocks (the host: one call)
-    grid = min(-(-items // GPU_BLOCK), 4 * rt.max_grid(kernel.index, GPU_BLOCK)) if kernel.is_gpu else 0
-    if interp is not None:
-        interp.launch(rt, entry, packer, items, values, grid, work)
-    elif kernel.is_gpu:
-        rt.launch_packed(kernel.functions[entry], grid, GPU_BLOCK, packer, items, values)
-    else:
-        rt.launch_packed(kernel.functions[entry], items, 1, packer, items, values, work=work)
+    if waves:  # a wave per item, at most GPU_WAVE_ROUNDS rounds of resident blocks (compiled code only)
+        grid = min(-(-items * kernel.target.wave_size // GPU_BLOCK),
+                   GPU_WAVE_ROUNDS * rt.resident_grid(code.functions[entry], GPU_BLOCK))
+    else:  # a thread per item, at most four rounds of resident blocks (the host: one call)
+        grid = min(-(-items // GPU_BLOCK), 4 * rt.max_grid(kernel.index, GPU_BLOCK)) if kernel.is_gpu else 0
+    code.launch_entry(kernel, entry, packer, items, values, grid, GPU_BLOCK, work)
 
 
 def _cast(x: Array, dtype) -> Array:
@@ -592,7 +562,7 @@ def _choose(kernel, shape_k, shape_r, n_red, inputs, source, simple=False, exact
         # one thread per (group of ``tile`` adjacent outputs, chunk of rows), vector loads;
         # threads for half a round of resident blocks: fewer, longer chunks measured faster
         # than a whole round or more (docs/benchmarks.md)
-        resident = kernel.runtime.resident_grid(kernel.functions[0], GPU_BLOCK)
+        resident = kernel.runtime.resident_grid(kernel.code.functions[0], GPU_BLOCK)
         threads = max(1, resident // 2) * GPU_BLOCK
         n_groups = -(-n_out // tile)
         n_chunks = max(1, min(-(-threads // n_groups), n_red // 64))
@@ -612,7 +582,7 @@ def _choose(kernel, shape_k, shape_r, n_red, inputs, source, simple=False, exact
         # chunks as the device holds waves of this entry at once (one round: a second,
         # partly filled round of waves costs more than the longer chunks)
         wave = kernel.target.wave_size
-        resident = kernel.runtime.resident_grid(kernel.functions[source], GPU_BLOCK)
+        resident = kernel.runtime.resident_grid(kernel.code.functions[source], GPU_BLOCK)
         waves = resident * GPU_BLOCK // wave
         quantum = wave * 16
         n_chunks = max(1, min(-(-waves // n_out), n_red // quantum))
@@ -712,7 +682,7 @@ class ReductionOp:
             plan = _plans.get(op_key)
         except (AttributeError, TypeError):  # not an array, or an unhashable axis
             plan = op_key = None
-        if plan is not None and not (plan.simple and not plan.kernel.simple):
+        if plan is not None and not (plan.simple and not plan.kernel.code.simple_loops):
             return plan.run((x,))[0]
         row = self.row
         if not isinstance(x, Array):

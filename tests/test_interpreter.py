@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import rocarray as ra
-from rocarray import _interpreter, _launch
+from rocarray import _interpreter, _launch, _tiers
 from rocarray.compiler import cache as cache_module
 from rocarray.compiler import interp
 from rocarray._elementwise import Ufunc
@@ -57,7 +57,7 @@ class _Modes:
         _launch._loaded.clear()
         try:
             out = fn()
-            ran = [k for k in _launch._loaded.values() if k.interp is not None]
+            ran = [k for k in _launch._loaded.values() if k.code.tier == "interpreted"]
         finally:
             _launch._loaded.clear()
             _launch._loaded.update(saved)
@@ -245,7 +245,7 @@ def test_a_first_call_is_interpreted_then_compiled(device, monkeypatch):
     first = k(x)
     loaded = [v for v in _launch._loaded.values() if v.spec.name.startswith("interp_sequence")]
     cache_module.drain_background()
-    assert loaded and all(v.interp is None for v in loaded)  # compiled code in place
+    assert loaded and all(v.code.tier != "interpreted" for v in loaded)  # compiled code in place
     second = k(x)
     _same_bits(first, second, "first and later calls")
     # (x * x - 3 is one fma where the device contracts: within an ulp of NumPy's rounding)
@@ -365,14 +365,14 @@ def test_parameters_fit_or_fall_back(modes):
 
 def host_leaving(monkeypatch) -> list:
     """The host's interpreter serving every first call (none found in a cache), and the
-    list of the kernels that then leave it for compiled code (``_leave_interpreter``)."""
+    list of the kernels that then leave it for compiled code (``_tiers.leave_interpreter``)."""
     needs_interpreter(ra.Device("cpu"))
     monkeypatch.setattr(_interpreter, "ON_HOST", True)
     monkeypatch.setattr(_interpreter, "ENABLED", True)
     monkeypatch.setattr(cache_module.default_cache(), "lookup", lambda key, target, quick=None: None)
     left = []
-    leave = _launch.LoadedKernel._leave_interpreter
-    monkeypatch.setattr(_launch.LoadedKernel, "_leave_interpreter", lambda self: (left.append(self), leave(self)))
+    leave = _tiers.leave_interpreter
+    monkeypatch.setattr(_tiers, "leave_interpreter", lambda kernel: (left.append(kernel), leave(kernel))[1])
     return left
 
 
@@ -385,10 +385,10 @@ def test_a_large_first_call_on_the_host_loads_compiled_code(monkeypatch):
     small = ra.asarray(np.arange(10, dtype=np.float64), device=device)
     np.testing.assert_array_equal(k(small).get(), small.get() * 3 + 1)   # interpreted
     assert not left
-    n = _launch.HOST_INTERPRETED_MOST + 1
+    n = _tiers.POLICY.host_interpreted_most + 1
     big = ra.asarray(np.arange(n, dtype=np.float32), device=device)
     y = k(big)
-    assert len(left) == 1 and left[0].interp is None and left[0].function is not None
+    assert len(left) == 1 and left[0].code.tier != "interpreted" and left[0].code.function is not None
     np.testing.assert_allclose(y.get(), big.get() * 3 + 1, rtol=1e-7)
     cache_module.drain_background()
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import rocarray as ra
-from rocarray import _interpreter, _launch, _reduction
+from rocarray import _interpreter, _launch, _reduction, _tiers
 from rocarray.compiler import cache as cache_module
 from conftest import ALL_DTYPES
 from test_interpreter import _data, _same_bits, host_leaving, needs_interpreter
@@ -30,7 +30,7 @@ class _Tiers:
         loaded, plans = dict(_launch._loaded), dict(_reduction._plans)
         mp.setattr(_interpreter, "ON_HOST", True)
         mp.setattr(_interpreter, "ENABLED", interpreted)
-        mp.setattr(_reduction, "HOST_INTERPRETED_WORK", 1 << 40)
+        mp.setattr(_tiers.POLICY, "host_interpreted_work", 1 << 40)
         mp.setattr(cache_module, "compile_in_background", lambda job, quiet=True: None)
         # (the quick tier's code is then compiled, or found in memory under its own target)
         mp.setattr(cache_module.default_cache(), "lookup", lambda key, target, quick=None: None)
@@ -38,8 +38,8 @@ class _Tiers:
         _reduction._plans.clear()
         try:
             out = fn()
-            ran = [k for k in _launch._loaded.values() if k.interp is not None]
-            quick = all(k.simple for k in _launch._loaded.values())
+            ran = [k for k in _launch._loaded.values() if k.code.tier == "interpreted"]
+            quick = all(k.code.simple_loops for k in _launch._loaded.values())
         finally:
             _launch._loaded.clear()
             _launch._loaded.update(loaded)
@@ -197,9 +197,9 @@ def test_a_first_reduction_is_interpreted_then_compiled(device, monkeypatch):
     a = ra.asarray(x, device=device)
     first = red(a, axis=1)
     loaded = [v for v in _launch._loaded.values() if v.spec.name.startswith("interp_red_seq")]
-    assert loaded and loaded[0].interp is not None
+    assert loaded and loaded[0].code.tier == "interpreted"
     cache_module.drain_background()
-    assert loaded[0].interp is None and not loaded[0].simple and loaded[0].functions
+    assert loaded[0].code.tier != "interpreted" and not loaded[0].code.simple_loops and loaded[0].code.functions
     second = red(a, axis=1)
     want = 2 * x.sum(axis=1) - 1
     np.testing.assert_allclose(first.get(), want, rtol=1e-12)
@@ -214,9 +214,9 @@ def test_a_large_first_reduction_on_the_host_loads_compiled_code(monkeypatch):
     small = np.arange(100, dtype=np.int64)
     assert int(red(ra.asarray(small, device=device)).get()) == 99    # interpreted
     assert not left
-    big = np.arange(_reduction.HOST_INTERPRETED_WORK + 1, dtype=np.int64)[::-1].copy()
+    big = np.arange(_tiers.POLICY.host_interpreted_work + 1, dtype=np.int64)[::-1].copy()
     assert int(red(ra.asarray(big, device=device)).get()) == big.size - 1
-    assert len(left) == 1 and left[0].interp is None and left[0].functions
+    assert len(left) == 1 and left[0].code.tier != "interpreted" and left[0].code.functions
 
 
 def test_records_larger_than_the_interpreter_keeps_are_compiled(tiers):

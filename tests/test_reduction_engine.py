@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import rocarray as ra
+from rocarray import _tiers
 from rocarray._reduction import HOST_CHUNK, ReductionDef, reduce
 from conftest import ALL_DTYPES, NUMERIC_DTYPES, random_array
 
@@ -351,7 +352,7 @@ def test_both_tiers_agree(device):
     drain_background()
     kernel = load(rdef.spec(), device)
     if device.kind == "cpu" or kernel.target.quick_tier is not None:
-        assert not kernel.simple
+        assert not kernel.code.simple_loops
     y, k = reduce(rdef, [xd], axis=1)
     results.append((y.get(), k.get()))
     for y, k in results:
@@ -489,19 +490,19 @@ class _FakeGPU:
 
     is_gpu = True
     index = 0
-    interp = None  # (scans have no interpreter tier)
-
     def __init__(self, wave, simple=False):
         from types import SimpleNamespace
 
         self.target = SimpleNamespace(wave_size=wave)
-        self.simple = simple
-        self.functions = ("entry", "entry_c", "entry_s", "entry_r")
+        functions = ("entry", "entry_c", "entry_s", "entry_r")
+        self.code = _tiers.QuickCode(functions, 0) if simple else _tiers.FullCode(functions, 0)
+        if simple:
+            self.code.calls = -1  # (no tier-up: the plan is what is checked)
         self.runtime = self
         self.launches = []
         self.packer = None
 
-    def count_call(self, n):
+    def fit(self, work):
         pass
 
     def resident_grid(self, fn, block):

@@ -22,7 +22,7 @@ class QuickTierBuilder:
         ``EntryParams``, the item loop (the builder in its body) and its step: on GPUs a
         grid-stride loop over ``n_items`` after one check that the launch fits the 32-bit
         index arithmetic (it traps otherwise); on the host the items ``start .. stop`` of
-        the call (the launcher never hands the quick tier more: ``_fit_quick_tier``)."""
+        the call (the launcher never hands the quick tier more: ``LoadedKernel.fit``)."""
         target = self.target
         if not target.facts.emits_grid:
             fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]), self.entry)

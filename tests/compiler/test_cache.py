@@ -492,7 +492,7 @@ for _ in range(int(sys.argv[1])):
 info = cache.info()  # (after the writes and tier-ups queued so far)
 (kernel,) = [k for k in _launch._loaded.values() if k.spec.name == "add"]
 print(len(reads), info["disk_hits"], info["disk_misses"], info["compiled"], info["upgraded"],
-      "quick" if kernel.calls >= 0 else "full")
+      "quick" if kernel.code.calls >= 0 else "full")
 """
 
 

@@ -248,26 +248,37 @@ def test_scan_float32(gpu):
 
 
 def test_launches_past_the_32_bit_limit_run_the_full_tier():
-    from rocarray._reduction import _fit_quick_tier
+    from rocarray import _tiers
     from rocarray.compiler.skeletons import SIMPLE_LOOP_MAX_ELEMENTS
 
     class Kernel:
-        simple, is_gpu, upgraded, interp = True, True, 0, None
+        is_gpu, upgraded = True, 0
 
-        def upgrade_now(self):
-            self.upgraded += 1
-            self.simple = False
+        def __init__(self):
+            self.code = _tiers.QuickCode(("quick",), 0)
 
-    k = Kernel()
-    _fit_quick_tier(k, SIMPLE_LOOP_MAX_ELEMENTS)
-    assert k.upgraded == 0 and k.simple
-    _fit_quick_tier(k, SIMPLE_LOOP_MAX_ELEMENTS + 1)
-    assert k.upgraded == 1 and not k.simple
-    host = Kernel()
-    host.is_gpu = False  # the host quick tier indexes in 32 bits too
-    _fit_quick_tier(host, 2**40)
-    assert host.upgraded == 1
-    full = Kernel()
-    full.simple = False  # full-tier code takes any size
-    _fit_quick_tier(full, 2**40)
-    assert full.upgraded == 0
+        def fit(self, work):
+            self.code.fit(self, work)
+
+    def upgrade(kernel):
+        kernel.upgraded += 1
+        kernel.code = _tiers.FullCode(("full",), 0)
+
+    _tiers_upgrade = _tiers.upgrade
+    _tiers.upgrade = upgrade
+    try:
+        k = Kernel()
+        k.fit(SIMPLE_LOOP_MAX_ELEMENTS)
+        assert k.upgraded == 0 and k.code.simple_loops
+        k.fit(SIMPLE_LOOP_MAX_ELEMENTS + 1)
+        assert k.upgraded == 1 and not k.code.simple_loops
+        host = Kernel()
+        host.is_gpu = False  # the host quick tier indexes in 32 bits too
+        host.fit(2**40)
+        assert host.upgraded == 1
+        full = Kernel()
+        full.code = _tiers.FullCode(("full",), 0)  # full-tier code takes any size
+        full.fit(2**40)
+        assert full.upgraded == 0
+    finally:
+        _tiers.upgrade = _tiers_upgrade

@@ -253,11 +253,11 @@ def test_nd_launches_of_quick_code_go_through_the_row_driver(monkeypatch):
     """Through the launcher: a quick-tier kernel (1-D entry) on N-d layouts, split over
     threads (over 2^18 elements), body reading the flat index; NumPy gives the answer."""
     import rocarray as ra
-    from rocarray import _launch
+    from rocarray import _launch, _tiers
 
     # no tier-up during the test: the launch must run the quick tier's code
-    monkeypatch.setattr(_launch, "TIER_UP_ELEMENTS", 1 << 40)
-    monkeypatch.setattr(_launch, "TIER_UP_CALLS", 1 << 40)
+    monkeypatch.setattr(_tiers.POLICY, "tier_up_elements", 1 << 40)
+    monkeypatch.setattr(_tiers.POLICY, "tier_up_calls", 1 << 40)
     dev = ra.Device("cpu")
     rng = np.random.default_rng(11)
     k = _fresh_kernel("threads")
@@ -266,7 +266,7 @@ def test_nd_launches_of_quick_code_go_through_the_row_driver(monkeypatch):
     x, y = ra.asarray(a, device=dev), ra.asarray(b, device=dev)
     r = k(x.T, y)  # transposed: no dimension merges, 448,000 elements
     loaded = [v for (spec_key, d), v in _launch._loaded.items() if v.spec.name == "rows_threads"]
-    assert loaded and loaded[0].simple and loaded[0]._rows is not None  # quick code, row by row
+    assert loaded and loaded[0].code.simple_loops and loaded[0].code.rows is not None  # quick code, row by row
     idx = np.arange(a.size, dtype=np.float32).reshape(700, 640)
     np.testing.assert_allclose(np.asarray(r), a.T * b - idx, rtol=1e-5, atol=1e-2)
 

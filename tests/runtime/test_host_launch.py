@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import rocarray as ra
+from rocarray import _tiers
 from rocarray.runtime.host import HostRuntime
 
 
@@ -94,10 +95,12 @@ def test_direct_launches_count_quick_tier_calls(monkeypatch):
     drain_background()  # (compiled code in place, if the interpreter ran the first call)
     run = ra.subtract._plans[(ra.int16, ra.int16, x.device)].run_contiguous.__self__
     assert run.direct_below == HostRuntime.small_launch
-    assert run.kernel.interp is None
+    assert run.kernel.code.tier != "interpreted"
     counted = []
-    monkeypatch.setattr(run.kernel, "calls", 3)  # as quick-tier code that has run 3 times
-    monkeypatch.setattr(type(run.kernel), "count_call", lambda self, n: counted.append(n))
+    quick = _tiers.QuickCode(run.kernel.code.functions, run.kernel.code.max_grid)
+    quick.calls = 3  # as quick-tier code that has run 3 times
+    monkeypatch.setattr(run.kernel, "code", quick)
+    monkeypatch.setattr(_tiers.QuickCode, "count", lambda self, kernel, n: counted.append(n))
     np.testing.assert_array_equal(ra.asnumpy(x - x), np.zeros(50, np.int16))
     assert counted == [50]
     big = ra.asarray(np.ones(HostRuntime.small_launch, np.int16), device="cpu")

@@ -16,7 +16,7 @@ import types
 import numpy as np
 import pytest
 
-from rocarray import _launch
+from rocarray import _launch, _tiers
 from rocarray._launch import KernelSpec, LoadedKernel, SIMPLE_LOOP_MAX_ELEMENTS
 from rocarray.compiler.abi import Operand
 from rocarray.targets.base import MAX_DIMS
@@ -81,7 +81,8 @@ def _kernel(quick=True, is_gpu=True, reduction=False):
                       packer=_launch.pack_format(ops) if reduction else None)
     target = types.SimpleNamespace(is_gpu=is_gpu, jit_opt=None)
     device = types.SimpleNamespace(index=0)
-    return LoadedKernel(spec, device, _Runtime(), b"quick", target, quick=quick)
+    rt = _Runtime()
+    return LoadedKernel(spec, device, rt, target, _tiers.compiled_code(spec, rt, target, b"quick", quick))
 
 
 def test_quick_code_gets_one_thread_per_element(cache, monkeypatch):
@@ -89,7 +90,7 @@ def test_quick_code_gets_one_thread_per_element(cache, monkeypatch):
 
     monkeypatch.setattr(cache_module, "compile_in_background", lambda job, quiet=True: None)
     k = _kernel()
-    assert k.thread_per_element
+    assert k.code.per_element
     n = 1000 * 256 + 1
     k.launch(n, _values(n))  # beyond the one-wave cap of 1000 blocks (and hot)
     assert k.runtime.launches == [(b"quick", 1001, 256, 1000 * 256 + 1)]
@@ -105,17 +106,17 @@ def test_small_launches_stay_on_quick_code_and_its_grid(cache):
 
 def test_hot_kernel_is_upgraded_and_capped_again(cache):
     k = _kernel()
-    n = _launch.TIER_UP_ELEMENTS * 64
+    n = _tiers.POLICY.tier_up_elements * 64
     k.launch(n, _values(n))  # hot at once: upgraded (here: before launching)
-    assert not k.thread_per_element and not k.simple
+    assert not k.code.per_element and not k.code.simple_loops
     k.launch(n, _values(n))
-    assert k.runtime.launches[-1] == (b"full", 1000, 256, _launch.TIER_UP_ELEMENTS * 64)
+    assert k.runtime.launches[-1] == (b"full", 1000, 256, _tiers.POLICY.tier_up_elements * 64)
     # many more elements: blocks for about GPU_GRID_TRIPS vector trips per thread
     n = 1000 * k.round_elements * 5 + 1
     k.launch(n, _values(n))
     assert k.runtime.launches[-1] == (b"full", 5001, 256, n)
     # (float32: 4 lanes, two vectors per trip)
-    assert k.round_elements == 256 * 4 * 2 * _launch.GPU_GRID_TRIPS
+    assert k.round_elements == 256 * 4 * 2 * _tiers.GPU_GRID_TRIPS
 
 
 def test_more_elements_than_the_quick_kernel_takes_runs_the_full_tier(cache, monkeypatch):
@@ -128,7 +129,7 @@ def test_more_elements_than_the_quick_kernel_takes_runs_the_full_tier(cache, mon
     k.launch(n, _values(n))
     assert k.runtime.launches == [(b"full", -(-n // k.round_elements), 256, n)]
     assert cache.compiled == [(k.spec.key, "upgraded")]
-    assert not k.thread_per_element and k.calls == -1
+    assert not k.code.per_element and k.code.calls == -1
 
 
 def test_background_upgrade_in_flight_does_not_reach_the_quick_kernel(cache, monkeypatch):
@@ -137,8 +138,8 @@ def test_background_upgrade_in_flight_does_not_reach_the_quick_kernel(cache, mon
     pending = []
     monkeypatch.setattr(cache_module, "compile_in_background", lambda job, quiet=True: pending.append(job))
     k = _kernel()
-    k.launch(_launch.TIER_UP_ELEMENTS, _values(_launch.TIER_UP_ELEMENTS))  # starts the upgrade
-    assert pending and k.calls == -1 and k.thread_per_element
+    k.launch(_tiers.POLICY.tier_up_elements, _values(_tiers.POLICY.tier_up_elements))  # starts the upgrade
+    assert pending and k.code.calls == -1 and k.code.per_element
     n = SIMPLE_LOOP_MAX_ELEMENTS + 1
     k.launch(n, _values(n))  # must not run quick code
     assert k.runtime.launches[-1][0] == b"full"
@@ -147,7 +148,7 @@ def test_background_upgrade_in_flight_does_not_reach_the_quick_kernel(cache, mon
 @pytest.mark.parametrize("case", ["full tier", "host", "reduction"])
 def test_other_kernels_keep_the_capped_grid(cache, case):
     k = _kernel(quick=case != "full tier", is_gpu=case != "host", reduction=case == "reduction")
-    assert not k.thread_per_element
+    assert not k.code.per_element
     if case == "reduction":
         return  # reductions launch through their plans, with their own grids
     k.launch(1000 * 256 + 1, _values(1000 * 256 + 1))
@@ -256,11 +257,11 @@ def test_contiguous_runs_past_32_bit_offsets_run_the_full_tier(cache, monkeypatc
     device = types.SimpleNamespace(index=0, runtime=rt)
     target = types.SimpleNamespace(is_gpu=True, jit_opt=None)
     arrays = [types.SimpleNamespace(_buf=types.SimpleNamespace(ptr=4096), _offset=0)] * 2
-    k = LoadedKernel(spec, device, rt, b"quick", target, quick=True)
+    k = LoadedKernel(spec, device, rt, target, _tiers.compiled_code(spec, rt, target, b"quick", True))
     runner = _launch.ContiguousRunner(k, ops, np.dtype("float32"))
     most = (2**31 - 1) // 8 + 1  # float64: (n - 1) * 8 <= 2^31 - 1
     assert runner.quick_most == most
     runner(arrays, (most,), most)
     assert rt.launches[-1][0] == b"quick"
     runner(arrays, (most + 1,), most + 1)
-    assert rt.launches[-1][0] == b"full" and not k.thread_per_element
+    assert rt.launches[-1][0] == b"full" and not k.code.per_element
