@@ -52,14 +52,11 @@ class NotInterpretable(Exception):
     """The body uses something the interpreter does not run (it is compiled instead)."""
 
 
+_FLOAT_NAMES = {ir.HalfType: "f16", ir.FloatType: "f32", ir.DoubleType: "f64"}
+
+
 def float_name(ty) -> str | None:
-    if isinstance(ty, ir.HalfType):
-        return "f16"
-    if isinstance(ty, ir.FloatType):
-        return "f32"
-    if isinstance(ty, ir.DoubleType):
-        return "f64"
-    return None
+    return _FLOAT_NAMES.get(type(ty))
 
 
 def scalar_name(ty) -> str:

@@ -298,27 +298,24 @@ def _conj(lw, node, args):
     return a   # Note: std::conj of a real is complex; NumPy's conj keeps reals real
 
 
-def _arg(lw, node, args):
-    _arity(lw, node, args, 1, node.name)
-    a = args[0]
-    if a.t.kind == "c":
-        comp = a.t.component
-        re, im = lw.cparts(a)
-        return Value(lw.call_math("atan2", comp, [im, re]), comp)
-    rt, ct, (x,) = _real_operands(lw, node, args, False)
-    r = lw.call_math("atan2", ct, [ir.Constant(ct.ir, 0.0), x])
-    return lw.convert(Value(r, ct), rt, node)
+def _of_parts(of_complex, of_real):
+    """A one-argument function of a complex number's parts, or of a real number computed in
+    its float type and converted back (``arg``, ``norm``)."""
+    def lower(lw, node, args):
+        _arity(lw, node, args, 1, node.name)
+        a = args[0]
+        if a.t.kind == "c":
+            comp = a.t.component
+            return Value(of_complex(lw, comp, *lw.cparts(a)), comp)
+        rt, ct, (x,) = _real_operands(lw, node, args, False)
+        return lw.convert(Value(of_real(lw, ct, x), ct), rt, node)
+    return lower
 
 
-def _norm(lw, node, args):
-    _arity(lw, node, args, 1, node.name)
-    a = args[0]
-    if a.t.kind == "c":
-        comp = a.t.component
-        re, im = lw.cparts(a)
-        return Value(lw.fadd(lw.fmul(re, re), lw.fmul(im, im)), comp)
-    rt, ct, (x,) = _real_operands(lw, node, args, False)
-    return lw.convert(Value(lw.fmul(x, x), ct), rt, node)
+_arg = _of_parts(lambda lw, t, re, im: lw.call_math("atan2", t, [im, re]),
+                 lambda lw, t, x: lw.call_math("atan2", t, [ir.Constant(t.ir, 0.0), x]))
+_norm = _of_parts(lambda lw, t, re, im: lw.fadd(lw.fmul(re, re), lw.fmul(im, im)),
+                  lambda lw, t, x: lw.fmul(x, x))
 
 
 def _polar(lw, node, args):

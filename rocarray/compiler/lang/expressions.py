@@ -224,20 +224,11 @@ class ExpressionLowering:
             x = self.convert(a, t, node).v
             y = self.convert(b, t, node).v
             if t.kind == "f":
-                if op == "+":
-                    return Value(self.fadd(x, y), t)
-                if op == "-":
-                    return Value(self.fsub(x, y), t)
-                if op == "*":
-                    return Value(self.fmul(x, y), t)
-                return Value(self.fdiv(x, y), t)
-            if op == "+":
-                return Value(bld.add(x, y), t)
-            if op == "-":
-                return Value(bld.sub(x, y), t)
-            if op == "*":
-                return Value(bld.mul(x, y), t)
-            return Value(self.int_divrem("/", x, y, t), t)
+                build = {"+": self.fadd, "-": self.fsub, "*": self.fmul, "/": self.fdiv}[op]
+                return Value(build(x, y), t)
+            if op == "/":
+                return Value(self.int_divrem("/", x, y, t), t)
+            return Value({"+": bld.add, "-": bld.sub, "*": bld.mul}[op](x, y), t)
         if op in ("==", "!=", "<", ">", "<=", ">="):
             t = arith_type(ta, tb)
             x = self.convert(a, t, node).v
