@@ -12,7 +12,8 @@ import struct
 import numpy as np
 
 from ._dtypes import as_dtype, int_bounds
-from .targets.base import MAX_DIMS
+from .compiler import abi
+from .compiler.abi import MAX_DIMS
 
 
 _SCALAR_CODES = {
@@ -136,37 +137,23 @@ _packers: dict = {}  # (kind, scalar dtype or None) per operand -> struct.Struct
 def _pack_format(operands) -> struct.Struct:
     if _ARRAY_KINDS.issuperset([op.kind for op in operands]):
         # arrays only (most ops): every field a word, no padding
-        return struct.Struct(_HEAD_FIELDS + _ARRAY_FIELDS * len(operands))
-    fmt = [_HEAD_FIELDS]  # n, ndim, shape
-    size = 16 + 8 * MAX_DIMS
+        return struct.Struct(abi.HEAD_FORMAT + abi.ARRAY_FORMAT * len(operands))
+    fmt = [abi.HEAD_FORMAT]  # n, ndim, shape
+    size = abi.HEAD_BYTES
     for op in operands:
-        kind = op.kind
-        if kind == "in" or kind == "out":  # a pointer and the strides
-            align, code, nbytes = 8, _ARRAY_FIELDS, 8 + 8 * MAX_DIMS
-        elif kind == "raw":  # a pointer, offset, size, shape and strides
-            align, code, nbytes = 8, _RAW_FIELDS, 24 + 16 * MAX_DIMS
-        else:
-            dtype = op.dtype
-            align = max(dtype.itemsize // (2 if dtype.kind == "c" else 1), 1)
-            code, nbytes = _scalar_code(dtype), dtype.itemsize
+        kind, nbytes, align = abi.field_layout(op)
         pad = -size % align
         if pad:
             fmt.append(f"{pad}x")
-        fmt.append(code)
+        fmt.append(_FIELD_FORMATS[kind] if kind != "scalar" else _scalar_code(op.dtype))
         size += pad + nbytes
     return struct.Struct("".join(fmt))
 
 
-_HEAD_FIELDS = f"<qq{MAX_DIMS}q"
-
-
 _ARRAY_KINDS = frozenset(("in", "out"))
-
-
-_ARRAY_FIELDS = f"Q{MAX_DIMS}q"
-
-
-_RAW_FIELDS = f"Qqq{MAX_DIMS}q{MAX_DIMS}q"
+#: an array operand's fields (pointer, strides) and a raw one's (pointer, size, ndim, shape,
+#: strides) as ``struct`` codes; a scalar's is its dtype's own
+_FIELD_FORMATS = {"in": abi.ARRAY_FORMAT, "out": abi.ARRAY_FORMAT, "raw": abi.RAW_FORMAT}
 
 
 def stride_positions(operands) -> tuple:
