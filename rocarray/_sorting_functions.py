@@ -1,14 +1,16 @@
-"""``sort`` and ``argsort``: a stable merge sort of each line, written in the kernel language.
+"""``sort`` and ``argsort``: a stable radix sort of each line (rocarray/_radix.py), and a
+merge sort written in the kernel language for short lines.
 
-The sorted axis is moved last and copied to a contiguous work array; one kernel item per
-line sorts it with a bottom-up merge sort (runs of width 1, 2, 4, ... merged between the
-work array and a scratch array of the same shape, taking the right element only when it
-comes strictly before the left one: stable).  NaN sorts last ascending and first
-descending, equal elements keep their order either way (the standard's stable sort);
-complex numbers sort as NumPy's do (finite parts by real then imaginary part, then
-values with a NaN imaginary part, a NaN real part, both).  The
-same kernels run on every device; each line is one thread on a GPU, so a GPU sorts many
-short lines well and one long line slowly (no parallel merge or radix sort yet).
+The sorted axis is moved last and copied to a contiguous work array of lines.  Lines of
+``RADIX_MIN_LINE`` elements or more go to the radix sort (``argsort`` carries the indices
+as its payload); shorter ones are sorted by one kernel item per line with a bottom-up merge
+sort (runs of width 1, 2, 4, ... merged between the work array and a scratch array of the
+same shape, taking the right element only when it comes strictly before the left one:
+stable), where the radix sort's 256 counters per line would cost more than the line.
+NaN sorts last ascending and first descending, equal elements keep their order either way
+(the standard's stable sort); ``-0.0`` and ``+0.0`` are equal; complex numbers sort as
+NumPy's do (finite parts by real then imaginary part, then values with a NaN imaginary
+part, a NaN real part, both).  The same kernels run on every device.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ._copy import contiguous
 from ._creation_functions import arange
 from ._data_type_functions import astype
 from ._elementwise import copy_array
+from ._radix import radix_sort
 from ._user_kernels import ElementwiseKernel
 from ._views import broadcast_to, moveaxis, normalize_axes
 
@@ -81,6 +84,9 @@ _ARG_BACK = """a[base + k] = t[base + k]; ai[base + k] = ti[base + k];"""
 
 _kernels: dict = {}
 
+#: lines at least this long are radix sorted; shorter ones merge sorted per line
+RADIX_MIN_LINE = 256
+
 
 def _kernel(kind: str, arg: bool) -> ElementwiseKernel:
     k = _kernels.get((kind, arg))
@@ -121,26 +127,50 @@ def _finish(y: Array, axis: int) -> Array:
 
 
 def sort(x, /, *, axis=-1, descending=False, stable=True):
-    """``x`` sorted along ``axis`` (NaN last; ``descending`` reverses the order and puts NaN
-    first); always stable."""
+    """``x`` sorted along ``axis``, a new array of ``x``'s shape and dtype.
+
+    ``axis``: the axis to sort along (negative counts from the end); ``descending``: largest
+    first; ``stable`` is accepted and the sort is always stable (equal elements keep their
+    order, also when descending, as the standard defines it).  NaN sorts last (first when
+    descending), ``-0.0`` equals ``+0.0``, complex values sort as NumPy's (by real part,
+    then imaginary part, values with NaN parts last).  Unlike NumPy, a 0-d ``x`` is a
+    ``ValueError`` (the standard's rule) and ``axis=None`` is not accepted.
+
+    >>> rocarray.sort(rocarray.asarray([3.0, float("nan"), -1.0, 2.0]))
+    Array([-1.,  2.,  3., nan], dtype=float32)
+    """
     axis, work, kind = _prepare("sort", x, axis, descending, stable)
     n = work.shape[-1]
     if work.size and n > 1:
         lines = _prod(work.shape[:-1])
+        if n >= RADIX_MIN_LINE:
+            out, _ = radix_sort(work.reshape((lines, n)), None, descending)
+            return _finish(out.reshape(work.shape), axis)
         scratch = Array._empty(work.shape, work.dtype, work.device)
         _kernel(kind, False)(scratch, n, descending, work, size=lines)
     return _finish(work, axis)
 
 
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
-    """The indices (int64) that sort ``x`` along ``axis``: stable, NaN last (first when
-    ``descending``), equal elements in their original order."""
+    """The indices (int64) that sort ``x`` along ``axis``: ``take_along_axis(x,
+    argsort(x, axis=axis), axis=axis)`` equals ``sort(x, axis=axis)``.
+
+    Always stable: equal elements keep their input order, also when ``descending`` (the
+    standard's definition, which is not ``flip(argsort(x))``).  NaN sorts last (first when
+    descending); the order is ``sort``'s.  A 0-d ``x`` is a ``ValueError``.
+
+    >>> rocarray.argsort(rocarray.asarray([3, 1, 2, 1]), descending=True)
+    Array([0, 2, 1, 3], dtype=int64)
+    """
     axis, work, kind = _prepare("argsort", x, axis, descending, stable)
     n = work.shape[-1]
     idx = contiguous(broadcast_to(astype(arange(n, device=work.device), _int64()), work.shape))
     if work.size == 0 or n <= 1:
         return _finish(idx, axis)
     lines = _prod(work.shape[:-1])
+    if n >= RADIX_MIN_LINE:
+        _, order = radix_sort(work.reshape((lines, n)), idx.reshape((lines, n)), descending)
+        return _finish(order.reshape(work.shape), axis)
     scratch = Array._empty(work.shape, work.dtype, work.device)
     scratch_idx = Array._empty(work.shape, idx.dtype, work.device)
     _kernel(kind, True)(scratch, scratch_idx, n, descending, work, idx, size=lines)

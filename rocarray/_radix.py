@@ -1,0 +1,244 @@
+"""The stable LSD radix sort behind ``sort``, ``argsort`` and the set functions: keys with
+an optional int64 payload, sorted along the rows of a ``(rows, L)`` array, on every device.
+
+Each element's key is an unsigned integer that orders as NumPy orders the values (the key
+transforms below), cut into 8-bit digits; one pass per digit moves the elements stably by
+that digit, least significant first.  A row is cut into tiles; one kernel item owns a tile:
+
+1. ``rk_radix_hist``: each item counts the digits of its tile (a 256-bin histogram on the
+   item's stack) and writes the counts digit-major per row, ``counts[row, digit, tile]``.
+   The first call counts every digit position at once (the onesweep layout of one
+   histogram pass over all digits), so that the digit positions where all keys agree are
+   skipped: the only value read back is that ``(digits, 256)`` total, to pick the passes.
+2. an inclusive ``cumulative_sum`` of each row's counts, digit-major: where each
+   (digit, tile) pair starts in the row;
+3. ``rk_radix_scatter``: each item walks its tile in order and puts every element at the
+   next free place of its digit (so equal digits keep their order: stable).
+
+The same kernels run on every device (thin specialization: one kernel per key dtype and
+payload; sizes, tiles and digit positions are run-time arguments).  On the host an item is
+launched at every ``S``-th index of a range as long as the data (items between do nothing),
+so that the launcher splits the tiles across its threads as it splits elementwise work; on
+a GPU an item is one thread.
+
+Key transforms: unsigned and bool as they are; signed integers offset by half their range;
+floats by their bits (negative values complemented, positive ones with the sign bit set),
+with ``-0.0`` read as ``+0.0`` (equal, so their order is kept) and every NaN one largest key
+(last, in input order); float16 through float32 (exact).  Complex numbers order as NumPy's
+do: values without NaN by real then imaginary part, then those with a NaN imaginary part
+(by real part), a NaN real part (by imaginary part), both -- a class digit above the two
+parts' digits, and the parts that do not count for a class read as zero.  ``descending``
+complements every digit: the order reverses while equal keys keep their input order, as
+the standard's stable descending sort asks (NaN then comes first).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._array_object import Array
+from ._statistical_functions import cumulative_sum, sum as _sum
+from ._user_kernels import ElementwiseKernel
+
+_FLOAT32_KEY = """
+__device__ unsigned long long rk_fkey(float f) {
+    if (isnan(f)) return 0xFFFFFFFFull;       // every NaN: the largest key, last
+    if (f == 0.0f) f = 0.0f;                  // -0.0 and +0.0 are equal
+    unsigned int b = __float_as_uint(f);
+    return (unsigned long long)((b & 0x80000000u) != 0 ? ~b : (b | 0x80000000u));
+}
+"""
+_FLOAT64_KEY = """
+__device__ unsigned long long rk_fkey(double f) {
+    if (isnan(f)) return 0xFFFFFFFFFFFFFFFFull;
+    if (f == 0.0) f = 0.0;
+    unsigned long long b = (unsigned long long)__double_as_longlong(f);
+    return (b & 0x8000000000000000ull) != 0 ? ~b : (b | 0x8000000000000000ull);
+}
+"""
+_REAL_DIGIT = """
+__device__ int rk_digit(T v, int d) { return (int)((KEY >> (RB * d)) & (unsigned long long)RMASK); }
+"""
+# the class digit is digit 2 * PD; PD digits per part
+_COMPLEX_DIGIT = """
+__device__ int rk_digit(T z, int d) {
+    int cls = (isnan(real(z)) ? 2 : 0) + (isnan(imag(z)) ? 1 : 0);
+    if (d == 2 * PD) return cls;
+    if (d >= PD) return cls >= 2 ? 0 : (int)((rk_fkey(real(z)) >> (RB * (d - PD))) & (unsigned long long)RMASK);
+    return (cls & 1) != 0 ? 0 : (int)((rk_fkey(imag(z)) >> (RB * d)) & (unsigned long long)RMASK);
+}
+"""
+_DIGIT = """
+__device__ int rk_dig(T v, int d, bool desc) { int g = rk_digit(v, d); return desc ? RMASK - g : g; }
+"""
+
+# The tile of item i: rows of L elements, tpr tiles of ts elements per row.
+_TILE = """
+if ((i & (S - 1)) != 0) return;
+long t = i / S;
+if (t >= rows * tpr) return;
+long r = t / tpr;
+long k = t - r * tpr;
+long lo = r * L + k * ts;
+long hi = min(lo + ts, r * L + L);
+"""
+_HIST = _TILE + """
+int h[NDRB];
+for (int g = 0; g < nd * RBINS; g++) h[g] = 0;
+for (long j = lo; j < hi; j++) {
+    T v = a[j];
+    for (int dd = 0; dd < nd; dd++) h[dd * RBINS + rk_dig(v, (int)(d0 + dd), desc)] += 1;
+}
+for (long dd = 0; dd < nd; dd++) {
+    long base = (dd * rows + r) * RBINS * tpr + k;
+    for (int g = 0; g < RBINS; g++) counts[base + g * tpr] = h[dd * RBINS + g];
+}
+"""
+_SCATTER = _TILE + """
+long o[RBINS];
+long base = r * RBINS * tpr + k;
+for (int g = 0; g < RBINS; g++) {
+    long q = base + g * tpr;
+    o[g] = inc[q] - cnt[q] + r * L;
+}
+for (long j = lo; j < hi; j++) {
+    T v = a[j];
+    int g = rk_dig(v, (int)d, desc);
+    long p = o[g];
+    o[g] = p + 1;
+    b[p] = v;
+    MOVE
+}
+"""
+_GEOMETRY = "int64 rows, int64 L, int64 tpr, int64 ts, int64 S"
+
+#: elements of a tile: on the host, a tile (and its 256 counters) stays in the core's
+#: cache between the counting and the moving; on a GPU, one thread walks a tile
+HOST_TILE = 1 << 14
+GPU_TILE = 1 << 12
+
+
+#: bits of one digit: a pass per digit, ``BINS`` counters per tile
+RADIX_BITS = 8
+BINS = 1 << RADIX_BITS
+
+
+def _part_digits(bits: int) -> int:
+    return -(-bits // RADIX_BITS)
+
+
+def key_digits(dtype: np.dtype) -> int:
+    """The number of digits of ``dtype``'s sort key."""
+    if dtype.kind == "c":
+        return 2 * _part_digits(4 * dtype.itemsize) + 1  # two parts and the class digit
+    if dtype.kind == "f":
+        return _part_digits(8 * max(dtype.itemsize, 4))  # float16 through float32
+    return _part_digits(8 * dtype.itemsize)
+
+
+def _preamble(dtype: np.dtype) -> tuple[str, str]:
+    """(a name for the key transform, the preamble defining ``rk_dig``) for ``dtype``."""
+    name, text = _key_preamble(dtype)
+    sizes = f"#define RB {RADIX_BITS}\n#define RBINS {BINS}\n#define RMASK {BINS - 1}\n"
+    return name, sizes + f"#define NDRB {key_digits(dtype) * BINS}\n" + text
+
+
+def _key_preamble(dtype: np.dtype) -> tuple[str, str]:
+    bits = 8 * dtype.itemsize
+    if dtype.kind == "c":
+        part = _FLOAT32_KEY if dtype.itemsize == 8 else _FLOAT64_KEY
+        body = part + _COMPLEX_DIGIT.replace("PD", str(_part_digits(4 * dtype.itemsize)))
+        return f"c{bits}", body + _DIGIT
+    if dtype.kind == "f":
+        if dtype.itemsize == 8:
+            return "f64", _FLOAT64_KEY + _REAL_DIGIT.replace("KEY", "rk_fkey(v)") + _DIGIT
+        return "f32", _FLOAT32_KEY + _REAL_DIGIT.replace("KEY", "rk_fkey((float)v)") + _DIGIT
+    if dtype.kind == "i":
+        # offset by half the range, within the type's width: the minimum is key 0
+        mask = "0xFFFFFFFFFFFFFFFFull" if bits == 64 else f"((1ull << {bits}) - 1ull)"
+        key = f"((((unsigned long long)(long long)v) + (1ull << {bits - 1})) & {mask})"
+        return f"i{bits}", _REAL_DIGIT.replace("KEY", key) + _DIGIT
+    return f"u{bits}", _REAL_DIGIT.replace("KEY", "((unsigned long long)v)") + _DIGIT
+
+
+_kernels: dict = {}
+
+
+def _kernel(what: str, dtype: np.dtype, payload: bool = False) -> ElementwiseKernel:
+    name, preamble = _preamble(dtype)
+    key = (what, name, payload)
+    k = _kernels.get(key)
+    if k is None:
+        if what == "hist":
+            k = ElementwiseKernel(f"raw T a, {_GEOMETRY}, int64 d0, int64 nd, bool desc",
+                                  "raw int64 counts", _HIST, f"rk_radix_hist_{name}", preamble=preamble, _heavy=True)
+        elif payload:
+            body = _SCATTER.replace("MOVE", "bi[p] = ai[j];")
+            k = ElementwiseKernel(f"raw T a, raw int64 ai, raw int64 cnt, raw int64 inc, {_GEOMETRY}, "
+                                  "int64 d, bool desc", "raw T b, raw int64 bi", body,
+                                  f"rk_radix_scatter_kv_{name}", preamble=preamble, _heavy=True)
+        else:
+            body = _SCATTER.replace("MOVE", "")
+            k = ElementwiseKernel(f"raw T a, raw int64 cnt, raw int64 inc, {_GEOMETRY}, int64 d, bool desc",
+                                  "raw T b", body, f"rk_radix_scatter_{name}", preamble=preamble, _heavy=True)
+        k = _kernels.setdefault(key, k)
+    return k
+
+
+def _geometry(rows: int, L: int, device) -> tuple[int, int, int, int]:
+    """(tiles per row, tile size, index step ``S`` between items, items' launch size)."""
+    on_gpu = device.kind != "cpu"
+    ts = min(L, GPU_TILE if on_gpu else HOST_TILE)
+    tpr = -(-L // ts)
+    tiles = rows * tpr
+    if on_gpu or rows * L < device.runtime.parallel_threshold:
+        return tpr, ts, 1, tiles
+    # spread the items over as many indices as the host launcher splits across its threads
+    step = 1 << max(0, (-(-device.runtime.parallel_threshold // tiles) - 1).bit_length())
+    return tpr, ts, step, tiles * step
+
+
+def radix_sort(keys: Array, payload: Array | None = None, descending: bool = False):
+    """Sort each row of the contiguous 2-D ``keys`` stably (and move the int64 ``payload``
+    of its shape with it); returns the sorted ``(keys, payload)``, new arrays or the ones
+    given (their contents are then left as they were: nothing to move)."""
+    rows, L = keys.shape
+    if keys.size == 0 or L < 2:
+        return keys, payload
+    dtype = keys.dtype
+    nd = key_digits(dtype)
+    tpr, ts, step, size = _geometry(rows, L, keys.device)
+    geometry = (rows, L, tpr, ts, step)
+    hist = _kernel("hist", dtype)
+    counts = Array._empty((nd, rows, BINS * tpr), np.dtype(np.int64), keys.device)
+    hist(keys, *geometry, 0, nd, descending, counts, size=size)
+    totals = _sum(counts.reshape((nd, rows, BINS, tpr)), axis=(1, 3)).get()
+    passes = [d for d in range(nd) if totals[d].max() < keys.size]  # others move nothing
+    if not passes:
+        return keys, payload
+    scatter = _kernel("scatter", dtype, payload is not None)
+    src, src_p = keys, payload
+    dst = Array._empty(keys.shape, dtype, keys.device)
+    dst_p = None if payload is None else Array._empty(keys.shape, payload.dtype, keys.device)
+    one = None
+    for n, d in enumerate(passes):
+        if n == 0:
+            cnt = counts[d]
+        else:
+            if one is None:
+                one = Array._empty((1, rows, BINS * tpr), np.dtype(np.int64), keys.device)
+            hist(src, *geometry, d, 1, descending, one, size=size)
+            cnt = one[0]
+        inc = cumulative_sum(cnt, axis=1)
+        if payload is None:
+            scatter(src, cnt, inc, *geometry, d, descending, dst, size=size)
+        else:
+            scatter(src, src_p, cnt, inc, *geometry, d, descending, dst, dst_p, size=size)
+        if n == 0:
+            # the input stays as it was; later passes swap between two arrays of their own
+            src, src_p = dst, dst_p
+            dst = Array._empty(keys.shape, dtype, keys.device)
+            dst_p = None if payload is None else Array._empty(keys.shape, payload.dtype, keys.device)
+        else:
+            src, dst, src_p, dst_p = dst, src, dst_p, src_p
+    return src, src_p

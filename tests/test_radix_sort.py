@@ -1,0 +1,155 @@
+"""The radix sort behind sort/argsort (rocarray/_radix.py) against NumPy on every device:
+every dtype, long lines and many rows, NaN and signed zeros, ties, descending, views; and
+thin specialization (a new size compiles nothing)."""
+
+import numpy as np
+import pytest
+
+import rocarray as ra
+from rocarray import _radix, cache
+from rocarray._sorting_functions import RADIX_MIN_LINE
+from rocarray.compiler.cache import drain_background
+from conftest import ALL_DTYPES, random_array
+
+
+def _desc_argsort(a, axis=-1):
+    # the standard's stable descending order: equal elements keep their input order
+    e = np.flip(np.argsort(np.flip(a, axis=axis), axis=axis, kind="stable"), axis=axis)
+    return a.shape[axis] - 1 - e
+
+
+def _data(shape, dtype, rng):
+    """Random values with many ties, and NaN, infinities and both zeros where they exist."""
+    dtype = np.dtype(dtype)
+    a = random_array(shape, dtype, rng, low=-40, high=40)
+    flat = a.reshape(-1)
+    pick = rng.choice(flat.size, size=min(flat.size, 60), replace=False)
+    if dtype.kind == "f":
+        flat[pick[:12]] = np.nan
+        flat[pick[12:20]] = -0.0
+        flat[pick[20:28]] = 0.0
+        flat[pick[28:32]] = np.inf
+        flat[pick[32:36]] = -np.inf
+        flat[pick[36:38]] = -np.float32(np.nan)  # a NaN with the sign bit set
+    elif dtype.kind == "c":
+        flat.real = np.round(flat.real)  # equal real parts: the imaginary part decides
+        part = np.finfo(dtype).dtype.type
+        flat[pick[:6]] = complex(np.nan, 1)
+        flat[pick[6:12]] = complex(2, np.nan)
+        flat[pick[12:16]] = complex(np.nan, np.nan)
+        flat[pick[16:20]] = complex(-0.0, 3)
+        flat[pick[20:24]] = complex(0.0, 3)
+        flat.imag[pick[24:30]] = part(-0.0)
+    elif dtype.kind == "i":
+        info = np.iinfo(dtype)
+        flat[pick[:3]] = info.min
+        flat[pick[3:6]] = info.max
+    elif dtype.kind == "u":
+        flat[pick[:3]] = np.iinfo(dtype).max
+    return a
+
+
+def _same(got, want):
+    """Equal values, NaN where NaN, and the same sign of every zero (bit-level placement)."""
+    np.testing.assert_array_equal(got, want)
+    if want.dtype.kind in "fc":
+        for g, w in ((got.real, want.real), (got.imag, want.imag)) if want.dtype.kind == "c" else ((got, want),):
+            z = w == 0
+            np.testing.assert_array_equal(np.signbit(g[z]), np.signbit(w[z]))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_long_line_every_dtype(device, dtype):
+    rng = np.random.default_rng(2100)
+    a = _data((3000,), dtype, rng)
+    x = ra.asarray(a, device=device)
+    order = np.argsort(a, kind="stable")
+    np.testing.assert_array_equal(ra.argsort(x).get(), order)
+    _same(ra.sort(x).get(), a[order])
+    d = _desc_argsort(a)
+    np.testing.assert_array_equal(ra.argsort(x, descending=True).get(), d)
+    _same(ra.sort(x, descending=True).get(), a[d])
+
+
+@pytest.mark.parametrize("dtype", [ra.int16, ra.uint64, ra.float32, ra.complex128], ids=str)
+def test_rows_axes_and_views(device, dtype):
+    rng = np.random.default_rng(2101)
+    a = _data((5, RADIX_MIN_LINE + 37, 3), dtype, rng)
+    x = ra.asarray(a, device=device)
+    order = np.argsort(a, axis=1, kind="stable")
+    np.testing.assert_array_equal(ra.argsort(x, axis=1).get(), order)
+    _same(ra.sort(x, axis=-2).get(), np.take_along_axis(a, order, axis=1))
+    d = _desc_argsort(a, axis=1)
+    np.testing.assert_array_equal(ra.argsort(x, axis=1, descending=True).get(), d)
+    v = x[:, ::-2, 1]  # a non-contiguous view, reversed
+    w = a[:, ::-2, 1]
+    np.testing.assert_array_equal(ra.argsort(v).get(), np.argsort(w, kind="stable"))
+    _same(ra.sort(v.T, axis=0).get(), np.sort(w.T, axis=0))
+    np.testing.assert_array_equal(x.get(), a)  # the input is left alone
+
+
+def test_many_rows_and_multi_tile_lines(device):
+    rng = np.random.default_rng(2102)
+    a = _data((300, 512), np.float64, rng)
+    x = ra.asarray(a, device=device)
+    np.testing.assert_array_equal(ra.argsort(x).get(), np.argsort(a, kind="stable"))
+    # lines of several tiles (tiles smaller than a line: offsets across tiles of one row)
+    b = _data((2, 3 * _radix.GPU_TILE + 5), np.int32, rng)
+    y = ra.asarray(b, device=device)
+    np.testing.assert_array_equal(ra.argsort(y, axis=1).get(), np.argsort(b, axis=1, kind="stable"))
+    np.testing.assert_array_equal(ra.argsort(y, axis=1, descending=True).get(), _desc_argsort(b, 1))
+
+
+def test_constant_and_presorted_lines(device):
+    """Digit positions where every key agrees are skipped; all of them: nothing moves."""
+    n = RADIX_MIN_LINE * 2
+    x = ra.full((n,), 7, dtype=ra.int64, device=device)
+    np.testing.assert_array_equal(ra.argsort(x).get(), np.arange(n))
+    np.testing.assert_array_equal(ra.argsort(x, descending=True).get(), np.arange(n))
+    y = ra.asarray(np.arange(n, dtype=np.uint16)[::-1].copy(), device=device)
+    np.testing.assert_array_equal(ra.sort(y).get(), np.arange(n, dtype=np.uint16))
+
+
+def _compiles():
+    drain_background()
+    i = cache.info()
+    return i["compiled"] + i["disk_hits"]
+
+
+def test_new_sizes_compile_nothing(device):
+    rng = np.random.default_rng(2103)
+    ra.argsort(ra.asarray(_data((700,), np.float32, rng), device=device))
+    ra.sort(ra.asarray(_data((700,), np.float32, rng), device=device))
+    before = _compiles()
+    for shape in ((1000,), (4, 333), (3 * _radix.GPU_TILE + 1,)):
+        x = ra.asarray(_data(shape, np.float32, rng), device=device)
+        ra.argsort(x, descending=True)
+        ra.sort(x)
+    assert _compiles() == before
+
+
+def test_radix_kernels_compile_for_gpu_targets():
+    """The radix kernels build for NVPTX (PTX with its entry) without a GPU."""
+    from rocarray._user_kernels import _user_spec
+    from rocarray.targets import target_for
+
+    drain_background()  # (LLVM is driven directly here: no tier-up may be compiling)
+    t = target_for("sm_90")
+    i64, b = np.dtype(np.int64), np.dtype(np.bool_)
+    for dtype in (np.dtype(np.float32), np.dtype(np.complex128), np.dtype(np.int8)):
+        geometry = [i64] * 5
+        for what, payload in (("hist", False), ("scatter", False), ("scatter", True)):
+            k = _radix._kernel(what, dtype, payload)
+            if what == "hist":
+                kinds = ["raw"] + ["scalar"] * 8 + ["raw"]
+                dtypes = [dtype, *geometry, i64, i64, b, i64]
+            elif payload:
+                kinds = ["raw"] * 4 + ["scalar"] * 7 + ["raw", "raw"]
+                dtypes = [dtype, i64, i64, i64, *geometry, i64, b, dtype, i64]
+            else:
+                kinds = ["raw"] * 3 + ["scalar"] * 7 + ["raw"]
+                dtypes = [dtype, i64, i64, *geometry, i64, b, dtype]
+            spec = _user_spec(k.name, k.operation, k.preamble, k._names, kinds, dtypes,
+                              {"T": dtype}, (), True)
+            ptx = t.emit_ptx(spec.build_module(t.heavy_tier))
+            assert f".entry {spec.entry}(" in ptx
