@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._array_object import Array
-from ._statistical_functions import cumulative_sum, sum as _sum
+from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
 from ._user_kernels import ElementwiseKernel
 
 _FLOAT32_KEY = """
@@ -69,7 +69,19 @@ __device__ int rk_digit(T z, int d) {
 }
 """
 _DIGIT = """
-__device__ int rk_dig(T v, int d, bool desc) { int g = rk_digit(v, d); return desc ? RMASK - g : g; }
+__device__ int rk_dig(T v, int d, bool desc, unsigned long long kmin) {
+    int g = rk_digit(v, d);
+    return desc ? RMASK - g : g;
+}
+"""
+# integers: the key less the smallest key (descending: complemented first), so that the
+# digits above the keys' range are zero and skipped
+_INT_DIGIT = """
+__device__ int rk_dig(T v, int d, bool desc, unsigned long long kmin) {
+    unsigned long long k = KEY;
+    if (desc) k = ~k & WMASK;
+    return (int)(((k - kmin) >> (RB * d)) & (unsigned long long)RMASK);
+}
 """
 
 # The tile of item i: rows of L elements, tpr tiles of ts elements per row.
@@ -87,7 +99,7 @@ int h[NDRB];
 for (int g = 0; g < nd * RBINS; g++) h[g] = 0;
 for (long j = lo; j < hi; j++) {
     T v = a[j];
-    for (int dd = 0; dd < nd; dd++) h[dd * RBINS + rk_dig(v, (int)(d0 + dd), desc)] += 1;
+    for (int dd = 0; dd < nd; dd++) h[dd * RBINS + rk_dig(v, (int)(d0 + dd), desc, kmin)] += 1;
 }
 for (long dd = 0; dd < nd; dd++) {
     long base = (dd * rows + r) * RBINS * tpr + k;
@@ -103,14 +115,14 @@ for (int g = 0; g < RBINS; g++) {
 }
 for (long j = lo; j < hi; j++) {
     T v = a[j];
-    int g = rk_dig(v, (int)d, desc);
+    int g = rk_dig(v, (int)d, desc, kmin);
     long p = o[g];
     o[g] = p + 1;
     b[p] = v;
     MOVE
 }
 """
-_GEOMETRY = "int64 rows, int64 L, int64 tpr, int64 ts, int64 S"
+_GEOMETRY = "int64 rows, int64 L, int64 tpr, int64 ts, int64 S, bool desc, uint64 kmin"
 
 #: elements of a tile: on the host, a tile (and its 256 counters) stays in the core's
 #: cache between the counting and the moving; on a GPU, one thread walks a tile
@@ -153,12 +165,21 @@ def _key_preamble(dtype: np.dtype) -> tuple[str, str]:
         if dtype.itemsize == 8:
             return "f64", _FLOAT64_KEY + _REAL_DIGIT.replace("KEY", "rk_fkey(v)") + _DIGIT
         return "f32", _FLOAT32_KEY + _REAL_DIGIT.replace("KEY", "rk_fkey((float)v)") + _DIGIT
+    mask = "0xFFFFFFFFFFFFFFFFull" if bits == 64 else f"((1ull << {bits}) - 1ull)"
     if dtype.kind == "i":
         # offset by half the range, within the type's width: the minimum is key 0
-        mask = "0xFFFFFFFFFFFFFFFFull" if bits == 64 else f"((1ull << {bits}) - 1ull)"
         key = f"((((unsigned long long)(long long)v) + (1ull << {bits - 1})) & {mask})"
-        return f"i{bits}", _REAL_DIGIT.replace("KEY", key) + _DIGIT
-    return f"u{bits}", _REAL_DIGIT.replace("KEY", "((unsigned long long)v)") + _DIGIT
+        return f"i{bits}", _INT_DIGIT.replace("KEY", key).replace("WMASK", mask)
+    return f"u{bits}", _INT_DIGIT.replace("KEY", "((unsigned long long)v)").replace("WMASK", mask)
+
+
+def _smallest_key(keys: Array, descending: bool) -> int:
+    """The smallest key of an integer array (complemented when ``descending``), read back."""
+    dtype = keys.dtype
+    bits = 8 * dtype.itemsize
+    v = int((_max if descending else _min)(keys).get())
+    key = v + (1 << (bits - 1)) if dtype.kind == "i" else v
+    return ((1 << bits) - 1) ^ key if descending else key
 
 
 _kernels: dict = {}
@@ -170,16 +191,16 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False) -> ElementwiseKer
     k = _kernels.get(key)
     if k is None:
         if what == "hist":
-            k = ElementwiseKernel(f"raw T a, {_GEOMETRY}, int64 d0, int64 nd, bool desc",
+            k = ElementwiseKernel(f"raw T a, {_GEOMETRY}, int64 d0, int64 nd",
                                   "raw int64 counts", _HIST, f"rk_radix_hist_{name}", preamble=preamble, _heavy=True)
         elif payload:
             body = _SCATTER.replace("MOVE", "bi[p] = ai[j];")
             k = ElementwiseKernel(f"raw T a, raw int64 ai, raw int64 cnt, raw int64 inc, {_GEOMETRY}, "
-                                  "int64 d, bool desc", "raw T b, raw int64 bi", body,
+                                  "int64 d", "raw T b, raw int64 bi", body,
                                   f"rk_radix_scatter_kv_{name}", preamble=preamble, _heavy=True)
         else:
             body = _SCATTER.replace("MOVE", "")
-            k = ElementwiseKernel(f"raw T a, raw int64 cnt, raw int64 inc, {_GEOMETRY}, int64 d, bool desc",
+            k = ElementwiseKernel(f"raw T a, raw int64 cnt, raw int64 inc, {_GEOMETRY}, int64 d",
                                   "raw T b", body, f"rk_radix_scatter_{name}", preamble=preamble, _heavy=True)
         k = _kernels.setdefault(key, k)
     return k
@@ -208,10 +229,11 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
     dtype = keys.dtype
     nd = key_digits(dtype)
     tpr, ts, step, size = _geometry(rows, L, keys.device)
-    geometry = (rows, L, tpr, ts, step)
+    kmin = _smallest_key(keys, descending) if dtype.kind in "iu" and dtype.itemsize > 1 else 0
+    geometry = (rows, L, tpr, ts, step, descending, kmin)
     hist = _kernel("hist", dtype)
     counts = Array._empty((nd, rows, BINS * tpr), np.dtype(np.int64), keys.device)
-    hist(keys, *geometry, 0, nd, descending, counts, size=size)
+    hist(keys, *geometry, 0, nd, counts, size=size)
     totals = _sum(counts.reshape((nd, rows, BINS, tpr)), axis=(1, 3)).get()
     passes = [d for d in range(nd) if totals[d].max() < keys.size]  # others move nothing
     if not passes:
@@ -227,13 +249,13 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
         else:
             if one is None:
                 one = Array._empty((1, rows, BINS * tpr), np.dtype(np.int64), keys.device)
-            hist(src, *geometry, d, 1, descending, one, size=size)
+            hist(src, *geometry, d, 1, one, size=size)
             cnt = one[0]
         inc = cumulative_sum(cnt, axis=1)
         if payload is None:
-            scatter(src, cnt, inc, *geometry, d, descending, dst, size=size)
+            scatter(src, cnt, inc, *geometry, d, dst, size=size)
         else:
-            scatter(src, src_p, cnt, inc, *geometry, d, descending, dst, dst_p, size=size)
+            scatter(src, src_p, cnt, inc, *geometry, d, dst, dst_p, size=size)
         if n == 0:
             # the input stays as it was; later passes swap between two arrays of their own
             src, src_p = dst, dst_p

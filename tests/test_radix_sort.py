@@ -135,20 +135,20 @@ def test_radix_kernels_compile_for_gpu_targets():
 
     drain_background()  # (LLVM is driven directly here: no tier-up may be compiling)
     t = target_for("sm_90")
-    i64, b = np.dtype(np.int64), np.dtype(np.bool_)
+    i64, b, u64 = np.dtype(np.int64), np.dtype(np.bool_), np.dtype(np.uint64)
     for dtype in (np.dtype(np.float32), np.dtype(np.complex128), np.dtype(np.int8)):
-        geometry = [i64] * 5
+        geometry = [i64] * 5 + [b, u64]
         for what, payload in (("hist", False), ("scatter", False), ("scatter", True)):
             k = _radix._kernel(what, dtype, payload)
             if what == "hist":
-                kinds = ["raw"] + ["scalar"] * 8 + ["raw"]
-                dtypes = [dtype, *geometry, i64, i64, b, i64]
+                kinds = ["raw"] + ["scalar"] * 9 + ["raw"]
+                dtypes = [dtype, *geometry, i64, i64, i64]
             elif payload:
-                kinds = ["raw"] * 4 + ["scalar"] * 7 + ["raw", "raw"]
-                dtypes = [dtype, i64, i64, i64, *geometry, i64, b, dtype, i64]
+                kinds = ["raw"] * 4 + ["scalar"] * 8 + ["raw", "raw"]
+                dtypes = [dtype, i64, i64, i64, *geometry, i64, dtype, i64]
             else:
-                kinds = ["raw"] * 3 + ["scalar"] * 7 + ["raw"]
-                dtypes = [dtype, i64, i64, *geometry, i64, b, dtype]
+                kinds = ["raw"] * 3 + ["scalar"] * 8 + ["raw"]
+                dtypes = [dtype, i64, i64, *geometry, i64, dtype]
             spec = _user_spec(k.name, k.operation, k.preamble, k._names, kinds, dtypes,
                               {"T": dtype}, (), True)
             ptx = t.emit_ptx(spec.build_module(t.heavy_tier))
