@@ -169,9 +169,9 @@ from ._indexing_functions import nonzero, searchsorted, take, take_along_axis
 # -- linear algebra: products as reductions of the engine (not a tuned BLAS) -------------------
 from ._linear_algebra_functions import matmul, tensordot, vecdot
 
-# -- sorting: a stable merge sort per line, on every device -------------------------------------
+# -- sorting: a stable radix sort (merge sort for short lines), on every device -----------------
 from ._sorting_functions import argsort, sort
-from ._set_functions import unique_all, unique_counts, unique_inverse, unique_values
+from ._set_functions import isin, unique_all, unique_counts, unique_inverse, unique_values
 
 
 # -- rocarray.cache (the kernel cache, as users see it) -----------------------------------------

@@ -1,24 +1,30 @@
-"""``unique_all``, ``unique_counts``, ``unique_inverse``, ``unique_values``: built from the
-stable sort, a comparison of neighbours, a scan and compaction -- device operations on every
-device (the only value read back is the number of unique elements, to size the results).
+"""``unique_all``, ``unique_counts``, ``unique_inverse``, ``unique_values`` and ``isin``: built
+from the stable radix sort, a comparison of neighbours, a scan and compaction, and (``isin``)
+a binary search per element -- device operations on every device (the only value read back
+is the number of unique elements, to size the results).
 
 Following the standard, NaNs compare unequal, so every NaN is its own unique value (NumPy
-2's ``unique`` collapses them unless ``equal_nan=False``); values come out sorted, NaNs last.
+2's ``unique`` collapses them unless ``equal_nan=False``) and is in no array for ``isin``;
+values come out sorted, NaNs last; ``-0.0`` and ``+0.0`` are one value.
 """
 
 from __future__ import annotations
 
 from collections import namedtuple
 
+import numpy as np
+
 from . import _dtypes
 from ._array_object import Array
-from ._creation_functions import asarray, ones
+from ._creation_functions import asarray, full, ones
 from ._data_type_functions import astype
+from ._dtypes import result_type
 from ._elementwise_functions import not_equal, subtract
-from ._indexing_functions import nonzero, take
+from ._indexing_functions import nonzero, searchsorted, take
 from ._manipulation_functions import concat, diff, reshape
 from ._sorting_functions import argsort, sort
 from ._statistical_functions import cumulative_sum
+from ._user_kernels import ElementwiseKernel
 
 UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
 UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
@@ -86,3 +92,47 @@ def unique_all(x, /) -> UniqueAllResult:
     _, values, order, mask, starts, n = _groups("unique_all", x, True)
     first = take(order, starts)  # stable sort: a group's first element occurs first in x
     return UniqueAllResult(values[mask], first, _inverse(x, order, mask), _counts(starts, n))
+
+
+# found: the first place of v in the sorted s holds v (NaN equals nothing)
+_found = ElementwiseKernel("raw T s, int64 p, T v, int64 n, bool invert", "bool out",
+                           "out = (p < n && s[p] == v) != invert;", "rk_isin")
+
+
+def isin(x1, x2, /, *, invert=False) -> Array:
+    """For each element of ``x1``, whether it is among the elements of ``x2`` (``invert``:
+    whether it is not): a bool array of ``x1``'s shape.
+
+    Either argument may be a Python scalar (not both); the two are compared in their
+    promoted dtype (``result_type``).  Values compare with ``==``: ``-0.0`` is found among
+    ``+0.0``, a NaN is never found (as NumPy's ``isin``).  ``x2`` is sorted once (the radix
+    sort) and every element of ``x1`` looked up by a binary search.  The array API
+    2025.12 function; NumPy's ``kind=`` and ``assume_unique=`` are not offered.
+
+    >>> rocarray.isin(rocarray.asarray([1, 2, 3, 4]), rocarray.asarray([4, 2]))
+    Array([False,  True, False,  True], dtype=bool)
+    """
+    if not isinstance(invert, bool):
+        raise TypeError(f"isin: invert must be a bool, not {type(invert).__name__}")
+    scalar = (bool, int, float, complex, np.generic)
+    arrays = [a for a in (x1, x2) if isinstance(a, Array)]
+    for what, a in (("x1", x1), ("x2", x2)):
+        if not isinstance(a, Array) and not isinstance(a, scalar):
+            raise TypeError(f"isin: {what} must be a rocarray array or a Python scalar, not "
+                            f"{type(a).__name__}")
+    if not arrays:
+        raise TypeError("isin: at least one of x1 and x2 must be a rocarray array")
+    if len(arrays) == 2 and x1.device is not x2.device:
+        raise TypeError(f"isin: x1 is on {x1.device} but x2 is on {x2.device}; move arrays "
+                        "with .to_device() first")
+    device = arrays[0].device
+    dt = result_type(*(a.dtype if isinstance(a, Array) else a for a in (x1, x2)))
+    x1 = asarray(x1, dtype=dt, device=device) if not isinstance(x1, Array) else astype(x1, dt, copy=False)
+    x2 = asarray(x2, dtype=dt, device=device) if not isinstance(x2, Array) else astype(x2, dt, copy=False)
+    s = sort(reshape(x2, (-1,)))
+    if s.shape[0] == 0:
+        return full(x1.shape, invert, dtype=_dtypes.bool, device=device)
+    out = Array._empty(x1.shape, _dtypes.bool, device)
+    if out.size:
+        _found(s, searchsorted(s, x1), x1, s.shape[0], invert, out)
+    return out

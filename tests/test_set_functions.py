@@ -45,3 +45,57 @@ def test_unique_views_empty_and_errors(device):
     assert e.values.shape == (0,) and e.inverse_indices.shape == (0, 3)
     with pytest.raises(TypeError, match="rocarray array"):
         ra.unique_counts([1, 2, 2])
+
+
+@pytest.mark.parametrize("dtype", REAL, ids=str)
+def test_unique_long_arrays(device, dtype):
+    """Arrays long enough for the radix sort: NaNs distinct, -0.0 and +0.0 one value."""
+    rng = np.random.default_rng(33)
+    a = random_array((2000,), dtype, rng, low=-20, high=20)
+    if np.dtype(dtype).kind == "f":
+        a[[5, 70, 900]] = np.nan
+        a[[6, 80]] = -0.0
+        a[[7, 81]] = 0.0
+    x = ra.asarray(a, device=device)
+    v, i, inv, c = np.unique(a, return_index=True, return_inverse=True, return_counts=True,
+                             equal_nan=False)
+    r = ra.unique_all(x)
+    np.testing.assert_array_equal(r.values.get(), v)
+    np.testing.assert_array_equal(r.indices.get(), i)
+    np.testing.assert_array_equal(r.inverse_indices.get(), inv)
+    np.testing.assert_array_equal(r.counts.get(), c)
+    vc = ra.unique_counts(x)
+    np.testing.assert_array_equal(vc.counts.get(), c)
+
+
+@pytest.mark.parametrize("dtype", REAL, ids=str)
+def test_isin_matches_numpy(device, dtype):
+    rng = np.random.default_rng(34)
+    a = random_array((7, 300), dtype, rng, low=-30, high=30)
+    b = random_array((400,), dtype, rng, low=-15, high=15)
+    if np.dtype(dtype).kind == "f":
+        a[0, :3] = [np.nan, -0.0, 0.0]
+        b[:2] = [np.nan, 0.0]
+    x, y = ra.asarray(a, device=device), ra.asarray(b, device=device)
+    np.testing.assert_array_equal(ra.isin(x, y).get(), np.isin(a, b))
+    np.testing.assert_array_equal(ra.isin(x, y, invert=True).get(), np.isin(a, b, invert=True))
+    np.testing.assert_array_equal(ra.isin(x[:, ::-3], y[:5]).get(), np.isin(a[:, ::-3], b[:5]))
+    r = ra.isin(x, y)
+    assert r.dtype == ra.bool and r.shape == a.shape
+
+
+def test_isin_mixed_scalars_empty_and_errors(device):
+    x = ra.asarray(np.array([1, 2, 3, 4], dtype=np.int32), device=device)
+    f = ra.asarray(np.array([2.0, 3.5]), device=device)
+    np.testing.assert_array_equal(ra.isin(x, f).get(), [False, True, False, False])
+    np.testing.assert_array_equal(ra.isin(x, 3).get(), [False, False, True, False])
+    assert ra.isin(2, x).get() and ra.isin(2, x).shape == ()
+    np.testing.assert_array_equal(ra.isin(x, ra.zeros((0,), device=device)).get(), [False] * 4)
+    np.testing.assert_array_equal(ra.isin(x, ra.zeros((0,), device=device), invert=True).get(), [True] * 4)
+    assert ra.isin(ra.zeros((0, 2), device=device), x).shape == (0, 2)
+    with pytest.raises(TypeError, match="invert must be a bool"):
+        ra.isin(x, x, invert=1)
+    with pytest.raises(TypeError, match="rocarray array or a Python scalar"):
+        ra.isin(x, [1, 2])
+    with pytest.raises(TypeError, match="at least one"):
+        ra.isin(1, 2)
