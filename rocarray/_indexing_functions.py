@@ -120,10 +120,11 @@ while (lo < hi) {
 }
 out = lo;
 """
+# (loops: the heavy tier's optimised code, not the elementwise full tier's)
 _search_real = ElementwiseKernel("raw T a, T v, int64 n, bool right", "int64 out", _SEARCH,
-                                 "rk_searchsorted", preamble=_LT_REAL)
+                                 "rk_searchsorted", preamble=_LT_REAL, _heavy=True)
 _search_complex = ElementwiseKernel("raw T a, T v, int64 n, bool right", "int64 out", _SEARCH,
-                                    "rk_searchsorted_c", preamble=_LT_COMPLEX)
+                                    "rk_searchsorted_c", preamble=_LT_COMPLEX, _heavy=True)
 
 
 def searchsorted(x1, x2, /, *, side="left", sorter=None):
