@@ -122,12 +122,72 @@ for (long j = lo; j < hi; j++) {
     MOVE
 }
 """
+# One item sorts one whole row: all digit histograms in one read, then a pass per digit
+# between the row and its scratch row (a digit the whole row shares is skipped), the
+# result copied back when it ends in the scratch row.  No counters leave the item.
+_ROW = """
+if ((i & (S - 1)) != 0) return;
+long r = i / S;
+if (r >= rows) return;
+long lo = r * L;
+long hi = lo + L;
+int h[NDRB];
+for (int g = 0; g < NDRB; g++) h[g] = 0;
+for (long j = lo; j < hi; j++) {
+    T v = a[j];
+    for (int d = 0; d < ND; d++) h[d * RBINS + rk_dig(v, d, desc, kmin)] += 1;
+}
+bool in_a = true;
+for (int d = 0; d < ND; d++) {
+    bool skip = false;
+    int run = 0;
+    for (int g = 0; g < RBINS; g++) {
+        int c = h[d * RBINS + g];
+        if (c == L) skip = true;
+        h[d * RBINS + g] = run;
+        run += c;
+    }
+    if (skip) continue;
+    if (in_a) {
+        for (long j = lo; j < hi; j++) {
+            T v = a[j];
+            int q = d * RBINS + rk_dig(v, d, desc, kmin);
+            long p = lo + h[q];
+            h[q] += 1;
+            b[p] = v;
+            MOVE_AB
+        }
+    } else {
+        for (long j = lo; j < hi; j++) {
+            T v = b[j];
+            int q = d * RBINS + rk_dig(v, d, desc, kmin);
+            long p = lo + h[q];
+            h[q] += 1;
+            a[p] = v;
+            MOVE_BA
+        }
+    }
+    in_a = !in_a;
+}
+if (!in_a) {
+    for (long j = lo; j < hi; j++) {
+        a[j] = b[j];
+        MOVE_BACK
+    }
+}
+"""
 _GEOMETRY = "int64 rows, int64 L, int64 tpr, int64 ts, int64 S, bool desc, uint64 kmin"
 
 #: elements of a tile: on the host, a tile (and its 256 counters) stays in the core's
 #: cache between the counting and the moving; on a GPU, one thread walks a tile
 HOST_TILE = 1 << 14
 GPU_TILE = 1 << 12
+#: one item sorts a whole row (no counters through memory) on the host for rows of up to a
+#: tile, or up to ``ROW_MAX_HOST`` when there are enough rows for the threads; on a GPU
+#: when there are enough rows to fill it with threads
+ROWS_MIN_HOST = 16
+ROW_MAX_HOST = 1 << 16
+ROWS_MIN_GPU = 2048
 
 
 #: bits of one digit: a pass per digit, ``BINS`` counters per tile
@@ -152,7 +212,8 @@ def _preamble(dtype: np.dtype) -> tuple[str, str]:
     """(a name for the key transform, the preamble defining ``rk_dig``) for ``dtype``."""
     name, text = _key_preamble(dtype)
     sizes = f"#define RB {RADIX_BITS}\n#define RBINS {BINS}\n#define RMASK {BINS - 1}\n"
-    return name, sizes + f"#define NDRB {key_digits(dtype) * BINS}\n" + text
+    nd = key_digits(dtype)
+    return name, sizes + f"#define ND {nd}\n#define NDRB {nd * BINS}\n" + text
 
 
 def _key_preamble(dtype: np.dtype) -> tuple[str, str]:
@@ -190,7 +251,16 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False) -> ElementwiseKer
     key = (what, name, payload)
     k = _kernels.get(key)
     if k is None:
-        if what == "hist":
+        if what == "rows":
+            moves = ("ai[j] = bi[j];", "bi[p] = ai[j];", "ai[p] = bi[j];") if payload else ("", "", "")
+            body = _ROW
+            for mark, text in zip(("MOVE_BACK", "MOVE_AB", "MOVE_BA"), moves):
+                body = body.replace(mark, text)
+            k = ElementwiseKernel("int64 rows, int64 L, int64 S, bool desc, uint64 kmin",
+                                  "raw T a, raw int64 ai, raw T b, raw int64 bi" if payload else "raw T a, raw T b",
+                                  body, f"rk_radix_rows{'_kv' if payload else ''}_{name}", preamble=preamble,
+                                  _heavy=True)
+        elif what == "hist":
             k = ElementwiseKernel(f"raw T a, {_GEOMETRY}, int64 d0, int64 nd",
                                   "raw int64 counts", _HIST, f"rk_radix_hist_{name}", preamble=preamble, _heavy=True)
         elif payload:
@@ -206,61 +276,85 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False) -> ElementwiseKer
     return k
 
 
+def _spread(items: int, work: int, device) -> tuple[int, int]:
+    """(index step ``S`` between items, launch size) for ``items`` items doing ``work``
+    elements in all: on the host, items spread over as many indices as the launcher
+    splits across its threads (the indices between do nothing); on a GPU, one thread each."""
+    if device.kind != "cpu" or work < device.runtime.parallel_threshold:
+        return 1, items
+    step = 1 << max(0, (-(-device.runtime.parallel_threshold // items) - 1).bit_length())
+    return step, items * step
+
+
 def _geometry(rows: int, L: int, device) -> tuple[int, int, int, int]:
     """(tiles per row, tile size, index step ``S`` between items, items' launch size)."""
-    on_gpu = device.kind != "cpu"
-    ts = min(L, GPU_TILE if on_gpu else HOST_TILE)
+    ts = min(L, GPU_TILE if device.kind != "cpu" else HOST_TILE)
     tpr = -(-L // ts)
-    tiles = rows * tpr
-    if on_gpu or rows * L < device.runtime.parallel_threshold:
-        return tpr, ts, 1, tiles
-    # spread the items over as many indices as the host launcher splits across its threads
-    step = 1 << max(0, (-(-device.runtime.parallel_threshold // tiles) - 1).bit_length())
-    return tpr, ts, step, tiles * step
+    return (tpr, ts) + _spread(rows * tpr, rows * L, device)
+
+
+def _by_rows(rows: int, L: int, device) -> bool:
+    """Whether one item per row sorts ``rows`` rows of ``L`` (else tiles of rows do)."""
+    if device.kind == "cpu":
+        return L <= HOST_TILE or (rows >= ROWS_MIN_HOST and L <= ROW_MAX_HOST)
+    return rows >= ROWS_MIN_GPU and L <= GPU_TILE
 
 
 def radix_sort(keys: Array, payload: Array | None = None, descending: bool = False):
     """Sort each row of the contiguous 2-D ``keys`` stably (and move the int64 ``payload``
-    of its shape with it); returns the sorted ``(keys, payload)``, new arrays or the ones
-    given (their contents are then left as they were: nothing to move)."""
+    of its shape with it); returns the sorted ``(keys, payload)``: ``keys`` and ``payload``
+    themselves, sorted in place, or new arrays of their shape."""
     rows, L = keys.shape
     if keys.size == 0 or L < 2:
         return keys, payload
-    dtype = keys.dtype
+    shape, dtype, device = keys.shape, keys.dtype, keys.device
+    # the kernels index flat (1-d) raw operands: an N-d one costs divisions per access
+    keys = keys.reshape((-1,))
+    payload = None if payload is None else payload.reshape((-1,))
     nd = key_digits(dtype)
-    tpr, ts, step, size = _geometry(rows, L, keys.device)
     kmin = _smallest_key(keys, descending) if dtype.kind in "iu" and dtype.itemsize > 1 else 0
+    if _by_rows(rows, L, device):
+        step, size = _spread(rows, rows * L, device)
+        scratch = Array._empty(keys.shape, dtype, device)
+        if payload is None:
+            _kernel("rows", dtype)(rows, L, step, descending, kmin, keys, scratch, size=size)
+        else:
+            scratch_p = Array._empty(keys.shape, payload.dtype, device)
+            _kernel("rows", dtype, True)(rows, L, step, descending, kmin, keys, payload, scratch, scratch_p,
+                                         size=size)
+        return _shaped(keys, payload, shape)
+    tpr, ts, step, size = _geometry(rows, L, device)
     geometry = (rows, L, tpr, ts, step, descending, kmin)
     hist = _kernel("hist", dtype)
-    counts = Array._empty((nd, rows, BINS * tpr), np.dtype(np.int64), keys.device)
+    i64 = np.dtype(np.int64)
+    counts = Array._empty((nd * rows * BINS * tpr,), i64, device)
     hist(keys, *geometry, 0, nd, counts, size=size)
     totals = _sum(counts.reshape((nd, rows, BINS, tpr)), axis=(1, 3)).get()
     passes = [d for d in range(nd) if totals[d].max() < keys.size]  # others move nothing
     if not passes:
-        return keys, payload
+        return _shaped(keys, payload, shape)
     scatter = _kernel("scatter", dtype, payload is not None)
     src, src_p = keys, payload
-    dst = Array._empty(keys.shape, dtype, keys.device)
-    dst_p = None if payload is None else Array._empty(keys.shape, payload.dtype, keys.device)
+    dst = Array._empty(keys.shape, dtype, device)
+    dst_p = None if payload is None else Array._empty(keys.shape, payload.dtype, device)
     one = None
+    span = rows * BINS * tpr
     for n, d in enumerate(passes):
         if n == 0:
-            cnt = counts[d]
+            cnt = counts[d * span:(d + 1) * span]
         else:
             if one is None:
-                one = Array._empty((1, rows, BINS * tpr), np.dtype(np.int64), keys.device)
+                one = Array._empty((span,), i64, device)
             hist(src, *geometry, d, 1, one, size=size)
-            cnt = one[0]
-        inc = cumulative_sum(cnt, axis=1)
+            cnt = one
+        inc = cumulative_sum(cnt.reshape((rows, BINS * tpr)), axis=1).reshape((-1,))
         if payload is None:
             scatter(src, cnt, inc, *geometry, d, dst, size=size)
         else:
             scatter(src, src_p, cnt, inc, *geometry, d, dst, dst_p, size=size)
-        if n == 0:
-            # the input stays as it was; later passes swap between two arrays of their own
-            src, src_p = dst, dst_p
-            dst = Array._empty(keys.shape, dtype, keys.device)
-            dst_p = None if payload is None else Array._empty(keys.shape, payload.dtype, keys.device)
-        else:
-            src, dst, src_p, dst_p = dst, src, dst_p, src_p
-    return src, src_p
+        src, dst, src_p, dst_p = dst, src, dst_p, src_p
+    return _shaped(src, src_p, shape)
+
+
+def _shaped(keys: Array, payload: Array | None, shape: tuple):
+    return keys.reshape(shape), None if payload is None else payload.reshape(shape)
