@@ -181,7 +181,7 @@ _GEOMETRY = "int64 rows, int64 L, int64 tpr, int64 ts, int64 S, bool desc, uint6
 #: elements of a tile: on the host, a tile (and its 256 counters) stays in the core's
 #: cache between the counting and the moving; on a GPU, one thread walks a tile
 HOST_TILE = 1 << 14
-GPU_TILE = 1 << 12
+GPU_TILE = 1 << 11
 #: one item sorts a whole row (no counters through memory) on the host for rows of up to a
 #: tile, or up to ``ROW_MAX_HOST`` when there are enough rows for the threads; on a GPU
 #: when there are enough rows to fill it with threads
