@@ -113,6 +113,10 @@ for (int g = 0; g < RBINS; g++) {
     long q = base + g * tpr;
     o[g] = inc[q] - cnt[q] + r * L;
 }
+long cb = (r * tpr + k) * RBINS * tpr;
+if (dn >= 0) {
+    for (long q = 0; q < RBINS * tpr; q++) cn[cb + q] = 0;
+}
 for (long j = lo; j < hi; j++) {
     T v = a[j];
     int g = rk_dig(v, (int)d, desc, kmin);
@@ -120,6 +124,10 @@ for (long j = lo; j < hi; j++) {
     o[g] = p + 1;
     b[p] = v;
     MOVE
+    if (dn >= 0) {
+        long q = cb + rk_dig(v, (int)dn, desc, kmin) * tpr + ((p - r * L) >> tsh);
+        cn[q] = cn[q] + 1;
+    }
 }
 """
 # One item sorts one whole row: all digit histograms in one read, then a pass per digit
@@ -181,6 +189,9 @@ _GEOMETRY = "int64 rows, int64 L, int64 tpr, int64 ts, int64 S, bool desc, uint6
 #: elements of a tile: on the host, a tile (and its 256 counters) stays in the core's
 #: cache between the counting and the moving; on a GPU, one thread walks a tile
 HOST_TILE = 1 << 14
+HOST_TILES_PER_ROW = 16
+#: a host pass counts the next pass's digits when the data is this many times the counters
+FUSED_COUNTERS_RATIO = 4
 GPU_TILE = 1 << 11
 #: one item sorts a whole row (no counters through memory) on the host for rows of up to a
 #: tile, or up to ``ROW_MAX_HOST`` when there are enough rows for the threads; on a GPU
@@ -266,12 +277,12 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False) -> ElementwiseKer
         elif payload:
             body = _SCATTER.replace("MOVE", "bi[p] = ai[j];")
             k = ElementwiseKernel(f"raw T a, raw int64 ai, raw int64 cnt, raw int64 inc, {_GEOMETRY}, "
-                                  "int64 d", "raw T b, raw int64 bi", body,
+                                  "int64 d, int64 dn, int64 tsh", "raw T b, raw int64 bi, raw int64 cn", body,
                                   f"rk_radix_scatter_kv_{name}", preamble=preamble, _heavy=True)
         else:
             body = _SCATTER.replace("MOVE", "")
-            k = ElementwiseKernel(f"raw T a, raw int64 cnt, raw int64 inc, {_GEOMETRY}, int64 d",
-                                  "raw T b", body, f"rk_radix_scatter_{name}", preamble=preamble, _heavy=True)
+            k = ElementwiseKernel(f"raw T a, raw int64 cnt, raw int64 inc, {_GEOMETRY}, int64 d, int64 dn, "
+                                  "int64 tsh", "raw T b, raw int64 cn", body, f"rk_radix_scatter_{name}", preamble=preamble, _heavy=True)
         k = _kernels.setdefault(key, k)
     return k
 
@@ -286,11 +297,17 @@ def _spread(items: int, work: int, device) -> tuple[int, int]:
     return step, items * step
 
 
-def _geometry(rows: int, L: int, device) -> tuple[int, int, int, int]:
-    """(tiles per row, tile size, index step ``S`` between items, items' launch size)."""
-    ts = min(L, GPU_TILE if device.kind != "cpu" else HOST_TILE)
+def _geometry(rows: int, L: int, device) -> tuple[int, int, int, int, int]:
+    """(tiles per row, tile size, its log2 rounded up, index step ``S`` between items,
+    items' launch size).  Host tiles are a power of two, at most ``HOST_TILES_PER_ROW`` a
+    row (the scatter counts the next digit per destination tile: ``tsh`` finds it)."""
+    if device.kind == "cpu":
+        t = max(HOST_TILE, -(-L // HOST_TILES_PER_ROW))
+        ts = min(L, 1 << (t - 1).bit_length())
+    else:
+        ts = min(L, GPU_TILE)
     tpr = -(-L // ts)
-    return (tpr, ts) + _spread(rows * tpr, rows * L, device)
+    return (tpr, ts, (ts - 1).bit_length()) + _spread(rows * tpr, rows * L, device)
 
 
 def _by_rows(rows: int, L: int, device) -> bool:
@@ -323,35 +340,40 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
             _kernel("rows", dtype, True)(rows, L, step, descending, kmin, keys, payload, scratch, scratch_p,
                                          size=size)
         return _shaped(keys, payload, shape)
-    tpr, ts, step, size = _geometry(rows, L, device)
+    tpr, ts, tsh, step, size = _geometry(rows, L, device)
     geometry = (rows, L, tpr, ts, step, descending, kmin)
     hist = _kernel("hist", dtype)
     i64 = np.dtype(np.int64)
-    counts = Array._empty((nd * rows * BINS * tpr,), i64, device)
+    span = rows * BINS * tpr
+    counts = Array._empty((nd * span,), i64, device)
     hist(keys, *geometry, 0, nd, counts, size=size)
     totals = _sum(counts.reshape((nd, rows, BINS, tpr)), axis=(1, 3)).get()
     passes = [d for d in range(nd) if totals[d].max() < keys.size]  # others move nothing
     if not passes:
         return _shaped(keys, payload, shape)
+    # on the host each pass also counts the next pass's digits (by source and destination
+    # tile) while it moves the elements, where those counters are few beside the data;
+    # elsewhere a pass counts its digits first
+    per_tile = BINS * tpr  # the next digit's counters of one source tile: per destination tile
+    fused = device.kind == "cpu" and span * tpr * FUSED_COUNTERS_RATIO <= keys.size
     scatter = _kernel("scatter", dtype, payload is not None)
     src, src_p = keys, payload
     dst = Array._empty(keys.shape, dtype, device)
     dst_p = None if payload is None else Array._empty(keys.shape, payload.dtype, device)
-    one = None
-    span = rows * BINS * tpr
+    nxt = Array._empty((span * tpr,) if fused else (1,), i64, device)
+    cnt = counts[passes[0] * span:(passes[0] + 1) * span]
     for n, d in enumerate(passes):
-        if n == 0:
-            cnt = counts[d * span:(d + 1) * span]
-        else:
-            if one is None:
-                one = Array._empty((span,), i64, device)
-            hist(src, *geometry, d, 1, one, size=size)
-            cnt = one
+        if n and not fused:
+            cnt = Array._empty((span,), i64, device)
+            hist(src, *geometry, d, 1, cnt, size=size)
+        dn = passes[n + 1] if fused and n + 1 < len(passes) else -1
         inc = cumulative_sum(cnt.reshape((rows, BINS * tpr)), axis=1).reshape((-1,))
         if payload is None:
-            scatter(src, cnt, inc, *geometry, d, dst, size=size)
+            scatter(src, cnt, inc, *geometry, d, dn, tsh, dst, nxt, size=size)
         else:
-            scatter(src, src_p, cnt, inc, *geometry, d, dst, dst_p, size=size)
+            scatter(src, src_p, cnt, inc, *geometry, d, dn, tsh, dst, dst_p, nxt, size=size)
+        if dn >= 0:
+            cnt = _sum(nxt.reshape((rows, tpr, per_tile)), axis=1).reshape((-1,))
         src, dst, src_p, dst_p = dst, src, dst_p, src_p
     return _shaped(src, src_p, shape)
 

@@ -144,11 +144,11 @@ def test_radix_kernels_compile_for_gpu_targets():
                 kinds = ["raw"] + ["scalar"] * 9 + ["raw"]
                 dtypes = [dtype, *geometry, i64, i64, i64]
             elif payload:
-                kinds = ["raw"] * 4 + ["scalar"] * 8 + ["raw", "raw"]
-                dtypes = [dtype, i64, i64, i64, *geometry, i64, dtype, i64]
+                kinds = ["raw"] * 4 + ["scalar"] * 10 + ["raw"] * 3
+                dtypes = [dtype, i64, i64, i64, *geometry, i64, i64, i64, dtype, i64, i64]
             else:
-                kinds = ["raw"] * 3 + ["scalar"] * 8 + ["raw"]
-                dtypes = [dtype, i64, i64, *geometry, i64, dtype]
+                kinds = ["raw"] * 3 + ["scalar"] * 10 + ["raw"] * 2
+                dtypes = [dtype, i64, i64, *geometry, i64, i64, i64, dtype, i64]
             spec = _user_spec(k.name, k.operation, k.preamble, k._names, kinds, dtypes,
                               {"T": dtype}, (), True)
             ptx = t.emit_ptx(spec.build_module(t.heavy_tier))
@@ -163,9 +163,12 @@ def test_radix_kernels_compile_for_gpu_targets():
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
-def test_tiled_path_every_dtype(device, dtype, monkeypatch):
-    """Rows cut into several tiles (counters through memory, a scan, passes skipped or not):
-    small tiles here so that short test data takes that path on every device."""
+@pytest.mark.parametrize("fused", [False, True], ids=["counted", "fused"])
+def test_tiled_path_every_dtype(device, dtype, fused, monkeypatch):
+    """Rows cut into several tiles (counters through memory, a scan, passes skipped or not;
+    on the host, with each pass counting the next pass's digits or not): small tiles here
+    so that short test data takes that path on every device."""
+    monkeypatch.setattr(_radix, "FUSED_COUNTERS_RATIO", 0 if fused else 10**9)
     monkeypatch.setattr(_radix, "HOST_TILE", 300)
     monkeypatch.setattr(_radix, "GPU_TILE", 300)
     monkeypatch.setattr(_radix, "ROWS_MIN_HOST", 10**9)
