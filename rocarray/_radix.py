@@ -193,6 +193,9 @@ HOST_TILES_PER_ROW = 16
 #: a host pass counts the next pass's digits when the data is this many times the counters
 FUSED_COUNTERS_RATIO = 4
 GPU_TILE = 1 << 11
+GPU_TILE_MIN = 1 << 8
+#: threads a GPU sort aims for (tiles between ``GPU_TILE_MIN`` and ``GPU_TILE`` permitting)
+GPU_THREADS = 1 << 13
 #: one item sorts a whole row (no counters through memory) on the host for rows of up to a
 #: tile, or up to ``ROW_MAX_HOST`` when there are enough rows for the threads; on a GPU
 #: when there are enough rows to fill it with threads
@@ -302,10 +305,14 @@ def _geometry(rows: int, L: int, device) -> tuple[int, int, int, int, int]:
     items' launch size).  Host tiles are a power of two, at most ``HOST_TILES_PER_ROW`` a
     row (the scatter counts the next digit per destination tile: ``tsh`` finds it)."""
     if device.kind == "cpu":
-        t = max(HOST_TILE, -(-L // HOST_TILES_PER_ROW))
+        # (at most 2**30: a tile's counters are 32-bit)
+        t = min(max(HOST_TILE, -(-L // HOST_TILES_PER_ROW)), 1 << 30)
         ts = min(L, 1 << (t - 1).bit_length())
     else:
-        ts = min(L, GPU_TILE)
+        # a thread per tile: smaller tiles for fewer elements, so that a short sort
+        # still has threads to run on
+        t = -(-rows * L // GPU_THREADS)
+        ts = min(L, GPU_TILE, max(GPU_TILE_MIN, 1 << max(0, (t - 1).bit_length())))
     tpr = -(-L // ts)
     return (tpr, ts, (ts - 1).bit_length()) + _spread(rows * tpr, rows * L, device)
 
