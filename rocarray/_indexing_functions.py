@@ -109,14 +109,22 @@ template <typename T> __device__ bool rk_lt(T a, T b) {
     return ar < br || (ar == br && ai < bi); // lexicographic, as NumPy
 }
 """
+# Halving steps that select rather than branch (which way a step goes is unpredictable:
+# a branch costs a misprediction every other step); a[lo + len - 1] is the last candidate.
 _SEARCH = """
 long lo = 0;
-long hi = n;
-while (lo < hi) {
-    long mid = lo + (hi - lo) / 2;
-    T am = a[mid];
+long len = n;
+while (len > 1) {
+    long step = len >> 1;
+    T am = a[lo + step - 1];
     bool go = right ? !rk_lt(v, am) : rk_lt(am, v);
-    if (go) lo = mid + 1; else hi = mid;
+    lo = go ? lo + step : lo;
+    len -= step;
+}
+if (len == 1) {
+    T am = a[lo];
+    bool go = right ? !rk_lt(v, am) : rk_lt(am, v);
+    lo = go ? lo + 1 : lo;
 }
 out = lo;
 """

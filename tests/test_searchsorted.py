@@ -1,0 +1,23 @@
+"""searchsorted's binary search against NumPy: every table length from 0 to 70 and around
+powers of two, ties, both sides, every dtype, on every device."""
+
+import numpy as np
+import pytest
+
+import rocarray as ra
+from conftest import ALL_DTYPES, random_array
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_every_table_length(device, dtype):
+    rng = np.random.default_rng(2105)
+    lengths = list(range(71)) + [127, 128, 129, 1023, 1024, 1025]
+    queries = random_array((300,), dtype, rng, low=-12, high=12)
+    x2 = ra.asarray(queries, device=device)
+    for n in lengths:
+        table = np.sort(random_array((n,), dtype, rng, low=-10, high=10))  # many ties
+        x1 = ra.asarray(table, device=device)
+        for side in ("left", "right"):
+            np.testing.assert_array_equal(ra.searchsorted(x1, x2, side=side).get(),
+                                          np.searchsorted(table, queries, side=side),
+                                          err_msg=f"n={n} side={side}")
