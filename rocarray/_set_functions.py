@@ -16,14 +16,14 @@ import numpy as np
 
 from . import _dtypes
 from ._array_object import Array
-from ._creation_functions import asarray, full, ones
+from ._creation_functions import asarray, full, ones, zeros
 from ._data_type_functions import astype
 from ._dtypes import result_type
 from ._elementwise_functions import not_equal, subtract
 from ._indexing_functions import nonzero, searchsorted, take
 from ._manipulation_functions import concat, diff, reshape
 from ._sorting_functions import argsort, sort
-from ._statistical_functions import cumulative_sum
+from ._statistical_functions import cumulative_sum, max as _max, min as _min
 from ._user_kernels import ElementwiseKernel
 
 UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
@@ -94,6 +94,18 @@ def unique_all(x, /) -> UniqueAllResult:
     return UniqueAllResult(values[mask], first, _inverse(x, order, mask), _counts(starts, n))
 
 
+# Integers of a small range: a table of the values x2 holds (NumPy's kind='table'); the
+# offsets from the smallest are taken in unsigned 64-bit arithmetic (no signed overflow)
+_OFFSET = "(long)((unsigned long long)v - (unsigned long long)lo)"
+_mark = ElementwiseKernel("T v, T lo", "raw bool table", f"table[{_OFFSET}] = true;", "rk_isin_mark")
+_look = ElementwiseKernel("T v, T lo, T hi, bool invert, raw bool table", "bool out",
+                          f"bool f = false; if (v >= lo && v <= hi) f = table[{_OFFSET}]; out = f != invert;",
+                          "rk_isin_table")
+#: the table is used when x2's range is at most this many times the elements of both
+#: arrays (as NumPy decides), and at most ``TABLE_MAX`` entries
+TABLE_PER_ELEMENT = 6
+TABLE_MAX = 1 << 27
+
 # found: the first place of v in the sorted s holds v (NaN equals nothing)
 _found = ElementwiseKernel("raw T s, int64 p, T v, int64 n, bool invert", "bool out",
                            "out = (p < n && s[p] == v) != invert;", "rk_isin")
@@ -106,8 +118,10 @@ def isin(x1, x2, /, *, invert=False) -> Array:
     Either argument may be a Python scalar (not both); the two are compared in their
     promoted dtype (``result_type``).  Values compare with ``==``: ``-0.0`` is found among
     ``+0.0``, a NaN is never found (as NumPy's ``isin``).  ``x2`` is sorted once (the radix
-    sort) and every element of ``x1`` looked up by a binary search.  The array API
-    2025.12 function; NumPy's ``kind=`` and ``assume_unique=`` are not offered.
+    sort) and every element of ``x1`` looked up by a binary search; integers whose range
+    in ``x2`` is small beside the two sizes go through a table of the values instead (as
+    NumPy's ``kind='table'``).  The array API 2025.12 function; NumPy's ``kind=`` and
+    ``assume_unique=`` are not offered.
 
     >>> rocarray.isin(rocarray.asarray([1, 2, 3, 4]), rocarray.asarray([4, 2]))
     Array([False,  True, False,  True], dtype=bool)
@@ -129,10 +143,18 @@ def isin(x1, x2, /, *, invert=False) -> Array:
     dt = result_type(*(a.dtype if isinstance(a, Array) else a for a in (x1, x2)))
     x1 = asarray(x1, dtype=dt, device=device) if not isinstance(x1, Array) else astype(x1, dt, copy=False)
     x2 = asarray(x2, dtype=dt, device=device) if not isinstance(x2, Array) else astype(x2, dt, copy=False)
-    s = sort(reshape(x2, (-1,)))
-    if s.shape[0] == 0:
+    if x2.size == 0:
         return full(x1.shape, invert, dtype=_dtypes.bool, device=device)
     out = Array._empty(x1.shape, _dtypes.bool, device)
+    if dt.kind in "iu" and out.size:
+        lo, hi = int(_min(x2).get()), int(_max(x2).get())
+        span = hi - lo + 1
+        if span <= min(TABLE_MAX, TABLE_PER_ELEMENT * (x1.size + x2.size)):
+            table = zeros((span,), dtype=_dtypes.bool, device=device)
+            _mark(x2, lo, table)
+            _look(x1, lo, hi, invert, table, out)
+            return out
+    s = sort(reshape(x2, (-1,)))
     if out.size:
         _found(s, searchsorted(s, x1), x1, s.shape[0], invert, out)
     return out

@@ -84,6 +84,25 @@ def test_isin_matches_numpy(device, dtype):
     assert r.dtype == ra.bool and r.shape == a.shape
 
 
+@pytest.mark.parametrize("dtype", [ra.int8, ra.int16, ra.int32, ra.int64, ra.uint8, ra.uint32, ra.uint64],
+                         ids=str)
+def test_isin_integer_table_and_wide_ranges(device, dtype):
+    """Integers take a table of x2's values when its range is small, the sort otherwise;
+    both at the ends of the dtype's range."""
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(35)
+    a = random_array((500,), dtype, rng, low=-50, high=50)
+    a[:4] = [info.min, info.min + 1, info.max - 1, info.max]
+    x = ra.asarray(a, device=device)
+    for b in (np.array([info.min, info.min + 2, 3], dtype=dtype),        # wide: sorted
+              np.array([info.max - 1, info.max, info.max], dtype=dtype),  # narrow, at the top
+              np.array([info.min + 1, info.min], dtype=dtype),            # narrow, at the bottom
+              random_array((50,), dtype, rng, low=-20, high=20)):
+        y = ra.asarray(b, device=device)
+        np.testing.assert_array_equal(ra.isin(x, y).get(), np.isin(a, b))
+        np.testing.assert_array_equal(ra.isin(x, y, invert=True).get(), np.isin(a, b, invert=True))
+
+
 def test_isin_mixed_scalars_empty_and_errors(device):
     x = ra.asarray(np.array([1, 2, 3, 4], dtype=np.int32), device=device)
     f = ra.asarray(np.array([2.0, 3.5]), device=device)
