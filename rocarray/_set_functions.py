@@ -54,7 +54,14 @@ def _groups(name: str, x, need_order: bool):
 
 
 def unique_values(x, /) -> Array:
-    """The unique elements of ``x``, sorted, as a 1-d array."""
+    """The unique elements of ``x`` (any shape, read flattened), sorted, as a 1-d array.
+
+    Each NaN is its own unique value (the standard's rule; NumPy 2's ``unique_values``
+    collapses NaNs); ``-0.0`` and ``+0.0`` are one value.  Built on the stable radix sort.
+
+    >>> rocarray.unique_values(rocarray.asarray([3, 1, 3, 2]))
+    array([1, 2, 3])
+    """
     _, values, _, mask, _, _ = _groups("unique_values", x, False)
     return values[mask]
 
@@ -65,7 +72,12 @@ def _counts(starts: Array, n: int) -> Array:
 
 
 def unique_counts(x, /) -> UniqueCountsResult:
-    """The unique elements of ``x`` and how often each occurs (int64)."""
+    """The unique elements of ``x`` (sorted, as ``unique_values``) and how often each
+    occurs, an int64 array of the same length; a named tuple ``(values, counts)``.
+
+    >>> rocarray.unique_counts(rocarray.asarray([3, 1, 3]))
+    UniqueCountsResult(values=array([1, 3]), counts=array([1, 2]))
+    """
     _, values, _, mask, starts, n = _groups("unique_counts", x, False)
     return UniqueCountsResult(values[mask], _counts(starts, n))
 
@@ -80,15 +92,27 @@ def _inverse(x: Array, order: Array, mask: Array) -> Array:
 
 
 def unique_inverse(x, /) -> UniqueInverseResult:
-    """The unique elements of ``x`` and, for each element of ``x``, the index of its value
-    in them (an int64 array of ``x``'s shape)."""
+    """The unique elements of ``x`` (sorted, as ``unique_values``) and, for each element of
+    ``x``, the index of its value in them: an int64 array of ``x``'s shape (NumPy 2 gives
+    it the same shape); a named tuple ``(values, inverse_indices)``.
+
+    >>> r = rocarray.unique_inverse(rocarray.asarray([3, 1, 3]))
+    >>> r.inverse_indices
+    array([1, 0, 1])
+    """
     _, values, order, mask, _, _ = _groups("unique_inverse", x, True)
     return UniqueInverseResult(values[mask], _inverse(x, order, mask))
 
 
 def unique_all(x, /) -> UniqueAllResult:
-    """Unique values, the index of each one's first occurrence in (flattened) ``x``, the
-    inverse indices and the counts."""
+    """The unique values of ``x`` (sorted, as ``unique_values``), the index of each one's
+    first occurrence in flattened ``x``, the inverse indices (``x``'s shape) and the counts,
+    as a named tuple ``(values, indices, inverse_indices, counts)`` (int64 indices).
+
+    >>> r = rocarray.unique_all(rocarray.asarray([3, 1, 3]))
+    >>> r.indices, r.counts
+    (array([1, 0]), array([1, 2]))
+    """
     _, values, order, mask, starts, n = _groups("unique_all", x, True)
     first = take(order, starts)  # stable sort: a group's first element occurs first in x
     return UniqueAllResult(values[mask], first, _inverse(x, order, mask), _counts(starts, n))
@@ -124,7 +148,7 @@ def isin(x1, x2, /, *, invert=False) -> Array:
     ``assume_unique=`` are not offered.
 
     >>> rocarray.isin(rocarray.asarray([1, 2, 3, 4]), rocarray.asarray([4, 2]))
-    Array([False,  True, False,  True], dtype=bool)
+    array([False,  True, False,  True])
     """
     if not isinstance(invert, bool):
         raise TypeError(f"isin: invert must be a bool, not {type(invert).__name__}")

@@ -137,7 +137,7 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     ``ValueError`` (the standard's rule) and ``axis=None`` is not accepted.
 
     >>> rocarray.sort(rocarray.asarray([3.0, float("nan"), -1.0, 2.0]))
-    Array([-1.,  2.,  3., nan], dtype=float32)
+    array([-1.,  2.,  3., nan])
     """
     axis, work, kind = _prepare("sort", x, axis, descending, stable)
     n = work.shape[-1]
@@ -160,7 +160,7 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     descending); the order is ``sort``'s.  A 0-d ``x`` is a ``ValueError``.
 
     >>> rocarray.argsort(rocarray.asarray([3, 1, 2, 1]), descending=True)
-    Array([0, 2, 1, 3], dtype=int64)
+    array([0, 2, 1, 3])
     """
     axis, work, kind = _prepare("argsort", x, axis, descending, stable)
     n = work.shape[-1]
