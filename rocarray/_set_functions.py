@@ -62,8 +62,8 @@ def unique_values(x, /) -> Array:
     >>> rocarray.unique_values(rocarray.asarray([3, 1, 3, 2]))
     array([1, 2, 3])
     """
-    _, values, _, mask, _, _ = _groups("unique_values", x, False)
-    return values[mask]
+    _, values, _, _, starts, _ = _groups("unique_values", x, False)
+    return take(values, starts)  # (a gather: the group starts are known, no second compaction)
 
 
 def _counts(starts: Array, n: int) -> Array:
@@ -79,7 +79,7 @@ def unique_counts(x, /) -> UniqueCountsResult:
     UniqueCountsResult(values=array([1, 3]), counts=array([1, 2]))
     """
     _, values, _, mask, starts, n = _groups("unique_counts", x, False)
-    return UniqueCountsResult(values[mask], _counts(starts, n))
+    return UniqueCountsResult(take(values, starts), _counts(starts, n))
 
 
 def _inverse(x: Array, order: Array, mask: Array) -> Array:
@@ -100,8 +100,8 @@ def unique_inverse(x, /) -> UniqueInverseResult:
     >>> r.inverse_indices
     array([1, 0, 1])
     """
-    _, values, order, mask, _, _ = _groups("unique_inverse", x, True)
-    return UniqueInverseResult(values[mask], _inverse(x, order, mask))
+    _, values, order, mask, starts, _ = _groups("unique_inverse", x, True)
+    return UniqueInverseResult(take(values, starts), _inverse(x, order, mask))
 
 
 def unique_all(x, /) -> UniqueAllResult:
@@ -115,7 +115,7 @@ def unique_all(x, /) -> UniqueAllResult:
     """
     _, values, order, mask, starts, n = _groups("unique_all", x, True)
     first = take(order, starts)  # stable sort: a group's first element occurs first in x
-    return UniqueAllResult(values[mask], first, _inverse(x, order, mask), _counts(starts, n))
+    return UniqueAllResult(take(values, starts), first, _inverse(x, order, mask), _counts(starts, n))
 
 
 # Integers of a small range: a table of the values x2 holds (NumPy's kind='table'); the
