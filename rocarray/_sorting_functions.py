@@ -85,7 +85,7 @@ _ARG_BACK = """a[base + k] = t[base + k]; ai[base + k] = ti[base + k];"""
 _kernels: dict = {}
 
 #: lines at least this long are radix sorted; shorter ones merge sorted per line
-RADIX_MIN_LINE = 256
+RADIX_MIN_LINE = 32
 
 
 def _kernel(kind: str, arg: bool) -> ElementwiseKernel:
@@ -95,10 +95,10 @@ def _kernel(kind: str, arg: bool) -> ElementwiseKernel:
         body = body.replace("COPYBACK", _ARG_BACK if arg else _SORT_BACK)
         if arg:
             k = ElementwiseKernel("raw T t, raw int64 ti, int64 width0, bool desc", "raw T a, raw int64 ai",
-                                  body, f"rk_argsort_{kind}", preamble=_LESS[kind])
+                                  body, f"rk_argsort_{kind}", preamble=_LESS[kind], _heavy=True)
         else:
             k = ElementwiseKernel("raw T t, int64 width0, bool desc", "raw T a", body,
-                                  f"rk_sort_{kind}", preamble=_LESS[kind])
+                                  f"rk_sort_{kind}", preamble=_LESS[kind], _heavy=True)
         k = _kernels.setdefault((kind, arg), k)
     return k
 
@@ -146,8 +146,9 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
         if n >= RADIX_MIN_LINE:
             out, _ = radix_sort(work.reshape((lines, n)), None, descending)
             return _finish(out.reshape(work.shape), axis)
-        scratch = Array._empty(work.shape, work.dtype, work.device)
-        _kernel(kind, False)(scratch, n, descending, work, size=lines)
+        # (flat raw operands: an N-d one costs a division per dimension and access)
+        scratch = Array._empty((work.size,), work.dtype, work.device)
+        _kernel(kind, False)(scratch, n, descending, work.reshape((-1,)), size=lines)
     return _finish(work, axis)
 
 
@@ -171,9 +172,10 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     if n >= RADIX_MIN_LINE:
         _, order = radix_sort(work.reshape((lines, n)), idx.reshape((lines, n)), descending)
         return _finish(order.reshape(work.shape), axis)
-    scratch = Array._empty(work.shape, work.dtype, work.device)
-    scratch_idx = Array._empty(work.shape, idx.dtype, work.device)
-    _kernel(kind, True)(scratch, scratch_idx, n, descending, work, idx, size=lines)
+    scratch = Array._empty((work.size,), work.dtype, work.device)
+    scratch_idx = Array._empty((work.size,), idx.dtype, work.device)
+    _kernel(kind, True)(scratch, scratch_idx, n, descending, work.reshape((-1,)), idx.reshape((-1,)),
+                        size=lines)
     return _finish(idx, axis)
 
 
