@@ -423,6 +423,11 @@ class GPURuntime(Runtime):
         (enabled once per ordered pair), else through pinned host buffers.  It runs after
         the work queued on the source's current stream and before later work on either
         device's current stream (docs/architecture.md, "Several GPUs").
+
+        Example (what ``x.to_device("cuda:1")`` does with the bytes of ``x``)::
+
+            rt = rocarray.Device("cuda:0").runtime
+            rt.copy_peer(1, y.data_ptr, 0, x.data_ptr, x.nbytes)
         """
         if nbytes <= 0:
             return
@@ -435,7 +440,13 @@ class GPURuntime(Runtime):
 
     def peer_route(self, dst_index: int, src_index: int) -> str:
         """How copies from device ``src_index`` to device ``dst_index`` go: "same device",
-        "peer" (direct) or "staged: <why>" (through the host); decided on first use."""
+        "peer" (direct) or "staged: <why>" (through the host); decided on first use.
+
+        Example::
+
+            >>> rocarray.Device("cuda:0").runtime.peer_route(1, 0)   # two GPUs with a direct link
+            'peer'
+        """
         self._check_index(dst_index)
         self._check_index(src_index)
         if dst_index == src_index:
