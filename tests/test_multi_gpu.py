@@ -133,6 +133,8 @@ def test_dask_example_rejects_bad_arguments():
 @needs_dask
 @pytest.mark.parametrize("kind", KINDS)
 def test_dask_example_with_one_worker_per_gpu(kind):
+    if kind == "hip" and gpu_count("cuda"):
+        pytest.skip("the example takes the NVIDIA GPUs where both kinds are present")
     result = _run_example("--size", "2000000", env={"ROCARRAY_DEVICE": ""})
     assert result.returncode == 0, result.stdout + result.stderr
     count = gpu_count(kind)
