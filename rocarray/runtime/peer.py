@@ -38,11 +38,11 @@ class _Relay:
             # (pinned memory is pinned for every device of the unified address space)
             for _ in range(2):
                 self.buffers.append(self.api.host_alloc(chunk))
+            self.filled = [Event(runtime, src, timing=False) for _ in range(2)]
+            self.drained = [Event(runtime, dst, timing=False) for _ in range(2)]
         except BaseException:
             self.close()
             raise
-        self.filled = [Event(runtime, src, timing=False) for _ in range(2)]
-        self.drained = [Event(runtime, dst, timing=False) for _ in range(2)]
 
     def copy(self, runtime, dst: int, dst_ptr: int, dst_stream: Stream, src: int, src_ptr: int,
              src_stream: Stream, nbytes: int) -> None:
