@@ -10,7 +10,7 @@ import numpy as np
 from ._array_object import Array
 from ._device import Device, as_device
 from ._elementwise import copy_array, copy_elements
-from ._transfer import contiguous_to_numpy, numpy_to_device, wrap_numpy
+from ._transfer import contiguous_to_device, contiguous_to_numpy, numpy_to_device, wrap_numpy
 
 
 def contiguous(x: Array) -> Array:
@@ -35,8 +35,7 @@ def copy_to_device(x: Array, device: Device) -> Array:
     if device.kind == "cpu":
         a = device_to_numpy(x)
         return wrap_numpy(a)
-    # GPU to GPU (another device, or another kind): through the host.
-    return numpy_to_device(device_to_numpy(x), device)
+    return contiguous_to_device(contiguous(x), device)  # GPU to GPU
 
 
 def _get(self, stream=None, order="C", out=None) -> np.ndarray:
