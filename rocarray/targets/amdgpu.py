@@ -402,7 +402,7 @@ class AMDGPUTarget(Target):
             return None
         q = self.__dict__.get("_quick")
         if q is None:
-            q = self._quick = self.configured(CompileConfig(opt_level=0, simple_loops=True), tier_of=self)
+            q = self._quick = self.configured(CompileConfig(opt_level=0, simple_loops=True), stands_in_for=self)
         return q
 
     # -- building IR ---------------------------------------------------------------------

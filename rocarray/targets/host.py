@@ -184,7 +184,7 @@ class HostTarget(Target):
             # language's lowering), verified by the tests (ROCARRAY_VERIFY_IR=1): not
             # re-verified on every first call.
             q = self._quick = self.configured(host_config(0), pipeline="inline", simple_loops=True,
-                                              verify_ir=False, tier_of=self)
+                                              verify_ir=False, stands_in_for=self)
         return q
 
     @property

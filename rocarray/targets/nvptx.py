@@ -356,7 +356,7 @@ class NVPTXTarget(Target):
         if q is None:
             # the driver JIT at -O0: measured faster (docs/benchmarks.md)
             q = self._quick = self.configured(CompileConfig(opt_level=0, assembler="ptx", assembler_opt=0,
-                                                            simple_loops=True), tier_of=self)
+                                                            simple_loops=True), stands_in_for=self)
         return q
 
     # -- building IR ---------------------------------------------------------------------
