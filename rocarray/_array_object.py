@@ -75,7 +75,7 @@ class Array:
     Differences from NumPy: no implicit conversion of a GPU array to NumPy (``np.asarray(x)``
     of a GPU array is a ``TypeError``; use ``x.get()`` or ``rocarray.asnumpy``), as in CuPy.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> x = ra.asarray([[1.0, 2.0], [3.0, 4.0]])
         >>> (x.shape, x.dtype, x.T[0, 1], float(x.sum()))

@@ -51,7 +51,7 @@ def _get(self, stream=None, order="C", out=None) -> np.ndarray:
     Raises:
         ValueError: ``out`` is not a NumPy array of this shape.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.arange(3).get()
         array([0, 1, 2])
@@ -76,7 +76,7 @@ def _to_device(self, device, /, *, stream=None) -> Array:
         stream: accepted for the standard's signature and not used (the copy is complete when
             it returns).
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.asarray([1.0, 2.0]).to_device("cpu").device
         Device('cpu')
@@ -90,7 +90,7 @@ def _to_device(self, device, /, *, stream=None) -> Array:
 def _copy_method(self) -> Array:
     """A C-contiguous copy of this array on the same device (also ``copy.copy(x)``).
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> x = ra.asarray([1, 2]); y = x.copy(); y[0] = 5; x
         array([1, 2])

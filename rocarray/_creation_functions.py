@@ -135,10 +135,11 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
         An Array. On the CPU a NumPy array of a supported dtype is wrapped without a copy.
 
     Raises:
-        TypeError: an unsupported dtype or object. OverflowError: a Python int that does not fit
-        the dtype (NumPy 2 raises too). ValueError: ``copy=False`` where a copy is needed.
+        TypeError: an unsupported dtype or object.
+        OverflowError: a Python int that does not fit the dtype (NumPy 2 raises too).
+        ValueError: ``copy=False`` where a copy is needed.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.asarray([[1, 2], [3, 4]], dtype=ra.float32)
         array([[1., 2.],
@@ -226,7 +227,7 @@ def empty(shape, *, dtype=None, device=None) -> Array:
             ``"hip:0"``) or None for the default device (the first GPU found, else the CPU;
             ``ROCARRAY_DEVICE`` and ``with ra.Device(...)`` change it).
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.empty((2, 3), dtype=ra.int32).shape
         (2, 3)
@@ -264,7 +265,7 @@ def full(shape, fill_value, *, dtype=None, device=None) -> Array:
     Raises:
         OverflowError: an int that does not fit ``dtype`` (NumPy 2 raises too).
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.full((2, 2), 7, dtype=ra.uint8)
         array([[7, 7],
@@ -296,7 +297,7 @@ def zeros(shape, *, dtype=None, device=None) -> Array:
             ``"hip:0"``) or None for the default device (the first GPU found, else the CPU;
             ``ROCARRAY_DEVICE`` and ``with ra.Device(...)`` change it).
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.zeros(3)
         array([0., 0., 0.])
@@ -314,7 +315,7 @@ def ones(shape, *, dtype=None, device=None) -> Array:
             ``"hip:0"``) or None for the default device (the first GPU found, else the CPU;
             ``ROCARRAY_DEVICE`` and ``with ra.Device(...)`` change it).
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.ones((2, 2), dtype=ra.int8)
         array([[1, 1],
@@ -333,7 +334,7 @@ def empty_like(x, /, *, dtype=None, device=None) -> Array:
     """A new uninitialised array of the shape of ``x``, of its dtype and on its device
     unless ``dtype`` or ``device`` say otherwise.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.empty_like(ra.ones((2, 3), dtype=ra.int16)).dtype
         dtype('int16')
@@ -346,7 +347,7 @@ def zeros_like(x, /, *, dtype=None, device=None) -> Array:
     """A new array of zeros of the shape of ``x``, of its dtype and on its device
     unless ``dtype`` or ``device`` say otherwise.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.zeros_like(ra.asarray([1, 2, 3]))
         array([0, 0, 0])
@@ -359,7 +360,7 @@ def ones_like(x, /, *, dtype=None, device=None) -> Array:
     """A new array of ones of the shape of ``x``, of its dtype and on its device unless
     ``dtype`` or ``device`` say otherwise.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.ones_like(ra.asarray([1.5, 2.5]))
         array([1., 1.])
@@ -372,7 +373,7 @@ def full_like(x, /, fill_value, *, dtype=None, device=None) -> Array:
     """A new array of the shape of ``x`` filled with ``fill_value``, of ``x``'s dtype and on
     its device unless ``dtype`` or ``device`` say otherwise.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.full_like(ra.asarray([1, 2, 3]), 9)
         array([9, 9, 9])
@@ -402,7 +403,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
             ``"hip:0"``) or None for the default device (the first GPU found, else the CPU;
             ``ROCARRAY_DEVICE`` and ``with ra.Device(...)`` change it).
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.arange(2, 11, 3)
         array([2, 5, 8])
@@ -452,7 +453,8 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
     ``endpoint=False``).
 
     Args:
-        start, stop: real or complex Python numbers.
+        start: the first value, a real or complex Python number.
+        stop: the last value (or the end, with ``endpoint=False``).
         num: how many values (a non-negative int).
         dtype: the dtype; None gives ``float64`` (``complex128`` for a complex bound).
         device: where the array lives: a ``Device``, a string (``"cpu"``, ``"cuda:0"``,
@@ -460,7 +462,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
             ``ROCARRAY_DEVICE`` and ``with ra.Device(...)`` change it).
         endpoint: whether ``stop`` is the last value.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.linspace(0, 1, 5)
         array([0.  , 0.25, 0.5 , 0.75, 1.  ])
@@ -507,7 +509,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Array:
             ``"hip:0"``) or None for the default device (the first GPU found, else the CPU;
             ``ROCARRAY_DEVICE`` and ``with ra.Device(...)`` change it).
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.eye(2, 3, k=1, dtype=ra.int32)
         array([[0, 1, 0],
@@ -531,10 +533,10 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Array:
     current stream.
 
     Raises:
-        TypeError: ``x`` has no ``__dlpack__``; BufferError or TypeError from the producer
-        for a device or dtype rocarray does not support.
+        TypeError: ``x`` has no ``__dlpack__``, or a dtype rocarray does not support.
+        BufferError: from the producer, for a device it cannot export to.
 
-    Example:
+    Examples:
         >>> import numpy as np, rocarray as ra
         >>> ra.from_dlpack(np.arange(3.0), device="cpu")
         array([0., 1., 2.])
@@ -566,7 +568,7 @@ def asnumpy(a, stream=None, order="C", out=None) -> np.ndarray:
         order: the memory layout of the result, as NumPy's ``order`` (``"C"``, ``"F"``, ``"K"``, ``"A"``).
         out: a NumPy array of the same shape to copy into (cast to its dtype).
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.asnumpy(ra.asarray([1, 2]))
         array([1, 2])

@@ -19,10 +19,10 @@ def astype(x: Array, dtype, /, *, copy: bool = True, device=None) -> Array:
         device: a device to copy the result to (the 2024.12 standard's argument).
 
     Raises:
-        TypeError: complex to a real dtype (NumPy drops the imaginary part with a warning; take
-        ``real()`` or ``abs()`` first), or a dtype rocarray does not support.
+        TypeError: complex to a real dtype (NumPy drops the imaginary part with a warning;
+            take ``real()`` or ``abs()`` first), or a dtype rocarray does not support.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.astype(ra.asarray([1.7, -1.7]), ra.int32)
         array([ 1, -1], dtype=int32)

@@ -191,9 +191,10 @@ def isdtype(dtype, kind) -> builtins.bool:
             tuple of those (true if any matches).
 
     Raises:
-        TypeError: ``dtype`` is not a rocarray dtype. ValueError: an unknown kind name.
+        TypeError: ``dtype`` is not a rocarray dtype.
+        ValueError: an unknown kind name.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.isdtype(ra.float32, ("integral", "real floating"))
         True
@@ -264,7 +265,7 @@ def result_type(*arrays_and_dtypes) -> np.dtype:
     Raises:
         TypeError: no array or dtype among the arguments, or ``None``.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.result_type(ra.int8, ra.uint8), ra.result_type(ra.float32, 1.5)
         (dtype('int16'), dtype('float32'))
@@ -296,7 +297,7 @@ def can_cast(from_, to) -> builtins.bool:
     """Whether ``from_`` (a dtype or an array) can be cast to ``to`` without changing kind the
     wrong way under the promotion rules (``int8`` -> ``int16`` yes, ``int16`` -> ``int8`` no).
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.can_cast(ra.int8, ra.float32), ra.can_cast(ra.float64, ra.float32)
         (True, False)
@@ -332,7 +333,7 @@ def finfo(type) -> finfo_object:  # noqa: A002 - the spec's name
     """Machine limits of a floating-point dtype (or of an array's dtype): ``bits``, ``eps``,
     ``max``, ``min``, ``smallest_normal``, ``dtype`` (for complex dtypes, those of the real part).
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.finfo(ra.float16).max
         65504.0
@@ -350,7 +351,7 @@ def finfo(type) -> finfo_object:  # noqa: A002 - the spec's name
 def iinfo(type) -> iinfo_object:  # noqa: A002
     """Machine limits of an integer dtype (or of an array's dtype): ``bits``, ``max``, ``min``, ``dtype``.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.iinfo(ra.int8).min
         -128

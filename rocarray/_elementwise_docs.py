@@ -1,11 +1,14 @@
 """The docstrings of the elementwise functions: one entry per row of the op catalogue.
 
 ``rocarray._elementwise_functions`` gives each function its docstring from here when it makes
-the function: the entry's summary, NumPy difference and example, with the signature, the
-dtypes accepted and the result dtype said from the row itself (``docstring``).
+the function: the entry's summary, NumPy difference and example, with the dtypes accepted
+and the result dtype said from the row itself (``docstring``), and its signature
+(``signature``).
 """
 
 from __future__ import annotations
+
+import inspect
 
 #: name -> (summary, difference from NumPy or the standard, example call, its output)
 ENTRIES = {
@@ -431,14 +434,21 @@ _RESULT = {
 }
 
 
+def signature(nin: int) -> inspect.Signature:
+    """The call signature of an elementwise function of ``nin`` inputs: ``(x, /, *, out=None)``
+    or ``(x1, x2, /, *, out=None)`` (what ``help()`` and the reference show)."""
+    P = inspect.Parameter
+    names = ["x"] if nin == 1 else [f"x{i + 1}" for i in range(nin)]
+    return inspect.Signature([P(n, P.POSITIONAL_ONLY) for n in names] + [P("out", P.KEYWORD_ONLY, default=None)])
+
+
 def docstring(name: str, nin: int, accepts: str, compute: str, out: str) -> str | None:
     """The docstring of catalogue row ``name`` (None for a row without an entry)."""
     entry = ENTRIES.get(name)
     if entry is None:
         return None
     summary, note, call, result = entry
-    params = "x" if nin == 1 else ", ".join(f"x{i + 1}" for i in range(nin))
-    text = [summary, "", f"Signature: ``{name}({params}, /, *, out=None)``.", ""]
+    text = [summary, ""]
     if nin == 1:
         text += ["Args:", f"    x: an array of {_ACCEPTS[accepts]}."]
     else:
@@ -448,11 +458,11 @@ def docstring(name: str, nin: int, accepts: str, compute: str, out: str) -> str 
     text += ["    out: an array of the result's shape and dtype to write into (as NumPy's ``out=``; "
              "an extension of the standard).", "",
              "Returns:", f"    A new array (or ``out``) of {_RESULT[(compute, out)]}.", "",
-             "Raises:", "    TypeError: a dtype the function does not accept, only Python scalars, "
-             "or arrays on different devices.", ""]
+             "Raises:", "    TypeError: a dtype the function does not accept, only Python scalars,",
+             "        or arrays on different devices.", ""]
     if note:
         text += ["Note:", f"    {note}", ""]
-    text += ["Example:", "    >>> import rocarray as ra", f"    >>> {call}"]
+    text += ["Examples:", "    >>> import rocarray as ra", f"    >>> {call}"]
     text += [f"    {line}" for line in result.splitlines()]
     return "\n".join(text)
 

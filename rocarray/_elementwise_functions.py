@@ -19,6 +19,7 @@ def _ufunc(name: str) -> Ufunc:
     row = uf.row
     uf.__module__ = __name__  # where the documentation finds it (the class lives in _elementwise)
     uf.__doc__ = _docs.docstring(name, row.nin, row.accepts, row.compute, row.out)
+    uf.__signature__ = _docs.signature(row.nin)
     return uf
 
 
@@ -97,13 +98,15 @@ def where(condition, x1, x2, /) -> Array:
 
     Args:
         condition: a bool array.
-        x1, x2: arrays or Python scalars (at least one argument an array); the three broadcast
-            together and the result has the promoted dtype of ``x1`` and ``x2``.
+        x1: the values where ``condition`` is true: an array or a Python scalar.
+        x2: the values elsewhere: an array or a Python scalar (``x1`` or ``x2`` must be an
+            array). The three arguments broadcast together; the result has the promoted
+            dtype of ``x1`` and ``x2``.
 
     Raises:
         OverflowError: a Python int that does not fit the result dtype (NumPy wraps it silently).
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> x = ra.asarray([-2.0, 3.0])
         >>> ra.where(x > 0, x, 0.0)
@@ -117,17 +120,18 @@ def clip(x, /, min=None, max=None) -> Array:  # noqa: A002 - the spec's names
 
     Args:
         x: a real array (not complex).
-        min, max: the bounds, Python scalars or arrays broadcasting with ``x``; either may be None.
+        min: the lower bound, a Python scalar or an array broadcasting with ``x``, or None.
+        max: the upper bound, likewise, or None.
 
     Returns:
         An array of ``x``'s dtype (the standard) and of the broadcast shape of ``x`` and the
         bounds. A bound past the dtype's range saturates to it.
 
     Raises:
-        TypeError: a complex array, a float bound for an integer array, or bounds on another
-        device.
+        TypeError: a complex array, a float bound for an integer array, or bounds on
+            another device.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.clip(ra.asarray([1, 5, 9]), 2, 6)
         array([2, 5, 6])

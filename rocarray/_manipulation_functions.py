@@ -39,7 +39,7 @@ def reshape(x: Array, /, shape, *, copy=None) -> Array:
     Raises:
         ValueError: the sizes differ, more than one -1, or ``copy=False`` needing a copy.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.reshape(ra.arange(6), (2, -1))
         array([[0, 1, 2],
@@ -164,7 +164,7 @@ def roll(x: Array, /, shift, *, axis=None) -> Array:
     """``x`` with its elements shifted by ``shift`` along ``axis`` (the flattened array if None),
     wrapping around. ``shift`` and ``axis`` may be tuples of the same length. A copy.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.roll(ra.arange(5), 2)
         array([3, 4, 0, 1, 2])
@@ -246,7 +246,7 @@ def repeat(x: Array, repeats, /, *, axis=None) -> Array:
     Raises:
         ValueError: a negative repeat or a repeats array of the wrong length.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.repeat(ra.asarray([1, 2]), 2)
         array([1, 1, 2, 2])
@@ -298,7 +298,7 @@ def tile(x: Array, repetitions, /) -> Array:
     """``x`` repeated ``repetitions[i]`` times along each axis; the shorter of ``x.shape`` and
     ``repetitions`` is padded with ones at the front (NumPy's ``tile``).
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.tile(ra.asarray([1, 2]), (2, 2))
         array([[1, 2, 1, 2],
@@ -334,7 +334,7 @@ def diff(x: Array, /, *, axis=-1, n=1, prepend=None, append=None) -> Array:
     ``prepend`` and ``append`` (arrays or scalars) are joined to ``x`` along ``axis`` first.
     Bool arrays give ``x[1:] != x[:-1]`` (NumPy's rule).
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.diff(ra.asarray([1, 4, 9, 16]))
         array([3, 5, 7])
@@ -372,7 +372,7 @@ def diff(x: Array, /, *, axis=-1, n=1, prepend=None, append=None) -> Array:
 def _reshape_method(self, *shape, copy=None) -> Array:
     """The array in a new shape: ``x.reshape(2, 3)`` or ``x.reshape((2, 3))`` (see ``rocarray.reshape``).
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.arange(4).reshape(2, 2).shape
         (2, 2)

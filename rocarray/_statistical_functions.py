@@ -4,6 +4,8 @@ the ``Array`` methods ``sum``, ``prod``, ``max``, ``min``, ``all``, ``any``, ``a
 
 from __future__ import annotations
 
+import inspect
+
 from . import _dtypes
 from ._array_object import Array
 from ._elementwise_functions import abs as _abs, divide, not_equal, sqrt, square, subtract
@@ -11,18 +13,17 @@ from ._reduction import _reduction, scan
 from ._views import normalize_axes
 
 _ARGS = """
-Signature: ``{name}(x, /, *, axis=None, keepdims=False{dtype})``.
-
 Args:
     x: an array{accepts}.
     axis: None (every axis), an int or a tuple of distinct ints in ``[-x.ndim, x.ndim)``{axis_note}.
     keepdims: keep the reduced axes with length 1 (the result then broadcasts against ``x``).{dtype_arg}
 
 Raises:
-    IndexError: an axis out of range. ValueError: a repeated axis{empty}. TypeError: a dtype
-    the reduction does not accept.
+    IndexError: an axis out of range.
+    ValueError: a repeated axis{empty}.
+    TypeError: a dtype the reduction does not accept.
 
-Example:
+Examples:
     >>> import rocarray as ra
     >>> x = ra.asarray([[1, 5, 2], [4, 0, 6]])
     >>> {example}
@@ -69,8 +70,9 @@ def _documented(name: str):
     summary, note, example = _DOCS[name]
     has_dtype = name in ("sum", "prod")
     op.__module__ = __name__  # where the documentation finds it (the class lives in _reduction)
+    op.__signature__ = inspect.signature(type(op).__call__).replace(
+        parameters=list(inspect.signature(type(op).__call__).parameters.values())[1:])
     op.__doc__ = summary + "\n" + _ARGS.format(
-        name=name, dtype=", dtype=None" if has_dtype else "",
         accepts=" of numbers or bools" if name not in ("max", "min", "argmax", "argmin")
         else " of bools, integers or real floats",
         axis_note=" (argmax/argmin: an int or None)" if name.startswith("arg") else "",
@@ -139,7 +141,7 @@ def mean(x, /, *, axis=None, keepdims=False):
         An array of ``x``'s dtype; NaN for a reduction over no elements, as NumPy. ``float16``
         is computed in ``float32`` and rounded once.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.mean(ra.asarray([[1.0, 2.0], [3.0, 5.0]]), axis=0)
         array([2. , 3.5])
@@ -168,7 +170,7 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False):
         correction: the degrees of freedom subtracted from the count.
         keepdims: keep the reduced axes with length 1.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.var(ra.asarray([1.0, 2.0, 3.0, 4.0]), correction=1)
         array(1.66666667)
@@ -191,7 +193,7 @@ def _var(x, axis, correction, keepdims, n: int):
 def std(x, /, *, axis=None, correction=0.0, keepdims=False):
     """The standard deviation over ``axis``: the square root of ``var`` (same arguments).
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.std(ra.asarray([1.0, 3.0]))
         array(1.)
@@ -210,7 +212,7 @@ Array.std = std
 def count_nonzero(x, /, *, axis=None, keepdims=False):
     """How many elements of ``x`` over ``axis`` are non-zero (True, and NaN, count); ``int64``.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.count_nonzero(ra.asarray([[0, 1], [2, 0]]), axis=1)
         array([1, 1])
@@ -239,7 +241,7 @@ def _cumulative(op, name: str):
         acc_dt, out_dt = op.dtypes(x.dtype, dtype)
         return scan(op.definition(x.dtype, acc_dt, out_dt), x, axis, bool(include_initial))
 
-    cumulative.__name__ = name
+    cumulative.__name__ = cumulative.__qualname__ = name  # (a module-level name for the reference)
     cumulative.__doc__ = (f"The running ``{op.__name__}`` along ``axis`` (required unless ``x`` is 1-d); "
                           "``include_initial`` starts with the identity. Dtypes as ``"
                           f"{op.__name__}``.")

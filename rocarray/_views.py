@@ -103,10 +103,10 @@ def permute_dims(x: Array, /, axes) -> Array:
         axes: a permutation of ``range(x.ndim)`` (negative axes count from the end).
 
     Raises:
-        ValueError: ``axes`` is not a permutation of the array's axes. IndexError: an axis out
-        of range.
+        ValueError: ``axes`` is not a permutation of the array's axes.
+        IndexError: an axis out of range.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.permute_dims(ra.zeros((2, 3, 4)), (2, 0, 1)).shape
         (4, 2, 3)
@@ -125,7 +125,7 @@ def permute_dims(x: Array, /, axes) -> Array:
 def matrix_transpose(x: Array, /) -> Array:
     """A view of ``x`` with its last two axes swapped (``x.mT``); ``x`` needs two axes or more.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.matrix_transpose(ra.asarray([[1, 2, 3]]))
         array([[1],
@@ -144,9 +144,10 @@ def expand_dims(x: Array, /, axis=0) -> Array:
             (NumPy's tuple form; the 2024.12 standard takes an int).
 
     Raises:
-        IndexError: an axis out of range. ValueError: a repeated axis.
+        IndexError: an axis out of range.
+        ValueError: a repeated axis.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.expand_dims(ra.zeros((2, 3)), axis=-1).shape
         (2, 3, 1)
@@ -175,10 +176,10 @@ def squeeze(x: Array, /, axis=None) -> Array:
     """A view of ``x`` without the axes of length 1 named by ``axis`` (all of them if None).
 
     Raises:
-        ValueError: a named axis whose length is not 1. IndexError: an axis out of range (a 0-d
-        array has none, where NumPy accepts 0 and -1).
+        ValueError: a named axis whose length is not 1.
+        IndexError: an axis out of range (a 0-d array has none, where NumPy accepts 0 and -1).
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.squeeze(ra.zeros((1, 3, 1)), axis=0).shape
         (3, 1)
@@ -201,10 +202,10 @@ def broadcast_shapes(*shapes) -> tuple:
     """The shape that arrays of the given shapes broadcast to.
 
     Raises:
-        ValueError: the shapes do not broadcast, or a negative dimension. TypeError: a dimension
-        that is not an int.
+        ValueError: the shapes do not broadcast, or a negative dimension.
+        TypeError: a dimension that is not an int.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.broadcast_shapes((3, 1), (1, 4), (4,))
         (3, 4)
@@ -247,7 +248,7 @@ def broadcast_to(x: Array, /, shape) -> Array:
     Raises:
         ValueError: ``x`` does not broadcast to ``shape``.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.broadcast_to(ra.asarray([1, 2]), (2, 2))
         array([[1, 2],
@@ -279,7 +280,7 @@ def broadcast_to(x: Array, /, shape) -> Array:
 def broadcast_arrays(*arrays) -> list:
     """Views of the given arrays broadcast to their common shape, as a list.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> [a.shape for a in ra.broadcast_arrays(ra.zeros((3, 1)), ra.zeros(4))]
         [(3, 4), (3, 4)]
@@ -312,7 +313,7 @@ def _axis_index(x: Array, axis: int, i: int) -> Array:
 def unstack(x: Array, /, *, axis=0) -> tuple:
     """The slices of ``x`` along ``axis``, as a tuple of views (the inverse of ``stack``).
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.unstack(ra.asarray([[1, 2], [3, 4]]), axis=1)
         (array([1, 3]), array([2, 4]))
@@ -327,7 +328,7 @@ def unstack(x: Array, /, *, axis=0) -> tuple:
 def flip(x: Array, /, *, axis=None) -> Array:
     """``x`` reversed along ``axis`` (an int, a tuple, or None for all axes): a view with negative strides.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.flip(ra.asarray([[1, 2], [3, 4]]), axis=1)
         array([[2, 1],
@@ -348,7 +349,7 @@ def flip(x: Array, /, *, axis=None) -> Array:
 def moveaxis(x: Array, source, destination, /) -> Array:
     """A view of ``x`` with axes ``source`` (an int or a tuple) moved to positions ``destination``.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.moveaxis(ra.zeros((2, 3, 4)), 0, -1).shape
         (3, 4, 2)
@@ -376,7 +377,7 @@ def _transpose_method(self, *axes) -> Array:
     """The array with its axes permuted (``x.transpose()``, ``x.transpose(1, 0)``,
     ``x.transpose((1, 0))``): all axes reversed when none are given, as NumPy's method.
 
-    Example:
+    Examples:
         >>> import rocarray as ra
         >>> ra.zeros((2, 3)).transpose().shape
         (3, 2)
