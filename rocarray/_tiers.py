@@ -56,7 +56,7 @@ BLOCK = 256
 #: A GPU grid-stride elementwise launch gets at least the blocks the device holds at once
 #: and, for more elements, enough blocks that each thread makes about this many trips of
 #: its vector loop: few trips per thread measured closest to the copy bandwidth on large
-#: arrays, one round of resident blocks as fast on smaller ones (docs/benchmarks.md).
+#: arrays, one round of resident blocks as fast on smaller ones (benchmarks/results/history/benchmarks.md).
 GPU_GRID_TRIPS = 3
 
 

@@ -178,7 +178,7 @@ def _host_loop(b, fields, operands, body_fn, start, stop):
 
 #: Bytes one GPU thread moves per operand and iteration on the vector path (16-byte
 #: accesses reach the copy bandwidth where one element per access does not; see
-#: docs/benchmarks.md).
+#: benchmarks/results/history/benchmarks.md).
 VECTOR_BYTES = 16
 MAX_LANES = 4
 
@@ -355,7 +355,7 @@ def _gpu_loop_simple(target, b, fields, operands, body_fn):
     ``SIMPLE_LOOP_MAX_OFFSET``), and the base pointers are read in the element's block,
     after the loop: no 64-bit multiply, and no pointer live across the loop (fewer
     instructions and less spill code than 64-bit strides and pointers carried through
-    the loop, and a faster emit; docs/benchmarks.md).  A launch with more elements than
+    the loop, and a faster emit; benchmarks/results/history/benchmarks.md).  A launch with more elements than
     that or than threads traps (checked once, before anything else): a 64-bit divide, a
     fallback for wide indices inside the loop or a grid-stride loop would each cost more
     codegen time than the whole rest of the kernel.
