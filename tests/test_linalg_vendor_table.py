@@ -169,7 +169,7 @@ class ReferenceLibrary(Library):
             calls = reference_calls()
             self._modules = {"blas": calls, "solver": calls, "fft": reference_fft()}
             self.enums = dict(OP_N=0, OP_T=1, SOLVER_OP_T=1, SOLVER_FILL_UPPER=1, EIG_NOVECTOR=0, EIG_VECTOR=1,
-                              JOB=ord, FFT_FORWARD=-1, FFT_INVERSE=1,
+                              JOB=ord, FFT_LENGTHS=list, FFT_FORWARD=-1, FFT_INVERSE=1,
                               **{f"FFT_{k}": k for k in ("C2C", "Z2Z", "R2C", "D2Z", "C2R", "Z2D")})
 
 
@@ -292,3 +292,44 @@ def test_fft_plans(backend, dtype):
                               norm, None)
             scale = max(1.0, float(np.abs(want).max()))
             np.testing.assert_allclose(ra.asnumpy(got), want, rtol=tol(dtype), atol=tol(dtype) * scale)
+
+
+def _bindings(library):
+    try:
+        library.load()
+    except ImportError as e:
+        pytest.skip(f"the {library.kind} bindings are not installed ({e})")
+
+
+@pytest.mark.parametrize("kind", ["cuda", "hip"])
+def test_every_table_entry_is_in_the_bindings(kind):
+    """Every C name of the table, for every dtype, is a function of the installed bindings,
+    and every enum resolves (no GPU needed: the bindings load their libraries lazily)."""
+    from rocarray.vendor import LIBRARIES
+
+    library = LIBRARIES[kind]
+    _bindings(library)
+    for op, (module, template) in library._names.items():
+        dtypes = [None] if "{" not in template else FLOATS
+        for dtype in dtypes:
+            assert callable(getattr(library._modules[module], library._attr(library.c_name(op, dtype))))
+    assert set(library.enums) >= {"OP_N", "OP_T", "SOLVER_OP_T", "SOLVER_FILL_UPPER", "EIG_VECTOR", "R_16F",
+                                  "COMPUTE_32F", "GEMM_DEFAULT", "FFT_C2C", "FFT_LENGTHS", "JOB"}
+
+
+def test_table_names_and_the_hip_convention():
+    from rocarray.vendor import hip
+
+    lib = hip.LIBRARY
+    assert lib.c_name("getrf", np.float64) == "hipsolverDnDgetrf"
+    assert lib.c_name("syevd", np.complex64) == "hipsolverDnCheevd"
+    assert lib.c_name("orgqr_size", np.complex128) == "hipsolverDnZungqr_bufferSize"
+    assert cuda.LIBRARY.c_name("gemm", np.float32) == "cublasSgemmStridedBatched"
+    assert cuda._snake("cusolverDnZungqr_bufferSize") == "zungqr_buffer_size"
+    assert cuda._snake("cufftExecZ2D") == "exec_z2d"
+    # hip-python returns (status, outputs...): a failure names the call
+    assert hip._unpack("hipblasCreate", lambda: (0, 1234), ()) == 1234
+    assert hip._unpack("hipfftExecC2C", lambda *a: (0,), (1, 2, 3, -1)) is None
+    with pytest.raises(RuntimeError, match="hipsolverDnSgetrf failed with status 3"):
+        hip._unpack("hipsolverDnSgetrf", lambda *a: (3,), ())
+    assert list(hip._lengths((4, 8))) == [4, 8]

@@ -76,6 +76,7 @@ LIBRARY = Library(
         "FFT_R2C": lambda m: int(m["fft"].Type.R2C), "FFT_D2Z": lambda m: int(m["fft"].Type.D2Z),
         "FFT_C2R": lambda m: int(m["fft"].Type.C2R), "FFT_Z2D": lambda m: int(m["fft"].Type.Z2D),
         "FFT_FORWARD": lambda m: -1, "FFT_INVERSE": lambda m: 1,
+        "FFT_LENGTHS": lambda m: list,
         "JOB": lambda m: ord,  # gesvd's job letters are `signed char`: passed as their code
     },
     _unpack,

@@ -84,8 +84,8 @@ class FFT:
         half = math.prod(lengths[:-1]) * (lengths[-1] // 2 + 1)
         idist, odist = {"FFT_R2C": (n, half), "FFT_D2Z": (n, half),
                         "FFT_C2R": (half, n), "FFT_Z2D": (half, n)}.get(type_name, (n, n))
-        work = lib.call("fft_plan")(plan, len(lengths), list(lengths), 0, 1, idist, 0, 1, odist,
-                                    lib.enums[type_name], batch)
+        work = lib.call("fft_plan")(plan, len(lengths), lib.enums["FFT_LENGTHS"](lengths), 0, 1, idist, 0, 1,
+                                    odist, lib.enums[type_name], batch)
         cache[key] = found = (plan, int(work or 0))
         while len(cache) > MAX_PLANS:
             _, (old, _) = cache.popitem(last=False)

@@ -1,6 +1,6 @@
 """The ROCm library table: hipBLAS, hipSOLVER (its cuSOLVER-compatible ``hipsolverDn``
-API) and hipFFT through hip-python's library bindings (``hip.hipblas``, ``hip.hipsolver``,
-``hip.hipfft``) -- the ``[rocm]`` extra.
+API) and hipFFT through hip-python's library bindings (``rocm.bindings.hipblas``,
+``hipsolver``, ``hipfft``, from ``hip-python[libraries]``) -- the ``[rocm]`` extra.
 
 Written against the bindings' documented API (each call returns its status first, then
 its outputs); no AMD GPU was available, so this table has never run: only its imports
@@ -8,6 +8,8 @@ and argument handling are tested.
 """
 
 from __future__ import annotations
+
+import ctypes
 
 from .library import Library, VendorError
 
@@ -25,22 +27,16 @@ def _unpack(name, fn, args):
     return rest[0] if len(rest) == 1 else rest
 
 
-def _first(*getters):
-    """The value of the first getter that the installed bindings know (enum names moved
-    between hipBLAS releases)."""
-    def get(m):
-        for g in getters:
-            try:
-                return int(g(m))
-            except AttributeError:
-                continue
-        raise ImportError("the installed hip-python bindings lack an enum rocarray needs")
-    return get
+def _lengths(lengths):
+    """hipfftMakePlanMany64's ``n``: a pointer to ``long long`` (a ctypes array)."""
+    return (ctypes.c_longlong * len(lengths))(*lengths)
 
 
 LIBRARY = Library(
     "hip",
-    {"blas": "hip.hipblas", "solver": "hip.hipsolver", "fft": "hip.hipfft", "hip": "hip.hip"},
+    # rocm-bindings 7.x and later (``rocm.bindings``), or hip-python 6.x's own modules
+    {"blas": ("rocm.bindings.hipblas", "hip.hipblas"), "solver": ("rocm.bindings.hipsolver", "hip.hipsolver"),
+     "fft": ("rocm.bindings.hipfft", "hip.hipfft"), "hip": ("rocm.bindings.hip", "hip.hip")},
     {
         "blas_create": ("blas", "hipblasCreate"), "blas_destroy": ("blas", "hipblasDestroy"),
         "blas_set_stream": ("blas", "hipblasSetStream"),
@@ -70,26 +66,26 @@ LIBRARY = Library(
         "fft_c2r": ("fft", "hipfftExecC2R"), "fft_z2d": ("fft", "hipfftExecZ2D"),
     },
     lambda name: name,
+    # hip-python checks enum arguments by type: the table keeps the members themselves
     {
-        "OP_N": lambda m: int(m["blas"].hipblasOperation_t.HIPBLAS_OP_N),
-        "OP_T": lambda m: int(m["blas"].hipblasOperation_t.HIPBLAS_OP_T),
-        "SOLVER_OP_T": lambda m: int(m["solver"].hipsolverOperation_t.HIPSOLVER_OP_T),
-        "SOLVER_FILL_UPPER": lambda m: int(m["solver"].hipsolverFillMode_t.HIPSOLVER_FILL_MODE_UPPER),
-        "EIG_NOVECTOR": lambda m: int(m["solver"].hipsolverEigMode_t.HIPSOLVER_EIG_MODE_NOVECTOR),
-        "EIG_VECTOR": lambda m: int(m["solver"].hipsolverEigMode_t.HIPSOLVER_EIG_MODE_VECTOR),
-        "R_16F": _first(lambda m: m["hip"].hipDataType.HIP_R_16F,
-                        lambda m: m["blas"].hipblasDatatype_t.HIPBLAS_R_16F),
-        "COMPUTE_32F": _first(lambda m: m["blas"].hipblasComputeType_t.HIPBLAS_COMPUTE_32F,
-                              lambda m: m["blas"].hipblasDatatype_t.HIPBLAS_R_32F),
-        "GEMM_DEFAULT": lambda m: int(m["blas"].hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT),
-        "FFT_C2C": lambda m: int(m["fft"].hipfftType_t.HIPFFT_C2C),
-        "FFT_Z2Z": lambda m: int(m["fft"].hipfftType_t.HIPFFT_Z2Z),
-        "FFT_R2C": lambda m: int(m["fft"].hipfftType_t.HIPFFT_R2C),
-        "FFT_D2Z": lambda m: int(m["fft"].hipfftType_t.HIPFFT_D2Z),
-        "FFT_C2R": lambda m: int(m["fft"].hipfftType_t.HIPFFT_C2R),
-        "FFT_Z2D": lambda m: int(m["fft"].hipfftType_t.HIPFFT_Z2D),
+        "OP_N": lambda m: m["blas"].hipblasOperation_t.HIPBLAS_OP_N,
+        "OP_T": lambda m: m["blas"].hipblasOperation_t.HIPBLAS_OP_T,
+        "SOLVER_OP_T": lambda m: m["blas"].hipblasOperation_t.HIPBLAS_OP_T,  # hipsolverDn takes hipBLAS's
+        "SOLVER_FILL_UPPER": lambda m: m["blas"].hipblasFillMode_t.HIPBLAS_FILL_MODE_UPPER,
+        "EIG_NOVECTOR": lambda m: m["solver"].hipsolverEigMode_t.HIPSOLVER_EIG_MODE_NOVECTOR,
+        "EIG_VECTOR": lambda m: m["solver"].hipsolverEigMode_t.HIPSOLVER_EIG_MODE_VECTOR,
+        "R_16F": lambda m: m["hip"].hipDataType.HIP_R_16F,
+        "COMPUTE_32F": lambda m: m["blas"].hipblasComputeType_t.HIPBLAS_COMPUTE_32F,
+        "GEMM_DEFAULT": lambda m: m["blas"].hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT,
+        "FFT_C2C": lambda m: m["fft"].hipfftType_t.HIPFFT_C2C,
+        "FFT_Z2Z": lambda m: m["fft"].hipfftType_t.HIPFFT_Z2Z,
+        "FFT_R2C": lambda m: m["fft"].hipfftType_t.HIPFFT_R2C,
+        "FFT_D2Z": lambda m: m["fft"].hipfftType_t.HIPFFT_D2Z,
+        "FFT_C2R": lambda m: m["fft"].hipfftType_t.HIPFFT_C2R,
+        "FFT_Z2D": lambda m: m["fft"].hipfftType_t.HIPFFT_Z2D,
         "FFT_FORWARD": lambda m: -1, "FFT_INVERSE": lambda m: 1,  # HIPFFT_FORWARD / BACKWARD
-        "JOB": lambda m: ord,
+        "FFT_LENGTHS": lambda m: _lengths,
+        "JOB": lambda m: ord,  # gesvd's job letters are `signed char`
     },
     _unpack,
     "hip-python with its hipBLAS/hipSOLVER/hipFFT bindings: pip install 'rocarray[rocm]'",

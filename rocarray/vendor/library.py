@@ -27,11 +27,23 @@ class VendorError(RuntimeError):
         super().__init__(f"{call} failed with status {status}{': ' + detail if detail else ''}")
 
 
+def _import_first(key: str, names, library) -> object:
+    """The first of ``names`` (one module name or a tuple of them) that imports."""
+    failure = None
+    for name in (names,) if isinstance(names, str) else names:
+        try:
+            return importlib.import_module(name)
+        except ImportError as e:
+            failure = e
+    raise ImportError(f"{library.kind} linear algebra and FFTs need {library.install_hint} "
+                      f"({failure})") from failure
+
+
 class Library:
     """One vendor's calls.
 
     ``modules``: short name -> Python module of the bindings (``"blas"``, ``"solver"``,
-    ``"fft"``); ``names``: operation -> (module short name, C-name template) where the
+    ``"fft"``; a tuple: the first that imports); ``names``: operation -> (module short name, C-name template) where the
     template's ``{t}`` is the type letter (``{T}`` capitalised) and ``{sy}`` / ``{or}``
     become ``sy``/``he`` and ``or``/``un`` for real/complex types; ``attr`` turns a C name
     into the binding's attribute name; ``enums``: name -> a callable of the loaded modules
@@ -55,11 +67,7 @@ class Library:
         """Import the bindings (ImportError naming the extra to install when absent)."""
         if self._modules is not None:
             return
-        try:
-            mods = {k: importlib.import_module(v) for k, v in self._module_names.items()}
-        except ImportError as e:
-            raise ImportError(f"{self.kind} linear algebra and FFTs need {self.install_hint} "
-                              f"({e})") from e
+        mods = {k: _import_first(k, v, self) for k, v in self._module_names.items()}
         self.enums = {k: get(mods) for k, get in self._enum_getters.items()}
         self._modules = mods
 
