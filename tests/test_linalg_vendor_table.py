@@ -208,6 +208,8 @@ def test_gemm_layouts(backend, dtype):
     a, b = rand((3, 4, 5), dtype, 1), rand((5, 6), dtype, 2)
     ga, gb = ra.asarray(a), ra.asarray(b)
     near(backend.matmul(ga, gb), a @ b, dtype)
+    near(backend.matmul(ga[1], gb), a[1] @ b, dtype)
+    near(backend.matmul(ga[1].mT, ga[2]), a[1].T @ a[2], dtype)
     near(backend.matmul(ga.mT, ga), a.transpose(0, 2, 1) @ a, dtype)
     near(backend.matmul(ga[:, ::2, :], gb[:, 1::2]), a[:, ::2, :] @ b[:, 1::2], dtype)
     c = rand((2, 1, 4, 5), dtype, 3)
