@@ -81,7 +81,9 @@ def _real(dtype):
 
 
 class GPUBackend:
-    """The backend of one GPU runtime kind (``rocarray.vendor.backend`` makes one each)."""
+    """The backend of one GPU runtime kind (``rocarray.vendor.backend`` makes one each):
+    the functions of ``rocarray.vendor.host`` as methods, with the same arguments and
+    results (their docstrings there), on device arrays."""
 
     def __init__(self, library: Library):
         self.lib = library
