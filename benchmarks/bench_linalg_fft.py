@@ -68,10 +68,10 @@ def cases(gpu: bool, quick: bool):
         (f"svd float64 {solver}^2", None, spd(solver), "svd"),
         (f"eigh float64 {solver}^2", None, spd(solver), "eigh"),
         (f"fft complex64 2^{line.bit_length() - 1}", None, signal((line,), np.complex64), "fft"),
-        (f"fft complex64 2^20", None, signal((2 ** 20,), np.complex64), "fft"),
+        ("fft complex64 2^20", None, signal((2 ** 20,), np.complex64), "fft"),
         (f"fft2 complex64 {square}^2", None, signal((square, square), np.complex64), "fft2"),
         (f"rfft float32 2^{line.bit_length() - 1}", None, signal((line,), np.float32), "rfft"),
-        (f"rfft float32 2^22", None, signal((2 ** 22,), np.float32), "rfft"),
+        ("rfft float32 2^22", None, signal((2 ** 22,), np.float32), "rfft"),
     ]
     return rows
 
