@@ -56,6 +56,9 @@ def reference_calls():
                 C = mat(c + i * sc * it, m, n, ldc, dt)
                 C[...] = _scalar(alpha, dt) * ((A if ta == 0 else A.T) @ (B if tb == 0 else B.T))
 
+        def gemm_one(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, dt=dt):
+            gemm(h, ta, tb, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc, 0, 1, dt=dt)
+
         def getrf(h, m, n, a, lda, work, ipiv, info, t=t, dt=dt):
             A = mat(a, m, n, lda, dt)
             lu, piv, inf = getattr(lapack, t + "getrf")(np.array(A))
@@ -110,6 +113,7 @@ def reference_calls():
 
         sy, or_ = ("he", "un") if cplx else ("sy", "or")
         setattr(ns, t + "gemm_strided_batched", gemm)
+        setattr(ns, t + "gemm", gemm_one)
         for name, fn in (("getrf", getrf), ("getrs", getrs), ("potrf", potrf), (sy + "evd", syevd),
                          ("gesvd", gesvd), ("geqrf", geqrf), (or_ + "gqr", orgqr)):
             setattr(ns, t + name, fn)

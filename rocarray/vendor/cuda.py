@@ -39,6 +39,7 @@ LIBRARY = Library(
         "blas_set_stream": ("blas", "cublasSetStream"),
         "gemm": ("blas", "cublas{T}gemmStridedBatched"),
         "gemm_ex": ("blas", "cublasGemmStridedBatchedEx"),
+        "gemm_one": ("blas", "cublas{T}gemm"), "gemm_ex_one": ("blas", "cublasGemmEx"),
         "solver_create": ("solver", "cusolverDnCreate"),
         "solver_set_stream": ("solver", "cusolverDnSetStream"),
         "getrf_size": ("solver", "cusolverDn{T}getrf_bufferSize"),

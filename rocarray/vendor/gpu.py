@@ -29,13 +29,14 @@ from numpy.linalg import LinAlgError
 from .. import _dtypes
 from .._array_object import Array
 from .._copy import copy_to_device
-from .._creation_functions import arange, eye, tril, triu, zeros
+from .._creation_functions import arange, eye, zeros
 from .._data_type_functions import astype
 from .._elementwise import copy_elements
 from .._elementwise_functions import (abs as _abs, conj, divide, equal, greater, log, multiply, not_equal,
                                       pow as _pow, sqrt, square, where)
 from .._manipulation_functions import reshape
 from .._transfer import wrap_numpy
+from .._user_kernels import ElementwiseKernel
 from .._statistical_functions import count_nonzero, max as _max, min as _min, prod, sum as _sum
 from .._views import broadcast_shapes, broadcast_to, expand_dims
 from . import gpufft
@@ -44,14 +45,32 @@ from .library import Library
 _SCALARS = {"f": ctypes.c_float, "d": ctypes.c_double}
 
 
+_ONE_AND_ZERO: dict = {}
+
+
 def _one_and_zero(dtype):
-    """Host pointers to the GEMM's alpha = 1 and beta = 0 (float32 for float16's compute)."""
+    """Host addresses of the GEMM's alpha = 1 and beta = 0 (float32 for float16's compute),
+    made once per dtype: the libraries read host scalars during the call."""
+    found = _ONE_AND_ZERO.get(dtype)
+    if found is not None:
+        return found[0]
     kind = {np.dtype(np.float16): ("f", 1), np.dtype(np.float32): ("f", 1), np.dtype(np.float64): ("d", 1),
             np.dtype(np.complex64): ("f", 2), np.dtype(np.complex128): ("d", 2)}[np.dtype(dtype)]
     ctype = _SCALARS[kind[0]] * kind[1]
     one, zero = ctype(), ctype()
     one[0] = 1
-    return one, zero
+    addresses = (ctypes.addressof(one), ctypes.addressof(zero))
+    _ONE_AND_ZERO[dtype] = (addresses, one, zero)  # (the scalars kept alive with their addresses)
+    return addresses
+
+
+#: ``y = x`` on and below (``lower``) or on and above the diagonal of each rows x cols
+#: matrix, zero elsewhere: one kernel, in place when ``y`` is ``x`` (the factorizations'
+#: unused triangle, in place of ``tril``/``triu``'s index vectors and mask).
+_triangle = ElementwiseKernel(
+    "T x, int64 rows, int64 cols, bool lower", "T y",
+    "long c = i % cols; long r = (i / cols) % rows; bool keep = lower ? c <= r : c >= r; y = keep ? x : (T)0;",
+    "rk_linalg_triangle")
 
 
 def _fresh(x: Array) -> Array:
@@ -89,6 +108,7 @@ class GPUBackend:
         self.lib = library
         self.name = f"{library.kind} vendor libraries"
         self._local = threading.local()
+        self._lworks: dict = {}
         self.fft = gpufft.FFT(library, self._stream).fft
 
     # -- handles and streams ---------------------------------------------------------------
@@ -100,16 +120,29 @@ class GPUBackend:
         return rt.current_stream(device.index).ptr
 
     def _handle(self, device, which: str) -> int:
-        handles = getattr(self._local, which, None)
+        """The thread's ``which`` ("blas" or "solver") handle on ``device``, bound to the
+        current stream; the binding call is made only when the stream changed since this
+        handle's last call (one library call less per operation)."""
+        handles = self._local.__dict__.get(which)
         if handles is None:
-            handles = {}
-            setattr(self._local, which, handles)
+            handles = self._local.__dict__[which] = {}
         stream = self._stream(device)
-        h = handles.get(device.index)
-        if h is None:
-            h = handles[device.index] = self.lib.call(f"{which}_create")()
-        self.lib.call(f"{which}_set_stream")(h, stream)
-        return h
+        entry = handles.get(device.index)
+        if entry is None:
+            entry = handles[device.index] = [self.lib.call(f"{which}_create")(), None]
+        if entry[1] != stream:
+            self.lib.call(f"{which}_set_stream")(entry[0], stream)
+            entry[1] = stream
+        return entry[0]
+
+    def _lwork(self, op: str, x: Array, dims: tuple, *args) -> int:
+        """The work size that ``op`` (a ``*_size`` entry) returns for ``args``, asked once per
+        device, dtype and ``dims`` (the arguments it depends on: the sizes, never the data)."""
+        key = (op, x.dtype, x.device.index, dims)
+        found = self._lworks.get(key)
+        if found is None:
+            found = self._lworks[key] = int(self.lib.call(op, x.dtype)(*args))
+        return found
 
     def _work(self, device, elements: int, dtype) -> Array:
         return Array._empty((max(int(elements), 1),), np.dtype(dtype), device)
@@ -129,7 +162,8 @@ class GPUBackend:
         in place when its matrices are row- or column-major and its stack one stride."""
         it = x.itemsize
         rows, cols = x.shape[-2:]
-        x = broadcast_to(x, batch + (rows, cols))
+        if x.shape[:-2] != batch:
+            x = broadcast_to(x, batch + (rows, cols))
         s0, s1 = x.strides[-2:]
         layout = None
         if (s1 == it or cols == 1) and (rows == 1 or (s0 > 0 and s0 % it == 0 and s0 // it >= cols)):
@@ -172,15 +206,24 @@ class GPUBackend:
         e = lib.enums
         one, zero = _one_and_zero(dtype)
         count = math.prod(batch)
-        # row-major C = A @ B is column-major C^T = B^T @ A^T: B first, then A
+        # row-major C = A @ B is column-major C^T = B^T @ A^T: B first, then A.  One matrix
+        # runs the plain GEMM (the peers' call: the strided-batched entry may pick another
+        # kernel), a stack one strided-batched call
         if dtype == _dtypes.float16:
             r16 = e["R_16F"]
-            lib.call("gemm_ex")(h, e[op_b], e[op_a], n, m, k, ctypes.addressof(one), b.data_ptr, r16, ldb, sb,
-                                a.data_ptr, r16, lda, sa, ctypes.addressof(zero), out.data_ptr, r16, n, m * n,
-                                count, e["COMPUTE_32F"], e["GEMM_DEFAULT"])
+            if count == 1:
+                lib.call("gemm_ex_one")(h, e[op_b], e[op_a], n, m, k, one, b.data_ptr, r16, ldb, a.data_ptr, r16,
+                                        lda, zero, out.data_ptr, r16, n, e["COMPUTE_32F"], e["GEMM_DEFAULT"])
+            else:
+                lib.call("gemm_ex")(h, e[op_b], e[op_a], n, m, k, one, b.data_ptr, r16, ldb, sb, a.data_ptr, r16,
+                                    lda, sa, zero, out.data_ptr, r16, n, m * n, count, e["COMPUTE_32F"],
+                                    e["GEMM_DEFAULT"])
+        elif count == 1:
+            lib.call("gemm_one", dtype)(h, e[op_b], e[op_a], n, m, k, one, b.data_ptr, ldb, a.data_ptr, lda, zero,
+                                        out.data_ptr, n)
         else:
-            lib.call("gemm", dtype)(h, e[op_b], e[op_a], n, m, k, ctypes.addressof(one), b.data_ptr, ldb, sb,
-                                    a.data_ptr, lda, sa, ctypes.addressof(zero), out.data_ptr, n, m * n, count)
+            lib.call("gemm", dtype)(h, e[op_b], e[op_a], n, m, k, one, b.data_ptr, ldb, sb, a.data_ptr, lda, sa,
+                                    zero, out.data_ptr, n, m * n, count)
         return out
 
     # -- LU: solve, inv, det, slogdet --------------------------------------------------------
@@ -195,7 +238,7 @@ class GPUBackend:
         info = Array._empty((count,), _dtypes.int32, x.device)
         if lu.size:
             h = self._handle(x.device, "solver")
-            lwork = self.lib.call("getrf_size", x.dtype)(h, n, n, lu.data_ptr, n)
+            lwork = self._lwork("getrf_size", x, (n,), h, n, n, lu.data_ptr, n)
             work = self._work(x.device, lwork, x.dtype)
             getrf = self.lib.call("getrf", x.dtype)
             step = n * n * x.itemsize
@@ -258,7 +301,7 @@ class GPUBackend:
             # potrf(UPPER) of the column-major x^T leaves L in the lower triangle read C-ordered
             h = self._handle(x.device, "solver")
             uplo = self.lib.enums["SOLVER_FILL_UPPER"]
-            lwork = self.lib.call("potrf_size", x.dtype)(h, uplo, n, a.data_ptr, n)
+            lwork = self._lwork("potrf_size", x, (n,), h, uplo, n, a.data_ptr, n)
             work = self._work(x.device, lwork, x.dtype)
             info = Array._empty((_batch(x.shape),), _dtypes.int32, x.device)
             potrf = self.lib.call("potrf", x.dtype)
@@ -266,10 +309,14 @@ class GPUBackend:
             for i in range(_batch(x.shape)):
                 potrf(h, uplo, n, a.data_ptr + i * step, n, work.data_ptr, lwork, info.data_ptr + 4 * i)
             self._check_info(info, "cholesky", "Matrix is not positive definite")
-        lower = tril(a)
-        if not upper:
-            return lower
-        return conj(_mT(lower)) if x.dtype.kind == "c" else _fresh(_mT(lower))
+        else:
+            return a if not upper else _fresh(_mT(a))
+        # the other triangle still holds x's elements: zeroed by one kernel (in place, or
+        # in the transposing copy of the upper factor)
+        if upper and x.dtype.kind != "c":
+            return _triangle(_mT(a), n, n, False)
+        _triangle(a, n, n, True, a)
+        return conj(_mT(a)) if upper else a
 
     def _syevd(self, x: Array, vectors: bool):
         a = _fresh(x)
@@ -282,7 +329,7 @@ class GPUBackend:
             e = self.lib.enums
             job = e["EIG_VECTOR" if vectors else "EIG_NOVECTOR"]
             uplo = e["SOLVER_FILL_UPPER"]
-            lwork = self.lib.call("syevd_size", x.dtype)(h, job, uplo, n, a.data_ptr, n, w.data_ptr)
+            lwork = self._lwork("syevd_size", x, (vectors, n), h, job, uplo, n, a.data_ptr, n, w.data_ptr)
             work = self._work(x.device, lwork, x.dtype)
             info = Array._empty((_batch(x.shape),), _dtypes.int32, x.device)
             syevd = self.lib.call("syevd", x.dtype)
@@ -325,7 +372,7 @@ class GPUBackend:
         if a.size:
             h = self._handle(x.device, "solver")
             jobc = self.lib.enums["JOB"](job)
-            lwork = self.lib.call("gesvd_size", x.dtype)(h, rows, cols)
+            lwork = self._lwork("gesvd_size", x, (rows, cols), h, rows, cols)
             work = self._work(x.device, lwork, x.dtype)
             info = Array._empty((count,), _dtypes.int32, x.device)
             gesvd = self.lib.call("gesvd", x.dtype)
@@ -389,7 +436,7 @@ class GPUBackend:
         h = self._handle(x.device, "solver") if x.size else None
         info = Array._empty((max(count, 1),), _dtypes.int32, x.device)
         if x.size:
-            lwork = self.lib.call("geqrf_size", x.dtype)(h, m, n, a.data_ptr, m)
+            lwork = self._lwork("geqrf_size", x, (m, n), h, m, n, a.data_ptr, m)
             work = self._work(x.device, lwork, x.dtype)
             geqrf = self.lib.call("geqrf", x.dtype)
             for i in range(count):
@@ -398,14 +445,15 @@ class GPUBackend:
         qcols = m if mode == "complete" else k
         rrows = m if mode == "complete" else k
         full = _mT(a)
-        r = triu(full._view(stack + (rrows, n), full.strides, full._offset))
+        r = full._view(stack + (rrows, n), full.strides, full._offset)
+        r = _triangle(r, rrows, n, False) if r.size else _fresh(r)
         if qcols <= n:
             q = a  # the reflectors' columns become Q's, in place
         else:
             q = zeros(stack + (qcols, m), dtype=x.dtype, device=x.device)
             q[..., :n, :] = a
         if x.size and k:
-            lwork = self.lib.call("orgqr_size", x.dtype)(h, m, qcols, k, q.data_ptr, m, tau.data_ptr)
+            lwork = self._lwork("orgqr_size", x, (m, qcols, k), h, m, qcols, k, q.data_ptr, m, tau.data_ptr)
             work = self._work(x.device, lwork, x.dtype)
             orgqr = self.lib.call("orgqr", x.dtype)
             step = q.shape[-1] * q.shape[-2] * x.itemsize

@@ -42,6 +42,7 @@ LIBRARY = Library(
         "blas_set_stream": ("blas", "hipblasSetStream"),
         "gemm": ("blas", "hipblas{T}gemmStridedBatched"),
         "gemm_ex": ("blas", "hipblasGemmStridedBatchedEx"),
+        "gemm_one": ("blas", "hipblas{T}gemm"), "gemm_ex_one": ("blas", "hipblasGemmEx"),
         "solver_create": ("solver", "hipsolverDnCreate"),
         "solver_set_stream": ("solver", "hipsolverDnSetStream"),
         "getrf_size": ("solver", "hipsolverDn{T}getrf_bufferSize"),
