@@ -45,6 +45,8 @@ def _operands(name: str, x1, x2):
     if x1.device != x2.device:
         raise TypeError(f"{name}: arrays on different devices ({x1.device} and {x2.device}); "
                         "move them with .to_device()")
+    if x1.dtype is x2.dtype and x1.dtype.kind in "iufc":  # (the common case: no promotion to look up)
+        return x1.dtype
     for x in (x1, x2):
         if x.dtype.kind not in "iufc":
             raise TypeError(f"{name}: expected numeric arrays, got {x.dtype}")

@@ -6,14 +6,17 @@ matrix is handed over as its transpose and the formulas are turned around (``A @
 computed as ``(B^T A^T)^T``; ``solve`` factors ``A^T`` and solves with ``trans=T``;
 ``svd`` of a wide matrix reads ``U`` and ``Vh`` from each other's places).  GEMM reads
 strided operands and transposed views in place; the factorizations work on a fresh copy
-(they overwrite their input).  Stacks of matrices run one library call per matrix,
-except GEMM (one strided-batched call).
+(they overwrite their input).  One matrix runs the plain GEMM, a stack one
+strided-batched GEMM call (no Python per matrix); the factorizations run one library call
+per matrix.  The triangle a factorization leaves unused (``cholesky``'s, ``qr``'s R) is
+zeroed by one kernel (``_triangle``).
 
-Handles are made once per device and thread and bound to the thread's current stream at
-each call; workspaces come from rocarray's memory pool.  Status arrays (``info``) are
-read back once per call: a singular matrix (``solve``, ``inv``) or one not positive
+Handles are made once per device and thread and bound to a stream only when the thread's
+current stream changed since their last call; work sizes are asked once per shape;
+workspaces come from rocarray's memory pool.  Status arrays (``info``) are read back once
+per call where NumPy raises: a singular matrix (``solve``, ``inv``) or one not positive
 definite (``cholesky``) raises ``numpy.linalg.LinAlgError`` as on the CPU, at the price
-of one synchronisation.  ``eig``/``eigvals`` have no vendor routine on both GPU kinds:
+of one device-to-host copy and synchronisation (a few microseconds) per call.  ``eig``/``eigvals`` have no vendor routine on both GPU kinds:
 they run NumPy's LAPACK on a host copy and copy the result back.
 """
 

@@ -5,8 +5,10 @@ moved last with a view and copied contiguous when they are not), at most three a
 plan (the libraries' limit; more axes run as several plans).  Real transforms put the
 real-to-complex (or complex-to-real) step on the last axis, the other axes complex.
 Plans are cached per thread by (device, type, lengths, batch), the least recently used
-destroyed past ``MAX_PLANS`` (as CuPy's plan cache); each plan is bound to the thread's
-current stream and given a work area from rocarray's memory pool at each execution.
+destroyed past ``MAX_PLANS`` (as CuPy's plan cache).  A plan keeps the stream it was last
+bound to and a work area from rocarray's memory pool (as CuPy's plans hold theirs): an
+execution on the same stream makes one library call; a new stream rebinds the plan and
+gives it a new area.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from .._elementwise_functions import conj, multiply
 from .._views import permute_dims
 from .library import Library
 
-#: Plans kept per thread; each holds device memory only while it runs (its work area is
-#: taken from the pool per call), so the bound is about the libraries' host-side state.
+#: Plans kept per thread; each holds its work area (pool memory, at most about the size of
+#: its data) until it is destroyed.
 MAX_PLANS = 16
 
 _SWAP = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
@@ -68,8 +70,9 @@ class FFT:
 
     # -- plans -------------------------------------------------------------------------------
 
-    def _plan(self, device, type_name: str, lengths: tuple, batch: int):
-        cache = getattr(self._local, "plans", None)
+    def _plan(self, device, type_name: str, lengths: tuple, batch: int) -> list:
+        """The cached plan entry ``[plan, work bytes, bound stream, work area]`` (made on a miss)."""
+        cache = self._local.__dict__.get("plans")
         if cache is None:
             cache = self._local.plans = OrderedDict()
         key = (device.index, type_name, lengths, batch)
@@ -86,9 +89,9 @@ class FFT:
                         "FFT_C2R": (half, n), "FFT_Z2D": (half, n)}.get(type_name, (n, n))
         work = lib.call("fft_plan")(plan, len(lengths), lib.enums["FFT_LENGTHS"](lengths), 0, 1, idist, 0, 1,
                                     odist, lib.enums[type_name], batch)
-        cache[key] = found = (plan, int(work or 0))
+        cache[key] = found = [plan, int(work or 0), None, None]
         while len(cache) > MAX_PLANS:
-            _, (old, _) = cache.popitem(last=False)
+            _, (old, *_) = cache.popitem(last=False)  # (its work area goes back to the pool)
             lib.call("fft_destroy")(old)
         return found
 
@@ -100,13 +103,20 @@ class FFT:
         device = x.device
         stream = self._stream(device)
         batch = math.prod(out.shape[:-rank]) if out.ndim > rank else 1
-        plan, worksize = self._plan(device, type_name, lengths, batch)
+        entry = self._plan(device, type_name, lengths, batch)
         lib = self.lib
-        lib.call("fft_set_stream")(plan, stream)
-        work = Array._empty((max(worksize, 1),), np.dtype(np.uint8), device)
-        lib.call("fft_work_area")(plan, work.data_ptr)
-        args = (plan, x.data_ptr, out.data_ptr) + (() if direction is None else (direction,))
-        lib.call(call_name)(*args)
+        if entry[2] != stream:
+            # a plan keeps its work area while it runs on one stream (the executions are
+            # ordered there); a new stream gets a new area and the binding calls
+            plan = entry[0]
+            lib.call("fft_set_stream")(plan, stream)
+            entry[3] = Array._empty((max(entry[1], 1),), np.dtype(np.uint8), device)
+            lib.call("fft_work_area")(plan, entry[3].data_ptr)
+            entry[2] = stream
+        if direction is None:
+            lib.call(call_name)(entry[0], x.data_ptr, out.data_ptr)
+        else:
+            lib.call(call_name)(entry[0], x.data_ptr, out.data_ptr, direction)
 
     # -- transforms over the last axes ----------------------------------------------------------
 
