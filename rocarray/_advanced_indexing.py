@@ -9,14 +9,16 @@ over the indexed axes), ``rk_gather`` / ``rk_scatter`` (through a raw operand),
 
 from __future__ import annotations
 
+from builtins import max as builtin_max
 from dataclasses import dataclass
 
 import numpy as np
 
 from ._array_object import Array, _c_strides, _prod
 from ._copy import contiguous
+from ._creation_functions import arange, zeros
 from ._elementwise import copy_array
-from ._elementwise_functions import not_equal
+from ._elementwise_functions import add, not_equal
 from ._statistical_functions import cumulative_sum, max as _max, min as _min
 from ._user_kernels import ElementwiseKernel, ReductionKernel
 from ._views import _nocopy_reshape, broadcast_shapes, broadcast_to
@@ -36,16 +38,32 @@ _index_step = ElementwiseKernel(
 _flat_step = ElementwiseKernel(
     "int64 acc, int64 idx, int64 n", "int64 out", "out = acc * n + idx;", "rk_flat_step")
 
+# ``r``: the element's flat position over the other axes (a broadcast ``arange``, so the
+# kernels divide nothing), ``nrest`` their size
 _gather = ElementwiseKernel(
-    "raw T src, int64 base, int64 nrest", "T y", "y = src[base * nrest + i % nrest];",
-    "rk_gather")
+    "raw T src, int64 base, int64 r, int64 nrest", "T y", "y = src[base * nrest + r];",
+    "rk_gather", _heavy=True)
+
+# one index array, checked before (``check_bounds``): wrap and read; ``rk_take1`` reads a
+# 1-D ``src`` by the index alone; ``rk_take``'s ``src`` is the array's first element, ``sa``
+# the indexed axis's stride and ``r`` the offset of the other axes (in elements).  (A flag
+# written from the gather itself cost the host loop half its speed: the store may alias
+# everything the loop reads, and a zero-strided ``r`` takes the strided path, so the 1-D
+# kernel has neither.)
+_take1 = ElementwiseKernel(
+    "raw T src, I idx, int64 n", "T y", "long v = (long)idx; if (idx < 0) v += n; y = src[v];",
+    "rk_take1", _heavy=True)
+
+_take = ElementwiseKernel(
+    "raw T src, I idx, int64 r, int64 n, int64 sa", "T y",
+    "long v = (long)idx; if (idx < 0) v += n; y = src[v * sa + r];", "rk_take", _heavy=True)
 
 _scatter = ElementwiseKernel(
-    "int64 base, T v, int64 nrest", "raw T dst", "dst[base * nrest + i % nrest] = v;",
-    "rk_scatter")
+    "int64 base, int64 r, T v, int64 nrest", "raw T dst", "dst[base * nrest + r] = v;",
+    "rk_scatter", _heavy=True)
 
 _compact = ElementwiseKernel(
-    "bool m, int64 pos", "raw int64 out", "if (m) out[pos - 1] = i;", "rk_compact")
+    "bool m, int64 pos", "raw int64 out", "if (m) out[pos - 1] = i;", "rk_compact", _heavy=True)
 
 _unravel = ElementwiseKernel(
     "int64 f, raw bool shape_of", "raw int64 out",
@@ -122,8 +140,6 @@ def _plan(v: Array, indices: list, write: bool = False):
     for ix in indices:
         adv_axes.extend(range(ix.axis, ix.axis + ix.count))
     rest = [a for a in range(v.ndim) if a not in adv_axes]
-    order = adv_axes + rest
-    src = v._view(tuple(v.shape[a] for a in order), tuple(v.strides[a] for a in order), v._offset)
     try:
         b_shape = broadcast_shapes(*(ix.array.shape for ix in indices))
     except ValueError:  # (NumPy's kind of error for a key that does not fit together)
@@ -145,7 +161,15 @@ def _plan(v: Array, indices: list, write: bool = False):
     if base.shape != b_shape:
         base = broadcast_to(base, b_shape)
     r_shape = tuple(v.shape[a] for a in rest)
-    # the raw source: one flat run if its layout allows (the kernel's fast path), else as is
+    return _source(v, adv_axes, write), base, b_shape, r_shape
+
+
+def _source(v: Array, adv_axes: list, write: bool = False) -> Array:
+    """``v`` viewed with the indexed axes first, as the raw source of a gather or scatter:
+    one flat run if its layout allows (the kernel's fast path), else as is."""
+    rest = [a for a in range(v.ndim) if a not in adv_axes]
+    order = list(adv_axes) + rest
+    src = v._view(tuple(v.shape[a] for a in order), tuple(v.strides[a] for a in order), v._offset)
     if src.ndim > 1:
         n_all = src.size
         st = (_c_strides((n_all,), src.itemsize) if n_all <= 1
@@ -157,7 +181,16 @@ def _plan(v: Array, indices: list, write: bool = False):
                 raise IndexError(f"assignment through array indices supports at most {MAX_DIMS} "
                                  f"non-contiguous dimensions; this view has {src.ndim}")
             src = contiguous(src).reshape(-1)
-    return src, base, b_shape, r_shape
+    return src
+
+
+def _rest_positions(b_shape: tuple, r_shape: tuple, device) -> Array:
+    """The flat C-order position over the other axes ``r_shape`` of each element of a
+    gather's ``b_shape + r_shape`` iteration space: an ``arange`` broadcast over ``b_shape``."""
+    nrest = _prod(r_shape)
+    r = arange(nrest, dtype=_int64, device=device)
+    st = _c_strides(r_shape, 8) if r_shape else ()
+    return r._view((1,) * len(b_shape) + r_shape, (0,) * len(b_shape) + st, r._offset)
 
 
 def _placement(nb: int, nr: int, p: int | None):
@@ -178,6 +211,9 @@ def _final_shape(b_shape, r_shape, p):
 def gather(v: Array, indices: list, p: int | None) -> Array:
     """``v`` indexed by the advanced ``indices``; the broadcast index shape goes first
     (``p`` None) or before the ``p``-th of the other axes."""
+    if len(indices) == 1 and indices[0].kind == "int" and indices[0].count == 1 \
+            and v.shape[indices[0].axis] > 0:
+        return _gather_one(v, indices[0], p)
     src, base, b_shape, r_shape = _plan(v, indices)
     final = Array._empty(_final_shape(b_shape, r_shape, p), v.dtype, v.device)
     if final.size == 0:
@@ -188,8 +224,72 @@ def gather(v: Array, indices: list, p: int | None) -> Array:
     nrest = _prod(r_shape)
     base_v = base._view(b_shape + (1,) * len(r_shape), base.strides + (0,) * len(r_shape),
                         base._offset)
-    _gather(src, base_v, nrest, out)
+    _gather(src, base_v, _rest_positions(b_shape, r_shape, v.device), nrest, out)
     return final
+
+
+def _gather_one(v: Array, ix: Index, p: int | None) -> Array:
+    """``gather`` through one integer index array over a non-empty axis: the bounds check,
+    then one kernel that wraps and reads, iterating in the result's own order."""
+    idx, axis = ix.array, ix.axis
+    r_shape = tuple(d for a, d in enumerate(v.shape) if a != axis)
+    final = Array._empty(_final_shape(idx.shape, r_shape, p), v.dtype, v.device)
+    if final.size == 0:
+        check_bounds(idx, v.shape[axis], axis)  # (indices selecting rows of nothing)
+        return final
+    q, nr = p or 0, len(r_shape)
+    idx_v = idx._view(final.shape, (0,) * q + idx.strides + (0,) * (nr - q), idx._offset)
+    if any(st % v.itemsize for st in v.strides):
+        v = contiguous(v)  # (strides that are not whole elements: imported views only)
+    r_st = [st // v.itemsize for a, st in enumerate(v.strides) if a != axis]
+    _run_take(v, idx_v, axis, idx, final, r_st[:q] + [0] * idx.ndim + r_st[q:])
+    return final
+
+
+def take_along(x: Array, indices: Array, axis: int) -> Array:
+    """``take_along_axis``: ``out[..., j, ...] = x[..., indices[..., j, ...], ...]``, the
+    other axes of ``x`` and ``indices`` broadcast together (checked by the caller)."""
+    shape = tuple(indices.shape[d] if d == axis else builtin_max(x.shape[d], indices.shape[d])
+                  for d in range(x.ndim))
+    out = Array._empty(shape, x.dtype, x.device)
+    if out.size == 0:
+        return out
+    if x.shape[axis] == 0:
+        check_bounds(indices, 0, axis)  # (raises: no index is in range)
+    if any(st % x.itemsize for st in x.strides):
+        x = contiguous(x)
+    r_st = [0 if d == axis or x.shape[d] == 1 else x.strides[d] // x.itemsize for d in range(x.ndim)]
+    _run_take(x, broadcast_to(indices, shape), axis, indices, out, r_st)
+    return out
+
+
+def _run_take(v: Array, idx_v: Array, axis: int, idx: Array, out: Array, r_strides: list) -> None:
+    """``out = v[..., idx_v, ...]`` along ``axis``: ``idx_v`` is laid over ``out``'s shape,
+    ``r_strides`` are the element strides of ``v`` that ``out``'s axes step over (besides
+    the index); an index out of range raises ``IndexError`` (one reduction over ``idx``,
+    one byte read back) before anything is read."""
+    n = v.shape[axis]
+    check_bounds(idx, n, axis)
+    if v.ndim == 1:
+        _take1(v, idx_v, n, out)
+        return
+    src = v._view((1,), (v.itemsize,), v._offset)  # element offsets are computed in the kernel
+    _take(src, idx_v, _offsets(out.shape, r_strides, v.device), n, v.strides[axis] // v.itemsize, out)
+
+
+def _offsets(shape: tuple, strides: list, device) -> Array:
+    """An int64 array broadcastable to ``shape`` holding, at each position, the sum over the
+    axes of position times ``strides`` (elements): a few ``arange`` views added together, as
+    small as the axes with a non-zero stride allow."""
+    nd = len(shape)
+    acc = None
+    for d, (ext, st) in enumerate(zip(shape, strides)):
+        if ext > 1 and st:
+            t = arange(0, ext * st, st, dtype=_int64, device=device)
+            t = t._view((1,) * d + (ext,) + (1,) * (nd - d - 1), (0,) * d + (t.strides[0],) + (0,) * (nd - d - 1),
+                        t._offset)
+            acc = t if acc is None else add(acc, t)
+    return zeros((), dtype=_int64, device=device) if acc is None else acc
 
 
 def scatter(v: Array, indices: list, p: int | None, value: Array) -> None:
@@ -214,4 +314,4 @@ def scatter(v: Array, indices: list, p: int | None, value: Array) -> None:
     base_v = base._view(b_shape + (1,) * len(r_shape), base.strides + (0,) * len(r_shape),
                         base._offset)
     base_v = broadcast_to(base_v, b_shape + r_shape)
-    _scatter(base_v, value, nrest, src)
+    _scatter(base_v, _rest_positions(b_shape, r_shape, v.device), value, nrest, src)
