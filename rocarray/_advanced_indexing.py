@@ -25,6 +25,7 @@ from ._views import _nocopy_reshape, broadcast_shapes, broadcast_to
 from .targets.base import MAX_DIMS
 
 _int64 = np.dtype(np.int64)
+_int32 = np.dtype(np.int32)
 
 _index_bad = ReductionKernel(
     "I idx, int64 n", "bool bad",
@@ -62,8 +63,18 @@ _scatter = ElementwiseKernel(
     "int64 base, int64 r, T v, int64 nrest", "raw T dst", "dst[base * nrest + r] = v;",
     "rk_scatter", _heavy=True)
 
+# compaction: ``pos`` is the inclusive count of true mask elements up to and including this
+# one (a scan, int32 while the positions fit), so a selected element goes to ``pos - 1``
 _compact = ElementwiseKernel(
-    "bool m, int64 pos", "raw int64 out", "if (m) out[pos - 1] = i;", "rk_compact", _heavy=True)
+    "bool m, P pos", "raw int64 out", "if (m) out[pos - 1] = i;", "rk_compact", _heavy=True)
+
+_select = ElementwiseKernel(
+    "T x, bool m, P pos", "raw T out", "if (m) out[pos - 1] = x;", "rk_select", _heavy=True)
+
+_fill_where = ElementwiseKernel("bool m, T v", "T x", "if (m) x = v;", "rk_fill_where")
+
+_place = ElementwiseKernel(
+    "bool m, P pos, raw T vals", "T x", "if (m) x = vals[pos - 1];", "rk_place", _heavy=True)
 
 _unravel = ElementwiseKernel(
     "int64 f, raw bool shape_of", "raw int64 out",
@@ -89,21 +100,61 @@ def check_bounds(idx: Array, n: int, axis: int) -> None:
     raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
 
 
-def flat_true(mask: Array) -> Array:
-    """The flat C-order positions (int64, 1-D) of the non-zero elements of ``mask``."""
+def _positions(mask: Array) -> tuple:
+    """(the boolean ``mask`` as a C-contiguous array, its running count of true elements in
+    C order -- int32 while it fits, else int64 -- of the mask's shape, the total count)."""
     m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
-    m = m.reshape(-1) if m.ndim != 1 else m
     if not m.is_c_contiguous():
         m = contiguous(m)
     n = m.size
-    if n == 0:
-        return Array._empty((0,), _int64, m.device)
-    pos = cumulative_sum(m, dtype=_int64)
-    count = int(pos[n - 1])
+    flat = m.reshape(-1) if m.ndim != 1 else m
+    pos = cumulative_sum(flat, dtype=_int32 if n < 2 ** 31 else _int64)
+    count = int(pos[n - 1])  # (the one read-back: it sizes the result)
+    return m, pos.reshape(m.shape) if m.ndim != 1 else pos, count
+
+
+def flat_true(mask: Array) -> Array:
+    """The flat C-order positions (int64, 1-D) of the non-zero elements of ``mask``."""
+    if mask.size == 0:
+        return Array._empty((0,), _int64, mask.device)
+    m, pos, count = _positions(mask)
     out = Array._empty((count,), _int64, m.device)
     if count:
-        _compact(m, pos, out)
+        _compact(m.reshape(-1) if m.ndim != 1 else m, pos.reshape(-1) if pos.ndim != 1 else pos, out)
     return out
+
+
+def select(x: Array, mask: Array) -> Array:
+    """``x[mask]`` for a boolean ``mask`` of ``x``'s shape: the selected elements in C order,
+    1-D, written straight from ``x`` at the offsets of the mask's scan (no positions array,
+    no second gather)."""
+    if x.size == 0:
+        return Array._empty((0,), x.dtype, x.device)
+    m, pos, count = _positions(mask)
+    out = Array._empty((count,), x.dtype, x.device)
+    if count:
+        _select(x, m, pos, out)
+    return out
+
+
+def mask_assign(x: Array, mask: Array, value: Array) -> None:
+    """``x[mask] = value`` for a boolean ``mask`` of ``x``'s shape (``value`` of ``x``'s dtype
+    and device): a value of one element fills where the mask is true (one pass, no scan); a
+    value of the selection's length goes to the true positions in C order."""
+    if x.size == 0:
+        broadcast_to(value, (0,))  # (the shape check NumPy makes)
+        return
+    if value.size == 1 and value.ndim <= 1:
+        _fill_where(mask if mask.dtype.kind == "b" else not_equal(mask, 0), value.reshape(()), x)
+        return
+    m, pos, count = _positions(mask)
+    if value.ndim > 1 or value.shape[0] != count:
+        raise ValueError(f"could not broadcast value of shape {value.shape} into an index result "
+                         f"of shape ({count},)")
+    if count:
+        if value._buf is x._buf:
+            value = copy_array(value)  # the value overlaps the destination: read it from a copy
+        _place(m, pos, value, x)
 
 
 def unravel(flat: Array, shape: tuple) -> tuple:
