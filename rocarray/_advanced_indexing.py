@@ -71,6 +71,17 @@ _compact = ElementwiseKernel(
 _select = ElementwiseKernel(
     "T x, bool m, P pos", "raw T out", "if (m) out[pos - 1] = x;", "rk_select", _heavy=True)
 
+# the host's compactions store every element, the unselected ones into a spare slot after
+# the result (``dump``): a branch on a random mask mispredicts half the time, and cost the
+# host loop ~4x; GPUs keep the branch (stores of many waves to one slot would queue)
+_compact_host = ElementwiseKernel(
+    "bool m, P pos, int64 dump", "raw int64 out", "out[m ? (long)pos - 1 : dump] = i;",
+    "rk_compact_host", _heavy=True)
+
+_select_host = ElementwiseKernel(
+    "T x, bool m, P pos, int64 dump", "raw T out", "out[m ? (long)pos - 1 : dump] = x;",
+    "rk_select_host", _heavy=True)
+
 _fill_where = ElementwiseKernel("bool m, T v", "T x", "if (m) x = v;", "rk_fill_where")
 
 _place = ElementwiseKernel(
@@ -118,9 +129,14 @@ def flat_true(mask: Array) -> Array:
     if mask.size == 0:
         return Array._empty((0,), _int64, mask.device)
     m, pos, count = _positions(mask)
+    m, pos = (m.reshape(-1), pos.reshape(-1)) if m.ndim != 1 else (m, pos)
+    if m.device.kind == "cpu":
+        out = Array._empty((count + 1,), _int64, m.device)
+        _compact_host(m, pos, count, out)
+        return out[:count]
     out = Array._empty((count,), _int64, m.device)
     if count:
-        _compact(m.reshape(-1) if m.ndim != 1 else m, pos.reshape(-1) if pos.ndim != 1 else pos, out)
+        _compact(m, pos, out)
     return out
 
 
@@ -131,6 +147,10 @@ def select(x: Array, mask: Array) -> Array:
     if x.size == 0:
         return Array._empty((0,), x.dtype, x.device)
     m, pos, count = _positions(mask)
+    if x.device.kind == "cpu":
+        out = Array._empty((count + 1,), x.dtype, x.device)
+        _select_host(x, m, pos, count, out)
+        return out[:count]
     out = Array._empty((count,), x.dtype, x.device)
     if count:
         _select(x, m, pos, out)
