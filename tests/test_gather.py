@@ -75,3 +75,18 @@ def test_take_large_matches_numpy(device):
     k = rng.integers(0, 1024, size=300)
     np.testing.assert_array_equal(ra.take(ra.asarray(m, device=device), ra.asarray(k, device=device), axis=1).get(),
                                   np.take(m, k, axis=1))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.float16, np.float32, np.int64, np.complex128], ids=str)
+def test_transposed_copies_tiled(device, dtype):
+    # shapes with and without whole tiles, flipped and strided sources
+    rng = np.random.default_rng(2)
+    for shape in ((300, 1000), (257, 513)):
+        a = random_array(shape, dtype, rng)
+        x = ra.asarray(a, device=device)
+        np.testing.assert_array_equal(x.T.copy().get(), np.ascontiguousarray(a.T))
+        np.testing.assert_array_equal(x[::-1, 1::2].T.copy().get(), np.ascontiguousarray(a[::-1, 1::2].T))
+    b = random_array((40, 30, 600), dtype, rng)
+    y = ra.asarray(b, device=device)
+    np.testing.assert_array_equal(ra.permute_dims(y, (2, 0, 1)).copy().get(),
+                                  np.ascontiguousarray(b.transpose(2, 0, 1)))
