@@ -123,3 +123,41 @@ def test_scan_bad_input(device):
         ra.scan(x, exclusive=True, include_initial=True)
     with pytest.raises(TypeError, match="dtype= is accepted"):
         ra.scan(x, "max", dtype=ra.float64)
+
+
+def test_new_sizes_compile_nothing(device):
+    """Thin specialization of the primitives: once an op has run on a dtype, new sizes,
+    axes and layouts (a line long enough for a chunked scan, a tiled transposing copy)
+    compile nothing."""
+    from rocarray import cache
+    from rocarray.compiler.cache import drain_background
+
+    def compiles():
+        drain_background()
+        i = cache.info()
+        return i["compiled"] + i["disk_hits"]
+
+    rng = np.random.default_rng(8)
+
+    def run(shape):
+        a = random_array(shape, np.int32, rng)
+        x = ra.asarray(a, device=device)
+        i = ra.asarray(rng.integers(-shape[-1], shape[-1], size=shape[-1] // 2), device=device)
+        ra.scan(x, "max", axis=-1)
+        ra.exclusive_scan(x, axis=0)
+        x[x > 0]
+        x[x < 0] = x[x < 0] * 2
+        ra.nonzero(x > 3)
+        ra.take(x, i, axis=x.ndim - 1)
+        ra.take_along_axis(x, ra.abs(x) % shape[-1], axis=-1)
+        ra.permute_dims(x, tuple(reversed(range(x.ndim)))).copy()
+        ra.concat([x, x], axis=0)
+
+    run((3, 40))
+    run((2, 3, 4))  # (an N-d gather adds int64 offsets: the one int64 ``add``, whatever the dtype)
+    before = compiles()
+    run((2, 300001))
+    run((700, 700))
+    run((5, 6, 7))
+    run((4, 1, 3, 9))
+    assert compiles() == before
