@@ -4,7 +4,9 @@ A few kernels written with ``ElementwiseKernel`` / ``ReductionKernel`` (one comp
 every device): ``rk_index_bad`` (any index outside ``[-n, n)``: an ``IndexError`` before
 anything is read or written), ``rk_index_step`` (fold one index array into the flat index
 over the indexed axes), ``rk_gather`` / ``rk_scatter`` (through a raw operand),
-``rk_compact`` (a mask's true positions, from its ``cumulative_sum``) and ``rk_unravel``.
+``rk_take1`` / ``rk_take`` (one index array, in the result's order), ``rk_compact`` (a
+mask's true positions, from its ``cumulative_sum``), ``rk_select`` / ``rk_place`` /
+``rk_fill_where`` (a whole-array mask's get and set in one pass) and ``rk_unravel``.
 """
 
 from __future__ import annotations

@@ -524,8 +524,11 @@ TRANSPOSE_TILE_COLUMNS = 128
 def copy_elements(src: Array, dst: Array) -> None:
     """dst[...] = src for arrays of one shape on one device, casting like NumPy's 'unsafe'.
     A host copy that transposes (after merging, two dimensions, one contiguous in ``dst``
-    and the other in ``src``) walks square tiles, so the lines it reads stay in cache."""
-    if dst._buf.device.kind == "cpu" and dst.size >= 64 * TRANSPOSE_TILE_COLUMNS:
+    and the other in ``src``) walks tiles, so the lines it reads stay in cache; arrays of
+    one buffer take one copy (the tiles' copies in turn could read what an earlier one
+    wrote)."""
+    if dst._buf.device.kind == "cpu" and dst.size >= 64 * TRANSPOSE_TILE_COLUMNS \
+            and src._buf is not dst._buf:
         shape, (ss, ds) = merge_dims(dst.shape, [src.strides, dst.strides])
         if len(shape) == 2 and abs(ss[0]) < abs(ss[1]) and abs(ds[1]) < abs(ds[0]) \
                 and shape[0] >= 16 and shape[1] >= 2 * TRANSPOSE_TILE_COLUMNS:

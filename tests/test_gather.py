@@ -86,6 +86,11 @@ def test_transposed_copies_tiled(device, dtype):
         x = ra.asarray(a, device=device)
         np.testing.assert_array_equal(x.T.copy().get(), np.ascontiguousarray(a.T))
         np.testing.assert_array_equal(x[::-1, 1::2].T.copy().get(), np.ascontiguousarray(a[::-1, 1::2].T))
+    # into the array it reads (one copy, as the untiled walk)
+    sq = random_array((300, 300), dtype, rng)
+    z = ra.asarray(sq.copy(), device=device)  # (a CPU array shares a NumPy array's memory)
+    z[...] = z.T
+    np.testing.assert_array_equal(z.get(), sq.T)
     b = random_array((40, 30, 600), dtype, rng)
     y = ra.asarray(b, device=device)
     np.testing.assert_array_equal(ra.permute_dims(y, (2, 0, 1)).copy().get(),
