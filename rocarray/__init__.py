@@ -162,6 +162,9 @@ from ._statistical_functions import (all, any, argmax, argmin, count_nonzero, cu
 from ._user_kernels import ElementwiseKernel, ReductionKernel
 from ._fusion import fuse
 
+# -- device-wide primitives (scan: the offsets of compaction and sorting) ----------------------
+from ._primitives import exclusive_scan, scan
+
 # -- indexing (x[...] and x[...] = v: installed on Array by rocarray._indexing) and searching -
 from . import _indexing  # noqa: F401
 from ._indexing_functions import nonzero, searchsorted, take, take_along_axis

@@ -213,7 +213,8 @@ class _Plan:
 _specs: dict = {}
 
 
-def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs, read_outputs=()) -> KernelSpec:
+def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs, read_outputs=(),
+               heavy: bool = False) -> KernelSpec:
     """The KernelSpec of a user elementwise body for one signature.  ``kinds`` per operand:
     'in', 'scalar', 'out', 'raw'.
 
@@ -223,7 +224,7 @@ def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs, read_output
     outputs -- gives the body the element's current value."""
     tdefs = tuple(sorted((k, str(v)) for k, v in typedefs.items()))
     key = ("user-ew", name, body, preamble, tuple(names), tuple(kinds),
-           tuple(str(d) for d in dtypes), tdefs, tuple(read_outputs))
+           tuple(str(d) for d in dtypes), tdefs, tuple(read_outputs), heavy)
     spec = _specs.get(key)
     if spec is not None:
         return spec
@@ -250,7 +251,7 @@ def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs, read_output
 
     operands = [Operand(d, k) for k, d in zip(kinds, dtypes)]
     operands += [Operand(dtype_of[n], "in") for n in read_outputs]
-    spec = KernelSpec(key, name, operands, build_body)
+    spec = KernelSpec(key, name, operands, build_body, heavy=heavy)
     return _specs.setdefault(key, spec)
 
 
@@ -348,6 +349,9 @@ class ElementwiseKernel:
         # rocarray.fuse's generated bodies are valid and never read their outputs: they are
         # parsed only when a signature is compiled (so a disk-cache hit parses nothing)
         generated = kwargs.pop("_generated", False)
+        # rocarray's own gathers and scatters: the full tier is the heavy one (codegen O2),
+        # whose tight loop keeps many random reads in flight
+        self._heavy = bool(kwargs.pop("_heavy", False))
         if kwargs:
             raise TypeError(f"ElementwiseKernel: unsupported keyword argument(s) "
                             f"{', '.join(sorted(kwargs))} (loop_prep/after_loop have no "
@@ -402,7 +406,7 @@ class ElementwiseKernel:
         kmap = {"a": "in", "s": "scalar", "r": "raw"}
         kinds = [kmap[k] for k in in_kinds] + ["raw" if k == "r" else "out" for k in out_kinds]
         spec = _user_spec(self.name, self.operation, self.preamble, self._names, kinds,
-                          in_types + out_types, typedefs, self._read_outputs)
+                          in_types + out_types, typedefs, self._read_outputs, self._heavy)
         read_index = tuple(k for k, p in enumerate(self.out_params) if p.name in self._read_outputs)
         plan = _Plan(load(spec, device), tuple(in_kinds), in_types, out_kinds, out_types,
                      self.name, read_index)
