@@ -5,7 +5,7 @@ The namespace follows the Python array API standard and CuPy's habits (``asnumpy
 """
 
 __version__ = "0.1.0"
-__array_api_version__ = "2024.12"
+__array_api_version__ = "2025.12"
 
 # -- settings: every ROCARRAY_* variable checked before anything reads one -------------------
 from . import _settings

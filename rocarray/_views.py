@@ -206,9 +206,13 @@ def broadcast_to(x: Array, /, shape) -> Array:
     return x._view(shape, strides, x._offset)
 
 
-def broadcast_arrays(*arrays) -> list:
+def broadcast_arrays(*arrays) -> tuple:
+    """Views of ``arrays`` broadcast to one shape, as a tuple (the standard's 2025.12 type;
+    2024.12 said a list; NumPy 2 returns a tuple too)."""
+    for i, a in enumerate(arrays):
+        _check_array(a, "broadcast_arrays", f"arrays[{i}]")
     shape = broadcast_shapes(*(a.shape for a in arrays))
-    return [broadcast_to(a, shape) for a in arrays]
+    return tuple(broadcast_to(a, shape) for a in arrays)
 
 
 def _check_array(x, fname: str, argname: str = "x") -> Array:
