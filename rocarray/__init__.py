@@ -174,6 +174,27 @@ from ._sorting_functions import argsort, sort
 from ._set_functions import unique_all, unique_counts, unique_inverse, unique_values
 
 
+# -- NumPy's names beside the standard's, and NumPy's protocols (docs/numpy_interop.md) ------------
+from ._numpy_names import (
+    absolute, append, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, argwhere, around,
+    array, array_split, ascontiguousarray, atleast_1d, atleast_2d, atleast_3d, bitwise_not,
+    column_stack, concatenate, conjugate, diag, diagflat, diagonal, dot, dstack, einsum,
+    flatnonzero, fliplr, flipud, hsplit, hstack, inner, invert, kron, left_shift, mod, outer, pad,
+    power, ravel, right_shift, rint, row_stack, split, swapaxes, trace, transpose, true_divide,
+    vdot, vsplit, vstack,
+)
+from ._numpy_stats import (
+    allclose, array_equal, array_equiv, average, bincount, convolve, corrcoef, correlate, cov,
+    cross, digitize, histogram, histogram_bin_edges, interp, isclose, median, nanargmax, nanargmin,
+    nanmax, nanmean, nanmedian, nanmin, nanpercentile, nanprod, nanquantile, nanstd, nansum,
+    nanvar, percentile, ptp, quantile,
+)
+from ._numpy_methods import (
+    amax, amin, cumprod, cumsum, nancumprod, nancumsum, unique,
+)
+from . import _numpy_protocols  # noqa: F401,E402 - installs __array_ufunc__ and __array_function__ on Array
+
+
 # -- rocarray.cache (the kernel cache, as users see it) -----------------------------------------
 def __getattr__(name):
     # ``rocarray.cache`` after a plain ``import rocarray``, imported at its first use, so

@@ -1,0 +1,710 @@
+"""NumPy's and CuPy's everyday names beside the standard's: aliases, joining and splitting,
+padding, diagonals and the products NumPy users call (``dot``, ``inner``, ``outer``,
+``einsum``), with NumPy's signatures, built on the standard's functions (so on the device)."""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from . import _dtypes
+from ._array_object import Array, _check_same_device
+from ._creation_functions import asarray, copy_into, full, zeros
+from ._data_type_functions import astype
+from ._elementwise_functions import (abs as _abs, acos, acosh, asin, asinh, atan, atan2, atanh, bitwise_invert,
+                                     bitwise_left_shift, bitwise_right_shift, conj, divide, multiply, pow,
+                                     remainder, round as _round)
+from ._indexing_functions import nonzero, take
+from ._linear_algebra_functions import matmul, tensordot
+from ._manipulation_functions import concat, reshape, stack
+from ._views import flip, normalize_axes, permute_dims
+
+# -- one-line aliases: NumPy's names of the standard's functions --------------------------------
+absolute = _abs
+arccos = acos
+arccosh = acosh
+arcsin = asin
+arcsinh = asinh
+arctan = atan
+arctan2 = atan2
+arctanh = atanh
+bitwise_not = bitwise_invert
+invert = bitwise_invert
+left_shift = bitwise_left_shift
+right_shift = bitwise_right_shift
+conjugate = conj
+power = pow
+true_divide = divide
+mod = remainder
+rint = _round
+
+
+def _as_array(a, name: str, device=None) -> Array:
+    """``a`` if it is a rocarray array; Python scalars and (nested) lists become one on
+    ``device`` (the default device when None); anything else is a TypeError."""
+    if isinstance(a, Array):
+        return a
+    if isinstance(a, (bool, int, float, complex, np.generic, list, tuple)):
+        return asarray(a, device=device)
+    raise TypeError(f"{name}: expected a rocarray array, a Python scalar or a list, not {type(a).__name__}; "
+                    "use rocarray.asarray() to move a NumPy array to a device")
+
+
+def _axis(axis, ndim: int, name: str) -> int:
+    if isinstance(axis, builtins.bool) or not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"{name}: axis must be an int, not {type(axis).__name__}")
+    (ax,) = normalize_axes(int(axis), ndim, name)
+    return ax
+
+
+def array(obj, dtype=None, *, copy=True, ndmin=0, device=None) -> Array:
+    """``array(obj, dtype=None, *, copy=True, ndmin=0, device=None)``: a new array from
+    ``obj`` (an array, a NumPy array, a scalar or nested lists), NumPy's and CuPy's name.
+
+    Differences from NumPy: no ``order``/``subok``/``like``; ``copy=False`` as the
+    standard's ``asarray`` (an error when a copy is needed).
+
+    >>> rocarray.array([[1, 2], [3, 4]], dtype=rocarray.float32, ndmin=3).shape
+    (1, 2, 2)
+    """
+    x = asarray(obj, dtype=dtype, device=device, copy=copy)
+    if ndmin > x.ndim:
+        x = reshape(x, (1,) * (ndmin - x.ndim) + x.shape)
+    return x
+
+
+def ascontiguousarray(a, dtype=None, *, device=None) -> Array:
+    """``ascontiguousarray(a, dtype=None)``: ``a`` as a C-contiguous array of at least one
+    dimension (a copy only where needed).
+
+    >>> rocarray.ascontiguousarray(rocarray.ones((3, 2)).T).flags["C_CONTIGUOUS"]
+    True
+    """
+    x = asarray(a, dtype=dtype, device=device)
+    if x.ndim == 0:
+        x = reshape(x, (1,))
+    return x if x.is_c_contiguous() else x.copy()
+
+
+def concatenate(arrays, axis=0, out=None, dtype=None) -> Array:
+    """``concatenate(arrays, axis=0, out=None, dtype=None)``: NumPy's name of ``concat``;
+    ``axis=None`` joins the flattened arrays.
+
+    >>> rocarray.concatenate([rocarray.ones(2), rocarray.zeros(1)])
+    array([1., 1., 0.])
+    """
+    arrays = list(arrays)
+    if axis is None:
+        arrays = [reshape(a, (-1,)) if isinstance(a, Array) else a for a in arrays]
+        axis = 0
+    if dtype is not None:
+        arrays = [astype(a, dtype) if isinstance(a, Array) else a for a in arrays]
+    return _into(concat(arrays, axis=axis), out, "concatenate")
+
+
+def _into(result: Array, out, name: str) -> Array:
+    """``result``, written into ``out`` (an array of its shape) when one is given."""
+    if out is None:
+        return result
+    if not isinstance(out, Array):
+        raise TypeError(f"{name}: out must be a rocarray array, not {type(out).__name__}")
+    if out.shape != result.shape:
+        raise ValueError(f"{name}: out has shape {out.shape}, the result has shape {result.shape}")
+    copy_into(out, result)
+    return out
+
+
+def atleast_1d(*arys):
+    """``atleast_1d(*arys)``: each array with at least one dimension (a view); one array
+    alone is returned alone, several as a tuple.
+
+    >>> rocarray.atleast_1d(rocarray.asarray(3.0)).shape
+    (1,)
+    """
+    out = tuple(_atleast(_as_array(a, "atleast_1d"), 1) for a in arys)
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*arys):
+    """``atleast_2d(*arys)``: each array with at least two dimensions (1-D arrays become one
+    row, as NumPy).
+
+    >>> rocarray.atleast_2d(rocarray.ones(3)).shape
+    (1, 3)
+    """
+    out = tuple(_atleast(_as_array(a, "atleast_2d"), 2) for a in arys)
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_3d(*arys):
+    """``atleast_3d(*arys)``: each array with at least three dimensions (NumPy's placement:
+    ``(N,)`` becomes ``(1, N, 1)``, ``(M, N)`` becomes ``(M, N, 1)``).
+
+    >>> rocarray.atleast_3d(rocarray.ones((2, 3))).shape
+    (2, 3, 1)
+    """
+    out = tuple(_atleast(_as_array(a, "atleast_3d"), 3) for a in arys)
+    return out[0] if len(out) == 1 else out
+
+
+def _atleast(x: Array, n: int) -> Array:
+    if x.ndim >= n:
+        return x
+    if n == 3 and x.ndim == 2:
+        return reshape(x, x.shape + (1,))
+    if n == 3 and x.ndim == 1:
+        return reshape(x, (1,) + x.shape + (1,))
+    return reshape(x, (1,) * (n - x.ndim) + x.shape)
+
+
+def hstack(tup, *, dtype=None) -> Array:
+    """``hstack(tup)``: arrays joined along their second axis (the first for 1-D arrays).
+
+    >>> rocarray.hstack([rocarray.ones(2), rocarray.zeros(2)]).shape
+    (4,)
+    """
+    arrs = [_atleast(_as_array(a, "hstack"), 1) for a in tup]
+    return concatenate(arrs, axis=0 if arrs and arrs[0].ndim == 1 else 1, dtype=dtype)
+
+
+def vstack(tup, *, dtype=None) -> Array:
+    """``vstack(tup)``: arrays joined along their first axis, 1-D arrays as rows.
+
+    >>> rocarray.vstack([rocarray.ones(2), rocarray.zeros(2)]).shape
+    (2, 2)
+    """
+    return concatenate([_atleast(_as_array(a, "vstack"), 2) for a in tup], axis=0, dtype=dtype)
+
+
+row_stack = vstack
+
+
+def dstack(tup) -> Array:
+    """``dstack(tup)``: arrays joined along their third axis (``atleast_3d`` first).
+
+    >>> rocarray.dstack([rocarray.ones((2, 2)), rocarray.zeros((2, 2))]).shape
+    (2, 2, 2)
+    """
+    return concat([_atleast(_as_array(a, "dstack"), 3) for a in tup], axis=2)
+
+
+def column_stack(tup) -> Array:
+    """``column_stack(tup)``: 1-D arrays as the columns of a 2-D array (2-D ones joined
+    as they are).
+
+    >>> rocarray.column_stack([rocarray.ones(3), rocarray.zeros(3)]).shape
+    (3, 2)
+    """
+    arrs = []
+    for a in tup:
+        x = _as_array(a, "column_stack")
+        arrs.append(reshape(x, (x.size, 1)) if x.ndim < 2 else x)
+    return concat(arrs, axis=1)
+
+
+def array_split(ary, indices_or_sections, axis=0) -> list:
+    """``array_split(ary, indices_or_sections, axis=0)``: views of ``ary`` cut along ``axis``,
+    into N nearly equal parts (the first ``len % N`` one longer) or at the given indices.
+
+    >>> [p.shape for p in rocarray.array_split(rocarray.arange(5), 2)]
+    [(3,), (2,)]
+    """
+    x = _as_array(ary, "array_split")
+    ax = _axis(axis, x.ndim, "array_split")
+    n = x.shape[ax]
+    if isinstance(indices_or_sections, (int, np.integer)) and not isinstance(indices_or_sections, builtins.bool):
+        sections = int(indices_or_sections)
+        if sections <= 0:
+            raise ValueError(f"array_split: the number of sections must be larger than 0, got {sections}")
+        each, extra = divmod(n, sections)
+        bounds = [0]
+        for i in range(sections):
+            bounds.append(bounds[-1] + each + (1 if i < extra else 0))
+    else:
+        bounds = [0] + [int(i) for i in indices_or_sections] + [n]
+    parts = []
+    for start, stop in zip(bounds[:-1], bounds[1:]):
+        index = [slice(None)] * x.ndim
+        index[ax] = slice(start, stop)
+        parts.append(x[tuple(index)])
+    return parts
+
+
+def split(ary, indices_or_sections, axis=0) -> list:
+    """``split(ary, indices_or_sections, axis=0)``: as ``array_split``, but N sections must
+    divide the axis evenly (a ValueError otherwise, as NumPy).
+
+    >>> [p.shape for p in rocarray.split(rocarray.arange(6), 3)]
+    [(2,), (2,), (2,)]
+    """
+    x = _as_array(ary, "split")
+    if isinstance(indices_or_sections, (int, np.integer)) and not isinstance(indices_or_sections, builtins.bool):
+        n = x.shape[_axis(axis, x.ndim, "split")]
+        if indices_or_sections <= 0 or n % int(indices_or_sections):
+            raise ValueError(f"split: an axis of length {n} does not split into {indices_or_sections} equal parts; "
+                             "use array_split")
+    return array_split(x, indices_or_sections, axis)
+
+
+def hsplit(ary, indices_or_sections) -> list:
+    """``hsplit(ary, indices_or_sections)``: ``split`` along the second axis (the first for
+    1-D arrays).
+
+    >>> len(rocarray.hsplit(rocarray.ones((2, 4)), 2))
+    2
+    """
+    x = _as_array(ary, "hsplit")
+    return split(x, indices_or_sections, axis=1 if x.ndim > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections) -> list:
+    """``vsplit(ary, indices_or_sections)``: ``split`` along the first axis.
+
+    >>> len(rocarray.vsplit(rocarray.ones((4, 2)), 2))
+    2
+    """
+    return split(_as_array(ary, "vsplit"), indices_or_sections, axis=0)
+
+
+def transpose(a, axes=None) -> Array:
+    """``transpose(a, axes=None)``: the axes reversed, or permuted as ``axes`` says (a view).
+
+    >>> rocarray.transpose(rocarray.ones((2, 3))).shape
+    (3, 2)
+    """
+    x = _as_array(a, "transpose")
+    return permute_dims(x, tuple(range(x.ndim - 1, -1, -1)) if axes is None else tuple(axes))
+
+
+def swapaxes(a, axis1, axis2) -> Array:
+    """``swapaxes(a, axis1, axis2)``: a view with two axes exchanged.
+
+    >>> rocarray.swapaxes(rocarray.ones((2, 3, 4)), 0, 2).shape
+    (4, 3, 2)
+    """
+    x = _as_array(a, "swapaxes")
+    order = list(range(x.ndim))
+    i, j = _axis(axis1, x.ndim, "swapaxes"), _axis(axis2, x.ndim, "swapaxes")
+    order[i], order[j] = order[j], order[i]
+    return permute_dims(x, tuple(order))
+
+
+def ravel(a, order="C") -> Array:
+    """``ravel(a, order='C')``: ``a`` as a 1-D array (a view when its layout allows).
+    Only C order.
+
+    >>> rocarray.ravel(rocarray.ones((2, 3))).shape
+    (6,)
+    """
+    if order != "C":
+        raise ValueError(f"ravel: only order='C' is supported, not {order!r}")
+    return reshape(_as_array(a, "ravel"), (-1,))
+
+
+def argwhere(a) -> Array:
+    """``argwhere(a)``: the indices of the non-zero elements, one row each (``(N, a.ndim)``,
+    int64).
+
+    >>> rocarray.argwhere(rocarray.asarray([0, 3, 0, 5]))
+    array([[1],
+           [3]])
+    """
+    x = _as_array(a, "argwhere")
+    if x.ndim == 0:
+        # NumPy: a 0-d array gives shape (1, 0) when true, (0, 0) when false
+        n = nonzero(reshape(x, (1,)))[0].shape[0]
+        return zeros((n, 0), dtype=_dtypes.int64, device=x.device)
+    return stack(nonzero(x), axis=-1)
+
+
+def flatnonzero(a) -> Array:
+    """``flatnonzero(a)``: the indices of the non-zero elements of ``ravel(a)``.
+
+    >>> rocarray.flatnonzero(rocarray.asarray([[0, 1], [2, 0]]))
+    array([1, 2])
+    """
+    return nonzero(ravel(_as_array(a, "flatnonzero")))[0]
+
+
+def around(a, decimals=0, out=None) -> Array:
+    """``around(a, decimals=0, out=None)``: ``a`` rounded half to even to ``decimals``
+    decimals (scaled by ``10**decimals`` as NumPy does, so the same results).
+
+    >>> rocarray.around(rocarray.asarray([1.2345, 2.5]), 2)
+    array([1.23, 2.5 ])
+    """
+    x = _as_array(a, "around")
+    if not isinstance(decimals, (int, np.integer)) or isinstance(decimals, builtins.bool):
+        raise TypeError(f"around: decimals must be an int, not {type(decimals).__name__}")
+    if decimals == 0 or x.dtype.kind in "biu" and decimals > 0:
+        r = _round(x)
+    elif x.dtype.kind in "iu":
+        scale = 10 ** -int(decimals)
+        r = multiply(_round(divide(x, float(scale))), float(scale)).astype(x.dtype)
+    else:
+        scale = 10.0 ** int(decimals)
+        r = divide(_round(multiply(x, scale)), scale)
+    return _into(r, out, "around")
+
+
+# -- diagonals and products -----------------------------------------------------------------------
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1) -> Array:
+    """``diagonal(a, offset=0, axis1=0, axis2=1)``: a view of the diagonal of the planes
+    ``(axis1, axis2)``, as the last axis (NumPy's layout; NumPy's view is read-only).
+
+    >>> rocarray.diagonal(rocarray.reshape(rocarray.arange(9), (3, 3)), 1)
+    array([1, 5])
+    """
+    x = _as_array(a, "diagonal")
+    if x.ndim < 2:
+        raise ValueError(f"diagonal: the array must have at least 2 dimensions, got {x.ndim}")
+    i, j = _axis(axis1, x.ndim, "diagonal"), _axis(axis2, x.ndim, "diagonal")
+    if i == j:
+        raise ValueError("diagonal: axis1 and axis2 cannot be the same")
+    offset = operator.index(offset)
+    n1, n2 = x.shape[i], x.shape[j]
+    start = x._offset
+    if offset >= 0:
+        n = builtins.max(builtins.min(n1, n2 - offset), 0)
+        if n:
+            start += offset * x.strides[j]
+    else:
+        n = builtins.max(builtins.min(n1 + offset, n2), 0)
+        if n:
+            start -= offset * x.strides[i]
+    keep = [k for k in range(x.ndim) if k not in (i, j)]
+    shape = [x.shape[k] for k in keep] + [n]
+    strides = [x.strides[k] for k in keep] + [x.strides[i] + x.strides[j]]
+    return x._view(shape, strides, start)
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None) -> Array:
+    """``trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None)``: the sum of the
+    diagonal (dtype as ``sum``: small integers in int64).
+
+    >>> rocarray.trace(rocarray.eye(3))
+    array(3.)
+    """
+    d = diagonal(a, offset, axis1, axis2)
+    return _into(d.sum(axis=-1, dtype=dtype), out, "trace")
+
+
+def diag(v, k=0) -> Array:
+    """``diag(v, k=0)``: a 2-D array with the 1-D ``v`` on its ``k``-th diagonal, or a copy
+    of the ``k``-th diagonal of the 2-D ``v``.
+
+    >>> rocarray.diag(rocarray.asarray([1, 2]))
+    array([[1, 0],
+           [0, 2]])
+    """
+    x = _as_array(v, "diag")
+    if x.ndim == 1:
+        n = x.shape[0] + builtins.abs(operator.index(k))
+        out = zeros((n, n), dtype=x.dtype, device=x.device)
+        copy_into(diagonal(out, k), x)
+        return out
+    if x.ndim == 2:
+        return diagonal(x, k).copy()
+    raise ValueError(f"diag: the input must be 1-D or 2-D, got {x.ndim} dimensions")
+
+
+def diagflat(v, k=0) -> Array:
+    """``diagflat(v, k=0)``: ``diag`` of ``v`` flattened.
+
+    >>> rocarray.diagflat(rocarray.ones((1, 2))).shape
+    (2, 2)
+    """
+    return diag(ravel(_as_array(v, "diagflat")), k)
+
+
+def _operands(name: str, a, b):
+    dev = a.device if isinstance(a, Array) else b.device if isinstance(b, Array) else None
+    x, y = _as_array(a, name, dev), _as_array(b, name, dev)
+    _check_same_device(name, x, y)
+    return x, y
+
+
+def dot(a, b, out=None) -> Array:
+    """``dot(a, b, out=None)``: NumPy's dot product: ``a * b`` when either is 0-d, ``matmul``
+    when ``b`` has one or two dimensions, else the sum over the last axis of ``a`` and the
+    second-to-last of ``b`` (``tensordot``).
+
+    >>> rocarray.dot(rocarray.asarray([1.0, 2.0]), rocarray.asarray([3.0, 4.0]))
+    array(11.)
+    """
+    x, y = _operands("dot", a, b)
+    if x.ndim == 0 or y.ndim == 0:
+        r = multiply(x, y)
+    elif y.ndim <= 2:
+        r = matmul(x, y)
+    else:
+        r = tensordot(x, y, axes=((x.ndim - 1,), (y.ndim - 2,)))
+    return _into(r, out, "dot")
+
+
+def vdot(a, b) -> Array:
+    """``vdot(a, b)``: the dot product of the flattened arrays, ``a`` conjugated.
+
+    >>> rocarray.vdot(rocarray.asarray([1j, 2]), rocarray.asarray([1j, 1]))
+    array(3.+0.j)
+    """
+    x, y = _operands("vdot", a, b)
+    x, y = ravel(x), ravel(y)
+    if x.dtype.kind == "c":
+        x = conj(x)
+    return matmul(x, y)
+
+
+def inner(a, b) -> Array:
+    """``inner(a, b)``: the sum of products over the last axes of ``a`` and ``b`` (no
+    conjugation; ``a * b`` when either is 0-d).
+
+    >>> rocarray.inner(rocarray.ones((2, 3)), rocarray.ones(3))
+    array([3., 3.])
+    """
+    x, y = _operands("inner", a, b)
+    if x.ndim == 0 or y.ndim == 0:
+        return multiply(x, y)
+    return tensordot(x, y, axes=((x.ndim - 1,), (y.ndim - 1,)))
+
+
+def outer(a, b, out=None) -> Array:
+    """``outer(a, b, out=None)``: ``a[i] * b[j]`` of the flattened arrays.
+
+    >>> rocarray.outer(rocarray.asarray([1, 2]), rocarray.asarray([1, 10])).tolist()
+    [[1, 10], [2, 20]]
+    """
+    x, y = _operands("outer", a, b)
+    return _into(multiply(reshape(x, (-1, 1)), reshape(y, (1, -1))), out, "outer")
+
+
+def kron(a, b) -> Array:
+    """``kron(a, b)``: the Kronecker product (blocks ``a[i, j] * b``).
+
+    >>> rocarray.kron(rocarray.eye(2), rocarray.ones((2, 2))).shape
+    (4, 4)
+    """
+    x, y = _operands("kron", a, b)
+    nd = builtins.max(x.ndim, y.ndim)
+    x = reshape(x, (1,) * (nd - x.ndim) + x.shape)
+    y = reshape(y, (1,) * (nd - y.ndim) + y.shape)
+    # interleave the axes: x on the even ones, y on the odd ones, then merge each pair
+    xs = reshape(x, tuple(s for n in x.shape for s in (n, 1)))
+    ys = reshape(y, tuple(s for n in y.shape for s in (1, n)))
+    return reshape(multiply(xs, ys), tuple(p * q for p, q in zip(x.shape, y.shape)))
+
+
+def _einsum_parse(subscripts: str, operands) -> tuple:
+    if not isinstance(subscripts, str):
+        raise TypeError(f"einsum: subscripts must be a str, not {type(subscripts).__name__}")
+    s = subscripts.replace(" ", "")
+    if "." in s:
+        raise ValueError("einsum: '...' (ellipsis) subscripts are not supported; name every axis")
+    if "->" in s:
+        lhs, rhs = s.split("->")
+    else:
+        lhs = s
+        counts = {}
+        for c in lhs.replace(",", ""):
+            counts[c] = counts.get(c, 0) + 1
+        rhs = "".join(sorted(c for c, k in counts.items() if k == 1))
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        raise ValueError(f"einsum: {len(terms)} operand subscripts for {len(operands)} operands")
+    for t, x in zip(terms, operands):
+        if not all(c.isalpha() for c in t):
+            raise ValueError(f"einsum: subscripts must be letters, got {t!r}")
+        if len(t) != x.ndim:
+            raise ValueError(f"einsum: subscripts {t!r} name {len(t)} axes of an array of {x.ndim} dimensions")
+    if len(set(rhs)) != len(rhs) or any(c not in lhs for c in rhs):
+        raise ValueError(f"einsum: output subscripts {rhs!r} must be distinct letters of the inputs")
+    return terms, rhs
+
+
+def _einsum_diagonals(x: Array, term: str) -> tuple:
+    """A letter repeated in one term is a diagonal: taken as a view, the letter kept once."""
+    while len(set(term)) != len(term):
+        c = next(c for c in term if term.count(c) > 1)
+        i = term.index(c)
+        j = term.index(c, i + 1)
+        x = diagonal(x, 0, i, j)
+        term = "".join(t for k, t in enumerate(term) if k not in (i, j)) + c
+    return x, term
+
+
+def _einsum_pair(x: Array, tx: str, y: Array, ty: str, keep: set) -> tuple:
+    """The product of two terms as one ``matmul``: the letters of both that are kept are the
+    batch, those of both that are not are contracted, the rest are the rows and columns."""
+    batch = [c for c in tx if c in ty and c in keep]
+    contract = [c for c in tx if c in ty and c not in keep]
+    left = [c for c in tx if c not in ty]
+    right = [c for c in ty if c not in tx]
+    size = {c: n for c, n in zip(tx, x.shape)}
+    size.update({c: n for c, n in zip(ty, y.shape)})
+    for c in tx:
+        if c in ty and x.shape[tx.index(c)] != y.shape[ty.index(c)] and 1 not in (x.shape[tx.index(c)],
+                                                                                 y.shape[ty.index(c)]):
+            raise ValueError(f"einsum: axis {c!r} has lengths {x.shape[tx.index(c)]} and {y.shape[ty.index(c)]}")
+
+    def prod(cs):
+        n = 1
+        for c in cs:
+            n *= size[c]
+        return n
+
+    xp = permute_dims(x, tuple(tx.index(c) for c in batch + left + contract))
+    yp = permute_dims(y, tuple(ty.index(c) for c in batch + contract + right))
+    bshape = tuple(size[c] for c in batch)
+    xm = reshape(xp, bshape + (prod(left), prod(contract)))
+    ym = reshape(yp, bshape + (prod(contract), prod(right)))
+    r = matmul(xm, ym)
+    return reshape(r, bshape + tuple(size[c] for c in left + right)), "".join(batch + left + right)
+
+
+def einsum(subscripts, *operands, out=None, dtype=None, optimize=False) -> Array:
+    """``einsum(subscripts, *operands, out=None, dtype=None, optimize=False)``: Einstein
+    summation: ``'ij,jk->ik'`` is a matrix product, ``'ii->i'`` a diagonal, ``'ij->'`` a sum.
+    Operands are folded left to right, each pair as one ``matmul`` (letters in both and in
+    the output are its batch); a letter in one operand only and not in the output is summed
+    first.  Differences from NumPy: no ``...`` subscripts; ``optimize`` is accepted and
+    ignored (the order is always left to right).
+
+    >>> a = rocarray.reshape(rocarray.arange(6.0), (2, 3))
+    >>> rocarray.einsum("ij,kj->ik", a, a)
+    array([[ 5., 14.],
+           [14., 50.]])
+    """
+    if not operands:
+        raise ValueError("einsum: at least one operand is required")
+    dev = next((o.device for o in operands if isinstance(o, Array)), None)
+    xs = [_as_array(o, "einsum", dev) for o in operands]
+    _check_same_device("einsum", *xs)
+    terms, rhs = _einsum_parse(subscripts, xs)
+    if dtype is not None:
+        xs = [astype(x, dtype) for x in xs]
+    pairs = [_einsum_diagonals(x, t) for x, t in zip(xs, terms)]
+    # sum away each letter that only one operand has and the output does not keep
+    reduced = []
+    for k, (x, t) in enumerate(pairs):
+        others = "".join(u for m, (_, u) in enumerate(pairs) if m != k) + rhs
+        gone = [i for i, c in enumerate(t) if c not in others]
+        if gone:
+            x = x.sum(axis=tuple(gone)) if x.dtype.kind not in "biu" else x.sum(axis=tuple(gone), dtype=x.dtype)
+            t = "".join(c for i, c in enumerate(t) if i not in gone)
+        reduced.append((x, t))
+    x, t = reduced[0]
+    for k in range(1, len(reduced)):
+        y, u = reduced[k]
+        keep = set(rhs) | {c for _, v in reduced[k + 1:] for c in v}
+        x, t = _einsum_pair(x, t, y, u, keep)
+    gone = tuple(i for i, c in enumerate(t) if c not in rhs)
+    if gone:
+        x = x.sum(axis=gone) if x.dtype.kind not in "biu" else x.sum(axis=gone, dtype=x.dtype)
+        t = "".join(c for i, c in enumerate(t) if i not in gone)
+    r = permute_dims(x, tuple(t.index(c) for c in rhs)) if t != rhs else x
+    if len(operands) == 1 and r._buf is xs[0]._buf:
+        r = r.copy()  # NumPy returns a new array (a view only when it is asked for through out)
+    return _into(r, out, "einsum")
+
+
+# -- padding --------------------------------------------------------------------------------------
+
+
+def _pad_widths(pad_width, ndim: int) -> list:
+    w = np.asarray(pad_width)
+    if w.dtype.kind not in "iu":
+        raise TypeError(f"pad: pad_width must hold integers, not {w.dtype}")
+    try:
+        w = np.broadcast_to(w, (ndim, 2))
+    except ValueError:
+        raise ValueError(f"pad: pad_width of shape {np.shape(pad_width)} does not fit an array of "
+                         f"{ndim} dimensions; give (before, after) per axis") from None
+    if (w < 0).any():
+        raise ValueError("pad: pad_width cannot be negative")
+    return [(int(b), int(a)) for b, a in w]
+
+
+def _pad_index(n: int, before: int, after: int, mode: str) -> np.ndarray:
+    """The source index of every position of one padded axis (host integers, no data)."""
+    i = np.arange(-before, n + after)
+    if mode == "edge":
+        return np.clip(i, 0, n - 1)
+    if mode == "wrap":
+        return i % n
+    if mode == "symmetric":
+        p = i % (2 * n)
+        return np.where(p < n, p, 2 * n - 1 - p)
+    # reflect: the edge value is not repeated
+    if n == 1:
+        return np.zeros_like(i)
+    p = i % (2 * n - 2)
+    return np.where(p < n, p, 2 * n - 2 - p)
+
+
+_PAD_MODES = ("constant", "edge", "wrap", "reflect", "symmetric")
+
+
+def pad(array, pad_width, mode="constant", *, constant_values=0) -> Array:
+    """``pad(array, pad_width, mode='constant', *, constant_values=0)``: ``array`` widened by
+    ``pad_width`` (an int, a ``(before, after)`` pair, or one pair per axis).  Modes:
+    ``'constant'`` (one value), ``'edge'``, ``'wrap'``, ``'reflect'``, ``'symmetric'``.
+    Differences from NumPy: no statistic modes (``'mean'``, ``'linear_ramp'``, ...), one
+    constant for every side.
+
+    >>> rocarray.pad(rocarray.asarray([1, 2, 3]), (1, 2), mode="edge")
+    array([1, 1, 2, 3, 3, 3])
+    """
+    x = _as_array(array, "pad")
+    if mode not in _PAD_MODES:
+        raise ValueError(f"pad: mode {mode!r} is not supported; use one of {', '.join(_PAD_MODES)}")
+    widths = _pad_widths(pad_width, x.ndim)
+    if mode == "constant":
+        if not isinstance(constant_values, (bool, int, float, complex, np.generic)):
+            raise TypeError("pad: constant_values must be one scalar here")
+        shape = tuple(n + b + a for n, (b, a) in zip(x.shape, widths))
+        out = full(shape, constant_values, dtype=x.dtype, device=x.device)
+        copy_into(out[tuple(slice(b, b + n) for n, (b, _) in zip(x.shape, widths))], x)
+        return out
+    for ax, (b, a) in enumerate(widths):
+        if not (b or a):
+            continue
+        if x.shape[ax] == 0:
+            raise ValueError(f"pad: mode {mode!r} cannot pad an empty axis")
+        idx = asarray(_pad_index(x.shape[ax], b, a, mode), device=x.device)
+        x = take(x, idx, axis=ax)
+    return x if x is not array else x.copy()
+
+
+def flipud(m) -> Array:
+    """``flipud(m)``: ``m`` reversed along its first axis (a view).
+
+    >>> rocarray.flipud(rocarray.asarray([1, 2, 3]))
+    array([3, 2, 1])
+    """
+    return flip(_as_array(m, "flipud"), axis=0)
+
+
+def fliplr(m) -> Array:
+    """``fliplr(m)``: ``m`` reversed along its second axis (a view).
+
+    >>> rocarray.fliplr(rocarray.eye(2)).tolist()
+    [[0.0, 1.0], [1.0, 0.0]]
+    """
+    return flip(_as_array(m, "fliplr"), axis=1)
+
+
+def append(arr, values, axis=None) -> Array:
+    """``append(arr, values, axis=None)``: ``values`` joined after ``arr`` (both flattened when
+    ``axis`` is None).
+
+    >>> rocarray.append(rocarray.asarray([1, 2]), [3])
+    array([1, 2, 3])
+    """
+    x = _as_array(arr, "append")
+    v = _as_array(values, "append", x.device)
+    return concatenate([x, v], axis=axis)
+
