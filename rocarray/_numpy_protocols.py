@@ -104,7 +104,7 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     """``np.<ufunc>(...)`` on rocarray arrays: rocarray's op, on the arrays' device."""
     name = ufunc.__name__
     for v in inputs + tuple(kwargs.get("out", ()) or ()):
-        if not isinstance(v, (Array, np.ndarray, bool, int, float, complex, np.generic)):
+        if not isinstance(v, (Array, np.ndarray)) and hasattr(type(v), "__array_ufunc__"):
             return NotImplemented  # another array type: let it (or NumPy) decide
     device = _find_device(inputs) or _find_device(kwargs.get("out", ()) or ())
     what = f"numpy.{name}" + ("" if method == "__call__" else f".{method}")
