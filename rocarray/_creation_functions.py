@@ -475,8 +475,14 @@ def copy_into(dst: Array, value) -> None:
     copy_elements(src, dst)
 
 
+def _rebuild(data: np.ndarray, device: str) -> Array:
+    """An unpickled array: its data on the device it was pickled from (a Dask worker
+    process gets the array where it was made)."""
+    return asarray(data, device=device)
+
+
 def _reduce_method(self):
-    return (asarray, (self.get(),), None, None, None)
+    return (_rebuild, (self.get(), str(self.device)))
 
 
 Array.__reduce__ = _reduce_method

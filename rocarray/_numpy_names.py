@@ -19,7 +19,7 @@ from ._elementwise_functions import (abs as _abs, acos, acosh, asin, asinh, atan
 from ._indexing_functions import nonzero, take
 from ._linear_algebra_functions import matmul, tensordot
 from ._manipulation_functions import concat, reshape, stack
-from ._views import flip, normalize_axes, permute_dims
+from ._views import broadcast_to, flip, normalize_axes, permute_dims
 
 # -- one-line aliases: NumPy's names of the standard's functions --------------------------------
 absolute = _abs
@@ -499,30 +499,50 @@ def kron(a, b) -> Array:
 
 
 def _einsum_parse(subscripts: str, operands) -> tuple:
+    """The operands' terms and the output's, ``...`` spelled out as letters of its own."""
     if not isinstance(subscripts, str):
         raise TypeError(f"einsum: subscripts must be a str, not {type(subscripts).__name__}")
     s = subscripts.replace(" ", "")
-    if "." in s:
-        raise ValueError("einsum: '...' (ellipsis) subscripts are not supported; name every axis")
-    if "->" in s:
-        lhs, rhs = s.split("->")
-    else:
-        lhs = s
-        counts = {}
-        for c in lhs.replace(",", ""):
-            counts[c] = counts.get(c, 0) + 1
-        rhs = "".join(sorted(c for c, k in counts.items() if k == 1))
+    lhs, arrow, rhs = s.partition("->")
     terms = lhs.split(",")
     if len(terms) != len(operands):
         raise ValueError(f"einsum: {len(terms)} operand subscripts for {len(operands)} operands")
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in s]
+    width = 0
+    for k, (t, x) in enumerate(zip(terms, operands)):
+        if "..." in t:
+            n = x.ndim - (len(t) - 3)
+            if n < 0 or t.count("...") > 1:
+                raise ValueError(f"einsum: subscripts {t!r} do not fit an array of {x.ndim} dimensions")
+            width = builtins.max(width, n)
+            terms[k] = t.replace("...", "".join(spare[width - n:width]) if n else "")
+    ell = "".join(spare[:width])
     for t, x in zip(terms, operands):
         if not all(c.isalpha() for c in t):
-            raise ValueError(f"einsum: subscripts must be letters, got {t!r}")
+            raise ValueError(f"einsum: subscripts must be letters or '...', got {t!r}")
         if len(t) != x.ndim:
             raise ValueError(f"einsum: subscripts {t!r} name {len(t)} axes of an array of {x.ndim} dimensions")
-    if len(set(rhs)) != len(rhs) or any(c not in lhs for c in rhs):
+    if arrow:
+        rhs = rhs.replace("...", ell)
+    else:
+        counts = {}
+        for c in "".join(terms):
+            counts[c] = counts.get(c, 0) + 1
+        rhs = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
+    joined = "".join(terms)
+    if len(set(rhs)) != len(rhs) or any(c not in joined for c in rhs):
         raise ValueError(f"einsum: output subscripts {rhs!r} must be distinct letters of the inputs")
-    return terms, rhs
+    # each letter's length: an axis of 1 broadcasts against the others (as NumPy's '...')
+    size = {}
+    for t, x in zip(terms, operands):
+        for c, n in zip(t, x.shape):
+            if size.get(c, 1) != 1 and n not in (1, size[c]):
+                raise ValueError(f"einsum: axis {c!r} has lengths {size[c]} and {n}")
+            if n != 1 or c not in size:
+                size[c] = n
+    xs = [x if all(size[c] == n for c, n in zip(t, x.shape)) else broadcast_to(x, tuple(size[c] for c in t))
+          for t, x in zip(terms, operands)]
+    return xs, terms, rhs
 
 
 def _einsum_diagonals(x: Array, term: str) -> tuple:
@@ -570,8 +590,8 @@ def einsum(subscripts, *operands, out=None, dtype=None, optimize=False) -> Array
     summation: ``'ij,jk->ik'`` is a matrix product, ``'ii->i'`` a diagonal, ``'ij->'`` a sum.
     Operands are folded left to right, each pair as one ``matmul`` (letters in both and in
     the output are its batch); a letter in one operand only and not in the output is summed
-    first.  Differences from NumPy: no ``...`` subscripts; ``optimize`` is accepted and
-    ignored (the order is always left to right).
+    first; ``...`` stands for the axes not named (broadcast).  Differences from NumPy:
+    ``optimize`` is accepted and ignored (the order is always left to right).
 
     >>> a = rocarray.reshape(rocarray.arange(6.0), (2, 3))
     >>> rocarray.einsum("ij,kj->ik", a, a)
@@ -583,7 +603,7 @@ def einsum(subscripts, *operands, out=None, dtype=None, optimize=False) -> Array
     dev = next((o.device for o in operands if isinstance(o, Array)), None)
     xs = [_as_array(o, "einsum", dev) for o in operands]
     _check_same_device("einsum", *xs)
-    terms, rhs = _einsum_parse(subscripts, xs)
+    xs, terms, rhs = _einsum_parse(subscripts, xs)
     if dtype is not None:
         xs = [astype(x, dtype) for x in xs]
     pairs = [_einsum_diagonals(x, t) for x, t in zip(xs, terms)]

@@ -21,8 +21,8 @@ from . import _numpy_names as N
 from . import _numpy_stats as S
 from ._array_object import Array
 from . import _elementwise_functions as E
-from ._creation_functions import (asarray, copy_into, empty, empty_like, full, full_like, meshgrid, ones, ones_like,
-                                  tril, triu, zeros, zeros_like)
+from ._creation_functions import (arange, asarray, copy_into, empty, empty_like, eye, full, full_like, meshgrid, ones,
+                                  ones_like, tril, triu, zeros, zeros_like)
 from ._data_type_functions import astype
 from ._elementwise_functions import _rows as _elementwise_rows, where as _where
 from ._indexing_functions import nonzero, searchsorted, take_along_axis
@@ -88,6 +88,8 @@ def _convert(v, device, what: str):
 
 def _ufunc_op(ufunc):
     """rocarray's function for the NumPy ufunc (looked up in the namespace's modules)."""
+    if ufunc.__name__ in _PRODUCTS:
+        return _PRODUCTS[ufunc.__name__]
     name = _UFUNCS.get(ufunc.__name__)
     if name is None:
         return None
@@ -160,6 +162,10 @@ def _ufunc_call(ufunc, name, inputs, out, kwargs, what):
         dt = _dtypes.as_dtype(dtype)
         inputs = tuple(astype(v, dt) if isinstance(v, Array) else asarray(v, dtype=dt, device=_find_device(inputs))
                        for v in inputs)
+    if fn in _PRODUCTS.values():  # (generalized ufuncs: no out= or where= of their own)
+        if where is not True:
+            raise TypeError(f"{what}: where= is not supported")
+        return N._into(fn(*(N._as_array(v, what, _find_device(inputs)) for v in inputs)), out, what)
     if where is True:
         if out is None:
             return fn(*inputs)
@@ -280,6 +286,42 @@ def _np_size(a, axis=None):
     return x.size if axis is None else x.shape[axis]
 
 
+def _creation(like_device):
+    """NumPy's creation functions called with ``like=x``: made on ``x``'s device."""
+    def np_asarray(a, dtype=None, order=None, *, device=None, copy=None):
+        return asarray(a, dtype=dtype, device=device or like_device, copy=copy)
+
+    def np_array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0):
+        return N.array(obj, dtype, copy=copy, ndmin=ndmin, device=like_device)
+
+    def np_zeros(shape, dtype=None, order="C", *, device=None):
+        return zeros(shape, dtype=dtype, device=device or like_device)
+
+    def np_ones(shape, dtype=None, order="C", *, device=None):
+        return ones(shape, dtype=dtype, device=device or like_device)
+
+    def np_empty(shape, dtype=None, order="C", *, device=None):
+        return empty(shape, dtype=dtype, device=device or like_device)
+
+    def np_full(shape, fill_value, dtype=None, order="C", *, device=None):
+        return full(shape, fill_value, dtype=dtype, device=device or like_device)
+
+    def np_arange(start, stop=None, step=1, dtype=None, *, device=None):
+        return arange(start, stop, step, dtype=dtype, device=device or like_device)
+
+    def np_eye(N, M=None, k=0, dtype=None, order="C", *, device=None):  # noqa: N803 - NumPy's names
+        return eye(N, M, k=k, dtype=dtype, device=device or like_device)
+
+    def np_identity(n, dtype=None):
+        return eye(n, dtype=dtype, device=like_device)
+
+    return {"asarray": np_asarray, "asanyarray": np_asarray, "ascontiguousarray": np_asarray,
+            "array": np_array, "zeros": np_zeros, "ones": np_ones, "empty": np_empty, "full": np_full,
+            "arange": np_arange, "eye": np_eye, "identity": np_identity}
+
+
+_CREATION = {getattr(np, name): name for name in _creation(None)}
+
 #: NumPy function -> rocarray's implementation with NumPy's signature
 _FUNCTIONS = {
     "sum": M.np_sum, "prod": M.np_prod, "max": M.amax, "amax": M.amax, "min": M.amin, "amin": M.amin,
@@ -326,6 +368,8 @@ def _array_function(self, func, types, args, kwargs):
     for t in types:
         if not issubclass(t, (Array, np.ndarray)):
             return NotImplemented
+    if func in _CREATION:  # np.asarray(..., like=x): on x's device
+        return _creation(self.device)[_CREATION[func]](*args, **kwargs)
     fn = _HANDLED.get(func)
     module = getattr(func, "__module__", None) or "numpy"
     name = getattr(func, "__name__", str(func))
@@ -338,6 +382,8 @@ def _array_function(self, func, types, args, kwargs):
     return fn(*args, **kwargs)
 
 
+#: NumPy's generalized ufuncs that are rocarray's products
+_PRODUCTS = {"matmul": matmul, "vecdot": vecdot}
 _ELEMENTWISE = {name: getattr(E, name) for name in set(_UFUNCS.values()) if hasattr(E, name)}
 
 Array.__array_ufunc__ = _array_ufunc

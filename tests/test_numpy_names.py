@@ -135,8 +135,12 @@ def test_einsum(device, dtype):
     for sub, ours, theirs in cases:
         got = ra.einsum(sub, *ours)
         _same(got, np.einsum(sub, *theirs).astype(got.dtype))
-    with pytest.raises(ValueError, match="ellipsis"):
-        ra.einsum("...i->i", x)
+    for sub, ours, theirs in [("...j,jk->...k", (r, y), (t, b)), ("...ij->...", (r,), (t,)),
+                              ("...j,...j", (r, x), (t, a)), ("ij...,j...->i...", (r.T, r.T[0]), (t.T, t.T[0]))]:
+        got = ra.einsum(sub, *ours)
+        _same(got, np.einsum(sub, *theirs).astype(got.dtype))
+    with pytest.raises(ValueError, match="do not fit an array of 2 dimensions"):
+        ra.einsum("ijk...->i", x)
     with pytest.raises(ValueError, match="name 3 axes of an array of 2"):
         ra.einsum("ijk->i", x)
 
