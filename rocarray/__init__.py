@@ -151,7 +151,6 @@ from ._elementwise_functions import (
     tan,
     tanh,
     trunc,
-    where,
 )
 
 # -- reductions (kernels/reductions.py) -------------------------------------------------------
@@ -181,7 +180,7 @@ from ._numpy_names import (
     column_stack, concatenate, conjugate, diag, diagflat, diagonal, dot, dstack, einsum,
     flatnonzero, fliplr, flipud, hsplit, hstack, inner, invert, kron, left_shift, mod, outer, pad,
     power, ravel, right_shift, rint, row_stack, split, swapaxes, trace, transpose, true_divide,
-    vdot, vsplit, vstack,
+    vdot, vsplit, vstack, unravel_index, ravel_multi_index, indices, tril_indices, triu_indices, diag_indices,
 )
 from ._numpy_stats import (
     allclose, array_equal, array_equiv, average, bincount, convolve, corrcoef, correlate, cov,
@@ -190,7 +189,7 @@ from ._numpy_stats import (
     nanvar, percentile, ptp, quantile,
 )
 from ._numpy_methods import (
-    amax, amin, cumprod, cumsum, nancumprod, nancumsum, unique,
+    amax, amin, cumprod, cumsum, nancumprod, nancumsum, unique, where,
 )
 from . import _numpy_protocols  # noqa: F401,E402 - installs __array_ufunc__ and __array_function__ on Array
 

@@ -283,8 +283,10 @@ def tile(x: Array, repetitions, /) -> Array:
     return out
 
 
-def diff(x: Array, /, *, axis=-1, n=1, prepend=None, append=None) -> Array:
-    """The ``n``-th forward difference along ``axis`` (``prepend``/``append`` joined first)."""
+def diff(x: Array, /, n=1, axis=-1, prepend=None, append=None) -> Array:
+    """The ``n``-th forward difference along ``axis`` (``prepend``/``append`` joined first).
+    Note: the standard makes ``axis`` and ``n`` keyword-only; NumPy's order (``diff(x, 2)``,
+    which scikit-learn writes) is accepted too."""
     _check_array(x, "diff")
     if x.ndim == 0:
         raise ValueError("diff: x must have at least one dimension; got a 0-d array")

@@ -323,14 +323,19 @@ def np_squeeze(a, axis=None):
     return _squeeze(x, axis=axis)
 
 
-def np_where(condition, x=None, y=None):
-    """NumPy's ``where(condition, x=None, y=None)``: the standard's ``where``, or with the
-    condition alone, ``nonzero(condition)``."""
-    if x is None and y is None:
+def where(condition, x1=None, x2=None, /):
+    """``where(condition, x1, x2, /)``: elements of ``x1`` where ``condition`` is true, else
+    of ``x2`` (broadcast; the standard's).  With the condition alone, NumPy's
+    ``nonzero(condition)`` (scikit-learn writes ``xp.where(mask)``).
+
+    >>> rocarray.where(rocarray.asarray([True, False]), 1.0, 2.0)
+    array([1., 2.])
+    """
+    if x1 is None and x2 is None:
         return _nonzero(_as_array(condition, "where"))
-    if x is None or y is None:
-        raise ValueError("where: give both x and y, or neither")
-    return _where(condition, x, y)
+    if x1 is None or x2 is None:
+        raise TypeError("where: give both x1 and x2, or neither (NumPy's nonzero form)")
+    return _where(condition, x1, x2)
 
 
 def np_round(a, decimals=0, out=None):

@@ -11,11 +11,11 @@ import numpy as np
 
 from . import _dtypes
 from ._array_object import Array, _check_same_device
-from ._creation_functions import asarray, copy_into, full, zeros
+from ._creation_functions import arange, asarray, copy_into, full, meshgrid, tril, triu, zeros
 from ._data_type_functions import astype
-from ._elementwise_functions import (abs as _abs, acos, acosh, asin, asinh, atan, atan2, atanh, bitwise_invert,
-                                     bitwise_left_shift, bitwise_right_shift, conj, divide, multiply, pow,
-                                     remainder, round as _round)
+from ._elementwise_functions import (abs as _abs, acos, acosh, add, asin, asinh, atan, atan2, atanh, bitwise_invert,
+                                     bitwise_left_shift, bitwise_right_shift, conj, divide, floor_divide, multiply,
+                                     pow, remainder, round as _round)
 from ._indexing_functions import nonzero, take
 from ._linear_algebra_functions import matmul, tensordot
 from ._manipulation_functions import concat, reshape, stack
@@ -728,3 +728,104 @@ def append(arr, values, axis=None) -> Array:
     v = _as_array(values, "append", x.device)
     return concatenate([x, v], axis=axis)
 
+
+
+# -- index arrays ---------------------------------------------------------------------------------
+
+
+def unravel_index(indices, shape, order="C") -> tuple:
+    """``unravel_index(indices, shape, order='C')``: the coordinates in an array of ``shape``
+    of each flat index (a tuple of int64 arrays of ``indices``' shape; C order only).
+
+    >>> rocarray.unravel_index(rocarray.asarray([5, 7]), (2, 4))
+    (array([1, 1]), array([1, 3]))
+    """
+    if order != "C":
+        raise ValueError(f"unravel_index: only order='C' is supported, not {order!r}")
+    idx = _as_array(indices, "unravel_index")
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"unravel_index: indices must be integers, not {idx.dtype}")
+    shape = (operator.index(shape),) if not isinstance(shape, (tuple, list)) else tuple(map(operator.index, shape))
+    size = 1
+    for n in shape:
+        size *= n
+    if idx.size and (builtins.bool((idx < 0).any()) or builtins.bool((idx >= size).any())):
+        raise ValueError(f"unravel_index: an index is out of bounds for an array of size {size}")
+    idx = astype(idx, _dtypes.int64)
+    out = []
+    for n in reversed(shape):
+        out.append(remainder(idx, n))
+        idx = floor_divide(idx, n)
+    return tuple(reversed(out))
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C") -> Array:
+    """``ravel_multi_index(multi_index, dims, mode='raise', order='C')``: the flat index of
+    each coordinate tuple in an array of shape ``dims`` (C order, out-of-bounds raising).
+
+    >>> rocarray.ravel_multi_index((rocarray.asarray([1, 1]), rocarray.asarray([1, 3])), (2, 4))
+    array([5, 7])
+    """
+    if mode != "raise" or order != "C":
+        raise ValueError("ravel_multi_index: only mode='raise' and order='C' are supported")
+    coords = [astype(_as_array(c, "ravel_multi_index"), _dtypes.int64) for c in multi_index]
+    if len(coords) != len(dims):
+        raise ValueError(f"ravel_multi_index: {len(coords)} coordinate arrays for {len(dims)} dimensions")
+    flat = None
+    for c, n in zip(coords, dims):
+        if c.size and (builtins.bool((c < 0).any()) or builtins.bool((c >= n).any())):
+            raise ValueError(f"ravel_multi_index: a coordinate is out of bounds for a dimension of {n}")
+        flat = c if flat is None else add(multiply(flat, int(n)), c)
+    return flat
+
+
+def indices(dimensions, dtype=None, *, device=None) -> Array:
+    """``indices(dimensions, dtype=int64)``: the grid of coordinates, shape
+    ``(len(dimensions), *dimensions)``.
+
+    >>> rocarray.indices((2, 3))[1]
+    array([[0, 1, 2],
+           [0, 1, 2]])
+    """
+    dt = _dtypes.int64 if dtype is None else dtype
+    axes = [arange(int(n), dtype=dt, device=device) for n in dimensions]
+    if not axes:
+        return zeros((0,), dtype=dt, device=device)
+    return stack(meshgrid(*axes, indexing="ij"), axis=0)
+
+
+def _triangle_indices(name: str, n, k, m, lower: bool, device) -> tuple:
+    m = n if m is None else m
+    ones_ = full((operator.index(n), operator.index(m)), True, dtype=_dtypes.bool, device=device)
+    mask = tril(ones_, k=operator.index(k)) if lower else triu(ones_, k=operator.index(k))
+    return nonzero(mask)
+
+
+def tril_indices(n, k=0, m=None, *, device=None) -> tuple:
+    """``tril_indices(n, k=0, m=None)``: the (row, column) indices of the lower triangle of an
+    ``(n, m)`` array, row by row.
+
+    >>> rocarray.tril_indices(2)
+    (array([0, 1, 1]), array([0, 0, 1]))
+    """
+    return _triangle_indices("tril_indices", n, k, m, True, device)
+
+
+def triu_indices(n, k=0, m=None, *, device=None) -> tuple:
+    """``triu_indices(n, k=0, m=None)``: the (row, column) indices of the upper triangle.
+
+    >>> rocarray.triu_indices(2)
+    (array([0, 0, 1]), array([0, 1, 1]))
+    """
+    return _triangle_indices("triu_indices", n, k, m, False, device)
+
+
+def diag_indices(n, ndim=2, *, device=None) -> tuple:
+    """``diag_indices(n, ndim=2)``: ``ndim`` copies of ``arange(n)``, the main diagonal's
+    indices.
+
+    >>> rocarray.diag_indices(2)
+    (array([0, 1]), array([0, 1]))
+    """
+    i = arange(operator.index(n), dtype=_dtypes.int64, device=device)
+    return (i,) * ndim

@@ -256,11 +256,6 @@ def _np_stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     return N._into(stack(arrays, axis=axis), out, "stack")
 
 
-def _np_diff(a, n=1, axis=-1, prepend=None, append=None):
-    x = N._as_array(a, "diff")
-    return diff(x, axis=axis, n=n, prepend=prepend, append=append)
-
-
 def _np_meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if sparse:
         raise TypeError("meshgrid: sparse=True is not supported")
@@ -329,10 +324,10 @@ _FUNCTIONS = {
     "all": M.np_all, "any": M.np_any, "cumsum": M.cumsum, "cumprod": M.cumprod, "nancumsum": M.nancumsum,
     "nancumprod": M.nancumprod, "cumulative_sum": cumulative_sum, "cumulative_prod": cumulative_prod,
     "sort": M.np_sort, "argsort": M.np_argsort, "take": M.np_take, "repeat": M.np_repeat, "clip": M.np_clip,
-    "squeeze": M.np_squeeze, "where": M.np_where, "round": M.np_round, "around": N.around, "reshape": M.np_reshape,
+    "squeeze": M.np_squeeze, "where": M.where, "round": M.np_round, "around": N.around, "reshape": M.np_reshape,
     "unique": M.unique, "unique_values": unique_values, "unique_counts": unique_counts,
     "unique_inverse": unique_inverse, "unique_all": unique_all,
-    "concat": N.concatenate, "stack": _np_stack, "diff": _np_diff, "meshgrid": _np_meshgrid,
+    "concat": N.concatenate, "stack": _np_stack, "diff": diff, "meshgrid": _np_meshgrid,
     "tril": lambda m, k=0: tril(m, k=k), "triu": lambda m, k=0: triu(m, k=k),
     "flip": lambda m, axis=None: flip(N._as_array(m, "flip"), axis=axis),
     "tensordot": lambda a, b, axes=2: tensordot(*N._operands("tensordot", a, b), axes=axes),

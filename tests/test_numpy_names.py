@@ -330,3 +330,23 @@ def test_scans_unique_extremes_round(device, dtype):
         _same(ra.around(x, 1), np.around(a, 1))
     else:
         _same(ra.around(x, -1), np.around(a, -1))
+
+
+def test_index_arrays(device):
+    rng = np.random.default_rng(13)
+    flat = rng.integers(0, 24, 10)
+    for g, w in zip(ra.unravel_index(_put(flat, device), (2, 3, 4)), np.unravel_index(flat, (2, 3, 4))):
+        _same(g, w)
+    coords = np.unravel_index(flat, (2, 3, 4))
+    _same(ra.ravel_multi_index(tuple(_put(c, device) for c in coords), (2, 3, 4)),
+          np.ravel_multi_index(coords, (2, 3, 4)))
+    _same(ra.indices((2, 3), device=device), np.indices((2, 3)))
+    for ours, theirs in ((ra.tril_indices(4, 1, device=device), np.tril_indices(4, 1)),
+                         (ra.triu_indices(3, 0, 5, device=device), np.triu_indices(3, 0, 5)),
+                         (ra.diag_indices(3, device=device), np.diag_indices(3))):
+        for g, w in zip(ours, theirs):
+            _same(g, w)
+    with pytest.raises(ValueError, match="out of bounds for an array of size 24"):
+        ra.unravel_index(_put(np.array([24]), device), (2, 3, 4))
+    with pytest.raises(TypeError, match="indices must be integers"):
+        ra.unravel_index(_put(np.array([1.0]), device), (2,))
