@@ -162,7 +162,7 @@ def _ufunc_call(ufunc, name, inputs, out, kwargs, what):
         dt = _dtypes.as_dtype(dtype)
         inputs = tuple(astype(v, dt) if isinstance(v, Array) else asarray(v, dtype=dt, device=_find_device(inputs))
                        for v in inputs)
-    if fn in _PRODUCTS.values():  # (generalized ufuncs: no out= or where= of their own)
+    if name in _PRODUCTS:  # (generalized ufuncs: no out= or where= of their own)
         if where is not True:
             raise TypeError(f"{what}: where= is not supported")
         return N._into(fn(*(N._as_array(v, what, _find_device(inputs)) for v in inputs)), out, what)
