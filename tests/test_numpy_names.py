@@ -2,6 +2,7 @@
 _numpy_stats.py, _numpy_methods.py) against NumPy on random data, on every device, over the
 dtypes each accepts, with their errors."""
 
+import pickle
 import warnings
 
 import numpy as np
@@ -350,3 +351,25 @@ def test_index_arrays(device):
         ra.unravel_index(_put(np.array([24]), device), (2, 3, 4))
     with pytest.raises(TypeError, match="indices must be integers"):
         ra.unravel_index(_put(np.array([1.0]), device), (2,))
+
+
+def test_numpy_forms_of_standard_functions(device):
+    """``where(condition)`` is ``nonzero``; ``diff`` takes ``n`` and ``axis`` by position
+    (NumPy's order, which scikit-learn writes); the standard's forms still work."""
+    a = random_array((3, 5), np.float64, np.random.default_rng(14))
+    x = _put(a, device)
+    for g, w in zip(ra.where(x > 0), np.where(a > 0)):
+        _same(g, w)
+    _same(ra.where(x > 0, x, 0.0), np.where(a > 0, a, 0.0))
+    _same(ra.diff(x, 2), np.diff(a, 2))
+    _same(ra.diff(x, 1, 0), np.diff(a, 1, 0))
+    _same(ra.diff(x, axis=0, n=2), np.diff(a, axis=0, n=2))
+    with pytest.raises(TypeError, match="give both x1 and x2, or neither"):
+        ra.where(x > 0, x)
+
+
+def test_pickle_keeps_the_device(device):
+    x = _put(random_array((2, 3), np.float32, np.random.default_rng(15)), device)
+    y = pickle.loads(pickle.dumps(x))
+    assert y.device == x.device and y.dtype == x.dtype
+    _same(y, x.get())
