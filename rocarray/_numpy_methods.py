@@ -15,8 +15,8 @@ from . import _dtypes
 from ._array_object import Array
 from ._creation_functions import copy_into, zeros_like
 from ._data_type_functions import astype
-from ._elementwise_functions import (clip as _clip, conj as _conj, greater, imag as _imag, less, real as _real,
-                                     where as _where)
+from ._elementwise_functions import (clip as _clip, conj as _conj, imag as _imag, maximum as _maximum,
+                                     minimum as _minimum, real as _real, where as _where)
 from ._indexing_functions import nonzero as _nonzero, take as _take
 from ._manipulation_functions import repeat as _repeat, reshape
 from ._numpy_names import _as_array, _into, around, diagonal, dot, swapaxes, trace
@@ -67,8 +67,8 @@ def _extreme(name: str, op, a, axis, out, keepdims, initial, where):
         x = _where_fill(x, where, initial, name)
     r = op(x, axis=axis, keepdims=keepdims)
     if initial is not None:
-        pick = greater if name == "max" else less
-        r = astype(_where(pick(r, initial), r, initial), r.dtype)
+        # (maximum/minimum: a NaN in the line stays NaN, as NumPy's)
+        r = astype((_maximum if name == "max" else _minimum)(r, initial), r.dtype)
     return _into(r, out, name)
 
 

@@ -203,6 +203,10 @@ def test_numpy_reduction_arguments(device):
     _same(np.sum(x, axis=1, initial=10.0), np.sum(a, axis=1, initial=10.0))
     _same(np.sum(x, where=_put(mask, device)), np.sum(a, where=mask))
     _same(np.max(x, axis=0, initial=50.0), np.max(a, axis=0, initial=50.0))
+    _same(np.max(x, axis=0, initial=0.5), np.max(a, axis=0, initial=0.5))
+    with_nan = a.copy()
+    with_nan[1, 2] = np.nan
+    _same(np.min(_put(with_nan, device), axis=0, initial=-50.0), np.min(with_nan, axis=0, initial=-50.0))
     _same(np.mean(x, axis=0, where=_put(mask, device)), np.mean(a, axis=0, where=mask))
     out = ra.zeros(5, dtype=ra.float64, device=device)
     assert np.sum(x, axis=0, out=out) is out
