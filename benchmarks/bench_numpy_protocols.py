@@ -14,7 +14,6 @@ call's time over the direct call's (the protocol's overhead) and over the peers'
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
@@ -22,6 +21,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_elementwise import _try_import, best_of_each, machine  # noqa: E402  (sets the cache env)
+from report import write_json  # noqa: E402
 
 import rocarray as ra  # noqa: E402
 from rocarray.compiler.cache import drain_background  # noqa: E402
@@ -49,7 +49,7 @@ TORCH = {
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--device", default=None)
-    p.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    p.add_argument("--json", metavar="PATH", help="also write the report as JSON (benchmarks/report.py)")
     p.add_argument("--n", type=int, default=1000, help="elements per array (small: dispatch dominates)")
     args = p.parse_args()
     dev = ra.default_device() if args.device is None else ra.Device(args.device).check()
@@ -72,7 +72,6 @@ def main():
     head = ["call", "rocarray direct", "rocarray via np.*", "via np.* / direct", "NumPy (ndarray)"] + names
     out.append("| " + " | ".join(head) + " |")
     out.append("|" + "---|" * len(head))
-    rows = []
     for label, direct, via in CASES:
         fns = [lambda: direct(x, y), lambda: via(x, y), lambda: via(a, b)]
         for name in names:
@@ -89,14 +88,11 @@ def main():
         times = best_of_each(fns, 7, 300)
         dev.synchronize()
         us = [t * 1e6 for t in times]
-        rows.append({"call": label, "rocarray_direct_us": us[0], "rocarray_via_numpy_us": us[1],
-                     "numpy_us": us[2], **{name: v for name, v in zip(names, us[3:])}})
         cells = [label, f"{us[0]:.1f}", f"{us[1]:.1f}", f"{us[1] / us[0]:.2f}"] + [f"{v:.1f}" for v in us[2:]]
         out.append("| " + " | ".join(cells) + " |")
     print("\n".join(out))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"machine": machine(dev), "n": args.n, "rows": rows}, f, indent=1)
+        write_json(args.json, out)
 
 
 if __name__ == "__main__":

@@ -165,8 +165,11 @@ from ._fusion import fuse
 from . import _indexing  # noqa: F401
 from ._indexing_functions import nonzero, searchsorted, take, take_along_axis
 
-# -- linear algebra: products as reductions of the engine (not a tuned BLAS) -------------------
+# -- linear algebra: products through the device's BLAS (integers: the reduction engine) -------
 from ._linear_algebra_functions import matmul, tensordot, vecdot
+
+# -- the linalg and fft extensions (vendor libraries: rocarray.vendor) ---------------------------
+from . import fft, linalg
 
 # -- sorting: a stable merge sort per line, on every device -------------------------------------
 from ._sorting_functions import argsort, sort
@@ -174,13 +177,16 @@ from ._set_functions import unique_all, unique_counts, unique_inverse, unique_va
 
 
 # -- NumPy's names beside the standard's, and NumPy's protocols (docs/numpy_interop.md) ------------
+from ._elementwise_functions import (
+    absolute, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, bitwise_not, conjugate,
+    invert, left_shift, mod, power, right_shift, rint, true_divide,
+)
 from ._numpy_names import (
-    absolute, append, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, argwhere, around,
-    array, array_split, ascontiguousarray, atleast_1d, atleast_2d, atleast_3d, bitwise_not,
-    column_stack, concatenate, conjugate, diag, diagflat, diagonal, dot, dstack, einsum,
-    flatnonzero, fliplr, flipud, hsplit, hstack, inner, invert, kron, left_shift, mod, outer, pad,
-    power, ravel, right_shift, rint, row_stack, split, swapaxes, trace, transpose, true_divide,
-    vdot, vsplit, vstack, unravel_index, ravel_multi_index, indices, tril_indices, triu_indices, diag_indices,
+    append, argwhere, around, array, array_split, ascontiguousarray, atleast_1d, atleast_2d,
+    atleast_3d, column_stack, concatenate, diag, diag_indices, diagflat, diagonal, dot, dstack,
+    einsum, flatnonzero, fliplr, flipud, hsplit, hstack, indices, inner, kron, outer, pad, ravel,
+    ravel_multi_index, row_stack, split, swapaxes, trace, transpose, tril_indices, triu_indices,
+    unravel_index, vdot, vsplit, vstack,
 )
 from ._numpy_stats import (
     allclose, array_equal, array_equiv, average, bincount, convolve, corrcoef, correlate, cov,

@@ -76,8 +76,10 @@ def amax(a, axis=None, out=None, keepdims=False, initial=None, where=None) -> Ar
     """``amax(a, axis=None, out=None, keepdims=False, initial=None, where=None)``: NumPy's
     ``max`` (``initial`` joins every line; ``where`` masks elements and needs ``initial``).
 
-    >>> rocarray.amax(rocarray.asarray([[1, 5], [3, 2]]), axis=0)
-    array([3, 5])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.amax(ra.asarray([[1, 5], [3, 2]]), axis=0)
+        array([3, 5])
     """
     return _extreme("max", _max, a, axis, out, keepdims, initial, where)
 
@@ -86,8 +88,10 @@ def amin(a, axis=None, out=None, keepdims=False, initial=None, where=None) -> Ar
     """``amin(a, axis=None, out=None, keepdims=False, initial=None, where=None)``: NumPy's
     ``min``.
 
-    >>> rocarray.amin(rocarray.asarray([[1, 5], [3, 2]]), axis=1)
-    array([1, 2])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.amin(ra.asarray([[1, 5], [3, 2]]), axis=1)
+        array([1, 2])
     """
     return _extreme("min", _min, a, axis, out, keepdims, initial, where)
 
@@ -188,8 +192,10 @@ def cumsum(a, axis=None, dtype=None, out=None) -> Array:
     flattened array when None), NumPy's name of ``cumulative_sum`` (small integers add in
     int64, as ``sum``).
 
-    >>> rocarray.cumsum(rocarray.asarray([[1, 2], [3, 4]]))
-    array([ 1,  3,  6, 10])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.cumsum(ra.asarray([[1, 2], [3, 4]]))
+        array([ 1,  3,  6, 10])
     """
     return _scan("cumsum", cumulative_sum, a, axis, dtype, out)
 
@@ -198,8 +204,10 @@ def cumprod(a, axis=None, dtype=None, out=None) -> Array:
     """``cumprod(a, axis=None, dtype=None, out=None)``: the running product, NumPy's name of
     ``cumulative_prod``.
 
-    >>> rocarray.cumprod(rocarray.asarray([1, 2, 3]))
-    array([1, 2, 6])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.cumprod(ra.asarray([1, 2, 3]))
+        array([1, 2, 6])
     """
     return _scan("cumprod", cumulative_prod, a, axis, dtype, out)
 
@@ -207,8 +215,10 @@ def cumprod(a, axis=None, dtype=None, out=None) -> Array:
 def nancumsum(a, axis=None, dtype=None, out=None) -> Array:
     """``nancumsum(a, axis=None, dtype=None, out=None)``: ``cumsum`` with NaN as zero.
 
-    >>> rocarray.nancumsum(rocarray.asarray([1.0, float("nan"), 2.0]))
-    array([1., 1., 3.])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.nancumsum(ra.asarray([1.0, float("nan"), 2.0]))
+        array([1., 1., 3.])
     """
     x = _as_array(a, "nancumsum")
     if x.dtype.kind in "fc":
@@ -219,8 +229,10 @@ def nancumsum(a, axis=None, dtype=None, out=None) -> Array:
 def nancumprod(a, axis=None, dtype=None, out=None) -> Array:
     """``nancumprod(a, axis=None, dtype=None, out=None)``: ``cumprod`` with NaN as one.
 
-    >>> rocarray.nancumprod(rocarray.asarray([2.0, float("nan"), 2.0]))
-    array([2., 2., 4.])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.nancumprod(ra.asarray([2.0, float("nan"), 2.0]))
+        array([2., 2., 4.])
     """
     x = _as_array(a, "nancumprod")
     if x.dtype.kind in "fc":
@@ -237,8 +249,10 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     Differences from NumPy: no ``axis``; NaN values are each distinct (the standard's rule;
     NumPy's ``equal_nan=True`` merges them).
 
-    >>> rocarray.unique(rocarray.asarray([3, 1, 3, 2]), return_counts=True)
-    (array([1, 2, 3]), array([1, 1, 2]))
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.unique(ra.asarray([3, 1, 3, 2]), return_counts=True)
+        (array([1, 2, 3]), array([1, 1, 2]))
     """
     x = _as_array(ar, "unique")
     if axis is not None:
@@ -328,8 +342,10 @@ def where(condition, x1=None, x2=None, /):
     of ``x2`` (broadcast; the standard's).  With the condition alone, NumPy's
     ``nonzero(condition)`` (scikit-learn writes ``xp.where(mask)``).
 
-    >>> rocarray.where(rocarray.asarray([True, False]), 1.0, 2.0)
-    array([1., 2.])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.where(ra.asarray([True, False]), 1.0, 2.0)
+        array([1., 2.])
     """
     if x1 is None and x2 is None:
         return _nonzero(_as_array(condition, "where"))

@@ -13,33 +13,11 @@ from . import _dtypes
 from ._array_object import Array, _check_same_device
 from ._creation_functions import arange, asarray, copy_into, full, meshgrid, tril, triu, zeros
 from ._data_type_functions import astype
-from ._elementwise_functions import (abs as _abs, acos, acosh, add, asin, asinh, atan, atan2, atanh, bitwise_invert,
-                                     bitwise_left_shift, bitwise_right_shift, conj, divide, floor_divide, multiply,
-                                     pow, remainder, round as _round)
+from ._elementwise_functions import add, conj, divide, floor_divide, multiply, remainder, round as _round
 from ._indexing_functions import nonzero, take
 from ._linear_algebra_functions import matmul, tensordot
 from ._manipulation_functions import concat, reshape, stack
 from ._views import broadcast_to, flip, normalize_axes, permute_dims
-
-# -- one-line aliases: NumPy's names of the standard's functions --------------------------------
-absolute = _abs
-arccos = acos
-arccosh = acosh
-arcsin = asin
-arcsinh = asinh
-arctan = atan
-arctan2 = atan2
-arctanh = atanh
-bitwise_not = bitwise_invert
-invert = bitwise_invert
-left_shift = bitwise_left_shift
-right_shift = bitwise_right_shift
-conjugate = conj
-power = pow
-true_divide = divide
-mod = remainder
-rint = _round
-
 
 def _as_array(a, name: str, device=None) -> Array:
     """``a`` if it is a rocarray array; Python scalars and (nested) lists become one on
@@ -66,8 +44,10 @@ def array(obj, dtype=None, *, copy=True, ndmin=0, device=None) -> Array:
     Differences from NumPy: no ``order``/``subok``/``like``; ``copy=False`` as the
     standard's ``asarray`` (an error when a copy is needed).
 
-    >>> rocarray.array([[1, 2], [3, 4]], dtype=rocarray.float32, ndmin=3).shape
-    (1, 2, 2)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.array([[1, 2], [3, 4]], dtype=ra.float32, ndmin=3).shape
+        (1, 2, 2)
     """
     x = asarray(obj, dtype=dtype, device=device, copy=copy)
     if ndmin > x.ndim:
@@ -79,8 +59,10 @@ def ascontiguousarray(a, dtype=None, *, device=None) -> Array:
     """``ascontiguousarray(a, dtype=None)``: ``a`` as a C-contiguous array of at least one
     dimension (a copy only where needed).
 
-    >>> rocarray.ascontiguousarray(rocarray.ones((3, 2)).T).flags["C_CONTIGUOUS"]
-    True
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.ascontiguousarray(ra.ones((3, 2)).T).flags["C_CONTIGUOUS"]
+        True
     """
     x = asarray(a, dtype=dtype, device=device)
     if x.ndim == 0:
@@ -92,8 +74,10 @@ def concatenate(arrays, axis=0, out=None, dtype=None) -> Array:
     """``concatenate(arrays, axis=0, out=None, dtype=None)``: NumPy's name of ``concat``;
     ``axis=None`` joins the flattened arrays.
 
-    >>> rocarray.concatenate([rocarray.ones(2), rocarray.zeros(1)])
-    array([1., 1., 0.])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.concatenate([ra.ones(2), ra.zeros(1)])
+        array([1., 1., 0.])
     """
     arrays = list(arrays)
     if axis is None:
@@ -120,8 +104,10 @@ def atleast_1d(*arys):
     """``atleast_1d(*arys)``: each array with at least one dimension (a view); one array
     alone is returned alone, several as a tuple.
 
-    >>> rocarray.atleast_1d(rocarray.asarray(3.0)).shape
-    (1,)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.atleast_1d(ra.asarray(3.0)).shape
+        (1,)
     """
     out = tuple(_atleast(_as_array(a, "atleast_1d"), 1) for a in arys)
     return out[0] if len(out) == 1 else out
@@ -131,8 +117,10 @@ def atleast_2d(*arys):
     """``atleast_2d(*arys)``: each array with at least two dimensions (1-D arrays become one
     row, as NumPy).
 
-    >>> rocarray.atleast_2d(rocarray.ones(3)).shape
-    (1, 3)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.atleast_2d(ra.ones(3)).shape
+        (1, 3)
     """
     out = tuple(_atleast(_as_array(a, "atleast_2d"), 2) for a in arys)
     return out[0] if len(out) == 1 else out
@@ -142,8 +130,10 @@ def atleast_3d(*arys):
     """``atleast_3d(*arys)``: each array with at least three dimensions (NumPy's placement:
     ``(N,)`` becomes ``(1, N, 1)``, ``(M, N)`` becomes ``(M, N, 1)``).
 
-    >>> rocarray.atleast_3d(rocarray.ones((2, 3))).shape
-    (2, 3, 1)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.atleast_3d(ra.ones((2, 3))).shape
+        (2, 3, 1)
     """
     out = tuple(_atleast(_as_array(a, "atleast_3d"), 3) for a in arys)
     return out[0] if len(out) == 1 else out
@@ -162,8 +152,10 @@ def _atleast(x: Array, n: int) -> Array:
 def hstack(tup, *, dtype=None) -> Array:
     """``hstack(tup)``: arrays joined along their second axis (the first for 1-D arrays).
 
-    >>> rocarray.hstack([rocarray.ones(2), rocarray.zeros(2)]).shape
-    (4,)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.hstack([ra.ones(2), ra.zeros(2)]).shape
+        (4,)
     """
     arrs = [_atleast(_as_array(a, "hstack"), 1) for a in tup]
     return concatenate(arrs, axis=0 if arrs and arrs[0].ndim == 1 else 1, dtype=dtype)
@@ -172,8 +164,10 @@ def hstack(tup, *, dtype=None) -> Array:
 def vstack(tup, *, dtype=None) -> Array:
     """``vstack(tup)``: arrays joined along their first axis, 1-D arrays as rows.
 
-    >>> rocarray.vstack([rocarray.ones(2), rocarray.zeros(2)]).shape
-    (2, 2)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.vstack([ra.ones(2), ra.zeros(2)]).shape
+        (2, 2)
     """
     return concatenate([_atleast(_as_array(a, "vstack"), 2) for a in tup], axis=0, dtype=dtype)
 
@@ -184,8 +178,10 @@ row_stack = vstack
 def dstack(tup) -> Array:
     """``dstack(tup)``: arrays joined along their third axis (``atleast_3d`` first).
 
-    >>> rocarray.dstack([rocarray.ones((2, 2)), rocarray.zeros((2, 2))]).shape
-    (2, 2, 2)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.dstack([ra.ones((2, 2)), ra.zeros((2, 2))]).shape
+        (2, 2, 2)
     """
     return concat([_atleast(_as_array(a, "dstack"), 3) for a in tup], axis=2)
 
@@ -194,8 +190,10 @@ def column_stack(tup) -> Array:
     """``column_stack(tup)``: 1-D arrays as the columns of a 2-D array (2-D ones joined
     as they are).
 
-    >>> rocarray.column_stack([rocarray.ones(3), rocarray.zeros(3)]).shape
-    (3, 2)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.column_stack([ra.ones(3), ra.zeros(3)]).shape
+        (3, 2)
     """
     arrs = []
     for a in tup:
@@ -208,8 +206,10 @@ def array_split(ary, indices_or_sections, axis=0) -> list:
     """``array_split(ary, indices_or_sections, axis=0)``: views of ``ary`` cut along ``axis``,
     into N nearly equal parts (the first ``len % N`` one longer) or at the given indices.
 
-    >>> [p.shape for p in rocarray.array_split(rocarray.arange(5), 2)]
-    [(3,), (2,)]
+    Examples:
+        >>> import rocarray as ra
+        >>> [p.shape for p in ra.array_split(ra.arange(5), 2)]
+        [(3,), (2,)]
     """
     x = _as_array(ary, "array_split")
     ax = _axis(axis, x.ndim, "array_split")
@@ -236,8 +236,10 @@ def split(ary, indices_or_sections, axis=0) -> list:
     """``split(ary, indices_or_sections, axis=0)``: as ``array_split``, but N sections must
     divide the axis evenly (a ValueError otherwise, as NumPy).
 
-    >>> [p.shape for p in rocarray.split(rocarray.arange(6), 3)]
-    [(2,), (2,), (2,)]
+    Examples:
+        >>> import rocarray as ra
+        >>> [p.shape for p in ra.split(ra.arange(6), 3)]
+        [(2,), (2,), (2,)]
     """
     x = _as_array(ary, "split")
     if isinstance(indices_or_sections, (int, np.integer)) and not isinstance(indices_or_sections, builtins.bool):
@@ -252,8 +254,10 @@ def hsplit(ary, indices_or_sections) -> list:
     """``hsplit(ary, indices_or_sections)``: ``split`` along the second axis (the first for
     1-D arrays).
 
-    >>> len(rocarray.hsplit(rocarray.ones((2, 4)), 2))
-    2
+    Examples:
+        >>> import rocarray as ra
+        >>> len(ra.hsplit(ra.ones((2, 4)), 2))
+        2
     """
     x = _as_array(ary, "hsplit")
     return split(x, indices_or_sections, axis=1 if x.ndim > 1 else 0)
@@ -262,8 +266,10 @@ def hsplit(ary, indices_or_sections) -> list:
 def vsplit(ary, indices_or_sections) -> list:
     """``vsplit(ary, indices_or_sections)``: ``split`` along the first axis.
 
-    >>> len(rocarray.vsplit(rocarray.ones((4, 2)), 2))
-    2
+    Examples:
+        >>> import rocarray as ra
+        >>> len(ra.vsplit(ra.ones((4, 2)), 2))
+        2
     """
     return split(_as_array(ary, "vsplit"), indices_or_sections, axis=0)
 
@@ -271,8 +277,10 @@ def vsplit(ary, indices_or_sections) -> list:
 def transpose(a, axes=None) -> Array:
     """``transpose(a, axes=None)``: the axes reversed, or permuted as ``axes`` says (a view).
 
-    >>> rocarray.transpose(rocarray.ones((2, 3))).shape
-    (3, 2)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.transpose(ra.ones((2, 3))).shape
+        (3, 2)
     """
     x = _as_array(a, "transpose")
     return permute_dims(x, tuple(range(x.ndim - 1, -1, -1)) if axes is None else tuple(axes))
@@ -281,8 +289,10 @@ def transpose(a, axes=None) -> Array:
 def swapaxes(a, axis1, axis2) -> Array:
     """``swapaxes(a, axis1, axis2)``: a view with two axes exchanged.
 
-    >>> rocarray.swapaxes(rocarray.ones((2, 3, 4)), 0, 2).shape
-    (4, 3, 2)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.swapaxes(ra.ones((2, 3, 4)), 0, 2).shape
+        (4, 3, 2)
     """
     x = _as_array(a, "swapaxes")
     order = list(range(x.ndim))
@@ -295,8 +305,10 @@ def ravel(a, order="C") -> Array:
     """``ravel(a, order='C')``: ``a`` as a 1-D array (a view when its layout allows).
     Only C order.
 
-    >>> rocarray.ravel(rocarray.ones((2, 3))).shape
-    (6,)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.ravel(ra.ones((2, 3))).shape
+        (6,)
     """
     if order != "C":
         raise ValueError(f"ravel: only order='C' is supported, not {order!r}")
@@ -307,9 +319,11 @@ def argwhere(a) -> Array:
     """``argwhere(a)``: the indices of the non-zero elements, one row each (``(N, a.ndim)``,
     int64).
 
-    >>> rocarray.argwhere(rocarray.asarray([0, 3, 0, 5]))
-    array([[1],
-           [3]])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.argwhere(ra.asarray([0, 3, 0, 5]))
+        array([[1],
+               [3]])
     """
     x = _as_array(a, "argwhere")
     if x.ndim == 0:
@@ -322,8 +336,10 @@ def argwhere(a) -> Array:
 def flatnonzero(a) -> Array:
     """``flatnonzero(a)``: the indices of the non-zero elements of ``ravel(a)``.
 
-    >>> rocarray.flatnonzero(rocarray.asarray([[0, 1], [2, 0]]))
-    array([1, 2])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.flatnonzero(ra.asarray([[0, 1], [2, 0]]))
+        array([1, 2])
     """
     return nonzero(ravel(_as_array(a, "flatnonzero")))[0]
 
@@ -332,8 +348,10 @@ def around(a, decimals=0, out=None) -> Array:
     """``around(a, decimals=0, out=None)``: ``a`` rounded half to even to ``decimals``
     decimals (scaled by ``10**decimals`` as NumPy does, so the same results).
 
-    >>> rocarray.around(rocarray.asarray([1.2345, 2.5]), 2)
-    array([1.23, 2.5 ])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.around(ra.asarray([1.2345, 2.5]), 2)
+        array([1.23, 2.5 ])
     """
     x = _as_array(a, "around")
     if not isinstance(decimals, (int, np.integer)) or isinstance(decimals, builtins.bool):
@@ -356,8 +374,10 @@ def diagonal(a, offset=0, axis1=0, axis2=1) -> Array:
     """``diagonal(a, offset=0, axis1=0, axis2=1)``: a view of the diagonal of the planes
     ``(axis1, axis2)``, as the last axis (NumPy's layout; NumPy's view is read-only).
 
-    >>> rocarray.diagonal(rocarray.reshape(rocarray.arange(9), (3, 3)), 1)
-    array([1, 5])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.diagonal(ra.reshape(ra.arange(9), (3, 3)), 1)
+        array([1, 5])
     """
     x = _as_array(a, "diagonal")
     if x.ndim < 2:
@@ -386,8 +406,10 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None) -> Array:
     """``trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None)``: the sum of the
     diagonal (dtype as ``sum``: small integers in int64).
 
-    >>> rocarray.trace(rocarray.eye(3))
-    array(3.)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.trace(ra.eye(3))
+        array(3.)
     """
     d = diagonal(a, offset, axis1, axis2)
     return _into(d.sum(axis=-1, dtype=dtype), out, "trace")
@@ -397,9 +419,11 @@ def diag(v, k=0) -> Array:
     """``diag(v, k=0)``: a 2-D array with the 1-D ``v`` on its ``k``-th diagonal, or a copy
     of the ``k``-th diagonal of the 2-D ``v``.
 
-    >>> rocarray.diag(rocarray.asarray([1, 2]))
-    array([[1, 0],
-           [0, 2]])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.diag(ra.asarray([1, 2]))
+        array([[1, 0],
+               [0, 2]])
     """
     x = _as_array(v, "diag")
     if x.ndim == 1:
@@ -415,8 +439,10 @@ def diag(v, k=0) -> Array:
 def diagflat(v, k=0) -> Array:
     """``diagflat(v, k=0)``: ``diag`` of ``v`` flattened.
 
-    >>> rocarray.diagflat(rocarray.ones((1, 2))).shape
-    (2, 2)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.diagflat(ra.ones((1, 2))).shape
+        (2, 2)
     """
     return diag(ravel(_as_array(v, "diagflat")), k)
 
@@ -433,8 +459,10 @@ def dot(a, b, out=None) -> Array:
     when ``b`` has one or two dimensions, else the sum over the last axis of ``a`` and the
     second-to-last of ``b`` (``tensordot``).
 
-    >>> rocarray.dot(rocarray.asarray([1.0, 2.0]), rocarray.asarray([3.0, 4.0]))
-    array(11.)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.dot(ra.asarray([1.0, 2.0]), ra.asarray([3.0, 4.0]))
+        array(11.)
     """
     x, y = _operands("dot", a, b)
     if x.ndim == 0 or y.ndim == 0:
@@ -449,8 +477,10 @@ def dot(a, b, out=None) -> Array:
 def vdot(a, b) -> Array:
     """``vdot(a, b)``: the dot product of the flattened arrays, ``a`` conjugated.
 
-    >>> rocarray.vdot(rocarray.asarray([1j, 2]), rocarray.asarray([1j, 1]))
-    array(3.+0.j)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.vdot(ra.asarray([1j, 2]), ra.asarray([1j, 1]))
+        array(3.+0.j)
     """
     x, y = _operands("vdot", a, b)
     x, y = ravel(x), ravel(y)
@@ -463,8 +493,10 @@ def inner(a, b) -> Array:
     """``inner(a, b)``: the sum of products over the last axes of ``a`` and ``b`` (no
     conjugation; ``a * b`` when either is 0-d).
 
-    >>> rocarray.inner(rocarray.ones((2, 3)), rocarray.ones(3))
-    array([3., 3.])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.inner(ra.ones((2, 3)), ra.ones(3))
+        array([3., 3.])
     """
     x, y = _operands("inner", a, b)
     if x.ndim == 0 or y.ndim == 0:
@@ -475,8 +507,10 @@ def inner(a, b) -> Array:
 def outer(a, b, out=None) -> Array:
     """``outer(a, b, out=None)``: ``a[i] * b[j]`` of the flattened arrays.
 
-    >>> rocarray.outer(rocarray.asarray([1, 2]), rocarray.asarray([1, 10])).tolist()
-    [[1, 10], [2, 20]]
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.outer(ra.asarray([1, 2]), ra.asarray([1, 10])).tolist()
+        [[1, 10], [2, 20]]
     """
     x, y = _operands("outer", a, b)
     return _into(multiply(reshape(x, (-1, 1)), reshape(y, (1, -1))), out, "outer")
@@ -485,8 +519,10 @@ def outer(a, b, out=None) -> Array:
 def kron(a, b) -> Array:
     """``kron(a, b)``: the Kronecker product (blocks ``a[i, j] * b``).
 
-    >>> rocarray.kron(rocarray.eye(2), rocarray.ones((2, 2))).shape
-    (4, 4)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.kron(ra.eye(2), ra.ones((2, 2))).shape
+        (4, 4)
     """
     x, y = _operands("kron", a, b)
     nd = builtins.max(x.ndim, y.ndim)
@@ -593,10 +629,12 @@ def einsum(subscripts, *operands, out=None, dtype=None, optimize=False) -> Array
     first; ``...`` stands for the axes not named (broadcast).  Differences from NumPy:
     ``optimize`` is accepted and ignored (the order is always left to right).
 
-    >>> a = rocarray.reshape(rocarray.arange(6.0), (2, 3))
-    >>> rocarray.einsum("ij,kj->ik", a, a)
-    array([[ 5., 14.],
-           [14., 50.]])
+    Examples:
+        >>> import rocarray as ra
+        >>> a = ra.reshape(ra.arange(6.0), (2, 3))
+        >>> ra.einsum("ij,kj->ik", a, a)
+        array([[ 5., 14.],
+               [14., 50.]])
     """
     if not operands:
         raise ValueError("einsum: at least one operand is required")
@@ -675,8 +713,10 @@ def pad(array, pad_width, mode="constant", *, constant_values=0) -> Array:
     Differences from NumPy: no statistic modes (``'mean'``, ``'linear_ramp'``, ...), one
     constant for every side.
 
-    >>> rocarray.pad(rocarray.asarray([1, 2, 3]), (1, 2), mode="edge")
-    array([1, 1, 2, 3, 3, 3])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.pad(ra.asarray([1, 2, 3]), (1, 2), mode="edge")
+        array([1, 1, 2, 3, 3, 3])
     """
     x = _as_array(array, "pad")
     if mode not in _PAD_MODES:
@@ -702,8 +742,10 @@ def pad(array, pad_width, mode="constant", *, constant_values=0) -> Array:
 def flipud(m) -> Array:
     """``flipud(m)``: ``m`` reversed along its first axis (a view).
 
-    >>> rocarray.flipud(rocarray.asarray([1, 2, 3]))
-    array([3, 2, 1])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.flipud(ra.asarray([1, 2, 3]))
+        array([3, 2, 1])
     """
     return flip(_as_array(m, "flipud"), axis=0)
 
@@ -711,8 +753,10 @@ def flipud(m) -> Array:
 def fliplr(m) -> Array:
     """``fliplr(m)``: ``m`` reversed along its second axis (a view).
 
-    >>> rocarray.fliplr(rocarray.eye(2)).tolist()
-    [[0.0, 1.0], [1.0, 0.0]]
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.fliplr(ra.eye(2)).tolist()
+        [[0.0, 1.0], [1.0, 0.0]]
     """
     return flip(_as_array(m, "fliplr"), axis=1)
 
@@ -721,8 +765,10 @@ def append(arr, values, axis=None) -> Array:
     """``append(arr, values, axis=None)``: ``values`` joined after ``arr`` (both flattened when
     ``axis`` is None).
 
-    >>> rocarray.append(rocarray.asarray([1, 2]), [3])
-    array([1, 2, 3])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.append(ra.asarray([1, 2]), [3])
+        array([1, 2, 3])
     """
     x = _as_array(arr, "append")
     v = _as_array(values, "append", x.device)
@@ -737,8 +783,10 @@ def unravel_index(indices, shape, order="C") -> tuple:
     """``unravel_index(indices, shape, order='C')``: the coordinates in an array of ``shape``
     of each flat index (a tuple of int64 arrays of ``indices``' shape; C order only).
 
-    >>> rocarray.unravel_index(rocarray.asarray([5, 7]), (2, 4))
-    (array([1, 1]), array([1, 3]))
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.unravel_index(ra.asarray([5, 7]), (2, 4))
+        (array([1, 1]), array([1, 3]))
     """
     if order != "C":
         raise ValueError(f"unravel_index: only order='C' is supported, not {order!r}")
@@ -763,8 +811,10 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C") -> Array:
     """``ravel_multi_index(multi_index, dims, mode='raise', order='C')``: the flat index of
     each coordinate tuple in an array of shape ``dims`` (C order, out-of-bounds raising).
 
-    >>> rocarray.ravel_multi_index((rocarray.asarray([1, 1]), rocarray.asarray([1, 3])), (2, 4))
-    array([5, 7])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.ravel_multi_index((ra.asarray([1, 1]), ra.asarray([1, 3])), (2, 4))
+        array([5, 7])
     """
     if mode != "raise" or order != "C":
         raise ValueError("ravel_multi_index: only mode='raise' and order='C' are supported")
@@ -783,9 +833,11 @@ def indices(dimensions, dtype=None, *, device=None) -> Array:
     """``indices(dimensions, dtype=int64)``: the grid of coordinates, shape
     ``(len(dimensions), *dimensions)``.
 
-    >>> rocarray.indices((2, 3))[1]
-    array([[0, 1, 2],
-           [0, 1, 2]])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.indices((2, 3))[1]
+        array([[0, 1, 2],
+               [0, 1, 2]])
     """
     dt = _dtypes.int64 if dtype is None else dtype
     axes = [arange(int(n), dtype=dt, device=device) for n in dimensions]
@@ -805,8 +857,10 @@ def tril_indices(n, k=0, m=None, *, device=None) -> tuple:
     """``tril_indices(n, k=0, m=None)``: the (row, column) indices of the lower triangle of an
     ``(n, m)`` array, row by row.
 
-    >>> rocarray.tril_indices(2)
-    (array([0, 1, 1]), array([0, 0, 1]))
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.tril_indices(2)
+        (array([0, 1, 1]), array([0, 0, 1]))
     """
     return _triangle_indices("tril_indices", n, k, m, True, device)
 
@@ -814,8 +868,10 @@ def tril_indices(n, k=0, m=None, *, device=None) -> tuple:
 def triu_indices(n, k=0, m=None, *, device=None) -> tuple:
     """``triu_indices(n, k=0, m=None)``: the (row, column) indices of the upper triangle.
 
-    >>> rocarray.triu_indices(2)
-    (array([0, 0, 1]), array([0, 1, 1]))
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.triu_indices(2)
+        (array([0, 0, 1]), array([0, 1, 1]))
     """
     return _triangle_indices("triu_indices", n, k, m, False, device)
 
@@ -824,8 +880,10 @@ def diag_indices(n, ndim=2, *, device=None) -> tuple:
     """``diag_indices(n, ndim=2)``: ``ndim`` copies of ``arange(n)``, the main diagonal's
     indices.
 
-    >>> rocarray.diag_indices(2)
-    (array([0, 1]), array([0, 1]))
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.diag_indices(2)
+        (array([0, 1]), array([0, 1]))
     """
     i = arange(operator.index(n), dtype=_dtypes.int64, device=device)
     return (i,) * ndim

@@ -165,8 +165,10 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
     ``axis``; a line holding NaN gives NaN.  Sorts on the device.  Differences from NumPy:
     methods ``linear``, ``lower``, ``higher``, ``midpoint``, ``nearest`` only; no weights.
 
-    >>> rocarray.quantile(rocarray.asarray([1.0, 2.0, 3.0, 4.0]), 0.5)
-    array(2.5)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.quantile(ra.asarray([1.0, 2.0, 3.0, 4.0]), 0.5)
+        array(2.5)
     """
     if weights is not None:
         raise TypeError("quantile: weights are not supported")
@@ -178,8 +180,10 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
     """``percentile(a, q, axis=None, out=None, overwrite_input=False, method='linear',
     keepdims=False)``: ``quantile`` with ``q`` in percent.
 
-    >>> rocarray.percentile(rocarray.asarray([1.0, 2.0, 3.0, 4.0]), 25)
-    array(1.75)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.percentile(ra.asarray([1.0, 2.0, 3.0, 4.0]), 25)
+        array(1.75)
     """
     if weights is not None:
         raise TypeError("percentile: weights are not supported")
@@ -190,8 +194,10 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """``median(a, axis=None, out=None, overwrite_input=False, keepdims=False)``: the middle
     value (the mean of the two middle values for an even count) along ``axis``.
 
-    >>> rocarray.median(rocarray.asarray([3.0, 1.0, 2.0]))
-    array(2.)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.median(ra.asarray([3.0, 1.0, 2.0]))
+        array(2.)
     """
     return _quantile("median", a, 0.5, axis, out, "linear", keepdims, skip_nan=False)
 
@@ -199,8 +205,10 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
     """``nanquantile(...)``: ``quantile`` ignoring NaN (NaN where a line has only NaN).
 
-    >>> rocarray.nanquantile(rocarray.asarray([1.0, float("nan"), 3.0]), 0.5)
-    array(2.)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.nanquantile(ra.asarray([1.0, float("nan"), 3.0]), 0.5)
+        array(2.)
     """
     return _quantile("nanquantile", a, q, axis, out, method, keepdims, skip_nan=True)
 
@@ -208,8 +216,10 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
     """``nanpercentile(...)``: ``percentile`` ignoring NaN.
 
-    >>> rocarray.nanpercentile(rocarray.asarray([1.0, float("nan"), 3.0]), 50)
-    array(2.)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.nanpercentile(ra.asarray([1.0, float("nan"), 3.0]), 50)
+        array(2.)
     """
     return _quantile("nanpercentile", a, q, axis, out, method, keepdims, skip_nan=True, scale=100.0)
 
@@ -217,8 +227,10 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """``nanmedian(...)``: ``median`` ignoring NaN.
 
-    >>> rocarray.nanmedian(rocarray.asarray([1.0, float("nan"), 3.0]))
-    array(2.)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.nanmedian(ra.asarray([1.0, float("nan"), 3.0]))
+        array(2.)
     """
     return _quantile("nanmedian", a, 0.5, axis, out, "linear", keepdims, skip_nan=True)
 
@@ -234,8 +246,10 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
     """``nansum(a, axis=None, dtype=None, out=None, keepdims=False)``: ``sum`` with NaN
     counted as zero.
 
-    >>> rocarray.nansum(rocarray.asarray([1.0, float("nan"), 2.0]))
-    array(3.)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.nansum(ra.asarray([1.0, float("nan"), 2.0]))
+        array(3.)
     """
     x = _as_array(a, "nansum")
     return _into(_sum(_nan_to(x, 0), axis=axis, dtype=dtype, keepdims=keepdims), out, "nansum")
@@ -244,8 +258,10 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
     """``nanprod(...)``: ``prod`` with NaN counted as one.
 
-    >>> rocarray.nanprod(rocarray.asarray([2.0, float("nan"), 3.0]))
-    array(6.)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.nanprod(ra.asarray([2.0, float("nan"), 3.0]))
+        array(6.)
     """
     x = _as_array(a, "nanprod")
     return _into(_nan_to(x, 1).prod(axis=axis, dtype=dtype, keepdims=keepdims), out, "nanprod")
@@ -266,8 +282,10 @@ def nanmax(a, axis=None, out=None, keepdims=False):
     """``nanmax(a, axis=None, out=None, keepdims=False)``: ``max`` ignoring NaN (NaN for a
     line of NaN only, without NumPy's warning).
 
-    >>> rocarray.nanmax(rocarray.asarray([1.0, float("nan"), 2.0]))
-    array(2.)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.nanmax(ra.asarray([1.0, float("nan"), 2.0]))
+        array(2.)
     """
     return _nan_extreme("nanmax", a, axis, out, keepdims, _max, -float("inf"))
 
@@ -275,8 +293,10 @@ def nanmax(a, axis=None, out=None, keepdims=False):
 def nanmin(a, axis=None, out=None, keepdims=False):
     """``nanmin(a, axis=None, out=None, keepdims=False)``: ``min`` ignoring NaN.
 
-    >>> rocarray.nanmin(rocarray.asarray([1.0, float("nan"), 2.0]))
-    array(1.)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.nanmin(ra.asarray([1.0, float("nan"), 2.0]))
+        array(1.)
     """
     return _nan_extreme("nanmin", a, axis, out, keepdims, _min, float("inf"))
 
@@ -289,8 +309,10 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
     """``nanmean(a, axis=None, dtype=None, out=None, keepdims=False)``: the mean of the
     numbers that are not NaN (NaN for none).
 
-    >>> rocarray.nanmean(rocarray.asarray([1.0, float("nan"), 3.0]))
-    array(2.)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.nanmean(ra.asarray([1.0, float("nan"), 3.0]))
+        array(2.)
     """
     x = _float(_as_array(a, "nanmean"))
     if dtype is not None:
@@ -308,8 +330,10 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     """``nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False)``: the variance
     of the numbers that are not NaN.
 
-    >>> rocarray.nanvar(rocarray.asarray([1.0, float("nan"), 3.0]))
-    array(1.)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.nanvar(ra.asarray([1.0, float("nan"), 3.0]))
+        array(1.)
     """
     x = _float(_as_array(a, "nanvar"))
     if dtype is not None:
@@ -329,8 +353,10 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     """``nanstd(...)``: the square root of ``nanvar``.
 
-    >>> rocarray.nanstd(rocarray.asarray([1.0, float("nan"), 3.0]))
-    array(1.)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.nanstd(ra.asarray([1.0, float("nan"), 3.0]))
+        array(1.)
     """
     return _into(sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)), out, "nanstd")
 
@@ -339,8 +365,10 @@ def nanargmax(a, axis=None, out=None, keepdims=False):
     """``nanargmax(a, axis=None, ...)``: ``argmax`` ignoring NaN (a line of NaN only is a
     ValueError, as NumPy).
 
-    >>> rocarray.nanargmax(rocarray.asarray([1.0, float("nan"), 2.0]))
-    array(2)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.nanargmax(ra.asarray([1.0, float("nan"), 2.0]))
+        array(2)
     """
     x = _as_array(a, "nanargmax")
     if x.dtype.kind == "f":
@@ -353,8 +381,10 @@ def nanargmax(a, axis=None, out=None, keepdims=False):
 def nanargmin(a, axis=None, out=None, keepdims=False):
     """``nanargmin(a, axis=None, ...)``: ``argmin`` ignoring NaN.
 
-    >>> rocarray.nanargmin(rocarray.asarray([1.0, float("nan"), 0.5]))
-    array(2)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.nanargmin(ra.asarray([1.0, float("nan"), 0.5]))
+        array(2)
     """
     x = _as_array(a, "nanargmin")
     if x.dtype.kind == "f":
@@ -374,8 +404,10 @@ def bincount(x, weights=None, minlength=0) -> Array:
     finds each value's run with ``searchsorted``; weights are summed through a running
     sum (its differences), so float sums may differ from NumPy's in the last bits.
 
-    >>> rocarray.bincount(rocarray.asarray([0, 1, 1, 3]))
-    array([1, 2, 0, 1])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.bincount(ra.asarray([0, 1, 1, 3]))
+        array([1, 2, 0, 1])
     """
     v = _as_array(x, "bincount")
     if v.ndim != 1:
@@ -440,9 +472,11 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     the device: ``searchsorted`` on the edges, then ``bincount``.  Differences from NumPy:
     no named bin rules (``'auto'``, ...).
 
-    >>> h, e = rocarray.histogram(rocarray.asarray([1.0, 2.0, 2.0, 3.0]), bins=2)
-    >>> h
-    array([1, 3])
+    Examples:
+        >>> import rocarray as ra
+        >>> h, e = ra.histogram(ra.asarray([1.0, 2.0, 2.0, 3.0]), bins=2)
+        >>> h
+        array([1, 3])
     """
     x = ravel(_as_array(a, "histogram"))
     if x.dtype.kind == "c":
@@ -468,8 +502,10 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     """``histogram_bin_edges(a, bins=10, range=None)``: the edges ``histogram`` would use.
 
-    >>> rocarray.histogram_bin_edges(rocarray.asarray([0.0, 1.0]), bins=2)
-    array([0. , 0.5, 1. ])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.histogram_bin_edges(ra.asarray([0.0, 1.0]), bins=2)
+        array([0. , 0.5, 1. ])
     """
     return _bin_edges(ravel(_as_array(a, "histogram_bin_edges")), bins, range, "histogram_bin_edges")
 
@@ -478,8 +514,10 @@ def digitize(x, bins, right=False) -> Array:
     """``digitize(x, bins, right=False)``: the index of the bin of each value of ``x``
     (``bins`` increasing; ``searchsorted`` with the side NumPy picks).
 
-    >>> rocarray.digitize(rocarray.asarray([0.5, 1.5]), rocarray.asarray([0.0, 1.0, 2.0]))
-    array([1, 2])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.digitize(ra.asarray([0.5, 1.5]), ra.asarray([0.0, 1.0, 2.0]))
+        array([1, 2])
     """
     v = _as_array(x, "digitize")
     b = _as_array(bins, "digitize", v.device)
@@ -496,8 +534,10 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> Array:
     ``|a - b| <= atol + rtol * |b|`` (infinities close only to themselves; NaN to NaN only
     with ``equal_nan``).
 
-    >>> rocarray.isclose(rocarray.asarray([1.0, 2.0]), rocarray.asarray([1.0 + 1e-9, 2.1]))
-    array([ True, False])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.isclose(ra.asarray([1.0, 2.0]), ra.asarray([1.0 + 1e-9, 2.1]))
+        array([ True, False])
     """
     x, y = _operands("isclose", a, b)
     if x.dtype.kind not in "fc":
@@ -516,8 +556,10 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     """``allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False)``: whether ``isclose`` holds
     everywhere (a Python bool, as NumPy).
 
-    >>> rocarray.allclose(rocarray.ones(3), rocarray.ones(3) + 1e-10)
-    True
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.allclose(ra.ones(3), ra.ones(3) + 1e-10)
+        True
     """
     return builtins.bool(isclose(a, b, rtol, atol, equal_nan).all())
 
@@ -526,8 +568,10 @@ def array_equal(a1, a2, equal_nan=False) -> bool:
     """``array_equal(a1, a2, equal_nan=False)``: whether the shapes match and every element
     is equal (a Python bool).
 
-    >>> rocarray.array_equal(rocarray.ones(2), rocarray.ones(2))
-    True
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.array_equal(ra.ones(2), ra.ones(2))
+        True
     """
     x, y = _operands("array_equal", a1, a2)
     if x.shape != y.shape:
@@ -541,8 +585,10 @@ def array_equal(a1, a2, equal_nan=False) -> bool:
 def array_equiv(a1, a2) -> bool:
     """``array_equiv(a1, a2)``: whether the arrays broadcast together and are equal.
 
-    >>> rocarray.array_equiv(rocarray.ones(2), rocarray.ones((3, 2)))
-    True
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.array_equiv(ra.ones(2), ra.ones((3, 2)))
+        True
     """
     x, y = _operands("array_equiv", a1, a2)
     try:
@@ -559,8 +605,10 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     or the ``weights``-weighted mean (weights of ``a``'s shape, or 1-D along one ``axis``);
     with ``returned`` also the sum of the weights.
 
-    >>> rocarray.average(rocarray.asarray([1.0, 3.0]), weights=rocarray.asarray([3.0, 1.0]))
-    array(1.5)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.average(ra.asarray([1.0, 3.0]), weights=ra.asarray([3.0, 1.0]))
+        array(1.5)
     """
     x = _float(_as_array(a, "average"))
     if weights is None:
@@ -597,8 +645,10 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     and multiplied with ``matmul`` on the device.  Differences from NumPy: no
     ``fweights``/``aweights``.
 
-    >>> rocarray.cov(rocarray.asarray([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]])).tolist()
-    [[1.0, -1.0], [-1.0, 1.0]]
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.cov(ra.asarray([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]])).tolist()
+        [[1.0, -1.0], [-1.0, 1.0]]
     """
     if fweights is not None or aweights is not None:
         raise TypeError("cov: fweights and aweights are not supported")
@@ -631,8 +681,10 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None) -> Array:
     coefficients, ``cov`` normalised by the standard deviations (clipped to [-1, 1] for
     real input, as NumPy).
 
-    >>> rocarray.corrcoef(rocarray.asarray([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]])).tolist()
-    [[1.0, -1.0], [-1.0, 1.0]]
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.corrcoef(ra.asarray([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]])).tolist()
+        [[1.0, -1.0], [-1.0, 1.0]]
     """
     c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
@@ -658,9 +710,11 @@ def interp(x, xp, fp, left=None, right=None, period=None) -> Array:
     interpolant of the points ``(xp, fp)`` (``xp`` increasing) at ``x``; ``left``/``right``
     (default ``fp[0]``/``fp[-1]``) outside.  Differences from NumPy: no ``period``.
 
-    >>> rocarray.interp(rocarray.asarray([0.5, 2.5]), rocarray.asarray([0.0, 1.0, 2.0]),
-    ...                 rocarray.asarray([0.0, 10.0, 20.0]))
-    array([ 5., 20.])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.interp(ra.asarray([0.5, 2.5]), ra.asarray([0.0, 1.0, 2.0]),
+        ...                 ra.asarray([0.0, 10.0, 20.0]))
+        array([ 5., 20.])
     """
     if period is not None:
         raise TypeError("interp: period is not supported")
@@ -706,8 +760,10 @@ def convolve(a, v, mode="full") -> Array:
     One ``matmul`` of the windows of the zero-padded ``a`` (a strided view, no copy) with
     ``v`` reversed.
 
-    >>> rocarray.convolve(rocarray.asarray([1.0, 2.0, 3.0]), rocarray.asarray([0.0, 1.0, 0.5]))
-    array([0. , 1. , 2.5, 4. , 1.5])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.convolve(ra.asarray([1.0, 2.0, 3.0]), ra.asarray([0.0, 1.0, 0.5]))
+        array([0. , 1. , 2.5, 4. , 1.5])
     """
     x, w = _operands("convolve", a, v)
     if x.ndim != 1 or w.ndim != 1:
@@ -735,8 +791,10 @@ def correlate(a, v, mode="valid") -> Array:
     """``correlate(a, v, mode='valid')``: the cross-correlation ``sum(a[n + k] * conj(v[k]))``
     of two 1-D arrays (``convolve`` with ``v`` reversed and conjugated).
 
-    >>> rocarray.correlate(rocarray.asarray([1.0, 2.0, 3.0]), rocarray.asarray([0.0, 1.0, 0.5]))
-    array([3.5])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.correlate(ra.asarray([1.0, 2.0, 3.0]), ra.asarray([0.0, 1.0, 0.5]))
+        array([3.5])
     """
     x, w = _operands("correlate", a, v)
     if w.ndim != 1:
@@ -748,8 +806,10 @@ def correlate(a, v, mode="valid") -> Array:
 def ptp(a, axis=None, out=None, keepdims=False) -> Array:
     """``ptp(a, axis=None, out=None, keepdims=False)``: ``max - min`` along ``axis``.
 
-    >>> rocarray.ptp(rocarray.asarray([3, 1, 7]))
-    array(6)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.ptp(ra.asarray([3, 1, 7]))
+        array(6)
     """
     x = _as_array(a, "ptp")
     return _into(subtract(_max(x, axis=axis, keepdims=keepdims), _min(x, axis=axis, keepdims=keepdims)), out,
@@ -759,8 +819,10 @@ def ptp(a, axis=None, out=None, keepdims=False) -> Array:
 def cross(a, b, axis=-1) -> Array:
     """``cross(a, b, axis=-1)``: the cross product of 3-vectors along ``axis``.
 
-    >>> rocarray.cross(rocarray.asarray([1.0, 0, 0]), rocarray.asarray([0.0, 1, 0]))
-    array([0., 0., 1.])
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.cross(ra.asarray([1.0, 0, 0]), ra.asarray([0.0, 1, 0]))
+        array([0., 0., 1.])
     """
     x, y = _operands("cross", a, b)
     (ax,) = normalize_axes(axis, x.ndim, "cross")
