@@ -260,12 +260,23 @@ def test_numpy_functions_dispatch(device):
 
 def test_function_without_rocarray_version_is_a_type_error(device):
     x = _put(random_array((4, 4), np.float64), device)
-    with pytest.raises(TypeError, match=r"numpy\.fft\.fft; copy the array to the host with x\.get\(\)"):
-        np.fft.fft(x)
-    with pytest.raises(TypeError, match=r"numpy\.linalg\.det"):
-        np.linalg.det(x)
-    with pytest.raises(TypeError, match=r"numpy\.gradient"):
+    with pytest.raises(TypeError, match=r"numpy\.gradient; copy the array to the host with x\.get\(\)"):
         np.gradient(x)
+    with pytest.raises(TypeError, match=r"numpy\.polyfit"):
+        np.polyfit(x[0], x[1], 2)
+    with pytest.raises(TypeError, match=r"numpy\.linalg\.lstsq"):
+        np.linalg.lstsq(x, x)
+
+
+def test_linalg_and_fft_dispatch(device):
+    """numpy.linalg's and numpy.fft's functions reach rocarray.linalg and rocarray.fft."""
+    a = random_array((4, 4), np.float64, np.random.default_rng(16)) + 8 * np.eye(4)
+    x = _put(a, device)
+    _same(np.linalg.det(x), np.linalg.det(a))
+    _same(np.linalg.inv(x), np.linalg.inv(a))
+    _same(np.linalg.solve(x, x[:, :1]), np.linalg.solve(a, a[:, :1]))
+    _same(np.fft.fft(x), np.fft.fft(a))
+    _same(np.fft.rfft(x, axis=0), np.fft.rfft(a, axis=0))
 
 
 # -- Array methods with NumPy's signatures -------------------------------------------------------

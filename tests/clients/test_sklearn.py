@@ -1,7 +1,7 @@
 """scikit-learn as a client, with ``array_api_dispatch=True``: its preprocessing, metrics and
 pairwise kernels take rocarray arrays and give rocarray arrays (or Python floats) equal to
-their NumPy results.  The estimators that need ``linalg`` (PCA, Ridge,
-LinearDiscriminantAnalysis) wait for ``rocarray.linalg``."""
+their NumPy results.  The estimators built on ``linalg`` (PCA, Ridge,
+LinearDiscriminantAnalysis) are tests/test_linalg_sklearn.py's."""
 
 import os
 
