@@ -370,55 +370,72 @@ def np_reshape(a, shape=None, order="C", *, newshape=None, copy=None):
 
 
 def _m_sum(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """``x.sum(axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None)``:
+    NumPy's ``sum`` (``np_sum``)."""
     return np_sum(self, axis, dtype, out, keepdims, initial, where)
 
 
 def _m_prod(self, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """``x.prod(axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None)``: NumPy's ``prod``."""
     return np_prod(self, axis, dtype, out, keepdims, initial, where)
 
 
 def _m_max(self, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """``x.max(axis=None, out=None, keepdims=False, initial=None, where=None)``: NumPy's ``max`` (``amax``)."""
     return amax(self, axis, out, keepdims, initial, where)
 
 
 def _m_min(self, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """``x.min(axis=None, out=None, keepdims=False, initial=None, where=None)``: NumPy's ``min`` (``amin``)."""
     return amin(self, axis, out, keepdims, initial, where)
 
 
 def _m_mean(self, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """``x.mean(axis=None, dtype=None, out=None, keepdims=False, *, where=None)``: NumPy's ``mean``."""
     # Note: the standard's mean rejects integer arrays; the method follows NumPy (float64)
     return np_mean(self, axis, dtype, out, keepdims, where=where)
 
 
 def _m_var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
+    """``x.var(axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None)``: NumPy's ``var``."""
     return np_var(self, axis, dtype, out, ddof, keepdims, correction=correction)
 
 
 def _m_std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None):
+    """``x.std(axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correction=None)``: NumPy's ``std``."""
     return np_std(self, axis, dtype, out, ddof, keepdims, correction=correction)
 
 
 def _m_argmax(self, axis=None, out=None, *, keepdims=False):
+    """``x.argmax(axis=None, out=None, *, keepdims=False)``:
+    the index of the largest element (flat when ``axis`` is None)."""
     return np_argmax(self, axis, out, keepdims=keepdims)
 
 
 def _m_argmin(self, axis=None, out=None, *, keepdims=False):
+    """``x.argmin(axis=None, out=None, *, keepdims=False)``:
+    the index of the smallest element (flat when ``axis`` is None)."""
     return np_argmin(self, axis, out, keepdims=keepdims)
 
 
 def _m_all(self, axis=None, out=None, keepdims=False, *, where=None):
+    """``x.all(axis=None, out=None, keepdims=False, *, where=None)``: whether every element is true."""
     return np_all(self, axis, out, keepdims, where=where)
 
 
 def _m_any(self, axis=None, out=None, keepdims=False, *, where=None):
+    """``x.any(axis=None, out=None, keepdims=False, *, where=None)``: whether any element is true."""
     return np_any(self, axis, out, keepdims, where=where)
 
 
 def _m_cumsum(self, axis=None, dtype=None, out=None):
+    """``x.cumsum(axis=None, dtype=None, out=None)``: the running sum (of the flattened array when ``axis`` is None)."""
     return cumsum(self, axis, dtype, out)
 
 
 def _m_cumprod(self, axis=None, dtype=None, out=None):
+    """``x.cumprod(axis=None, dtype=None, out=None)``:
+    the running product (of the flattened array when ``axis`` is None)."""
     return cumprod(self, axis, dtype, out)
 
 
@@ -428,6 +445,7 @@ def _m_sort(self, axis=-1, kind=None, order=None, *, stable=None):
 
 
 def _m_argsort(self, axis=-1, kind=None, order=None, *, stable=None):
+    """``x.argsort(axis=-1, kind=None, order=None, *, stable=None)``: the indices that sort ``x`` (always stable)."""
     return np_argsort(self, axis, kind, order, stable=stable)
 
 
@@ -436,14 +454,17 @@ def _m_clip(self, min=None, max=None, out=None):  # noqa: A002
 
 
 def _m_round(self, decimals=0, out=None):
+    """``x.clip(min=None, max=None, out=None)``: ``x`` limited to ``[min, max]``."""
     return around(self, decimals, out)
 
 
 def _m_dot(self, b, out=None):
+    """``x.dot(b, out=None)``: NumPy's ``dot(x, b)``."""
     return dot(self, b, out)
 
 
 def _m_nonzero(self):
+    """``x.nonzero()``: the indices of the non-zero elements, one array per axis."""
     return _nonzero(self)
 
 
@@ -453,6 +474,8 @@ def _m_fill(self, value):
 
 
 def _m_item(self, *args):
+    """``x.item(*index)``:
+    one element as a Python scalar: the only one, the ``i``-th of the flattened array, or the one at ``(i, j, ...)``."""
     if not args:
         return self._scalar("scalar")
     if len(args) == 1 and isinstance(args[0], tuple):
@@ -466,30 +489,37 @@ def _m_item(self, *args):
 
 
 def _m_squeeze(self, axis=None):
+    """``x.squeeze(axis=None)``: ``x`` without its axes of length 1 (all of them when ``axis`` is None)."""
     return np_squeeze(self, axis)
 
 
 def _m_swapaxes(self, axis1, axis2):
+    """``x.swapaxes(axis1, axis2)``: a view with two axes exchanged."""
     return swapaxes(self, axis1, axis2)
 
 
 def _m_repeat(self, repeats, axis=None):
+    """``x.repeat(repeats, axis=None)``: each element repeated (of the flattened array when ``axis`` is None)."""
     return np_repeat(self, repeats, axis)
 
 
 def _m_take(self, indices, axis=None, out=None, mode="raise"):
+    """``x.take(indices, axis=None, out=None, mode='raise')``: NumPy's ``take``."""
     return np_take(self, indices, axis, out, mode)
 
 
 def _m_diagonal(self, offset=0, axis1=0, axis2=1):
+    """``x.diagonal(offset=0, axis1=0, axis2=1)``: a view of the diagonal (``rocarray.diagonal``)."""
     return diagonal(self, offset, axis1, axis2)
 
 
 def _m_trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """``x.trace(offset=0, axis1=0, axis2=1, dtype=None, out=None)``: the sum of the diagonal."""
     return trace(self, offset, axis1, axis2, dtype, out)
 
 
 def _m_conj(self):
+    """``x.conj()`` / ``x.conjugate()``: the complex conjugate (``x`` itself for real arrays)."""
     return _conj(self) if self.dtype.kind == "c" else self
 
 
@@ -514,14 +544,17 @@ def _m_view(self, dtype=None, type=None):  # noqa: A002 - NumPy's names
 
 
 def _m_tobytes(self, order="C"):
+    """``x.tobytes(order='C')``: the elements' bytes, copied to the host."""
     return self.get().tobytes(order=order)
 
 
 def _real_prop(self):
+    """``x.real``: the real part (``x`` itself for real arrays)."""
     return _real(self) if self.dtype.kind == "c" else self
 
 
 def _imag_prop(self):
+    """``x.imag``: the imaginary part (zeros for real arrays)."""
     if self.dtype.kind == "c":
         return _imag(self)
     return zeros_like(self)
