@@ -236,10 +236,12 @@ class Array:
     def __array_namespace__(self, api_version=None):
         """The ``rocarray`` module (the array API's namespace of this array).
 
-        Raises ValueError for an ``api_version`` rocarray does not implement (2021.12 to 2024.12
-        are accepted).
+        Raises ValueError for an ``api_version`` rocarray does not implement (2021.12 to 2025.12
+        are accepted: every earlier version is a subset of 2025.12 for the names rocarray has, so
+        one namespace serves them all).
         """
-        if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12", "2024.12"):
+        if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12", "2024.12",
+                                                           "2025.12"):
             raise ValueError(f"rocarray does not implement array API version {api_version!r}")
         return sys.modules[__package__]  # (the package is imported before any of its modules)
 

@@ -585,8 +585,8 @@ def asnumpy(a, stream=None, order="C", out=None) -> np.ndarray:
 # -- coordinate grids and triangles (copies through the device's kernels) ----------------------
 
 
-def meshgrid(*arrays, indexing="xy") -> list:
-    """Coordinate arrays from 1-D coordinate vectors: a list of N arrays of rank N, shape
+def meshgrid(*arrays, indexing="xy") -> tuple:
+    """Coordinate arrays from 1-D coordinate vectors: a tuple (the standard's 2025.12 type) of N arrays of rank N, shape
     ``(N1, N2, ...)`` for ``indexing='ij'``, ``(N2, N1, ...)`` for ``'xy'`` (the default)."""
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', not {indexing!r}")
@@ -610,7 +610,7 @@ def meshgrid(*arrays, indexing="xy") -> list:
         strides[pos] = a.strides[0]
         view = a._view(shape, strides, a._offset)  # a broadcast along every other axis
         out.append(copy_array(view))
-    return out
+    return tuple(out)
 
 
 def _triangle(x, k, fname: str, lower: bool) -> Array:
@@ -677,8 +677,14 @@ def copy_into(dst: Array, value) -> None:
     copy_elements(src, dst)
 
 
+def _rebuild(data: np.ndarray, device: str) -> Array:
+    """An unpickled array: its data on the device it was pickled from (a Dask worker
+    process gets the array where it was made)."""
+    return asarray(data, device=device)
+
+
 def _reduce_method(self):
-    return (asarray, (self.get(),), None, None, None)
+    return (_rebuild, (self.get(), str(self.device)))
 
 
 Array.__reduce__ = _reduce_method

@@ -281,7 +281,9 @@ def result_type(*arrays_and_dtypes) -> np.dtype:
     if not dtypes:
         if not scalars:
             raise ValueError("result_type: at least one array or dtype is required")
-        raise ValueError(
+        # a TypeError (the arguments' kind, not their values, is wrong): xarray asks each
+        # scalar's type alone and expects one
+        raise TypeError(
             "result_type: at least one array or dtype is required; Python scalars alone "
             "do not determine a dtype"
         )

@@ -89,6 +89,24 @@ subtract = _ufunc("subtract")
 tan = _ufunc("tan")
 tanh = _ufunc("tanh")
 trunc = _ufunc("trunc")
+# NumPy's names of the same functions (one line each; rocarray/_numpy_names.py has the rest)
+absolute = abs
+arccos = acos
+arccosh = acosh
+arcsin = asin
+arcsinh = asinh
+arctan = atan
+arctan2 = atan2
+arctanh = atanh
+bitwise_not = bitwise_invert
+invert = bitwise_invert
+left_shift = bitwise_left_shift
+right_shift = bitwise_right_shift
+conjugate = conj
+power = pow
+true_divide = divide
+mod = remainder
+rint = round
 _where = _ufunc("where")
 _clip = _ufunc("clip")
 

@@ -60,6 +60,7 @@ class __array_namespace_info__:  # noqa: N801 - the spec's name
                 out[str(d)] = d
         return out
 
-    def devices(self) -> list:
-        """Every device of this machine (``rocarray.available_devices()``)."""
-        return available_devices()
+    def devices(self) -> tuple:
+        """Every device of this machine, CPU first, as a tuple (the standard's 2025.12 type;
+        ``rocarray.available_devices()`` as a tuple)."""
+        return tuple(available_devices())

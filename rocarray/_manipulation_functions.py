@@ -328,11 +328,13 @@ def tile(x: Array, repetitions, /) -> Array:
     return out
 
 
-def diff(x: Array, /, *, axis=-1, n=1, prepend=None, append=None) -> Array:
+def diff(x: Array, /, n=1, axis=-1, prepend=None, append=None) -> Array:
     """The ``n``-th forward difference along ``axis``: ``x[1:] - x[:-1]``, applied ``n`` times.
 
     ``prepend`` and ``append`` (arrays or scalars) are joined to ``x`` along ``axis`` first.
-    Bool arrays give ``x[1:] != x[:-1]`` (NumPy's rule).
+    Bool arrays give ``x[1:] != x[:-1]`` (NumPy's rule).  Note: the standard makes ``axis``
+    and ``n`` keyword-only; NumPy's order (``diff(x, 2)``, which scikit-learn writes) is
+    accepted too.
 
     Examples:
         >>> import rocarray as ra

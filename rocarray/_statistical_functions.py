@@ -1,6 +1,5 @@
-"""The spec's statistical and utility reductions, from the reduction catalogue; installs
-the ``Array`` methods ``sum``, ``prod``, ``max``, ``min``, ``all``, ``any``, ``argmax``,
-``argmin``, ``mean``, ``var``, ``std``."""
+"""The spec's statistical and utility reductions, from the reduction catalogue (the
+``Array`` methods of the same names, with NumPy's signatures, are rocarray/_numpy_methods.py's)."""
 
 from __future__ import annotations
 
@@ -93,22 +92,7 @@ argmax = _documented("argmax")
 argmin = _documented("argmin")
 
 
-def _method(op):
-    def method(self, axis=None, keepdims=False, **kwargs):
-        return op(self, axis=axis, keepdims=keepdims, **kwargs)
-    method.__name__ = op.__name__
-    method.__doc__ = f"``{op.__name__}`` of this array (see rocarray.{op.__name__})."
-    return method
-
-
-Array.sum = _method(sum)
-Array.prod = _method(prod)
-Array.max = _method(max)
-Array.min = _method(min)
-Array.all = _method(all)
-Array.any = _method(any)
-Array.argmax = _method(argmax)
-Array.argmin = _method(argmin)
+# the Array methods (sum, mean, std, ...) take NumPy's signatures: rocarray/_numpy_methods.py
 
 
 def _floating(x, name: str, axis) -> int:
@@ -202,11 +186,6 @@ def std(x, /, *, axis=None, correction=0.0, keepdims=False):
     if x.dtype == _dtypes.float16:
         return sqrt(_var(x.astype(_dtypes.float32), axis, correction, keepdims, n)).astype(_dtypes.float16)
     return sqrt(_var(x, axis, correction, keepdims, n))
-
-
-Array.mean = mean
-Array.var = var
-Array.std = std
 
 
 def count_nonzero(x, /, *, axis=None, keepdims=False):

@@ -277,16 +277,19 @@ def broadcast_to(x: Array, /, shape) -> Array:
     return x._view(shape, strides, x._offset)
 
 
-def broadcast_arrays(*arrays) -> list:
-    """Views of the given arrays broadcast to their common shape, as a list.
+def broadcast_arrays(*arrays) -> tuple:
+    """Views of the given arrays broadcast to their common shape, as a tuple (the standard's
+    2025.12 type; 2024.12 said a list; NumPy 2 returns a tuple too).
 
     Examples:
         >>> import rocarray as ra
         >>> [a.shape for a in ra.broadcast_arrays(ra.zeros((3, 1)), ra.zeros(4))]
         [(3, 4), (3, 4)]
     """
+    for i, a in enumerate(arrays):
+        _check_array(a, "broadcast_arrays", f"arrays[{i}]")
     shape = broadcast_shapes(*(a.shape for a in arrays))
-    return [broadcast_to(a, shape) for a in arrays]
+    return tuple(broadcast_to(a, shape) for a in arrays)
 
 
 def _check_array(x, fname: str, argname: str = "x") -> Array:
