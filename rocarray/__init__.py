@@ -173,6 +173,8 @@ from ._linear_algebra_functions import matmul, tensordot, vecdot
 from ._sorting_functions import argsort, sort
 from ._set_functions import unique_all, unique_counts, unique_inverse, unique_values
 
+# -- rocarray.random: Philox4x32-10 kernels, NumPy's Generator, CuPy's module functions ----------
+from . import random  # noqa: E402,F401  (a subpackage, imported after the ops it uses)
 
 # -- rocarray.cache (the kernel cache, as users see it) -----------------------------------------
 def __getattr__(name):

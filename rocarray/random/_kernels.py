@@ -1,0 +1,383 @@
+"""The kernels of rocarray.random: Philox4x32-10 and the distributions, as kernel-language
+text compiled through ``ElementwiseKernel`` for every device.
+
+Every kernel takes the key ``(k0, k1)`` and the first block's counter ``(c0, c1, c2, c3)`` as
+scalar arguments, so one kernel per (distribution, dtype) serves every seed, size and
+stream position.  Element ``i`` of a kernel's loop computes the block whose counter is
+``counter + i`` (a 128-bit little-endian sum over the four words):
+
+* *blocked* kernels (raw words, uniforms, normals, exponentials, integers) write each of a
+  block's outputs to a separate contiguous quarter (or half) of the result, so every store
+  is contiguous and vectorises on the host and coalesces on GPUs; the raw stream writes the
+  four words of a block side by side (Random123's order);
+* *per-element* kernels (gamma, Poisson, binomial: rejection samplers) use one block per
+  attempt for output ``i``; attempt ``t > 0`` uses the same counter under the key
+  ``(k0 ^ t * 0x85EBCA6B, k1 ^ t * 0xC2B2AE35)``, so a retry never consumes counters.
+  Unbiased integers redraw the same way.
+
+The integer paths and the uniforms use exact operations only (products by powers of two,
+``__fmul_rn`` / ``__fadd_rn``), so their bits are the same on every device; the paths
+through ``log``, ``sin``, ``cos``, ``pow``, ``lgamma`` use the device's math library and may
+differ by a few ulps between devices.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from .._user_kernels import ElementwiseKernel
+
+#: The scalar parameters every kernel starts with: key and first counter.
+STREAM_PARAMS = "uint32 k0, uint32 k1, uint32 c0, uint32 c1, uint32 c2, uint32 c3"
+
+#: Philox4x32-10 and the helpers every kernel shares (Salmon et al., SC'11).
+PREAMBLE = r"""
+__device__ void philox_round(unsigned int& x0, unsigned int& x1, unsigned int& x2,
+                             unsigned int& x3, unsigned int a, unsigned int b) {
+    unsigned long long p0 = (unsigned long long)0xD2511F53u * x0;
+    unsigned long long p1 = (unsigned long long)0xCD9E8D57u * x2;
+    unsigned int y0 = (unsigned int)(p1 >> 32) ^ x1 ^ a;
+    unsigned int y2 = (unsigned int)(p0 >> 32) ^ x3 ^ b;
+    x1 = (unsigned int)p1;
+    x3 = (unsigned int)p0;
+    x0 = y0;
+    x2 = y2;
+}
+
+// The ten rounds written out: the host pipeline does not unroll loops, and an unrolled
+// body lets the element loop vectorise.
+__device__ void philox10(unsigned int& x0, unsigned int& x1, unsigned int& x2,
+                         unsigned int& x3, unsigned int a, unsigned int b) {
+    philox_round(x0, x1, x2, x3, a, b); a += 0x9E3779B9u; b += 0xBB67AE85u;
+    philox_round(x0, x1, x2, x3, a, b); a += 0x9E3779B9u; b += 0xBB67AE85u;
+    philox_round(x0, x1, x2, x3, a, b); a += 0x9E3779B9u; b += 0xBB67AE85u;
+    philox_round(x0, x1, x2, x3, a, b); a += 0x9E3779B9u; b += 0xBB67AE85u;
+    philox_round(x0, x1, x2, x3, a, b); a += 0x9E3779B9u; b += 0xBB67AE85u;
+    philox_round(x0, x1, x2, x3, a, b); a += 0x9E3779B9u; b += 0xBB67AE85u;
+    philox_round(x0, x1, x2, x3, a, b); a += 0x9E3779B9u; b += 0xBB67AE85u;
+    philox_round(x0, x1, x2, x3, a, b); a += 0x9E3779B9u; b += 0xBB67AE85u;
+    philox_round(x0, x1, x2, x3, a, b); a += 0x9E3779B9u; b += 0xBB67AE85u;
+    philox_round(x0, x1, x2, x3, a, b);
+}
+
+// The block at counter (c0..c3) + off under the key of attempt t (t = 0: the key itself).
+__device__ void philox_block(unsigned int c0, unsigned int c1, unsigned int c2, unsigned int c3,
+                             unsigned long long off, unsigned int k0, unsigned int k1,
+                             unsigned int t, unsigned int& x0, unsigned int& x1,
+                             unsigned int& x2, unsigned int& x3) {
+    unsigned long long lo = (((unsigned long long)c1 << 32) | c0) + off;
+    unsigned int carry = lo < off ? 1u : 0u;
+    x0 = (unsigned int)lo;
+    x1 = (unsigned int)(lo >> 32);
+    x2 = c2 + carry;
+    x3 = c3 + ((carry != 0u && x2 == 0u) ? 1u : 0u);
+    philox10(x0, x1, x2, x3, k0 ^ (t * 0x85EBCA6Bu), k1 ^ (t * 0xC2B2AE35u));
+}
+
+// Uniform floats: exact products of integers by powers of two, the same bits everywhere.
+__device__ float u24(unsigned int w) { return (float)(w >> 8) * 5.9604644775390625e-08f; }
+__device__ float u24_open(unsigned int w) { return (float)((w >> 8) + 1u) * 5.9604644775390625e-08f; }
+__device__ double u53(unsigned int a, unsigned int b) {
+    return ((double)(a >> 5) * 67108864.0 + (double)(b >> 6)) * 1.1102230246251565e-16;
+}
+__device__ double u53_open(unsigned int a, unsigned int b) {
+    return ((double)(a >> 5) * 67108864.0 + (double)(b >> 6) + 1.0) * 1.1102230246251565e-16;
+}
+__device__ double u32_mid(unsigned int w) { return ((double)w + 0.5) * 2.3283064365386963e-10; }
+"""
+
+_BLOCK = r"""
+unsigned int x0, x1, x2, x3;
+philox_block(c0, c1, c2, c3, (unsigned long long)i, k0, k1, 0u, x0, x1, x2, x3);
+"""
+
+#: The raw stream: four words of a block side by side (outputs are strided views).
+RAW = ("", "uint32 o0, uint32 o1, uint32 o2, uint32 o3",
+       _BLOCK + "o0 = x0; o1 = x1; o2 = x2; o3 = x3;")
+
+#: Uniform [lo, lo + scale): float32, four per block; float64 (53 bits), two per block.
+UNIFORM = {
+    "float32": (", float32 lo, float32 scale", "float32 o0, float32 o1, float32 o2, float32 o3",
+                _BLOCK + "o0 = __fadd_rn(__fmul_rn(u24(x0), scale), lo);"
+                " o1 = __fadd_rn(__fmul_rn(u24(x1), scale), lo);"
+                " o2 = __fadd_rn(__fmul_rn(u24(x2), scale), lo);"
+                " o3 = __fadd_rn(__fmul_rn(u24(x3), scale), lo);"),
+    "float64": (", float64 lo, float64 scale", "float64 o0, float64 o1",
+                _BLOCK + "o0 = __dadd_rn(__dmul_rn(u53(x0, x1), scale), lo);"
+                " o1 = __dadd_rn(__dmul_rn(u53(x2, x3), scale), lo);"),
+}
+
+#: Normal(loc, scale) by Box and Muller: two uniforms give two values.
+NORMAL = {
+    "float32": (", float32 loc, float32 scale", "float32 o0, float32 o1, float32 o2, float32 o3",
+                _BLOCK + r"""
+float r0 = sqrtf(-2.0f * logf(u24_open(x0)));
+float t0 = 6.2831853071795865f * u24(x1);
+float r1 = sqrtf(-2.0f * logf(u24_open(x2)));
+float t1 = 6.2831853071795865f * u24(x3);
+o0 = loc + scale * (r0 * cosf(t0));
+o1 = loc + scale * (r0 * sinf(t0));
+o2 = loc + scale * (r1 * cosf(t1));
+o3 = loc + scale * (r1 * sinf(t1));
+"""),
+    "float64": (", float64 loc, float64 scale", "float64 o0, float64 o1", _BLOCK + r"""
+double r = sqrt(-2.0 * log(u53_open(x0, x1)));
+double t = 6.283185307179586 * u53(x2, x3);
+o0 = loc + scale * (r * cos(t));
+o1 = loc + scale * (r * sin(t));
+"""),
+}
+
+#: Exponential(scale) by inversion: -log(u) for u in (0, 1].
+EXPONENTIAL = {
+    "float32": (", float32 scale", "float32 o0, float32 o1, float32 o2, float32 o3",
+                _BLOCK + "o0 = -logf(u24_open(x0)) * scale; o1 = -logf(u24_open(x1)) * scale;"
+                " o2 = -logf(u24_open(x2)) * scale; o3 = -logf(u24_open(x3)) * scale;"),
+    "float64": (", float64 scale", "float64 o0, float64 o1",
+                _BLOCK + "o0 = -log(u53_open(x0, x1)) * scale; o1 = -log(u53_open(x2, x3)) * scale;"),
+}
+
+# Integers in [lo, lo + n) by Lemire's multiply-and-reject (unbiased).  ``n32`` is n for
+# n <= 2^32 (0 meaning 2^32) and ``wide`` is 0; else ``wide`` is 1 and ``n64`` is n (0
+# meaning 2^64), each value then taking a word of block i and one of block i + size.
+_INT_WORD = r"""
+{
+    unsigned long long v;
+    if (wide == 0) {
+        unsigned int x = W;
+        if (n32 == 0u) {
+            v = x;
+        } else {
+            unsigned long long m = (unsigned long long)x * n32;
+            unsigned int l = (unsigned int)m;
+            if (l < n32) {
+                unsigned int th = (0u - n32) % n32;
+                unsigned int t = 0u;
+                while (l < th) {
+                    t += 1u;
+                    unsigned int y0, y1, y2, y3;
+                    philox_block(c0, c1, c2, c3, (unsigned long long)i, k0, k1, t, y0, y1, y2, y3);
+                    x = YJ;
+                    m = (unsigned long long)x * n32;
+                    l = (unsigned int)m;
+                }
+            }
+            v = m >> 32;
+        }
+    } else {
+        unsigned long long x = ((unsigned long long)W << 32) | Z;
+        if (n64 == 0ull) {
+            v = x;
+        } else {
+            unsigned long long l = x * n64;
+            unsigned long long h = __umul64hi(x, n64);
+            if (l < n64) {
+                unsigned long long th = (0ull - n64) % n64;
+                unsigned int t = 0u;
+                while (l < th) {
+                    t += 1u;
+                    unsigned int y0, y1, y2, y3, z0, z1, z2, z3;
+                    philox_block(c0, c1, c2, c3, (unsigned long long)i, k0, k1, t, y0, y1, y2, y3);
+                    philox_block(c0, c1, c2, c3, (unsigned long long)i + (unsigned long long)_ind.size(),
+                                 k0, k1, t, z0, z1, z2, z3);
+                    x = ((unsigned long long)YJ << 32) | ZJ;
+                    l = x * n64;
+                    h = __umul64hi(x, n64);
+                }
+            }
+            v = h;
+        }
+    }
+    OUT = (T)(lo + v);
+}
+"""
+
+
+def _integers_body() -> str:
+    body = _BLOCK + r"""
+unsigned int z0 = 0u, z1 = 0u, z2 = 0u, z3 = 0u;
+if (wide != 0) {
+    philox_block(c0, c1, c2, c3, (unsigned long long)i + (unsigned long long)_ind.size(), k0, k1, 0u,
+                 z0, z1, z2, z3);
+}
+"""
+    for j in range(4):
+        body += (_INT_WORD.replace("YJ", f"y{j}").replace("ZJ", f"z{j}").replace("W", f"x{j}")
+                 .replace("Z", f"z{j}").replace("OUT", f"o{j}"))
+    return body
+
+
+INTEGERS = (", uint64 lo, uint32 n32, uint64 n64, int32 wide", "T o0, T o1, T o2, T o3",
+            _integers_body())
+
+# Marsaglia and Tsang's gamma sampler (shape >= 1; shape < 1 boosted by u^(1/shape)),
+# computed in double for both float dtypes.  One block per attempt: a normal from
+# (x0, x1, x2), the acceptance uniform from x3.
+GAMMA = (", T shape, T scale", "T o", r"""
+double a = (double)shape;
+if (a <= 0.0) { o = (T)0; return; }
+bool small = a < 1.0;
+double d = (small ? a + 1.0 : a) - 1.0 / 3.0;
+double c = 1.0 / sqrt(9.0 * d);
+unsigned int t = 0u;
+double g;
+while (true) {
+    unsigned int x0, x1, x2, x3;
+    philox_block(c0, c1, c2, c3, (unsigned long long)i, k0, k1, t, x0, x1, x2, x3);
+    t += 1u;
+    double z = sqrt(-2.0 * log(u53_open(x0, x1))) * cos(6.283185307179586 * u32_mid(x2));
+    double v = 1.0 + c * z;
+    if (v <= 0.0) continue;
+    v = v * v * v;
+    double u = u32_mid(x3);
+    if (u < 1.0 - 0.0331 * (z * z) * (z * z) || log(u) < 0.5 * z * z + d * (1.0 - v + log(v))) {
+        g = d * v;
+        break;
+    }
+}
+if (small) {
+    unsigned int x0, x1, x2, x3;
+    philox_block(c0, c1, c2, c3, (unsigned long long)i, k0, k1, t, x0, x1, x2, x3);
+    g = g * pow(u53_open(x0, x1), 1.0 / a);
+}
+o = (T)(g * (double)scale);
+""")
+
+# Poisson: multiplication of uniforms below lam = 10, Hörmann's PTRS (transformed
+# rejection with squeeze, 1993) above.
+POISSON = (", float64 lam", "int64 o", r"""
+if (lam <= 0.0) { o = 0; return; }
+unsigned int t = 0u;
+if (lam < 10.0) {
+    double lim = exp(-lam);
+    double p = 1.0;
+    long long k = 0;
+    while (true) {
+        unsigned int x0, x1, x2, x3;
+        philox_block(c0, c1, c2, c3, (unsigned long long)i, k0, k1, t, x0, x1, x2, x3);
+        t += 1u;
+        bool done = false;
+        for (int j = 0; j < 4; j++) {
+            p = p * u32_mid(j == 0 ? x0 : (j == 1 ? x1 : (j == 2 ? x2 : x3)));
+            if (p <= lim) { done = true; break; }
+            k += 1;
+        }
+        if (done) break;
+    }
+    o = k;
+    return;
+}
+double slam = sqrt(lam);
+double loglam = log(lam);
+double b = 0.931 + 2.53 * slam;
+double a = -0.059 + 0.02483 * b;
+double invalpha = 1.1239 + 1.1328 / (b - 3.4);
+double vr = 0.9277 - 3.6224 / (b - 2.0);
+while (true) {
+    unsigned int x0, x1, x2, x3;
+    philox_block(c0, c1, c2, c3, (unsigned long long)i, k0, k1, t, x0, x1, x2, x3);
+    t += 1u;
+    double u = u53(x0, x1) - 0.5;
+    double v = u53_open(x2, x3);
+    double us = 0.5 - fabs(u);
+    double k = floor((2.0 * a / us + b) * u + lam + 0.43);
+    if (us >= 0.07 && v <= vr) { o = (long long)k; return; }
+    if (k < 0.0 || (us < 0.013 && v > us)) continue;
+    if (log(v) + log(invalpha) - log(a / (us * us) + b) <= -lam + k * loglam - lgamma(k + 1.0)) {
+        o = (long long)k;
+        return;
+    }
+}
+""")
+
+# Binomial: inversion below n*min(p, 1-p) = 10, Hörmann's BTRS above (p > 1/2 by symmetry).
+BINOMIAL = (", int64 n, float64 p", "int64 o", r"""
+if (n <= 0 || p <= 0.0) { o = 0; return; }
+if (p >= 1.0) { o = n; return; }
+bool flip = p > 0.5;
+double pp = flip ? 1.0 - p : p;
+double q = 1.0 - pp;
+double dn = (double)n;
+unsigned int t = 0u;
+long long k = 0;
+if (dn * pp < 10.0) {
+    double s = pp / q;
+    double aa = (dn + 1.0) * s;
+    double r0 = pow(q, dn);
+    while (true) {
+        unsigned int x0, x1, x2, x3;
+        philox_block(c0, c1, c2, c3, (unsigned long long)i, k0, k1, t, x0, x1, x2, x3);
+        t += 1u;
+        double u = u53(x0, x1);
+        double r = r0;
+        k = 0;
+        while (u > r && k <= n) {
+            u -= r;
+            k += 1;
+            r *= aa / (double)k - s;
+        }
+        if (k <= n) break;
+    }
+} else {
+    double spq = sqrt(dn * pp * q);
+    double b = 1.15 + 2.53 * spq;
+    double a = -0.0873 + 0.0248 * b + 0.01 * pp;
+    double c = dn * pp + 0.5;
+    double vr = 0.92 - 4.2 / b;
+    double alpha = (2.83 + 5.1 / b) * spq;
+    double lpq = log(pp / q);
+    double m = floor((dn + 1.0) * pp);
+    double h = lgamma(m + 1.0) + lgamma(dn - m + 1.0);
+    while (true) {
+        unsigned int x0, x1, x2, x3;
+        philox_block(c0, c1, c2, c3, (unsigned long long)i, k0, k1, t, x0, x1, x2, x3);
+        t += 1u;
+        double u = u53(x0, x1) - 0.5;
+        double v = u53_open(x2, x3);
+        double us = 0.5 - fabs(u);
+        double kk = floor((2.0 * a / us + b) * u + c);
+        if (kk < 0.0 || kk > dn) continue;
+        if (us >= 0.07 && v <= vr) { k = (long long)kk; break; }
+        double lv = log(v * alpha / (a / (us * us) + b));
+        if (lv <= h - lgamma(kk + 1.0) - lgamma(dn - kk + 1.0) + (kk - m) * lpq) {
+            k = (long long)kk;
+            break;
+        }
+    }
+}
+o = flip ? n - k : k;
+""")
+
+_KINDS = {"raw": RAW, "integers": INTEGERS, "gamma": GAMMA, "poisson": POISSON,
+          "binomial": BINOMIAL}
+_PER_DTYPE = {"uniform": UNIFORM, "normal": NORMAL, "exponential": EXPONENTIAL}
+
+_made: dict = {}
+_lock = threading.Lock()
+
+
+def kernel(kind: str, dtype=None) -> ElementwiseKernel:
+    """The ``ElementwiseKernel`` of a distribution (made once per process; compiled once
+    per dtype signature and device by the kernel cache)."""
+    name = kind if dtype is None or kind not in _PER_DTYPE else f"{kind}_{np.dtype(dtype).name}"
+    k = _made.get(name)
+    if k is None:
+        with _lock:
+            k = _made.get(name)
+            if k is None:
+                extra, outs, body = (_PER_DTYPE[kind][np.dtype(dtype).name] if kind in _PER_DTYPE
+                                     else _KINDS[kind])
+                k = ElementwiseKernel(STREAM_PARAMS + extra, outs, body, "rocarray_random_" + name,
+                                      preamble=PREAMBLE)
+                _made[name] = k
+    return k
+
+
+#: Outputs per block of the blocked kernels, by (kind, dtype name).
+def per_block(kind: str, dtype) -> int:
+    """How many values one block gives a blocked kernel's loop element."""
+    if kind in ("raw", "integers"):
+        return 4
+    return 4 if np.dtype(dtype) == np.float32 else 2
