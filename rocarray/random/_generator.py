@@ -118,12 +118,30 @@ class Generator:
         k = _kernels.per_block(kind, dtype)
         m = -(-n // k)
         dev = self.device
-        blocks = 2 * m if kind == "integers" and extra[-1] else m
         buf = empty((k * m,), dtype=dtype, device=dev)
         if m:
-            args = self._bg.take_blocks(blocks)
+            args = self._bg.take_blocks(m)
             _kernels.kernel(kind, dtype)(*args, *extra, *(buf[j * m:(j + 1) * m] for j in range(k)))
         return buf[:n].reshape(shape)
+
+    def _integers(self, dtype, shape: tuple, lo: int, n: int) -> Array:
+        """Values ``lo + [0, n)`` (lo as its 64-bit pattern), four per block: the
+        vectorised pass, then the redraw of flagged blocks (``_kernels.INTEGERS``)."""
+        count = math.prod(shape)
+        m = -(-count // 4)
+        dev = self.device
+        buf = empty((4 * m,), dtype=dtype, device=dev)
+        if m:
+            wide = n > 1 << 32
+            th = ((1 << 64) % n if n < 1 << 64 else 0) if wide else (1 << 32) % n
+            nn = n & (2**64 - 1)
+            args = self._bg.take_blocks(2 * m if wide else m)
+            quarters = [buf[j * m:(j + 1) * m] for j in range(4)]
+            bad = empty((m,), dtype=np.uint8, device=dev)
+            _kernels.kernel("integers_wide" if wide else "integers")(*args, lo, nn, th, *quarters, bad)
+            if bool(_any(bad)):
+                _kernels.kernel("integers_fix")(*args, lo, nn, th, int(wide), bad, *quarters)
+        return buf[:count].reshape(shape)
 
     def _per_element(self, kind: str, dtype, size, params: tuple, param_dtypes: tuple) -> Array:
         """Run a per-element kernel: parameters broadcast to ``size`` (or to each other)."""
@@ -210,11 +228,7 @@ class Generator:
             raise ValueError("low > high" if endpoint else "low >= high")
         n = top - lo + 1
         kdt = np.dtype(np.uint8) if dt.kind == "b" else dt
-        if n <= 1 << 32:
-            extra = (lo & (2**64 - 1), n & 0xFFFFFFFF, 0, 0)
-        else:
-            extra = (lo & (2**64 - 1), 0, n & (2**64 - 1), 1)
-        r = self._blocked("integers", kdt, _shape(size), extra)
+        r = self._integers(kdt, _shape(size), lo & (2**64 - 1), n)
         return r.astype(dt) if kdt != dt else r
 
     # -- normal, exponential, gamma, beta ------------------------------------------------------

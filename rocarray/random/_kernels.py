@@ -36,12 +36,12 @@ STREAM_PARAMS = "uint32 k0, uint32 k1, uint32 c0, uint32 c1, uint32 c2, uint32 c
 PREAMBLE = r"""
 __device__ void philox_round(unsigned int& x0, unsigned int& x1, unsigned int& x2,
                              unsigned int& x3, unsigned int a, unsigned int b) {
-    unsigned long long p0 = (unsigned long long)0xD2511F53u * x0;
-    unsigned long long p1 = (unsigned long long)0xCD9E8D57u * x2;
-    unsigned int y0 = (unsigned int)(p1 >> 32) ^ x1 ^ a;
-    unsigned int y2 = (unsigned int)(p0 >> 32) ^ x3 ^ b;
-    x1 = (unsigned int)p1;
-    x3 = (unsigned int)p0;
+    // high halves by __umulhi, low halves by a wrapping multiply: mul.hi.u32 and
+    // mul.lo.u32 on GPUs (a 64-bit product there is several instructions)
+    unsigned int y0 = __umulhi(0xCD9E8D57u, x2) ^ x1 ^ a;
+    unsigned int y2 = __umulhi(0xD2511F53u, x0) ^ x3 ^ b;
+    x1 = 0xCD9E8D57u * x2;
+    x3 = 0xD2511F53u * x0;
     x0 = y0;
     x2 = y2;
 }
@@ -139,78 +139,61 @@ EXPONENTIAL = {
                 _BLOCK + "o0 = -log(u53_open(x0, x1)) * scale; o1 = -log(u53_open(x2, x3)) * scale;"),
 }
 
-# Integers in [lo, lo + n) by Lemire's multiply-and-reject (unbiased).  ``n32`` is n for
-# n <= 2^32 (0 meaning 2^32) and ``wide`` is 0; else ``wide`` is 1 and ``n64`` is n (0
-# meaning 2^64), each value then taking a word of block i and one of block i + size.
-_INT_WORD = r"""
+# Integers in [lo, lo + n) by Lemire's multiply-and-reject (unbiased), in two passes so
+# that the common path has no loop and vectorises: ``integers`` (n <= 2^32: one word per
+# value) and ``integers_wide`` (n > 2^32: a word of block i and one of block i + size per
+# value; n = 0 stands for 2^64) take the high half of x * n and flag a block when a value's low half falls below
+# ``th = 2^w mod n`` (the rejection zone; probability below n / 2^w); ``integers_fix``
+# then redraws the values of the flagged blocks only, under the keys of later attempts.
+INTEGERS = (", uint64 lo, uint64 n, uint32 th", "T o0, T o1, T o2, T o3, uint8 bad", _BLOCK + r"""
+unsigned long long m0 = (unsigned long long)x0 * n, m1 = (unsigned long long)x1 * n;
+unsigned long long m2 = (unsigned long long)x2 * n, m3 = (unsigned long long)x3 * n;
+o0 = (T)(lo + (m0 >> 32)); o1 = (T)(lo + (m1 >> 32)); o2 = (T)(lo + (m2 >> 32)); o3 = (T)(lo + (m3 >> 32));
+bad = (unsigned int)m0 < th || (unsigned int)m1 < th || (unsigned int)m2 < th || (unsigned int)m3 < th;
+""")
+
+_WIDE_WORD = "unsigned long long wJ = ((unsigned long long)xJ << 32) | zJ, lJ = wJ * n;\n" \
+             "oJ = (T)(lo + (n == 0ull ? wJ : __umul64hi(wJ, n)));\n"
+INTEGERS_WIDE = (", uint64 lo, uint64 n, uint64 th", "T o0, T o1, T o2, T o3, uint8 bad", _BLOCK + r"""
+unsigned int z0, z1, z2, z3;
+philox_block(c0, c1, c2, c3, (unsigned long long)i + (unsigned long long)_ind.size(), k0, k1, 0u,
+             z0, z1, z2, z3);
+""" + "".join(_WIDE_WORD.replace("J", str(j)) for j in range(4)) + """
+bad = l0 < th || l1 < th || l2 < th || l3 < th;
+""")
+
+_FIX_WORD = r"""
 {
-    unsigned long long v;
-    if (wide == 0) {
-        unsigned int x = W;
-        if (n32 == 0u) {
-            v = x;
+    unsigned long long x = wide == 0 ? (unsigned long long)xJ : (((unsigned long long)xJ << 32) | zJ);
+    unsigned long long l = wide == 0 ? (x * n) & 0xFFFFFFFFull : x * n;
+    unsigned int t = 0u;
+    while (l < th) {
+        t += 1u;
+        unsigned int y0, y1, y2, y3, v0, v1, v2, v3;
+        philox_block(c0, c1, c2, c3, (unsigned long long)i, k0, k1, t, y0, y1, y2, y3);
+        if (wide == 0) {
+            x = yJ;
+            l = (x * n) & 0xFFFFFFFFull;
         } else {
-            unsigned long long m = (unsigned long long)x * n32;
-            unsigned int l = (unsigned int)m;
-            if (l < n32) {
-                unsigned int th = (0u - n32) % n32;
-                unsigned int t = 0u;
-                while (l < th) {
-                    t += 1u;
-                    unsigned int y0, y1, y2, y3;
-                    philox_block(c0, c1, c2, c3, (unsigned long long)i, k0, k1, t, y0, y1, y2, y3);
-                    x = YJ;
-                    m = (unsigned long long)x * n32;
-                    l = (unsigned int)m;
-                }
-            }
-            v = m >> 32;
-        }
-    } else {
-        unsigned long long x = ((unsigned long long)W << 32) | Z;
-        if (n64 == 0ull) {
-            v = x;
-        } else {
-            unsigned long long l = x * n64;
-            unsigned long long h = __umul64hi(x, n64);
-            if (l < n64) {
-                unsigned long long th = (0ull - n64) % n64;
-                unsigned int t = 0u;
-                while (l < th) {
-                    t += 1u;
-                    unsigned int y0, y1, y2, y3, z0, z1, z2, z3;
-                    philox_block(c0, c1, c2, c3, (unsigned long long)i, k0, k1, t, y0, y1, y2, y3);
-                    philox_block(c0, c1, c2, c3, (unsigned long long)i + (unsigned long long)_ind.size(),
-                                 k0, k1, t, z0, z1, z2, z3);
-                    x = ((unsigned long long)YJ << 32) | ZJ;
-                    l = x * n64;
-                    h = __umul64hi(x, n64);
-                }
-            }
-            v = h;
+            philox_block(c0, c1, c2, c3, (unsigned long long)i + (unsigned long long)_ind.size(), k0, k1, t,
+                         v0, v1, v2, v3);
+            x = ((unsigned long long)yJ << 32) | vJ;
+            l = x * n;
         }
     }
-    OUT = (T)(lo + v);
+    oJ = t != 0u ? (T)(lo + (wide == 0 ? (x * n) >> 32 : __umul64hi(x, n))) : oJ;
 }
 """
-
-
-def _integers_body() -> str:
-    body = _BLOCK + r"""
+INTEGERS_FIX = (", uint64 lo, uint64 n, uint64 th, int32 wide, uint8 bad", "T o0, T o1, T o2, T o3",
+                r"""
+if (bad == 0) return;
+""" + _BLOCK + r"""
 unsigned int z0 = 0u, z1 = 0u, z2 = 0u, z3 = 0u;
 if (wide != 0) {
     philox_block(c0, c1, c2, c3, (unsigned long long)i + (unsigned long long)_ind.size(), k0, k1, 0u,
                  z0, z1, z2, z3);
 }
-"""
-    for j in range(4):
-        body += (_INT_WORD.replace("YJ", f"y{j}").replace("ZJ", f"z{j}").replace("W", f"x{j}")
-                 .replace("Z", f"z{j}").replace("OUT", f"o{j}"))
-    return body
-
-
-INTEGERS = (", uint64 lo, uint32 n32, uint64 n64, int32 wide", "T o0, T o1, T o2, T o3",
-            _integers_body())
+""" + "".join(_FIX_WORD.replace("J", str(j)) for j in range(4)))
 
 # Marsaglia and Tsang's gamma sampler (shape >= 1; shape < 1 boosted by u^(1/shape)),
 # computed in double for both float dtypes.  One block per attempt: a normal from
@@ -350,7 +333,8 @@ if (dn * pp < 10.0) {
 o = flip ? n - k : k;
 """)
 
-_KINDS = {"raw": RAW, "integers": INTEGERS, "gamma": GAMMA, "poisson": POISSON,
+_KINDS = {"raw": RAW, "integers": INTEGERS, "integers_wide": INTEGERS_WIDE,
+          "integers_fix": INTEGERS_FIX, "gamma": GAMMA, "poisson": POISSON,
           "binomial": BINOMIAL}
 _PER_DTYPE = {"uniform": UNIFORM, "normal": NORMAL, "exponential": EXPONENTIAL}
 
@@ -378,6 +362,6 @@ def kernel(kind: str, dtype=None) -> ElementwiseKernel:
 #: Outputs per block of the blocked kernels, by (kind, dtype name).
 def per_block(kind: str, dtype) -> int:
     """How many values one block gives a blocked kernel's loop element."""
-    if kind in ("raw", "integers"):
+    if kind in ("raw", "integers", "integers_wide"):
         return 4
     return 4 if np.dtype(dtype) == np.float32 else 2
