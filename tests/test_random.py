@@ -358,3 +358,34 @@ def test_import_forms():
     import rocarray.random as rr
 
     assert rr is ra.random and rr.default_rng is default_rng
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_normal_and_exponential_follow_the_model_within_ulps(device, dtype):
+    """Box-Muller and inversion on the model's words, in float64 with NumPy: the device's
+    own log/sin/cos agree within a few ulps of the dtype."""
+    key = (0xABCDEF01, 0x12345678)
+    n = 1000
+    per = 4 if dtype == "float32" else 2
+    m = -(-n // per)
+    w = philox_model(key, 0, m).astype(np.uint64)
+    if dtype == "float32":
+        u = [(w[:, j] >> np.uint64(8)).astype(np.float64) * 2.0**-24 for j in range(4)]
+        uo = [((w[:, j] >> np.uint64(8)) + np.uint64(1)).astype(np.float64) * 2.0**-24 for j in range(4)]
+        pairs = [(uo[0], u[1]), (uo[2], u[3])]
+        expo = [-np.log(v) for v in uo]
+    else:
+        hi = [(w[:, 2 * j] >> np.uint64(5)).astype(np.float64) * 2.0**26 + (w[:, 2 * j + 1] >> np.uint64(6))
+              for j in range(2)]
+        pairs = [((hi[0] + 1) * 2.0**-53, hi[1] * 2.0**-53)]
+        expo = [-np.log((h + 1) * 2.0**-53) for h in hi]
+    normals = []
+    for a, b in pairs:
+        r = np.sqrt(-2 * np.log(a))
+        normals += [r * np.cos(2 * np.pi * b), r * np.sin(2 * np.pi * b)]
+    eps = np.finfo(dtype).eps
+    got = Philox(key=key)
+    z = ra.random.Generator(got, device=device).standard_normal(n, dtype=dtype).get()
+    np.testing.assert_allclose(z, np.concatenate(normals)[:n], rtol=0, atol=64 * eps)
+    e = ra.random.Generator(Philox(key=key), device=device).standard_exponential(n, dtype=dtype).get()
+    np.testing.assert_allclose(e, np.concatenate(expo)[:n], rtol=8 * eps, atol=8 * eps)
