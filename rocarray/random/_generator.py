@@ -56,6 +56,22 @@ def _bad(value, test) -> bool:
     return bool(np.any(test(np.asarray(value))))
 
 
+def _slices(buf: Array, parts: int, m: int) -> list:
+    """``parts`` contiguous 1-D views of ``m`` elements each over ``buf`` (views made
+    directly: a call's host time matters next to a fast kernel)."""
+    item = buf.dtype.itemsize
+    return [buf._view((m,), (item,), buf._offset + j * m * item) for j in range(parts)]
+
+
+def _contiguous_result(buf: Array, n: int, shape: tuple) -> Array:
+    """The first ``n`` elements of the 1-D ``buf`` as a C-contiguous array of ``shape``."""
+    strides, step = [], buf.dtype.itemsize
+    for d in reversed(shape):
+        strides.append(step)
+        step *= d
+    return buf._view(shape, tuple(reversed(strides)), buf._offset)
+
+
 def _finish(result: Array, out):
     if out is None:
         return result
@@ -121,8 +137,8 @@ class Generator:
         buf = empty((k * m,), dtype=dtype, device=dev)
         if m:
             args = self._bg.take_blocks(m)
-            _kernels.kernel(kind, dtype)(*args, *extra, *(buf[j * m:(j + 1) * m] for j in range(k)))
-        return buf[:n].reshape(shape)
+            _kernels.kernel(kind, dtype)(*args, *extra, *_slices(buf, k, m))
+        return _contiguous_result(buf, n, shape)
 
     def _integers(self, dtype, shape: tuple, lo: int, n: int) -> Array:
         """Values ``lo + [0, n)`` (lo as its 64-bit pattern), four per block: the
@@ -136,12 +152,12 @@ class Generator:
             th = ((1 << 64) % n if n < 1 << 64 else 0) if wide else (1 << 32) % n
             nn = n & (2**64 - 1)
             args = self._bg.take_blocks(2 * m if wide else m)
-            quarters = [buf[j * m:(j + 1) * m] for j in range(4)]
+            quarters = _slices(buf, 4, m)
             bad = empty((m,), dtype=np.uint8, device=dev)
             _kernels.kernel("integers_wide" if wide else "integers")(*args, lo, nn, th, *quarters, bad)
             if bool(_any(bad)):
                 _kernels.kernel("integers_fix")(*args, lo, nn, th, int(wide), bad, *quarters)
-        return buf[:count].reshape(shape)
+        return _contiguous_result(buf, count, shape)
 
     def _per_element(self, kind: str, dtype, size, params: tuple, param_dtypes: tuple) -> Array:
         """Run a per-element kernel: parameters broadcast to ``size`` (or to each other)."""

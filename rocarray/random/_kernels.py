@@ -345,17 +345,17 @@ _lock = threading.Lock()
 def kernel(kind: str, dtype=None) -> ElementwiseKernel:
     """The ``ElementwiseKernel`` of a distribution (made once per process; compiled once
     per dtype signature and device by the kernel cache)."""
-    name = kind if dtype is None or kind not in _PER_DTYPE else f"{kind}_{np.dtype(dtype).name}"
-    k = _made.get(name)
+    k = _made.get((kind, dtype))
     if k is None:
+        name = kind if dtype is None or kind not in _PER_DTYPE else f"{kind}_{np.dtype(dtype).name}"
         with _lock:
-            k = _made.get(name)
+            k = _made.get((kind, dtype))
             if k is None:
                 extra, outs, body = (_PER_DTYPE[kind][np.dtype(dtype).name] if kind in _PER_DTYPE
                                      else _KINDS[kind])
-                k = ElementwiseKernel(STREAM_PARAMS + extra, outs, body, "rocarray_random_" + name,
-                                      preamble=PREAMBLE)
-                _made[name] = k
+                k = _made.get(name) or ElementwiseKernel(STREAM_PARAMS + extra, outs, body,
+                                                         "rocarray_random_" + name, preamble=PREAMBLE)
+                _made[name] = _made[(kind, dtype)] = k
     return k
 
 
