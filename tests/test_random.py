@@ -9,7 +9,9 @@ import pytest
 import rocarray as ra
 from rocarray import cache
 from rocarray.compiler.cache import drain_background
-from rocarray.random import Philox, default_rng
+from rocarray._user_kernels import _user_spec
+from rocarray.random import Philox, _kernels, default_rng
+from rocarray.targets.nvptx import NVPTXTarget, find_libdevice
 
 # Random123's kat_vectors, "philox4x32 10" lines: counter (4 words), key (2 words), output.
 KAT = [
@@ -389,3 +391,29 @@ def test_normal_and_exponential_follow_the_model_within_ulps(device, dtype):
     np.testing.assert_allclose(z, np.concatenate(normals)[:n], rtol=0, atol=64 * eps)
     e = ra.random.Generator(Philox(key=key), device=device).standard_exponential(n, dtype=dtype).get()
     np.testing.assert_allclose(e, np.concatenate(expo)[:n], rtol=8 * eps, atol=8 * eps)
+
+
+def _spec_for(kind, dtype):
+    """The KernelSpec a call of the kernel would make (all scalars and outputs)."""
+    k = _kernels.kernel(kind, dtype)
+    params = list(k.in_params) + list(k.out_params)
+    kinds = ["scalar"] * len(k.in_params) + ["out"] * len(k.out_params)
+    dtypes = [np.dtype(dtype) if p.is_placeholder else np.dtype(p.type_name) for p in params]
+    if kind == "integers_fix":  # its flags are an array input
+        kinds[[p.name for p in params].index("bad")] = "in"
+    typedefs = {"T": np.dtype(dtype)} if any(p.is_placeholder for p in params) else {}
+    return _user_spec(k.name, k.operation, k.preamble, k._names, kinds, dtypes, typedefs)
+
+
+@pytest.mark.skipif(find_libdevice() is None, reason="libdevice.10.bc not found (CUDA toolkit or nvidia-nvvm)")
+@pytest.mark.parametrize("kind,dtype", [("raw", None), ("uniform", "float32"), ("normal", "float32"),
+                                        ("integers", "int64"), ("integers_wide", "uint64"),
+                                        ("integers_fix", "int8"), ("poisson", None)])
+def test_kernels_compile_for_sm_90(kind, dtype):
+    """Compile only (no GPU needed): the Philox rounds are mul.hi.u32 / mul.lo of 32 bits,
+    not 64-bit products."""
+    target = NVPTXTarget("sm_90")
+    ptx = target.emit_ptx(_spec_for(kind, dtype).build_module(target))
+    assert "mul.hi.u32" in ptx and ".entry" in ptx
+    if kind == "integers_wide":
+        assert "mul.hi.u64" in ptx
