@@ -11,6 +11,7 @@ from rocarray import cache
 from rocarray.compiler.cache import drain_background
 from rocarray._user_kernels import _user_spec
 from rocarray.random import Philox, _kernels, default_rng
+from rocarray.targets.amdgpu import AMDGPUTarget, find_device_libs, find_lld
 from rocarray.targets.nvptx import NVPTXTarget, find_libdevice
 
 # Random123's kat_vectors, "philox4x32 10" lines: counter (4 words), key (2 words), output.
@@ -417,3 +418,13 @@ def test_kernels_compile_for_sm_90(kind, dtype):
     assert "mul.hi.u32" in ptx and ".entry" in ptx
     if kind == "integers_wide":
         assert "mul.hi.u64" in ptx
+
+
+@pytest.mark.skipif(find_device_libs() is None or find_lld() is None,
+                    reason="needs ROCm device-libs (ocml.bc) and ld.lld >= 17 to build AMDGPU code objects")
+@pytest.mark.parametrize("kind,dtype", [("raw", None), ("integers_wide", "uint64"), ("normal", "float64"),
+                                        ("binomial", None)])
+def test_kernels_compile_for_gfx942(kind, dtype):
+    """Compile only: the code objects an AMD GPU would load (never run: no AMD GPU here)."""
+    target = AMDGPUTarget("gfx942")
+    assert len(target.compile(_spec_for(kind, dtype).build_module(target))) > 1000
