@@ -134,7 +134,7 @@ class Generator:
         k = _kernels.per_block(kind, dtype)
         m = -(-n // k)
         dev = self.device
-        buf = empty((k * m,), dtype=dtype, device=dev)
+        buf = Array._empty((k * m,), np.dtype(dtype), dev)
         if m:
             args = self._bg.take_blocks(m)
             _kernels.kernel(kind, dtype)(*args, *extra, *_slices(buf, k, m))
@@ -146,14 +146,14 @@ class Generator:
         count = math.prod(shape)
         m = -(-count // 4)
         dev = self.device
-        buf = empty((4 * m,), dtype=dtype, device=dev)
+        buf = Array._empty((4 * m,), np.dtype(dtype), dev)
         if m:
             wide = n > 1 << 32
             th = ((1 << 64) % n if n < 1 << 64 else 0) if wide else (1 << 32) % n
             nn = n & (2**64 - 1)
             args = self._bg.take_blocks(2 * m if wide else m)
             quarters = _slices(buf, 4, m)
-            bad = empty((m,), dtype=np.uint8, device=dev)
+            bad = Array._empty((m,), np.dtype(np.uint8), dev)
             _kernels.kernel("integers_wide" if wide else "integers")(*args, lo, nn, th, *quarters, bad)
             if bool(_any(bad)):
                 _kernels.kernel("integers_fix")(*args, lo, nn, th, int(wide), bad, *quarters)

@@ -2,7 +2,7 @@
 text compiled through ``ElementwiseKernel`` for every device.
 
 Every kernel takes the key ``(k0, k1)`` and the first block's counter ``(c0, c1, c2, c3)`` as
-scalar arguments, so one kernel per (distribution, dtype) serves every seed, size and
+scalar arguments (packed in three 64-bit scalars), so one kernel per (distribution, dtype) serves every seed, size and
 stream position.  Element ``i`` of a kernel's loop computes the block whose counter is
 ``counter + i`` (a 128-bit little-endian sum over the four words):
 
@@ -29,8 +29,9 @@ import numpy as np
 
 from .._user_kernels import ElementwiseKernel
 
-#: The scalar parameters every kernel starts with: key and first counter.
-STREAM_PARAMS = "uint32 k0, uint32 k1, uint32 c0, uint32 c1, uint32 c2, uint32 c3"
+#: The scalar parameters every kernel starts with: the key (k1 << 32 | k0) and the first
+#: counter's low and high 64 bits (few scalars: each costs host time per call).
+STREAM_PARAMS = "uint64 key, uint64 clo, uint64 chi"
 
 #: Philox4x32-10 and the helpers every kernel shares (Salmon et al., SC'11).
 PREAMBLE = r"""
@@ -62,18 +63,18 @@ __device__ void philox10(unsigned int& x0, unsigned int& x1, unsigned int& x2,
     philox_round(x0, x1, x2, x3, a, b);
 }
 
-// The block at counter (c0..c3) + off under the key of attempt t (t = 0: the key itself).
-__device__ void philox_block(unsigned int c0, unsigned int c1, unsigned int c2, unsigned int c3,
-                             unsigned long long off, unsigned int k0, unsigned int k1,
-                             unsigned int t, unsigned int& x0, unsigned int& x1,
-                             unsigned int& x2, unsigned int& x3) {
-    unsigned long long lo = (((unsigned long long)c1 << 32) | c0) + off;
-    unsigned int carry = lo < off ? 1u : 0u;
+// The block at counter (chi:clo) + off under the key of attempt t (t = 0: the key itself).
+__device__ void philox_block(unsigned long long clo, unsigned long long chi, unsigned long long off,
+                             unsigned long long key, unsigned int t, unsigned int& x0,
+                             unsigned int& x1, unsigned int& x2, unsigned int& x3) {
+    unsigned long long lo = clo + off;
+    unsigned long long hi = chi + (lo < off ? 1ull : 0ull);
     x0 = (unsigned int)lo;
     x1 = (unsigned int)(lo >> 32);
-    x2 = c2 + carry;
-    x3 = c3 + ((carry != 0u && x2 == 0u) ? 1u : 0u);
-    philox10(x0, x1, x2, x3, k0 ^ (t * 0x85EBCA6Bu), k1 ^ (t * 0xC2B2AE35u));
+    x2 = (unsigned int)hi;
+    x3 = (unsigned int)(hi >> 32);
+    philox10(x0, x1, x2, x3, (unsigned int)key ^ (t * 0x85EBCA6Bu),
+             (unsigned int)(key >> 32) ^ (t * 0xC2B2AE35u));
 }
 
 // Uniform floats: exact products of integers by powers of two, the same bits everywhere.
@@ -90,7 +91,7 @@ __device__ double u32_mid(unsigned int w) { return ((double)w + 0.5) * 2.3283064
 
 _BLOCK = r"""
 unsigned int x0, x1, x2, x3;
-philox_block(c0, c1, c2, c3, (unsigned long long)i, k0, k1, 0u, x0, x1, x2, x3);
+philox_block(clo, chi, (unsigned long long)i, key, 0u, x0, x1, x2, x3);
 """
 
 #: The raw stream: four words of a block side by side (outputs are strided views).
@@ -156,7 +157,7 @@ _WIDE_WORD = "unsigned long long wJ = ((unsigned long long)xJ << 32) | zJ, lJ = 
              "oJ = (T)(lo + (n == 0ull ? wJ : __umul64hi(wJ, n)));\n"
 INTEGERS_WIDE = (", uint64 lo, uint64 n, uint64 th", "T o0, T o1, T o2, T o3, uint8 bad", _BLOCK + r"""
 unsigned int z0, z1, z2, z3;
-philox_block(c0, c1, c2, c3, (unsigned long long)i + (unsigned long long)_ind.size(), k0, k1, 0u,
+philox_block(clo, chi, (unsigned long long)i + (unsigned long long)_ind.size(), key, 0u,
              z0, z1, z2, z3);
 """ + "".join(_WIDE_WORD.replace("J", str(j)) for j in range(4)) + """
 bad = l0 < th || l1 < th || l2 < th || l3 < th;
@@ -170,12 +171,12 @@ _FIX_WORD = r"""
     while (l < th) {
         t += 1u;
         unsigned int y0, y1, y2, y3, v0, v1, v2, v3;
-        philox_block(c0, c1, c2, c3, (unsigned long long)i, k0, k1, t, y0, y1, y2, y3);
+        philox_block(clo, chi, (unsigned long long)i, key, t, y0, y1, y2, y3);
         if (wide == 0) {
             x = yJ;
             l = (x * n) & 0xFFFFFFFFull;
         } else {
-            philox_block(c0, c1, c2, c3, (unsigned long long)i + (unsigned long long)_ind.size(), k0, k1, t,
+            philox_block(clo, chi, (unsigned long long)i + (unsigned long long)_ind.size(), key, t,
                          v0, v1, v2, v3);
             x = ((unsigned long long)yJ << 32) | vJ;
             l = x * n;
@@ -190,7 +191,7 @@ if (bad == 0) return;
 """ + _BLOCK + r"""
 unsigned int z0 = 0u, z1 = 0u, z2 = 0u, z3 = 0u;
 if (wide != 0) {
-    philox_block(c0, c1, c2, c3, (unsigned long long)i + (unsigned long long)_ind.size(), k0, k1, 0u,
+    philox_block(clo, chi, (unsigned long long)i + (unsigned long long)_ind.size(), key, 0u,
                  z0, z1, z2, z3);
 }
 """ + "".join(_FIX_WORD.replace("J", str(j)) for j in range(4)))
@@ -208,7 +209,7 @@ unsigned int t = 0u;
 double g;
 while (true) {
     unsigned int x0, x1, x2, x3;
-    philox_block(c0, c1, c2, c3, (unsigned long long)i, k0, k1, t, x0, x1, x2, x3);
+    philox_block(clo, chi, (unsigned long long)i, key, t, x0, x1, x2, x3);
     t += 1u;
     double z = sqrt(-2.0 * log(u53_open(x0, x1))) * cos(6.283185307179586 * u32_mid(x2));
     double v = 1.0 + c * z;
@@ -222,7 +223,7 @@ while (true) {
 }
 if (small) {
     unsigned int x0, x1, x2, x3;
-    philox_block(c0, c1, c2, c3, (unsigned long long)i, k0, k1, t, x0, x1, x2, x3);
+    philox_block(clo, chi, (unsigned long long)i, key, t, x0, x1, x2, x3);
     g = g * pow(u53_open(x0, x1), 1.0 / a);
 }
 o = (T)(g * (double)scale);
@@ -239,7 +240,7 @@ if (lam < 10.0) {
     long long k = 0;
     while (true) {
         unsigned int x0, x1, x2, x3;
-        philox_block(c0, c1, c2, c3, (unsigned long long)i, k0, k1, t, x0, x1, x2, x3);
+        philox_block(clo, chi, (unsigned long long)i, key, t, x0, x1, x2, x3);
         t += 1u;
         bool done = false;
         for (int j = 0; j < 4; j++) {
@@ -260,7 +261,7 @@ double invalpha = 1.1239 + 1.1328 / (b - 3.4);
 double vr = 0.9277 - 3.6224 / (b - 2.0);
 while (true) {
     unsigned int x0, x1, x2, x3;
-    philox_block(c0, c1, c2, c3, (unsigned long long)i, k0, k1, t, x0, x1, x2, x3);
+    philox_block(clo, chi, (unsigned long long)i, key, t, x0, x1, x2, x3);
     t += 1u;
     double u = u53(x0, x1) - 0.5;
     double v = u53_open(x2, x3);
@@ -291,7 +292,7 @@ if (dn * pp < 10.0) {
     double r0 = pow(q, dn);
     while (true) {
         unsigned int x0, x1, x2, x3;
-        philox_block(c0, c1, c2, c3, (unsigned long long)i, k0, k1, t, x0, x1, x2, x3);
+        philox_block(clo, chi, (unsigned long long)i, key, t, x0, x1, x2, x3);
         t += 1u;
         double u = u53(x0, x1);
         double r = r0;
@@ -315,7 +316,7 @@ if (dn * pp < 10.0) {
     double h = lgamma(m + 1.0) + lgamma(dn - m + 1.0);
     while (true) {
         unsigned int x0, x1, x2, x3;
-        philox_block(c0, c1, c2, c3, (unsigned long long)i, k0, k1, t, x0, x1, x2, x3);
+        philox_block(clo, chi, (unsigned long long)i, key, t, x0, x1, x2, x3);
         t += 1u;
         double u = u53(x0, x1) - 0.5;
         double v = u53_open(x2, x3);

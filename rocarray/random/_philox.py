@@ -12,6 +12,7 @@ from .._device import as_device, default_device
 from . import _kernels
 
 _MASK32 = 0xFFFFFFFF
+_MASK64 = (1 << 64) - 1
 _MASK128 = (1 << 128) - 1
 
 
@@ -92,10 +93,11 @@ class Philox:
         self._counter = sum(w << (32 * j) for j, w in enumerate(_words(st["counter"], 4, "counter")))
 
     def take_blocks(self, n: int) -> tuple:
-        """``(k0, k1, c0, c1, c2, c3)`` for a kernel, and the counter moved past ``n`` blocks."""
+        """The kernels' stream arguments ``(k1 << 32 | k0, counter's low 64 bits, its high
+        64 bits)``; the counter moves past ``n`` blocks."""
         c = self._counter
         self._counter = (c + n) & _MASK128
-        return self._key + tuple((c >> (32 * j)) & _MASK32 for j in range(4))
+        return ((self._key[1] << 32) | self._key[0], c & _MASK64, c >> 64)
 
     def advance(self, delta) -> "Philox":
         """Move the counter ``delta`` blocks ahead (mod 2^128; negative goes back); returns
