@@ -109,11 +109,11 @@ def test_seed_makes_key_through_seed_sequence():
     assert Philox(12346).key != bg.key and bg.counter == (0, 0, 0, 0)
 
 
+@pytest.mark.parametrize("n", [1001, 2**19 + 5])  # the larger one is split across host threads
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_uniforms_bit_exact(device, dtype):
+def test_uniforms_bit_exact(device, dtype, n):
     key = (0xDEADBEEF, 0x0BADF00D)
     rng = ra.random.Generator(Philox(key=key, counter=11), device=device)
-    n = 1001
     got = rng.random(n, dtype=dtype).get()
     per = 4 if dtype == "float32" else 2
     m = -(-n // per)
