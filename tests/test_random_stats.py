@@ -181,7 +181,8 @@ def test_binomial_and_poisson_with_array_parameters(device):
 
 
 @pytest.mark.parametrize("dtype,low,high", [("int64", 0, 10), ("int8", -128, 128), ("uint16", 7, 20),
-                                            ("uint32", 0, 3 * 2**30 + 7), ("uint64", 0, 3 * 2**62), ("int64", -(2**62), 2**62 + 2**61)])
+                                            ("uint32", 0, 3 * 2**30 + 7), ("uint64", 0, 3 * 2**62),
+                                            ("int64", -(2**62), 2**62 + 2**61)])
 def test_integers_chi_square(device, dtype, low, high):
     x = default_rng(115, device=device).integers(low, high, N, dtype=dtype).get().astype(object)
     # 16 equal-width bins of [low, high) (exact for the small ranges)
