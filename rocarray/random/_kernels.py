@@ -87,6 +87,113 @@ __device__ double u53_open(unsigned int a, unsigned int b) {
     return ((double)(a >> 5) * 67108864.0 + (double)(b >> 6) + 1.0) * 1.1102230246251565e-16;
 }
 __device__ double u32_mid(unsigned int w) { return ((double)w + 0.5) * 2.3283064365386963e-10; }
+
+// log, and sin and cos of a turn, for the Box-Muller and inversion samplers: polynomials with
+// every operation written out (fma, __dmul_rn, ...), so that no target contracts or reorders
+// them -- the same bits on every device -- and without calls, so that the host loop
+// vectorises.  Accuracy: a few ulps (tests/test_random.py checks them against NumPy).
+
+// log(u) for normal u in (0, 1]: u = 2^e m, m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s)
+// with s = (m - 1) / (m + 1) (|s| < 0.172), as 2s + s z R(z), z = s^2; e log 2 in two parts.
+__device__ double rk_log(double u) {
+    long long b = __double_as_longlong(u);
+    long long e = (b >> 52) - 1023;
+    double m = __longlong_as_double((b & 0x000FFFFFFFFFFFFFll) | 0x3FF0000000000000ll);
+    bool big = m > 1.4142135623730951;
+    m = big ? __dmul_rn(m, 0.5) : m;
+    double de = (double)(big ? e + 1 : e);
+    double sv = __ddiv_rn(__dsub_rn(m, 1.0), __dadd_rn(m, 1.0));
+    double z = __dmul_rn(sv, sv);
+    double r = 0.08695652173913043;
+    r = fma(r, z, 0.09523809523809523);
+    r = fma(r, z, 0.10526315789473684);
+    r = fma(r, z, 0.11764705882352941);
+    r = fma(r, z, 0.13333333333333333);
+    r = fma(r, z, 0.15384615384615385);
+    r = fma(r, z, 0.18181818181818182);
+    r = fma(r, z, 0.2222222222222222);
+    r = fma(r, z, 0.2857142857142857);
+    r = fma(r, z, 0.4);
+    r = fma(r, z, 0.6666666666666666);
+    double t = fma(de, 2.7897668087737545e-08, __dmul_rn(sv, __dmul_rn(z, r)));
+    return fma(de, 0.6931471526622772, __dadd_rn(__dadd_rn(sv, sv), t));
+}
+
+__device__ float rk_logf(float u) {
+    int b = __float_as_int(u);
+    int e = (b >> 23) - 127;
+    float m = __int_as_float((b & 0x007FFFFF) | 0x3F800000);
+    bool big = m > 1.41421356f;
+    m = big ? __fmul_rn(m, 0.5f) : m;
+    float de = (float)(big ? e + 1 : e);
+    float sv = __fdiv_rn(__fsub_rn(m, 1.0f), __fadd_rn(m, 1.0f));
+    float z = __fmul_rn(sv, sv);
+    float r = 0.18181818f;
+    r = fmaf(r, z, 0.22222222f);
+    r = fmaf(r, z, 0.28571430f);
+    r = fmaf(r, z, 0.40000001f);
+    r = fmaf(r, z, 0.66666669f);
+    float t = fmaf(de, 3.1946183e-05f, __fmul_rn(sv, __fmul_rn(z, r)));
+    return fmaf(de, 0.69311523f, __fadd_rn(__fadd_rn(sv, sv), t));
+}
+
+// sin and cos of 2 pi u for u in [0, 1): w = 4u = j + r exactly (j = rint(w), |r| <= 1/2),
+// then sin and cos of (pi/2) r by their Taylor series (|(pi/2) r| <= pi/4) and the quadrant j.
+__device__ void rk_sincos_turn(double u, double& sn, double& cs) {
+    double w = __dmul_rn(u, 4.0);
+    double j = rint(w);
+    double r = __dsub_rn(w, j);
+    double x = __dmul_rn(r, r);
+    double ps = 6.0669357311061955e-12;
+    ps = fma(ps, x, -6.688035109811468e-10);
+    ps = fma(ps, x, 5.692172921967927e-08);
+    ps = fma(ps, x, -3.598843235212085e-06);
+    ps = fma(ps, x, 0.00016044118478735983);
+    ps = fma(ps, x, -0.004681754135318688);
+    ps = fma(ps, x, 0.07969262624616705);
+    ps = fma(ps, x, -0.6459640975062463);
+    ps = fma(ps, x, 1.5707963267948966);
+    double sr = __dmul_rn(r, ps);
+    double pc = -5.294400200734623e-13;
+    pc = fma(pc, x, 6.565963114979473e-11);
+    pc = fma(pc, x, -6.386603083791852e-09);
+    pc = fma(pc, x, 4.710874778818172e-07);
+    pc = fma(pc, x, -2.5202042373060607e-05);
+    pc = fma(pc, x, 0.0009192602748394266);
+    pc = fma(pc, x, -0.02086348076335296);
+    pc = fma(pc, x, 0.25366950790104803);
+    pc = fma(pc, x, -1.2337005501361697);
+    double cr = fma(pc, x, 1.0);
+    int q = (int)j & 3;
+    double s0 = (q & 1) != 0 ? cr : sr;
+    double c0 = (q & 1) != 0 ? sr : cr;
+    sn = q >= 2 ? -s0 : s0;
+    cs = (q == 1 || q == 2) ? -c0 : c0;
+}
+
+__device__ void rk_sincos_turnf(float u, float& sn, float& cs) {
+    float w = __fmul_rn(u, 4.0f);
+    float j = rintf(w);
+    float r = __fsub_rn(w, j);
+    float x = __fmul_rn(r, r);
+    float ps = 0.00016044118f;
+    ps = fmaf(ps, x, -0.0046817539f);
+    ps = fmaf(ps, x, 0.079692625f);
+    ps = fmaf(ps, x, -0.64596409f);
+    ps = fmaf(ps, x, 1.5707964f);
+    float sr = __fmul_rn(r, ps);
+    float pc = -2.5202042e-05f;
+    pc = fmaf(pc, x, 0.00091926026f);
+    pc = fmaf(pc, x, -0.020863481f);
+    pc = fmaf(pc, x, 0.25366950f);
+    pc = fmaf(pc, x, -1.2337005f);
+    float cr = fmaf(pc, x, 1.0f);
+    int q = (int)j & 3;
+    float s0 = (q & 1) != 0 ? cr : sr;
+    float c0 = (q & 1) != 0 ? sr : cr;
+    sn = q >= 2 ? -s0 : s0;
+    cs = (q == 1 || q == 2) ? -c0 : c0;
+}
 """
 
 _BLOCK = r"""
@@ -114,30 +221,35 @@ UNIFORM = {
 NORMAL = {
     "float32": (", float32 loc, float32 scale", "float32 o0, float32 o1, float32 o2, float32 o3",
                 _BLOCK + r"""
-float r0 = sqrtf(-2.0f * logf(u24_open(x0)));
-float t0 = 6.2831853071795865f * u24(x1);
-float r1 = sqrtf(-2.0f * logf(u24_open(x2)));
-float t1 = 6.2831853071795865f * u24(x3);
-o0 = loc + scale * (r0 * cosf(t0));
-o1 = loc + scale * (r0 * sinf(t0));
-o2 = loc + scale * (r1 * cosf(t1));
-o3 = loc + scale * (r1 * sinf(t1));
+float r0 = __fsqrt_rn(__fmul_rn(-2.0f, rk_logf(u24_open(x0))));
+float r1 = __fsqrt_rn(__fmul_rn(-2.0f, rk_logf(u24_open(x2))));
+float s0, k0, s1, k1;
+rk_sincos_turnf(u24(x1), s0, k0);
+rk_sincos_turnf(u24(x3), s1, k1);
+o0 = __fadd_rn(__fmul_rn(__fmul_rn(r0, k0), scale), loc);
+o1 = __fadd_rn(__fmul_rn(__fmul_rn(r0, s0), scale), loc);
+o2 = __fadd_rn(__fmul_rn(__fmul_rn(r1, k1), scale), loc);
+o3 = __fadd_rn(__fmul_rn(__fmul_rn(r1, s1), scale), loc);
 """),
     "float64": (", float64 loc, float64 scale", "float64 o0, float64 o1", _BLOCK + r"""
-double r = sqrt(-2.0 * log(u53_open(x0, x1)));
-double t = 6.283185307179586 * u53(x2, x3);
-o0 = loc + scale * (r * cos(t));
-o1 = loc + scale * (r * sin(t));
+double r = __dsqrt_rn(__dmul_rn(-2.0, rk_log(u53_open(x0, x1))));
+double sn, cs;
+rk_sincos_turn(u53(x2, x3), sn, cs);
+o0 = __dadd_rn(__dmul_rn(__dmul_rn(r, cs), scale), loc);
+o1 = __dadd_rn(__dmul_rn(__dmul_rn(r, sn), scale), loc);
 """),
 }
 
 #: Exponential(scale) by inversion: -log(u) for u in (0, 1].
 EXPONENTIAL = {
     "float32": (", float32 scale", "float32 o0, float32 o1, float32 o2, float32 o3",
-                _BLOCK + "o0 = -logf(u24_open(x0)) * scale; o1 = -logf(u24_open(x1)) * scale;"
-                " o2 = -logf(u24_open(x2)) * scale; o3 = -logf(u24_open(x3)) * scale;"),
+                _BLOCK + "o0 = __fmul_rn(-rk_logf(u24_open(x0)), scale);"
+                " o1 = __fmul_rn(-rk_logf(u24_open(x1)), scale);"
+                " o2 = __fmul_rn(-rk_logf(u24_open(x2)), scale);"
+                " o3 = __fmul_rn(-rk_logf(u24_open(x3)), scale);"),
     "float64": (", float64 scale", "float64 o0, float64 o1",
-                _BLOCK + "o0 = -log(u53_open(x0, x1)) * scale; o1 = -log(u53_open(x2, x3)) * scale;"),
+                _BLOCK + "o0 = __dmul_rn(-rk_log(u53_open(x0, x1)), scale);"
+                " o1 = __dmul_rn(-rk_log(u53_open(x2, x3)), scale);"),
 }
 
 # Integers in [lo, lo + n) by Lemire's multiply-and-reject (unbiased), in two passes so
