@@ -428,3 +428,34 @@ def test_kernels_compile_for_gfx942(kind, dtype):
     """Compile only: the code objects an AMD GPU would load (never run: no AMD GPU here)."""
     target = AMDGPUTarget("gfx942")
     assert len(target.compile(_spec_for(kind, dtype).build_module(target))) > 1000
+
+
+def test_a_gpu_gives_the_cpus_numbers(device):
+    """Same seed, same numbers: the device's stream against the CPU's, bit for bit where
+    only exact operations are used (raw words, uniforms, integers, normals, exponentials,
+    permutations), and, for the samplers through the math library, equal but for a rare
+    accept/reject decision flipped by a last-ulp difference."""
+    if device.kind == "cpu":
+        pytest.skip("compares a GPU's stream with the CPU's: needs a GPU (CUDA or ROCm)")
+    cpu = ra.Device("cpu")
+    exact = [lambda r: r.bit_generator.random_raw(4099, device=r.device),
+             lambda r: r.random(5001, dtype=ra.float32), lambda r: r.random(5001),
+             lambda r: r.uniform(-2, 3, 777, dtype=ra.float32),
+             lambda r: r.integers(-(2**31), 2**31 + 1, 3001), lambda r: r.integers(0, 2**64, 999, dtype=ra.uint64),
+             lambda r: r.integers(-5, 100, 3001, dtype=ra.int8),
+             lambda r: r.standard_normal(4001, dtype=ra.float32), lambda r: r.standard_normal(4001),
+             lambda r: r.normal(1.5, 3.0, 999, dtype=ra.float32),
+             lambda r: r.standard_exponential(4001, dtype=ra.float32), lambda r: r.exponential(2.0, 4001),
+             lambda r: r.permutation(1000), lambda r: r.choice(1000, 100, replace=False)]
+    for f in exact:
+        a = f(default_rng(77, device=cpu)).get()
+        b = f(default_rng(77, device=device)).get()
+        np.testing.assert_array_equal(b, a)
+    close = [lambda r: r.gamma(0.7, 2.0, 4001), lambda r: r.gamma(3.0, 1.0, 4001), lambda r: r.beta(2.0, 3.0, 4001),
+             lambda r: r.poisson(4.0, 4001), lambda r: r.poisson(300.0, 4001),
+             lambda r: r.binomial(20, 0.3, 4001), lambda r: r.binomial(5000, 0.4, 4001)]
+    for f in close:
+        a = f(default_rng(78, device=cpu)).get()
+        b = f(default_rng(78, device=device)).get()
+        same = np.isclose(a, b, rtol=1e-12, atol=0)
+        assert same.mean() > 0.999
