@@ -3,6 +3,8 @@ independent NumPy model of the generator, bit for bit on every device (raw words
 uniforms, integers with their redraws, permutations), seeds, streams and thin
 specialization.  Statistics of the distributions: tests/test_random_stats.py."""
 
+import doctest
+
 import numpy as np
 import pytest
 
@@ -10,7 +12,7 @@ import rocarray as ra
 from rocarray import cache
 from rocarray.compiler.cache import drain_background
 from rocarray._user_kernels import _user_spec
-from rocarray.random import Philox, _kernels, default_rng
+from rocarray.random import Philox, _generator, _kernels, _philox, default_rng
 from rocarray.targets.amdgpu import AMDGPUTarget, find_device_libs, find_lld
 from rocarray.targets.nvptx import NVPTXTarget, find_libdevice
 
@@ -459,3 +461,10 @@ def test_a_gpu_gives_the_cpus_numbers(device):
         b = f(default_rng(78, device=device)).get()
         same = np.isclose(a, b, rtol=1e-12, atol=0)
         assert same.mean() > 0.999
+
+
+@pytest.mark.parametrize("module", [ra.random, _philox, _generator])
+def test_docstring_examples(module):
+    """The examples in the docstrings run and print what they say."""
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

@@ -39,7 +39,13 @@ def seed(seed=None) -> None:
 
 
 def get_random_state() -> Generator:
-    """The global generator the module-level functions use."""
+    """The global generator the module-level functions use (made on first use; ``seed``
+    replaces it).  CuPy returns its ``RandomState`` here; this is a ``Generator``.
+
+    >>> import rocarray as ra
+    >>> isinstance(ra.random.get_random_state(), ra.random.Generator)
+    True
+    """
     return _rng()
 
 

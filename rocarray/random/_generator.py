@@ -110,19 +110,32 @@ class Generator:
 
     @property
     def bit_generator(self) -> Philox:
-        """The ``Philox`` bit generator."""
+        """The ``Philox`` bit generator (its key and counter: ``rng.bit_generator.state``).
+
+        >>> default_rng(3).bit_generator.counter
+        (0, 0, 0, 0)
+        """
         return self._bg
 
     @property
     def device(self):
-        """The device results are made on."""
+        """The device results are made on: the one given, else the default device now.
+
+        >>> str(default_rng(0, device="cpu").device)
+        'cpu'
+        """
         return self._device if self._device is not None else default_device()
 
     def __repr__(self) -> str:
         return f"Generator({self._bg!r}, device={self._device})"
 
     def spawn(self, n_children) -> list:
-        """``n_children`` independent generators on the same device (NumPy's ``spawn``)."""
+        """``spawn(n_children)``: independent generators on the same device, keyed by the
+        seed sequence's children (NumPy's ``Generator.spawn``).
+
+        >>> [g.random(2).shape for g in default_rng(1).spawn(2)]
+        [(2,), (2,)]
+        """
         return [Generator(bg, device=self._device) for bg in self._bg.spawn(n_children)]
 
     # -- the kernels ---------------------------------------------------------------------------

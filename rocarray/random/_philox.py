@@ -69,18 +69,32 @@ class Philox:
 
     @property
     def key(self) -> tuple:
-        """The key, two uint32 words."""
+        """The key, two uint32 words.
+
+        >>> Philox(key=(1, 2)).key
+        (1, 2)
+        """
         return self._key
 
     @property
     def counter(self) -> tuple:
-        """The next block's counter, four uint32 words, least significant first."""
+        """The next block's counter, four uint32 words, least significant first.
+
+        >>> Philox(key=(1, 2), counter=2**32 + 5).counter
+        (5, 1, 0, 0)
+        """
         return tuple((self._counter >> (32 * j)) & _MASK32 for j in range(4))
 
     @property
     def state(self) -> dict:
         """``{'bit_generator': 'Philox4x32', 'state': {'key': ..., 'counter': ...}}``;
-        assigning such a dict restores it."""
+        assigning such a dict restores it (NumPy's ``state`` property; a ``ValueError`` for
+        another generator's state).
+
+        >>> bg = Philox(7); saved = bg.state; _ = bg.advance(10); bg.state = saved
+        >>> bg.counter
+        (0, 0, 0, 0)
+        """
         return {"bit_generator": "Philox4x32", "state": {"key": self.key, "counter": self.counter}}
 
     @state.setter
@@ -94,21 +108,33 @@ class Philox:
 
     def take_blocks(self, n: int) -> tuple:
         """The kernels' stream arguments ``(k1 << 32 | k0, counter's low 64 bits, its high
-        64 bits)``; the counter moves past ``n`` blocks."""
+        64 bits)``; the counter moves past ``n`` blocks (what each ``Generator`` call does).
+
+        >>> bg = Philox(key=(1, 2)); bg.take_blocks(4), bg.counter
+        ((8589934593, 0, 0), (4, 0, 0, 0))
+        """
         c = self._counter
         self._counter = (c + n) & _MASK128
         return ((self._key[1] << 32) | self._key[0], c & _MASK64, c >> 64)
 
     def advance(self, delta) -> "Philox":
         """Move the counter ``delta`` blocks ahead (mod 2^128; negative goes back); returns
-        ``self``, as NumPy's ``Philox.advance``.  One block is four 32-bit words."""
+        ``self``, as NumPy's ``Philox.advance``.  One block is four 32-bit words.
+
+        >>> Philox(key=(1, 2)).advance(3).counter
+        (3, 0, 0, 0)
+        """
         self._counter = (self._counter + operator.index(delta)) & _MASK128
         return self
 
     def jumped(self, jumps=1) -> "Philox":
         """A new ``Philox`` with the same key, its counter ``jumps * 2**64`` blocks ahead:
         a stream that this one reaches only after 2^64 blocks (NumPy's ``jumped``; the jump
-        there is 2^128 draws of its 4x64 generator)."""
+        there is 2^128 draws of its 4x64 generator).
+
+        >>> Philox(key=(1, 2)).jumped(2).counter
+        (0, 0, 2, 0)
+        """
         jumps = operator.index(jumps)
         if jumps < 0:
             raise ValueError("jumps must be non-negative")
@@ -119,7 +145,11 @@ class Philox:
     def spawn(self, n_children) -> list:
         """``n_children`` independent ``Philox`` generators with keys from the seed
         sequence's children (``numpy.random.SeedSequence.spawn``).  A generator made from
-        ``key=`` gets a seed sequence made from its key and counter the first time."""
+        ``key=`` gets a seed sequence made from its key and counter the first time.
+
+        >>> len({bg.key for bg in Philox(5).spawn(3)})
+        3
+        """
         if self.seed_seq is None:
             self.seed_seq = np.random.SeedSequence(list(self._key) + list(self.counter))
         return [Philox(ss) for ss in self.seed_seq.spawn(operator.index(n_children))]
@@ -128,7 +158,11 @@ class Philox:
         """The next ``size`` uint32 words of the stream (one word for None): blocks
         ``counter, counter + 1, ...``, four words each, in order, as an array on ``device``
         (default: the default device).  The counter moves past the blocks used (a last
-        partial block's unused words are dropped)."""
+        partial block's unused words are dropped).
+
+        >>> Philox(key=(0, 0)).random_raw(2, device="cpu").get().tolist()
+        [1713891541, 3781805453]
+        """
         n = 1 if size is None else operator.index(size)
         if n < 0:
             raise ValueError("random_raw: size must be non-negative")
