@@ -468,3 +468,12 @@ def test_docstring_examples(module):
     """The examples in the docstrings run and print what they say."""
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_parameter_arrays_must_broadcast_to_size(device):
+    rng = default_rng(4, device=device)
+    shapes = ra.asarray(np.ones((2, 3)), device=device)
+    with pytest.raises(ValueError, match="cannot be broadcast to size"):
+        rng.gamma(shapes, size=(3,))
+    assert rng.poisson(np.array([1.0, 2.0]), size=(4, 2)).shape == (4, 2)
+    assert rng.binomial(10, np.full((3, 1), 0.5), size=(3, 5)).shape == (3, 5)

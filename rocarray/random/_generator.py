@@ -187,9 +187,11 @@ class Generator:
         shape = _shape(size) if size is not None else np.broadcast_shapes(*shapes) if shapes else ()
         if size is not None:
             try:
-                np.broadcast_shapes(shape, *shapes)
+                fits = np.broadcast_shapes(shape, *shapes) == shape
             except ValueError:
-                raise ValueError(f"parameter shapes {shapes} cannot be broadcast to size {shape}") from None
+                fits = False
+            if not fits:
+                raise ValueError(f"parameter shapes {shapes} cannot be broadcast to size {shape}")
         out = empty(shape, dtype=dtype, device=dev)
         n = math.prod(shape)
         if n:
