@@ -1,10 +1,10 @@
 """The kernels of rocarray.random: Philox4x32-10 and the distributions, as kernel-language
 text compiled through ``ElementwiseKernel`` for every device.
 
-Every kernel takes the key ``(k0, k1)`` and the first block's counter ``(c0, c1, c2, c3)`` as
-scalar arguments (packed in three 64-bit scalars), so one kernel per (distribution, dtype) serves every seed, size and
-stream position.  Element ``i`` of a kernel's loop computes the block whose counter is
-``counter + i`` (a 128-bit little-endian sum over the four words):
+Every kernel takes the key ``(k0, k1)`` and the first block's counter ``(c0, c1, c2, c3)``
+as scalar arguments (packed in three 64-bit scalars), so one kernel per (distribution,
+dtype) serves every seed, size and stream position.  Element ``i`` of a kernel's loop
+computes the block whose counter is ``counter + i`` (a 128-bit little-endian sum):
 
 * *blocked* kernels (raw words, uniforms, normals, exponentials, integers) write each of a
   block's outputs to a separate contiguous quarter (or half) of the result, so every store
@@ -15,10 +15,11 @@ stream position.  Element ``i`` of a kernel's loop computes the block whose coun
   ``(k0 ^ t * 0x85EBCA6B, k1 ^ t * 0xC2B2AE35)``, so a retry never consumes counters.
   Unbiased integers redraw the same way.
 
-The integer paths and the uniforms use exact operations only (products by powers of two,
-``__fmul_rn`` / ``__fadd_rn``), so their bits are the same on every device; the paths
-through ``log``, ``sin``, ``cos``, ``pow``, ``lgamma`` use the device's math library and may
-differ by a few ulps between devices.
+The blocked kernels use integer arithmetic and IEEE operations written out one by one
+(``fma``, ``__fmul_rn``, ...; ``log`` and the sine and cosine of a turn are polynomials
+of their own, ``rk_log`` and ``rk_sincos_turn``), so their bits are the same on every
+device; the per-element samplers call the device's ``log``, ``exp``, ``pow``, ``lgamma``
+and may differ by a few ulps between devices.
 """
 
 from __future__ import annotations
