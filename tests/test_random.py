@@ -4,6 +4,8 @@ uniforms, integers with their redraws, permutations), seeds, streams and thin
 specialization.  Statistics of the distributions: tests/test_random_stats.py."""
 
 import doctest
+import pickle
+import threading
 
 import numpy as np
 import pytest
@@ -477,3 +479,27 @@ def test_parameter_arrays_must_broadcast_to_size(device):
         rng.gamma(shapes, size=(3,))
     assert rng.poisson(np.array([1.0, 2.0]), size=(4, 2)).shape == (4, 2)
     assert rng.binomial(10, np.full((3, 1), 0.5), size=(3, 5)).shape == (3, 5)
+
+
+def test_pickle_and_threads(device):
+    """A pickled generator continues its stream; calls from several threads take distinct
+    blocks (together, every block once)."""
+    rng = default_rng(21, device=device)
+    rng.random(5)
+    copy = pickle.loads(pickle.dumps(rng))
+    np.testing.assert_array_equal(copy.random(9).get(), rng.random(9).get())
+    bg = Philox(key=(3, 4))
+    got = []
+
+    def work():
+        for _ in range(20):
+            got.append(bg.random_raw(8, device=device).get())
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    rows = {tuple(g) for g in got}
+    ref = philox_model((3, 4), 0, 160).reshape(80, 8)
+    assert rows == {tuple(r) for r in ref}

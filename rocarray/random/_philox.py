@@ -4,6 +4,7 @@ block counter, and the raw stream as a kernel on any device."""
 from __future__ import annotations
 
 import operator
+import threading
 
 import numpy as np
 
@@ -66,6 +67,15 @@ class Philox:
             self._key = tuple(int(w) for w in ss.generate_state(2, np.uint32))
         c = _words(0 if counter is None else counter, 4, "counter")
         self._counter = sum(w << (32 * j) for j, w in enumerate(c))
+        # calls from several threads each take their own blocks
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict:
+        return {"key": self._key, "counter": self._counter, "seed_seq": self.seed_seq}
+
+    def __setstate__(self, state: dict) -> None:
+        self._key, self._counter, self.seed_seq = state["key"], state["counter"], state["seed_seq"]
+        self._lock = threading.Lock()
 
     @property
     def key(self) -> tuple:
@@ -113,8 +123,9 @@ class Philox:
         >>> bg = Philox(key=(1, 2)); bg.take_blocks(4), bg.counter
         ((8589934593, 0, 0), (4, 0, 0, 0))
         """
-        c = self._counter
-        self._counter = (c + n) & _MASK128
+        with self._lock:
+            c = self._counter
+            self._counter = (c + n) & _MASK128
         return ((self._key[1] << 32) | self._key[0], c & _MASK64, c >> 64)
 
     def advance(self, delta) -> "Philox":
@@ -124,7 +135,9 @@ class Philox:
         >>> Philox(key=(1, 2)).advance(3).counter
         (3, 0, 0, 0)
         """
-        self._counter = (self._counter + operator.index(delta)) & _MASK128
+        delta = operator.index(delta)
+        with self._lock:
+            self._counter = (self._counter + delta) & _MASK128
         return self
 
     def jumped(self, jumps=1) -> "Philox":
