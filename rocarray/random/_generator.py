@@ -367,8 +367,8 @@ class Generator:
     # -- discrete --------------------------------------------------------------------------------
 
     def poisson(self, lam=1.0, size=None) -> Array:
-        """``poisson(lam=1.0, size=None)``: Poisson(lam) as int64 (multiplication of
-        uniforms below lam = 10, Hörmann's PTRS above).  ``lam < 0`` or a lam too large
+        """``poisson(lam=1.0, size=None)``: Poisson(lam) as int64 (inversion by sequential
+        search below lam = 10, Hörmann's PTRS above).  ``lam < 0`` or a lam too large
         for int64 is a ``ValueError``, as in NumPy.
 
         >>> default_rng(10).poisson(3.0, 4).dtype

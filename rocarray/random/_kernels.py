@@ -311,7 +311,8 @@ if (wide != 0) {
 
 # Marsaglia and Tsang's gamma sampler (shape >= 1; shape < 1 boosted by u^(1/shape)),
 # computed in double for both float dtypes.  One block per attempt: a normal from
-# (x0, x1, x2), the acceptance uniform from x3.
+# (x0, x1, x2) by Box and Muller, the acceptance uniform from x3; the kernels' own log
+# and cosine (rk_log, rk_sincos_turn), without calls.
 GAMMA = (", T shape, T scale", "T o", r"""
 double a = (double)shape;
 if (a <= 0.0) { o = (T)0; return; }
@@ -324,12 +325,14 @@ while (true) {
     unsigned int x0, x1, x2, x3;
     philox_block(clo, chi, (unsigned long long)i, key, t, x0, x1, x2, x3);
     t += 1u;
-    double z = sqrt(-2.0 * log(u53_open(x0, x1))) * cos(6.283185307179586 * u32_mid(x2));
+    double sn, cs;
+    rk_sincos_turn(u32_mid(x2), sn, cs);
+    double z = sqrt(-2.0 * rk_log(u53_open(x0, x1))) * cs;
     double v = 1.0 + c * z;
     if (v <= 0.0) continue;
     v = v * v * v;
     double u = u32_mid(x3);
-    if (u < 1.0 - 0.0331 * (z * z) * (z * z) || log(u) < 0.5 * z * z + d * (1.0 - v + log(v))) {
+    if (u < 1.0 - 0.0331 * (z * z) * (z * z) || rk_log(u) < 0.5 * z * z + d * (1.0 - v + rk_log(v))) {
         g = d * v;
         break;
     }
@@ -342,29 +345,30 @@ if (small) {
 o = (T)(g * (double)scale);
 """)
 
-# Poisson: multiplication of uniforms below lam = 10, Hörmann's PTRS (transformed
+# Poisson: inversion by sequential search below lam = 10, Hörmann's PTRS (transformed
 # rejection with squeeze, 1993) above.
 POISSON = (", float64 lam", "int64 o", r"""
 if (lam <= 0.0) { o = 0; return; }
 unsigned int t = 0u;
 if (lam < 10.0) {
-    double lim = exp(-lam);
-    double p = 1.0;
-    long long k = 0;
+    // inversion: the first k whose cumulative probability reaches one uniform (a new
+    // uniform in the 2^-53-rare case that rounding leaves the sum short of it)
+    double p0 = exp(-lam);
     while (true) {
         unsigned int x0, x1, x2, x3;
         philox_block(clo, chi, (unsigned long long)i, key, t, x0, x1, x2, x3);
         t += 1u;
-        bool done = false;
-        for (int j = 0; j < 4; j++) {
-            p = p * u32_mid(j == 0 ? x0 : (j == 1 ? x1 : (j == 2 ? x2 : x3)));
-            if (p <= lim) { done = true; break; }
+        double u = u53(x0, x1);
+        double p = p0;
+        double f = p0;
+        long long k = 0;
+        while (u > f && p > 0.0) {
             k += 1;
+            p = p * lam / (double)k;
+            f += p;
         }
-        if (done) break;
+        if (u <= f) { o = k; return; }
     }
-    o = k;
-    return;
 }
 double slam = sqrt(lam);
 double loglam = log(lam);
