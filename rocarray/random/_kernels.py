@@ -386,7 +386,7 @@ while (true) {
     double k = floor((2.0 * a / us + b) * u + lam + 0.43);
     if (us >= 0.07 && v <= vr) { o = (long long)k; return; }
     if (k < 0.0 || (us < 0.013 && v > us)) continue;
-    if (log(v) + log(invalpha) - log(a / (us * us) + b) <= -lam + k * loglam - lgamma(k + 1.0)) {
+    if (rk_log(v) + log(invalpha) - rk_log(a / (us * us) + b) <= -lam + k * loglam - lgamma(k + 1.0)) {
         o = (long long)k;
         return;
     }
@@ -441,7 +441,7 @@ if (dn * pp < 10.0) {
         double kk = floor((2.0 * a / us + b) * u + c);
         if (kk < 0.0 || kk > dn) continue;
         if (us >= 0.07 && v <= vr) { k = (long long)kk; break; }
-        double lv = log(v * alpha / (a / (us * us) + b));
+        double lv = rk_log(v * alpha / (a / (us * us) + b));
         if (lv <= h - lgamma(kk + 1.0) - lgamma(dn - kk + 1.0) + (kk - m) * lpq) {
             k = (long long)kk;
             break;
