@@ -6,21 +6,19 @@ Prints a Markdown report (machine, versions, figures, ratios): ``random`` float3
 float64, ``standard_normal`` float32 and float64 and ``integers`` (int64 in [0, 1000)) of
 2^24 values, as milliseconds and GB/s written; on the CPU beside NumPy's default generator
 (PCG64), on a GPU beside CuPy (``cupy.random``: cuRAND) and PyTorch (Philox).  Ratios are
-peer time / rocarray time (above 1: rocarray faster).  ``--json`` also writes the figures.
+peer time / rocarray time (above 1: rocarray faster).  ``--json`` also writes the report as
+JSON (``benchmarks/report.py``).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_elementwise import _try_import, best_of_each, machine  # noqa: E402  (sets the cache env)
+from bench_elementwise import _try_import, best_of_each, report_main  # noqa: E402  (sets the cache env)
 
 import rocarray as ra  # noqa: E402
 from rocarray.compiler.cache import drain_background  # noqa: E402
@@ -48,15 +46,9 @@ def cases(n):
     ]
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--device", default=None)
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--json", help="also write the report and the figures to this file")
-    args = p.parse_args()
-    dev = ra.default_device() if args.device is None else ra.Device(args.device).check()
-    n = 1 << (22 if args.quick else 24)
-    rows = ["## rocarray.random benchmark", ""] + machine(dev) + [""]
+def throughput(dev, rows, quick) -> None:
+    """The table: each call timed beside its peers, round by round."""
+    n = 1 << (22 if quick else 24)
     rng = ra.random.default_rng(0, device=dev)
     gen = np.random.default_rng(0)
     gpu = dev.kind != "cpu"
@@ -64,15 +56,14 @@ def main():
     torch = _try_import("torch") if dev.kind == "cuda" else None
     if torch is not None and not torch.cuda.is_available():
         torch = None
+    peers = ["CuPy", "PyTorch"] if gpu else ["NumPy"]
 
     def sync():
         dev.synchronize()
 
-    results = []
-    peers = ["CuPy", "PyTorch"] if gpu else ["NumPy"]
-    rows.append(f"### {n:,} values (2^{n.bit_length() - 1}); best of 7, synchronised\n")
-    head = "| call | rocarray ms | rocarray GB/s |" + "".join(f" {q} ms | {q} / rocarray |" for q in peers)
-    rows.append(head)
+    rows.append(f"### {n:,} values (2^{n.bit_length() - 1}), best of 7, synchronised")
+    rows.append("")
+    rows.append("| call | rocarray ms | rocarray GB/s |" + "".join(f" {q} ms | {q} / rocarray |" for q in peers))
     rows.append("|---" * (3 + 2 * len(peers)) + "|")
     for label, nbytes, f, fnp, fcp, ft in cases(n):
         for _ in range(20):  # past the first tiers: the compiled kernel runs
@@ -80,32 +71,33 @@ def main():
         sync()
         drain_background()
         fns = [lambda: (f(rng), sync())]
+        names = []
         if gpu:
             if cp is not None:
                 fns.append(lambda: (fcp(cp), cp.cuda.Device().synchronize()))
+                names.append("CuPy")
             if torch is not None:
                 fns.append(lambda: (ft(torch), torch.cuda.synchronize()))
+                names.append("PyTorch")
         else:
             fns.append(lambda: fnp(gen))
+            names.append("NumPy")
         for g in fns[1:]:
             g()
         times = best_of_each(fns, repeat=7)
         mine = times[0]
-        rec = {"call": label, "n": n, "bytes": nbytes, "rocarray_ms": mine * 1e3,
-               "rocarray_GBps": nbytes / mine / 1e9}
         line = f"| {label} | {mine * 1e3:.3f} | {nbytes / mine / 1e9:.1f} |"
-        names = peers if not gpu else [q for q, m in (("CuPy", cp), ("PyTorch", torch)) if m is not None]
-        for q, t in zip(names, times[1:]):
-            rec[q + "_ms"] = t * 1e3
-            line += f" {t * 1e3:.3f} | {t / mine:.2f} |"
-        line += " n/a | n/a |" * (len(peers) - len(names))
+        theirs = dict(zip(names, times[1:]))
+        for q in peers:
+            t = theirs.get(q)
+            line += " n/a | n/a |" if t is None else f" {t * 1e3:.3f} | {t / mine:.2f} |"
         rows.append(line)
-        results.append(rec)
-    rows.append("\n(GB/s: bytes of the result written per second.)")
-    print("\n".join(rows))
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump({"rows": rows, "results": results, "time": time.time()}, fh, indent=1)
+    rows.append("")
+    rows.append("GB/s: bytes of the result written per second.")
+
+
+def main():
+    report_main("## rocarray.random benchmark", throughput)
 
 
 if __name__ == "__main__":

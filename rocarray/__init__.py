@@ -162,12 +162,18 @@ from ._statistical_functions import (all, any, argmax, argmin, count_nonzero, cu
 from ._user_kernels import ElementwiseKernel, ReductionKernel
 from ._fusion import fuse
 
+# -- device-wide primitives (scan: the offsets of compaction and sorting) ----------------------
+from ._primitives import exclusive_scan, scan
+
 # -- indexing (x[...] and x[...] = v: installed on Array by rocarray._indexing) and searching -
 from . import _indexing  # noqa: F401
 from ._indexing_functions import nonzero, searchsorted, take, take_along_axis
 
-# -- linear algebra: products as reductions of the engine (not a tuned BLAS) -------------------
+# -- linear algebra: products through the device's BLAS (integers: the reduction engine) -------
 from ._linear_algebra_functions import matmul, tensordot, vecdot
+
+# -- the linalg and fft extensions (vendor libraries: rocarray.vendor) ---------------------------
+from . import fft, linalg
 
 # -- sorting: a stable merge sort per line, on every device -------------------------------------
 from ._sorting_functions import argsort, sort

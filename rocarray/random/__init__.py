@@ -28,10 +28,11 @@ def seed(seed=None) -> None:
     """``seed(seed=None)``: reset the global generator of the module-level functions to
     ``default_rng(seed)`` (CuPy's ``cupy.random.seed``; None draws fresh entropy).
 
-    >>> import rocarray as ra
-    >>> ra.random.seed(0); a = ra.random.rand(3); ra.random.seed(0)
-    >>> bool((a == ra.random.rand(3)).all())
-    True
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.random.seed(0); a = ra.random.rand(3); ra.random.seed(0)
+        >>> bool((a == ra.random.rand(3)).all())
+        True
     """
     global _global
     with _global_lock:
@@ -42,9 +43,10 @@ def get_random_state() -> Generator:
     """The global generator the module-level functions use (made on first use; ``seed``
     replaces it).  CuPy returns its ``RandomState`` here; this is a ``Generator``.
 
-    >>> import rocarray as ra
-    >>> isinstance(ra.random.get_random_state(), ra.random.Generator)
-    True
+    Examples:
+        >>> import rocarray as ra
+        >>> isinstance(ra.random.get_random_state(), ra.random.Generator)
+        True
     """
     return _rng()
 
@@ -52,9 +54,10 @@ def get_random_state() -> Generator:
 def rand(*size, dtype=np.float64):
     """``rand(*size, dtype=float64)``: uniform floats in [0, 1) of shape ``size``.
 
-    >>> import rocarray as ra
-    >>> ra.random.rand(2, 3).shape
-    (2, 3)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.random.rand(2, 3).shape
+        (2, 3)
     """
     return _rng().random(size, dtype=dtype)
 
@@ -62,9 +65,10 @@ def rand(*size, dtype=np.float64):
 def randn(*size, dtype=np.float64):
     """``randn(*size, dtype=float64)``: standard normal floats of shape ``size``.
 
-    >>> import rocarray as ra
-    >>> ra.random.randn(4).shape
-    (4,)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.random.randn(4).shape
+        (4,)
     """
     return _rng().standard_normal(size, dtype=dtype)
 
@@ -73,9 +77,10 @@ def randint(low, high=None, size=None, dtype=np.int64):
     """``randint(low, high=None, size=None, dtype=int64)``: integers in [low, high) ([0,
     low) without ``high``), as ``Generator.integers``.
 
-    >>> import rocarray as ra
-    >>> ra.random.randint(0, 10, 5).dtype
-    dtype('int64')
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.random.randint(0, 10, 5).dtype
+        dtype('int64')
     """
     return _rng().integers(low, high, size, dtype=dtype)
 
@@ -83,9 +88,10 @@ def randint(low, high=None, size=None, dtype=np.int64):
 def random_sample(size=None, dtype=np.float64):
     """``random_sample(size=None, dtype=float64)``: uniform floats in [0, 1).
 
-    >>> import rocarray as ra
-    >>> ra.random.random_sample((2, 2)).shape
-    (2, 2)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.random.random_sample((2, 2)).shape
+        (2, 2)
     """
     return _rng().random(size, dtype=dtype)
 
@@ -93,9 +99,10 @@ def random_sample(size=None, dtype=np.float64):
 def uniform(low=0.0, high=1.0, size=None, dtype=np.float64):
     """``uniform(low=0.0, high=1.0, size=None, dtype=float64)``: floats in [low, high).
 
-    >>> import rocarray as ra
-    >>> ra.random.uniform(-1, 1, 3).shape
-    (3,)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.random.uniform(-1, 1, 3).shape
+        (3,)
     """
     return _rng().uniform(low, high, size, dtype=dtype)
 
@@ -103,9 +110,10 @@ def uniform(low=0.0, high=1.0, size=None, dtype=np.float64):
 def normal(loc=0.0, scale=1.0, size=None, dtype=np.float64):
     """``normal(loc=0.0, scale=1.0, size=None, dtype=float64)``: N(loc, scale^2).
 
-    >>> import rocarray as ra
-    >>> ra.random.normal(0, 1, 3).shape
-    (3,)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.random.normal(0, 1, 3).shape
+        (3,)
     """
     return _rng().normal(loc, scale, size, dtype=dtype)
 
@@ -113,9 +121,10 @@ def normal(loc=0.0, scale=1.0, size=None, dtype=np.float64):
 def choice(a, size=None, replace=True, p=None):
     """``choice(a, size=None, replace=True, p=None)``: as ``Generator.choice``.
 
-    >>> import rocarray as ra
-    >>> ra.random.choice(5, 3, replace=False).shape
-    (3,)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.random.choice(5, 3, replace=False).shape
+        (3,)
     """
     return _rng().choice(a, size, replace, p)
 
@@ -123,9 +132,10 @@ def choice(a, size=None, replace=True, p=None):
 def shuffle(a) -> None:
     """``shuffle(a)``: permute the rocarray array ``a`` in place along its first axis.
 
-    >>> import rocarray as ra
-    >>> x = ra.arange(4); ra.random.shuffle(x); x.shape
-    (4,)
+    Examples:
+        >>> import rocarray as ra
+        >>> x = ra.arange(4); ra.random.shuffle(x); x.shape
+        (4,)
     """
     _rng().shuffle(a)
 
@@ -134,9 +144,10 @@ def permutation(a):
     """``permutation(a)``: a permuted ``arange(a)`` for an int, else a permuted copy of
     ``a`` along its first axis.
 
-    >>> import rocarray as ra
-    >>> ra.random.permutation(4).shape
-    (4,)
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.random.permutation(4).shape
+        (4,)
     """
     return _rng().permutation(a)
 

@@ -96,10 +96,11 @@ class Generator:
     Poisson and binomial), so other numbers for a seed; ``size=None`` gives a 0-d array;
     integer bounds are Python ints, not arrays.
 
-    >>> import rocarray as ra
-    >>> rng = ra.random.default_rng(42, device="cpu")
-    >>> rng.random(3).shape
-    (3,)
+    Examples:
+        >>> import rocarray as ra
+        >>> rng = ra.random.default_rng(42, device="cpu")
+        >>> rng.random(3).shape
+        (3,)
     """
 
     def __init__(self, bit_generator: Philox, *, device=None):
@@ -112,8 +113,9 @@ class Generator:
     def bit_generator(self) -> Philox:
         """The ``Philox`` bit generator (its key and counter: ``rng.bit_generator.state``).
 
-        >>> default_rng(3).bit_generator.counter
-        (0, 0, 0, 0)
+        Examples:
+            >>> default_rng(3).bit_generator.counter
+            (0, 0, 0, 0)
         """
         return self._bg
 
@@ -121,8 +123,9 @@ class Generator:
     def device(self):
         """The device results are made on: the one given, else the default device now.
 
-        >>> str(default_rng(0, device="cpu").device)
-        'cpu'
+        Examples:
+            >>> str(default_rng(0, device="cpu").device)
+            'cpu'
         """
         return self._device if self._device is not None else default_device()
 
@@ -133,8 +136,9 @@ class Generator:
         """``spawn(n_children)``: independent generators on the same device, keyed by the
         seed sequence's children (NumPy's ``Generator.spawn``).
 
-        >>> [g.random(2).shape for g in default_rng(1).spawn(2)]
-        [(2,), (2,)]
+        Examples:
+            >>> [g.random(2).shape for g in default_rng(1).spawn(2)]
+            [(2,), (2,)]
         """
         return [Generator(bg, device=self._device) for bg in self._bg.spawn(n_children)]
 
@@ -204,8 +208,9 @@ class Generator:
         """``random(size=None, dtype=float64, out=None)``: floats in [0, 1), with 24
         (float32) or 53 (float64) random bits, multiples of 2^-24 or 2^-53.
 
-        >>> rng = default_rng(0); rng.random((2, 2), dtype="float32").dtype
-        dtype('float32')
+        Examples:
+            >>> rng = default_rng(0); rng.random((2, 2), dtype="float32").dtype
+            dtype('float32')
         """
         dt = _float_dtype(dtype, "random")
         shape = out.shape if out is not None and size is None else _shape(size)
@@ -217,8 +222,9 @@ class Generator:
         rocarray's and CuPy's addition.  A non-finite ``high - low`` is an
         ``OverflowError``, as in NumPy.
 
-        >>> default_rng(1).uniform(-1, 1, 4).shape
-        (4,)
+        Examples:
+            >>> default_rng(1).uniform(-1, 1, 4).shape
+            (4,)
         """
         dt = _float_dtype(dtype, "uniform")
         if _is_scalar(low) and _is_scalar(high):
@@ -236,8 +242,9 @@ class Generator:
         every value equally likely (Lemire's multiply and reject, no modulo bias), for every
         integer dtype and bool.  Bounds are Python ints (NumPy also takes arrays).
 
-        >>> x = default_rng(2).integers(0, 10, 5, dtype="int8"); x.dtype
-        dtype('int8')
+        Examples:
+            >>> x = default_rng(2).integers(0, 10, 5, dtype="int8"); x.dtype
+            dtype('int8')
         """
         dt = np.dtype(dtype)
         if dt.kind not in "iub":
@@ -268,8 +275,9 @@ class Generator:
         """``standard_normal(size=None, dtype=float64, out=None)``: N(0, 1) by Box and
         Muller (NumPy uses a ziggurat: other numbers for a seed).
 
-        >>> default_rng(3).standard_normal(8, dtype="float32").shape
-        (8,)
+        Examples:
+            >>> default_rng(3).standard_normal(8, dtype="float32").shape
+            (8,)
         """
         dt = _float_dtype(dtype, "standard_normal")
         shape = out.shape if out is not None and size is None else _shape(size)
@@ -279,8 +287,9 @@ class Generator:
         """``normal(loc=0.0, scale=1.0, size=None)``: N(loc, scale^2); array parameters
         broadcast; ``scale < 0`` is a ``ValueError``, as in NumPy.
 
-        >>> default_rng(4).normal(10, 2, (3, 3)).shape
-        (3, 3)
+        Examples:
+            >>> default_rng(4).normal(10, 2, (3, 3)).shape
+            (3, 3)
         """
         dt = _float_dtype(dtype, "normal")
         if _bad(scale, lambda s: s < 0):
@@ -295,8 +304,9 @@ class Generator:
         """``standard_exponential(size=None, dtype=float64, method='zig', out=None)``:
         Exp(1) by inversion, ``-log(u)``, whatever ``method`` says ('zig' or 'inv').
 
-        >>> float(default_rng(5).standard_exponential(1000).min()) >= 0
-        True
+        Examples:
+            >>> float(default_rng(5).standard_exponential(1000).min()) >= 0
+            True
         """
         if method not in ("zig", "inv"):
             raise ValueError("method must be 'zig' or 'inv'")
@@ -308,8 +318,9 @@ class Generator:
         """``exponential(scale=1.0, size=None)``: Exp with mean ``scale`` (float64); array
         scales broadcast; ``scale < 0`` is a ``ValueError``.
 
-        >>> default_rng(6).exponential(2.0, 5).shape
-        (5,)
+        Examples:
+            >>> default_rng(6).exponential(2.0, 5).shape
+            (5,)
         """
         if _bad(scale, lambda s: s < 0):
             raise ValueError("scale < 0")
@@ -323,8 +334,9 @@ class Generator:
         """``standard_gamma(shape, size=None, dtype=float64, out=None)``: Gamma(shape, 1)
         by Marsaglia and Tsang's method (computed in float64 for both dtypes).
 
-        >>> default_rng(7).standard_gamma(2.5, 4).shape
-        (4,)
+        Examples:
+            >>> default_rng(7).standard_gamma(2.5, 4).shape
+            (4,)
         """
         dt = _float_dtype(dtype, "standard_gamma")
         if _bad(shape, lambda s: s < 0):
@@ -337,8 +349,9 @@ class Generator:
         """``gamma(shape, scale=1.0, size=None)``: Gamma(shape, scale), float64; array
         parameters broadcast; negative ``shape`` or ``scale`` is a ``ValueError``.
 
-        >>> default_rng(8).gamma(0.5, 2.0, 3).shape
-        (3,)
+        Examples:
+            >>> default_rng(8).gamma(0.5, 2.0, 3).shape
+            (3,)
         """
         if _bad(shape, lambda s: s < 0):
             raise ValueError("shape < 0")
@@ -351,8 +364,9 @@ class Generator:
         (NumPy uses Johnk's method below a, b <= 1; for a and b far below 0.01 both gamma
         variates can underflow and give NaN).  ``a <= 0`` or ``b <= 0`` is a ``ValueError``.
 
-        >>> default_rng(9).beta(2.0, 5.0, 3).shape
-        (3,)
+        Examples:
+            >>> default_rng(9).beta(2.0, 5.0, 3).shape
+            (3,)
         """
         if _bad(a, lambda v: v <= 0):
             raise ValueError("a <= 0")
@@ -371,8 +385,9 @@ class Generator:
         search below lam = 10, Hörmann's PTRS above).  ``lam < 0`` or a lam too large
         for int64 is a ``ValueError``, as in NumPy.
 
-        >>> default_rng(10).poisson(3.0, 4).dtype
-        dtype('int64')
+        Examples:
+            >>> default_rng(10).poisson(3.0, 4).dtype
+            dtype('int64')
         """
         if _bad(lam, lambda v: v < 0):
             raise ValueError("lam < 0")
@@ -385,8 +400,9 @@ class Generator:
         n min(p, 1-p) = 10, Hörmann's BTRS above).  ``n < 0``, ``p < 0``, ``p > 1`` or a NaN
         ``p`` is a ``ValueError``, as in NumPy.
 
-        >>> default_rng(11).binomial(10, 0.5, 4).dtype
-        dtype('int64')
+        Examples:
+            >>> default_rng(11).binomial(10, 0.5, 4).dtype
+            dtype('int64')
         """
         if _bad(n, lambda v: v < 0):
             raise ValueError("n < 0")
@@ -410,8 +426,9 @@ class Generator:
         """``permutation(x, axis=0)``: a permuted ``arange(x)`` for an int, else a permuted
         copy of the array ``x`` along ``axis``.
 
-        >>> sorted(default_rng(12).permutation(5).get().tolist())
-        [0, 1, 2, 3, 4]
+        Examples:
+            >>> sorted(default_rng(12).permutation(5).get().tolist())
+            [0, 1, 2, 3, 4]
         """
         if isinstance(x, (numbers.Integral, np.integer)):
             n = operator.index(x)
@@ -426,9 +443,10 @@ class Generator:
     def shuffle(self, x, axis=0) -> None:
         """``shuffle(x, axis=0)``: permute the rocarray array ``x`` in place along ``axis``.
 
-        >>> import rocarray as ra
-        >>> x = ra.arange(5); default_rng(13).shuffle(x); sorted(x.get().tolist())
-        [0, 1, 2, 3, 4]
+        Examples:
+            >>> import rocarray as ra
+            >>> x = ra.arange(5); default_rng(13).shuffle(x); sorted(x.get().tolist())
+            [0, 1, 2, 3, 4]
         """
         if not isinstance(x, Array):
             raise TypeError("shuffle needs a rocarray array (it permutes in place)")
@@ -440,9 +458,10 @@ class Generator:
         """``permuted(x, axis=None, out=None)``: ``x`` with each slice along ``axis``
         permuted independently (all elements together for ``axis=None``).
 
-        >>> import rocarray as ra
-        >>> default_rng(14).permuted(ra.reshape(ra.arange(6), (2, 3)), axis=1).shape
-        (2, 3)
+        Examples:
+            >>> import rocarray as ra
+            >>> default_rng(14).permuted(ra.reshape(ra.arange(6), (2, 3)), axis=1).shape
+            (2, 3)
         """
         a = asarray(x, device=self.device)
         if axis is None:
@@ -460,8 +479,9 @@ class Generator:
         with ``p`` the smallest keys ``Exp(1) / p`` (Efraimidis and Spirakis), items
         distinct either way.  NumPy's errors for bad arguments.
 
-        >>> default_rng(15).choice(10, 3, replace=False).shape
-        (3,)
+        Examples:
+            >>> default_rng(15).choice(10, 3, replace=False).shape
+            (3,)
         """
         if isinstance(a, (numbers.Integral, np.integer)):
             pop = operator.index(a)
@@ -523,9 +543,10 @@ def default_rng(seed=None, *, device=None) -> Generator:
     ``device`` fixes the device results are made on (default: the default device at each
     call).  The same seed gives the same numbers on every device.
 
-    >>> rng = default_rng(1234, device="cpu")
-    >>> rng.integers(0, 6, size=3).dtype
-    dtype('int64')
+    Examples:
+        >>> rng = default_rng(1234, device="cpu")
+        >>> rng.integers(0, 6, size=3).dtype
+        dtype('int64')
     """
     if isinstance(seed, Generator):
         return seed

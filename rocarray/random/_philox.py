@@ -49,10 +49,11 @@ class Philox:
     device.  Differences from NumPy's ``Philox`` (Philox4x64-10): 32-bit words, and a
     block is never split between calls.
 
-    >>> bg = Philox(key=(0xA4093822, 0x299F31D0), counter=(0x243F6A88, 0x85A308D3,
-    ...                                                    0x13198A2E, 0x03707344))
-    >>> [hex(w) for w in bg.random_raw(4).get()]
-    ['0xd16cfe09', '0x94fdcceb', '0x5001e420', '0x24126ea1']
+    Examples:
+        >>> bg = Philox(key=(0xA4093822, 0x299F31D0), counter=(0x243F6A88, 0x85A308D3,
+        ...                                                    0x13198A2E, 0x03707344))
+        >>> [hex(w) for w in bg.random_raw(4).get()]
+        ['0xd16cfe09', '0x94fdcceb', '0x5001e420', '0x24126ea1']
     """
 
     def __init__(self, seed=None, *, key=None, counter=None):
@@ -81,8 +82,9 @@ class Philox:
     def key(self) -> tuple:
         """The key, two uint32 words.
 
-        >>> Philox(key=(1, 2)).key
-        (1, 2)
+        Examples:
+            >>> Philox(key=(1, 2)).key
+            (1, 2)
         """
         return self._key
 
@@ -90,8 +92,9 @@ class Philox:
     def counter(self) -> tuple:
         """The next block's counter, four uint32 words, least significant first.
 
-        >>> Philox(key=(1, 2), counter=2**32 + 5).counter
-        (5, 1, 0, 0)
+        Examples:
+            >>> Philox(key=(1, 2), counter=2**32 + 5).counter
+            (5, 1, 0, 0)
         """
         return tuple((self._counter >> (32 * j)) & _MASK32 for j in range(4))
 
@@ -101,9 +104,10 @@ class Philox:
         assigning such a dict restores it (NumPy's ``state`` property; a ``ValueError`` for
         another generator's state).
 
-        >>> bg = Philox(7); saved = bg.state; _ = bg.advance(10); bg.state = saved
-        >>> bg.counter
-        (0, 0, 0, 0)
+        Examples:
+            >>> bg = Philox(7); saved = bg.state; _ = bg.advance(10); bg.state = saved
+            >>> bg.counter
+            (0, 0, 0, 0)
         """
         return {"bit_generator": "Philox4x32", "state": {"key": self.key, "counter": self.counter}}
 
@@ -120,8 +124,9 @@ class Philox:
         """The kernels' stream arguments ``(k1 << 32 | k0, counter's low 64 bits, its high
         64 bits)``; the counter moves past ``n`` blocks (what each ``Generator`` call does).
 
-        >>> bg = Philox(key=(1, 2)); bg.take_blocks(4), bg.counter
-        ((8589934593, 0, 0), (4, 0, 0, 0))
+        Examples:
+            >>> bg = Philox(key=(1, 2)); bg.take_blocks(4), bg.counter
+            ((8589934593, 0, 0), (4, 0, 0, 0))
         """
         with self._lock:
             c = self._counter
@@ -132,8 +137,9 @@ class Philox:
         """Move the counter ``delta`` blocks ahead (mod 2^128; negative goes back); returns
         ``self``, as NumPy's ``Philox.advance``.  One block is four 32-bit words.
 
-        >>> Philox(key=(1, 2)).advance(3).counter
-        (3, 0, 0, 0)
+        Examples:
+            >>> Philox(key=(1, 2)).advance(3).counter
+            (3, 0, 0, 0)
         """
         delta = operator.index(delta)
         with self._lock:
@@ -145,8 +151,9 @@ class Philox:
         a stream that this one reaches only after 2^64 blocks (NumPy's ``jumped``; the jump
         there is 2^128 draws of its 4x64 generator).
 
-        >>> Philox(key=(1, 2)).jumped(2).counter
-        (0, 0, 2, 0)
+        Examples:
+            >>> Philox(key=(1, 2)).jumped(2).counter
+            (0, 0, 2, 0)
         """
         jumps = operator.index(jumps)
         if jumps < 0:
@@ -160,8 +167,9 @@ class Philox:
         sequence's children (``numpy.random.SeedSequence.spawn``).  A generator made from
         ``key=`` gets a seed sequence made from its key and counter the first time.
 
-        >>> len({bg.key for bg in Philox(5).spawn(3)})
-        3
+        Examples:
+            >>> len({bg.key for bg in Philox(5).spawn(3)})
+            3
         """
         if self.seed_seq is None:
             self.seed_seq = np.random.SeedSequence(list(self._key) + list(self.counter))
@@ -173,8 +181,9 @@ class Philox:
         (default: the default device).  The counter moves past the blocks used (a last
         partial block's unused words are dropped).
 
-        >>> Philox(key=(0, 0)).random_raw(2, device="cpu").get().tolist()
-        [1713891541, 3781805453]
+        Examples:
+            >>> Philox(key=(0, 0)).random_raw(2, device="cpu").get().tolist()
+            [1713891541, 3781805453]
         """
         n = 1 if size is None else operator.index(size)
         if n < 0:

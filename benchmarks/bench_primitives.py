@@ -1,0 +1,245 @@
+"""Parallel-primitive benchmarks: scan, compaction, gather and copies, rocarray beside its
+peers measured in the same run.
+
+    python benchmarks/bench_primitives.py [--device cpu|cuda:0|hip:0] [--n N] [--json PATH]
+
+One table of ops keyed by name (``OPS``; a row is a name, the bytes it must move, and one
+callable per library), each run on float32 and int64 data of ``N`` elements (default 2^24
+on a GPU, 2^22 on the CPU; transposes are of 4096x4096, take reads 2^22 indices): on the
+CPU beside NumPy (time ratios), on a GPU beside CuPy and PyTorch, and everywhere as a
+fraction of the copy bandwidth measured in the same run (bytes an op must read and write,
+per second, over a plain copy's).  Libraries are timed round by round, so a change of the
+machine's pace falls on all of them alike.  Also the first call of each op on a dtype not
+seen before (an empty disk cache).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_elementwise import _try_import, machine  # noqa: E402  (sets the cache env)
+
+import rocarray as ra  # noqa: E402
+from rocarray.compiler.cache import drain_background  # noqa: E402
+
+TAKE_N = 1 << 22
+SIDE = 4096
+ROW = 1024
+
+
+def _mask_bytes(d):
+    return d["x_np"].nbytes + int((d["x_np"] > 0).sum()) * d["x_np"].itemsize
+
+
+def _nonzero_bytes(d):
+    return d["x_np"].nbytes + int((d["x_np"] > 0).sum()) * 8
+
+
+#: name -> (bytes moved (a function of the data), {library: callable on that library's data})
+OPS = {
+    "cumulative_sum": (
+        lambda d: d["x_np"].nbytes + d["x_np"].size * np.cumsum(d["x_np"][:1]).itemsize,
+        {"rocarray": lambda d: ra.cumulative_sum(d["x"]), "numpy": lambda d: np.cumsum(d["x"]),
+         "cupy": lambda d: d["x"].cumsum(), "torch": lambda d: d["x"].cumsum(0)}),
+    "x[x > 0]": (
+        _mask_bytes,
+        {"rocarray": lambda d: d["x"][d["x"] > 0], "numpy": lambda d: d["x"][d["x"] > 0],
+         "cupy": lambda d: d["x"][d["x"] > 0], "torch": lambda d: d["x"][d["x"] > 0]}),
+    "nonzero": (
+        _nonzero_bytes,
+        {"rocarray": lambda d: ra.nonzero(d["x"] > 0), "numpy": lambda d: np.nonzero(d["x"] > 0),
+         "cupy": lambda d: (d["x"] > 0).nonzero(), "torch": lambda d: (d["x"] > 0).nonzero()}),
+    f"take, {TAKE_N:,} indices": (
+        lambda d: d["idx_np"].nbytes + 2 * d["idx_np"].size * d["x_np"].itemsize,
+        {"rocarray": lambda d: ra.take(d["x"], d["idx"]), "numpy": lambda d: np.take(d["x"], d["idx"]),
+         "cupy": lambda d: d["x"].take(d["idx"]), "torch": lambda d: d["x"].take(d["idx"])}),
+    f"take_along_axis, rows of {ROW}": (
+        lambda d: d["rows_idx_np"].nbytes + 2 * d["rows_idx_np"].size * d["x_np"].itemsize,
+        {"rocarray": lambda d: ra.take_along_axis(d["rows"], d["rows_idx"], axis=1),
+         "numpy": lambda d: np.take_along_axis(d["rows"], d["rows_idx"], axis=1),
+         "cupy": lambda d: _cupy().take_along_axis(d["rows"], d["rows_idx"], axis=1),
+         "torch": lambda d: _torch().gather(d["rows"], 1, d["rows_idx"])}),
+    "concat of two": (
+        lambda d: 4 * d["x_np"].nbytes,
+        {"rocarray": lambda d: ra.concat([d["x"], d["y"]]), "numpy": lambda d: np.concatenate([d["x"], d["y"]]),
+         "cupy": lambda d: _cupy().concatenate([d["x"], d["y"]]), "torch": lambda d: _torch().cat([d["x"], d["y"]])}),
+    "stack of two": (
+        lambda d: 4 * d["x_np"].nbytes,
+        {"rocarray": lambda d: ra.stack([d["x"], d["y"]]), "numpy": lambda d: np.stack([d["x"], d["y"]]),
+         "cupy": lambda d: _cupy().stack([d["x"], d["y"]]), "torch": lambda d: _torch().stack([d["x"], d["y"]])}),
+    f"transpose copy {SIDE}x{SIDE}": (
+        lambda d: 2 * d["sq_np"].nbytes,
+        {"rocarray": lambda d: d["sq"].T.copy(), "numpy": lambda d: np.ascontiguousarray(d["sq"].T),
+         "cupy": lambda d: _cupy().ascontiguousarray(d["sq"].T), "torch": lambda d: d["sq"].T.contiguous()}),
+}
+
+
+def _cupy():
+    return sys.modules["cupy"]
+
+
+def _torch():
+    return sys.modules["torch"]
+
+
+def host_data(n: int, dtype, rng) -> dict:
+    """The NumPy inputs of every op for one dtype (random, about half of them positive)."""
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        x, y = rng.standard_normal(n).astype(dt), rng.standard_normal(n).astype(dt)
+        sq = rng.standard_normal((SIDE, SIDE)).astype(dt)
+    else:
+        x, y = rng.integers(-1000, 1000, n).astype(dt), rng.integers(-1000, 1000, n).astype(dt)
+        sq = rng.integers(-1000, 1000, (SIDE, SIDE)).astype(dt)
+    return {"x": x, "y": y, "idx": rng.integers(0, n, TAKE_N), "sq": sq,
+            "rows": x.reshape(-1, ROW), "rows_idx": rng.integers(0, ROW, (n // ROW, ROW))}
+
+
+def library_data(lib: str, host: dict, dev):
+    """``host`` moved to ``lib``'s device (with the NumPy originals kept under ``*_np``)."""
+    if lib == "rocarray":
+        d = {k: ra.asarray(v, device=dev) for k, v in host.items()}
+    elif lib == "cupy":
+        d = {k: _cupy().asarray(v) for k, v in host.items()}
+    elif lib == "torch":
+        d = {k: _torch().as_tensor(v, device="cuda") for k, v in host.items()}
+    else:
+        d = dict(host)
+    d.update({k + "_np": v for k, v in host.items()})
+    return d
+
+
+def syncs(dev, libs) -> dict:
+    out = {}
+    for lib in libs:
+        if lib == "rocarray":
+            out[lib] = dev.synchronize
+        elif lib == "cupy":
+            out[lib] = _cupy().cuda.Device().synchronize
+        elif lib == "torch":
+            out[lib] = _torch().cuda.synchronize
+        else:
+            out[lib] = lambda: None
+    return out
+
+
+def timed_round_robin(fns: dict, sync: dict, rounds: int = 7) -> dict:
+    """Best time (s) of each library's call, timed in turn round by round after a warm-up
+    (which also lets rocarray's tier-up compile finish)."""
+    for lib, fn in fns.items():
+        for _ in range(3):
+            fn()
+        sync[lib]()
+    drain_background()
+    best = {lib: float("inf") for lib in fns}
+    for _ in range(rounds):
+        for lib, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            sync[lib]()
+            best[lib] = min(best[lib], time.perf_counter() - t0)
+    return best
+
+
+def copy_bandwidth(dev, n: int) -> float:
+    """Bytes read plus written per second by a plain copy of ``n`` float32: the device's
+    copy on a GPU, NumPy's ``copyto`` on the CPU."""
+    if dev.kind == "cpu":
+        a, b = np.ones(n, np.float32), np.empty(n, np.float32)
+        fn, sync = (lambda: np.copyto(b, a)), (lambda: None)
+    else:
+        src, dst = ra.ones(n, dtype=ra.float32, device=dev), ra.empty(n, dtype=ra.float32, device=dev)
+        rt = dev.runtime
+        fn = lambda: rt.copy_device_to_device(dev.index, dst.data_ptr, src.data_ptr, 4 * n)  # noqa: E731
+        sync = dev.synchronize
+    t = timed_round_robin({"copy": fn}, {"copy": sync}, 10)["copy"]
+    return 8 * n / t
+
+
+def first_calls(dev, rows: list) -> None:
+    """The first call of each op on a dtype no op has run on yet (int16 data)."""
+    x = ra.asarray(np.arange(-500, 500, dtype=np.int16), device=dev)
+    idx = ra.asarray(np.arange(0, 1000, 3), device=dev)
+    sq = ra.reshape(x, (20, 50))
+    calls = [("cumulative_sum", lambda: ra.cumulative_sum(x)), ("x[x > 0]", lambda: x[x > 0]),
+             ("nonzero", lambda: ra.nonzero(x)), ("take", lambda: ra.take(x, idx)),
+             ("concat", lambda: ra.concat([x, x])), ("transpose copy", lambda: sq.T.copy())]
+    rows.append("### First call on a new dtype (int16; empty disk cache)\n")
+    rows.append("| op | first call ms |")
+    rows.append("|---|---|")
+    for name, fn in calls:
+        drain_background()
+        t0 = time.perf_counter()
+        fn()
+        dev.synchronize()
+        rows.append(f"| {name} | {(time.perf_counter() - t0) * 1e3:.1f} |")
+    rows.append("")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--device", default=None)
+    p.add_argument("--n", type=int, default=None, help="elements per array (default 2^24 GPU, 2^22 CPU)")
+    p.add_argument("--dtypes", default="float32,int64")
+    p.add_argument("--json", help="also write the report and the figures to this file")
+    args = p.parse_args()
+    dev = ra.default_device() if args.device is None else ra.Device(args.device).check()
+    gpu = dev.kind != "cpu"
+    n = args.n or (1 << 24 if gpu else 1 << 22)
+    n -= n % ROW
+    libs = ["rocarray"]
+    if not gpu:
+        libs.append("numpy")
+    elif dev.kind == "cuda":
+        if _try_import("cupy") is not None:
+            libs.append("cupy")
+        torch = _try_import("torch")
+        if torch is not None and torch.cuda.is_available():
+            libs.append("torch")
+    rows = ["## rocarray parallel-primitive benchmark", ""] + machine(dev) + [""]
+    first_calls(dev, rows)
+    copy_bw = copy_bandwidth(dev, n)
+    rows.append(f"### Throughput ({n:,} elements per array; take: {TAKE_N:,} indices; "
+                f"transposes {SIDE}x{SIDE})\n")
+    rows.append(f"copy bandwidth (read + write, {'device copy' if gpu else 'NumPy copyto'}): "
+                f"**{copy_bw / 1e9:.1f} GB/s**; an op's bandwidth is the bytes it must read and "
+                "write per second; ratio: the fastest peer's time over rocarray's (>= 1: rocarray "
+                "as fast or faster)\n")
+    peers = [lib for lib in libs if lib != "rocarray"]
+    head = "| op | dtype | rocarray ms | " + " | ".join(f"{p_} ms" for p_ in peers) + \
+        " | ratio | fraction of copy |"
+    rows.append(head)
+    rows.append("|" + "---|" * (head.count("|") - 1))
+    figures = []
+    sync = syncs(dev, libs)
+    rng = np.random.default_rng(0)
+    for dt in args.dtypes.split(","):
+        host = host_data(n, dt, rng)
+        data = {lib: library_data(lib, host, dev) for lib in libs}
+        for name, (nbytes, impl) in OPS.items():
+            fns = {lib: (lambda f=impl[lib], d=data[lib]: f(d)) for lib in libs}
+            t = timed_round_robin(fns, sync)
+            moved = nbytes(data["rocarray"])
+            best_peer = min((t[p_] for p_ in peers), default=float("nan"))
+            frac = moved / t["rocarray"] / copy_bw
+            rows.append(f"| {name} | {dt} | {t['rocarray'] * 1e3:.3f} | "
+                        + " | ".join(f"{t[p_] * 1e3:.3f}" for p_ in peers)
+                        + f" | {best_peer / t['rocarray']:.2f} | {frac:.2f} |")
+            figures.append({"op": name, "dtype": dt, "n": n, "bytes": moved, "fraction_of_copy": frac,
+                            **{f"{lib}_ms": t[lib] * 1e3 for lib in libs}})
+        del data
+    print("\n".join(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"report": rows, "copy_bandwidth": copy_bw, "figures": figures}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
