@@ -172,7 +172,9 @@ class Generator:
             quarters = _slices(buf, 4, m)
             bad = Array._empty((m,), np.dtype(np.uint8), dev)
             _kernels.kernel("integers_wide" if wide else "integers")(*args, lo, nn, th, *quarters, bad)
-            if bool(_any(bad)):
+            # th = 0 (n a power of two: every full dtype range, the permutations' keys): no
+            # value can be rejected, and no flag needs reading back
+            if th and bool(_any(bad)):
                 _kernels.kernel("integers_fix")(*args, lo, nn, th, int(wide), bad, *quarters)
         return _contiguous_result(buf, count, shape)
 
