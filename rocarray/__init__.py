@@ -178,6 +178,8 @@ from . import fft, linalg
 from ._sorting_functions import argsort, sort
 from ._set_functions import unique_all, unique_counts, unique_inverse, unique_values
 
+# -- rocarray.random: Philox4x32-10 kernels, NumPy's Generator, CuPy's module functions ----------
+from . import random  # noqa: E402,F401  (a subpackage, imported after the ops it uses)
 
 # -- NumPy's names beside the standard's, and NumPy's protocols (docs/numpy_interop.md) ------------
 from ._elementwise_functions import (
