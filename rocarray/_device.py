@@ -82,7 +82,13 @@ class Device:
             dev = _interned.setdefault(key, dev)
         return dev
 
+    def __init__(self, spec="cpu", index: int | None = None):
+        # the work is __new__'s (devices are singletons); this is the signature help() and
+        # the API reference show
+        pass
+
     # -- identity ------------------------------------------------------------------------
+
     def __eq__(self, other):
         if isinstance(other, str):
             try:

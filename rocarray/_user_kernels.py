@@ -342,10 +342,9 @@ class ElementwiseKernel:
     """
 
     def __init__(self, in_params, out_params, operation, name="kernel", reduce_dims=True,
-                 preamble="", no_return=False, return_tuple=False, **kwargs):
+                 preamble="", no_return=False, return_tuple=False, options=(), **kwargs):
         self.name = _check_name(name)
         self.__name__ = self.name
-        kwargs.pop("options", None)
         # rocarray.fuse's generated bodies are valid and never read their outputs: they are
         # parsed only when a signature is compiled (so a disk-cache hit parses nothing)
         generated = kwargs.pop("_generated", False)
