@@ -1,6 +1,6 @@
 """Elementwise benchmarks: rocarray beside its peers measured in the same run.
 
-    python benchmarks/bench_elementwise.py [--device cpu|cuda:0|hip:0] [--quick]
+    python benchmarks/bench_elementwise.py [--device cpu|cuda:0|hip:0] [--quick] [--json PATH]
 
 Prints, as a Markdown report (machine, versions, figures, ratios):
  1. cold cost of a new dtype signature with an empty disk cache, split into phases;
@@ -15,7 +15,6 @@ Prints, as a Markdown report (machine, versions, figures, ratios):
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import subprocess
@@ -24,6 +23,7 @@ import tempfile
 import time
 
 import numpy as np
+from report import write_json
 
 # An empty disk cache for this run (unless the caller chose one), and no help from the
 # CUDA driver's own JIT cache, so "cold" means cold (CuPy's NVRTC compile is measured with
@@ -405,15 +405,14 @@ def report_main(title: str, sections) -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--device", default=None)
     p.add_argument("--quick", action="store_true")
-    p.add_argument("--json", help="also write the raw report lines to this file")
+    p.add_argument("--json", metavar="PATH", help="also write the report as JSON (benchmarks/report.py)")
     args = p.parse_args()
     dev = ra.default_device() if args.device is None else ra.Device(args.device).check()
     rows = [title, ""] + machine(dev) + [""]
     sections(dev, rows, args.quick)
     print("\n".join(rows))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f)
+        write_json(args.json, rows)
 
 
 def _sections(dev, rows, quick):

@@ -1,15 +1,18 @@
-"""Parallel-primitive benchmarks (issue 21): rocarray beside its peers measured in the same run.
+"""Parallel-primitive benchmarks: scan, compaction, gather, copies, sorting and searching,
+rocarray beside its peers measured in the same run.
 
-    python benchmarks/bench_primitives.py [--device cpu|cuda:0|hip:0] [--quick] [--only NAME,...]
-                                          [--json PATH]
+    python benchmarks/bench_primitives.py [--device cpu|cuda:0|hip:0] [--n N] [--json PATH]
 
-One table of ops keyed by name (``OPS``): each row builds its inputs from a size and runs
-the op in rocarray, NumPy, CuPy and PyTorch.  Sizes: 2^24 elements on a GPU, 2^22 on the
-CPU (``--quick``: a quarter), rows 4096 x 1024.  On the CPU the report gives each op's time
-beside NumPy's (a ratio > 1: rocarray faster); on a GPU beside CuPy's and PyTorch's, and
-the ratio to the faster of the two.  Times are the best of several warm runs, each ended
-by a device synchronization; every library's inputs are the same values.  ``--json``
-writes the figures as a list of records.
+One table of ops keyed by name (``OPS``; a row is a name, the bytes it must move, and one
+callable per library), each run on float32 and int64 data of ``N`` elements (default 2^24
+on a GPU, 2^22 on the CPU; transposes are of 4096x4096, take reads 2^22 indices): on the
+CPU beside NumPy (time ratios), on a GPU beside CuPy and PyTorch, and everywhere as a
+fraction of the copy bandwidth measured in the same run (bytes an op must read and write,
+per second, over a plain copy's).  Libraries are timed round by round, so a change of the
+machine's pace falls on all of them alike.  Also the first call of each op on a dtype not
+seen before (an empty disk cache).  Sorting and searching are not bound by memory: their
+"bytes" are one read and one write of the data (a sort's least), so their fraction of the
+copy bandwidth says how far they are from a single pass.
 """
 
 from __future__ import annotations
@@ -28,131 +31,251 @@ from bench_elementwise import _try_import, machine  # noqa: E402  (sets the cach
 import rocarray as ra  # noqa: E402
 from rocarray.compiler.cache import drain_background  # noqa: E402
 
-
-def _line(n, rng):
-    return {"f32": rng.standard_normal(n, dtype=np.float32),
-            "i64": rng.integers(-2**31, 2**31, size=n, dtype=np.int64)}
-
-
-def _search(n, rng):
-    base = np.sort(rng.standard_normal(n, dtype=np.float32))
-    return {"sorted": base, "q": rng.standard_normal(1 << 20, dtype=np.float32)}
+TAKE_N = 1 << 22
+SIDE = 4096
+ROW = 1024
+QUERIES = 1 << 20
+ISIN_VALUES = 1 << 16
 
 
-def _rows(n, rng):
-    return {"m": rng.standard_normal((4096, 1024), dtype=np.float32)}
+def _mask_bytes(d):
+    return d["x_np"].nbytes + int((d["x_np"] > 0).sum()) * d["x_np"].itemsize
 
 
-def _isin(n, rng):
-    return {"a": rng.integers(0, 1 << 22, size=n, dtype=np.int64),
-            "b": rng.integers(0, 1 << 22, size=1 << 16, dtype=np.int64)}
+def _nonzero_bytes(d):
+    return d["x_np"].nbytes + int((d["x_np"] > 0).sum()) * 8
 
 
-#: name -> (inputs from (n, rng), rocarray, NumPy, CuPy, PyTorch); each op takes the dict
-#: of its library's arrays
+#: name -> (bytes moved (a function of the data), {library: callable on that library's data})
 OPS = {
-    "sort float32": (_line, lambda m: ra.sort(m["f32"]), lambda m: np.sort(m["f32"]),
-                     lambda m: m["cp"].sort(m["f32"]), lambda m: m["torch"].sort(m["f32"], stable=True)),
-    "sort int64": (_line, lambda m: ra.sort(m["i64"]), lambda m: np.sort(m["i64"]),
-                   lambda m: m["cp"].sort(m["i64"]), lambda m: m["torch"].sort(m["i64"], stable=True)),
-    "argsort float32 (stable)": (_line, lambda m: ra.argsort(m["f32"]),
-                                 lambda m: np.argsort(m["f32"], kind="stable"),
-                                 lambda m: m["cp"].argsort(m["f32"]),
-                                 lambda m: m["torch"].argsort(m["f32"], stable=True)),
-    "argsort int64 (stable)": (_line, lambda m: ra.argsort(m["i64"]),
-                               lambda m: np.argsort(m["i64"], kind="stable"),
-                               lambda m: m["cp"].argsort(m["i64"]),
-                               lambda m: m["torch"].argsort(m["i64"], stable=True)),
-    "unique_counts float32": (_line, lambda m: ra.unique_counts(m["f32"]),
-                              lambda m: np.unique(m["f32"], return_counts=True, equal_nan=False),
-                              lambda m: m["cp"].unique(m["f32"], return_counts=True),
-                              lambda m: m["torch"].unique(m["f32"], sorted=True, return_counts=True)),
-    "searchsorted, 2^20 queries": (_search, lambda m: ra.searchsorted(m["sorted"], m["q"]),
-                                   lambda m: np.searchsorted(m["sorted"], m["q"]),
-                                   lambda m: m["cp"].searchsorted(m["sorted"], m["q"]),
-                                   lambda m: m["torch"].searchsorted(m["sorted"], m["q"])),
-    "sort of 4096x1024 rows": (_rows, lambda m: ra.sort(m["m"], axis=1), lambda m: np.sort(m["m"], axis=1),
-                               lambda m: m["cp"].sort(m["m"], axis=1),
-                               lambda m: m["torch"].sort(m["m"], dim=1, stable=True)),
-    "isin, 2^16 values": (_isin, lambda m: ra.isin(m["a"], m["b"]), lambda m: np.isin(m["a"], m["b"]),
-                          lambda m: m["cp"].isin(m["a"], m["b"]), lambda m: m["torch"].isin(m["a"], m["b"])),
+    "cumulative_sum": (
+        lambda d: d["x_np"].nbytes + d["x_np"].size * np.cumsum(d["x_np"][:1]).itemsize,
+        {"rocarray": lambda d: ra.cumulative_sum(d["x"]), "numpy": lambda d: np.cumsum(d["x"]),
+         "cupy": lambda d: d["x"].cumsum(), "torch": lambda d: d["x"].cumsum(0)}),
+    "x[x > 0]": (
+        _mask_bytes,
+        {"rocarray": lambda d: d["x"][d["x"] > 0], "numpy": lambda d: d["x"][d["x"] > 0],
+         "cupy": lambda d: d["x"][d["x"] > 0], "torch": lambda d: d["x"][d["x"] > 0]}),
+    "nonzero": (
+        _nonzero_bytes,
+        {"rocarray": lambda d: ra.nonzero(d["x"] > 0), "numpy": lambda d: np.nonzero(d["x"] > 0),
+         "cupy": lambda d: (d["x"] > 0).nonzero(), "torch": lambda d: (d["x"] > 0).nonzero()}),
+    f"take, {TAKE_N:,} indices": (
+        lambda d: d["idx_np"].nbytes + 2 * d["idx_np"].size * d["x_np"].itemsize,
+        {"rocarray": lambda d: ra.take(d["x"], d["idx"]), "numpy": lambda d: np.take(d["x"], d["idx"]),
+         "cupy": lambda d: d["x"].take(d["idx"]), "torch": lambda d: d["x"].take(d["idx"])}),
+    f"take_along_axis, rows of {ROW}": (
+        lambda d: d["rows_idx_np"].nbytes + 2 * d["rows_idx_np"].size * d["x_np"].itemsize,
+        {"rocarray": lambda d: ra.take_along_axis(d["rows"], d["rows_idx"], axis=1),
+         "numpy": lambda d: np.take_along_axis(d["rows"], d["rows_idx"], axis=1),
+         "cupy": lambda d: _cupy().take_along_axis(d["rows"], d["rows_idx"], axis=1),
+         "torch": lambda d: _torch().gather(d["rows"], 1, d["rows_idx"])}),
+    "concat of two": (
+        lambda d: 4 * d["x_np"].nbytes,
+        {"rocarray": lambda d: ra.concat([d["x"], d["y"]]), "numpy": lambda d: np.concatenate([d["x"], d["y"]]),
+         "cupy": lambda d: _cupy().concatenate([d["x"], d["y"]]), "torch": lambda d: _torch().cat([d["x"], d["y"]])}),
+    "stack of two": (
+        lambda d: 4 * d["x_np"].nbytes,
+        {"rocarray": lambda d: ra.stack([d["x"], d["y"]]), "numpy": lambda d: np.stack([d["x"], d["y"]]),
+         "cupy": lambda d: _cupy().stack([d["x"], d["y"]]), "torch": lambda d: _torch().stack([d["x"], d["y"]])}),
+    "sort": (
+        lambda d: 2 * d["x_np"].nbytes,
+        {"rocarray": lambda d: ra.sort(d["x"]), "numpy": lambda d: np.sort(d["x"]),
+         "cupy": lambda d: _cupy().sort(d["x"]), "torch": lambda d: _torch().sort(d["x"], stable=True)}),
+    "argsort (stable)": (
+        lambda d: d["x_np"].nbytes + 8 * d["x_np"].size,
+        {"rocarray": lambda d: ra.argsort(d["x"]), "numpy": lambda d: np.argsort(d["x"], kind="stable"),
+         "cupy": lambda d: _cupy().argsort(d["x"]), "torch": lambda d: _torch().argsort(d["x"], stable=True)}),
+    "unique_counts": (
+        lambda d: 2 * d["x_np"].nbytes,
+        {"rocarray": lambda d: ra.unique_counts(d["x"]),
+         "numpy": lambda d: np.unique(d["x"], return_counts=True, equal_nan=False),
+         "cupy": lambda d: _cupy().unique(d["x"], return_counts=True),
+         "torch": lambda d: _torch().unique(d["x"], sorted=True, return_counts=True)}),
+    f"searchsorted, {QUERIES:,} queries": (
+        lambda d: d["q_np"].nbytes + 8 * d["q_np"].size,
+        {"rocarray": lambda d: ra.searchsorted(d["sorted"], d["q"]),
+         "numpy": lambda d: np.searchsorted(d["sorted"], d["q"]),
+         "cupy": lambda d: _cupy().searchsorted(d["sorted"], d["q"]),
+         "torch": lambda d: _torch().searchsorted(d["sorted"], d["q"])}),
+    f"sort of rows of {ROW}": (
+        lambda d: 2 * d["rows_np"].nbytes,
+        {"rocarray": lambda d: ra.sort(d["rows"], axis=1), "numpy": lambda d: np.sort(d["rows"], axis=1),
+         "cupy": lambda d: _cupy().sort(d["rows"], axis=1),
+         "torch": lambda d: _torch().sort(d["rows"], dim=1, stable=True)}),
+    f"isin, {ISIN_VALUES:,} values": (
+        lambda d: d["x_np"].nbytes + d["x_np"].size,
+        {"rocarray": lambda d: ra.isin(d["x"], d["values"]), "numpy": lambda d: np.isin(d["x"], d["values"]),
+         "cupy": lambda d: _cupy().isin(d["x"], d["values"]), "torch": lambda d: _torch().isin(d["x"], d["values"])}),
+    f"transpose copy {SIDE}x{SIDE}": (
+        lambda d: 2 * d["sq_np"].nbytes,
+        {"rocarray": lambda d: d["sq"].T.copy(), "numpy": lambda d: np.ascontiguousarray(d["sq"].T),
+         "cupy": lambda d: _cupy().ascontiguousarray(d["sq"].T), "torch": lambda d: d["sq"].T.contiguous()}),
 }
 
 
-def _best(fn, sync, repeat):
-    fn()
-    sync()
-    drain_background()  # a tier-up compile the first run started
-    for _ in range(2):
-        fn()
-    sync()
-    best = float("inf")
-    for _ in range(repeat):
+def _cupy():
+    return sys.modules["cupy"]
+
+
+def _torch():
+    return sys.modules["torch"]
+
+
+def host_data(n: int, dtype, rng) -> dict:
+    """The NumPy inputs of every op for one dtype (random, about half of them positive)."""
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        x, y = rng.standard_normal(n).astype(dt), rng.standard_normal(n).astype(dt)
+        sq = rng.standard_normal((SIDE, SIDE)).astype(dt)
+    else:
+        x, y = rng.integers(-1000, 1000, n).astype(dt), rng.integers(-1000, 1000, n).astype(dt)
+        sq = rng.integers(-1000, 1000, (SIDE, SIDE)).astype(dt)
+    q = y[:QUERIES] if n >= QUERIES else np.resize(y, QUERIES)
+    return {"x": x, "y": y, "idx": rng.integers(0, n, TAKE_N), "sq": sq,
+            "rows": x.reshape(-1, ROW), "rows_idx": rng.integers(0, ROW, (n // ROW, ROW)),
+            "sorted": np.sort(x), "q": q, "values": y[:ISIN_VALUES].copy()}
+
+
+def library_data(lib: str, host: dict, dev):
+    """``host`` moved to ``lib``'s device (with the NumPy originals kept under ``*_np``)."""
+    if lib == "rocarray":
+        d = {k: ra.asarray(v, device=dev) for k, v in host.items()}
+    elif lib == "cupy":
+        d = {k: _cupy().asarray(v) for k, v in host.items()}
+    elif lib == "torch":
+        d = {k: _torch().as_tensor(v, device="cuda") for k, v in host.items()}
+    else:
+        d = dict(host)
+    d.update({k + "_np": v for k, v in host.items()})
+    return d
+
+
+def syncs(dev, libs) -> dict:
+    out = {}
+    for lib in libs:
+        if lib == "rocarray":
+            out[lib] = dev.synchronize
+        elif lib == "cupy":
+            out[lib] = _cupy().cuda.Device().synchronize
+        elif lib == "torch":
+            out[lib] = _torch().cuda.synchronize
+        else:
+            out[lib] = lambda: None
+    return out
+
+
+def timed_round_robin(fns: dict, sync: dict, rounds: int = 7) -> dict:
+    """Best time (s) of each library's call, timed in turn round by round after a warm-up
+    (which also lets rocarray's tier-up compile finish)."""
+    for lib, fn in fns.items():
+        for _ in range(3):
+            fn()
+        sync[lib]()
+    drain_background()
+    best = {lib: float("inf") for lib in fns}
+    for _ in range(rounds):
+        for lib, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            sync[lib]()
+            best[lib] = min(best[lib], time.perf_counter() - t0)
+    return best
+
+
+def copy_bandwidth(dev, n: int) -> float:
+    """Bytes read plus written per second by a plain copy of ``n`` float32: the device's
+    copy on a GPU, NumPy's ``copyto`` on the CPU."""
+    if dev.kind == "cpu":
+        a, b = np.ones(n, np.float32), np.empty(n, np.float32)
+        fn, sync = (lambda: np.copyto(b, a)), (lambda: None)
+    else:
+        src, dst = ra.ones(n, dtype=ra.float32, device=dev), ra.empty(n, dtype=ra.float32, device=dev)
+        rt = dev.runtime
+        fn = lambda: rt.copy_device_to_device(dev.index, dst.data_ptr, src.data_ptr, 4 * n)  # noqa: E731
+        sync = dev.synchronize
+    t = timed_round_robin({"copy": fn}, {"copy": sync}, 10)["copy"]
+    return 8 * n / t
+
+
+def first_calls(dev, rows: list) -> None:
+    """The first call of each op on a dtype no op has run on yet (int16 data)."""
+    x = ra.asarray(np.arange(-500, 500, dtype=np.int16), device=dev)
+    idx = ra.asarray(np.arange(0, 1000, 3), device=dev)
+    sq = ra.reshape(x, (20, 50))
+    calls = [("cumulative_sum", lambda: ra.cumulative_sum(x)), ("x[x > 0]", lambda: x[x > 0]),
+             ("nonzero", lambda: ra.nonzero(x)), ("take", lambda: ra.take(x, idx)),
+             ("concat", lambda: ra.concat([x, x])), ("transpose copy", lambda: sq.T.copy()),
+             ("sort", lambda: ra.sort(x)), ("argsort", lambda: ra.argsort(x)),
+             ("searchsorted", lambda: ra.searchsorted(ra.sort(x), idx)), ("isin", lambda: ra.isin(x, idx))]
+    rows.append("### First call on a new dtype (int16; empty disk cache)\n")
+    rows.append("| op | first call ms |")
+    rows.append("|---|---|")
+    for name, fn in calls:
+        drain_background()
         t0 = time.perf_counter()
         fn()
-        sync()
-        best = min(best, time.perf_counter() - t0)
-    return best
+        dev.synchronize()
+        rows.append(f"| {name} | {(time.perf_counter() - t0) * 1e3:.1f} |")
+    rows.append("")
 
 
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--device", default=None)
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--only", default=None, help="comma-separated op names (a prefix is enough)")
-    p.add_argument("--repeat", type=int, default=5)
-    p.add_argument("--json", help="also write the figures to this file")
+    p.add_argument("--n", type=int, default=None, help="elements per array (default 2^24 GPU, 2^22 CPU)")
+    p.add_argument("--dtypes", default="float32,int64")
+    p.add_argument("--json", help="also write the report and the figures to this file")
     args = p.parse_args()
     dev = ra.default_device() if args.device is None else ra.Device(args.device).check()
     gpu = dev.kind != "cpu"
-    n = (1 << 24) if gpu else (1 << 22)
-    if args.quick:
-        n //= 4
-    cp = _try_import("cupy") if dev.kind == "cuda" else None
-    torch = _try_import("torch") if dev.kind == "cuda" else None
-    if torch is not None and not torch.cuda.is_available():
-        torch = None
-    out = ["## rocarray parallel-primitive benchmark", ""] + machine(dev) + [""]
-    out.append(f"{n:,} elements per line (float32 standard normal; int64 uniform in [-2^31, 2^31)); "
-               "best of warm runs, synchronized\n")
-    if gpu:
-        out.append("| op | rocarray ms | CuPy ms | PyTorch ms | faster peer / rocarray (>1: rocarray faster) |")
-        out.append("|---|---|---|---|---|")
-    else:
-        out.append("| op | rocarray ms | NumPy ms | NumPy / rocarray (>1: rocarray faster) |")
-        out.append("|---|---|---|---|")
-    records = []
+    n = args.n or (1 << 24 if gpu else 1 << 22)
+    n -= n % ROW
+    libs = ["rocarray"]
+    if not gpu:
+        libs.append("numpy")
+    elif dev.kind == "cuda":
+        if _try_import("cupy") is not None:
+            libs.append("cupy")
+        torch = _try_import("torch")
+        if torch is not None and torch.cuda.is_available():
+            libs.append("torch")
+    rows = ["## rocarray parallel-primitive benchmark", ""] + machine(dev) + [""]
+    first_calls(dev, rows)
+    copy_bw = copy_bandwidth(dev, n)
+    rows.append(f"### Throughput ({n:,} elements per array; take: {TAKE_N:,} indices; "
+                f"transposes {SIDE}x{SIDE})\n")
+    rows.append(f"copy bandwidth (read + write, {'device copy' if gpu else 'NumPy copyto'}): "
+                f"**{copy_bw / 1e9:.1f} GB/s**; an op's bandwidth is the bytes it must read and "
+                "write per second; ratio: the fastest peer's time over rocarray's (>= 1: rocarray "
+                "as fast or faster)\n")
+    peers = [lib for lib in libs if lib != "rocarray"]
+    head = "| op | dtype | rocarray ms | " + " | ".join(f"{p_} ms" for p_ in peers) + \
+        " | ratio | fraction of copy |"
+    rows.append(head)
+    rows.append("|" + "---|" * (head.count("|") - 1))
+    figures = []
+    sync = syncs(dev, libs)
     rng = np.random.default_rng(0)
-    for name, (make, f, fnp, fcp, ft) in OPS.items():
-        if args.only and not any(name.startswith(o.strip()) for o in args.only.split(",")):
-            continue
-        host = make(n, rng)
-        mine = {k: ra.asarray(v, device=dev) for k, v in host.items()}
-        t = _best(lambda: f(mine), dev.synchronize, args.repeat)
-        rec = {"op": name, "n": n, "device": str(dev), "rocarray_s": t}
-        if not gpu:
-            tn = _best(lambda: fnp(host), lambda: None, args.repeat)
-            rec["numpy_s"] = tn
-            out.append(f"| {name} | {t * 1e3:.2f} | {tn * 1e3:.2f} | {tn / t:.2f} |")
-        else:
-            tc = tt = float("nan")
-            if cp is not None:
-                theirs = {k: cp.asarray(v) for k, v in host.items()}
-                theirs["cp"] = cp
-                tc = _best(lambda: fcp(theirs), cp.cuda.Device().synchronize, args.repeat)
-            if torch is not None:
-                theirs = {k: torch.as_tensor(v, device="cuda") for k, v in host.items()}
-                theirs["torch"] = torch
-                tt = _best(lambda: ft(theirs), torch.cuda.synchronize, args.repeat)
-            peer = np.nanmin([tc, tt]) if not (np.isnan(tc) and np.isnan(tt)) else float("nan")
-            rec.update(cupy_s=tc, torch_s=tt)
-            out.append(f"| {name} | {t * 1e3:.2f} | {tc * 1e3:.2f} | {tt * 1e3:.2f} | {peer / t:.2f} |")
-        records.append(rec)
-        print(out[-1], flush=True)
-    print("\n".join(out))
+    for dt in args.dtypes.split(","):
+        host = host_data(n, dt, rng)
+        data = {lib: library_data(lib, host, dev) for lib in libs}
+        for name, (nbytes, impl) in OPS.items():
+            fns = {lib: (lambda f=impl[lib], d=data[lib]: f(d)) for lib in libs}
+            t = timed_round_robin(fns, sync)
+            moved = nbytes(data["rocarray"])
+            best_peer = min((t[p_] for p_ in peers), default=float("nan"))
+            frac = moved / t["rocarray"] / copy_bw
+            rows.append(f"| {name} | {dt} | {t['rocarray'] * 1e3:.3f} | "
+                        + " | ".join(f"{t[p_] * 1e3:.3f}" for p_ in peers)
+                        + f" | {best_peer / t['rocarray']:.2f} | {frac:.2f} |")
+            figures.append({"op": name, "dtype": dt, "n": n, "bytes": moved, "fraction_of_copy": frac,
+                            **{f"{lib}_ms": t[lib] * 1e3 for lib in libs}})
+        del data
+    print("\n".join(rows))
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump({"machine": machine(dev), "records": records}, fh, indent=1)
+        with open(args.json, "w") as f:
+            json.dump({"report": rows, "copy_bandwidth": copy_bw, "figures": figures}, f, indent=1)
 
 
 if __name__ == "__main__":

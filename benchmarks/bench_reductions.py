@@ -1,6 +1,6 @@
 """Reduction benchmarks: rocarray beside its peers measured in the same run.
 
-    python benchmarks/bench_reductions.py [--device cpu|cuda:0|hip:0] [--quick]
+    python benchmarks/bench_reductions.py [--device cpu|cuda:0|hip:0] [--quick] [--json PATH]
 
 Prints a Markdown report (machine, versions, figures, ratios): full sum, sum over the last
 and over the first axis of a large 2-D array, max, argmax and a cumulative sum; on the CPU
@@ -22,6 +22,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_elementwise import (_try_import, best_of, code_that_ran, machine,  # noqa: E402  (sets the cache env)
                                prepare_interpreter)
+from report import write_json  # noqa: E402
 
 import rocarray as ra  # noqa: E402
 from rocarray.compiler.cache import drain_background  # noqa: E402
@@ -101,6 +102,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--device", default=None)
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--json", metavar="PATH", help="also write the report as JSON (benchmarks/report.py)")
     args = p.parse_args()
     dev = ra.default_device() if args.device is None else ra.Device(args.device).check()
     gpu = dev.kind != "cpu"
@@ -139,7 +141,7 @@ def main():
             t = timed(lambda: f(mine), lambda: None, 7)
             tn = timed(lambda: fnp(host), lambda: None, 7)
             out.append(f"| {label} | {t * 1e3:.2f} | {tn * 1e3:.2f} | {tn / t:.2f} |")
-        print("\n".join(out))
+        _report(out, args.json)
         return
 
     def sync():
@@ -170,7 +172,13 @@ def main():
             tt = nbytes / timed(lambda: ft(theirs_t), torch.cuda.synchronize)
         bw = nbytes / t
         out.append(f"| {label} | {bw / 1e12:.2f} | {bw / copy_bw:.2f} | {c / 1e12:.2f} | {tt / 1e12:.2f} |")
+    _report(out, args.json)
+
+
+def _report(out: list, json_path) -> None:
     print("\n".join(out))
+    if json_path:
+        write_json(json_path, out)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ ran once before, so that their code is in the disk cache (rocarray's and CuPy's)
 PyTorch, which compiles nothing, is the floor.  ``--profile`` prints where rocarray's
 first op and a new signature spend their time (cProfile, in one more process).
 
-    python benchmarks/bench_second_run.py [--device cuda:0|cpu] [--runs 7] [--profile]
+    python benchmarks/bench_second_run.py [--device cuda:0|cpu] [--runs 7] [--profile] [--json PATH]
 """
 
 from __future__ import annotations
@@ -20,8 +20,10 @@ import platform
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
+from report import write_json
 
 # One program for every library: $IMPORT imports it, $DEVICE picks the device, $SYNC waits for
 # it, $EMPTY and $ASARRAY (of the NumPy array ``host``) make arrays there, $KERNEL (none for
@@ -107,6 +109,7 @@ def main() -> None:
     p.add_argument("--device", default=None)
     p.add_argument("--runs", type=int, default=7)
     p.add_argument("--profile", action="store_true")
+    p.add_argument("--json", metavar="PATH", help="also write the report as JSON (benchmarks/report.py)")
     args = p.parse_args()
     import rocarray as ra
 
@@ -128,28 +131,35 @@ def main() -> None:
             versions.append(f"{mod} {__import__(mod).__version__}")
         except ImportError:
             pass
-    print(f"## A second run's first results ({device}: {dev.runtime.device_name(dev.index)})\n")
-    print(f"{platform.node()}, {platform.processor() or platform.machine()}, Python {platform.python_version()}; "
-          + ", ".join(versions))
-    print(f"rocarray cache: {cache_dir}; {args.runs} fresh processes each, medians, ms\n")
+    out = [
+        f"## A second run's first results ({device}: {dev.runtime.device_name(dev.index)})", "",
+        f"- date: {time.strftime('%Y-%m-%d %H:%M %Z')}",
+        f"- command: `python {' '.join(sys.argv)}`",
+        f"- host: {platform.node()}, {platform.processor() or platform.machine()}, {os.cpu_count()} cores",
+        f"- python {platform.python_version()}, " + ", ".join(versions),
+        f"- rocarray cache: {cache_dir}; {args.runs} fresh processes each, medians, ms", "",
+    ]
     results = {}
     for name, code in peers.items():
         _runs(code, device, 1, env)  # fills the disk caches (the user's first run)
         results[name] = _runs(code, device, args.runs, env)
     cols = ["import", "device set-up", "first op", "int16 a+b", "float64 a+b", "complex64 a+b", "ElementwiseKernel"]
-    print("| library | " + " | ".join(cols) + " |")
-    print("|---" * (len(cols) + 1) + "|")
+    out.append("| library | " + " | ".join(cols) + " |")
+    out.append("|---" * (len(cols) + 1) + "|")
     for name, res in results.items():
         cells = [_median(res, "import"), _median(res, "init"), _median(res, "first")]
         cells += [_median(res, "new", t) if t in res[0]["new"] else float("nan")
                   for t in ("int16", "float64", "complex64", "ElementwiseKernel")]
-        print(f"| {name} | " + " | ".join(f"{c:.2f}" for c in cells) + " |")
+        out.append(f"| {name} | " + " | ".join(f"{c:.2f}" for c in cells) + " |")
     if "CuPy" in results:
         r, c = results["rocarray"], results["CuPy"]
-        print("\nrocarray / CuPy: first op "
-              f"{_median(r, 'first') / _median(c, 'first'):.2f}, new signatures "
-              + ", ".join(f"{t} {_median(r, 'new', t) / _median(c, 'new', t):.2f}"
-                          for t in ("int16", "float64", "complex64", "ElementwiseKernel")))
+        out.append("\nrocarray / CuPy: first op "
+                   f"{_median(r, 'first') / _median(c, 'first'):.2f}, new signatures "
+                   + ", ".join(f"{t} {_median(r, 'new', t) / _median(c, 'new', t):.2f}"
+                               for t in ("int16", "float64", "complex64", "ElementwiseKernel")))
+    print("\n".join(out))
+    if args.json:
+        write_json(args.json, out)
     if args.profile:
         r = subprocess.run([sys.executable, "-c", _PROFILE, device], capture_output=True, text=True, env=env)
         print(r.stdout[-12000:], r.stderr[-2000:])

@@ -1,6 +1,6 @@
 """User-kernel benchmarks: ElementwiseKernel, ReductionKernel and fuse beside their peers.
 
-    python benchmarks/bench_user_kernels.py [--device cpu|cuda:0|hip:0] [--quick]
+    python benchmarks/bench_user_kernels.py [--device cpu|cuda:0|hip:0] [--quick] [--json PATH]
 
 Prints a Markdown report (machine, versions, figures, ratios):
  1. first call of a user kernel on a dtype this process has not seen, with an empty disk

@@ -55,7 +55,9 @@ def _unary_math(name: str) -> Op:
 
 _FLOOR_DIVIDE_FLOAT = """
 ctype a = in0, b = in1;
-if (b == 0) {
+if (b == 0 || isinf(a) || isinf(b)) {
+    // the standard's special cases: a zero or infinite operand gives the IEEE quotient
+    // (inf // 2 is inf, 1 // -inf is -0; NumPy gives NaN and -1)
     out0 = a / b;
 } else {
     ctype mod = fmod(a, b);

@@ -5,7 +5,7 @@ The namespace follows the Python array API standard and CuPy's habits (``asnumpy
 """
 
 __version__ = "0.1.0"
-__array_api_version__ = "2024.12"
+__array_api_version__ = "2025.12"
 
 # -- settings: every ROCARRAY_* variable checked before anything reads one -------------------
 from . import _settings
@@ -151,7 +151,6 @@ from ._elementwise_functions import (
     tan,
     tanh,
     trunc,
-    where,
 )
 
 # -- reductions (kernels/reductions.py) -------------------------------------------------------
@@ -162,16 +161,48 @@ from ._statistical_functions import (all, any, argmax, argmin, count_nonzero, cu
 from ._user_kernels import ElementwiseKernel, ReductionKernel
 from ._fusion import fuse
 
+# -- device-wide primitives (scan: the offsets of compaction and sorting) ----------------------
+from ._primitives import exclusive_scan, scan
+
 # -- indexing (x[...] and x[...] = v: installed on Array by rocarray._indexing) and searching -
 from . import _indexing  # noqa: F401
 from ._indexing_functions import nonzero, searchsorted, take, take_along_axis
 
-# -- linear algebra: products as reductions of the engine (not a tuned BLAS) -------------------
+# -- linear algebra: products through the device's BLAS (integers: the reduction engine) -------
 from ._linear_algebra_functions import matmul, tensordot, vecdot
+
+# -- the linalg and fft extensions (vendor libraries: rocarray.vendor) ---------------------------
+from . import fft, linalg
 
 # -- sorting: a stable radix sort (merge sort for short lines), on every device -----------------
 from ._sorting_functions import argsort, sort
 from ._set_functions import isin, unique_all, unique_counts, unique_inverse, unique_values
+
+# -- rocarray.random: Philox4x32-10 kernels, NumPy's Generator, CuPy's module functions ----------
+from . import random  # noqa: E402,F401  (a subpackage, imported after the ops it uses)
+
+# -- NumPy's names beside the standard's, and NumPy's protocols (docs/numpy_interop.md) ------------
+from ._elementwise_functions import (
+    absolute, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, bitwise_not, conjugate,
+    invert, left_shift, mod, power, right_shift, rint, true_divide,
+)
+from ._numpy_names import (
+    append, argwhere, around, array, array_split, ascontiguousarray, atleast_1d, atleast_2d,
+    atleast_3d, column_stack, concatenate, diag, diag_indices, diagflat, diagonal, dot, dstack,
+    einsum, flatnonzero, fliplr, flipud, hsplit, hstack, indices, inner, kron, outer, pad, ravel,
+    ravel_multi_index, row_stack, split, swapaxes, trace, transpose, tril_indices, triu_indices,
+    unravel_index, vdot, vsplit, vstack,
+)
+from ._numpy_stats import (
+    allclose, array_equal, array_equiv, average, bincount, convolve, corrcoef, correlate, cov,
+    cross, digitize, histogram, histogram_bin_edges, interp, isclose, median, nanargmax, nanargmin,
+    nanmax, nanmean, nanmedian, nanmin, nanpercentile, nanprod, nanquantile, nanstd, nansum,
+    nanvar, percentile, ptp, quantile,
+)
+from ._numpy_methods import (
+    amax, amin, cumprod, cumsum, nancumprod, nancumsum, unique, where,
+)
+from . import _numpy_protocols  # noqa: F401,E402 - installs __array_ufunc__ and __array_function__ on Array
 
 
 # -- rocarray.cache (the kernel cache, as users see it) -----------------------------------------

@@ -4,25 +4,30 @@ A few kernels written with ``ElementwiseKernel`` / ``ReductionKernel`` (one comp
 every device): ``rk_index_bad`` (any index outside ``[-n, n)``: an ``IndexError`` before
 anything is read or written), ``rk_index_step`` (fold one index array into the flat index
 over the indexed axes), ``rk_gather`` / ``rk_scatter`` (through a raw operand),
-``rk_compact`` (a mask's true positions, from its ``cumulative_sum``) and ``rk_unravel``.
+``rk_take1`` / ``rk_take`` (one index array, in the result's order), ``rk_compact`` (a
+mask's true positions, from its ``cumulative_sum``), ``rk_select`` / ``rk_place`` /
+``rk_fill_where`` (a whole-array mask's get and set in one pass) and ``rk_unravel``.
 """
 
 from __future__ import annotations
 
+from builtins import max as builtin_max
 from dataclasses import dataclass
 
 import numpy as np
 
 from ._array_object import Array, _c_strides, _prod
 from ._copy import contiguous
+from ._creation_functions import arange, zeros
 from ._elementwise import copy_array
-from ._elementwise_functions import not_equal
+from ._elementwise_functions import add, not_equal
 from ._statistical_functions import cumulative_sum, max as _max, min as _min
 from ._user_kernels import ElementwiseKernel, ReductionKernel
 from ._views import _nocopy_reshape, broadcast_shapes, broadcast_to
 from .targets.base import MAX_DIMS
 
 _int64 = np.dtype(np.int64)
+_int32 = np.dtype(np.int32)
 
 _index_bad = ReductionKernel(
     "I idx, int64 n", "bool bad",
@@ -36,16 +41,53 @@ _index_step = ElementwiseKernel(
 _flat_step = ElementwiseKernel(
     "int64 acc, int64 idx, int64 n", "int64 out", "out = acc * n + idx;", "rk_flat_step")
 
+# ``r``: the element's flat position over the other axes (a broadcast ``arange``, so the
+# kernels divide nothing), ``nrest`` their size
 _gather = ElementwiseKernel(
-    "raw T src, int64 base, int64 nrest", "T y", "y = src[base * nrest + i % nrest];",
-    "rk_gather")
+    "raw T src, int64 base, int64 r, int64 nrest", "T y", "y = src[base * nrest + r];",
+    "rk_gather", _heavy=True)
+
+# one index array, checked before (``check_bounds``): wrap and read; ``rk_take1`` reads a
+# 1-D ``src`` by the index alone; ``rk_take``'s ``src`` is the array's first element, ``sa``
+# the indexed axis's stride and ``r`` the offset of the other axes (in elements).  (A flag
+# written from the gather itself cost the host loop half its speed: the store may alias
+# everything the loop reads, and a zero-strided ``r`` takes the strided path, so the 1-D
+# kernel has neither.)
+_take1 = ElementwiseKernel(
+    "raw T src, I idx, int64 n", "T y", "long v = (long)idx; if (idx < 0) v += n; y = src[v];",
+    "rk_take1", _heavy=True)
+
+_take = ElementwiseKernel(
+    "raw T src, I idx, int64 r, int64 n, int64 sa", "T y",
+    "long v = (long)idx; if (idx < 0) v += n; y = src[v * sa + r];", "rk_take", _heavy=True)
 
 _scatter = ElementwiseKernel(
-    "int64 base, T v, int64 nrest", "raw T dst", "dst[base * nrest + i % nrest] = v;",
-    "rk_scatter")
+    "int64 base, int64 r, T v, int64 nrest", "raw T dst", "dst[base * nrest + r] = v;",
+    "rk_scatter", _heavy=True)
 
+# compaction: ``pos`` is the inclusive count of true mask elements up to and including this
+# one (a scan, int32 while the positions fit), so a selected element goes to ``pos - 1``
 _compact = ElementwiseKernel(
-    "bool m, int64 pos", "raw int64 out", "if (m) out[pos - 1] = i;", "rk_compact")
+    "bool m, P pos", "raw int64 out", "if (m) out[pos - 1] = i;", "rk_compact", _heavy=True)
+
+_select = ElementwiseKernel(
+    "T x, bool m, P pos", "raw T out", "if (m) out[pos - 1] = x;", "rk_select", _heavy=True)
+
+# the host's compactions store every element, the unselected ones into a spare slot after
+# the result (``dump``): a branch on a random mask mispredicts half the time, and cost the
+# host loop ~4x; GPUs keep the branch (stores of many waves to one slot would queue)
+_compact_host = ElementwiseKernel(
+    "bool m, P pos, int64 dump", "raw int64 out", "out[m ? (long)pos - 1 : dump] = i;",
+    "rk_compact_host", _heavy=True)
+
+_select_host = ElementwiseKernel(
+    "T x, bool m, P pos, int64 dump", "raw T out", "out[m ? (long)pos - 1 : dump] = x;",
+    "rk_select_host", _heavy=True)
+
+_fill_where = ElementwiseKernel("bool m, T v", "T x", "if (m) x = v;", "rk_fill_where")
+
+_place = ElementwiseKernel(
+    "bool m, P pos, raw T vals", "T x", "if (m) x = vals[pos - 1];", "rk_place", _heavy=True)
 
 _unravel = ElementwiseKernel(
     "int64 f, raw bool shape_of", "raw int64 out",
@@ -71,21 +113,70 @@ def check_bounds(idx: Array, n: int, axis: int) -> None:
     raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
 
 
-def flat_true(mask: Array) -> Array:
-    """The flat C-order positions (int64, 1-D) of the non-zero elements of ``mask``."""
+def _positions(mask: Array) -> tuple:
+    """(the boolean ``mask`` as a C-contiguous array, its running count of true elements in
+    C order -- int32 while it fits, else int64 -- of the mask's shape, the total count)."""
     m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
-    m = m.reshape(-1) if m.ndim != 1 else m
     if not m.is_c_contiguous():
         m = contiguous(m)
     n = m.size
-    if n == 0:
-        return Array._empty((0,), _int64, m.device)
-    pos = cumulative_sum(m, dtype=_int64)
-    count = int(pos[n - 1])
+    flat = m.reshape(-1) if m.ndim != 1 else m
+    pos = cumulative_sum(flat, dtype=_int32 if n < 2 ** 31 else _int64)
+    count = int(pos[n - 1])  # (the one read-back: it sizes the result)
+    return m, pos.reshape(m.shape) if m.ndim != 1 else pos, count
+
+
+def flat_true(mask: Array) -> Array:
+    """The flat C-order positions (int64, 1-D) of the non-zero elements of ``mask``."""
+    if mask.size == 0:
+        return Array._empty((0,), _int64, mask.device)
+    m, pos, count = _positions(mask)
+    m, pos = (m.reshape(-1), pos.reshape(-1)) if m.ndim != 1 else (m, pos)
+    if m.device.kind == "cpu":
+        out = Array._empty((count + 1,), _int64, m.device)
+        _compact_host(m, pos, count, out)
+        return out[:count]
     out = Array._empty((count,), _int64, m.device)
     if count:
         _compact(m, pos, out)
     return out
+
+
+def select(x: Array, mask: Array) -> Array:
+    """``x[mask]`` for a boolean ``mask`` of ``x``'s shape: the selected elements in C order,
+    1-D, written straight from ``x`` at the offsets of the mask's scan (no positions array,
+    no second gather)."""
+    if x.size == 0:
+        return Array._empty((0,), x.dtype, x.device)
+    m, pos, count = _positions(mask)
+    if x.device.kind == "cpu":
+        out = Array._empty((count + 1,), x.dtype, x.device)
+        _select_host(x, m, pos, count, out)
+        return out[:count]
+    out = Array._empty((count,), x.dtype, x.device)
+    if count:
+        _select(x, m, pos, out)
+    return out
+
+
+def mask_assign(x: Array, mask: Array, value: Array) -> None:
+    """``x[mask] = value`` for a boolean ``mask`` of ``x``'s shape (``value`` of ``x``'s dtype
+    and device): a value of one element fills where the mask is true (one pass, no scan); a
+    value of the selection's length goes to the true positions in C order."""
+    if x.size == 0:
+        broadcast_to(value, (0,))  # (the shape check NumPy makes)
+        return
+    if value.size == 1 and value.ndim <= 1:
+        _fill_where(mask if mask.dtype.kind == "b" else not_equal(mask, 0), value.reshape(()), x)
+        return
+    m, pos, count = _positions(mask)
+    if value.ndim > 1 or value.shape[0] != count:
+        raise ValueError(f"could not broadcast value of shape {value.shape} into an index result "
+                         f"of shape ({count},)")
+    if count:
+        if value._buf is x._buf:
+            value = copy_array(value)  # the value overlaps the destination: read it from a copy
+        _place(m, pos, value, x)
 
 
 def unravel(flat: Array, shape: tuple) -> tuple:
@@ -122,8 +213,6 @@ def _plan(v: Array, indices: list, write: bool = False):
     for ix in indices:
         adv_axes.extend(range(ix.axis, ix.axis + ix.count))
     rest = [a for a in range(v.ndim) if a not in adv_axes]
-    order = adv_axes + rest
-    src = v._view(tuple(v.shape[a] for a in order), tuple(v.strides[a] for a in order), v._offset)
     try:
         b_shape = broadcast_shapes(*(ix.array.shape for ix in indices))
     except ValueError:  # (NumPy's kind of error for a key that does not fit together)
@@ -145,7 +234,15 @@ def _plan(v: Array, indices: list, write: bool = False):
     if base.shape != b_shape:
         base = broadcast_to(base, b_shape)
     r_shape = tuple(v.shape[a] for a in rest)
-    # the raw source: one flat run if its layout allows (the kernel's fast path), else as is
+    return _source(v, adv_axes, write), base, b_shape, r_shape
+
+
+def _source(v: Array, adv_axes: list, write: bool = False) -> Array:
+    """``v`` viewed with the indexed axes first, as the raw source of a gather or scatter:
+    one flat run if its layout allows (the kernel's fast path), else as is."""
+    rest = [a for a in range(v.ndim) if a not in adv_axes]
+    order = list(adv_axes) + rest
+    src = v._view(tuple(v.shape[a] for a in order), tuple(v.strides[a] for a in order), v._offset)
     if src.ndim > 1:
         n_all = src.size
         st = (_c_strides((n_all,), src.itemsize) if n_all <= 1
@@ -157,7 +254,16 @@ def _plan(v: Array, indices: list, write: bool = False):
                 raise IndexError(f"assignment through array indices supports at most {MAX_DIMS} "
                                  f"non-contiguous dimensions; this view has {src.ndim}")
             src = contiguous(src).reshape(-1)
-    return src, base, b_shape, r_shape
+    return src
+
+
+def _rest_positions(b_shape: tuple, r_shape: tuple, device) -> Array:
+    """The flat C-order position over the other axes ``r_shape`` of each element of a
+    gather's ``b_shape + r_shape`` iteration space: an ``arange`` broadcast over ``b_shape``."""
+    nrest = _prod(r_shape)
+    r = arange(nrest, dtype=_int64, device=device)
+    st = _c_strides(r_shape, 8) if r_shape else ()
+    return r._view((1,) * len(b_shape) + r_shape, (0,) * len(b_shape) + st, r._offset)
 
 
 def _placement(nb: int, nr: int, p: int | None):
@@ -178,6 +284,9 @@ def _final_shape(b_shape, r_shape, p):
 def gather(v: Array, indices: list, p: int | None) -> Array:
     """``v`` indexed by the advanced ``indices``; the broadcast index shape goes first
     (``p`` None) or before the ``p``-th of the other axes."""
+    if len(indices) == 1 and indices[0].kind == "int" and indices[0].count == 1 \
+            and v.shape[indices[0].axis] > 0:
+        return _gather_one(v, indices[0], p)
     src, base, b_shape, r_shape = _plan(v, indices)
     final = Array._empty(_final_shape(b_shape, r_shape, p), v.dtype, v.device)
     if final.size == 0:
@@ -188,8 +297,72 @@ def gather(v: Array, indices: list, p: int | None) -> Array:
     nrest = _prod(r_shape)
     base_v = base._view(b_shape + (1,) * len(r_shape), base.strides + (0,) * len(r_shape),
                         base._offset)
-    _gather(src, base_v, nrest, out)
+    _gather(src, base_v, _rest_positions(b_shape, r_shape, v.device), nrest, out)
     return final
+
+
+def _gather_one(v: Array, ix: Index, p: int | None) -> Array:
+    """``gather`` through one integer index array over a non-empty axis: the bounds check,
+    then one kernel that wraps and reads, iterating in the result's own order."""
+    idx, axis = ix.array, ix.axis
+    r_shape = tuple(d for a, d in enumerate(v.shape) if a != axis)
+    final = Array._empty(_final_shape(idx.shape, r_shape, p), v.dtype, v.device)
+    if final.size == 0:
+        check_bounds(idx, v.shape[axis], axis)  # (indices selecting rows of nothing)
+        return final
+    q, nr = p or 0, len(r_shape)
+    idx_v = idx._view(final.shape, (0,) * q + idx.strides + (0,) * (nr - q), idx._offset)
+    if any(st % v.itemsize for st in v.strides):
+        v = contiguous(v)  # (strides that are not whole elements: imported views only)
+    r_st = [st // v.itemsize for a, st in enumerate(v.strides) if a != axis]
+    _run_take(v, idx_v, axis, idx, final, r_st[:q] + [0] * idx.ndim + r_st[q:])
+    return final
+
+
+def take_along(x: Array, indices: Array, axis: int) -> Array:
+    """``take_along_axis``: ``out[..., j, ...] = x[..., indices[..., j, ...], ...]``, the
+    other axes of ``x`` and ``indices`` broadcast together (checked by the caller)."""
+    shape = tuple(indices.shape[d] if d == axis else builtin_max(x.shape[d], indices.shape[d])
+                  for d in range(x.ndim))
+    out = Array._empty(shape, x.dtype, x.device)
+    if out.size == 0:
+        return out
+    if x.shape[axis] == 0:
+        check_bounds(indices, 0, axis)  # (raises: no index is in range)
+    if any(st % x.itemsize for st in x.strides):
+        x = contiguous(x)
+    r_st = [0 if d == axis or x.shape[d] == 1 else x.strides[d] // x.itemsize for d in range(x.ndim)]
+    _run_take(x, broadcast_to(indices, shape), axis, indices, out, r_st)
+    return out
+
+
+def _run_take(v: Array, idx_v: Array, axis: int, idx: Array, out: Array, r_strides: list) -> None:
+    """``out = v[..., idx_v, ...]`` along ``axis``: ``idx_v`` is laid over ``out``'s shape,
+    ``r_strides`` are the element strides of ``v`` that ``out``'s axes step over (besides
+    the index); an index out of range raises ``IndexError`` (one reduction over ``idx``,
+    one byte read back) before anything is read."""
+    n = v.shape[axis]
+    check_bounds(idx, n, axis)
+    if v.ndim == 1:
+        _take1(v, idx_v, n, out)
+        return
+    src = v._view((1,), (v.itemsize,), v._offset)  # element offsets are computed in the kernel
+    _take(src, idx_v, _offsets(out.shape, r_strides, v.device), n, v.strides[axis] // v.itemsize, out)
+
+
+def _offsets(shape: tuple, strides: list, device) -> Array:
+    """An int64 array broadcastable to ``shape`` holding, at each position, the sum over the
+    axes of position times ``strides`` (elements): a few ``arange`` views added together, as
+    small as the axes with a non-zero stride allow."""
+    nd = len(shape)
+    acc = None
+    for d, (ext, st) in enumerate(zip(shape, strides)):
+        if ext > 1 and st:
+            t = arange(0, ext * st, st, dtype=_int64, device=device)
+            t = t._view((1,) * d + (ext,) + (1,) * (nd - d - 1), (0,) * d + (t.strides[0],) + (0,) * (nd - d - 1),
+                        t._offset)
+            acc = t if acc is None else add(acc, t)
+    return zeros((), dtype=_int64, device=device) if acc is None else acc
 
 
 def scatter(v: Array, indices: list, p: int | None, value: Array) -> None:
@@ -214,4 +387,4 @@ def scatter(v: Array, indices: list, p: int | None, value: Array) -> None:
     base_v = base._view(b_shape + (1,) * len(r_shape), base.strides + (0,) * len(r_shape),
                         base._offset)
     base_v = broadcast_to(base_v, b_shape + r_shape)
-    _scatter(base_v, value, nrest, src)
+    _scatter(base_v, _rest_positions(b_shape, r_shape, v.device), value, nrest, src)

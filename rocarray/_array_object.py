@@ -63,7 +63,24 @@ def check_size(shape: tuple, dtype: np.dtype) -> None:
 
 
 class Array:
-    """An n-dimensional array on a device (CPU, CUDA or HIP GPU)."""
+    """An n-dimensional array on a device (the CPU, a CUDA or a HIP GPU): ``rocarray.ndarray``.
+
+    An array is a view of device memory: a buffer, a shape, byte strides, an offset and a dtype.
+    Arrays are made by the creation functions (``asarray``, ``zeros``, ``arange``...), never
+    by calling ``Array(...)`` (a ``TypeError``). Operators (``+``, ``<``, ``@``, ``[...]``...)
+    and methods (``sum``, ``reshape``, ``astype``, ``get``, ``to_device``...) run on the
+    array's device; mixing devices in one operation is a ``TypeError`` saying to use
+    ``to_device``.
+
+    Differences from NumPy: no implicit conversion of a GPU array to NumPy (``np.asarray(x)``
+    of a GPU array is a ``TypeError``; use ``x.get()`` or ``rocarray.asnumpy``), as in CuPy.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> x = ra.asarray([[1.0, 2.0], [3.0, 4.0]])
+        >>> (x.shape, x.dtype, x.T[0, 1], float(x.sum()))
+        ((2, 2), dtype('float64'), array(3.), 10.0)
+    """
 
     __slots__ = ("_buf", "_shape", "_strides", "_offset", "_dtype", "_size", "_contig", "__weakref__")
     __array_priority__ = 100  # NumPy defers binary operators to us
@@ -114,50 +131,63 @@ class Array:
     # -- attributes ----------------------------------------------------------------------
     @property
     def dtype(self) -> np.dtype:
+        """The data type of the elements, a NumPy ``dtype`` (``x.dtype == rocarray.float32``)."""
         return self._dtype
 
     @property
     def device(self) -> Device:
+        """The ``Device`` the array's memory lives on."""
         return self._buf.device
 
     @property
     def shape(self) -> tuple:
+        """The length of each axis, a tuple of ints."""
         return self._shape
 
     @property
     def ndim(self) -> int:
+        """The number of axes."""
         return len(self._shape)
 
     @property
     def size(self) -> int:
+        """The number of elements (the product of the shape)."""
         return self._size
 
     @property
     def strides(self) -> tuple:
-        """Byte strides, like NumPy's."""
+        """The step in bytes between neighbours along each axis, like NumPy's (an extension of the standard)."""
         return self._strides
 
     @property
     def itemsize(self) -> int:
+        """The size of one element in bytes."""
         return self._dtype.itemsize
 
     @property
     def nbytes(self) -> int:
+        """The size of the elements in bytes (``size * itemsize``)."""
         return self._size * self._dtype.itemsize
 
     @property
     def data_ptr(self) -> int:
-        """Address of the first element on its device."""
+        """The address of the first element in its device's memory (CuPy's ``x.data.ptr``)."""
         return self._buf.ptr + self._offset
 
     @property
     def T(self) -> "Array":
         # Note: the standard defines x.T for 2-D arrays only; like NumPy and CuPy, rocarray
         # reverses the axes of an array of any dimension.
+        """The array with its axes reversed, a view.
+
+        Note: the standard defines ``x.T`` for 2-D arrays only; like NumPy and CuPy, rocarray
+        reverses the axes of an array of any dimension.
+        """
         return self._view(self._shape[::-1], self._strides[::-1], self._offset)
 
     @property
     def mT(self) -> "Array":
+        """The array with its last two axes swapped, a view (``ValueError`` for fewer than 2 axes)."""
         if self.ndim < 2:
             raise ValueError(f"x.mT requires at least 2 dimensions, got {self.ndim}")
         shape = self._shape[:-2] + (self._shape[-1], self._shape[-2])
@@ -166,6 +196,7 @@ class Array:
 
     @property
     def flags(self) -> dict:
+        """NumPy-style flags: ``C_CONTIGUOUS``, ``F_CONTIGUOUS``, ``OWNDATA`` (always False) and ``WRITEABLE``."""
         return {
             "C_CONTIGUOUS": self.is_c_contiguous(),
             "F_CONTIGUOUS": self._is_f_contiguous(),
@@ -174,6 +205,7 @@ class Array:
         }
 
     def is_c_contiguous(self) -> bool:
+        """Whether the elements lie in C order without gaps."""
         c = self._contig
         if c is None:
             c = self._contig = self._find_c_contiguous()
@@ -202,7 +234,14 @@ class Array:
         return Array._new(self._buf, tuple(shape), tuple(strides), offset, self._dtype)
 
     def __array_namespace__(self, api_version=None):
-        if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12", "2024.12"):
+        """The ``rocarray`` module (the array API's namespace of this array).
+
+        Raises ValueError for an ``api_version`` rocarray does not implement (2021.12 to 2025.12
+        are accepted: every earlier version is a subset of 2025.12 for the names rocarray has, so
+        one namespace serves them all).
+        """
+        if api_version is not None and api_version not in ("2021.12", "2022.12", "2023.12", "2024.12",
+                                                           "2025.12"):
             raise ValueError(f"rocarray does not implement array API version {api_version!r}")
         return sys.modules[__package__]  # (the package is imported before any of its modules)
 
@@ -212,6 +251,12 @@ class Array:
         return host_ndarray(self._buf, self._offset, self._shape, self._strides, self._dtype)
 
     def __array__(self, dtype=None, copy=None):
+        """A NumPy view of a CPU array (``np.asarray(x)``); a copy for ``copy=True`` or another dtype.
+
+        Raises:
+            TypeError: for an array on a GPU (use ``x.get()``: no implicit transfer, as in CuPy).
+            ValueError: a dtype change with ``copy=False``.
+        """
         if self._buf.device.kind != "cpu":
             raise TypeError(
                 f"Implicit conversion of an array on {self.device} to a NumPy array is not "
@@ -227,6 +272,7 @@ class Array:
         return a
 
     def __dlpack_device__(self):
+        """The DLPack device of the array: ``(1, 0)`` on the CPU, ``(2, n)`` on ``cuda:n``, ``(10, n)`` on ``hip:n``."""
         kind = self.device.kind
         code = {"cpu": 1, "cuda": 2, "hip": 10}[kind]
         return (code, self.device.index)
@@ -297,9 +343,11 @@ class Array:
         return {"data": self.get(), "device": str(self.device)}
 
     def item(self):
+        """The single element of a one-element array as a Python scalar (``TypeError`` otherwise)."""
         return self._scalar("scalar")
 
     def tolist(self):
+        """The elements as nested Python lists (copied to the host)."""
         return self.get().tolist()
 
 

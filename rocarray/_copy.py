@@ -10,7 +10,7 @@ import numpy as np
 from ._array_object import Array
 from ._device import Device, as_device
 from ._elementwise import copy_array, copy_elements
-from ._transfer import contiguous_to_numpy, numpy_to_device, wrap_numpy
+from ._transfer import contiguous_to_device, contiguous_to_numpy, numpy_to_device, wrap_numpy
 
 
 def contiguous(x: Array) -> Array:
@@ -35,12 +35,26 @@ def copy_to_device(x: Array, device: Device) -> Array:
     if device.kind == "cpu":
         a = device_to_numpy(x)
         return wrap_numpy(a)
-    # GPU to GPU (another device, or another kind): through the host.
-    return numpy_to_device(device_to_numpy(x), device)
+    return contiguous_to_device(contiguous(x), device)  # GPU to GPU
 
 
 def _get(self, stream=None, order="C", out=None) -> np.ndarray:
-    """Copy to a NumPy array on the host (CuPy's ``.get()``)."""
+    """Copy this array to a NumPy array on the host (CuPy's ``.get()``; ``asnumpy``).
+
+    Args:
+        stream: accepted for CuPy compatibility and not used (the copy waits for the work
+            queued on the array's device).
+        order: the memory layout of the result, as NumPy's ``order``.
+        out: a NumPy array of the same shape to copy into (cast to its dtype).
+
+    Raises:
+        ValueError: ``out`` is not a NumPy array of this shape.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.arange(3).get()
+        array([0, 1, 2])
+    """
     if self._buf.device.kind == "cpu":
         a = np.array(self._host(), order=order, copy=True)
     else:
@@ -54,7 +68,18 @@ def _get(self, stream=None, order="C", out=None) -> np.ndarray:
 
 
 def _to_device(self, device, /, *, stream=None) -> Array:
-    """A copy of this array on ``device`` (or this array if it is already there)."""
+    """This array on ``device``: a copy there, or the array itself if it is already there.
+
+    Args:
+        device: a ``Device`` or a string (``"cpu"``, ``"cuda:0"``, ``"hip:0"``).
+        stream: accepted for the standard's signature and not used (the copy is complete when
+            it returns).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.asarray([1.0, 2.0]).to_device("cpu").device
+        Device('cpu')
+    """
     dev = as_device(device)
     if dev is self.device:
         return self
@@ -62,6 +87,13 @@ def _to_device(self, device, /, *, stream=None) -> Array:
 
 
 def _copy_method(self) -> Array:
+    """A C-contiguous copy of this array on the same device (also ``copy.copy(x)``).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> x = ra.asarray([1, 2]); y = x.copy(); y[0] = 5; x
+        array([1, 2])
+    """
     return copy_array(self)
 
 

@@ -118,9 +118,33 @@ def _int_outside(obj, dtype: np.dtype):
 
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
-    """Convert ``obj`` to an array (the array API's ``asarray`` with its ``copy`` semantics:
-    ``True`` always copies, ``False`` never does (``ValueError`` if it would have to),
-    ``None`` copies only when needed)."""
+    """Convert ``obj`` to an array on a device.
+
+    Args:
+        obj: an Array, a NumPy array, a Python scalar, a (nested) list or tuple of scalars, or
+            any object with the buffer protocol or ``__dlpack__``.
+        dtype: the dtype wanted; None infers it (Python ints give ``int64``, ``uint64`` past it
+            where every value fits; floats ``float64``; complex ``complex128``; bools ``bool``).
+        device: where the array lives: a ``Device``, a string (``"cpu"``, ``"cuda:0"``,
+            ``"hip:0"``) or None for the default device (the first GPU found, else the CPU;
+            ``ROCARRAY_DEVICE`` and ``with ra.Device(...)`` change it).
+        copy: ``True`` always copies, ``False`` never does (``ValueError`` if it would have to),
+            None copies only when needed (the array API's semantics).
+
+    Returns:
+        An Array. On the CPU a NumPy array of a supported dtype is wrapped without a copy.
+
+    Raises:
+        TypeError: an unsupported dtype or object.
+        OverflowError: a Python int that does not fit the dtype (NumPy 2 raises too).
+        ValueError: ``copy=False`` where a copy is needed.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.asarray([[1, 2], [3, 4]], dtype=ra.float32)
+        array([[1., 2.],
+               [3., 4.]], dtype=float32)
+    """
     if copy not in (None, True, False):
         raise ValueError(f"asarray: copy must be True, False or None, not {copy!r}")
     dt = _dtype_or_none(dtype)
@@ -194,6 +218,20 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Array:
 
 
 def empty(shape, *, dtype=None, device=None) -> Array:
+    """A new array of ``shape`` whose elements are not initialised.
+
+    Args:
+        shape: an int or a tuple of non-negative ints.
+        dtype: the dtype; None gives ``float64`` (the default floating dtype).
+        device: where the array lives: a ``Device``, a string (``"cpu"``, ``"cuda:0"``,
+            ``"hip:0"``) or None for the default device (the first GPU found, else the CPU;
+            ``ROCARRAY_DEVICE`` and ``with ra.Device(...)`` change it).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.empty((2, 3), dtype=ra.int32).shape
+        (2, 3)
+    """
     dt = _dtypes.default_float if dtype is None else _dtypes.as_dtype(dtype)
     return Array._empty(_normalize_shape(shape), dt, as_device(device))
 
@@ -213,6 +251,26 @@ def _fill_dtype(fill_value) -> np.dtype:
 
 
 def full(shape, fill_value, *, dtype=None, device=None) -> Array:
+    """A new array of ``shape`` with every element ``fill_value``.
+
+    Args:
+        shape: an int or a tuple of non-negative ints.
+        fill_value: a bool, int, float or complex (or a 0-d array).
+        dtype: the dtype; None takes it from ``fill_value`` (bool, ``int64`` -- ``uint64`` for a
+            larger int that fits it -- ``float64`` or ``complex128``).
+        device: where the array lives: a ``Device``, a string (``"cpu"``, ``"cuda:0"``,
+            ``"hip:0"``) or None for the default device (the first GPU found, else the CPU;
+            ``ROCARRAY_DEVICE`` and ``with ra.Device(...)`` change it).
+
+    Raises:
+        OverflowError: an int that does not fit ``dtype`` (NumPy 2 raises too).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.full((2, 2), 7, dtype=ra.uint8)
+        array([[7, 7],
+               [7, 7]], dtype=uint8)
+    """
     dt = _fill_dtype(fill_value) if dtype is None else _dtypes.as_dtype(dtype)
     if isinstance(fill_value, Array):
         if fill_value.ndim != 0:
@@ -230,10 +288,39 @@ def full(shape, fill_value, *, dtype=None, device=None) -> Array:
 
 
 def zeros(shape, *, dtype=None, device=None) -> Array:
+    """A new array of ``shape`` filled with zeros.
+
+    Args:
+        shape: an int or a tuple of non-negative ints.
+        dtype: the dtype; None gives ``float64``.
+        device: where the array lives: a ``Device``, a string (``"cpu"``, ``"cuda:0"``,
+            ``"hip:0"``) or None for the default device (the first GPU found, else the CPU;
+            ``ROCARRAY_DEVICE`` and ``with ra.Device(...)`` change it).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.zeros(3)
+        array([0., 0., 0.])
+    """
     return full(shape, 0, dtype=_dtypes.default_float if dtype is None else dtype, device=device)
 
 
 def ones(shape, *, dtype=None, device=None) -> Array:
+    """A new array of ``shape`` filled with ones.
+
+    Args:
+        shape: an int or a tuple of non-negative ints.
+        dtype: the dtype; None gives ``float64``.
+        device: where the array lives: a ``Device``, a string (``"cpu"``, ``"cuda:0"``,
+            ``"hip:0"``) or None for the default device (the first GPU found, else the CPU;
+            ``ROCARRAY_DEVICE`` and ``with ra.Device(...)`` change it).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.ones((2, 2), dtype=ra.int8)
+        array([[1, 1],
+               [1, 1]], dtype=int8)
+    """
     return full(shape, 1, dtype=_dtypes.default_float if dtype is None else dtype, device=device)
 
 
@@ -244,21 +331,53 @@ def _like(x: Array, dtype, device):
 
 
 def empty_like(x, /, *, dtype=None, device=None) -> Array:
+    """A new uninitialised array of the shape of ``x``, of its dtype and on its device
+    unless ``dtype`` or ``device`` say otherwise.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.empty_like(ra.ones((2, 3), dtype=ra.int16)).dtype
+        dtype('int16')
+    """
     shape, dt, dev = _like(x, dtype, device)
     return empty(shape, dtype=dt, device=dev)
 
 
 def zeros_like(x, /, *, dtype=None, device=None) -> Array:
+    """A new array of zeros of the shape of ``x``, of its dtype and on its device
+    unless ``dtype`` or ``device`` say otherwise.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.zeros_like(ra.asarray([1, 2, 3]))
+        array([0, 0, 0])
+    """
     shape, dt, dev = _like(x, dtype, device)
     return zeros(shape, dtype=dt, device=dev)
 
 
 def ones_like(x, /, *, dtype=None, device=None) -> Array:
+    """A new array of ones of the shape of ``x``, of its dtype and on its device unless
+    ``dtype`` or ``device`` say otherwise.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.ones_like(ra.asarray([1.5, 2.5]))
+        array([1., 1.])
+    """
     shape, dt, dev = _like(x, dtype, device)
     return ones(shape, dtype=dt, device=dev)
 
 
 def full_like(x, /, fill_value, *, dtype=None, device=None) -> Array:
+    """A new array of the shape of ``x`` filled with ``fill_value``, of ``x``'s dtype and on
+    its device unless ``dtype`` or ``device`` say otherwise.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.full_like(ra.asarray([1, 2, 3]), 9)
+        array([9, 9, 9])
+    """
     shape, dt, dev = _like(x, dtype, device)
     return full(shape, fill_value, dtype=dt, device=dev)
 
@@ -269,7 +388,26 @@ def _from_host(a: np.ndarray, device) -> Array:
 
 
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
-    """Evenly spaced values in ``[start, stop)`` (computed on the host, then placed)."""
+    """Evenly spaced values in ``[start, stop)``: ``start, start + step, ...``.
+
+    ``arange(stop)`` counts from 0. The values are computed on the host, then placed on the
+    device.
+
+    Args:
+        start: the first value (or ``stop`` when ``stop`` is None).
+        stop: the end, not included.
+        step: the spacing (not 0).
+        dtype: the dtype; None gives ``int64`` for ints (``uint64`` for a range past int64 that
+            fits it, where NumPy gives ``float64``), ``float64`` otherwise.
+        device: where the array lives: a ``Device``, a string (``"cpu"``, ``"cuda:0"``,
+            ``"hip:0"``) or None for the default device (the first GPU found, else the CPU;
+            ``ROCARRAY_DEVICE`` and ``with ra.Device(...)`` change it).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.arange(2, 11, 3)
+        array([2, 5, 8])
+    """
     for name, v in (("start", start), ("stop", stop), ("step", step)):
         if v is not None and not isinstance(v, (builtins.int, builtins.float, np.integer, np.floating)):
             raise TypeError(f"arange: {name} must be a real number, not {type(v).__name__}")
@@ -311,6 +449,24 @@ def _integer_range(start: int, step: int, n: int, dt: np.dtype) -> np.ndarray:
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Array:
+    """``num`` evenly spaced values from ``start`` to ``stop`` (``stop`` included unless
+    ``endpoint=False``).
+
+    Args:
+        start: the first value, a real or complex Python number.
+        stop: the last value (or the end, with ``endpoint=False``).
+        num: how many values (a non-negative int).
+        dtype: the dtype; None gives ``float64`` (``complex128`` for a complex bound).
+        device: where the array lives: a ``Device``, a string (``"cpu"``, ``"cuda:0"``,
+            ``"hip:0"``) or None for the default device (the first GPU found, else the CPU;
+            ``ROCARRAY_DEVICE`` and ``with ra.Device(...)`` change it).
+        endpoint: whether ``stop`` is the last value.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.linspace(0, 1, 5)
+        array([0.  , 0.25, 0.5 , 0.75, 1.  ])
+    """
     if not isinstance(num, (builtins.int, np.integer)) or isinstance(num, builtins.bool):
         raise TypeError(f"linspace: num must be a non-negative integer, not {type(num).__name__}")
     if num < 0:
@@ -342,6 +498,23 @@ def _as_float(v, name: str, dt: np.dtype):
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Array:
+    """A 2-D array with ones on diagonal ``k`` and zeros elsewhere.
+
+    Args:
+        n_rows: the number of rows.
+        n_cols: the number of columns (None: ``n_rows``).
+        k: the diagonal: 0 the main one, positive above it, negative below.
+        dtype: the dtype; None gives ``float64``.
+        device: where the array lives: a ``Device``, a string (``"cpu"``, ``"cuda:0"``,
+            ``"hip:0"``) or None for the default device (the first GPU found, else the CPU;
+            ``ROCARRAY_DEVICE`` and ``with ra.Device(...)`` change it).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.eye(2, 3, k=1, dtype=ra.int32)
+        array([[0, 1, 0],
+               [0, 0, 1]], dtype=int32)
+    """
     dt = _dtypes.default_float if dtype is None else _dtypes.as_dtype(dtype)
     for name, v in (("n_rows", n_rows), ("n_cols", n_cols), ("k", k)):
         if v is not None and not isinstance(v, (builtins.int, np.integer)):
@@ -352,7 +525,22 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Array:
 
 
 def from_dlpack(x, /, *, device=None, copy=None) -> Array:
-    """Import an array from any object with ``__dlpack__`` (zero-copy on the same device)."""
+    """Import an array from any object with ``__dlpack__`` (NumPy, CuPy, PyTorch, JAX...).
+
+    The array shares the producer's memory (zero-copy) when it lives on the same device;
+    ``device`` asks for another device (a copy), ``copy=True`` always copies, ``copy=False``
+    never does. On a GPU the producer is asked to order its work before ours on rocarray's
+    current stream.
+
+    Raises:
+        TypeError: ``x`` has no ``__dlpack__``, or a dtype rocarray does not support.
+        BufferError: from the producer, for a device it cannot export to.
+
+    Examples:
+        >>> import numpy as np, rocarray as ra
+        >>> ra.from_dlpack(np.arange(3.0), device="cpu")
+        array([0., 1., 2.])
+    """
     if not hasattr(x, "__dlpack__"):
         raise TypeError(f"from_dlpack: {type(x).__name__} does not implement __dlpack__")
     if isinstance(x, Array):
@@ -370,7 +558,21 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Array:
 
 
 def asnumpy(a, stream=None, order="C", out=None) -> np.ndarray:
-    """A NumPy array with the contents of ``a`` (copied from the device if needed)."""
+    """A NumPy array with the contents of ``a`` (copied from the device if needed): CuPy's
+    ``cupy.asnumpy``.
+
+    Args:
+        a: an Array (anything else goes through ``numpy.asarray``).
+        stream: accepted for CuPy compatibility and not used (the copy waits for the work
+            queued on the array's device).
+        order: the memory layout of the result, as NumPy's ``order`` (``"C"``, ``"F"``, ``"K"``, ``"A"``).
+        out: a NumPy array of the same shape to copy into (cast to its dtype).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.asnumpy(ra.asarray([1, 2]))
+        array([1, 2])
+    """
     if isinstance(a, Array):
         return a.get(stream=stream, order=order, out=out)
     r = np.asarray(a, order=order)
@@ -383,8 +585,8 @@ def asnumpy(a, stream=None, order="C", out=None) -> np.ndarray:
 # -- coordinate grids and triangles (copies through the device's kernels) ----------------------
 
 
-def meshgrid(*arrays, indexing="xy") -> list:
-    """Coordinate arrays from 1-D coordinate vectors: a list of N arrays of rank N, shape
+def meshgrid(*arrays, indexing="xy") -> tuple:
+    """Coordinate arrays from 1-D coordinate vectors: a tuple (the standard's 2025.12 type) of N arrays of rank N, shape
     ``(N1, N2, ...)`` for ``indexing='ij'``, ``(N2, N1, ...)`` for ``'xy'`` (the default)."""
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', not {indexing!r}")
@@ -408,7 +610,7 @@ def meshgrid(*arrays, indexing="xy") -> list:
         strides[pos] = a.strides[0]
         view = a._view(shape, strides, a._offset)  # a broadcast along every other axis
         out.append(copy_array(view))
-    return out
+    return tuple(out)
 
 
 def _triangle(x, k, fname: str, lower: bool) -> Array:
@@ -475,8 +677,14 @@ def copy_into(dst: Array, value) -> None:
     copy_elements(src, dst)
 
 
+def _rebuild(data: np.ndarray, device: str) -> Array:
+    """An unpickled array: its data on the device it was pickled from (a Dask worker
+    process gets the array where it was made)."""
+    return asarray(data, device=device)
+
+
 def _reduce_method(self):
-    return (asarray, (self.get(),), None, None, None)
+    return (_rebuild, (self.get(), str(self.device)))
 
 
 Array.__reduce__ = _reduce_method

@@ -19,7 +19,29 @@ _KINDS = ("cpu", "cuda", "hip")
 
 
 class Device:
-    """A device an array lives on.  Construct from a string or (kind, index)."""
+    """A device arrays live on: the CPU, a CUDA GPU or a HIP (ROCm) GPU.
+
+    ``Device("cpu")``, ``Device("cuda:1")``, ``Device("hip", 0)``; ``Device("cuda")`` is
+    ``cuda:0``. Devices are singletons (``Device("cuda:0") is Device("cuda", 0)``) and compare
+    with strings (``x.device == "cpu"``). As a context manager it is the default device of a
+    block (CuPy's ``with cupy.cuda.Device(1):``). Making a ``Device`` does not check that it
+    exists; ``check()`` does, and so does its first use.
+
+    Args:
+        spec: ``"cpu"``, ``"cuda[:N]"``, ``"hip[:N]"`` or a ``Device``.
+        index: the device number, when ``spec`` names only the kind.
+
+    Raises:
+        ValueError: an unknown kind, a bad index, or an index given twice.
+        TypeError: ``spec`` is neither a string nor a Device.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> with ra.Device("cpu"):
+        ...     x = ra.zeros(3)
+        >>> x.device
+        Device('cpu')
+    """
 
     __slots__ = ("kind", "index", "_runtime")
 
@@ -60,7 +82,13 @@ class Device:
             dev = _interned.setdefault(key, dev)
         return dev
 
+    def __init__(self, spec="cpu", index: int | None = None):
+        # the work is __new__'s (devices are singletons); this is the signature help() and
+        # the API reference show
+        pass
+
     # -- identity ------------------------------------------------------------------------
+
     def __eq__(self, other):
         if isinstance(other, str):
             try:
@@ -92,7 +120,7 @@ class Device:
         return rt
 
     def check(self) -> "Device":
-        """Raise ValueError unless this device exists on this machine."""
+        """This device, after checking that it exists on this machine (ValueError saying why not)."""
         if self.kind == "cpu":
             return self
         try:
@@ -107,7 +135,7 @@ class Device:
         return self
 
     def synchronize(self) -> None:
-        """Wait for all work queued on this device."""
+        """Wait until all work queued on this device is done (before stopping a timer, say)."""
         if self.kind != "cpu":
             self.runtime.synchronize(self.index)
 
@@ -174,7 +202,15 @@ def _find_default() -> Device:
 
 
 def default_device() -> Device:
-    """The device new arrays go to when none is given."""
+    """The device new arrays go to when none is given: the innermost ``with Device(...)``
+    block's, else ``ROCARRAY_DEVICE``, else the first GPU found (CUDA, then HIP), else the CPU.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> with ra.Device("cpu"):
+        ...     ra.default_device()
+        Device('cpu')
+    """
     stack = getattr(_state, "stack", None)
     if stack:
         return stack[-1]
@@ -194,7 +230,13 @@ def as_device(device) -> Device:
 
 
 def available_devices() -> list:
-    """Every device of this machine, CPU first."""
+    """Every device of this machine, the CPU first, then CUDA and HIP GPUs.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.available_devices()[0]
+        Device('cpu')
+    """
     devs = [Device("cpu")]
     for kind in ("cuda", "hip"):
         devs.extend(Device(kind, i) for i in range(gpu_count(kind)))

@@ -526,7 +526,12 @@ def import_dlpack(obj, *, copy=None) -> Array:
 
 
 def cuda_array_interface(x: Array) -> dict:
-    """``__cuda_array_interface__`` (version 3) of an array on a CUDA device."""
+    """``__cuda_array_interface__`` (version 3) of an array on a CUDA device.
+
+    Numba, CuPy and PyTorch read it: ``cupy.asarray(x)`` shares ``x``'s memory. ``stream``
+    is rocarray's current stream (1, the legacy default stream, when none is set). Arrays on
+    other devices have no such attribute (``AttributeError``).
+    """
     ours = _current_stream_ptr(x.device)
     return {
         "shape": x.shape,
@@ -555,6 +560,25 @@ def to_dlpack(x: Array, *, stream=None, max_version=None, dl_device=None, copy=N
 
 
 def _dlpack_method(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    """Export this array as a DLPack capsule (the array API's ``__dlpack__``).
+
+    Consumers call it for you: ``numpy.from_dlpack(x)`` (CPU arrays), ``cupy.from_dlpack(x)``,
+    ``torch.from_dlpack(x)``. The capsule shares the array's memory.
+
+    Args:
+        stream: the consumer's stream on a GPU (an integer, as the standard defines): unless it
+            already waits for rocarray's current stream, the device is synchronized before the
+            capsule is returned.
+        max_version: the highest DLPack version the consumer reads; ``(1, 0)`` or later gives
+            a versioned capsule.
+        dl_device: the device the consumer wants the data on (only the array's own device).
+        copy: True exports a copy; None and False share the memory.
+
+    Examples:
+        >>> import numpy as np, rocarray as ra
+        >>> np.from_dlpack(ra.asarray([1.0, 2.0], device="cpu"))
+        array([1., 2.])
+    """
     return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
 

@@ -182,7 +182,23 @@ _kinds = {
 
 
 def isdtype(dtype, kind) -> builtins.bool:
-    """Whether ``dtype`` is of ``kind``: a dtype, a kind name, or a tuple of those."""
+    """Whether ``dtype`` is of ``kind``.
+
+    Args:
+        dtype: a rocarray dtype.
+        kind: a dtype, a kind name (``"bool"``, ``"signed integer"``, ``"unsigned integer"``,
+            ``"integral"``, ``"real floating"``, ``"complex floating"``, ``"numeric"``) or a
+            tuple of those (true if any matches).
+
+    Raises:
+        TypeError: ``dtype`` is not a rocarray dtype.
+        ValueError: an unknown kind name.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.isdtype(ra.float32, ("integral", "real floating"))
+        True
+    """
     if not isinstance(dtype, np.dtype) or dtype not in all_dtypes:
         raise TypeError(f"isdtype: expected a rocarray dtype, got {dtype!r}")
     if isinstance(kind, tuple):
@@ -240,7 +256,20 @@ def result_with_scalar(dtype: np.dtype, kind: str) -> np.dtype:
 
 
 def result_type(*arrays_and_dtypes) -> np.dtype:
-    """The dtype that results from applying type promotion to the arguments."""
+    """The dtype that type promotion gives for the arguments (arrays, dtypes and Python scalars).
+
+    The standard's table, written out; pairs it leaves open follow NumPy (``int64`` with
+    ``uint64`` gives ``float64``; integers with floats a float wide enough for both). Python
+    scalars are weak: they take the array's dtype when their kind allows.
+
+    Raises:
+        TypeError: no array or dtype among the arguments, or ``None``.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.result_type(ra.int8, ra.uint8), ra.result_type(ra.float32, 1.5)
+        (dtype('int16'), dtype('float32'))
+    """
     dtypes = []
     scalars = []
     for x in arrays_and_dtypes:
@@ -252,7 +281,9 @@ def result_type(*arrays_and_dtypes) -> np.dtype:
     if not dtypes:
         if not scalars:
             raise ValueError("result_type: at least one array or dtype is required")
-        raise ValueError(
+        # a TypeError (the arguments' kind, not their values, is wrong): xarray asks each
+        # scalar's type alone and expects one
+        raise TypeError(
             "result_type: at least one array or dtype is required; Python scalars alone "
             "do not determine a dtype"
         )
@@ -265,7 +296,14 @@ def result_type(*arrays_and_dtypes) -> np.dtype:
 
 
 def can_cast(from_, to) -> builtins.bool:
-    """Whether ``from_`` (a dtype or array) can be cast to ``to`` under the promotion rules."""
+    """Whether ``from_`` (a dtype or an array) can be cast to ``to`` without changing kind the
+    wrong way under the promotion rules (``int8`` -> ``int16`` yes, ``int16`` -> ``int8`` no).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.can_cast(ra.int8, ra.float32), ra.can_cast(ra.float64, ra.float32)
+        (True, False)
+    """
     f = _dtype_of(from_)
     t = as_dtype(to, argname="to")
     if f == t:
@@ -294,7 +332,14 @@ class iinfo_object(NamedTuple):
 
 
 def finfo(type) -> finfo_object:  # noqa: A002 - the spec's name
-    """Machine limits of a floating-point dtype (or of an array's dtype)."""
+    """Machine limits of a floating-point dtype (or of an array's dtype): ``bits``, ``eps``,
+    ``max``, ``min``, ``smallest_normal``, ``dtype`` (for complex dtypes, those of the real part).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.finfo(ra.float16).max
+        65504.0
+    """
     d = _dtype_of(type)
     if d.kind not in "fc":
         raise TypeError(f"finfo: {d} is not a floating-point dtype")
@@ -306,7 +351,13 @@ def finfo(type) -> finfo_object:  # noqa: A002 - the spec's name
 
 
 def iinfo(type) -> iinfo_object:  # noqa: A002
-    """Machine limits of an integer dtype (or of an array's dtype)."""
+    """Machine limits of an integer dtype (or of an array's dtype): ``bits``, ``max``, ``min``, ``dtype``.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.iinfo(ra.int8).min
+        -128
+    """
     d = _dtype_of(type)
     if d.kind not in "iu":
         raise TypeError(f"iinfo: {d} is not an integer dtype")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _elementwise_docs as _docs
 from ._array_object import Array
 from ._elementwise import Ufunc, copy_op as _copy
 from ._kernels import catalogue
@@ -14,7 +15,12 @@ _rows = {row.name: row for row in catalogue().elementwise.OPS}
 
 
 def _ufunc(name: str) -> Ufunc:
-    return Ufunc(_rows[name])
+    uf = Ufunc(_rows[name])
+    row = uf.row
+    uf.__module__ = __name__  # where the documentation finds it (the class lives in _elementwise)
+    uf.__doc__ = _docs.docstring(name, row.nin, row.accepts, row.compute, row.out)
+    uf.__signature__ = _docs.signature(row.nin)
+    return uf
 
 
 abs = _ufunc("abs")  # noqa: A001 - the spec's names
@@ -83,17 +89,71 @@ subtract = _ufunc("subtract")
 tan = _ufunc("tan")
 tanh = _ufunc("tanh")
 trunc = _ufunc("trunc")
+# NumPy's names of the same functions (one line each; rocarray/_numpy_names.py has the rest)
+absolute = abs
+arccos = acos
+arccosh = acosh
+arcsin = asin
+arcsinh = asinh
+arctan = atan
+arctan2 = atan2
+arctanh = atanh
+bitwise_not = bitwise_invert
+invert = bitwise_invert
+left_shift = bitwise_left_shift
+right_shift = bitwise_right_shift
+conjugate = conj
+power = pow
+true_divide = divide
+mod = remainder
+rint = round
 _where = _ufunc("where")
 _clip = _ufunc("clip")
 
 
 def where(condition, x1, x2, /) -> Array:
-    """Elements of ``x1`` where ``condition`` is true, else of ``x2`` (broadcast)."""
+    """Elements of ``x1`` where ``condition`` is true, else of ``x2``.
+
+    Args:
+        condition: a bool array.
+        x1: the values where ``condition`` is true: an array or a Python scalar.
+        x2: the values elsewhere: an array or a Python scalar (``x1`` or ``x2`` must be an
+            array). The three arguments broadcast together; the result has the promoted
+            dtype of ``x1`` and ``x2``.
+
+    Raises:
+        OverflowError: a Python int that does not fit the result dtype (NumPy wraps it silently).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> x = ra.asarray([-2.0, 3.0])
+        >>> ra.where(x > 0, x, 0.0)
+        array([0., 3.])
+    """
     return _where(condition, x1, x2)
 
 
 def clip(x, /, min=None, max=None) -> Array:  # noqa: A002 - the spec's names
-    """``x`` limited to ``[min, max]`` (either bound may be None); the result has x's dtype."""
+    """``x`` limited to ``[min, max]``: each element below ``min`` becomes ``min``, above ``max`` ``max``.
+
+    Args:
+        x: a real array (not complex).
+        min: the lower bound, a Python scalar or an array broadcasting with ``x``, or None.
+        max: the upper bound, likewise, or None.
+
+    Returns:
+        An array of ``x``'s dtype (the standard) and of the broadcast shape of ``x`` and the
+        bounds. A bound past the dtype's range saturates to it.
+
+    Raises:
+        TypeError: a complex array, a float bound for an integer array, or bounds on
+            another device.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.clip(ra.asarray([1, 5, 9]), 2, 6)
+        array([2, 5, 6])
+    """
     if not isinstance(x, Array):
         raise TypeError(f"clip: x must be a rocarray array, not {type(x).__name__}")
     dt = x.dtype

@@ -545,9 +545,26 @@ def _record_reduction(x: _ArrayVar, name, axis, keepdims, dtype):
 
 
 def fuse(*args, kernel_name=None):
-    """Fuse a function of arrays and scalars into one kernel per dtype signature.
+    """Fuse a function of arrays and scalars into one kernel per dtype signature (CuPy's ``cupy.fuse``).
 
-    Use as ``@rocarray.fuse`` or ``@rocarray.fuse(kernel_name='name')``.
+    Use as ``@rocarray.fuse`` or ``@rocarray.fuse(kernel_name="name")``. The function is traced
+    once per dtype signature: its elementwise operations become one kernel (no temporaries in
+    memory), and a final reduction (``sum``, ``max``...) becomes the map of one reduction
+    kernel. Python control flow sees the tracer, not the data: branch with ``where``.
+
+    Args:
+        kernel_name: a name for the generated kernels.
+
+    Raises:
+        TypeError: positional arguments other than the function.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> @ra.fuse
+        ... def fma(x, y, z):
+        ...     return x * y + z
+        >>> fma(ra.asarray([1.0, 2.0]), 3.0, 1.0)
+        array([4., 7.])
     """
     if len(args) == 1 and callable(args[0]) and not isinstance(args[0], Fusion):
         return Fusion(args[0], kernel_name)

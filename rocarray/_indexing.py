@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from ._advanced_indexing import Index, flat_true, gather, scatter
+from ._advanced_indexing import Index, flat_true, gather, mask_assign, scatter, select
 from ._array_object import Array
 from ._creation_functions import asarray, copy_into
 from ._transfer import check_scalar_fits
@@ -250,9 +250,26 @@ def _parse_advanced(x: Array, key):
     return view_key, indices, (first_p if adjacent else None)
 
 
+_BOOL = np.dtype(np.bool_)
+
+
+def _whole_mask(x: Array, key) -> "Array | None":
+    """``key`` when it is one boolean array of ``x``'s shape on ``x``'s device (the common
+    ``x[x > 0]``, served by one compaction), else None."""
+    if isinstance(key, tuple) and len(key) == 1:
+        key = key[0]
+    if isinstance(key, Array) and key._dtype == _BOOL and key._shape == x._shape and x.ndim \
+            and key._buf.device is x._buf.device:
+        return key
+    return None
+
+
 def getitem(x: Array, key) -> Array:
     if not _is_advanced(key):
         return view_for_key(x, key)
+    mask = _whole_mask(x, key)
+    if mask is not None:
+        return select(x, mask)
     view_key, indices, p = _parse_advanced(x, key)
     v = view_for_key(x, tuple(view_key))
     if not indices:
@@ -277,6 +294,10 @@ def _value_array(x: Array, value) -> Array:
 def setitem(x: Array, key, value) -> None:
     x._check_writable("assignment destination")
     if _is_advanced(key):
+        mask = _whole_mask(x, key)
+        if mask is not None:
+            mask_assign(x, mask, _value_array(x, value))
+            return
         view_key, indices, p = _parse_advanced(x, key)
         dst = view_for_key(x, tuple(view_key))
         if indices:

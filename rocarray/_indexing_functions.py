@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._advanced_indexing import Index, flat_true, gather, unravel
+from ._advanced_indexing import Index, flat_true, gather, take_along, unravel
 from ._array_object import Array
-from ._creation_functions import arange, asarray
+from ._creation_functions import asarray
 from ._dtypes import result_type
 from ._user_kernels import ElementwiseKernel
 from ._views import _normalize_axis
@@ -70,16 +70,7 @@ def take_along_axis(x, indices, /, *, axis=-1):
         if d != axis and indices.shape[d] not in (1, x.shape[d]) and x.shape[d] != 1:
             raise ValueError(f"take_along_axis: indices of shape {indices.shape} do not "
                              f"broadcast with x of shape {x.shape} along dimension {d}")
-    items = []
-    for d in range(x.ndim):
-        if d == axis:
-            items.append(Index(d, 1, indices, "int"))
-        else:
-            shp = [1] * x.ndim
-            shp[d] = x.shape[d]
-            r = arange(x.shape[d], dtype=_int64, device=x.device).reshape(tuple(shp))
-            items.append(Index(d, 1, r, "flat"))
-    return gather(x, items, 0)
+    return take_along(x, indices, axis)
 
 
 def nonzero(x, /):

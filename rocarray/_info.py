@@ -10,7 +10,16 @@ _KIND_NAMES = ("bool", "signed integer", "unsigned integer", "integral", "real f
 
 
 class __array_namespace_info__:  # noqa: N801 - the spec's name
-    """What this library can do, its default dtypes and devices."""
+    """The array API's inspection namespace: what rocarray can do, its default dtypes and devices.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> info = ra.__array_namespace_info__()
+        >>> info.default_dtypes(device="cpu")["real floating"]
+        dtype('float64')
+        >>> info.capabilities()["boolean indexing"]
+        True
+    """
 
     def capabilities(self) -> dict:
         """What the standard asks about (2024.12 and the 2025.12 draft define these three
@@ -22,9 +31,13 @@ class __array_namespace_info__:  # noqa: N801 - the spec's name
         return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": None}
 
     def default_device(self):
+        """The device new arrays go to when none is given (``rocarray.default_device()``)."""
         return default_device()
 
     def default_dtypes(self, *, device=None) -> dict:
+        """The default dtypes, by kind: ``"real floating"`` float64, ``"complex floating"``
+        complex128, ``"integral"`` int64, ``"indexing"`` int64 (the same on every device).
+        """
         if device is not None:
             as_device(device)
         return {
@@ -47,5 +60,7 @@ class __array_namespace_info__:  # noqa: N801 - the spec's name
                 out[str(d)] = d
         return out
 
-    def devices(self) -> list:
-        return available_devices()
+    def devices(self) -> tuple:
+        """Every device of this machine, CPU first, as a tuple (the standard's 2025.12 type;
+        ``rocarray.available_devices()`` as a tuple)."""
+        return tuple(available_devices())

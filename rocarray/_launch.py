@@ -46,7 +46,7 @@ class ContiguousRunner:
     parameters before the launch returns).
     Areas are taken from and put back on a list (``pop`` / ``append`` are atomic), so
     threads never share one.  A few word stores cost much less than packing every field
-    (docs/benchmarks.md).
+    (benchmarks/results/history/benchmarks.md).
     """
 
     __slots__ = ("kernel", "template", "in_positions", "out_position", "dtype", "itemsize",

@@ -1,12 +1,13 @@
-"""The standard's linear algebra functions (``matmul``, ``tensordot``, ``vecdot``, ``@``)
-as reductions of the generic engine (rocarray/_reduction.py).
+"""The standard's products (``matmul``, ``tensordot``, ``vecdot``, ``@``): floating and
+complex operands through the device's BLAS (``rocarray.vendor``), integers through the
+reduction engine (rocarray/_reduction.py).
 
-Each product is a sum of elementwise products: the operands are viewed (no copy) with the
-free axes of one broadcast against the other's and the contracted axes last, and one
-``ReductionDef`` ("a = x * y", sum) folds the contracted axes, with the engine's
-strategies, tree-ordered float sums and one kernel per dtype signature on every device.
-This is not a tuned BLAS: a large float ``matmul`` runs far below NumPy's (OpenBLAS) or
-CuPy's (cuBLAS) speed -- it is here so that array-API code runs on every device.
+Float and complex: ``matmul`` hands the backend operands of at least two dimensions in the
+result dtype (NumPy's ``matmul`` on the CPU; a strided-batched GEMM on GPUs, float16 with
+float32 compute); ``tensordot`` and ``vecdot`` are reshaped into ``matmul``.  Integers and
+bools: each product is a sum of elementwise products -- the operands are viewed (no copy)
+with the free axes of one broadcast against the other's and the contracted axes last, and
+one ``ReductionDef`` ("a = x * y", sum) folds the contracted axes on every device.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from __future__ import annotations
 from . import _dtypes
 from ._array_object import Array
 from ._data_type_functions import astype
+from ._elementwise_functions import conj
 from ._manipulation_functions import reshape
 from ._reduction import ReductionDef, reduce
-from ._views import broadcast_shapes, broadcast_to, normalize_axes
+from ._views import broadcast_shapes, broadcast_to, normalize_axes, permute_dims
+from . import vendor
 
 _defs: dict = {}
 
@@ -42,6 +45,8 @@ def _operands(name: str, x1, x2):
     if x1.device != x2.device:
         raise TypeError(f"{name}: arrays on different devices ({x1.device} and {x2.device}); "
                         "move them with .to_device()")
+    if x1.dtype is x2.dtype and x1.dtype.kind in "iufc":  # (the common case: no promotion to look up)
+        return x1.dtype
     for x in (x1, x2):
         if x.dtype.kind not in "iufc":
             raise TypeError(f"{name}: expected numeric arrays, got {x.dtype}")
@@ -53,11 +58,21 @@ def _view(x: Array, shape: tuple, strides: tuple) -> Array:
 
 
 def matmul(x1: Array, x2: Array, /) -> Array:
-    """The matrix product (``x1 @ x2``) with NumPy's rules: 1-d operands are promoted to a
-    row or a column and the added axis removed again; leading axes broadcast."""
+    """The matrix product ``x1 @ x2`` of (..., M, K) and (..., K, N) arrays, with NumPy's
+    rules: a 1-d operand is promoted to a row (x1) or a column (x2) and the added axis
+    removed from the result; the leading (stack) axes broadcast.
+
+    Floating and complex products run in the device's BLAS (float16 accumulates in
+    float32 on GPUs); integer products in rocarray's reduction engine.
+
+    >>> import rocarray as ra
+    >>> ra.matmul(ra.asarray([[1.0, 2.0], [3.0, 4.0]]), ra.asarray([1.0, 1.0]))  # [3, 7]
+    """
     dtype = _operands("matmul", x1, x2)
     if x1.ndim == 0 or x2.ndim == 0:
         raise ValueError("matmul: operands must have at least one dimension (use multiply for scalars)")
+    if dtype.kind in "fc":
+        return _blas_matmul(x1, x2, dtype)
     a_shape, a_str = (x1.shape, x1.strides) if x1.ndim > 1 else ((1,) + x1.shape, (0,) + x1.strides)
     b_shape, b_str = (x2.shape, x2.strides) if x2.ndim > 1 else (x2.shape + (1,), x2.strides + (0,))
     m, k = a_shape[-2:]
@@ -84,6 +99,26 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     return reshape(out, shape)
 
 
+def _blas_matmul(x1: Array, x2: Array, dtype) -> Array:
+    """``matmul`` of float or complex operands in ``dtype`` through the backend's GEMM."""
+    a = x1 if x1.ndim > 1 else _view(x1, (1,) + x1.shape, (0,) + x1.strides)
+    b = x2 if x2.ndim > 1 else _view(x2, x2.shape + (1,), x2.strides + (0,))
+    if a.shape[-1] != b.shape[-2]:
+        raise ValueError(f"matmul: the contracted dimensions differ: {x1.shape} @ {x2.shape} "
+                         f"({a.shape[-1]} != {b.shape[-2]})")
+    try:
+        broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise ValueError(f"matmul: batch dimensions of {x1.shape} and {x2.shape} cannot be "
+                         "broadcast together") from None
+    out = vendor.backend(a.device).matmul(_cast(a, dtype), _cast(b, dtype))
+    if x1.ndim == 1 or x2.ndim == 1:
+        shape = out.shape[:-2] + ((out.shape[-2],) if x1.ndim > 1 else ()) + \
+            ((out.shape[-1],) if x2.ndim > 1 else ())
+        out = reshape(out, shape)
+    return out
+
+
 def _pad(x: Array, ndim: int) -> Array:
     """``x`` with leading axes of extent 1 up to ``ndim`` dimensions (a view)."""
     extra = ndim - x.ndim
@@ -98,7 +133,11 @@ def _cast(x: Array, dtype) -> Array:
 
 def tensordot(x1: Array, x2: Array, /, *, axes=2) -> Array:
     """Sum of products over ``axes`` (an int: the last ``axes`` of ``x1`` with the first of
-    ``x2``; or two sequences of axes, paired in order)."""
+    ``x2``; or two sequences of axes, paired in order); the result has the free axes of
+    ``x1`` then those of ``x2``.  Floating and complex operands become one BLAS ``matmul``.
+
+    >>> ra.tensordot(ra.ones((2, 3)), ra.ones((3, 4)), axes=1).shape  # (2, 4)
+    """
     dtype = _operands("tensordot", x1, x2)
     if isinstance(axes, bool):
         raise TypeError("tensordot: axes must be an int or a pair of axis sequences, not a bool")
@@ -125,6 +164,18 @@ def tensordot(x1: Array, x2: Array, /, *, axes=2) -> Array:
                              f"{b} of x2 (size {x2.shape[b]})")
     free1 = [d for d in range(x1.ndim) if d not in ax1]
     free2 = [d for d in range(x2.ndim) if d not in ax2]
+    if dtype.kind in "fc":
+        # (free1, contracted) @ (contracted, free2) as one matrix product
+        csize = tuple(max(x1.shape[a], x2.shape[b]) for a, b in zip(ax1, ax2))
+        a = permute_dims(x1, tuple(free1) + ax1)
+        b = permute_dims(x2, ax2 + tuple(free2))
+        a = broadcast_to(a, a.shape[:len(free1)] + csize)
+        b = broadcast_to(b, csize + b.shape[len(ax2):])
+        fshape1, fshape2 = a.shape[:len(free1)], b.shape[len(ax2):]
+        k = _size(csize)
+        prod = matmul(reshape(_cast(a, dtype), (_size(fshape1), k)),
+                      reshape(_cast(b, dtype), (k, _size(fshape2))))
+        return reshape(prod, fshape1 + fshape2)
     nc = len(ax1)
     # x1 as (free1..., 1 per free2 axis, contracted...), x2 as (1 per free1 axis, free2..., contracted...)
     a = _view(x1, tuple(x1.shape[d] for d in free1) + (1,) * len(free2) + tuple(x1.shape[d] for d in ax1),
@@ -139,7 +190,10 @@ def tensordot(x1: Array, x2: Array, /, *, axes=2) -> Array:
 
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Sum over ``axis`` of ``conj(x1) * x2`` (the dot product of vectors along ``axis``),
-    the other axes broadcast."""
+    the other axes broadcast.  Floating and complex operands become a batched ``matmul``.
+
+    >>> ra.vecdot(ra.asarray([1.0, 2.0]), ra.asarray([3.0, 4.0]))  # 11.0
+    """
     dtype = _operands("vecdot", x1, x2)
     if x1.ndim == 0 or x2.ndim == 0:
         raise ValueError("vecdot: operands must have at least one dimension")
@@ -158,8 +212,26 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     if x1.shape[back] != x2.shape[back]:
         raise ValueError(f"vecdot: the axes differ in size ({x1.shape[back]} and {x2.shape[back]})")
     a, b = (_cast(broadcast_to(v, shape), dtype) for v in (x1, x2))
+    if dtype.kind in "fc":
+        # a batch of (1, K) @ (K, 1) products, the axis moved last
+        order = tuple(d for d in range(len(shape)) if d != ax) + (ax,)
+        a, b = permute_dims(a, order), permute_dims(b, order)
+        if dtype.kind == "c":
+            a = conj(a)
+        k = shape[ax]
+        rows = _view(a, a.shape[:-1] + (1, k), a.strides[:-1] + (0, a.strides[-1]))
+        cols = _view(b, b.shape[:-1] + (k, 1), b.strides[:-1] + (b.strides[-1], 0))
+        out = matmul(rows, cols)
+        return reshape(out, out.shape[:-2])
     (out,) = reduce(_product_sum(dtype, True), [a, b], axis=ax)
     return out
+
+
+def _size(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 def _matmul_method(self, other):

@@ -28,6 +28,23 @@ from ._views import (broadcast_arrays, broadcast_shapes, broadcast_to, expand_di
 
 
 def reshape(x: Array, /, shape, *, copy=None) -> Array:
+    """``x`` with a new shape of the same size: a view where the layout allows one.
+
+    Args:
+        x: an array.
+        shape: an int or a tuple of ints; one may be -1 (inferred from the size).
+        copy: None copies only when a view is impossible, True always copies, False never does
+            (``ValueError`` when the layout cannot be viewed in the new shape).
+
+    Raises:
+        ValueError: the sizes differ, more than one -1, or ``copy=False`` needing a copy.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.reshape(ra.arange(6), (2, -1))
+        array([[0, 1, 2],
+               [3, 4, 5]])
+    """
     newshape = _resolve_shape(shape, x.size)
     if copy not in (None, True, False):
         raise ValueError(f"reshape: copy must be True, False or None, not {copy!r}")
@@ -144,7 +161,14 @@ def stack(arrays, /, *, axis=0) -> Array:
 
 
 def roll(x: Array, /, shift, *, axis=None) -> Array:
-    """``x`` with elements shifted along ``axis`` (flattened if None), wrapping around."""
+    """``x`` with its elements shifted by ``shift`` along ``axis`` (the flattened array if None),
+    wrapping around. ``shift`` and ``axis`` may be tuples of the same length. A copy.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.roll(ra.arange(5), 2)
+        array([3, 4, 0, 1, 2])
+    """
     _check_array(x, "roll")
     shift_tuple = isinstance(shift, (tuple, list))
     shifts = tuple(_as_int(s, "roll", "shift") for s in shift) if shift_tuple else (_as_int(shift, "roll", "shift"),)
@@ -210,10 +234,23 @@ def _repeat_gather(x: Array, ax: int, counts, total: int) -> Array:
 
 
 def repeat(x: Array, repeats, /, *, axis=None) -> Array:
-    """Each element of ``x`` repeated ``repeats`` times along ``axis`` (``x`` flattened if
-    None).  ``repeats`` is a non-negative int or a 1-D integer array of shape (1,) or
-    (x.shape[axis],); an array's values are read back to the host, since they decide the
-    output's shape."""
+    """Each element of ``x`` repeated ``repeats`` times along ``axis`` (``x`` flattened if None).
+
+    Args:
+        x: an array.
+        repeats: a non-negative int, or a 1-D integer array of shape ``(1,)`` or
+            ``(x.shape[axis],)``; an array's values are read back to the host, since they decide
+            the shape of the result.
+        axis: an int, or None.
+
+    Raises:
+        ValueError: a negative repeat or a repeats array of the wrong length.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.repeat(ra.asarray([1, 2]), 2)
+        array([1, 1, 2, 2])
+    """
     _check_array(x, "repeat")
     if axis is None:
         x = reshape(x, (-1,))
@@ -258,7 +295,15 @@ def repeat(x: Array, repeats, /, *, axis=None) -> Array:
 
 
 def tile(x: Array, repetitions, /) -> Array:
-    """``x`` repeated ``repetitions[i]`` times along each axis (shorter side padded with ones)."""
+    """``x`` repeated ``repetitions[i]`` times along each axis; the shorter of ``x.shape`` and
+    ``repetitions`` is padded with ones at the front (NumPy's ``tile``).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.tile(ra.asarray([1, 2]), (2, 2))
+        array([[1, 2, 1, 2],
+               [1, 2, 1, 2]])
+    """
     _check_array(x, "tile")
     if not isinstance(repetitions, (tuple, list)):
         raise TypeError(f"tile: repetitions must be a tuple of ints, not {type(repetitions).__name__}")
@@ -283,8 +328,19 @@ def tile(x: Array, repetitions, /) -> Array:
     return out
 
 
-def diff(x: Array, /, *, axis=-1, n=1, prepend=None, append=None) -> Array:
-    """The ``n``-th forward difference along ``axis`` (``prepend``/``append`` joined first)."""
+def diff(x: Array, /, n=1, axis=-1, prepend=None, append=None) -> Array:
+    """The ``n``-th forward difference along ``axis``: ``x[1:] - x[:-1]``, applied ``n`` times.
+
+    ``prepend`` and ``append`` (arrays or scalars) are joined to ``x`` along ``axis`` first.
+    Bool arrays give ``x[1:] != x[:-1]`` (NumPy's rule).  Note: the standard makes ``axis``
+    and ``n`` keyword-only; NumPy's order (``diff(x, 2)``, which scikit-learn writes) is
+    accepted too.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.diff(ra.asarray([1, 4, 9, 16]))
+        array([3, 5, 7])
+    """
     _check_array(x, "diff")
     if x.ndim == 0:
         raise ValueError("diff: x must have at least one dimension; got a 0-d array")
@@ -316,16 +372,25 @@ def diff(x: Array, /, *, axis=-1, n=1, prepend=None, append=None) -> Array:
 
 
 def _reshape_method(self, *shape, copy=None) -> Array:
+    """The array in a new shape: ``x.reshape(2, 3)`` or ``x.reshape((2, 3))`` (see ``rocarray.reshape``).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.arange(4).reshape(2, 2).shape
+        (2, 2)
+    """
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     return reshape(self, shape, copy=copy)
 
 
 def _ravel_method(self) -> Array:
+    """The array as 1-D: a view where the layout allows one, else a copy (NumPy's ``ravel``)."""
     return reshape(self, -1)
 
 
 def _flatten_method(self) -> Array:
+    """A 1-D copy of the array (NumPy's ``flatten``)."""
     return reshape(self, -1, copy=True)
 
 

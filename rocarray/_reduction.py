@@ -45,7 +45,7 @@ GPU_CHUNK_QUANTUM = GPU_BLOCK * 16
 GPU_WAVE_ITEMS = True
 #: Most rounds of resident blocks a wave-per-item launch takes (more items than waves: the
 #: waves then stride over them).  One round measured best (a block of waves retires only
-#: when its slowest wave is done; docs/benchmarks.md).
+#: when its slowest wave is done; benchmarks/results/history/benchmarks.md).
 GPU_WAVE_ROUNDS = 1
 #: GPU scans: one wave per (line, chunk), the lanes on consecutive elements and a wave
 #: scan by shuffles per step (True), or one thread per (line, chunk) scanning serially
@@ -561,7 +561,7 @@ def _choose(kernel, shape_k, shape_r, n_red, inputs, source, simple=False, exact
     if leading and tile > 1 and n_out >= GPU_BLOCK * tile and n_red >= 64:
         # one thread per (group of ``tile`` adjacent outputs, chunk of rows), vector loads;
         # threads for half a round of resident blocks: fewer, longer chunks measured faster
-        # than a whole round or more (docs/benchmarks.md)
+        # than a whole round or more (benchmarks/results/history/benchmarks.md)
         resident = kernel.runtime.resident_grid(kernel.code.functions[0], GPU_BLOCK)
         threads = max(1, resident // 2) * GPU_BLOCK
         n_groups = -(-n_out // tile)

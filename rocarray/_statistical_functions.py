@@ -1,8 +1,9 @@
-"""The spec's statistical and utility reductions, from the reduction catalogue; installs
-the ``Array`` methods ``sum``, ``prod``, ``max``, ``min``, ``all``, ``any``, ``argmax``,
-``argmin``, ``mean``, ``var``, ``std``."""
+"""The spec's statistical and utility reductions, from the reduction catalogue (the
+``Array`` methods of the same names, with NumPy's signatures, are rocarray/_numpy_methods.py's)."""
 
 from __future__ import annotations
+
+import inspect
 
 from . import _dtypes
 from ._array_object import Array
@@ -10,32 +11,88 @@ from ._elementwise_functions import abs as _abs, divide, not_equal, sqrt, square
 from ._reduction import _reduction, scan
 from ._views import normalize_axes
 
-sum = _reduction("sum")  # noqa: A001 - the spec's names
-prod = _reduction("prod")
-max = _reduction("max")  # noqa: A001
-min = _reduction("min")  # noqa: A001
-all = _reduction("all")  # noqa: A001
-any = _reduction("any")  # noqa: A001
-argmax = _reduction("argmax")
-argmin = _reduction("argmin")
+_ARGS = """
+Args:
+    x: an array{accepts}.
+    axis: None (every axis), an int or a tuple of distinct ints in ``[-x.ndim, x.ndim)``{axis_note}.
+    keepdims: keep the reduced axes with length 1 (the result then broadcasts against ``x``).{dtype_arg}
+
+Raises:
+    IndexError: an axis out of range.
+    ValueError: a repeated axis{empty}.
+    TypeError: a dtype the reduction does not accept.
+
+Examples:
+    >>> import rocarray as ra
+    >>> x = ra.asarray([[1, 5, 2], [4, 0, 6]])
+    >>> {example}
+"""
+
+_DOCS = {
+    "sum": ("The sum of the elements over ``axis``.",
+            "Bools and signed integers sum in ``int64``, unsigned integers in ``uint64``; floats keep "
+            "their dtype, ``float16`` accumulating in ``float32``. Floating sums are added in a tree "
+            "order, not NumPy's pairwise order (equal within rounding).",
+            "ra.sum(x, axis=0)\n    array([5, 5, 8])"),
+    "prod": ("The product of the elements over ``axis``.",
+             "Result dtypes as ``sum``'s (NumPy's ``prod`` accumulates ``float16`` in ``float16``).",
+             "ra.prod(x, axis=1)\n    array([10,  0])"),
+    "max": ("The largest element over ``axis``; NaN if any element is NaN.",
+            "Complex arrays are refused (no order). A reduction over no elements is a ``ValueError`` "
+            "(no identity), unless the result is empty too.",
+            "ra.max(x, axis=1)\n    array([5, 6])"),
+    "min": ("The smallest element over ``axis``; NaN if any element is NaN.",
+            "Complex arrays are refused (no order). A reduction over no elements is a ``ValueError`` "
+            "(no identity), unless the result is empty too.",
+            "ra.min(x)\n    array(0)"),
+    "all": ("Whether every element over ``axis`` is true (non-zero); True for no elements.",
+            "The result is ``bool``.",
+            "ra.all(x, axis=1)\n    array([ True, False])"),
+    "any": ("Whether any element over ``axis`` is true (non-zero); False for no elements.",
+            "The result is ``bool``.",
+            "ra.any(x == 0)\n    array(True)"),
+    "argmax": ("The index of the largest element over ``axis`` (of the flattened array if None): the "
+               "first occurrence, or the first NaN.",
+               "``axis`` is an int or None (not a tuple); the result is ``int64``. Complex arrays are "
+               "refused.",
+               "ra.argmax(x, axis=1)\n    array([1, 2])"),
+    "argmin": ("The index of the smallest element over ``axis`` (of the flattened array if None): the "
+               "first occurrence, or the first NaN.",
+               "``axis`` is an int or None (not a tuple); the result is ``int64``. Complex arrays are "
+               "refused.",
+               "ra.argmin(x)\n    array(4)"),
+}
 
 
-def _method(op):
-    def method(self, axis=None, keepdims=False, **kwargs):
-        return op(self, axis=axis, keepdims=keepdims, **kwargs)
-    method.__name__ = op.__name__
-    method.__doc__ = f"``{op.__name__}`` of this array (see rocarray.{op.__name__})."
-    return method
+def _documented(name: str):
+    op = _reduction(name)
+    summary, note, example = _DOCS[name]
+    has_dtype = name in ("sum", "prod")
+    op.__module__ = __name__  # where the documentation finds it (the class lives in _reduction)
+    op.__signature__ = inspect.signature(type(op).__call__).replace(
+        parameters=list(inspect.signature(type(op).__call__).parameters.values())[1:])
+    op.__doc__ = summary + "\n" + _ARGS.format(
+        accepts=" of numbers or bools" if name not in ("max", "min", "argmax", "argmin")
+        else " of bools, integers or real floats",
+        axis_note=" (argmax/argmin: an int or None)" if name.startswith("arg") else "",
+        dtype_arg="\n    dtype: the dtype to accumulate and return in (the elements are cast to it first)."
+        if has_dtype else "",
+        empty=", or no elements to reduce" if name in ("max", "min", "argmax", "argmin") else "",
+        example=example) + "\nNote:\n    " + note + "\n"
+    return op
 
 
-Array.sum = _method(sum)
-Array.prod = _method(prod)
-Array.max = _method(max)
-Array.min = _method(min)
-Array.all = _method(all)
-Array.any = _method(any)
-Array.argmax = _method(argmax)
-Array.argmin = _method(argmin)
+sum = _documented("sum")  # noqa: A001 - the spec's names
+prod = _documented("prod")
+max = _documented("max")  # noqa: A001
+min = _documented("min")  # noqa: A001
+all = _documented("all")  # noqa: A001
+any = _documented("any")  # noqa: A001
+argmax = _documented("argmax")
+argmin = _documented("argmin")
+
+
+# the Array methods (sum, mean, std, ...) take NumPy's signatures: rocarray/_numpy_methods.py
 
 
 def _floating(x, name: str, axis) -> int:
@@ -57,7 +114,22 @@ def _floating(x, name: str, axis) -> int:
 
 
 def mean(x, /, *, axis=None, keepdims=False):
-    """The arithmetic mean over ``axis`` (NaN for an empty reduction, as NumPy)."""
+    """The arithmetic mean of the elements over ``axis``.
+
+    Args:
+        x: a floating-point array (the standard; NumPy converts integers).
+        axis: None (every axis), an int or a tuple of distinct ints.
+        keepdims: keep the reduced axes with length 1.
+
+    Returns:
+        An array of ``x``'s dtype; NaN for a reduction over no elements, as NumPy. ``float16``
+        is computed in ``float32`` and rounded once.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.mean(ra.asarray([[1.0, 2.0], [3.0, 5.0]]), axis=0)
+        array([2. , 3.5])
+    """
     n = _floating(x, "mean", axis)
     if x.dtype == _dtypes.float16:
         return _mean(x, axis, keepdims, _dtypes.float32, n).astype(_dtypes.float16)
@@ -70,8 +142,23 @@ def _mean(x, axis, keepdims, dtype, n: int):
 
 
 def var(x, /, *, axis=None, correction=0.0, keepdims=False):
-    """The variance over ``axis`` with ``correction`` degrees of freedom removed (two passes:
-    the mean, then the mean square deviation)."""
+    """The variance of the elements over ``axis``, with ``correction`` degrees of freedom removed.
+
+    Computed in two passes (the mean, then the mean square deviation). ``correction=1`` gives
+    the sample variance (NumPy's ``ddof=1``). When ``N - correction <= 0`` the result is NaN
+    (the standard), where NumPy divides by zero.
+
+    Args:
+        x: a floating-point array.
+        axis: None, an int or a tuple of distinct ints.
+        correction: the degrees of freedom subtracted from the count.
+        keepdims: keep the reduced axes with length 1.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.var(ra.asarray([1.0, 2.0, 3.0, 4.0]), correction=1)
+        array(1.66666667)
+    """
     n = _floating(x, "var", axis)
     if x.dtype == _dtypes.float16:
         return _var(x.astype(_dtypes.float32), axis, correction, keepdims, n).astype(_dtypes.float16)
@@ -88,20 +175,27 @@ def _var(x, axis, correction, keepdims, n: int):
 
 
 def std(x, /, *, axis=None, correction=0.0, keepdims=False):
-    """The standard deviation: the square root of ``var``."""
+    """The standard deviation over ``axis``: the square root of ``var`` (same arguments).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.std(ra.asarray([1.0, 3.0]))
+        array(1.)
+    """
     n = _floating(x, "std", axis)
     if x.dtype == _dtypes.float16:
         return sqrt(_var(x.astype(_dtypes.float32), axis, correction, keepdims, n)).astype(_dtypes.float16)
     return sqrt(_var(x, axis, correction, keepdims, n))
 
 
-Array.mean = mean
-Array.var = var
-Array.std = std
-
-
 def count_nonzero(x, /, *, axis=None, keepdims=False):
-    """How many elements of ``x`` are non-zero (True, or NaN, count) over ``axis``; int64."""
+    """How many elements of ``x`` over ``axis`` are non-zero (True, and NaN, count); ``int64``.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.count_nonzero(ra.asarray([[0, 1], [2, 0]]), axis=1)
+        array([1, 1])
+    """
     if not isinstance(x, Array):
         raise TypeError(f"count_nonzero: expected a rocarray array, got {type(x).__name__}")
     normalize_axes(axis, x.ndim, "count_nonzero")  # (a bad axis in its own name, not sum's)
@@ -126,7 +220,7 @@ def _cumulative(op, name: str):
         acc_dt, out_dt = op.dtypes(x.dtype, dtype)
         return scan(op.definition(x.dtype, acc_dt, out_dt), x, axis, bool(include_initial))
 
-    cumulative.__name__ = name
+    cumulative.__name__ = cumulative.__qualname__ = name  # (a module-level name for the reference)
     cumulative.__doc__ = (f"The running ``{op.__name__}`` along ``axis`` (required unless ``x`` is 1-d); "
                           "``include_initial`` starts with the identity. Dtypes as ``"
                           f"{op.__name__}``.")

@@ -25,7 +25,7 @@ from ._images import _load_image
 from ._params import pack_format, stride_positions
 from .compiler import cache as _cache
 from .compiler.cache import default_cache as _default_cache
-from .compiler.quick_text import HOST_ROW_DRIVER, host_row_driver_text, host_row_words
+from .compiler.quick_text import HOST_ROW_DRIVER, host_row_driver, host_row_words
 from .compiler.skeletons import SIMPLE_LOOP_MAX_ELEMENTS, VECTOR_UNROLL, simple_loop_offsets_fit, vector_lanes
 
 
@@ -56,7 +56,7 @@ BLOCK = 256
 #: A GPU grid-stride elementwise launch gets at least the blocks the device holds at once
 #: and, for more elements, enough blocks that each thread makes about this many trips of
 #: its vector loop: few trips per thread measured closest to the copy bandwidth on large
-#: arrays, one round of resident blocks as fast on smaller ones (docs/benchmarks.md).
+#: arrays, one round of resident blocks as fast on smaller ones (benchmarks/results/history/benchmarks.md).
 GPU_GRID_TRIPS = 3
 
 
@@ -354,11 +354,11 @@ _row_driver: list = []
 
 
 def _host_row_driver(kernel: LoadedKernel):
-    """The row driver (``quick_text.host_row_driver_text``) for the host quick tier,
+    """The row driver (``quick_text.host_row_driver``) for the host quick tier,
     compiled (or read from the disk cache) and loaded once per process."""
     if not _row_driver:
         quick = kernel.target.quick_tier or kernel.target
-        image = _default_cache().get_or_compile(("host-row-driver",), host_row_driver_text, quick)
+        image = _default_cache().get_or_compile(("host-row-driver",), lambda: host_row_driver(quick), quick)
         fn = kernel.runtime.get_function(_load_image(kernel.runtime, kernel.index, image, quick), HOST_ROW_DRIVER)
         with _swap_lock:
             if not _row_driver:

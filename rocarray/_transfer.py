@@ -1,4 +1,5 @@
-"""Host <-> device bytes: NumPy arrays onto a device, contiguous arrays back to the host.
+"""Host <-> device bytes: NumPy arrays onto a device, contiguous arrays back to the host
+and from one GPU to another.
 
 Part of the array core: only whole contiguous byte ranges move here, through the runtimes'
 copy hooks.  Strided copies and casts are the ops layer's copy op (``rocarray._copy``).
@@ -47,6 +48,24 @@ def contiguous_to_numpy(x: Array, order="C") -> np.ndarray:
     if order not in ("C", "K", "A"):
         a = np.asarray(a, order=order)
     return a
+
+
+def contiguous_to_device(x: Array, device: Device) -> Array:
+    """A copy of the C-contiguous GPU array ``x`` on another GPU ``device``.
+
+    Between two devices of one runtime (``cuda:0`` -> ``cuda:1``) the bytes go device to
+    device, by peer access where the hardware allows it, else staged through pinned host
+    memory (``GPURuntime.copy_peer``); the copy is queued, ordered after the work that
+    wrote ``x`` and before later work on ``device``.  Between two kinds of GPU they go
+    through the host.
+    """
+    src = x.device
+    if src.kind != device.kind:
+        return numpy_to_device(contiguous_to_numpy(x), device)
+    out = Array._empty(x.shape, x.dtype, device)
+    if x.nbytes:
+        device.runtime.copy_peer(device.index, out.data_ptr, src.index, x.data_ptr, x.nbytes)
+    return out
 
 
 def check_scalar_fits(value, dtype: np.dtype) -> None:

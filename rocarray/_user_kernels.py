@@ -214,7 +214,7 @@ _specs: dict = {}
 
 
 def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs, read_outputs=(),
-               heavy=False) -> KernelSpec:
+               heavy: bool = False) -> KernelSpec:
     """The KernelSpec of a user elementwise body for one signature.  ``kinds`` per operand:
     'in', 'scalar', 'out', 'raw'.
 
@@ -224,7 +224,7 @@ def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs, read_output
     outputs -- gives the body the element's current value."""
     tdefs = tuple(sorted((k, str(v)) for k, v in typedefs.items()))
     key = ("user-ew", name, body, preamble, tuple(names), tuple(kinds),
-           tuple(str(d) for d in dtypes), tdefs, tuple(read_outputs)) + (("heavy",) if heavy else ())
+           tuple(str(d) for d in dtypes), tdefs, tuple(read_outputs), heavy)
     spec = _specs.get(key)
     if spec is not None:
         return spec
@@ -309,23 +309,48 @@ def _raw_values(a: Array) -> list:
 class ElementwiseKernel:
     """A user-defined elementwise kernel (CuPy's ``cupy.ElementwiseKernel``).
 
-    ``in_params`` / ``out_params`` are CuPy parameter lists (``'T x, raw float32 y'``),
-    ``operation`` the loop body in the kernel language, ``preamble`` functions, macros and
-    constants used by it.  Calling the kernel with the inputs (and optionally the outputs)
-    broadcasts the array inputs, allocates missing outputs and runs the body once per element.
-    ``options`` (NVRTC flags in CuPy) are accepted and have no effect here.
+    The body runs once per element, compiled for the device of the arguments, one kernel per
+    dtype signature (new shapes compile nothing); the first call of a signature runs on the
+    interpreter tier.
+
+    Args:
+        in_params: the inputs, a CuPy parameter list: ``"T x, float32 y, raw T table"``. A type
+            name binds a dtype; a one-letter placeholder (``T``) takes the dtype of the array
+            passed; ``raw`` operands are whole arrays indexed in the body (``table[i]``).
+        out_params: the outputs, likewise (``"T z"``); missing outputs are allocated with the
+            broadcast shape.
+        operation: the loop body in the kernel language (a C subset; ``i`` is the element's
+            index).
+        name: the kernel's name (an identifier).
+        reduce_dims: accepted for CuPy compatibility (dimensions are always merged).
+        preamble: functions, macros and constants the body uses.
+        no_return: return None instead of the outputs.
+        return_tuple: always return a tuple of outputs.
+        options: NVRTC flags in CuPy, accepted and ignored.
+
+    Raises:
+        TypeError: ``loop_prep``/``after_loop`` and other keyword arguments rocarray has no
+            counterpart for.
+        ValueError: a bad parameter list, or (``KernelError``) a body that does not compile,
+            with its line and column.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> sqdiff = ra.ElementwiseKernel("T x, T y", "T z", "z = (x - y) * (x - y)", "sqdiff")
+        >>> sqdiff(ra.asarray([1.0, 4.0]), 2.0)
+        array([1., 4.])
     """
 
     def __init__(self, in_params, out_params, operation, name="kernel", reduce_dims=True,
-                 preamble="", no_return=False, return_tuple=False, **kwargs):
+                 preamble="", no_return=False, return_tuple=False, options=(), **kwargs):
         self.name = _check_name(name)
         self.__name__ = self.name
-        kwargs.pop("options", None)
         # rocarray.fuse's generated bodies are valid and never read their outputs: they are
         # parsed only when a signature is compiled (so a disk-cache hit parses nothing)
         generated = kwargs.pop("_generated", False)
-        # the library's own loop-heavy kernels (a radix sort's passes) ask for the heavy tier
-        self._heavy = kwargs.pop("_heavy", False)
+        # rocarray's own gathers and scatters: the full tier is the heavy one (codegen O2),
+        # whose tight loop keeps many random reads in flight
+        self._heavy = bool(kwargs.pop("_heavy", False))
         if kwargs:
             raise TypeError(f"ElementwiseKernel: unsupported keyword argument(s) "
                             f"{', '.join(sorted(kwargs))} (loop_prep/after_loop have no "
@@ -578,13 +603,31 @@ _FOUND_WRAPPER = re.compile(r"found '[);]'")
 class ReductionKernel:
     """A user-defined reduction kernel (CuPy's ``cupy.ReductionKernel``).
 
-    ``map_expr`` maps the inputs of one element to a value of the reduction type, ``reduce_expr``
-    combines two of them (``a`` and ``b``), ``post_map_expr`` writes the outputs from the
-    reduced value ``a``, ``identity`` is the reduction's identity (None: the reduction type's
-    zero, as ``T()`` in C++).  ``reduce_type`` is the type of ``a`` and ``b``; as in CuPy it
-    defaults to the type of the first output parameter.  Calls take ``axis=``, ``keepdims=``
-    and ``out=``; the generic reduction engine (rocarray/_reduction.py) runs them on every
-    device, one compiled kernel per dtype signature.
+    Runs on rocarray's reduction engine on every device, one compiled kernel per dtype
+    signature; calls take ``axis=``, ``keepdims=`` and ``out=``.
+
+    Args:
+        in_params: the inputs, a CuPy parameter list (``"T x"``).
+        out_params: the outputs (``"T y"``); at least one.
+        map_expr: maps the inputs of one element to a value of the reduction type.
+        reduce_expr: combines two such values, ``a`` and ``b`` (associative and commutative).
+        post_map_expr: writes the outputs from the reduced value ``a``.
+        identity: the reduction's identity, as kernel-language text (None: the type's zero).
+        name: the kernel's name.
+        reduce_type: the type of ``a`` and ``b`` (default: the first output's type, as CuPy).
+        reduce_dims: accepted for CuPy compatibility.
+        preamble: functions, macros and constants the expressions use.
+        options: NVRTC flags in CuPy, accepted and ignored.
+
+    Raises:
+        ValueError: no output parameter, ``raw`` parameters (not supported yet), or an
+            expression that does not compile (``KernelError``, with its line and column).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> l2 = ra.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "l2norm")
+        >>> l2(ra.asarray([[3.0, 4.0], [6.0, 8.0]]), axis=1)
+        array([ 5., 10.])
     """
 
     def __init__(self, in_params, out_params, map_expr, reduce_expr, post_map_expr, identity,

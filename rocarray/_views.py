@@ -96,6 +96,21 @@ def _resolve_shape(shape, size: int) -> tuple:
 
 
 def permute_dims(x: Array, /, axes) -> Array:
+    """A view of ``x`` with its axes in the order ``axes`` (NumPy's ``transpose(x, axes)``).
+
+    Args:
+        x: an array.
+        axes: a permutation of ``range(x.ndim)`` (negative axes count from the end).
+
+    Raises:
+        ValueError: ``axes`` is not a permutation of the array's axes.
+        IndexError: an axis out of range.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.permute_dims(ra.zeros((2, 3, 4)), (2, 0, 1)).shape
+        (4, 2, 3)
+    """
     given = tuple(axes)
     if len(given) != x.ndim:  # (first, as NumPy: then any axis out of range is an IndexError)
         raise ValueError(f"permute_dims: axes {given} are not a permutation of the {x.ndim} axes of the array")
@@ -108,10 +123,35 @@ def permute_dims(x: Array, /, axes) -> Array:
 
 
 def matrix_transpose(x: Array, /) -> Array:
+    """A view of ``x`` with its last two axes swapped (``x.mT``); ``x`` needs two axes or more.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.matrix_transpose(ra.asarray([[1, 2, 3]]))
+        array([[1],
+               [2],
+               [3]])
+    """
     return x.mT
 
 
 def expand_dims(x: Array, /, axis=0) -> Array:
+    """A view of ``x`` with a new axis of length 1 at ``axis`` (or at each of a tuple of axes).
+
+    Args:
+        x: an array.
+        axis: an int in ``[-x.ndim - 1, x.ndim]``, or a tuple of distinct positions in the result
+            (NumPy's tuple form; the 2024.12 standard takes an int).
+
+    Raises:
+        IndexError: an axis out of range.
+        ValueError: a repeated axis.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.expand_dims(ra.zeros((2, 3)), axis=-1).shape
+        (2, 3, 1)
+    """
     if isinstance(axis, (tuple, list)):
         n = x.ndim + len(axis)
         axes = normalize_axes(axis, n, "expand_dims")
@@ -133,6 +173,17 @@ def expand_dims(x: Array, /, axis=0) -> Array:
 
 
 def squeeze(x: Array, /, axis=None) -> Array:
+    """A view of ``x`` without the axes of length 1 named by ``axis`` (all of them if None).
+
+    Raises:
+        ValueError: a named axis whose length is not 1.
+        IndexError: an axis out of range (a 0-d array has none, where NumPy accepts 0 and -1).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.squeeze(ra.zeros((1, 3, 1)), axis=0).shape
+        (3, 1)
+    """
     if axis is None:
         axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
     else:
@@ -148,8 +199,17 @@ def squeeze(x: Array, /, axis=None) -> Array:
 
 
 def broadcast_shapes(*shapes) -> tuple:
-    """The shape that arrays of the given shapes broadcast to (ValueError if none; a
-    negative or non-integer dimension is a ValueError or TypeError)."""
+    """The shape that arrays of the given shapes broadcast to.
+
+    Raises:
+        ValueError: the shapes do not broadcast, or a negative dimension.
+        TypeError: a dimension that is not an int.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.broadcast_shapes((3, 1), (1, 4), (4,))
+        (3, 4)
+    """
     for s in shapes:
         for d in s:
             if d.__class__ is not int:
@@ -183,6 +243,17 @@ def broadcast_array_shapes(*shapes) -> tuple:
 
 
 def broadcast_to(x: Array, /, shape) -> Array:
+    """A read-only view of ``x`` broadcast to ``shape`` (stride 0 along the new and the stretched axes).
+
+    Raises:
+        ValueError: ``x`` does not broadcast to ``shape``.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.broadcast_to(ra.asarray([1, 2]), (2, 2))
+        array([[1, 2],
+               [1, 2]])
+    """
     try:
         shape = tuple(operator.index(d) for d in shape)
     except TypeError:
@@ -206,9 +277,19 @@ def broadcast_to(x: Array, /, shape) -> Array:
     return x._view(shape, strides, x._offset)
 
 
-def broadcast_arrays(*arrays) -> list:
+def broadcast_arrays(*arrays) -> tuple:
+    """Views of the given arrays broadcast to their common shape, as a tuple (the standard's
+    2025.12 type; 2024.12 said a list; NumPy 2 returns a tuple too).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> [a.shape for a in ra.broadcast_arrays(ra.zeros((3, 1)), ra.zeros(4))]
+        [(3, 4), (3, 4)]
+    """
+    for i, a in enumerate(arrays):
+        _check_array(a, "broadcast_arrays", f"arrays[{i}]")
     shape = broadcast_shapes(*(a.shape for a in arrays))
-    return [broadcast_to(a, shape) for a in arrays]
+    return tuple(broadcast_to(a, shape) for a in arrays)
 
 
 def _check_array(x, fname: str, argname: str = "x") -> Array:
@@ -233,7 +314,13 @@ def _axis_index(x: Array, axis: int, i: int) -> Array:
 
 
 def unstack(x: Array, /, *, axis=0) -> tuple:
-    """The slices of ``x`` along ``axis``, as a tuple of views."""
+    """The slices of ``x`` along ``axis``, as a tuple of views (the inverse of ``stack``).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.unstack(ra.asarray([[1, 2], [3, 4]]), axis=1)
+        (array([1, 3]), array([2, 4]))
+    """
     _check_array(x, "unstack")
     if x.ndim == 0:
         raise ValueError("unstack: x must have at least one dimension; got a 0-d array")
@@ -242,7 +329,14 @@ def unstack(x: Array, /, *, axis=0) -> tuple:
 
 
 def flip(x: Array, /, *, axis=None) -> Array:
-    """``x`` reversed along ``axis`` (all axes if None): a view with negative strides."""
+    """``x`` reversed along ``axis`` (an int, a tuple, or None for all axes): a view with negative strides.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.flip(ra.asarray([[1, 2], [3, 4]]), axis=1)
+        array([[2, 1],
+               [4, 3]])
+    """
     _check_array(x, "flip")
     axes = normalize_axes(axis, x.ndim, "flip")
     strides = list(x._strides)
@@ -256,7 +350,13 @@ def flip(x: Array, /, *, axis=None) -> Array:
 
 
 def moveaxis(x: Array, source, destination, /) -> Array:
-    """A view of ``x`` with axes ``source`` moved to positions ``destination``."""
+    """A view of ``x`` with axes ``source`` (an int or a tuple) moved to positions ``destination``.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.moveaxis(ra.zeros((2, 3, 4)), 0, -1).shape
+        (3, 4, 2)
+    """
     _check_array(x, "moveaxis")
     src = tuple(source) if isinstance(source, (tuple, list)) else (source,)
     dst = tuple(destination) if isinstance(destination, (tuple, list)) else (destination,)
@@ -277,6 +377,14 @@ def moveaxis(x: Array, source, destination, /) -> Array:
 
 
 def _transpose_method(self, *axes) -> Array:
+    """The array with its axes permuted (``x.transpose()``, ``x.transpose(1, 0)``,
+    ``x.transpose((1, 0))``): all axes reversed when none are given, as NumPy's method.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.zeros((2, 3)).transpose().shape
+        (3, 2)
+    """
     if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
         axes = tuple(axes[0])
     if not axes:

@@ -407,7 +407,7 @@ def test_an_entry_with_a_bad_header_or_tag_is_a_miss(filled, tmp_path):
 class _Target:
     """A stand-in for a target in the compile cache: a name, a cache key, a check."""
 
-    tier_of = None
+    stands_in_for = None
 
     def __init__(self, real):
         self.real = real

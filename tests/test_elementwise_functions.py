@@ -28,7 +28,19 @@ SKIP = {
 SPECIAL_F = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, 2.0, 1e-30]
 
 
+def _standard_floor_divide(a, b):
+    """NumPy's floor_divide with the standard's special cases: an infinite operand gives the
+    IEEE quotient (``inf // 2`` is inf, ``1 // -inf`` is -0; NumPy gives NaN and -1)."""
+    q = np.floor_divide(a, b)
+    if q.dtype.kind == "f":
+        special = (np.isinf(a) | np.isinf(b)) & (b != 0)
+        q = np.where(special, np.true_divide(a, b), q)
+    return q
+
+
 def np_func(name):
+    if name == "floor_divide":
+        return _standard_floor_divide
     return getattr(np, NP_NAMES.get(name, name))
 
 

@@ -14,11 +14,12 @@ processes: a tuple of strings, numbers and tuples (the kernel body text is in it
 key holds digests of both parts (``disk_key``), each made once per process.  A disk hit
 builds no IR at all, so it costs a file read and a load.
 
-Tiers share an entry: a quick tier (``target.tier_of``: the configuration it stands in
-for) keeps its code in the entry of that configuration, so one read finds whichever tier
-was compiled (``lookup(key, target, quick)``).  An entry's payload starts with a tag of
-the configuration that compiled the code (``TAG_BYTES``); a read for another tier is a
-miss.  A quick tier's code is written only where the entry holds nothing yet
+Configurations can share an entry: a stand-in configuration (``target.stands_in_for``:
+the one whose entry it uses; the tiers make their quick code so) keeps its code in that
+entry, so one read finds whichever code was compiled (``lookup(key, target, stand_in)``).
+An entry's payload starts with a tag of the configuration that compiled the code
+(``TAG_BYTES``); a read for another configuration is a miss.  A stand-in's code is
+written only where the entry holds nothing yet
 (``DiskCache.put(replace=False)``, a link that fails when the file is there), the full
 tier's replaces it: with several processes writing, an entry only ever improves.
 
@@ -100,10 +101,10 @@ class CompileCache:
             return data
         return self._miss(mkey, build, target, counter)
 
-    def lookup(self, key: tuple, target, quick=None) -> "tuple[bytes, object] | None":
-        """``target``'s code for ``key``, else (when ``quick`` is its quick tier) the quick
-        tier's, from memory or disk: ``(bytes, the tier that compiled them)``, or None;
-        never compiles.  Both tiers' code is kept in one disk entry: one read serves."""
+    def lookup(self, key: tuple, target, stand_in=None) -> "tuple[bytes, object] | None":
+        """``target``'s code for ``key``, else (``stand_in.stands_in_for`` being ``target``)
+        the stand-in's, from memory or disk: ``(bytes, the configuration that compiled
+        them)``, or None; never compiles.  Both are kept in one disk entry: one read serves."""
         memory = self._memory
         data = memory.get((key, target))
         if data is not None:
@@ -112,17 +113,17 @@ class CompileCache:
         found = None
         if self.disk is not None:
             t0 = time.perf_counter()
-            found = self._read(key, target, quick)
+            found = self._read(key, target, stand_in)
             with self._lock:
                 self._times["disk_ms"] += (time.perf_counter() - t0) * 1e3
                 if found is not None:
                     self._counts["disk_hits"] += 1
                     memory.setdefault((key, found[1]), found[0])
-        if found is None and quick is not None:
-            data = memory.get((key, quick))
+        if found is None and stand_in is not None:
+            data = memory.get((key, stand_in))
             if data is not None:
                 self._count("memory_hits")
-                return data, quick
+                return data, stand_in
         return found
 
     def stored(self, key: tuple, target) -> bytes | None:
@@ -131,19 +132,19 @@ class CompileCache:
         found = None if self.disk is None else self._read(key, target)
         return None if found is None else found[0]
 
-    def _read(self, key: tuple, target, quick=None) -> "tuple[bytes, object] | None":
+    def _read(self, key: tuple, target, stand_in=None) -> "tuple[bytes, object] | None":
         """One read of the disk entry holding ``target``'s code for ``key``: that code, or
-        the quick tier ``quick``'s (``quick.tier_of`` is ``target``), with its tier."""
+        that of ``stand_in`` (whose ``stands_in_for`` is ``target``), with who compiled it."""
         disk_key, name, tag = _entry(target, key)
-        quick_tag = None if quick is None else _target_digest(quick)[1]
+        stand_in_tag = None if stand_in is None else _target_digest(stand_in)[1]
 
         def check(payload: bytes) -> None:
-            # the code checked by the tier that compiled it (``Target.check_binary``):
+            # the code checked by the configuration that compiled it (``check_binary``):
             # bytes that are not what the tag says are a corrupt entry -- a miss
             found = payload[:TAG_BYTES]
-            tier = target if found == tag else quick if found == quick_tag else None
-            if tier is not None:
-                tier.check_binary(payload[TAG_BYTES:])
+            by = target if found == tag else stand_in if found == stand_in_tag else None
+            if by is not None:
+                by.check_binary(payload[TAG_BYTES:])
 
         payload = self.disk.get(disk_key, name, check=check)
         if payload is None:
@@ -151,16 +152,15 @@ class CompileCache:
         found = payload[:TAG_BYTES]
         if found == tag:
             return payload[TAG_BYTES:], target
-        if quick is not None and found == quick_tag:
-            return payload[TAG_BYTES:], quick
-        return None  # another tier's code (a quick tier's, asked for the full one's)
+        if stand_in is not None and found == stand_in_tag:
+            return payload[TAG_BYTES:], stand_in
+        return None  # another configuration's code (a stand-in's, asked for the owner's)
 
     def _write(self, key: tuple, target, data: bytes) -> None:
-        """Store ``target``'s code for ``key``: a quick tier's only where its entry holds
+        """Store ``target``'s code for ``key``: a stand-in's only where its entry holds
         nothing yet, any other replacing what is there (the best code so far stays)."""
-        quick = target.tier_of is not None
         disk_key, name, tag = _entry(target, key)
-        self.disk.put(disk_key, tag + data, replace=not quick, name=name)
+        self.disk.put(disk_key, tag + data, replace=target.stands_in_for is None, name=name)
 
     def _miss(self, mkey, build, target, counter="compiled") -> bytes:
         with self._lock:
@@ -227,8 +227,8 @@ class CompileCache:
     @staticmethod
     def disk_key(target, key: tuple) -> str:
         """The disk-cache key of the entry holding ``target``'s code for kernel ``key``: a
-        digest of the target's ``cache_key()`` and the generator hash (a quick tier's
-        entry is the one of the configuration it stands in for, ``target.tier_of``),
+        digest of the target's ``cache_key()`` and the generator hash (a stand-in's
+        entry is the one of the configuration it stands in for, ``target.stands_in_for``),
         then ``key_digest(key)``."""
         return _entry(target, key)[0]
 
@@ -387,9 +387,9 @@ def _target_digest(target) -> tuple[str, bytes]:
 def _entry(target, key) -> tuple[str, str, bytes]:
     """(the disk key, the file name, the tag of ``target``'s code) of the entry holding
     ``target``'s code for ``key``: the digest of the configuration heading it
-    (``target.tier_of`` for a quick tier), then ``key_digest(key)``; the name takes 160
+    (``target.stands_in_for`` for a stand-in), then ``key_digest(key)``; the name takes 160
     bits of the two (no third hash)."""
-    head = target.tier_of
+    head = target.stands_in_for
     prefix, tag = _target_digest(target if head is None else head)
     if head is not None:
         tag = _target_digest(target)[1]

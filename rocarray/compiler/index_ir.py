@@ -49,54 +49,81 @@ def spill(builder, value, ty):
     return slot
 
 
-def pointer_phis(b, bases, pred) -> list:
-    """A pointer phi per base (None stays None), entered from block ``pred`` with the base."""
+def dims_loop(b, start, rem, extent, divide, carried=(), step=None, *, stop=0, entered_from=None,
+              then=None, name: str = "unravel"):
+    """The N-d unravel: the one loop over dimensions that every skeleton, the interpreter
+    and the row driver build.  For ``d`` from ``start`` down to ``stop``:
+    ``idx, rem = divide(b, rem, extent(b, d))``, then the carried values (pointers or
+    offsets; None stays None) become ``step(b, carried, idx, d)``.  Returns the carried
+    values and ``rem`` after the last dimension, the builder left after the loop.
+
+    ``entered_from`` None: the loop tests ``d >= stop`` before each trip, in blocks of its
+    own after the current one (no trip when ``start < stop``).  A block: the builder is at
+    the start of the empty block the caller branched to from ``entered_from``, and the
+    loop tests after each trip (at least one trip; one block fewer, which the quick tiers'
+    compile time counts), leaving to block ``then`` if given.  ``extent`` and ``divide`` work in ``rem``'s width, so a loop
+    over 32-bit indices divides in 32 bits."""
+    fn = b.function
+    one = ir.Constant(start.type, 1)
+    bound = ir.Constant(start.type, stop)
+    if entered_from is None:
+        pre = b.block
+        loop = fn.append_basic_block(f"{name}.head")
+        body = fn.append_basic_block(f"{name}.body")
+        out = fn.append_basic_block(f"{name}.done")
+        b.branch(loop)
+        b.position_at_end(loop)
+    else:
+        pre, loop = entered_from, b.block
+    d = b.phi(start.type, "d")
+    d.add_incoming(start, pre)
+    r = b.phi(rem.type, "rem")
+    r.add_incoming(rem, pre)
     phis = []
-    for base in bases:
-        if base is None:
-            phis.append(None)
-        else:
-            p = b.phi(PTR)
-            p.add_incoming(base, pred)
-            phis.append(p)
-    return phis
+    for v in carried:
+        p = None if v is None else b.phi(PTR if isinstance(v.type, ir.PointerType) else v.type)
+        if p is not None:
+            p.add_incoming(v, pre)
+        phis.append(p)
+    if entered_from is None:
+        b.cbranch(b.icmp_signed(">=", d, bound), body, out)
+        b.position_at_end(body)
+    idx, r_next = divide(b, r, extent(b, d))
+    nexts = step(b, phis, idx, d) if step is not None else []
+    d_next = b.sub(d, one)
+    end = b.block
+    for p, v in zip(phis, nexts):
+        if p is not None:
+            p.add_incoming(v, end)
+    d.add_incoming(d_next, end)
+    r.add_incoming(r_next, end)
+    if entered_from is None:
+        b.branch(loop)
+        b.position_at_end(out)
+        return phis, r
+    out = then if then is not None else fn.append_basic_block(f"{name}.done")
+    b.cbranch(b.icmp_signed(">", d, bound), loop, out)
+    b.position_at_end(out)
+    return list(nexts), r_next
+
+
+def wide_divmod(b, x, y):
+    """``(x % y, x // y)`` of signed indices by LLVM's own division."""
+    return b.srem(x, y), b.sdiv(x, y)
 
 
 def unravel(b, shape, ndim, flat, info, bases, first_dim_from_end, narrow_division=False):
     """Add to each base address the offset of multi-index ``flat`` over dims
-    ``ndim - first_dim_from_end`` down to 0; return the new bases.  ``narrow_division``:
-    divide with ``index_divmod`` instead of 64-bit ``sdiv``/``srem``."""
-    fn = b.function
-    start_d = b.sub(ndim, ir.Constant(I64, first_dim_from_end))
-    head = fn.append_basic_block("unravel.head")
-    body = fn.append_basic_block("unravel.body")
-    out = fn.append_basic_block("unravel.done")
-    pre = b.block
-    b.branch(head)
-    b.position_at_end(head)
-    d = b.phi(I64, "d")
-    d.add_incoming(start_d, pre)
-    rem = b.phi(I64, "rem")
-    rem.add_incoming(flat, pre)
-    phis = pointer_phis(b, bases, pre)
-    b.cbranch(b.icmp_signed(">=", d, ir.Constant(I64, 0)), body, out)
-    b.position_at_end(body)
-    extent = dim_at(b, shape, d)
-    if narrow_division:
-        idx, rem_next = index_divmod(b, rem, extent)
-        body = b.block
-    else:
-        idx = b.srem(rem, extent)
-        rem_next = b.sdiv(rem, extent)
-    for p, (kind, _, strides) in zip(phis, info):
-        if p is not None:
-            nxt = b.gep(p, [b.mul(idx, dim_at(b, strides, d))], source_etype=I8)
-            p.add_incoming(nxt, body)
-    d.add_incoming(b.sub(d, ir.Constant(I64, 1)), body)
-    rem.add_incoming(rem_next, body)
-    b.branch(head)
-    b.position_at_end(out)
-    return phis
+    ``ndim - first_dim_from_end`` down to 0 (``dims_loop``); return the new bases.
+    ``narrow_division``: divide with ``index_divmod`` instead of 64-bit ``sdiv``/``srem``."""
+    def step(b, ptrs, idx, d):
+        return [None if p is None else b.gep(p, [b.mul(idx, dim_at(b, strides, d))], source_etype=I8)
+                for p, (_, _, strides) in zip(ptrs, info)]
+
+    ptrs, _ = dims_loop(b, b.sub(ndim, ir.Constant(I64, first_dim_from_end)), flat,
+                        lambda b, d: dim_at(b, shape, d), index_divmod if narrow_division else wide_divmod,
+                        bases, step)
+    return ptrs
 
 
 def udivrem(b, x, y):

@@ -17,6 +17,7 @@ from .bytecode import (ENTRY, F16, F32, F64, FLOAT_TYPES, HEADER_WORDS, I1, I8, 
                        PARAM_WORDS, PARAMS_AT, PTR, SLOTS, STACK_BYTES, InstructionSet, NotInterpretable,
                        instruction_set, scalar_name, size_align)
 from .bytecode_compiler import ItemTemplate, compile_body, compile_items
+from .index_ir import dims_loop
 
 __all__ = ["ENTRY", "INSTR_WORDS", "MAGIC", "PARAM_WORDS", "SLOTS", "InstructionSet", "ItemTemplate",
            "NotInterpretable", "build_interpreter", "compile_body", "compile_items", "instruction_set"]
@@ -196,24 +197,18 @@ class _Kernel:
         b.cbranch(flat, rest, nd)
         # pass 2 (N-d): d from ndim-1 down to 0, idx = rem % shape[d], rem /= shape[d]
         b.position_at_end(nd)
-        d = b.phi(I64)
-        rem = b.phi(I64)
-        d.add_incoming(last, after)
-        rem.add_incoming(i, after)
-        extent = self.param_at(b, b.add(ir.Constant(I64, PARAMS_AT + SHAPE_OFFSET), b.mul(d, eight)))
-        idx = b.urem(rem, extent)
-        rem1 = b.udiv(rem, extent)
 
-        def step(b, off, s):
-            stride = self.param_at(b, b.add(off, b.add(ir.Constant(I64, STRIDES_OFFSET), b.mul(d, eight))))
-            self.write(b, s, b.add(self.read(b, s), b.mul(idx, stride)))
+        def step(b, _, idx, d):
+            def add(b, off, s):
+                stride = self.param_at(b, b.add(off, b.add(ir.Constant(I64, STRIDES_OFFSET), b.mul(d, eight))))
+                self.write(b, s, b.add(self.read(b, s), b.mul(idx, stride)))
 
-        self._each_array(b, code, n_arrays, step, "unravel.arrays")
-        d1 = b.sub(d, ir.Constant(I64, 1))
-        d.add_incoming(d1, b.block)
-        rem.add_incoming(rem1, b.block)
-        b.cbranch(b.icmp_signed(">=", d1, ir.Constant(I64, 0)), nd, rest)
-        b.position_at_end(rest)
+            self._each_array(b, code, n_arrays, add, "unravel.arrays")
+            return []
+
+        dims_loop(b, last, i,
+                  lambda b, d: self.param_at(b, b.add(ir.Constant(I64, PARAMS_AT + SHAPE_OFFSET), b.mul(d, eight))),
+                  lambda b, x, y: (b.urem(x, y), b.udiv(x, y)), (), step, entered_from=after, then=rest)
 
     def _each_array(self, b, code, n_arrays, emit, name: str) -> None:
         """A loop over the header's array operands, ``emit(b, off, s)`` for each (the byte

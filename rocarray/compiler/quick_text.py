@@ -15,6 +15,7 @@ from llvmlite import ir
 
 from ..targets.base import Target
 from .abi import HEAD_BYTES, I64, PTR, Operand, field_layout, field_offsets
+from .index_ir import CountedLoop, dims_loop, opaque_pointer, wide_divmod
 from .ir_printer import module_text
 from .skeletons import build_elementwise
 from .text_inline import inline_body_text, ir_name
@@ -25,7 +26,7 @@ def host_simple_kernel_text(kernel_name: str, operands, body_name: str = "body")
 
     One loop over ``[start, stop)`` of a **1-D** space: each array pointer starts at
     ``start`` elements and steps by its stride (``shape``/``strides`` entry 0); an N-d
-    launch goes through the row driver (``host_row_driver_text``), which calls this entry
+    launch goes through the row driver (``host_row_driver``), which calls this entry
     once per row with a copy of the parameters rewritten to that row.  Parameters are read
     where they lie in the argument buffer (no copies of shapes and strides): a scalar or
     raw operand's body pointer points into the buffer itself, whose layout equals the
@@ -57,8 +58,8 @@ def host_row_words(operands) -> tuple:
 HOST_ROW_DRIVER = "rocarray.host.rows"
 
 
-def host_row_driver_text() -> str:
-    """The row driver of the host quick tier, as LLVM IR text:
+def host_row_driver(target) -> ir.Module:
+    """The row driver of the host quick tier, for ``target``:
     ``void rocarray.host.rows(ptr kernel, ptr desc, ptr args, i64 start, i64 stop)``.
 
     It runs a quick-tier entry (``host_simple_kernel_text``, 1-D only) over the flat
@@ -72,92 +73,60 @@ def host_row_driver_text() -> str:
     compiled once per process (and kept in the disk cache), at the first N-d launch of a
     quick-tier kernel.
     """
-    return _ROW_DRIVER
+    module = ir.Module(name=HOST_ROW_DRIVER)
+    module.triple = target.triple
+    module.data_layout = target.data_layout
+    entry_type = ir.FunctionType(ir.VoidType(), [PTR, I64, I64])  # host_simple_kernel_text's
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [entry_type.as_pointer(), PTR, PTR, I64, I64]),
+                     HOST_ROW_DRIVER)
+    fn.attributes.add("nounwind")
+    kernel, desc, args, start, stop = fn.args
+    memcpy = module.declare_intrinsic("llvm.memcpy", [PTR, PTR, I64])
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    zero, one = ir.Constant(I64, 0), ir.Constant(I64, 1)
 
+    def word(base, k):  # the i64 at word ``k`` of ``base``
+        return b.gep(base, [k], source_etype=I64)
 
-_ROW_DRIVER = f"""define void @"{HOST_ROW_DRIVER}"(ptr %kernel, ptr %desc, ptr %args, i64 %start,
-                                         i64 %stop) nounwind {{
-entry:
-  %nbytes = load i64, ptr %desc
-  %narr.p = getelementptr i8, ptr %desc, i64 8
-  %narr = load i64, ptr %narr.p
-  %words = getelementptr i8, ptr %desc, i64 16
-  %buf = alloca i8, i64 %nbytes, align 8
-  call void @llvm.memcpy.p0.p0.i64(ptr align 8 %buf, ptr align 8 %args, i64 %nbytes, i1 false)
-  %ndim.p = getelementptr i8, ptr %args, i64 8
-  %ndim = load i64, ptr %ndim.p
-  %shape = getelementptr i8, ptr %args, i64 16
-  %last = sub i64 %ndim, 1
-  %ext.p = getelementptr i64, ptr %shape, i64 %last
-  %ext = load i64, ptr %ext.p
-  %bndim.p = getelementptr i8, ptr %buf, i64 8
-  store i64 1, ptr %bndim.p
-  %bshape = getelementptr i8, ptr %buf, i64 16
-  store i64 %ext, ptr %bshape
-  br label %rows
-rows:
-  %i = phi i64 [%start, %entry], [%i.next, %run]
-  %more = icmp slt i64 %i, %stop
-  br i1 %more, label %row, label %exit
-row:
-  %col = srem i64 %i, %ext
-  %rowi = sdiv i64 %i, %ext
-  %avail = sub i64 %ext, %col
-  %left = sub i64 %stop, %i
-  %short = icmp slt i64 %left, %avail
-  %count = select i1 %short, i64 %left, i64 %avail
-  %i.next = add i64 %i, %count
-  br label %ops
-ops:
-  %k = phi i64 [0, %row], [%k.next, %op.done]
-  %ops.more = icmp slt i64 %k, %narr
-  br i1 %ops.more, label %op, label %run
-op:
-  %w.p = getelementptr i64, ptr %words, i64 %k
-  %w = load i64, ptr %w.p
-  %base.p = getelementptr i64, ptr %args, i64 %w
-  %base = load i64, ptr %base.p
-  %st = getelementptr i64, ptr %base.p, i64 1
-  %stl.p = getelementptr i64, ptr %st, i64 %last
-  %stl = load i64, ptr %stl.p
-  %at = mul i64 %col, %stl
-  %back = mul i64 %i, %stl
-  %off0 = sub i64 %at, %back
-  br label %dims
-dims:
-  %d = phi i64 [%last, %op], [%d.prev, %dim]
-  %r = phi i64 [%rowi, %op], [%r.next, %dim]
-  %off = phi i64 [%off0, %op], [%off.next, %dim]
-  %dims.more = icmp sgt i64 %d, 0
-  br i1 %dims.more, label %dim, label %op.done
-dim:
-  %d.prev = sub i64 %d, 1
-  %dx.p = getelementptr i64, ptr %shape, i64 %d.prev
-  %dx = load i64, ptr %dx.p
-  %idx = srem i64 %r, %dx
-  %r.next = sdiv i64 %r, %dx
-  %sd.p = getelementptr i64, ptr %st, i64 %d.prev
-  %sd = load i64, ptr %sd.p
-  %o = mul i64 %idx, %sd
-  %off.next = add i64 %off, %o
-  br label %dims
-op.done:
-  %addr = add i64 %base, %off
-  %bbase.p = getelementptr i64, ptr %buf, i64 %w
-  store i64 %addr, ptr %bbase.p
-  %bst.p = getelementptr i64, ptr %bbase.p, i64 1
-  store i64 %stl, ptr %bst.p
-  %k.next = add i64 %k, 1
-  br label %ops
-run:
-  call void %kernel(ptr %buf, i64 %i, i64 %i.next)
-  br label %rows
-exit:
-  ret void
-}}
+    nbytes = b.load(desc, typ=I64)
+    narr = b.load(word(desc, one), typ=I64)
+    words = word(desc, ir.Constant(I64, 2))
+    buf = opaque_pointer(b.alloca(ir.IntType(8), nbytes))
+    buf.align = 8
+    b.call(memcpy, [buf, args, nbytes, ir.Constant(ir.IntType(1), 0)])
+    ndim = b.load(word(args, one), typ=I64)
+    shape = word(args, ir.Constant(I64, 2))
+    last = b.sub(ndim, one)
+    ext = b.load(word(shape, last), typ=I64)
+    b.store(one, word(buf, one))
+    b.store(ext, word(buf, ir.Constant(I64, 2)))
 
-declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
-"""
+    rows = CountedLoop(b, start, stop, "rows")                 # one row per trip
+    i = rows.i
+    col = b.srem(i, ext)
+    row = b.sdiv(i, ext)
+    avail = b.sub(ext, col)
+    left = b.sub(stop, i)
+    i_next = b.add(i, b.select(b.icmp_signed("<", left, avail), left, avail))
+    ops = CountedLoop(b, zero, narr, "ops")                    # each array operand
+    w = b.load(word(words, ops.i), typ=I64)
+    base_p = word(args, w)
+    strides = word(base_p, one)
+    stride_last = b.load(word(strides, last), typ=I64)
+    off0 = b.sub(b.mul(col, stride_last), b.mul(i, stride_last))
+
+    def step(b, offs, idx, d):
+        return [b.add(offs[0], b.mul(idx, b.load(word(strides, d), typ=I64)))]
+
+    (off,), _ = dims_loop(b, b.sub(last, one), row, lambda b, d: b.load(word(shape, d), typ=I64), wide_divmod,
+                          [off0], step)
+    b.store(b.add(b.load(base_p, typ=I64), off), word(buf, w))
+    b.store(stride_last, word(buf, b.add(w, one)))
+    ops.close(b, b.add(ops.i, one))
+    b.call(kernel, [buf, i, i_next])
+    rows.close(b, i_next)
+    b.ret_void()
+    return module
 
 
 def host_simple_kernel_module(kernel_name: str, operands, module: ir.Module, body: ir.Function) -> str:

@@ -27,7 +27,7 @@ from .reduction_scan import ScanBuilder
 
 
 #: Accumulators per GPU thread: few enough that the pipelined loads of argmax and float64
-#: min/max fit the register budget without spilling (measured; docs/benchmarks.md).
+#: min/max fit the register budget without spilling (measured; benchmarks/results/history/benchmarks.md).
 GPU_LANES = 4
 #: GPU vector loops of the catalogue's max/min/argmax/argmin fold with the recipe's own
 #: instructions (``GpuReduction.recipe_fold``) instead of the generic reduce.
@@ -272,7 +272,7 @@ class ReductionBuilder(HostReduction, GpuReduction, ScanBuilder, QuickTierBuilde
         if target.facts.emits_grid:
             # shapes and strides are read where they lie (``EntryParams.dims``), not copied
             # by every thread into local (NVPTX) or scratch (AMDGPU) memory: that copy held
-            # large reductions well below the copy bandwidth (docs/benchmarks.md)
+            # large reductions well below the copy bandwidth (benchmarks/results/history/benchmarks.md)
             fn, b, params = self.gpu_entry(types)
             values = list(fn.args)
             self.dims = lambda k: params.dims(b, k)

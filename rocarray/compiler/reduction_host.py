@@ -17,7 +17,7 @@ HOST_LANES = 32
 #: Host max/min/argmax/argmin over a contiguous run: bytes of elements per trip of the
 #: wide loop ahead of the ``HOST_LANES`` one (eight 64-byte vector registers of lanes,
 #: independent chains; 0: none).  It shortens the ``HOST_LANES`` loop's chain of compare,
-#: mask and blend per trip (measured faster; see docs/benchmarks.md).
+#: mask and blend per trip (measured faster; see benchmarks/results/history/benchmarks.md).
 HOST_WIDE_BYTES = 512
 #: Host max/min: the wide loop prefetches the cache lines this many bytes ahead (0: none).
 HOST_PREFETCH_BYTES = 8192

@@ -5,7 +5,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .abi import I8, I64, PTR
-from .index_ir import CountedLoop, declare_trap, divmod32, pointer_phis, udivrem
+from .index_ir import CountedLoop, declare_trap, dims_loop, divmod32, udivrem
 from .reduction_abi import EntryParams, reduction_param_types, scan_param_types
 from .reduction_ir import I32
 from .skeletons import SIMPLE_LOOP_MAX_ELEMENTS
@@ -56,36 +56,14 @@ class QuickTierBuilder:
         strides parameters ``strides``: dimensions ``ndim - 1`` down to 1 divide in 32 bits
         (every index and extent is below 2**31: ``quick_entry``), dimension 0 takes what
         is left, so a one-dimensional run divides nothing."""
-        fn = self.fn
-        one = ir.Constant(I64, 1)
-        start = b.sub(ndim, one)
-        flat32 = b.trunc(flat, I32)
-        pre = b.block
-        head = fn.append_basic_block("unravel.head")
-        body = fn.append_basic_block("unravel.body")
-        last = fn.append_basic_block("unravel.last")
-        b.branch(head)
-        b.position_at_end(head)
-        d = b.phi(I64, "d")
-        d.add_incoming(start, pre)
-        rem = b.phi(I32, "rem")
-        rem.add_incoming(flat32, pre)
-        phis = pointer_phis(b, bases, pre)
-        b.cbranch(b.icmp_signed(">", d, ir.Constant(I64, 0)), body, last)
-        b.position_at_end(body)
-        r, q = udivrem(b, rem, b.trunc(params.dim(b, shape, d), I32))
-        idx = b.zext(r, I64)
-        for p, s in zip(phis, strides):
-            if p is not None:
-                p.add_incoming(b.gep(p, [b.mul(idx, params.dim(b, s, d))], source_etype=I8), body)
-        d.add_incoming(b.sub(d, one), body)
-        rem.add_incoming(q, body)
-        b.branch(head)
-        b.position_at_end(last)
-        zero = ir.Constant(I64, 0)
-        idx = b.zext(rem, I64)
-        return [None if p is None else b.gep(p, [b.mul(idx, params.dim(b, s, zero))], source_etype=I8)
-                for p, s in zip(phis, strides)]
+        def step(b, ptrs, r, d):
+            idx = b.zext(r, I64)
+            return [None if p is None else b.gep(p, [b.mul(idx, params.dim(b, s, d))], source_etype=I8)
+                    for p, s in zip(ptrs, strides)]
+
+        phis, rem = dims_loop(b, b.sub(ndim, ir.Constant(I64, 1)), b.trunc(flat, I32),
+                              lambda b, d: b.trunc(params.dim(b, shape, d), I32), udivrem, bases, step, stop=1)
+        return step(b, phis, rem, ir.Constant(I64, 0))
 
     def build_quick(self) -> None:
         """The quick tier's reduction entry (a new signature's first calls: little code,

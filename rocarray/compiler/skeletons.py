@@ -14,7 +14,7 @@ from ..targets.base import Target
 from .abi import (DIMS, I8, I64, N_OFFSET, NDIM_OFFSET, PTR, RAW_DESCRIPTOR, SHAPE_OFFSET, STRIDES_OFFSET,
                   dims_parameter_type, kernel_param_types, load_parameter, mark_dims_arguments, param_offsets,
                   storage_type)
-from .index_ir import CountedLoop, declare_trap, dim_at, opaque_pointer, spill, unravel
+from .index_ir import CountedLoop, declare_trap, dim_at, dims_loop, opaque_pointer, spill, udivrem, unravel
 
 
 class _Fields:
@@ -178,7 +178,7 @@ def _host_loop(b, fields, operands, body_fn, start, stop):
 
 #: Bytes one GPU thread moves per operand and iteration on the vector path (16-byte
 #: accesses reach the copy bandwidth where one element per access does not; see
-#: docs/benchmarks.md).
+#: benchmarks/results/history/benchmarks.md).
 VECTOR_BYTES = 16
 MAX_LANES = 4
 
@@ -355,7 +355,7 @@ def _gpu_loop_simple(target, b, fields, operands, body_fn):
     ``SIMPLE_LOOP_MAX_OFFSET``), and the base pointers are read in the element's block,
     after the loop: no 64-bit multiply, and no pointer live across the loop (fewer
     instructions and less spill code than 64-bit strides and pointers carried through
-    the loop, and a faster emit; docs/benchmarks.md).  A launch with more elements than
+    the loop, and a faster emit; benchmarks/results/history/benchmarks.md).  A launch with more elements than
     that or than threads traps (checked once, before anything else): a 64-bit divide, a
     fallback for wide indices inside the loop or a grid-stride loop would each cost more
     codegen time than the whole rest of the kernel.
@@ -388,36 +388,17 @@ def _gpu_loop_simple(target, b, fields, operands, body_fn):
     i_low = b.trunc(i, i32)  # i < n <= SIMPLE_LOOP_MAX_ELEMENTS
     b.cbranch(b.icmp_signed("<", i, params.n(b)), dims_bb, exit_bb)
 
-    # for (d = ndim - 1, rem = i; ; d--): off += (rem % shape[d]) * strides[d]; rem /= shape[d]
+    # for (d = ndim - 1, rem = i; d >= 0; d--): off += (rem % shape[d]) * strides[d]; rem /= shape[d]
     b.position_at_end(dims_bb)
-    d = b.phi(I64, "d")
-    d.add_incoming(last, head)
-    rem = b.phi(i32, "rem")
-    rem.add_incoming(i_low, head)
-    offsets = []
-    for kind, _, _ in info:
-        if kind == "array":
-            off = b.phi(i32)
-            off.add_incoming(ir.Constant(i32, 0), head)
-            offsets.append(off)
-        else:
-            offsets.append(None)
-    extent = params.dim(b, None, d, i32)
-    quotient = b.udiv(rem, extent)
-    idx = b.sub(rem, b.mul(quotient, extent))
-    rem.add_incoming(quotient, dims_bb)
-    nexts = []
-    for k, off in enumerate(offsets):
-        if off is None:
-            nexts.append(None)
-            continue
-        nxt = b.add(off, b.mul(idx, params.dim(b, k, d, i32)))
-        off.add_incoming(nxt, dims_bb)
-        nexts.append(nxt)
-    d.add_incoming(b.sub(d, ir.Constant(I64, 1)), dims_bb)
-    b.cbranch(b.icmp_signed(">", d, ir.Constant(I64, 0)), dims_bb, call_bb)
 
-    b.position_at_end(call_bb)
+    def step(b, offsets, idx, d):
+        return [None if off is None else b.add(off, b.mul(idx, params.dim(b, k, d, i32)))
+                for k, off in enumerate(offsets)]
+
+    zero = ir.Constant(i32, 0)
+    nexts, _ = dims_loop(b, last, i_low, lambda b, d: params.dim(b, None, d, i32), udivrem,
+                         [zero if kind == "array" else None for kind, _, _ in info], step, entered_from=head,
+                         then=call_bb)
     addrs = [None if off is None else b.gep(params.base(b, k), [b.sext(off, I64)], source_etype=I8)
              for k, off in enumerate(nexts)]
     _call_body(b, body_fn, info, addrs, i, params.n(b))

@@ -31,6 +31,7 @@ class CudaHooks(DriverHooks):
         "launch_param_end": "CU_LAUNCH_PARAM_END",
         "_out_of_memory": "CUresult.CUDA_ERROR_OUT_OF_MEMORY",
         "_no_timing": "CUevent_flags.CU_EVENT_DISABLE_TIMING",
+        "_peer_already_enabled": "CUresult.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
     }
     CALLS = {
         "init": "cuInit",
@@ -48,6 +49,9 @@ class CudaHooks(DriverHooks):
         "memcpy_htod": "cuMemcpyHtoDAsync",
         "memcpy_dtoh": "cuMemcpyDtoHAsync",
         "memcpy_dtod": "cuMemcpyDtoDAsync",
+        "can_access_peer": "cuDeviceCanAccessPeer",
+        "enable_peer_access": "cuCtxEnablePeerAccess",
+        "memcpy_peer": "cuMemcpyPeerAsync",
         "driver_version": "cuDriverGetVersion",
         "resident_blocks": "cuOccupancyMaxActiveBlocksPerMultiprocessor",
         "module_unload": "cuModuleUnload",
@@ -91,7 +95,7 @@ class CudaHooks(DriverHooks):
     def max_threads_per_compute_unit(self, index: int) -> int:
         return self._attribute(index, "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR")
 
-    def set_device(self, index: int) -> None:
+    def _context(self, index: int):
         context = self._contexts.get(index)
         if context is None:
             # The primary context is the one the CUDA runtime (CuPy, PyTorch) uses, so
@@ -99,7 +103,16 @@ class CudaHooks(DriverHooks):
             # for the life of the process.
             context = self._call("retain_context", self._call("device", index))
             context = self._contexts.setdefault(index, context)
-        self._call("set_context", context)
+        return context
+
+    def set_device(self, index: int) -> None:
+        self._call("set_context", self._context(index))
+
+    def _device_handle(self, index: int):
+        return self._call("device", index)
+
+    # peer access and peer copies name the device's (primary) context
+    _peer_handle = _context
 
     # -- code ----------------------------------------------------------------------------
 

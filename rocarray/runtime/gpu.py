@@ -15,6 +15,7 @@ import threading
 from rocarray.runtime import native
 from rocarray.runtime.base import Runtime
 from rocarray.runtime.hooks import GPUError, driver_error  # noqa: F401 - re-exported
+from rocarray.runtime.peer import PeerCopies
 from rocarray.runtime.pool import MemoryPool
 from rocarray.runtime.staging import Staging
 from rocarray.runtime.streams import Event, Stream
@@ -140,6 +141,8 @@ class GPURuntime(Runtime):
     staging_threshold = 16 << 20
     #: Size of each of a device's two pinned staging buffers.
     staging_chunk = 32 << 20
+    #: False: copies between two devices never use peer access, always the staged copy.
+    peer_access = True
 
     def __init__(self, api):
         self.api = api
@@ -156,6 +159,7 @@ class GPURuntime(Runtime):
         self._modules: dict[tuple[int, bytes], Module] = {}
         self._assemblers: dict[int, tuple] = {}
         self._staging: dict[int, Staging | None] = {}
+        self._peers = PeerCopies(self)
         self._local = threading.local()
         #: The launch callable, chosen once: ``(function.launch_handle, grid, block, shared,
         #: stream.launch_handle or 0, extra address) -> error code`` (0: queued).
@@ -410,6 +414,46 @@ class GPURuntime(Runtime):
         handle = self._stream_handle(index, stream)
         self._use(index)
         self.api.memcpy_dtod(dst, src, nbytes, handle)
+
+    def copy_peer(self, dst_index: int, dst: int, src_index: int, src: int, nbytes: int) -> None:
+        """Queue a copy of ``nbytes`` from address ``src`` of device ``src_index`` to
+        address ``dst`` of device ``dst_index``; does not wait.
+
+        Between two devices the copy goes by peer access where the hardware allows it
+        (enabled once per ordered pair), else through pinned host buffers.  It runs after
+        the work queued on the source's current stream and before later work on either
+        device's current stream (docs/architecture.md, "Several GPUs").
+
+        Example (what ``x.to_device("cuda:1")`` does with the bytes of ``x``)::
+
+            rt = rocarray.Device("cuda:0").runtime
+            rt.copy_peer(1, y.data_ptr, 0, x.data_ptr, x.nbytes)
+        """
+        if nbytes <= 0:
+            return
+        self._check_index(dst_index)
+        self._check_index(src_index)
+        if dst_index == src_index:
+            self.copy_device_to_device(dst_index, dst, src, nbytes)
+        else:
+            self._peers.copy(dst_index, dst, src_index, src, nbytes)
+
+    def peer_route(self, dst_index: int, src_index: int) -> str:
+        """How copies from device ``src_index`` to device ``dst_index`` go: "same device",
+        "peer" (direct) or "staged: <why>" (through the host); decided on first use.
+
+        Example::
+
+            >>> rocarray.Device("cuda:0").runtime.peer_route(1, 0)   # two GPUs with a direct link
+            'peer'
+        """
+        self._check_index(dst_index)
+        self._check_index(src_index)
+        if dst_index == src_index:
+            return "same device"
+        if self._peers.direct(dst_index, src_index):
+            return "peer"
+        return f"staged: {self._peers.reasons[(dst_index, src_index)]}"
 
     # -- code ----------------------------------------------------------------------------
 

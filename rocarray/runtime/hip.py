@@ -39,6 +39,7 @@ class HipHooks(DriverHooks):
         "launch_param_end": "HIP_LAUNCH_PARAM_END",
         "_out_of_memory": "hipError_t.hipErrorOutOfMemory",
         "_no_timing": "hipEventDisableTiming",
+        "_peer_already_enabled": "hipError_t.hipErrorPeerAccessAlreadyEnabled",
     }
     CALLS = {
         "init": "hipInit",
@@ -55,6 +56,9 @@ class HipHooks(DriverHooks):
         "memcpy_htod": "hipMemcpyHtoDAsync",
         "memcpy_dtoh": "hipMemcpyDtoHAsync",
         "memcpy_dtod": "hipMemcpyDtoDAsync",
+        "can_access_peer": "hipDeviceCanAccessPeer",
+        "enable_peer_access": "hipDeviceEnablePeerAccess",
+        "memcpy_peer": "hipMemcpyPeerAsync",
         "module_load_data": "hipModuleLoadData",
         "driver_version": "hipDriverGetVersion",
         "resident_blocks": "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor",

@@ -76,6 +76,7 @@ class DriverHooks:
         self._launch_kernel = None  # the bindings' launch, set by ``init``
         self._out_of_memory = 2  # the vendor's out-of-memory code, read from the bindings by ``init``
         self._no_timing = 0  # the event flag that turns timing off, read by ``init``
+        self._peer_already_enabled = 704  # the vendor's "peer access already enabled", read by ``init``
 
     def init(self) -> None:
         """Import the bindings and start the driver; read the constants the runtime needs."""
@@ -139,6 +140,37 @@ class DriverHooks:
 
     def memcpy_dtod(self, dst: int, src: int, nbytes: int, stream) -> None:
         self._call("memcpy_dtod", dst, src, nbytes, stream)
+
+    # -- peer access between two devices ------------------------------------------------
+
+    def _device_handle(self, index: int):
+        """Device ``index`` as the vendor's device queries take it."""
+        return index
+
+    def _peer_handle(self, index: int):
+        """Device ``index`` as the vendor's peer calls take it (a context or an index)."""
+        return index
+
+    def can_access_peer(self, index: int, peer: int) -> bool:
+        """True when device ``index`` can read and write device ``peer``'s memory directly
+        (the hardware allows it; access still has to be enabled)."""
+        return bool(self._call("can_access_peer", self._device_handle(index), self._device_handle(peer)))
+
+    def enable_peer_access(self, peer: int) -> None:
+        """Give the current device direct access to device ``peer``'s memory, one way.
+        Access enabled already (by rocarray or by another library in the same process)
+        counts as success; :class:`GPUError` when the driver refuses."""
+        try:
+            self._call("enable_peer_access", self._peer_handle(peer), 0)
+        except GPUError as e:
+            if e.code != self._peer_already_enabled:
+                raise
+
+    def memcpy_peer(self, dst: int, dst_index: int, src: int, src_index: int, nbytes: int, stream) -> None:
+        """Queue a copy of ``nbytes`` from device ``src_index``'s address ``src`` to device
+        ``dst_index``'s address ``dst`` on ``stream`` (a stream of the current device)."""
+        self._call("memcpy_peer", dst, self._peer_handle(dst_index), src, self._peer_handle(src_index),
+                   nbytes, stream)
 
     # -- code ----------------------------------------------------------------------------
 

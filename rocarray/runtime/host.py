@@ -111,7 +111,7 @@ class HostFunction:
 
 class HostRowFunction:
     """A 1-D kernel entry run over an N-d space row by row by the row driver (the host
-    quick tier's, ``rocarray.compiler.skeletons.host_row_driver_text``): called like a
+    quick tier's, ``rocarray.compiler.quick_text.host_row_driver``): called like a
     ``HostFunction`` (``call`` / ``call_small`` on the parameter buffer and a range of
     flat indices)."""
 

@@ -4,7 +4,7 @@ A kernel object holds code, read-only constants and absolute 64-bit relocations 
 (the large code model), so rocarray places it itself (``_Mapper``): its sections are copied
 into a code arena -- one shared-memory file mapped twice, writable and executable -- with
 the relocations applied on the way.  A load is then a parse and a copy, no system call
-(measured several times faster than MCJIT; docs/benchmarks.md).  The host target lays
+(measured several times faster than MCJIT; benchmarks/results/history/benchmarks.md).  The host target lays
 the object out for the mapper once, when it compiles it (``host_image``), so a disk-cache
 hit's load parses no ELF.
 

@@ -31,7 +31,7 @@ def llvm_binding(all_targets: bool = False):
 
     Only what is used is registered: every registered target adds its codegen passes to
     LLVM's pass registry, and each codegen pipeline walks that registry, so registering
-    them all would slow every host compile (measured; docs/benchmarks.md)."""
+    them all would slow every host compile (measured; benchmarks/results/history/benchmarks.md)."""
     global _binding, _all_targets
     binding = _binding
     if binding is None:

@@ -7,7 +7,7 @@ path (cuda-bindings convert eleven arguments and make a ``CUstream`` per call; c
 converts each argument through libffi), so the last step is a *built-in function*: a
 ``PyMethodDef`` whose C function is code rocarray compiles itself, with the host target,
 from the IR text below, called through CPython's ``METH_FASTCALL`` convention (no argument
-tuple, no libffi; measured faster than both, see docs/benchmarks.md).  Each function reads
+tuple, no libffi; measured faster than both, see benchmarks/results/history/benchmarks.md).  Each function reads
 its integer arguments with ``PyLong_AsUnsignedLongLong`` (a wrong type or a negative value
 raises as that function does: ``TypeError`` / ``OverflowError``), and the C function to
 call comes from the built-in's ``self`` (a Python ``int``), so one compiled module serves

@@ -207,7 +207,7 @@ def _inline_library(mod) -> None:
     """Have the light pipeline inline the ocml/ockl functions linked into ``mod`` (ocml's
     own helpers with them).  At codegen O0 a call costs more to compile than the inlined
     code: each callee runs the whole backend pipeline on its own and the call's ABI makes
-    the register allocator spill around it (measured; docs/benchmarks.md).  On NVPTX libdevice is
+    the register allocator spill around it (measured; benchmarks/results/history/benchmarks.md).  On NVPTX libdevice is
     inlined the same way: its functions are ``alwaysinline`` already."""
     for fn in mod.functions:
         if (not fn.is_declaration and fn.name.startswith(("__ocml", "__ockl"))
@@ -402,7 +402,7 @@ class AMDGPUTarget(Target):
             return None
         q = self.__dict__.get("_quick")
         if q is None:
-            q = self._quick = self.configured(CompileConfig(opt_level=0, simple_loops=True), tier_of=self)
+            q = self._quick = self.configured(CompileConfig(opt_level=0, simple_loops=True), stands_in_for=self)
         return q
 
     # -- building IR ---------------------------------------------------------------------
@@ -564,7 +564,7 @@ class AMDGPUTarget(Target):
         the text's declarations instead of walking the module through the C API; only
         what the libraries bring needs internal linkage, and dead functions go in the
         one pipeline run, which is the always-inliner and SROA only: about half the front's
-        cost (docs/benchmarks.md).  Without instcombine and simplifycfg the IR keeps a few
+        cost (benchmarks/results/history/benchmarks.md).  Without instcombine and simplifycfg the IR keeps a few
         more lines (zext/trunc pairs of the entry template, the body's extra branch, loads
         of the ``__oclc_*`` constants) that the O0 backend emits in the same time, within
         the noise."""

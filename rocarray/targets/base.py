@@ -69,14 +69,14 @@ class Target:
         self.facts = facts
         self.config = config
 
-    def configured(self, config: "CompileConfig | None" = None, *, tier_of: "Target | None" = None,
+    def configured(self, config: "CompileConfig | None" = None, *, stands_in_for: "Target | None" = None,
                    **changes) -> "Target":
         """A target with these facts under ``config`` (default: this one's) with
-        ``changes``; ``tier_of``: the configuration it is the quick tier of."""
+        ``changes``; ``stands_in_for``: the configuration it is the quick tier of."""
         other = object.__new__(type(self))
         other._start(self.facts, replace(config or self.config, **changes))
-        if tier_of is not None:
-            other.tier_of = tier_of
+        if stands_in_for is not None:
+            other.stands_in_for = stands_in_for
         return other
 
     # -- facts used while building IR ---------------------------------------------------
@@ -157,8 +157,9 @@ class Target:
     #: kernel recompiled with this target in the background once it proves hot.
     quick_tier: "Target | None" = None
     #: For a quick tier: the configuration it stands in for (whose ``quick_tier`` it is).
-    #: The disk cache keeps a kernel's code of both in one entry (``compiler/cache.py``).
-    tier_of: "Target | None" = None
+    #: The disk cache keeps a kernel's code of both in one entry, the stand-in's only
+    #: until the other's is there (``compiler/cache.py``).
+    stands_in_for: "Target | None" = None
     #: Optimisation level for the driver's JIT when this target's bytes are assembled at
     #: load time (PTX handed to the CUDA driver); None: nothing is assembled at load.
     jit_opt: "int | None" = None

@@ -6,7 +6,7 @@ which maps it into the process).  Kernels use the host entry of the kernel ABI,
 ``void name(ptr args, i64 start, i64 stop)`` (docs/architecture.md).
 
 A new dtype signature pays for one compile, so compile time is what the pipelines are
-chosen for (``PIPELINES``; the measurements behind them are in docs/benchmarks.md):
+chosen for (``PIPELINES``; the measurements behind them are in benchmarks/results/history/benchmarks.md):
 
 * Only LLVM's default module pipeline contains the loop vectoriser (llvmlite exposes no
   loop-vectorize pass of its own), so a vectorised contiguous loop costs the whole O1
@@ -184,7 +184,7 @@ class HostTarget(Target):
             # language's lowering), verified by the tests (ROCARRAY_VERIFY_IR=1): not
             # re-verified on every first call.
             q = self._quick = self.configured(host_config(0), pipeline="inline", simple_loops=True,
-                                              verify_ir=False, tier_of=self)
+                                              verify_ir=False, stands_in_for=self)
         return q
 
     @property

@@ -9,7 +9,7 @@ PTX becomes a cubin in-process through nvJitLink (the ``nvidia-nvjitlink`` wheel
 through ``cuda.bindings.nvjitlink``) when it loads, else through a ``ptxas`` subprocess,
 else ``compile`` returns the PTX itself (``binary_kind == "ptx"``) and the driver
 assembles it at load time.  nvJitLink comes first: no process to start, and it is
-ahead on small kernels (docs/benchmarks.md).
+ahead on small kernels (benchmarks/results/history/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -279,11 +279,11 @@ class NVPTXTarget(Target):
             raise ValueError(f"NVPTXTarget: {arch!r} is not an NVIDIA architecture like 'sm_90'")
         # Default: a cubin made here (nvJitLink, else ptxas), which the disk cache keeps and
         # which loads fast; "ptx" hands PTX to the driver's JIT instead.  See
-        # docs/benchmarks.md for the measurements behind the choice.
+        # benchmarks/results/history/benchmarks.md for the measurements behind the choice.
         if assembler not in (None, "nvjitlink", "ptxas", "ptx"):
             raise ValueError(f"NVPTXTarget: assembler {assembler!r} is not 'nvjitlink', 'ptxas' or 'ptx'")
         # The PTX assembler (ptxas / nvJitLink / the driver) optimises at -O3 itself, so
-        # LLVM only inlines and cleans up by default (see docs/benchmarks.md).
+        # LLVM only inlines and cleans up by default (see benchmarks/results/history/benchmarks.md).
         self._start(nvptx_facts(arch), CompileConfig(opt_level=0 if opt_level is None else opt_level,
                                                      assembler=assembler, assembler_opt=3))
 
@@ -354,9 +354,9 @@ class NVPTXTarget(Target):
             return None
         q = getattr(self, "_quick", None)
         if q is None:
-            # the driver JIT at -O0: measured faster (docs/benchmarks.md)
+            # the driver JIT at -O0: measured faster (benchmarks/results/history/benchmarks.md)
             q = self._quick = self.configured(CompileConfig(opt_level=0, assembler="ptx", assembler_opt=0,
-                                                            simple_loops=True), tier_of=self)
+                                                            simple_loops=True), stands_in_for=self)
         return q
 
     # -- building IR ---------------------------------------------------------------------

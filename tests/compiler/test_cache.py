@@ -347,7 +347,7 @@ def tiers(target):
     quick = target.quick_tier
     if quick is None:
         pytest.skip("ROCARRAY_TIERED=0: no quick tier")
-    assert quick.tier_of is target
+    assert quick.stands_in_for is target
     return target, quick
 
 

@@ -4,7 +4,7 @@ with the scalar body put in place as text where it is a plain copy.
 It reads every parameter where the launcher packed it, so its offsets must be the
 launcher's; scalar and raw operands are handed to the body as pointers into the argument
 buffer.  The entry runs 1-D spaces; N-d ones go through the row driver
-(``host_row_driver_text``), as the launcher runs them.  These tests run such kernels over
+(``host_row_driver``), as the launcher runs them.  These tests run such kernels over
 every operand kind, scalar dtype and layout (N-d up to 8 dimensions, strided, negative
 strides, broadcast, 0-d, sub-ranges of the index space) against NumPy, and check the
 entry's text is made once per operand layout.
@@ -20,7 +20,7 @@ import pytest
 from rocarray._launch import KernelSpec, pack_format
 from rocarray.compiler.lang import compile_scalar_function
 from rocarray.compiler.abi import Operand, param_offsets
-from rocarray.compiler.quick_text import (HOST_ROW_DRIVER, _host_simple_template, host_row_driver_text, host_row_words,
+from rocarray.compiler.quick_text import (HOST_ROW_DRIVER, _host_simple_template, host_row_driver, host_row_words,
                                           host_simple_kernel_text)
 from rocarray.runtime.host import HostFunction, HostRuntime
 from rocarray.targets.base import MAX_DIMS
@@ -117,7 +117,7 @@ _drivers: dict = {}
 def _row_driver(target) -> HostFunction:
     d = _drivers.get(target)
     if d is None:
-        mod = load_host_object(target.compile(host_row_driver_text()))
+        mod = load_host_object(target.compile(host_row_driver(target)))
         d = _drivers[target] = HostFunction(mod, HOST_ROW_DRIVER, mod.address(HOST_ROW_DRIVER))
     return d
 

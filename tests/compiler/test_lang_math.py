@@ -214,3 +214,23 @@ def test_cuda_intrinsics():
     np.testing.assert_array_equal(outs[7], x)
     np.testing.assert_array_equal(outs[8], x.astype(np.float16).astype(np.float32))
     np.testing.assert_allclose(outs[9], np.exp(x) + 1 / x, rtol=1e-6)
+
+
+def test_mulhi_intrinsics():
+    """The high half of the full product, against Python's unbounded integers."""
+    rng = np.random.default_rng(7)
+    u32 = rng.integers(0, 2**32, 64, dtype=np.uint64).astype(np.uint32)
+    v32 = rng.integers(0, 2**32, 64, dtype=np.uint64).astype(np.uint32)
+    u64 = rng.integers(0, 2**64, 64, dtype=np.uint64)
+    v64 = rng.integers(0, 2**64, 64, dtype=np.uint64)
+    u32[:2], u64[:2] = 2**32 - 1, 2**64 - 1
+    v32[:2], v64[:2] = 2**32 - 1, 2**64 - 1
+    outs = elementwise("out0 = __umulhi(in0, in1); out1 = __mulhi((int)in0, (int)in1);"
+                       " out2 = __umul64hi(in2, in3); out3 = __mul64hi((long long)in2, (long long)in3)",
+                       [u32, v32, u64, v64], [np.uint32, np.int32, np.uint64, np.int64])
+    s32, t32 = u32.view(np.int32), v32.view(np.int32)
+    s64, t64 = u64.view(np.int64), v64.view(np.int64)
+    np.testing.assert_array_equal(outs[0], [(int(a) * int(b)) >> 32 for a, b in zip(u32, v32)])
+    np.testing.assert_array_equal(outs[1], [(int(a) * int(b)) >> 32 for a, b in zip(s32, t32)])
+    np.testing.assert_array_equal(outs[2], [(int(a) * int(b)) >> 64 for a, b in zip(u64, v64)])
+    np.testing.assert_array_equal(outs[3], [(int(a) * int(b)) >> 64 for a, b in zip(s64, t64)])

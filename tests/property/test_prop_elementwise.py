@@ -65,7 +65,19 @@ def ulps(name: str, dt: np.dtype, complex_input: bool = False) -> float:
     return MATH_ULPS[dt.name]
 
 
+def _standard_floor_divide(a, b):
+    """NumPy's floor_divide with the standard's special cases (an infinite operand: the IEEE
+    quotient, ``inf // 2`` is inf and ``1 // -inf`` is -0, where NumPy gives NaN and -1)."""
+    q = np.floor_divide(a, b)
+    if np.asarray(q).dtype.kind == "f":
+        special = (np.isinf(a) | np.isinf(b)) & (np.asarray(b) != 0)
+        q = np.where(special, np.true_divide(a, b), q).astype(np.asarray(q).dtype)
+    return q
+
+
 def np_func(name):
+    if name == "floor_divide":
+        return _standard_floor_divide
     return getattr(np, NP_NAMES.get(name, name))
 
 

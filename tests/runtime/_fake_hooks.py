@@ -66,6 +66,10 @@ class FakeHooks:
         self.fail_launches = 0
         self.fail_alloc_with = None
         self.lock = threading.Lock()
+        #: ordered pairs (index, peer) the hardware links directly; None: every pair
+        self.peer_links = None
+        #: the error code ``enable_peer_access`` fails with (None: it succeeds)
+        self.refuse_peer_with = None
 
     # devices
     def init(self):
@@ -125,6 +129,19 @@ class FakeHooks:
 
     def memcpy_dtod(self, dst, src, nbytes, stream):
         self.calls.append(("dtod", dst, src, nbytes, stream))
+
+    # peer access
+    def can_access_peer(self, index, peer):
+        self.calls.append(("can_access_peer", index, peer))
+        return index != peer and (self.peer_links is None or (index, peer) in self.peer_links)
+
+    def enable_peer_access(self, peer):
+        self.calls.append(("enable_peer_access", self.current, peer))
+        if self.refuse_peer_with is not None:
+            raise gpu.driver_error(self, "fakeEnablePeerAccess", self.refuse_peer_with)
+
+    def memcpy_peer(self, dst, dst_index, src, src_index, nbytes, stream):
+        self.calls.append(("peer", dst, dst_index, src, src_index, nbytes, stream, self.current))
 
     # code
     def module_load_data(self, image, jit_opt=None):

@@ -32,7 +32,7 @@ def test_tiers_share_the_facts(name):
         assert type(other) is type(target), role
     quick = target.quick_tier
     if quick is not None:
-        assert quick.tier_of is target and quick.simple_loops and quick.opt_level == 0
+        assert quick.stands_in_for is target and quick.simple_loops and quick.opt_level == 0
 
 
 def test_facts_and_configs_are_frozen():
@@ -59,7 +59,7 @@ def test_configured_keeps_the_original():
     target = AMDGPUTarget("gfx942")
     quick = target.configured(opt_level=0, simple_loops=True)
     assert target.opt_level == 3 and not target.simple_loops
-    assert quick.facts is target.facts and quick.tier_of is None
+    assert quick.facts is target.facts and quick.stands_in_for is None
 
 
 def test_cache_keys_separate_the_configurations():

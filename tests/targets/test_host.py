@@ -595,7 +595,7 @@ def test_tiering_is_read_from_the_environment_when_the_target_is_made(monkeypatc
     monkeypatch.setenv("ROCARRAY_TIERED", "1")
     tiered = HostTarget(opt_level=1)
     quick = tiered.quick_tier
-    assert quick is not None and quick.tier_of is tiered and quick.quick_tier is None
+    assert quick is not None and quick.stands_in_for is tiered and quick.quick_tier is None
     monkeypatch.setenv("ROCARRAY_TIERED", "0")  # (read once, when the target is made)
     assert tiered.quick_tier is quick
 

@@ -374,6 +374,23 @@ def _uncontracted(op, t: KType):
     return handler
 
 
+def _mulhi(t: KType):
+    """``__umulhi`` etc.: the high half of the full product of two integers of type ``t``
+    (CUDA's intrinsics; the wide product is one instruction on every target)."""
+    wide = ir.IntType(2 * t.bits)
+
+    def handler(lw, node, args):
+        _arity(lw, node, args, 2, node.name)
+        _no_complex(lw, node, args, node.name)
+        b = lw.b
+        ext = b.sext if t.kind == "i" else b.zext
+        x, y = (ext(lw.convert(a, t, node).v, wide) for a in args)
+        hi = b.lshr(b.mul(x, y), ir.Constant(wide, t.bits))
+        return Value(b.trunc(hi, t.ir), t)
+
+    return handler
+
+
 def _recip(t: KType):
     def handler(lw, node, args):
         _arity(lw, node, args, 1, node.name)
@@ -434,6 +451,10 @@ def _cuda_intrinsics(table):
     table["__frcp_rn"] = _recip(FLOAT32)
     table["__drcp_rn"] = _recip(FLOAT64)
     table["__saturatef"] = _saturate
+    table["__mulhi"] = _mulhi(INT32)
+    table["__umulhi"] = _mulhi(UINT32)
+    table["__mul64hi"] = _mulhi(INT64)
+    table["__umul64hi"] = _mulhi(UINT64)
     table["__int_as_float"] = _bitcast(INT32, FLOAT32)
     table["__uint_as_float"] = _bitcast(UINT32, FLOAT32)
     table["__float_as_int"] = _bitcast(FLOAT32, INT32)

@@ -9,6 +9,7 @@ from llvmlite import ir
 from . import syntax as A
 from .builtins import BUILTINS
 from .errors import KernelNameError, KernelSyntaxError
+from ..index_ir import dims_loop, udivrem
 from .ir_types import I1, I8, I32, I64, PTR, RAW_DESC, ZERO32
 from .types import (BOOL, FLOAT16, FLOAT32, FLOAT64, INT32, INT64, UINT32, UINT64, VOID, KType, arith_type,
                     promote_int)
@@ -602,29 +603,22 @@ def _build_raw_offset(module: ir.Module) -> ir.Function:
                 typ=I64)
     b.ret(b.mul(k, s0))
     b.position_at_end(multi_bb)
+    last = b.sub(ndim, one64)
     b.cbranch(b.icmp_signed(">", ndim, one64), loop_bb, done_bb)
     b.position_at_end(loop_bb)
-    d = b.phi(I64)
-    rem = b.phi(I64)
-    off = b.phi(I64)
-    d.add_incoming(ndim, multi_bb)
-    rem.add_incoming(k, multi_bb)
-    off.add_incoming(zero64, multi_bb)
-    dd = b.sub(d, one64)
-    shp = b.load(b.gep(desc, [ZERO32, ir.Constant(I32, 3), dd], source_etype=RAW_DESC),
-                 typ=I64)
-    std = b.load(b.gep(desc, [ZERO32, ir.Constant(I32, 4), dd], source_etype=RAW_DESC),
-                 typ=I64)
-    safe = b.select(b.icmp_signed("==", shp, zero64), one64, shp)
-    q = b.udiv(rem, safe)
-    r = b.sub(rem, b.mul(q, safe))
-    noff = b.add(off, b.mul(r, std))
-    d.add_incoming(dd, loop_bb)
-    rem.add_incoming(q, loop_bb)
-    off.add_incoming(noff, loop_bb)
-    more = b.icmp_signed(">", dd, zero64)
-    b.cbranch(more, loop_bb, done_bb)
-    b.position_at_end(done_bb)
+
+    def field(b, f, d):
+        return b.load(b.gep(desc, [ZERO32, ir.Constant(I32, f), d], source_etype=RAW_DESC), typ=I64)
+
+    def extent(b, d):  # (an empty array's offsets are never read: any divisor but 0 does)
+        shp = field(b, 3, d)
+        return b.select(b.icmp_signed("==", shp, zero64), one64, shp)
+
+    def step(b, offs, r, d):
+        return [b.add(offs[0], b.mul(r, field(b, 4, d)))]
+
+    (noff,), _ = dims_loop(b, last, k, extent, udivrem, [zero64], step,
+                           entered_from=multi_bb, then=done_bb)
     res = b.phi(I64)
     res.add_incoming(zero64, multi_bb)
     res.add_incoming(noff, loop_bb)

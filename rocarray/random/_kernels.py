@@ -1,0 +1,485 @@
+"""The kernels of rocarray.random: Philox4x32-10 and the distributions, as kernel-language
+text compiled through ``ElementwiseKernel`` for every device.
+
+Every kernel takes the key ``(k0, k1)`` and the first block's counter ``(c0, c1, c2, c3)``
+as scalar arguments (packed in three 64-bit scalars), so one kernel per (distribution,
+dtype) serves every seed, size and stream position.  Element ``i`` of a kernel's loop
+computes the block whose counter is ``counter + i`` (a 128-bit little-endian sum):
+
+* *blocked* kernels (raw words, uniforms, normals, exponentials, integers) write each of a
+  block's outputs to a separate contiguous quarter (or half) of the result, so every store
+  is contiguous and vectorises on the host and coalesces on GPUs; the raw stream writes the
+  four words of a block side by side (Random123's order);
+* *per-element* kernels (gamma, Poisson, binomial: rejection samplers) use one block per
+  attempt for output ``i``; attempt ``t > 0`` uses the same counter under the key
+  ``(k0 ^ t * 0x85EBCA6B, k1 ^ t * 0xC2B2AE35)``, so a retry never consumes counters.
+  Unbiased integers redraw the same way.
+
+The blocked kernels use integer arithmetic and IEEE operations written out one by one
+(``fma``, ``__fmul_rn``, ...; ``log`` and the sine and cosine of a turn are polynomials
+of their own, ``rk_log`` and ``rk_sincos_turn``), so their bits are the same on every
+device; the per-element samplers call the device's ``log``, ``exp``, ``pow``, ``lgamma``
+and may differ by a few ulps between devices.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from .._user_kernels import ElementwiseKernel
+
+#: The scalar parameters every kernel starts with: the key (k1 << 32 | k0) and the first
+#: counter's low and high 64 bits (few scalars: each costs host time per call).
+STREAM_PARAMS = "uint64 key, uint64 clo, uint64 chi"
+
+#: Philox4x32-10 and the helpers every kernel shares (Salmon et al., SC'11).
+PREAMBLE = r"""
+__device__ void philox_round(unsigned int& x0, unsigned int& x1, unsigned int& x2,
+                             unsigned int& x3, unsigned int a, unsigned int b) {
+    // high halves by __umulhi, low halves by a wrapping multiply: mul.hi.u32 and
+    // mul.lo.u32 on GPUs (a 64-bit product there is several instructions)
+    unsigned int y0 = __umulhi(0xCD9E8D57u, x2) ^ x1 ^ a;
+    unsigned int y2 = __umulhi(0xD2511F53u, x0) ^ x3 ^ b;
+    x1 = 0xCD9E8D57u * x2;
+    x3 = 0xD2511F53u * x0;
+    x0 = y0;
+    x2 = y2;
+}
+
+// The ten rounds written out: the host pipeline does not unroll loops, and an unrolled
+// body lets the element loop vectorise.
+__device__ void philox10(unsigned int& x0, unsigned int& x1, unsigned int& x2,
+                         unsigned int& x3, unsigned int a, unsigned int b) {
+    philox_round(x0, x1, x2, x3, a, b); a += 0x9E3779B9u; b += 0xBB67AE85u;
+    philox_round(x0, x1, x2, x3, a, b); a += 0x9E3779B9u; b += 0xBB67AE85u;
+    philox_round(x0, x1, x2, x3, a, b); a += 0x9E3779B9u; b += 0xBB67AE85u;
+    philox_round(x0, x1, x2, x3, a, b); a += 0x9E3779B9u; b += 0xBB67AE85u;
+    philox_round(x0, x1, x2, x3, a, b); a += 0x9E3779B9u; b += 0xBB67AE85u;
+    philox_round(x0, x1, x2, x3, a, b); a += 0x9E3779B9u; b += 0xBB67AE85u;
+    philox_round(x0, x1, x2, x3, a, b); a += 0x9E3779B9u; b += 0xBB67AE85u;
+    philox_round(x0, x1, x2, x3, a, b); a += 0x9E3779B9u; b += 0xBB67AE85u;
+    philox_round(x0, x1, x2, x3, a, b); a += 0x9E3779B9u; b += 0xBB67AE85u;
+    philox_round(x0, x1, x2, x3, a, b);
+}
+
+// The block at counter (chi:clo) + off under the key of attempt t (t = 0: the key itself).
+__device__ void philox_block(unsigned long long clo, unsigned long long chi, unsigned long long off,
+                             unsigned long long key, unsigned int t, unsigned int& x0,
+                             unsigned int& x1, unsigned int& x2, unsigned int& x3) {
+    unsigned long long lo = clo + off;
+    unsigned long long hi = chi + (lo < off ? 1ull : 0ull);
+    x0 = (unsigned int)lo;
+    x1 = (unsigned int)(lo >> 32);
+    x2 = (unsigned int)hi;
+    x3 = (unsigned int)(hi >> 32);
+    philox10(x0, x1, x2, x3, (unsigned int)key ^ (t * 0x85EBCA6Bu),
+             (unsigned int)(key >> 32) ^ (t * 0xC2B2AE35u));
+}
+
+// Uniform floats: exact products of integers by powers of two, the same bits everywhere.
+__device__ float u24(unsigned int w) { return (float)(w >> 8) * 5.9604644775390625e-08f; }
+__device__ float u24_open(unsigned int w) { return (float)((w >> 8) + 1u) * 5.9604644775390625e-08f; }
+__device__ double u53(unsigned int a, unsigned int b) {
+    return ((double)(a >> 5) * 67108864.0 + (double)(b >> 6)) * 1.1102230246251565e-16;
+}
+__device__ double u53_open(unsigned int a, unsigned int b) {
+    return ((double)(a >> 5) * 67108864.0 + (double)(b >> 6) + 1.0) * 1.1102230246251565e-16;
+}
+__device__ double u32_mid(unsigned int w) { return ((double)w + 0.5) * 2.3283064365386963e-10; }
+
+// log, and sin and cos of a turn, for the Box-Muller and inversion samplers: polynomials with
+// every operation written out (fma, __dmul_rn, ...), so that no target contracts or reorders
+// them -- the same bits on every device -- and without calls, so that the host loop
+// vectorises.  Accuracy: a few ulps (tests/test_random.py checks them against NumPy).
+
+// log(u) for normal u in (0, 1]: u = 2^e m, m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s)
+// with s = (m - 1) / (m + 1) (|s| < 0.172), as 2s + s z R(z), z = s^2; e log 2 in two parts.
+__device__ double rk_log(double u) {
+    long long b = __double_as_longlong(u);
+    long long e = (b >> 52) - 1023;
+    double m = __longlong_as_double((b & 0x000FFFFFFFFFFFFFll) | 0x3FF0000000000000ll);
+    bool big = m > 1.4142135623730951;
+    m = big ? __dmul_rn(m, 0.5) : m;
+    double de = (double)(big ? e + 1 : e);
+    double sv = __ddiv_rn(__dsub_rn(m, 1.0), __dadd_rn(m, 1.0));
+    double z = __dmul_rn(sv, sv);
+    double r = 0.08695652173913043;
+    r = fma(r, z, 0.09523809523809523);
+    r = fma(r, z, 0.10526315789473684);
+    r = fma(r, z, 0.11764705882352941);
+    r = fma(r, z, 0.13333333333333333);
+    r = fma(r, z, 0.15384615384615385);
+    r = fma(r, z, 0.18181818181818182);
+    r = fma(r, z, 0.2222222222222222);
+    r = fma(r, z, 0.2857142857142857);
+    r = fma(r, z, 0.4);
+    r = fma(r, z, 0.6666666666666666);
+    double t = fma(de, 2.7897668087737545e-08, __dmul_rn(sv, __dmul_rn(z, r)));
+    return fma(de, 0.6931471526622772, __dadd_rn(__dadd_rn(sv, sv), t));
+}
+
+__device__ float rk_logf(float u) {
+    int b = __float_as_int(u);
+    int e = (b >> 23) - 127;
+    float m = __int_as_float((b & 0x007FFFFF) | 0x3F800000);
+    bool big = m > 1.41421356f;
+    m = big ? __fmul_rn(m, 0.5f) : m;
+    float de = (float)(big ? e + 1 : e);
+    float sv = __fdiv_rn(__fsub_rn(m, 1.0f), __fadd_rn(m, 1.0f));
+    float z = __fmul_rn(sv, sv);
+    float r = 0.18181818f;
+    r = fmaf(r, z, 0.22222222f);
+    r = fmaf(r, z, 0.28571430f);
+    r = fmaf(r, z, 0.40000001f);
+    r = fmaf(r, z, 0.66666669f);
+    float t = fmaf(de, 3.1946183e-05f, __fmul_rn(sv, __fmul_rn(z, r)));
+    return fmaf(de, 0.69311523f, __fadd_rn(__fadd_rn(sv, sv), t));
+}
+
+// sin and cos of 2 pi u for u in [0, 1): w = 4u = j + r exactly (j = rint(w), |r| <= 1/2),
+// then sin and cos of (pi/2) r by their Taylor series (|(pi/2) r| <= pi/4) and the quadrant j.
+__device__ void rk_sincos_turn(double u, double& sn, double& cs) {
+    double w = __dmul_rn(u, 4.0);
+    double j = rint(w);
+    double r = __dsub_rn(w, j);
+    double x = __dmul_rn(r, r);
+    double ps = 6.0669357311061955e-12;
+    ps = fma(ps, x, -6.688035109811468e-10);
+    ps = fma(ps, x, 5.692172921967927e-08);
+    ps = fma(ps, x, -3.598843235212085e-06);
+    ps = fma(ps, x, 0.00016044118478735983);
+    ps = fma(ps, x, -0.004681754135318688);
+    ps = fma(ps, x, 0.07969262624616705);
+    ps = fma(ps, x, -0.6459640975062463);
+    ps = fma(ps, x, 1.5707963267948966);
+    double sr = __dmul_rn(r, ps);
+    double pc = -5.294400200734623e-13;
+    pc = fma(pc, x, 6.565963114979473e-11);
+    pc = fma(pc, x, -6.386603083791852e-09);
+    pc = fma(pc, x, 4.710874778818172e-07);
+    pc = fma(pc, x, -2.5202042373060607e-05);
+    pc = fma(pc, x, 0.0009192602748394266);
+    pc = fma(pc, x, -0.02086348076335296);
+    pc = fma(pc, x, 0.25366950790104803);
+    pc = fma(pc, x, -1.2337005501361697);
+    double cr = fma(pc, x, 1.0);
+    int q = (int)j & 3;
+    double s0 = (q & 1) != 0 ? cr : sr;
+    double c0 = (q & 1) != 0 ? sr : cr;
+    sn = q >= 2 ? -s0 : s0;
+    cs = (q == 1 || q == 2) ? -c0 : c0;
+}
+
+__device__ void rk_sincos_turnf(float u, float& sn, float& cs) {
+    float w = __fmul_rn(u, 4.0f);
+    float j = rintf(w);
+    float r = __fsub_rn(w, j);
+    float x = __fmul_rn(r, r);
+    float ps = 0.00016044118f;
+    ps = fmaf(ps, x, -0.0046817539f);
+    ps = fmaf(ps, x, 0.079692625f);
+    ps = fmaf(ps, x, -0.64596409f);
+    ps = fmaf(ps, x, 1.5707964f);
+    float sr = __fmul_rn(r, ps);
+    float pc = -2.5202042e-05f;
+    pc = fmaf(pc, x, 0.00091926026f);
+    pc = fmaf(pc, x, -0.020863481f);
+    pc = fmaf(pc, x, 0.25366950f);
+    pc = fmaf(pc, x, -1.2337005f);
+    float cr = fmaf(pc, x, 1.0f);
+    int q = (int)j & 3;
+    float s0 = (q & 1) != 0 ? cr : sr;
+    float c0 = (q & 1) != 0 ? sr : cr;
+    sn = q >= 2 ? -s0 : s0;
+    cs = (q == 1 || q == 2) ? -c0 : c0;
+}
+"""
+
+_BLOCK = r"""
+unsigned int x0, x1, x2, x3;
+philox_block(clo, chi, (unsigned long long)i, key, 0u, x0, x1, x2, x3);
+"""
+
+#: The raw stream: four words of a block side by side (outputs are strided views).
+RAW = ("", "uint32 o0, uint32 o1, uint32 o2, uint32 o3",
+       _BLOCK + "o0 = x0; o1 = x1; o2 = x2; o3 = x3;")
+
+#: Uniform [lo, lo + scale): float32, four per block; float64 (53 bits), two per block.
+UNIFORM = {
+    "float32": (", float32 lo, float32 scale", "float32 o0, float32 o1, float32 o2, float32 o3",
+                _BLOCK + "o0 = __fadd_rn(__fmul_rn(u24(x0), scale), lo);"
+                " o1 = __fadd_rn(__fmul_rn(u24(x1), scale), lo);"
+                " o2 = __fadd_rn(__fmul_rn(u24(x2), scale), lo);"
+                " o3 = __fadd_rn(__fmul_rn(u24(x3), scale), lo);"),
+    "float64": (", float64 lo, float64 scale", "float64 o0, float64 o1",
+                _BLOCK + "o0 = __dadd_rn(__dmul_rn(u53(x0, x1), scale), lo);"
+                " o1 = __dadd_rn(__dmul_rn(u53(x2, x3), scale), lo);"),
+}
+
+#: Normal(loc, scale) by Box and Muller: two uniforms give two values.
+NORMAL = {
+    "float32": (", float32 loc, float32 scale", "float32 o0, float32 o1, float32 o2, float32 o3",
+                _BLOCK + r"""
+float r0 = __fsqrt_rn(__fmul_rn(-2.0f, rk_logf(u24_open(x0))));
+float r1 = __fsqrt_rn(__fmul_rn(-2.0f, rk_logf(u24_open(x2))));
+float s0, k0, s1, k1;
+rk_sincos_turnf(u24(x1), s0, k0);
+rk_sincos_turnf(u24(x3), s1, k1);
+o0 = __fadd_rn(__fmul_rn(__fmul_rn(r0, k0), scale), loc);
+o1 = __fadd_rn(__fmul_rn(__fmul_rn(r0, s0), scale), loc);
+o2 = __fadd_rn(__fmul_rn(__fmul_rn(r1, k1), scale), loc);
+o3 = __fadd_rn(__fmul_rn(__fmul_rn(r1, s1), scale), loc);
+"""),
+    "float64": (", float64 loc, float64 scale", "float64 o0, float64 o1", _BLOCK + r"""
+double r = __dsqrt_rn(__dmul_rn(-2.0, rk_log(u53_open(x0, x1))));
+double sn, cs;
+rk_sincos_turn(u53(x2, x3), sn, cs);
+o0 = __dadd_rn(__dmul_rn(__dmul_rn(r, cs), scale), loc);
+o1 = __dadd_rn(__dmul_rn(__dmul_rn(r, sn), scale), loc);
+"""),
+}
+
+#: Exponential(scale) by inversion: -log(u) for u in (0, 1].
+EXPONENTIAL = {
+    "float32": (", float32 scale", "float32 o0, float32 o1, float32 o2, float32 o3",
+                _BLOCK + "o0 = __fmul_rn(-rk_logf(u24_open(x0)), scale);"
+                " o1 = __fmul_rn(-rk_logf(u24_open(x1)), scale);"
+                " o2 = __fmul_rn(-rk_logf(u24_open(x2)), scale);"
+                " o3 = __fmul_rn(-rk_logf(u24_open(x3)), scale);"),
+    "float64": (", float64 scale", "float64 o0, float64 o1",
+                _BLOCK + "o0 = __dmul_rn(-rk_log(u53_open(x0, x1)), scale);"
+                " o1 = __dmul_rn(-rk_log(u53_open(x2, x3)), scale);"),
+}
+
+# Integers in [lo, lo + n) by Lemire's multiply-and-reject (unbiased), in two passes so
+# that the common path has no loop and vectorises: ``integers`` (n <= 2^32: one word per
+# value) and ``integers_wide`` (n > 2^32: a word of block i and one of block i + size per
+# value; n = 0 stands for 2^64) take the high half of x * n and flag a block when a value's low half falls below
+# ``th = 2^w mod n`` (the rejection zone; probability below n / 2^w); ``integers_fix``
+# then redraws the values of the flagged blocks only, under the keys of later attempts.
+INTEGERS = (", uint64 lo, uint64 n, uint32 th", "T o0, T o1, T o2, T o3, uint8 bad", _BLOCK + r"""
+unsigned long long m0 = (unsigned long long)x0 * n, m1 = (unsigned long long)x1 * n;
+unsigned long long m2 = (unsigned long long)x2 * n, m3 = (unsigned long long)x3 * n;
+o0 = (T)(lo + (m0 >> 32)); o1 = (T)(lo + (m1 >> 32)); o2 = (T)(lo + (m2 >> 32)); o3 = (T)(lo + (m3 >> 32));
+bad = (unsigned int)m0 < th || (unsigned int)m1 < th || (unsigned int)m2 < th || (unsigned int)m3 < th;
+""")
+
+_WIDE_WORD = "unsigned long long wJ = ((unsigned long long)xJ << 32) | zJ, lJ = wJ * n;\n" \
+             "oJ = (T)(lo + (n == 0ull ? wJ : __umul64hi(wJ, n)));\n"
+INTEGERS_WIDE = (", uint64 lo, uint64 n, uint64 th", "T o0, T o1, T o2, T o3, uint8 bad", _BLOCK + r"""
+unsigned int z0, z1, z2, z3;
+philox_block(clo, chi, (unsigned long long)i + (unsigned long long)_ind.size(), key, 0u,
+             z0, z1, z2, z3);
+""" + "".join(_WIDE_WORD.replace("J", str(j)) for j in range(4)) + """
+bad = l0 < th || l1 < th || l2 < th || l3 < th;
+""")
+
+_FIX_WORD = r"""
+{
+    unsigned long long x = wide == 0 ? (unsigned long long)xJ : (((unsigned long long)xJ << 32) | zJ);
+    unsigned long long l = wide == 0 ? (x * n) & 0xFFFFFFFFull : x * n;
+    unsigned int t = 0u;
+    while (l < th) {
+        t += 1u;
+        unsigned int y0, y1, y2, y3, v0, v1, v2, v3;
+        philox_block(clo, chi, (unsigned long long)i, key, t, y0, y1, y2, y3);
+        if (wide == 0) {
+            x = yJ;
+            l = (x * n) & 0xFFFFFFFFull;
+        } else {
+            philox_block(clo, chi, (unsigned long long)i + (unsigned long long)_ind.size(), key, t,
+                         v0, v1, v2, v3);
+            x = ((unsigned long long)yJ << 32) | vJ;
+            l = x * n;
+        }
+    }
+    oJ = t != 0u ? (T)(lo + (wide == 0 ? (x * n) >> 32 : __umul64hi(x, n))) : oJ;
+}
+"""
+INTEGERS_FIX = (", uint64 lo, uint64 n, uint64 th, int32 wide, uint8 bad", "T o0, T o1, T o2, T o3",
+                r"""
+if (bad == 0) return;
+""" + _BLOCK + r"""
+unsigned int z0 = 0u, z1 = 0u, z2 = 0u, z3 = 0u;
+if (wide != 0) {
+    philox_block(clo, chi, (unsigned long long)i + (unsigned long long)_ind.size(), key, 0u,
+                 z0, z1, z2, z3);
+}
+""" + "".join(_FIX_WORD.replace("J", str(j)) for j in range(4)))
+
+# Marsaglia and Tsang's gamma sampler (shape >= 1; shape < 1 boosted by u^(1/shape)),
+# computed in double for both float dtypes.  One block per attempt: a normal from
+# (x0, x1, x2) by Box and Muller, the acceptance uniform from x3; the kernels' own log
+# and cosine (rk_log, rk_sincos_turn), without calls.
+GAMMA = (", T shape, T scale", "T o", r"""
+double a = (double)shape;
+if (a <= 0.0) { o = (T)0; return; }
+bool small = a < 1.0;
+double d = (small ? a + 1.0 : a) - 1.0 / 3.0;
+double c = 1.0 / sqrt(9.0 * d);
+unsigned int t = 0u;
+double g;
+while (true) {
+    unsigned int x0, x1, x2, x3;
+    philox_block(clo, chi, (unsigned long long)i, key, t, x0, x1, x2, x3);
+    t += 1u;
+    double sn, cs;
+    rk_sincos_turn(u32_mid(x2), sn, cs);
+    double z = sqrt(-2.0 * rk_log(u53_open(x0, x1))) * cs;
+    double v = 1.0 + c * z;
+    if (v <= 0.0) continue;
+    v = v * v * v;
+    double u = u32_mid(x3);
+    if (u < 1.0 - 0.0331 * (z * z) * (z * z) || rk_log(u) < 0.5 * z * z + d * (1.0 - v + rk_log(v))) {
+        g = d * v;
+        break;
+    }
+}
+if (small) {
+    unsigned int x0, x1, x2, x3;
+    philox_block(clo, chi, (unsigned long long)i, key, t, x0, x1, x2, x3);
+    g = g * pow(u53_open(x0, x1), 1.0 / a);
+}
+o = (T)(g * (double)scale);
+""")
+
+# Poisson: inversion by sequential search below lam = 10, Hörmann's PTRS (transformed
+# rejection with squeeze, 1993) above.
+POISSON = (", float64 lam", "int64 o", r"""
+if (lam <= 0.0) { o = 0; return; }
+unsigned int t = 0u;
+if (lam < 10.0) {
+    // inversion: the first k whose cumulative probability reaches one uniform (a new
+    // uniform in the 2^-53-rare case that rounding leaves the sum short of it)
+    double p0 = exp(-lam);
+    while (true) {
+        unsigned int x0, x1, x2, x3;
+        philox_block(clo, chi, (unsigned long long)i, key, t, x0, x1, x2, x3);
+        t += 1u;
+        double u = u53(x0, x1);
+        double p = p0;
+        double f = p0;
+        long long k = 0;
+        while (u > f && p > 0.0) {
+            k += 1;
+            p = p * lam / (double)k;
+            f += p;
+        }
+        if (u <= f) { o = k; return; }
+    }
+}
+double slam = sqrt(lam);
+double loglam = log(lam);
+double b = 0.931 + 2.53 * slam;
+double a = -0.059 + 0.02483 * b;
+double invalpha = 1.1239 + 1.1328 / (b - 3.4);
+double vr = 0.9277 - 3.6224 / (b - 2.0);
+while (true) {
+    unsigned int x0, x1, x2, x3;
+    philox_block(clo, chi, (unsigned long long)i, key, t, x0, x1, x2, x3);
+    t += 1u;
+    double u = u53(x0, x1) - 0.5;
+    double v = u53_open(x2, x3);
+    double us = 0.5 - fabs(u);
+    double k = floor((2.0 * a / us + b) * u + lam + 0.43);
+    if (us >= 0.07 && v <= vr) { o = (long long)k; return; }
+    if (k < 0.0 || (us < 0.013 && v > us)) continue;
+    if (rk_log(v) + log(invalpha) - rk_log(a / (us * us) + b) <= -lam + k * loglam - lgamma(k + 1.0)) {
+        o = (long long)k;
+        return;
+    }
+}
+""")
+
+# Binomial: inversion below n*min(p, 1-p) = 10, Hörmann's BTRS above (p > 1/2 by symmetry).
+BINOMIAL = (", int64 n, float64 p", "int64 o", r"""
+if (n <= 0 || p <= 0.0) { o = 0; return; }
+if (p >= 1.0) { o = n; return; }
+bool flip = p > 0.5;
+double pp = flip ? 1.0 - p : p;
+double q = 1.0 - pp;
+double dn = (double)n;
+unsigned int t = 0u;
+long long k = 0;
+if (dn * pp < 10.0) {
+    double s = pp / q;
+    double aa = (dn + 1.0) * s;
+    double r0 = pow(q, dn);
+    while (true) {
+        unsigned int x0, x1, x2, x3;
+        philox_block(clo, chi, (unsigned long long)i, key, t, x0, x1, x2, x3);
+        t += 1u;
+        double u = u53(x0, x1);
+        double r = r0;
+        k = 0;
+        while (u > r && k <= n) {
+            u -= r;
+            k += 1;
+            r *= aa / (double)k - s;
+        }
+        if (k <= n) break;
+    }
+} else {
+    double spq = sqrt(dn * pp * q);
+    double b = 1.15 + 2.53 * spq;
+    double a = -0.0873 + 0.0248 * b + 0.01 * pp;
+    double c = dn * pp + 0.5;
+    double vr = 0.92 - 4.2 / b;
+    double alpha = (2.83 + 5.1 / b) * spq;
+    double lpq = log(pp / q);
+    double m = floor((dn + 1.0) * pp);
+    double h = lgamma(m + 1.0) + lgamma(dn - m + 1.0);
+    while (true) {
+        unsigned int x0, x1, x2, x3;
+        philox_block(clo, chi, (unsigned long long)i, key, t, x0, x1, x2, x3);
+        t += 1u;
+        double u = u53(x0, x1) - 0.5;
+        double v = u53_open(x2, x3);
+        double us = 0.5 - fabs(u);
+        double kk = floor((2.0 * a / us + b) * u + c);
+        if (kk < 0.0 || kk > dn) continue;
+        if (us >= 0.07 && v <= vr) { k = (long long)kk; break; }
+        double lv = rk_log(v * alpha / (a / (us * us) + b));
+        if (lv <= h - lgamma(kk + 1.0) - lgamma(dn - kk + 1.0) + (kk - m) * lpq) {
+            k = (long long)kk;
+            break;
+        }
+    }
+}
+o = flip ? n - k : k;
+""")
+
+_KINDS = {"raw": RAW, "integers": INTEGERS, "integers_wide": INTEGERS_WIDE,
+          "integers_fix": INTEGERS_FIX, "gamma": GAMMA, "poisson": POISSON,
+          "binomial": BINOMIAL}
+_PER_DTYPE = {"uniform": UNIFORM, "normal": NORMAL, "exponential": EXPONENTIAL}
+
+_made: dict = {}
+_lock = threading.Lock()
+
+
+def kernel(kind: str, dtype=None) -> ElementwiseKernel:
+    """The ``ElementwiseKernel`` of a distribution (made once per process; compiled once
+    per dtype signature and device by the kernel cache)."""
+    k = _made.get((kind, dtype))
+    if k is None:
+        name = kind if dtype is None or kind not in _PER_DTYPE else f"{kind}_{np.dtype(dtype).name}"
+        with _lock:
+            k = _made.get((kind, dtype))
+            if k is None:
+                extra, outs, body = (_PER_DTYPE[kind][np.dtype(dtype).name] if kind in _PER_DTYPE
+                                     else _KINDS[kind])
+                k = _made.get(name) or ElementwiseKernel(STREAM_PARAMS + extra, outs, body,
+                                                         "rocarray_random_" + name, preamble=PREAMBLE)
+                _made[name] = _made[(kind, dtype)] = k
+    return k
+
+
+#: Outputs per block of the blocked kernels, by (kind, dtype name).
+def per_block(kind: str, dtype) -> int:
+    """How many values one block gives a blocked kernel's loop element."""
+    if kind in ("raw", "integers", "integers_wide"):
+        return 4
+    return 4 if np.dtype(dtype) == np.float32 else 2

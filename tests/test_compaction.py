@@ -1,0 +1,71 @@
+"""Boolean-mask get and set of a whole-array mask (``select``, ``mask_assign``) and
+``nonzero``, built on the scan's offsets, against NumPy: every dtype, strided operands,
+lines long enough for a multi-chunk scan, values of one element and of the selection's length."""
+
+import numpy as np
+import pytest
+
+import rocarray as ra
+from conftest import ALL_DTYPES, random_array
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_mask_get_set_every_dtype(device, dtype):
+    rng = np.random.default_rng(21)
+    a = random_array((5, 8, 6), dtype, rng)
+    m = rng.random((5, 8, 6)) < 0.4
+    x, mx = ra.asarray(a, device=device), ra.asarray(m, device=device)
+    np.testing.assert_array_equal(x[mx].get(), a[m])
+    # strided and flipped array and mask
+    np.testing.assert_array_equal(x[::-1, 1::2][mx[::-1, ::2]].get(), a[::-1, 1::2][m[::-1, ::2]])
+    vals = random_array((int(m.sum()),), dtype, rng)
+    b = a.copy()
+    b[m] = vals
+    x[mx] = ra.asarray(vals, device=device)
+    np.testing.assert_array_equal(x.get(), b)
+    b[::2][m[::2]] = vals[0]
+    xv = x[::2]
+    xv[mx[::2]] = ra.asarray(vals[:1], device=device)
+    np.testing.assert_array_equal(x.get(), b)
+
+
+def test_mask_long_and_scalar_values(device):
+    rng = np.random.default_rng(4)
+    a = random_array((3, 200003), np.float32, rng)
+    x = ra.asarray(a, device=device)
+    np.testing.assert_array_equal(x[x > 0].get(), a[a > 0])
+    np.testing.assert_array_equal(ra.nonzero(x > 50)[1].get(), np.nonzero(a > 50)[1])
+    i = ra.asarray(random_array((300001,), np.int64, rng), device=device)
+    np.testing.assert_array_equal(i[i != 3].get(), i.get()[i.get() != 3])
+    x[x < 0] = 0.5
+    a[a < 0] = 0.5
+    np.testing.assert_array_equal(x.get(), a)
+    x[x > 10] = -x[x > 10]  # a value array of the selection's length
+    a[a > 10] = -a[a > 10]
+    np.testing.assert_array_equal(x.get(), a)
+    # the value read from the array it is written into
+    y = ra.asarray(np.arange(10.0), device=device)
+    yv = y[ra.asarray(np.arange(10) % 2 == 0, device=device)]
+    y[ra.asarray(np.arange(10) % 2 == 1, device=device)] = y[:5]
+    e = np.arange(10.0)
+    e[1::2] = e[:5]
+    np.testing.assert_array_equal(y.get(), e)
+    np.testing.assert_array_equal(yv.get(), np.arange(0.0, 10, 2))
+
+
+def test_mask_empty_zero_d_and_errors(device):
+    e = ra.asarray(np.zeros((0, 3), np.float32), device=device)
+    assert e[e > 0].shape == (0,)
+    e[e > 0] = 1.0
+    x = ra.asarray(np.arange(6.0).reshape(2, 3), device=device)
+    none = ra.asarray(np.zeros((2, 3), bool), device=device)
+    assert x[none].shape == (0,)
+    x[none] = ra.asarray(np.zeros(0), device=device)
+    with pytest.raises(ValueError, match=r"could not broadcast value of shape \(2,\) into an index result of shape \(3,\)"):
+        x[x > 2] = ra.asarray([1.0, 2.0], device=device)
+    with pytest.raises(ValueError, match="could not broadcast"):
+        x[x > 2] = ra.asarray(np.ones((1, 1)), device=device)
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        x[ra.asarray(np.ones((3, 2), bool), device=device)]
+    z = ra.asarray(np.float32(3), device=device)
+    np.testing.assert_array_equal(z[z > 0].get(), np.float32(3)[np.float32(3) > 0])

@@ -1,0 +1,163 @@
+"""The scan primitive (rocarray/_primitives.py) against NumPy: every op, dtype and axis,
+inclusive, exclusive and with the identity in front, strided inputs, user kernels."""
+
+import numpy as np
+import pytest
+
+import rocarray as ra
+from conftest import ALL_DTYPES, random_array
+
+_NP = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
+       "logical_and": np.logical_and, "logical_or": np.logical_or}
+
+
+def _expected(h, op, axis, dtype=None):
+    if op == "sum":
+        return np.cumsum(h, axis=axis, dtype=dtype or (np.int64 if h.dtype.kind in "bi" else
+                                                        np.uint64 if h.dtype.kind == "u" else h.dtype))
+    if op == "prod":
+        return np.cumprod(h, axis=axis, dtype=dtype or (np.int64 if h.dtype.kind in "bi" else
+                                                         np.uint64 if h.dtype.kind == "u" else h.dtype))
+    if op.startswith("logical"):
+        return _NP[op].accumulate(h.astype(bool), axis=axis)
+    return _NP[op].accumulate(h, axis=axis)
+
+
+def _identity(op, dt):
+    if op == "sum":
+        return 0
+    if op == "prod":
+        return 1
+    if op == "logical_and":
+        return True
+    if op == "logical_or":
+        return False
+    if dt.kind == "f":
+        return -np.inf if op == "max" else np.inf
+    if dt.kind == "b":
+        return op == "min"
+    info = np.iinfo(dt)
+    return info.min if op == "max" else info.max
+
+
+def _close(got, want):
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape
+    if want.dtype.kind in "fc":
+        tol = 1e-2 if want.dtype == np.float16 else 1e-4
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want[np.isfinite(want)]).max(initial=1))
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("op", sorted(_NP))
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_scan_matches_numpy(device, op, dtype):
+    if op in ("max", "min") and np.dtype(dtype).kind == "c":
+        with pytest.raises(TypeError, match="complex"):
+            ra.scan(ra.asarray(random_array((4,), dtype), device=device), op)
+        return
+    rng = np.random.default_rng(7)
+    small = op == "prod" and np.dtype(dtype).kind in "fc"
+    h = random_array((3, 37), dtype, rng, low=-2 if op == "prod" else -100, high=2 if op == "prod" else 100)
+    if small:
+        h = (h / 2).astype(dtype)
+    x = ra.asarray(h, device=device)
+    for axis in (0, 1, -1):
+        _close(ra.scan(x, op, axis=axis).get(), _expected(h, op, axis))
+        excl = ra.scan(x, op, axis=axis, exclusive=True).get()
+        want = _expected(h, op, axis)
+        first = np.full_like(np.take(want, [0], axis=axis), _identity(op, want.dtype))
+        want_ex = np.concatenate([first, np.delete(want, -1, axis=axis)], axis=axis)
+        _close(excl, want_ex)
+        init = ra.scan(x, op, axis=axis, include_initial=True).get()
+        _close(init, np.concatenate([first, want], axis=axis))
+
+
+def test_scan_long_lines_strided_and_empty(device):
+    rng = np.random.default_rng(3)
+    h = rng.integers(-50, 50, size=(3, 300001)).astype(np.int32)
+    x = ra.asarray(h, device=device)
+    _close(ra.scan(x, "sum", axis=1).get(), np.cumsum(h, axis=1, dtype=np.int64))
+    _close(ra.exclusive_scan(x[:, ::-3], "max", axis=1)[:, 1:].get(),
+           np.maximum.accumulate(h[:, ::-3], axis=1)[:, :-1])
+    _close(ra.scan(x[::2, ::7], "min", axis=0).get(), np.minimum.accumulate(h[::2, ::7], axis=0))
+    e = ra.asarray(np.zeros((0, 4), np.float32), device=device)
+    assert ra.scan(e, "sum", axis=0).shape == (0, 4)
+    assert ra.exclusive_scan(e, axis=1).shape == (0, 4)
+    assert ra.scan(e, axis=0, include_initial=True).shape == (1, 4)
+
+
+def test_scan_dtype_argument(device):
+    h = random_array((50,), np.int8)
+    x = ra.asarray(h, device=device)
+    _close(ra.scan(x, "sum", dtype=ra.int16).get(), np.cumsum(h, dtype=np.int16))
+    _close(ra.exclusive_scan(x, "prod", dtype=ra.float64)[1:].get(),
+           np.cumprod(h, dtype=np.float64)[:-1])
+
+
+def test_scan_reduction_kernel(device):
+    # a user's associative operation: the running sum of squares, then a square root
+    rk = ra.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "rk_scan_l2")
+    h = random_array((4, 33), np.float64)
+    got = ra.scan(ra.asarray(h, device=device), rk, axis=1).get()
+    np.testing.assert_allclose(got, np.sqrt(np.cumsum(h * h, axis=1)), rtol=1e-12)
+    two = ra.ReductionKernel("T x, T z", "T y", "x + z", "a + b", "y = a", "0", "rk_two")
+    with pytest.raises(ValueError, match="one input and one output"):
+        ra.scan(ra.asarray(h, device=device), two)
+
+
+def test_scan_bad_input(device):
+    x = ra.asarray(random_array((3, 4), np.float32), device=device)
+    with pytest.raises(TypeError, match="rocarray array"):
+        ra.scan(np.ones(3))
+    with pytest.raises(ValueError, match="0-d"):
+        ra.scan(ra.asarray(1.0, device=device))
+    with pytest.raises(ValueError, match="op must be one of"):
+        ra.scan(x, "mean")
+    with pytest.raises(TypeError, match="axis must be an int"):
+        ra.scan(x, axis=None)
+    with pytest.raises((ValueError, IndexError), match="axis"):
+        ra.scan(x, axis=2)
+    with pytest.raises(ValueError, match="exclude each other"):
+        ra.scan(x, exclusive=True, include_initial=True)
+    with pytest.raises(TypeError, match="dtype= is accepted"):
+        ra.scan(x, "max", dtype=ra.float64)
+
+
+def test_new_sizes_compile_nothing(device):
+    """Thin specialization of the primitives: once an op has run on a dtype, new sizes,
+    axes and layouts (a line long enough for a chunked scan, a tiled transposing copy)
+    compile nothing."""
+    from rocarray import cache
+    from rocarray.compiler.cache import drain_background
+
+    def compiles():
+        drain_background()
+        i = cache.info()
+        return i["compiled"] + i["disk_hits"]
+
+    rng = np.random.default_rng(8)
+
+    def run(shape):
+        a = random_array(shape, np.int32, rng)
+        x = ra.asarray(a, device=device)
+        i = ra.asarray(rng.integers(-shape[-1], shape[-1], size=shape[-1] // 2), device=device)
+        ra.scan(x, "max", axis=-1)
+        ra.exclusive_scan(x, axis=0)
+        x[x > 0]
+        x[x < 0] = x[x < 0] * 2
+        ra.nonzero(x > 3)
+        ra.take(x, i, axis=x.ndim - 1)
+        ra.take_along_axis(x, ra.abs(x) % shape[-1], axis=-1)
+        ra.permute_dims(x, tuple(reversed(range(x.ndim)))).copy()
+        ra.concat([x, x], axis=0)
+
+    run((3, 40))
+    run((2, 3, 4))  # (an N-d gather adds int64 offsets: the one int64 ``add``, whatever the dtype)
+    before = compiles()
+    run((2, 300001))
+    run((700, 700))
+    run((5, 6, 7))
+    run((4, 1, 3, 9))
+    assert compiles() == before
