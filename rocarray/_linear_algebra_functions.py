@@ -13,7 +13,7 @@ one ``ReductionDef`` ("a = x * y", sum) folds the contracted axes on every devic
 from __future__ import annotations
 
 from . import _dtypes
-from ._array_object import Array
+from ._array_object import Array, check_size
 from ._data_type_functions import astype
 from ._elementwise_functions import conj
 from ._manipulation_functions import reshape
@@ -107,10 +107,11 @@ def _blas_matmul(x1: Array, x2: Array, dtype) -> Array:
         raise ValueError(f"matmul: the contracted dimensions differ: {x1.shape} @ {x2.shape} "
                          f"({a.shape[-1]} != {b.shape[-2]})")
     try:
-        broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     except ValueError:
         raise ValueError(f"matmul: batch dimensions of {x1.shape} and {x2.shape} cannot be "
                          "broadcast together") from None
+    check_size(batch + (a.shape[-2], b.shape[-1]), dtype)  # rocarray's error, before any library's
     out = vendor.backend(a.device).matmul(_cast(a, dtype), _cast(b, dtype))
     if x1.ndim == 1 or x2.ndim == 1:
         shape = out.shape[:-2] + ((out.shape[-2],) if x1.ndim > 1 else ()) + \
