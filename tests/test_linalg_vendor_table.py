@@ -22,6 +22,14 @@ lapack = pytest.importorskip("scipy.linalg.lapack", reason="the reference table 
 DT = {"s": np.float32, "d": np.float64, "c": np.complex64, "z": np.complex128}
 
 
+@pytest.fixture(autouse=True)
+def _on_the_cpu():
+    """The reference table reads and writes the operands through host pointers: every
+    array of these tests is a CPU array, also where a GPU is the default device."""
+    with ra.Device("cpu"):
+        yield
+
+
 def mat(ptr, rows, cols, ld, dtype):
     """The column-major rows x cols matrix at ``ptr`` (leading dimension ``ld``), in place."""
     dtype = np.dtype(dtype)
