@@ -156,7 +156,7 @@ def main():
         rows.append({"case": label, "ms": dict(zip(names, [t * 1e3 for t in times])),
                      "tflops": flops / times[0] / 1e12 if flops else None,
                      "peer_over_rocarray": dict(zip(names[1:], ratios))})
-        print(out[-1], flush=True)
+        print(out[-1], file=sys.stderr, flush=True)  # progress; the report goes to stdout
     print("\n".join(out))
     if args.json:
         with open(args.json, "w") as f:

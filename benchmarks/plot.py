@@ -17,6 +17,8 @@ Plots, by the benchmark a report comes from:
                 (beside CuPy's), warm per-call time beside CuPy's
   second run    a fresh process on a warm disk cache: import, device set-up, first op and
                 new signatures, beside CuPy and PyTorch
+  primitives, linalg and FFT, random
+                each case's peer time over rocarray's, per peer (or the faster peer's)
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import os
 import re
 
 import matplotlib
+import matplotlib.ticker
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -247,10 +250,59 @@ def plot_second_run(report, source, out_dir, figures):
           f"A user's second run ({slug})")
 
 
+def _against_peers(report, source, out_dir, figures, name, title):
+    """Each row's peer time over rocarray's (>1: rocarray faster), one bar per peer: the
+    columns "<peer> / rocarray", or "ratio" (the faster peer's), of the report's tables."""
+    slug = _slug(report)
+    for s in report["sections"]:
+        for t in s["tables"]:
+            cols = t["columns"]
+            ratio = [(c.split(" /")[0], i) for i, c in enumerate(cols) if c.endswith("/ rocarray")]
+            if not ratio and "ratio" in cols:
+                ratio = [("faster peer", cols.index("ratio"))]
+            if not ratio:
+                continue
+            dtype = cols.index("dtype") if "dtype" in cols else None
+            labels = [str(r[0]) + (f" ({r[dtype]})" if dtype is not None else "") for r in t["rows"]]
+            fig, ax = plt.subplots(figsize=(8, 0.3 * len(labels) * len(ratio) + 1.8))
+            h = 0.8 / len(ratio)
+            for k, (peer, i) in enumerate(ratio):
+                vals = [r[i] if isinstance(r[i], (int, float)) and not math.isnan(r[i]) else 0 for r in t["rows"]]
+                ax.barh([j + k * h for j in range(len(labels))], vals, height=h, label=peer,
+                        color=PEERS.get(peer, "#6d597a"))
+            ax.axvline(1.0, color="black", linestyle=":", linewidth=1)
+            ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())  # (they overlap)
+            ax.xaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(0.2, 0.5, 1.0)))
+            ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+            ax.set_yticks([j + h * (len(ratio) - 1) / 2 for j in range(len(labels))], labels, fontsize=7)
+            ax.invert_yaxis()
+            ax.set_xlabel("peer time / rocarray time (log scale; >1: rocarray faster)")
+            ax.legend(fontsize=8, loc="lower right")
+            ax.set_title(f"{title} beside its peers", fontsize=10)
+            _save(fig, out_dir, f"{slug}-{name}.png", caption(report, source), figures, f"{title} ({slug})")
+            return
+
+
+def plot_primitives(report, source, out_dir, figures):
+    _against_peers(report, source, out_dir, figures, "primitives", "Scans, masks, gathers, copies and sorts")
+
+
+def plot_linalg_fft(report, source, out_dir, figures):
+    _against_peers(report, source, out_dir, figures, "linalg-fft", "matmul, linalg and FFTs")
+
+
+def plot_random(report, source, out_dir, figures):
+    _against_peers(report, source, out_dir, figures, "random", "Random numbers")
+
+
 PLOTS = (("rocarray elementwise benchmark", plot_elementwise),
          ("rocarray reduction benchmark", plot_reductions),
          ("rocarray user-kernel benchmark", plot_user_kernels),
-         ("A second run's first results", plot_second_run))
+         ("A second run's first results", plot_second_run),
+         ("rocarray parallel-primitive benchmark", plot_primitives),
+         ("rocarray linear algebra and FFT benchmark", plot_linalg_fft),
+         ("rocarray.random benchmark", plot_random))
 
 
 def main() -> None:
