@@ -190,9 +190,11 @@ class _Plan:
             self.single = ContiguousRunner(kernel, kernel.spec.operands, out_types[0],
                                            self.scalar_types, name).__call__
 
-    def run_contiguous(self, ins, shape, n, device):
-        """The warm path: allocate the outputs, fill the template, launch."""
-        outs = [Array._empty(shape, t, device) for t in self.out_types]
+    def run_contiguous(self, ins, shape, n, device, outs=()):
+        """One contiguous 1-D run (``_one_contiguous_run``): allocate the outputs unless
+        given, fill the template, launch."""
+        if not outs:
+            outs = [Array._empty(shape, t, device) for t in self.out_types]
         if n:
             values = self._template.copy()
             values[1] = n
@@ -203,11 +205,34 @@ class _Plan:
                     fields = scalar_fields(a, t, self.name)
                     values[pos:pos + len(fields)] = fields
             for pos, o in zip(self.out_positions, outs):
-                values[pos] = o._buf.ptr
+                values[pos] = o._buf.ptr + o._offset
             for k, pos in self.read_back:
-                values[pos] = outs[k]._buf.ptr
+                values[pos] = outs[k]._buf.ptr + outs[k]._offset
             self.kernel.launch(n, values)
         return outs
+
+
+def _one_contiguous_run(plan, ins, outs):
+    """``(shape, n)`` when a call is one contiguous 1-D run -- every array operand (array
+    inputs, given outputs) of one shape and C-contiguous, and no input array sharing memory
+    with a given output (NumPy's overlap rule is the general path's) -- else None."""
+    shape = None
+    for a, k in zip(ins, plan.in_kinds):
+        if k == "a":
+            if shape is None:
+                shape, n = a._shape, a._size
+            elif a._shape != shape:
+                return None
+            if not a.is_c_contiguous():
+                return None
+    for o in outs:
+        if shape is None:
+            shape, n = o._shape, o._size
+        elif o._shape != shape:
+            return None
+        if not o.is_c_contiguous() or any(k == "a" and a._buf is o._buf for a, k in zip(ins, plan.in_kinds)):
+            return None
+    return None if shape is None else (shape, n)
 
 
 _specs: dict = {}
@@ -463,20 +488,10 @@ class ElementwiseKernel:
         if plan is None:
             plan = self._plan(tuple(tokens), tuple(out_dtypes), device, size is not None)
             self._plans[key] = plan
-        done = False
-        if plan.simple and not outs and size is None:
-            shape = None
-            for a, k in zip(ins, plan.in_kinds):
-                if k == "a":
-                    if shape is None:
-                        shape = a._shape
-                        n = a._size
-                    if a._shape != shape or not a.is_c_contiguous():
-                        break
-            else:
-                outs = plan.run_contiguous(ins, shape, n, device)
-                done = True
-        if not done:
+        contiguous = None if plan.has_raw or size is not None else _one_contiguous_run(plan, ins, outs)
+        if contiguous is not None:
+            outs = plan.run_contiguous(ins, *contiguous, device, outs)
+        else:
             outs = self._run(plan, ins, outs, size, device)
         return self._result(outs)
 

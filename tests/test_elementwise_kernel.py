@@ -303,6 +303,25 @@ def test_input_overlapping_output_reads_a_copy(device):
     np.testing.assert_array_equal(x.get(), [0, 0, 1, 2, 3, 4, 5, 6])
 
 
+def test_outputs_given_as_slices_of_one_buffer(device):
+    # scalar inputs only, each output a contiguous slice (with an offset) of one buffer: one
+    # contiguous run; and array inputs with an output slice of another buffer
+    k = ra.ElementwiseKernel("T a, T b", "T lo, T hi", "lo = a * (T)i; hi = b - (T)i", "slices")
+    buf = ra.zeros(25, dtype=ra.float32, device=device)
+    k(np.float32(2), np.float32(0.5), buf[3:13], buf[13:23])
+    i = np.arange(10, dtype=np.float32)
+    expected = np.zeros(25, np.float32)
+    expected[3:13], expected[13:23] = 2 * i, 0.5 - i
+    np.testing.assert_array_equal(buf.get(), expected)
+    x = random_array((4, 6), np.float64)
+    y = random_array((4, 6), np.float64, np.random.default_rng(7))
+    add = ra.ElementwiseKernel("T x, T y", "T z", "z = x + y", "add_into")
+    big = ra.zeros((5, 6), dtype=ra.float64, device=device)
+    add(ra.asarray(x, device=device), ra.asarray(y, device=device), big[1:])
+    np.testing.assert_array_equal(big.get()[1:], x + y)
+    np.testing.assert_array_equal(big.get()[0], 0)
+
+
 def test_empty_arrays(device):
     x = ra.empty((0, 3), dtype=ra.float32, device=device)
     r = SQUARED_DIFF(x, x)
