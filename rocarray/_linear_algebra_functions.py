@@ -106,11 +106,13 @@ def _blas_matmul(x1: Array, x2: Array, dtype) -> Array:
     if a.shape[-1] != b.shape[-2]:
         raise ValueError(f"matmul: the contracted dimensions differ: {x1.shape} @ {x2.shape} "
                          f"({a.shape[-1]} != {b.shape[-2]})")
-    try:
-        batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    except ValueError:
-        raise ValueError(f"matmul: batch dimensions of {x1.shape} and {x2.shape} cannot be "
-                         "broadcast together") from None
+    batch = a.shape[:-2]
+    if batch != b.shape[:-2]:
+        try:
+            batch = broadcast_shapes(batch, b.shape[:-2])
+        except ValueError:
+            raise ValueError(f"matmul: batch dimensions of {x1.shape} and {x2.shape} cannot be "
+                             "broadcast together") from None
     check_size(batch + (a.shape[-2], b.shape[-1]), dtype)  # rocarray's error, before any library's
     out = vendor.backend(a.device).matmul(_cast(a, dtype), _cast(b, dtype))
     if x1.ndim == 1 or x2.ndim == 1:
