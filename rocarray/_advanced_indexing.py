@@ -41,11 +41,16 @@ _index_step = ElementwiseKernel(
 _flat_step = ElementwiseKernel(
     "int64 acc, int64 idx, int64 n", "int64 out", "out = acc * n + idx;", "rk_flat_step")
 
+def _heavy(in_params: str, out_params: str, body: str, name: str) -> ElementwiseKernel:
+    """A gather, scatter or compaction kernel: its full tier is the heavy one (codegen O2),
+    whose tight loop keeps many random reads in flight."""
+    return ElementwiseKernel(in_params, out_params, body, name, _heavy=True)
+
+
 # ``r``: the element's flat position over the other axes (a broadcast ``arange``, so the
 # kernels divide nothing), ``nrest`` their size
-_gather = ElementwiseKernel(
-    "raw T src, int64 base, int64 r, int64 nrest", "T y", "y = src[base * nrest + r];",
-    "rk_gather", _heavy=True)
+_gather = _heavy("raw T src, int64 base, int64 r, int64 nrest", "T y", "y = src[base * nrest + r];",
+                 "rk_gather")
 
 # one index array, checked before (``check_bounds``): wrap and read; ``rk_take1`` reads a
 # 1-D ``src`` by the index alone; ``rk_take``'s ``src`` is the array's first element, ``sa``
@@ -53,41 +58,34 @@ _gather = ElementwiseKernel(
 # written from the gather itself cost the host loop half its speed: the store may alias
 # everything the loop reads, and a zero-strided ``r`` takes the strided path, so the 1-D
 # kernel has neither.)
-_take1 = ElementwiseKernel(
-    "raw T src, I idx, int64 n", "T y", "long v = (long)idx; if (idx < 0) v += n; y = src[v];",
-    "rk_take1", _heavy=True)
+_take1 = _heavy("raw T src, I idx, int64 n", "T y",
+                "long v = (long)idx; if (idx < 0) v += n; y = src[v];", "rk_take1")
 
-_take = ElementwiseKernel(
-    "raw T src, I idx, int64 r, int64 n, int64 sa", "T y",
-    "long v = (long)idx; if (idx < 0) v += n; y = src[v * sa + r];", "rk_take", _heavy=True)
+_take = _heavy("raw T src, I idx, int64 r, int64 n, int64 sa", "T y",
+               "long v = (long)idx; if (idx < 0) v += n; y = src[v * sa + r];", "rk_take")
 
-_scatter = ElementwiseKernel(
-    "int64 base, int64 r, T v, int64 nrest", "raw T dst", "dst[base * nrest + r] = v;",
-    "rk_scatter", _heavy=True)
+_scatter = _heavy("int64 base, int64 r, T v, int64 nrest", "raw T dst", "dst[base * nrest + r] = v;",
+                  "rk_scatter")
 
 # compaction: ``pos`` is the inclusive count of true mask elements up to and including this
 # one (a scan, int32 while the positions fit), so a selected element goes to ``pos - 1``
-_compact = ElementwiseKernel(
-    "bool m, P pos", "raw int64 out", "if (m) out[pos - 1] = i;", "rk_compact", _heavy=True)
+_compact = _heavy("bool m, P pos", "raw int64 out", "if (m) out[pos - 1] = i;", "rk_compact")
 
-_select = ElementwiseKernel(
-    "T x, bool m, P pos", "raw T out", "if (m) out[pos - 1] = x;", "rk_select", _heavy=True)
+_select = _heavy("T x, bool m, P pos", "raw T out", "if (m) out[pos - 1] = x;", "rk_select")
 
 # the host's compactions store every element, the unselected ones into a spare slot after
-# the result (``dump``): a branch on a random mask mispredicts half the time, and cost the
-# host loop ~4x; GPUs keep the branch (stores of many waves to one slot would queue)
-_compact_host = ElementwiseKernel(
-    "bool m, P pos, int64 dump", "raw int64 out", "out[m ? (long)pos - 1 : dump] = i;",
-    "rk_compact_host", _heavy=True)
+# the result (``dump``): a branch on a random mask mispredicts half the time, which the host
+# loop pays for more than the stores; GPUs keep the branch (stores of many waves to one slot
+# would queue)
+_compact_host = _heavy("bool m, P pos, int64 dump", "raw int64 out",
+                       "out[m ? (long)pos - 1 : dump] = i;", "rk_compact_host")
 
-_select_host = ElementwiseKernel(
-    "T x, bool m, P pos, int64 dump", "raw T out", "out[m ? (long)pos - 1 : dump] = x;",
-    "rk_select_host", _heavy=True)
+_select_host = _heavy("T x, bool m, P pos, int64 dump", "raw T out",
+                      "out[m ? (long)pos - 1 : dump] = x;", "rk_select_host")
 
 _fill_where = ElementwiseKernel("bool m, T v", "T x", "if (m) x = v;", "rk_fill_where")
 
-_place = ElementwiseKernel(
-    "bool m, P pos, raw T vals", "T x", "if (m) x = vals[pos - 1];", "rk_place", _heavy=True)
+_place = _heavy("bool m, P pos, raw T vals", "T x", "if (m) x = vals[pos - 1];", "rk_place")
 
 _unravel = ElementwiseKernel(
     "int64 f, raw bool shape_of", "raw int64 out",

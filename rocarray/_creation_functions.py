@@ -18,7 +18,7 @@ from ._dlpack import import_dlpack
 from ._elementwise import copy_array, copy_elements
 from ._elementwise_functions import _where, greater_equal, less_equal
 from ._transfer import check_scalar_fits, numpy_to_device, wrap_numpy
-from ._views import broadcast_to, expand_dims
+from ._views import as_int, broadcast_to, expand_dims
 
 
 def _normalize_shape(shape) -> tuple:
@@ -306,14 +306,8 @@ def zeros(shape, *, dtype=None, device=None) -> Array:
 
 
 def ones(shape, *, dtype=None, device=None) -> Array:
-    """A new array of ``shape`` filled with ones.
-
-    Args:
-        shape: an int or a tuple of non-negative ints.
-        dtype: the dtype; None gives ``float64``.
-        device: where the array lives: a ``Device``, a string (``"cpu"``, ``"cuda:0"``,
-            ``"hip:0"``) or None for the default device (the first GPU found, else the CPU;
-            ``ROCARRAY_DEVICE`` and ``with ra.Device(...)`` change it).
+    """A new array of ``shape`` filled with ones; ``shape``, ``dtype`` (None: ``float64``)
+    and ``device`` as for ``zeros``.
 
     Examples:
         >>> import rocarray as ra
@@ -505,9 +499,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Array:
         n_cols: the number of columns (None: ``n_rows``).
         k: the diagonal: 0 the main one, positive above it, negative below.
         dtype: the dtype; None gives ``float64``.
-        device: where the array lives: a ``Device``, a string (``"cpu"``, ``"cuda:0"``,
-            ``"hip:0"``) or None for the default device (the first GPU found, else the CPU;
-            ``ROCARRAY_DEVICE`` and ``with ra.Device(...)`` change it).
+        device: as for ``zeros``.
 
     Examples:
         >>> import rocarray as ra
@@ -618,12 +610,7 @@ def _triangle(x, k, fname: str, lower: bool) -> Array:
         raise TypeError(f"{fname}: x must be a rocarray array, not {type(x).__name__}")
     if x.ndim < 2:
         raise ValueError(f"{fname}: x must have at least two dimensions (..., M, N); got shape {x.shape}")
-    if isinstance(k, builtins.bool):
-        raise TypeError(f"{fname}: k must be an integer, not bool")
-    try:
-        k = operator.index(k)
-    except TypeError:
-        raise TypeError(f"{fname}: k must be an integer, not {type(k).__name__}") from None
+    k = as_int(k, fname, "k")
     m, n = x.shape[-2:]
     # the output first: a shape no array can have fails before the index vectors are made
     out = Array._empty(x.shape, x.dtype, x.device)

@@ -9,7 +9,6 @@ computed on the host but output shapes (for repeat, from the counts read back)."
 from __future__ import annotations
 
 import itertools
-import operator
 from builtins import max as builtins_max, sum as builtins_sum
 
 import numpy as np
@@ -21,7 +20,7 @@ from ._dtypes import result_type
 from ._elementwise import copy_elements
 from ._elementwise_functions import not_equal, subtract
 from ._user_kernels import ElementwiseKernel
-from ._views import _axis_index, _axis_slice, _check_array, _normalize_axis, _nocopy_reshape, _resolve_shape
+from ._views import _axis_index, _axis_slice, _check_array, _normalize_axis, _nocopy_reshape, _resolve_shape, as_int
 # (the spec's manipulation functions that are views: the namespace takes them from here)
 from ._views import (broadcast_arrays, broadcast_shapes, broadcast_to, expand_dims, flip,  # noqa: F401
                      matrix_transpose, moveaxis, permute_dims, squeeze, unstack)
@@ -94,15 +93,6 @@ def _shapes_text(arrays) -> str:
     return ", ".join(str(a.shape) for a in arrays)
 
 
-def _as_int(v, fname: str, argname: str) -> int:
-    if isinstance(v, bool):
-        raise TypeError(f"{fname}: {argname} must be an integer, not bool")
-    try:
-        return operator.index(v)
-    except TypeError:
-        raise TypeError(f"{fname}: {argname} must be an integer, not {type(v).__name__}") from None
-
-
 def concat(arrays, /, *, axis=0) -> Array:
     """Join arrays along an existing axis (``axis=None``: flattened, in C order).  The
     result has the promoted dtype of the inputs."""
@@ -171,7 +161,7 @@ def roll(x: Array, /, shift, *, axis=None) -> Array:
     """
     _check_array(x, "roll")
     shift_tuple = isinstance(shift, (tuple, list))
-    shifts = tuple(_as_int(s, "roll", "shift") for s in shift) if shift_tuple else (_as_int(shift, "roll", "shift"),)
+    shifts = tuple(as_int(s, "roll", "shift") for s in shift) if shift_tuple else (as_int(shift, "roll", "shift"),)
     if axis is None:
         if shift_tuple and len(shifts) != 1:
             raise ValueError(f"roll: a tuple shift {tuple(shift)!r} needs a tuple axis of the same length")
@@ -282,7 +272,7 @@ def repeat(x: Array, repeats, /, *, axis=None) -> Array:
         else:
             return _repeat_gather(x, ax, counts, int(counts.sum()))
     else:
-        r = _as_int(repeats, "repeat", "repeats")
+        r = as_int(repeats, "repeat", "repeats")
         if r < 0:
             raise ValueError(f"repeat: repeats must be non-negative, got {r}")
     # the same count for every element: broadcast a new axis after ax, one copy
@@ -307,7 +297,7 @@ def tile(x: Array, repetitions, /) -> Array:
     _check_array(x, "tile")
     if not isinstance(repetitions, (tuple, list)):
         raise TypeError(f"tile: repetitions must be a tuple of ints, not {type(repetitions).__name__}")
-    reps = tuple(_as_int(r, "tile", "repetitions") for r in repetitions)
+    reps = tuple(as_int(r, "tile", "repetitions") for r in repetitions)
     if any(r < 0 for r in reps):
         raise ValueError(f"tile: repetitions must be non-negative, got {reps}")
     n = builtins_max(x.ndim, len(reps))
@@ -345,7 +335,7 @@ def diff(x: Array, /, n=1, axis=-1, prepend=None, append=None) -> Array:
     if x.ndim == 0:
         raise ValueError("diff: x must have at least one dimension; got a 0-d array")
     ax = _normalize_axis(axis, x.ndim, "diff")
-    n = _as_int(n, "diff", "n")
+    n = as_int(n, "diff", "n")
     if n < 0:
         raise ValueError(f"diff: n must be non-negative, got {n}")
     parts = []

@@ -19,7 +19,7 @@ from ._elementwise_functions import (clip as _clip, conj as _conj, imag as _imag
                                      minimum as _minimum, real as _real, where as _where)
 from ._indexing_functions import nonzero as _nonzero, take as _take
 from ._manipulation_functions import repeat as _repeat, reshape
-from ._numpy_names import _as_array, _into, around, diagonal, dot, swapaxes, trace
+from ._numpy_names import _as_array, _into, _named, around, diagonal, dot, swapaxes, trace
 from ._set_functions import unique_all, unique_counts, unique_inverse, unique_values
 from ._sorting_functions import argsort as _argsort, sort as _sort
 from ._statistical_functions import (all as _all, any as _any, argmax as _argmax, argmin as _argmin,
@@ -124,24 +124,22 @@ def _ddof(ddof, correction, name: str):
     return ddof
 
 
-def np_var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
-           correction=None):
-    """NumPy's ``var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
-    correction=None)``."""
-    if where is not None or mean is not None:
-        raise TypeError("var: where= and mean= are not supported")
-    x = _np_float(_as_array(a, "var"), dtype)
-    return _into(_var(x, axis=axis, correction=_ddof(ddof, correction, "var"), keepdims=keepdims), out, "var")
+def _np_spread(name: str, spread):
+    """NumPy's ``var`` / ``std`` (``ddof=`` or the standard's ``correction=``) over the
+    standard's function."""
+    def np_spread(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+                  correction=None):
+        if where is not None or mean is not None:
+            raise TypeError(f"{name}: where= and mean= are not supported")
+        x = _np_float(_as_array(a, name), dtype)
+        return _into(spread(x, axis=axis, correction=_ddof(ddof, correction, name), keepdims=keepdims), out, name)
+
+    return _named(np_spread, f"np_{name}", f"NumPy's ``{name}(a, axis=None, dtype=None, out=None, ddof=0, "
+                 "keepdims=False, *, correction=None)``.")
 
 
-def np_std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
-           correction=None):
-    """NumPy's ``std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *,
-    correction=None)``."""
-    if where is not None or mean is not None:
-        raise TypeError("std: where= and mean= are not supported")
-    x = _np_float(_as_array(a, "std"), dtype)
-    return _into(_std(x, axis=axis, correction=_ddof(ddof, correction, "std"), keepdims=keepdims), out, "std")
+np_var = _np_spread("var", _var)
+np_std = _np_spread("std", _std)
 
 
 def _arg(name: str, op, a, axis, out, keepdims):
@@ -212,32 +210,33 @@ def cumprod(a, axis=None, dtype=None, out=None) -> Array:
     return _scan("cumprod", cumulative_prod, a, axis, dtype, out)
 
 
-def nancumsum(a, axis=None, dtype=None, out=None) -> Array:
-    """``nancumsum(a, axis=None, dtype=None, out=None)``: ``cumsum`` with NaN as zero.
+def _nan_scan(name: str, scan, identity, doc: str):
+    """NumPy's ``nancumsum`` / ``nancumprod``: the scan with NaN read as its identity."""
+    def nan_scan(a, axis=None, dtype=None, out=None) -> Array:
+        x = _as_array(a, name)
+        if x.dtype.kind in "fc":
+            x = _where(x != x, identity, x)
+        return _scan(name, scan, x, axis, dtype, out)
+
+    return _named(nan_scan, name, doc)
+
+
+nancumsum = _nan_scan("nancumsum", cumulative_sum, 0, """\
+    ``nancumsum(a, axis=None, dtype=None, out=None)``: ``cumsum`` with NaN as zero.
 
     Examples:
         >>> import rocarray as ra
         >>> ra.nancumsum(ra.asarray([1.0, float("nan"), 2.0]))
         array([1., 1., 3.])
-    """
-    x = _as_array(a, "nancumsum")
-    if x.dtype.kind in "fc":
-        x = _where(x != x, 0, x)
-    return _scan("nancumsum", cumulative_sum, x, axis, dtype, out)
-
-
-def nancumprod(a, axis=None, dtype=None, out=None) -> Array:
-    """``nancumprod(a, axis=None, dtype=None, out=None)``: ``cumprod`` with NaN as one.
+    """)
+nancumprod = _nan_scan("nancumprod", cumulative_prod, 1, """\
+    ``nancumprod(a, axis=None, dtype=None, out=None)``: ``cumprod`` with NaN as one.
 
     Examples:
         >>> import rocarray as ra
         >>> ra.nancumprod(ra.asarray([2.0, float("nan"), 2.0]))
         array([2., 2., 4.])
-    """
-    x = _as_array(a, "nancumprod")
-    if x.dtype.kind in "fc":
-        x = _where(x != x, 1, x)
-    return _scan("nancumprod", cumulative_prod, x, axis, dtype, out)
+    """)
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
@@ -280,25 +279,23 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     return unique_values(flat)
 
 
-def np_sort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """NumPy's ``sort(a, axis=-1, kind=None, order=None, *, stable=None)`` (always stable;
-    ``axis=None`` sorts the flattened array)."""
-    if order is not None:
-        raise TypeError("sort: order= (structured arrays) is not supported")
-    x = _as_array(a, "sort")
-    if axis is None:
-        x, axis = reshape(x, (-1,)), 0
-    return _sort(x, axis=axis)
+def _np_sorting(name: str, sorting):
+    """NumPy's ``sort`` / ``argsort`` over the standard's (``kind=`` is ignored: the sort is
+    always stable; ``axis=None`` sorts the flattened array)."""
+    def np_sorting(a, axis=-1, kind=None, order=None, *, stable=None):
+        if order is not None:
+            raise TypeError(f"{name}: order= (structured arrays) is not supported")
+        x = _as_array(a, name)
+        if axis is None:
+            x, axis = reshape(x, (-1,)), 0
+        return sorting(x, axis=axis)
+
+    return _named(np_sorting, f"np_{name}", f"NumPy's ``{name}(a, axis=-1, kind=None, order=None, *, "
+                 "stable=None)`` (always stable; ``axis=None`` sorts the flattened array).")
 
 
-def np_argsort(a, axis=-1, kind=None, order=None, *, stable=None):
-    """NumPy's ``argsort(a, axis=-1, kind=None, order=None, *, stable=None)``."""
-    if order is not None:
-        raise TypeError("argsort: order= (structured arrays) is not supported")
-    x = _as_array(a, "argsort")
-    if axis is None:
-        x, axis = reshape(x, (-1,)), 0
-    return _argsort(x, axis=axis)
+np_sort = _np_sorting("sort", _sort)
+np_argsort = _np_sorting("argsort", _argsort)
 
 
 def np_take(a, indices, axis=None, out=None, mode="raise"):
@@ -560,36 +557,40 @@ def _imag_prop(self):
     return zeros_like(self)
 
 
-Array.sum = _m_sum
-Array.prod = _m_prod
-Array.max = _m_max
-Array.min = _m_min
-Array.mean = _m_mean
-Array.var = _m_var
-Array.std = _m_std
-Array.argmax = _m_argmax
-Array.argmin = _m_argmin
-Array.all = _m_all
-Array.any = _m_any
-Array.cumsum = _m_cumsum
-Array.cumprod = _m_cumprod
-Array.sort = _m_sort
-Array.argsort = _m_argsort
-Array.clip = _m_clip
-Array.round = _m_round
-Array.dot = _m_dot
-Array.nonzero = _m_nonzero
-Array.fill = _m_fill
-Array.item = _m_item
-Array.squeeze = _m_squeeze
-Array.swapaxes = _m_swapaxes
-Array.repeat = _m_repeat
-Array.take = _m_take
-Array.diagonal = _m_diagonal
-Array.trace = _m_trace
-Array.conj = _m_conj
-Array.conjugate = _m_conj
-Array.view = _m_view
-Array.tobytes = _m_tobytes
-Array.real = property(_real_prop)
-Array.imag = property(_imag_prop)
+# NumPy's array methods, installed on Array by name (the array core imports no op)
+for _name, _method in {
+        "sum": _m_sum,
+        "prod": _m_prod,
+        "max": _m_max,
+        "min": _m_min,
+        "mean": _m_mean,
+        "var": _m_var,
+        "std": _m_std,
+        "argmax": _m_argmax,
+        "argmin": _m_argmin,
+        "all": _m_all,
+        "any": _m_any,
+        "cumsum": _m_cumsum,
+        "cumprod": _m_cumprod,
+        "sort": _m_sort,
+        "argsort": _m_argsort,
+        "clip": _m_clip,
+        "round": _m_round,
+        "dot": _m_dot,
+        "nonzero": _m_nonzero,
+        "fill": _m_fill,
+        "item": _m_item,
+        "squeeze": _m_squeeze,
+        "swapaxes": _m_swapaxes,
+        "repeat": _m_repeat,
+        "take": _m_take,
+        "diagonal": _m_diagonal,
+        "trace": _m_trace,
+        "conj": _m_conj,
+        "conjugate": _m_conj,
+        "view": _m_view,
+        "tobytes": _m_tobytes,
+        "real": property(_real_prop),
+        "imag": property(_imag_prop),
+}.items():
+    setattr(Array, _name, _method)

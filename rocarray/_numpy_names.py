@@ -30,6 +30,14 @@ def _as_array(a, name: str, device=None) -> Array:
                     "use rocarray.asarray() to move a NumPy array to a device")
 
 
+
+def _named(fn, name: str, doc: str):
+    """``fn`` (made by a factory of NumPy look-alikes) under its public ``name`` and ``doc``,
+    for ``help()``, the API reference and error messages."""
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
 def _axis(axis, ndim: int, name: str) -> int:
     if isinstance(axis, builtins.bool) or not isinstance(axis, (int, np.integer)):
         raise TypeError(f"{name}: axis must be an int, not {type(axis).__name__}")

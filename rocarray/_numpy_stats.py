@@ -20,7 +20,7 @@ from ._elementwise_functions import (abs as _abs, add, conj, divide, equal, floo
 from ._indexing_functions import searchsorted, take
 from ._linear_algebra_functions import matmul
 from ._manipulation_functions import concat, diff, reshape
-from ._numpy_names import _as_array, _into, _operands, ravel
+from ._numpy_names import _as_array, _into, _named, _operands, ravel
 from ._sorting_functions import argsort, sort
 from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
 from ._views import expand_dims, flip, normalize_axes, permute_dims
@@ -62,7 +62,10 @@ def _check_q(q, name: str, scale: float):
     return qa
 
 
-def _quantile(name: str, a, q, axis, out, method, keepdims, *, skip_nan: bool, scale: float = 1.0):
+def _quantile(name: str, a, q, axis, out, method, keepdims, *, skip_nan: bool, scale: float = 1.0,
+              weights=None):
+    if weights is not None:
+        raise TypeError(f"{name}: weights are not supported")
     x = _as_array(a, name)
     if x.dtype.kind == "c":
         raise TypeError(f"{name}: complex arrays have no order")
@@ -170,9 +173,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
         >>> ra.quantile(ra.asarray([1.0, 2.0, 3.0, 4.0]), 0.5)
         array(2.5)
     """
-    if weights is not None:
-        raise TypeError("quantile: weights are not supported")
-    return _quantile("quantile", a, q, axis, out, method, keepdims, skip_nan=False)
+    return _quantile("quantile", a, q, axis, out, method, keepdims, skip_nan=False, weights=weights)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
@@ -185,9 +186,7 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
         >>> ra.percentile(ra.asarray([1.0, 2.0, 3.0, 4.0]), 25)
         array(1.75)
     """
-    if weights is not None:
-        raise TypeError("percentile: weights are not supported")
-    return _quantile("percentile", a, q, axis, out, method, keepdims, skip_nan=False, scale=100.0)
+    return _quantile("percentile", a, q, axis, out, method, keepdims, skip_nan=False, scale=100.0, weights=weights)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -301,6 +300,13 @@ def nanmin(a, axis=None, out=None, keepdims=False):
     return _nan_extreme("nanmin", a, axis, out, keepdims, _min, float("inf"))
 
 
+def _nan_input(a, name: str, dtype) -> Array:
+    """The operand of a NaN-ignoring statistic: a floating array (integers as float64), in
+    ``dtype`` when given."""
+    x = _float(_as_array(a, name))
+    return x if dtype is None else astype(x, dtype)
+
+
 def _nan_count(x: Array, axis, keepdims):
     return _sum(logical_not(isnan(x)), axis=axis, keepdims=keepdims)
 
@@ -314,9 +320,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
         >>> ra.nanmean(ra.asarray([1.0, float("nan"), 3.0]))
         array(2.)
     """
-    x = _float(_as_array(a, "nanmean"))
-    if dtype is not None:
-        x = astype(x, dtype)
+    x = _nan_input(a, "nanmean", dtype)
     s = _sum(_nan_to(x, 0), axis=axis, keepdims=keepdims)
     n = _nan_count(x, axis, keepdims)
     return _into(astype(divide(s, astype(n, _real(x.dtype))), s.dtype), out, "nanmean")
@@ -335,9 +339,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
         >>> ra.nanvar(ra.asarray([1.0, float("nan"), 3.0]))
         array(1.)
     """
-    x = _float(_as_array(a, "nanvar"))
-    if dtype is not None:
-        x = astype(x, dtype)
+    x = _nan_input(a, "nanvar", dtype)
     n = astype(_nan_count(x, axis, True), _real(x.dtype))
     m = divide(_sum(_nan_to(x, 0), axis=axis, keepdims=True), n)
     d = _nan_to(subtract(x, m), 0)
@@ -361,37 +363,37 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     return _into(sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)), out, "nanstd")
 
 
-def nanargmax(a, axis=None, out=None, keepdims=False):
-    """``nanargmax(a, axis=None, ...)``: ``argmax`` ignoring NaN (a line of NaN only is a
+def _nan_arg(name: str, method: str, fill: float, doc: str):
+    """NumPy's ``nanargmax`` / ``nanargmin``: NaN replaced by the value that never wins; a
+    slice of NaN only is a ValueError, as NumPy."""
+    def nan_arg(a, axis=None, out=None, keepdims=False):
+        x = _as_array(a, name)
+        if x.dtype.kind == "f":
+            if bool(isnan(x).all(axis=axis).any()):
+                raise ValueError(f"{name}: a slice holds only NaN")
+            x = _nan_to(x, fill)
+        return _into(getattr(x, method)(axis=axis, keepdims=keepdims), out, name)
+
+    return _named(nan_arg, name, doc)
+
+
+nanargmax = _nan_arg("nanargmax", "argmax", -float("inf"), """\
+    ``nanargmax(a, axis=None, ...)``: ``argmax`` ignoring NaN (a line of NaN only is a
     ValueError, as NumPy).
 
     Examples:
         >>> import rocarray as ra
         >>> ra.nanargmax(ra.asarray([1.0, float("nan"), 2.0]))
         array(2)
-    """
-    x = _as_array(a, "nanargmax")
-    if x.dtype.kind == "f":
-        if bool(isnan(x).all(axis=axis).any()):
-            raise ValueError("nanargmax: a slice holds only NaN")
-        x = _nan_to(x, -float("inf"))
-    return _into(x.argmax(axis=axis, keepdims=keepdims), out, "nanargmax")
-
-
-def nanargmin(a, axis=None, out=None, keepdims=False):
-    """``nanargmin(a, axis=None, ...)``: ``argmin`` ignoring NaN.
+    """)
+nanargmin = _nan_arg("nanargmin", "argmin", float("inf"), """\
+    ``nanargmin(a, axis=None, ...)``: ``argmin`` ignoring NaN.
 
     Examples:
         >>> import rocarray as ra
         >>> ra.nanargmin(ra.asarray([1.0, float("nan"), 0.5]))
         array(2)
-    """
-    x = _as_array(a, "nanargmin")
-    if x.dtype.kind == "f":
-        if bool(isnan(x).all(axis=axis).any()):
-            raise ValueError("nanargmin: a slice holds only NaN")
-        x = _nan_to(x, float("inf"))
-    return _into(x.argmin(axis=axis, keepdims=keepdims), out, "nanargmin")
+    """)
 
 
 # -- counts and histograms ------------------------------------------------------------------------

@@ -15,13 +15,20 @@ class AxisError(IndexError, ValueError):
     NumPy's ``AxisError`` is (code written against either kind catches it)."""
 
 
-def _normalize_axis(axis, ndim: int, fname: str) -> int:
-    if axis.__class__ is bool:  # (an int to operator.index, never an axis: NumPy refuses it)
-        raise TypeError(f"{fname}: axis must be an integer, not bool")
+def as_int(v, fname: str, argname: str) -> int:
+    """``v`` as a Python int (``operator.index``), else a ``TypeError`` naming ``fname`` and
+    the argument; a bool is refused (an int to ``operator.index``, never a count or an axis
+    to NumPy)."""
+    if v.__class__ is bool:
+        raise TypeError(f"{fname}: {argname} must be an integer, not bool")
     try:
-        a = operator.index(axis)
+        return operator.index(v)
     except TypeError:
-        raise TypeError(f"{fname}: axis must be an integer, not {type(axis).__name__}") from None
+        raise TypeError(f"{fname}: {argname} must be an integer, not {type(v).__name__}") from None
+
+
+def _normalize_axis(axis, ndim: int, fname: str) -> int:
+    a = as_int(axis, fname, "axis")
     if not -ndim <= a < ndim:
         raise AxisError(f"{fname}: axis {a} is out of bounds for an array of dimension {ndim}")
     return a + ndim if a < 0 else a

@@ -13,7 +13,6 @@ imaginary part, as NumPy does); ``rfft``/``rfftn``/``ihfft`` refuse complex inpu
 from __future__ import annotations
 
 import builtins
-import operator
 
 import numpy as np
 
@@ -23,7 +22,7 @@ from .._creation_functions import asarray
 from .._data_type_functions import astype
 from .._device import as_device, default_device
 from .._manipulation_functions import roll
-from .._views import normalize_axes
+from .._views import as_int, normalize_axes
 from .. import vendor
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
@@ -60,13 +59,7 @@ def _norm(norm, name: str) -> str:
 
 
 def _length(v, name: str, what: str) -> int:
-    if isinstance(v, builtins.bool):
-        raise TypeError(f"fft.{name}: {what} must be an int, not bool")
-    try:
-        v = operator.index(v)
-    except TypeError:
-        raise TypeError(f"fft.{name}: {what} must be an int, not {type(v).__name__}") from None
-    return v
+    return as_int(v, f"fft.{name}", what)
 
 
 def _plan(x: Array, name: str, s, axes, half_last: bool):
@@ -231,12 +224,7 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Array:
 
     >>> ra.fft.fftfreq(4)  # [0, 0.25, -0.5, -0.25]
     """
-    n = _length(n, "fftfreq", "n")
-    if n < 1:
-        raise ValueError(f"fft.fftfreq: n must be at least 1, got {n}")
-    dtype = _freq_dtype(dtype, "fftfreq")
-    dev = default_device() if device is None else as_device(device)
-    return asarray(np.fft.fftfreq(n, d).astype(dtype), device=dev)
+    return _frequencies("fftfreq", np.fft.fftfreq, n, d, dtype, device)
 
 
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Array:
@@ -244,12 +232,18 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Array:
 
     >>> ra.fft.rfftfreq(4)  # [0, 0.25, 0.5]
     """
-    n = _length(n, "rfftfreq", "n")
+    return _frequencies("rfftfreq", np.fft.rfftfreq, n, d, dtype, device)
+
+
+def _frequencies(name: str, numpy_fn, n, d, dtype, device) -> Array:
+    """``fftfreq`` / ``rfftfreq``: NumPy's few values (exact, no device work worth a kernel)
+    made on the host and moved to ``device``."""
+    n = _length(n, name, "n")
     if n < 1:
-        raise ValueError(f"fft.rfftfreq: n must be at least 1, got {n}")
-    dtype = _freq_dtype(dtype, "rfftfreq")
+        raise ValueError(f"fft.{name}: n must be at least 1, got {n}")
+    dtype = _freq_dtype(dtype, name)
     dev = default_device() if device is None else as_device(device)
-    return asarray(np.fft.rfftfreq(n, d).astype(dtype), device=dev)
+    return asarray(numpy_fn(n, d).astype(dtype), device=dev)
 
 
 def _shift(x, axes, name: str, sign: int) -> Array:
