@@ -157,12 +157,16 @@ def test_parse_is_cached_and_lowering_is_fast():
     info = lang._parsed_body.cache_info()
     assert info.misses == 1 and info.hits == 2
     d = np.dtype(np.float32)
-    t0 = time.perf_counter()
-    for _ in range(20):
-        module, _ = compile_ir(body, [("x", d, "in"), ("y", d, "in"), ("z", d, "out")],
-                               typedefs={"T": d})
-        str(module)
-    per_call_ms = (time.perf_counter() - t0) / 20 * 1e3
+    # the best of a few rounds: a round stalled by another thread (a background compile, a
+    # disk write) says nothing about the lowering's own cost
+    per_call_ms = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(4):
+            module, _ = compile_ir(body, [("x", d, "in"), ("y", d, "in"), ("z", d, "out")],
+                                   typedefs={"T": d})
+            str(module)
+        per_call_ms = min(per_call_ms, (time.perf_counter() - t0) / 4 * 1e3)
     assert per_call_ms < 10, per_call_ms
 
 
