@@ -217,6 +217,7 @@ def _one_contiguous_run(plan, ins, outs):
     inputs, given outputs) of one shape and C-contiguous, and no input array sharing memory
     with a given output (NumPy's overlap rule is the general path's) -- else None."""
     shape = None
+    buffers = set()  # (of the array inputs)
     for a, k in zip(ins, plan.in_kinds):
         if k == "a":
             if shape is None:
@@ -225,12 +226,13 @@ def _one_contiguous_run(plan, ins, outs):
                 return None
             if not a.is_c_contiguous():
                 return None
+            buffers.add(id(a._buf))
     for o in outs:
         if shape is None:
             shape, n = o._shape, o._size
         elif o._shape != shape:
             return None
-        if not o.is_c_contiguous() or any(k == "a" and a._buf is o._buf for a, k in zip(ins, plan.in_kinds)):
+        if not o.is_c_contiguous() or id(o._buf) in buffers:
             return None
     return None if shape is None else (shape, n)
 
