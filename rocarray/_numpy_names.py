@@ -17,7 +17,7 @@ from ._elementwise_functions import add, conj, divide, floor_divide, multiply, r
 from ._indexing_functions import nonzero, take
 from ._linear_algebra_functions import matmul, tensordot
 from ._manipulation_functions import concat, reshape, stack
-from ._views import broadcast_to, flip, normalize_axes, permute_dims
+from ._views import as_int, broadcast_to, diagonal_view, flip, normalize_axes, permute_dims
 
 def _as_array(a, name: str, device=None) -> Array:
     """``a`` if it is a rocarray array; Python scalars and (nested) lists become one on
@@ -393,21 +393,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1) -> Array:
     i, j = _axis(axis1, x.ndim, "diagonal"), _axis(axis2, x.ndim, "diagonal")
     if i == j:
         raise ValueError("diagonal: axis1 and axis2 cannot be the same")
-    offset = operator.index(offset)
-    n1, n2 = x.shape[i], x.shape[j]
-    start = x._offset
-    if offset >= 0:
-        n = builtins.max(builtins.min(n1, n2 - offset), 0)
-        if n:
-            start += offset * x.strides[j]
-    else:
-        n = builtins.max(builtins.min(n1 + offset, n2), 0)
-        if n:
-            start -= offset * x.strides[i]
-    keep = [k for k in range(x.ndim) if k not in (i, j)]
-    shape = [x.shape[k] for k in keep] + [n]
-    strides = [x.strides[k] for k in keep] + [x.strides[i] + x.strides[j]]
-    return x._view(shape, strides, start)
+    return diagonal_view(x, as_int(offset, "diagonal", "offset"), i, j)
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None) -> Array:

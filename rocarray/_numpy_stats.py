@@ -20,6 +20,7 @@ from ._elementwise_functions import (abs as _abs, add, conj, divide, equal, floo
 from ._indexing_functions import searchsorted, take
 from ._linear_algebra_functions import matmul
 from ._manipulation_functions import concat, diff, reshape
+from . import linalg
 from ._numpy_names import _as_array, _into, _named, _operands, ravel
 from ._sorting_functions import argsort, sort
 from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
@@ -827,15 +828,5 @@ def cross(a, b, axis=-1) -> Array:
         array([0., 0., 1.])
     """
     x, y = _operands("cross", a, b)
-    (ax,) = normalize_axes(axis, x.ndim, "cross")
-    if x.shape[ax] != 3 or y.shape[axis] != 3:
-        raise ValueError("cross: only 3-vectors are supported")
-    xm = permute_dims(x, tuple(i for i in range(x.ndim) if i != ax) + (ax,))
-    ym = permute_dims(y, tuple(i for i in range(y.ndim) if i != ax) + (ax,))
-    x0, x1, x2 = xm[..., 0], xm[..., 1], xm[..., 2]
-    y0, y1, y2 = ym[..., 0], ym[..., 1], ym[..., 2]
-    parts = [subtract(multiply(x1, y2), multiply(x2, y1)), subtract(multiply(x2, y0), multiply(x0, y2)),
-             subtract(multiply(x0, y1), multiply(x1, y0))]
-    r = concat([expand_dims(p, axis=-1) for p in parts], axis=-1)
-    return permute_dims(r, tuple(range(ax)) + (r.ndim - 1,) + tuple(range(ax, r.ndim - 1)))
+    return linalg.cross(x, y, axis=axis)  # (3-vectors only: NumPy's 2-vector form is not offered)
 

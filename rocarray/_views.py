@@ -27,6 +27,24 @@ def as_int(v, fname: str, argname: str) -> int:
         raise TypeError(f"{fname}: {argname} must be an integer, not {type(v).__name__}") from None
 
 
+def diagonal_view(x: Array, offset: int, i: int, j: int) -> Array:
+    """The ``offset``-th diagonal of the planes of axes ``i`` and ``j`` (normalized, distinct)
+    of ``x``, as a view with the diagonal as its last axis (NumPy's layout)."""
+    n1, n2 = x.shape[i], x.shape[j]
+    start = x._offset
+    if offset >= 0:
+        n = max(min(n1, n2 - offset), 0)
+        if n:
+            start += offset * x.strides[j]
+    else:
+        n = max(min(n1 + offset, n2), 0)
+        if n:
+            start -= offset * x.strides[i]
+    keep = [k for k in range(x.ndim) if k not in (i, j)]
+    return x._view(tuple(x.shape[k] for k in keep) + (n,),
+                   tuple(x.strides[k] for k in keep) + (x.strides[i] + x.strides[j],), start)
+
+
 def _normalize_axis(axis, ndim: int, fname: str) -> int:
     a = as_int(axis, fname, "axis")
     if not -ndim <= a < ndim:

@@ -28,7 +28,8 @@ from .._elementwise_functions import multiply, subtract
 from .._linear_algebra_functions import matmul, tensordot, vecdot
 from .._manipulation_functions import reshape, stack
 from .._statistical_functions import sum as _sum
-from .._views import broadcast_shapes, broadcast_to, expand_dims, matrix_transpose, normalize_axes
+from .._views import (as_int, broadcast_shapes, broadcast_to, diagonal_view, expand_dims, matrix_transpose,
+                      normalize_axes)
 from .._copy import contiguous
 from .. import vendor
 from numpy.linalg import LinAlgError
@@ -338,20 +339,7 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     x = _array(x, "diagonal")
     if x.ndim < 2:
         raise ValueError(f"linalg.diagonal: x must have at least 2 dimensions; got shape {x.shape}")
-    if isinstance(offset, builtins.bool):
-        raise TypeError("linalg.diagonal: offset must be an int, not bool")
-    try:
-        offset = operator.index(offset)
-    except TypeError:
-        raise TypeError(f"linalg.diagonal: offset must be an int, not {type(offset).__name__}") from None
-    m, n = x.shape[-2:]
-    sm, sn = x.strides[-2:]
-    if offset >= 0:
-        length, start = max(0, min(m, n - offset)), offset * sn
-    else:
-        length, start = max(0, min(m + offset, n)), -offset * sm
-    return x._view(x.shape[:-2] + (length,), x.strides[:-2] + (sm + sn,),
-                   x._offset + (start if length else 0))
+    return diagonal_view(x, as_int(offset, "linalg.diagonal", "offset"), x.ndim - 2, x.ndim - 1)
 
 
 def trace(x: Array, /, *, offset: int = 0, dtype=None) -> Array:
