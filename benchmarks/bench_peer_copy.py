@@ -17,12 +17,11 @@ import argparse
 import json
 import os
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_elementwise import _try_import, machine  # noqa: E402  (sets the cache env)
+from bench_elementwise import _try_import, best_of_each, machine  # noqa: E402  (sets the cache env)
 
 import rocarray as ra  # noqa: E402
 from rocarray._device import gpu_count  # noqa: E402
@@ -32,13 +31,7 @@ def best_time(fn, sync, repeat: int) -> float:
     """Best seconds of ``fn(); sync()`` over ``repeat`` rounds, after one warm-up round."""
     fn()
     sync()
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        best = min(best, time.perf_counter() - t0)
-    return best
+    return best_of_each([lambda: (fn(), sync())], repeat)[0]
 
 
 def measure(kind: str, nbytes: int, repeat: int) -> tuple[list, dict]:

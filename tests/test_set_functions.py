@@ -10,6 +10,19 @@ from conftest import ALL_DTYPES, random_array
 REAL = ALL_DTYPES
 
 
+def _check_unique_all(a: np.ndarray, device):
+    """``unique_all`` of ``a`` on ``device`` equals NumPy's (NaNs distinct); returns the
+    array, rocarray's result and NumPy's ``(values, indices, inverse, counts)``."""
+    v, i, inv, c = np.unique(a, return_index=True, return_inverse=True, return_counts=True, equal_nan=False)
+    x = ra.asarray(a, device=device)
+    r = ra.unique_all(x)
+    np.testing.assert_array_equal(r.values.get(), v)
+    np.testing.assert_array_equal(r.indices.get(), i)
+    np.testing.assert_array_equal(r.inverse_indices.get(), inv.reshape(a.shape))
+    np.testing.assert_array_equal(r.counts.get(), c)
+    return x, r, (v, i, inv, c)
+
+
 @pytest.mark.parametrize("dtype", REAL, ids=str)
 def test_unique_matches_numpy(device, dtype):
     rng = np.random.default_rng(31)
@@ -17,14 +30,7 @@ def test_unique_matches_numpy(device, dtype):
         a = random_array(shape, dtype, rng, low=-3, high=3)
         if np.dtype(dtype).kind == "f" and a.size > 3:
             a.flat[0] = a.flat[3] = np.nan
-        x = ra.asarray(a, device=device)
-        v, i, inv, c = np.unique(a, return_index=True, return_inverse=True, return_counts=True,
-                                 equal_nan=False)
-        r = ra.unique_all(x)
-        np.testing.assert_array_equal(r.values.get(), v)
-        np.testing.assert_array_equal(r.indices.get(), i)
-        np.testing.assert_array_equal(r.inverse_indices.get(), inv.reshape(a.shape))
-        np.testing.assert_array_equal(r.counts.get(), c)
+        x, r, (v, i, inv, c) = _check_unique_all(a, device)
         assert r.indices.dtype == r.counts.dtype == r.inverse_indices.dtype == ra.int64
         np.testing.assert_array_equal(ra.unique_values(x).get(), v)
         vc = ra.unique_counts(x)
@@ -56,14 +62,7 @@ def test_unique_long_arrays(device, dtype):
         a[[5, 70, 900]] = np.nan
         a[[6, 80]] = -0.0
         a[[7, 81]] = 0.0
-    x = ra.asarray(a, device=device)
-    v, i, inv, c = np.unique(a, return_index=True, return_inverse=True, return_counts=True,
-                             equal_nan=False)
-    r = ra.unique_all(x)
-    np.testing.assert_array_equal(r.values.get(), v)
-    np.testing.assert_array_equal(r.indices.get(), i)
-    np.testing.assert_array_equal(r.inverse_indices.get(), inv)
-    np.testing.assert_array_equal(r.counts.get(), c)
+    x, r, (v, i, inv, c) = _check_unique_all(a, device)
     vc = ra.unique_counts(x)
     np.testing.assert_array_equal(vc.counts.get(), c)
 
