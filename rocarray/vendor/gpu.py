@@ -165,6 +165,8 @@ class GPUBackend:
         in place when its matrices are row- or column-major and its stack one stride."""
         it = x.itemsize
         rows, cols = x.shape[-2:]
+        if x.shape[:-2] == batch and x.is_c_contiguous():  # (the common case, read as it is)
+            return "OP_N", max(cols, 1), rows * cols if batch else 0, x
         if x.shape[:-2] != batch:
             x = broadcast_to(x, batch + (rows, cols))
         s0, s1 = x.strides[-2:]
@@ -195,23 +197,15 @@ class GPUBackend:
         dtype = a.dtype
         m, k = a.shape[-2:]
         n = b.shape[-1]
-        # (the common case, C-ordered stacks of one shape, read as they are without the
-        # general layout analysis: the per-call host time is what small products cost)
-        same = a.shape[:-2] == b.shape[:-2] and a.is_c_contiguous() and b.is_c_contiguous()
-        batch = a.shape[:-2] if same else broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        batch = a.shape[:-2] if a.shape[:-2] == b.shape[:-2] else broadcast_shapes(a.shape[:-2], b.shape[:-2])
         out = Array._empty(batch + (m, n), dtype, a.device)
         if out.size == 0:
             return out
         if k == 0:
             return zeros(out.shape, dtype=dtype, device=a.device)
         _check_int32("matmul", m, n, k)
-        if same:
-            op_a = op_b = "OP_N"
-            lda, ldb = k, n
-            sa, sb = (m * k, k * n) if batch else (0, 0)
-        else:
-            op_a, lda, sa, a = self._operand(a, batch)
-            op_b, ldb, sb, b = self._operand(b, batch)
+        op_a, lda, sa, a = self._operand(a, batch)
+        op_b, ldb, sb, b = self._operand(b, batch)
         lib = self.lib
         h = self._handle(a.device, "blas")
         e = lib.enums
