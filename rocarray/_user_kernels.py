@@ -19,7 +19,7 @@ from ._creation_functions import asarray
 from ._elementwise import _resolve_overlap, copy_elements
 from ._launch import ContiguousRunner, KernelSpec, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
-from ._params import contiguous_template, scalar_fields
+from ._params import SCALAR_CONVERTERS, contiguous_template, scalar_fields
 from ._reduction import ReductionDef, reduce
 from ._views import broadcast_shapes, broadcast_to
 from ._warm import warm_call
@@ -196,20 +196,28 @@ class _Plan:
         if not outs:
             outs = [Array._empty(shape, t, device) for t in self.out_types]
         if n:
-            values = self._template.copy()
-            values[1] = n
-            for pos, a, k, t in zip(self.positions, ins, self.in_kinds, self.scalar_types):
-                if k == "a":
-                    values[pos] = a._buf.ptr + a._offset
-                else:
-                    fields = scalar_fields(a, t, self.name)
-                    values[pos:pos + len(fields)] = fields
-            for pos, o in zip(self.out_positions, outs):
-                values[pos] = o._buf.ptr + o._offset
-            for k, pos in self.read_back:
-                values[pos] = outs[k]._buf.ptr + outs[k]._offset
-            self.kernel.launch(n, values)
+            self.launch_flat(n, ins, [o._buf.ptr + o._offset for o in outs])
         return outs
+
+    def launch_flat(self, n: int, ins, out_ptrs) -> None:
+        """Launch over ``n`` elements of contiguous 1-D operands: ``ins`` the inputs (arrays
+        or scalars, as the plan's kinds say; no raw ones), ``out_ptrs`` the outputs'
+        addresses.  For callers that made their outputs themselves (``rocarray.random``
+        writes several outputs into one buffer) and so skip the layout checks of a call."""
+        values = self._template.copy()
+        values[1] = n
+        name = self.name
+        for pos, a, k, t in zip(self.positions, ins, self.in_kinds, self.scalar_types):
+            if k == "a":
+                values[pos] = a._buf.ptr + a._offset
+            else:
+                fields = SCALAR_CONVERTERS[t](a, name)
+                values[pos:pos + len(fields)] = fields
+        for pos, ptr in zip(self.out_positions, out_ptrs):
+            values[pos] = ptr
+        for k, pos in self.read_back:
+            values[pos] = out_ptrs[k]
+        self.kernel.launch(n, values)
 
 
 def _one_contiguous_run(plan, ins, outs):
@@ -450,6 +458,19 @@ class ElementwiseKernel:
             run, result = plan.run_contiguous, self._result
             return lambda args, shape, n: result(run(args, shape, n, device))
         return lambda args, shape, n: general(*args)
+
+    def plan_for(self, in_dtypes, out_dtypes, device) -> _Plan:
+        """The plan of a call whose inputs are arrays of ``in_dtypes`` (a Python scalar's
+        entry: its type, ``int``/``float``/``bool``/``complex``) and whose outputs are
+        arrays of ``out_dtypes``, on ``device``: what a call of those arguments would
+        resolve, for callers that launch it with ``_Plan.launch_flat``."""
+        tokens = tuple(t if t in (int, float, bool, complex) else np.dtype(t) for t in in_dtypes)
+        out_dtypes = tuple(np.dtype(t) for t in out_dtypes)
+        key = (*tokens, *out_dtypes, device)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = self._plan(tokens, out_dtypes, device, False)
+        return plan
 
     # -- the call (the warm path: ``_warm.warm_call``) -------------------------------------
     __call__ = property(operator.attrgetter("_call"))  # (straight to the warm path: no frame)

@@ -72,6 +72,31 @@ def test_python_scalar_takes_the_placeholder_type(device, dtype):
     _close(got.get(), d * d, dtype)
 
 
+_SPLIT = ra.ElementwiseKernel("T x, T s", "T lo, T hi", "lo = x - s; hi = x + s", "split_pm")
+
+
+@pytest.mark.parametrize("dtype", ["int32", "float32", "float64", "complex64"], ids=str)
+def test_plan_for_and_launch_flat(device, dtype):
+    """``plan_for`` resolves what a call of those argument kinds would, and
+    ``launch_flat`` writes outputs the caller made (here two halves of one buffer, as
+    ``rocarray.random`` does) as a call writes separate ones; a scalar out of the
+    parameter's range is the call's OverflowError."""
+    a = random_array((1001,), dtype, np.random.default_rng(4))
+    x = ra.asarray(a, device=device)
+    want_lo, want_hi = _SPLIT(x, 3)
+    plan = _SPLIT.plan_for((np.dtype(dtype), int), (dtype, dtype), x.device)
+    assert plan is _SPLIT.plan_for((dtype, int), (np.dtype(dtype),) * 2, x.device)
+    buf = ra.empty(2 * a.size, dtype=dtype, device=device)
+    step = a.size * buf.dtype.itemsize
+    plan.launch_flat(a.size, (x, 3), [buf.data_ptr, buf.data_ptr + step])
+    got = buf.get()
+    np.testing.assert_array_equal(got[:a.size], want_lo.get())
+    np.testing.assert_array_equal(got[a.size:], want_hi.get())
+    if np.dtype(dtype).kind == "i":
+        with pytest.raises(OverflowError, match="split_pm: Python integer .* out of bounds"):
+            plan.launch_flat(a.size, (x, 2**40), [buf.data_ptr, buf.data_ptr + step])
+
+
 @pytest.mark.parametrize("dtype", NUMERIC_DTYPES, ids=str)
 def test_python_scalar_on_the_warm_path(device, dtype):
     """Repeated calls with an array and a changing Python scalar (the warm path writes the

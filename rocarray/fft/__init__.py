@@ -104,8 +104,12 @@ def _one(kind: str, x, n, axis, norm, wants: str, half: bool, result: str) -> Ar
         n = _length(n, kind, "n")
         if n < 1:
             raise ValueError(f"fft.{kind}: invalid number of data points ({n}); it must be at least 1")
-    s, axes = _plan(x, kind, None if n is None else (n,), (ax,), half)
-    return vendor.backend(x.device).fft(kind, x, s, axes, norm, _out_dtype(x, result))
+    else:
+        n = 2 * (x.shape[ax] - 1) if half else x.shape[ax]
+        if n < 1:
+            raise ValueError(f"fft.{kind}: invalid number of data points ({n}) along axis {ax}; "
+                             "it must be at least 1")
+    return vendor.backend(x.device).fft(kind, x, (n,), (ax,), norm, _out_dtype(x, result))
 
 
 def _many(kind: str, x, s, axes, norm, wants: str, half: bool, result: str) -> Array:

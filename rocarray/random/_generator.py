@@ -27,6 +27,8 @@ _POISSON_LAM_MAX = np.iinfo(np.int64).max - 10 * math.sqrt(np.iinfo(np.int64).ma
 def _shape(size) -> tuple:
     if size is None:
         return ()
+    if type(size) is int and size >= 0:  # (the common case, before the general checks)
+        return (size,)
     if isinstance(size, (numbers.Integral, np.integer)):
         size = (size,)
     try:
@@ -148,14 +150,18 @@ class Generator:
         """Run a blocked kernel: each block gives ``per_block`` values, written to as many
         contiguous slices of one buffer."""
         n = math.prod(shape)
+        dev = self._device or default_device()
+        dtype = np.dtype(dtype)
         k = _kernels.per_block(kind, dtype)
         m = -(-n // k)
-        dev = self.device
-        buf = Array._empty((k * m,), np.dtype(dtype), dev)
+        buf = Array._empty((k * m,), dtype, dev)
         if m:
-            args = self._bg.take_blocks(m)
-            _kernels.kernel(kind, dtype)(*args, *extra, *_slices(buf, k, m))
-        return _contiguous_result(buf, n, shape)
+            # straight to the launch: the outputs are slices of one new buffer, so a call's
+            # checks of layouts and devices would find nothing (host time next to a fast kernel)
+            base, step = buf._buf.ptr, m * dtype.itemsize
+            _kernels.blocked_plan(kind, dtype, len(extra), dev).launch_flat(
+                m, (*self._bg.take_blocks(m), *extra), [base + j * step for j in range(k)])
+        return buf if k * m == n and len(shape) == 1 else _contiguous_result(buf, n, shape)
 
     def _integers(self, dtype, shape: tuple, lo: int, n: int) -> Array:
         """Values ``lo + [0, n)`` (lo as its 64-bit pattern), four per block: the

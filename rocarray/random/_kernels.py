@@ -477,9 +477,26 @@ def kernel(kind: str, dtype=None) -> ElementwiseKernel:
     return k
 
 
+_plans: dict = {}
+
+
+def blocked_plan(kind: str, dtype, n_extra: int, device):
+    """The plan (``ElementwiseKernel.plan_for``) of a blocked kernel on ``device``: its
+    stream scalars and ``n_extra`` float parameters in, ``per_block`` outputs of ``dtype``."""
+    key = (kind, dtype, device)
+    plan = _plans.get(key)
+    if plan is None:
+        plan = _plans[key] = kernel(kind, dtype).plan_for(
+            (int, int, int) + (float,) * n_extra, (dtype,) * per_block(kind, dtype), device)
+    return plan
+
+
 #: Outputs per block of the blocked kernels, by (kind, dtype name).
 def per_block(kind: str, dtype) -> int:
     """How many values one block gives a blocked kernel's loop element."""
     if kind in ("raw", "integers", "integers_wide"):
         return 4
-    return 4 if np.dtype(dtype) == np.float32 else 2
+    return 4 if dtype == _FLOAT32 else 2
+
+
+_FLOAT32 = np.dtype(np.float32)

@@ -36,6 +36,8 @@ _R2C = {np.dtype(np.float32): ("fft_r2c", "FFT_R2C"), np.dtype(np.float64): ("ff
 _C2R = {np.dtype(np.complex64): ("fft_c2r", "FFT_C2R"), np.dtype(np.complex128): ("fft_z2d", "FFT_Z2D")}
 _CPLX = {np.dtype(np.float32): np.dtype(np.complex64), np.dtype(np.float64): np.dtype(np.complex128)}
 _REAL = {v: k for k, v in _CPLX.items()}
+#: The library operation that executes a plan of each type.
+_EXEC = {t: call for table in (_C2C, _R2C, _C2R) for call, t in table.values()}
 
 
 def _contiguous(x: Array, fresh: bool) -> Array:
@@ -78,7 +80,8 @@ class FFT:
         key = (device.index, type_name, lengths, batch)
         found = cache.get(key)
         if found is not None:
-            cache.move_to_end(key)
+            if len(cache) > 1:
+                cache.move_to_end(key)
             return found
         lib = self.lib
         plan = lib.call("fft_create")()
@@ -89,7 +92,8 @@ class FFT:
                         "FFT_C2R": (half, n), "FFT_Z2D": (half, n)}.get(type_name, (n, n))
         work = lib.call("fft_plan")(plan, len(lengths), lib.enums["FFT_LENGTHS"](lengths), 0, 1, idist, 0, 1,
                                     odist, lib.enums[type_name], batch)
-        cache[key] = found = [plan, int(work or 0), None, None]
+        # [plan, work bytes, bound stream, work area, the execution call of its type]
+        cache[key] = found = [plan, int(work or 0), None, None, lib.call(_EXEC[type_name])]
         while len(cache) > MAX_PLANS:
             _, (old, *_) = cache.popitem(last=False)  # (its work area goes back to the pool)
             lib.call("fft_destroy")(old)
@@ -99,10 +103,10 @@ class FFT:
         """Execute ``op`` (a ``_C2C``/``_R2C``/``_C2R`` entry) over the last ``rank`` axes."""
         if not out.size:
             return
-        call_name, type_name = op
-        device = x.device
+        type_name = op[1]
+        device = x._buf.device
         stream = self._stream(device)
-        batch = math.prod(out.shape[:-rank]) if out.ndim > rank else 1
+        batch = math.prod(out._shape[:-rank]) if len(out._shape) > rank else 1
         entry = self._plan(device, type_name, lengths, batch)
         lib = self.lib
         if entry[2] != stream:
@@ -114,9 +118,9 @@ class FFT:
             lib.call("fft_work_area")(plan, entry[3].data_ptr)
             entry[2] = stream
         if direction is None:
-            lib.call(call_name)(entry[0], x.data_ptr, out.data_ptr)
+            entry[4](entry[0], x._buf.ptr + x._offset, out._buf.ptr + out._offset)
         else:
-            lib.call(call_name)(entry[0], x.data_ptr, out.data_ptr, direction)
+            entry[4](entry[0], x._buf.ptr + x._offset, out._buf.ptr + out._offset, direction)
 
     # -- transforms over the last axes ----------------------------------------------------------
 
@@ -124,6 +128,11 @@ class FFT:
         """The complex transform of the last ``rank`` axes of ``x``, three axes per plan."""
         direction = self.lib.enums["FFT_INVERSE" if inverse else "FFT_FORWARD"]
         nd = x.ndim
+        if rank <= 3:  # one plan over the last axes, as they lie
+            src = _contiguous(x, False)
+            out = Array._empty(src._shape, src._dtype, src._buf.device)
+            self._run(_C2C[x.dtype], src, out, rank, src._shape[nd - rank:], direction)
+            return out
         done = 0
         while done < rank:
             group = min(3, rank - done)
@@ -161,11 +170,10 @@ class FFT:
             out = self._real_inverse(xt, rank, s)
         else:
             out = self._c2c(xt, rank, inverse)
-        total = math.prod(s)
-        scale = {"backward": 1.0 / total if inverse else 1.0, "ortho": 1.0 / math.sqrt(total),
-                 "forward": 1.0 if inverse else 1.0 / total}[norm]
-        if scale != 1.0:
-            out = multiply(out, scale)
+        if norm == "ortho" or inverse == (norm == "backward"):  # (else the side unscaled)
+            total = math.prod(s)
+            if total != 1:
+                out = multiply(out, 1.0 / math.sqrt(total) if norm == "ortho" else 1.0 / total)
         if order != tuple(range(nd)):
             out = permute_dims(out, tuple(int(i) for i in np.argsort(order)))
         return out
