@@ -15,7 +15,7 @@ from ._array_object import Array, _check_same_device, check_size
 from ._copy import copy_to_device
 from ._device import as_device
 from ._dlpack import import_dlpack
-from ._elementwise import copy_array, copy_elements
+from ._elementwise import copy_array, copy_elements, filled
 from ._elementwise_functions import _where, greater_equal, less_equal
 from ._transfer import check_scalar_fits, numpy_to_device, wrap_numpy
 from ._views import as_int, broadcast_to, expand_dims
@@ -280,11 +280,10 @@ def full(shape, fill_value, *, dtype=None, device=None) -> Array:
         raise TypeError(f"full: cannot fill an array of dtype {dt} with a complex value")
     if isinstance(fill_value, builtins.int) and dt.kind in "iu" and not isinstance(fill_value, builtins.bool):
         _dtypes.check_int_fits(fill_value, dt, "full")
-    out = Array._empty(_normalize_shape(shape), dt, as_device(device))
-    if out.size:
-        value = numpy_to_device(np.asarray(fill_value, dtype=dt), out.device)
-        copy_elements(broadcast_to(value, out.shape), out)
-    return out
+    shape = _normalize_shape(shape)
+    check_size(shape, dt)
+    # (the value as NumPy converts it to dt -- 2.5 to an int32 2 -- then a Python scalar)
+    return filled(shape, np.asarray(fill_value, dtype=dt).item(), dt, as_device(device))
 
 
 def zeros(shape, *, dtype=None, device=None) -> Array:

@@ -558,6 +558,25 @@ def _tiled_copy(src: Array, dst: Array, shape: tuple, ss: tuple, ds: tuple) -> N
         copy_op(view(src, ss, r - rt, c, rt), out=view(dst, ds, r - rt, c, rt))
 
 
+_fills: dict = {}
+
+
+def filled(shape: tuple, value, dtype: np.dtype, device) -> Array:
+    """A new C-contiguous array of ``shape`` with every element ``value`` (a Python scalar
+    of ``dtype``'s kind, already checked to fit): the copy op's body with the value as a
+    scalar parameter, so nothing is copied from the host and each element is one store."""
+    run = _fills.get((dtype, device))
+    if run is None:
+        row = copy_op.row
+        spec = elementwise_spec(row.name, _body_for(row, dtype), (dtype,), ("s",), (dtype,), dtype, dtype)
+        run = _fills[(dtype, device)] = ContiguousRunner(load(spec, device), spec.operands, dtype,
+                                                         (dtype.type,), "full").__call__
+    n = 1
+    for d in shape:
+        n *= d
+    return run((value,), shape, n)
+
+
 def copy_array(x: Array) -> Array:
     """A C-contiguous copy of ``x`` on its device."""
     out = Array._empty(x.shape, x.dtype, x.device)
