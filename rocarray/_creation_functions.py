@@ -15,7 +15,7 @@ from ._array_object import Array, _check_same_device, check_size
 from ._copy import copy_to_device
 from ._device import as_device
 from ._dlpack import import_dlpack
-from ._elementwise import copy_array, copy_elements, filled
+from ._elementwise import copy_array, copy_elements, filled, ranged
 from ._elementwise_functions import _where, greater_equal, less_equal
 from ._transfer import check_scalar_fits, numpy_to_device, wrap_numpy
 from ._views import as_int, broadcast_to, expand_dims
@@ -383,8 +383,8 @@ def _from_host(a: np.ndarray, device) -> Array:
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
     """Evenly spaced values in ``[start, stop)``: ``start, start + step, ...``.
 
-    ``arange(stop)`` counts from 0. The values are computed on the host, then placed on the
-    device.
+    ``arange(stop)`` counts from 0; the values are computed on the device (integers exactly,
+    floats as ``start + k * step`` in float64, as NumPy computes them).
 
     Args:
         start: the first value (or ``stop`` when ``stop`` is None).
@@ -424,21 +424,12 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Array:
                                     f"fit {dt}; its values run from {_dtypes.int_bounds[dt][0]} to "
                                     f"{_dtypes.int_bounds[dt][1]}")
             check_size((n,), dt)
-            return _from_host(_integer_range(start, step, n, dt), device)
+            return ranged(n, start, step, dt, as_device(device))
     elif dt is None:
         dt = _dtypes.default_float
     n = max(0, math.ceil((stop - start) / step))
     check_size((n,), dt)
-    a = (start + step * np.arange(n, dtype=np.float64)).astype(dt)
-    return _from_host(a, device)
-
-
-def _integer_range(start: int, step: int, n: int, dt: np.dtype) -> np.ndarray:
-    """``start + k * step`` for k < n in integer dtype ``dt`` (every value checked to fit
-    it), exactly: computed modulo 2**64, where the wrapping of a large step or start
-    cancels out, then cast (a value that fits ``dt`` keeps its low bits)."""
-    words = np.arange(n, dtype=np.uint64) * np.uint64(step % 2**64) + np.uint64(start % 2**64)
-    return words.astype(dt, copy=False) if dt.kind == "u" else words.view(np.int64).astype(dt, copy=False)
+    return ranged(n, start, step, dt, as_device(device))
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Array:

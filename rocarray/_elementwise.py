@@ -558,23 +558,49 @@ def _tiled_copy(src: Array, dst: Array, shape: tuple, ss: tuple, ds: tuple) -> N
         copy_op(view(src, ss, r - rt, c, rt), out=view(dst, ds, r - rt, c, rt))
 
 
-_fills: dict = {}
+# -- ops of Python scalars alone: new arrays made on their device ----------------------------
+
+_scalar_ops: dict = {}
+
+
+def _scalar_op(name: str, body: str, in_dtypes: tuple, dtype: np.dtype, device):
+    """The warm runner (``ContiguousRunner``) of an op whose inputs are Python scalars of
+    ``in_dtypes`` (``in0``, ``in1``... in ``body``; ``i`` the element's index) and whose
+    output ``out0`` is a new ``dtype`` array on ``device``: nothing is copied from the host."""
+    key = (name, body, in_dtypes, dtype, device)
+    run = _scalar_ops.get(key)
+    if run is None:
+        spec = elementwise_spec(name, body, in_dtypes, ("s",) * len(in_dtypes), in_dtypes, dtype, dtype)
+        run = _scalar_ops[key] = ContiguousRunner(load(spec, device), spec.operands, dtype,
+                                                  tuple([t.type for t in in_dtypes]), name).__call__
+    return run
 
 
 def filled(shape: tuple, value, dtype: np.dtype, device) -> Array:
     """A new C-contiguous array of ``shape`` with every element ``value`` (a Python scalar
-    of ``dtype``'s kind, already checked to fit): the copy op's body with the value as a
-    scalar parameter, so nothing is copied from the host and each element is one store."""
-    run = _fills.get((dtype, device))
-    if run is None:
-        row = copy_op.row
-        spec = elementwise_spec(row.name, _body_for(row, dtype), (dtype,), ("s",), (dtype,), dtype, dtype)
-        run = _fills[(dtype, device)] = ContiguousRunner(load(spec, device), spec.operands, dtype,
-                                                         (dtype.type,), "full").__call__
+    of ``dtype``'s kind, already checked to fit): the copy op's body on the value."""
     n = 1
     for d in shape:
         n *= d
-    return run((value,), shape, n)
+    return _scalar_op("full", _body_for(copy_op.row, dtype), (dtype,), dtype, device)((value,), shape, n)
+
+
+#: ``start + i * step`` of integers modulo 2**64 (where the wrapping of a large start or
+#: step cancels out; the values, checked to fit the dtype, keep their low bits), and of
+#: floats in float64 as NumPy's ``arange`` computes them (a product, then a sum: no FMA)
+_RANGE_BODIES = {"i": "out0 = (out0_type)(in0 + (unsigned long long)i * in1);",
+                 "f": "out0 = (out0_type)__dadd_rn(in0, __dmul_rn(in1, (double)i));"}
+
+
+def ranged(n: int, start, step, dtype: np.dtype, device) -> Array:
+    """``start + k * step`` for k < n as a new ``dtype`` array on ``device`` (``arange``):
+    Python ints into an integer dtype exactly (``_RANGE_BODIES``), anything else in
+    float64, then converted."""
+    if dtype.kind in "iu" and isinstance(start, int) and isinstance(step, int):
+        kind, loop, values = "i", _dtypes.uint64, (start % 2**64, step % 2**64)
+    else:
+        kind, loop, values = "f", _dtypes.float64, (float(start), float(step))
+    return _scalar_op("arange", _RANGE_BODIES[kind], (loop, loop), dtype, device)(values, (n,), n)
 
 
 def copy_array(x: Array) -> Array:
