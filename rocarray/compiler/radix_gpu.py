@@ -291,10 +291,12 @@ class _Kernel:
             b.load(carry_slot, typ=I32), self.gptr(b, p["totals"], items.i, I32)))
         items.close(b, b.add(items.i, target.emit_block_count(b)))
 
-    def rank(self, b, keys, valids, shift):
-        """Each key's place in the tile's stable order by its digit at ``shift``, as i32;
-        leaves the tile's count of this thread's digit (``self.tid``) in the result's
-        second value.  Every thread must call it; it begins and ends with a barrier."""
+    def rank(self, b, keys, valids, shift, rounds):
+        """Each key's place in the tile's stable order by its digit at ``shift``, as i32
+        (``TILE`` for keys not ``valids``), their digits, and the tile's count of this
+        thread's digit (``self.tid``).  Only the first ``rounds`` rounds hold keys (the
+        others are skipped: a short tile costs its rounds alone).  Every thread must call
+        it; it begins and ends with a barrier."""
         target = self.target
         sh = self.sh
         for w in range(self.NW):
@@ -302,18 +304,21 @@ class _Kernel:
         target.emit_barrier(b)
         wave_row = b.mul(self.wave64, self.c64(BINS))
         dump = self.c64(self.NW * BINS)
-        digits, local = [], []
-        for key, valid in zip(keys, valids):
-            d = self.digit(b, key, shift)
-            mask = self.peers(b, d, valid)
-            below = self.popc(b, b.and_(mask, self.lt_mask))
-            slot = self.sptr(b, sh.waves, b.select(valid, b.add(wave_row, b.zext(d, I64)), dump), I32)
-            before = b.load(slot, typ=I32)
-            target.emit_wave_sync(b)
-            b.store(b.add(before, self.popc(b, mask)), slot)
-            target.emit_wave_sync(b)
-            digits.append(d)
-            local.append(b.add(before, below))
+        digits = [self.digit(b, key, shift) for key in keys]
+        local = [self.alloca(b, I32) for _ in keys]
+        for r, (d, valid, out) in enumerate(zip(digits, valids, local)):
+            def one_round(d=d, valid=valid, out=out):
+                mask = self.peers(b, d, valid)
+                below = self.popc(b, b.and_(mask, self.lt_mask))
+                slot = self.sptr(b, sh.waves, b.select(valid, b.add(wave_row, b.zext(d, I64)), dump), I32)
+                before = b.load(slot, typ=I32)
+                target.emit_wave_sync(b)
+                b.store(b.add(before, self.popc(b, mask)), slot)
+                target.emit_wave_sync(b)
+                b.store(b.add(before, below), out)
+            # (block-uniform: the wave's lanes take it together)
+            self.if_then(b, b.icmp_signed("<", self.c32(r), rounds), one_round)
+        local = [b.load(out, typ=I32) for out in local]
         target.emit_barrier(b)
         # per digit (this thread's): the waves' counts to exclusive starts, in wave order
         run = self.c32(0)
@@ -339,11 +344,16 @@ class _Kernel:
             b.store(v, self.sptr(b, self.sh.stage, b.zext(q, I64), ty))
         self.target.emit_barrier(b)
 
-    def positions(self, b):
-        """The tile positions of this thread's ``ITEMS`` keys: wave ``w``'s part of the
-        tile is ``ITEMS`` rounds of ``wave_size`` adjacent keys."""
-        first = b.add(b.mul(self.wave, self.c32(ITEMS * self.W)), self.lane)
-        return [b.add(first, self.c32(r * self.W)) for r in range(ITEMS)]
+    def positions(self, b, n):
+        """For a tile of ``n`` keys (i32, 1 to ``TILE``): the tile positions of this
+        thread's ``ITEMS`` keys, whether each is one, and the rounds that hold keys.  Wave
+        ``w``'s part of the tile is ``rounds`` rounds of ``wave_size`` adjacent keys, as
+        few as cover the tile with every wave (a short tile keeps every wave busy)."""
+        rounds = b.udiv(b.add(n, self.c32(BLOCK - 1)), self.c32(BLOCK))
+        first = b.add(b.mul(self.wave, b.mul(rounds, self.c32(self.W))), self.lane)
+        pos = [b.add(first, self.c32(r * self.W)) for r in range(ITEMS)]
+        valids = [b.and_(b.icmp_signed("<", q, n), b.icmp_signed("<", self.c32(r), rounds)) for r, q in enumerate(pos)]
+        return pos, valids, rounds
 
     def build_d(self, b):
         p = self.p
@@ -365,12 +375,11 @@ class _Kernel:
         b.position_at_end(go_bb)
         rest = b.sub(hi, tlo)
         n = b.trunc(b.select(b.icmp_signed("<", rest, self.c64(TILE)), rest, self.c64(TILE)), I32)
-        pos = self.positions(b)
-        valids = [b.icmp_signed("<", q, n) for q in pos]
+        pos, valids, rounds = self.positions(b, n)
         at = [b.add(tlo, b.zext(self.min32(b, q, b.sub(n, self.c32(1))), I64)) for q in pos]
         keys = [b.load(self.gptr(b, p["keys"], i, self.K), typ=self.K) for i in at]
         pays = [b.load(self.gptr(b, p["payload"], i, self.P), typ=self.P) for i in at] if self.P else []
-        places, _, count = self.rank(b, keys, valids, shift)
+        places, _, count = self.rank(b, keys, valids, shift, rounds)
         self.stage_through(b, keys, places, self.K)
         # thread j moves the tile's keys j, j + BLOCK, ...: a run of one digit goes to
         # adjacent places
@@ -402,8 +411,7 @@ class _Kernel:
         rows = CountedLoop(b, self.bid, p["n"], "row")
         row_lo = b.mul(rows.i, p["L"])
         n = b.trunc(p["L"], I32)
-        pos = self.positions(b)
-        valids = [b.icmp_signed("<", q, n) for q in pos]
+        pos, valids, rounds = self.positions(b, n)
         clamped = [self.min32(b, q, b.sub(n, self.c32(1))) for q in pos]
         at = [b.add(row_lo, b.zext(q, I64)) for q in clamped]
         key_slots = [self.alloca(b, self.K) for _ in range(ITEMS)]
@@ -416,7 +424,7 @@ class _Kernel:
         shift64 = b.mul(passes.i, self.c64(8))
         shift = b.trunc(shift64, self.K) if self.K.width < 64 else shift64
         keys = [b.load(s, typ=self.K) for s in key_slots]
-        places, _, _ = self.rank(b, keys, valids, shift)
+        places, _, _ = self.rank(b, keys, valids, shift, rounds)
         for slots, ty in ((key_slots, self.K), (pay_slots, self.P)):
             if not slots:
                 continue
