@@ -6,11 +6,12 @@ and the values made back from the sorted keys or carried beside them.
   when descending) less the smallest such key (one ``min`` and one ``max`` read back), so
   that a range of up to 2**32 values sorts 32-bit keys and only the digits the range has
   are passes; the sorted values are made back from the keys.
-* Floats: ``_radix``'s float key (``-0.0`` as ``+0.0``, every NaN one largest key; float16
-  through float32, cut to the 19 bits that hold it); the values themselves (their bits)
-  are the payload, so zeros and NaNs keep their bits and their input order.
-* ``payload`` (``argsort``'s indices): carried as 64-bit words; with it, floats' sorted
-  values are gathered from the input by the sorted indices.
+* float32 and float64: the kernels sort the values themselves, each ordered by its key
+  (``-0.0`` as ``+0.0``, every NaN one largest key: ``_radix``'s order), so zeros and NaNs
+  keep their bits and their input order and nothing is made back.
+* float16: ``_radix``'s float key through float32, cut to the 19 bits that hold it, with
+  the values' bits (widened to 32) as the payload.
+* ``payload`` (``argsort``'s indices): carried as 64-bit words.
 
 Rows of up to ``TILE`` keys are each sorted by one block in shared memory (one launch for
 every pass); longer rows go pass by pass through the upsweep, scan and downsweep entries,
@@ -27,13 +28,14 @@ from ._launch import KernelSpec, load
 from ._statistical_functions import max as _max, min as _min
 from ._tiers import FullCode, upgrade
 from ._user_kernels import ElementwiseKernel
-from .compiler.radix_gpu import BINS, BLOCK, ENTRIES, TILE, VERSION, build_radix_module, packer
+from .compiler import radix_gpu
+from .compiler.radix_gpu import BINS, BLOCK, ENTRIES, VERSION, build_radix_module, packer
 
 #: Blocks a sort of long rows aims for in all (a row's chunks grow past one tile to keep
 #: the per-chunk counts, and their scan, small).
 TARGET_BLOCKS = 1024
 #: The longest row the GPU path takes (counts and places within a row are 32-bit).
-MAX_ROW = (1 << 31) - 1 - TILE
+MAX_ROW = (1 << 31) - 1 - radix_gpu.TILE
 
 _U32 = np.dtype(np.uint32)
 _U64 = np.dtype(np.uint64)
@@ -90,12 +92,11 @@ def _int_value_kernel(dtype: np.dtype, key_dtype: np.dtype) -> ElementwiseKernel
 
 
 def _float_key_kernel(dtype: np.dtype, key_dtype: np.dtype, float_key: str) -> ElementwiseKernel:
+    """float16's 19-bit keys (float32 and float64 are ordered by the sort's kernels)."""
     def make():
-        bits = _float_key_bits(dtype)
-        mask = "0xFFFFFFFFFFFFFFFFull" if bits == 64 else f"((1ull << {bits}) - 1ull)"
-        key = "(rk_fkey((float)v) >> 13)" if dtype.itemsize == 2 else "rk_fkey(v)"
-        body = (f"unsigned long long K = {key};\nif (desc) K = {mask} - K;\n"
-                f"k = ({'unsigned int' if key_dtype.itemsize == 4 else 'unsigned long long'})K;")
+        mask = f"((1ull << {_float_key_bits(dtype)}) - 1ull)"
+        body = (f"unsigned long long K = rk_fkey((float)v) >> 13;\nif (desc) K = {mask} - K;\n"
+                f"k = (unsigned int)K;")
         return ElementwiseKernel(f"{dtype.name} v, bool desc", f"{key_dtype.name} k", body,
                                  f"rk_gpu_fkey_{dtype.name}", preamble=float_key)
     return _ew(("fkey", dtype), make)
@@ -111,7 +112,7 @@ def _narrow_kernel() -> ElementwiseKernel:
 
 
 def _gather_kernel() -> ElementwiseKernel:
-    # sorted values of rows from the sorted in-row indices
+    # the sorted values of rows from the sorted in-row indices
     return _ew(("gather",), lambda: ElementwiseKernel("raw T x, int64 j, int64 L", "T y", "y = x[i - i % L + j];",
                                                       "rk_gpu_row_gather"))
 
@@ -126,15 +127,15 @@ def _as(a: Array, dtype) -> Array:
 _specs: dict = {}
 
 
-def _kernel(device, key_bits: int, payload_bits: int):
-    """The sort module for (key bits, payload bits) loaded on ``device``, fully compiled."""
-    spec = _specs.get((key_bits, payload_bits))
+def _kernel(device, key_kind: str, payload_bits: int):
+    """The sort module for (key kind, payload bits) loaded on ``device``, fully compiled."""
+    key = ("radix-gpu", VERSION, radix_gpu.ITEMS, radix_gpu.RANKING_BLOCKS, key_kind, payload_bits)
+    spec = _specs.get(key)
     if spec is None:
-        spec = KernelSpec(("radix-gpu", VERSION, key_bits, payload_bits), f"radix_sort_k{key_bits}_p{payload_bits}",
-                          (), None,
-                          build_kernel=lambda m, t, e: build_radix_module(m, t, e, key_bits, payload_bits),
+        spec = KernelSpec(key, f"radix_sort_{key_kind}_p{payload_bits}", (), None,
+                          build_kernel=lambda m, t, e: build_radix_module(m, t, e, key_kind, payload_bits),
                           packer=packer(""), extra_entries=ENTRIES[1:], heavy=True)
-        spec = _specs.setdefault((key_bits, payload_bits), spec)
+        spec = _specs.setdefault(key, spec)
     kernel = load(spec, device)
     if kernel.code.__class__ is not FullCode:
         upgrade(kernel)  # (these loops are the whole sort: never run them unoptimised)
@@ -156,9 +157,13 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
     ``keys``' float type (``_radix``'s)."""
     dtype, device = keys.dtype, keys.device
     n = keys.size
-    if dtype.kind == "f":
+    kind = None
+    if dtype.kind == "f" and dtype.itemsize > 2:  # the kernels order the floats themselves
+        bits, kdt, k0, kmin = 8 * dtype.itemsize, dtype, keys, 0
+        kind = f"f{bits}"
+    elif dtype.kind == "f":
         bits = _float_key_bits(dtype)
-        kdt = _U32 if bits <= 32 else _U64
+        kdt = _U32
         k0 = Array._empty((n,), kdt, device)
         _float_key_kernel(dtype, kdt, float_key)(keys, descending, k0)
         kmin = 0
@@ -180,36 +185,37 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
     passes = -(-bits // 8)
     if payload is not None:
         p0, pbits = payload, 64
-    elif dtype.kind == "f":
-        pbits = 32 if dtype.itemsize <= 4 else 64
-        p0 = _widen_kernel()(_as(keys, np.uint16)) if dtype.itemsize == 2 else keys
+    elif kind is None and dtype.kind == "f":  # float16: its bits
+        p0, pbits = _widen_kernel()(_as(keys, np.uint16)), 32
     else:
         p0, pbits = None, 0
-    kernel = _kernel(device, 8 * kdt.itemsize, pbits)
+    desc = int(descending and kind is not None)  # (the other keys are complemented already)
+    kernel = _kernel(device, kind or f"u{8 * kdt.itemsize}", pbits)
     k1 = Array._empty((n,), kdt, device)
     p1 = None if p0 is None else Array._empty((n,), p0.dtype, device)
-    if L <= TILE:
-        _launch(kernel, "_b", rows, rows, _ptr(k0), _ptr(p0), _ptr(k1), _ptr(p1), L, passes)
+    tile = radix_gpu.TILE
+    if L <= tile:
+        _launch(kernel, "_b", rows, rows, _ptr(k0), _ptr(p0), _ptr(k1), _ptr(p1), L, passes, desc)
         k0, p0 = k1, p1
     else:
-        tiles = -(-L // TILE)
+        tiles = -(-L // tile)
         tpb = -(-tiles // max(1, TARGET_BLOCKS // rows))
-        chunk = tpb * TILE
+        chunk = tpb * tile
         bpr = -(-L // chunk)
         blocks = rows * bpr
         counts = Array._empty((rows * BINS * bpr,), _I32, device)
         totals = Array._empty((rows * BINS,), _I32, device)
         scan_grid = min(rows * BINS, 4 * device.runtime.max_grid(kernel.index, BLOCK))
         for d in range(passes):
-            _launch(kernel, "", blocks, blocks, _ptr(k0), _ptr(counts), L, chunk, bpr, 8 * d)
+            _launch(kernel, "", blocks, blocks, _ptr(k0), _ptr(counts), L, chunk, bpr, 8 * d, desc)
             _launch(kernel, "_s", rows * BINS, scan_grid, _ptr(counts), _ptr(totals), bpr)
             _launch(kernel, "_d", blocks, blocks, _ptr(k0), _ptr(p0), _ptr(k1), _ptr(p1), _ptr(counts),
-                    _ptr(totals), L, chunk, bpr, 8 * d, tpb)
+                    _ptr(totals), L, chunk, bpr, 8 * d, tpb, desc)
             k0, k1, p0, p1 = k1, k0, p1, p0
+    if kind is not None:
+        return k0, p0
     if dtype.kind != "f":
         return _int_value_kernel(dtype, kdt)(k0, kmin, descending), p0
-    if payload is not None:
+    if payload is not None:  # float16 with indices: the values, gathered by them
         return _gather_kernel()(keys, p0, L), p0
-    if dtype.itemsize == 2:
-        return _as(_narrow_kernel()(p0), dtype), None
-    return _as(p0, dtype), None
+    return _as(_narrow_kernel()(p0), dtype), None

@@ -4,6 +4,7 @@ as tests/targets' are), and on a GPU sort/argsort match NumPy for every dtype --
 (tiles, chunks of several tiles), many short rows, NaN and signed zeros, ties (stability),
 descending -- and a new size compiles nothing."""
 
+import ctypes
 import struct
 
 import numpy as np
@@ -16,21 +17,23 @@ from rocarray.compiler import radix_gpu
 from rocarray.compiler.cache import drain_background
 from rocarray.targets import target_for
 from rocarray.targets.amdgpu import AMDGPUTarget, find_lld
-from rocarray.targets.base import Target
+from rocarray.runtime.llvm import LLVM_LOCK
+from rocarray.targets.base import Target, llvm_binding
 from rocarray.targets.codeobject import check_code_object, read_code_object
 from conftest import ALL_DTYPES, gpu_devices, random_array
 from test_radix_sort import _data, _desc_argsort, _same
 
 NEEDS_GPU = "needs an NVIDIA GPU (CUDA)"
 requires_gpu = pytest.mark.skipif(not gpu_devices("cuda") and not gpu_devices("hip"), reason=NEEDS_GPU)
-WIDTHS = [(32, 0), (32, 32), (32, 64), (64, 0), (64, 64)]
+KINDS = [("u32", 0), ("u32", 32), ("u32", 64), ("u64", 0), ("u64", 64), ("f32", 0), ("f32", 64), ("f64", 0),
+         ("f64", 64)]
 
 
-def _module(target, key_bits, payload_bits):
+def _module(target, key_kind, payload_bits):
     module = ir.Module("radix")
     module.triple = target.triple
     module.data_layout = target.data_layout
-    radix_gpu.build_radix_module(module, target, "rk_radix", key_bits, payload_bits)
+    radix_gpu.build_radix_module(module, target, "rk_radix", key_kind, payload_bits)
     return module
 
 
@@ -40,10 +43,10 @@ def _shared_bytes(wave: int) -> int:
     return 8 * (radix_gpu.TILE + 1) + 4 * (waves + 1) * radix_gpu.BINS + 4 * radix_gpu.BINS + 8 * radix_gpu.BINS
 
 
-@pytest.mark.parametrize("key_bits,payload_bits", WIDTHS)
-def test_nvptx_entries_ballots_and_shared_memory(key_bits, payload_bits):
+@pytest.mark.parametrize("key_kind,payload_bits", KINDS)
+def test_nvptx_entries_ballots_and_shared_memory(key_kind, payload_bits):
     target = target_for("sm_90")
-    ptx = target.emit_ptx(_module(target, key_bits, payload_bits))
+    ptx = target.emit_ptx(_module(target, key_kind, payload_bits))
     for suffix in radix_gpu.ENTRIES:
         assert f".entry rk_radix{suffix}(" in ptx
     assert "vote.sync.ballot.b32" in ptx
@@ -51,15 +54,15 @@ def test_nvptx_entries_ballots_and_shared_memory(key_bits, payload_bits):
     assert "atom.shared.add" in ptx or "red.shared.add" in ptx
     assert ".shared" in ptx and "popc.b32" in ptx
     assert "ld.local" not in ptx  # the per-thread keys stay in registers
-    assert isinstance(target.compile(_module(target, key_bits, payload_bits)), bytes)
+    assert isinstance(target.compile(_module(target, key_kind, payload_bits)), bytes)
 
 
 @pytest.mark.skipif(find_lld() is None, reason="ld.lld >= 17 not found: apt-get install lld-19, or pip install ziglang")
 @pytest.mark.parametrize("arch,wave", [("gfx90a", 64), ("gfx942", 64), ("gfx1100", 32)])
 def test_amdgpu_code_objects(arch, wave):
     target = AMDGPUTarget(arch)
-    for key_bits, payload_bits in ((32, 32), (64, 64)):
-        hsaco = target.compile(_module(target, key_bits, payload_bits))
+    for key_kind, payload_bits in (("u32", 32), ("f64", 64)):
+        hsaco = target.compile(_module(target, key_kind, payload_bits))
         entries = ["rk_radix" + s for s in radix_gpu.ENTRIES]
         assert check_code_object(hsaco, arch, entries) == []
         co = read_code_object(hsaco)
@@ -71,17 +74,17 @@ def test_amdgpu_code_objects(arch, wave):
                 (8 * k, 8) for k in range(len(radix_gpu.PARAMS[suffix]) + 1)]
             assert kernel[".kernarg_segment_size"] >= radix_gpu.packer(suffix).size
         assert co.kernel("rk_radix_d")[".group_segment_fixed_size"] >= _shared_bytes(wave)
-    asm = target.emit_assembly(_module(target, 32, 0))
+    asm = target.emit_assembly(_module(target, "f32", 0))
     assert "v_cmp" in asm and ("ds_add_u32" in asm or "ds_add_rtn_u32" in asm)
 
 
 def test_packers_and_errors():
     assert radix_gpu.packer("_d").size == 8 * (1 + len(radix_gpu.PARAMS["_d"]))
-    assert struct.calcsize(radix_gpu.packer("_b").format) == 8 * 7
+    assert struct.calcsize(radix_gpu.packer("_b").format) == 8 * 8
     with pytest.raises(ValueError, match="needs a GPU target"):
-        _module(target_for("host"), 32, 0)
-    with pytest.raises(ValueError, match="keys of 32 or 64 bits"):
-        _module(target_for("sm_90"), 16, 0)
+        _module(target_for("host"), "u32", 0)
+    with pytest.raises(ValueError, match="keys of kind u32, u64, f32, f64"):
+        _module(target_for("sm_90"), "u16", 0)
     with pytest.raises(NotImplementedError, match="emit_ballot"):
         Target.emit_ballot(target_for("host"), None, None)
     assert not _radix_gpu.gpu_sortable(np.dtype(np.complex64), 10)
@@ -131,7 +134,7 @@ def test_integer_ranges(device, dtype):
     info = np.iinfo(dtype)
     n = 3 * radix_gpu.TILE + 11
     wide = rng.integers(info.min, info.max, size=n, endpoint=True, dtype=dtype)
-    narrow = (rng.integers(0, 1 << 20, size=n) + (info.max - (1 << 21))).astype(dtype)
+    narrow = rng.integers(0, 1 << 20, size=n).astype(dtype) + np.dtype(dtype).type(info.max - (1 << 21))
     same = np.full(n, info.max - 3, dtype=dtype)
     for a in (wide, narrow, same, wide[:900]):
         _check_line(ra.asarray(a, device=device), a)
@@ -168,24 +171,23 @@ def test_new_sizes_compile_nothing(device):
     assert compiles() == before
 
 
-@pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d.kind != "c"], ids=str)
+@pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d.kind in "biu" or d == ra.float16], ids=str)
 @pytest.mark.parametrize("descending", [False, True])
 def test_key_transforms_order_as_numpy(device, dtype, descending):
-    """The GPU path's keys (elementwise kernels, so every device runs them): a stable
-    sort of the keys is NumPy's stable order of the values; integer keys make the values
-    back."""
+    """The GPU path's keys made by elementwise kernels (integers, float16; every device
+    runs them): a stable sort of the keys is NumPy's stable order of the values; integer
+    keys make the values back."""
     rng = np.random.default_rng(2125)
     dtype = np.dtype(dtype)
     a = _data((2000,), dtype, rng)
     x = ra.asarray(a, device=device)
     order = _desc_argsort(a) if descending else np.argsort(a, kind="stable")
     if dtype.kind == "f":
-        kdt = np.dtype(np.uint64 if dtype.itemsize == 8 else np.uint32)
+        kdt = np.dtype(np.uint32)
         k = ra.empty((a.size,), dtype=kdt, device=device)
-        _radix_gpu._float_key_kernel(dtype, kdt, _radix._FLOAT64_KEY if dtype.itemsize == 8 else _radix._FLOAT32_KEY)(
-            x, descending, k)
+        _radix_gpu._float_key_kernel(dtype, kdt, _radix._FLOAT32_KEY)(x, descending, k)
         keys = k.get()
-        assert keys.max() < 1 << _radix_gpu._float_key_bits(dtype) if dtype.itemsize < 8 else True
+        assert keys.max() < 1 << _radix_gpu._float_key_bits(dtype)
     else:
         _, _, offset = _radix_gpu._int_parts(dtype)
         width = (1 << (8 * dtype.itemsize)) - 1
@@ -198,4 +200,35 @@ def test_key_transforms_order_as_numpy(device, dtype, descending):
         assert int(keys.max()) <= khi - klo
         back = _radix_gpu._int_value_kernel(dtype, kdt)(k, kmin, descending)
         np.testing.assert_array_equal(back.get(), a)
+    np.testing.assert_array_equal(np.argsort(keys, kind="stable"), order)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+@pytest.mark.parametrize("descending", [False, True])
+def test_float_order_keys_as_numpy(dtype, descending):
+    """The kernels' float order key (``order_key``, IR), run on the host through MCJIT:
+    a stable sort of the keys is NumPy's stable order, NaN and signed zeros included."""
+    drain_background()  # (LLVM's context is shared with the tier-up worker)
+    binding = llvm_binding()
+    dtype = np.dtype(dtype)
+    a = _data((3000,), dtype, np.random.default_rng(2126))
+    bits = 8 * dtype.itemsize
+    utype = np.uint32 if bits == 32 else np.uint64
+    i64 = ir.IntType(64)
+    module = ir.Module(name="order_key")
+    module.triple = binding.get_default_triple()
+    fn = ir.Function(module, ir.FunctionType(i64, [i64, i64]), "order_key")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    gen = radix_gpu._Kernel(module, target_for("sm_90"), "k", "", f"f{bits}", 0, None)
+    gen.desc = b.icmp_unsigned("!=", fn.args[1], ir.Constant(i64, 0))
+    key = gen.order_key(b, b.trunc(fn.args[0], gen.K) if bits == 32 else fn.args[0])
+    b.ret(b.zext(key, i64) if bits == 32 else key)
+    with LLVM_LOCK:
+        mod = binding.parse_assembly(str(module))
+        engine = binding.create_mcjit_compiler(mod, binding.Target.from_default_triple().create_target_machine())
+        engine.finalize_object()
+        cfunc = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64)(
+            engine.get_function_address("order_key"))
+        keys = np.array([cfunc(int(v), int(descending)) for v in a.view(utype)], dtype=np.uint64)
+    order = _desc_argsort(a) if descending else np.argsort(a, kind="stable")
     np.testing.assert_array_equal(np.argsort(keys, kind="stable"), order)

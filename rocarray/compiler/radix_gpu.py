@@ -1,8 +1,14 @@
-"""The GPU radix sort's kernels: block-cooperative passes over 8-bit digits of unsigned
-keys (32 or 64 bits) with an optional payload (32 or 64 bits), built as LLVM IR.
+"""The GPU radix sort's kernels: block-cooperative passes over 8-bit digits of keys of 32
+or 64 bits with an optional payload (32 or 64 bits), built as LLVM IR.
 
-One module per (key bits, payload bits) holds five entries; sizes, rows and digit
-positions are run-time parameters (every parameter is one 64-bit word, ``PARAMS``):
+A key is an unsigned integer (``u32``, ``u64``: it orders as it is) or the bits of a
+float (``f32``, ``f64``: every kernel orders it by its order-preserving key, computed
+where a digit is needed -- ``-0.0`` as ``+0.0``, every NaN one largest key -- and moves
+the float itself, so a float sort moves its values alone).  ``desc`` complements the keys.
+
+One module per (key kind, payload bits) holds four entries; sizes, rows, digit positions
+and the direction are run-time parameters (every parameter is one 64-bit word,
+``PARAMS``):
 
 * ``entry`` (*upsweep*): block ``b`` counts the digit of its chunk of a row (``tpb``
   tiles of ``TILE`` keys) into a 256-bin shared histogram and writes
@@ -41,24 +47,26 @@ I32 = ir.IntType(32)
 
 #: Threads of every block, keys per thread and tile (keys a block ranks at once).
 BLOCK = 256
-ITEMS = 16
+ITEMS = 8
 TILE = BLOCK * ITEMS
 BINS = 256
 #: Blocks of the ranking entries one multiprocessor should hold at once (their registers
 #: are capped to fit: one block alone leaves the tile's loads unhidden).
-RANKING_BLOCKS = 2
+RANKING_BLOCKS = 3
 #: Loads in flight per thread in the upsweep's loop.
 UPSWEEP_UNROLL = 4
 
 #: The parameters of each entry (after the leading item count ``n``), in order.
 PARAMS = {
-    "": ("keys", "counts", "L", "chunk", "bpr", "shift"),
+    "": ("keys", "counts", "L", "chunk", "bpr", "shift", "desc"),
     "_s": ("counts", "totals", "bpr"),
     "_d": ("keys", "payload", "keys_out", "payload_out", "counts", "totals", "L", "chunk", "bpr", "shift",
-           "tpb"),
-    "_b": ("keys", "payload", "keys_out", "payload_out", "L", "passes"),
+           "tpb", "desc"),
+    "_b": ("keys", "payload", "keys_out", "payload_out", "L", "passes", "desc"),
 }
 ENTRIES = ("", "_s", "_d", "_b")
+#: The key kinds and their bits.
+KEY_KINDS = {"u32": 32, "u64": 64, "f32": 32, "f64": 64}
 #: Changes with the code these kernels are built from (part of their cache key).
 VERSION = 1
 
@@ -68,18 +76,19 @@ def packer(suffix: str) -> struct.Struct:
     return struct.Struct("<" + "Q" * (1 + len(PARAMS[suffix])))
 
 
-def build_radix_module(module: ir.Module, target, entry: str, key_bits: int, payload_bits: int) -> None:
+def build_radix_module(module: ir.Module, target, entry: str, key_kind: str, payload_bits: int) -> None:
     """Add the entries ``entry + s`` for ``s`` in ``ENTRIES`` to ``module``, for keys of
-    ``key_bits`` and a payload of ``payload_bits`` (0: none) on the GPU ``target``."""
+    ``key_kind`` (``KEY_KINDS``) and a payload of ``payload_bits`` (0: none) on the GPU
+    ``target``."""
     facts = target.facts
     if not facts.emits_grid or facts.wave_size < 2 or BLOCK % facts.wave_size:
         raise ValueError(f"the GPU radix sort needs a GPU target with waves; {target.name} has none")
-    if key_bits not in (32, 64) or payload_bits not in (0, 32, 64):
-        raise ValueError(f"radix sort keys of 32 or 64 bits and payloads of 0, 32 or 64 bits, "
-                         f"not {key_bits} and {payload_bits}")
+    if key_kind not in KEY_KINDS or payload_bits not in (0, 32, 64):
+        raise ValueError(f"radix sort keys of kind {', '.join(KEY_KINDS)} and payloads of 0, 32 or 64 bits, "
+                         f"not {key_kind!r} and {payload_bits}")
     shared = _Shared(module, target, entry)
     for suffix in ENTRIES:
-        _Kernel(module, target, entry + suffix, suffix, key_bits, payload_bits, shared).build()
+        _Kernel(module, target, entry + suffix, suffix, key_kind, payload_bits, shared).build()
 
 
 class _Shared:
@@ -110,12 +119,13 @@ class _Shared:
 
 
 class _Kernel:
-    def __init__(self, module, target, name, suffix, key_bits, payload_bits, shared):
+    def __init__(self, module, target, name, suffix, key_kind, payload_bits, shared):
         self.module = module
         self.target = target
         self.name = name
         self.suffix = suffix
-        self.K = ir.IntType(key_bits)
+        self.kind = key_kind
+        self.K = ir.IntType(KEY_KINDS[key_kind])
         self.P = ir.IntType(payload_bits) if payload_bits else None
         self.sh = shared
         self.W = target.facts.wave_size
@@ -140,9 +150,24 @@ class _Kernel:
         p.type = ir.PointerType(addrspace=self.sh.space)
         return p
 
+    def order_key(self, b, key):
+        """The unsigned key that orders ``key`` (floats: by value, ``-0.0`` as ``+0.0``,
+        every NaN last), complemented when descending."""
+        K = self.K
+        if self.kind[0] == "f":
+            bits = K.width
+            sign = ir.Constant(K, 1 << (bits - 1))
+            magnitude = b.and_(key, ir.Constant(K, (1 << (bits - 1)) - 1))
+            inf = ir.Constant(K, 0x7F800000 if bits == 32 else 0x7FF0000000000000)
+            negative = b.icmp_unsigned("!=", b.and_(key, sign), ir.Constant(K, 0))
+            k = b.select(negative, b.not_(key), b.or_(key, sign))
+            k = b.select(b.icmp_unsigned("==", magnitude, ir.Constant(K, 0)), sign, k)
+            key = b.select(b.icmp_unsigned(">", magnitude, inf), ir.Constant(K, -1), k)
+        return b.select(self.desc, b.not_(key), key)
+
     def digit(self, b, key, shift):
-        """The 8-bit digit of ``key`` at bit ``shift`` (a key-typed value), as i32."""
-        return b.trunc(b.and_(b.lshr(key, shift), ir.Constant(self.K, BINS - 1)), I32)
+        """The 8-bit digit at bit ``shift`` (a key-typed value) of ``key``'s order key, as i32."""
+        return b.trunc(b.and_(b.lshr(self.order_key(b, key), shift), ir.Constant(self.K, BINS - 1)), I32)
 
     def popc(self, b, mask):
         fn = self.module.globals.get(f"llvm.ctpop.i{self.W}")
@@ -214,6 +239,7 @@ class _Kernel:
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         params = EntryParams(target, b, list(fn.args), [I64] * len(names))
         self.p = {name: params.value(b, k) for k, name in enumerate(names)}
+        self.desc = b.icmp_unsigned("!=", self.p.get("desc", self.c64(0)), self.c64(0))
         tid = target.emit_thread_in_block(b)
         self.tid64 = tid
         self.tid = b.trunc(tid, I32)
