@@ -336,6 +336,7 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
     # the kernels index flat (1-d) raw operands: an N-d one costs divisions per access
     keys = keys.reshape((-1,))
     payload = None if payload is None else payload.reshape((-1,))
+    # GPUs: block-cooperative passes (``_radix_gpu``); complex keys stay on the kernels below
     if device.kind != "cpu" and gpu_sortable(dtype, L):
         out, payload = gpu_radix_sort(keys, rows, L, payload, descending,
                                       _FLOAT64_KEY if dtype.itemsize == 8 else _FLOAT32_KEY)

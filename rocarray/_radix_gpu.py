@@ -168,7 +168,7 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
         _float_key_kernel(dtype, kdt, float_key)(keys, descending, k0)
         kmin = 0
     else:
-        _, mask, offset = _int_parts(dtype)
+        offset = _int_parts(dtype)[2]
         width = (1 << (8 * dtype.itemsize)) - 1
         if dtype.itemsize >= 4:  # (narrower keys have at most two digits: nothing to read back)
             lo, hi = int(_min(keys).get()), int(_max(keys).get())

@@ -409,7 +409,7 @@ class _Kernel:
         self.stage_through(b, keys, places, self.K)
         # thread j moves the tile's keys j, j + BLOCK, ...: a run of one digit goes to
         # adjacent places
-        dests, outs = [], []
+        dests = []
         for r in range(ITEMS):
             i = b.add(self.tid, self.c32(r * BLOCK))
             key = b.load(self.sptr(b, sh.stage, b.zext(i, I64), self.K), typ=self.K)
