@@ -226,7 +226,10 @@ def main():
     p.add_argument("--n", type=int, default=None, help="elements per array (default 2^24 GPU, 2^22 CPU)")
     p.add_argument("--dtypes", default="float32,int64")
     p.add_argument("--json", help="also write the report and the figures to this file")
+    p.add_argument("--ops", default=None, help="only the ops whose names contain one of these (comma-separated)")
     args = p.parse_args()
+    ops = {name: op for name, op in OPS.items()
+           if args.ops is None or any(w in name for w in args.ops.split(","))}
     dev = ra.default_device() if args.device is None else ra.Device(args.device).check()
     gpu = dev.kind != "cpu"
     n = args.n or (1 << 24 if gpu else 1 << 22)
@@ -260,7 +263,7 @@ def main():
     for dt in args.dtypes.split(","):
         host = host_data(n, dt, rng)
         data = {lib: library_data(lib, host, dev) for lib in libs}
-        for name, (nbytes, impl) in OPS.items():
+        for name, (nbytes, impl) in ops.items():
             fns = {lib: (lambda f=impl[lib], d=data[lib]: f(d)) for lib in libs}
             t = timed_round_robin(fns, sync)
             moved = nbytes(data["rocarray"])

@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._array_object import Array
+from ._radix_gpu import gpu_radix_sort, gpu_sortable
 from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
 from ._user_kernels import ElementwiseKernel
 
@@ -335,6 +336,11 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
     # the kernels index flat (1-d) raw operands: an N-d one costs divisions per access
     keys = keys.reshape((-1,))
     payload = None if payload is None else payload.reshape((-1,))
+    # GPUs: block-cooperative passes (``_radix_gpu``); complex keys stay on the kernels below
+    if device.kind != "cpu" and gpu_sortable(dtype, L):
+        out, payload = gpu_radix_sort(keys, rows, L, payload, descending,
+                                      _FLOAT64_KEY if dtype.itemsize == 8 else _FLOAT32_KEY)
+        return _shaped(out, payload, shape)
     nd = key_digits(dtype)
     kmin = _smallest_key(keys, descending) if dtype.kind in "iu" and dtype.itemsize > 1 else 0
     if _by_rows(rows, L, device):

@@ -502,6 +502,19 @@ class AMDGPUTarget(Target):
     def emit_shuffle_index(self, builder: ir.IRBuilder, value: ir.Value, lane: int) -> ir.Value:
         return self._permute(builder, value, ir.Constant(ir.IntType(32), lane))
 
+    def emit_ballot(self, builder: ir.IRBuilder, predicate: ir.Value) -> ir.Value:
+        mask = ir.IntType(self.wave_size)
+        ballot = declare_function(builder.module, f"llvm.amdgcn.ballot.i{self.wave_size}",
+                                  ir.FunctionType(mask, [ir.IntType(1)]))
+        return builder.call(ballot, [predicate])
+
+    def emit_wave_sync(self, builder: ir.IRBuilder) -> None:
+        # a wave runs in lockstep: only the LDS accesses must not be reordered across it
+        builder.fence("acq_rel", "wavefront")
+
+    def emit_atomic_add(self, builder: ir.IRBuilder, pointer: ir.Value, value: ir.Value) -> ir.Value:
+        return builder.atomic_rmw("add", pointer, value, "monotonic")
+
     def _permute(self, builder: ir.IRBuilder, value: ir.Value, lane: ir.Value) -> ir.Value:
         # ds_bpermute reads the lane at byte address / 4 (lane taken modulo the wave size;
         # every lane of the wave is active in the callers, so none reads an inactive 0)

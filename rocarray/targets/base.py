@@ -152,6 +152,22 @@ class Target:
         every lane (every lane of the wave must execute it)."""
         raise NotImplementedError(f"target {self.name} has no waves")
 
+    def emit_ballot(self, builder: ir.IRBuilder, predicate: ir.Value) -> ir.Value:
+        """The i1 ``predicate`` of every lane of the caller's wave as a mask of
+        ``wave_size`` bits (an ``i32`` or ``i64``; bit ``k``: lane ``k``'s predicate), in
+        every lane (every lane of the wave must execute it)."""
+        raise NotImplementedError(f"target {self.name} has no waves: emit_ballot")
+
+    def emit_wave_sync(self, builder: ir.IRBuilder) -> None:
+        """Wait for every lane of the caller's wave; its shared-memory writes before it are
+        visible to the wave's lanes after it."""
+        raise NotImplementedError(f"target {self.name} has no waves: emit_wave_sync")
+
+    def emit_atomic_add(self, builder: ir.IRBuilder, pointer: ir.Value, value: ir.Value) -> ir.Value:
+        """Add the integer ``value`` to the integer at ``pointer`` (shared or global memory)
+        atomically, with no ordering towards other memory; returns the value it held."""
+        raise NotImplementedError(f"target {self.name} has no shared atomics: emit_atomic_add")
+
     #: A cheaper configuration of this target for the first compile of a kernel (tiered
     #: compilation), or None.  The launcher runs the quick tier's code at once and has the
     #: kernel recompiled with this target in the background once it proves hot.

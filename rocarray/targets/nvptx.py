@@ -424,6 +424,20 @@ class NVPTXTarget(Target):
     def emit_shuffle_index(self, builder: ir.IRBuilder, value: ir.Value, lane: int) -> ir.Value:
         return self._shuffle(builder, "idx", value, lane, self.wave_size - 1)
 
+    def emit_ballot(self, builder: ir.IRBuilder, predicate: ir.Value) -> ir.Value:
+        i32 = ir.IntType(32)
+        vote = declare_function(builder.module, "llvm.nvvm.vote.ballot.sync",
+                                ir.FunctionType(i32, [i32, ir.IntType(1)]))
+        return builder.call(vote, [ir.Constant(i32, -1), predicate])
+
+    def emit_wave_sync(self, builder: ir.IRBuilder) -> None:
+        i32 = ir.IntType(32)
+        sync = declare_function(builder.module, "llvm.nvvm.bar.warp.sync", ir.FunctionType(ir.VoidType(), [i32]))
+        builder.call(sync, [ir.Constant(i32, -1)])
+
+    def emit_atomic_add(self, builder: ir.IRBuilder, pointer: ir.Value, value: ir.Value) -> ir.Value:
+        return builder.atomic_rmw("add", pointer, value, "monotonic")
+
     def _shuffle(self, builder: ir.IRBuilder, kind: str, value: ir.Value, operand: int, clamp: int) -> ir.Value:
         i32 = ir.IntType(32)
         shfl = declare_function(builder.module, f"llvm.nvvm.shfl.sync.{kind}.i32", ir.FunctionType(i32, [i32] * 4))

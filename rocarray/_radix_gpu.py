@@ -1,0 +1,221 @@
+"""The radix sort's GPU path: each value's order-preserving unsigned key (32 or 64 bits),
+sorted with its payload by the block-cooperative kernels of ``compiler/radix_gpu.py``,
+and the values made back from the sorted keys or carried beside them.
+
+* Integers and bool: the key is the value offset by half its type's range (complemented
+  when descending) less the smallest such key (one ``min`` and one ``max`` read back), so
+  that a range of up to 2**32 values sorts 32-bit keys and only the digits the range has
+  are passes; the sorted values are made back from the keys.
+* float32 and float64: the kernels sort the values themselves, each ordered by its key
+  (``-0.0`` as ``+0.0``, every NaN one largest key: ``_radix``'s order), so zeros and NaNs
+  keep their bits and their input order and nothing is made back.
+* float16: ``_radix``'s float key through float32, cut to the 19 bits that hold it, with
+  the values' bits (widened to 32) as the payload.
+* ``payload`` (``argsort``'s indices): carried as 64-bit words.
+
+Rows of up to ``TILE`` keys are each sorted by one block in shared memory (one launch for
+every pass); longer rows go pass by pass through the upsweep, scan and downsweep entries,
+a block per chunk of ``tpb`` tiles of a row (the chunks' counts are per row, so every row
+is sorted at once).  Complex numbers stay on the portable path (``_radix``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._array_object import Array
+from ._launch import KernelSpec, load
+from ._statistical_functions import max as _max, min as _min
+from ._tiers import FullCode, upgrade
+from ._user_kernels import ElementwiseKernel
+from .compiler import radix_gpu
+from .compiler.radix_gpu import BINS, BLOCK, ENTRIES, VERSION, build_radix_module, packer
+
+#: Blocks a sort of long rows aims for in all (a row's chunks grow past one tile to keep
+#: the per-chunk counts, and their scan, small).
+TARGET_BLOCKS = 1024
+#: The longest row the GPU path takes (counts and places within a row are 32-bit).
+MAX_ROW = (1 << 31) - 1 - radix_gpu.TILE
+
+_U32 = np.dtype(np.uint32)
+_U64 = np.dtype(np.uint64)
+_I32 = np.dtype(np.int32)
+
+
+def gpu_sortable(dtype: np.dtype, L: int) -> bool:
+    """Whether the GPU path sorts rows of ``L`` values of ``dtype``."""
+    return dtype.kind in "biuf" and L <= MAX_ROW
+
+
+def _float_key_bits(dtype: np.dtype) -> int:
+    return 19 if dtype.itemsize == 2 else 8 * dtype.itemsize
+
+
+_elementwise: dict = {}
+
+
+def _ew(key, make) -> ElementwiseKernel:
+    k = _elementwise.get(key)
+    if k is None:
+        k = _elementwise.setdefault(key, make())
+    return k
+
+
+def _int_parts(dtype: np.dtype) -> tuple[str, str, int]:
+    """(the key expression of ``v``, the mask of its width, the offset) of an integer dtype."""
+    bits = 8 * dtype.itemsize
+    mask = "0xFFFFFFFFFFFFFFFFull" if bits == 64 else f"((1ull << {bits}) - 1ull)"
+    if dtype.kind == "i":
+        return f"((((unsigned long long)(long long)v) + (1ull << {bits - 1})) & {mask})", mask, 1 << (bits - 1)
+    return "((unsigned long long)v)", mask, 0
+
+
+def _int_key_kernel(dtype: np.dtype, key_dtype: np.dtype) -> ElementwiseKernel:
+    def make():
+        key, mask, _ = _int_parts(dtype)
+        body = (f"unsigned long long K = {key};\nif (desc) K = {mask} - K;\n"
+                f"k = ({'unsigned int' if key_dtype.itemsize == 4 else 'unsigned long long'})(K - kmin);")
+        return ElementwiseKernel(f"{dtype.name} v, uint64 kmin, bool desc", f"{key_dtype.name} k", body,
+                                 f"rk_gpu_key_{dtype.name}_{key_dtype.name}")
+    return _ew(("ikey", dtype, key_dtype), make)
+
+
+def _int_value_kernel(dtype: np.dtype, key_dtype: np.dtype) -> ElementwiseKernel:
+    def make():
+        _, mask, offset = _int_parts(dtype)
+        ctype = "bool" if dtype.kind == "b" else dtype.name
+        body = (f"unsigned long long K = ((unsigned long long)k + kmin) & {mask};\nif (desc) K = {mask} - K;\n"
+                f"v = ({ctype})(K - {offset}ull);")
+        return ElementwiseKernel(f"{key_dtype.name} k, uint64 kmin, bool desc", f"{dtype.name} v", body,
+                                 f"rk_gpu_value_{dtype.name}_{key_dtype.name}")
+    return _ew(("ivalue", dtype, key_dtype), make)
+
+
+def _float_key_kernel(dtype: np.dtype, key_dtype: np.dtype, float_key: str) -> ElementwiseKernel:
+    """float16's 19-bit keys (float32 and float64 are ordered by the sort's kernels)."""
+    def make():
+        mask = f"((1ull << {_float_key_bits(dtype)}) - 1ull)"
+        body = (f"unsigned long long K = rk_fkey((float)v) >> 13;\nif (desc) K = {mask} - K;\n"
+                f"k = (unsigned int)K;")
+        return ElementwiseKernel(f"{dtype.name} v, bool desc", f"{key_dtype.name} k", body,
+                                 f"rk_gpu_fkey_{dtype.name}", preamble=float_key)
+    return _ew(("fkey", dtype), make)
+
+
+def _widen_kernel() -> ElementwiseKernel:
+    return _ew(("widen",), lambda: ElementwiseKernel("uint16 h", "uint32 p", "p = h;", "rk_gpu_widen16"))
+
+
+def _narrow_kernel() -> ElementwiseKernel:
+    return _ew(("narrow",), lambda: ElementwiseKernel("uint32 p", "uint16 h", "h = (unsigned short)p;",
+                                                      "rk_gpu_narrow16"))
+
+
+def _gather_kernel() -> ElementwiseKernel:
+    # the sorted values of rows from the sorted in-row indices
+    return _ew(("gather",), lambda: ElementwiseKernel("raw T x, int64 j, int64 L", "T y", "y = x[i - i % L + j];",
+                                                      "rk_gpu_row_gather"))
+
+
+def _as(a: Array, dtype) -> Array:
+    """The contiguous ``a``'s memory read as ``dtype`` (of ``a``'s item size)."""
+    v = Array._on_buffer(a._buf, a._shape, a._size, np.dtype(dtype))
+    v._offset = a._offset
+    return v
+
+
+_specs: dict = {}
+
+
+def _kernel(device, key_kind: str, payload_bits: int):
+    """The sort module for (key kind, payload bits) loaded on ``device``, fully compiled."""
+    key = ("radix-gpu", VERSION, radix_gpu.ITEMS, radix_gpu.RANKING_BLOCKS, key_kind, payload_bits)
+    spec = _specs.get(key)
+    if spec is None:
+        spec = KernelSpec(key, f"radix_sort_{key_kind}_p{payload_bits}", (), None,
+                          build_kernel=lambda m, t, e: build_radix_module(m, t, e, key_kind, payload_bits),
+                          packer=packer(""), extra_entries=ENTRIES[1:], heavy=True)
+        spec = _specs.setdefault(key, spec)
+    kernel = load(spec, device)
+    if kernel.code.__class__ is not FullCode:
+        upgrade(kernel)  # (these loops are the whole sort: never run them unoptimised)
+    return kernel
+
+
+def _ptr(a: "Array | None") -> int:
+    return 0 if a is None else a._buf.ptr + a._offset
+
+
+def _launch(kernel, suffix: str, n: int, grid: int, *values) -> None:
+    kernel.code.launch_entry(kernel, ENTRIES.index(suffix), packer(suffix), n, values, grid, BLOCK, 0)
+
+
+def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", descending: bool, float_key: str):
+    """Sort each of the ``rows`` rows of ``L`` values of the flat, contiguous ``keys`` on
+    its GPU, stably (``payload``, int64 of ``keys``' shape, moves with them); returns the
+    sorted (values, payload), flat.  ``float_key``: the preamble defining ``rk_fkey`` for
+    ``keys``' float type (``_radix``'s)."""
+    dtype, device = keys.dtype, keys.device
+    n = keys.size
+    kind = None
+    if dtype.kind == "f" and dtype.itemsize > 2:  # the kernels order the floats themselves
+        bits, kdt, k0, kmin = 8 * dtype.itemsize, dtype, keys, 0
+        kind = f"f{bits}"
+    elif dtype.kind == "f":
+        bits = _float_key_bits(dtype)
+        kdt = _U32
+        k0 = Array._empty((n,), kdt, device)
+        _float_key_kernel(dtype, kdt, float_key)(keys, descending, k0)
+        kmin = 0
+    else:
+        offset = _int_parts(dtype)[2]
+        width = (1 << (8 * dtype.itemsize)) - 1
+        if dtype.itemsize >= 4:  # (narrower keys have at most two digits: nothing to read back)
+            lo, hi = int(_min(keys).get()), int(_max(keys).get())
+            klo, khi = (lo + offset) & width, (hi + offset) & width
+        else:
+            klo, khi = 0, width
+        kmin = width - khi if descending else klo
+        bits = (khi - klo).bit_length()
+        if bits == 0:  # every value equal: already sorted
+            return keys, payload
+        kdt = _U32 if bits <= 32 else _U64
+        k0 = Array._empty((n,), kdt, device)
+        _int_key_kernel(dtype, kdt)(keys, kmin, descending, k0)
+    passes = -(-bits // 8)
+    if payload is not None:
+        p0, pbits = payload, 64
+    elif kind is None and dtype.kind == "f":  # float16: its bits
+        p0, pbits = _widen_kernel()(_as(keys, np.uint16)), 32
+    else:
+        p0, pbits = None, 0
+    desc = int(descending and kind is not None)  # (the other keys are complemented already)
+    kernel = _kernel(device, kind or f"u{8 * kdt.itemsize}", pbits)
+    k1 = Array._empty((n,), kdt, device)
+    p1 = None if p0 is None else Array._empty((n,), p0.dtype, device)
+    tile = radix_gpu.TILE
+    if L <= tile:
+        _launch(kernel, "_b", rows, rows, _ptr(k0), _ptr(p0), _ptr(k1), _ptr(p1), L, passes, desc)
+        k0, p0 = k1, p1
+    else:
+        tiles = -(-L // tile)
+        tpb = -(-tiles // max(1, TARGET_BLOCKS // rows))
+        chunk = tpb * tile
+        bpr = -(-L // chunk)
+        blocks = rows * bpr
+        counts = Array._empty((rows * BINS * bpr,), _I32, device)
+        totals = Array._empty((rows * BINS,), _I32, device)
+        scan_grid = min(rows * BINS, 4 * device.runtime.max_grid(kernel.index, BLOCK))
+        for d in range(passes):
+            _launch(kernel, "", blocks, blocks, _ptr(k0), _ptr(counts), L, chunk, bpr, 8 * d, desc)
+            _launch(kernel, "_s", rows * BINS, scan_grid, _ptr(counts), _ptr(totals), bpr)
+            _launch(kernel, "_d", blocks, blocks, _ptr(k0), _ptr(p0), _ptr(k1), _ptr(p1), _ptr(counts),
+                    _ptr(totals), L, chunk, bpr, 8 * d, tpb, desc)
+            k0, k1, p0, p1 = k1, k0, p1, p0
+    if kind is not None:
+        return k0, p0
+    if dtype.kind != "f":
+        return _int_value_kernel(dtype, kdt)(k0, kmin, descending), p0
+    if payload is not None:  # float16 with indices: the values, gathered by them
+        return _gather_kernel()(keys, p0, L), p0
+    return _as(_narrow_kernel()(p0), dtype), None

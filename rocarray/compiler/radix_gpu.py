@@ -1,0 +1,466 @@
+"""The GPU radix sort's kernels: block-cooperative passes over 8-bit digits of keys of 32
+or 64 bits with an optional payload (32 or 64 bits), built as LLVM IR.
+
+A key is an unsigned integer (``u32``, ``u64``: it orders as it is) or the bits of a
+float (``f32``, ``f64``: every kernel orders it by its order-preserving key, computed
+where a digit is needed -- ``-0.0`` as ``+0.0``, every NaN one largest key -- and moves
+the float itself, so a float sort moves its values alone).  ``desc`` complements the keys.
+
+One module per (key kind, payload bits) holds four entries; sizes, rows, digit positions
+and the direction are run-time parameters (every parameter is one 64-bit word,
+``PARAMS``):
+
+* ``entry`` (*upsweep*): block ``b`` counts the digit of its chunk of a row (``tpb``
+  tiles of ``TILE`` keys) into a 256-bin shared histogram and writes
+  ``counts[(row * 256 + digit) * bpr + chunk]``;
+* ``entry_s`` (*scan*): per (row, digit), the exclusive scan of those counts over the
+  row's chunks, in place, and the digit's total in ``totals[row * 256 + digit]``;
+* ``entry_d`` (*downsweep*): block ``b`` ranks the keys of each tile of its chunk stably
+  by digit, stages them through shared memory in digit order and writes each run of one
+  digit to the next free places of that digit (the row's digit start, from ``totals``,
+  plus the chunk's offset, from ``counts``, plus the keys of the digit already written
+  by the chunk's earlier tiles): coalesced writes, stable order;
+* ``entry_b`` (*block sort*): one block sorts a whole row of at most ``TILE`` keys,
+  every pass in shared memory, nothing through global memory between passes.
+
+Ranking (downsweep and block sort): a wave takes ``ITEMS`` rounds of ``wave_size``
+adjacent keys of its part of the tile; the lanes holding the same digit (*peers*) are
+found with eight ballots (one per digit bit), a key's rank among its wave's earlier keys
+of the digit is the wave's running count of the digit (shared memory, updated by the
+peers together) plus the peers below it (a popcount of the lane mask); the waves' counts
+are then scanned in wave order per digit, and the digits' tile counts across the block,
+so every key knows its place in the tile's stable digit order.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from llvmlite import ir
+
+from .abi import I64
+from .index_ir import CountedLoop
+from .reduction_abi import EntryParams
+
+I1 = ir.IntType(1)
+I32 = ir.IntType(32)
+
+#: Threads of every block, keys per thread and tile (keys a block ranks at once).
+BLOCK = 256
+ITEMS = 8
+TILE = BLOCK * ITEMS
+BINS = 256
+#: Blocks of the ranking entries one multiprocessor should hold at once (their registers
+#: are capped to fit: one block alone leaves the tile's loads unhidden).
+RANKING_BLOCKS = 3
+#: Loads in flight per thread in the upsweep's loop.
+UPSWEEP_UNROLL = 4
+
+#: The parameters of each entry (after the leading item count ``n``), in order.
+PARAMS = {
+    "": ("keys", "counts", "L", "chunk", "bpr", "shift", "desc"),
+    "_s": ("counts", "totals", "bpr"),
+    "_d": ("keys", "payload", "keys_out", "payload_out", "counts", "totals", "L", "chunk", "bpr", "shift",
+           "tpb", "desc"),
+    "_b": ("keys", "payload", "keys_out", "payload_out", "L", "passes", "desc"),
+}
+ENTRIES = ("", "_s", "_d", "_b")
+#: The key kinds and their bits.
+KEY_KINDS = {"u32": 32, "u64": 64, "f32": 32, "f64": 64}
+#: Changes with the code these kernels are built from (part of their cache key).
+VERSION = 1
+
+
+def packer(suffix: str) -> struct.Struct:
+    """The packing of entry ``suffix``'s parameters: ``n`` then ``PARAMS[suffix]``."""
+    return struct.Struct("<" + "Q" * (1 + len(PARAMS[suffix])))
+
+
+def build_radix_module(module: ir.Module, target, entry: str, key_kind: str, payload_bits: int) -> None:
+    """Add the entries ``entry + s`` for ``s`` in ``ENTRIES`` to ``module``, for keys of
+    ``key_kind`` (``KEY_KINDS``) and a payload of ``payload_bits`` (0: none) on the GPU
+    ``target``."""
+    facts = target.facts
+    if not facts.emits_grid or facts.wave_size < 2 or BLOCK % facts.wave_size:
+        raise ValueError(f"the GPU radix sort needs a GPU target with waves; {target.name} has none")
+    if key_kind not in KEY_KINDS or payload_bits not in (0, 32, 64):
+        raise ValueError(f"radix sort keys of kind {', '.join(KEY_KINDS)} and payloads of 0, 32 or 64 bits, "
+                         f"not {key_kind!r} and {payload_bits}")
+    shared = _Shared(module, target, entry)
+    for suffix in ENTRIES:
+        _Kernel(module, target, entry + suffix, suffix, key_kind, payload_bits, shared).build()
+
+
+class _Shared:
+    """The shared-memory arrays the entries use (each entry allocates what it touches)."""
+
+    def __init__(self, module, target, entry):
+        waves = BLOCK // target.facts.wave_size
+        self.space = target.facts.shared_address_space
+
+        def array(name, ty, count, align=8):
+            t = ir.ArrayType(ty, count)
+            gv = ir.GlobalVariable(module, t, f"{entry}_{name}", addrspace=self.space)
+            gv.linkage = "internal"
+            gv.initializer = ir.Constant(t, ir.Undefined)
+            gv.align = align
+            return gv
+
+        #: a tile of keys or payloads in digit order (one more slot: where lanes past the
+        #: end of a tile write)
+        self.stage = array("stage", I64, TILE + 1, 16)
+        #: each wave's running count per digit, then its exclusive start among the waves
+        #: (one more row: lanes past the end of a tile write there)
+        self.waves = array("waves", I32, (waves + 1) * BINS)
+        self.tile_start = array("tile_start", I32, BINS)
+        self.base = array("base", I64, BINS)
+        self.wave_total = array("wave_total", I32, waves)
+        self.hist = array("hist", I32, BINS)
+
+
+class _Kernel:
+    def __init__(self, module, target, name, suffix, key_kind, payload_bits, shared):
+        self.module = module
+        self.target = target
+        self.name = name
+        self.suffix = suffix
+        self.kind = key_kind
+        self.K = ir.IntType(KEY_KINDS[key_kind])
+        self.P = ir.IntType(payload_bits) if payload_bits else None
+        self.sh = shared
+        self.W = target.facts.wave_size
+        self.NW = BLOCK // self.W
+        self.M = ir.IntType(self.W)
+        self.gspace = ir.PointerType(addrspace=target.facts.global_address_space)
+
+    # -- small pieces ---------------------------------------------------------------------
+
+    def c32(self, v):
+        return ir.Constant(I32, v)
+
+    def c64(self, v):
+        return ir.Constant(I64, v)
+
+    def gptr(self, b, base, index, ty):
+        """The global address of element ``index`` (i64) of the ``ty`` array at ``base``."""
+        return b.gep(b.inttoptr(base, self.gspace), [index], source_etype=ty)
+
+    def sptr(self, b, gv, index, ty):
+        p = b.gep(gv, [index], source_etype=ty)
+        p.type = ir.PointerType(addrspace=self.sh.space)
+        return p
+
+    def order_key(self, b, key):
+        """The unsigned key that orders ``key`` (floats: by value, ``-0.0`` as ``+0.0``,
+        every NaN last), complemented when descending."""
+        K = self.K
+        if self.kind[0] == "f":
+            bits = K.width
+            sign = ir.Constant(K, 1 << (bits - 1))
+            magnitude = b.and_(key, ir.Constant(K, (1 << (bits - 1)) - 1))
+            inf = ir.Constant(K, 0x7F800000 if bits == 32 else 0x7FF0000000000000)
+            negative = b.icmp_unsigned("!=", b.and_(key, sign), ir.Constant(K, 0))
+            k = b.select(negative, b.not_(key), b.or_(key, sign))
+            k = b.select(b.icmp_unsigned("==", magnitude, ir.Constant(K, 0)), sign, k)
+            key = b.select(b.icmp_unsigned(">", magnitude, inf), ir.Constant(K, -1), k)
+        return b.select(self.desc, b.not_(key), key)
+
+    def digit(self, b, key, shift):
+        """The 8-bit digit at bit ``shift`` (a key-typed value) of ``key``'s order key, as i32."""
+        return b.trunc(b.and_(b.lshr(self.order_key(b, key), shift), ir.Constant(self.K, BINS - 1)), I32)
+
+    def popc(self, b, mask):
+        fn = self.module.globals.get(f"llvm.ctpop.i{self.W}")
+        if fn is None:
+            fn = ir.Function(self.module, ir.FunctionType(self.M, [self.M]), f"llvm.ctpop.i{self.W}")
+        count = b.call(fn, [mask])
+        return b.trunc(count, I32) if self.W > 32 else count
+
+    def alloca(self, b, ty):
+        """A stack slot in the entry block (where LLVM keeps it in registers)."""
+        here = b.block
+        b.position_at_start(b.function.entry_basic_block)
+        slot = b.alloca(ty)
+        b.position_at_end(here)
+        return slot
+
+    def peers(self, b, digit, valid):
+        """The mask of the wave's valid lanes whose digit equals this lane's (8 ballots)."""
+        t = self.target
+        mask = t.emit_ballot(b, valid)
+        for bit in range(8):
+            on = b.trunc(b.lshr(digit, self.c32(bit)), I1)
+            votes = t.emit_ballot(b, on)
+            mask = b.and_(mask, b.select(on, votes, b.not_(votes)))
+        return mask
+
+    def min32(self, b, x, y):
+        return b.select(b.icmp_signed("<", x, y), x, y)
+
+    def if_then(self, b, cond, body):
+        then_bb = b.function.append_basic_block("then")
+        done_bb = b.function.append_basic_block("done")
+        b.cbranch(cond, then_bb, done_bb)
+        b.position_at_end(then_bb)
+        body()
+        b.branch(done_bb)
+        b.position_at_end(done_bb)
+
+    def block_scan(self, b, v):
+        """(exclusive prefix, total) of the i32 ``v`` over the block's threads in order
+        (every thread must call it; it ends with a barrier, so it can be called again)."""
+        t = self.target
+        incl = v
+        d = 1
+        while d < self.W:
+            up = t.emit_shuffle_up(b, incl, d)
+            incl = b.add(incl, b.select(b.icmp_unsigned(">=", self.lane, self.c32(d)), up, self.c32(0)))
+            d *= 2
+        last = b.icmp_unsigned("==", self.lane, self.c32(self.W - 1))
+        self.if_then(b, last, lambda: b.store(incl, self.sptr(b, self.sh.wave_total, self.wave64, I32)))
+        t.emit_barrier(b)
+        prefix = total = self.c32(0)
+        for w in range(self.NW):
+            x = b.load(self.sptr(b, self.sh.wave_total, self.c64(w), I32), typ=I32)
+            prefix = b.add(prefix, b.select(b.icmp_unsigned("<", self.c32(w), self.wave), x, self.c32(0)))
+            total = b.add(total, x)
+        t.emit_barrier(b)
+        return b.sub(b.add(prefix, incl), v), total
+
+    # -- the entries ----------------------------------------------------------------------
+
+    def build(self) -> None:
+        target = self.target
+        names = ("n",) + PARAMS[self.suffix]
+        fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [I64] * len(names)), self.name)
+        target.mark_kernel(fn)
+        if self.suffix in ("_d", "_b"):
+            target.limit_registers(fn, RANKING_BLOCKS)
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        params = EntryParams(target, b, list(fn.args), [I64] * len(names))
+        self.p = {name: params.value(b, k) for k, name in enumerate(names)}
+        self.desc = b.icmp_unsigned("!=", self.p.get("desc", self.c64(0)), self.c64(0))
+        tid = target.emit_thread_in_block(b)
+        self.tid64 = tid
+        self.tid = b.trunc(tid, I32)
+        self.lane = b.and_(self.tid, self.c32(self.W - 1))
+        self.wave = b.lshr(self.tid, self.c32(self.W.bit_length() - 1))
+        self.wave64 = b.zext(self.wave, I64)
+        self.lt_mask = b.sub(b.shl(ir.Constant(self.M, 1), b.zext(self.lane, self.M) if self.W > 32 else self.lane),
+                             ir.Constant(self.M, 1))
+        self.bid = target.emit_block_id(b)
+        getattr(self, "build" + (self.suffix or "_u"))(b)
+        b.ret_void()
+
+    def chunk_of(self, b):
+        """(row, chunk index in the row, first key, end) of this block."""
+        p = self.p
+        row = b.udiv(self.bid, p["bpr"])
+        k = b.urem(self.bid, p["bpr"])
+        row_lo = b.mul(row, p["L"])
+        lo = b.add(row_lo, b.mul(k, p["chunk"]))
+        end = b.add(row_lo, p["L"])
+        hi = b.add(lo, p["chunk"])
+        return row, k, lo, b.select(b.icmp_signed("<", hi, end), hi, end)
+
+    def build_u(self, b):
+        p = self.p
+        target = self.target
+        row, k, lo, hi = self.chunk_of(b)
+        b.store(self.c32(0), self.sptr(b, self.sh.hist, self.tid64, I32))
+        target.emit_barrier(b)
+        span = BLOCK * UPSWEEP_UNROLL
+        trips = b.udiv(b.add(b.sub(hi, lo), self.c64(span - 1)), self.c64(span))
+        shift = b.trunc(p["shift"], self.K) if self.K.width < 64 else p["shift"]
+        loop = CountedLoop(b, self.c64(0), trips, "up")
+        first = b.add(lo, b.mul(loop.i, self.c64(span)))
+        last = b.sub(hi, self.c64(1))
+        keys, valids = [], []
+        for u in range(UPSWEEP_UNROLL):
+            i = b.add(first, b.add(self.c64(u * BLOCK), self.tid64))
+            valid = b.icmp_signed("<", i, hi)
+            i = b.select(valid, i, last)
+            keys.append(b.load(self.gptr(b, p["keys"], i, self.K), typ=self.K))
+            valids.append(valid)
+        for key, valid in zip(keys, valids):
+            d = self.digit(b, key, shift)
+            mask = self.peers(b, d, valid)
+            below = self.popc(b, b.and_(mask, self.lt_mask))
+            leader = b.and_(valid, b.icmp_unsigned("==", below, self.c32(0)))
+            count = self.popc(b, mask)
+            self.if_then(b, leader, lambda: target.emit_atomic_add(
+                b, self.sptr(b, self.sh.hist, b.zext(d, I64), I32), count))
+        loop.close(b, b.add(loop.i, self.c64(1)))
+        target.emit_barrier(b)
+        h = b.load(self.sptr(b, self.sh.hist, self.tid64, I32), typ=I32)
+        at = b.add(b.mul(b.add(b.mul(row, self.c64(BINS)), self.tid64), p["bpr"]), k)
+        b.store(h, self.gptr(b, p["counts"], at, I32))
+
+    def build_s(self, b):
+        p = self.p
+        target = self.target
+        items = CountedLoop(b, self.bid, p["n"], "scan.item")
+        base = b.mul(items.i, p["bpr"])
+        carry_slot = self.alloca(b, I32)
+        b.store(self.c32(0), carry_slot)
+        chunks = CountedLoop(b, self.c64(0), p["bpr"], "scan.chunk")
+        j = b.add(chunks.i, self.tid64)
+        valid = b.icmp_signed("<", j, p["bpr"])
+        at = self.gptr(b, p["counts"], b.add(base, b.select(valid, j, self.c64(0))), I32)
+        v = b.select(valid, b.load(at, typ=I32), self.c32(0))
+        excl, total = self.block_scan(b, v)
+        carry = b.load(carry_slot, typ=I32)
+        self.if_then(b, valid, lambda: b.store(b.add(carry, excl), at))
+        b.store(b.add(carry, total), carry_slot)
+        chunks.close(b, b.add(chunks.i, self.c64(BLOCK)))
+        self.if_then(b, b.icmp_unsigned("==", self.tid, self.c32(0)), lambda: b.store(
+            b.load(carry_slot, typ=I32), self.gptr(b, p["totals"], items.i, I32)))
+        items.close(b, b.add(items.i, target.emit_block_count(b)))
+
+    def rank(self, b, keys, valids, shift, rounds):
+        """Each key's place in the tile's stable order by its digit at ``shift``, as i32
+        (``TILE`` for keys not ``valids``), their digits, and the tile's count of this
+        thread's digit (``self.tid``).  Only the first ``rounds`` rounds hold keys (the
+        others are skipped: a short tile costs its rounds alone).  Every thread must call
+        it; it begins and ends with a barrier."""
+        target = self.target
+        sh = self.sh
+        for w in range(self.NW):
+            b.store(self.c32(0), self.sptr(b, sh.waves, b.add(self.c64(w * BINS), self.tid64), I32))
+        target.emit_barrier(b)
+        wave_row = b.mul(self.wave64, self.c64(BINS))
+        dump = self.c64(self.NW * BINS)
+        digits = [self.digit(b, key, shift) for key in keys]
+        local = [self.alloca(b, I32) for _ in keys]
+        for r, (d, valid, out) in enumerate(zip(digits, valids, local)):
+            def one_round(d=d, valid=valid, out=out):
+                mask = self.peers(b, d, valid)
+                below = self.popc(b, b.and_(mask, self.lt_mask))
+                slot = self.sptr(b, sh.waves, b.select(valid, b.add(wave_row, b.zext(d, I64)), dump), I32)
+                before = b.load(slot, typ=I32)
+                target.emit_wave_sync(b)
+                b.store(b.add(before, self.popc(b, mask)), slot)
+                target.emit_wave_sync(b)
+                b.store(b.add(before, below), out)
+            # (block-uniform: the wave's lanes take it together)
+            self.if_then(b, b.icmp_signed("<", self.c32(r), rounds), one_round)
+        local = [b.load(out, typ=I32) for out in local]
+        target.emit_barrier(b)
+        # per digit (this thread's): the waves' counts to exclusive starts, in wave order
+        run = self.c32(0)
+        for w in range(self.NW):
+            slot = self.sptr(b, sh.waves, b.add(self.c64(w * BINS), self.tid64), I32)
+            x = b.load(slot, typ=I32)
+            b.store(run, slot)
+            run = b.add(run, x)
+        start, _ = self.block_scan(b, run)
+        b.store(start, self.sptr(b, sh.tile_start, self.tid64, I32))
+        target.emit_barrier(b)
+        places = []
+        for d, r, valid in zip(digits, local, valids):
+            d64 = b.zext(d, I64)
+            ts = b.load(self.sptr(b, sh.tile_start, d64, I32), typ=I32)
+            ws = b.load(self.sptr(b, sh.waves, b.add(wave_row, d64), I32), typ=I32)
+            places.append(b.select(valid, b.add(b.add(ts, ws), r), self.c32(TILE)))
+        return places, digits, run
+
+    def stage_through(self, b, values, places, ty):
+        """Write ``values`` at ``places`` of the stage (then a barrier)."""
+        for v, q in zip(values, places):
+            b.store(v, self.sptr(b, self.sh.stage, b.zext(q, I64), ty))
+        self.target.emit_barrier(b)
+
+    def positions(self, b, n):
+        """For a tile of ``n`` keys (i32, 1 to ``TILE``): the tile positions of this
+        thread's ``ITEMS`` keys, whether each is one, and the rounds that hold keys.  Wave
+        ``w``'s part of the tile is ``rounds`` rounds of ``wave_size`` adjacent keys, as
+        few as cover the tile with every wave (a short tile keeps every wave busy)."""
+        rounds = b.udiv(b.add(n, self.c32(BLOCK - 1)), self.c32(BLOCK))
+        first = b.add(b.mul(self.wave, b.mul(rounds, self.c32(self.W))), self.lane)
+        pos = [b.add(first, self.c32(r * self.W)) for r in range(ITEMS)]
+        valids = [b.and_(b.icmp_signed("<", q, n), b.icmp_signed("<", self.c32(r), rounds)) for r, q in enumerate(pos)]
+        return pos, valids, rounds
+
+    def build_d(self, b):
+        p = self.p
+        target = self.target
+        sh = self.sh
+        row, k, lo, hi = self.chunk_of(b)
+        shift = b.trunc(p["shift"], self.K) if self.K.width < 64 else p["shift"]
+        total = b.load(self.gptr(b, p["totals"], b.add(b.mul(row, self.c64(BINS)), self.tid64), I32), typ=I32)
+        start, _ = self.block_scan(b, total)
+        at = b.add(b.mul(b.add(b.mul(row, self.c64(BINS)), self.tid64), p["bpr"]), k)
+        offset = b.load(self.gptr(b, p["counts"], at, I32), typ=I32)
+        base = b.add(b.mul(row, p["L"]), b.zext(b.add(start, offset), I64))
+        base_slot = self.sptr(b, sh.base, self.tid64, I64)
+        b.store(base, base_slot)
+        tiles = CountedLoop(b, self.c64(0), p["tpb"], "tile")
+        tlo = b.add(lo, b.mul(tiles.i, self.c64(TILE)))
+        go_bb = b.function.append_basic_block("tile.go")
+        b.cbranch(b.icmp_signed("<", tlo, hi), go_bb, tiles.exit)
+        b.position_at_end(go_bb)
+        rest = b.sub(hi, tlo)
+        n = b.trunc(b.select(b.icmp_signed("<", rest, self.c64(TILE)), rest, self.c64(TILE)), I32)
+        pos, valids, rounds = self.positions(b, n)
+        at = [b.add(tlo, b.zext(self.min32(b, q, b.sub(n, self.c32(1))), I64)) for q in pos]
+        keys = [b.load(self.gptr(b, p["keys"], i, self.K), typ=self.K) for i in at]
+        pays = [b.load(self.gptr(b, p["payload"], i, self.P), typ=self.P) for i in at] if self.P else []
+        places, _, count = self.rank(b, keys, valids, shift, rounds)
+        self.stage_through(b, keys, places, self.K)
+        # thread j moves the tile's keys j, j + BLOCK, ...: a run of one digit goes to
+        # adjacent places
+        dests = []
+        for r in range(ITEMS):
+            i = b.add(self.tid, self.c32(r * BLOCK))
+            key = b.load(self.sptr(b, sh.stage, b.zext(i, I64), self.K), typ=self.K)
+            d64 = b.zext(self.digit(b, key, shift), I64)
+            ts = b.load(self.sptr(b, sh.tile_start, d64, I32), typ=I32)
+            g = b.load(self.sptr(b, sh.base, d64, I64), typ=I64)
+            dest = b.add(g, b.zext(b.sub(i, ts), I64))
+            ok = b.icmp_signed("<", i, n)
+            self.if_then(b, ok, lambda: b.store(key, self.gptr(b, p["keys_out"], dest, self.K)))
+            dests.append((i, dest, ok))
+        if self.P:
+            target.emit_barrier(b)
+            self.stage_through(b, pays, places, self.P)
+            for i, dest, ok in dests:
+                v = b.load(self.sptr(b, sh.stage, b.zext(i, I64), self.P), typ=self.P)
+                self.if_then(b, ok, lambda: b.store(v, self.gptr(b, p["payload_out"], dest, self.P)))
+        target.emit_barrier(b)
+        b.store(b.add(b.load(base_slot, typ=I64), b.zext(count, I64)), base_slot)
+        tiles.close(b, b.add(tiles.i, self.c64(1)))
+
+    def build_b(self, b):
+        p = self.p
+        target = self.target
+        sh = self.sh
+        rows = CountedLoop(b, self.bid, p["n"], "row")
+        row_lo = b.mul(rows.i, p["L"])
+        n = b.trunc(p["L"], I32)
+        pos, valids, rounds = self.positions(b, n)
+        clamped = [self.min32(b, q, b.sub(n, self.c32(1))) for q in pos]
+        at = [b.add(row_lo, b.zext(q, I64)) for q in clamped]
+        key_slots = [self.alloca(b, self.K) for _ in range(ITEMS)]
+        pay_slots = [self.alloca(b, self.P) for _ in range(ITEMS)] if self.P else []
+        for i, s in zip(at, key_slots):
+            b.store(b.load(self.gptr(b, p["keys"], i, self.K), typ=self.K), s)
+        for i, s in zip(at, pay_slots):
+            b.store(b.load(self.gptr(b, p["payload"], i, self.P), typ=self.P), s)
+        passes = CountedLoop(b, self.c64(0), p["passes"], "pass")
+        shift64 = b.mul(passes.i, self.c64(8))
+        shift = b.trunc(shift64, self.K) if self.K.width < 64 else shift64
+        keys = [b.load(s, typ=self.K) for s in key_slots]
+        places, _, _ = self.rank(b, keys, valids, shift, rounds)
+        for slots, ty in ((key_slots, self.K), (pay_slots, self.P)):
+            if not slots:
+                continue
+            self.stage_through(b, [b.load(s, typ=ty) for s in slots], places, ty)
+            for q, s in zip(clamped, slots):
+                b.store(b.load(self.sptr(b, sh.stage, b.zext(q, I64), ty), typ=ty), s)
+            target.emit_barrier(b)
+        passes.close(b, b.add(passes.i, self.c64(1)))
+        for slots, name, ty in ((key_slots, "keys_out", self.K), (pay_slots, "payload_out", self.P)):
+            for i, s, ok in zip(at, slots, valids):
+                v = b.load(s, typ=ty)
+                self.if_then(b, ok, lambda: b.store(v, self.gptr(b, p[name], i, ty)))
+        rows.close(b, b.add(rows.i, target.emit_block_count(b)))

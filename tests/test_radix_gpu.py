@@ -1,0 +1,234 @@
+"""The GPU radix sort (rocarray/compiler/radix_gpu.py, rocarray/_radix_gpu.py): its kernels
+compile for sm_90, gfx90a, gfx942 and gfx1100 on any machine (PTX and code objects checked
+as tests/targets' are), and on a GPU sort/argsort match NumPy for every dtype -- long lines
+(tiles, chunks of several tiles), many short rows, NaN and signed zeros, ties (stability),
+descending -- and a new size compiles nothing."""
+
+import ctypes
+import struct
+
+import numpy as np
+import pytest
+from llvmlite import ir
+
+import rocarray as ra
+from rocarray import _radix, _radix_gpu, cache
+from rocarray.compiler import radix_gpu
+from rocarray.compiler.cache import drain_background
+from rocarray.targets import target_for
+from rocarray.targets.amdgpu import AMDGPUTarget, find_lld
+from rocarray.runtime.llvm import LLVM_LOCK
+from rocarray.targets.base import Target, llvm_binding
+from rocarray.targets.codeobject import check_code_object, read_code_object
+from conftest import ALL_DTYPES, gpu_devices, random_array
+from test_radix_sort import _data, _desc_argsort, _same
+
+NEEDS_GPU = "needs an NVIDIA GPU (CUDA)"
+requires_gpu = pytest.mark.skipif(not gpu_devices("cuda") and not gpu_devices("hip"), reason=NEEDS_GPU)
+KINDS = [("u32", 0), ("u32", 32), ("u32", 64), ("u64", 0), ("u64", 64), ("f32", 0), ("f32", 64), ("f64", 0),
+         ("f64", 64)]
+
+
+def _module(target, key_kind, payload_bits):
+    module = ir.Module("radix")
+    module.triple = target.triple
+    module.data_layout = target.data_layout
+    radix_gpu.build_radix_module(module, target, "rk_radix", key_kind, payload_bits)
+    return module
+
+
+def _shared_bytes(wave: int) -> int:
+    """The shared memory of the downsweep: the stage, the waves' counts, starts and bases."""
+    waves = radix_gpu.BLOCK // wave
+    return 8 * (radix_gpu.TILE + 1) + 4 * (waves + 1) * radix_gpu.BINS + 4 * radix_gpu.BINS + 8 * radix_gpu.BINS
+
+
+@pytest.mark.parametrize("key_kind,payload_bits", KINDS)
+def test_nvptx_entries_ballots_and_shared_memory(key_kind, payload_bits):
+    target = target_for("sm_90")
+    ptx = target.emit_ptx(_module(target, key_kind, payload_bits))
+    for suffix in radix_gpu.ENTRIES:
+        assert f".entry rk_radix{suffix}(" in ptx
+    assert "vote.sync.ballot.b32" in ptx
+    assert "bar.warp.sync" in ptx
+    assert "atom.shared.add" in ptx or "red.shared.add" in ptx
+    assert ".shared" in ptx and "popc.b32" in ptx
+    assert "ld.local" not in ptx  # the per-thread keys stay in registers
+    assert isinstance(target.compile(_module(target, key_kind, payload_bits)), bytes)
+
+
+@pytest.mark.skipif(find_lld() is None, reason="ld.lld >= 17 not found: apt-get install lld-19, or pip install ziglang")
+@pytest.mark.parametrize("arch,wave", [("gfx90a", 64), ("gfx942", 64), ("gfx1100", 32)])
+def test_amdgpu_code_objects(arch, wave):
+    target = AMDGPUTarget(arch)
+    for key_kind, payload_bits in (("u32", 32), ("f64", 64)):
+        hsaco = target.compile(_module(target, key_kind, payload_bits))
+        entries = ["rk_radix" + s for s in radix_gpu.ENTRIES]
+        assert check_code_object(hsaco, arch, entries) == []
+        co = read_code_object(hsaco)
+        for suffix in radix_gpu.ENTRIES:
+            kernel = co.kernel("rk_radix" + suffix)
+            assert kernel[".wavefront_size"] == wave
+            explicit = [a for a in kernel[".args"] if not a[".value_kind"].startswith("hidden_")]
+            assert [(a[".offset"], a[".size"]) for a in explicit] == [
+                (8 * k, 8) for k in range(len(radix_gpu.PARAMS[suffix]) + 1)]
+            assert kernel[".kernarg_segment_size"] >= radix_gpu.packer(suffix).size
+        assert co.kernel("rk_radix_d")[".group_segment_fixed_size"] >= _shared_bytes(wave)
+    asm = target.emit_assembly(_module(target, "f32", 0))
+    assert "v_cmp" in asm and ("ds_add_u32" in asm or "ds_add_rtn_u32" in asm)
+
+
+def test_packers_and_errors():
+    assert radix_gpu.packer("_d").size == 8 * (1 + len(radix_gpu.PARAMS["_d"]))
+    assert struct.calcsize(radix_gpu.packer("_b").format) == 8 * 8
+    with pytest.raises(ValueError, match="needs a GPU target"):
+        _module(target_for("host"), "u32", 0)
+    with pytest.raises(ValueError, match="keys of kind u32, u64, f32, f64"):
+        _module(target_for("sm_90"), "u16", 0)
+    with pytest.raises(NotImplementedError, match="emit_ballot"):
+        Target.emit_ballot(target_for("host"), None, None)
+    assert not _radix_gpu.gpu_sortable(np.dtype(np.complex64), 10)
+    assert _radix_gpu.gpu_sortable(np.dtype(np.float16), 10)
+
+
+def _gpu(device):
+    if device.kind == "cpu":
+        pytest.skip(NEEDS_GPU)
+
+
+def _check_line(x, a):
+    order = np.argsort(a, axis=-1, kind="stable")
+    np.testing.assert_array_equal(ra.argsort(x).get(), order)
+    _same(ra.sort(x).get(), np.take_along_axis(a, order, axis=-1))
+    d = _desc_argsort(a)
+    np.testing.assert_array_equal(ra.argsort(x, descending=True).get(), d)
+    _same(ra.sort(x, descending=True).get(), np.take_along_axis(a, d, axis=-1))
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_every_dtype_long_line_and_rows(device, dtype, monkeypatch):
+    _gpu(device)
+    rng = np.random.default_rng(2121)
+    # long lines: several tiles a chunk, partial last tiles and chunks
+    monkeypatch.setattr(_radix_gpu, "TARGET_BLOCKS", 2)
+    a = _data((5 * radix_gpu.TILE + 77,), dtype, rng)
+    _check_line(ra.asarray(a, device=device), a)
+    monkeypatch.undo()
+    a = _data((3, 2 * radix_gpu.TILE + 5), dtype, rng)
+    _check_line(ra.asarray(a, device=device), a)
+    # short rows: one block sorts a row in shared memory
+    a = _data((33, 1000), dtype, rng)
+    _check_line(ra.asarray(a, device=device), a)
+    a = _data((5, radix_gpu.TILE), dtype, rng)
+    _check_line(ra.asarray(a, device=device), a)
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", [ra.int32, ra.int64, ra.uint64, ra.uint32], ids=str)
+def test_integer_ranges(device, dtype):
+    """Full ranges (64-bit keys, every digit), narrow ranges far from zero (32-bit keys
+    less the smallest), all equal."""
+    _gpu(device)
+    rng = np.random.default_rng(2122)
+    info = np.iinfo(dtype)
+    n = 3 * radix_gpu.TILE + 11
+    wide = rng.integers(info.min, info.max, size=n, endpoint=True, dtype=dtype)
+    narrow = rng.integers(0, 1 << 20, size=n).astype(dtype) + np.dtype(dtype).type(info.max - (1 << 21))
+    same = np.full(n, info.max - 3, dtype=dtype)
+    for a in (wide, narrow, same, wide[:900]):
+        _check_line(ra.asarray(a, device=device), a)
+
+
+@requires_gpu
+def test_set_functions_and_searchsorted_use_it(device):
+    _gpu(device)
+    rng = np.random.default_rng(2123)
+    a = random_array((3 * radix_gpu.TILE,), np.float32, rng, low=-50, high=50).round()
+    x = ra.asarray(a, device=device)
+    values, counts = ra.unique_counts(x)
+    want_v, want_c = np.unique(a, return_counts=True)
+    np.testing.assert_array_equal(values.get(), want_v)
+    np.testing.assert_array_equal(counts.get(), want_c)
+
+
+@requires_gpu
+def test_new_sizes_compile_nothing(device):
+    _gpu(device)
+    rng = np.random.default_rng(2124)
+
+    def compiles():
+        drain_background()
+        i = cache.info()
+        return i["compiled"] + i["disk_hits"]
+
+    for shape in ((3 * radix_gpu.TILE + 1,), (8, 300)):
+        ra.sort(ra.asarray(random_array(shape, np.float32, rng), device=device))
+    before = compiles()
+    for shape in ((5 * radix_gpu.TILE + 999,), (2, 2 * radix_gpu.TILE + 3), (100, 77), (3, radix_gpu.TILE)):
+        a = random_array(shape, np.float32, rng)
+        np.testing.assert_array_equal(ra.sort(ra.asarray(a, device=device)).get(), np.sort(a, axis=-1))
+    assert compiles() == before
+
+
+@pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d.kind in "biu" or d == ra.float16], ids=str)
+@pytest.mark.parametrize("descending", [False, True])
+def test_key_transforms_order_as_numpy(device, dtype, descending):
+    """The GPU path's keys made by elementwise kernels (integers, float16; every device
+    runs them): a stable sort of the keys is NumPy's stable order of the values; integer
+    keys make the values back."""
+    rng = np.random.default_rng(2125)
+    dtype = np.dtype(dtype)
+    a = _data((2000,), dtype, rng)
+    x = ra.asarray(a, device=device)
+    order = _desc_argsort(a) if descending else np.argsort(a, kind="stable")
+    if dtype.kind == "f":
+        kdt = np.dtype(np.uint32)
+        k = ra.empty((a.size,), dtype=kdt, device=device)
+        _radix_gpu._float_key_kernel(dtype, kdt, _radix._FLOAT32_KEY)(x, descending, k)
+        keys = k.get()
+        assert keys.max() < 1 << _radix_gpu._float_key_bits(dtype)
+    else:
+        _, _, offset = _radix_gpu._int_parts(dtype)
+        width = (1 << (8 * dtype.itemsize)) - 1
+        klo, khi = (int(a.min()) + offset) & width, (int(a.max()) + offset) & width
+        kmin = width - khi if descending else klo
+        kdt = np.dtype(np.uint32 if (khi - klo).bit_length() <= 32 else np.uint64)
+        k = ra.empty((a.size,), dtype=kdt, device=device)
+        _radix_gpu._int_key_kernel(dtype, kdt)(x, kmin, descending, k)
+        keys = k.get()
+        assert int(keys.max()) <= khi - klo
+        back = _radix_gpu._int_value_kernel(dtype, kdt)(k, kmin, descending)
+        np.testing.assert_array_equal(back.get(), a)
+    np.testing.assert_array_equal(np.argsort(keys, kind="stable"), order)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+@pytest.mark.parametrize("descending", [False, True])
+def test_float_order_keys_as_numpy(dtype, descending):
+    """The kernels' float order key (``order_key``, IR), run on the host through MCJIT:
+    a stable sort of the keys is NumPy's stable order, NaN and signed zeros included."""
+    drain_background()  # (LLVM's context is shared with the tier-up worker)
+    binding = llvm_binding()
+    dtype = np.dtype(dtype)
+    a = _data((3000,), dtype, np.random.default_rng(2126))
+    bits = 8 * dtype.itemsize
+    utype = np.uint32 if bits == 32 else np.uint64
+    i64 = ir.IntType(64)
+    module = ir.Module(name="order_key")
+    module.triple = binding.get_default_triple()
+    fn = ir.Function(module, ir.FunctionType(i64, [i64, i64]), "order_key")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    gen = radix_gpu._Kernel(module, target_for("sm_90"), "k", "", f"f{bits}", 0, None)
+    gen.desc = b.icmp_unsigned("!=", fn.args[1], ir.Constant(i64, 0))
+    key = gen.order_key(b, b.trunc(fn.args[0], gen.K) if bits == 32 else fn.args[0])
+    b.ret(b.zext(key, i64) if bits == 32 else key)
+    with LLVM_LOCK:
+        mod = binding.parse_assembly(str(module))
+        engine = binding.create_mcjit_compiler(mod, binding.Target.from_default_triple().create_target_machine())
+        engine.finalize_object()
+        cfunc = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64)(
+            engine.get_function_address("order_key"))
+        keys = np.array([cfunc(int(v), int(descending)) for v in a.view(utype)], dtype=np.uint64)
+    order = _desc_argsort(a) if descending else np.argsort(a, kind="stable")
+    np.testing.assert_array_equal(np.argsort(keys, kind="stable"), order)
