@@ -15,7 +15,7 @@ from ._array_object import Array, _check_same_device, check_size
 from ._copy import copy_to_device
 from ._device import as_device
 from ._dlpack import import_dlpack
-from ._elementwise import copy_array, copy_elements, filled, ranged
+from ._elementwise import copy_array, copy_elements, fill_elements, filled, ranged
 from ._elementwise_functions import _where, greater_equal, less_equal
 from ._transfer import check_scalar_fits, numpy_to_device, wrap_numpy
 from ._views import as_int, broadcast_to, expand_dims
@@ -635,6 +635,9 @@ def copy_into(dst: Array, value) -> None:
     if not isinstance(value, Array):
         if isinstance(value, (bool, int, float, complex, np.generic)) and not isinstance(value, np.ndarray):
             check_scalar_fits(value, dst.dtype)
+            # (the value as NumPy converts it to the dtype -- 2.5 to an int 2 -- in the kernel)
+            if fill_elements(dst, np.asarray(value, dtype=dst.dtype).item()):
+                return
             value = asarray(value, dtype=dst.dtype, device=dst.device)
         else:
             value = asarray(value, device=dst.device)

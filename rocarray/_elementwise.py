@@ -564,16 +564,18 @@ _scalar_ops: dict = {}
 
 
 def _scalar_op(name: str, body: str, in_dtypes: tuple, dtype: np.dtype, device):
-    """The warm runner (``ContiguousRunner``) of an op whose inputs are Python scalars of
-    ``in_dtypes`` (``in0``, ``in1``... in ``body``; ``i`` the element's index) and whose
-    output ``out0`` is a new ``dtype`` array on ``device``: nothing is copied from the host."""
+    """(the loaded kernel, its warm runner: a ``ContiguousRunner``) of an op whose inputs
+    are Python scalars of ``in_dtypes`` (``in0``, ``in1``... in ``body``; ``i`` the
+    element's index) and whose output ``out0`` is a ``dtype`` array on ``device``: nothing
+    is copied from the host."""
     key = (name, body, in_dtypes, dtype, device)
-    run = _scalar_ops.get(key)
-    if run is None:
+    found = _scalar_ops.get(key)
+    if found is None:
         spec = elementwise_spec(name, body, in_dtypes, ("s",) * len(in_dtypes), in_dtypes, dtype, dtype)
-        run = _scalar_ops[key] = ContiguousRunner(load(spec, device), spec.operands, dtype,
-                                                  tuple([t.type for t in in_dtypes]), name).__call__
-    return run
+        kernel = load(spec, device)
+        found = _scalar_ops[key] = (kernel, ContiguousRunner(kernel, spec.operands, dtype,
+                                                             tuple([t.type for t in in_dtypes]), name).__call__)
+    return found
 
 
 def filled(shape: tuple, value, dtype: np.dtype, device) -> Array:
@@ -582,7 +584,23 @@ def filled(shape: tuple, value, dtype: np.dtype, device) -> Array:
     n = 1
     for d in shape:
         n *= d
-    return _scalar_op("full", _body_for(copy_op.row, dtype), (dtype,), dtype, device)((value,), shape, n)
+    run = _scalar_op("full", _body_for(copy_op.row, dtype), (dtype,), dtype, device)[1]
+    return run((value,), shape, n)
+
+
+def fill_elements(dst: Array, value) -> bool:
+    """``dst[...] = value`` for a Python scalar of ``dst``'s dtype kind (checked to fit), in
+    any layout, by ``filled``'s kernel; False (nothing done) for a layout of more than
+    ``MAX_DIMS`` dimensions after merging, which the caller copies instead."""
+    dtype = dst._dtype
+    shape, (strides,) = merge_dims(dst._shape, [dst._strides])
+    if len(shape) > MAX_DIMS:
+        return False
+    if dst._size:
+        kernel = _scalar_op("full", _body_for(copy_op.row, dtype), (dtype,), dtype, dst._buf.device)[0]
+        kernel.launch(dst._size, [len(shape), *pad_dims(shape, 1), *scalar_fields(value, dtype.type, "setitem"),
+                                  dst._buf.ptr + dst._offset, *pad_dims(strides, 0)])
+    return True
 
 
 #: ``start + i * step`` of integers modulo 2**64 (where the wrapping of a large start or
@@ -600,7 +618,7 @@ def ranged(n: int, start, step, dtype: np.dtype, device) -> Array:
         kind, loop, values = "i", _dtypes.uint64, (start % 2**64, step % 2**64)
     else:
         kind, loop, values = "f", _dtypes.float64, (float(start), float(step))
-    return _scalar_op("arange", _RANGE_BODIES[kind], (loop, loop), dtype, device)(values, (n,), n)
+    return _scalar_op("arange", _RANGE_BODIES[kind], (loop, loop), dtype, device)[1](values, (n,), n)
 
 
 def copy_array(x: Array) -> Array:

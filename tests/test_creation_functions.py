@@ -115,6 +115,29 @@ def test_like(device):
     assert ra.ones_like(x, device="cpu").device == ra.Device("cpu")
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_arange_and_full_in_every_dtype(device, dtype):
+    """arange computed on the device: integers exactly, the others as NumPy's
+    ``start + k * step`` in float64, converted; full with the value as a parameter."""
+    for args in [(0, 1000), (5, -300, -7), (-3, 11, 2)]:
+        want = np.arange(*args).astype(np.float64) if np.dtype(dtype).kind in "fcb" else None
+        try:
+            got = ra.arange(*args, dtype=dtype, device=device).get()
+        except OverflowError:
+            assert np.dtype(dtype).kind in "iu"  # a range the integer dtype cannot hold
+            continue
+        want = np.arange(*args, dtype=dtype) if want is None else want.astype(dtype)
+        np.testing.assert_array_equal(got, want)
+    if np.dtype(dtype).kind in "fc":
+        got = ra.arange(-1.5, 7.0, 0.3, dtype=dtype, device=device).get()
+        np.testing.assert_array_equal(got, (-1.5 + 0.3 * np.arange(29, dtype=np.float64)).astype(dtype))
+    for v in {"b": [True], "i": [-5, 2.9], "u": [200 if np.dtype(dtype).itemsize == 1 else 70000 - 60000],
+              "f": [-0.0, 0.1, float("inf")], "c": [0.5 - 2j]}[np.dtype(dtype).kind]:
+        got = ra.full((3, 4), v, dtype=dtype, device=device).get()
+        np.testing.assert_array_equal(got, np.full((3, 4), v, dtype=dtype))
+        assert np.signbit(got.real).all() == np.signbit(np.full(1, v, dtype=dtype).real).all()
+
+
 @pytest.mark.parametrize("args", [(10,), (2, 11, 3), (5, -5, -2), (0.5, 3.0, 0.25), (1, 1), (3, 0)])
 def test_arange(device, args):
     x = ra.arange(*args, device=device)

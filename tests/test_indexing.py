@@ -40,6 +40,30 @@ def test_setitem(device, dtype):
     np.testing.assert_array_equal(x.get(), a)
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_setitem_scalar_in_every_layout(device, dtype):
+    """A Python or NumPy scalar written through views of every kind of layout (the fill
+    kernel with the value as a parameter), converted as NumPy converts it; signed zeros and
+    NaN keep their bits."""
+    base = random_array((6, 7, 5), dtype, np.random.default_rng(8))
+    kind = np.dtype(dtype).kind
+    values = {"b": [True, False], "i": [0, -7, 2.9], "u": [0, 9, np.uint8(3)],
+              "f": [-0.0, 2.5, np.float32(1.25), float("nan")], "c": [1 - 2j, -0.0, 3.5]}[kind]
+    for key in [(Ellipsis,), (slice(None, None, 2),), (slice(1, 5), slice(None, None, -2)),
+                (Ellipsis, 3), (2, slice(None), slice(1, 4))]:
+        for v in values:
+            x, a = ra.asarray(base, device=device), base.copy()
+            x[key] = v
+            a[key] = v
+            got = x.get()
+            np.testing.assert_array_equal(got, a)
+            if kind in "fc":
+                np.testing.assert_array_equal(np.signbit(got.real), np.signbit(a.real))
+    t = ra.asarray(base, device=device).T
+    t[...] = values[0]
+    np.testing.assert_array_equal(t.get(), np.full(base.shape[::-1], values[0], dtype=dtype))
+
+
 def test_setitem_overlap_and_cast(device):
     x = ra.arange(10, device=device)
     x[1:] = x[:-1]
