@@ -184,6 +184,110 @@ if (!in_a) {
     }
 }
 """
+# The host's row of up to ``RCAP`` real elements, sorted in local arrays of the item (read
+# from the row once, written back once): each element's whole key -- complemented when
+# descending, less the smallest key -- is made once and moves with the element, so that a
+# pass reads a digit with a shift and indexes the item's own stack, not two raw operands
+# (whose every access checks their layout).
+_ROW_HEAD = """
+if ((i & (S - 1)) != 0) return;
+long r = i / S;
+if (r >= rows) return;
+long lo = r * L;
+"""
+_ROW_LOCAL = """
+KT kx[RCAP];
+KT ky[RCAP];
+T x[RCAP];
+T y[RCAP];
+LOCALS
+int h[NDRB];
+for (int g = 0; g < NDRB; g++) h[g] = 0;
+for (int j = 0; j < L; j++) {
+    T v = a[lo + j];
+    KT k = rk_key(v, desc, kmin);
+    x[j] = v;
+    kx[j] = k;
+    LOAD
+    for (int d = 0; d < ND; d++) h[d * RBINS + (int)((k >> (RB * d)) & RMASK)] += 1;
+}
+bool in_x = true;
+for (int d = 0; d < ND; d++) {
+    bool skip = false;
+    int run = 0;
+    for (int g = 0; g < RBINS; g++) {
+        int c = h[d * RBINS + g];
+        if (c == L) skip = true;
+        h[d * RBINS + g] = run;
+        run += c;
+    }
+    if (skip) continue;
+    int sh = RB * d;
+    if (in_x) {
+        for (int j = 0; j < L; j++) {
+            KT k = kx[j];
+            int q = d * RBINS + (int)((k >> sh) & RMASK);
+            int p = h[q];
+            h[q] = p + 1;
+            ky[p] = k;
+            y[p] = x[j];
+            MOVE_XY
+        }
+    } else {
+        for (int j = 0; j < L; j++) {
+            KT k = ky[j];
+            int q = d * RBINS + (int)((k >> sh) & RMASK);
+            int p = h[q];
+            h[q] = p + 1;
+            kx[p] = k;
+            x[p] = y[j];
+            MOVE_YX
+        }
+    }
+    in_x = !in_x;
+}
+if (in_x) {
+    for (int j = 0; j < L; j++) {
+        a[lo + j] = x[j];
+        STORE_X
+    }
+} else {
+    for (int j = 0; j < L; j++) {
+        a[lo + j] = y[j];
+        STORE_Y
+    }
+}
+"""
+# the host's rows of real elements: in local arrays from ``ROW_LOCAL_MIN`` to ``RCAP``
+# elements, else as ``_ROW`` (one kernel for every length: a new length compiles nothing)
+assert _ROW.startswith(_ROW_HEAD)
+_ROW_HOST = (_ROW_HEAD + "if (L >= LMIN && L <= RCAP) {" + _ROW_LOCAL + "} else {"
+             + _ROW[len(_ROW_HEAD):] + "}\n")
+
+# a real element's whole key (``_ROW_LOCAL``): ``KEY`` of ``WMASK``'s width
+_WHOLE_KEY = """
+__device__ KT rk_key(T v, bool desc, unsigned long long kmin) {
+    unsigned long long k = KEY;
+    if (desc) k = ~k & WMASK;
+    return (KT)(k - kmin);
+}
+"""
+
+
+def _whole_key(dtype: np.dtype) -> str:
+    """The preamble of ``rk_key`` and its type ``KT`` for a real ``dtype``."""
+    bits = 8 * max(dtype.itemsize, 4) if dtype.kind == "f" else 8 * dtype.itemsize
+    mask = "0xFFFFFFFFFFFFFFFFull" if bits == 64 else f"((1ull << {bits}) - 1ull)"
+    if dtype.kind == "f":
+        key = "rk_fkey(v)" if dtype.itemsize == 8 else "rk_fkey((float)v)"
+    elif dtype.kind == "i":
+        key = f"((((unsigned long long)(long long)v) + (1ull << {bits - 1})) & {mask})"
+    else:
+        key = "((unsigned long long)v)"
+    kt = "unsigned long long" if bits == 64 else "unsigned int"
+    return f"#define KT {kt}\n#define RCAP {RCAP}\n#define LMIN {ROW_LOCAL_MIN}\n" + _WHOLE_KEY.replace("KEY", key).replace("WMASK", mask)
+
+
 _GEOMETRY = "int64 rows, int64 L, int64 tpr, int64 ts, int64 S, bool desc, uint64 kmin"
 
 #: elements of a tile: on the host, a tile (and its 256 counters) stays in the core's
@@ -202,6 +306,11 @@ GPU_THREADS = 1 << 13
 ROWS_MIN_HOST = 16
 ROW_MAX_HOST = 1 << 16
 ROWS_MIN_GPU = 2048
+#: the host sorts a row in the item's local arrays (``_ROW_LOCAL``) for rows of
+#: ``ROW_LOCAL_MIN`` to ``RCAP`` elements (the arrays are zeroed per item: shorter rows
+#: take ``_ROW``)
+RCAP = 1024
+ROW_LOCAL_MIN = 256
 
 
 #: bits of one digit: a pass per digit, ``BINS`` counters per tile
@@ -274,6 +383,19 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False) -> ElementwiseKer
                                   "raw T a, raw int64 ai, raw T b, raw int64 bi" if payload else "raw T a, raw T b",
                                   body, f"rk_radix_rows{'_kv' if payload else ''}_{name}", preamble=preamble,
                                   _heavy=True)
+        elif what == "rows_host":
+            marks = ("MOVE_BACK", "MOVE_AB", "MOVE_BA", "LOCALS", "LOAD", "MOVE_XY", "MOVE_YX", "STORE_X",
+                     "STORE_Y")
+            moves = ("ai[j] = bi[j];", "bi[p] = ai[j];", "ai[p] = bi[j];", "long xi[RCAP];\nlong yi[RCAP];",
+                     "xi[j] = ai[lo + j];", "yi[p] = xi[j];", "xi[p] = yi[j];", "ai[lo + j] = xi[j];",
+                     "ai[lo + j] = yi[j];") if payload else ("",) * 9
+            body = _ROW_HOST
+            for mark, text in zip(marks, moves):
+                body = body.replace(mark, text)
+            k = ElementwiseKernel("int64 rows, int64 L, int64 S, bool desc, uint64 kmin",
+                                  "raw T a, raw int64 ai, raw T b, raw int64 bi" if payload else "raw T a, raw T b",
+                                  body, f"rk_radix_rows_host{'_kv' if payload else ''}_{name}",
+                                  preamble=preamble + _whole_key(dtype), _heavy=True)
         elif what == "hist":
             k = ElementwiseKernel(f"raw T a, {_GEOMETRY}, int64 d0, int64 nd",
                                   "raw int64 counts", _HIST, f"rk_radix_hist_{name}", preamble=preamble, _heavy=True)
@@ -339,13 +461,16 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
     kmin = _smallest_key(keys, descending) if dtype.kind in "iu" and dtype.itemsize > 1 else 0
     if _by_rows(rows, L, device):
         step, size = _spread(rows, rows * L, device)
-        scratch = Array._empty(keys.shape, dtype, device)
+        # (the host's rows of real elements: local arrays up to ``RCAP``, no scratch rows)
+        what = "rows_host" if device.kind == "cpu" and dtype.kind != "c" else "rows"
+        scratch_shape = (1,) if what == "rows_host" and ROW_LOCAL_MIN <= L <= RCAP else keys.shape
+        scratch = Array._empty(scratch_shape, dtype, device)
         if payload is None:
-            _kernel("rows", dtype)(rows, L, step, descending, kmin, keys, scratch, size=size)
+            _kernel(what, dtype)(rows, L, step, descending, kmin, keys, scratch, size=size)
         else:
-            scratch_p = Array._empty(keys.shape, payload.dtype, device)
-            _kernel("rows", dtype, True)(rows, L, step, descending, kmin, keys, payload, scratch, scratch_p,
-                                         size=size)
+            scratch_p = Array._empty(scratch_shape, payload.dtype, device)
+            _kernel(what, dtype, True)(rows, L, step, descending, kmin, keys, payload, scratch, scratch_p,
+                                       size=size)
         return _shaped(keys, payload, shape)
     tpr, ts, tsh, step, size = _geometry(rows, L, device)
     geometry = (rows, L, tpr, ts, step, descending, kmin)

@@ -88,6 +88,24 @@ def test_rows_axes_and_views(device, dtype):
     np.testing.assert_array_equal(x.get(), a)  # the input is left alone
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_rows_every_length_class(device, dtype):
+    """Rows on either side of the host's local-array lengths (``ROW_LOCAL_MIN`` to
+    ``RCAP``: the elements and their keys sorted on the item's stack), each order."""
+    rng = np.random.default_rng(2105)
+    for L in (_radix.ROW_LOCAL_MIN - 1, _radix.ROW_LOCAL_MIN, 700, _radix.RCAP, _radix.RCAP + 1):
+        a = _data((3, L), dtype, rng)
+        x = ra.asarray(a, device=device)
+        order = np.argsort(a, axis=1, kind="stable")
+        np.testing.assert_array_equal(ra.argsort(x).get(), order)
+        _same(ra.sort(x).get(), np.take_along_axis(a, order, axis=1))
+        d = _desc_argsort(a)
+        np.testing.assert_array_equal(ra.argsort(x, descending=True).get(), d)
+        _same(ra.sort(x, descending=True).get(), np.take_along_axis(a, d, axis=1))
+    c = ra.full((2, 300), 7, dtype=dtype, device=device)  # every digit skipped: nothing moves
+    np.testing.assert_array_equal(ra.argsort(c, descending=True).get(), np.tile(np.arange(300), (2, 1)))
+
+
 def test_many_rows_and_multi_tile_lines(device):
     rng = np.random.default_rng(2102)
     a = _data((300, 512), np.float64, rng)
