@@ -1,12 +1,12 @@
 """Advanced indexing on the device: gathers, scatters and masks through index arrays.
 
-A few kernels written with ``ElementwiseKernel`` / ``ReductionKernel`` (one compile cache,
-every device): ``rk_index_bad`` (any index outside ``[-n, n)``: an ``IndexError`` before
-anything is read or written), ``rk_index_step`` (fold one index array into the flat index
-over the indexed axes), ``rk_gather`` / ``rk_scatter`` (through a raw operand),
-``rk_take1`` / ``rk_take`` (one index array, in the result's order), ``rk_compact`` (a
-mask's true positions, from its ``cumulative_sum``; on the host ``rk_compact_chunks``, from
-counts per chunk), ``rk_select`` / ``rk_place`` /
+A few kernels written with ``ElementwiseKernel`` (one compile cache, every device) and
+the catalogue's reductions: ``check_bounds`` (any index outside ``[-n, n)``: an
+``IndexError`` before anything is read or written), ``rk_index_step`` (fold one index
+array into the flat index over the indexed axes), ``rk_gather`` / ``rk_scatter`` (through
+a raw operand), ``rk_take1`` / ``rk_take`` (one index array, in the result's order),
+``rk_compact`` (a mask's true positions, from its ``cumulative_sum``; on the host
+``rk_compact_chunks``, from counts per chunk), ``rk_select`` / ``rk_place`` /
 ``rk_fill_where`` (a whole-array mask's get and set in one pass) and ``rk_unravel``.
 """
 
@@ -24,17 +24,12 @@ from ._elementwise import copy_array
 from ._elementwise_functions import add, not_equal
 from ._radix import _spread
 from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
-from ._user_kernels import ElementwiseKernel, ReductionKernel
+from ._user_kernels import ElementwiseKernel
 from ._views import _nocopy_reshape, broadcast_shapes, broadcast_to
 from .targets.base import MAX_DIMS
 
 _int64 = np.dtype(np.int64)
 _int32 = np.dtype(np.int32)
-
-_index_bad = ReductionKernel(
-    "I idx, int64 n", "bool bad",
-    "idx < 0 ? (long)idx < -n : (unsigned long)idx >= (unsigned long)n",
-    "a || b", "bad = a", "false", "rk_index_bad")
 
 _index_step = ElementwiseKernel(
     "int64 acc, I idx, int64 n", "int64 out",
@@ -128,12 +123,20 @@ _unravel = ElementwiseKernel(
 # -- indices ------------------------------------------------------------------------------
 
 def check_bounds(idx: Array, n: int, axis: int) -> None:
-    """``IndexError`` unless every element of the integer array ``idx`` is in ``[-n, n)``."""
+    """``IndexError`` unless every element of the integer array ``idx`` is in ``[-n, n)``.
+
+    One ``max`` of the indices read as unsigned integers (the catalogue's vectorised
+    reduction) settles the usual case, indices in ``[0, n)``: a negative index reads as a
+    value past ``n``.  Only then are the signed ``min`` and ``max`` taken."""
     if idx.size == 0:
         return
-    if not bool(_index_bad(idx, n)):
+    u = idx if idx.dtype.kind == "u" else Array._new(idx._buf, idx.shape, idx.strides, idx._offset,
+                                                      np.dtype(f"u{idx.itemsize}"))
+    if int(_max(u)) < n:
         return
     lo, hi = int(_min(idx)), int(_max(idx))
+    if lo >= -n and hi < n:
+        return
     bad = lo if lo < -n else hi
     raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
 
