@@ -82,23 +82,16 @@ _select_host = _heavy("T x, bool m, P pos, int64 dump", "raw T out",
 # ``off[c]``; one kernel item per chunk (every ``S``-th index, so that the launcher splits
 # the chunks over its threads) writes the chunk's positions.  Every element stores its
 # position at the next free slot and advances it by the mask (no branch to mispredict),
-# eight mask bytes read as one word while eight or more true elements are left, then byte
-# by byte until the last true one: the stores never reach the next chunk's slots.  The
-# loop is written twice, the first under a test that the raw operands are 1-D runs of
-# whole elements (as ``_flat_true_host`` passes them): there LLVM drops the layout checks
-# of every raw access, which otherwise cost the loop about half its speed.
-_unrolled = "".join(f"out[k] = j + {b}; k += (long)((v >> {8 * b}) & 1ull);\n    " for b in range(8))
-_COMPACT_LOOP = """{
-while (e - k >= 8) {
-    unsigned long long v = w[j >> 3];
-    """ + _unrolled + """j += 8;
-}
-for (; k < e; j++) {
-    out[k] = j;
-    k += (long)m[j];
-}
-}"""
-_compact_chunks = _heavy("raw uint8 m, raw uint64 w, raw int64 off, int64 nf, int64 total, int64 C, int64 S",
+# until the chunk's last true element: the stores never reach the next chunk's slots.
+# Where the raw operands are 1-D runs of whole elements (as ``_flat_true_host`` passes
+# them; ``w``: the mask's bytes as words) LLVM drops the layout check of every raw access,
+# which otherwise costs the loop about half its speed, and the mask is read eight bytes a
+# word, a word of no true element skipped, the others' bytes branch-free while eight or
+# more true elements are left (then one at a time); any other layout (and the mask's last
+# bytes) takes the plain loop.
+_unrolled = "".join(f"out[k] = j + {b}; k += (long)((v >> {8 * b}) & 1ull);\n            " for b in range(8))
+_compact_chunks = _heavy("raw uint8 m, raw uint64 w, raw int64 off, int64 nf, int64 total, int64 n, int64 C, "
+                         "int64 S",
                          "raw int64 out", """
 if ((i & (S - 1)) != 0) return;
 long c = i / S;
@@ -106,7 +99,29 @@ long j = c * C;
 long k = off[c];
 long e = c < nf ? off[c + 1] : total;
 if (m.ndim == 1 && w.ndim == 1 && out.ndim == 1 && m.strides()[0] == 1 && w.strides()[0] == 8
-    && out.strides()[0] == 8) """ + _COMPACT_LOOP + " else " + _COMPACT_LOOP, "rk_compact_chunks")
+    && out.strides()[0] == 8) {
+    while (e - k >= 8) {
+        unsigned long long v = w[j >> 3];
+        if (v != 0ull) {
+            """ + _unrolled + """}
+        j += 8;
+    }
+    while (k < e && j + 8 <= n) {
+        if (w[j >> 3] == 0ull) {
+            j += 8;
+        } else {
+            for (int t = 0; t < 8 && k < e; t++) {
+                out[k] = j;
+                k += (long)m[j];
+                j++;
+            }
+        }
+    }
+}
+for (; k < e; j++) {
+    out[k] = j;
+    k += (long)m[j];
+}""", "rk_compact_chunks")
 
 #: elements of a chunk of the host's ``nonzero`` (a few dozen chunks per 2**22 elements:
 #: enough to share them between threads, few enough that their counts cost nothing)
@@ -184,14 +199,15 @@ def _flat_true_host(mask: Array) -> Array:
     n, C = m.size, HOST_COMPACT_CHUNK
     m = m.reshape(-1) if m.ndim != 1 else m
     nf = n // C  # whole chunks; the rest, if any, is one more
-    off = cumulative_sum(_sum(m[:nf * C].reshape((nf, C)), axis=1), include_initial=True)
+    counts = _sum(m[:nf * C].reshape((nf, C)), axis=1, dtype=_int32)
+    off = cumulative_sum(counts, dtype=_int64, include_initial=True)
     total = int(off[nf]) + (int(_sum(m[nf * C:])) if n > nf * C else 0)
     out = Array._empty((total,), _int64, m.device)
     if total:
         words = Array._new(m._buf, (n // 8,), (8,), m._offset, np.dtype(np.uint64))
         step, size = _spread(-(-n // C), n, m.device)
         data = Array._new(m._buf, (n,), (1,), m._offset, np.dtype(np.uint8))  # (bool bytes: 0 or 1)
-        _compact_chunks(data, words, off, nf, total, C, step, out, size=size)
+        _compact_chunks(data, words, off, nf, total, n, C, step, out, size=size)
     return out
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import rocarray as ra
+from rocarray import _advanced_indexing as adv
 from conftest import ALL_DTYPES, random_array
 
 
@@ -101,3 +102,20 @@ def test_nonzero_chunks_and_densities(device, n):
 def test_nonzero_zero_d_error(device):
     with pytest.raises(ValueError, match="nonzero: x must have at least one dimension"):
         ra.nonzero(ra.asarray(1.0, device=device))
+
+
+def test_host_compaction_kernel_any_layout():
+    """The host's compaction kernel on raw operands that are not 1-D runs of whole elements
+    (its plain loop; ``nonzero`` itself always passes runs): a strided mask and output."""
+    rng = np.random.default_rng(11)
+    n, C = 1000, 128
+    mask = (rng.random(n) < 0.4).astype(np.uint8)
+    nf = n // C
+    counts = np.add.reduceat(mask, np.arange(0, n, C))
+    off = np.concatenate([[0], np.cumsum(counts[:nf])]).astype(np.int64)
+    total = int(counts.sum())
+    m = ra.asarray(np.repeat(mask, 2))[::2]
+    out = ra.zeros((2 * total,), dtype=ra.int64)
+    words = ra.zeros((n // 8,), dtype=ra.uint64)  # (read only by the runs' loop)
+    adv._compact_chunks(m, words, ra.asarray(off), nf, total, n, C, 1, out[::2], size=nf + 1)
+    np.testing.assert_array_equal(out.get()[::2], np.nonzero(mask)[0])
