@@ -261,8 +261,8 @@ if (in_x) {
 # the host's rows of real elements: in local arrays from ``ROW_LOCAL_MIN`` to ``RCAP``
 # elements, else as ``_ROW`` (one kernel for every length: a new length compiles nothing)
 assert _ROW.startswith(_ROW_HEAD)
-_ROW_HOST = (_ROW_HEAD + "if (L >= LMIN && L <= RCAP) {" + _ROW_LOCAL + "} else {"
-             + _ROW[len(_ROW_HEAD):] + "}\n")
+_ROW_HOST = (_ROW_HEAD + "if (L >= LMIN && L <= RCAP) {" + _ROW_LOCAL + "} else if (RUNS) {"
+             + _ROW[len(_ROW_HEAD):] + "} else {" + _ROW[len(_ROW_HEAD):] + "}\n")
 
 # a real element's whole key (``_ROW_LOCAL``): ``KEY`` of ``WMASK``'s width
 _WHOLE_KEY = """
@@ -389,7 +389,10 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False) -> ElementwiseKer
             moves = ("ai[j] = bi[j];", "bi[p] = ai[j];", "ai[p] = bi[j];", "long xi[RCAP];\nlong yi[RCAP];",
                      "xi[j] = ai[lo + j];", "yi[p] = xi[j];", "xi[p] = yi[j];", "ai[lo + j] = xi[j];",
                      "ai[lo + j] = yi[j];") if payload else ("",) * 9
-            body = _ROW_HOST
+            # (the raw path written twice, the first for 1-D raw operands, as ``radix_sort``
+            # passes them: there LLVM drops every access's layout check)
+            runs = "a.ndim == 1 && b.ndim == 1" + (" && ai.ndim == 1 && bi.ndim == 1" if payload else "")
+            body = _ROW_HOST.replace("RUNS", runs)
             for mark, text in zip(marks, moves):
                 body = body.replace(mark, text)
             k = ElementwiseKernel("int64 rows, int64 L, int64 S, bool desc, uint64 kmin",
