@@ -285,7 +285,8 @@ def _whole_key(dtype: np.dtype) -> str:
     else:
         key = "((unsigned long long)v)"
     kt = "unsigned long long" if bits == 64 else "unsigned int"
-    return f"#define KT {kt}\n#define RCAP {RCAP}\n#define LMIN {ROW_LOCAL_MIN}\n" + _WHOLE_KEY.replace("KEY", key).replace("WMASK", mask)
+    defines = f"#define KT {kt}\n#define RCAP {RCAP}\n#define LMIN {ROW_LOCAL_MIN}\n"
+    return defines + _WHOLE_KEY.replace("KEY", key).replace("WMASK", mask)
 
 
 _GEOMETRY = "int64 rows, int64 L, int64 tpr, int64 ts, int64 S, bool desc, uint64 kmin"
