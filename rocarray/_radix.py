@@ -188,7 +188,10 @@ if (!in_a) {
 # from the row once, written back once): each element's whole key -- complemented when
 # descending, less the smallest key -- is made once and moves with the element, so that a
 # pass reads a digit with a shift and indexes the item's own stack, not two raw operands
-# (whose every access checks their layout).
+# (whose every access checks their layout).  Elements of at most 32 bits whose bits come
+# back exactly (not float16: through float32) travel inside their item ``KT``: the key in
+# the high half, the element's bits in the low (``rk_item``, ``rk_value``); wider ones in
+# arrays of their own beside the keys (``VALUES``).
 _ROW_HEAD = """
 if ((i & (S - 1)) != 0) return;
 long r = i / S;
@@ -198,18 +201,17 @@ long lo = r * L;
 _ROW_LOCAL = """
 KT kx[RCAP];
 KT ky[RCAP];
-T x[RCAP];
-T y[RCAP];
+VALUES
 LOCALS
 int h[NDRB];
 for (int g = 0; g < NDRB; g++) h[g] = 0;
 for (int j = 0; j < L; j++) {
     T v = a[lo + j];
-    KT k = rk_key(v, desc, kmin);
-    x[j] = v;
+    KT k = rk_item(v, desc, kmin);
     kx[j] = k;
+    VLOAD
     LOAD
-    for (int d = 0; d < ND; d++) h[d * RBINS + (int)((k >> (RB * d)) & RMASK)] += 1;
+    COUNT
 }
 bool in_x = true;
 for (int d = 0; d < ND; d++) {
@@ -222,7 +224,7 @@ for (int d = 0; d < ND; d++) {
         run += c;
     }
     if (skip) continue;
-    int sh = RB * d;
+    int sh = KSH + RB * d;
     if (in_x) {
         for (int j = 0; j < L; j++) {
             KT k = kx[j];
@@ -230,7 +232,7 @@ for (int d = 0; d < ND; d++) {
             int p = h[q];
             h[q] = p + 1;
             ky[p] = k;
-            y[p] = x[j];
+            VMOVE_XY
             MOVE_XY
         }
     } else {
@@ -240,7 +242,7 @@ for (int d = 0; d < ND; d++) {
             int p = h[q];
             h[q] = p + 1;
             kx[p] = k;
-            x[p] = y[j];
+            VMOVE_YX
             MOVE_YX
         }
     }
@@ -248,34 +250,48 @@ for (int d = 0; d < ND; d++) {
 }
 if (in_x) {
     for (int j = 0; j < L; j++) {
-        a[lo + j] = x[j];
+        a[lo + j] = OUT_X;
         STORE_X
     }
 } else {
     for (int j = 0; j < L; j++) {
-        a[lo + j] = y[j];
+        a[lo + j] = OUT_Y;
         STORE_Y
     }
 }
 """
+# (markers of ``_ROW_LOCAL``: the packed items', then the separate values')
+_PACKED_MARKS = {"VALUES": "", "VLOAD": "", "VMOVE_XY": "", "VMOVE_YX": "", "OUT_X": "rk_value(kx[j])",
+                 "OUT_Y": "rk_value(ky[j])"}
+_PAIRED_MARKS = {"VALUES": "T x[RCAP];\nT y[RCAP];", "VLOAD": "x[j] = v;", "VMOVE_XY": "y[p] = x[j];",
+                 "VMOVE_YX": "x[p] = y[j];", "OUT_X": "x[j]", "OUT_Y": "y[j]"}
 # the host's rows of real elements: in local arrays from ``ROW_LOCAL_MIN`` to ``RCAP``
 # elements, else as ``_ROW`` (one kernel for every length: a new length compiles nothing)
 assert _ROW.startswith(_ROW_HEAD)
 _ROW_HOST = (_ROW_HEAD + "if (L >= LMIN && L <= RCAP) {" + _ROW_LOCAL + "} else if (RUNS) {"
              + _ROW[len(_ROW_HEAD):] + "} else {" + _ROW[len(_ROW_HEAD):] + "}\n")
 
-# a real element's whole key (``_ROW_LOCAL``): ``KEY`` of ``WMASK``'s width
+# a real element's whole key (``_ROW_LOCAL``): ``KEY`` of ``WMASK``'s width; ``ITEM`` and
+# ``VALUE`` pack an element and its key into a ``KT`` and take the element back out
 _WHOLE_KEY = """
-__device__ KT rk_key(T v, bool desc, unsigned long long kmin) {
+__device__ unsigned long long rk_key(T v, bool desc, unsigned long long kmin) {
     unsigned long long k = KEY;
     if (desc) k = ~k & WMASK;
-    return (KT)(k - kmin);
+    return k - kmin;
 }
+__device__ KT rk_item(T v, bool desc, unsigned long long kmin) { return ITEM; }
+__device__ T rk_value(KT k) { return VALUE; }
 """
 
 
+def _packed(dtype: np.dtype) -> bool:
+    """Whether ``_ROW_LOCAL`` carries ``dtype``'s elements inside their keys' items."""
+    return dtype.kind in "biu" and dtype.itemsize <= 4 or dtype == np.float32
+
+
 def _whole_key(dtype: np.dtype) -> str:
-    """The preamble of ``rk_key`` and its type ``KT`` for a real ``dtype``."""
+    """The preamble of ``rk_key``, ``rk_item`` and ``rk_value``, with the item type ``KT``
+    and the shift ``KSH`` of the key in it, for a real ``dtype``."""
     bits = 8 * max(dtype.itemsize, 4) if dtype.kind == "f" else 8 * dtype.itemsize
     mask = "0xFFFFFFFFFFFFFFFFull" if bits == 64 else f"((1ull << {bits}) - 1ull)"
     if dtype.kind == "f":
@@ -284,9 +300,17 @@ def _whole_key(dtype: np.dtype) -> str:
         key = f"((((unsigned long long)(long long)v) + (1ull << {bits - 1})) & {mask})"
     else:
         key = "((unsigned long long)v)"
-    kt = "unsigned long long" if bits == 64 else "unsigned int"
-    defines = f"#define KT {kt}\n#define RCAP {RCAP}\n#define LMIN {ROW_LOCAL_MIN}\n"
-    return defines + _WHOLE_KEY.replace("KEY", key).replace("WMASK", mask)
+    if _packed(dtype):
+        kt, ksh = "unsigned long long", 32
+        vbits = "__float_as_uint(v)" if dtype.kind == "f" else "(unsigned int)v"
+        item = f"(rk_key(v, desc, kmin) << 32) | (unsigned long long){vbits}"
+        value = "__uint_as_float((unsigned int)k)" if dtype.kind == "f" else "(T)(int)(unsigned int)k"
+    else:
+        kt, ksh = ("unsigned long long" if bits == 64 else "unsigned int"), 0
+        item, value = "(KT)rk_key(v, desc, kmin)", "(T)0"
+    defines = f"#define KT {kt}\n#define KSH {ksh}\n#define RCAP {RCAP}\n#define LMIN {ROW_LOCAL_MIN}\n"
+    return defines + (_WHOLE_KEY.replace("KEY", key).replace("WMASK", mask).replace("ITEM", item)
+                      .replace("VALUE", value))
 
 
 _GEOMETRY = "int64 rows, int64 L, int64 tpr, int64 ts, int64 S, bool desc, uint64 kmin"
@@ -391,9 +415,14 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False) -> ElementwiseKer
                      "xi[j] = ai[lo + j];", "yi[p] = xi[j];", "xi[p] = yi[j];", "ai[lo + j] = xi[j];",
                      "ai[lo + j] = yi[j];") if payload else ("",) * 9
             # (the raw path written twice, the first for 1-D raw operands, as ``radix_sort``
-            # passes them: there LLVM drops every access's layout check)
+            # passes them: there LLVM drops every access's layout check; each digit counted
+            # by a line of its own)
             runs = "a.ndim == 1 && b.ndim == 1" + (" && ai.ndim == 1 && bi.ndim == 1" if payload else "")
-            body = _ROW_HOST.replace("RUNS", runs)
+            count = "".join(f"h[{d * BINS} + (int)((k >> (KSH + {RADIX_BITS * d})) & RMASK)] += 1;\n    "
+                            for d in range(key_digits(dtype)))
+            body = _ROW_HOST.replace("RUNS", runs).replace("COUNT", count)
+            for mark, text in (_PACKED_MARKS if _packed(dtype) else _PAIRED_MARKS).items():
+                body = body.replace(mark, text)
             for mark, text in zip(marks, moves):
                 body = body.replace(mark, text)
             k = ElementwiseKernel("int64 rows, int64 L, int64 S, bool desc, uint64 kmin",
