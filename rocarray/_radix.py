@@ -21,6 +21,13 @@ launched at every ``S``-th index of a range as long as the data (items between d
 so that the launcher splits the tiles across its threads as it splits elementwise work; on
 a GPU an item is one thread.
 
+Rows short enough for one item (the row path) sort without counters through memory.  On
+the host, rows of real elements have a kernel of their own (``rk_radix_rows_host``, one for
+every length): rows of ``ROW_LOCAL_MIN`` to ``RCAP`` elements are sorted in the item's
+local arrays, each element's whole key made once and moved with it (elements of up to 32
+bits inside their key's 64-bit word), so a pass is a shift, a counter and a store on the
+item's stack; other lengths take the row path between the row and a scratch row.
+
 Key transforms: unsigned and bool as they are; signed integers offset by half their range;
 floats by their bits (negative values complemented, positive ones with the sign bit set),
 with ``-0.0`` read as ``+0.0`` (equal, so their order is kept) and every NaN one largest key
