@@ -201,7 +201,8 @@ def _flat_true_host(mask: Array) -> Array:
     nf = n // C  # whole chunks; the rest, if any, is one more
     counts = _sum(m[:nf * C].reshape((nf, C)), axis=1, dtype=_int32)
     off = cumulative_sum(counts, dtype=_int64, include_initial=True)
-    total = int(off[nf]) + (int(_sum(m[nf * C:])) if n > nf * C else 0)
+    # (the last chunk summed as the others, in int32: one sum for every length of mask)
+    total = int(off[nf]) + (int(_sum(m[nf * C:], dtype=_int32)) if n > nf * C else 0)
     out = Array._empty((total,), _int64, m.device)
     if total:
         words = Array._new(m._buf, (n // 8,), (8,), m._offset, np.dtype(np.uint64))
