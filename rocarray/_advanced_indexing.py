@@ -84,11 +84,11 @@ _select_host = _heavy("T x, bool m, P pos, int64 dump", "raw T out",
 # position at the next free slot and advances it by the mask (no branch to mispredict),
 # until the chunk's last true element: the stores never reach the next chunk's slots.
 # Where the raw operands are 1-D runs of whole elements (as ``_flat_true_host`` passes
-# them; ``w``: the mask's bytes as words) LLVM drops the layout check of every raw access,
-# which otherwise costs the loop about half its speed, and the mask is read eight bytes a
-# word, a word of no true element skipped, the others' bytes branch-free while eight or
-# more true elements are left (then one at a time); any other layout (and the mask's last
-# bytes) takes the plain loop.
+# them; ``w``: the mask's bytes as words) LLVM drops the layout check of every raw access
+# (the loop's largest cost otherwise), and the mask is read eight bytes a word: a word of
+# no true element skipped, the others' bytes branch-free while eight or more true
+# elements are left, then one at a time; any other layout (and the mask's last bytes)
+# takes the plain loop.
 _unrolled = "".join(f"out[k] = j + {b}; k += (long)((v >> {8 * b}) & 1ull);\n            " for b in range(8))
 _compact_chunks = _heavy("raw uint8 m, raw uint64 w, raw int64 off, int64 nf, int64 total, int64 n, int64 C, "
                          "int64 S",

@@ -56,9 +56,9 @@ GPU_WAVE_SCANS = True
 GPU_SCAN_WAVE_STEPS = 4
 #: A host scan of integers by add, max or min whose elements move at least this many bytes
 #: (input and output) runs each line in one pass: it is bound by memory, not by its chain of
-#: one-cycle steps, and the chunked scan reads the input twice (2^22 int64 sums on two
-#: cores: one pass 2.6-2.8 ms, chunked 3.2-3.4 ms; int32 into int64 alike; bool into int32
-#: twice as slow in one pass).
+#: one-cycle steps, and the chunked scan reads the input twice (narrower elements are
+#: bound by the chain: chunks on every thread pay there; figures in
+#: benchmarks/results/2026-12-02-cpu-primitives-2/).
 HOST_ONE_PASS_BYTES = 16
 
 
