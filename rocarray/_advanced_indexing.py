@@ -90,9 +90,9 @@ _select_host = _heavy("T x, bool m, P pos, int64 dump", "raw T out",
 # elements are left, then one at a time; any other layout (and the mask's last bytes)
 # takes the plain loop.
 _unrolled = "".join(f"out[k] = j + {b}; k += (long)((v >> {8 * b}) & 1ull);\n            " for b in range(8))
-_compact_chunks = _heavy("raw uint8 m, raw uint64 w, raw int64 off, int64 nf, int64 total, int64 n, int64 C, "
-                         "int64 S",
-                         "raw int64 out", """
+_compact_chunks = _heavy(
+    "raw uint8 m, raw uint64 w, raw int64 off, int64 nf, int64 total, int64 n, int64 C, int64 S",
+    "raw int64 out", """
 if ((i & (S - 1)) != 0) return;
 long c = i / S;
 long j = c * C;
