@@ -258,7 +258,8 @@ def unravel(flat: Array, shape: tuple) -> tuple:
             raise ValueError(f"nonzero: at most {MAX_DIMS} dimensions are supported, got {k}")
         # a zero-strided bool array of ``shape``: only its shape is read by the kernel
         desc = Array._new(flat._buf, tuple(shape), (0,) * k, flat._offset, np.dtype(np.bool_))
-        _unravel(flat, desc, out)
+        # (``out`` passed flat: a 2-D raw operand divides at every access to find the place)
+        _unravel(flat, desc, out.reshape((-1,)))
     return tuple(out[d] for d in range(k))
 
 
