@@ -1,11 +1,12 @@
 """Advanced indexing on the device: gathers, scatters and masks through index arrays.
 
-A few kernels written with ``ElementwiseKernel`` / ``ReductionKernel`` (one compile cache,
-every device): ``rk_index_bad`` (any index outside ``[-n, n)``: an ``IndexError`` before
-anything is read or written), ``rk_index_step`` (fold one index array into the flat index
-over the indexed axes), ``rk_gather`` / ``rk_scatter`` (through a raw operand),
-``rk_take1`` / ``rk_take`` (one index array, in the result's order), ``rk_compact`` (a
-mask's true positions, from its ``cumulative_sum``), ``rk_select`` / ``rk_place`` /
+A few kernels written with ``ElementwiseKernel`` (one compile cache, every device) and
+the catalogue's reductions: ``check_bounds`` (any index outside ``[-n, n)``: an
+``IndexError`` before anything is read or written), ``rk_index_step`` (fold one index
+array into the flat index over the indexed axes), ``rk_gather`` / ``rk_scatter`` (through
+a raw operand), ``rk_take1`` / ``rk_take`` (one index array, in the result's order),
+``rk_compact`` (a mask's true positions, from its ``cumulative_sum``; on the host
+``rk_compact_chunks``, from counts per chunk), ``rk_select`` / ``rk_place`` /
 ``rk_fill_where`` (a whole-array mask's get and set in one pass) and ``rk_unravel``.
 """
 
@@ -21,18 +22,14 @@ from ._copy import contiguous
 from ._creation_functions import arange, zeros
 from ._elementwise import copy_array
 from ._elementwise_functions import add, not_equal
-from ._statistical_functions import cumulative_sum, max as _max, min as _min
-from ._user_kernels import ElementwiseKernel, ReductionKernel
+from ._radix import _spread
+from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
+from ._user_kernels import ElementwiseKernel
 from ._views import _nocopy_reshape, broadcast_shapes, broadcast_to
 from .targets.base import MAX_DIMS
 
 _int64 = np.dtype(np.int64)
 _int32 = np.dtype(np.int32)
-
-_index_bad = ReductionKernel(
-    "I idx, int64 n", "bool bad",
-    "idx < 0 ? (long)idx < -n : (unsigned long)idx >= (unsigned long)n",
-    "a || b", "bad = a", "false", "rk_index_bad")
 
 _index_step = ElementwiseKernel(
     "int64 acc, I idx, int64 n", "int64 out",
@@ -73,15 +70,62 @@ _compact = _heavy("bool m, P pos", "raw int64 out", "if (m) out[pos - 1] = i;", 
 
 _select = _heavy("T x, bool m, P pos", "raw T out", "if (m) out[pos - 1] = x;", "rk_select")
 
-# the host's compactions store every element, the unselected ones into a spare slot after
-# the result (``dump``): a branch on a random mask mispredicts half the time, which the host
+# the host's select stores every element, the unselected ones into a spare slot after the
+# result (``dump``): a branch on a random mask mispredicts half the time, which the host
 # loop pays for more than the stores; GPUs keep the branch (stores of many waves to one slot
 # would queue)
-_compact_host = _heavy("bool m, P pos, int64 dump", "raw int64 out",
-                       "out[m ? (long)pos - 1 : dump] = i;", "rk_compact_host")
-
 _select_host = _heavy("T x, bool m, P pos, int64 dump", "raw T out",
                       "out[m ? (long)pos - 1 : dump] = x;", "rk_select_host")
+
+# the host's ``nonzero``: the flat mask cut into chunks of ``C`` elements whose counts of
+# true elements (a sum over the chunks, read back whole) give each chunk's first slot
+# ``off[c]``; one kernel item per chunk (every ``S``-th index, so that the launcher splits
+# the chunks over its threads) writes the chunk's positions.  Every element stores its
+# position at the next free slot and advances it by the mask (no branch to mispredict),
+# until the chunk's last true element: the stores never reach the next chunk's slots.
+# Where the raw operands are 1-D runs of whole elements (as ``_flat_true_host`` passes
+# them; ``w``: the mask's bytes as words) LLVM drops the layout check of every raw access
+# (the loop's largest cost otherwise), and the mask is read eight bytes a word: a word of
+# no true element skipped, the others' bytes branch-free while eight or more true
+# elements are left, then one at a time; any other layout (and the mask's last bytes)
+# takes the plain loop.
+_unrolled = "".join(f"out[k] = j + {b}; k += (long)((v >> {8 * b}) & 1ull);\n            " for b in range(8))
+_compact_chunks = _heavy(
+    "raw uint8 m, raw uint64 w, raw int64 off, int64 nf, int64 total, int64 n, int64 C, int64 S",
+    "raw int64 out", """
+if ((i & (S - 1)) != 0) return;
+long c = i / S;
+long j = c * C;
+long k = off[c];
+long e = c < nf ? off[c + 1] : total;
+if (m.ndim == 1 && w.ndim == 1 && out.ndim == 1 && m.strides()[0] == 1 && w.strides()[0] == 8
+    && out.strides()[0] == 8) {
+    while (e - k >= 8) {
+        unsigned long long v = w[j >> 3];
+        if (v != 0ull) {
+            """ + _unrolled + """}
+        j += 8;
+    }
+    while (k < e && j + 8 <= n) {
+        if (w[j >> 3] == 0ull) {
+            j += 8;
+        } else {
+            for (int t = 0; t < 8 && k < e; t++) {
+                out[k] = j;
+                k += (long)m[j];
+                j++;
+            }
+        }
+    }
+}
+for (; k < e; j++) {
+    out[k] = j;
+    k += (long)m[j];
+}""", "rk_compact_chunks")
+
+#: elements of a chunk of the host's ``nonzero`` (a few dozen chunks per 2**22 elements:
+#: enough to share them between threads, few enough that their counts cost nothing)
+HOST_COMPACT_CHUNK = 1 << 16
 
 _fill_where = ElementwiseKernel("bool m, T v", "T x", "if (m) x = v;", "rk_fill_where")
 
@@ -101,12 +145,20 @@ _unravel = ElementwiseKernel(
 # -- indices ------------------------------------------------------------------------------
 
 def check_bounds(idx: Array, n: int, axis: int) -> None:
-    """``IndexError`` unless every element of the integer array ``idx`` is in ``[-n, n)``."""
+    """``IndexError`` unless every element of the integer array ``idx`` is in ``[-n, n)``.
+
+    One ``max`` of the indices read as unsigned integers (the catalogue's vectorised
+    reduction) settles the usual case, indices in ``[0, n)``: a negative index reads as a
+    value past ``n``.  Only then are the signed ``min`` and ``max`` taken."""
     if idx.size == 0:
         return
-    if not bool(_index_bad(idx, n)):
+    u = idx if idx.dtype.kind == "u" else Array._new(idx._buf, idx.shape, idx.strides, idx._offset,
+                                                      np.dtype(f"u{idx.itemsize}"))
+    if int(_max(u)) < n:
         return
     lo, hi = int(_min(idx)), int(_max(idx))
+    if lo >= -n and hi < n:
+        return
     bad = lo if lo < -n else hi
     raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
 
@@ -128,15 +180,35 @@ def flat_true(mask: Array) -> Array:
     """The flat C-order positions (int64, 1-D) of the non-zero elements of ``mask``."""
     if mask.size == 0:
         return Array._empty((0,), _int64, mask.device)
+    if mask.device.kind == "cpu":
+        return _flat_true_host(mask)
     m, pos, count = _positions(mask)
     m, pos = (m.reshape(-1), pos.reshape(-1)) if m.ndim != 1 else (m, pos)
-    if m.device.kind == "cpu":
-        out = Array._empty((count + 1,), _int64, m.device)
-        _compact_host(m, pos, count, out)
-        return out[:count]
     out = Array._empty((count,), _int64, m.device)
     if count:
         _compact(m, pos, out)
+    return out
+
+
+def _flat_true_host(mask: Array) -> Array:
+    """``flat_true`` on the host: each chunk's count of true elements, their running sum
+    (whose last element, read back, sizes the result), then each chunk's positions."""
+    m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
+    if not m.is_c_contiguous() or m._offset % 8:
+        m = contiguous(m) if not m.is_c_contiguous() else copy_array(m)  # (words: 8-byte aligned)
+    n, C = m.size, HOST_COMPACT_CHUNK
+    m = m.reshape(-1) if m.ndim != 1 else m
+    nf = n // C  # whole chunks; the rest, if any, is one more
+    counts = _sum(m[:nf * C].reshape((nf, C)), axis=1, dtype=_int32)
+    off = cumulative_sum(counts, dtype=_int64, include_initial=True)
+    # (the last chunk summed as the others, in int32: one sum for every length of mask)
+    total = int(off[nf]) + (int(_sum(m[nf * C:], dtype=_int32)) if n > nf * C else 0)
+    out = Array._empty((total,), _int64, m.device)
+    if total:
+        words = Array._new(m._buf, (n // 8,), (8,), m._offset, np.dtype(np.uint64))
+        step, size = _spread(-(-n // C), n, m.device)
+        data = Array._new(m._buf, (n,), (1,), m._offset, np.dtype(np.uint8))  # (bool bytes: 0 or 1)
+        _compact_chunks(data, words, off, nf, total, n, C, step, out, size=size)
     return out
 
 
@@ -186,7 +258,8 @@ def unravel(flat: Array, shape: tuple) -> tuple:
             raise ValueError(f"nonzero: at most {MAX_DIMS} dimensions are supported, got {k}")
         # a zero-strided bool array of ``shape``: only its shape is read by the kernel
         desc = Array._new(flat._buf, tuple(shape), (0,) * k, flat._offset, np.dtype(np.bool_))
-        _unravel(flat, desc, out)
+        # (``out`` passed flat: a 2-D raw operand divides at every access to find the place)
+        _unravel(flat, desc, out.reshape((-1,)))
     return tuple(out[d] for d in range(k))
 
 

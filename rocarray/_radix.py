@@ -21,6 +21,13 @@ launched at every ``S``-th index of a range as long as the data (items between d
 so that the launcher splits the tiles across its threads as it splits elementwise work; on
 a GPU an item is one thread.
 
+Rows short enough for one item (the row path) sort without counters through memory.  On
+the host, rows of real elements have a kernel of their own (``rk_radix_rows_host``, one for
+every length): rows of ``ROW_LOCAL_MIN`` to ``RCAP`` elements are sorted in the item's
+local arrays, each element's whole key made once and moved with it (elements of up to 32
+bits inside their key's 64-bit word), so a pass is a shift, a counter and a store on the
+item's stack; other lengths take the row path between the row and a scratch row.
+
 Key transforms: unsigned and bool as they are; signed integers offset by half their range;
 floats by their bits (negative values complemented, positive ones with the sign bit set),
 with ``-0.0`` read as ``+0.0`` (equal, so their order is kept) and every NaN one largest key
@@ -185,6 +192,135 @@ if (!in_a) {
     }
 }
 """
+# The host's row of up to ``RCAP`` real elements, sorted in local arrays of the item (read
+# from the row once, written back once): each element's whole key -- complemented when
+# descending, less the smallest key -- is made once and moves with the element, so that a
+# pass reads a digit with a shift and indexes the item's own stack, not two raw operands
+# (whose every access checks their layout).  Elements of at most 32 bits whose bits come
+# back exactly (not float16: through float32) travel inside their item ``KT``: the key in
+# the high half, the element's bits in the low (``rk_item``, ``rk_value``); wider ones in
+# arrays of their own beside the keys (``VALUES``).
+_ROW_HEAD = """
+if ((i & (S - 1)) != 0) return;
+long r = i / S;
+if (r >= rows) return;
+long lo = r * L;
+"""
+_ROW_LOCAL = """
+KT kx[RCAP];
+KT ky[RCAP];
+VALUES
+LOCALS
+int h[NDRB];
+for (int g = 0; g < NDRB; g++) h[g] = 0;
+for (int j = 0; j < L; j++) {
+    T v = a[lo + j];
+    KT k = rk_item(v, desc, kmin);
+    kx[j] = k;
+    VLOAD
+    LOAD
+    COUNT
+}
+bool in_x = true;
+for (int d = 0; d < ND; d++) {
+    bool skip = false;
+    int run = 0;
+    for (int g = 0; g < RBINS; g++) {
+        int c = h[d * RBINS + g];
+        if (c == L) skip = true;
+        h[d * RBINS + g] = run;
+        run += c;
+    }
+    if (skip) continue;
+    int sh = KSH + RB * d;
+    if (in_x) {
+        for (int j = 0; j < L; j++) {
+            KT k = kx[j];
+            int q = d * RBINS + (int)((k >> sh) & RMASK);
+            int p = h[q];
+            h[q] = p + 1;
+            ky[p] = k;
+            VMOVE_XY
+            MOVE_XY
+        }
+    } else {
+        for (int j = 0; j < L; j++) {
+            KT k = ky[j];
+            int q = d * RBINS + (int)((k >> sh) & RMASK);
+            int p = h[q];
+            h[q] = p + 1;
+            kx[p] = k;
+            VMOVE_YX
+            MOVE_YX
+        }
+    }
+    in_x = !in_x;
+}
+if (in_x) {
+    for (int j = 0; j < L; j++) {
+        a[lo + j] = OUT_X;
+        STORE_X
+    }
+} else {
+    for (int j = 0; j < L; j++) {
+        a[lo + j] = OUT_Y;
+        STORE_Y
+    }
+}
+"""
+# (markers of ``_ROW_LOCAL``: the packed items', then the separate values')
+_PACKED_MARKS = {"VALUES": "", "VLOAD": "", "VMOVE_XY": "", "VMOVE_YX": "", "OUT_X": "rk_value(kx[j])",
+                 "OUT_Y": "rk_value(ky[j])"}
+_PAIRED_MARKS = {"VALUES": "T x[RCAP];\nT y[RCAP];", "VLOAD": "x[j] = v;", "VMOVE_XY": "y[p] = x[j];",
+                 "VMOVE_YX": "x[p] = y[j];", "OUT_X": "x[j]", "OUT_Y": "y[j]"}
+# the host's rows of real elements: in local arrays from ``ROW_LOCAL_MIN`` to ``RCAP``
+# elements, else as ``_ROW`` (one kernel for every length: a new length compiles nothing)
+assert _ROW.startswith(_ROW_HEAD)
+_ROW_HOST = (_ROW_HEAD + "if (L >= LMIN && L <= RCAP) {" + _ROW_LOCAL + "} else if (RUNS) {"
+             + _ROW[len(_ROW_HEAD):] + "} else {" + _ROW[len(_ROW_HEAD):] + "}\n")
+
+# a real element's whole key (``_ROW_LOCAL``): ``KEY`` of ``WMASK``'s width; ``ITEM`` and
+# ``VALUE`` pack an element and its key into a ``KT`` and take the element back out
+_WHOLE_KEY = """
+__device__ unsigned long long rk_key(T v, bool desc, unsigned long long kmin) {
+    unsigned long long k = KEY;
+    if (desc) k = ~k & WMASK;
+    return k - kmin;
+}
+__device__ KT rk_item(T v, bool desc, unsigned long long kmin) { return ITEM; }
+__device__ T rk_value(KT k) { return VALUE; }
+"""
+
+
+def _packed(dtype: np.dtype) -> bool:
+    """Whether ``_ROW_LOCAL`` carries ``dtype``'s elements inside their keys' items."""
+    return dtype.kind in "biu" and dtype.itemsize <= 4 or dtype == np.float32
+
+
+def _whole_key(dtype: np.dtype) -> str:
+    """The preamble of ``rk_key``, ``rk_item`` and ``rk_value``, with the item type ``KT``
+    and the shift ``KSH`` of the key in it, for a real ``dtype``."""
+    bits = 8 * max(dtype.itemsize, 4) if dtype.kind == "f" else 8 * dtype.itemsize
+    mask = "0xFFFFFFFFFFFFFFFFull" if bits == 64 else f"((1ull << {bits}) - 1ull)"
+    if dtype.kind == "f":
+        key = "rk_fkey(v)" if dtype.itemsize == 8 else "rk_fkey((float)v)"
+    elif dtype.kind == "i":
+        key = f"((((unsigned long long)(long long)v) + (1ull << {bits - 1})) & {mask})"
+    else:
+        key = "((unsigned long long)v)"
+    if _packed(dtype):
+        kt, ksh = "unsigned long long", 32
+        vbits = "__float_as_uint(v)" if dtype.kind == "f" else "(unsigned int)v"
+        item = f"(rk_key(v, desc, kmin) << 32) | (unsigned long long){vbits}"
+        value = "__uint_as_float((unsigned int)k)" if dtype.kind == "f" else "(T)(int)(unsigned int)k"
+    else:
+        kt, ksh = ("unsigned long long" if bits == 64 else "unsigned int"), 0
+        item, value = "(KT)rk_key(v, desc, kmin)", "(T)0"
+    defines = f"#define KT {kt}\n#define KSH {ksh}\n#define RCAP {RCAP}\n#define LMIN {ROW_LOCAL_MIN}\n"
+    return defines + (_WHOLE_KEY.replace("KEY", key).replace("WMASK", mask).replace("ITEM", item)
+                      .replace("VALUE", value))
+
+
 _GEOMETRY = "int64 rows, int64 L, int64 tpr, int64 ts, int64 S, bool desc, uint64 kmin"
 
 #: elements of a tile: on the host, a tile (and its 256 counters) stays in the core's
@@ -203,6 +339,11 @@ GPU_THREADS = 1 << 13
 ROWS_MIN_HOST = 16
 ROW_MAX_HOST = 1 << 16
 ROWS_MIN_GPU = 2048
+#: the host sorts a row in the item's local arrays (``_ROW_LOCAL``) for rows of
+#: ``ROW_LOCAL_MIN`` to ``RCAP`` elements (the arrays are zeroed per item: shorter rows
+#: take ``_ROW``)
+RCAP = 1024
+ROW_LOCAL_MIN = 256
 
 
 #: bits of one digit: a pass per digit, ``BINS`` counters per tile
@@ -275,6 +416,27 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False) -> ElementwiseKer
                                   "raw T a, raw int64 ai, raw T b, raw int64 bi" if payload else "raw T a, raw T b",
                                   body, f"rk_radix_rows{'_kv' if payload else ''}_{name}", preamble=preamble,
                                   _heavy=True)
+        elif what == "rows_host":
+            marks = ("MOVE_BACK", "MOVE_AB", "MOVE_BA", "LOCALS", "LOAD", "MOVE_XY", "MOVE_YX", "STORE_X",
+                     "STORE_Y")
+            moves = ("ai[j] = bi[j];", "bi[p] = ai[j];", "ai[p] = bi[j];", "long xi[RCAP];\nlong yi[RCAP];",
+                     "xi[j] = ai[lo + j];", "yi[p] = xi[j];", "xi[p] = yi[j];", "ai[lo + j] = xi[j];",
+                     "ai[lo + j] = yi[j];") if payload else ("",) * 9
+            # (the raw path written twice, the first for 1-D raw operands, as ``radix_sort``
+            # passes them: there LLVM drops every access's layout check; each digit counted
+            # by a line of its own)
+            runs = "a.ndim == 1 && b.ndim == 1" + (" && ai.ndim == 1 && bi.ndim == 1" if payload else "")
+            count = "".join(f"h[{d * BINS} + (int)((k >> (KSH + {RADIX_BITS * d})) & RMASK)] += 1;\n    "
+                            for d in range(key_digits(dtype)))
+            body = _ROW_HOST.replace("RUNS", runs).replace("COUNT", count)
+            for mark, text in (_PACKED_MARKS if _packed(dtype) else _PAIRED_MARKS).items():
+                body = body.replace(mark, text)
+            for mark, text in zip(marks, moves):
+                body = body.replace(mark, text)
+            k = ElementwiseKernel("int64 rows, int64 L, int64 S, bool desc, uint64 kmin",
+                                  "raw T a, raw int64 ai, raw T b, raw int64 bi" if payload else "raw T a, raw T b",
+                                  body, f"rk_radix_rows_host{'_kv' if payload else ''}_{name}",
+                                  preamble=preamble + _whole_key(dtype), _heavy=True)
         elif what == "hist":
             k = ElementwiseKernel(f"raw T a, {_GEOMETRY}, int64 d0, int64 nd",
                                   "raw int64 counts", _HIST, f"rk_radix_hist_{name}", preamble=preamble, _heavy=True)
@@ -345,13 +507,16 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
     kmin = _smallest_key(keys, descending) if dtype.kind in "iu" and dtype.itemsize > 1 else 0
     if _by_rows(rows, L, device):
         step, size = _spread(rows, rows * L, device)
-        scratch = Array._empty(keys.shape, dtype, device)
+        # (the host's rows of real elements: local arrays up to ``RCAP``, no scratch rows)
+        what = "rows_host" if device.kind == "cpu" and dtype.kind != "c" else "rows"
+        scratch_shape = (1,) if what == "rows_host" and ROW_LOCAL_MIN <= L <= RCAP else keys.shape
+        scratch = Array._empty(scratch_shape, dtype, device)
         if payload is None:
-            _kernel("rows", dtype)(rows, L, step, descending, kmin, keys, scratch, size=size)
+            _kernel(what, dtype)(rows, L, step, descending, kmin, keys, scratch, size=size)
         else:
-            scratch_p = Array._empty(keys.shape, payload.dtype, device)
-            _kernel("rows", dtype, True)(rows, L, step, descending, kmin, keys, payload, scratch, scratch_p,
-                                         size=size)
+            scratch_p = Array._empty(scratch_shape, payload.dtype, device)
+            _kernel(what, dtype, True)(rows, L, step, descending, kmin, keys, payload, scratch, scratch_p,
+                                       size=size)
         return _shaped(keys, payload, shape)
     tpr, ts, tsh, step, size = _geometry(rows, L, device)
     geometry = (rows, L, tpr, ts, step, descending, kmin)

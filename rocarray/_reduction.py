@@ -54,6 +54,12 @@ GPU_WAVE_SCANS = True
 #: The wave mode takes lines of at least this many wave-wide steps; shorter lines (many
 #: short rows) keep a thread each.
 GPU_SCAN_WAVE_STEPS = 4
+#: A host scan of integers by add, max or min whose elements move at least this many bytes
+#: (input and output) runs each line in one pass: it is bound by memory, not by its chain of
+#: one-cycle steps, and the chunked scan reads the input twice (narrower elements are
+#: bound by the chain: chunks on every thread pay there; figures in
+#: benchmarks/results/2026-12-02-cpu-primitives-2/).
+HOST_ONE_PASS_BYTES = 16
 
 
 @functools.lru_cache(maxsize=None)
@@ -425,7 +431,7 @@ def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False)
     kernel.code.count(kernel, work)  # (one call: the scan's launches count once)
     src = (x._buf.ptr + x._offset, sk_in, x.strides[axis])
     waves = _scan_waves(kernel, shape_k, n, sk_in, x.strides[axis])
-    n_chunks, chunk = _scan_cut(kernel, n_out, n, waves)
+    n_chunks, chunk = (1, n) if _one_pass(kernel, rdef, in_dt, out_dt) else _scan_cut(kernel, n_out, n, waves)
     keep = []  # records buffers alive until every pass is queued
     totals = _chunk_totals(kernel, 0, kernel.packer, (n_out, n_chunks, chunk, n), shape_k,
                            (src[0], sk_in, (src[2],)), [(0, sk_out)], work, waves, rec_size,
@@ -436,6 +442,13 @@ def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False)
     _launch_items(kernel, 2, _scan_packer(1, 1), n_out * n_chunks, values, work, waves)
     del keep
     return out
+
+
+def _one_pass(kernel, rdef: ReductionDef, in_dt, out_dt) -> bool:
+    """Whether a host scan of ``rdef`` runs each line in one pass (``HOST_ONE_PASS_BYTES``)."""
+    return (not kernel.is_gpu and rdef.simd in ("add", "max", "min")
+            and all(d.kind in "biu" for _, _, d in rdef.fields)
+            and in_dt.itemsize + out_dt.itemsize >= HOST_ONE_PASS_BYTES)
 
 
 def _scan_mode(mode: int, waves: bool) -> int:

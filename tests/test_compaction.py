@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import rocarray as ra
+from rocarray import _advanced_indexing as adv
 from conftest import ALL_DTYPES, random_array
 
 
@@ -69,3 +70,52 @@ def test_mask_empty_zero_d_and_errors(device):
         x[ra.asarray(np.ones((3, 2), bool), device=device)]
     z = ra.asarray(np.float32(3), device=device)
     np.testing.assert_array_equal(z[z > 0].get(), np.float32(3)[np.float32(3) > 0])
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_nonzero_every_dtype(device, dtype):
+    rng = np.random.default_rng(7)
+    a = random_array((6, 7, 9), dtype, rng)
+    a[rng.random(a.shape) < 0.5] = 0
+    x = ra.asarray(a, device=device)
+    for got, want in zip(ra.nonzero(x), np.nonzero(a)):
+        np.testing.assert_array_equal(got.get(), want)
+    for got, want in zip(ra.nonzero(x[::-1, 1::2]), np.nonzero(a[::-1, 1::2])):
+        np.testing.assert_array_equal(got.get(), want)
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 65535, 65536, 65537, 3 * 65536 + 13])
+def test_nonzero_chunks_and_densities(device, n):
+    # chunk edges of the host's compaction (65,536 elements), mask offsets that are not
+    # whole words, and every density from none to all
+    rng = np.random.default_rng(n)
+    for p in (0.0, 0.02, 0.5, 0.97, 1.0):
+        m = rng.random(n + 3) < p
+        x = ra.asarray(m, device=device)
+        for lo in (0, 3):
+            np.testing.assert_array_equal(ra.nonzero(x[lo:lo + n])[0].get(), np.nonzero(m[lo:lo + n])[0])
+    f = np.where(rng.random(n) < 0.3, np.nan, 0.0)  # NaN is non-zero
+    f[rng.random(n) < 0.2] = -0.0
+    np.testing.assert_array_equal(ra.nonzero(ra.asarray(f, device=device))[0].get(), np.nonzero(f)[0])
+
+
+def test_nonzero_zero_d_error(device):
+    with pytest.raises(ValueError, match="nonzero: x must have at least one dimension"):
+        ra.nonzero(ra.asarray(1.0, device=device))
+
+
+def test_host_compaction_kernel_any_layout():
+    """The host's compaction kernel on raw operands that are not 1-D runs of whole elements
+    (its plain loop; ``nonzero`` itself always passes runs): a strided mask and output."""
+    rng = np.random.default_rng(11)
+    n, C = 1000, 128
+    mask = (rng.random(n) < 0.4).astype(np.uint8)
+    nf = n // C
+    counts = np.add.reduceat(mask, np.arange(0, n, C))
+    off = np.concatenate([[0], np.cumsum(counts[:nf])]).astype(np.int64)
+    total = int(counts.sum())
+    m = ra.asarray(np.repeat(mask, 2))[::2]
+    out = ra.zeros((2 * total,), dtype=ra.int64)
+    words = ra.zeros((n // 8,), dtype=ra.uint64)  # (read only by the runs' loop)
+    adv._compact_chunks(m, words, ra.asarray(off), nf, total, n, C, 1, out[::2], size=nf + 1)
+    np.testing.assert_array_equal(out.get()[::2], np.nonzero(mask)[0])

@@ -36,6 +36,8 @@ def test_take_index_dtypes_and_bounds(device, idt):
     idx = np.arange(lo, 9).astype(idt)
     np.testing.assert_array_equal(ra.take(x, ra.asarray(idx, device=device)).get(), np.take(a, idx))
     np.testing.assert_array_equal(x[ra.asarray(idx[::-2], device=device)].get(), a[idx[::-2]])
+    # a strided view of the indices (the bounds check reads them in place)
+    np.testing.assert_array_equal(ra.take(x, ra.asarray(idx, device=device)[1::3]).get(), np.take(a, idx[1::3]))
     big = np.array([0, np.iinfo(idt).max], dtype=idt)
     with pytest.raises(IndexError, match=f"index {np.iinfo(idt).max} is out of bounds for axis 0 with size 9"):
         ra.take(x, ra.asarray(big, device=device))

@@ -88,6 +88,20 @@ def test_scan_long_lines_strided_and_empty(device):
     assert ra.scan(e, axis=0, include_initial=True).shape == (1, 4)
 
 
+def test_scan_long_wide_integer_lines(device):
+    """Integer sums, maxima and minima of 16 bytes an element: one pass per line on the
+    host (``HOST_ONE_PASS_BYTES``), chunked on GPUs; 2**18 elements and more."""
+    rng = np.random.default_rng(31)
+    h = rng.integers(-2**40, 2**40, size=(2, 300001))
+    x = ra.asarray(h, device=device)
+    _close(ra.cumulative_sum(x[0]).get(), np.cumsum(h[0]))
+    _close(ra.cumulative_sum(x[:, ::-1], axis=1, include_initial=True).get()[:, 1:],
+           np.cumsum(h[:, ::-1], axis=1))
+    _close(ra.scan(x[1, ::2], "max").get(), np.maximum.accumulate(h[1, ::2]))
+    u = ra.asarray(h[0].astype(np.uint64), device=device)
+    _close(ra.scan(u, "min").get(), np.minimum.accumulate(h[0].astype(np.uint64)))
+
+
 def test_scan_dtype_argument(device):
     h = random_array((50,), np.int8)
     x = ra.asarray(h, device=device)

@@ -88,6 +88,24 @@ def test_rows_axes_and_views(device, dtype):
     np.testing.assert_array_equal(x.get(), a)  # the input is left alone
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_rows_every_length_class(device, dtype):
+    """Rows on either side of the host's local-array lengths (``ROW_LOCAL_MIN`` to
+    ``RCAP``: the elements and their keys sorted on the item's stack), each order."""
+    rng = np.random.default_rng(2105)
+    for L in (_radix.ROW_LOCAL_MIN - 1, _radix.ROW_LOCAL_MIN, 700, _radix.RCAP, _radix.RCAP + 1):
+        a = _data((3, L), dtype, rng)
+        x = ra.asarray(a, device=device)
+        order = np.argsort(a, axis=1, kind="stable")
+        np.testing.assert_array_equal(ra.argsort(x).get(), order)
+        _same(ra.sort(x).get(), np.take_along_axis(a, order, axis=1))
+        d = _desc_argsort(a)
+        np.testing.assert_array_equal(ra.argsort(x, descending=True).get(), d)
+        _same(ra.sort(x, descending=True).get(), np.take_along_axis(a, d, axis=1))
+    c = ra.full((2, 300), 7, dtype=dtype, device=device)  # every digit skipped: nothing moves
+    np.testing.assert_array_equal(ra.argsort(c, descending=True).get(), np.tile(np.arange(300), (2, 1)))
+
+
 def test_many_rows_and_multi_tile_lines(device):
     rng = np.random.default_rng(2102)
     a = _data((300, 512), np.float64, rng)
@@ -183,3 +201,20 @@ def test_tiled_path_every_dtype(device, dtype, fused, monkeypatch):
     np.testing.assert_array_equal(ra.argsort(x, descending=True).get(), d)
     _same(ra.sort(x, descending=True).get(), np.take_along_axis(a, d, axis=1))
     np.testing.assert_array_equal(x.get(), a)
+
+
+def test_host_rows_kernel_any_layout():
+    """The host's rows kernel on raw operands that are not 1-D (its second raw path;
+    ``radix_sort`` passes 1-D ones): rows of every length class, keys and payload."""
+    rng = np.random.default_rng(2106)
+    for L in (40, 300):
+        a = _data((4, L), np.float32, rng)
+        keys = ra.asarray(a.copy(), device="cpu")
+        idx = ra.asarray(np.tile(np.arange(L), (4, 1)), device="cpu")
+        scratch = ra.empty((4, L), dtype=ra.float32, device="cpu")
+        scratch_i = ra.empty((4, L), dtype=ra.int64, device="cpu")
+        kernel = _radix._kernel("rows_host", np.dtype(np.float32), True)
+        kernel(4, L, 1, False, 0, keys, idx, scratch, scratch_i, size=4)
+        order = np.argsort(a, axis=1, kind="stable")
+        np.testing.assert_array_equal(idx.get(), order)
+        _same(keys.get(), np.take_along_axis(a, order, axis=1))
