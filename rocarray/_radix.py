@@ -138,6 +138,19 @@ for (long j = lo; j < hi; j++) {
     }
 }
 """
+# a row's counts of digit ``d`` turned into where each digit starts (a digit every element
+# shares is no pass: ``continue``), shared by the row kernels
+_DIGIT_STARTS = """
+    bool skip = false;
+    int run = 0;
+    for (int g = 0; g < RBINS; g++) {
+        int c = h[d * RBINS + g];
+        if (c == L) skip = true;
+        h[d * RBINS + g] = run;
+        run += c;
+    }
+    if (skip) continue;"""
+
 # One item sorts one whole row: all digit histograms in one read, then a pass per digit
 # between the row and its scratch row (a digit the whole row shares is skipped), the
 # result copied back when it ends in the scratch row.  No counters leave the item.
@@ -155,15 +168,7 @@ for (long j = lo; j < hi; j++) {
 }
 bool in_a = true;
 for (int d = 0; d < ND; d++) {
-    bool skip = false;
-    int run = 0;
-    for (int g = 0; g < RBINS; g++) {
-        int c = h[d * RBINS + g];
-        if (c == L) skip = true;
-        h[d * RBINS + g] = run;
-        run += c;
-    }
-    if (skip) continue;
+DIGIT_STARTS
     if (in_a) {
         for (long j = lo; j < hi; j++) {
             T v = a[j];
@@ -191,7 +196,7 @@ if (!in_a) {
         MOVE_BACK
     }
 }
-"""
+""".replace("DIGIT_STARTS", _DIGIT_STARTS)
 # The host's row of up to ``RCAP`` real elements, sorted in local arrays of the item (read
 # from the row once, written back once): each element's whole key -- complemented when
 # descending, less the smallest key -- is made once and moves with the element, so that a
@@ -223,15 +228,7 @@ for (int j = 0; j < L; j++) {
 }
 bool in_x = true;
 for (int d = 0; d < ND; d++) {
-    bool skip = false;
-    int run = 0;
-    for (int g = 0; g < RBINS; g++) {
-        int c = h[d * RBINS + g];
-        if (c == L) skip = true;
-        h[d * RBINS + g] = run;
-        run += c;
-    }
-    if (skip) continue;
+DIGIT_STARTS
     int sh = KSH + RB * d;
     if (in_x) {
         for (int j = 0; j < L; j++) {
@@ -267,7 +264,7 @@ if (in_x) {
         STORE_Y
     }
 }
-"""
+""".replace("DIGIT_STARTS", _DIGIT_STARTS)
 # (markers of ``_ROW_LOCAL``: the packed items', then the separate values')
 _PACKED_MARKS = {"VALUES": "", "VLOAD": "", "VMOVE_XY": "", "VMOVE_YX": "", "OUT_X": "rk_value(kx[j])",
                  "OUT_Y": "rk_value(ky[j])"}
