@@ -21,7 +21,7 @@ from rocarray.runtime.llvm import LLVM_LOCK
 from rocarray.targets.base import Target, llvm_binding
 from rocarray.targets.codeobject import check_code_object, read_code_object
 from conftest import ALL_DTYPES, gpu_devices, random_array
-from test_radix_sort import _data, _desc_argsort, _same
+from test_radix_sort import _check_line, _data, _desc_argsort
 
 NEEDS_GPU = "needs an NVIDIA GPU (CUDA)"
 requires_gpu = pytest.mark.skipif(not gpu_devices("cuda") and not gpu_devices("hip"), reason=NEEDS_GPU)
@@ -94,15 +94,6 @@ def test_packers_and_errors():
 def _gpu(device):
     if device.kind == "cpu":
         pytest.skip(NEEDS_GPU)
-
-
-def _check_line(x, a):
-    order = np.argsort(a, axis=-1, kind="stable")
-    np.testing.assert_array_equal(ra.argsort(x).get(), order)
-    _same(ra.sort(x).get(), np.take_along_axis(a, order, axis=-1))
-    d = _desc_argsort(a)
-    np.testing.assert_array_equal(ra.argsort(x, descending=True).get(), d)
-    _same(ra.sort(x, descending=True).get(), np.take_along_axis(a, d, axis=-1))
 
 
 @requires_gpu

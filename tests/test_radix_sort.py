@@ -58,17 +58,22 @@ def _same(got, want):
             np.testing.assert_array_equal(np.signbit(g[z]), np.signbit(w[z]))
 
 
+def _check_line(x, a):
+    """Stable argsort and sort of ``x`` along its last axis against NumPy's on ``a``, both
+    orders (bit-level placement of NaN and zeros)."""
+    order = np.argsort(a, axis=-1, kind="stable")
+    np.testing.assert_array_equal(ra.argsort(x).get(), order)
+    _same(ra.sort(x).get(), np.take_along_axis(a, order, axis=-1))
+    d = _desc_argsort(a)
+    np.testing.assert_array_equal(ra.argsort(x, descending=True).get(), d)
+    _same(ra.sort(x, descending=True).get(), np.take_along_axis(a, d, axis=-1))
+
+
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_long_line_every_dtype(device, dtype):
     rng = np.random.default_rng(2100)
     a = _data((3000,), dtype, rng)
-    x = ra.asarray(a, device=device)
-    order = np.argsort(a, kind="stable")
-    np.testing.assert_array_equal(ra.argsort(x).get(), order)
-    _same(ra.sort(x).get(), a[order])
-    d = _desc_argsort(a)
-    np.testing.assert_array_equal(ra.argsort(x, descending=True).get(), d)
-    _same(ra.sort(x, descending=True).get(), a[d])
+    _check_line(ra.asarray(a, device=device), a)
 
 
 @pytest.mark.parametrize("dtype", [ra.int16, ra.uint64, ra.float32, ra.complex128], ids=str)
@@ -95,13 +100,7 @@ def test_rows_every_length_class(device, dtype):
     rng = np.random.default_rng(2105)
     for L in (_radix.ROW_LOCAL_MIN - 1, _radix.ROW_LOCAL_MIN, 700, _radix.RCAP, _radix.RCAP + 1):
         a = _data((3, L), dtype, rng)
-        x = ra.asarray(a, device=device)
-        order = np.argsort(a, axis=1, kind="stable")
-        np.testing.assert_array_equal(ra.argsort(x).get(), order)
-        _same(ra.sort(x).get(), np.take_along_axis(a, order, axis=1))
-        d = _desc_argsort(a)
-        np.testing.assert_array_equal(ra.argsort(x, descending=True).get(), d)
-        _same(ra.sort(x, descending=True).get(), np.take_along_axis(a, d, axis=1))
+        _check_line(ra.asarray(a, device=device), a)
     c = ra.full((2, 300), 7, dtype=dtype, device=device)  # every digit skipped: nothing moves
     np.testing.assert_array_equal(ra.argsort(c, descending=True).get(), np.tile(np.arange(300), (2, 1)))
 
@@ -194,12 +193,7 @@ def test_tiled_path_every_dtype(device, dtype, fused, monkeypatch):
     rng = np.random.default_rng(2104)
     a = _data((3, 1000), dtype, rng)
     x = ra.asarray(a, device=device)
-    order = np.argsort(a, axis=1, kind="stable")
-    np.testing.assert_array_equal(ra.argsort(x).get(), order)
-    _same(ra.sort(x).get(), np.take_along_axis(a, order, axis=1))
-    d = _desc_argsort(a)
-    np.testing.assert_array_equal(ra.argsort(x, descending=True).get(), d)
-    _same(ra.sort(x, descending=True).get(), np.take_along_axis(a, d, axis=1))
+    _check_line(x, a)
     np.testing.assert_array_equal(x.get(), a)
 
 
