@@ -563,15 +563,15 @@ def _tiled_copy(src: Array, dst: Array, shape: tuple, ss: tuple, ds: tuple) -> N
 _scalar_ops: dict = {}
 
 
-def _scalar_op(name: str, body: str, in_dtypes: tuple, dtype: np.dtype, device):
-    """(the loaded kernel, its warm runner: a ``ContiguousRunner``) of an op whose inputs
-    are Python scalars of ``in_dtypes`` (``in0``, ``in1``... in ``body``; ``i`` the
+def _scalar_op(name: str, in_dtypes: tuple, dtype: np.dtype, device, body):
+    """(the loaded kernel, its warm runner: a ``ContiguousRunner``) of the op ``name`` whose
+    inputs are Python scalars of ``in_dtypes`` (``in0``, ``in1``... in its body; ``i`` the
     element's index) and whose output ``out0`` is a ``dtype`` array on ``device``: nothing
-    is copied from the host."""
-    key = (name, body, in_dtypes, dtype, device)
+    is copied from the host.  ``body()`` gives the body, asked only the first time."""
+    key = (name, in_dtypes, dtype, device)
     found = _scalar_ops.get(key)
     if found is None:
-        spec = elementwise_spec(name, body, in_dtypes, ("s",) * len(in_dtypes), in_dtypes, dtype, dtype)
+        spec = elementwise_spec(name, body(), in_dtypes, ("s",) * len(in_dtypes), in_dtypes, dtype, dtype)
         kernel = load(spec, device)
         found = _scalar_ops[key] = (kernel, ContiguousRunner(kernel, spec.operands, dtype,
                                                              tuple([t.type for t in in_dtypes]), name).__call__)
@@ -584,7 +584,7 @@ def filled(shape: tuple, value, dtype: np.dtype, device) -> Array:
     n = 1
     for d in shape:
         n *= d
-    run = _scalar_op("full", _body_for(copy_op.row, dtype), (dtype,), dtype, device)[1]
+    run = _scalar_op("full", (dtype,), dtype, device, lambda: _body_for(copy_op.row, dtype))[1]
     return run((value,), shape, n)
 
 
@@ -597,7 +597,7 @@ def fill_elements(dst: Array, value) -> bool:
     if len(shape) > MAX_DIMS:
         return False
     if dst._size:
-        kernel = _scalar_op("full", _body_for(copy_op.row, dtype), (dtype,), dtype, dst._buf.device)[0]
+        kernel = _scalar_op("full", (dtype,), dtype, dst._buf.device, lambda: _body_for(copy_op.row, dtype))[0]
         kernel.launch(dst._size, [len(shape), *pad_dims(shape, 1), *scalar_fields(value, dtype.type, "setitem"),
                                   dst._buf.ptr + dst._offset, *pad_dims(strides, 0)])
     return True
@@ -618,7 +618,7 @@ def ranged(n: int, start, step, dtype: np.dtype, device) -> Array:
         kind, loop, values = "i", _dtypes.uint64, (start % 2**64, step % 2**64)
     else:
         kind, loop, values = "f", _dtypes.float64, (float(start), float(step))
-    return _scalar_op("arange", _RANGE_BODIES[kind], (loop, loop), dtype, device)[1](values, (n,), n)
+    return _scalar_op("arange", (loop, loop), dtype, device, lambda: _RANGE_BODIES[kind])[1](values, (n,), n)
 
 
 def copy_array(x: Array) -> Array:

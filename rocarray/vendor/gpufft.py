@@ -80,8 +80,7 @@ class FFT:
         key = (device.index, type_name, lengths, batch)
         found = cache.get(key)
         if found is not None:
-            if len(cache) > 1:
-                cache.move_to_end(key)
+            cache.move_to_end(key)
             return found
         lib = self.lib
         plan = lib.call("fft_create")()
