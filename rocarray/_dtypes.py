@@ -133,9 +133,17 @@ def python_int_dtype(lo: builtins.int, hi: builtins.int, who: str) -> np.dtype:
     raise OverflowError(f"{who}: {what} (int64 holds {i_lo} to {i_hi}, uint64 {u_lo} to {u_hi})")
 
 
+#: dtype objects seen by ``as_dtype`` -> rocarray's dtype (a warm call's dtype checks: the
+#: name lookup below formats the dtype, several microseconds each time)
+_known: dict = {}
+
+
 def as_dtype(dtype, *, argname: str = "dtype") -> np.dtype:
     """Normalise a user-given dtype to one of rocarray's dtypes, or raise TypeError."""
     if isinstance(dtype, np.dtype):
+        r = _known.get(dtype)
+        if r is not None:
+            return r
         d = dtype
     elif dtype is None:  # (np.dtype(None) is float64: never a silent default here)
         raise TypeError(f"{argname}=None is not a data type; use one of " + ", ".join(_by_name))
@@ -165,6 +173,8 @@ def as_dtype(dtype, *, argname: str = "dtype") -> np.dtype:
             f"{argname}={dtype!r} ({d}) is not supported by rocarray; supported dtypes are "
             + ", ".join(_by_name)
         )
+    if d is dtype and len(_known) < 256:
+        _known[dtype] = r
     return r
 
 

@@ -176,6 +176,18 @@ def test_integers_bit_exact_with_redraws(device, dtype, low, high):
     assert got.min() >= low and got.max() < high
 
 
+@pytest.mark.parametrize("one_pass", [False, True])
+@pytest.mark.parametrize("dtype,low,high", [("int16", -1000, 7), ("uint32", 0, 2**31 + 1),
+                                            ("int64", -(2**40), 2**40 + 3), ("uint64", 0, 2**63 + 3)])
+def test_one_and_two_pass_integers_agree(one_pass, dtype, low, high):
+    """The GPUs' one-pass kernels (redraws inline) and the host's two passes (flags, then the
+    redraw) give the same values: both run here on the host against the model."""
+    key = (0x1234, 0x5678)
+    rng = ra.random.Generator(Philox(key=key, counter=3), device="cpu")
+    got = rng._integers(np.dtype(dtype), (203,), low & (2**64 - 1), high - low, one_pass=one_pass).get()
+    np.testing.assert_array_equal(got.astype(object), _integers_model(key, 3, 203, low, high - low, dtype))
+
+
 def test_integers_endpoint_bool_and_single_bound(device):
     rng = default_rng(5, device=device)
     x = rng.integers(0, 3, 3000, dtype="int16", endpoint=True).get()
@@ -415,14 +427,15 @@ def _spec_for(kind, dtype):
 @pytest.mark.skipif(find_libdevice() is None, reason="libdevice.10.bc not found (CUDA toolkit or nvidia-nvvm)")
 @pytest.mark.parametrize("kind,dtype", [("raw", None), ("uniform", "float32"), ("normal", "float32"),
                                         ("integers", "int64"), ("integers_wide", "uint64"),
-                                        ("integers_fix", "int8"), ("poisson", None)])
+                                        ("integers_fix", "int8"), ("integers_one", "int16"),
+                                        ("integers_wide_one", "uint64"), ("poisson", None)])
 def test_kernels_compile_for_sm_90(kind, dtype):
     """Compile only (no GPU needed): the Philox rounds are mul.hi.u32 / mul.lo of 32 bits,
     not 64-bit products."""
     target = NVPTXTarget("sm_90")
     ptx = target.emit_ptx(_spec_for(kind, dtype).build_module(target))
     assert "mul.hi.u32" in ptx and ".entry" in ptx
-    if kind == "integers_wide":
+    if kind.startswith("integers_wide"):
         assert "mul.hi.u64" in ptx
 
 

@@ -58,13 +58,6 @@ def _bad(value, test) -> bool:
     return bool(np.any(test(np.asarray(value))))
 
 
-def _slices(buf: Array, parts: int, m: int) -> list:
-    """``parts`` contiguous 1-D views of ``m`` elements each over ``buf`` (views made
-    directly: a call's host time matters next to a fast kernel)."""
-    item = buf.dtype.itemsize
-    return [buf._view((m,), (item,), buf._offset + j * m * item) for j in range(parts)]
-
-
 def _contiguous_result(buf: Array, n: int, shape: tuple) -> Array:
     """The first ``n`` elements of the 1-D ``buf`` as a C-contiguous array of ``shape``."""
     strides, step = [], buf.dtype.itemsize
@@ -146,9 +139,10 @@ class Generator:
 
     # -- the kernels ---------------------------------------------------------------------------
 
-    def _blocked(self, kind: str, dtype, shape: tuple, extra: tuple) -> Array:
+    def _blocked(self, kind: str, dtype, shape: tuple, extra: tuple, extra_type=float, draws: int = 1) -> Array:
         """Run a blocked kernel: each block gives ``per_block`` values, written to as many
-        contiguous slices of one buffer."""
+        contiguous slices of one buffer; ``extra``: its scalars after the stream's (of
+        ``extra_type``); ``draws``: blocks of the stream taken per loop element."""
         n = math.prod(shape)
         dev = self._device or default_device()
         dtype = np.dtype(dtype)
@@ -159,25 +153,31 @@ class Generator:
             # straight to the launch: the outputs are slices of one new buffer, so a call's
             # checks of layouts and devices would find nothing (host time next to a fast kernel)
             base, step = buf._buf.ptr, m * dtype.itemsize
-            _kernels.blocked_plan(kind, dtype, len(extra), dev).launch_flat(
-                m, (*self._bg.take_blocks(m), *extra), [base + j * step for j in range(k)])
+            _kernels.blocked_plan(kind, dtype, (extra_type,) * len(extra), dev).launch_flat(
+                m, (*self._bg.take_blocks(draws * m), *extra), [base + j * step for j in range(k)])
         return buf if k * m == n and len(shape) == 1 else _contiguous_result(buf, n, shape)
 
-    def _integers(self, dtype, shape: tuple, lo: int, n: int) -> Array:
-        """Values ``lo + [0, n)`` (lo as its 64-bit pattern), four per block: the
-        vectorised pass, then the redraw of flagged blocks (``_kernels.INTEGERS``)."""
+    def _integers(self, dtype, shape: tuple, lo: int, n: int, one_pass: bool | None = None) -> Array:
+        """Values ``lo + [0, n)`` (lo as its 64-bit pattern), four per block, unbiased
+        (``_kernels.INTEGERS``): ``one_pass`` (the default on GPUs) redraws rejected values
+        at once; else (the host's) a vectorised pass flags blocks with a rejected value, then
+        the flagged blocks are redrawn.  Both give the same values."""
+        wide = n > 1 << 32
+        th = ((1 << 64) % n if n < 1 << 64 else 0) if wide else (1 << 32) % n
+        nn = n & (2**64 - 1)
+        kind = "integers_wide" if wide else "integers"
+        dev = self.device
+        if dev.kind != "cpu" if one_pass is None else one_pass:
+            return self._blocked(kind + "_one", dtype, shape, (lo, nn, th), int, 2 if wide else 1)
         count = math.prod(shape)
         m = -(-count // 4)
-        dev = self.device
         buf = Array._empty((4 * m,), np.dtype(dtype), dev)
         if m:
-            wide = n > 1 << 32
-            th = ((1 << 64) % n if n < 1 << 64 else 0) if wide else (1 << 32) % n
-            nn = n & (2**64 - 1)
             args = self._bg.take_blocks(2 * m if wide else m)
-            quarters = _slices(buf, 4, m)
+            item = buf.dtype.itemsize
+            quarters = [buf._view((m,), (item,), buf._offset + j * m * item) for j in range(4)]
             bad = Array._empty((m,), np.dtype(np.uint8), dev)
-            _kernels.kernel("integers_wide" if wide else "integers")(*args, lo, nn, th, *quarters, bad)
+            _kernels.kernel(kind)(*args, lo, nn, th, *quarters, bad)
             # th = 0 (n a power of two: every full dtype range, the permutations' keys): no
             # value can be rejected, and no flag needs reading back
             if th and bool(_any(bad)):

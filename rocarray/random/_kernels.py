@@ -94,15 +94,13 @@ __device__ double u32_mid(unsigned int w) { return ((double)w + 0.5) * 2.3283064
 // them -- the same bits on every device -- and without calls, so that the host loop
 // vectorises.  Accuracy: a few ulps (tests/test_random.py checks them against NumPy).
 
-// log(u) for normal u in (0, 1]: u = 2^e m, m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s)
+// log(u) for normal u > 0: u = 2^e m, m in [sqrt(1/2), sqrt(2)) (found on the bits as in
+// rk_logf), log m = 2 atanh(s)
 // with s = (m - 1) / (m + 1) (|s| < 0.172), as 2s + s z R(z), z = s^2; e log 2 in two parts.
 __device__ double rk_log(double u) {
-    long long b = __double_as_longlong(u);
-    long long e = (b >> 52) - 1023;
-    double m = __longlong_as_double((b & 0x000FFFFFFFFFFFFFll) | 0x3FF0000000000000ll);
-    bool big = m > 1.4142135623730951;
-    m = big ? __dmul_rn(m, 0.5) : m;
-    double de = (double)(big ? e + 1 : e);
+    long long b = __double_as_longlong(u) - 0x3FE6A09E667F3BCDll;
+    double de = (double)(b >> 52);
+    double m = __longlong_as_double((b & 0x000FFFFFFFFFFFFFll) + 0x3FE6A09E667F3BCDll);
     double sv = __ddiv_rn(__dsub_rn(m, 1.0), __dadd_rn(m, 1.0));
     double z = __dmul_rn(sv, sv);
     double r = 0.08695652173913043;
@@ -120,30 +118,34 @@ __device__ double rk_log(double u) {
     return fma(de, 0.6931471526622772, __dadd_rn(__dadd_rn(sv, sv), t));
 }
 
+// log(u) for normal float u > 0 without a division: u = 2^e m with m in [sqrt(1/2), sqrt(2))
+// found on the bits (subtracting sqrt(1/2)'s bits splits them at the right place, no
+// compare), log m = log1p(f), f = m - 1, as f - f^2/2 + f^3 P(f) (P fitted for relative error
+// in float arithmetic: about one ulp); e log 2 in two parts.
 __device__ float rk_logf(float u) {
-    int b = __float_as_int(u);
-    int e = (b >> 23) - 127;
-    float m = __int_as_float((b & 0x007FFFFF) | 0x3F800000);
-    bool big = m > 1.41421356f;
-    m = big ? __fmul_rn(m, 0.5f) : m;
-    float de = (float)(big ? e + 1 : e);
-    float sv = __fdiv_rn(__fsub_rn(m, 1.0f), __fadd_rn(m, 1.0f));
-    float z = __fmul_rn(sv, sv);
-    float r = 0.18181818f;
-    r = fmaf(r, z, 0.22222222f);
-    r = fmaf(r, z, 0.28571430f);
-    r = fmaf(r, z, 0.40000001f);
-    r = fmaf(r, z, 0.66666669f);
-    float t = fmaf(de, 3.1946183e-05f, __fmul_rn(sv, __fmul_rn(z, r)));
-    return fmaf(de, 0.69311523f, __fadd_rn(__fadd_rn(sv, sv), t));
+    int b = __float_as_int(u) - 0x3F3504F3;
+    float de = (float)(b >> 23);
+    float f = __fsub_rn(__int_as_float((b & 0x007FFFFF) + 0x3F3504F3), 1.0f);
+    float f2 = __fmul_rn(f, f);
+    float p = 0.08506954f;
+    p = fmaf(p, f, -0.14197472f);
+    p = fmaf(p, f, 0.14950979f);
+    p = fmaf(p, f, -0.16587949f);
+    p = fmaf(p, f, 0.19960597f);
+    p = fmaf(p, f, -0.25000969f);
+    p = fmaf(p, f, 0.33333972f);
+    float t = fmaf(__fmul_rn(f2, f), p, __fmul_rn(-0.5f, f2));
+    t = fmaf(de, 3.1946183e-05f, t);
+    return fmaf(de, 0.69311523f, __fadd_rn(f, t));
 }
 
-// sin and cos of 2 pi u for u in [0, 1): w = 4u = j + r exactly (j = rint(w), |r| <= 1/2),
-// then sin and cos of (pi/2) r by their Taylor series (|(pi/2) r| <= pi/4) and the quadrant j.
-__device__ void rk_sincos_turn(double u, double& sn, double& cs) {
-    double w = __dmul_rn(u, 4.0);
-    double j = rint(w);
-    double r = __dsub_rn(w, j);
+// sin and cos of a turn, 2 pi k / 2^B for the integer k in [0, 2^B): the quadrant j (k / 2^(B-2)
+// rounded, 0..4) and the rest r = k / 2^(B-2) - j in [-1/2, 1/2] found on the integer, then
+// sin and cos of (pi/2) r by their series (|(pi/2) r| <= pi/4), and the quadrant's signs and
+// swap on the bits (no compare of floats, no float-to-integer conversion).
+__device__ void rk_sincos_turn(unsigned long long k, double& sn, double& cs) {
+    unsigned long long j = (k + (1ull << 50)) >> 51;
+    double r = (double)(long long)(k - (j << 51)) * 4.440892098500626e-16;
     double x = __dmul_rn(r, r);
     double ps = 6.0669357311061955e-12;
     ps = fma(ps, x, -6.688035109811468e-10);
@@ -165,17 +167,15 @@ __device__ void rk_sincos_turn(double u, double& sn, double& cs) {
     pc = fma(pc, x, 0.25366950790104803);
     pc = fma(pc, x, -1.2337005501361697);
     double cr = fma(pc, x, 1.0);
-    int q = (int)j & 3;
-    double s0 = (q & 1) != 0 ? cr : sr;
-    double c0 = (q & 1) != 0 ? sr : cr;
-    sn = q >= 2 ? -s0 : s0;
-    cs = (q == 1 || q == 2) ? -c0 : c0;
+    bool odd = (j & 1ull) != 0ull;
+    sn = __longlong_as_double(__double_as_longlong(odd ? cr : sr) ^ (long long)((j & 2ull) << 62));
+    cs = __longlong_as_double(__double_as_longlong(odd ? sr : cr) ^ (long long)(((j + 1ull) & 2ull) << 62));
 }
 
-__device__ void rk_sincos_turnf(float u, float& sn, float& cs) {
-    float w = __fmul_rn(u, 4.0f);
-    float j = rintf(w);
-    float r = __fsub_rn(w, j);
+// The same for a float and 2^B = 2^24 (k: a word's high 24 bits).
+__device__ void rk_sincos_turnf(unsigned int k, float& sn, float& cs) {
+    unsigned int j = (k + (1u << 21)) >> 22;
+    float r = (float)(int)(k - (j << 22)) * 2.384185791015625e-07f;
     float x = __fmul_rn(r, r);
     float ps = 0.00016044118f;
     ps = fmaf(ps, x, -0.0046817539f);
@@ -189,11 +189,9 @@ __device__ void rk_sincos_turnf(float u, float& sn, float& cs) {
     pc = fmaf(pc, x, 0.25366950f);
     pc = fmaf(pc, x, -1.2337005f);
     float cr = fmaf(pc, x, 1.0f);
-    int q = (int)j & 3;
-    float s0 = (q & 1) != 0 ? cr : sr;
-    float c0 = (q & 1) != 0 ? sr : cr;
-    sn = q >= 2 ? -s0 : s0;
-    cs = (q == 1 || q == 2) ? -c0 : c0;
+    bool odd = (j & 1u) != 0u;
+    sn = __int_as_float(__float_as_int(odd ? cr : sr) ^ (int)((j & 2u) << 30));
+    cs = __int_as_float(__float_as_int(odd ? sr : cr) ^ (int)(((j + 1u) & 2u) << 30));
 }
 """
 
@@ -222,22 +220,22 @@ UNIFORM = {
 NORMAL = {
     "float32": (", float32 loc, float32 scale", "float32 o0, float32 o1, float32 o2, float32 o3",
                 _BLOCK + r"""
-float r0 = __fsqrt_rn(__fmul_rn(-2.0f, rk_logf(u24_open(x0))));
-float r1 = __fsqrt_rn(__fmul_rn(-2.0f, rk_logf(u24_open(x2))));
+float r0 = __fmul_rn(__fsqrt_rn(__fmul_rn(-2.0f, rk_logf(u24_open(x0)))), scale);
+float r1 = __fmul_rn(__fsqrt_rn(__fmul_rn(-2.0f, rk_logf(u24_open(x2)))), scale);
 float s0, k0, s1, k1;
-rk_sincos_turnf(u24(x1), s0, k0);
-rk_sincos_turnf(u24(x3), s1, k1);
-o0 = __fadd_rn(__fmul_rn(__fmul_rn(r0, k0), scale), loc);
-o1 = __fadd_rn(__fmul_rn(__fmul_rn(r0, s0), scale), loc);
-o2 = __fadd_rn(__fmul_rn(__fmul_rn(r1, k1), scale), loc);
-o3 = __fadd_rn(__fmul_rn(__fmul_rn(r1, s1), scale), loc);
+rk_sincos_turnf(x1 >> 8, s0, k0);
+rk_sincos_turnf(x3 >> 8, s1, k1);
+o0 = fmaf(r0, k0, loc);
+o1 = fmaf(r0, s0, loc);
+o2 = fmaf(r1, k1, loc);
+o3 = fmaf(r1, s1, loc);
 """),
     "float64": (", float64 loc, float64 scale", "float64 o0, float64 o1", _BLOCK + r"""
-double r = __dsqrt_rn(__dmul_rn(-2.0, rk_log(u53_open(x0, x1))));
+double r = __dmul_rn(__dsqrt_rn(__dmul_rn(-2.0, rk_log(u53_open(x0, x1)))), scale);
 double sn, cs;
-rk_sincos_turn(u53(x2, x3), sn, cs);
-o0 = __dadd_rn(__dmul_rn(__dmul_rn(r, cs), scale), loc);
-o1 = __dadd_rn(__dmul_rn(__dmul_rn(r, sn), scale), loc);
+rk_sincos_turn(((unsigned long long)(x2 >> 5) << 26) | (unsigned long long)(x3 >> 6), sn, cs);
+o0 = fma(r, cs, loc);
+o1 = fma(r, sn, loc);
 """),
 }
 
@@ -309,6 +307,24 @@ if (wide != 0) {
 }
 """ + "".join(_FIX_WORD.replace("J", str(j)) for j in range(4)))
 
+# GPUs take the same values in one pass (``integers_one``, ``integers_wide_one``): a block
+# with a value in the rejection zone redraws it at once, as ``integers_fix`` would (same
+# attempts, same keys), so there are no flags to write, reduce and read back and no second
+# pass over the result -- a rare branch the wave's other lanes wait out.  The host keeps the
+# two passes: a loop in the body stops its element loop from vectorising.
+def _one_pass(kernel: tuple, wide: int) -> tuple:
+    extra, outs, body = kernel
+    main, flag = body.split("bad = ")
+    redraw = _FIX_WORD.replace("wide == 0", "true" if wide == 0 else "false")
+    return (extra, outs.replace(", uint8 bad", ""),
+            main + "if (" + flag.strip().rstrip(";") + ") {\n"
+            + ("unsigned int z0 = 0u, z1 = 0u, z2 = 0u, z3 = 0u;\n" if wide == 0 else "")
+            + "".join(redraw.replace("J", str(j)) for j in range(4)) + "}\n")
+
+
+INTEGERS_ONE = _one_pass(INTEGERS, 0)
+INTEGERS_WIDE_ONE = _one_pass(INTEGERS_WIDE, 1)
+
 # Marsaglia and Tsang's gamma sampler (shape >= 1; shape < 1 boosted by u^(1/shape)),
 # computed in double for both float dtypes.  One block per attempt: a normal from
 # (x0, x1, x2) by Box and Muller, the acceptance uniform from x3; the kernels' own log
@@ -326,7 +342,7 @@ while (true) {
     philox_block(clo, chi, (unsigned long long)i, key, t, x0, x1, x2, x3);
     t += 1u;
     double sn, cs;
-    rk_sincos_turn(u32_mid(x2), sn, cs);
+    rk_sincos_turn((((unsigned long long)x2 << 1) | 1ull) << 20, sn, cs);
     double z = sqrt(-2.0 * rk_log(u53_open(x0, x1))) * cs;
     double v = 1.0 + c * z;
     if (v <= 0.0) continue;
@@ -452,7 +468,8 @@ o = flip ? n - k : k;
 """)
 
 _KINDS = {"raw": RAW, "integers": INTEGERS, "integers_wide": INTEGERS_WIDE,
-          "integers_fix": INTEGERS_FIX, "gamma": GAMMA, "poisson": POISSON,
+          "integers_fix": INTEGERS_FIX, "integers_one": INTEGERS_ONE,
+          "integers_wide_one": INTEGERS_WIDE_ONE, "gamma": GAMMA, "poisson": POISSON,
           "binomial": BINOMIAL}
 _PER_DTYPE = {"uniform": UNIFORM, "normal": NORMAL, "exponential": EXPONENTIAL}
 
@@ -480,21 +497,21 @@ def kernel(kind: str, dtype=None) -> ElementwiseKernel:
 _plans: dict = {}
 
 
-def blocked_plan(kind: str, dtype, n_extra: int, device):
+def blocked_plan(kind: str, dtype, extra_types: tuple, device):
     """The plan (``ElementwiseKernel.plan_for``) of a blocked kernel on ``device``: its
-    stream scalars and ``n_extra`` float parameters in, ``per_block`` outputs of ``dtype``."""
-    key = (kind, dtype, device)
+    stream scalars and scalars of ``extra_types`` in, ``per_block`` outputs of ``dtype``."""
+    key = (kind, dtype, extra_types, device)
     plan = _plans.get(key)
     if plan is None:
         plan = _plans[key] = kernel(kind, dtype).plan_for(
-            (int, int, int) + (float,) * n_extra, (dtype,) * per_block(kind, dtype), device)
+            (int, int, int) + extra_types, (dtype,) * per_block(kind, dtype), device)
     return plan
 
 
 #: Outputs per block of the blocked kernels, by (kind, dtype name).
 def per_block(kind: str, dtype) -> int:
     """How many values one block gives a blocked kernel's loop element."""
-    if kind in ("raw", "integers", "integers_wide"):
+    if kind == "raw" or kind.startswith("integers"):
         return 4
     return 4 if dtype == _FLOAT32 else 2
 
