@@ -158,6 +158,19 @@ class Target:
         every lane (every lane of the wave must execute it)."""
         raise NotImplementedError(f"target {self.name} has no waves: emit_ballot")
 
+    def emit_match_any(self, builder: ir.IRBuilder, value: ir.Value, bits: int) -> ir.Value:
+        """The mask (as ``emit_ballot``'s) of the lanes of the caller's wave whose i32
+        ``value`` equals this lane's, where values differ in their low ``bits`` bits only
+        (every lane of the wave must execute it).  Here one ballot per bit; a target with a
+        match instruction overrides it."""
+        i1 = ir.IntType(1)
+        mask = self.emit_ballot(builder, ir.Constant(i1, 1))
+        for bit in range(bits):
+            on = builder.trunc(builder.lshr(value, ir.Constant(value.type, bit)), i1)
+            votes = self.emit_ballot(builder, on)
+            mask = builder.and_(mask, builder.select(on, votes, builder.not_(votes)))
+        return mask
+
     def emit_wave_sync(self, builder: ir.IRBuilder) -> None:
         """Wait for every lane of the caller's wave; its shared-memory writes before it are
         visible to the wave's lanes after it."""

@@ -430,6 +430,13 @@ class NVPTXTarget(Target):
                                 ir.FunctionType(i32, [i32, ir.IntType(1)]))
         return builder.call(vote, [ir.Constant(i32, -1), predicate])
 
+    def emit_match_any(self, builder: ir.IRBuilder, value: ir.Value, bits: int) -> ir.Value:
+        # one match.any.sync (sm_70 and later) instead of a ballot per bit
+        i32 = ir.IntType(32)
+        match = declare_function(builder.module, "llvm.nvvm.match.any.sync.i32",
+                                 ir.FunctionType(i32, [i32, i32]))
+        return builder.call(match, [ir.Constant(i32, -1), value])
+
     def emit_wave_sync(self, builder: ir.IRBuilder) -> None:
         i32 = ir.IntType(32)
         sync = declare_function(builder.module, "llvm.nvvm.bar.warp.sync", ir.FunctionType(ir.VoidType(), [i32]))
