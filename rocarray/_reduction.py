@@ -450,10 +450,13 @@ def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False)
         shape_k, (sk_in, sk_out) = merge_dims(kept_shape, [tuple(x.strides[d] for d in kept),
                                                            tuple(out.strides[d] for d in kept)])
     _, rec_size = record_layout([d for _, _, d in rdef.fields])
-    if device.kind != "cpu" and len(shape_k) == 1:
+    if device.kind != "cpu":
+        # loaded with the chunked scan's module, whatever the length: a longer line later
+        # compiles nothing
+        lookback = load(rdef.lookback_spec(), device)
         tile = tile_elements((rec_size + 3) // 4)
-        if n >= LOOKBACK_MIN_TILES * tile:
-            _lookback_scan(rdef, x, out, n, n_out, shape_k, sk_in, sk_out, axis, include_initial, tile, rec_size)
+        if len(shape_k) == 1 and n >= LOOKBACK_MIN_TILES * tile:
+            _lookback_scan(lookback, x, out, n, n_out, sk_in, sk_out, axis, include_initial, tile, rec_size)
             return out
     kernel = load(rdef.scan_spec(), device)
     work = n_out * max(n, 1)
@@ -474,15 +477,15 @@ def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False)
     return out
 
 
-def _lookback_scan(rdef, x, out, n, n_out, shape_k, sk_in, sk_out, axis, include_initial, tile, rec_size) -> None:
+def _lookback_scan(kernel, x, out, n, n_out, sk_in, sk_out, axis, include_initial, tile, rec_size) -> None:
     """The GPU single-pass scan of the ``n_out`` lines (``shape_k`` 1-D, kept strides
     ``sk_in``/``sk_out``) of ``n`` elements of ``x`` into ``out``: one block per tile of
     ``tile`` elements, its carry by decoupled look-back (``compiler/reduction_lookback``).
     The tiles' state (a tile counter and a flag per tile) is zeroed for each launch: a
     fill of a few bytes per tile, ordered on the stream with the launch (a state kept
-    between launches would need a stream of its own)."""
+    between launches, with an epoch in its flags, would need one per stream and a counter
+    that never wraps)."""
     device = x.device
-    kernel = load(rdef.lookback_spec(), device)
     if kernel.code.__class__ is not FullCode:
         upgrade(kernel)  # (no quick tier: its waves and look-back are the whole scan)
     tpl = -(-n // tile)
