@@ -70,7 +70,7 @@ HOST_ONE_PASS_BYTES = 16
 LOOKBACK_MIN_TILES = 1
 #: Changes with the look-back entry's code (part of its cache key).
 LOOKBACK_VERSION = 1
-_LOOKBACK_PACKER = struct.Struct("<" + "Q" * (1 + len(LOOKBACK_PARAMS)))
+_LOOKBACK_PACKER = struct.Struct("<" + "q" * (1 + len(LOOKBACK_PARAMS)))  # (strides may be negative)
 
 
 @functools.lru_cache(maxsize=None)

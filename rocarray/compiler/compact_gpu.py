@@ -215,8 +215,9 @@ class _Kernel:
                 running = b.add(running, self.popc(b, v))
         wave_prefix, _ = self.block_sum(b, running)
         tile = self.tile
-        start = b.select(b.icmp_unsigned("==", tile, self.c64(0)), self.c64(0),
-                         b.load(self.gptr(b, p["incl"], b.sub(tile, self.c64(1)), I64), typ=I64))
+        first = b.icmp_unsigned("==", tile, self.c64(0))
+        before = b.load(self.gptr(b, p["incl"], b.select(first, tile, b.sub(tile, self.c64(1))), I64), typ=I64)
+        start = b.select(first, self.c64(0), before)  # (tile 0 reads its own count, unused)
         start = b.add(start, b.zext(wave_prefix, I64))
         if self.size == 0:
             ty = I64
