@@ -5,9 +5,10 @@ the catalogue's reductions: ``check_bounds`` (any index outside ``[-n, n)``: an
 ``IndexError`` before anything is read or written), ``rk_index_step`` (fold one index
 array into the flat index over the indexed axes), ``rk_gather`` / ``rk_scatter`` (through
 a raw operand), ``rk_take1`` / ``rk_take`` (one index array, in the result's order),
-``rk_compact`` (a mask's true positions, from its ``cumulative_sum``; on the host
-``rk_compact_chunks``, from counts per chunk), ``rk_select`` / ``rk_place`` /
-``rk_fill_where`` (a whole-array mask's get and set in one pass) and ``rk_unravel``.
+``rk_compact_chunks`` (the host's ``nonzero``, from counts per chunk), ``rk_select_host``
+/ ``rk_place`` / ``rk_fill_where`` (a whole-array mask's get and set in one pass) and
+``rk_unravel``; on GPUs ``x[mask]`` and ``nonzero`` are the compaction kernels of
+``compiler/compact_gpu.py`` (counts per tile, then each tile's true elements in order).
 """
 
 from __future__ import annotations
@@ -22,10 +23,13 @@ from ._copy import contiguous
 from ._creation_functions import arange, zeros
 from ._elementwise import copy_array
 from ._elementwise_functions import add, not_equal
+from ._launch import KernelSpec, load
 from ._radix import _spread
 from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
+from ._tiers import FullCode, upgrade
 from ._user_kernels import ElementwiseKernel
 from ._views import _nocopy_reshape, broadcast_shapes, broadcast_to
+from .compiler import compact_gpu
 from .targets.base import MAX_DIMS
 
 _int64 = np.dtype(np.int64)
@@ -64,13 +68,9 @@ _take = _heavy("raw T src, I idx, int64 r, int64 n, int64 sa", "T y",
 _scatter = _heavy("int64 base, int64 r, T v, int64 nrest", "raw T dst", "dst[base * nrest + r] = v;",
                   "rk_scatter")
 
-# compaction: ``pos`` is the inclusive count of true mask elements up to and including this
-# one (a scan, int32 while the positions fit), so a selected element goes to ``pos - 1``
-_compact = _heavy("bool m, P pos", "raw int64 out", "if (m) out[pos - 1] = i;", "rk_compact")
-
-_select = _heavy("T x, bool m, P pos", "raw T out", "if (m) out[pos - 1] = x;", "rk_select")
-
-# the host's select stores every element, the unselected ones into a spare slot after the
+# ``pos`` is the inclusive count of true mask elements up to and including this one (a
+# scan, int32 while the positions fit), so a selected element goes to ``pos - 1``.
+# The host's select stores every element, the unselected ones into a spare slot after the
 # result (``dump``): a branch on a random mask mispredicts half the time, which the host
 # loop pays for more than the stores; GPUs keep the branch (stores of many waves to one slot
 # would queue)
@@ -182,11 +182,56 @@ def flat_true(mask: Array) -> Array:
         return Array._empty((0,), _int64, mask.device)
     if mask.device.kind == "cpu":
         return _flat_true_host(mask)
-    m, pos, count = _positions(mask)
-    m, pos = (m.reshape(-1), pos.reshape(-1)) if m.ndim != 1 else (m, pos)
-    out = Array._empty((count,), _int64, m.device)
-    if count:
-        _compact(m, pos, out)
+    return _gpu_compact(mask, None)
+
+
+def _compact_kernel(device, size: int):
+    """The GPU compaction module for values of ``size`` bytes (0: flat indices), fully
+    compiled."""
+    key = ("compact-gpu", compact_gpu.VERSION, size)
+    spec = _compact_specs.get(key)
+    if spec is None:
+        spec = KernelSpec(key, f"compact_gpu_{size}", (), None,
+                          build_kernel=lambda m, t, e: compact_gpu.build_compact_module(m, t, e, size),
+                          packer=compact_gpu.packer(""), extra_entries=compact_gpu.ENTRIES[1:], heavy=True)
+        spec = _compact_specs.setdefault(key, spec)
+    kernel = load(spec, device)
+    if kernel.code.__class__ is not FullCode:
+        upgrade(kernel)  # (a loop over the whole mask: never run unoptimised)
+    return kernel
+
+
+_compact_specs: dict = {}
+
+
+def _gpu_compact(mask: Array, x: "Array | None") -> Array:
+    """On a GPU: the elements of ``x`` (of ``mask``'s shape) where ``mask`` is non-zero, in
+    C order, or with ``x`` None their flat indices (int64).  Each tile's count of true
+    elements, their inclusive scan (whose last element, read back, sizes the result),
+    then each tile's elements written at its offset: the mask is read twice, ``x`` once."""
+    m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
+    if not m.is_c_contiguous() or m._offset % 4:  # (the kernels read the mask in 4-byte words)
+        m = contiguous(m) if not m.is_c_contiguous() else copy_array(m)
+    n = m.size
+    device = m.device
+    size = 0 if x is None else x.dtype.itemsize
+    kernel = _compact_kernel(device, size)
+    tiles = -(-n // compact_gpu.TILE)
+    counts = Array._empty((tiles,), _int32, device)
+    m_ptr = m._buf.ptr + m._offset
+    launch = kernel.code.launch_entry
+    launch(kernel, 0, compact_gpu.packer(""), tiles, (m_ptr, n, counts._buf.ptr + counts._offset), tiles,
+           compact_gpu.BLOCK, 0)
+    incl = cumulative_sum(counts, dtype=_int64)
+    total = int(incl[tiles - 1])  # (the one read-back: it sizes the result)
+    out = Array._empty((total,), _int64 if x is None else x.dtype, device)
+    if total:
+        if x is not None and not x.is_c_contiguous():
+            x = contiguous(x)
+        x_ptr = 0 if x is None else x._buf.ptr + x._offset
+        launch(kernel, 1, compact_gpu.packer("_w"), tiles,
+               (m_ptr, n, x_ptr, incl._buf.ptr + incl._offset, out._buf.ptr + out._offset), tiles,
+               compact_gpu.BLOCK, 0)
     return out
 
 
@@ -218,15 +263,12 @@ def select(x: Array, mask: Array) -> Array:
     no second gather)."""
     if x.size == 0:
         return Array._empty((0,), x.dtype, x.device)
+    if x.device.kind != "cpu":
+        return _gpu_compact(mask, x)
     m, pos, count = _positions(mask)
-    if x.device.kind == "cpu":
-        out = Array._empty((count + 1,), x.dtype, x.device)
-        _select_host(x, m, pos, count, out)
-        return out[:count]
-    out = Array._empty((count,), x.dtype, x.device)
-    if count:
-        _select(x, m, pos, out)
-    return out
+    out = Array._empty((count + 1,), x.dtype, x.device)
+    _select_host(x, m, pos, count, out)
+    return out[:count]
 
 
 def mask_assign(x: Array, mask: Array, value: Array) -> None:

@@ -1,0 +1,241 @@
+"""The GPU compaction kernels (``x[mask]``, ``nonzero``): per-tile counts of a mask's true
+elements, then each tile's true elements written in order at the tile's offset, built as
+LLVM IR.
+
+One module per value size holds two entries; sizes are run-time parameters (each one
+64-bit word, ``PARAMS``).  A tile is ``TILE`` mask bytes, block ``b`` works tile ``b``;
+a thread reads ``ITEMS`` 4-byte words of the mask (a wave's words adjacent each step),
+four mask elements a word, element ``4 * word + byte`` (C order).
+
+* ``entry`` (*count*): the number of true elements of each tile into ``counts[tile]``
+  (int32), summed by wave shuffles and across the waves in shared memory;
+* ``entry_w`` (*write*): the tile's true elements, ranked in C order -- within a wave
+  step by four ballots (one per byte of the word: lane ``l``'s byte ``b`` follows every
+  true byte of the lanes below it and its own bytes below ``b``), steps by a running
+  count, waves by a scan of their totals in shared memory -- each written at the tile's
+  offset (``incl[tile - 1]``, the inclusive scan of the counts) plus its rank: the value
+  of ``x`` (``size`` bytes, the entry's value size) or, for size 0, its flat index.
+
+A mask element is true when its byte is not zero.  The mask's base must be 4-byte
+aligned; the last tile's words past the end read bytes one at a time.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from llvmlite import ir
+
+from .abi import I64
+from .reduction_abi import EntryParams
+
+I1 = ir.IntType(1)
+I8 = ir.IntType(8)
+I32 = ir.IntType(32)
+
+#: Threads of every block, mask words per thread, mask elements of a tile.
+BLOCK = 256
+ITEMS = 4
+TILE = BLOCK * ITEMS * 4
+#: The parameters of each entry (after the leading item count, the tiles), in order.
+PARAMS = {"": ("m", "n", "counts"), "_w": ("m", "n", "x", "incl", "out")}
+ENTRIES = ("", "_w")
+#: Value sizes the write entry moves (0: flat indices, int64).
+SIZES = (0, 1, 2, 4, 8, 16)
+#: Changes with the code these kernels are built from (part of their cache key).
+VERSION = 1
+
+
+def packer(suffix: str) -> struct.Struct:
+    return struct.Struct("<" + "Q" * (1 + len(PARAMS[suffix])))
+
+
+def build_compact_module(module: ir.Module, target, entry: str, size: int) -> None:
+    """Add the entries ``entry + s`` for ``s`` in ``ENTRIES`` to ``module`` for values of
+    ``size`` bytes (``SIZES``) on the GPU ``target``."""
+    facts = target.facts
+    if not facts.emits_grid or facts.wave_size < 2 or BLOCK % facts.wave_size:
+        raise ValueError(f"GPU compaction needs a GPU target with waves; {target.name} has none")
+    if size not in SIZES:
+        raise ValueError(f"GPU compaction moves values of {SIZES} bytes, not {size}")
+    waves = BLOCK // facts.wave_size
+    t = ir.ArrayType(I32, waves)
+    shared = ir.GlobalVariable(module, t, f"{entry}_waves", addrspace=facts.shared_address_space)
+    shared.linkage = "internal"
+    shared.initializer = ir.Constant(t, ir.Undefined)
+    shared.align = 8
+    for suffix in ENTRIES:
+        _Kernel(module, target, entry + suffix, suffix, size, shared).build()
+
+
+class _Kernel:
+    def __init__(self, module, target, name, suffix, size, shared):
+        self.module, self.target, self.name, self.suffix, self.size = module, target, name, suffix, size
+        self.shared = shared
+        self.W = target.facts.wave_size
+        self.NW = BLOCK // self.W
+        self.M = ir.IntType(self.W)
+        self.gspace = ir.PointerType(addrspace=target.facts.global_address_space)
+        self.sspace = target.facts.shared_address_space
+
+    def c32(self, v):
+        return ir.Constant(I32, v)
+
+    def c64(self, v):
+        return ir.Constant(I64, v)
+
+    def gptr(self, b, base, index, ty):
+        return b.gep(b.inttoptr(base, self.gspace), [index], source_etype=ty)
+
+    def wave_slot(self, b, w):
+        p = b.gep(self.shared, [self.c64(0), w], source_etype=self.shared.value_type)
+        p.type = ir.PointerType(addrspace=self.sspace)
+        return p
+
+    def popc(self, b, mask):
+        name = f"llvm.ctpop.i{mask.type.width}"
+        fn = self.module.globals.get(name)
+        if fn is None:
+            fn = ir.Function(self.module, ir.FunctionType(mask.type, [mask.type]), name)
+        count = b.call(fn, [mask])
+        return b.trunc(count, I32) if mask.type.width > 32 else count
+
+    def if_then(self, b, cond, body, name="then"):
+        then_bb = b.function.append_basic_block(name)
+        done_bb = b.function.append_basic_block(name + ".done")
+        b.cbranch(cond, then_bb, done_bb)
+        b.position_at_end(then_bb)
+        body()
+        b.branch(done_bb)
+        b.position_at_end(done_bb)
+
+    def build(self) -> None:
+        target = self.target
+        names = ("tiles",) + PARAMS[self.suffix]
+        fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [I64] * len(names)), self.name)
+        target.mark_kernel(fn)
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        params = EntryParams(target, b, list(fn.args), [I64] * len(names))
+        self.p = {name: params.value(b, k) for k, name in enumerate(names)}
+        tid = target.emit_thread_in_block(b)
+        self.lane = b.urem(tid, self.c64(self.W))
+        self.wave = b.udiv(tid, self.c64(self.W))
+        self.tid = tid
+        self.tile = target.emit_block_id(b)
+        self.flags = self.load_words(b)
+        (self.build_count if self.suffix == "" else self.build_write)(b)
+        b.ret_void()
+
+    def load_words(self, b):
+        """Per step ``u``: (the first element of the lane's word, [the i1 truth of each of
+        its four elements])."""
+        p = self.p
+        n = p["n"]
+        fn = b.function
+        out = []
+        wave_first = b.add(b.mul(self.tile, self.c64(TILE)), b.mul(self.wave, self.c64(ITEMS * self.W * 4)))
+        for u in range(ITEMS):
+            e0 = b.add(wave_first, b.mul(b.add(self.c64(u * self.W), self.lane), self.c64(4)))
+            here = b.block
+            b.position_at_start(fn.entry_basic_block)
+            slot = b.alloca(I32)
+            b.position_at_end(here)
+            whole_bb = fn.append_basic_block("word")
+            part_bb = fn.append_basic_block("word.part")
+            done_bb = fn.append_basic_block("word.done")
+            b.cbranch(b.icmp_signed("<=", b.add(e0, self.c64(4)), n), whole_bb, part_bb)
+            b.position_at_end(whole_bb)
+            word = b.load(self.gptr(b, p["m"], b.udiv(e0, self.c64(4)), I32), typ=I32)
+            word.align = 4
+            b.store(word, slot)
+            b.branch(done_bb)
+            b.position_at_end(part_bb)  # the mask's last bytes, one at a time
+            acc = self.c32(0)
+            for k in range(4):
+                e = b.add(e0, self.c64(k))
+                inside = b.icmp_signed("<", e, n)
+                byte_slot = self.gptr(b, p["m"], b.select(inside, e, self.c64(0)), I8)
+                byte = b.select(inside, b.load(byte_slot, typ=I8), ir.Constant(I8, 0))
+                acc = b.or_(acc, b.shl(b.zext(byte, I32), self.c32(8 * k)))
+            b.store(acc, slot)
+            b.branch(done_bb)
+            b.position_at_end(done_bb)
+            word = b.load(slot, typ=I32)
+            out.append((e0, [b.icmp_unsigned("!=", b.and_(word, self.c32(0xFF << (8 * k))), self.c32(0))
+                             for k in range(4)]))
+        return out
+
+    def block_sum(self, b, v):
+        """(exclusive prefix of this thread's wave, total) of the wave totals ``v`` (i32,
+        the same in every lane of a wave) over the block's waves in order."""
+        t = self.target
+        self.if_then(b, b.icmp_unsigned("==", self.lane, self.c64(0)), lambda: b.store(v, self.wave_slot(b, self.wave)))
+        t.emit_barrier(b)
+        prefix = total = self.c32(0)
+        for w in range(self.NW):
+            x = b.load(self.wave_slot(b, self.c64(w)), typ=I32)
+            prefix = b.add(prefix, b.select(b.icmp_unsigned("<", self.c64(w), self.wave), x, self.c32(0)))
+            total = b.add(total, x)
+        return prefix, total
+
+    def build_count(self, b) -> None:
+        count = self.c32(0)
+        for _, bits in self.flags:
+            for bit in bits:
+                count = b.add(count, self.popc(b, self._ballot(b, bit)))
+        _, total = self.block_sum(b, count)
+        self.if_then(b, b.icmp_unsigned("==", self.tid, self.c64(0)),
+                     lambda: b.store(total, self.gptr(b, self.p["counts"], self.tile, I32)))
+
+    def _ballot(self, b, bit):
+        mask = self.target.emit_ballot(b, bit)
+        if mask.type.width != self.W:
+            mask = b.trunc(mask, self.M) if mask.type.width > self.W else b.zext(mask, self.M)
+        return mask
+
+    def build_write(self, b) -> None:
+        p = self.p
+        M = self.M
+        lane_m = b.trunc(self.lane, M) if self.W < 64 else self.lane
+        lt = b.sub(b.shl(ir.Constant(M, 1), lane_m), ir.Constant(M, 1))
+        # each step's ballots, ranks within the wave's run and the wave's total
+        ranks, running = [], self.c32(0)
+        for e0, bits in self.flags:
+            votes = [self._ballot(b, bit) for bit in bits]
+            below = self.c32(0)
+            for v in votes:
+                below = b.add(below, self.popc(b, b.and_(v, lt)))
+            own = self.c32(0)
+            step_ranks = []
+            for bit in bits:
+                step_ranks.append(b.add(b.add(running, below), own))
+                own = b.add(own, b.zext(bit, I32))
+            ranks.append(step_ranks)
+            for v in votes:
+                running = b.add(running, self.popc(b, v))
+        wave_prefix, _ = self.block_sum(b, running)
+        tile = self.tile
+        first = b.icmp_unsigned("==", tile, self.c64(0))
+        before = b.load(self.gptr(b, p["incl"], b.select(first, tile, b.sub(tile, self.c64(1))), I64), typ=I64)
+        start = b.select(first, self.c64(0), before)  # (tile 0 reads its own count, unused)
+        start = b.add(start, b.zext(wave_prefix, I64))
+        if self.size == 0:
+            ty = I64
+        elif self.size == 16:
+            ty = ir.VectorType(I64, 2)
+        else:
+            ty = ir.IntType(8 * self.size)
+        for (e0, bits), step_ranks in zip(self.flags, ranks):
+            for k, (bit, rank) in enumerate(zip(bits, step_ranks)):
+                e = b.add(e0, self.c64(k))
+
+                def write(e=e, rank=rank):
+                    if self.size == 0:
+                        value = e
+                    else:
+                        value = b.load(self.gptr(b, p["x"], e, ty), typ=ty)
+                        value.align = min(self.size, 8) if self.size else 8
+                    store = b.store(value, self.gptr(b, p["out"], b.add(start, b.zext(rank, I64)), ty))
+                    store.align = min(self.size, 8) if self.size else 8
+
+                self.if_then(b, bit, write, "write")
