@@ -486,7 +486,7 @@ def _by_rows(rows: int, L: int, device) -> bool:
 
 def radix_sort(keys: Array, payload: Array | None = None, descending: bool = False):
     """Sort each row of the contiguous 2-D ``keys`` stably (and move the int64 ``payload``
-    of its shape with it); returns the sorted ``(keys, payload)``: ``keys`` and ``payload``
+    of its shape with it; on the GPU path also a uint32 one); returns the sorted ``(keys, payload)``: ``keys`` and ``payload``
     themselves, sorted in place, or new arrays of their shape."""
     rows, L = keys.shape
     if keys.size == 0 or L < 2:

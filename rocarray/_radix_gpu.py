@@ -11,7 +11,7 @@ and the values made back from the sorted keys or carried beside them.
   keep their bits and their input order and nothing is made back.
 * float16: ``_radix``'s float key through float32, cut to the 19 bits that hold it, with
   the values' bits (widened to 32) as the payload.
-* ``payload`` (``argsort``'s indices): carried as 64-bit words.
+* ``payload`` (``argsort``'s indices): carried as 32- or 64-bit words, as given.
 
 Rows of up to ``TILE`` keys are each sorted by one block in shared memory (one launch for
 every pass); longer rows go pass by pass through the upsweep, scan and downsweep entries,
@@ -152,7 +152,7 @@ def _launch(kernel, suffix: str, n: int, grid: int, *values) -> None:
 
 def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", descending: bool, float_key: str):
     """Sort each of the ``rows`` rows of ``L`` values of the flat, contiguous ``keys`` on
-    its GPU, stably (``payload``, int64 of ``keys``' shape, moves with them); returns the
+    its GPU, stably (``payload``, 32- or 64-bit integers of ``keys``' shape, moves with them); returns the
     sorted (values, payload), flat.  ``float_key``: the preamble defining ``rk_fkey`` for
     ``keys``' float type (``_radix``'s)."""
     dtype, device = keys.dtype, keys.device
@@ -184,7 +184,7 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
         _int_key_kernel(dtype, kdt)(keys, kmin, descending, k0)
     passes = -(-bits // 8)
     if payload is not None:
-        p0, pbits = payload, 64
+        p0, pbits = payload, 8 * payload.dtype.itemsize
     elif kind is None and dtype.kind == "f":  # float16: its bits
         p0, pbits = _widen_kernel()(_as(keys, np.uint16)), 32
     else:

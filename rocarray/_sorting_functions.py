@@ -22,6 +22,7 @@ from ._creation_functions import arange
 from ._data_type_functions import astype
 from ._elementwise import copy_array
 from ._radix import radix_sort
+from ._radix_gpu import gpu_sortable
 from ._user_kernels import ElementwiseKernel
 from ._views import broadcast_to, moveaxis, normalize_axes
 
@@ -165,12 +166,19 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     """
     axis, work, kind = _prepare("argsort", x, axis, descending, stable)
     n = work.shape[-1]
-    idx = contiguous(broadcast_to(astype(arange(n, device=work.device), _int64()), work.shape))
+    # a GPU sort moves 32-bit indices where they fit (half the payload's traffic in every
+    # pass), widened once at the end
+    narrow = (work.device.kind != "cpu" and work.size and RADIX_MIN_LINE <= n and gpu_sortable(work.dtype, n)
+              and work.dtype != _dtypes.float16)  # (float16 gathers its values by int64 indices)
+    idx_dtype = _dtypes.uint32 if narrow else _int64()
+    idx = contiguous(broadcast_to(arange(n, dtype=idx_dtype, device=work.device), work.shape))
     if work.size == 0 or n <= 1:
         return _finish(idx, axis)
     lines = _prod(work.shape[:-1])
     if n >= RADIX_MIN_LINE:
         _, order = radix_sort(work.reshape((lines, n)), idx.reshape((lines, n)), descending)
+        if narrow:
+            order = astype(order, _int64())
         return _finish(order.reshape(work.shape), axis)
     scratch = Array._empty((work.size,), work.dtype, work.device)
     scratch_idx = Array._empty((work.size,), idx.dtype, work.device)
