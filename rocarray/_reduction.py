@@ -21,15 +21,12 @@ from ._data_type_functions import astype
 from ._kernels import catalogue
 from ._launch import KernelSpec, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
-from ._tiers import FullCode, upgrade
 from ._views import broadcast_shapes, broadcast_to, normalize_axes, permute_dims
 from .runtime.host import PIECES_PER_THREAD
 from .compiler.abi import DIMS, PTR
 from .compiler.interp import NotInterpretable
 from .compiler.lang import compile_scalar_function
-from .compiler.reduction import (build_lookback_scan, build_reduction, build_scan, item_functions, quick_tier_text,
-                                 record_wrappers)
-from .compiler.reduction_lookback import LOOKBACK_BLOCK, LOOKBACK_PARAMS, tile_elements
+from .compiler.reduction import build_reduction, build_scan, item_functions, quick_tier_text, record_wrappers
 from .compiler.reduction_abi import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_WAVE, SCAN_UNROLL, TILE, gpu_tile_width,
                                      record_layout, reduction_param_types, scan_param_types)
 from .targets.base import MAX_DIMS
@@ -65,14 +62,6 @@ GPU_SCAN_WAVE_STEPS = 4
 HOST_ONE_PASS_BYTES = 16
 
 
-#: GPU scans of lines of at least this many look-back tiles take the single-pass
-#: look-back entry (``_lookback_scan``); shorter lines the chunked passes.
-LOOKBACK_MIN_TILES = 1
-#: Changes with the look-back entry's code (part of its cache key).
-LOOKBACK_VERSION = 1
-_LOOKBACK_PACKER = struct.Struct("<" + "q" * (1 + len(LOOKBACK_PARAMS)))  # (strides may be negative)
-
-
 @functools.lru_cache(maxsize=None)
 def _struct_of(types: tuple) -> struct.Struct:
     """The launcher's packing of kernel parameters ``types`` (the kernel ABI's layout)."""
@@ -99,7 +88,7 @@ class ReductionDef:
     """
 
     __slots__ = ("name", "inputs", "fields", "identity", "map", "reduce", "outputs", "post",
-                 "preamble", "typedefs", "key", "_spec", "_scan_spec", "_lookback_spec", "simd")
+                 "preamble", "typedefs", "key", "_spec", "_scan_spec", "simd")
 
     def __init__(self, name, inputs, fields, identity, map, reduce, outputs, post,
                  preamble: str = "", typedefs=None, simd=None):
@@ -116,7 +105,7 @@ class ReductionDef:
                     tuple((a, b, str(d)) for a, b, d in self.fields), identity, map, reduce,
                     tuple((n, str(d)) for n, d in self.outputs), post, preamble,
                     tuple(sorted((k, str(v)) for k, v in self.typedefs.items())), simd)
-        self._spec = self._scan_spec = self._lookback_spec = None
+        self._spec = self._scan_spec = None
 
     @property
     def exact(self) -> bool:
@@ -143,20 +132,6 @@ class ReductionDef:
                 packer=_packer(len(self.inputs), len(self.outputs)), extra_entries=("_c", "_s", "_r"),
                 heavy=True, build_items=lambda m, t, e: self._build_items(m, t, e, scan=True))
         return spec
-
-    def lookback_spec(self) -> KernelSpec:
-        """The module of the GPU single-pass scan (one entry: ``build_lookback_scan``)."""
-        spec = self._lookback_spec
-        if spec is None:
-            spec = self._lookback_spec = KernelSpec(
-                self.key + ("lookback", LOOKBACK_VERSION), self.name, (), None, build_kernel=self._build_lookback,
-                packer=_LOOKBACK_PACKER, heavy=True)
-        return spec
-
-    def _build_lookback(self, module, target, entry) -> None:
-        fns = self._scalar_functions(module, target, entry)
-        build_lookback_scan(target, entry, module, [d for _, d in self.inputs], [d for _, _, d in self.fields],
-                            [d for _, d in self.outputs], *fns)
 
     def _scalar_functions(self, module, target, entry) -> tuple:
         """Add the scalar functions ``entry + "_identity"``, ``"_map"``, ``"_reduce"`` and
@@ -449,16 +424,8 @@ def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False)
         x = contiguous(x)
         shape_k, (sk_in, sk_out) = merge_dims(kept_shape, [tuple(x.strides[d] for d in kept),
                                                            tuple(out.strides[d] for d in kept)])
-    _, rec_size = record_layout([d for _, _, d in rdef.fields])
-    if device.kind != "cpu":
-        # loaded with the chunked scan's module, whatever the length: a longer line later
-        # compiles nothing
-        lookback = load(rdef.lookback_spec(), device)
-        tile = tile_elements((rec_size + 3) // 4)
-        if len(shape_k) == 1 and n >= LOOKBACK_MIN_TILES * tile:
-            _lookback_scan(lookback, x, out, n, n_out, sk_in, sk_out, axis, include_initial, tile, rec_size)
-            return out
     kernel = load(rdef.scan_spec(), device)
+    _, rec_size = record_layout([d for _, _, d in rdef.fields])
     work = n_out * max(n, 1)
     kernel.fit(work)
     kernel.code.count(kernel, work)  # (one call: the scan's launches count once)
@@ -475,31 +442,6 @@ def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False)
     _launch_items(kernel, 2, _scan_packer(1, 1), n_out * n_chunks, values, work, waves)
     del keep
     return out
-
-
-def _lookback_scan(kernel, x, out, n, n_out, sk_in, sk_out, axis, include_initial, tile, rec_size) -> None:
-    """The GPU single-pass scan of the ``n_out`` lines (``shape_k`` 1-D, kept strides
-    ``sk_in``/``sk_out``) of ``n`` elements of ``x`` into ``out``: one block per tile of
-    ``tile`` elements, its carry by decoupled look-back (``compiler/reduction_lookback``).
-    The tiles' state (a tile counter and a flag per tile) is zeroed for each launch: a
-    fill of a few bytes per tile, ordered on the stream with the launch (a state kept
-    between launches, with an epoch in its flags, would need one per stream and a counter
-    that never wraps)."""
-    device = x.device
-    if kernel.code.__class__ is not FullCode:
-        upgrade(kernel)  # (no quick tier: its waves and look-back are the whole scan)
-    tpl = -(-n // tile)
-    tiles = n_out * tpl
-    state = _zeros((tiles + 1,), dtype=_dtypes.int32, device=device)
-    records = Array._empty((2 * tiles * (-(-rec_size // 4) * 4),), _dtypes.uint8, device)
-    kernel.code.count(kernel, n_out * n)
-    line_in = sk_in[0] if n_out > 1 else 0
-    line_out = sk_out[0] if n_out > 1 else 0
-    values = (n, x._buf.ptr + x._offset, line_in, x.strides[axis], out._buf.ptr + out._offset, line_out,
-              out.strides[axis], state._buf.ptr + state._offset, records._buf.ptr + records._offset, tpl,
-              1 if include_initial else 0)
-    kernel.code.launch_entry(kernel, 0, _LOOKBACK_PACKER, tiles, values, tiles, LOOKBACK_BLOCK, 0)
-    del state, records
 
 
 def _one_pass(kernel, rdef: ReductionDef, in_dt, out_dt) -> bool:
@@ -567,11 +509,6 @@ def _launch_items(kernel, entry: int, packer, items, values, work, waves: bool =
     else:  # a thread per item, at most four rounds of resident blocks (the host: one call)
         grid = min(-(-items // GPU_BLOCK), 4 * rt.max_grid(kernel.index, GPU_BLOCK)) if kernel.is_gpu else 0
     code.launch_entry(kernel, entry, packer, items, values, grid, GPU_BLOCK, work)
-
-
-def _zeros(shape, dtype, device) -> Array:
-    from ._creation_functions import zeros  # (it builds on this module's kernels)
-    return zeros(shape, dtype=dtype, device=device)
 
 
 def _cast(x: Array, dtype) -> Array:

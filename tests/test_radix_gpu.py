@@ -50,7 +50,6 @@ def test_nvptx_entries_ballots_and_shared_memory(key_kind, payload_bits):
     for suffix in radix_gpu.ENTRIES:
         assert f".entry rk_radix{suffix}(" in ptx
     assert "vote.sync.ballot.b32" in ptx
-    assert "match.any.sync.b32" in ptx  # a key's peers in one instruction (emit_match_any)
     assert "bar.warp.sync" in ptx
     assert "atom.shared.add" in ptx or "red.shared.add" in ptx
     assert ".shared" in ptx and "popc.b32" in ptx

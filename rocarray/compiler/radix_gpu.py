@@ -25,8 +25,7 @@ and the direction are run-time parameters (every parameter is one 64-bit word,
 
 Ranking (downsweep and block sort): a wave takes ``ITEMS`` rounds of ``wave_size``
 adjacent keys of its part of the tile; the lanes holding the same digit (*peers*) are
-found with one match of the digits (``emit_match_any``: match.any on NVIDIA, a ballot per
-digit bit elsewhere), a key's rank among its wave's earlier keys
+found with eight ballots (one per digit bit), a key's rank among its wave's earlier keys
 of the digit is the wave's running count of the digit (shared memory, updated by the
 peers together) plus the peers below it (a popcount of the lane mask); the waves' counts
 are then scanned in wave order per digit, and the digits' tile counts across the block,
@@ -186,10 +185,14 @@ class _Kernel:
         return slot
 
     def peers(self, b, digit, valid):
-        """The mask of the wave's valid lanes whose digit equals this lane's (one match of
-        the 8-bit digits, ``emit_match_any``)."""
+        """The mask of the wave's valid lanes whose digit equals this lane's (8 ballots)."""
         t = self.target
-        return b.and_(t.emit_ballot(b, valid), t.emit_match_any(b, digit, 8))
+        mask = t.emit_ballot(b, valid)
+        for bit in range(8):
+            on = b.trunc(b.lshr(digit, self.c32(bit)), I1)
+            votes = t.emit_ballot(b, on)
+            mask = b.and_(mask, b.select(on, votes, b.not_(votes)))
+        return mask
 
     def min32(self, b, x, y):
         return b.select(b.icmp_signed("<", x, y), x, y)

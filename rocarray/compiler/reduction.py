@@ -23,7 +23,6 @@ from .reduction_gpu import GpuReduction
 from .reduction_host import HOST_LANES, HostReduction
 from .reduction_ir import GPU_RECIPE_NAMES, I32, Record, RecordArray, simd_allowed
 from .reduction_quick import QuickTierBuilder
-from .reduction_lookback import LookbackScan
 from .reduction_scan import ScanBuilder
 
 
@@ -74,14 +73,6 @@ def build_scan(target, entry: str, module: ir.Module, in_dtypes, field_dtypes, o
     ReductionBuilder(target, entry + "_c", module, None, *args[3:], source="record").build()
     ReductionBuilder(target, entry + "_s", *args[1:], source="map").build_scan()
     ReductionBuilder(target, entry + "_r", module, None, *args[3:], source="record").build_scan(records_out=True)
-
-
-def build_lookback_scan(target, entry: str, module: ir.Module, in_dtypes, field_dtypes, out_dtypes,
-                        identity_fn, map_fn, reduce_fn, post_fn) -> None:
-    """Add the GPU single-pass scan entry ``entry`` (decoupled look-back:
-    ``reduction_lookback``) of a scan of one input into one output to ``module``."""
-    ReductionBuilder(target, entry, module, in_dtypes, field_dtypes, out_dtypes, identity_fn, map_fn, reduce_fn,
-                     post_fn, source="map").build_lookback()
 
 
 def quick_tier_text(target, entry: str, module: ir.Module, n_inputs: int, field_dtypes, n_outputs: int,
@@ -223,7 +214,7 @@ def record_wrappers(module, entry: str, field_dtypes, n_inputs: int, n_outputs: 
     return out
 
 
-class ReductionBuilder(HostReduction, GpuReduction, ScanBuilder, LookbackScan, QuickTierBuilder):
+class ReductionBuilder(HostReduction, GpuReduction, ScanBuilder, QuickTierBuilder):
     """One entry of a reduction or scan module (its parts: the mixins' modules)."""
 
     def __init__(self, target, entry, module, in_dtypes, field_dtypes, out_dtypes,

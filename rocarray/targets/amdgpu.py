@@ -51,8 +51,6 @@ from .base import (
     llvm_binding,
     parse_module,
     redirect_math_intrinsics,
-    scoped_load,
-    scoped_store,
     unresolved_functions,
 )
 from .facts import AMDGPUFacts, CompileConfig, Fact
@@ -516,15 +514,6 @@ class AMDGPUTarget(Target):
 
     def emit_atomic_add(self, builder: ir.IRBuilder, pointer: ir.Value, value: ir.Value) -> ir.Value:
         return builder.atomic_rmw("add", pointer, value, "monotonic")
-
-    def emit_device_fence(self, builder: ir.IRBuilder) -> None:
-        builder.fence("acq_rel", "agent")
-
-    def emit_device_load(self, builder: ir.IRBuilder, pointer: ir.Value, ty: ir.Type) -> ir.Value:
-        return scoped_load(builder, pointer, ty, "agent")
-
-    def emit_device_store(self, builder: ir.IRBuilder, value: ir.Value, pointer: ir.Value) -> None:
-        scoped_store(builder, value, pointer, "agent")
 
     def _permute(self, builder: ir.IRBuilder, value: ir.Value, lane: ir.Value) -> ir.Value:
         # ds_bpermute reads the lane at byte address / 4 (lane taken modulo the wave size;

@@ -158,19 +158,6 @@ class Target:
         every lane (every lane of the wave must execute it)."""
         raise NotImplementedError(f"target {self.name} has no waves: emit_ballot")
 
-    def emit_match_any(self, builder: ir.IRBuilder, value: ir.Value, bits: int) -> ir.Value:
-        """The mask (as ``emit_ballot``'s) of the lanes of the caller's wave whose i32
-        ``value`` equals this lane's, where values differ in their low ``bits`` bits only
-        (every lane of the wave must execute it).  Here one ballot per bit; a target with a
-        match instruction overrides it."""
-        i1 = ir.IntType(1)
-        mask = self.emit_ballot(builder, ir.Constant(i1, 1))
-        for bit in range(bits):
-            on = builder.trunc(builder.lshr(value, ir.Constant(value.type, bit)), i1)
-            votes = self.emit_ballot(builder, on)
-            mask = builder.and_(mask, builder.select(on, votes, builder.not_(votes)))
-        return mask
-
     def emit_wave_sync(self, builder: ir.IRBuilder) -> None:
         """Wait for every lane of the caller's wave; its shared-memory writes before it are
         visible to the wave's lanes after it."""
@@ -180,24 +167,6 @@ class Target:
         """Add the integer ``value`` to the integer at ``pointer`` (shared or global memory)
         atomically, with no ordering towards other memory; returns the value it held."""
         raise NotImplementedError(f"target {self.name} has no shared atomics: emit_atomic_add")
-
-    def emit_device_fence(self, builder: ir.IRBuilder) -> None:
-        """Order the caller's memory accesses before it against those after it for every
-        thread of the device (acquire and release at device scope): a record written
-        before it is seen by a thread that reads, after its own fence, a flag written
-        after it."""
-        raise NotImplementedError(f"target {self.name} has no device-wide fence: emit_device_fence")
-
-    def emit_device_load(self, builder: ir.IRBuilder, pointer: ir.Value, ty: ir.Type) -> ir.Value:
-        """Load the integer ``ty`` at global ``pointer`` past every cache another block's
-        writes may miss (a relaxed atomic load at device scope): a spin on a flag sees
-        the flag change."""
-        raise NotImplementedError(f"target {self.name} has no device-scope loads: emit_device_load")
-
-    def emit_device_store(self, builder: ir.IRBuilder, value: ir.Value, pointer: ir.Value) -> None:
-        """Store the integer ``value`` at global ``pointer`` where every block sees it (a
-        relaxed atomic store at device scope)."""
-        raise NotImplementedError(f"target {self.name} has no device-scope stores: emit_device_store")
 
     #: A cheaper configuration of this target for the first compile of a kernel (tiered
     #: compilation), or None.  The launcher runs the quick tier's code at once and has the
@@ -725,43 +694,3 @@ class BitcodeLibrary:
         blob = part.as_bitcode() if present else None
         for n in names:
             self._slices[n] = blob if n in present else None
-
-
-class ScopedAtomicLoad(ir.instructions.Instruction):
-    """``load atomic`` with a ``syncscope`` (llvmlite's ``load_atomic`` has none)."""
-
-    def __init__(self, parent, ptr, ty, ordering: str, scope: str):
-        super().__init__(parent, ty, "load atomic", [ptr])
-        self.ordering, self.scope = ordering, scope
-
-    def descr(self, buf):
-        [ptr] = self.operands
-        size = self.type.width // 8
-        buf.append(f'load atomic {self.type}, {ptr.type} {ptr.get_reference()} '
-                   f'syncscope("{self.scope}") {self.ordering}, align {size}\n')
-
-
-class ScopedAtomicStore(ir.instructions.Instruction):
-    """``store atomic`` with a ``syncscope`` (llvmlite's ``store_atomic`` has none)."""
-
-    def __init__(self, parent, value, ptr, ordering: str, scope: str):
-        super().__init__(parent, ir.VoidType(), "store atomic", [value, ptr])
-        self.ordering, self.scope = ordering, scope
-
-    def descr(self, buf):
-        value, ptr = self.operands
-        size = value.type.width // 8
-        buf.append(f'store atomic {value.type} {value.get_reference()}, {ptr.type} {ptr.get_reference()} '
-                   f'syncscope("{self.scope}") {self.ordering}, align {size}\n')
-
-
-def scoped_load(builder: ir.IRBuilder, pointer: ir.Value, ty: ir.Type, scope: str) -> ir.Value:
-    """A relaxed (``monotonic``) atomic load of ``ty`` at ``pointer`` at ``scope``."""
-    instr = ScopedAtomicLoad(builder.block, pointer, ty, "monotonic", scope)
-    builder._insert(instr)
-    return instr
-
-
-def scoped_store(builder: ir.IRBuilder, value: ir.Value, pointer: ir.Value, scope: str) -> None:
-    """A relaxed (``monotonic``) atomic store of ``value`` at ``pointer`` at ``scope``."""
-    builder._insert(ScopedAtomicStore(builder.block, value, pointer, "monotonic", scope))

@@ -27,10 +27,10 @@ from llvmlite import ir
 from .. import _settings
 from .codeobject import EM_CUDA, check_elf
 from .base import (
-    BitcodeLibrary,
     EXACT_INTRINSICS,
     LLVM_LOCK,
     MATH_FUNCTIONS,
+    BitcodeLibrary,
     Target,
     ToolchainError,
     add_string_attribute,
@@ -40,8 +40,6 @@ from .base import (
     gpu_optimised_module,
     gpu_target_machine,
     llvm_binding,
-    scoped_load,
-    scoped_store,
     unresolved_functions,
 )
 from .facts import CompileConfig, Setting, TargetFacts
@@ -432,13 +430,6 @@ class NVPTXTarget(Target):
                                 ir.FunctionType(i32, [i32, ir.IntType(1)]))
         return builder.call(vote, [ir.Constant(i32, -1), predicate])
 
-    def emit_match_any(self, builder: ir.IRBuilder, value: ir.Value, bits: int) -> ir.Value:
-        # one match.any.sync (sm_70 and later) instead of a ballot per bit
-        i32 = ir.IntType(32)
-        match = declare_function(builder.module, "llvm.nvvm.match.any.sync.i32",
-                                 ir.FunctionType(i32, [i32, i32]))
-        return builder.call(match, [ir.Constant(i32, -1), value])
-
     def emit_wave_sync(self, builder: ir.IRBuilder) -> None:
         i32 = ir.IntType(32)
         sync = declare_function(builder.module, "llvm.nvvm.bar.warp.sync", ir.FunctionType(ir.VoidType(), [i32]))
@@ -446,15 +437,6 @@ class NVPTXTarget(Target):
 
     def emit_atomic_add(self, builder: ir.IRBuilder, pointer: ir.Value, value: ir.Value) -> ir.Value:
         return builder.atomic_rmw("add", pointer, value, "monotonic")
-
-    def emit_device_fence(self, builder: ir.IRBuilder) -> None:
-        builder.fence("acq_rel", "device")
-
-    def emit_device_load(self, builder: ir.IRBuilder, pointer: ir.Value, ty: ir.Type) -> ir.Value:
-        return scoped_load(builder, pointer, ty, "device")
-
-    def emit_device_store(self, builder: ir.IRBuilder, value: ir.Value, pointer: ir.Value) -> None:
-        scoped_store(builder, value, pointer, "device")
 
     def _shuffle(self, builder: ir.IRBuilder, kind: str, value: ir.Value, operand: int, clamp: int) -> ir.Value:
         i32 = ir.IntType(32)

@@ -1,0 +1,84 @@
+"""The GPU compaction kernels (compiler/compact_gpu.py) of ``x[mask]`` and ``nonzero``:
+compile-only checks for sm_90, gfx90a, gfx942 and gfx1100 on any machine; against NumPy
+on a GPU (every dtype, sizes across tiles, masks of every density, views)."""
+
+import numpy as np
+import pytest
+from llvmlite import ir
+
+import rocarray as ra
+from rocarray.compiler import compact_gpu
+from rocarray.targets import target_for
+from rocarray.targets.amdgpu import AMDGPUTarget, find_lld
+from rocarray.targets.codeobject import check_code_object
+from conftest import ALL_DTYPES, gpu_devices, random_array
+
+NEEDS_GPU = "needs a GPU (NVIDIA CUDA or AMD HIP)"
+requires_gpu = pytest.mark.skipif(not gpu_devices("cuda") and not gpu_devices("hip"), reason=NEEDS_GPU)
+
+
+def _compact_module(target, size):
+    module = ir.Module("compact")
+    module.triple = target.triple
+    module.data_layout = target.data_layout
+    compact_gpu.build_compact_module(module, target, "rk_cg", size)
+    return module
+
+
+@pytest.mark.parametrize("size", compact_gpu.SIZES)
+def test_nvptx_compaction(size):
+    target = target_for("sm_90")
+    ptx = target.emit_ptx(_compact_module(target, size))
+    for suffix in compact_gpu.ENTRIES:
+        assert f".entry rk_cg{suffix}(" in ptx
+    assert "vote.sync.ballot.b32" in ptx and "popc.b32" in ptx and "ld.local" not in ptx
+    assert isinstance(target.compile(_compact_module(target, size)), bytes)
+
+
+@pytest.mark.skipif(find_lld() is None, reason="ld.lld >= 17 not found: apt-get install lld-19, or pip install ziglang")
+@pytest.mark.parametrize("arch", ["gfx90a", "gfx942", "gfx1100"])
+def test_amdgpu_code_objects(arch):
+    target = AMDGPUTarget(arch)
+    for size in (0, 4, 16):
+        hsaco = target.compile(_compact_module(target, size))
+        assert check_code_object(hsaco, arch, ["rk_cg" + s for s in compact_gpu.ENTRIES]) == []
+
+
+def test_errors():
+    host = target_for("host")
+    with pytest.raises(ValueError, match="needs a GPU target"):
+        _compact_module(host, 4)
+    with pytest.raises(ValueError, match="bytes, not 3"):
+        _compact_module(target_for("sm_90"), 3)
+    assert compact_gpu.packer("_w").size == 8 * (1 + len(compact_gpu.PARAMS["_w"]))
+
+
+def _gpu(device):
+    if device.kind == "cpu":
+        pytest.skip(NEEDS_GPU)
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_compaction_every_dtype(device, dtype):
+    _gpu(device)
+    rng = np.random.default_rng(4)
+    tile = compact_gpu.TILE
+    for n in (1, 5, tile - 1, tile, 3 * tile + 5, 2 ** 20 + 3):
+        a = random_array((n,), dtype, rng)
+        x = ra.asarray(a, device=device)
+        for p in (0.0, 0.3, 1.0):
+            m = rng.random(n) < p
+            mm = ra.asarray(m, device=device)
+            np.testing.assert_array_equal(x[mm].get(), a[m])
+            np.testing.assert_array_equal(ra.nonzero(mm)[0].get(), np.nonzero(m)[0])
+    a = random_array((37, 1001), dtype, rng)
+    a[rng.random(a.shape) < 0.4] = 0
+    x = ra.asarray(a, device=device)
+    v = x[::-1, 3::2]
+    np.testing.assert_array_equal(v[v != 0].get(), a[::-1, 3::2][a[::-1, 3::2] != 0])
+    for got, want in zip(ra.nonzero(v), np.nonzero(a[::-1, 3::2])):
+        np.testing.assert_array_equal(got.get(), want)
+    for lo in (1, 2, 3):  # masks whose first byte is not on a 4-byte word
+        m = ra.asarray(rng.random(3 * tile + 9) < 0.5, device=device)[lo:]
+        np.testing.assert_array_equal(ra.nonzero(m)[0].get(), np.nonzero(m.get())[0])
