@@ -222,14 +222,16 @@ def _gpu_compact(mask: Array, x: "Array | None") -> Array:
     launch = kernel.code.launch_entry
     launch(kernel, 0, compact_gpu.packer(""), tiles, (m_ptr, n, counts._buf.ptr + counts._offset), tiles,
            compact_gpu.BLOCK, 0)
-    incl = cumulative_sum(counts, dtype=_int64)
+    incl = Array._empty((tiles,), _int64, device)
+    launch(kernel, 1, compact_gpu.packer("_s"), tiles, (counts._buf.ptr + counts._offset, incl._buf.ptr), 1,
+           compact_gpu.BLOCK, 0)
     total = int(incl[tiles - 1])  # (the one read-back: it sizes the result)
     out = Array._empty((total,), _int64 if x is None else x.dtype, device)
     if total:
         if x is not None and not x.is_c_contiguous():
             x = contiguous(x)
         x_ptr = 0 if x is None else x._buf.ptr + x._offset
-        launch(kernel, 1, compact_gpu.packer("_w"), tiles,
+        launch(kernel, 2, compact_gpu.packer("_w"), tiles,
                (m_ptr, n, x_ptr, incl._buf.ptr + incl._offset, out._buf.ptr + out._offset), tiles,
                compact_gpu.BLOCK, 0)
     return out

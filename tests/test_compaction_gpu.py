@@ -82,3 +82,17 @@ def test_compaction_every_dtype(device, dtype):
     for lo in (1, 2, 3):  # masks whose first byte is not on a 4-byte word
         m = ra.asarray(rng.random(3 * tile + 9) < 0.5, device=device)[lo:]
         np.testing.assert_array_equal(ra.nonzero(m)[0].get(), np.nonzero(m.get())[0])
+
+
+@requires_gpu
+def test_compaction_scan_of_many_tiles(device):
+    """More tiles than the scan entry's block adds up in one round (its carry between
+    rounds)."""
+    _gpu(device)
+    rng = np.random.default_rng(5)
+    n = compact_gpu.TILE * compact_gpu.BLOCK * compact_gpu.SCAN_ITEMS * 2 + 12345
+    m = rng.random(n) < 0.5
+    a = rng.integers(-100, 100, n).astype(np.int16)
+    mm, x = ra.asarray(m, device=device), ra.asarray(a, device=device)
+    np.testing.assert_array_equal(x[mm].get(), a[m])
+    np.testing.assert_array_equal(ra.nonzero(mm)[0].get(), np.nonzero(m)[0])

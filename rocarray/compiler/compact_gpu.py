@@ -9,6 +9,9 @@ four mask elements a word, element ``4 * word + byte`` (C order).
 
 * ``entry`` (*count*): the number of true elements of each tile into ``counts[tile]``
   (int32), summed by wave shuffles and across the waves in shared memory;
+* ``entry_s`` (*scan*): one block turns the counts into their inclusive scan
+  ``incl[tile]`` (int64), ``SCAN_ITEMS`` counts a thread per round of the block, a running
+  carry between rounds (one launch: the result's size is its last element, read back);
 * ``entry_w`` (*write*): the tile's true elements, ranked in C order -- within a wave
   step by four ballots (one per byte of the word: lane ``l``'s byte ``b`` follows every
   true byte of the lanes below it and its own bytes below ``b``), steps by a running
@@ -27,6 +30,7 @@ import struct
 from llvmlite import ir
 
 from .abi import I64
+from .index_ir import CountedLoop
 from .reduction_abi import EntryParams
 
 I1 = ir.IntType(1)
@@ -38,12 +42,14 @@ BLOCK = 256
 ITEMS = 4
 TILE = BLOCK * ITEMS * 4
 #: The parameters of each entry (after the leading item count, the tiles), in order.
-PARAMS = {"": ("m", "n", "counts"), "_w": ("m", "n", "x", "incl", "out")}
-ENTRIES = ("", "_w")
+PARAMS = {"": ("m", "n", "counts"), "_s": ("counts", "incl"), "_w": ("m", "n", "x", "incl", "out")}
+ENTRIES = ("", "_s", "_w")
+#: Counts a thread of the scan entry adds up per round.
+SCAN_ITEMS = 16
 #: Value sizes the write entry moves (0: flat indices, int64).
 SIZES = (0, 1, 2, 4, 8, 16)
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 1
+VERSION = 2
 
 
 def packer(suffix: str) -> struct.Struct:
@@ -122,8 +128,11 @@ class _Kernel:
         self.wave = b.udiv(tid, self.c64(self.W))
         self.tid = tid
         self.tile = target.emit_block_id(b)
-        self.flags = self.load_words(b)
-        (self.build_count if self.suffix == "" else self.build_write)(b)
+        if self.suffix == "_s":
+            self.build_scan(b)
+        else:
+            self.flags = self.load_words(b)
+            (self.build_count if self.suffix == "" else self.build_write)(b)
         b.ret_void()
 
     def load_words(self, b):
@@ -186,6 +195,43 @@ class _Kernel:
         _, total = self.block_sum(b, count)
         self.if_then(b, b.icmp_unsigned("==", self.tid, self.c64(0)),
                      lambda: b.store(total, self.gptr(b, self.p["counts"], self.tile, I32)))
+
+    def build_scan(self, b) -> None:
+        """One block: ``incl[t]`` = the sum of ``counts[0..t]``, for every tile ``t``."""
+        p = self.p
+        t = self.target
+        tiles = p["tiles"]
+        here = b.block
+        b.position_at_start(b.function.entry_basic_block)
+        carry_slot = b.alloca(I64)
+        b.position_at_end(here)
+        b.store(self.c64(0), carry_slot)
+        span = BLOCK * SCAN_ITEMS
+        rounds = CountedLoop(b, self.c64(0), tiles, "scan")
+        first = b.add(rounds.i, b.mul(self.tid, self.c64(SCAN_ITEMS)))
+        own, total = [], self.c32(0)
+        for j in range(SCAN_ITEMS):  # the thread's adjacent counts (past the end: 0)
+            k = b.add(first, self.c64(j))
+            inside = b.icmp_signed("<", k, tiles)
+            c = b.load(self.gptr(b, p["counts"], b.select(inside, k, self.c64(0)), I32), typ=I32)
+            total = b.add(total, b.select(inside, c, self.c32(0)))
+            own.append((k, inside, total))
+        incl = total  # the wave's inclusive scan of the threads' sums (shuffles)
+        d = 1
+        lane = b.trunc(self.lane, I32)
+        while d < self.W:
+            up = t.emit_shuffle_up(b, incl, d)
+            incl = b.add(incl, b.select(b.icmp_unsigned(">=", lane, self.c32(d)), up, self.c32(0)))
+            d *= 2
+        wave_prefix, block_total = self.block_sum(b, t.emit_shuffle_index(b, incl, self.W - 1))
+        carry = b.load(carry_slot, typ=I64)
+        before = b.add(carry, b.zext(b.add(wave_prefix, b.sub(incl, total)), I64))
+        for k, inside, running in own:
+            self.if_then(b, inside, lambda k=k, running=running: b.store(
+                b.add(before, b.zext(running, I64)), self.gptr(b, p["incl"], k, I64)), "out")
+        b.store(b.add(carry, b.zext(block_total, I64)), carry_slot)
+        t.emit_barrier(b)  # (the next round's wave totals go where this round's were read)
+        rounds.close(b, b.add(rounds.i, self.c64(span)))
 
     def _ballot(self, b, bit):
         mask = self.target.emit_ballot(b, bit)
