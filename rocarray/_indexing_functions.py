@@ -95,11 +95,12 @@ template <typename T> __device__ bool rk_lt(T a, T b) {
 """
 _LT_COMPLEX = """
 template <typename T> __device__ bool rk_lt(T a, T b) {
+    // NumPy's order: R + Rj, R + nanj, nan + Rj, nan + nanj, each group lexicographic
     auto ar = real(a); auto ai = imag(a); auto br = real(b); auto bi = imag(b);
-    bool an = ar != ar || ai != ai;
-    bool bn = br != br || bi != bi;
-    if (an || bn) return bn && !an;          // NaN sorts last, as NumPy
-    return ar < br || (ar == br && ai < bi); // lexicographic, as NumPy
+    if (ar < br) return ai == ai || bi != bi;
+    if (ar > br) return bi != bi && ai == ai;
+    if (ar == br || (ar != ar && br != br)) return ai < bi || (bi != bi && ai == ai);
+    return br != br;
 }
 """
 # Halving steps that select rather than branch (which way a step goes is unpredictable:
