@@ -292,7 +292,7 @@ _FLOATS = {2: ir.HalfType(), 4: ir.FloatType(), 8: ir.DoubleType()}
 def build_search(module: ir.Module, target, entry: str, kind: str, itemsize: int) -> None:
     """Add the search entries ``entry + suffix`` (``SEARCH_ENTRIES``) for sorted arrays
     and queries of the dtype of ``kind`` ('b', 'i', 'u', 'f', 'c') and ``itemsize``."""
-    if kind not in "biufc" or (kind in "fc" and itemsize // (2 if kind == "c" else 1) not in _FLOATS):
+    if kind not in "biufc" or (kind == "f" and itemsize not in _FLOATS) or (kind == "c" and itemsize not in (8, 16)):
         raise ValueError(f"no search for dtype kind {kind!r} of {itemsize} bytes")
     for suffix, right, wide in SEARCH_ENTRIES:
         _build_search_entry(module, target, entry + suffix, kind, itemsize, right, wide)
