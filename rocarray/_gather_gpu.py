@@ -29,6 +29,9 @@ _MAX_GRID = 1 << 20
 #: the gather's flat positions are 32-bit (divided by magic numbers)
 _MAX_ITEMS = 1 << 32
 _INT32 = np.dtype(np.int32)
+#: the shortest side of a transposed copy that takes tiles (on a narrower one most of a
+#: tile's threads would idle; the elementwise copy reads whole sectors there anyway)
+MIN_TILED_SIDE = 8
 
 _specs: dict = {}
 
@@ -72,7 +75,8 @@ def _rounds(n: int) -> int:
 
 def transpose_copy(src: Array, dst: Array) -> bool:
     """``dst[...] = src`` (one dtype, one GPU, not overlapping) through tiles if their
-    innermost axes differ after merging; False (nothing done) otherwise."""
+    innermost axes differ after merging and both are at least ``MIN_TILED_SIDE`` long;
+    False (nothing done) otherwise."""
     isz = src.itemsize
     shape, (ss, ds) = merge_dims(dst.shape, [src.strides, dst.strides])
     if len(shape) < 2 or any(s % isz for s in ss + ds):
@@ -82,7 +86,7 @@ def transpose_copy(src: Array, dst: Array) -> bool:
     nd = len(shape)
     r = min(range(nd), key=lambda a: (abs(ss[a]), -a))
     c = min(range(nd), key=lambda a: (abs(ds[a]), -a))
-    if r == c:
+    if r == c or min(shape[r], shape[c]) < MIN_TILED_SIDE:
         return False
     others = [a for a in range(nd) if a not in (r, c)]
     batch = others[-1] if others else None

@@ -12,7 +12,7 @@ from rocarray import _gather_gpu
 from conftest import ALL_DTYPES, random_array
 
 _INDEX_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
-_ODD = ((1, 1), (33, 65), (1000, 3), (3, 1000), (4097, 31), (2, 33))
+_ODD = ((1, 1), (33, 65), (1000, 3), (3, 1000), (4097, 31), (2, 33), (8, 9), (9, 8))
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
