@@ -8,7 +8,8 @@ their launches.
 * ``gather_axis``: ``out[p, j, q] = src[p, idx[p, j, q], q]`` for a ``(P, M, Q)`` result
   (``take``, ``take_along_axis``, ``x[idx]``); an index out of range sets a flag word
   that is read back once (the call's one small read) and then raises ``IndexError``.
-* ``search_sorted``: a binary search per query of a contiguous sorted array.
+* ``search_sorted``, ``found_sorted``: a binary search per query of a contiguous sorted
+  array, writing the insertion point or whether the query is there (``isin``).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def _kernel(device, kind: str, *key):
     spec = _specs.get(full_key)
     if spec is None:
         build = {"transpose": G.build_transpose, "gather": G.build_gather, "search": G.build_search}[kind]
-        extra = tuple(s for s, _, _ in G.SEARCH_ENTRIES[1:]) if kind == "search" else ()
+        extra = tuple(e[0] for e in G.SEARCH_ENTRIES[1:]) if kind == "search" else ()
         spec = KernelSpec(full_key, f"{kind}_" + "_".join(map(str, key)), (), None,
                           build_kernel=lambda m, t, e: build(m, t, e, *key), packer=G.packer(kind),
                           extra_entries=extra, heavy=True)
@@ -151,9 +152,19 @@ def search_sorted(a: Array, v: Array, right: bool, out: Array) -> None:
     """``out`` (int64, C-contiguous, of ``v``'s shape) = the insertion points of the
     elements of ``v`` in the sorted, C-contiguous 1-D ``a`` of the same dtype."""
     dt = a.dtype
-    kind = "b" if dt.kind == "b" else dt.kind
-    kernel = _kernel(a.device, "search", kind, dt.itemsize)
+    kernel = _kernel(a.device, "search", dt.kind, dt.itemsize)
     L = a.shape[0]
     entry = (2 if L >= 1 << 31 else 0) + int(right)
     n = v.size
-    _launch(kernel, entry, "search", n, _rounds(n), _ptr(a), _ptr(v), _ptr(out), L)
+    _launch(kernel, entry, "search", n, _rounds(n), _ptr(a), _ptr(v), _ptr(out), L, 0)
+
+
+def found_sorted(a: Array, v: Array, invert: bool, out: Array) -> None:
+    """``out`` (bool, C-contiguous, of ``v``'s shape) = whether each element of ``v`` is
+    in the sorted, C-contiguous 1-D ``a`` of the same dtype (``!= invert``)."""
+    dt = a.dtype
+    kernel = _kernel(a.device, "search", dt.kind, dt.itemsize)
+    L = a.shape[0]
+    entry = 5 if L >= 1 << 31 else 4
+    n = v.size
+    _launch(kernel, entry, "search", n, _rounds(n), _ptr(a), _ptr(v), _ptr(out), L, int(invert))

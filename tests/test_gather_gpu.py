@@ -177,3 +177,19 @@ def test_new_sizes_compile_nothing(device):
     run(77, 1031)
     run(5, 3)
     assert len(_gather_gpu._specs) == before
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_isin_nans_zeros_invert(device, dtype):
+    rng = np.random.default_rng(27)
+    a = _search_data(dtype, rng, 2000).reshape(40, 50)
+    b = _search_data(dtype, rng, 300)
+    if np.dtype(dtype).kind in "fc":
+        a[0, :3] = np.array([-0.0, 0.0, np.nan]).astype(dtype)
+        b[:2] = np.array([0.0, np.nan]).astype(dtype)
+    rng.shuffle(b)
+    x, y = ra.asarray(a, device=device), ra.asarray(b, device=device)
+    for invert in (False, True):
+        np.testing.assert_array_equal(ra.isin(x, y, invert=invert).get(), np.isin(a, b, invert=invert))
+        np.testing.assert_array_equal(ra.isin(x[::-2, 1::3], y, invert=invert).get(),
+                                      np.isin(a[::-2, 1::3], b, invert=invert))

@@ -20,7 +20,8 @@ the leading item count ``n`` (``PARAMS``).
   ``flag`` word, which the caller reads back to raise ``IndexError``.
 * *search* (``build_search``): for each query, the number of sorted elements before it
   (``left``) or before or equal to it (``right``), NaN last and complex values ordered as
-  NumPy sorts them.  The halving steps are the same for every query, so each thread
+  NumPy sorts them; or (``_f`` entries) whether the element at the left point equals the
+  query (``isin``, one pass: no positions written and read again).  The halving steps are the same for every query, so each thread
   interleaves ``ITEMS`` queries (as many loads in flight) with one loop counter; the
   entries ``_w`` keep 64-bit positions for arrays of 2**31 elements or more.
 """
@@ -49,10 +50,13 @@ PARAMS = {
     "transpose": ("src", "dst", "R", "C", "ss0", "ss1", "ds0", "ds1", "sb", "db", "tr", "tc"),
     "gather": ("src", "idx", "out", "flag", "nax", "MQ", "mq_m", "mq_l", "Q", "q_m", "q_l",
                "ip", "ij", "iq", "sp", "sa", "sq"),
-    "search": ("a", "v", "out", "L"),
+    "search": ("a", "v", "out", "L", "invert"),
 }
-#: The entries of a search module: (suffix, side is right, 64-bit positions).
-SEARCH_ENTRIES = (("", False, False), ("_r", True, False), ("_w", False, True), ("_wr", True, True))
+#: The entries of a search module: (suffix, side is right, 64-bit positions, found):
+#: ``found`` entries write whether the query is at its left insertion point (a bool,
+#: ``!= invert``: ``isin``) instead of the point.
+SEARCH_ENTRIES = (("", False, False, False), ("_r", True, False, False), ("_w", False, True, False),
+                  ("_wr", True, True, False), ("_f", False, False, True), ("_wf", False, True, True))
 #: Changes with the code these kernels are built from (part of their cache key).
 VERSION = 1
 
@@ -294,11 +298,11 @@ def build_search(module: ir.Module, target, entry: str, kind: str, itemsize: int
     and queries of the dtype of ``kind`` ('b', 'i', 'u', 'f', 'c') and ``itemsize``."""
     if kind not in "biufc" or (kind == "f" and itemsize not in _FLOATS) or (kind == "c" and itemsize not in (8, 16)):
         raise ValueError(f"no search for dtype kind {kind!r} of {itemsize} bytes")
-    for suffix, right, wide in SEARCH_ENTRIES:
-        _build_search_entry(module, target, entry + suffix, kind, itemsize, right, wide)
+    for suffix, right, wide, found in SEARCH_ENTRIES:
+        _build_search_entry(module, target, entry + suffix, kind, itemsize, right, wide, found)
 
 
-def _build_search_entry(module, target, name, kind, itemsize, right, wide):
+def _build_search_entry(module, target, name, kind, itemsize, right, wide, found):
     k = _Builder(module, target, name, "search")
     b, p = k.b, k.p
     PT = I64 if wide else I32
@@ -335,6 +339,14 @@ def _build_search_entry(module, target, name, kind, itemsize, right, wide):
         ret = b.select(same, imag_lt, b.fcmp_unordered("uno", yr, yr))
         ret = b.select(b.fcmp_ordered(">", xr, yr), b.and_(yi_nan, xi_num), ret)
         return b.select(b.fcmp_ordered("<", xr, yr), b.or_(xi_num, yi_nan), ret)
+
+    def equal(x, y):
+        """x == y as NumPy compares (NaN equals nothing, -0.0 equals +0.0)."""
+        if kind in "biu":
+            return b.icmp_unsigned("==", x, y)
+        if kind == "f":
+            return b.fcmp_ordered("==", x, y)
+        return b.and_(b.fcmp_ordered("==", x[0], y[0]), b.fcmp_ordered("==", x[1], y[1]))
 
     def goes_past(am, v):
         return b.not_(lt(v, am)) if right else lt(am, v)
@@ -375,8 +387,21 @@ def _build_search_entry(module, target, name, kind, itemsize, right, wide):
     b.branch(head)
     b.position_at_end(tail)
     k.if_then(b.icmp_signed("==", n, ir.Constant(PT, 1)), lambda: step(los, ir.Constant(PT, 0)))
-    for i, ok, s in qs:
-        k.if_then(ok, lambda i=i, s=s: k.store(b.zext(b.load(s, typ=PT), I64) if not wide else b.load(s, typ=PT),
-                                               p["out"], i, I64, 8))
+    if found:
+        invert = b.icmp_unsigned("!=", p["invert"], k.c64(0))
+        for i, ok, s in qs:
+            def write(i=i, s=s):
+                lo = b.load(s, typ=PT)
+                inside = b.icmp_signed("<", lo, L)
+                at = b.select(inside, lo, ir.Constant(PT, 0))
+                am = element(p["a"], b.zext(at, I64) if not wide else at, True)
+                hit = b.and_(inside, equal(am, qv[s]))
+                k.store(b.zext(b.xor(hit, invert), ir.IntType(8)), p["out"], i, ir.IntType(8), 1)
+            # (an empty ``a`` holds nothing: the point is 0, never inside)
+            k.if_then(ok, write)
+    else:
+        for i, ok, s in qs:
+            k.if_then(ok, lambda i=i, s=s: k.store(b.zext(b.load(s, typ=PT), I64) if not wide else b.load(s, typ=PT),
+                                                   p["out"], i, I64, 8))
     loop.close(b, b.add(loop.i, k.nblocks))
     b.ret_void()

@@ -51,7 +51,7 @@ def test_nvptx_gather_divides_by_multiplying(itemsize, bits, signed):
 def test_nvptx_search_entries(kind, itemsize):
     target = target_for("sm_90")
     ptx = target.emit_ptx(_module(target, G.build_search, kind, itemsize))
-    for suffix, _, _ in G.SEARCH_ENTRIES:
+    for suffix, *_ in G.SEARCH_ENTRIES:
         assert f".entry rk_g{suffix}(" in ptx
     assert "ld.global.nc" in ptx and "ld.local" not in ptx
 
@@ -62,8 +62,8 @@ def test_amdgpu_code_objects(arch, wave):
     target = AMDGPUTarget(arch)
     builds = [(G.build_transpose, (16,), ["rk_g"], "transpose"), (G.build_transpose, (4,), ["rk_g"], "transpose"),
               (G.build_gather, (4, 64, True), ["rk_g"], "gather"), (G.build_gather, (8, 32, False), ["rk_g"], "gather"),
-              (G.build_search, ("f", 2), ["rk_g" + s for s, _, _ in G.SEARCH_ENTRIES], "search"),
-              (G.build_search, ("c", 16), ["rk_g" + s for s, _, _ in G.SEARCH_ENTRIES], "search")]
+              (G.build_search, ("f", 2), ["rk_g" + e[0] for e in G.SEARCH_ENTRIES], "search"),
+              (G.build_search, ("c", 16), ["rk_g" + e[0] for e in G.SEARCH_ENTRIES], "search")]
     for build, args, entries, kind in builds:
         hsaco = target.compile(_module(target, build, *args))
         assert check_code_object(hsaco, arch, entries) == []
