@@ -45,7 +45,7 @@ def on_gpu(device) -> bool:
 def _kernel(device, kind: str, *key):
     """The ``kind`` module ('transpose', 'gather', 'search') for ``key`` loaded on
     ``device``, fully compiled."""
-    full_key = ("gather-gpu", G.VERSION, kind) + key
+    full_key = ("gather-gpu", G.VERSION, G.BLOCK, G.ITEMS, kind) + key
     spec = _specs.get(full_key)
     if spec is None:
         build = {"transpose": G.build_transpose, "gather": G.build_gather, "search": G.build_search}[kind]
