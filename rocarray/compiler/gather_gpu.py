@@ -227,10 +227,19 @@ def build_transpose(module: ir.Module, target, entry: str, itemsize: int) -> Non
 
 # -- gathers ------------------------------------------------------------------------------
 
-def _divide(b, x, m, l):
-    """``x // d`` for ``x`` < 2**32 (i64) and ``(m, l) = magic(d)`` (i64 parameters)."""
-    t = b.lshr(b.mul(x, m), ir.Constant(I64, 32))
-    return b.lshr(b.add(t, x), l)
+def _wide(b, x, y):
+    """The i64 product of the i64 values ``x`` and ``y``, both below 2**32 (one 32-bit
+    multiply with a 64-bit result, not a 64-bit multiply)."""
+    return b.mul(b.zext(b.trunc(x, I32), I64), b.zext(b.trunc(y, I32), I64), flags=["nuw"])
+
+
+def _divmod(b, x, d, m, l):
+    """``(x // d, x % d)`` for ``x`` < 2**32 (i64) and ``(m, l) = magic(d)`` (i64
+    parameters)."""
+    t = b.lshr(_wide(b, x, m), ir.Constant(I64, 32))
+    q = b.lshr(b.add(t, x), l)
+    r = b.sub(b.trunc(x, I32), b.mul(b.trunc(q, I32), b.trunc(d, I32)))
+    return q, b.zext(r, I64)
 
 
 def build_gather(module: ir.Module, target, entry: str, itemsize: int, index_bits: int, signed: bool) -> None:
@@ -256,11 +265,9 @@ def build_gather(module: ir.Module, target, entry: str, itemsize: int, index_bit
             i = b.add(first, b.add(k.c64(u * BLOCK), k.tid))
             ok = b.icmp_unsigned("<", i, p["n"])
             i = b.select(ok, i, k.c64(0))
-            row = _divide(b, i, p["mq_m"], p["mq_l"])
-            r = b.sub(i, b.mul(row, p["MQ"]))
+            row, r = _divmod(b, i, p["MQ"], p["mq_m"], p["mq_l"])
             if with_q:
-                j = _divide(b, r, p["q_m"], p["q_l"])
-                q = b.sub(r, b.mul(j, p["Q"]))
+                j, q = _divmod(b, r, p["Q"], p["q_m"], p["q_l"])
                 ia = b.add(b.add(b.mul(row, p["ip"]), b.mul(j, p["ij"])), b.mul(q, p["iq"]))
             else:
                 q = None
