@@ -87,8 +87,8 @@ def transpose_copy(src: Array, dst: Array) -> bool:
     nd = len(shape)
     r = min(range(nd), key=lambda a: (abs(ss[a]), -a))
     c = min(range(nd), key=lambda a: (abs(ds[a]), -a))
-    if r == c or min(shape[r], shape[c]) < MIN_TILED_SIDE:
-        return False
+    if r == c or ss[r] == 0 or min(shape[r], shape[c]) < MIN_TILED_SIDE:
+        return False  # (a broadcast source reads the same few lines in any order)
     others = [a for a in range(nd) if a not in (r, c)]
     batch = others[-1] if others else None
     outer = others[:-1]

@@ -193,3 +193,15 @@ def test_isin_nans_zeros_invert(device, dtype):
         np.testing.assert_array_equal(ra.isin(x, y, invert=invert).get(), np.isin(a, b, invert=invert))
         np.testing.assert_array_equal(ra.isin(x[::-2, 1::3], y, invert=invert).get(),
                                       np.isin(a[::-2, 1::3], b, invert=invert))
+
+
+def test_broadcast_sources_copied(device):
+    a = random_array((1, 100), np.float32)
+    x = ra.asarray(a, device=device)
+    np.testing.assert_array_equal(ra.asarray(ra.broadcast_to(x, (50, 100)), copy=True).get(),
+                                  np.broadcast_to(a, (50, 100)))
+    np.testing.assert_array_equal(ra.asarray(ra.broadcast_to(x.T, (100, 50)), copy=True).get(),
+                                  np.broadcast_to(a.T, (100, 50)))
+    out = ra.zeros((100, 50), dtype=ra.float32, device=device)
+    out.T[...] = ra.broadcast_to(x, (50, 100))
+    np.testing.assert_array_equal(out.get(), np.broadcast_to(a, (50, 100)).T)
