@@ -23,6 +23,7 @@ from ._copy import contiguous
 from ._creation_functions import arange, zeros
 from ._elementwise import copy_array
 from ._elementwise_functions import add, not_equal
+from ._gather_gpu import gather_axis, on_gpu
 from ._launch import KernelSpec, load
 from ._radix import _spread
 from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
@@ -426,6 +427,11 @@ def _gather_one(v: Array, ix: Index, p: int | None) -> Array:
         check_bounds(idx, v.shape[axis], axis)  # (indices selecting rows of nothing)
         return final
     q, nr = p or 0, len(r_shape)
+    if on_gpu(v.device) and q == axis:
+        N = v.shape[axis]
+        shape = (_prod(v.shape[:axis]), idx.size, _prod(v.shape[axis + 1:]))
+        if _gpu_gather(v, (shape[0], N, shape[2]), contiguous(idx), (0, 1, 0), shape, N, final, idx, axis):
+            return final
     idx_v = idx._view(final.shape, (0,) * q + idx.strides + (0,) * (nr - q), idx._offset)
     if any(st % v.itemsize for st in v.strides):
         v = contiguous(v)  # (strides that are not whole elements: imported views only)
@@ -444,11 +450,40 @@ def take_along(x: Array, indices: Array, axis: int) -> Array:
         return out
     if x.shape[axis] == 0:
         check_bounds(indices, 0, axis)  # (raises: no index is in range)
+    if on_gpu(x.device):
+        N = x.shape[axis]
+        xs = x._view(shape[:axis] + (N,) + shape[axis + 1:],
+                     tuple(0 if d != axis and x.shape[d] == 1 else st for d, st in enumerate(x.strides)), x._offset)
+        ib = broadcast_to(indices, shape)
+        g = (_prod(shape[:axis]), shape[axis], _prod(shape[axis + 1:]))
+        ist = _nocopy_reshape(shape, ib.strides, g)
+        if ist is None or any(st % ib.itemsize for st in ist):
+            ib = contiguous(ib)
+            ist = _c_strides(g, ib.itemsize)
+        if _gpu_gather(xs, (g[0], N, g[2]), ib, tuple(st // ib.itemsize for st in ist), g, N, out, indices, axis):
+            return out
     if any(st % x.itemsize for st in x.strides):
         x = contiguous(x)
     r_st = [0 if d == axis or x.shape[d] == 1 else x.strides[d] // x.itemsize for d in range(x.ndim)]
     _run_take(x, broadcast_to(indices, shape), axis, indices, out, r_st)
     return out
+
+
+def _gpu_gather(v: Array, v_shape: tuple, idx: Array, idx_strides: tuple, shape: tuple, n: int, out: Array,
+                indices: Array, axis: int) -> bool:
+    """``out`` (of ``shape`` (P, M, Q) flat) gathered on the GPU from ``v`` viewed as
+    ``v_shape`` (P, n, Q) (copied first if its layout does not allow that view) by ``idx``
+    (of ``idx_strides`` in elements over (P, M, Q)); an index out of range raises
+    ``IndexError`` (the message from ``check_bounds`` over ``indices``).  False: too large
+    for the kernel, nothing done."""
+    st = _nocopy_reshape(v.shape, v.strides, v_shape)
+    if st is None or any(s % v.itemsize for s in st):
+        v = contiguous(v)
+        st = _nocopy_reshape(v.shape, v.strides, v_shape)
+    done = gather_axis(v, tuple(s // v.itemsize for s in st), n, idx, idx_strides, shape, out)
+    if done is False:
+        check_bounds(indices, n, axis)
+    return done is not None
 
 
 def _run_take(v: Array, idx_v: Array, axis: int, idx: Array, out: Array, r_strides: list) -> None:

@@ -16,6 +16,7 @@ import numpy as np
 from . import _dtypes
 from ._array_object import Array
 from ._device import mixed_devices
+from ._gather_gpu import on_gpu, transpose_copy
 from ._launch import ContiguousRunner, KernelSpec, load
 from ._kernels import catalogue
 from ._layout import broadcast_strides, merge_dims, pad_dims
@@ -526,7 +527,8 @@ def copy_elements(src: Array, dst: Array) -> None:
     A host copy that transposes (after merging, two dimensions, one contiguous in ``dst``
     and the other in ``src``) walks tiles, so the lines it reads stay in cache; arrays of
     one buffer take one copy (the tiles' copies in turn could read what an earlier one
-    wrote)."""
+    wrote).  A GPU copy of one dtype whose source and destination have different innermost
+    axes goes through shared-memory tiles (``_gather_gpu.transpose_copy``)."""
     if dst._buf.device.kind == "cpu" and dst.size >= 64 * TRANSPOSE_TILE_COLUMNS \
             and src._buf is not dst._buf:
         shape, (ss, ds) = merge_dims(dst.shape, [src.strides, dst.strides])
@@ -534,6 +536,9 @@ def copy_elements(src: Array, dst: Array) -> None:
                 and shape[0] >= 16 and shape[1] >= 2 * TRANSPOSE_TILE_COLUMNS:
             _tiled_copy(src, dst, shape, ss, ds)
             return
+    elif on_gpu(dst._buf.device) and src._dtype == dst._dtype and dst._size > 1 \
+            and not (src._buf is dst._buf and _may_overlap(src, dst)) and transpose_copy(src, dst):
+        return
     copy_op(src, out=dst)
 
 

@@ -12,8 +12,10 @@ import numpy as np
 
 from ._advanced_indexing import Index, flat_true, gather, take_along, unravel
 from ._array_object import Array
+from ._copy import contiguous
 from ._creation_functions import asarray
 from ._dtypes import result_type
+from ._gather_gpu import on_gpu, search_sorted
 from ._user_kernels import ElementwiseKernel
 from ._views import _normalize_axis
 
@@ -93,11 +95,12 @@ template <typename T> __device__ bool rk_lt(T a, T b) {
 """
 _LT_COMPLEX = """
 template <typename T> __device__ bool rk_lt(T a, T b) {
+    // NumPy's order: R + Rj, R + nanj, nan + Rj, nan + nanj, each group lexicographic
     auto ar = real(a); auto ai = imag(a); auto br = real(b); auto bi = imag(b);
-    bool an = ar != ar || ai != ai;
-    bool bn = br != br || bi != bi;
-    if (an || bn) return bn && !an;          // NaN sorts last, as NumPy
-    return ar < br || (ar == br && ai < bi); // lexicographic, as NumPy
+    if (ar < br) return ai == ai || bi != bi;
+    if (ar > br) return bi != bi && ai == ai;
+    if (ar == br || (ar != ar && br != br)) return ai < bi || (bi != bi && ai == ai);
+    return br != br;
 }
 """
 # Halving steps that select rather than branch (which way a step goes is unpredictable:
@@ -130,7 +133,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     """Where the elements of ``x2`` would be inserted into the sorted 1-D ``x1`` to keep it
     sorted (``side='left'``: before equal elements, ``'right'``: after them); with
     ``sorter`` (int indices), ``x1[sorter]`` is the sorted array.  A binary search per
-    element of ``x2`` on the device (one thread per query on a GPU); NaN sorts last and
+    element of ``x2`` on the device (a GPU thread interleaves a few queries); NaN sorts last and
     complex values in NumPy's order; an int64 result of ``x2``'s shape.  ``x2`` may be a
     Python scalar (a 0-d result); ``x1`` and ``x2`` are compared in their promoted dtype.
 
@@ -163,8 +166,12 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
         x1 = x1.astype(dt)
     if x2.dtype != dt:
         x2 = x2.astype(dt)
-    k = _search_complex if dt.kind == "c" else _search_real
     out = Array._empty(x2.shape, _int64, x2.device)
-    if out.size:
-        k(x1, x2, x1.shape[0], side == "right", out)
+    if out.size == 0:
+        return out
+    if on_gpu(x1.device):
+        search_sorted(contiguous(x1), contiguous(x2), side == "right", out)
+        return out
+    k = _search_complex if dt.kind == "c" else _search_real
+    k(x1, x2, x1.shape[0], side == "right", out)
     return out

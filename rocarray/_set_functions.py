@@ -17,8 +17,10 @@ import numpy as np
 from . import _dtypes
 from ._array_object import Array
 from ._creation_functions import asarray, full, ones, zeros
+from ._copy import contiguous
 from ._data_type_functions import astype
 from ._dtypes import result_type
+from ._gather_gpu import found_sorted, on_gpu
 from ._elementwise_functions import not_equal, subtract
 from ._indexing_functions import nonzero, searchsorted, take
 from ._manipulation_functions import concat, diff, reshape
@@ -180,5 +182,8 @@ def isin(x1, x2, /, *, invert=False) -> Array:
             return out
     s = sort(reshape(x2, (-1,)))
     if out.size:
-        _found(s, searchsorted(s, x1), x1, s.shape[0], invert, out)
+        if on_gpu(device):
+            found_sorted(s, contiguous(x1), invert, out)
+        else:
+            _found(s, searchsorted(s, x1), x1, s.shape[0], invert, out)
     return out

@@ -1,0 +1,414 @@
+"""GPU kernels that move elements by position, built as LLVM IR: transposed copies through
+shared-memory tiles, gathers along one axis, and a binary search per query.
+
+Each module is specialized per element size (copies and gathers: elements are moved as
+bits) or per dtype (the search compares), never per size: shapes, strides, the divisors'
+magic numbers and the axis length are run-time parameters, every one a 64-bit word after
+the leading item count ``n`` (``PARAMS``).
+
+* *transpose* (``build_transpose``): ``dst[b, r, c] = src[b, r, c]`` where ``r`` is
+  ``src``'s innermost axis and ``c`` ``dst``'s.  A block copies a ``TILE`` x ``TILE``
+  tile: its lanes read along ``r`` into shared memory (rows padded by one element, so the
+  transposed reads hit distinct banks), then write along ``c``; both sides coalesce.
+  ``n`` is the number of tiles (batch x tile rows x tile columns).
+* *gather* (``build_gather``): ``out[i] = src[p*sp + w(idx[p*ip + j*ij + q*iq])*sa + q*sq]``
+  for the flat position ``i`` of ``(p, j, q)`` in a ``(P, M, Q)`` result, ``w`` wrapping a
+  negative index once.  ``p`` and ``j`` come from two divisions by magic numbers (a
+  multiply and shifts: ``magic``), so nothing is unravelled dimension by dimension; a
+  result with ``Q == 1`` (a 1-D take, a gather along the last axis) takes a loop without
+  the ``q`` terms.  An index outside ``[-n, n)`` reads element 0 instead and sets the
+  ``flag`` word, which the caller reads back to raise ``IndexError``.
+* *search* (``build_search``): for each query, the number of sorted elements before it
+  (``left``) or before or equal to it (``right``), NaN last and complex values ordered as
+  NumPy sorts them; or (``_f`` entries) whether the element at the left point equals the
+  query (``isin``, one pass: no positions written and read again).  The halving steps are the same for every query, so each thread
+  interleaves ``ITEMS`` queries (as many loads in flight) with one loop counter; the
+  entries ``_w`` keep 64-bit positions for arrays of 2**31 elements or more.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from llvmlite import ir
+
+from .abi import I64
+from .index_ir import CountedLoop
+from .reduction_abi import EntryParams
+
+I1 = ir.IntType(1)
+I32 = ir.IntType(32)
+
+#: Threads of every block; items (elements or queries) a thread takes per round.
+BLOCK = 256
+ITEMS = 4
+#: The side of a transposing copy's tile (a block covers it in ``TILE * TILE / BLOCK`` rows).
+TILE = 32
+ROWS_PER_THREAD = TILE * TILE // BLOCK
+
+PARAMS = {
+    "transpose": ("src", "dst", "R", "C", "ss0", "ss1", "ds0", "ds1", "sb", "db", "tr", "tc"),
+    "gather": ("src", "idx", "out", "flag", "nax", "MQ", "mq_m", "mq_l", "Q", "q_m", "q_l",
+               "ip", "ij", "iq", "sp", "sa", "sq"),
+    "search": ("a", "v", "out", "L", "invert"),
+}
+#: The entries of a search module: (suffix, side is right, 64-bit positions, found):
+#: ``found`` entries write whether the query is at its left insertion point (a bool,
+#: ``!= invert``: ``isin``) instead of the point.
+SEARCH_ENTRIES = (("", False, False, False), ("_r", True, False, False), ("_w", False, True, False),
+                  ("_wr", True, True, False), ("_f", False, False, True), ("_wf", False, True, True))
+#: Changes with the code these kernels are built from (part of their cache key).
+VERSION = 1
+
+
+def packer(kind: str) -> struct.Struct:
+    """The packing of a ``kind`` entry's parameters: ``n`` then ``PARAMS[kind]``."""
+    return struct.Struct("<" + "Q" * (1 + len(PARAMS[kind])))
+
+
+def magic(d: int) -> tuple[int, int]:
+    """(multiplier, shift) that divide any 32-bit ``x`` by ``d`` (1 <= d < 2**32):
+    ``x // d == (((x * m) >> 32) + x) >> l`` in 64-bit arithmetic (round-up method of
+    Granlund and Montgomery)."""
+    if not 1 <= d < 1 << 32:
+        raise ValueError(f"a magic divisor must be in [1, 2**32), not {d}")
+    l = (d - 1).bit_length()
+    return ((1 << (32 + l)) // d) - (1 << 32) + 1, l
+
+
+def _element_type(itemsize: int) -> ir.Type:
+    if itemsize == 16:
+        return ir.VectorType(I64, 2)
+    if itemsize not in (1, 2, 4, 8):
+        raise ValueError(f"elements of 1, 2, 4, 8 or 16 bytes, not {itemsize}")
+    return ir.IntType(8 * itemsize)
+
+
+class _Builder:
+    """What every entry shares: its parameters, thread and block ids, global addresses."""
+
+    def __init__(self, module, target, name, kind):
+        facts = target.facts
+        if not facts.emits_grid:
+            raise ValueError(f"gather kernels need a GPU target; {target.name} has no grid")
+        self.module = module
+        self.target = target
+        names = ("n",) + PARAMS[kind]
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [I64] * len(names)), name)
+        target.mark_kernel(fn)
+        self.b = b = ir.IRBuilder(fn.append_basic_block("entry"))
+        params = EntryParams(target, b, list(fn.args), [I64] * len(names))
+        self.p = {nm: params.value(b, k) for k, nm in enumerate(names)}
+        self.tid = target.emit_thread_in_block(b)
+        self.bid = target.emit_block_id(b)
+        self.nblocks = target.emit_block_count(b)
+        self.gspace = ir.PointerType(addrspace=facts.global_address_space)
+        self.sspace = facts.shared_address_space
+        self.invariant = module.add_metadata([])
+
+    def c64(self, v):
+        return ir.Constant(I64, v)
+
+    def gptr(self, base, index, ty):
+        b = self.b
+        return b.gep(b.inttoptr(base, self.gspace), [index], source_etype=ty)
+
+    def load(self, base, index, ty, align, read_only=False):
+        """Element ``index`` of the ``ty`` array at ``base``; ``read_only``: memory no
+        entry writes while it runs (loaded through the read-only path)."""
+        v = self.b.load(self.gptr(base, index, ty), typ=ty, align=align)
+        if read_only:
+            v.set_metadata("invariant.load", self.invariant)
+        return v
+
+    def store(self, value, base, index, ty, align):
+        self.b.store(value, self.gptr(base, index, ty), align=align)
+
+    def if_then(self, cond, body):
+        b = self.b
+        then_bb = b.function.append_basic_block("then")
+        done_bb = b.function.append_basic_block("done")
+        b.cbranch(cond, then_bb, done_bb)
+        b.position_at_end(then_bb)
+        body()
+        b.branch(done_bb)
+        b.position_at_end(done_bb)
+
+    def rounds(self):
+        """A grid-stride loop over rounds of ``BLOCK * ITEMS`` items; returns (loop, the
+        round's first item)."""
+        b = self.b
+        span = BLOCK * ITEMS
+        count = b.udiv(b.add(self.p["n"], self.c64(span - 1)), self.c64(span))
+        loop = CountedLoop(b, self.bid, count, "round")
+        return loop, b.mul(loop.i, self.c64(span))
+
+    def slot(self, ty):
+        """A stack slot in the entry block (promoted to a register by the optimiser)."""
+        b = self.b
+        here = b.block
+        b.position_at_start(b.function.entry_basic_block)
+        s = b.alloca(ty)
+        b.position_at_end(here)
+        return s
+
+    def shared_array(self, name, ty, count):
+        t = ir.ArrayType(ty, count)
+        gv = ir.GlobalVariable(self.module, t, name, addrspace=self.sspace)
+        gv.linkage = "internal"
+        gv.initializer = ir.Constant(t, ir.Undefined)
+        gv.align = 16
+        return gv
+
+    def sptr(self, gv, index, ty):
+        p = self.b.gep(gv, [index], source_etype=ty)
+        p.type = ir.PointerType(addrspace=self.sspace)
+        return p
+
+
+# -- transposing copies ---------------------------------------------------------------------
+
+def build_transpose(module: ir.Module, target, entry: str, itemsize: int) -> None:
+    """Add the transposing copy of ``itemsize``-byte elements, ``entry``, to ``module``."""
+    ET = _element_type(itemsize)
+    align = min(itemsize, 8)
+    k = _Builder(module, target, entry, "transpose")
+    b, p = k.b, k.p
+    tile = k.shared_array(f"{entry}_tile", ET, TILE * (TILE + 1))
+    lane = b.and_(k.tid, k.c64(TILE - 1))
+    row = b.lshr(k.tid, k.c64(TILE.bit_length() - 1))
+    per_batch = b.mul(p["tr"], p["tc"])
+    tiles = CountedLoop(b, k.bid, p["n"], "tile")
+    t = tiles.i
+    batch = b.udiv(t, per_batch)
+    rest = b.sub(t, b.mul(batch, per_batch))
+    ti = b.udiv(rest, p["tc"])
+    r0 = b.mul(ti, k.c64(TILE))
+    c0 = b.mul(b.sub(rest, b.mul(ti, p["tc"])), k.c64(TILE))
+    src = b.add(p["src"], b.mul(b.mul(batch, p["sb"]), k.c64(itemsize)))
+    dst = b.add(p["dst"], b.mul(b.mul(batch, p["db"]), k.c64(itemsize)))
+
+    def inside(r, c):
+        return b.and_(b.icmp_signed("<", r, p["R"]), b.icmp_signed("<", c, p["C"]))
+
+    # lanes along r (src's inner axis), rows of the block along c; the tile is [c][r]
+    # (offsets stepped by additions from the thread's first element)
+    step = k.c64(BLOCK // TILE)
+    r = b.add(r0, lane)
+    c = b.add(c0, row)
+    at = b.add(b.mul(r, p["ss0"]), b.mul(c, p["ss1"]))
+    shared_at = b.add(b.mul(row, k.c64(TILE + 1)), lane)
+    for s in range(ROWS_PER_THREAD):
+        def read(at=at, shared_at=shared_at):
+            v = k.load(src, at, ET, align, read_only=True)
+            b.store(v, k.sptr(tile, shared_at, ET))
+        k.if_then(inside(r, c), read)
+        c = b.add(c, step)
+        at = b.add(at, b.mul(step, p["ss1"]))
+        shared_at = b.add(shared_at, k.c64((BLOCK // TILE) * (TILE + 1)))
+    target.emit_barrier(b)
+    # lanes along c (dst's inner axis)
+    c = b.add(c0, lane)
+    r = b.add(r0, row)
+    at = b.add(b.mul(r, p["ds0"]), b.mul(c, p["ds1"]))
+    shared_at = b.add(b.mul(lane, k.c64(TILE + 1)), row)
+    for s in range(ROWS_PER_THREAD):
+        def write(at=at, shared_at=shared_at):
+            v = b.load(k.sptr(tile, shared_at, ET), typ=ET)
+            k.store(v, dst, at, ET, align)
+        k.if_then(inside(r, c), write)
+        r = b.add(r, step)
+        at = b.add(at, b.mul(step, p["ds0"]))
+        shared_at = b.add(shared_at, step)
+    target.emit_barrier(b)  # (the next tile overwrites the shared one)
+    tiles.close(b, b.add(t, k.nblocks))
+    b.ret_void()
+
+
+# -- gathers ------------------------------------------------------------------------------
+
+def _wide(b, x, y):
+    """The i64 product of the i64 values ``x`` and ``y``, both below 2**32 (one 32-bit
+    multiply with a 64-bit result, not a 64-bit multiply)."""
+    return b.mul(b.zext(b.trunc(x, I32), I64), b.zext(b.trunc(y, I32), I64), flags=["nuw"])
+
+
+def _divmod(b, x, d, m, l):
+    """``(x // d, x % d)`` for ``x`` < 2**32 (i64) and ``(m, l) = magic(d)`` (i64
+    parameters)."""
+    t = b.lshr(_wide(b, x, m), ir.Constant(I64, 32))
+    q = b.lshr(b.add(t, x), l)
+    r = b.sub(b.trunc(x, I32), b.mul(b.trunc(q, I32), b.trunc(d, I32)))
+    return q, b.zext(r, I64)
+
+
+def build_gather(module: ir.Module, target, entry: str, itemsize: int, index_bits: int, signed: bool) -> None:
+    """Add the gather of ``itemsize``-byte elements by ``index_bits``-bit indices
+    (``signed`` or not), ``entry``, to ``module``.  ``n`` (the result's elements) must be
+    below 2**32."""
+    ET = _element_type(itemsize)
+    IT = ir.IntType(index_bits)
+    align = min(itemsize, 8)
+    k = _Builder(module, target, entry, "gather")
+    b, p = k.b, k.p
+    bad_slot = k.slot(I1)
+    b.store(ir.Constant(I1, 0), bad_slot)
+    inner = b.icmp_unsigned("==", p["Q"], k.c64(1))
+    fn = b.function
+    inner_bb, general_bb, done_bb = (fn.append_basic_block(s) for s in ("inner", "general", "done"))
+    b.cbranch(inner, inner_bb, general_bb)
+    for bb, with_q in ((inner_bb, False), (general_bb, True)):
+        b.position_at_end(bb)
+        loop, first = k.rounds()
+        items = []
+        for u in range(ITEMS):
+            i = b.add(first, b.add(k.c64(u * BLOCK), k.tid))
+            ok = b.icmp_unsigned("<", i, p["n"])
+            i = b.select(ok, i, k.c64(0))
+            row, r = _divmod(b, i, p["MQ"], p["mq_m"], p["mq_l"])
+            if with_q:
+                j, q = _divmod(b, r, p["Q"], p["q_m"], p["q_l"])
+                ia = b.add(b.add(b.mul(row, p["ip"]), b.mul(j, p["ij"])), b.mul(q, p["iq"]))
+            else:
+                q = None
+                ia = b.add(b.mul(row, p["ip"]), b.mul(r, p["ij"]))
+            raw = k.load(p["idx"], ia, IT, index_bits // 8, read_only=True)
+            items.append((i, ok, row, q, raw))
+        values = []
+        for i, ok, row, q, raw in items:
+            v = b.sext(raw, I64) if signed and index_bits < 64 else (b.zext(raw, I64) if index_bits < 64 else raw)
+            if signed:
+                v = b.select(b.icmp_signed("<", v, k.c64(0)), b.add(v, p["nax"]), v)
+            out_of_range = b.icmp_unsigned(">=", v, p["nax"])
+            b.store(b.or_(b.load(bad_slot, typ=I1), b.and_(ok, out_of_range)), bad_slot)
+            v = b.select(out_of_range, k.c64(0), v)
+            at = b.add(b.mul(row, p["sp"]), b.mul(v, p["sa"]))
+            if with_q:
+                at = b.add(at, b.mul(q, p["sq"]))
+            values.append((i, ok, k.load(p["src"], at, ET, align, read_only=True)))
+        for i, ok, v in values:
+            k.if_then(ok, lambda i=i, v=v: k.store(v, p["out"], i, ET, align))
+        loop.close(b, b.add(loop.i, k.nblocks))
+        b.branch(done_bb)
+    b.position_at_end(done_bb)
+    k.if_then(b.load(bad_slot, typ=I1), lambda: k.store(ir.Constant(I32, 1), p["flag"], k.c64(0), I32, 4))
+    b.ret_void()
+
+
+# -- searching ----------------------------------------------------------------------------
+
+_FLOATS = {2: ir.HalfType(), 4: ir.FloatType(), 8: ir.DoubleType()}
+
+
+def build_search(module: ir.Module, target, entry: str, kind: str, itemsize: int) -> None:
+    """Add the search entries ``entry + suffix`` (``SEARCH_ENTRIES``) for sorted arrays
+    and queries of the dtype of ``kind`` ('b', 'i', 'u', 'f', 'c') and ``itemsize``."""
+    if kind not in "biufc" or (kind == "f" and itemsize not in _FLOATS) or (kind == "c" and itemsize not in (8, 16)):
+        raise ValueError(f"no search for dtype kind {kind!r} of {itemsize} bytes")
+    for suffix, right, wide, found in SEARCH_ENTRIES:
+        _build_search_entry(module, target, entry + suffix, kind, itemsize, right, wide, found)
+
+
+def _build_search_entry(module, target, name, kind, itemsize, right, wide, found):
+    k = _Builder(module, target, name, "search")
+    b, p = k.b, k.p
+    PT = I64 if wide else I32
+    if kind == "c":
+        FT = _FLOATS[itemsize // 2]
+        part = itemsize // 2
+
+        def element(base, at, read_only):
+            two = b.mul(at, k.c64(2))
+            return (k.load(base, two, FT, part, read_only), k.load(base, b.add(two, k.c64(1)), FT, part, read_only))
+    else:
+        ET = _FLOATS[itemsize] if kind == "f" else ir.IntType(8 * itemsize)
+
+        def element(base, at, read_only):
+            v = k.load(base, at, ET, itemsize, read_only)
+            # (half compared as float: exact, and no target needs half comparisons)
+            return b.fpext(v, ir.FloatType()) if itemsize == 2 and kind == "f" else v
+
+    def lt(x, y):
+        """x sorts before y (NaN last; complex numbers in NumPy's order)."""
+        if kind in "bu":
+            return b.icmp_unsigned("<", x, y)
+        if kind == "i":
+            return b.icmp_signed("<", x, y)
+        if kind == "f":
+            return b.or_(b.fcmp_ordered("<", x, y),
+                         b.and_(b.fcmp_unordered("uno", y, y), b.fcmp_ordered("ord", x, x)))
+        # NumPy's order: R + Rj, R + nanj, nan + Rj, nan + nanj, each group lexicographic
+        (xr, xi), (yr, yi) = x, y
+        xi_num, yi_nan = b.fcmp_ordered("ord", xi, xi), b.fcmp_unordered("uno", yi, yi)
+        imag_lt = b.or_(b.fcmp_ordered("<", xi, yi), b.and_(yi_nan, xi_num))
+        both_nan = b.and_(b.fcmp_unordered("uno", xr, xr), b.fcmp_unordered("uno", yr, yr))
+        same = b.or_(b.fcmp_ordered("==", xr, yr), both_nan)
+        ret = b.select(same, imag_lt, b.fcmp_unordered("uno", yr, yr))
+        ret = b.select(b.fcmp_ordered(">", xr, yr), b.and_(yi_nan, xi_num), ret)
+        return b.select(b.fcmp_ordered("<", xr, yr), b.or_(xi_num, yi_nan), ret)
+
+    def equal(x, y):
+        """x == y as NumPy compares (NaN equals nothing, -0.0 equals +0.0)."""
+        if kind in "biu":
+            return b.icmp_unsigned("==", x, y)
+        if kind == "f":
+            return b.fcmp_ordered("==", x, y)
+        return b.and_(b.fcmp_ordered("==", x[0], y[0]), b.fcmp_ordered("==", x[1], y[1]))
+
+    def goes_past(am, v):
+        return b.not_(lt(v, am)) if right else lt(am, v)
+
+    def step(los, offset):
+        """Each query moves past ``a[lo + offset]`` when it sorts after it; ``offset``: PT."""
+        for s in los:
+            lo = b.load(s, typ=PT)
+            at = b.add(lo, offset)
+            am = element(p["a"], b.zext(at, I64) if not wide else at, True)
+            b.store(b.select(goes_past(am, qv[s]), b.add(lo, b.sub(offset, ir.Constant(PT, -1))), lo), s)
+
+    loop, first = k.rounds()
+    qs, los, qv = [], [], {}
+    for u in range(ITEMS):
+        i = b.add(first, b.add(k.c64(u * BLOCK), k.tid))
+        ok = b.icmp_unsigned("<", i, p["n"])
+        v = element(p["v"], b.select(ok, i, k.c64(0)), True)
+        s = k.slot(PT)
+        b.store(ir.Constant(PT, 0), s)
+        qs.append((i, ok, s))
+        los.append(s)
+        qv[s] = v
+    L = p["L"] if wide else b.trunc(p["L"], PT)
+    len_slot = k.slot(PT)
+    b.store(L, len_slot)
+    fn = b.function
+    head, body, tail = (fn.append_basic_block(s) for s in ("halve.head", "halve.body", "halve.tail"))
+    b.branch(head)
+    b.position_at_end(head)
+    n = b.load(len_slot, typ=PT)
+    b.cbranch(b.icmp_signed(">", n, ir.Constant(PT, 1)), body, tail)
+    b.position_at_end(body)
+    half = b.lshr(n, ir.Constant(PT, 1))
+    # a[lo + half - 1] is the last of the lower half: past it, the query skips the half
+    step(los, b.sub(half, ir.Constant(PT, 1)))
+    b.store(b.sub(n, half), len_slot)
+    b.branch(head)
+    b.position_at_end(tail)
+    k.if_then(b.icmp_signed("==", n, ir.Constant(PT, 1)), lambda: step(los, ir.Constant(PT, 0)))
+    if found:
+        invert = b.icmp_unsigned("!=", p["invert"], k.c64(0))
+        for i, ok, s in qs:
+            def write(i=i, s=s):
+                lo = b.load(s, typ=PT)
+                inside = b.icmp_signed("<", lo, L)
+                at = b.select(inside, lo, ir.Constant(PT, 0))
+                am = element(p["a"], b.zext(at, I64) if not wide else at, True)
+                hit = b.and_(inside, equal(am, qv[s]))
+                k.store(b.zext(b.xor(hit, invert), ir.IntType(8)), p["out"], i, ir.IntType(8), 1)
+            # (an empty ``a`` holds nothing: the point is 0, never inside)
+            k.if_then(ok, write)
+    else:
+        for i, ok, s in qs:
+            k.if_then(ok, lambda i=i, s=s: k.store(b.zext(b.load(s, typ=PT), I64) if not wide else b.load(s, typ=PT),
+                                                   p["out"], i, I64, 8))
+    loop.close(b, b.add(loop.i, k.nblocks))
+    b.ret_void()

@@ -1,0 +1,207 @@
+"""Transposed copies, gathers along one axis and searchsorted against NumPy on every device
+(on a GPU through rocarray/_gather_gpu.py's kernels): every dtype, sizes that are not
+multiples of a tile, views with offsets and negative strides, batched transposes, every
+index dtype with negative, out-of-range and empty indices, searches with NaNs and ties;
+on a GPU, a new size compiles nothing."""
+
+import numpy as np
+import pytest
+
+import rocarray as ra
+from rocarray import _gather_gpu
+from conftest import ALL_DTYPES, random_array
+
+_INDEX_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+_ODD = ((1, 1), (33, 65), (1000, 3), (3, 1000), (4097, 31), (2, 33), (8, 9), (9, 8))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_transposes_odd_sizes(device, dtype):
+    rng = np.random.default_rng(21)
+    for shape in _ODD:
+        a = random_array(shape, dtype, rng)
+        x = ra.asarray(a, device=device)
+        np.testing.assert_array_equal(x.T.copy().get(), np.ascontiguousarray(a.T), err_msg=str(shape))
+    a = random_array((70, 45), dtype, rng)
+    x = ra.asarray(a, device=device)
+    # offsets and negative strides on both axes; a strided destination
+    for v, va in ((x[3:, ::-1].T, a[3:, ::-1].T), (x[::-3, 5:40:2].T, a[::-3, 5:40:2].T)):
+        np.testing.assert_array_equal(ra.asarray(v, copy=True).get(), np.ascontiguousarray(va))
+    out = ra.zeros((90, 70), dtype=x.dtype, device=device)
+    out[::2] = x.T
+    expect = np.zeros((90, 70), dtype=a.dtype)
+    expect[::2] = a.T
+    np.testing.assert_array_equal(out.get(), expect)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.float16, np.float32, np.int64, np.complex128], ids=str)
+def test_transposes_batched(device, dtype):
+    rng = np.random.default_rng(22)
+    b = random_array((3, 33, 65), dtype, rng)
+    y = ra.asarray(b, device=device)
+    for perm in ((0, 2, 1), (2, 0, 1), (1, 2, 0), (2, 1, 0)):
+        np.testing.assert_array_equal(ra.permute_dims(y, perm).copy().get(), np.ascontiguousarray(b.transpose(perm)),
+                                      err_msg=str(perm))
+    np.testing.assert_array_equal(ra.permute_dims(y[::-1, 1:, ::-2], (2, 0, 1)).copy().get(),
+                                  np.ascontiguousarray(b[::-1, 1:, ::-2].transpose(2, 0, 1)))
+    # more axes than the kernel's batch: the outer ones looped over
+    c = random_array((2, 3, 5, 7), dtype, rng)
+    z = ra.asarray(c, device=device)
+    np.testing.assert_array_equal(ra.permute_dims(z, (3, 1, 0, 2)).copy().get(),
+                                  np.ascontiguousarray(c.transpose(3, 1, 0, 2)))
+
+
+def test_transposed_astype_and_contiguous(device):
+    a = random_array((129, 67), np.float32)
+    x = ra.asarray(a, device=device)
+    np.testing.assert_array_equal(ra.astype(x.T, ra.int32).get(), a.T.astype(np.int32))
+    np.testing.assert_array_equal(ra.astype(x.T, ra.float32, copy=True).get(), a.T)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_take_and_take_along_every_dtype(device, dtype):
+    rng = np.random.default_rng(23)
+    a = random_array((9, 33, 7), dtype, rng)
+    x = ra.asarray(a, device=device)
+    for axis in range(3):
+        n = a.shape[axis]
+        k = rng.integers(-n, n, size=(5, 4))
+        np.testing.assert_array_equal(ra.take(x, ra.asarray(k, device=device), axis=axis).get(),
+                                      np.take(a, k, axis=axis))
+        shape = list(a.shape)
+        shape[axis] = 6
+        k = rng.integers(-n, n, size=shape)
+        np.testing.assert_array_equal(ra.take_along_axis(x, ra.asarray(k, device=device), axis=axis).get(),
+                                      np.take_along_axis(a, k, axis=axis))
+        shape[(axis + 1) % 3] = 1  # broadcast indices
+        k = rng.integers(-n, n, size=shape)
+        np.testing.assert_array_equal(ra.take_along_axis(x, ra.asarray(k, device=device), axis=axis).get(),
+                                      np.take_along_axis(a, k, axis=axis))
+    # a flipped view with an offset; x[idx] and x[:, idx]
+    v, va = x[1::2, ::-1], a[1::2, ::-1]
+    k = rng.integers(-33, 33, size=50)
+    kx = ra.asarray(k, device=device)
+    np.testing.assert_array_equal(ra.take(v, kx, axis=1).get(), np.take(va, k, axis=1))
+    np.testing.assert_array_equal(x[:, kx].get(), a[:, k])
+    np.testing.assert_array_equal(x[kx % 9].get(), a[k % 9])
+    k2 = rng.integers(-33, 33, size=(4, 12, 7))
+    np.testing.assert_array_equal(ra.take_along_axis(v, ra.asarray(k2, device=device), axis=1).get(),
+                                  np.take_along_axis(va, k2, axis=1))
+
+
+@pytest.mark.parametrize("idt", _INDEX_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_gather_index_dtypes_errors_and_empty(device, idt):
+    rng = np.random.default_rng(24)
+    a = random_array((2000,), np.float64, rng)
+    x = ra.asarray(a, device=device)
+    info = np.iinfo(idt)
+    lo, hi = max(info.min, -2000), min(info.max, 1999)
+    k = rng.integers(lo, hi, size=3001, endpoint=True).astype(idt)
+    np.testing.assert_array_equal(ra.take(x, ra.asarray(k, device=device)).get(), np.take(a, k))
+    m = a.reshape(40, 50)
+    km = rng.integers(max(lo, -50), min(hi, 49), size=(40, 7), endpoint=True).astype(idt)
+    np.testing.assert_array_equal(ra.take_along_axis(ra.asarray(m, device=device), ra.asarray(km, device=device),
+                                                     axis=1).get(), np.take_along_axis(m, km, axis=1))
+    # out of range: the last element, past the end, and (signed) before the start
+    for bad in [2000] + ([-2001] if info.min < 0 else []):
+        if not info.min <= bad <= info.max:
+            bad = info.max if bad > 0 else info.min
+            if -2000 <= bad < 2000:
+                continue
+        kb = k.copy()
+        kb[-1] = bad
+        with pytest.raises(IndexError, match=f"index {bad} is out of bounds for axis 0 with size 2000"):
+            ra.take(x, ra.asarray(kb, device=device))
+    # a gather that succeeds after a failed one (the flag is fresh)
+    np.testing.assert_array_equal(ra.take(x, ra.asarray(k[:10], device=device)).get(), np.take(a, k[:10]))
+    with pytest.raises(IndexError, match="out of bounds for axis 1 with size 50"):
+        kmb = km.copy()
+        kmb[3, 2] = min(info.max, 50)
+        ra.take_along_axis(ra.asarray(m, device=device), ra.asarray(kmb, device=device), axis=1)
+    empty = ra.asarray(np.zeros((0,), dtype=idt), device=device)
+    assert ra.take(x, empty).shape == (0,)
+    assert ra.take(ra.asarray(m, device=device), empty, axis=1).shape == (40, 0)
+
+
+def _search_data(dtype, rng, n):
+    a = random_array((n,), dtype, rng, low=-20, high=20)
+    if np.dtype(dtype).kind in "fc":
+        a = a.round()  # ties
+        nan = np.array(np.nan, dtype=dtype)
+        a[rng.random(n) < 0.1] = nan
+        if np.dtype(dtype).kind == "c":
+            a[rng.random(n) < 0.05] = np.array(complex(3, np.nan), dtype=dtype)
+    return np.sort(a)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_searchsorted_nans_ties_sides_sorter(device, dtype):
+    rng = np.random.default_rng(25)
+    for n in (0, 1, 2, 5, 1000, 4099):
+        table = _search_data(dtype, rng, n)
+        queries = _search_data(dtype, rng, 3000)
+        rng.shuffle(queries)
+        q = queries.reshape(30, 100)
+        x1, x2 = ra.asarray(table, device=device), ra.asarray(q, device=device)
+        for side in ("left", "right"):
+            np.testing.assert_array_equal(ra.searchsorted(x1, x2, side=side).get(),
+                                          np.searchsorted(table, q, side=side), err_msg=f"n={n} {side}")
+            # strided queries and table, a sorter
+            np.testing.assert_array_equal(ra.searchsorted(x1, x2[::-2, 1::3], side=side).get(),
+                                          np.searchsorted(table, q[::-2, 1::3], side=side))
+        perm = rng.permutation(n)
+        sorter = np.argsort(perm, kind="stable")
+        shuffled = table[perm]
+        np.testing.assert_array_equal(
+            ra.searchsorted(ra.asarray(shuffled, device=device), x2, side="right",
+                            sorter=ra.asarray(sorter, device=device)).get(),
+            np.searchsorted(shuffled, q, side="right", sorter=sorter))
+
+
+def test_new_sizes_compile_nothing(device):
+    if not _gather_gpu.on_gpu(device):
+        pytest.skip("the GPU kernels need a GPU (CUDA or HIP)")
+    rng = np.random.default_rng(26)
+
+    def run(n, m):
+        a = random_array((n, m), np.float32, rng)
+        x = ra.asarray(a, device=device)
+        x.T.copy()
+        k = ra.asarray(rng.integers(0, m, size=(n, 3)), device=device)
+        ra.take_along_axis(x, k, axis=1)
+        ra.take(x, k[:, 0], axis=1)
+        ra.searchsorted(ra.sort(x[0]), x[1])
+
+    run(40, 50)
+    before = len(_gather_gpu._specs)
+    run(77, 1031)
+    run(5, 3)
+    assert len(_gather_gpu._specs) == before
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_isin_nans_zeros_invert(device, dtype):
+    rng = np.random.default_rng(27)
+    a = _search_data(dtype, rng, 2000).reshape(40, 50)
+    b = _search_data(dtype, rng, 300)
+    if np.dtype(dtype).kind in "fc":
+        a[0, :3] = np.array([-0.0, 0.0, np.nan]).astype(dtype)
+        b[:2] = np.array([0.0, np.nan]).astype(dtype)
+    rng.shuffle(b)
+    x, y = ra.asarray(a, device=device), ra.asarray(b, device=device)
+    for invert in (False, True):
+        np.testing.assert_array_equal(ra.isin(x, y, invert=invert).get(), np.isin(a, b, invert=invert))
+        np.testing.assert_array_equal(ra.isin(x[::-2, 1::3], y, invert=invert).get(),
+                                      np.isin(a[::-2, 1::3], b, invert=invert))
+
+
+def test_broadcast_sources_copied(device):
+    a = random_array((1, 100), np.float32)
+    x = ra.asarray(a, device=device)
+    np.testing.assert_array_equal(ra.asarray(ra.broadcast_to(x, (50, 100)), copy=True).get(),
+                                  np.broadcast_to(a, (50, 100)))
+    np.testing.assert_array_equal(ra.asarray(ra.broadcast_to(x.T, (100, 50)), copy=True).get(),
+                                  np.broadcast_to(a.T, (100, 50)))
+    out = ra.zeros((100, 50), dtype=ra.float32, device=device)
+    out.T[...] = ra.broadcast_to(x, (50, 100))
+    np.testing.assert_array_equal(out.get(), np.broadcast_to(a, (50, 100)).T)
