@@ -22,6 +22,7 @@ from ._array_object import Array
 from ._launch import KernelSpec, load
 from ._layout import merge_dims
 from ._tiers import FullCode, upgrade
+from ._transfer import numpy_to_device
 from .compiler import gather_gpu as G
 
 _U64 = (1 << 64) - 1
@@ -87,8 +88,12 @@ def transpose_copy(src: Array, dst: Array) -> bool:
     nd = len(shape)
     r = min(range(nd), key=lambda a: (abs(ss[a]), -a))
     c = min(range(nd), key=lambda a: (abs(ds[a]), -a))
-    if r == c or ss[r] == 0 or min(shape[r], shape[c]) < MIN_TILED_SIDE:
+    if r == c or ss[r] == 0:
         return False  # (a broadcast source reads the same few lines in any order)
+    # loaded at the first transposing copy of any size: a larger one later compiles nothing
+    kernel = _kernel(src.device, "transpose", isz)
+    if min(shape[r], shape[c]) < MIN_TILED_SIDE:
+        return False
     others = [a for a in range(nd) if a not in (r, c)]
     batch = others[-1] if others else None
     outer = others[:-1]
@@ -96,7 +101,6 @@ def transpose_copy(src: Array, dst: Array) -> bool:
     R, C = shape[r], shape[c]
     tr, tc = -(-R // G.TILE), -(-C // G.TILE)
     tiles = B * tr * tc
-    kernel = _kernel(src.device, "transpose", isz)
     for pos in itertools.product(*(range(shape[a]) for a in outer)):
         s_off = sum(i * ss[a] for i, a in zip(pos, outer)) * isz
         d_off = sum(i * ds[a] for i, a in zip(pos, outer)) * isz
@@ -128,8 +132,7 @@ def gather_axis(src: Array, src_strides: tuple, nax: int, idx: Array, idx_stride
     kernel = _kernel(device, "gather", src.itemsize, 8 * dt.itemsize, dt.kind == "i")
     flag = _flags.get(device)
     if flag is None:
-        from ._creation_functions import zeros  # (creation functions build on the copy path)
-        flag = _flags[device] = zeros((), dtype=_INT32, device=device)
+        flag = _flags[device] = numpy_to_device(np.zeros((), _INT32), device)
     mq_m, mq_l = G.magic(MQ)
     q_m, q_l = G.magic(Q)
     sp, sa, sq = src_strides
