@@ -30,6 +30,7 @@ import struct
 from llvmlite import ir
 
 from .abi import I64
+from .gpu_ir import KernelIR, entry_slot
 from .index_ir import CountedLoop
 from .reduction_abi import EntryParams
 
@@ -74,7 +75,7 @@ def build_compact_module(module: ir.Module, target, entry: str, size: int) -> No
         _Kernel(module, target, entry + suffix, suffix, size, shared).build()
 
 
-class _Kernel:
+class _Kernel(KernelIR):
     def __init__(self, module, target, name, suffix, size, shared):
         self.module, self.target, self.name, self.suffix, self.size = module, target, name, suffix, size
         self.shared = shared
@@ -84,36 +85,10 @@ class _Kernel:
         self.gspace = ir.PointerType(addrspace=target.facts.global_address_space)
         self.sspace = target.facts.shared_address_space
 
-    def c32(self, v):
-        return ir.Constant(I32, v)
-
-    def c64(self, v):
-        return ir.Constant(I64, v)
-
-    def gptr(self, b, base, index, ty):
-        return b.gep(b.inttoptr(base, self.gspace), [index], source_etype=ty)
-
     def wave_slot(self, b, w):
         p = b.gep(self.shared, [self.c64(0), w], source_etype=self.shared.value_type)
         p.type = ir.PointerType(addrspace=self.sspace)
         return p
-
-    def popc(self, b, mask):
-        name = f"llvm.ctpop.i{mask.type.width}"
-        fn = self.module.globals.get(name)
-        if fn is None:
-            fn = ir.Function(self.module, ir.FunctionType(mask.type, [mask.type]), name)
-        count = b.call(fn, [mask])
-        return b.trunc(count, I32) if mask.type.width > 32 else count
-
-    def if_then(self, b, cond, body, name="then"):
-        then_bb = b.function.append_basic_block(name)
-        done_bb = b.function.append_basic_block(name + ".done")
-        b.cbranch(cond, then_bb, done_bb)
-        b.position_at_end(then_bb)
-        body()
-        b.branch(done_bb)
-        b.position_at_end(done_bb)
 
     def build(self) -> None:
         target = self.target
@@ -145,10 +120,7 @@ class _Kernel:
         wave_first = b.add(b.mul(self.tile, self.c64(TILE)), b.mul(self.wave, self.c64(ITEMS * self.W * 4)))
         for u in range(ITEMS):
             e0 = b.add(wave_first, b.mul(b.add(self.c64(u * self.W), self.lane), self.c64(4)))
-            here = b.block
-            b.position_at_start(fn.entry_basic_block)
-            slot = b.alloca(I32)
-            b.position_at_end(here)
+            slot = entry_slot(b, I32)
             whole_bb = fn.append_basic_block("word")
             part_bb = fn.append_basic_block("word.part")
             done_bb = fn.append_basic_block("word.done")
@@ -201,10 +173,7 @@ class _Kernel:
         p = self.p
         t = self.target
         tiles = p["tiles"]
-        here = b.block
-        b.position_at_start(b.function.entry_basic_block)
-        carry_slot = b.alloca(I64)
-        b.position_at_end(here)
+        carry_slot = entry_slot(b, I64)
         b.store(self.c64(0), carry_slot)
         span = BLOCK * SCAN_ITEMS
         rounds = CountedLoop(b, self.c64(0), tiles, "scan")

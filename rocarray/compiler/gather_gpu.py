@@ -33,6 +33,7 @@ import struct
 from llvmlite import ir
 
 from .abi import I64
+from .gpu_ir import entry_slot, global_ptr, if_then
 from .index_ir import CountedLoop
 from .reduction_abi import EntryParams
 
@@ -110,8 +111,7 @@ class _Builder:
         return ir.Constant(I64, v)
 
     def gptr(self, base, index, ty):
-        b = self.b
-        return b.gep(b.inttoptr(base, self.gspace), [index], source_etype=ty)
+        return global_ptr(self.b, self.gspace, base, index, ty)
 
     def load(self, base, index, ty, align, read_only=False):
         """Element ``index`` of the ``ty`` array at ``base``; ``read_only``: memory no
@@ -125,14 +125,7 @@ class _Builder:
         self.b.store(value, self.gptr(base, index, ty), align=align)
 
     def if_then(self, cond, body):
-        b = self.b
-        then_bb = b.function.append_basic_block("then")
-        done_bb = b.function.append_basic_block("done")
-        b.cbranch(cond, then_bb, done_bb)
-        b.position_at_end(then_bb)
-        body()
-        b.branch(done_bb)
-        b.position_at_end(done_bb)
+        if_then(self.b, cond, body)
 
     def rounds(self):
         """A grid-stride loop over rounds of ``BLOCK * ITEMS`` items; returns (loop, the
@@ -145,12 +138,7 @@ class _Builder:
 
     def slot(self, ty):
         """A stack slot in the entry block (promoted to a register by the optimiser)."""
-        b = self.b
-        here = b.block
-        b.position_at_start(b.function.entry_basic_block)
-        s = b.alloca(ty)
-        b.position_at_end(here)
-        return s
+        return entry_slot(self.b, ty)
 
     def shared_array(self, name, ty, count):
         t = ir.ArrayType(ty, count)

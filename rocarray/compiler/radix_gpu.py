@@ -39,6 +39,7 @@ import struct
 from llvmlite import ir
 
 from .abi import I64
+from .gpu_ir import KernelIR, entry_slot
 from .index_ir import CountedLoop
 from .reduction_abi import EntryParams
 
@@ -118,7 +119,7 @@ class _Shared:
         self.hist = array("hist", I32, BINS)
 
 
-class _Kernel:
+class _Kernel(KernelIR):
     def __init__(self, module, target, name, suffix, key_kind, payload_bits, shared):
         self.module = module
         self.target = target
@@ -134,16 +135,6 @@ class _Kernel:
         self.gspace = ir.PointerType(addrspace=target.facts.global_address_space)
 
     # -- small pieces ---------------------------------------------------------------------
-
-    def c32(self, v):
-        return ir.Constant(I32, v)
-
-    def c64(self, v):
-        return ir.Constant(I64, v)
-
-    def gptr(self, b, base, index, ty):
-        """The global address of element ``index`` (i64) of the ``ty`` array at ``base``."""
-        return b.gep(b.inttoptr(base, self.gspace), [index], source_etype=ty)
 
     def sptr(self, b, gv, index, ty):
         p = b.gep(gv, [index], source_etype=ty)
@@ -169,20 +160,9 @@ class _Kernel:
         """The 8-bit digit at bit ``shift`` (a key-typed value) of ``key``'s order key, as i32."""
         return b.trunc(b.and_(b.lshr(self.order_key(b, key), shift), ir.Constant(self.K, BINS - 1)), I32)
 
-    def popc(self, b, mask):
-        fn = self.module.globals.get(f"llvm.ctpop.i{self.W}")
-        if fn is None:
-            fn = ir.Function(self.module, ir.FunctionType(self.M, [self.M]), f"llvm.ctpop.i{self.W}")
-        count = b.call(fn, [mask])
-        return b.trunc(count, I32) if self.W > 32 else count
-
     def alloca(self, b, ty):
         """A stack slot in the entry block (where LLVM keeps it in registers)."""
-        here = b.block
-        b.position_at_start(b.function.entry_basic_block)
-        slot = b.alloca(ty)
-        b.position_at_end(here)
-        return slot
+        return entry_slot(b, ty)
 
     def peers(self, b, digit, valid):
         """The mask of the wave's valid lanes whose digit equals this lane's (8 ballots)."""
@@ -196,15 +176,6 @@ class _Kernel:
 
     def min32(self, b, x, y):
         return b.select(b.icmp_signed("<", x, y), x, y)
-
-    def if_then(self, b, cond, body):
-        then_bb = b.function.append_basic_block("then")
-        done_bb = b.function.append_basic_block("done")
-        b.cbranch(cond, then_bb, done_bb)
-        b.position_at_end(then_bb)
-        body()
-        b.branch(done_bb)
-        b.position_at_end(done_bb)
 
     def block_scan(self, b, v):
         """(exclusive prefix, total) of the i32 ``v`` over the block's threads in order
