@@ -12,12 +12,17 @@ take_along_axis on 16384x1024 rows, transposes of 4096x4096, searchsorted of 2^2
 queries into a sorted 2^24 array, isin of 2^24 values in 65536."""
 import json, os, sys, time, tempfile, traceback
 import numpy as np
-import rocarray as ra
-from rocarray.compiler.cache import drain_background
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_elementwise import machine  # noqa: E402  (sets the cache env)
+
+import rocarray as ra  # noqa: E402
+from rocarray.compiler.cache import drain_background  # noqa: E402
 
 DEVICE = os.environ.get("MEASURE_DEVICE", "cuda:0")
 SCALE = int(os.environ.get("MEASURE_SCALE", "0"))  # (a local check: sizes divided by 2**SCALE)
 dev = ra.asarray([1.0], device=DEVICE).device
+print("\n".join(["## rocarray GPU gather, transpose and search kernels", ""] + machine(dev) + [""]), flush=True)
 try:
     import torch
     import cupy as cp

@@ -16,12 +16,12 @@ import numpy as np
 
 from . import _dtypes
 from ._array_object import Array
-from ._creation_functions import asarray, full, ones, zeros
 from ._copy import contiguous
+from ._creation_functions import asarray, full, ones, zeros
 from ._data_type_functions import astype
 from ._dtypes import result_type
-from ._gather_gpu import found_sorted, on_gpu
 from ._elementwise_functions import not_equal, subtract
+from ._gather_gpu import found_sorted, on_gpu
 from ._indexing_functions import nonzero, searchsorted, take
 from ._manipulation_functions import concat, diff, reshape
 from ._sorting_functions import argsort, sort
