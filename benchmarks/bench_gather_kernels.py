@@ -141,7 +141,6 @@ row("isin float32 (2^24 in 65536)", {"rocarray": lambda: ra.isin(x, tt), "torch"
 
 # items per thread of the gather and search kernels (a module constant, part of their key)
 if PEERS:
-    from rocarray import _gather_gpu
     from rocarray.compiler import gather_gpu as G
     h = (rng.standard_normal(N)).astype(np.float32)
     hi = rng.integers(0, N, Q)
@@ -152,7 +151,6 @@ if PEERS:
     rs, rq = ra.asarray(s, device=dev), ra.asarray(h[:T].copy(), device=dev)
     for items in (1, 2, 4, 8):
         G.ITEMS = items
-        _gather_gpu._specs.clear()
         res = []
         for label, fn in (("take", lambda: ra.take(x, i)), ("take_along", lambda: ra.take_along_axis(x2, i2, axis=-1)),
                           ("searchsorted", lambda: ra.searchsorted(rs, rq))):

@@ -24,10 +24,9 @@ from ._creation_functions import arange, zeros
 from ._elementwise import copy_array
 from ._elementwise_functions import add, not_equal
 from ._gather_gpu import gather_axis, on_gpu
-from ._launch import KernelSpec, load
+from ._launch import load_full_module
 from ._radix import _spread
 from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
-from ._tiers import FullCode, upgrade
 from ._user_kernels import ElementwiseKernel
 from ._views import _nocopy_reshape, broadcast_shapes, broadcast_to
 from .compiler import compact_gpu
@@ -189,20 +188,9 @@ def flat_true(mask: Array) -> Array:
 def _compact_kernel(device, size: int):
     """The GPU compaction module for values of ``size`` bytes (0: flat indices), fully
     compiled."""
-    key = ("compact-gpu", compact_gpu.VERSION, size)
-    spec = _compact_specs.get(key)
-    if spec is None:
-        spec = KernelSpec(key, f"compact_gpu_{size}", (), None,
-                          build_kernel=lambda m, t, e: compact_gpu.build_compact_module(m, t, e, size),
-                          packer=compact_gpu.packer(""), extra_entries=compact_gpu.ENTRIES[1:], heavy=True)
-        spec = _compact_specs.setdefault(key, spec)
-    kernel = load(spec, device)
-    if kernel.code.__class__ is not FullCode:
-        upgrade(kernel)  # (a loop over the whole mask: never run unoptimised)
-    return kernel
-
-
-_compact_specs: dict = {}
+    return load_full_module(("compact-gpu", compact_gpu.VERSION, size), f"compact_gpu_{size}",
+                            lambda m, t, e: compact_gpu.build_compact_module(m, t, e, size), compact_gpu.packer(""),
+                            compact_gpu.ENTRIES[1:], device)
 
 
 def _gpu_compact(mask: Array, x: "Array | None") -> Array:

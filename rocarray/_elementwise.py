@@ -537,8 +537,9 @@ def copy_elements(src: Array, dst: Array) -> None:
             _tiled_copy(src, dst, shape, ss, ds)
             return
     elif on_gpu(dst._buf.device) and src._dtype == dst._dtype and dst._size > 1 \
+            and not (src.is_c_contiguous() and dst.is_c_contiguous()) \
             and not (src._buf is dst._buf and _may_overlap(src, dst)) and transpose_copy(src, dst):
-        return
+        return  # (two C-contiguous arrays share their innermost axis: the plain copy)
     copy_op(src, out=dst)
 
 

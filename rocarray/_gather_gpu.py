@@ -19,9 +19,8 @@ import itertools
 import numpy as np
 
 from ._array_object import Array
-from ._launch import KernelSpec, load
+from ._launch import load_full_module
 from ._layout import merge_dims
-from ._tiers import FullCode, upgrade
 from ._transfer import numpy_to_device
 from .compiler import gather_gpu as G
 
@@ -35,9 +34,6 @@ _INT32 = np.dtype(np.int32)
 #: tile's threads would idle; the elementwise copy reads whole sectors there anyway)
 MIN_TILED_SIDE = 8
 
-_specs: dict = {}
-
-
 def on_gpu(device) -> bool:
     """Whether ``device``'s arrays take these GPU paths."""
     return device.kind != "cpu"
@@ -46,19 +42,11 @@ def on_gpu(device) -> bool:
 def _kernel(device, kind: str, *key):
     """The ``kind`` module ('transpose', 'gather', 'search') for ``key`` loaded on
     ``device``, fully compiled."""
-    full_key = ("gather-gpu", G.VERSION, G.BLOCK, G.ITEMS, kind) + key
-    spec = _specs.get(full_key)
-    if spec is None:
-        build = {"transpose": G.build_transpose, "gather": G.build_gather, "search": G.build_search}[kind]
-        extra = tuple(e[0] for e in G.SEARCH_ENTRIES[1:]) if kind == "search" else ()
-        spec = KernelSpec(full_key, f"{kind}_" + "_".join(map(str, key)), (), None,
-                          build_kernel=lambda m, t, e: build(m, t, e, *key), packer=G.packer(kind),
-                          extra_entries=extra, heavy=True)
-        spec = _specs.setdefault(full_key, spec)
-    kernel = load(spec, device)
-    if kernel.code.__class__ is not FullCode:
-        upgrade(kernel)  # (bandwidth-bound loops: never run them unoptimised)
-    return kernel
+    build = {"transpose": G.build_transpose, "gather": G.build_gather, "search": G.build_search}[kind]
+    extra = tuple(e[0] for e in G.SEARCH_ENTRIES[1:]) if kind == "search" else ()
+    return load_full_module(("gather-gpu", G.VERSION, G.BLOCK, G.ITEMS, kind) + key,
+                            f"{kind}_" + "_".join(map(str, key)), lambda m, t, e: build(m, t, e, *key),
+                            G.packer(kind), extra, device)
 
 
 def _launch(kernel, entry: int, kind: str, n: int, grid: int, *values) -> None:

@@ -298,6 +298,25 @@ def _targets(device, heavy: bool) -> tuple:
     return targets
 
 
+#: hand-built modules at their full tier: (key, device) -> LoadedKernel
+_full_modules: dict = {}
+
+
+def load_full_module(key: tuple, name: str, build_kernel, packer, entries: tuple, device) -> LoadedKernel:
+    """A hand-built GPU module (the radix sort, compaction, gathers: ``build_kernel(module,
+    target, entry)`` adds ``entry`` and ``entry + s`` for ``s`` in ``entries``) loaded on
+    ``device`` at its full tier at once: its loops are the whole op, never run unoptimised,
+    and a compile at the first call keeps a later, larger call from compiling.  A warm call
+    is one lookup."""
+    k = _full_modules.get((key, device))
+    if k is None:
+        k = load(KernelSpec(key, name, (), None, build_kernel=build_kernel, packer=packer, extra_entries=entries,
+                            heavy=True), device)
+        _tiers.upgrade(k)
+        k = _full_modules.setdefault((key, device), k)
+    return k
+
+
 def load(spec: KernelSpec, device) -> LoadedKernel:
     """The kernel ``spec`` compiled and loaded for ``device`` (memoized), on the first
     tier its code is found or made for (``_tiers.start``)."""

@@ -24,9 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._array_object import Array
-from ._launch import KernelSpec, load
+from ._launch import load_full_module
 from ._statistical_functions import max as _max, min as _min
-from ._tiers import FullCode, upgrade
 from ._user_kernels import ElementwiseKernel
 from .compiler import radix_gpu
 from .compiler.radix_gpu import BINS, BLOCK, ENTRIES, VERSION, build_radix_module, packer
@@ -124,22 +123,12 @@ def _as(a: Array, dtype) -> Array:
     return v
 
 
-_specs: dict = {}
-
-
 def _kernel(device, key_kind: str, payload_bits: int):
     """The sort module for (key kind, payload bits) loaded on ``device``, fully compiled."""
     key = ("radix-gpu", VERSION, radix_gpu.ITEMS, radix_gpu.RANKING_BLOCKS, key_kind, payload_bits)
-    spec = _specs.get(key)
-    if spec is None:
-        spec = KernelSpec(key, f"radix_sort_{key_kind}_p{payload_bits}", (), None,
-                          build_kernel=lambda m, t, e: build_radix_module(m, t, e, key_kind, payload_bits),
-                          packer=packer(""), extra_entries=ENTRIES[1:], heavy=True)
-        spec = _specs.setdefault(key, spec)
-    kernel = load(spec, device)
-    if kernel.code.__class__ is not FullCode:
-        upgrade(kernel)  # (these loops are the whole sort: never run them unoptimised)
-    return kernel
+    return load_full_module(key, f"radix_sort_{key_kind}_p{payload_bits}",
+                            lambda m, t, e: build_radix_module(m, t, e, key_kind, payload_bits), packer(""),
+                            ENTRIES[1:], device)
 
 
 def _ptr(a: "Array | None") -> int:
