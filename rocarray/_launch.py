@@ -17,7 +17,7 @@ from ._array_object import Array, _c_strides
 from ._buffer import Buffer
 from ._params import SCALAR_CONVERTERS, _scalar_code, contiguous_template, pack_format  # noqa: F401
 from ._params import stride_positions  # noqa: F401 - the tests' name for it
-from ._tiers import BLOCK, LoadedKernel
+from ._tiers import BLOCK, LoadedKernel, stride_grid
 from .compiler.cache import key_digest
 from .compiler.quick_text import gpu_simple_kernel_text, host_simple_kernel_module
 from .compiler.skeletons import SIMPLE_LOOP_MAX_ELEMENTS, SIMPLE_LOOP_MAX_OFFSET, build_elementwise
@@ -164,7 +164,7 @@ class ContiguousRunner:
                 block = BLOCK
                 grid = (n + block - 1) // block
                 if grid > code.max_grid and not code.per_element:  # (as in ``CompiledCode.launch``)
-                    grid = max(code.max_grid, -(-n // self.round_elements))
+                    grid = stride_grid(code.max_grid, n, self.round_elements)
                 # the output from the pool of the thread's stream, its pointer written into
                 # the area, the launch: one runtime call (it frees the block if the launch fails)
                 ptr = launch_new(code.function, grid, block, area, self.out_word, nbytes)

@@ -145,16 +145,18 @@ class Generator:
         ``extra_type``); ``draws``: blocks of the stream taken per loop element."""
         n = math.prod(shape)
         dev = self._device or default_device()
-        dtype = np.dtype(dtype)
-        k = _kernels.per_block(kind, dtype)
+        launcher = _kernels.blocked_launcher(kind, dtype, (extra_type,) * len(extra), dev)
+        k = launcher.per_block
         m = -(-n // k)
-        buf = Array._empty((k * m,), dtype, dev)
-        if m:
-            # straight to the launch: the outputs are slices of one new buffer, so a call's
-            # checks of layouts and devices would find nothing (host time next to a fast kernel)
-            base, step = buf._buf.ptr, m * dtype.itemsize
-            _kernels.blocked_plan(kind, dtype, (extra_type,) * len(extra), dev).launch_flat(
-                m, (*self._bg.take_blocks(draws * m), *extra), [base + j * step for j in range(k)])
+        stream = self._bg.take_blocks(draws * m) if m else None
+        buf = launcher(m, stream, extra) if m else None
+        if buf is None:
+            buf = Array._empty((k * m,), dtype, dev)
+            if m:
+                # the outputs are slices of one new buffer, so a call's checks of layouts
+                # and devices would find nothing
+                base, step = buf._buf.ptr, m * dtype.itemsize
+                launcher.plan.launch_flat(m, (*stream, *extra), [base + j * step for j in range(k)])
         return buf if k * m == n and len(shape) == 1 else _contiguous_result(buf, n, shape)
 
     def _integers(self, dtype, shape: tuple, lo: int, n: int, one_pass: bool | None = None) -> Array:
@@ -333,10 +335,10 @@ class Generator:
         if _bad(scale, lambda s: s < 0):
             raise ValueError("scale < 0")
         if _is_scalar(scale):
-            return self._blocked("exponential", np.float64, _shape(size), (float(scale),))
+            return self._blocked("exponential", _FLOATS[1], _shape(size), (float(scale),))
         sc = asarray(scale, dtype=np.float64, device=self.device)
         shape = _shape(size) if size is not None else sc.shape
-        return sc * self._blocked("exponential", np.float64, shape, (1.0,))
+        return sc * self._blocked("exponential", _FLOATS[1], shape, (1.0,))
 
     def standard_gamma(self, shape, size=None, dtype=np.float64, out=None) -> Array:
         """``standard_gamma(shape, size=None, dtype=float64, out=None)``: Gamma(shape, 1)

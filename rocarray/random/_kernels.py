@@ -24,10 +24,15 @@ and may differ by a few ulps between devices.
 
 from __future__ import annotations
 
+import struct
 import threading
 
 import numpy as np
 
+from .._array_object import Array
+from .._buffer import Buffer
+from .._params import SCALAR_CONVERTERS, _scalar_code
+from .._tiers import stride_grid
 from .._user_kernels import ElementwiseKernel
 
 #: The scalar parameters every kernel starts with: the key (k1 << 32 | k0) and the first
@@ -506,6 +511,107 @@ def blocked_plan(kind: str, dtype, extra_types: tuple, device):
         plan = _plans[key] = kernel(kind, dtype).plan_for(
             (int, int, int) + extra_types, (dtype,) * per_block(kind, dtype), device)
     return plan
+
+
+def _value_offsets(fmt: str) -> list:
+    """The byte offset of each value a ``struct`` format packs (``<`` formats: no padding
+    but ``x``)."""
+    offsets, at, count = [], 0, ""
+    for c in fmt.lstrip("<"):
+        if c.isdigit():
+            count += c
+            continue
+        size = struct.calcsize("<" + c)
+        for _ in range(int(count or 1)):
+            if c != "x":
+                offsets.append(at)
+            at += size
+        count = ""
+    return offsets
+
+
+class BlockedLauncher:
+    """A blocked kernel's call on a GPU with little host time (next to a kernel of tens of
+    microseconds, the Python of a call is what a user waits for): the parameters live in a
+    parameter area (``runtime.parameter_area``) where a call overwrites the size, the
+    stream's scalars and extras (one ``struct`` write) and the outputs' pointers, and one
+    runtime call allocates the result and launches (``launch_into_new``).  The outputs
+    are the ``per_block`` slices of one new block.  ``__call__`` answers None where this
+    path does not apply -- the host, or a tier whose first calls are counted -- and the
+    caller takes the plan's packed launch (``_Plan.launch_flat``)."""
+
+    __slots__ = ("plan", "kernel", "per_block", "dtype", "itemsize", "device", "pool", "launch_new", "areas",
+                 "shape_word", "scalars", "scalar_at", "converters", "out_words", "name", "gpu")
+
+    def __init__(self, kind: str, dtype, extra_types: tuple, device):
+        plan = self.plan = blocked_plan(kind, dtype, extra_types, device)
+        kernel = self.kernel = plan.kernel
+        self.per_block = per_block(kind, dtype)
+        self.dtype = dtype
+        self.itemsize = dtype.itemsize
+        self.device = device
+        self.name = plan.name
+        self.areas: list = []
+        offsets = _value_offsets(kernel.packer.format)
+        # the packed values: n, then the template's (values[1]: the shape's first extent)
+        self.shape_word = offsets[2] // 8
+        self.scalar_at = offsets[plan.positions[0] + 1]
+        codes = [_scalar_code(np.dtype(t)) for t in plan.scalar_types]
+        self.scalars = struct.Struct("<" + "".join(codes))
+        self.converters = tuple(SCALAR_CONVERTERS[t] for t in plan.scalar_types[3:])
+        # the outputs' pointer words, and those of the hidden inputs through which the
+        # body reads an output (``_Plan.read_back``), each with its slice of the block
+        pointers = [(offsets[p + 1], j) for j, p in enumerate(plan.out_positions)]
+        pointers += [(offsets[p + 1], j) for j, p in plan.read_back]
+        self.out_words = tuple((at // 8, j) for at, j in pointers)
+        # (one struct write of the scalars needs them side by side; the pointers are words)
+        side_by_side = all(offsets[p + 1] == self.scalar_at + struct.calcsize("<" + "".join(codes[:i]))
+                           for i, p in enumerate(plan.positions))
+        words_aligned = all(at % 8 == 0 for at, _ in pointers) and offsets[2] % 8 == 0
+        self.gpu = kernel.is_gpu and side_by_side and words_aligned and kernel.packer.size % 8 == 0
+        if self.gpu:
+            self.pool = kernel.runtime.memory_pool(kernel.index)
+            self.launch_new = kernel.runtime.launch_into_new
+
+    def __call__(self, m: int, stream: tuple, extra: tuple):
+        """A new 1-D array of ``per_block * m`` values made by ``m`` loop elements, or None."""
+        kernel = self.kernel
+        code = kernel.code  # (read once: a tier-up swaps it whole)
+        if not self.gpu or code.first_calls:
+            return None
+        try:
+            area = self.areas.pop()
+        except IndexError:
+            words, address = kernel.runtime.parameter_area(kernel.packer.pack(0, *self.plan._template))
+            area = (words, address, words.cast("B"))
+        words = area[0]
+        words[0] = words[self.shape_word] = m
+        name = self.name
+        self.scalars.pack_into(area[2], self.scalar_at, *stream,
+                               *[f for c, v in zip(self.converters, extra) for f in c(v, name)])
+        block = kernel.block
+        grid = (m + block - 1) // block
+        if grid > code.max_grid and not code.per_element:  # (as in ``CompiledCode.launch``)
+            grid = stride_grid(code.max_grid, m, kernel.round_elements)
+        step = m * self.itemsize
+        out_words = self.out_words
+        nbytes = step * self.per_block
+        ptr = self.launch_new(code.function, grid, block, area, out_words[0][0], nbytes, out_words[1:], step)
+        self.areas.append(area)
+        return Array._on_buffer(Buffer(ptr, nbytes, self.device, None, False, self.pool),
+                                (self.per_block * m,), self.per_block * m, self.dtype)
+
+
+_launchers: dict = {}
+
+
+def blocked_launcher(kind: str, dtype, extra_types: tuple, device) -> BlockedLauncher:
+    """The ``BlockedLauncher`` of a blocked kernel on ``device`` (made once)."""
+    key = (kind, dtype, extra_types, device)
+    launcher = _launchers.get(key)
+    if launcher is None:
+        launcher = _launchers.setdefault(key, BlockedLauncher(kind, dtype, extra_types, device))
+    return launcher
 
 
 #: Outputs per block of the blocked kernels, by (kind, dtype name).

@@ -560,13 +560,15 @@ class GPURuntime(Runtime):
             self._relaunch(function, grid, block, shared, stream, address)
 
     def launch_into_new(self, function: Function, grid: int, block: int, area, out_word: int,
-                        nbytes: int) -> int:
+                        nbytes: int, more_words: tuple = (), step: int = 0) -> int:
         """The warm contiguous path's allocation and launch in one call: ``nbytes`` from the
         function's device's pool for the thread's current stream, its pointer written to word
         ``out_word`` of the parameter ``area`` (``parameter_area``'s pair), the launch queued
         on that stream; returns the pointer (the block goes back to the pool if the launch
         fails).  One look-up of the thread's state instead of ``alloc``'s and
-        ``launch_area``'s two."""
+        ``launch_area``'s two.  Outputs that are slices of the block (``rocarray.random``'s)
+        have their words in ``more_words``: pairs ``(word, j)``, the word getting the pointer
+        plus ``j * step``."""
         try:
             state = self._local.state
         except AttributeError:
@@ -575,7 +577,11 @@ class GPURuntime(Runtime):
         pool = self._pools.get(device) or self.memory_pool(device)
         stream = state.current.get(device)
         ptr = pool.malloc(nbytes, 0 if stream is None else stream.ptr)
-        area[0][out_word] = ptr
+        words = area[0]
+        words[out_word] = ptr
+        if more_words:
+            for w, j in more_words:
+                words[w] = ptr + j * step
         if state.device != device:
             self._use(device)
         if not self._launch(function.launch_handle, grid, block, 0, 0 if stream is None else stream.launch_handle,

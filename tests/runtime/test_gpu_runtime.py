@@ -250,6 +250,11 @@ def test_launch_into_new_allocates_on_the_threads_stream_and_launches(native):
     failed = area[0][3]
     assert runtime.launch_into_new(function, 1, 1, area, 3, 100) == failed  # it was freed
     assert pool.used_bytes() == in_use + 512
+    # outputs that are slices of the one block (rocarray.random's): each (word, j) of
+    # ``more_words`` gets the pointer plus j * step
+    sliced = runtime.parameter_area(struct.pack("<5q", 9, 0, 0, 8, 0))
+    base = runtime.launch_into_new(function, 1, 1, sliced, 1, 3000, ((2, 1), (4, 2)), 1000)
+    assert struct.unpack("<5Q", api.launches[-1][5]) == (9, base, base + 1000, 8, base + 2000)
     assert api.callback_errors == []
     assert runtime._native == native
 
@@ -518,3 +523,49 @@ def test_hip_hooks_assemble_no_ptx():
     assert HipHooks.assembles_ptx is False
     with pytest.raises(GPUError, match="no PTX to assemble"):
         HipHooks().link_ptx(b"ptx", 0)
+
+
+@pytest.mark.parametrize("kind,dtype,extra", [
+    ("uniform", "float32", (0.5, 2.0)), ("uniform", "float64", (-1.0, 3.0)), ("normal", "float32", (0.0, 1.0)),
+    ("exponential", "float64", (2.5,)), ("integers_one", "int8", (3, 250, 6)),
+    ("integers_wide_one", "uint64", (2**63, 2**63 + 3, 2**63 - 9))])
+def test_random_blocked_launcher_writes_what_the_packed_launch_packs(kind, dtype, extra):
+    # rocarray.random's GPU warm path (BlockedLauncher: a parameter area, one struct write of
+    # the scalars, the output slices' and read-back inputs' words by launch_into_new) gives
+    # the driver the bytes that the plan's packed launch (_Plan.launch_flat) would
+    from types import SimpleNamespace
+    import rocarray as ra
+    from rocarray._params import SCALAR_CONVERTERS
+    from rocarray.random import _kernels as RK
+
+    api = FakeHooks(devices=2)
+    runtime = GPURuntime(api)
+    function = runtime.get_function(runtime.load_module(1, b"image"), "k")
+    dt = np.dtype(dtype)
+    extra_types = (float,) * len(extra) if dt.kind == "f" else (int,) * len(extra)
+    launcher = RK.BlockedLauncher(kind, dt, extra_types, ra.Device("cpu"))
+    plan = launcher.plan
+    assert launcher.gpu is False  # (the host takes the packed launch)
+    launcher.kernel = SimpleNamespace(
+        code=SimpleNamespace(first_calls=False, max_grid=1000, per_element=False, function=function),
+        block=256, round_elements=6144, runtime=runtime, packer=plan.kernel.packer)
+    launcher.gpu, launcher.pool, launcher.launch_new = True, runtime.memory_pool(1), runtime.launch_into_new
+    for m in (5, 3 * 10**7):
+        stream = (0x1234_5678_9ABC_DEF0, 2**64 - 3, 17)
+        out = launcher(m, stream, extra)
+        ptr = out._buf.ptr
+        assert out.shape == (launcher.per_block * m,) and out.dtype == dt
+        values = plan._template.copy()
+        values[1] = m
+        fields = [f for t, v in zip(plan.scalar_types, stream + extra) for f in SCALAR_CONVERTERS[t](v, "k")]
+        for pos, f in zip(plan.positions, fields):
+            values[pos] = f
+        step = m * dt.itemsize
+        for j, pos in enumerate(plan.out_positions):
+            values[pos] = ptr + j * step
+        for j, pos in plan.read_back:
+            values[pos] = ptr + j * step
+        (_, grid, block, _, _, data, dev) = api.launches[-1]
+        assert data == plan.kernel.packer.pack(m, *values)
+        assert (block, dev) == (256, 1)
+        assert grid == (-(-m // 256) if m < 1000 * 256 else 1000 * -(-m // (1000 * 6144)))

@@ -3,7 +3,8 @@
 A GPU quick-tier elementwise kernel has no grid-stride loop: it takes one thread per
 element and at most ``SIMPLE_LOOP_MAX_ELEMENTS`` elements.  So while such code is loaded
 the launcher gives it ``ceil(n / block)`` blocks, not the grid of grid-stride kernels (one
-round of resident blocks, more for launches of many elements: ``GPU_GRID_TRIPS``); a
+round of resident blocks, more for launches of many elements: about ``GPU_GRID_TRIPS``
+trips a thread, in whole rounds); a
 launch over more elements compiles and swaps in the full tier first; once the full tier
 is in, that grid applies again.  A fake runtime records the launches.
 """
@@ -111,10 +112,14 @@ def test_hot_kernel_is_upgraded_and_capped_again(cache):
     assert not k.code.per_element and not k.code.simple_loops
     k.launch(n, _values(n))
     assert k.runtime.launches[-1] == (b"full", 1000, 256, _tiers.POLICY.tier_up_elements * 64)
-    # many more elements: blocks for about GPU_GRID_TRIPS vector trips per thread
+    # many more elements: blocks for about GPU_GRID_TRIPS vector trips per thread, in
+    # whole rounds of the 1000 resident blocks (5001 blocks' work: six rounds)
     n = 1000 * k.round_elements * 5 + 1
     k.launch(n, _values(n))
-    assert k.runtime.launches[-1] == (b"full", 5001, 256, n)
+    assert k.runtime.launches[-1] == (b"full", 6000, 256, n)
+    n = 1000 * k.round_elements * 2
+    k.launch(n, _values(n))
+    assert k.runtime.launches[-1] == (b"full", 2000, 256, n)
     # (float32: 4 lanes, two vectors per trip)
     assert k.round_elements == 256 * 4 * 2 * _tiers.GPU_GRID_TRIPS
 
@@ -127,7 +132,7 @@ def test_more_elements_than_the_quick_kernel_takes_runs_the_full_tier(cache, mon
     k = _kernel()
     n = SIMPLE_LOOP_MAX_ELEMENTS + 1
     k.launch(n, _values(n))
-    assert k.runtime.launches == [(b"full", -(-n // k.round_elements), 256, n)]
+    assert k.runtime.launches == [(b"full", 1000 * -(-n // (1000 * k.round_elements)), 256, n)]
     assert cache.compiled == [(k.spec.key, "upgraded")]
     assert not k.code.per_element and k.code.calls == -1
 
