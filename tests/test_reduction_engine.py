@@ -360,7 +360,18 @@ def test_both_tiers_agree(device):
         np.testing.assert_array_equal(k, expect_k)
 
 
-def test_scan_chunk_totals_scanned_recursively(device, monkeypatch):
+@pytest.fixture
+def fresh_scan_plans():
+    """No scan plan made before the test serves it, nor one made in it (under its patched
+    cuts) a later test."""
+    from rocarray._reduction import _scan_plans
+
+    _scan_plans.clear()
+    yield
+    _scan_plans.clear()
+
+
+def test_scan_chunk_totals_scanned_recursively(device, monkeypatch, fresh_scan_plans):
     """Force every line into many chunks, so the chunk totals are themselves scanned in
     chunks (three levels here): the result must not change."""
     import rocarray._reduction as red
@@ -456,7 +467,7 @@ def test_wave_scans_match_numpy(device, shape, axis, view, dtype):
 
 
 @pytest.mark.parametrize("wave_scans", [True, False])
-def test_wave_scans_many_chunks_and_the_switch(device, monkeypatch, wave_scans):
+def test_wave_scans_many_chunks_and_the_switch(device, monkeypatch, wave_scans, fresh_scan_plans):
     """Lines cut into many chunks (their totals scanned recursively, the records scans in
     wave mode too once their lines are a wave step long), and the module switch back to
     the per-thread mode: both give NumPy's results."""
@@ -517,7 +528,7 @@ class _FakeGPU:
 
 
 @pytest.mark.parametrize("wave", [32, 64])
-def test_gpu_scan_plans(monkeypatch, wave):
+def test_gpu_scan_plans(monkeypatch, wave, fresh_scan_plans):
     """Which scans take the GPU wave mode, and how they are cut: long lines (contiguous,
     strided or reversed) take it for their totals pass, the totals' scans and the scan
     itself, with chunks of whole wave trips and one round of resident waves; many short
@@ -530,6 +541,7 @@ def test_gpu_scan_plans(monkeypatch, wave):
         fake = _FakeGPU(wave, simple)
         fake.packer = _packer(1, 1)
         monkeypatch.setattr(red, "load", lambda spec, device: fake)
+        red._scan_plans.clear()  # (planned for another fake)
         ra.cumulative_sum(a, axis=axis)
         return fake.launches
 
@@ -559,3 +571,71 @@ def test_gpu_scan_plans(monkeypatch, wave):
     assert not any(launch[4] & MODE_WAVE for launch in plan(long_rows, 1, simple=True))
     monkeypatch.setattr(red, "GPU_WAVE_SCANS", False)
     assert not any(launch[4] & MODE_WAVE for launch in plan(long_rows, 1))
+
+
+
+def test_scan_plans_serve_other_arrays_of_a_layout(device, fresh_scan_plans):
+    """A warm scan replays its layout's plan with the pointers of the call: other data,
+    other offsets into one buffer (rows of a matrix, reversed views), every kind of
+    dtype, ``ra.scan`` through the engine's plans too; one plan per layout."""
+    from rocarray._reduction import _ScanPlan, _scan_plans
+
+    rng = np.random.default_rng(31)
+    for dtype in (ra.int32, ra.float32, ra.float64, ra.uint8, ra.bool, ra.complex64):
+        m = random_array((4, 70001), dtype, rng, low=-5, high=5)
+        md = ra.asarray(m, device=device)
+        for inc in (False, True):
+            for k in range(4):
+                for view, a in ((md[k], m[k]), (md[k, ::-1], m[k, ::-1])):
+                    g = ra.cumulative_sum(view, include_initial=inc).get()
+                    if m.dtype.kind in "fc":
+                        e = np.cumulative_sum(a.astype(np.complex128 if m.dtype.kind == "c" else np.float64),
+                                              include_initial=inc)
+                        scale = np.cumulative_sum(np.abs(a).astype(np.float64), include_initial=inc)
+                        assert np.all(np.abs(g - e) <= _scan_tolerance(scale, m.dtype, a.size)), (dtype, k, inc)
+                    else:
+                        e = np.cumulative_sum(a, include_initial=inc, dtype=g.dtype)
+                        np.testing.assert_array_equal(g, e, err_msg=f"{dtype} row {k} inc {inc}")
+        if m.dtype.kind != "c":
+            for k in range(4):
+                np.testing.assert_array_equal(ra.scan(md[k], "max").get(), np.maximum.accumulate(m[k]))
+    # per dtype: sum over two layouts (forward, reversed) times include_initial, and max
+    plans = {id(p) for p in _scan_plans.values() if isinstance(p, _ScanPlan)}
+    assert len(plans) == 6 * 2 * 2 + 5
+
+
+def test_gpu_scan_plan_replays_its_launches(monkeypatch, fresh_scan_plans):
+    """A warm GPU scan launches what the first call planned, only the pointers filled in:
+    the input's (with its offset), the new output's, and the chunk totals' parts of one
+    scratch buffer (aligned apart); a long line takes five launches."""
+    import rocarray._reduction as red
+
+    fake = _FakeGPU(32)
+    fake.packer = red._packer(1, 1)
+    seen = []
+    fake.launch_packed = lambda fn, grid, block, packer, n, values: seen.append((fn, grid, n, list(values)))
+    monkeypatch.setattr(red, "load", lambda spec, device: fake)
+    m = ra.zeros((2, 1 << 22), dtype=ra.float32)
+    calls = []
+    for row in (m[0], m[1], m[1]):
+        seen.clear()
+        out = ra.cumulative_sum(row)
+        calls.append((row, out, list(seen)))
+    (plan,) = {id(p): p for p in red._scan_plans.values()}.values()
+    assert [fn for fn, *_ in calls[0][2]] == ["entry", "entry_c", "entry_r", "entry_r", "entry_s"]
+    offsets = sorted({off for *_, slots, _, _ in plan.launches for _, src, off in slots if src == 2})
+    assert len(offsets) == 2 and all(off % 256 == 0 for off in offsets) and plan.scratch > offsets[-1]
+    for row, out, launches in calls:
+        bases = {0: row._buf.ptr + row._offset, 1: out._buf.ptr}
+        scratch = set()
+        for (fn, grid, n, values), (_, _, items, template, slots, plan_grid, _) in zip(launches, plan.launches):
+            assert (grid, n) == (plan_grid, items)
+            pointers = {slot: (src, off) for slot, src, off in slots}
+            for k, (v, t) in enumerate(zip(values, template)):
+                if k not in pointers:
+                    assert v == t, (fn, k)
+                elif pointers[k][0] == 2:
+                    scratch.add(v - pointers[k][1])
+                else:
+                    assert v == bases[pointers[k][0]] + pointers[k][1], (fn, k)
+        assert len(scratch) == 1 and 0 not in scratch
