@@ -444,7 +444,7 @@ def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False,
         shape_k, (sk_in, sk_out) = merge_dims(kept_shape, [tuple(x.strides[d] for d in kept),
                                                            tuple(out_strides[d] for d in kept)])
     kernel = load(rdef.scan_spec(), device)
-    plan = _ScanPlan(kernel, device, rdef, n, out_shape, shape_k, sk_in, sk_out, x.strides[axis],
+    plan = _ScanPlan(kernel, device, rdef, axis, n, out_shape, shape_k, sk_in, sk_out, x.strides[axis],
                      out_strides[axis], include_initial)
     if key is not None:
         if len(_scan_plans) >= _PLANS_MAX:
@@ -471,15 +471,18 @@ class _ScanPlan:
     fill, the (slot, source, offset) of those pointers, GPU grid, elements of work).  A run
     allocates the output and one scratch buffer for every level's chunk totals."""
 
-    __slots__ = ("kernel", "code", "device", "out_shape", "out_dtype", "work", "scratch", "launches")
+    __slots__ = ("kernel", "code", "device", "out_shape", "out_dtype", "work", "scratch", "launches",
+                 "exclusive_view")
 
-    def __init__(self, kernel, device, rdef, n, out_shape, shape_k, sk_in, sk_out, in_stride, out_stride,
+    def __init__(self, kernel, device, rdef, axis, n, out_shape, shape_k, sk_in, sk_out, in_stride, out_stride,
                  include_initial):
         (_, in_dt), = rdef.inputs
         (_, self.out_dtype), = rdef.outputs
         self.kernel = kernel
         self.device = device
         self.out_shape = out_shape
+        #: ``ra.scan``'s exclusive result: this (inclusive, identity in front) less its last position
+        self.exclusive_view = tuple(slice(None, -1) if d == axis else slice(None) for d in range(len(out_shape)))
         n_out = _prod(shape_k)
         self.work = work = n_out * max(n, 1)
         kernel.fit(work)
