@@ -28,8 +28,8 @@ from .compiler.abi import DIMS, PTR
 from .compiler.interp import NotInterpretable
 from .compiler.lang import compile_scalar_function
 from .compiler.reduction import build_reduction, build_scan, item_functions, quick_tier_text, record_wrappers
-from .compiler.reduction_abi import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_WAVE, SCAN_UNROLL, TILE, gpu_tile_width,
-                                     record_layout, reduction_param_types, scan_param_types)
+from .compiler.reduction_abi import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_UNSCANNED, MODE_WAVE, SCAN_UNROLL,
+                                     TILE, gpu_tile_width, record_layout, reduction_param_types, scan_param_types)
 from .targets.base import MAX_DIMS
 
 #: Most reduced elements one host item folds (then records and a second pass): with
@@ -55,6 +55,10 @@ GPU_WAVE_SCANS = True
 #: The wave mode takes lines of at least this many wave-wide steps; shorter lines (many
 #: short rows) keep a thread each.
 GPU_SCAN_WAVE_STEPS = 4
+#: Scans: lines cut into at most this many chunks leave the chunk totals unscanned, each
+#: chunk folding the totals of those before it (``MODE_UNSCANNED``: a launch less than
+#: scanning them; at most this many records read per chunk).
+SCAN_UNSCANNED_MOST = 64
 #: A host scan of integers by add, max or min whose elements move at least this many bytes
 #: (input and output) runs each line in one pass: it is bound by memory, not by its chain of
 #: one-cycle steps, and the chunked scan reads the input twice (narrower elements are
@@ -494,10 +498,11 @@ class _ScanPlan:
         waves = _scan_waves(kernel, shape_k, n, sk_in, in_stride)
         n_chunks, chunk = (1, n) if _one_pass(kernel, rdef, in_dt, self.out_dtype) else \
             _scan_cut(kernel, n_out, n, waves)
-        totals = self._chunk_totals(0, kernel.packer, (n_out, n_chunks, chunk, n), shape_k, (src[0], sk_in, (in_stride,)),
-                                    [(0, sk_out)], work, waves, rec_size, len(rdef.outputs))
+        totals, unscanned = self._chunk_totals(0, kernel.packer, (n_out, n_chunks, chunk, n), shape_k,
+                                               (src[0], sk_in, (in_stride,)), [(0, sk_out)], work, waves, rec_size,
+                                               len(rdef.outputs))
         dst = (_Ptr(1), sk_out, out_stride)
-        values = _scan_values(_scan_mode(0, waves), n_out, n_chunks, chunk, shape_k, n, src, dst, totals,
+        values = _scan_values(_scan_mode(unscanned, waves), n_out, n_chunks, chunk, shape_k, n, src, dst, totals,
                               include_initial)
         self._launch(2, _scan_packer(1, 1), n_out * n_chunks, values, work, waves)
 
@@ -539,18 +544,21 @@ class _ScanPlan:
 
     def _chunk_totals(self, entry: int, packer, cut, shape_k, src, outs, work, waves: bool, rec_size: int,
                       n_outs: int):
-        """The pointer to each chunk's total as records ``[chunk, output]``, scanned in
-        place (the carry into each chunk), or 0 when the lines are one chunk each.  ``cut``
-        is (outputs, chunks, chunk length, line length); entry ``entry`` folds ``src``."""
+        """(The pointer to each chunk's total as records ``[chunk, output]``, scanned in
+        place -- the carry into each chunk -- or left unscanned for few chunks; the mode bit
+        saying which), or (0, 0) when the lines are one chunk each.  ``cut`` is (outputs,
+        chunks, chunk length, line length); entry ``entry`` folds ``src``."""
         n_out, n_chunks, chunk, n = cut
         if n_chunks <= 1:
-            return 0
+            return 0, 0
         totals = self._scratch(n_chunks * n_out * rec_size)
         values = _values(_scan_mode(MODE_RECORDS, waves), n_out, n_chunks, chunk, shape_k, (n,), n,
                          [src], outs, totals)
         self._launch(entry, packer, n_out * n_chunks, values, work, waves)
+        if n_chunks <= SCAN_UNSCANNED_MOST:
+            return totals, MODE_UNSCANNED
         self._scan_records(totals, n_chunks, n_out, shape_k, rec_size, n_outs)
-        return totals
+        return totals, 0
 
     def _scan_records(self, ptr, m, n_out, shape_k, rec_size, n_outs) -> None:
         """Scan, in place, the records ``[m, output]`` at ``ptr`` along their first axis."""
@@ -559,10 +567,10 @@ class _ScanPlan:
         line = (ptr, rec_k, n_out * rec_size)
         waves = _scan_waves(kernel, shape_k, m, rec_k, line[2])
         m_chunks, chunk = _scan_cut(kernel, n_out, m, waves)
-        totals = self._chunk_totals(1, _packer(1, n_outs), (n_out, m_chunks, chunk, m), shape_k,
-                                    (ptr, rec_k, (line[2],)), [(0, rec_k)] * n_outs, n_out * m, waves, rec_size,
-                                    n_outs)
-        values = _scan_values(_scan_mode(0, waves), n_out, m_chunks, chunk, shape_k, m, line, line, totals, False)
+        totals, unscanned = self._chunk_totals(1, _packer(1, n_outs), (n_out, m_chunks, chunk, m), shape_k,
+                                               (ptr, rec_k, (line[2],)), [(0, rec_k)] * n_outs, n_out * m, waves,
+                                               rec_size, n_outs)
+        values = _scan_values(_scan_mode(unscanned, waves), n_out, m_chunks, chunk, shape_k, m, line, line, totals, False)
         self._launch(3, _scan_packer(1, 1), n_out * m_chunks, values, n_out * m, waves)
 
 

@@ -371,11 +371,14 @@ def fresh_scan_plans():
     _scan_plans.clear()
 
 
-def test_scan_chunk_totals_scanned_recursively(device, monkeypatch, fresh_scan_plans):
+@pytest.mark.parametrize("unscanned_most", [0, 64])
+def test_scan_chunk_totals_scanned_recursively(device, monkeypatch, fresh_scan_plans, unscanned_most):
     """Force every line into many chunks, so the chunk totals are themselves scanned in
-    chunks (three levels here): the result must not change."""
+    chunks (three levels here), or (``unscanned_most``) left unscanned where they are few,
+    each chunk folding the totals before it: the result must not change."""
     import rocarray._reduction as red
 
+    monkeypatch.setattr(red, "SCAN_UNSCANNED_MOST", unscanned_most)
     monkeypatch.setattr(red, "_scan_chunks", lambda kernel, n_out, n, *mode: max(1, min(n // 3, 40)))
     rng = np.random.default_rng(12)
     for dtype in (ra.int32, ra.float64, ra.bool):
@@ -560,7 +563,7 @@ def test_gpu_scan_plans(monkeypatch, wave, fresh_scan_plans):
                 assert (n_chunks - 1) * chunk < line.shape[0] <= n_chunks * chunk
         assert launches[0][4] == MODE_RECORDS | MODE_WAVE and launches[0][0] == "entry"
     for a, axis in ((ra.zeros((4096, 64)), 1), (ra.zeros((1 << 14, 64)), 0), (ra.zeros((100, 4 * wave - 1)), 1)):
-        assert all(mode == mode & MODE_RECORDS for *_, mode, _, _ in plan(a, axis)), a.shape
+        assert not any(mode & MODE_WAVE for *_, mode, _, _ in plan(a, axis)), a.shape
 
     def elements_in_waves(launches):  # the totals pass and the scan of the elements
         return all(launch[4] & MODE_WAVE for launch in launches if launch[0] in ("entry", "entry_s"))
@@ -607,7 +610,7 @@ def test_scan_plans_serve_other_arrays_of_a_layout(device, fresh_scan_plans):
 def test_gpu_scan_plan_replays_its_launches(monkeypatch, fresh_scan_plans):
     """A warm GPU scan launches what the first call planned, only the pointers filled in:
     the input's (with its offset), the new output's, and the chunk totals' parts of one
-    scratch buffer (aligned apart); a long line takes five launches."""
+    scratch buffer (aligned apart); a long line takes four launches."""
     import rocarray._reduction as red
 
     fake = _FakeGPU(32)
@@ -622,7 +625,11 @@ def test_gpu_scan_plan_replays_its_launches(monkeypatch, fresh_scan_plans):
         out = ra.cumulative_sum(row)
         calls.append((row, out, list(seen)))
     (plan,) = {id(p): p for p in red._scan_plans.values()}.values()
-    assert [fn for fn, *_ in calls[0][2]] == ["entry", "entry_c", "entry_r", "entry_r", "entry_s"]
+    # the elements' chunk totals, those of the totals' chunks (few: left unscanned), the
+    # scan of the totals, of the elements
+    assert [fn for fn, *_ in calls[0][2]] == ["entry", "entry_c", "entry_r", "entry_s"]
+    modes = [values[0] for *_, values in calls[0][2]]
+    assert modes[2] & red.MODE_UNSCANNED and not modes[3] & red.MODE_UNSCANNED
     offsets = sorted({off for *_, slots, _, _ in plan.launches for _, src, off in slots if src == 2})
     assert len(offsets) == 2 and all(off % 256 == 0 for off in offsets) and plan.scratch > offsets[-1]
     for row, out, launches in calls:
@@ -639,3 +646,23 @@ def test_gpu_scan_plan_replays_its_launches(monkeypatch, fresh_scan_plans):
                 else:
                     assert v == bases[pointers[k][0]] + pointers[k][1], (fn, k)
         assert len(scratch) == 1 and 0 not in scratch
+
+
+@pytest.mark.parametrize("chunks", [None, 40, 3000])
+def test_scan_order_of_chunk_totals(device, monkeypatch, fresh_scan_plans, chunks):
+    """An associative operation that does not commute (the last non-zero element so far)
+    over sparse data, many chunks of which hold only zeros: each chunk's carry must be its
+    earlier chunks' totals folded in order, scanned (``chunks=3000``) or not (40)."""
+    import rocarray._reduction as red
+
+    if chunks is not None:
+        monkeypatch.setattr(red, "_scan_chunks", lambda kernel, n_out, n, *mode: max(1, min(n // 3, chunks)))
+    last = ra.ReductionKernel("T x", "T y", "x", "(b != 0) ? b : a", "y = a", "0", "rk_scan_last_nonzero")
+    rng = np.random.default_rng(43)
+    for n in (200003, 9001):
+        h = np.where(rng.random(n) < 2e-4, rng.integers(1, 1000, n), 0).astype(np.int64)
+        h[n // 2] = 7  # (at least one)
+        want = np.maximum.accumulate(np.where(h != 0, np.arange(n), -1))
+        want = np.where(want >= 0, h[np.maximum(want, 0)], 0)
+        for x in (ra.asarray(h, device=device), ra.asarray(h[::-1].copy(), device=device)[::-1]):
+            np.testing.assert_array_equal(ra.scan(x, last).get(), want, err_msg=f"{n} {chunks}")
