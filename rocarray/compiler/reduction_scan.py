@@ -9,6 +9,9 @@ from .index_ir import CountedLoop, dim_at
 from .reduction_abi import MODE_UNSCANNED, MODE_WAVE, SCAN_UNROLL, scan_param_types
 from .reduction_ir import I32
 
+#: ``MODE_UNSCANNED``: chunk totals loaded together before they are folded.
+TOTALS_UNROLL = 4
+
 
 class ScanBuilder:
     """The scan entries of ``ReductionBuilder``."""
@@ -80,15 +83,28 @@ class ScanBuilder:
         b.cbranch(b.icmp_unsigned("!=", c, zero), carry_bb, start_bb)
         b.position_at_end(carry_bb)
         unscanned = b.icmp_unsigned("!=", b.and_(self.mode, ir.Constant(I64, MODE_UNSCANNED)), zero)
-        totals = CountedLoop(b, b.select(unscanned, zero, b.sub(c, one)), c, "scan.total")
-        slot = b.add(b.mul(totals.i, self.n_out), o)
-        if self.opaque is None:
-            rec = b.gep(self.records, [slot], source_etype=self.rec_type)
-            b.store(b.load(rec, typ=self.rec_type), self.tmp.ptr)
-        else:
-            b.call(self.opaque[2], [self.records, self.tmp.ptr, slot, zero])
+
+        def load_total(k, rec):
+            slot = b.add(b.mul(k, self.n_out), o)
+            if self.opaque is None:
+                b.store(b.load(b.gep(self.records, [slot], source_etype=self.rec_type), typ=self.rec_type), rec.ptr)
+            else:
+                b.call(self.opaque[2], [self.records, rec.ptr, slot, zero])
+
+        # the unscanned totals TOTALS_UNROLL at a time, their loads first (in flight
+        # together), then the rest one by one (or the one scanned record)
+        group = [self.new_record(b) for _ in range(TOTALS_UNROLL)]
+        groups = CountedLoop(b, b.select(unscanned, zero, b.sub(c, one)),
+                             b.sub(c, ir.Constant(I64, TOTALS_UNROLL - 1)), "scan.totals")
+        for u, rec in enumerate(group):
+            load_total(b.add(groups.i, ir.Constant(I64, u)), rec)
+        for rec in group:
+            self.combine(b, carry, rec)
+        groups.close(b, b.add(groups.i, ir.Constant(I64, TOTALS_UNROLL)))
+        rest = CountedLoop(b, groups.i, c, "scan.total")
+        load_total(rest.i, self.tmp)
         self.combine(b, carry, self.tmp)
-        totals.close(b, b.add(totals.i, one))
+        rest.close(b, b.add(rest.i, one))
         b.branch(start_bb)
         b.position_at_end(start_bb)
 
