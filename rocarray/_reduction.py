@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _dtypes
 from ._array_object import Array, _prod
+from ._buffer import allocate
 from ._copy import contiguous
 from ._data_type_functions import astype
 from ._kernels import catalogue
@@ -27,8 +28,8 @@ from .compiler.abi import DIMS, PTR
 from .compiler.interp import NotInterpretable
 from .compiler.lang import compile_scalar_function
 from .compiler.reduction import build_reduction, build_scan, item_functions, quick_tier_text, record_wrappers
-from .compiler.reduction_abi import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_WAVE, SCAN_UNROLL, TILE, gpu_tile_width,
-                                     record_layout, reduction_param_types, scan_param_types)
+from .compiler.reduction_abi import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_UNSCANNED, MODE_WAVE, SCAN_UNROLL,
+                                     TILE, gpu_tile_width, record_layout, reduction_param_types, scan_param_types)
 from .targets.base import MAX_DIMS
 
 #: Most reduced elements one host item folds (then records and a second pass): with
@@ -54,6 +55,10 @@ GPU_WAVE_SCANS = True
 #: The wave mode takes lines of at least this many wave-wide steps; shorter lines (many
 #: short rows) keep a thread each.
 GPU_SCAN_WAVE_STEPS = 4
+#: Scans: lines cut into at most this many chunks leave the chunk totals unscanned, each
+#: chunk folding the totals of those before it (``MODE_UNSCANNED``: a launch less than
+#: scanning them; at most this many records read per chunk).
+SCAN_UNSCANNED_MOST = 64
 #: A host scan of integers by add, max or min whose elements move at least this many bytes
 #: (input and output) runs each line in one pass: it is bound by memory, not by its chain of
 #: one-cycle steps, and the chunked scan reads the input twice (narrower elements are
@@ -398,50 +403,175 @@ def _scan_values(mode, n_out, n_chunks, chunk, shape_k, n, src, dst, records, in
     return vals + [records, 1 if include_initial else 0]
 
 
-def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False) -> Array:
+#: Launch plans of recent scan layouts: (def, axis, include_initial, input layout) -> _ScanPlan
+#: (and the callers' own keys of the same calls).  A warm call of a known layout allocates
+#: the output and one scratch buffer, fills in the pointers and launches.
+_scan_plans: dict = {}
+
+
+def scan(rdef: ReductionDef, x: Array, axis: int, include_initial: bool = False, *, plan_alias=None) -> Array:
     """The inclusive scan of ``rdef`` (one input, one output) along ``axis`` of ``x``;
     with ``include_initial`` the result starts with ``post(identity)`` (one longer).
 
     Each line is cut into chunks worked in parallel: a reduction pass writes each chunk's
     total, those totals are scanned (the same way, recursively), and each chunk's scan
-    starts from the total before it."""
+    starts from the total before it.  The launches of a layout are planned once
+    (``_ScanPlan``); ``plan_alias`` is a further key for that plan (a caller's cheaper key
+    of the same call, looked up before it comes here)."""
+    try:
+        key = (rdef, axis, include_initial, x._shape, x._strides, x._dtype, x._buf.device)
+        plan = _scan_plans.get(key)
+    except (AttributeError, TypeError):  # not an array: the checks below say
+        plan = key = None
+    if plan is not None and plan.code is plan.kernel.code:
+        if plan_alias is not None:
+            _scan_plans[plan_alias] = plan
+        return plan.run(x)
     (_, in_dt), = rdef.inputs
     (_, out_dt), = rdef.outputs
     if x.dtype != in_dt:
         x = _cast(x, in_dt)
+        key = None  # the cast is a new array each call
     device = x.device
     n = x.shape[axis]
     out_shape = tuple(d + (1 if include_initial and k == axis else 0) for k, d in enumerate(x.shape))
-    out = Array._empty(out_shape, out_dt, device)
+    out_strides = _c_strides(out_shape, out_dt.itemsize)
     kept = [d for d in range(x.ndim) if d != axis]
     kept_shape = tuple(x.shape[d] for d in kept)
-    n_out = _prod(kept_shape)
-    if out.size == 0:
-        return out
+    if _prod(out_shape) == 0:
+        return Array._empty(out_shape, out_dt, device)
     shape_k, (sk_in, sk_out) = merge_dims(kept_shape, [tuple(x.strides[d] for d in kept),
-                                                       tuple(out.strides[d] for d in kept)])
+                                                       tuple(out_strides[d] for d in kept)])
     if len(shape_k) > MAX_DIMS:
         x = contiguous(x)
+        key = None  # the copy is a new array each call
         shape_k, (sk_in, sk_out) = merge_dims(kept_shape, [tuple(x.strides[d] for d in kept),
-                                                           tuple(out.strides[d] for d in kept)])
+                                                           tuple(out_strides[d] for d in kept)])
     kernel = load(rdef.scan_spec(), device)
-    _, rec_size = record_layout([d for _, _, d in rdef.fields])
-    work = n_out * max(n, 1)
-    kernel.fit(work)
-    kernel.code.count(kernel, work)  # (one call: the scan's launches count once)
-    src = (x._buf.ptr + x._offset, sk_in, x.strides[axis])
-    waves = _scan_waves(kernel, shape_k, n, sk_in, x.strides[axis])
-    n_chunks, chunk = (1, n) if _one_pass(kernel, rdef, in_dt, out_dt) else _scan_cut(kernel, n_out, n, waves)
-    keep = []  # records buffers alive until every pass is queued
-    totals = _chunk_totals(kernel, 0, kernel.packer, (n_out, n_chunks, chunk, n), shape_k,
-                           (src[0], sk_in, (src[2],)), [(0, sk_out)], work, waves, rec_size,
-                           len(rdef.outputs), device, keep)
-    dst = (out._buf.ptr + out._offset, sk_out, out.strides[axis])
-    values = _scan_values(_scan_mode(0, waves), n_out, n_chunks, chunk, shape_k, n, src, dst, totals,
-                          include_initial)
-    _launch_items(kernel, 2, _scan_packer(1, 1), n_out * n_chunks, values, work, waves)
-    del keep
-    return out
+    plan = _ScanPlan(kernel, device, rdef, axis, n, out_shape, shape_k, sk_in, sk_out, x.strides[axis],
+                     out_strides[axis], include_initial)
+    if key is not None:
+        if len(_scan_plans) >= _PLANS_MAX:
+            _scan_plans.clear()
+        _scan_plans[key] = plan
+        if plan_alias is not None:
+            _scan_plans[plan_alias] = plan
+    return plan.run(x)
+
+
+class _Ptr:
+    """A pointer of a planned launch: ``offset`` bytes into the input (0), the output (1)
+    or the plan's scratch buffer of chunk totals (2), filled in at each run."""
+
+    __slots__ = ("source", "offset")
+
+    def __init__(self, source: int, offset: int = 0):
+        self.source, self.offset = source, offset
+
+
+class _ScanPlan:
+    """The launches of one scan layout, planned for the kernel's code in place (a tier-up
+    re-plans): each is (entry, packer, items, parameter values with the pointers left to
+    fill, the (slot, source, offset) of those pointers, GPU grid, elements of work).  A run
+    allocates the output and one scratch buffer for every level's chunk totals."""
+
+    __slots__ = ("kernel", "code", "device", "out_shape", "out_dtype", "work", "scratch", "launches",
+                 "exclusive_view")
+
+    def __init__(self, kernel, device, rdef, axis, n, out_shape, shape_k, sk_in, sk_out, in_stride, out_stride,
+                 include_initial):
+        (_, in_dt), = rdef.inputs
+        (_, self.out_dtype), = rdef.outputs
+        self.kernel = kernel
+        self.device = device
+        self.out_shape = out_shape
+        #: ``ra.scan``'s exclusive result: this (inclusive, identity in front) less its last position
+        self.exclusive_view = tuple(slice(None, -1) if d == axis else slice(None) for d in range(len(out_shape)))
+        n_out = _prod(shape_k)
+        self.work = work = n_out * max(n, 1)
+        kernel.fit(work)
+        self.code = kernel.code  # (after ``fit``, which may replace it)
+        _, rec_size = record_layout([d for _, _, d in rdef.fields])
+        self.scratch = 0
+        self.launches = []
+        src = (_Ptr(0), sk_in, in_stride)
+        waves = _scan_waves(kernel, shape_k, n, sk_in, in_stride)
+        n_chunks, chunk = (1, n) if _one_pass(kernel, rdef, in_dt, self.out_dtype) else \
+            _scan_cut(kernel, n_out, n, waves)
+        totals, unscanned = self._chunk_totals(0, kernel.packer, (n_out, n_chunks, chunk, n), shape_k,
+                                               (src[0], sk_in, (in_stride,)), [(0, sk_out)], work, waves, rec_size,
+                                               len(rdef.outputs))
+        dst = (_Ptr(1), sk_out, out_stride)
+        values = _scan_values(_scan_mode(unscanned, waves), n_out, n_chunks, chunk, shape_k, n, src, dst, totals,
+                              include_initial)
+        self._launch(2, _scan_packer(1, 1), n_out * n_chunks, values, work, waves)
+
+    def run(self, x: Array) -> Array:
+        kernel = self.kernel
+        code = self.code
+        device = self.device
+        out = Array._empty(self.out_shape, self.out_dtype, device)
+        # (the scratch buffer is freed after the launches are queued: stream-ordered reuse)
+        scratch = allocate(device, self.scratch) if self.scratch else None
+        bases = (x._buf.ptr + x._offset, out._buf.ptr, scratch.ptr if scratch is not None else 0)
+        code.count(kernel, self.work)  # (one call: the scan's launches count once)
+        for entry, packer, items, template, slots, grid, work in self.launches:
+            values = template.copy()
+            for slot, source, offset in slots:
+                values[slot] = bases[source] + offset
+            code.launch_entry(kernel, entry, packer, items, values, grid, GPU_BLOCK, work)
+        return out
+
+    def _scratch(self, nbytes: int) -> _Ptr:
+        """``nbytes`` of the scratch buffer (each part aligned for any record)."""
+        ptr = _Ptr(2, self.scratch)
+        self.scratch += -(-nbytes // 256) * 256
+        return ptr
+
+    def _launch(self, entry: int, packer, items, values, work, waves: bool = False) -> None:
+        """Plan a launch of entry ``entry`` of the scan's module over ``items``."""
+        kernel = self.kernel
+        code = self.code
+        rt = kernel.runtime
+        if waves:  # a wave per item, at most GPU_WAVE_ROUNDS rounds of resident blocks (compiled code only)
+            grid = min(-(-items * kernel.target.wave_size // GPU_BLOCK),
+                       GPU_WAVE_ROUNDS * rt.resident_grid(code.functions[entry], GPU_BLOCK))
+        else:  # a thread per item, at most four rounds of resident blocks (the host: one call)
+            grid = min(-(-items // GPU_BLOCK), 4 * rt.max_grid(kernel.index, GPU_BLOCK)) if kernel.is_gpu else 0
+        slots = [(k, v.source, v.offset) for k, v in enumerate(values) if isinstance(v, _Ptr)]
+        template = [0 if isinstance(v, _Ptr) else v for v in values]
+        self.launches.append((entry, packer, items, template, tuple(slots), grid, work))
+
+    def _chunk_totals(self, entry: int, packer, cut, shape_k, src, outs, work, waves: bool, rec_size: int,
+                      n_outs: int):
+        """(The pointer to each chunk's total as records ``[chunk, output]``, scanned in
+        place -- the carry into each chunk -- or left unscanned for few chunks; the mode bit
+        saying which), or (0, 0) when the lines are one chunk each.  ``cut`` is (outputs,
+        chunks, chunk length, line length); entry ``entry`` folds ``src``."""
+        n_out, n_chunks, chunk, n = cut
+        if n_chunks <= 1:
+            return 0, 0
+        totals = self._scratch(n_chunks * n_out * rec_size)
+        values = _values(_scan_mode(MODE_RECORDS, waves), n_out, n_chunks, chunk, shape_k, (n,), n,
+                         [src], outs, totals)
+        self._launch(entry, packer, n_out * n_chunks, values, work, waves)
+        if n_chunks <= SCAN_UNSCANNED_MOST:
+            return totals, MODE_UNSCANNED
+        self._scan_records(totals, n_chunks, n_out, shape_k, rec_size, n_outs)
+        return totals, 0
+
+    def _scan_records(self, ptr, m, n_out, shape_k, rec_size, n_outs) -> None:
+        """Scan, in place, the records ``[m, output]`` at ``ptr`` along their first axis."""
+        kernel = self.kernel
+        rec_k = _c_strides(shape_k, rec_size)
+        line = (ptr, rec_k, n_out * rec_size)
+        waves = _scan_waves(kernel, shape_k, m, rec_k, line[2])
+        m_chunks, chunk = _scan_cut(kernel, n_out, m, waves)
+        totals, unscanned = self._chunk_totals(1, _packer(1, n_outs), (n_out, m_chunks, chunk, m), shape_k,
+                                               (ptr, rec_k, (line[2],)), [(0, rec_k)] * n_outs, n_out * m, waves,
+                                               rec_size, n_outs)
+        values = _scan_values(_scan_mode(unscanned, waves), n_out, m_chunks, chunk, shape_k, m, line, line, totals, False)
+        self._launch(3, _scan_packer(1, 1), n_out * m_chunks, values, n_out * m, waves)
 
 
 def _one_pass(kernel, rdef: ReductionDef, in_dt, out_dt) -> bool:
@@ -465,50 +595,6 @@ def _scan_cut(kernel, n_out: int, n: int, waves: bool) -> tuple[int, int]:
         chunk = -(-chunk // quantum) * quantum
         n_chunks = -(-n // chunk)
     return n_chunks, chunk
-
-
-def _scan_records(kernel, ptr, m, n_out, shape_k, rec_size, n_outs, device, keep) -> None:
-    """Scan, in place, the records ``[m, output]`` at ``ptr`` along their first axis."""
-    rec_k = _c_strides(shape_k, rec_size)
-    line = (ptr, rec_k, n_out * rec_size)
-    waves = _scan_waves(kernel, shape_k, m, rec_k, line[2])
-    m_chunks, chunk = _scan_cut(kernel, n_out, m, waves)
-    totals = _chunk_totals(kernel, 1, _packer(1, n_outs), (n_out, m_chunks, chunk, m), shape_k,
-                           (ptr, rec_k, (line[2],)), [(0, rec_k)] * n_outs, n_out * m, waves, rec_size,
-                           n_outs, device, keep)
-    values = _scan_values(_scan_mode(0, waves), n_out, m_chunks, chunk, shape_k, m, line, line, totals, False)
-    _launch_items(kernel, 3, _scan_packer(1, 1), n_out * m_chunks, values, n_out * m, waves)
-
-
-def _chunk_totals(kernel, entry: int, packer, cut, shape_k, src, outs, work, waves: bool, rec_size: int,
-                  n_outs: int, device, keep: list) -> int:
-    """The address of each chunk's total as records ``[chunk, output]``, scanned in place
-    (the carry into each chunk), or 0 when the lines are one chunk each.  ``cut`` is
-    (outputs, chunks, chunk length, line length); entry ``entry`` folds ``src``."""
-    n_out, n_chunks, chunk, n = cut
-    if n_chunks <= 1:
-        return 0
-    buf = Array._empty((n_chunks * n_out * rec_size,), _dtypes.uint8, device)
-    keep.append(buf)
-    totals = buf._buf.ptr + buf._offset
-    values = _values(_scan_mode(MODE_RECORDS, waves), n_out, n_chunks, chunk, shape_k, (n,), n,
-                     [src], outs, totals)
-    _launch_items(kernel, entry, packer, n_out * n_chunks, values, work, waves)
-    _scan_records(kernel, totals, n_chunks, n_out, shape_k, rec_size, n_outs, device, keep)
-    return totals
-
-
-def _launch_items(kernel, entry: int, packer, items, values, work, waves: bool = False) -> None:
-    """Launch entry ``entry`` of a scan's module over ``items`` (on the interpreter while
-    the kernel's first calls run there)."""
-    code = kernel.code
-    rt = kernel.runtime
-    if waves:  # a wave per item, at most GPU_WAVE_ROUNDS rounds of resident blocks (compiled code only)
-        grid = min(-(-items * kernel.target.wave_size // GPU_BLOCK),
-                   GPU_WAVE_ROUNDS * rt.resident_grid(code.functions[entry], GPU_BLOCK))
-    else:  # a thread per item, at most four rounds of resident blocks (the host: one call)
-        grid = min(-(-items // GPU_BLOCK), 4 * rt.max_grid(kernel.index, GPU_BLOCK)) if kernel.is_gpu else 0
-    code.launch_entry(kernel, entry, packer, items, values, grid, GPU_BLOCK, work)
 
 
 def _cast(x: Array, dtype) -> Array:

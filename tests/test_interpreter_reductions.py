@@ -28,6 +28,7 @@ class _Tiers:
     def _run(self, fn, interpreted: bool):
         mp = self.monkeypatch
         loaded, plans = dict(_launch._loaded), dict(_reduction._plans)
+        scan_plans = dict(_reduction._scan_plans)
         mp.setattr(_interpreter, "ON_HOST", True)
         mp.setattr(_interpreter, "ENABLED", interpreted)
         mp.setattr(_tiers.POLICY, "host_interpreted_work", 1 << 40)
@@ -36,6 +37,7 @@ class _Tiers:
         mp.setattr(cache_module.default_cache(), "lookup", lambda key, target, quick=None: None)
         _launch._loaded.clear()
         _reduction._plans.clear()
+        _reduction._scan_plans.clear()
         try:
             out = fn()
             ran = [k for k in _launch._loaded.values() if k.code.tier == "interpreted"]
@@ -45,6 +47,8 @@ class _Tiers:
             _launch._loaded.update(loaded)
             _reduction._plans.clear()
             _reduction._plans.update(plans)
+            _reduction._scan_plans.clear()
+            _reduction._scan_plans.update(scan_plans)
             mp.undo()
         assert quick
         return out, ran
@@ -261,6 +265,7 @@ def test_scans_bit_for_bit(tiers, monkeypatch, chunks):
         def cut(kernel, n_out, n, waves=False):
             return max(1, min(chunks, n // 2))  # (halving: the recursion over totals ends)
         monkeypatch.setattr(_reduction, "_scan_chunks", cut)
+        _reduction._scan_plans.clear()  # (plans of other cuts)
     device = tiers.device
     rng = np.random.default_rng(29)
     checked = 0

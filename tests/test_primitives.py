@@ -121,6 +121,24 @@ def test_scan_reduction_kernel(device):
         ra.scan(ra.asarray(h, device=device), two)
 
 
+def test_scan_warm_calls_of_a_layout(device):
+    """Repeated calls of one layout (the launch plan's warm path) on other data and
+    offsets: inclusive, exclusive (a view of the plan's result), a user's kernel."""
+    rk = ra.ReductionKernel("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0", "rk_scan_warm")
+    h = random_array((3, 5, 1001), np.int32, np.random.default_rng(41), low=-9, high=9)
+    x = ra.asarray(h, device=device)
+    for _ in range(2):
+        for k in range(3):
+            _close(ra.scan(x[k], "max", axis=1).get(), np.maximum.accumulate(h[k], axis=1))
+            _close(ra.exclusive_scan(x[k], axis=0).get(),
+                   np.concatenate([np.zeros((1, 1001), np.int64), np.cumsum(h[k], axis=0)[:-1]]))
+            _close(ra.scan(x[k], "sum", axis=-1, exclusive=True).get(),
+                   np.concatenate([np.zeros((5, 1), np.int64), np.cumsum(h[k], axis=1)[:, :-1]], axis=1))
+            y = ra.astype(x[k], ra.float64)
+            np.testing.assert_allclose(ra.scan(y, rk).get(), np.sqrt(np.cumsum(h[k].astype(np.float64) ** 2, axis=1)),
+                                       rtol=1e-12)
+
+
 def test_scan_bad_input(device):
     x = ra.asarray(random_array((3, 4), np.float32), device=device)
     with pytest.raises(TypeError, match="rocarray array"):

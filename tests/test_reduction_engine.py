@@ -360,11 +360,25 @@ def test_both_tiers_agree(device):
         np.testing.assert_array_equal(k, expect_k)
 
 
-def test_scan_chunk_totals_scanned_recursively(device, monkeypatch):
+@pytest.fixture
+def fresh_scan_plans():
+    """No scan plan made before the test serves it, nor one made in it (under its patched
+    cuts) a later test."""
+    from rocarray._reduction import _scan_plans
+
+    _scan_plans.clear()
+    yield
+    _scan_plans.clear()
+
+
+@pytest.mark.parametrize("unscanned_most", [0, 64])
+def test_scan_chunk_totals_scanned_recursively(device, monkeypatch, fresh_scan_plans, unscanned_most):
     """Force every line into many chunks, so the chunk totals are themselves scanned in
-    chunks (three levels here): the result must not change."""
+    chunks (three levels here), or (``unscanned_most``) left unscanned where they are few,
+    each chunk folding the totals before it: the result must not change."""
     import rocarray._reduction as red
 
+    monkeypatch.setattr(red, "SCAN_UNSCANNED_MOST", unscanned_most)
     monkeypatch.setattr(red, "_scan_chunks", lambda kernel, n_out, n, *mode: max(1, min(n // 3, 40)))
     rng = np.random.default_rng(12)
     for dtype in (ra.int32, ra.float64, ra.bool):
@@ -456,7 +470,7 @@ def test_wave_scans_match_numpy(device, shape, axis, view, dtype):
 
 
 @pytest.mark.parametrize("wave_scans", [True, False])
-def test_wave_scans_many_chunks_and_the_switch(device, monkeypatch, wave_scans):
+def test_wave_scans_many_chunks_and_the_switch(device, monkeypatch, wave_scans, fresh_scan_plans):
     """Lines cut into many chunks (their totals scanned recursively, the records scans in
     wave mode too once their lines are a wave step long), and the module switch back to
     the per-thread mode: both give NumPy's results."""
@@ -517,7 +531,7 @@ class _FakeGPU:
 
 
 @pytest.mark.parametrize("wave", [32, 64])
-def test_gpu_scan_plans(monkeypatch, wave):
+def test_gpu_scan_plans(monkeypatch, wave, fresh_scan_plans):
     """Which scans take the GPU wave mode, and how they are cut: long lines (contiguous,
     strided or reversed) take it for their totals pass, the totals' scans and the scan
     itself, with chunks of whole wave trips and one round of resident waves; many short
@@ -530,6 +544,7 @@ def test_gpu_scan_plans(monkeypatch, wave):
         fake = _FakeGPU(wave, simple)
         fake.packer = _packer(1, 1)
         monkeypatch.setattr(red, "load", lambda spec, device: fake)
+        red._scan_plans.clear()  # (planned for another fake)
         ra.cumulative_sum(a, axis=axis)
         return fake.launches
 
@@ -548,7 +563,7 @@ def test_gpu_scan_plans(monkeypatch, wave):
                 assert (n_chunks - 1) * chunk < line.shape[0] <= n_chunks * chunk
         assert launches[0][4] == MODE_RECORDS | MODE_WAVE and launches[0][0] == "entry"
     for a, axis in ((ra.zeros((4096, 64)), 1), (ra.zeros((1 << 14, 64)), 0), (ra.zeros((100, 4 * wave - 1)), 1)):
-        assert all(mode == mode & MODE_RECORDS for *_, mode, _, _ in plan(a, axis)), a.shape
+        assert not any(mode & MODE_WAVE for *_, mode, _, _ in plan(a, axis)), a.shape
 
     def elements_in_waves(launches):  # the totals pass and the scan of the elements
         return all(launch[4] & MODE_WAVE for launch in launches if launch[0] in ("entry", "entry_s"))
@@ -559,3 +574,100 @@ def test_gpu_scan_plans(monkeypatch, wave):
     assert not any(launch[4] & MODE_WAVE for launch in plan(long_rows, 1, simple=True))
     monkeypatch.setattr(red, "GPU_WAVE_SCANS", False)
     assert not any(launch[4] & MODE_WAVE for launch in plan(long_rows, 1))
+
+
+
+def test_scan_plans_serve_other_arrays_of_a_layout(device, fresh_scan_plans):
+    """A warm scan replays its layout's plan with the pointers of the call: other data,
+    other offsets into one buffer (rows of a matrix, reversed views), every kind of
+    dtype, ``ra.scan`` through the engine's plans too; one plan per layout."""
+    from rocarray._reduction import _ScanPlan, _scan_plans
+
+    rng = np.random.default_rng(31)
+    for dtype in (ra.int32, ra.float32, ra.float64, ra.uint8, ra.bool, ra.complex64):
+        m = random_array((4, 70001), dtype, rng, low=-5, high=5)
+        md = ra.asarray(m, device=device)
+        for inc in (False, True):
+            for k in range(4):
+                for view, a in ((md[k], m[k]), (md[k, ::-1], m[k, ::-1])):
+                    g = ra.cumulative_sum(view, include_initial=inc).get()
+                    if m.dtype.kind in "fc":
+                        e = np.cumulative_sum(a.astype(np.complex128 if m.dtype.kind == "c" else np.float64),
+                                              include_initial=inc)
+                        scale = np.cumulative_sum(np.abs(a).astype(np.float64), include_initial=inc)
+                        assert np.all(np.abs(g - e) <= _scan_tolerance(scale, m.dtype, a.size)), (dtype, k, inc)
+                    else:
+                        e = np.cumulative_sum(a, include_initial=inc, dtype=g.dtype)
+                        np.testing.assert_array_equal(g, e, err_msg=f"{dtype} row {k} inc {inc}")
+        if m.dtype.kind != "c":
+            for k in range(4):
+                np.testing.assert_array_equal(ra.scan(md[k], "max").get(), np.maximum.accumulate(m[k]))
+    # per dtype: sum over two layouts (forward, reversed) times include_initial, and max
+    plans = {id(p) for p in _scan_plans.values() if isinstance(p, _ScanPlan)}
+    assert len(plans) == 6 * 2 * 2 + 5
+
+
+def test_gpu_scan_plan_replays_its_launches(monkeypatch, fresh_scan_plans):
+    """A warm GPU scan launches what the first call planned, only the pointers filled in:
+    the input's (with its offset), the new output's, and the chunk totals' parts of one
+    scratch buffer (aligned apart); a long line takes four launches."""
+    import rocarray._reduction as red
+
+    fake = _FakeGPU(32)
+    fake.packer = red._packer(1, 1)
+    seen = []
+    fake.launch_packed = lambda fn, grid, block, packer, n, values: seen.append((fn, grid, n, list(values)))
+    monkeypatch.setattr(red, "load", lambda spec, device: fake)
+    m = ra.zeros((2, 1 << 22), dtype=ra.float32)
+    calls = []
+    for row in (m[0], m[1], m[1]):
+        seen.clear()
+        out = ra.cumulative_sum(row)
+        calls.append((row, out, list(seen)))
+    (plan,) = {id(p): p for p in red._scan_plans.values()}.values()
+    # the elements' chunk totals, those of the totals' chunks (few: left unscanned), the
+    # scan of the totals, of the elements
+    assert [fn for fn, *_ in calls[0][2]] == ["entry", "entry_c", "entry_r", "entry_s"]
+    modes = [values[0] for *_, values in calls[0][2]]
+    assert modes[2] & red.MODE_UNSCANNED and not modes[3] & red.MODE_UNSCANNED
+    offsets = sorted({off for *_, slots, _, _ in plan.launches for _, src, off in slots if src == 2})
+    assert len(offsets) == 2 and all(off % 256 == 0 for off in offsets) and plan.scratch > offsets[-1]
+    for row, out, launches in calls:
+        bases = {0: row._buf.ptr + row._offset, 1: out._buf.ptr}
+        scratch = set()
+        for (fn, grid, n, values), (_, _, items, template, slots, plan_grid, _) in zip(launches, plan.launches):
+            assert (grid, n) == (plan_grid, items)
+            pointers = {slot: (src, off) for slot, src, off in slots}
+            for k, (v, t) in enumerate(zip(values, template)):
+                if k not in pointers:
+                    assert v == t, (fn, k)
+                elif pointers[k][0] == 2:
+                    scratch.add(v - pointers[k][1])
+                else:
+                    assert v == bases[pointers[k][0]] + pointers[k][1], (fn, k)
+        assert len(scratch) == 1 and 0 not in scratch
+
+
+@pytest.mark.parametrize("chunks", [None, 40, 3000])
+def test_scan_order_of_chunk_totals(device, monkeypatch, fresh_scan_plans, chunks):
+    """An associative operation that does not commute (the last non-zero element so far)
+    over sparse data, most chunks of which hold only zeros: each chunk's carry must be the
+    earlier chunks' totals folded in order, scanned (``chunks=3000``) or not (40).  At
+    most one non-zero element per chunk: a chunk's own total is folded in lanes, in no set
+    order (a non-commuting operation's totals are not checked here)."""
+    import rocarray._reduction as red
+
+    if chunks is not None:
+        monkeypatch.setattr(red, "_scan_chunks", lambda kernel, n_out, n, *mode: max(1, min(n // 3, chunks)))
+    last = ra.ReductionKernel("T x", "T y", "x", "(b != 0) ? b : a", "y = a", "0", "rk_scan_last_nonzero")
+    rng = np.random.default_rng(43)
+    for n in (200003, 9001):
+        h = np.zeros(n, np.int64)
+        at = np.arange(777, n, 6007)  # (further apart than any chunk is long)
+        h[at] = np.where(rng.random(at.size) < 0.7, rng.integers(1, 1000, at.size), 0)
+        h[at[0]] = 5
+        want = np.maximum.accumulate(np.where(h != 0, np.arange(n), -1))
+        want = np.where(want >= 0, h[np.maximum(want, 0)], 0)
+        for x in (ra.asarray(h, device=device), ra.asarray(h[::-1].copy(), device=device)[::-1]):
+            for _ in range(2):  # (the plan's first and warm calls)
+                np.testing.assert_array_equal(ra.scan(x, last).get(), want, err_msg=f"{n} {chunks}")

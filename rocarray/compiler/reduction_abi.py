@@ -17,6 +17,9 @@ MODE_COOP = 1
 MODE_RECORDS = 2
 MODE_TILE = 4
 MODE_WAVE = 8
+#: scan entries: the chunk totals are not scanned; each chunk folds those of the chunks
+#: before it (few chunks: one launch less than scanning them)
+MODE_UNSCANNED = 16
 
 #: GPU vector loads over a contiguous run: at most this many bytes and elements each.
 VECTOR_BYTES = 16

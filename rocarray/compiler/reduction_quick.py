@@ -150,6 +150,7 @@ class QuickTierBuilder:
         arrays = [10 + 3 * k for k in range(n_in + n_outs)]  # pointer, kept strides, scanned stride
         self.tmp = self.new_record(b)
         acc = self.new_record(b)
+        self.mode = params.value(b, 1)
         self.n_out = params.value(b, 2)
         o, c = divmod32(b, it, self.n_out)
         bases = self.unravel32(b, params, params.value(b, 5), 6, o, [params.value(b, k) for k in arrays],

@@ -6,8 +6,11 @@ from llvmlite import ir
 
 from .abi import I8, I64
 from .index_ir import CountedLoop, dim_at
-from .reduction_abi import MODE_WAVE, SCAN_UNROLL, scan_param_types
+from .reduction_abi import MODE_UNSCANNED, MODE_WAVE, SCAN_UNROLL, scan_param_types
 from .reduction_ir import I32
+
+#: ``MODE_UNSCANNED``: chunk totals loaded together before they are folded.
+TOTALS_UNROLL = 4
 
 
 class ScanBuilder:
@@ -67,9 +70,10 @@ class ScanBuilder:
 
     def scan_start(self, b, o, c, out_bases, out_sr, carry, records_out: bool):
         """Start the scan of line ``o``, chunk ``c``: set ``carry`` to the identity folded
-        with the total of the line's earlier chunks (record ``c - 1`` of the scanned chunk
-        totals, none for the first chunk).  Returns (``emit(k, record)`` writing the
-        result for position ``k``, j_begin, j_end)."""
+        with the total of the line's earlier chunks: record ``c - 1`` of the scanned chunk
+        totals, or with ``MODE_UNSCANNED`` records ``0 .. c - 1`` of the unscanned ones,
+        folded in order (none for the first chunk).  Returns (``emit(k, record)`` writing
+        the result for position ``k``, j_begin, j_end)."""
         fn = self.fn
         zero = ir.Constant(I64, 0)
         one = ir.Constant(I64, 1)
@@ -78,13 +82,29 @@ class ScanBuilder:
         start_bb = fn.append_basic_block("scan.start")
         b.cbranch(b.icmp_unsigned("!=", c, zero), carry_bb, start_bb)
         b.position_at_end(carry_bb)
-        slot = b.add(b.mul(b.sub(c, one), self.n_out), o)
-        if self.opaque is None:
-            rec = b.gep(self.records, [slot], source_etype=self.rec_type)
-            b.store(b.load(rec, typ=self.rec_type), self.tmp.ptr)
-        else:
-            b.call(self.opaque[2], [self.records, self.tmp.ptr, slot, zero])
+        unscanned = b.icmp_unsigned("!=", b.and_(self.mode, ir.Constant(I64, MODE_UNSCANNED)), zero)
+
+        def load_total(k, rec):
+            slot = b.add(b.mul(k, self.n_out), o)
+            if self.opaque is None:
+                b.store(b.load(b.gep(self.records, [slot], source_etype=self.rec_type), typ=self.rec_type), rec.ptr)
+            else:
+                b.call(self.opaque[2], [self.records, rec.ptr, slot, zero])
+
+        # the unscanned totals TOTALS_UNROLL at a time, their loads first (in flight
+        # together), then the rest one by one (or the one scanned record)
+        group = [self.new_record(b) for _ in range(TOTALS_UNROLL)]
+        groups = CountedLoop(b, b.select(unscanned, zero, b.sub(c, one)),
+                             b.sub(c, ir.Constant(I64, TOTALS_UNROLL - 1)), "scan.totals")
+        for u, rec in enumerate(group):
+            load_total(b.add(groups.i, ir.Constant(I64, u)), rec)
+        for rec in group:
+            self.combine(b, carry, rec)
+        groups.close(b, b.add(groups.i, ir.Constant(I64, TOTALS_UNROLL)))
+        rest = CountedLoop(b, groups.i, c, "scan.total")
+        load_total(rest.i, self.tmp)
         self.combine(b, carry, self.tmp)
+        rest.close(b, b.add(rest.i, one))
         b.branch(start_bb)
         b.position_at_end(start_bb)
 

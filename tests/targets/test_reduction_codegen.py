@@ -85,7 +85,8 @@ def _entry_ptx(ptx, name):
 def test_nvptx_wave_scan(op, dtype):
     """The scan entries' wave mode: per step, log2(32) shuffles up and one shuffle from
     lane 31 (the step's total), each once per 32-bit word of the record, for each of the
-    SCAN_UNROLL steps of a trip; the reduction entries shuffle down."""
+    SCAN_UNROLL steps of a trip, no record in local memory; the reduction entries shuffle
+    down."""
     from rocarray.compiler.reduction_abi import SCAN_UNROLL
 
     target = target_for("sm_90")
@@ -101,6 +102,8 @@ def test_nvptx_wave_scan(op, dtype):
         assert len(ups) == 5 * words * SCAN_UNROLL
         assert len(re.findall(r"shfl\.sync\.idx\.b32\s+%r\d+, %r\d+, 31, 31, -1;", body)) == words * SCAN_UNROLL
         assert "bar.sync" not in body and "barrier.sync" not in body
+        # the records (the carry, the steps', the unscanned totals loaded together) in registers
+        assert "ld.local" not in body and "st.local" not in body
     for suffix in ("", "_c"):
         assert "shfl.sync.down.b32" in _entry_ptx(ptx, spec.entry + suffix)
 
