@@ -114,16 +114,13 @@ for (long dd = 0; dd < nd; dd++) {
     for (int g = 0; g < RBINS; g++) counts[base + g * tpr] = h[dd * RBINS + g];
 }
 """
+# the GPU's pass (complex keys): each item moves its tile by digit ``d``
 _SCATTER = _TILE + """
 long o[RBINS];
 long base = r * RBINS * tpr + k;
 for (int g = 0; g < RBINS; g++) {
     long q = base + g * tpr;
     o[g] = inc[q] - cnt[q] + r * L;
-}
-long cb = (r * tpr + k) * RBINS * tpr;
-if (dn >= 0) {
-    for (long q = 0; q < RBINS * tpr; q++) cn[cb + q] = 0;
 }
 for (long j = lo; j < hi; j++) {
     T v = a[j];
@@ -132,9 +129,64 @@ for (long j = lo; j < hi; j++) {
     o[g] = p + 1;
     b[p] = v;
     MOVE
-    if (dn >= 0) {
-        long q = cb + rk_dig(v, (int)dn, desc, kmin) * tpr + ((p - r * L) >> tsh);
-        cn[q] = cn[q] + 1;
+}
+"""
+# The host's passes.  An element's key (``rk_k``: real elements, the whole key word --
+# complemented when descending, less the smallest key -- made once; complex ones, the
+# element itself) gives all its digits (``rk_g``).  Each loop is written twice, the first
+# for 1-D raw operands (as ``radix_sort`` passes them: LLVM drops every access's layout
+# check there), counters are 32-bit (a tile has at most 2**30 elements).
+_HIST_LOOP = """
+for (long j = lo; j < hi; j++) {
+    KW kk = rk_k(a[j], desc, kmin);
+    COUNT
+}"""
+_HIST_HOST = _TILE + """
+int h[NDRB];
+for (int g = 0; g < nd * RBINS; g++) h[g] = 0;
+int dc = (int)d0;
+if (RUNS) {""" + _HIST_LOOP + "} else {" + _HIST_LOOP + """}
+for (long dd = 0; dd < nd; dd++) {
+    long base = (dd * rows + r) * RBINS * tpr + k;
+    for (int g = 0; g < RBINS; g++) counts[base + g * tpr] = h[dd * RBINS + g];
+}
+"""
+# A pass moves the tile by digit ``d`` and, when ``dn >= 0``, counts digit ``dn`` of the
+# elements by destination tile (the next pass's counters: ``nc`` on the item's stack,
+# written out once).
+_SCATTER_LOOP = """
+for (long j = lo; j < hi; j++) {
+    T v = a[j];
+    KW kk = rk_k(v, desc, kmin);
+    int g = rk_g(kk, dg, desc, kmin);
+    long p = o[g];
+    o[g] = p + 1;
+    b[p] = v;
+    MOVE
+    COUNT
+}"""
+_COUNT_NEXT = "nc[rk_g(kk, dng, desc, kmin) * TPRMAX + (int)((p - rl) >> tsh)] += 1;"
+_SCATTER_HOST = _TILE + """
+long o[RBINS];
+int nc[RBINS * TPRMAX];
+long base = r * RBINS * tpr + k;
+long rl = r * L;
+for (int g = 0; g < RBINS; g++) {
+    long q = base + g * tpr;
+    o[g] = inc[q] - cnt[q] + rl;
+}
+int dg = (int)d;
+int dng = (int)dn;
+if (dn >= 0) {
+    for (int q = 0; q < RBINS * TPRMAX; q++) nc[q] = 0;
+}
+if (RUNS && dn >= 0) {""" + _SCATTER_LOOP.replace("COUNT", _COUNT_NEXT) + """
+} else if (RUNS) {""" + _SCATTER_LOOP.replace("COUNT", "") + "} else {" + _SCATTER_LOOP.replace(
+    "COUNT", "if (dn >= 0) " + _COUNT_NEXT) + """}
+if (dn >= 0) {
+    long cb = (r * tpr + k) * RBINS * tpr;
+    for (int g = 0; g < RBINS; g++) {
+        for (int q = 0; q < tpr; q++) cn[cb + g * tpr + q] = nc[g * TPRMAX + q];
     }
 }
 """
@@ -276,17 +328,47 @@ assert _ROW.startswith(_ROW_HEAD)
 _ROW_HOST = (_ROW_HEAD + "if (L >= LMIN && L <= RCAP) {" + _ROW_LOCAL + "} else if (RUNS) {"
              + _ROW[len(_ROW_HEAD):] + "} else {" + _ROW[len(_ROW_HEAD):] + "}\n")
 
-# a real element's whole key (``_ROW_LOCAL``): ``KEY`` of ``WMASK``'s width; ``ITEM`` and
-# ``VALUE`` pack an element and its key into a ``KT`` and take the element back out
-_WHOLE_KEY = """
+# a real element's whole key (``KEY`` of ``WMASK``'s width; the host's passes and
+# ``_ROW_LOCAL``); ``ITEM`` and ``VALUE`` pack an element and its key into a ``KT`` and
+# take the element back out (``_ROW_LOCAL``)
+_KEY_WORD = """
 __device__ unsigned long long rk_key(T v, bool desc, unsigned long long kmin) {
     unsigned long long k = KEY;
     if (desc) k = ~k & WMASK;
-    return k - kmin;
+    return k LESS;
 }
+"""
+_PACKING = """
 __device__ KT rk_item(T v, bool desc, unsigned long long kmin) { return ITEM; }
 __device__ T rk_value(KT k) { return VALUE; }
 """
+# the host passes' key of an element (``KW``) and its digits: the whole key of a real
+# element (a shift and a mask a digit), a complex element itself (``rk_dig``)
+_REAL_PASS_KEY = """
+__device__ KW rk_k(T v, bool desc, unsigned long long kmin) { return (KW)rk_key(v, desc, kmin); }
+__device__ int rk_g(KW k, int d, bool desc, unsigned long long kmin) {
+    return (int)((k >> ((RB * d) & (KWBITS - 1))) & RMASK);
+}
+"""
+_COMPLEX_PASS_KEY = """
+#define KW T
+__device__ KW rk_k(T v, bool desc, unsigned long long kmin) { return v; }
+__device__ int rk_g(KW k, int d, bool desc, unsigned long long kmin) { return rk_dig(k, d, desc, kmin); }
+"""
+
+
+def _hist_host(dtype: np.dtype) -> str:
+    """``_HIST_HOST`` for ``dtype``: a line per digit it may count (``nd`` of them, from
+    ``d0``)."""
+    count = "\n    ".join(f"if (nd > {dd}) h[{dd * BINS} + rk_g(kk, dc + {dd}, desc, kmin)] += 1;"
+                          for dd in range(key_digits(dtype)))
+    return _HIST_HOST.replace("RUNS", _runs(("a",), dtype.itemsize)).replace("COUNT", count)
+
+
+def _runs(names, itemsize: int) -> str:
+    """The condition that the raw operands ``names`` are 1-D runs of ``itemsize`` bytes a
+    step (a loop under it indexes them without a layout check or a stride to multiply)."""
+    return " && ".join(f"{n}.ndim == 1 && {n}.strides()[0] == {itemsize}" for n in names)
 
 
 def _packed(dtype: np.dtype) -> bool:
@@ -294,10 +376,14 @@ def _packed(dtype: np.dtype) -> bool:
     return dtype.kind in "biu" and dtype.itemsize <= 4 or dtype == np.float32
 
 
-def _whole_key(dtype: np.dtype) -> str:
-    """The preamble of ``rk_key``, ``rk_item`` and ``rk_value``, with the item type ``KT``
-    and the shift ``KSH`` of the key in it, for a real ``dtype``."""
-    bits = 8 * max(dtype.itemsize, 4) if dtype.kind == "f" else 8 * dtype.itemsize
+def _key_bits(dtype: np.dtype) -> int:
+    """The width of a real ``dtype``'s whole key."""
+    return 8 * max(dtype.itemsize, 4) if dtype.kind == "f" else 8 * dtype.itemsize
+
+
+def _key_word(dtype: np.dtype) -> str:
+    """The preamble of ``rk_key`` for a real ``dtype`` (``WMASK``: its width's mask)."""
+    bits = _key_bits(dtype)
     mask = "0xFFFFFFFFFFFFFFFFull" if bits == 64 else f"((1ull << {bits}) - 1ull)"
     if dtype.kind == "f":
         key = "rk_fkey(v)" if dtype.itemsize == 8 else "rk_fkey((float)v)"
@@ -305,17 +391,34 @@ def _whole_key(dtype: np.dtype) -> str:
         key = f"((((unsigned long long)(long long)v) + (1ull << {bits - 1})) & {mask})"
     else:
         key = "((unsigned long long)v)"
+    # (``kmin`` is 0 but for integers of more than a byte)
+    less = "- kmin" if dtype.kind in "iu" and dtype.itemsize > 1 else ""
+    return _KEY_WORD.replace("KEY", key).replace("WMASK", mask).replace("LESS", less)
+
+
+def _pass_key(dtype: np.dtype) -> str:
+    """The preamble of ``rk_k`` and ``rk_g`` (the host passes' keys) for ``dtype``."""
+    text = f"#define TPRMAX {HOST_TILES_PER_ROW}\n"
+    if dtype.kind == "c":
+        return text + _COMPLEX_PASS_KEY
+    kw = 64 if _key_bits(dtype) == 64 else 32
+    return (text + f"#define KW unsigned {'long long' if kw == 64 else 'int'}\n#define KWBITS {kw}\n"
+            + _key_word(dtype) + _REAL_PASS_KEY)
+
+
+def _whole_key(dtype: np.dtype) -> str:
+    """The preamble of ``rk_key``, ``rk_item`` and ``rk_value``, with the item type ``KT``
+    and the shift ``KSH`` of the key in it, for a real ``dtype``."""
     if _packed(dtype):
         kt, ksh = "unsigned long long", 32
         vbits = "__float_as_uint(v)" if dtype.kind == "f" else "(unsigned int)v"
         item = f"(rk_key(v, desc, kmin) << 32) | (unsigned long long){vbits}"
         value = "__uint_as_float((unsigned int)k)" if dtype.kind == "f" else "(T)(int)(unsigned int)k"
     else:
-        kt, ksh = ("unsigned long long" if bits == 64 else "unsigned int"), 0
+        kt, ksh = ("unsigned long long" if _key_bits(dtype) == 64 else "unsigned int"), 0
         item, value = "(KT)rk_key(v, desc, kmin)", "(T)0"
     defines = f"#define KT {kt}\n#define KSH {ksh}\n#define RCAP {RCAP}\n#define LMIN {ROW_LOCAL_MIN}\n"
-    return defines + (_WHOLE_KEY.replace("KEY", key).replace("WMASK", mask).replace("ITEM", item)
-                      .replace("VALUE", value))
+    return defines + _key_word(dtype) + _PACKING.replace("ITEM", item).replace("VALUE", value)
 
 
 _GEOMETRY = "int64 rows, int64 L, int64 tpr, int64 ts, int64 S, bool desc, uint64 kmin"
@@ -387,13 +490,17 @@ def _key_preamble(dtype: np.dtype) -> tuple[str, str]:
     return f"u{bits}", _INT_DIGIT.replace("KEY", "((unsigned long long)v)").replace("WMASK", mask)
 
 
-def _smallest_key(keys: Array, descending: bool) -> int:
-    """The smallest key of an integer array (complemented when ``descending``), read back."""
+def _key_range(keys: Array, descending: bool) -> tuple[int, int]:
+    """(the smallest key, the number of digits of the keys less it) of an integer array of
+    more than a byte (complemented keys when ``descending``), from its extremes read back."""
     dtype = keys.dtype
     bits = 8 * dtype.itemsize
-    v = int((_max if descending else _min)(keys).get())
-    key = v + (1 << (bits - 1)) if dtype.kind == "i" else v
-    return ((1 << bits) - 1) ^ key if descending else key
+    lo, hi = (int(_min(keys).get()), int(_max(keys).get()))
+    if dtype.kind == "i":
+        lo, hi = lo + (1 << (bits - 1)), hi + (1 << (bits - 1))
+    if descending:
+        lo, hi = ((1 << bits) - 1) ^ hi, ((1 << bits) - 1) ^ lo
+    return lo, _part_digits((hi - lo).bit_length())
 
 
 _kernels: dict = {}
@@ -434,18 +541,28 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False) -> ElementwiseKer
                                   "raw T a, raw int64 ai, raw T b, raw int64 bi" if payload else "raw T a, raw T b",
                                   body, f"rk_radix_rows_host{'_kv' if payload else ''}_{name}",
                                   preamble=preamble + _whole_key(dtype), _heavy=True)
-        elif what == "hist":
-            k = ElementwiseKernel(f"raw T a, {_GEOMETRY}, int64 d0, int64 nd",
-                                  "raw int64 counts", _HIST, f"rk_radix_hist_{name}", preamble=preamble, _heavy=True)
-        elif payload:
-            body = _SCATTER.replace("MOVE", "bi[p] = ai[j];")
-            k = ElementwiseKernel(f"raw T a, raw int64 ai, raw int64 cnt, raw int64 inc, {_GEOMETRY}, "
-                                  "int64 d, int64 dn, int64 tsh", "raw T b, raw int64 bi, raw int64 cn", body,
-                                  f"rk_radix_scatter_kv_{name}", preamble=preamble, _heavy=True)
+        elif what in ("hist", "hist_host"):
+            host = what == "hist_host"
+            k = ElementwiseKernel(f"raw T a, {_GEOMETRY}, int64 d0, int64 nd", "raw int64 counts",
+                                  _hist_host(dtype) if host else _HIST, f"rk_radix_{what}_{name}",
+                                  preamble=preamble + (_pass_key(dtype) if host else ""), _heavy=True)
+        elif what == "scatter_host":
+            move = "bi[p] = ai[j];" if payload else ""
+            runs = _runs(("a", "b"), dtype.itemsize) + " && " + _runs(
+                ("cnt", "inc", "cn") + (("ai", "bi") if payload else ()), 8)
+            body = _SCATTER_HOST.replace("MOVE", move).replace("RUNS", runs)
+            ins = "raw T a, raw int64 ai, " if payload else "raw T a, "
+            outs = "raw T b, raw int64 bi, raw int64 cn" if payload else "raw T b, raw int64 cn"
+            k = ElementwiseKernel(f"{ins}raw int64 cnt, raw int64 inc, {_GEOMETRY}, int64 d, int64 dn, int64 tsh",
+                                  outs, body, f"rk_radix_scatter_host{'_kv' if payload else ''}_{name}",
+                                  preamble=preamble + _pass_key(dtype), _heavy=True)
         else:
-            body = _SCATTER.replace("MOVE", "")
-            k = ElementwiseKernel(f"raw T a, raw int64 cnt, raw int64 inc, {_GEOMETRY}, int64 d, int64 dn, "
-                                  "int64 tsh", "raw T b, raw int64 cn", body, f"rk_radix_scatter_{name}", preamble=preamble, _heavy=True)
+            body = _SCATTER.replace("MOVE", "bi[p] = ai[j];" if payload else "")
+            ins = "raw T a, raw int64 ai, " if payload else "raw T a, "
+            k = ElementwiseKernel(f"{ins}raw int64 cnt, raw int64 inc, {_GEOMETRY}, int64 d",
+                                  "raw T b, raw int64 bi" if payload else "raw T b", body,
+                                  f"rk_radix_scatter{'_kv' if payload else ''}_{name}", preamble=preamble,
+                                  _heavy=True)
         k = _kernels.setdefault(key, k)
     return k
 
@@ -500,8 +617,12 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
         out, payload = gpu_radix_sort(keys, rows, L, payload, descending,
                                       _FLOAT64_KEY if dtype.itemsize == 8 else _FLOAT32_KEY)
         return _shaped(out, payload, shape)
-    nd = key_digits(dtype)
-    kmin = _smallest_key(keys, descending) if dtype.kind in "iu" and dtype.itemsize > 1 else 0
+    nd, kmin = key_digits(dtype), 0
+    if dtype.kind in "iu" and dtype.itemsize > 1:
+        # the keys less the smallest: the digits above their range are zero, not counted
+        kmin, nd = _key_range(keys, descending)
+        if nd == 0:
+            return _shaped(keys, payload, shape)  # all keys equal: in order already
     if _by_rows(rows, L, device):
         step, size = _spread(rows, rows * L, device)
         # (the host's rows of real elements: local arrays up to ``RCAP``, no scratch rows)
@@ -517,7 +638,8 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
         return _shaped(keys, payload, shape)
     tpr, ts, tsh, step, size = _geometry(rows, L, device)
     geometry = (rows, L, tpr, ts, step, descending, kmin)
-    hist = _kernel("hist", dtype)
+    host = device.kind == "cpu"
+    hist = _kernel("hist_host" if host else "hist", dtype)
     i64 = np.dtype(np.int64)
     span = rows * BINS * tpr
     counts = Array._empty((nd * span,), i64, device)
@@ -530,8 +652,8 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
     # tile) while it moves the elements, where those counters are few beside the data;
     # elsewhere a pass counts its digits first
     per_tile = BINS * tpr  # the next digit's counters of one source tile: per destination tile
-    fused = device.kind == "cpu" and span * tpr * FUSED_COUNTERS_RATIO <= keys.size
-    scatter = _kernel("scatter", dtype, payload is not None)
+    fused = host and span * tpr * FUSED_COUNTERS_RATIO <= keys.size
+    scatter = _kernel("scatter_host" if host else "scatter", dtype, payload is not None)
     src, src_p = keys, payload
     dst = Array._empty(keys.shape, dtype, device)
     dst_p = None if payload is None else Array._empty(keys.shape, payload.dtype, device)
@@ -543,10 +665,12 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
             hist(src, *geometry, d, 1, cnt, size=size)
         dn = passes[n + 1] if fused and n + 1 < len(passes) else -1
         inc = cumulative_sum(cnt.reshape((rows, BINS * tpr)), axis=1).reshape((-1,))
-        if payload is None:
-            scatter(src, cnt, inc, *geometry, d, dn, tsh, dst, nxt, size=size)
+        ins = (src, cnt, inc) if payload is None else (src, src_p, cnt, inc)
+        outs = (dst,) if payload is None else (dst, dst_p)
+        if host:
+            scatter(*ins, *geometry, d, dn, tsh, *outs, nxt, size=size)
         else:
-            scatter(src, src_p, cnt, inc, *geometry, d, dn, tsh, dst, dst_p, nxt, size=size)
+            scatter(*ins, *geometry, d, *outs, size=size)
         if dn >= 0:
             cnt = _sum(nxt.reshape((rows, tpr, per_tile)), axis=1).reshape((-1,))
         src, dst, src_p, dst_p = dst, src, dst_p, src_p

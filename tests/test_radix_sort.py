@@ -161,11 +161,11 @@ def test_radix_kernels_compile_for_gpu_targets():
                 kinds = ["raw"] + ["scalar"] * 9 + ["raw"]
                 dtypes = [dtype, *geometry, i64, i64, i64]
             elif payload:
-                kinds = ["raw"] * 4 + ["scalar"] * 10 + ["raw"] * 3
-                dtypes = [dtype, i64, i64, i64, *geometry, i64, i64, i64, dtype, i64, i64]
+                kinds = ["raw"] * 4 + ["scalar"] * 8 + ["raw"] * 2
+                dtypes = [dtype, i64, i64, i64, *geometry, i64, dtype, i64]
             else:
-                kinds = ["raw"] * 3 + ["scalar"] * 10 + ["raw"] * 2
-                dtypes = [dtype, i64, i64, *geometry, i64, i64, i64, dtype, i64]
+                kinds = ["raw"] * 3 + ["scalar"] * 8 + ["raw"]
+                dtypes = [dtype, i64, i64, *geometry, i64, dtype]
             spec = _user_spec(k.name, k.operation, k.preamble, k._names, kinds, dtypes,
                               {"T": dtype}, (), True)
             ptx = t.emit_ptx(spec.build_module(t.heavy_tier))
