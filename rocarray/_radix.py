@@ -44,24 +44,31 @@ from __future__ import annotations
 import numpy as np
 
 from ._array_object import Array
+from ._copy import contiguous
+from ._creation_functions import arange
 from ._radix_gpu import gpu_radix_sort, gpu_sortable
 from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
 from ._user_kernels import ElementwiseKernel
+from ._views import broadcast_to
 
+# (in integer operations on the bits: the magnitude's bits ``m`` tell NaN and zero apart,
+# the sign's copy in every bit complements a negative value)
 _FLOAT32_KEY = """
 __device__ unsigned long long rk_fkey(float f) {
-    if (isnan(f)) return 0xFFFFFFFFull;       // every NaN: the largest key, last
-    if (f == 0.0f) f = 0.0f;                  // -0.0 and +0.0 are equal
     unsigned int b = __float_as_uint(f);
-    return (unsigned long long)((b & 0x80000000u) != 0 ? ~b : (b | 0x80000000u));
+    unsigned int m = b << 1;
+    if (m > 0xFF000000u) return 0xFFFFFFFFull;   // every NaN: the largest key, last
+    if (m == 0u) b = 0u;                         // -0.0 and +0.0 are equal
+    return (unsigned long long)(b ^ ((unsigned int)((int)b >> 31) | 0x80000000u));
 }
 """
 _FLOAT64_KEY = """
 __device__ unsigned long long rk_fkey(double f) {
-    if (isnan(f)) return 0xFFFFFFFFFFFFFFFFull;
-    if (f == 0.0) f = 0.0;
     unsigned long long b = (unsigned long long)__double_as_longlong(f);
-    return (b & 0x8000000000000000ull) != 0 ? ~b : (b | 0x8000000000000000ull);
+    unsigned long long m = b << 1;
+    if (m > 0xFFE0000000000000ull) return 0xFFFFFFFFFFFFFFFFull;
+    if (m == 0ull) b = 0ull;
+    return b ^ ((unsigned long long)((long long)b >> 63) | 0x8000000000000000ull);
 }
 """
 _REAL_DIGIT = """
@@ -114,13 +121,16 @@ for (long dd = 0; dd < nd; dd++) {
     for (int g = 0; g < RBINS; g++) counts[base + g * tpr] = h[dd * RBINS + g];
 }
 """
-# the GPU's pass (complex keys): each item moves its tile by digit ``d``
 _SCATTER = _TILE + """
 long o[RBINS];
 long base = r * RBINS * tpr + k;
 for (int g = 0; g < RBINS; g++) {
     long q = base + g * tpr;
     o[g] = inc[q] - cnt[q] + r * L;
+}
+long cb = (r * tpr + k) * RBINS * tpr;
+if (dn >= 0) {
+    for (long q = 0; q < RBINS * tpr; q++) cn[cb + q] = 0;
 }
 for (long j = lo; j < hi; j++) {
     T v = a[j];
@@ -129,43 +139,56 @@ for (long j = lo; j < hi; j++) {
     o[g] = p + 1;
     b[p] = v;
     MOVE
+    if (dn >= 0) {
+        long q = cb + rk_dig(v, (int)dn, desc, kmin) * tpr + ((p - r * L) >> tsh);
+        cn[q] = cn[q] + 1;
+    }
 }
 """
-# The host's passes.  An element's key (``rk_k``: real elements, the whole key word --
-# complemented when descending, less the smallest key -- made once; complex ones, the
-# element itself) gives all its digits (``rk_g``).  Each loop is written twice, the first
-# for 1-D raw operands (as ``radix_sort`` passes them: LLVM drops every access's layout
-# check there), counters are 32-bit (a tile has at most 2**30 elements).
+# The host's passes over real elements.  Their first read (``rk_radix_hist_host``) makes
+# each element's key -- a word (``KW``) complemented when descending, less the smallest key
+# -- into an array of keys while it counts the digits; the passes (``rk_radix_scatter_host``)
+# then move keys (and the payload): a digit is a shift and a mask; a last elementwise
+# kernel (``rk_radix_values_host``) makes the values back from the sorted keys.  A float
+# key says nothing of a zero's sign or a NaN's bits: the first read counts the elements
+# the value made from their key would not give back (-0.0, a NaN other than the one made:
+# ``rk_special``), and a sort with any moves their indices and gathers the values.  Loops
+# are written twice, the first for 1-D contiguous raw operands (as ``radix_sort`` passes
+# them: no access checks a layout or multiplies a stride); counters are 32-bit (a tile
+# has at most 2**30 elements).
 _HIST_LOOP = """
 for (long j = lo; j < hi; j++) {
-    KW kk = rk_k(a[j], desc, kmin);
+    T v = a[j];
+    KW kk = rk_k(v, desc, kmin);
+    KEYOUT
     COUNT
 }"""
 _HIST_HOST = _TILE + """
 int h[NDRB];
 for (int g = 0; g < nd * RBINS; g++) h[g] = 0;
 int dc = (int)d0;
+long sp = 0;
 if (RUNS) {""" + _HIST_LOOP + "} else {" + _HIST_LOOP + """}
 for (long dd = 0; dd < nd; dd++) {
     long base = (dd * rows + r) * RBINS * tpr + k;
     for (int g = 0; g < RBINS; g++) counts[base + g * tpr] = h[dd * RBINS + g];
 }
+SPECOUT
 """
-# A pass moves the tile by digit ``d`` and, when ``dn >= 0``, counts digit ``dn`` of the
-# elements by destination tile (the next pass's counters: ``nc`` on the item's stack,
-# written out once).
+# A pass moves the keys of a tile by digit ``d`` and, when ``dn >= 0``, counts digit ``dn``
+# by destination tile (the next pass's counters: ``nc`` on the item's stack, written out
+# once).
 _SCATTER_LOOP = """
 for (long j = lo; j < hi; j++) {
-    T v = a[j];
-    KW kk = rk_k(v, desc, kmin);
-    int g = rk_g(kk, dg, desc, kmin);
+    T kk = a[j];
+    int g = (int)((kk >> sh) & RMASK);
     long p = o[g];
     o[g] = p + 1;
-    b[p] = v;
+    b[p] = kk;
     MOVE
     COUNT
 }"""
-_COUNT_NEXT = "nc[rk_g(kk, dng, desc, kmin) * TPRMAX + (int)((p - rl) >> tsh)] += 1;"
+_COUNT_NEXT = "nc[(int)((kk >> shn) & RMASK) * TPRMAX + (int)((p - rl) >> tsh)] += 1;"
 _SCATTER_HOST = _TILE + """
 long o[RBINS];
 int nc[RBINS * TPRMAX];
@@ -175,8 +198,8 @@ for (int g = 0; g < RBINS; g++) {
     long q = base + g * tpr;
     o[g] = inc[q] - cnt[q] + rl;
 }
-int dg = (int)d;
-int dng = (int)dn;
+int sh = (int)(RB * d) & (KWBITS - 1);
+int shn = (int)(RB * dn) & (KWBITS - 1);
 if (dn >= 0) {
     for (int q = 0; q < RBINS * TPRMAX; q++) nc[q] = 0;
 }
@@ -342,27 +365,89 @@ _PACKING = """
 __device__ KT rk_item(T v, bool desc, unsigned long long kmin) { return ITEM; }
 __device__ T rk_value(KT k) { return VALUE; }
 """
-# the host passes' key of an element (``KW``) and its digits: the whole key of a real
-# element (a shift and a mask a digit), a complex element itself (``rk_dig``)
-_REAL_PASS_KEY = """
-__device__ KW rk_k(T v, bool desc, unsigned long long kmin) { return (KW)rk_key(v, desc, kmin); }
-__device__ int rk_g(KW k, int d, bool desc, unsigned long long kmin) {
-    return (int)((k >> ((RB * d) & (KWBITS - 1))) & RMASK);
+# the host passes' key words (``KW``): ``rk_k`` the key of an element (``KEYOF``: its
+# whole key, or a key word itself), ``rk_g`` its digit ``d``
+_PASS_KEY = """
+__device__ KW rk_k(T v, bool desc, unsigned long long kmin) { return (KW)KEYOF; }
+__device__ int rk_g(KW k, int d) { return (int)((k >> ((RB * d) & (KWBITS - 1))) & RMASK); }
+"""
+# a real value back from its key word (``rk_radix_values_host``: ``rk_key`` undone; a float
+# key's value through ``rk_fvalue``), and whether that value would differ from ``v``
+# (``rk_special``: -0.0 comes back +0.0, every NaN as ``NAN``)
+_UNKEY = """
+__device__ T rk_unkey(KW k, bool desc, unsigned long long kmin) {
+    unsigned long long w = (unsigned long long)k MORE;
+    if (desc) w = ~w & WMASK;
+    return VALUE;
 }
 """
-_COMPLEX_PASS_KEY = """
-#define KW T
-__device__ KW rk_k(T v, bool desc, unsigned long long kmin) { return v; }
-__device__ int rk_g(KW k, int d, bool desc, unsigned long long kmin) { return rk_dig(k, d, desc, kmin); }
+_FLOAT32_VALUE = """
+__device__ float rk_fvalue(unsigned long long w) {
+    unsigned int k = (unsigned int)w;
+    if (k == 0xFFFFFFFFu) return __uint_as_float(0x7FC00000u);
+    return __uint_as_float((k & 0x80000000u) != 0u ? (k ^ 0x80000000u) : ~k);
+}
+__device__ long rk_special(T v) {
+    unsigned int b = __float_as_uint((float)v);
+    unsigned int m = b << 1;
+    return ((m == 0u && b != 0u) || (m > 0xFF000000u && b != 0x7FC00000u)) ? 1 : 0;
+}
+"""
+_FLOAT64_VALUE = """
+__device__ double rk_fvalue(unsigned long long k) {
+    if (k == 0xFFFFFFFFFFFFFFFFull) return __longlong_as_double((long long)0x7FF8000000000000ull);
+    return __longlong_as_double((long long)((k & 0x8000000000000000ull) != 0ull ? (k ^ 0x8000000000000000ull) : ~k));
+}
+__device__ long rk_special(T v) {
+    unsigned long long b = (unsigned long long)__double_as_longlong(v);
+    unsigned long long m = b << 1;
+    return ((m == 0ull && b != 0ull) || (m > 0xFFE0000000000000ull && b != 0x7FF8000000000000ull)) ? 1 : 0;
+}
 """
 
 
-def _hist_host(dtype: np.dtype) -> str:
-    """``_HIST_HOST`` for ``dtype``: a line per digit it may count (``nd`` of them, from
-    ``d0``)."""
-    count = "\n    ".join(f"if (nd > {dd}) h[{dd * BINS} + rk_g(kk, dc + {dd}, desc, kmin)] += 1;"
+def _key_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype of a real ``dtype``'s key words on the host: uint32 or uint64."""
+    return np.dtype(np.uint64 if _key_bits(dtype) == 64 else np.uint32)
+
+
+def _pass_key(dtype: np.dtype, values: bool) -> str:
+    """The preamble of ``rk_k`` and ``rk_g`` for the host's kernels over ``dtype``: a real
+    dtype's elements (``values``: with ``rk_key``, ``rk_unkey`` and ``rk_special``), or its
+    key words (``dtype`` uint32 or uint64)."""
+    kdt = _key_dtype(dtype)
+    text = (f"#define TPRMAX {HOST_TILES_PER_ROW}\n#define KW unsigned {'long long' if kdt.itemsize == 8 else 'int'}\n"
+            f"#define KWBITS {8 * kdt.itemsize}\n")
+    if not values:
+        return text + _PASS_KEY.replace("KEYOF", "v")
+    bits = _key_bits(dtype)
+    mask = "0xFFFFFFFFFFFFFFFFull" if bits == 64 else f"((1ull << {bits}) - 1ull)"
+    if dtype.kind == "f":
+        text += _FLOAT64_VALUE if dtype.itemsize == 8 else _FLOAT32_VALUE
+        value = "(T)rk_fvalue(w)"
+    elif dtype.kind == "i":
+        value = f"(T)(long long)(w - (1ull << {bits - 1}))"
+    else:
+        value = "(T)w"
+    more = "+ kmin" if dtype.kind in "iu" and dtype.itemsize > 1 else ""
+    unkey = _UNKEY.replace("MORE", more).replace("WMASK", mask).replace("VALUE", value)
+    return text + _key_word(dtype) + _PASS_KEY.replace("KEYOF", "rk_key(v, desc, kmin)") + unkey
+
+
+def _hist_host(dtype: np.dtype, values: bool) -> str:
+    """``_HIST_HOST`` over ``dtype``'s elements (``values``: writing their key words, and
+    counting the specials of a float dtype) or key words: a line per digit it may count
+    (``nd`` of them, from ``d0``)."""
+    count = "\n    ".join(f"if (nd > {dd}) h[{dd * BINS} + rk_g(kk, dc + {dd})] += 1;"
                           for dd in range(key_digits(dtype)))
-    return _HIST_HOST.replace("RUNS", _runs(("a",), dtype.itemsize)).replace("COUNT", count)
+    runs = _runs(("a",), dtype.itemsize)
+    keyout, specout = "", ""
+    if values:
+        runs += " && " + _runs(("kw",), _key_dtype(dtype).itemsize)
+        keyout = "kw[j] = kk;" + (" sp += rk_special(v);" if dtype.kind == "f" else "")
+        specout = "spec[t] = sp;"
+    return (_HIST_HOST.replace("RUNS", runs).replace("COUNT", count).replace("KEYOUT", keyout)
+            .replace("SPECOUT", specout))
 
 
 def _runs(names, itemsize: int) -> str:
@@ -394,16 +479,6 @@ def _key_word(dtype: np.dtype) -> str:
     # (``kmin`` is 0 but for integers of more than a byte)
     less = "- kmin" if dtype.kind in "iu" and dtype.itemsize > 1 else ""
     return _KEY_WORD.replace("KEY", key).replace("WMASK", mask).replace("LESS", less)
-
-
-def _pass_key(dtype: np.dtype) -> str:
-    """The preamble of ``rk_k`` and ``rk_g`` (the host passes' keys) for ``dtype``."""
-    text = f"#define TPRMAX {HOST_TILES_PER_ROW}\n"
-    if dtype.kind == "c":
-        return text + _COMPLEX_PASS_KEY
-    kw = 64 if _key_bits(dtype) == 64 else 32
-    return (text + f"#define KW unsigned {'long long' if kw == 64 else 'int'}\n#define KWBITS {kw}\n"
-            + _key_word(dtype) + _REAL_PASS_KEY)
 
 
 def _whole_key(dtype: np.dtype) -> str:
@@ -541,11 +616,12 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False) -> ElementwiseKer
                                   "raw T a, raw int64 ai, raw T b, raw int64 bi" if payload else "raw T a, raw T b",
                                   body, f"rk_radix_rows_host{'_kv' if payload else ''}_{name}",
                                   preamble=preamble + _whole_key(dtype), _heavy=True)
-        elif what in ("hist", "hist_host"):
-            host = what == "hist_host"
-            k = ElementwiseKernel(f"raw T a, {_GEOMETRY}, int64 d0, int64 nd", "raw int64 counts",
-                                  _hist_host(dtype) if host else _HIST, f"rk_radix_{what}_{name}",
-                                  preamble=preamble + (_pass_key(dtype) if host else ""), _heavy=True)
+        elif what in ("hist_host", "count_host"):
+            values = what == "hist_host"
+            outs = f"raw {_key_dtype(dtype).name} kw, raw int64 counts, raw int64 spec" if values else "raw int64 counts"
+            k = ElementwiseKernel(f"raw T a, {_GEOMETRY}, int64 d0, int64 nd", outs, _hist_host(dtype, values),
+                                  f"rk_radix_{what}_{name}", preamble=preamble + _pass_key(dtype, values),
+                                  _heavy=True)
         elif what == "scatter_host":
             move = "bi[p] = ai[j];" if payload else ""
             runs = _runs(("a", "b"), dtype.itemsize) + " && " + _runs(
@@ -555,14 +631,23 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False) -> ElementwiseKer
             outs = "raw T b, raw int64 bi, raw int64 cn" if payload else "raw T b, raw int64 cn"
             k = ElementwiseKernel(f"{ins}raw int64 cnt, raw int64 inc, {_GEOMETRY}, int64 d, int64 dn, int64 tsh",
                                   outs, body, f"rk_radix_scatter_host{'_kv' if payload else ''}_{name}",
-                                  preamble=preamble + _pass_key(dtype), _heavy=True)
+                                  preamble=preamble + _pass_key(dtype, False), _heavy=True)
+        elif what == "values_host":
+            k = ElementwiseKernel(f"{_key_dtype(dtype).name} k, bool desc, uint64 kmin", "T v",
+                                  "v = rk_unkey(k, desc, kmin);", f"rk_radix_values_host_{name}",
+                                  preamble=preamble + _pass_key(dtype, True), _heavy=True)
+        elif what == "hist":
+            k = ElementwiseKernel(f"raw T a, {_GEOMETRY}, int64 d0, int64 nd",
+                                  "raw int64 counts", _HIST, f"rk_radix_hist_{name}", preamble=preamble, _heavy=True)
+        elif payload:
+            body = _SCATTER.replace("MOVE", "bi[p] = ai[j];")
+            k = ElementwiseKernel(f"raw T a, raw int64 ai, raw int64 cnt, raw int64 inc, {_GEOMETRY}, "
+                                  "int64 d, int64 dn, int64 tsh", "raw T b, raw int64 bi, raw int64 cn", body,
+                                  f"rk_radix_scatter_kv_{name}", preamble=preamble, _heavy=True)
         else:
-            body = _SCATTER.replace("MOVE", "bi[p] = ai[j];" if payload else "")
-            ins = "raw T a, raw int64 ai, " if payload else "raw T a, "
-            k = ElementwiseKernel(f"{ins}raw int64 cnt, raw int64 inc, {_GEOMETRY}, int64 d",
-                                  "raw T b, raw int64 bi" if payload else "raw T b", body,
-                                  f"rk_radix_scatter{'_kv' if payload else ''}_{name}", preamble=preamble,
-                                  _heavy=True)
+            body = _SCATTER.replace("MOVE", "")
+            k = ElementwiseKernel(f"raw T a, raw int64 cnt, raw int64 inc, {_GEOMETRY}, int64 d, int64 dn, "
+                                  "int64 tsh", "raw T b, raw int64 cn", body, f"rk_radix_scatter_{name}", preamble=preamble, _heavy=True)
         k = _kernels.setdefault(key, k)
     return k
 
@@ -603,8 +688,10 @@ def _by_rows(rows: int, L: int, device) -> bool:
 
 def radix_sort(keys: Array, payload: Array | None = None, descending: bool = False):
     """Sort each row of the contiguous 2-D ``keys`` stably (and move the int64 ``payload``
-    of its shape with it; on the GPU path also a uint32 one); returns the sorted ``(keys, payload)``: ``keys`` and ``payload``
-    themselves, sorted in place, or new arrays of their shape."""
+    of its shape with it; on the GPU path also a uint32 one); returns ``(keys, payload)``,
+    each the array passed or a new one of its shape: the payload sorted, the keys sorted
+    when there is no payload (with one, the host's real keys are left unsorted: the
+    callers want the order only)."""
     rows, L = keys.shape
     if keys.size == 0 or L < 2:
         return keys, payload
@@ -638,24 +725,39 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
         return _shaped(keys, payload, shape)
     tpr, ts, tsh, step, size = _geometry(rows, L, device)
     geometry = (rows, L, tpr, ts, step, descending, kmin)
-    host = device.kind == "cpu"
-    hist = _kernel("hist_host" if host else "hist", dtype)
     i64 = np.dtype(np.int64)
     span = rows * BINS * tpr
     counts = Array._empty((nd * span,), i64, device)
-    hist(keys, *geometry, 0, nd, counts, size=size)
+    # the host's real elements are sorted as key words (``_HIST_HOST``), their values made
+    # back at the end; complex ones (and a GPU's) move as they are
+    words = device.kind == "cpu" and dtype.kind != "c"
+    if words:
+        kdt = _key_dtype(dtype)
+        src = Array._empty(keys.shape, kdt, device)
+        special = Array._empty((rows * tpr,), i64, device)
+        _kernel("hist_host", dtype)(keys, *geometry, 0, nd, src, counts, special, size=size)
+        hist = _kernel("count_host", kdt)
+    else:
+        kdt, src = dtype, keys
+        hist = _kernel("hist", dtype)
+        hist(keys, *geometry, 0, nd, counts, size=size)
     totals = _sum(counts.reshape((nd, rows, BINS, tpr)), axis=(1, 3)).get()
     passes = [d for d in range(nd) if totals[d].max() < keys.size]  # others move nothing
     if not passes:
         return _shaped(keys, payload, shape)
+    gather = words and payload is None and dtype.kind == "f" and int(_sum(special).get()) > 0
+    if gather:
+        # -0.0 or NaNs whose bits their keys do not give back: the elements' indices move
+        # with the keys, and the values are gathered by them
+        payload = contiguous(broadcast_to(arange(L, dtype=i64, device=device), (rows, L))).reshape((-1,))
     # on the host each pass also counts the next pass's digits (by source and destination
     # tile) while it moves the elements, where those counters are few beside the data;
     # elsewhere a pass counts its digits first
     per_tile = BINS * tpr  # the next digit's counters of one source tile: per destination tile
-    fused = host and span * tpr * FUSED_COUNTERS_RATIO <= keys.size
-    scatter = _kernel("scatter_host" if host else "scatter", dtype, payload is not None)
-    src, src_p = keys, payload
-    dst = Array._empty(keys.shape, dtype, device)
+    fused = device.kind == "cpu" and span * tpr * FUSED_COUNTERS_RATIO <= keys.size
+    scatter = _kernel("scatter_host" if words else "scatter", kdt, payload is not None)
+    src_p = payload
+    dst = Array._empty(keys.shape, kdt, device)
     dst_p = None if payload is None else Array._empty(keys.shape, payload.dtype, device)
     nxt = Array._empty((span * tpr,) if fused else (1,), i64, device)
     cnt = counts[passes[0] * span:(passes[0] + 1) * span]
@@ -667,14 +769,18 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
         inc = cumulative_sum(cnt.reshape((rows, BINS * tpr)), axis=1).reshape((-1,))
         ins = (src, cnt, inc) if payload is None else (src, src_p, cnt, inc)
         outs = (dst,) if payload is None else (dst, dst_p)
-        if host:
-            scatter(*ins, *geometry, d, dn, tsh, *outs, nxt, size=size)
-        else:
-            scatter(*ins, *geometry, d, *outs, size=size)
+        scatter(*ins, *geometry, d, dn, tsh, *outs, nxt, size=size)
         if dn >= 0:
             cnt = _sum(nxt.reshape((rows, tpr, per_tile)), axis=1).reshape((-1,))
         src, dst, src_p, dst_p = dst, src, dst_p, src_p
-    return _shaped(src, src_p, shape)
+    if not words:
+        return _shaped(src, src_p, shape)
+    if gather:
+        from ._indexing_functions import take_along_axis  # (a module that imports this one)
+        return _shaped(take_along_axis(keys.reshape((rows, L)), src_p.reshape((rows, L)), axis=1), None, shape)
+    if payload is None:
+        _kernel("values_host", dtype)(src, descending, kmin, keys)
+    return _shaped(keys, src_p, shape)
 
 
 def _shaped(keys: Array, payload: Array | None, shape: tuple):
