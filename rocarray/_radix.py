@@ -406,16 +406,19 @@ __device__ long rk_special(T v) {
 """
 
 
-def _key_dtype(dtype: np.dtype) -> np.dtype:
-    """The dtype of a real ``dtype``'s key words on the host: uint32 or uint64."""
-    return np.dtype(np.uint64 if _key_bits(dtype) == 64 else np.uint32)
+def _key_dtype(dtype: np.dtype, digits: int | None = None) -> np.dtype:
+    """The dtype of a real ``dtype``'s key words on the host: uint32, or uint64 for keys of
+    more than 32 bits (those of 64-bit integers spanning at most ``digits`` digits: less
+    the smallest key, in 32 bits)."""
+    narrow = _key_bits(dtype) <= 32 or (digits is not None and digits * RADIX_BITS <= 32)
+    return np.dtype(np.uint32 if narrow else np.uint64)
 
 
-def _pass_key(dtype: np.dtype, values: bool) -> str:
+def _pass_key(dtype: np.dtype, values: bool, kdt: np.dtype | None = None) -> str:
     """The preamble of ``rk_k`` and ``rk_g`` for the host's kernels over ``dtype``: a real
-    dtype's elements (``values``: with ``rk_key``, ``rk_unkey`` and ``rk_special``), or its
-    key words (``dtype`` uint32 or uint64)."""
-    kdt = _key_dtype(dtype)
+    dtype's elements (``values``: with ``rk_key``, ``rk_unkey`` and ``rk_special``; their
+    key words of ``kdt``), or key words (``dtype`` uint32 or uint64)."""
+    kdt = _key_dtype(dtype) if kdt is None else kdt
     text = (f"#define TPRMAX {HOST_TILES_PER_ROW}\n#define KW unsigned {'long long' if kdt.itemsize == 8 else 'int'}\n"
             f"#define KWBITS {8 * kdt.itemsize}\n")
     if not values:
@@ -434,7 +437,7 @@ def _pass_key(dtype: np.dtype, values: bool) -> str:
     return text + _key_word(dtype) + _PASS_KEY.replace("KEYOF", "rk_key(v, desc, kmin)") + unkey
 
 
-def _hist_host(dtype: np.dtype, values: bool) -> str:
+def _hist_host(dtype: np.dtype, values: bool, kdt: np.dtype) -> str:
     """``_HIST_HOST`` over ``dtype``'s elements (``values``: writing their key words, and
     counting the specials of a float dtype) or key words: a line per digit it may count
     (``nd`` of them, from ``d0``)."""
@@ -443,7 +446,7 @@ def _hist_host(dtype: np.dtype, values: bool) -> str:
     runs = _runs(("a",), dtype.itemsize)
     keyout, specout = "", ""
     if values:
-        runs += " && " + _runs(("kw",), _key_dtype(dtype).itemsize)
+        runs += " && " + _runs(("kw",), kdt.itemsize)
         keyout = "kw[j] = kk;" + (" sp += rk_special(v);" if dtype.kind == "f" else "")
         specout = "spec[t] = sp;"
     return (_HIST_HOST.replace("RUNS", runs).replace("COUNT", count).replace("KEYOUT", keyout)
@@ -581,9 +584,12 @@ def _key_range(keys: Array, descending: bool) -> tuple[int, int]:
 _kernels: dict = {}
 
 
-def _kernel(what: str, dtype: np.dtype, payload: bool = False) -> ElementwiseKernel:
+def _kernel(what: str, dtype: np.dtype, payload: bool = False, kdt: np.dtype | None = None) -> ElementwiseKernel:
+    """The kernel ``what`` for ``dtype`` (with an int64 ``payload``; ``kdt``: the key words'
+    dtype of the host's kernels between elements and key words)."""
     name, preamble = _preamble(dtype)
-    key = (what, name, payload)
+    kdt = _key_dtype(dtype) if kdt is None else kdt
+    key = (what, name, payload, kdt)
     k = _kernels.get(key)
     if k is None:
         if what == "rows":
@@ -618,9 +624,9 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False) -> ElementwiseKer
                                   preamble=preamble + _whole_key(dtype), _heavy=True)
         elif what in ("hist_host", "count_host"):
             values = what == "hist_host"
-            outs = f"raw {_key_dtype(dtype).name} kw, raw int64 counts, raw int64 spec" if values else "raw int64 counts"
-            k = ElementwiseKernel(f"raw T a, {_GEOMETRY}, int64 d0, int64 nd", outs, _hist_host(dtype, values),
-                                  f"rk_radix_{what}_{name}", preamble=preamble + _pass_key(dtype, values),
+            outs = f"raw {kdt.name} kw, raw int64 counts, raw int64 spec" if values else "raw int64 counts"
+            k = ElementwiseKernel(f"raw T a, {_GEOMETRY}, int64 d0, int64 nd", outs, _hist_host(dtype, values, kdt),
+                                  f"rk_radix_{what}_{name}_{kdt.name}", preamble=preamble + _pass_key(dtype, values, kdt),
                                   _heavy=True)
         elif what == "scatter_host":
             move = "bi[p] = ai[j];" if payload else ""
@@ -633,9 +639,9 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False) -> ElementwiseKer
                                   outs, body, f"rk_radix_scatter_host{'_kv' if payload else ''}_{name}",
                                   preamble=preamble + _pass_key(dtype, False), _heavy=True)
         elif what == "values_host":
-            k = ElementwiseKernel(f"{_key_dtype(dtype).name} k, bool desc, uint64 kmin", "T v",
-                                  "v = rk_unkey(k, desc, kmin);", f"rk_radix_values_host_{name}",
-                                  preamble=preamble + _pass_key(dtype, True), _heavy=True)
+            k = ElementwiseKernel(f"{kdt.name} k, bool desc, uint64 kmin", "T v",
+                                  "v = rk_unkey(k, desc, kmin);", f"rk_radix_values_host_{name}_{kdt.name}",
+                                  preamble=preamble + _pass_key(dtype, True, kdt), _heavy=True)
         elif what == "hist":
             k = ElementwiseKernel(f"raw T a, {_GEOMETRY}, int64 d0, int64 nd",
                                   "raw int64 counts", _HIST, f"rk_radix_hist_{name}", preamble=preamble, _heavy=True)
@@ -732,10 +738,10 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
     # back at the end; complex ones (and a GPU's) move as they are
     words = device.kind == "cpu" and dtype.kind != "c"
     if words:
-        kdt = _key_dtype(dtype)
+        kdt = _key_dtype(dtype, nd)
         src = Array._empty(keys.shape, kdt, device)
         special = Array._empty((rows * tpr,), i64, device)
-        _kernel("hist_host", dtype)(keys, *geometry, 0, nd, src, counts, special, size=size)
+        _kernel("hist_host", dtype, kdt=kdt)(keys, *geometry, 0, nd, src, counts, special, size=size)
         hist = _kernel("count_host", kdt)
     else:
         kdt, src = dtype, keys
@@ -779,7 +785,7 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
         from ._indexing_functions import take_along_axis  # (a module that imports this one)
         return _shaped(take_along_axis(keys.reshape((rows, L)), src_p.reshape((rows, L)), axis=1), None, shape)
     if payload is None:
-        _kernel("values_host", dtype)(src, descending, kmin, keys)
+        _kernel("values_host", dtype, kdt=kdt)(src, descending, kmin, keys)
     return _shaped(keys, src_p, shape)
 
 
