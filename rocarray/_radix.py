@@ -611,14 +611,20 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False, kdt: np.dtype | N
             # passes them: there LLVM drops every access's layout check; each digit counted
             # by a line of its own)
             runs = "a.ndim == 1 && b.ndim == 1" + (" && ai.ndim == 1 && bi.ndim == 1" if payload else "")
-            count = "".join(f"h[{d * BINS} + (int)((k >> (KSH + {RADIX_BITS * d})) & RMASK)] += 1;\n    "
+            # (integers of more than a byte: ``nd`` digits sorted, those of the keys' range
+            # less the smallest key; other keys: all, a number the loops are unrolled for)
+            ranged = dtype.kind in "iu" and dtype.itemsize > 1
+            count = "".join(("if (nd > {d}) " if ranged else "").format(d=d)
+                            + f"h[{d * BINS} + (int)((k >> (KSH + {RADIX_BITS * d})) & RMASK)] += 1;\n    "
                             for d in range(key_digits(dtype)))
             body = _ROW_HOST.replace("RUNS", runs).replace("COUNT", count)
+            if ranged:
+                body = body.replace("d < ND;", "d < nd;")
             for mark, text in (_PACKED_MARKS if _packed(dtype) else _PAIRED_MARKS).items():
                 body = body.replace(mark, text)
             for mark, text in zip(marks, moves):
                 body = body.replace(mark, text)
-            k = ElementwiseKernel("int64 rows, int64 L, int64 S, bool desc, uint64 kmin",
+            k = ElementwiseKernel("int64 rows, int64 L, int64 S, bool desc, uint64 kmin, int64 nd",
                                   "raw T a, raw int64 ai, raw T b, raw int64 bi" if payload else "raw T a, raw T b",
                                   body, f"rk_radix_rows_host{'_kv' if payload else ''}_{name}",
                                   preamble=preamble + _whole_key(dtype), _heavy=True)
@@ -722,11 +728,12 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
         what = "rows_host" if device.kind == "cpu" and dtype.kind != "c" else "rows"
         scratch_shape = (1,) if what == "rows_host" and ROW_LOCAL_MIN <= L <= RCAP else keys.shape
         scratch = Array._empty(scratch_shape, dtype, device)
+        digits = (nd,) if what == "rows_host" else ()
         if payload is None:
-            _kernel(what, dtype)(rows, L, step, descending, kmin, keys, scratch, size=size)
+            _kernel(what, dtype)(rows, L, step, descending, kmin, *digits, keys, scratch, size=size)
         else:
             scratch_p = Array._empty(scratch_shape, payload.dtype, device)
-            _kernel(what, dtype, True)(rows, L, step, descending, kmin, keys, payload, scratch, scratch_p,
+            _kernel(what, dtype, True)(rows, L, step, descending, kmin, *digits, keys, payload, scratch, scratch_p,
                                        size=size)
         return _shaped(keys, payload, shape)
     tpr, ts, tsh, step, size = _geometry(rows, L, device)

@@ -265,7 +265,7 @@ def test_host_rows_kernel_any_layout():
         scratch = ra.empty((4, L), dtype=ra.float32, device="cpu")
         scratch_i = ra.empty((4, L), dtype=ra.int64, device="cpu")
         kernel = _radix._kernel("rows_host", np.dtype(np.float32), True)
-        kernel(4, L, 1, False, 0, keys, idx, scratch, scratch_i, size=4)
+        kernel(4, L, 1, False, 0, _radix.key_digits(np.dtype(np.float32)), keys, idx, scratch, scratch_i, size=4)
         order = np.argsort(a, axis=1, kind="stable")
         np.testing.assert_array_equal(idx.get(), order)
         _same(keys.get(), np.take_along_axis(a, order, axis=1))
