@@ -15,8 +15,16 @@ that digit, least significant first.  A row is cut into tiles; one kernel item o
 3. ``rk_radix_scatter``: each item walks its tile in order and puts every element at the
    next free place of its digit (so equal digits keep their order: stable).
 
-The same kernels run on every device (thin specialization: one kernel per key dtype and
-payload; sizes, tiles and digit positions are run-time arguments).  On the host an item is
+On the host, real elements take kernels of their own: the counting read
+(``rk_radix_hist_host``) also writes every element's whole key as an unsigned word (32
+bits where the keys fit: integer keys less the smallest one, whose digits above their
+range are neither counted nor moved), the passes (``rk_radix_scatter_host``, one kernel per
+key word width) move key words with no transform, and ``rk_radix_values_host`` makes the
+values back from the sorted keys -- unless the data holds -0.0 or a NaN other than NaN's
+own bits (which no key gives back): then the elements' indices move with the keys and the
+values are gathered.  Complex keys take the generic kernels above on every device.
+The kernels are thin (one per key dtype and payload; sizes, tiles and digit positions are
+run-time arguments).  On the host an item is
 launched at every ``S``-th index of a range as long as the data (items between do nothing),
 so that the launcher splits the tiles across its threads as it splits elementwise work; on
 a GPU an item is one thread.
