@@ -186,17 +186,20 @@ SPECOUT
 # A pass moves the keys of a tile by digit ``d`` and, when ``dn >= 0``, counts digit ``dn``
 # by destination tile (the next pass's counters: ``nc`` on the item's stack, written out
 # once).
-_SCATTER_LOOP = """
-for (long j = lo; j < hi; j++) {
-    T kk = a[j];
-    int g = (int)((kk >> sh) & RMASK);
-    long p = o[g];
-    o[g] = p + 1;
-    b[p] = kk;
-    MOVE
-    COUNT
-}"""
-_COUNT_NEXT = "nc[(int)((kk >> shn) & RMASK) * TPRMAX + (int)((p - rl) >> tsh)] += 1;"
+_COUNT_NEXT = "nc[(int)((kk@ >> shn) & RMASK) * TPRMAX + (int)((p@ - rl) >> tsh)] += 1;"
+
+
+def _scatter_loop(count: str) -> str:
+    """A pass's loop over its tile, two elements a trip (``@``: the element's suffix in
+    ``count``'s names; ``MOVE@``: its payload's move, filled in per kernel)."""
+    def step(sfx: str, at: str) -> str:
+        return (f"\n    T kk{sfx} = a[j{at}];\n    int g{sfx} = (int)((kk{sfx} >> sh) & RMASK);\n"
+                f"    long p{sfx} = o[g{sfx}];\n    o[g{sfx}] = p{sfx} + 1;\n    b[p{sfx}] = kk{sfx};\n"
+                f"    MOVE{sfx}\n    " + count.replace("@", sfx))
+    return ("\nlong j = lo;\nfor (; j + 1 < hi; j += 2) {" + step("0", "") + step("1", " + 1")
+            + "\n}\nif (j < hi) {" + step("0", "") + "\n}\n")
+
+
 _SCATTER_HOST = _TILE + """
 long o[RBINS];
 int nc[RBINS * TPRMAX];
@@ -211,9 +214,8 @@ int shn = (int)(RB * dn) & (KWBITS - 1);
 if (dn >= 0) {
     for (int q = 0; q < RBINS * TPRMAX; q++) nc[q] = 0;
 }
-if (RUNS && dn >= 0) {""" + _SCATTER_LOOP.replace("COUNT", _COUNT_NEXT) + """
-} else if (RUNS) {""" + _SCATTER_LOOP.replace("COUNT", "") + "} else {" + _SCATTER_LOOP.replace(
-    "COUNT", "if (dn >= 0) " + _COUNT_NEXT) + """}
+if (RUNS && dn >= 0) {""" + _scatter_loop(_COUNT_NEXT) + "} else if (RUNS) {" + _scatter_loop("") + """
+} else {""" + _scatter_loop("if (dn >= 0) " + _COUNT_NEXT) + """}
 if (dn >= 0) {
     long cb = (r * tpr + k) * RBINS * tpr;
     for (int g = 0; g < RBINS; g++) {
@@ -643,10 +645,10 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False, kdt: np.dtype | N
                                   f"rk_radix_{what}_{name}_{kdt.name}", preamble=preamble + _pass_key(dtype, values, kdt),
                                   _heavy=True)
         elif what == "scatter_host":
-            move = "bi[p] = ai[j];" if payload else ""
+            moves = ("bi[p0] = ai[j];", "bi[p1] = ai[j + 1];") if payload else ("", "")
             runs = _runs(("a", "b"), dtype.itemsize) + " && " + _runs(
                 ("cnt", "inc", "cn") + (("ai", "bi") if payload else ()), 8)
-            body = _SCATTER_HOST.replace("MOVE", move).replace("RUNS", runs)
+            body = _SCATTER_HOST.replace("MOVE0", moves[0]).replace("MOVE1", moves[1]).replace("RUNS", runs)
             ins = "raw T a, raw int64 ai, " if payload else "raw T a, "
             outs = "raw T b, raw int64 bi, raw int64 cn" if payload else "raw T b, raw int64 cn"
             k = ElementwiseKernel(f"{ins}raw int64 cnt, raw int64 inc, {_GEOMETRY}, int64 d, int64 dn, int64 tsh",
