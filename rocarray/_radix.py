@@ -451,8 +451,11 @@ def _hist_host(dtype: np.dtype, values: bool, kdt: np.dtype) -> str:
     """``_HIST_HOST`` over ``dtype``'s elements (``values``: writing their key words, and
     counting the specials of a float dtype) or key words: a line per digit it may count
     (``nd`` of them, from ``d0``)."""
-    count = "\n    ".join(f"if (nd > {dd}) h[{dd * BINS} + rk_g(kk, dc + {dd})] += 1;"
-                          for dd in range(key_digits(dtype)))
+    # (the elements' kernel counts from digit 0: every digit of a key but a ranged
+    # integer's, at shifts known here)
+    ranged = not values or dtype.kind in "iu" and dtype.itemsize > 1
+    count = "\n    ".join((f"if (nd > {dd}) h[{dd * BINS} + rk_g(kk, dc + {dd})] += 1;" if ranged else
+                           f"h[{dd * BINS} + rk_g(kk, {dd})] += 1;") for dd in range(key_digits(dtype)))
     runs = _runs(("a",), dtype.itemsize)
     keyout, specout = "", ""
     if values:
