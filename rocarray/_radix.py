@@ -383,7 +383,8 @@ __device__ int rk_g(KW k, int d) { return (int)((k >> ((RB * d) & (KWBITS - 1)))
 """
 # a real value back from its key word (``rk_radix_values_host``: ``rk_key`` undone; a float
 # key's value through ``rk_fvalue``), and whether that value would differ from ``v``
-# (``rk_special``: -0.0 comes back +0.0, every NaN as ``NAN``)
+# (``rk_special``: the bits a key gives back, ``back``, are +0.0's for both zeros and
+# NaN's own for every NaN; selects, not branches, in the first read's loop)
 _UNKEY = """
 __device__ T rk_unkey(KW k, bool desc, unsigned long long kmin) {
     unsigned long long w = (unsigned long long)k MORE;
@@ -400,7 +401,8 @@ __device__ float rk_fvalue(unsigned long long w) {
 __device__ long rk_special(T v) {
     unsigned int b = __float_as_uint((float)v);
     unsigned int m = b << 1;
-    return ((m == 0u && b != 0u) || (m > 0xFF000000u && b != 0x7FC00000u)) ? 1 : 0;
+    unsigned int back = m == 0u ? 0u : (m > 0xFF000000u ? 0x7FC00000u : b);
+    return (long)(back != b);
 }
 """
 _FLOAT64_VALUE = """
@@ -411,7 +413,8 @@ __device__ double rk_fvalue(unsigned long long k) {
 __device__ long rk_special(T v) {
     unsigned long long b = (unsigned long long)__double_as_longlong(v);
     unsigned long long m = b << 1;
-    return ((m == 0ull && b != 0ull) || (m > 0xFFE0000000000000ull && b != 0x7FF8000000000000ull)) ? 1 : 0;
+    unsigned long long back = m == 0ull ? 0ull : (m > 0xFFE0000000000000ull ? 0x7FF8000000000000ull : b);
+    return (long)(back != b);
 }
 """
 
