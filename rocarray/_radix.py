@@ -15,8 +15,16 @@ that digit, least significant first.  A row is cut into tiles; one kernel item o
 3. ``rk_radix_scatter``: each item walks its tile in order and puts every element at the
    next free place of its digit (so equal digits keep their order: stable).
 
-The same kernels run on every device (thin specialization: one kernel per key dtype and
-payload; sizes, tiles and digit positions are run-time arguments).  On the host an item is
+On the host, real elements take kernels of their own: the counting read
+(``rk_radix_hist_host``) also writes every element's whole key as an unsigned word (32
+bits where the keys fit: integer keys less the smallest one, whose digits above their
+range are neither counted nor moved), the passes (``rk_radix_scatter_host``, one kernel per
+key word width) move key words with no transform, and ``rk_radix_values_host`` makes the
+values back from the sorted keys -- unless the data holds -0.0 or a NaN other than NaN's
+own bits (which no key gives back): then the elements' indices move with the keys and the
+values are gathered.  Complex keys take the generic kernels above on every device.
+The kernels are thin (one per key dtype and payload; sizes, tiles and digit positions are
+run-time arguments).  On the host an item is
 launched at every ``S``-th index of a range as long as the data (items between do nothing),
 so that the launcher splits the tiles across its threads as it splits elementwise work; on
 a GPU an item is one thread.
@@ -44,24 +52,31 @@ from __future__ import annotations
 import numpy as np
 
 from ._array_object import Array
+from ._copy import contiguous
+from ._creation_functions import arange
 from ._radix_gpu import gpu_radix_sort, gpu_sortable
 from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
 from ._user_kernels import ElementwiseKernel
+from ._views import broadcast_to
 
+# (in integer operations on the bits: the magnitude's bits ``m`` tell NaN and zero apart,
+# the sign's copy in every bit complements a negative value)
 _FLOAT32_KEY = """
 __device__ unsigned long long rk_fkey(float f) {
-    if (isnan(f)) return 0xFFFFFFFFull;       // every NaN: the largest key, last
-    if (f == 0.0f) f = 0.0f;                  // -0.0 and +0.0 are equal
     unsigned int b = __float_as_uint(f);
-    return (unsigned long long)((b & 0x80000000u) != 0 ? ~b : (b | 0x80000000u));
+    unsigned int m = b << 1;
+    if (m > 0xFF000000u) return 0xFFFFFFFFull;   // every NaN: the largest key, last
+    if (m == 0u) b = 0u;                         // -0.0 and +0.0 are equal
+    return (unsigned long long)(b ^ ((unsigned int)((int)b >> 31) | 0x80000000u));
 }
 """
 _FLOAT64_KEY = """
 __device__ unsigned long long rk_fkey(double f) {
-    if (isnan(f)) return 0xFFFFFFFFFFFFFFFFull;
-    if (f == 0.0) f = 0.0;
     unsigned long long b = (unsigned long long)__double_as_longlong(f);
-    return (b & 0x8000000000000000ull) != 0 ? ~b : (b | 0x8000000000000000ull);
+    unsigned long long m = b << 1;
+    if (m > 0xFFE0000000000000ull) return 0xFFFFFFFFFFFFFFFFull;
+    if (m == 0ull) b = 0ull;
+    return b ^ ((unsigned long long)((long long)b >> 63) | 0x8000000000000000ull);
 }
 """
 _REAL_DIGIT = """
@@ -135,6 +150,76 @@ for (long j = lo; j < hi; j++) {
     if (dn >= 0) {
         long q = cb + rk_dig(v, (int)dn, desc, kmin) * tpr + ((p - r * L) >> tsh);
         cn[q] = cn[q] + 1;
+    }
+}
+"""
+# The host's passes over real elements.  Their first read (``rk_radix_hist_host``) makes
+# each element's key -- a word (``KW``) complemented when descending, less the smallest key
+# -- into an array of keys while it counts the digits; the passes (``rk_radix_scatter_host``)
+# then move keys (and the payload): a digit is a shift and a mask; a last elementwise
+# kernel (``rk_radix_values_host``) makes the values back from the sorted keys.  A float
+# key says nothing of a zero's sign or a NaN's bits: the first read counts the elements
+# the value made from their key would not give back (-0.0, a NaN other than the one made:
+# ``rk_special``), and a sort with any moves their indices and gathers the values.  Loops
+# are written twice, the first for 1-D contiguous raw operands (as ``radix_sort`` passes
+# them: no access checks a layout or multiplies a stride); counters are 32-bit (a tile
+# has at most 2**30 elements).
+_HIST_LOOP = """
+for (long j = lo; j < hi; j++) {
+    T v = a[j];
+    KW kk = rk_k(v, desc, kmin);
+    KEYOUT
+    COUNT
+}"""
+_HIST_HOST = _TILE + """
+int h[NDRB];
+for (int g = 0; g < nd * RBINS; g++) h[g] = 0;
+int dc = (int)d0;
+long sp = 0;
+if (RUNS) {""" + _HIST_LOOP + "} else {" + _HIST_LOOP + """}
+for (long dd = 0; dd < nd; dd++) {
+    long base = (dd * rows + r) * RBINS * tpr + k;
+    for (int g = 0; g < RBINS; g++) counts[base + g * tpr] = h[dd * RBINS + g];
+}
+SPECOUT
+"""
+# A pass moves the keys of a tile by digit ``d`` and, when ``dn >= 0``, counts digit ``dn``
+# by destination tile (the next pass's counters: ``nc`` on the item's stack, written out
+# once).
+_COUNT_NEXT = "nc[(int)((kk@ >> shn) & RMASK) * TPRMAX + (int)((p@ - rl) >> tsh)] += 1;"
+
+
+def _scatter_loop(count: str) -> str:
+    """A pass's loop over its tile, two elements a trip (``@``: the element's suffix in
+    ``count``'s names; ``MOVE@``: its payload's move, filled in per kernel)."""
+    def step(sfx: str, at: str) -> str:
+        return (f"\n    T kk{sfx} = a[j{at}];\n    int g{sfx} = (int)((kk{sfx} >> sh) & RMASK);\n"
+                f"    long p{sfx} = o[g{sfx}];\n    o[g{sfx}] = p{sfx} + 1;\n    b[p{sfx}] = kk{sfx};\n"
+                f"    MOVE{sfx}\n    " + count.replace("@", sfx))
+    return ("\nlong j = lo;\nfor (; j + 1 < hi; j += 2) {" + step("0", "") + step("1", " + 1")
+            + "\n}\nif (j < hi) {" + step("0", "") + "\n}\n")
+
+
+_SCATTER_HOST = _TILE + """
+long o[RBINS];
+int nc[RBINS * TPRMAX];
+long base = r * RBINS * tpr + k;
+long rl = r * L;
+for (int g = 0; g < RBINS; g++) {
+    long q = base + g * tpr;
+    o[g] = inc[q] - cnt[q] + rl;
+}
+int sh = (int)(RB * d) & (KWBITS - 1);
+int shn = (int)(RB * dn) & (KWBITS - 1);
+if (dn >= 0) {
+    for (int q = 0; q < RBINS * TPRMAX; q++) nc[q] = 0;
+}
+if (RUNS && dn >= 0) {""" + _scatter_loop(_COUNT_NEXT) + "} else if (RUNS) {" + _scatter_loop("") + """
+} else {""" + _scatter_loop("if (dn >= 0) " + _COUNT_NEXT) + """}
+if (dn >= 0) {
+    long cb = (r * tpr + k) * RBINS * tpr;
+    for (int g = 0; g < RBINS; g++) {
+        for (int q = 0; q < tpr; q++) cn[cb + g * tpr + q] = nc[g * TPRMAX + q];
     }
 }
 """
@@ -276,17 +361,118 @@ assert _ROW.startswith(_ROW_HEAD)
 _ROW_HOST = (_ROW_HEAD + "if (L >= LMIN && L <= RCAP) {" + _ROW_LOCAL + "} else if (RUNS) {"
              + _ROW[len(_ROW_HEAD):] + "} else {" + _ROW[len(_ROW_HEAD):] + "}\n")
 
-# a real element's whole key (``_ROW_LOCAL``): ``KEY`` of ``WMASK``'s width; ``ITEM`` and
-# ``VALUE`` pack an element and its key into a ``KT`` and take the element back out
-_WHOLE_KEY = """
+# a real element's whole key (``KEY`` of ``WMASK``'s width; the host's passes and
+# ``_ROW_LOCAL``); ``ITEM`` and ``VALUE`` pack an element and its key into a ``KT`` and
+# take the element back out (``_ROW_LOCAL``)
+_KEY_WORD = """
 __device__ unsigned long long rk_key(T v, bool desc, unsigned long long kmin) {
     unsigned long long k = KEY;
     if (desc) k = ~k & WMASK;
-    return k - kmin;
+    return k LESS;
 }
+"""
+_PACKING = """
 __device__ KT rk_item(T v, bool desc, unsigned long long kmin) { return ITEM; }
 __device__ T rk_value(KT k) { return VALUE; }
 """
+# the host passes' key words (``KW``): ``rk_k`` the key of an element (``KEYOF``: its
+# whole key, or a key word itself), ``rk_g`` its digit ``d``
+_PASS_KEY = """
+__device__ KW rk_k(T v, bool desc, unsigned long long kmin) { return (KW)KEYOF; }
+__device__ int rk_g(KW k, int d) { return (int)((k >> ((RB * d) & (KWBITS - 1))) & RMASK); }
+"""
+# a real value back from its key word (``rk_radix_values_host``: ``rk_key`` undone; a float
+# key's value through ``rk_fvalue``), and whether that value would differ from ``v``
+# (``rk_special``: the bits a key gives back, ``back``, are +0.0's for both zeros and
+# NaN's own for every NaN; selects, not branches, in the first read's loop)
+_UNKEY = """
+__device__ T rk_unkey(KW k, bool desc, unsigned long long kmin) {
+    unsigned long long w = (unsigned long long)k MORE;
+    if (desc) w = ~w & WMASK;
+    return VALUE;
+}
+"""
+_FLOAT32_VALUE = """
+__device__ float rk_fvalue(unsigned long long w) {
+    unsigned int k = (unsigned int)w;
+    if (k == 0xFFFFFFFFu) return __uint_as_float(0x7FC00000u);
+    return __uint_as_float((k & 0x80000000u) != 0u ? (k ^ 0x80000000u) : ~k);
+}
+__device__ long rk_special(T v) {
+    unsigned int b = __float_as_uint((float)v);
+    unsigned int m = b << 1;
+    unsigned int back = m == 0u ? 0u : (m > 0xFF000000u ? 0x7FC00000u : b);
+    return (long)(back != b);
+}
+"""
+_FLOAT64_VALUE = """
+__device__ double rk_fvalue(unsigned long long k) {
+    if (k == 0xFFFFFFFFFFFFFFFFull) return __longlong_as_double((long long)0x7FF8000000000000ull);
+    return __longlong_as_double((long long)((k & 0x8000000000000000ull) != 0ull ? (k ^ 0x8000000000000000ull) : ~k));
+}
+__device__ long rk_special(T v) {
+    unsigned long long b = (unsigned long long)__double_as_longlong(v);
+    unsigned long long m = b << 1;
+    unsigned long long back = m == 0ull ? 0ull : (m > 0xFFE0000000000000ull ? 0x7FF8000000000000ull : b);
+    return (long)(back != b);
+}
+"""
+
+
+def _key_dtype(dtype: np.dtype, digits: int | None = None) -> np.dtype:
+    """The dtype of a real ``dtype``'s key words on the host: uint32, or uint64 for keys of
+    more than 32 bits (those of 64-bit integers spanning at most ``digits`` digits: less
+    the smallest key, in 32 bits)."""
+    narrow = _key_bits(dtype) <= 32 or (digits is not None and digits * RADIX_BITS <= 32)
+    return np.dtype(np.uint32 if narrow else np.uint64)
+
+
+def _pass_key(dtype: np.dtype, values: bool, kdt: np.dtype | None = None) -> str:
+    """The preamble of ``rk_k`` and ``rk_g`` for the host's kernels over ``dtype``: a real
+    dtype's elements (``values``: with ``rk_key``, ``rk_unkey`` and ``rk_special``; their
+    key words of ``kdt``), or key words (``dtype`` uint32 or uint64)."""
+    kdt = _key_dtype(dtype) if kdt is None else kdt
+    text = (f"#define TPRMAX {HOST_TILES_PER_ROW}\n#define KW unsigned {'long long' if kdt.itemsize == 8 else 'int'}\n"
+            f"#define KWBITS {8 * kdt.itemsize}\n")
+    if not values:
+        return text + _PASS_KEY.replace("KEYOF", "v")
+    bits = _key_bits(dtype)
+    mask = "0xFFFFFFFFFFFFFFFFull" if bits == 64 else f"((1ull << {bits}) - 1ull)"
+    if dtype.kind == "f":
+        text += _FLOAT64_VALUE if dtype.itemsize == 8 else _FLOAT32_VALUE
+        value = "(T)rk_fvalue(w)"
+    elif dtype.kind == "i":
+        value = f"(T)(long long)(w - (1ull << {bits - 1}))"
+    else:
+        value = "(T)w"
+    more = "+ kmin" if dtype.kind in "iu" and dtype.itemsize > 1 else ""
+    unkey = _UNKEY.replace("MORE", more).replace("WMASK", mask).replace("VALUE", value)
+    return text + _key_word(dtype) + _PASS_KEY.replace("KEYOF", "rk_key(v, desc, kmin)") + unkey
+
+
+def _hist_host(dtype: np.dtype, values: bool, kdt: np.dtype) -> str:
+    """``_HIST_HOST`` over ``dtype``'s elements (``values``: writing their key words, and
+    counting the specials of a float dtype) or key words: a line per digit it may count
+    (``nd`` of them, from ``d0``)."""
+    # (the elements' kernel counts from digit 0: every digit of a key but a ranged
+    # integer's, at shifts known here)
+    ranged = not values or dtype.kind in "iu" and dtype.itemsize > 1
+    count = "\n    ".join((f"if (nd > {dd}) h[{dd * BINS} + rk_g(kk, dc + {dd})] += 1;" if ranged else
+                           f"h[{dd * BINS} + rk_g(kk, {dd})] += 1;") for dd in range(key_digits(dtype)))
+    runs = _runs(("a",), dtype.itemsize)
+    keyout, specout = "", ""
+    if values:
+        runs += " && " + _runs(("kw",), kdt.itemsize)
+        keyout = "kw[j] = kk;" + (" sp += rk_special(v);" if dtype.kind == "f" else "")
+        specout = "spec[t] = sp;"
+    return (_HIST_HOST.replace("RUNS", runs).replace("COUNT", count).replace("KEYOUT", keyout)
+            .replace("SPECOUT", specout))
+
+
+def _runs(names, itemsize: int) -> str:
+    """The condition that the raw operands ``names`` are 1-D runs of ``itemsize`` bytes a
+    step (a loop under it indexes them without a layout check or a stride to multiply)."""
+    return " && ".join(f"{n}.ndim == 1 && {n}.strides()[0] == {itemsize}" for n in names)
 
 
 def _packed(dtype: np.dtype) -> bool:
@@ -294,10 +480,14 @@ def _packed(dtype: np.dtype) -> bool:
     return dtype.kind in "biu" and dtype.itemsize <= 4 or dtype == np.float32
 
 
-def _whole_key(dtype: np.dtype) -> str:
-    """The preamble of ``rk_key``, ``rk_item`` and ``rk_value``, with the item type ``KT``
-    and the shift ``KSH`` of the key in it, for a real ``dtype``."""
-    bits = 8 * max(dtype.itemsize, 4) if dtype.kind == "f" else 8 * dtype.itemsize
+def _key_bits(dtype: np.dtype) -> int:
+    """The width of a real ``dtype``'s whole key."""
+    return 8 * max(dtype.itemsize, 4) if dtype.kind == "f" else 8 * dtype.itemsize
+
+
+def _key_word(dtype: np.dtype) -> str:
+    """The preamble of ``rk_key`` for a real ``dtype`` (``WMASK``: its width's mask)."""
+    bits = _key_bits(dtype)
     mask = "0xFFFFFFFFFFFFFFFFull" if bits == 64 else f"((1ull << {bits}) - 1ull)"
     if dtype.kind == "f":
         key = "rk_fkey(v)" if dtype.itemsize == 8 else "rk_fkey((float)v)"
@@ -305,17 +495,24 @@ def _whole_key(dtype: np.dtype) -> str:
         key = f"((((unsigned long long)(long long)v) + (1ull << {bits - 1})) & {mask})"
     else:
         key = "((unsigned long long)v)"
+    # (``kmin`` is 0 but for integers of more than a byte)
+    less = "- kmin" if dtype.kind in "iu" and dtype.itemsize > 1 else ""
+    return _KEY_WORD.replace("KEY", key).replace("WMASK", mask).replace("LESS", less)
+
+
+def _whole_key(dtype: np.dtype) -> str:
+    """The preamble of ``rk_key``, ``rk_item`` and ``rk_value``, with the item type ``KT``
+    and the shift ``KSH`` of the key in it, for a real ``dtype``."""
     if _packed(dtype):
         kt, ksh = "unsigned long long", 32
         vbits = "__float_as_uint(v)" if dtype.kind == "f" else "(unsigned int)v"
         item = f"(rk_key(v, desc, kmin) << 32) | (unsigned long long){vbits}"
         value = "__uint_as_float((unsigned int)k)" if dtype.kind == "f" else "(T)(int)(unsigned int)k"
     else:
-        kt, ksh = ("unsigned long long" if bits == 64 else "unsigned int"), 0
+        kt, ksh = ("unsigned long long" if _key_bits(dtype) == 64 else "unsigned int"), 0
         item, value = "(KT)rk_key(v, desc, kmin)", "(T)0"
     defines = f"#define KT {kt}\n#define KSH {ksh}\n#define RCAP {RCAP}\n#define LMIN {ROW_LOCAL_MIN}\n"
-    return defines + (_WHOLE_KEY.replace("KEY", key).replace("WMASK", mask).replace("ITEM", item)
-                      .replace("VALUE", value))
+    return defines + _key_word(dtype) + _PACKING.replace("ITEM", item).replace("VALUE", value)
 
 
 _GEOMETRY = "int64 rows, int64 L, int64 tpr, int64 ts, int64 S, bool desc, uint64 kmin"
@@ -387,21 +584,28 @@ def _key_preamble(dtype: np.dtype) -> tuple[str, str]:
     return f"u{bits}", _INT_DIGIT.replace("KEY", "((unsigned long long)v)").replace("WMASK", mask)
 
 
-def _smallest_key(keys: Array, descending: bool) -> int:
-    """The smallest key of an integer array (complemented when ``descending``), read back."""
+def _key_range(keys: Array, descending: bool) -> tuple[int, int]:
+    """(the smallest key, the number of digits of the keys less it) of an integer array of
+    more than a byte (complemented keys when ``descending``), from its extremes read back."""
     dtype = keys.dtype
     bits = 8 * dtype.itemsize
-    v = int((_max if descending else _min)(keys).get())
-    key = v + (1 << (bits - 1)) if dtype.kind == "i" else v
-    return ((1 << bits) - 1) ^ key if descending else key
+    lo, hi = (int(_min(keys).get()), int(_max(keys).get()))
+    if dtype.kind == "i":
+        lo, hi = lo + (1 << (bits - 1)), hi + (1 << (bits - 1))
+    if descending:
+        lo, hi = ((1 << bits) - 1) ^ hi, ((1 << bits) - 1) ^ lo
+    return lo, _part_digits((hi - lo).bit_length())
 
 
 _kernels: dict = {}
 
 
-def _kernel(what: str, dtype: np.dtype, payload: bool = False) -> ElementwiseKernel:
+def _kernel(what: str, dtype: np.dtype, payload: bool = False, kdt: np.dtype | None = None) -> ElementwiseKernel:
+    """The kernel ``what`` for ``dtype`` (with an int64 ``payload``; ``kdt``: the key words'
+    dtype of the host's kernels between elements and key words)."""
     name, preamble = _preamble(dtype)
-    key = (what, name, payload)
+    kdt = _key_dtype(dtype) if kdt is None else kdt
+    key = (what, name, payload, kdt)
     k = _kernels.get(key)
     if k is None:
         if what == "rows":
@@ -423,17 +627,43 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False) -> ElementwiseKer
             # passes them: there LLVM drops every access's layout check; each digit counted
             # by a line of its own)
             runs = "a.ndim == 1 && b.ndim == 1" + (" && ai.ndim == 1 && bi.ndim == 1" if payload else "")
-            count = "".join(f"h[{d * BINS} + (int)((k >> (KSH + {RADIX_BITS * d})) & RMASK)] += 1;\n    "
+            # (integers of more than a byte: ``nd`` digits sorted, those of the keys' range
+            # less the smallest key; other keys: all, a number the loops are unrolled for)
+            ranged = dtype.kind in "iu" and dtype.itemsize > 1
+            count = "".join(("if (nd > {d}) " if ranged else "").format(d=d)
+                            + f"h[{d * BINS} + (int)((k >> (KSH + {RADIX_BITS * d})) & RMASK)] += 1;\n    "
                             for d in range(key_digits(dtype)))
             body = _ROW_HOST.replace("RUNS", runs).replace("COUNT", count)
+            if ranged:
+                body = body.replace("d < ND;", "d < nd;")
             for mark, text in (_PACKED_MARKS if _packed(dtype) else _PAIRED_MARKS).items():
                 body = body.replace(mark, text)
             for mark, text in zip(marks, moves):
                 body = body.replace(mark, text)
-            k = ElementwiseKernel("int64 rows, int64 L, int64 S, bool desc, uint64 kmin",
+            k = ElementwiseKernel("int64 rows, int64 L, int64 S, bool desc, uint64 kmin, int64 nd",
                                   "raw T a, raw int64 ai, raw T b, raw int64 bi" if payload else "raw T a, raw T b",
                                   body, f"rk_radix_rows_host{'_kv' if payload else ''}_{name}",
                                   preamble=preamble + _whole_key(dtype), _heavy=True)
+        elif what in ("hist_host", "count_host"):
+            values = what == "hist_host"
+            outs = f"raw {kdt.name} kw, raw int64 counts, raw int64 spec" if values else "raw int64 counts"
+            k = ElementwiseKernel(f"raw T a, {_GEOMETRY}, int64 d0, int64 nd", outs, _hist_host(dtype, values, kdt),
+                                  f"rk_radix_{what}_{name}_{kdt.name}", preamble=preamble + _pass_key(dtype, values, kdt),
+                                  _heavy=True)
+        elif what == "scatter_host":
+            moves = ("bi[p0] = ai[j];", "bi[p1] = ai[j + 1];") if payload else ("", "")
+            runs = _runs(("a", "b"), dtype.itemsize) + " && " + _runs(
+                ("cnt", "inc", "cn") + (("ai", "bi") if payload else ()), 8)
+            body = _SCATTER_HOST.replace("MOVE0", moves[0]).replace("MOVE1", moves[1]).replace("RUNS", runs)
+            ins = "raw T a, raw int64 ai, " if payload else "raw T a, "
+            outs = "raw T b, raw int64 bi, raw int64 cn" if payload else "raw T b, raw int64 cn"
+            k = ElementwiseKernel(f"{ins}raw int64 cnt, raw int64 inc, {_GEOMETRY}, int64 d, int64 dn, int64 tsh",
+                                  outs, body, f"rk_radix_scatter_host{'_kv' if payload else ''}_{name}",
+                                  preamble=preamble + _pass_key(dtype, False), _heavy=True)
+        elif what == "values_host":
+            k = ElementwiseKernel(f"{kdt.name} k, bool desc, uint64 kmin", "T v",
+                                  "v = rk_unkey(k, desc, kmin);", f"rk_radix_values_host_{name}_{kdt.name}",
+                                  preamble=preamble + _pass_key(dtype, True, kdt), _heavy=True)
         elif what == "hist":
             k = ElementwiseKernel(f"raw T a, {_GEOMETRY}, int64 d0, int64 nd",
                                   "raw int64 counts", _HIST, f"rk_radix_hist_{name}", preamble=preamble, _heavy=True)
@@ -486,8 +716,10 @@ def _by_rows(rows: int, L: int, device) -> bool:
 
 def radix_sort(keys: Array, payload: Array | None = None, descending: bool = False):
     """Sort each row of the contiguous 2-D ``keys`` stably (and move the int64 ``payload``
-    of its shape with it; on the GPU path also a uint32 one); returns the sorted ``(keys, payload)``: ``keys`` and ``payload``
-    themselves, sorted in place, or new arrays of their shape."""
+    of its shape with it; on the GPU path also a uint32 one); returns ``(keys, payload)``,
+    each the array passed or a new one of its shape: the payload sorted, the keys sorted
+    when there is no payload (with one, the host's real keys are left unsorted: the
+    callers want the order only)."""
     rows, L = keys.shape
     if keys.size == 0 or L < 2:
         return keys, payload
@@ -500,40 +732,61 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
         out, payload = gpu_radix_sort(keys, rows, L, payload, descending,
                                       _FLOAT64_KEY if dtype.itemsize == 8 else _FLOAT32_KEY)
         return _shaped(out, payload, shape)
-    nd = key_digits(dtype)
-    kmin = _smallest_key(keys, descending) if dtype.kind in "iu" and dtype.itemsize > 1 else 0
+    nd, kmin = key_digits(dtype), 0
+    if dtype.kind in "iu" and dtype.itemsize > 1:
+        # the keys less the smallest: the digits above their range are zero, not counted
+        kmin, nd = _key_range(keys, descending)
+        if nd == 0:
+            return _shaped(keys, payload, shape)  # all keys equal: in order already
     if _by_rows(rows, L, device):
         step, size = _spread(rows, rows * L, device)
         # (the host's rows of real elements: local arrays up to ``RCAP``, no scratch rows)
         what = "rows_host" if device.kind == "cpu" and dtype.kind != "c" else "rows"
         scratch_shape = (1,) if what == "rows_host" and ROW_LOCAL_MIN <= L <= RCAP else keys.shape
         scratch = Array._empty(scratch_shape, dtype, device)
+        digits = (nd,) if what == "rows_host" else ()
         if payload is None:
-            _kernel(what, dtype)(rows, L, step, descending, kmin, keys, scratch, size=size)
+            _kernel(what, dtype)(rows, L, step, descending, kmin, *digits, keys, scratch, size=size)
         else:
             scratch_p = Array._empty(scratch_shape, payload.dtype, device)
-            _kernel(what, dtype, True)(rows, L, step, descending, kmin, keys, payload, scratch, scratch_p,
+            _kernel(what, dtype, True)(rows, L, step, descending, kmin, *digits, keys, payload, scratch, scratch_p,
                                        size=size)
         return _shaped(keys, payload, shape)
     tpr, ts, tsh, step, size = _geometry(rows, L, device)
     geometry = (rows, L, tpr, ts, step, descending, kmin)
-    hist = _kernel("hist", dtype)
     i64 = np.dtype(np.int64)
     span = rows * BINS * tpr
     counts = Array._empty((nd * span,), i64, device)
-    hist(keys, *geometry, 0, nd, counts, size=size)
+    # the host's real elements are sorted as key words (``_HIST_HOST``), their values made
+    # back at the end; complex ones (and a GPU's) move as they are
+    words = device.kind == "cpu" and dtype.kind != "c"
+    if words:
+        kdt = _key_dtype(dtype, nd)
+        src = Array._empty(keys.shape, kdt, device)
+        special = Array._empty((rows * tpr,), i64, device)
+        _kernel("hist_host", dtype, kdt=kdt)(keys, *geometry, 0, nd, src, counts, special, size=size)
+        hist = _kernel("count_host", kdt)
+    else:
+        kdt, src = dtype, keys
+        hist = _kernel("hist", dtype)
+        hist(keys, *geometry, 0, nd, counts, size=size)
     totals = _sum(counts.reshape((nd, rows, BINS, tpr)), axis=(1, 3)).get()
     passes = [d for d in range(nd) if totals[d].max() < keys.size]  # others move nothing
     if not passes:
         return _shaped(keys, payload, shape)
+    gather = words and payload is None and dtype.kind == "f" and int(_sum(special).get()) > 0
+    if gather:
+        # -0.0 or NaNs whose bits their keys do not give back: the elements' indices move
+        # with the keys, and the values are gathered by them
+        payload = contiguous(broadcast_to(arange(L, dtype=i64, device=device), (rows, L))).reshape((-1,))
     # on the host each pass also counts the next pass's digits (by source and destination
     # tile) while it moves the elements, where those counters are few beside the data;
     # elsewhere a pass counts its digits first
     per_tile = BINS * tpr  # the next digit's counters of one source tile: per destination tile
     fused = device.kind == "cpu" and span * tpr * FUSED_COUNTERS_RATIO <= keys.size
-    scatter = _kernel("scatter", dtype, payload is not None)
-    src, src_p = keys, payload
-    dst = Array._empty(keys.shape, dtype, device)
+    scatter = _kernel("scatter_host" if words else "scatter", kdt, payload is not None)
+    src_p = payload
+    dst = Array._empty(keys.shape, kdt, device)
     dst_p = None if payload is None else Array._empty(keys.shape, payload.dtype, device)
     nxt = Array._empty((span * tpr,) if fused else (1,), i64, device)
     cnt = counts[passes[0] * span:(passes[0] + 1) * span]
@@ -543,14 +796,20 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
             hist(src, *geometry, d, 1, cnt, size=size)
         dn = passes[n + 1] if fused and n + 1 < len(passes) else -1
         inc = cumulative_sum(cnt.reshape((rows, BINS * tpr)), axis=1).reshape((-1,))
-        if payload is None:
-            scatter(src, cnt, inc, *geometry, d, dn, tsh, dst, nxt, size=size)
-        else:
-            scatter(src, src_p, cnt, inc, *geometry, d, dn, tsh, dst, dst_p, nxt, size=size)
+        ins = (src, cnt, inc) if payload is None else (src, src_p, cnt, inc)
+        outs = (dst,) if payload is None else (dst, dst_p)
+        scatter(*ins, *geometry, d, dn, tsh, *outs, nxt, size=size)
         if dn >= 0:
             cnt = _sum(nxt.reshape((rows, tpr, per_tile)), axis=1).reshape((-1,))
         src, dst, src_p, dst_p = dst, src, dst_p, src_p
-    return _shaped(src, src_p, shape)
+    if not words:
+        return _shaped(src, src_p, shape)
+    if gather:
+        from ._indexing_functions import take_along_axis  # (a module that imports this one)
+        return _shaped(take_along_axis(keys.reshape((rows, L)), src_p.reshape((rows, L)), axis=1), None, shape)
+    if payload is None:
+        _kernel("values_host", dtype, kdt=kdt)(src, descending, kmin, keys)
+    return _shaped(keys, src_p, shape)
 
 
 def _shaped(keys: Array, payload: Array | None, shape: tuple):

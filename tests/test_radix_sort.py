@@ -197,6 +197,63 @@ def test_tiled_path_every_dtype(device, dtype, fused, monkeypatch):
     np.testing.assert_array_equal(x.get(), a)
 
 
+def _tiled(monkeypatch, fused):
+    """Short lines cut into several tiles on every device (host: with each pass counting
+    the next pass's digits, or not)."""
+    monkeypatch.setattr(_radix, "FUSED_COUNTERS_RATIO", 0 if fused else 10**9)
+    monkeypatch.setattr(_radix, "HOST_TILE", 300)
+    monkeypatch.setattr(_radix, "GPU_TILE", 300)
+    monkeypatch.setattr(_radix, "ROWS_MIN_HOST", 10**9)
+    monkeypatch.setattr(_radix, "ROWS_MIN_GPU", 10**9)
+
+
+def _bits(a):
+    return a.view(np.dtype(f"u{a.dtype.itemsize}")) if a.dtype.kind == "f" else a
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("fused", [False, True], ids=["counted", "fused"])
+def test_tiled_path_values_from_keys(device, dtype, fused, monkeypatch):
+    """Real elements without -0.0 and with no NaN but NumPy's ``nan``: the host sorts their
+    keys alone and makes the values back from them (bit for bit, NaN's too); many ties."""
+    _tiled(monkeypatch, fused)
+    rng = np.random.default_rng(2107)
+    a = random_array((3, 1000), dtype, rng, low=-40, high=40)
+    if a.dtype.kind == "f":
+        flat = a.reshape(-1)
+        pick = rng.choice(flat.size, size=40, replace=False)
+        flat[pick[:10]] = np.nan
+        flat[pick[10:20]] = 0.0
+        flat[pick[20:25]] = np.inf
+        flat[pick[25:30]] = -np.inf
+    x = ra.asarray(a, device=device)
+    _check_line(x, a)
+    if a.dtype.kind == "f":
+        up = np.take_along_axis(a, np.argsort(a, axis=-1, kind="stable"), axis=-1)
+        np.testing.assert_array_equal(_bits(ra.sort(x).get()), _bits(up))
+        down = np.take_along_axis(a, _desc_argsort(a), axis=-1)
+        np.testing.assert_array_equal(_bits(ra.sort(x, descending=True).get()), _bits(down))
+    np.testing.assert_array_equal(x.get(), a)
+
+
+@pytest.mark.parametrize("dtype", [ra.int16, ra.int32, ra.int64, ra.uint16, ra.uint32, ra.uint64], ids=str)
+@pytest.mark.parametrize("tiled", [False, True], ids=["line", "tiled"])
+def test_integer_key_ranges(device, dtype, tiled, monkeypatch):
+    """Integer keys less the smallest one: only the digits of the keys' range are counted
+    and moved (one, two, all), at either end of the type's range; equal keys move nothing."""
+    if tiled:
+        _tiled(monkeypatch, True)
+    rng = np.random.default_rng(2108)
+    info = np.iinfo(np.dtype(dtype))
+    for lo, span in ((info.min, 200), (info.max - 3000, 3000), (0, 2), (info.min, None)):
+        hi = info.max if span is None else min(lo + span, info.max)
+        a = rng.integers(lo, hi, size=(2, 1500), endpoint=True, dtype=np.dtype(dtype))
+        _check_line(ra.asarray(a, device=device), a)
+    c = ra.full((2, 1500), info.max, dtype=dtype, device=device)
+    np.testing.assert_array_equal(ra.argsort(c, descending=True).get(), np.tile(np.arange(1500), (2, 1)))
+    np.testing.assert_array_equal(ra.sort(c).get(), np.full((2, 1500), info.max))
+
+
 def test_host_rows_kernel_any_layout():
     """The host's rows kernel on raw operands that are not 1-D (its second raw path;
     ``radix_sort`` passes 1-D ones): rows of every length class, keys and payload."""
@@ -208,7 +265,7 @@ def test_host_rows_kernel_any_layout():
         scratch = ra.empty((4, L), dtype=ra.float32, device="cpu")
         scratch_i = ra.empty((4, L), dtype=ra.int64, device="cpu")
         kernel = _radix._kernel("rows_host", np.dtype(np.float32), True)
-        kernel(4, L, 1, False, 0, keys, idx, scratch, scratch_i, size=4)
+        kernel(4, L, 1, False, 0, _radix.key_digits(np.dtype(np.float32)), keys, idx, scratch, scratch_i, size=4)
         order = np.argsort(a, axis=1, kind="stable")
         np.testing.assert_array_equal(idx.get(), order)
         _same(keys.get(), np.take_along_axis(a, order, axis=1))
