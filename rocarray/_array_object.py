@@ -9,6 +9,7 @@ installed on the class, by name, by the ops modules that define them; importing
 from __future__ import annotations
 
 import builtins
+import ctypes
 import sys
 
 import numpy as np
@@ -289,6 +290,15 @@ class Array:
                 f"only arrays with one element can be converted to a Python {what}; "
                 f"this array has shape {self._shape}"
             )
+        buf = self._buf
+        device = buf.device
+        if device.kind != "cpu":
+            # one element of a GPU array (a branch's or a result size's read-back): its
+            # bytes straight into host memory, with no host array or layout work around it
+            size = self._dtype.itemsize
+            raw = ctypes.create_string_buffer(size)
+            device.runtime.copy_device_to_host(device.index, ctypes.addressof(raw), buf.ptr + self._offset, size)
+            return np.frombuffer(raw, self._dtype, 1)[0].item()
         return self.get().reshape(()).item()
 
     def __bool__(self) -> bool:

@@ -537,9 +537,16 @@ def copy_elements(src: Array, dst: Array) -> None:
             _tiled_copy(src, dst, shape, ss, ds)
             return
     elif on_gpu(dst._buf.device) and src._dtype == dst._dtype and dst._size > 1 \
-            and not (src.is_c_contiguous() and dst.is_c_contiguous()) \
-            and not (src._buf is dst._buf and _may_overlap(src, dst)) and transpose_copy(src, dst):
-        return  # (two C-contiguous arrays share their innermost axis: the plain copy)
+            and not (src._buf is dst._buf and _may_overlap(src, dst)):
+        if src.is_c_contiguous() and dst.is_c_contiguous():
+            # one run of bytes: the driver's device copy (no kernel, little host time:
+            # concat's and stack's pieces, copies)
+            device = dst._buf.device
+            device.runtime.copy_device_to_device(device.index, dst._buf.ptr + dst._offset,
+                                                 src._buf.ptr + src._offset, dst._size * dst._dtype.itemsize)
+            return
+        if transpose_copy(src, dst):
+            return
     copy_op(src, out=dst)
 
 
