@@ -24,8 +24,7 @@ from ._creation_functions import arange, zeros
 from ._elementwise import copy_array
 from ._elementwise_functions import add, not_equal
 from ._gather_gpu import gather_axis, on_gpu
-from ._launch import load_full_module
-from ._radix import _spread
+from ._launch import load_full_module, spread_items
 from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
 from ._user_kernels import ElementwiseKernel
 from ._views import _nocopy_reshape, broadcast_shapes, broadcast_to
@@ -242,7 +241,7 @@ def _flat_true_host(mask: Array) -> Array:
     out = Array._empty((total,), _int64, m.device)
     if total:
         words = Array._new(m._buf, (n // 8,), (8,), m._offset, np.dtype(np.uint64))
-        step, size = _spread(-(-n // C), n, m.device)
+        step, size = spread_items(-(-n // C), n, m.device)
         data = Array._new(m._buf, (n,), (1,), m._offset, np.dtype(np.uint8))  # (bool bytes: 0 or 1)
         _compact_chunks(data, words, off, nf, total, n, C, step, out, size=size)
     return out

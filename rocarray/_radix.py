@@ -51,9 +51,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._advanced_indexing import take_along
 from ._array_object import Array
 from ._copy import contiguous
 from ._creation_functions import arange
+from ._launch import spread_items
 from ._radix_gpu import gpu_radix_sort, gpu_sortable
 from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
 from ._user_kernels import ElementwiseKernel
@@ -680,16 +682,6 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False, kdt: np.dtype | N
     return k
 
 
-def _spread(items: int, work: int, device) -> tuple[int, int]:
-    """(index step ``S`` between items, launch size) for ``items`` items doing ``work``
-    elements in all: on the host, items spread over as many indices as the launcher
-    splits across its threads (the indices between do nothing); on a GPU, one thread each."""
-    if device.kind != "cpu" or work < device.runtime.parallel_threshold:
-        return 1, items
-    step = 1 << max(0, (-(-device.runtime.parallel_threshold // items) - 1).bit_length())
-    return step, items * step
-
-
 def _geometry(rows: int, L: int, device) -> tuple[int, int, int, int, int]:
     """(tiles per row, tile size, its log2 rounded up, index step ``S`` between items,
     items' launch size).  Host tiles are a power of two, at most ``HOST_TILES_PER_ROW`` a
@@ -704,7 +696,7 @@ def _geometry(rows: int, L: int, device) -> tuple[int, int, int, int, int]:
         t = -(-rows * L // GPU_THREADS)
         ts = min(L, GPU_TILE, max(GPU_TILE_MIN, 1 << max(0, (t - 1).bit_length())))
     tpr = -(-L // ts)
-    return (tpr, ts, (ts - 1).bit_length()) + _spread(rows * tpr, rows * L, device)
+    return (tpr, ts, (ts - 1).bit_length()) + spread_items(rows * tpr, rows * L, device)
 
 
 def _by_rows(rows: int, L: int, device) -> bool:
@@ -739,7 +731,7 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
         if nd == 0:
             return _shaped(keys, payload, shape)  # all keys equal: in order already
     if _by_rows(rows, L, device):
-        step, size = _spread(rows, rows * L, device)
+        step, size = spread_items(rows, rows * L, device)
         # (the host's rows of real elements: local arrays up to ``RCAP``, no scratch rows)
         what = "rows_host" if device.kind == "cpu" and dtype.kind != "c" else "rows"
         scratch_shape = (1,) if what == "rows_host" and ROW_LOCAL_MIN <= L <= RCAP else keys.shape
@@ -805,8 +797,7 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
     if not words:
         return _shaped(src, src_p, shape)
     if gather:
-        from ._indexing_functions import take_along_axis  # (a module that imports this one)
-        return _shaped(take_along_axis(keys.reshape((rows, L)), src_p.reshape((rows, L)), axis=1), None, shape)
+        return _shaped(take_along(keys.reshape((rows, L)), src_p.reshape((rows, L)), 1), None, shape)
     if payload is None:
         _kernel("values_host", dtype, kdt=kdt)(src, descending, kmin, keys)
     return _shaped(keys, src_p, shape)
