@@ -181,9 +181,10 @@ def test_new_sizes_compile_nothing(device):
 
     run(40, 50)
     run(96, 1000)  # (past the elementwise ops' tier-up size: their full tier is in place)
+    run(5, 3)  # (sides too short for tiles: the elementwise copy)
     before = _compiles()
     run(77, 1031)
-    run(5, 3)
+    run(7, 2)
     assert _compiles() == before
 
 
