@@ -141,8 +141,10 @@ class Generator:
 
     def _blocked(self, kind: str, dtype, shape: tuple, extra: tuple, extra_type=float, draws: int = 1) -> Array:
         """Run a blocked kernel: each block gives ``per_block`` values, written to as many
-        contiguous slices of one buffer; ``extra``: its scalars after the stream's (of
-        ``extra_type``); ``draws``: blocks of the stream taken per loop element."""
+        contiguous slices of one buffer; ``dtype``: a NumPy dtype (not a type: it keys the
+        launchers); ``extra``: its scalars after the stream's (of ``extra_type``); ``draws``:
+        blocks of the stream taken per loop element.  On a GPU the launch goes through the
+        kernel's ``BlockedLauncher``, else (and on its first calls) through its plan."""
         n = math.prod(shape)
         dev = self._device or default_device()
         launcher = _kernels.blocked_launcher(kind, dtype, (extra_type,) * len(extra), dev)
