@@ -187,9 +187,9 @@ def flat_true(mask: Array) -> Array:
 def _compact_kernel(device, size: int):
     """The GPU compaction module for values of ``size`` bytes (0: flat indices), fully
     compiled."""
-    return load_full_module(("compact-gpu", compact_gpu.VERSION, size), f"compact_gpu_{size}",
-                            lambda m, t, e: compact_gpu.build_compact_module(m, t, e, size), compact_gpu.packer(""),
-                            compact_gpu.ENTRIES[1:], device)
+    return load_full_module(("compact-gpu", compact_gpu.VERSION, size), device, lambda: (
+        f"compact_gpu_{size}", lambda m, t, e: compact_gpu.build_compact_module(m, t, e, size),
+        compact_gpu.packer(""), compact_gpu.ENTRIES[1:]))
 
 
 def _gpu_compact(mask: Array, x: "Array | None") -> Array:

@@ -39,26 +39,24 @@ def on_gpu(device) -> bool:
     return device.kind != "cpu"
 
 
-#: (device, kind, key) -> the loaded module: a warm call's one lookup
-_modules: dict = {}
-_PACKERS = {kind: G.packer(kind) for kind in ("transpose", "gather", "search")}
+_KEY = ("gather-gpu", G.VERSION, G.BLOCK, G.ITEMS)
 
 
 def _kernel(device, kind: str, *key):
     """The ``kind`` module ('transpose', 'gather', 'search') for ``key`` loaded on
     ``device``, fully compiled."""
-    k = _modules.get((device, kind, key))
-    if k is None:
-        build = {"transpose": G.build_transpose, "gather": G.build_gather, "search": G.build_search}[kind]
-        extra = tuple(e[0] for e in G.SEARCH_ENTRIES[1:]) if kind == "search" else ()
-        k = _modules.setdefault((device, kind, key), load_full_module(
-            ("gather-gpu", G.VERSION, G.BLOCK, G.ITEMS, kind) + key, f"{kind}_" + "_".join(map(str, key)),
-            lambda m, t, e: build(m, t, e, *key), _PACKERS[kind], extra, device))
-    return k
+    return load_full_module(_KEY + (kind,) + key, device, lambda: _module_parts(kind, key))
+
+
+def _module_parts(kind: str, key: tuple) -> tuple:
+    """(name, builder, packer, entries) of a ``kind`` module for ``key`` (``load_full_module``)."""
+    build = {"transpose": G.build_transpose, "gather": G.build_gather, "search": G.build_search}[kind]
+    extra = tuple(e[0] for e in G.SEARCH_ENTRIES[1:]) if kind == "search" else ()
+    return f"{kind}_" + "_".join(map(str, key)), lambda m, t, e: build(m, t, e, *key), G.packer(kind), extra
 
 
 def _launch(kernel, entry: int, kind: str, n: int, grid: int, *values) -> None:
-    kernel.code.launch_entry(kernel, entry, _PACKERS[kind], n, [v & _U64 for v in values], grid, G.BLOCK, 0)
+    kernel.code.launch_entry(kernel, entry, G.packer(kind), n, [v & _U64 for v in values], grid, G.BLOCK, 0)
 
 
 def _ptr(a: Array) -> int:

@@ -302,14 +302,16 @@ def _targets(device, heavy: bool) -> tuple:
 _full_modules: dict = {}
 
 
-def load_full_module(key: tuple, name: str, build_kernel, packer, entries: tuple, device) -> LoadedKernel:
-    """A hand-built GPU module (the radix sort, compaction, gathers: ``build_kernel(module,
-    target, entry)`` adds ``entry`` and ``entry + s`` for ``s`` in ``entries``) loaded on
-    ``device`` at its full tier at once: its loops are the whole op, never run unoptimised,
-    and a compile at the first call keeps a later, larger call from compiling.  A warm call
-    is one lookup."""
+def load_full_module(key: tuple, device, make) -> LoadedKernel:
+    """A hand-built GPU module (the radix sort, compaction, gathers) loaded on ``device`` at
+    its full tier at once: its loops are the whole op, never run unoptimised, and a compile
+    at the first call keeps a later, larger call from compiling.  ``make()`` gives
+    ``(name, build_kernel, packer, entries)`` -- ``build_kernel(module, target, entry)`` adds
+    ``entry`` and ``entry + s`` for ``s`` in ``entries`` -- and is called on a miss only, so
+    a warm call is one lookup and builds nothing."""
     k = _full_modules.get((key, device))
     if k is None:
+        name, build_kernel, packer, entries = make()
         k = load(KernelSpec(key, name, (), None, build_kernel=build_kernel, packer=packer, extra_entries=entries,
                             heavy=True), device)
         _tiers.upgrade(k)

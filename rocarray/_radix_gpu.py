@@ -126,9 +126,9 @@ def _as(a: Array, dtype) -> Array:
 def _kernel(device, key_kind: str, payload_bits: int):
     """The sort module for (key kind, payload bits) loaded on ``device``, fully compiled."""
     key = ("radix-gpu", VERSION, radix_gpu.ITEMS, radix_gpu.RANKING_BLOCKS, key_kind, payload_bits)
-    return load_full_module(key, f"radix_sort_{key_kind}_p{payload_bits}",
-                            lambda m, t, e: build_radix_module(m, t, e, key_kind, payload_bits), packer(""),
-                            ENTRIES[1:], device)
+    return load_full_module(key, device, lambda: (
+        f"radix_sort_{key_kind}_p{payload_bits}", lambda m, t, e: build_radix_module(m, t, e, key_kind, payload_bits),
+        packer(""), ENTRIES[1:]))
 
 
 def _ptr(a: "Array | None") -> int:

@@ -30,7 +30,7 @@ import struct
 from llvmlite import ir
 
 from .abi import I64
-from .gpu_ir import KernelIR, entry_slot
+from .gpu_ir import KernelIR, entry_slot, word_packer
 from .index_ir import CountedLoop
 from .reduction_abi import EntryParams
 
@@ -54,7 +54,7 @@ VERSION = 2
 
 
 def packer(suffix: str) -> struct.Struct:
-    return struct.Struct("<" + "Q" * (1 + len(PARAMS[suffix])))
+    return word_packer(len(PARAMS[suffix]))
 
 
 def build_compact_module(module: ir.Module, target, entry: str, size: int) -> None:

@@ -33,7 +33,7 @@ import struct
 from llvmlite import ir
 
 from .abi import I64
-from .gpu_ir import entry_slot, global_ptr, if_then
+from .gpu_ir import entry_slot, global_ptr, if_then, word_packer
 from .index_ir import CountedLoop
 from .reduction_abi import EntryParams
 
@@ -64,7 +64,7 @@ VERSION = 1
 
 def packer(kind: str) -> struct.Struct:
     """The packing of a ``kind`` entry's parameters: ``n`` then ``PARAMS[kind]``."""
-    return struct.Struct("<" + "Q" * (1 + len(PARAMS[kind])))
+    return word_packer(len(PARAMS[kind]))
 
 
 def magic(d: int) -> tuple[int, int]:

@@ -1,11 +1,22 @@
 """LLVM IR pieces the hand-built GPU kernels share (radix sort, compaction, gathers): a
-global element's address, a lane-mask popcount, an if-block and an entry-block slot."""
+global element's address, a lane-mask popcount, an if-block and an entry-block slot; and
+the packing of their parameters."""
 
 from __future__ import annotations
+
+import functools
+import struct
 
 from llvmlite import ir
 
 I32 = ir.IntType(32)
+
+
+@functools.lru_cache(maxsize=None)
+def word_packer(params: int) -> struct.Struct:
+    """The packing of an entry's ``n`` and ``params`` parameters, each a 64-bit word (made
+    once per count: launches look it up)."""
+    return struct.Struct("<" + "Q" * (1 + params))
 
 
 def global_ptr(b: ir.IRBuilder, space: ir.PointerType, base, index, ty) -> ir.Value:

@@ -39,7 +39,7 @@ import struct
 from llvmlite import ir
 
 from .abi import I64
-from .gpu_ir import KernelIR, entry_slot
+from .gpu_ir import KernelIR, entry_slot, word_packer
 from .index_ir import CountedLoop
 from .reduction_abi import EntryParams
 
@@ -74,7 +74,7 @@ VERSION = 1
 
 def packer(suffix: str) -> struct.Struct:
     """The packing of entry ``suffix``'s parameters: ``n`` then ``PARAMS[suffix]``."""
-    return struct.Struct("<" + "Q" * (1 + len(PARAMS[suffix])))
+    return word_packer(len(PARAMS[suffix]))
 
 
 def build_radix_module(module: ir.Module, target, entry: str, key_kind: str, payload_bits: int) -> None:

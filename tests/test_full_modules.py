@@ -1,0 +1,53 @@
+"""The loader of the hand-built GPU modules (``_launch.load_full_module``) and its callers
+(radix sort, compaction, gathers and searches), run on any machine with the compile and
+load stubbed out: a miss builds the module's spec once, a warm call is one lookup that
+builds nothing, and every launch's packer is made once."""
+
+import pytest
+
+import rocarray as ra
+from rocarray import _advanced_indexing, _gather_gpu, _launch, _radix_gpu, _tiers
+from rocarray.compiler import compact_gpu, gather_gpu, radix_gpu
+
+
+@pytest.fixture
+def loads(monkeypatch):
+    """The specs ``load`` was asked for (each answered with a stand-in kernel)."""
+    specs = []
+
+    def load(spec, device):
+        specs.append(spec)
+        return ("loaded", spec.name, device)
+
+    monkeypatch.setattr(_launch, "_full_modules", {})
+    monkeypatch.setattr(_launch, "load", load)
+    monkeypatch.setattr(_tiers, "upgrade", lambda kernel: None)
+    return specs
+
+
+@pytest.mark.parametrize("get,name,entries,packer", [
+    (lambda d: _gather_gpu._kernel(d, "gather", 4, 64, True), "gather_4_64_True", (), gather_gpu.packer("gather")),
+    (lambda d: _gather_gpu._kernel(d, "transpose", 8), "transpose_8", (), gather_gpu.packer("transpose")),
+    (lambda d: _gather_gpu._kernel(d, "search", 4, "f"), "search_4_f",
+     tuple(e[0] for e in gather_gpu.SEARCH_ENTRIES[1:]), gather_gpu.packer("search")),
+    (lambda d: _advanced_indexing._compact_kernel(d, 8), "compact_gpu_8", compact_gpu.ENTRIES[1:],
+     compact_gpu.packer("")),
+    (lambda d: _radix_gpu._kernel(d, "f32", 32), "radix_sort_f32_p32", radix_gpu.ENTRIES[1:], radix_gpu.packer("")),
+])
+def test_a_module_is_specified_once_and_found_by_one_lookup(loads, get, name, entries, packer):
+    device = ra.Device("cpu")  # (only a key here: nothing is compiled or loaded)
+    first = get(device)
+    assert get(device) is first and len(loads) == 1
+    spec = loads[0]
+    assert first == ("loaded", spec.name, device)
+    assert spec.name == name and tuple(spec.entries[1:]) == tuple(spec.entry + e for e in entries)
+    assert spec.packer is packer and spec.heavy and callable(spec.build_kernel)
+
+
+def test_packers_are_made_once():
+    for module, kinds in ((gather_gpu, ("gather", "transpose", "search")), (compact_gpu, compact_gpu.ENTRIES),
+                          (radix_gpu, radix_gpu.ENTRIES)):
+        for kind in kinds:
+            p = module.packer(kind)
+            assert module.packer(kind) is p
+            assert p.size == 8 * (1 + len(module.PARAMS[kind]))
