@@ -39,7 +39,7 @@ def on_gpu(device) -> bool:
     return device.kind != "cpu"
 
 
-_KEY = ("gather-gpu", G.VERSION, G.BLOCK, G.ITEMS)
+_KEY = ("gather-gpu", G.VERSION, G.BLOCK, G.ITEMS, G.SEARCH_ITEMS)
 
 
 def _kernel(device, kind: str, *key):
@@ -63,8 +63,8 @@ def _ptr(a: Array) -> int:
     return a._buf.ptr + a._offset
 
 
-def _rounds(n: int) -> int:
-    return min(-(-n // (G.BLOCK * G.ITEMS)), _MAX_GRID)
+def _rounds(n: int, items: int = G.ITEMS) -> int:
+    return min(-(-n // (G.BLOCK * items)), _MAX_GRID)
 
 
 # -- transposed copies ----------------------------------------------------------------------
@@ -153,7 +153,7 @@ def search_sorted(a: Array, v: Array, right: bool, out: Array) -> None:
     L = a.shape[0]
     entry = (2 if L >= 1 << 31 else 0) + int(right)
     n = v.size
-    _launch(kernel, entry, "search", n, _rounds(n), _ptr(a), _ptr(v), _ptr(out), L, 0)
+    _launch(kernel, entry, "search", n, _rounds(n, G.SEARCH_ITEMS), _ptr(a), _ptr(v), _ptr(out), L, 0)
 
 
 def found_sorted(a: Array, v: Array, invert: bool, out: Array) -> None:
@@ -164,4 +164,4 @@ def found_sorted(a: Array, v: Array, invert: bool, out: Array) -> None:
     L = a.shape[0]
     entry = 5 if L >= 1 << 31 else 4
     n = v.size
-    _launch(kernel, entry, "search", n, _rounds(n), _ptr(a), _ptr(v), _ptr(out), L, int(invert))
+    _launch(kernel, entry, "search", n, _rounds(n, G.SEARCH_ITEMS), _ptr(a), _ptr(v), _ptr(out), L, int(invert))

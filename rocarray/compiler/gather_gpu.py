@@ -21,9 +21,10 @@ the leading item count ``n`` (``PARAMS``).
 * *search* (``build_search``): for each query, the number of sorted elements before it
   (``left``) or before or equal to it (``right``), NaN last and complex values ordered as
   NumPy sorts them; or (``_f`` entries) whether the element at the left point equals the
-  query (``isin``, one pass: no positions written and read again).  The halving steps are the same for every query, so each thread
-  interleaves ``ITEMS`` queries (as many loads in flight) with one loop counter; the
-  entries ``_w`` keep 64-bit positions for arrays of 2**31 elements or more.
+  query (``isin``, one pass: no positions written and read again).  A thread takes
+  ``SEARCH_ITEMS`` queries per round (each search is a chain of dependent loads: more
+  threads, each with one chain, keep more loads in flight than fewer threads interleaving
+  several); the entries ``_w`` keep 64-bit positions for arrays of 2**31 elements or more.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ I32 = ir.IntType(32)
 #: Threads of every block; items (elements or queries) a thread takes per round.
 BLOCK = 256
 ITEMS = 4
+#: Queries a search thread takes per round.
+SEARCH_ITEMS = 1
 #: The side of a transposing copy's tile (a block covers it in ``TILE * TILE / BLOCK`` rows).
 TILE = 32
 ROWS_PER_THREAD = TILE * TILE // BLOCK
@@ -127,11 +130,11 @@ class _Builder:
     def if_then(self, cond, body):
         if_then(self.b, cond, body)
 
-    def rounds(self):
-        """A grid-stride loop over rounds of ``BLOCK * ITEMS`` items; returns (loop, the
+    def rounds(self, items=ITEMS):
+        """A grid-stride loop over rounds of ``BLOCK * items`` items; returns (loop, the
         round's first item)."""
         b = self.b
-        span = BLOCK * ITEMS
+        span = BLOCK * items
         count = b.udiv(b.add(self.p["n"], self.c64(span - 1)), self.c64(span))
         loop = CountedLoop(b, self.bid, count, "round")
         return loop, b.mul(loop.i, self.c64(span))
@@ -354,9 +357,9 @@ def _build_search_entry(module, target, name, kind, itemsize, right, wide, found
             am = element(p["a"], b.zext(at, I64) if not wide else at, True)
             b.store(b.select(goes_past(am, qv[s]), b.add(lo, b.sub(offset, ir.Constant(PT, -1))), lo), s)
 
-    loop, first = k.rounds()
+    loop, first = k.rounds(SEARCH_ITEMS)
     qs, los, qv = [], [], {}
-    for u in range(ITEMS):
+    for u in range(SEARCH_ITEMS):
         i = b.add(first, b.add(k.c64(u * BLOCK), k.tid))
         ok = b.icmp_unsigned("<", i, p["n"])
         v = element(p["v"], b.select(ok, i, k.c64(0)), True)
