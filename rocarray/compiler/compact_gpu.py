@@ -18,6 +18,10 @@ four mask elements a word, element ``4 * word + byte`` (C order).
   count, waves by a scan of their totals in shared memory -- each written at the tile's
   offset (``incl[tile - 1]``, the inclusive scan of the counts) plus its rank: the value
   of ``x`` (``size`` bytes, the entry's value size) or, for size 0, its flat index.
+  Values of up to 8 bytes go through shared memory at their ranks first, and the block
+  writes the tile's run from there with adjacent lanes at adjacent places (a lane's four
+  elements are adjacent in the mask, so written straight their places are four apart and
+  every store instruction touches four times the sectors).
 
 A mask element is true when its byte is not zero.  The mask's base must be 4-byte
 aligned; the last tile's words past the end read bytes one at a time.
@@ -49,8 +53,11 @@ ENTRIES = ("", "_s", "_w")
 SCAN_ITEMS = 16
 #: Value sizes the write entry moves (0: flat indices, int64).
 SIZES = (0, 1, 2, 4, 8, 16)
+#: The largest value the write entry stages through shared memory (a tile of 16-byte
+#: values would not fit in a block's static shared memory).
+STAGED_MAX = 8
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 2
+VERSION = 3
 
 
 def packer(suffix: str) -> struct.Struct:
@@ -71,14 +78,30 @@ def build_compact_module(module: ir.Module, target, entry: str, size: int) -> No
     shared.linkage = "internal"
     shared.initializer = ir.Constant(t, ir.Undefined)
     shared.align = 8
+    stage = None
+    if 0 <= size <= STAGED_MAX:
+        st = ir.ArrayType(_value_type(size), TILE)
+        stage = ir.GlobalVariable(module, st, f"{entry}_stage", addrspace=facts.shared_address_space)
+        stage.linkage = "internal"
+        stage.initializer = ir.Constant(st, ir.Undefined)
+        stage.align = 16
     for suffix in ENTRIES:
-        _Kernel(module, target, entry + suffix, suffix, size, shared).build()
+        _Kernel(module, target, entry + suffix, suffix, size, shared, stage).build()
+
+
+def _value_type(size: int) -> ir.Type:
+    """The type the write entry moves values of ``size`` bytes as (0: the int64 index)."""
+    if size == 0:
+        return I64
+    if size == 16:
+        return ir.VectorType(I64, 2)
+    return ir.IntType(8 * size)
 
 
 class _Kernel(KernelIR):
-    def __init__(self, module, target, name, suffix, size, shared):
+    def __init__(self, module, target, name, suffix, size, shared, stage):
         self.module, self.target, self.name, self.suffix, self.size = module, target, name, suffix, size
-        self.shared = shared
+        self.shared, self.stage = shared, stage
         self.W = target.facts.wave_size
         self.NW = BLOCK // self.W
         self.M = ir.IntType(self.W)
@@ -228,18 +251,16 @@ class _Kernel(KernelIR):
             ranks.append(step_ranks)
             for v in votes:
                 running = b.add(running, self.popc(b, v))
-        wave_prefix, _ = self.block_sum(b, running)
+        wave_prefix, block_total = self.block_sum(b, running)
         tile = self.tile
         first = b.icmp_unsigned("==", tile, self.c64(0))
         before = b.load(self.gptr(b, p["incl"], b.select(first, tile, b.sub(tile, self.c64(1))), I64), typ=I64)
-        start = b.select(first, self.c64(0), before)  # (tile 0 reads its own count, unused)
-        start = b.add(start, b.zext(wave_prefix, I64))
-        if self.size == 0:
-            ty = I64
-        elif self.size == 16:
-            ty = ir.VectorType(I64, 2)
-        else:
-            ty = ir.IntType(8 * self.size)
+        block_start = b.select(first, self.c64(0), before)  # (tile 0 reads its own count, unused)
+        staged = self.stage is not None
+        # where a value goes: its block rank in the stage, or its place in ``out``
+        start = b.zext(wave_prefix, I64) if staged else b.add(block_start, b.zext(wave_prefix, I64))
+        ty = _value_type(self.size)
+        align = min(self.size, 8) if self.size else 8
         for (e0, bits), step_ranks in zip(self.flags, ranks):
             for k, (bit, rank) in enumerate(zip(bits, step_ranks)):
                 e = b.add(e0, self.c64(k))
@@ -249,8 +270,26 @@ class _Kernel(KernelIR):
                         value = e
                     else:
                         value = b.load(self.gptr(b, p["x"], e, ty), typ=ty)
-                        value.align = min(self.size, 8) if self.size else 8
-                    store = b.store(value, self.gptr(b, p["out"], b.add(start, b.zext(rank, I64)), ty))
-                    store.align = min(self.size, 8) if self.size else 8
+                        value.align = align
+                    at = b.add(start, b.zext(rank, I64))
+                    store = b.store(value, self.stage_ptr(b, at) if staged else self.gptr(b, p["out"], at, ty))
+                    store.align = align
 
                 self.if_then(b, bit, write, "write")
+        if not staged:
+            return
+        self.target.emit_barrier(b)
+        total = b.zext(block_total, I64)
+        for j in range(0, TILE, BLOCK):
+            at = b.add(self.tid, self.c64(j))
+
+            def move(at=at):
+                value = b.load(self.stage_ptr(b, at), typ=ty)
+                b.store(value, self.gptr(b, p["out"], b.add(block_start, at), ty)).align = align
+
+            self.if_then(b, b.icmp_unsigned("<", at, total), move, "move")
+
+    def stage_ptr(self, b, at):
+        ptr = b.gep(self.stage, [self.c64(0), at], source_etype=self.stage.value_type)
+        ptr.type = ir.PointerType(addrspace=self.sspace)
+        return ptr
