@@ -16,7 +16,7 @@ and the values made back from the sorted keys or carried beside them.
 Rows of up to ``TILE`` keys are each sorted by one block in shared memory (one launch for
 every pass); longer rows go pass by pass through the upsweep, scan and downsweep entries,
 a block per chunk of ``tpb`` tiles of a row (the chunks' counts are per row, so every row
-is sorted at once).  Complex numbers stay on the portable path (``_radix``).
+is sorted at once), as many chunks in all as the device holds downsweep blocks at once.  Complex numbers stay on the portable path (``_radix``).
 """
 
 from __future__ import annotations
@@ -30,11 +30,8 @@ from ._user_kernels import ElementwiseKernel
 from .compiler import radix_gpu
 from .compiler.radix_gpu import BINS, BLOCK, ENTRIES, VERSION, build_radix_module, packer
 
-#: Blocks a sort of long rows aims for in all (a row's chunks grow past one tile to keep
-#: the per-chunk counts, and their scan, small).
-TARGET_BLOCKS = 1024
 #: The longest row the GPU path takes (counts and places within a row are 32-bit).
-MAX_ROW = (1 << 31) - 1 - radix_gpu.TILE
+MAX_ROW = (1 << 31) - 1 - radix_gpu.D_TILE
 
 _U32 = np.dtype(np.uint32)
 _U64 = np.dtype(np.uint64)
@@ -125,7 +122,8 @@ def _as(a: Array, dtype) -> Array:
 
 def _kernel(device, key_kind: str, payload_bits: int):
     """The sort module for (key kind, payload bits) loaded on ``device``, fully compiled."""
-    key = ("radix-gpu", VERSION, radix_gpu.ITEMS, radix_gpu.RANKING_BLOCKS, key_kind, payload_bits)
+    key = ("radix-gpu", VERSION, radix_gpu.ITEMS, radix_gpu.D_ITEMS, radix_gpu.RANKING_BLOCKS,
+           radix_gpu.D_RANKING_BLOCKS, key_kind, payload_bits)
     return load_full_module(key, device, lambda: (
         f"radix_sort_{key_kind}_p{payload_bits}", lambda m, t, e: build_radix_module(m, t, e, key_kind, payload_bits),
         packer(""), ENTRIES[1:]))
@@ -141,9 +139,10 @@ def _launch(kernel, suffix: str, n: int, grid: int, *values) -> None:
 
 def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", descending: bool, float_key: str):
     """Sort each of the ``rows`` rows of ``L`` values of the flat, contiguous ``keys`` on
-    its GPU, stably (``payload``, 32- or 64-bit integers of ``keys``' shape, moves with them); returns the
-    sorted (values, payload), flat.  ``float_key``: the preamble defining ``rk_fkey`` for
-    ``keys``' float type (``_radix``'s)."""
+    its GPU, stably (``payload``, 32- or 64-bit integers of ``keys``' shape, moves with
+    them); returns the sorted (values, payload), flat.  ``keys`` is never written (the
+    payload may be); only keys all equal come back as ``keys`` itself.  ``float_key``: the
+    preamble defining ``rk_fkey`` for ``keys``' float type (``_radix``'s)."""
     dtype, device = keys.dtype, keys.device
     n = keys.size
     kind = None
@@ -180,15 +179,19 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
         p0, pbits = None, 0
     desc = int(descending and kind is not None)  # (the other keys are complemented already)
     kernel = _kernel(device, kind or f"u{8 * kdt.itemsize}", pbits)
+    owned = k0 is not keys  # (``keys`` itself is never written)
     k1 = Array._empty((n,), kdt, device)
     p1 = None if p0 is None else Array._empty((n,), p0.dtype, device)
-    tile = radix_gpu.TILE
-    if L <= tile:
+    if L <= radix_gpu.TILE:
         _launch(kernel, "_b", rows, rows, _ptr(k0), _ptr(p0), _ptr(k1), _ptr(p1), L, passes, desc)
         k0, p0 = k1, p1
     else:
+        tile = radix_gpu.D_TILE
+        # as many chunks as the downsweep's blocks the device holds at once: one round of
+        # blocks, none left for a second, mostly idle one
+        resident = device.runtime.resident_grid(kernel.code.functions[ENTRIES.index("_d")], BLOCK)
         tiles = -(-L // tile)
-        tpb = -(-tiles // max(1, TARGET_BLOCKS // rows))
+        tpb = -(-tiles // max(1, resident // rows))
         chunk = tpb * tile
         bpr = -(-L // chunk)
         blocks = rows * bpr
@@ -200,7 +203,9 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
             _launch(kernel, "_s", rows * BINS, scan_grid, _ptr(counts), _ptr(totals), bpr)
             _launch(kernel, "_d", blocks, blocks, _ptr(k0), _ptr(p0), _ptr(k1), _ptr(p1), _ptr(counts),
                     _ptr(totals), L, chunk, bpr, 8 * d, tpb, desc)
-            k0, k1, p0, p1 = k1, k0, p1, p0
+            k0, k1, p0, p1 = k1, (k0 if d or owned else None), p1, p0
+            if k1 is None and d + 1 < passes:
+                k1 = Array._empty((n,), kdt, device)
     if kind is not None:
         return k0, p0
     if dtype.kind != "f":

@@ -116,11 +116,18 @@ def _prepare(name: str, x, axis, descending, stable):
             raise TypeError(f"{name}: {what} must be a bool, not {type(flag).__name__}")
     (axis,) = normalize_axes(axis, x.ndim, name)
     moved = moveaxis(x, axis, -1)
-    work = contiguous(moved)  # the lines, contiguous: sorted in place
-    if work._buf is x._buf:
+    work = contiguous(moved)  # the lines, contiguous: sorted in place, or read by the GPU's sort
+    n = work.shape[-1]
+    if work._buf is x._buf and not _gpu_radix(work, n):
         work = copy_array(moved)
     kind = {"f": "float", "c": "complex"}.get(x.dtype.kind, "other")
     return axis, work, kind
+
+
+def _gpu_radix(work: Array, n: int) -> bool:
+    """Whether ``work``'s lines of ``n`` go to the GPU's radix sort, which never writes its
+    input (no copy of it is needed)."""
+    return work.device.kind != "cpu" and work.size > 0 and n >= RADIX_MIN_LINE and gpu_sortable(work.dtype, n)
 
 
 def _finish(y: Array, axis: int) -> Array:
@@ -146,6 +153,8 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
         lines = _prod(work.shape[:-1])
         if n >= RADIX_MIN_LINE:
             out, _ = radix_sort(work.reshape((lines, n)), None, descending)
+            if out._buf is x._buf:  # (keys all equal: the GPU's sort hands its input back)
+                out = copy_array(out)
             return _finish(out.reshape(work.shape), axis)
         # (flat raw operands: an N-d one costs a division per dimension and access)
         scratch = Array._empty((work.size,), work.dtype, work.device)
@@ -168,8 +177,7 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     n = work.shape[-1]
     # a GPU sort moves 32-bit indices where they fit (half the payload's traffic in every
     # pass), widened once at the end
-    narrow = (work.device.kind != "cpu" and work.size and RADIX_MIN_LINE <= n and gpu_sortable(work.dtype, n)
-              and work.dtype != _dtypes.float16)  # (float16 gathers its values by int64 indices)
+    narrow = _gpu_radix(work, n) and work.dtype != _dtypes.float16  # (float16 gathers its values by int64 indices)
     idx_dtype = _dtypes.uint32 if narrow else _int64()
     idx = contiguous(broadcast_to(arange(n, dtype=idx_dtype, device=work.device), work.shape))
     if work.size == 0 or n <= 1:

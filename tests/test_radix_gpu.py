@@ -40,7 +40,7 @@ def _module(target, key_kind, payload_bits):
 def _shared_bytes(wave: int) -> int:
     """The shared memory of the downsweep: the stage, the waves' counts, starts and bases."""
     waves = radix_gpu.BLOCK // wave
-    return 8 * (radix_gpu.TILE + 1) + 4 * (waves + 1) * radix_gpu.BINS + 4 * radix_gpu.BINS + 8 * radix_gpu.BINS
+    return 8 * (radix_gpu.DUMP + 1) + 4 * (waves + 1) * radix_gpu.BINS + 4 * radix_gpu.BINS + 8 * radix_gpu.BINS
 
 
 @pytest.mark.parametrize("key_kind,payload_bits", KINDS)
@@ -101,9 +101,10 @@ def _gpu(device):
 def test_every_dtype_long_line_and_rows(device, dtype, monkeypatch):
     _gpu(device)
     rng = np.random.default_rng(2121)
-    # long lines: several tiles a chunk, partial last tiles and chunks
-    monkeypatch.setattr(_radix_gpu, "TARGET_BLOCKS", 2)
-    a = _data((5 * radix_gpu.TILE + 77,), dtype, rng)
+    # long lines: several tiles a chunk (as if the device held two blocks), partial last
+    # tiles and chunks
+    monkeypatch.setattr(type(device.runtime), "resident_grid", lambda self, function, block: 2)
+    a = _data((5 * radix_gpu.D_TILE + 77,), dtype, rng)
     _check_line(ra.asarray(a, device=device), a)
     monkeypatch.undo()
     a = _data((3, 2 * radix_gpu.TILE + 5), dtype, rng)

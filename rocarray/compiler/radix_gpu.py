@@ -11,19 +11,21 @@ and the direction are run-time parameters (every parameter is one 64-bit word,
 ``PARAMS``):
 
 * ``entry`` (*upsweep*): block ``b`` counts the digit of its chunk of a row (``tpb``
-  tiles of ``TILE`` keys) into a 256-bin shared histogram and writes
-  ``counts[(row * 256 + digit) * bpr + chunk]``;
+  tiles of ``D_TILE`` keys), each wave into its own 256-bin shared histogram with one
+  shared atomic per key (a bin's contention stays within a wave), and writes the waves'
+  sums to ``counts[(row * 256 + digit) * bpr + chunk]``;
 * ``entry_s`` (*scan*): per (row, digit), the exclusive scan of those counts over the
   row's chunks, in place, and the digit's total in ``totals[row * 256 + digit]``;
 * ``entry_d`` (*downsweep*): block ``b`` ranks the keys of each tile of its chunk stably
   by digit, stages them through shared memory in digit order and writes each run of one
   digit to the next free places of that digit (the row's digit start, from ``totals``,
   plus the chunk's offset, from ``counts``, plus the keys of the digit already written
-  by the chunk's earlier tiles): coalesced writes, stable order;
+  by the chunk's earlier tiles): coalesced writes, stable order.  Its tiles are
+  ``D_TILE`` keys: the more keys a barrier-separated step ranks, the fewer steps;
 * ``entry_b`` (*block sort*): one block sorts a whole row of at most ``TILE`` keys,
   every pass in shared memory, nothing through global memory between passes.
 
-Ranking (downsweep and block sort): a wave takes ``ITEMS`` rounds of ``wave_size``
+Ranking (downsweep and block sort): a wave takes ``D_ITEMS`` (``ITEMS``) rounds of ``wave_size``
 adjacent keys of its part of the tile; the lanes holding the same digit (*peers*) are
 found with eight ballots (one per digit bit), a key's rank among its wave's earlier keys
 of the digit is the wave's running count of the digit (shared memory, updated by the
@@ -46,16 +48,23 @@ from .reduction_abi import EntryParams
 I1 = ir.IntType(1)
 I32 = ir.IntType(32)
 
-#: Threads of every block, keys per thread and tile (keys a block ranks at once).
+#: Threads of every block; keys per thread and tile (keys a block ranks at once) of the
+#: block sort (``TILE``: its longest row) and of the downsweep (``D_TILE``).
 BLOCK = 256
 ITEMS = 8
 TILE = BLOCK * ITEMS
+D_ITEMS = 16
+D_TILE = BLOCK * D_ITEMS
 BINS = 256
-#: Blocks of the ranking entries one multiprocessor should hold at once (their registers
-#: are capped to fit: one block alone leaves the tile's loads unhidden).
+#: The stage's slot for keys past the end of a tile (after the longest tile).
+DUMP = max(TILE, D_TILE)
+#: Blocks of the block sort and of the downsweep that one multiprocessor should hold at
+#: once (their registers are capped to fit: one block alone leaves the tile's loads
+#: unhidden).
 RANKING_BLOCKS = 3
-#: Loads in flight per thread in the upsweep's loop.
-UPSWEEP_UNROLL = 4
+D_RANKING_BLOCKS = 2
+#: Loads in flight per thread in the upsweep's loop (its blocks are few: one per chunk).
+UPSWEEP_UNROLL = 16
 
 #: The parameters of each entry (after the leading item count ``n``), in order.
 PARAMS = {
@@ -69,7 +78,7 @@ ENTRIES = ("", "_s", "_d", "_b")
 #: The key kinds and their bits.
 KEY_KINDS = {"u32": 32, "u64": 64, "f32": 32, "f64": 64}
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 1
+VERSION = 3
 
 
 def packer(suffix: str) -> struct.Struct:
@@ -107,16 +116,16 @@ class _Shared:
             gv.align = align
             return gv
 
-        #: a tile of keys or payloads in digit order (one more slot: where lanes past the
-        #: end of a tile write)
-        self.stage = array("stage", I64, TILE + 1, 16)
+        #: a tile of keys or payloads in digit order (one more slot, ``DUMP``: where lanes
+        #: past the end of a tile write)
+        self.stage = array("stage", I64, DUMP + 1, 16)
         #: each wave's running count per digit, then its exclusive start among the waves
         #: (one more row: lanes past the end of a tile write there)
         self.waves = array("waves", I32, (waves + 1) * BINS)
         self.tile_start = array("tile_start", I32, BINS)
         self.base = array("base", I64, BINS)
         self.wave_total = array("wave_total", I32, waves)
-        self.hist = array("hist", I32, BINS)
+        self.hist = array("hist", I32, waves * BINS)
 
 
 class _Kernel(KernelIR):
@@ -206,7 +215,7 @@ class _Kernel(KernelIR):
         fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [I64] * len(names)), self.name)
         target.mark_kernel(fn)
         if self.suffix in ("_d", "_b"):
-            target.limit_registers(fn, RANKING_BLOCKS)
+            target.limit_registers(fn, D_RANKING_BLOCKS if self.suffix == "_d" else RANKING_BLOCKS)
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         params = EntryParams(target, b, list(fn.args), [I64] * len(names))
         self.p = {name: params.value(b, k) for k, name in enumerate(names)}
@@ -238,8 +247,10 @@ class _Kernel(KernelIR):
         p = self.p
         target = self.target
         row, k, lo, hi = self.chunk_of(b)
-        b.store(self.c32(0), self.sptr(b, self.sh.hist, self.tid64, I32))
+        for w in range(self.NW):
+            b.store(self.c32(0), self.sptr(b, self.sh.hist, b.add(self.c64(w * BINS), self.tid64), I32))
         target.emit_barrier(b)
+        wave_hist = b.mul(self.wave64, self.c64(BINS))
         span = BLOCK * UPSWEEP_UNROLL
         trips = b.udiv(b.add(b.sub(hi, lo), self.c64(span - 1)), self.c64(span))
         shift = b.trunc(p["shift"], self.K) if self.K.width < 64 else p["shift"]
@@ -255,15 +266,13 @@ class _Kernel(KernelIR):
             valids.append(valid)
         for key, valid in zip(keys, valids):
             d = self.digit(b, key, shift)
-            mask = self.peers(b, d, valid)
-            below = self.popc(b, b.and_(mask, self.lt_mask))
-            leader = b.and_(valid, b.icmp_unsigned("==", below, self.c32(0)))
-            count = self.popc(b, mask)
-            self.if_then(b, leader, lambda: target.emit_atomic_add(
-                b, self.sptr(b, self.sh.hist, b.zext(d, I64), I32), count))
+            self.if_then(b, valid, lambda: target.emit_atomic_add(
+                b, self.sptr(b, self.sh.hist, b.add(wave_hist, b.zext(d, I64)), I32), self.c32(1)))
         loop.close(b, b.add(loop.i, self.c64(1)))
         target.emit_barrier(b)
-        h = b.load(self.sptr(b, self.sh.hist, self.tid64, I32), typ=I32)
+        h = self.c32(0)
+        for w in range(self.NW):
+            h = b.add(h, b.load(self.sptr(b, self.sh.hist, b.add(self.c64(w * BINS), self.tid64), I32), typ=I32))
         at = b.add(b.mul(b.add(b.mul(row, self.c64(BINS)), self.tid64), p["bpr"]), k)
         b.store(h, self.gptr(b, p["counts"], at, I32))
 
@@ -290,7 +299,7 @@ class _Kernel(KernelIR):
 
     def rank(self, b, keys, valids, shift, rounds):
         """Each key's place in the tile's stable order by its digit at ``shift``, as i32
-        (``TILE`` for keys not ``valids``), their digits, and the tile's count of this
+        (``DUMP`` for keys not ``valids``), their digits, and the tile's count of this
         thread's digit (``self.tid``).  Only the first ``rounds`` rounds hold keys (the
         others are skipped: a short tile costs its rounds alone).  Every thread must call
         it; it begins and ends with a barrier."""
@@ -332,7 +341,7 @@ class _Kernel(KernelIR):
             d64 = b.zext(d, I64)
             ts = b.load(self.sptr(b, sh.tile_start, d64, I32), typ=I32)
             ws = b.load(self.sptr(b, sh.waves, b.add(wave_row, d64), I32), typ=I32)
-            places.append(b.select(valid, b.add(b.add(ts, ws), r), self.c32(TILE)))
+            places.append(b.select(valid, b.add(b.add(ts, ws), r), self.c32(DUMP)))
         return places, digits, run
 
     def stage_through(self, b, values, places, ty):
@@ -341,14 +350,14 @@ class _Kernel(KernelIR):
             b.store(v, self.sptr(b, self.sh.stage, b.zext(q, I64), ty))
         self.target.emit_barrier(b)
 
-    def positions(self, b, n):
-        """For a tile of ``n`` keys (i32, 1 to ``TILE``): the tile positions of this
-        thread's ``ITEMS`` keys, whether each is one, and the rounds that hold keys.  Wave
+    def positions(self, b, n, items):
+        """For a tile of ``n`` keys (i32, 1 to ``BLOCK * items``): the tile positions of
+        this thread's ``items`` keys, whether each is one, and the rounds that hold keys.  Wave
         ``w``'s part of the tile is ``rounds`` rounds of ``wave_size`` adjacent keys, as
         few as cover the tile with every wave (a short tile keeps every wave busy)."""
         rounds = b.udiv(b.add(n, self.c32(BLOCK - 1)), self.c32(BLOCK))
         first = b.add(b.mul(self.wave, b.mul(rounds, self.c32(self.W))), self.lane)
-        pos = [b.add(first, self.c32(r * self.W)) for r in range(ITEMS)]
+        pos = [b.add(first, self.c32(r * self.W)) for r in range(items)]
         valids = [b.and_(b.icmp_signed("<", q, n), b.icmp_signed("<", self.c32(r), rounds)) for r, q in enumerate(pos)]
         return pos, valids, rounds
 
@@ -366,13 +375,13 @@ class _Kernel(KernelIR):
         base_slot = self.sptr(b, sh.base, self.tid64, I64)
         b.store(base, base_slot)
         tiles = CountedLoop(b, self.c64(0), p["tpb"], "tile")
-        tlo = b.add(lo, b.mul(tiles.i, self.c64(TILE)))
+        tlo = b.add(lo, b.mul(tiles.i, self.c64(D_TILE)))
         go_bb = b.function.append_basic_block("tile.go")
         b.cbranch(b.icmp_signed("<", tlo, hi), go_bb, tiles.exit)
         b.position_at_end(go_bb)
         rest = b.sub(hi, tlo)
-        n = b.trunc(b.select(b.icmp_signed("<", rest, self.c64(TILE)), rest, self.c64(TILE)), I32)
-        pos, valids, rounds = self.positions(b, n)
+        n = b.trunc(b.select(b.icmp_signed("<", rest, self.c64(D_TILE)), rest, self.c64(D_TILE)), I32)
+        pos, valids, rounds = self.positions(b, n, D_ITEMS)
         at = [b.add(tlo, b.zext(self.min32(b, q, b.sub(n, self.c32(1))), I64)) for q in pos]
         keys = [b.load(self.gptr(b, p["keys"], i, self.K), typ=self.K) for i in at]
         pays = [b.load(self.gptr(b, p["payload"], i, self.P), typ=self.P) for i in at] if self.P else []
@@ -381,7 +390,7 @@ class _Kernel(KernelIR):
         # thread j moves the tile's keys j, j + BLOCK, ...: a run of one digit goes to
         # adjacent places
         dests = []
-        for r in range(ITEMS):
+        for r in range(D_ITEMS):
             i = b.add(self.tid, self.c32(r * BLOCK))
             key = b.load(self.sptr(b, sh.stage, b.zext(i, I64), self.K), typ=self.K)
             d64 = b.zext(self.digit(b, key, shift), I64)
@@ -408,7 +417,7 @@ class _Kernel(KernelIR):
         rows = CountedLoop(b, self.bid, p["n"], "row")
         row_lo = b.mul(rows.i, p["L"])
         n = b.trunc(p["L"], I32)
-        pos, valids, rounds = self.positions(b, n)
+        pos, valids, rounds = self.positions(b, n, ITEMS)
         clamped = [self.min32(b, q, b.sub(n, self.c32(1))) for q in pos]
         at = [b.add(row_lo, b.zext(q, I64)) for q in clamped]
         key_slots = [self.alloca(b, self.K) for _ in range(ITEMS)]
