@@ -17,13 +17,13 @@ import numpy as np
 from . import _dtypes
 from ._array_object import Array
 from ._copy import contiguous
-from ._creation_functions import asarray, full, ones, zeros
+from ._creation_functions import asarray, full, zeros
 from ._data_type_functions import astype
 from ._dtypes import result_type
-from ._elementwise_functions import not_equal, subtract
+from ._elementwise_functions import subtract
 from ._gather_gpu import found_sorted, on_gpu
 from ._indexing_functions import nonzero, searchsorted, take
-from ._manipulation_functions import concat, diff, reshape
+from ._manipulation_functions import reshape
 from ._sorting_functions import argsort, sort
 from ._statistical_functions import cumulative_sum, max as _max, min as _min
 from ._user_kernels import ElementwiseKernel
@@ -45,14 +45,16 @@ def _groups(name: str, x, need_order: bool):
         order = None
         values = sort(flat)
     n = values.shape[0]
-    if n == 0:
-        starts_mask = ones((0,), dtype="bool", device=x.device)
-    else:
+    starts_mask = Array._empty((n,), _dtypes.bool, x.device)
+    if n:
         # a group starts where an element differs from the one before (NaN != NaN: alone)
-        first = ones((1,), dtype="bool", device=x.device)
-        starts_mask = concat([first, not_equal(values[1:], values[:-1])])
+        starts_mask[:1] = True
+        _differ(values[1:], values[:-1], starts_mask[1:])
     (starts,) = nonzero(starts_mask)
     return flat, values, order, starts_mask, starts, n
+
+
+_differ = ElementwiseKernel("T a, T b", "bool d", "d = a != b;", "rk_differ")
 
 
 def unique_values(x, /) -> Array:
@@ -69,8 +71,13 @@ def unique_values(x, /) -> Array:
 
 
 def _counts(starts: Array, n: int) -> Array:
-    end = asarray([n], dtype=starts.dtype, device=starts.device)
-    return diff(concat([starts, end]))
+    """Each group's count: the next group's start (``n`` after the last) less its own."""
+    k = starts.shape[0]
+    counts = Array._empty((k,), _dtypes.int64, starts.device)
+    if k:
+        subtract(starts[1:], starts[:-1], out=counts[:-1])
+        subtract(n, starts[-1:], out=counts[-1:])
+    return counts
 
 
 def unique_counts(x, /) -> UniqueCountsResult:
