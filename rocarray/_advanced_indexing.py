@@ -23,7 +23,7 @@ from ._copy import contiguous
 from ._creation_functions import arange, zeros
 from ._elementwise import copy_array
 from ._elementwise_functions import add, not_equal
-from ._gather_gpu import gather_axis, on_gpu
+from ._gather_gpu import gather_axis
 from ._launch import load_full_module, spread_items
 from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
 from ._user_kernels import ElementwiseKernel
@@ -389,7 +389,7 @@ def gather(v: Array, indices: list, p: int | None) -> Array:
     (``p`` None) or before the ``p``-th of the other axes."""
     if len(indices) == 1 and indices[0].kind == "int" and indices[0].count == 1 \
             and v.shape[indices[0].axis] > 0:
-        return _gather_one(v, indices[0], p)
+        return _gather_one(v, indices[0].array, indices[0].axis, p)
     src, base, b_shape, r_shape = _plan(v, indices)
     final = Array._empty(_final_shape(b_shape, r_shape, p), v.dtype, v.device)
     if final.size == 0:
@@ -404,21 +404,32 @@ def gather(v: Array, indices: list, p: int | None) -> Array:
     return final
 
 
-def _gather_one(v: Array, ix: Index, p: int | None) -> Array:
+def take_axis(v: Array, idx: Array, axis: int) -> Array:
+    """``v`` indexed along ``axis`` by the integer array ``idx`` (on ``v``'s device), the
+    index's axes in its place: ``take`` and ``x[idx]``, with nothing to parse."""
+    if v._shape[axis]:
+        return _gather_one(v, idx, axis, axis)
+    return gather(v, [Index(axis, 1, idx, "int")], axis)
+
+
+def _gather_one(v: Array, idx: Array, axis: int, p: int | None) -> Array:
     """``gather`` through one integer index array over a non-empty axis: the bounds check,
     then one kernel that wraps and reads, iterating in the result's own order."""
-    idx, axis = ix.array, ix.axis
-    r_shape = tuple(d for a, d in enumerate(v.shape) if a != axis)
-    final = Array._empty(_final_shape(idx.shape, r_shape, p), v.dtype, v.device)
-    if final.size == 0:
-        check_bounds(idx, v.shape[axis], axis)  # (indices selecting rows of nothing)
+    vshape = v._shape
+    q = p or 0
+    if q == axis:
+        final = Array._empty(vshape[:axis] + idx._shape + vshape[axis + 1:], v._dtype, v._buf.device)
+    else:
+        final = Array._empty(_final_shape(idx.shape, vshape[:axis] + vshape[axis + 1:], p), v.dtype, v.device)
+    if final._size == 0:
+        check_bounds(idx, vshape[axis], axis)  # (indices selecting rows of nothing)
         return final
-    q, nr = p or 0, len(r_shape)
-    if on_gpu(v.device) and q == axis:
-        N = v.shape[axis]
-        shape = (_prod(v.shape[:axis]), idx.size, _prod(v.shape[axis + 1:]))
-        if _gpu_gather(v, (shape[0], N, shape[2]), contiguous(idx), (0, 1, 0), shape, N, final, idx, axis):
+    if q == axis and v._buf.device.kind != "cpu":
+        shape = (_prod(vshape[:axis]), idx._size, _prod(vshape[axis + 1:]))
+        if _gpu_gather(v, axis, contiguous(idx), (0, 1, 0), shape, final, idx):
             return final
+    r_shape = tuple(d for a, d in enumerate(vshape) if a != axis)
+    nr = len(r_shape)
     idx_v = idx._view(final.shape, (0,) * q + idx.strides + (0,) * (nr - q), idx._offset)
     if any(st % v.itemsize for st in v.strides):
         v = contiguous(v)  # (strides that are not whole elements: imported views only)
@@ -430,24 +441,28 @@ def _gather_one(v: Array, ix: Index, p: int | None) -> Array:
 def take_along(x: Array, indices: Array, axis: int) -> Array:
     """``take_along_axis``: ``out[..., j, ...] = x[..., indices[..., j, ...], ...]``, the
     other axes of ``x`` and ``indices`` broadcast together (checked by the caller)."""
-    shape = tuple(indices.shape[d] if d == axis else builtin_max(x.shape[d], indices.shape[d])
-                  for d in range(x.ndim))
-    out = Array._empty(shape, x.dtype, x.device)
-    if out.size == 0:
+    xshape, ishape = x._shape, indices._shape
+    shape = ishape if xshape[:axis] == ishape[:axis] and xshape[axis + 1:] == ishape[axis + 1:] else \
+        tuple(ishape[d] if d == axis else builtin_max(xshape[d], ishape[d]) for d in range(x.ndim))
+    out = Array._empty(shape, x._dtype, x._buf.device)
+    if out._size == 0:
         return out
-    if x.shape[axis] == 0:
+    if xshape[axis] == 0:
         check_bounds(indices, 0, axis)  # (raises: no index is in range)
-    if on_gpu(x.device):
-        N = x.shape[axis]
-        xs = x._view(shape[:axis] + (N,) + shape[axis + 1:],
-                     tuple(0 if d != axis and x.shape[d] == 1 else st for d, st in enumerate(x.strides)), x._offset)
-        ib = broadcast_to(indices, shape)
-        g = (_prod(shape[:axis]), shape[axis], _prod(shape[axis + 1:]))
-        ist = _nocopy_reshape(shape, ib.strides, g)
-        if ist is None or any(st % ib.itemsize for st in ist):
+    if x._buf.device.kind != "cpu":
+        N = xshape[axis]
+        xs = x  # (viewed with its other axes stretched to ``shape`` where they broadcast)
+        if any(xshape[d] != shape[d] for d in range(x.ndim) if d != axis):
+            xs = x._view(shape[:axis] + (N,) + shape[axis + 1:],
+                         tuple(0 if d != axis and xshape[d] == 1 else st for d, st in enumerate(x.strides)),
+                         x._offset)
+        ib = indices if ishape == shape else broadcast_to(indices, shape)
+        ist = _element_strides(shape, ib._strides, axis, ib.itemsize)
+        if ist is None:
             ib = contiguous(ib)
-            ist = _c_strides(g, ib.itemsize)
-        if _gpu_gather(xs, (g[0], N, g[2]), ib, tuple(st // ib.itemsize for st in ist), g, N, out, indices, axis):
+            ist = _element_strides(shape, ib._strides, axis, ib.itemsize)
+        g = (_prod(shape[:axis]), shape[axis], _prod(shape[axis + 1:]))
+        if _gpu_gather(xs, axis, ib, ist, g, out, indices):
             return out
     if any(st % x.itemsize for st in x.strides):
         x = contiguous(x)
@@ -456,18 +471,41 @@ def take_along(x: Array, indices: Array, axis: int) -> Array:
     return out
 
 
-def _gpu_gather(v: Array, v_shape: tuple, idx: Array, idx_strides: tuple, shape: tuple, n: int, out: Array,
-                indices: Array, axis: int) -> bool:
+def _element_strides(shape: tuple, strides: tuple, axis: int, itemsize: int) -> tuple | None:
+    """The element strides that step an array of ``shape`` and byte ``strides`` as
+    ``(P, shape[axis], Q)``, its axes before ``axis`` merged into P and those after into
+    Q; None where they do not merge without a copy, or are not whole elements."""
+    out = []
+    for lo, hi in ((0, axis), (axis, axis + 1), (axis + 1, len(shape))):
+        step, span = 0, None  # the group's innermost stride; the bytes its axes so far span
+        for d in range(hi - 1, lo - 1, -1):
+            n = shape[d]
+            if n != 1:
+                st = strides[d]
+                if span is None:
+                    step = st
+                elif st != span:
+                    return None
+                span = st * n
+        if step % itemsize:
+            return None
+        out.append(step // itemsize)
+    return tuple(out)
+
+
+def _gpu_gather(v: Array, axis: int, idx: Array, idx_strides: tuple, shape: tuple, out: Array,
+                indices: Array) -> bool:
     """``out`` (of ``shape`` (P, M, Q) flat) gathered on the GPU from ``v`` viewed as
-    ``v_shape`` (P, n, Q) (copied first if its layout does not allow that view) by ``idx``
-    (of ``idx_strides`` in elements over (P, M, Q)); an index out of range raises
+    (P, n, Q) around ``axis`` (copied first if its layout does not allow that view) by
+    ``idx`` (of ``idx_strides`` in elements over (P, M, Q)); an index out of range raises
     ``IndexError`` (the message from ``check_bounds`` over ``indices``).  False: too large
     for the kernel, nothing done."""
-    st = _nocopy_reshape(v.shape, v.strides, v_shape)
-    if st is None or any(s % v.itemsize for s in st):
+    n = v._shape[axis]
+    st = _element_strides(v._shape, v._strides, axis, v._dtype.itemsize)
+    if st is None:
         v = contiguous(v)
-        st = _nocopy_reshape(v.shape, v.strides, v_shape)
-    done = gather_axis(v, tuple(s // v.itemsize for s in st), n, idx, idx_strides, shape, out)
+        st = _element_strides(v._shape, v._strides, axis, v._dtype.itemsize)
+    done = gather_axis(v, st, n, idx, idx_strides, shape, out)
     if done is False:
         check_bounds(indices, n, axis)
     return done is not None

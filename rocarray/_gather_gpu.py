@@ -6,8 +6,10 @@ their launches.
   innermost axes (after merging dimensions) goes through shared-memory tiles; one more
   axis is the kernel's batch, any further ones a loop here.
 * ``gather_axis``: ``out[p, j, q] = src[p, idx[p, j, q], q]`` for a ``(P, M, Q)`` result
-  (``take``, ``take_along_axis``, ``x[idx]``); an index out of range sets a flag word
-  that is read back once (the call's one small read) and then raises ``IndexError``.
+  (``take``, ``take_along_axis``, ``x[idx]``), its launch words kept per device, dtypes
+  and geometry (``GatherPlan``); an index out of range sets a flag word in page-locked
+  host memory mapped into the device, which the host reads once the stream has finished
+  (a wait, no copy), and then raises ``IndexError``.
 * ``search_sorted``, ``found_sorted``: a binary search per query of a contiguous sorted
   array, writing the insertion point or whether the query is there (``isin``).
 """
@@ -16,12 +18,9 @@ from __future__ import annotations
 
 import itertools
 
-import numpy as np
-
 from ._array_object import Array
 from ._launch import load_full_module
 from ._layout import merge_dims
-from ._transfer import numpy_to_device
 from .compiler import gather_gpu as G
 
 _U64 = (1 << 64) - 1
@@ -29,7 +28,6 @@ _U64 = (1 << 64) - 1
 _MAX_GRID = 1 << 20
 #: the gather's flat positions are 32-bit (divided by magic numbers)
 _MAX_ITEMS = 1 << 32
-_INT32 = np.dtype(np.int32)
 #: the shortest side of a transposed copy that takes tiles (on a narrower one most of a
 #: tile's threads would idle; the elementwise copy reads whole sectors there anyway)
 MIN_TILED_SIDE = 8
@@ -105,8 +103,69 @@ def transpose_copy(src: Array, dst: Array) -> bool:
 
 # -- gathers ------------------------------------------------------------------------------
 
-#: per device: a zeroed int32 word that a gather sets when an index is out of range
-_flags: dict = {}
+class GatherPlan:
+    """A gather's launch on one device for one element size and index dtype, found once:
+    the kernel's function and packing, the runtime's calls, the device's flag words, and
+    per geometry the precomputed words of each launch (``chunks``)."""
+
+    __slots__ = ("function", "packer", "launch", "wait", "index", "flags", "_chunks")
+
+    def __init__(self, device, itemsize: int, index_dtype):
+        kernel = _kernel(device, "gather", itemsize, 8 * index_dtype.itemsize, index_dtype.kind == "i")
+        rt = kernel.runtime
+        self.function = kernel.code.functions[0]  # (the full tier's: no later code replaces it)
+        self.packer = G.packer("gather")
+        self.launch = rt.launch_packed
+        self.wait = rt.synchronize_current
+        self.index = device.index
+        self.flags = rt.mapped_words(device.index)
+        self._chunks: dict = {}
+
+    def chunks(self, shape: tuple, nax: int, src_strides: tuple, idx_strides: tuple, isz: int, xsz: int):
+        """The launches of a gather of ``shape`` (``gather_axis``'s arguments; ``isz``,
+        ``xsz``: the source's and the indices' element sizes): for each, ``(n, grid, byte
+        offsets of src, idx and out, the words after the flag's)``; None where the
+        result is too large for the kernel's 32-bit positions."""
+        key = (shape, nax, src_strides, idx_strides)
+        chunks = self._chunks.get(key)
+        if chunks is None:
+            chunks = _chunks(shape, nax, src_strides, idx_strides, isz, xsz)
+            if len(self._chunks) >= _MAX_GEOMETRIES:
+                self._chunks.clear()
+            self._chunks[key] = chunks
+        return chunks
+
+
+def _chunks(shape: tuple, nax: int, src_strides: tuple, idx_strides: tuple, isz: int, xsz: int):
+    P, M, Q = shape
+    MQ = M * Q
+    if MQ >= _MAX_ITEMS:
+        return None
+    sp = src_strides[0]
+    ip = idx_strides[0]
+    words = tuple(v & _U64 for v in (nax, MQ, *G.magic(MQ), Q, *G.magic(Q), *idx_strides, *src_strides))
+    rows = max(1, (_MAX_ITEMS - 1) // MQ)
+    out = []
+    for p0 in range(0, P, rows):
+        n = min(rows, P - p0) * MQ
+        out.append((n, _rounds(n), p0 * sp * isz, p0 * ip * xsz, p0 * MQ * isz, words))
+    return tuple(out)
+
+
+#: geometries a plan keeps the words of (past this many it forgets them all)
+_MAX_GEOMETRIES = 256
+#: (device, element size, index dtype) -> GatherPlan
+_plans: dict = {}
+
+
+def gather_plan(device, itemsize: int, index_dtype) -> GatherPlan:
+    """The ``GatherPlan`` for gathers of ``itemsize``-byte elements by ``index_dtype``
+    indices on ``device`` (made once)."""
+    key = (device, itemsize, index_dtype)
+    plan = _plans.get(key)
+    if plan is None:
+        plan = _plans.setdefault(key, GatherPlan(device, itemsize, index_dtype))
+    return plan
 
 
 def gather_axis(src: Array, src_strides: tuple, nax: int, idx: Array, idx_strides: tuple, shape: tuple,
@@ -116,31 +175,27 @@ def gather_axis(src: Array, src_strides: tuple, nax: int, idx: Array, idx_stride
     ``src`` over (p, the axis of length ``nax``, q), ``idx_strides`` (elements) step
     ``idx`` over (p, j, q); negative indices count from the end.  False if an index is
     outside ``[-nax, nax)`` (then ``out`` holds nothing useful); None if the result is too
-    large for the kernel's 32-bit positions (nothing done)."""
-    P, M, Q = shape
-    MQ = M * Q
-    if MQ >= _MAX_ITEMS:
+    large for the kernel's 32-bit positions (nothing done).
+
+    The kernel sets a flag word in mapped host memory (``runtime/mapped.py``) when an
+    index is out of range; the host reads it once the thread's current stream, where the
+    gather was queued, has finished: a wait, no copy."""
+    isz = src._dtype.itemsize
+    plan = _plans.get((src._buf.device, isz, idx._dtype)) or gather_plan(src._buf.device, isz, idx._dtype)
+    chunks = plan.chunks(shape, nax, src_strides, idx_strides, isz, idx._dtype.itemsize)
+    if chunks is None:
         return None
-    device = src.device
-    dt = idx.dtype
-    kernel = _kernel(device, "gather", src.itemsize, 8 * dt.itemsize, dt.kind == "i")
-    flag = _flags.get(device)
-    if flag is None:
-        flag = _flags[device] = numpy_to_device(np.zeros((), _INT32), device)
-    mq_m, mq_l = G.magic(MQ)
-    q_m, q_l = G.magic(Q)
-    sp, sa, sq = src_strides
-    ip, ij, iq = idx_strides
-    rows = max(1, (_MAX_ITEMS - 1) // MQ)
-    isz, xsz = src.itemsize, idx.itemsize
-    for p0 in range(0, P, rows):
-        n = min(rows, P - p0) * MQ
-        _launch(kernel, 0, "gather", n, _rounds(n), _ptr(src) + p0 * sp * isz, _ptr(idx) + p0 * ip * xsz,
-                _ptr(out) + p0 * MQ * isz, _ptr(flag), nax, MQ, mq_m, mq_l, Q, q_m, q_l, ip, ij, iq, sp, sa, sq)
-    if int(flag):  # (the one read-back)
-        del _flags[device]  # (set: the next gather takes a fresh word)
-        return False
-    return True
+    s, i, o = _ptr(src), _ptr(idx), _ptr(out)
+    function, launch, packer = plan.function, plan.launch, plan.packer
+    flags = plan.flags
+    word = flags.acquire()
+    try:
+        for n, grid, ds, di, do, words in chunks:
+            launch(function, grid, G.BLOCK, packer, n, (s + ds, i + di, o + do, word[2], *words))
+        plan.wait(plan.index)
+        return not word[0][word[1]]
+    finally:
+        flags.release(word)
 
 
 # -- searching ----------------------------------------------------------------------------

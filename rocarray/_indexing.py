@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from ._advanced_indexing import Index, flat_true, gather, mask_assign, scatter, select
+from ._advanced_indexing import Index, flat_true, gather, mask_assign, scatter, select, take_axis
 from ._array_object import Array
 from ._creation_functions import asarray, copy_into
 from ._transfer import check_scalar_fits
@@ -265,6 +265,9 @@ def _whole_mask(x: Array, key) -> "Array | None":
 
 
 def getitem(x: Array, key) -> Array:
+    if isinstance(key, Array) and key._dtype.kind in "iu" and key._shape and x._shape \
+            and key._buf.device is x._buf.device:
+        return take_axis(x, key, 0)  # (``x[idx]``, the common gather: nothing to parse)
     if not _is_advanced(key):
         return view_for_key(x, key)
     mask = _whole_mask(x, key)

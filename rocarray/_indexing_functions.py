@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._advanced_indexing import Index, flat_true, gather, take_along, unravel
+from ._advanced_indexing import flat_true, take_along, take_axis, unravel
 from ._array_object import Array
 from ._copy import contiguous
 from ._creation_functions import asarray
@@ -54,7 +54,7 @@ def take(x, indices, /, *, axis=None):
                              "only for 1-d arrays)")
         axis = 0
     axis = _normalize_axis(axis, x.ndim, "take")
-    return gather(x, [Index(axis, 1, indices, "int")], axis)
+    return take_axis(x, indices, axis)
 
 
 def take_along_axis(x, indices, /, *, axis=-1):

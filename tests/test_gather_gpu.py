@@ -4,13 +4,21 @@ multiples of a tile, views with offsets and negative strides, batched transposes
 index dtype with negative, out-of-range and empty indices, searches with NaNs and ties;
 on a GPU, a new size compiles nothing."""
 
+import contextlib
+import ctypes
+import re
+import struct
+import threading
+
 import numpy as np
 import pytest
 
 import rocarray as ra
-from rocarray import _gather_gpu, cache
+from rocarray import _advanced_indexing, _device, _gather_gpu, _launch, cache
 from rocarray.compiler.cache import drain_background
-from conftest import ALL_DTYPES, random_array
+from rocarray.runtime.gpu import GPURuntime
+from conftest import ALL_DTYPES, DEVICES, random_array
+from runtime._fake_hooks import HostBackedHooks, mapped_host_address
 
 _INDEX_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 _ODD = ((1, 1), (33, 65), (1000, 3), (3, 1000), (4097, 31), (2, 33), (8, 9), (9, 8))
@@ -214,3 +222,209 @@ def test_broadcast_sources_copied(device):
     out = ra.zeros((100, 50), dtype=ra.float32, device=device)
     out.T[...] = ra.broadcast_to(x, (50, 100))
     np.testing.assert_array_equal(out.get(), np.broadcast_to(a, (50, 100)).T)
+
+
+# -- the GPU path's host side on a fake device ------------------------------------------------
+#
+# A fake CUDA runtime whose memory is host memory (tests/runtime/_fake_hooks.py) and whose
+# launches of the gather kernel are carried out here with NumPy from the packed words, as
+# the kernel reads them: the layouts, launch words, flag words and stream waits of
+# ``_gather_gpu.gather_axis`` and its callers run on any machine.
+
+
+class _GatherHooks(HostBackedHooks):
+    """Host-backed fake hooks that run the gather kernel's launches."""
+
+    def __init__(self):
+        super().__init__()
+        self.names = {}
+        self.gathers = []  # (stream, the flag word's device address) of each gather launched
+
+    def arch(self, index):
+        return "sm_90"  # (a real target: the module is compiled, only its load is pretend)
+
+    def module_get_function(self, module, name):
+        handle = super().module_get_function(module, name)
+        self.names[handle] = name
+        return handle
+
+    def _record(self, function, grid, block, shared, stream, extra):
+        code = super()._record(function, grid, block, shared, stream, extra)
+        match = re.match(r"rk_gather_(\d+)_(\d+)_(True|False)_", self.names.get(function, ""))
+        if match and not code:
+            data = self.launches[-1][5]
+            self._gather(int(match[1]), int(match[2]), match[3] == "True", data)
+            self.gathers.append((stream, struct.unpack_from("<Q", data, 32)[0]))
+        return code
+
+    def _bytes(self, address):
+        """(the bytes of the block holding ``address``, its offset there)."""
+        for base, block in self.blocks.items():
+            if base <= address < base + len(block):
+                return np.frombuffer(block, np.uint8), address - base
+        raise KeyError(f"{address:#x} is not device memory")
+
+    def _gather(self, isz, bits, signed, data):
+        words = struct.unpack("<" + "Q" * 18, data)
+        n, src, idx, out, flag, nax, MQ, _, _, Q, _, _ = words[:12]
+        ip, ij, iq, sp, sa, sq = (w - (1 << 64) if w >> 63 else w for w in words[12:])
+        i = np.arange(n, dtype=np.int64)
+        row, r = i // MQ, i % MQ
+        j, q = r // Q, r % Q
+        mem, at = self._bytes(idx)
+        xsz = bits // 8
+        raw = mem[at + (row * ip + j * ij + q * iq)[:, None] * xsz + np.arange(xsz)]
+        v = raw.view(f"{'i' if signed else 'u'}{xsz}").reshape(-1).astype(np.int64)
+        v = np.where(v < 0, v + nax, v)
+        bad = (v < 0) | (v >= nax)
+        if bad.any():
+            ctypes.c_int32.from_address(mapped_host_address(self, flag)).value = 1
+        v[bad] = 0
+        mem, at = self._bytes(src)
+        values = mem[at + (row * sp + v * sa + q * sq)[:, None] * isz + np.arange(isz)]
+        mem, at = self._bytes(out)
+        mem[at:at + n * isz] = values.reshape(-1)
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    """``cuda:0`` on the fake runtime, with the tables that hold what was loaded for it
+    emptied for the test (a real ``cuda:0``'s are back after it)."""
+    api = _GatherHooks()
+    rt = GPURuntime(api)
+    rt.kind = "cuda"
+    device = ra.Device("cuda:0")
+    monkeypatch.setitem(_device._runtimes, "cuda", rt)
+    monkeypatch.setattr(device, "_runtime", rt)
+    for table in ("_loaded", "_device_targets", "_full_modules"):
+        monkeypatch.setattr(_launch, table, {})
+    monkeypatch.setattr(_gather_gpu, "_plans", {})
+
+    def host_check(idx, n, axis):  # (the reductions of ``check_bounds`` do not run here)
+        k = idx.get()
+        bad = k[(k < -n) | (k >= n)]
+        if bad.size:
+            raise IndexError(f"index {bad.flat[0]} is out of bounds for axis {axis} with size {n}")
+
+    monkeypatch.setattr(_advanced_indexing, "check_bounds", host_check)
+    return api, device
+
+
+def test_gathers_on_a_fake_gpu_launch_words_numpy_agrees_with(fake_gpu):
+    api, device = fake_gpu
+    rng = np.random.default_rng(28)
+    a = random_array((6, 50, 7), np.float32, rng)
+    x = ra.asarray(a, device=device)
+    for dt in (np.int8, np.uint16, np.int32, np.int64):
+        k = rng.integers(0, 6, size=40).astype(dt)
+        kx = ra.asarray(k, device=device)
+        np.testing.assert_array_equal(x[kx].get(), a[k])
+        for axis in range(3):
+            kk = (k % a.shape[axis]).astype(dt) - (np.int8(1) if dt != np.uint16 else 0)
+            np.testing.assert_array_equal(ra.take(x, ra.asarray(kk, device=device), axis=axis).get(),
+                                          np.take(a, kk, axis=axis))
+            shape = list(a.shape)
+            shape[axis] = 9
+            kt = rng.integers(-a.shape[axis], a.shape[axis], size=shape)
+            np.testing.assert_array_equal(
+                ra.take_along_axis(x, ra.asarray(kt, device=device), axis=axis).get(),
+                np.take_along_axis(a, kt, axis=axis), err_msg=f"axis {axis}")
+    # a flipped view with an offset (its axes merge), a 1-D source, a broadcast source
+    v, va = x[1:, ::-1], a[1:, ::-1]
+    kt = rng.integers(-50, 50, size=(5, 11, 7))
+    np.testing.assert_array_equal(ra.take_along_axis(v, ra.asarray(kt, device=device), axis=1).get(),
+                                  np.take_along_axis(va, kt, axis=1))
+    b = random_array((1000,), np.int64, rng)
+    k = rng.integers(-1000, 1000, size=(30, 20))
+    np.testing.assert_array_equal(ra.take(ra.asarray(b, device=device), ra.asarray(k, device=device)).get(),
+                                  np.take(b, k))
+    c = random_array((1, 30), np.complex128, rng)
+    kt = rng.integers(0, 30, size=(8, 5))
+    np.testing.assert_array_equal(
+        ra.take_along_axis(ra.asarray(c, device=device), ra.asarray(kt, device=device), axis=1).get(),
+        np.take_along_axis(c, kt, axis=1))
+    assert not api.callback_errors
+    words = device.runtime.mapped_words(0)
+    assert words.lent == 0 and len({w for _, w in api.gathers}) == 1  # (one word, lent and taken back)
+
+
+def test_an_out_of_range_index_on_a_fake_gpu_raises_through_the_flag(fake_gpu):
+    api, device = fake_gpu
+    a = np.arange(2000, dtype=np.float64)
+    x = ra.asarray(a, device=device)
+    k = np.arange(-2000, 2000, 7)
+    k[-1] = 2000
+    with pytest.raises(IndexError, match="index 2000 is out of bounds for axis 0 with size 2000"):
+        ra.take(x, ra.asarray(k, device=device))
+    stream, word = api.gathers[-1]
+    assert ctypes.c_int32.from_address(mapped_host_address(api, word)).value == 1
+    assert device.runtime.mapped_words(0).lent == 0
+    # the same word again, zeroed before the launch: the next gather succeeds
+    np.testing.assert_array_equal(ra.take(x, ra.asarray(k[:-1], device=device)).get(), a[k[:-1]])
+    assert api.gathers[-1][1] == word
+    m = a.reshape(40, 50)
+    km = np.zeros((40, 3), dtype=np.int16)
+    km[7, 1] = -51
+    with pytest.raises(IndexError, match="index -51 is out of bounds for axis 1 with size 50"):
+        ra.take_along_axis(ra.asarray(m, device=device), ra.asarray(km, device=device), axis=1)
+    with pytest.raises(IndexError, match="index 2000 is out of bounds for axis 0 with size 2000"):
+        x[ra.asarray(k, device=device)]
+
+
+def test_a_gather_waits_for_the_stream_it_was_launched_on(fake_gpu):
+    api, device = fake_gpu
+    x = ra.asarray(np.arange(100, dtype=np.int32), device=device)
+    k = ra.asarray(np.arange(10), device=device)
+    stream = device.runtime.stream_create(0)
+    with stream:
+        ra.take(x, k)
+    assert api.gathers[-1][0] == stream.handle
+    waits = [c for c in api.calls if c[0] in ("stream_synchronize", "ctx_synchronize")]
+    assert waits[-1] == ("stream_synchronize", stream.handle)
+
+
+def _gather_in_threads(device, threads=4, rounds=30):
+    """Threads taking with and without an index out of range at once, some of them on a
+    stream of their own: each gets its own result or its own ``IndexError``."""
+    a = np.arange(500, dtype=np.int64)
+    x = ra.asarray(a, device=device)
+    good = np.arange(-500, 500, 3)
+    bad = good.copy()
+    bad[5] = 500
+    kg, kb = ra.asarray(good, device=device), ra.asarray(bad, device=device)
+    errors = []
+
+    def work(t):
+        try:
+            stream = device.runtime.stream_create(device.index) if t % 2 else None
+            with stream if stream is not None else contextlib.nullcontext():
+                for r in range(rounds):
+                    if (t + r) % 2:
+                        with pytest.raises(IndexError, match="index 500 is out of bounds for axis 0 with size 500"):
+                            ra.take(x, kb)
+                    else:
+                        np.testing.assert_array_equal(ra.take(x, kg).get(), a[good])
+        except BaseException as e:  # (reported by the test, not lost in the thread)
+            errors.append(e)
+
+    pool = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
+    for th in pool:
+        th.start()
+    for th in pool:
+        th.join()
+    assert not errors
+    assert device.runtime.mapped_words(device.index).lent == 0
+
+
+def test_threads_gathering_at_once_on_a_fake_gpu_each_read_their_own_flag(fake_gpu):
+    _gather_in_threads(fake_gpu[1])
+
+
+_GPUS = [d for d in DEVICES if d.kind != "cpu"]
+
+
+@pytest.mark.skipif(not _GPUS, reason="needs a GPU: an NVIDIA GPU with the CUDA driver (cuda-bindings) "
+                                      "or an AMD GPU with ROCm (hip-python)")
+@pytest.mark.parametrize("gpu", _GPUS, ids=str)
+def test_threads_gathering_at_once_on_a_gpu_each_read_their_own_flag(gpu):
+    _gather_in_threads(gpu)

@@ -32,6 +32,7 @@ class CudaHooks(DriverHooks):
         "_out_of_memory": "CUresult.CUDA_ERROR_OUT_OF_MEMORY",
         "_no_timing": "CUevent_flags.CU_EVENT_DISABLE_TIMING",
         "_peer_already_enabled": "CUresult.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
+        "_host_mapped": "CU_MEMHOSTALLOC_DEVICEMAP",
     }
     CALLS = {
         "init": "cuInit",
@@ -46,6 +47,7 @@ class CudaHooks(DriverHooks):
         "mem_info": "cuMemGetInfo",
         "host_alloc": "cuMemHostAlloc",
         "host_free": "cuMemFreeHost",
+        "host_device_pointer": "cuMemHostGetDevicePointer",
         "memcpy_htod": "cuMemcpyHtoDAsync",
         "memcpy_dtoh": "cuMemcpyDtoHAsync",
         "memcpy_dtod": "cuMemcpyDtoDAsync",

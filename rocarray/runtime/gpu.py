@@ -15,6 +15,7 @@ import threading
 from rocarray.runtime import native
 from rocarray.runtime.base import Runtime
 from rocarray.runtime.hooks import GPUError, driver_error  # noqa: F401 - re-exported
+from rocarray.runtime.mapped import MappedWords
 from rocarray.runtime.peer import PeerCopies
 from rocarray.runtime.pool import MemoryPool
 from rocarray.runtime.staging import Staging
@@ -159,6 +160,7 @@ class GPURuntime(Runtime):
         self._modules: dict[tuple[int, bytes], Module] = {}
         self._assemblers: dict[int, tuple] = {}
         self._staging: dict[int, Staging | None] = {}
+        self._mapped: dict[int, MappedWords] = {}
         self._peers = PeerCopies(self)
         self._local = threading.local()
         #: The launch callable, chosen once: ``(function.launch_handle, grid, block, shared,
@@ -406,6 +408,16 @@ class GPURuntime(Runtime):
 
         return self._per_device(self._staging, index, make)
 
+    def mapped_words(self, index: int) -> MappedWords:
+        """Device ``index``'s flag words in mapped host memory (``runtime/mapped.py``): a
+        kernel sets one, the host reads it after ``synchronize_current``."""
+
+        def alloc(nbytes):
+            self._use(index)
+            return self.api.host_alloc_mapped(nbytes)
+
+        return self._per_device(self._mapped, index, lambda: MappedWords(alloc))
+
     def copy_device_to_device(self, index: int, dst: int, src: int, nbytes: int, stream=None) -> None:
         """Queue a copy of ``nbytes`` between device addresses on ``stream``; does not wait."""
         if nbytes <= 0:
@@ -633,6 +645,19 @@ class GPURuntime(Runtime):
         self._check_index(index)
         self._use(index)
         self.api.ctx_synchronize()
+
+    def synchronize_current(self, index: int) -> None:
+        """Wait until the work queued on the calling thread's current stream of device
+        ``index`` (where launches that name no stream go) has finished: that stream alone,
+        not the whole device."""
+        try:
+            state = self._local.state
+        except AttributeError:
+            state = self._thread()
+        if state.device != index:
+            self._use(index)
+        stream = state.current.get(index)
+        self.api.stream_synchronize(None if stream is None else stream.handle)
 
     def stream_create(self, index: int) -> Stream:
         return Stream(self, index)

@@ -40,6 +40,7 @@ class HipHooks(DriverHooks):
         "_out_of_memory": "hipError_t.hipErrorOutOfMemory",
         "_no_timing": "hipEventDisableTiming",
         "_peer_already_enabled": "hipError_t.hipErrorPeerAccessAlreadyEnabled",
+        "_host_mapped": "hipHostMallocMapped",
     }
     CALLS = {
         "init": "hipInit",
@@ -53,6 +54,7 @@ class HipHooks(DriverHooks):
         "mem_info": "hipMemGetInfo",
         "host_alloc": "hipHostMalloc",
         "host_free": "hipHostFree",
+        "host_device_pointer": "hipHostGetDevicePointer",
         "memcpy_htod": "hipMemcpyHtoDAsync",
         "memcpy_dtoh": "hipMemcpyDtoHAsync",
         "memcpy_dtod": "hipMemcpyDtoDAsync",

@@ -77,6 +77,7 @@ class DriverHooks:
         self._out_of_memory = 2  # the vendor's out-of-memory code, read from the bindings by ``init``
         self._no_timing = 0  # the event flag that turns timing off, read by ``init``
         self._peer_already_enabled = 704  # the vendor's "peer access already enabled", read by ``init``
+        self._host_mapped = 2  # the host allocation flag that maps the memory into the device, read by ``init``
 
     def init(self) -> None:
         """Import the bindings and start the driver; read the constants the runtime needs."""
@@ -131,6 +132,16 @@ class DriverHooks:
 
     def host_free(self, ptr: int) -> None:
         self._call("host_free", ptr)
+
+    def host_alloc_mapped(self, nbytes: int) -> tuple[int, int]:
+        """``nbytes`` of page-locked host memory that the current device reads and writes
+        directly: (its host address, its address on the device)."""
+        host = int(self._call("host_alloc", nbytes, self._host_mapped))
+        try:
+            return host, int(self._call("host_device_pointer", host, 0))
+        except BaseException:
+            self.host_free(host)
+            raise
 
     def memcpy_htod(self, dst: int, src: int, nbytes: int, stream) -> None:
         self._call("memcpy_htod", dst, src, nbytes, stream)

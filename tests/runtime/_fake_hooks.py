@@ -36,6 +36,15 @@ def fake_cubin(text: bytes) -> bytes:
     return bytes(out)
 
 
+def mapped_host_address(hooks, device_address: int) -> int:
+    """The host address of ``hooks``' mapped host memory at ``device_address`` (where a
+    kernel writing there would change it)."""
+    for device, (host, nbytes, _) in hooks.mapped.items():
+        if device <= device_address < device + nbytes:
+            return host + device_address - device
+    raise KeyError(f"{device_address:#x} is not mapped host memory")
+
+
 class FakeHooks:
     """A hook table with a pretend device of ``capacity`` bytes; it records its calls.
 
@@ -56,6 +65,7 @@ class FakeHooks:
         self.capacity = capacity
         self.devices = devices
         self.live = {}  # ptr -> size
+        self.mapped = {}  # device address of mapped host memory -> (host address, size, the block)
         self.next_ptr = 1 << 32
         self.alloc_calls = 0
         self.free_calls = 0
@@ -120,6 +130,18 @@ class FakeHooks:
 
     def host_free(self, ptr):
         self.mem_free(ptr)
+
+    def host_alloc_mapped(self, nbytes):
+        # real host memory (the runtime reads and writes it); its device address differs
+        # from the host's, so a test sees which of the two a kernel was given
+        with self.lock:
+            block = ctypes.create_string_buffer(nbytes)
+            host = ctypes.addressof(block)
+            device = self.next_ptr
+            self.next_ptr += nbytes + 4096
+            self.mapped[device] = (host, nbytes, block)
+        self.calls.append(("host_alloc_mapped", self.current, nbytes))
+        return host, device
 
     def memcpy_htod(self, dst, src, nbytes, stream):
         self.calls.append(("htod", dst, src, nbytes, stream))

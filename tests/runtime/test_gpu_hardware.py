@@ -133,6 +133,34 @@ def _check_streams_and_events(runtime):
     stream.close()
 
 
+def _check_mapped_words(runtime, write):
+    """A word of mapped host memory that the device writes (``write(runtime, address,
+    value)`` queues that on the current stream and returns the int32 it stores) is read
+    from host memory after the wait on that stream alone; lent zeroed again after it was
+    set."""
+    words = runtime.mapped_words(0)
+    stream = runtime.stream_create(0)
+    with stream:
+        for value in (7, 0):
+            view, k, address = word = words.acquire()
+            assert view[k] == 0
+            expected = write(runtime, address, value)
+            runtime.synchronize_current(0)
+            assert view[k] == expected
+            words.release(word)
+    assert words.lent == 0
+    stream.close()
+
+
+def _copy_word(runtime, address, value):
+    host = np.array([value], dtype=np.int32)
+    ptr = runtime.alloc(0, 4)
+    runtime.copy_host_to_device(0, ptr, host.ctypes.data, 4)
+    runtime.copy_device_to_device(0, address, ptr, 4)  # (on the current stream: a device write)
+    runtime.free(0, ptr)  # (the pool keeps it for this stream until the copy is done)
+    return value
+
+
 def _check_out_of_memory(runtime, kind):
     with pytest.raises(MemoryError, match=f"{kind}:0: out of memory allocating {1 << 52} bytes"):
         runtime.alloc(0, 1 << 52)
@@ -194,6 +222,24 @@ def test_cuda_load_ptx_and_launch_with_packed_arguments(cuda_runtime):
     finally:
         rt.free(0, dx)
         rt.free(0, dy)
+
+
+@needs_cuda
+def test_cuda_kernel_writes_a_mapped_word_the_host_reads(cuda_runtime):
+    rt = cuda_runtime
+    function = rt.get_function(rt.load_module(0, SCALE_PTX), "rocarray_test_scale")
+    x = rt.alloc(0, 4)
+    one = np.ones(1, dtype=np.float32)
+    rt.copy_host_to_device(0, x, one.ctypes.data, 4)
+
+    def write(runtime, address, value):  # y[0] = value * x[0] (1.0), stored by the kernel
+        runtime.launch(function, 1, 32, struct.pack("<QQf4xQ", 1, x, float(value), address))
+        return int(np.float32(value).view(np.int32))
+
+    try:
+        _check_mapped_words(rt, write)
+    finally:
+        rt.free(0, x)
 
 
 @needs_cuda
@@ -330,6 +376,11 @@ def test_hip_streams_and_events(hip_runtime):
 @needs_hip
 def test_hip_out_of_memory_is_a_memory_error(hip_runtime):
     _check_out_of_memory(hip_runtime, "hip")
+
+
+@needs_hip
+def test_hip_mapped_word_written_by_the_device_is_read_on_the_host(hip_runtime):
+    _check_mapped_words(hip_runtime, _copy_word)
 
 
 @needs_hip

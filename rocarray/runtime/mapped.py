@@ -1,0 +1,65 @@
+"""Flag words a kernel sets in page-locked host memory mapped into the device: the host
+reads one straight from memory once the kernel's stream has finished (no copy back).
+
+A gather sets its word when an index is out of range.  Reading it after a copy to the
+host costs a driver call and a DMA besides the wait; a word the kernel writes over the
+bus costs the wait alone.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+
+#: Bytes of each page of words (one allocation holds this many words of 4 bytes).
+PAGE = 4096
+
+
+class MappedWords:
+    """32-bit words in page-locked host memory of one device, lent one per launch.
+
+    ``acquire`` lends a word, zeroed, as ``(words, k, device_address)``: the kernel writes
+    at ``device_address``, the host reads ``words[k]`` after synchronising the stream it
+    launched on; ``release`` takes the word back, whatever the launch came to (a word a
+    kernel set is zeroed again at its next ``acquire``).  Two threads never hold the
+    same word.  Pages are allocated as words run out and kept for the life of the runtime.
+    """
+
+    __slots__ = ("_alloc", "_lock", "_free", "_pages")
+
+    def __init__(self, alloc):
+        #: ``alloc(nbytes) -> (host address, device address)``: the hook table's
+        #: ``host_alloc_mapped`` with the device made current
+        self._alloc = alloc
+        self._lock = threading.Lock()
+        self._free: list[tuple] = []
+        self._pages: list[tuple] = []  # (host address, device address, the words' view)
+
+    def acquire(self) -> tuple:
+        """A word no other caller holds, set to zero: ``(words, k, device address)``."""
+        with self._lock:
+            if not self._free:
+                self._add_page()
+            word = self._free.pop()
+        word[0][word[1]] = 0
+        return word
+
+    def release(self, word: tuple) -> None:
+        """Give back a word from ``acquire`` (once its kernel has finished, or was never
+        launched)."""
+        with self._lock:
+            self._free.append(word)
+
+    def _add_page(self) -> None:
+        host, device = self._alloc(PAGE)
+        count = PAGE // 4
+        words = memoryview((ctypes.c_int32 * count).from_address(host)).cast("B").cast("i")
+        self._pages.append((host, device, words))
+        # (the first word lent last: a page's words are taken from its start)
+        self._free.extend((words, k, device + 4 * k) for k in reversed(range(count)))
+
+    @property
+    def lent(self) -> int:
+        """Words lent and not yet given back."""
+        with self._lock:
+            return len(self._pages) * (PAGE // 4) - len(self._free)

@@ -1,0 +1,102 @@
+"""The flag words in mapped host memory (rocarray/runtime/mapped.py) over the fake hook
+table: lent zeroed, one holder at a time under threads, taken back after a kernel set
+them; the wait on the calling thread's current stream that precedes a read."""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+
+from _fake_hooks import FakeHooks, mapped_host_address
+
+from rocarray.runtime import mapped
+from rocarray.runtime.gpu import GPURuntime
+
+
+def _runtime(devices=1):
+    api = FakeHooks(devices=devices)
+    return api, GPURuntime(api)
+
+
+def _kernel_sets(api, device_address: int, value: int = 1) -> None:
+    """What a kernel that writes ``value`` at ``device_address`` leaves in host memory."""
+    ctypes.c_int32.from_address(mapped_host_address(api, device_address)).value = value
+
+
+def test_a_word_is_lent_zeroed_and_its_device_address_maps_it():
+    api, rt = _runtime(devices=2)
+    words = rt.mapped_words(1)
+    assert rt.mapped_words(1) is words and rt.mapped_words(0) is not words
+    assert not api.mapped  # (the first page comes with the first word)
+    view, k, address = word = words.acquire()
+    assert [c for c in api.calls if c[0] == "host_alloc_mapped"] == [("host_alloc_mapped", 1, mapped.PAGE)]
+    assert view[k] == 0 and words.lent == 1
+    _kernel_sets(api, address)
+    assert view[k] == 1  # (the host reads the kernel's store straight from memory)
+    words.release(word)
+    assert words.lent == 0
+    again = words.acquire()
+    assert again is word and view[k] == 0  # (taken back after it was set: zeroed, not leaked)
+    words.release(again)
+
+
+def test_words_run_over_into_a_new_page():
+    api, rt = _runtime()
+    words = rt.mapped_words(0)
+    per_page = mapped.PAGE // 4
+    held = [words.acquire() for _ in range(per_page + 3)]
+    assert len({w[2] for w in held}) == len(held) == words.lent
+    assert sum(c[0] == "host_alloc_mapped" for c in api.calls) == 2
+    for w in held:
+        words.release(w)
+    assert words.lent == 0
+
+
+def test_threads_holding_words_at_once_hold_different_words():
+    api, rt = _runtime()
+    words = rt.mapped_words(0)
+    threads, rounds = 8, 200
+    barrier = threading.Barrier(threads)
+    held_together = []
+    errors = []
+
+    def work(t):
+        try:
+            for r in range(rounds):
+                view, k, address = word = words.acquire()
+                if view[k] != 0:
+                    errors.append(f"thread {t} got word {k} set")
+                _kernel_sets(api, address, t + 1)  # (a gather that found an index out of range)
+                if r == 0:
+                    held_together.append(address)
+                    barrier.wait()
+                if view[k] != t + 1:
+                    errors.append(f"thread {t}'s word {k} was changed by another")
+                words.release(word)
+        except BaseException as e:  # (reported by the test, not lost in the thread)
+            errors.append(repr(e))
+
+    pool = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
+    for th in pool:
+        th.start()
+    for th in pool:
+        th.join()
+    assert not errors
+    assert len(set(held_together)) == threads
+    assert words.lent == 0
+
+
+def test_synchronize_current_waits_for_the_threads_current_stream_only():
+    api, rt = _runtime(devices=2)
+    rt.synchronize_current(1)
+    assert api.calls[-1] == ("stream_synchronize", None) and api.current == 1
+    stream = rt.stream_create(0)
+    with stream:
+        rt.synchronize_current(0)
+        assert api.calls[-1] == ("stream_synchronize", stream.handle) and api.current == 0
+        other = []
+        th = threading.Thread(target=lambda: (rt.synchronize_current(0), other.append(api.calls[-1])))
+        th.start()
+        th.join()
+        assert other == [("stream_synchronize", None)]  # (another thread: its own current stream)
+    assert not any(c[0] == "ctx_synchronize" for c in api.calls)
