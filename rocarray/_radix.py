@@ -706,12 +706,13 @@ def _by_rows(rows: int, L: int, device) -> bool:
     return rows >= ROWS_MIN_GPU and L <= GPU_TILE
 
 
-def radix_sort(keys: Array, payload: Array | None = None, descending: bool = False):
+def radix_sort(keys: Array, payload: Array | None = None, descending: bool = False, indices: bool = False):
     """Sort each row of the contiguous 2-D ``keys`` stably (and move the int64 ``payload``
     of its shape with it; on the GPU path also a uint32 one); returns ``(keys, payload)``,
     each the array passed or a new one of its shape: the payload sorted, the keys sorted
     when there is no payload (with one, the host's real keys are left unsorted: the
-    callers want the order only)."""
+    callers want the order only).  ``indices`` (the GPU path only, no ``payload``): the
+    payload is each key's place in its row, made by the sort (``gpu_radix_sort``)."""
     rows, L = keys.shape
     if keys.size == 0 or L < 2:
         return keys, payload
@@ -722,7 +723,7 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
     # GPUs: block-cooperative passes (``_radix_gpu``); complex keys stay on the kernels below
     if device.kind != "cpu" and gpu_sortable(dtype, L):
         out, payload = gpu_radix_sort(keys, rows, L, payload, descending,
-                                      _FLOAT64_KEY if dtype.itemsize == 8 else _FLOAT32_KEY)
+                                      _FLOAT64_KEY if dtype.itemsize == 8 else _FLOAT32_KEY, indices)
         return _shaped(out, payload, shape)
     nd, kmin = key_digits(dtype), 0
     if dtype.kind in "iu" and dtype.itemsize > 1:

@@ -36,6 +36,7 @@ MAX_ROW = (1 << 31) - 1 - radix_gpu.D_TILE
 _U32 = np.dtype(np.uint32)
 _U64 = np.dtype(np.uint64)
 _I32 = np.dtype(np.int32)
+_I64 = np.dtype(np.int64)
 
 
 def gpu_sortable(dtype: np.dtype, L: int) -> bool:
@@ -137,12 +138,17 @@ def _launch(kernel, suffix: str, n: int, grid: int, *values) -> None:
     kernel.code.launch_entry(kernel, ENTRIES.index(suffix), packer(suffix), n, values, grid, BLOCK, 0)
 
 
-def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", descending: bool, float_key: str):
+def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", descending: bool, float_key: str,
+                   indices: bool = False):
     """Sort each of the ``rows`` rows of ``L`` values of the flat, contiguous ``keys`` on
     its GPU, stably (``payload``, 32- or 64-bit integers of ``keys``' shape, moves with
     them); returns the sorted (values, payload), flat.  ``keys`` is never written (the
     payload may be); only keys all equal come back as ``keys`` itself.  ``float_key``: the
-    preamble defining ``rk_fkey`` for ``keys``' float type (``_radix``'s)."""
+    preamble defining ``rk_fkey`` for ``keys``' float type (``_radix``'s).
+
+    ``indices`` (no ``payload``; not float16): the payload is each key's place in its row,
+    made by the first pass, moved as 32 bits and written as int64 by the last (``argsort``);
+    None when the keys are all equal (the places are in order)."""
     dtype, device = keys.dtype, keys.device
     n = keys.size
     kind = None
@@ -166,12 +172,14 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
         kmin = width - khi if descending else klo
         bits = (khi - klo).bit_length()
         if bits == 0:  # every value equal: already sorted
-            return keys, payload
+            return keys, None if indices else payload
         kdt = _U32 if bits <= 32 else _U64
         k0 = Array._empty((n,), kdt, device)
         _int_key_kernel(dtype, kdt)(keys, kmin, descending, k0)
     passes = -(-bits // 8)
-    if payload is not None:
+    if indices:
+        p0, pbits = None, 32  # (the first pass makes them: a null payload pointer)
+    elif payload is not None:
         p0, pbits = payload, 8 * payload.dtype.itemsize
     elif kind is None and dtype.kind == "f":  # float16: its bits
         p0, pbits = _widen_kernel()(_as(keys, np.uint16)), 32
@@ -183,7 +191,9 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
     k1 = Array._empty((n,), kdt, device)
     p1 = None if p0 is None else Array._empty((n,), p0.dtype, device)
     if L <= radix_gpu.TILE:
-        _launch(kernel, "_b", rows, rows, _ptr(k0), _ptr(p0), _ptr(k1), _ptr(p1), L, passes, desc)
+        if indices:
+            p1 = Array._empty((n,), _I64, device)
+        _launch(kernel, "_b", rows, rows, _ptr(k0), _ptr(p0), _ptr(k1), _ptr(p1), L, passes, desc, int(indices))
         k0, p0 = k1, p1
     else:
         tile = radix_gpu.D_TILE
@@ -199,10 +209,13 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
         totals = Array._empty((rows * BINS,), _I32, device)
         scan_grid = min(rows * BINS, 4 * device.runtime.max_grid(kernel.index, BLOCK))
         for d in range(passes):
+            wide = indices and d + 1 == passes  # (the last pass writes argsort's int64 result)
+            if wide or (indices and p1 is None):
+                p1 = Array._empty((n,), _I64 if wide else _U32, device)
             _launch(kernel, "", blocks, blocks, _ptr(k0), _ptr(counts), L, chunk, bpr, 8 * d, desc)
             _launch(kernel, "_s", rows * BINS, scan_grid, _ptr(counts), _ptr(totals), bpr)
             _launch(kernel, "_d", blocks, blocks, _ptr(k0), _ptr(p0), _ptr(k1), _ptr(p1), _ptr(counts),
-                    _ptr(totals), L, chunk, bpr, 8 * d, tpb, desc)
+                    _ptr(totals), L, chunk, bpr, 8 * d, tpb, desc, int(wide))
             k0, k1, p0, p1 = k1, (k0 if d or owned else None), p1, p0
             if k1 is None and d + 1 < passes:
                 k1 = Array._empty((n,), kdt, device)

@@ -19,7 +19,6 @@ from . import _dtypes
 from ._array_object import Array, _prod
 from ._copy import contiguous
 from ._creation_functions import arange
-from ._data_type_functions import astype
 from ._elementwise import copy_array
 from ._radix import radix_sort
 from ._radix_gpu import gpu_sortable
@@ -175,18 +174,19 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     """
     axis, work, kind = _prepare("argsort", x, axis, descending, stable)
     n = work.shape[-1]
-    # a GPU sort moves 32-bit indices where they fit (half the payload's traffic in every
-    # pass), widened once at the end
-    narrow = _gpu_radix(work, n) and work.dtype != _dtypes.float16  # (float16 gathers its values by int64 indices)
-    idx_dtype = _dtypes.uint32 if narrow else _int64()
-    idx = contiguous(broadcast_to(arange(n, dtype=idx_dtype, device=work.device), work.shape))
+    lines = _prod(work.shape[:-1])
+    # the GPU's sort makes the indices in its first pass, moves them as 32 bits and writes
+    # them as int64 in its last (float16 gathers its values by int64 indices it is given)
+    if _gpu_radix(work, n) and work.dtype != _dtypes.float16:
+        _, order = radix_sort(work.reshape((lines, n)), None, descending, indices=True)
+        if order is None:  # (keys all equal: every line in order already)
+            order = contiguous(broadcast_to(arange(n, dtype=_int64(), device=work.device), work.shape))
+        return _finish(order.reshape(work.shape), axis)
+    idx = contiguous(broadcast_to(arange(n, dtype=_int64(), device=work.device), work.shape))
     if work.size == 0 or n <= 1:
         return _finish(idx, axis)
-    lines = _prod(work.shape[:-1])
     if n >= RADIX_MIN_LINE:
         _, order = radix_sort(work.reshape((lines, n)), idx.reshape((lines, n)), descending)
-        if narrow:
-            order = astype(order, _int64())
         return _finish(order.reshape(work.shape), axis)
     scratch = Array._empty((work.size,), work.dtype, work.device)
     scratch_idx = Array._empty((work.size,), idx.dtype, work.device)

@@ -37,19 +37,24 @@ def _module(target, key_kind, payload_bits):
     return module
 
 
-def _shared_bytes(wave: int) -> int:
-    """The shared memory of the downsweep: the stage, the waves' counts, starts and bases."""
+def _shared_bytes(wave: int, stage_bytes: int) -> int:
+    """The shared memory of the downsweep: the stage (of the wider of key and payload),
+    the waves' counts, starts and bases."""
     waves = radix_gpu.BLOCK // wave
-    return 8 * (radix_gpu.DUMP + 1) + 4 * (waves + 1) * radix_gpu.BINS + 4 * radix_gpu.BINS + 8 * radix_gpu.BINS
+    return (stage_bytes * (radix_gpu.DUMP + 1) + 4 * (waves + 1) * radix_gpu.BINS + 4 * radix_gpu.BINS
+            + 8 * radix_gpu.BINS)
 
 
 @pytest.mark.parametrize("key_kind,payload_bits", KINDS)
-def test_nvptx_entries_ballots_and_shared_memory(key_kind, payload_bits):
+def test_nvptx_entries_digit_matches_and_shared_memory(key_kind, payload_bits):
     target = target_for("sm_90")
     ptx = target.emit_ptx(_module(target, key_kind, payload_bits))
     for suffix in radix_gpu.ENTRIES:
         assert f".entry rk_radix{suffix}(" in ptx
-    assert "vote.sync.ballot.b32" in ptx
+    if max(radix_gpu.KEY_KINDS[key_kind], payload_bits) <= 32:  # (lanes match digits in shared words)
+        assert "atom.shared.or.b32" in ptx and "vote.sync.ballot" not in ptx
+    else:
+        assert "vote.sync.ballot.b32" in ptx and "atom.shared.or" not in ptx
     assert "bar.warp.sync" in ptx
     assert "atom.shared.add" in ptx or "red.shared.add" in ptx
     assert ".shared" in ptx and "popc.b32" in ptx
@@ -73,14 +78,15 @@ def test_amdgpu_code_objects(arch, wave):
             assert [(a[".offset"], a[".size"]) for a in explicit] == [
                 (8 * k, 8) for k in range(len(radix_gpu.PARAMS[suffix]) + 1)]
             assert kernel[".kernarg_segment_size"] >= radix_gpu.packer(suffix).size
-        assert co.kernel("rk_radix_d")[".group_segment_fixed_size"] >= _shared_bytes(wave)
+        stage_bytes = max(radix_gpu.KEY_KINDS[key_kind], payload_bits) // 8
+        assert co.kernel("rk_radix_d")[".group_segment_fixed_size"] >= _shared_bytes(wave, stage_bytes)
     asm = target.emit_assembly(_module(target, "f32", 0))
     assert "v_cmp" in asm and ("ds_add_u32" in asm or "ds_add_rtn_u32" in asm)
 
 
 def test_packers_and_errors():
     assert radix_gpu.packer("_d").size == 8 * (1 + len(radix_gpu.PARAMS["_d"]))
-    assert struct.calcsize(radix_gpu.packer("_b").format) == 8 * 8
+    assert struct.calcsize(radix_gpu.packer("_b").format) == 8 * 9
     with pytest.raises(ValueError, match="needs a GPU target"):
         _module(target_for("host"), "u32", 0)
     with pytest.raises(ValueError, match="keys of kind u32, u64, f32, f64"):
@@ -114,6 +120,18 @@ def test_every_dtype_long_line_and_rows(device, dtype, monkeypatch):
     _check_line(ra.asarray(a, device=device), a)
     a = _data((5, radix_gpu.TILE), dtype, rng)
     _check_line(ra.asarray(a, device=device), a)
+
+
+@requires_gpu
+@pytest.mark.parametrize("shape", [(5 * radix_gpu.D_TILE + 3,), (7, 1000)], ids=str)
+def test_argsort_of_equal_keys_is_in_order(device, shape):
+    _gpu(device)
+    # (the sort reads the range back and leaves the keys as they are: no pass makes indices)
+    a = np.full(shape, -7, dtype=np.int64)
+    got = ra.argsort(ra.asarray(a, device=device))
+    assert got.dtype == ra.int64
+    np.testing.assert_array_equal(got.get(), np.argsort(a, axis=-1, kind="stable"))
+    np.testing.assert_array_equal(ra.sort(ra.asarray(a, device=device)).get(), a)
 
 
 @requires_gpu

@@ -62,7 +62,9 @@ def _check_line(x, a):
     """Stable argsort and sort of ``x`` along its last axis against NumPy's on ``a``, both
     orders (bit-level placement of NaN and zeros)."""
     order = np.argsort(a, axis=-1, kind="stable")
-    np.testing.assert_array_equal(ra.argsort(x).get(), order)
+    got = ra.argsort(x)
+    assert got.dtype == ra.int64
+    np.testing.assert_array_equal(got.get(), order)
     _same(ra.sort(x).get(), np.take_along_axis(a, order, axis=-1))
     d = _desc_argsort(a)
     np.testing.assert_array_equal(ra.argsort(x, descending=True).get(), d)

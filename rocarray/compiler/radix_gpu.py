@@ -25,9 +25,15 @@ and the direction are run-time parameters (every parameter is one 64-bit word,
 * ``entry_b`` (*block sort*): one block sorts a whole row of at most ``TILE`` keys,
   every pass in shared memory, nothing through global memory between passes.
 
-Ranking (downsweep and block sort): a wave takes ``D_ITEMS`` (``ITEMS``) rounds of ``wave_size``
-adjacent keys of its part of the tile; the lanes holding the same digit (*peers*) are
-found with eight ballots (one per digit bit), a key's rank among its wave's earlier keys
+Payloads (downsweep and block sort): a null ``payload`` pointer makes each key's place in
+its row its payload (``argsort``'s indices, made by the first pass instead of read), and
+``wide`` writes 32-bit payloads out as int64 (its last pass writes the result).
+
+Ranking (downsweep and block sort): a wave takes ``D_ITEMS`` (``ITEMS``) rounds of
+``wave_size`` adjacent keys of its part of the tile; the lanes holding the same digit
+(*peers*) are found by each lane setting its bit in the wave's shared word of its digit
+(one atomic ``or``; with 64-bit keys or payloads, where those words would not fit beside
+the stage, by eight ballots, one per digit bit), a key's rank among its wave's earlier keys
 of the digit is the wave's running count of the digit (shared memory, updated by the
 peers together) plus the peers below it (a popcount of the lane mask); the waves' counts
 are then scanned in wave order per digit, and the digits' tile counts across the block,
@@ -71,14 +77,14 @@ PARAMS = {
     "": ("keys", "counts", "L", "chunk", "bpr", "shift", "desc"),
     "_s": ("counts", "totals", "bpr"),
     "_d": ("keys", "payload", "keys_out", "payload_out", "counts", "totals", "L", "chunk", "bpr", "shift",
-           "tpb", "desc"),
-    "_b": ("keys", "payload", "keys_out", "payload_out", "L", "passes", "desc"),
+           "tpb", "desc", "wide"),
+    "_b": ("keys", "payload", "keys_out", "payload_out", "L", "passes", "desc", "wide"),
 }
 ENTRIES = ("", "_s", "_d", "_b")
 #: The key kinds and their bits.
 KEY_KINDS = {"u32": 32, "u64": 64, "f32": 32, "f64": 64}
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 3
+VERSION = 4
 
 
 def packer(suffix: str) -> struct.Struct:
@@ -96,7 +102,7 @@ def build_radix_module(module: ir.Module, target, entry: str, key_kind: str, pay
     if key_kind not in KEY_KINDS or payload_bits not in (0, 32, 64):
         raise ValueError(f"radix sort keys of kind {', '.join(KEY_KINDS)} and payloads of 0, 32 or 64 bits, "
                          f"not {key_kind!r} and {payload_bits}")
-    shared = _Shared(module, target, entry)
+    shared = _Shared(module, target, entry, max(KEY_KINDS[key_kind], payload_bits))
     for suffix in ENTRIES:
         _Kernel(module, target, entry + suffix, suffix, key_kind, payload_bits, shared).build()
 
@@ -104,7 +110,7 @@ def build_radix_module(module: ir.Module, target, entry: str, key_kind: str, pay
 class _Shared:
     """The shared-memory arrays the entries use (each entry allocates what it touches)."""
 
-    def __init__(self, module, target, entry):
+    def __init__(self, module, target, entry, stage_bits):
         waves = BLOCK // target.facts.wave_size
         self.space = target.facts.shared_address_space
 
@@ -117,8 +123,11 @@ class _Shared:
             return gv
 
         #: a tile of keys or payloads in digit order (one more slot, ``DUMP``: where lanes
-        #: past the end of a tile write)
-        self.stage = array("stage", I64, DUMP + 1, 16)
+        #: past the end of a tile write), of the wider of the two
+        self.stage = array("stage", ir.IntType(stage_bits), DUMP + 1, 16)
+        #: whether the ranking matches digits through shared words (``match_or``), which
+        #: with a 64-bit stage would pass a block's static shared memory (``peers`` there)
+        self.match_or = stage_bits <= 32
         #: each wave's running count per digit, then its exclusive start among the waves
         #: (one more row: lanes past the end of a tile write there)
         self.waves = array("waves", I32, (waves + 1) * BINS)
@@ -126,6 +135,9 @@ class _Shared:
         self.base = array("base", I64, BINS)
         self.wave_total = array("wave_total", I32, waves)
         self.hist = array("hist", I32, waves * BINS)
+        #: per wave and digit, the lanes holding the digit in the current round (``MATCH``
+        #: "atomic_or"; zero between rounds)
+        self.match = array("match", ir.IntType(target.facts.wave_size), waves * BINS)
 
 
 class _Kernel(KernelIR):
@@ -174,13 +186,28 @@ class _Kernel(KernelIR):
         return entry_slot(b, ty)
 
     def peers(self, b, digit, valid):
-        """The mask of the wave's valid lanes whose digit equals this lane's (8 ballots)."""
+        """The mask of the wave's valid lanes whose digit equals this lane's (8 ballots:
+        modules of 64-bit keys or payloads)."""
         t = self.target
         mask = t.emit_ballot(b, valid)
         for bit in range(8):
             on = b.trunc(b.lshr(digit, self.c32(bit)), I1)
             votes = t.emit_ballot(b, on)
             mask = b.and_(mask, b.select(on, votes, b.not_(votes)))
+        return mask
+
+    def match_or(self, b, digit, valid, wave_row):
+        """``peers`` through shared memory, in fewer instructions: each valid lane sets its bit in its wave's word of ``digit`` (one atomic), reads the word back
+        once the wave has, then clears it (modules of 32-bit keys and payloads)."""
+        t = self.target
+        slot = self.sptr(b, self.sh.match, b.add(wave_row, b.zext(digit, I64)), self.M)
+        lane = b.zext(self.lane, self.M) if self.W > 32 else self.lane
+        bit = b.shl(ir.Constant(self.M, 1), lane)
+        self.if_then(b, valid, lambda: b.atomic_rmw("or", slot, bit, "monotonic"))
+        t.emit_wave_sync(b)
+        mask = b.select(valid, b.load(slot, typ=self.M), ir.Constant(self.M, 0))
+        t.emit_wave_sync(b)
+        self.if_then(b, valid, lambda: b.store(ir.Constant(self.M, 0), slot))
         return mask
 
     def min32(self, b, x, y):
@@ -307,6 +334,8 @@ class _Kernel(KernelIR):
         sh = self.sh
         for w in range(self.NW):
             b.store(self.c32(0), self.sptr(b, sh.waves, b.add(self.c64(w * BINS), self.tid64), I32))
+            if sh.match_or:
+                b.store(ir.Constant(self.M, 0), self.sptr(b, sh.match, b.add(self.c64(w * BINS), self.tid64), self.M))
         target.emit_barrier(b)
         wave_row = b.mul(self.wave64, self.c64(BINS))
         dump = self.c64(self.NW * BINS)
@@ -314,7 +343,7 @@ class _Kernel(KernelIR):
         local = [self.alloca(b, I32) for _ in keys]
         for r, (d, valid, out) in enumerate(zip(digits, valids, local)):
             def one_round(d=d, valid=valid, out=out):
-                mask = self.peers(b, d, valid)
+                mask = self.match_or(b, d, valid, wave_row) if sh.match_or else self.peers(b, d, valid)
                 below = self.popc(b, b.and_(mask, self.lt_mask))
                 slot = self.sptr(b, sh.waves, b.select(valid, b.add(wave_row, b.zext(d, I64)), dump), I32)
                 before = b.load(slot, typ=I32)
@@ -343,6 +372,40 @@ class _Kernel(KernelIR):
             ws = b.load(self.sptr(b, sh.waves, b.add(wave_row, d64), I32), typ=I32)
             places.append(b.select(valid, b.add(b.add(ts, ws), r), self.c32(DUMP)))
         return places, digits, run
+
+    def load_payloads(self, b, at, row_lo):
+        """The payloads at the positions ``at``; where the ``payload`` pointer is null,
+        each position's place in its row (which starts at ``row_lo``): ``argsort``'s
+        indices, made by the first pass instead of read."""
+        p = self.p
+        slots = []
+        for i in at:
+            s = self.alloca(b, self.P)
+            place = b.sub(i, row_lo)
+            b.store(b.trunc(place, self.P) if self.P.width < 64 else place, s)
+            slots.append(s)
+
+        def read():
+            for i, s in zip(at, slots):
+                b.store(b.load(self.gptr(b, p["payload"], i, self.P), typ=self.P), s)
+
+        self.if_then(b, b.icmp_unsigned("!=", p["payload"], self.c64(0)), read)
+        return [b.load(s, typ=self.P) for s in slots]
+
+    def store_payload(self, b, v, at):
+        """Write the payload ``v`` at position ``at`` of ``payload_out``: widened to 64
+        bits where ``wide`` is set (the last pass of an ``argsort`` moving 32-bit
+        indices writes its int64 result)."""
+        out = self.p["payload_out"]
+        if self.P.width == 64:
+            b.store(v, self.gptr(b, out, at, self.P))
+            return
+        wide = b.icmp_unsigned("!=", self.p["wide"], self.c64(0))
+        with b.if_else(wide) as (then, otherwise):
+            with then:
+                b.store(b.zext(v, I64), self.gptr(b, out, at, I64))
+            with otherwise:
+                b.store(v, self.gptr(b, out, at, self.P))
 
     def stage_through(self, b, values, places, ty):
         """Write ``values`` at ``places`` of the stage (then a barrier)."""
@@ -384,7 +447,7 @@ class _Kernel(KernelIR):
         pos, valids, rounds = self.positions(b, n, D_ITEMS)
         at = [b.add(tlo, b.zext(self.min32(b, q, b.sub(n, self.c32(1))), I64)) for q in pos]
         keys = [b.load(self.gptr(b, p["keys"], i, self.K), typ=self.K) for i in at]
-        pays = [b.load(self.gptr(b, p["payload"], i, self.P), typ=self.P) for i in at] if self.P else []
+        pays = self.load_payloads(b, at, b.mul(row, p["L"])) if self.P else []
         places, _, count = self.rank(b, keys, valids, shift, rounds)
         self.stage_through(b, keys, places, self.K)
         # thread j moves the tile's keys j, j + BLOCK, ...: a run of one digit goes to
@@ -405,7 +468,7 @@ class _Kernel(KernelIR):
             self.stage_through(b, pays, places, self.P)
             for i, dest, ok in dests:
                 v = b.load(self.sptr(b, sh.stage, b.zext(i, I64), self.P), typ=self.P)
-                self.if_then(b, ok, lambda: b.store(v, self.gptr(b, p["payload_out"], dest, self.P)))
+                self.if_then(b, ok, lambda: self.store_payload(b, v, dest))
         target.emit_barrier(b)
         b.store(b.add(b.load(base_slot, typ=I64), b.zext(count, I64)), base_slot)
         tiles.close(b, b.add(tiles.i, self.c64(1)))
@@ -424,8 +487,8 @@ class _Kernel(KernelIR):
         pay_slots = [self.alloca(b, self.P) for _ in range(ITEMS)] if self.P else []
         for i, s in zip(at, key_slots):
             b.store(b.load(self.gptr(b, p["keys"], i, self.K), typ=self.K), s)
-        for i, s in zip(at, pay_slots):
-            b.store(b.load(self.gptr(b, p["payload"], i, self.P), typ=self.P), s)
+        for v, s in zip(self.load_payloads(b, at, row_lo) if self.P else (), pay_slots):
+            b.store(v, s)
         passes = CountedLoop(b, self.c64(0), p["passes"], "pass")
         shift64 = b.mul(passes.i, self.c64(8))
         shift = b.trunc(shift64, self.K) if self.K.width < 64 else shift64
@@ -439,8 +502,10 @@ class _Kernel(KernelIR):
                 b.store(b.load(self.sptr(b, sh.stage, b.zext(q, I64), ty), typ=ty), s)
             target.emit_barrier(b)
         passes.close(b, b.add(passes.i, self.c64(1)))
-        for slots, name, ty in ((key_slots, "keys_out", self.K), (pay_slots, "payload_out", self.P)):
-            for i, s, ok in zip(at, slots, valids):
-                v = b.load(s, typ=ty)
-                self.if_then(b, ok, lambda: b.store(v, self.gptr(b, p[name], i, ty)))
+        for i, s, ok in zip(at, key_slots, valids):
+            v = b.load(s, typ=self.K)
+            self.if_then(b, ok, lambda: b.store(v, self.gptr(b, p["keys_out"], i, self.K)))
+        for i, s, ok in zip(at, pay_slots, valids):
+            v = b.load(s, typ=self.P)
+            self.if_then(b, ok, lambda: self.store_payload(b, v, i))
         rows.close(b, b.add(rows.i, target.emit_block_count(b)))
