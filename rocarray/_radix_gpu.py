@@ -16,7 +16,8 @@ and the values made back from the sorted keys or carried beside them.
 Rows of up to ``TILE`` keys are each sorted by one block in shared memory (one launch for
 every pass); longer rows go pass by pass through the upsweep, scan and downsweep entries,
 a block per chunk of ``tpb`` tiles of a row (the chunks' counts are per row, so every row
-is sorted at once), as many chunks in all as the device holds downsweep blocks at once.  Complex numbers stay on the portable path (``_radix``).
+is sorted at once), as many chunks in all as the device holds downsweep blocks at once.
+Complex numbers stay on the portable path (``_radix``).
 """
 
 from __future__ import annotations

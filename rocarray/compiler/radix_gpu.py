@@ -197,8 +197,9 @@ class _Kernel(KernelIR):
         return mask
 
     def match_or(self, b, digit, valid, wave_row):
-        """``peers`` through shared memory, in fewer instructions: each valid lane sets its bit in its wave's word of ``digit`` (one atomic), reads the word back
-        once the wave has, then clears it (modules of 32-bit keys and payloads)."""
+        """``peers`` through shared memory, in fewer instructions: each valid lane sets its
+        bit in its wave's word of ``digit`` (one atomic), reads the word back once the wave
+        has, then clears it (modules of 32-bit keys and payloads)."""
         t = self.target
         slot = self.sptr(b, self.sh.match, b.add(wave_row, b.zext(digit, I64)), self.M)
         lane = b.zext(self.lane, self.M) if self.W > 32 else self.lane
