@@ -14,9 +14,10 @@ and the values made back from the sorted keys or carried beside them.
 * ``payload`` (``argsort``'s indices): carried as 32- or 64-bit words, as given.
 
 Rows of up to ``TILE`` keys are each sorted by one block in shared memory (one launch for
-every pass); longer rows go pass by pass through the upsweep, scan and downsweep entries,
+every pass: the "block" module); longer rows go pass by pass through the upsweep, scan and downsweep entries,
 a block per chunk of ``tpb`` tiles of a row (the chunks' counts are per row, so every row
-is sorted at once), as many chunks in all as the device holds downsweep blocks at once.
+is sorted at once), as many chunks in all as the device holds downsweep blocks at once
+(the "passes" module).
 Complex numbers stay on the portable path (``_radix``).
 """
 
@@ -29,7 +30,7 @@ from ._launch import load_full_module
 from ._statistical_functions import max as _max, min as _min
 from ._user_kernels import ElementwiseKernel
 from .compiler import radix_gpu
-from .compiler.radix_gpu import BINS, BLOCK, ENTRIES, VERSION, build_radix_module, packer
+from .compiler.radix_gpu import BINS, BLOCK, PARTS, VERSION, build_radix_module, packer
 
 #: The longest row the GPU path takes (counts and places within a row are 32-bit).
 MAX_ROW = (1 << 31) - 1 - radix_gpu.D_TILE
@@ -122,13 +123,16 @@ def _as(a: Array, dtype) -> Array:
     return v
 
 
-def _kernel(device, key_kind: str, payload_bits: int):
-    """The sort module for (key kind, payload bits) loaded on ``device``, fully compiled."""
+def _kernel(device, key_kind: str, payload_bits: int, part: str):
+    """The sort module ``part`` (of ``PARTS``) for (key kind, payload bits) loaded on
+    ``device``, fully compiled."""
     key = ("radix-gpu", VERSION, radix_gpu.ITEMS, radix_gpu.D_ITEMS, radix_gpu.RANKING_BLOCKS,
-           radix_gpu.D_RANKING_BLOCKS, key_kind, payload_bits)
+           radix_gpu.D_RANKING_BLOCKS, key_kind, payload_bits, part)
+    suffixes = PARTS[part]
     return load_full_module(key, device, lambda: (
-        f"radix_sort_{key_kind}_p{payload_bits}", lambda m, t, e: build_radix_module(m, t, e, key_kind, payload_bits),
-        packer(""), ENTRIES[1:]))
+        f"radix_sort_{key_kind}_p{payload_bits}_{part}",
+        lambda m, t, e: build_radix_module(m, t, e, key_kind, payload_bits, suffixes), packer(suffixes[0]),
+        suffixes[1:]))
 
 
 def _ptr(a: "Array | None") -> int:
@@ -136,7 +140,8 @@ def _ptr(a: "Array | None") -> int:
 
 
 def _launch(kernel, suffix: str, n: int, grid: int, *values) -> None:
-    kernel.code.launch_entry(kernel, ENTRIES.index(suffix), packer(suffix), n, values, grid, BLOCK, 0)
+    entry = 0 if suffix == "_b" else PARTS["passes"].index(suffix)
+    kernel.code.launch_entry(kernel, entry, packer(suffix), n, values, grid, BLOCK, 0)
 
 
 def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", descending: bool, float_key: str,
@@ -187,7 +192,7 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
     else:
         p0, pbits = None, 0
     desc = int(descending and kind is not None)  # (the other keys are complemented already)
-    kernel = _kernel(device, kind or f"u{8 * kdt.itemsize}", pbits)
+    kernel = _kernel(device, kind or f"u{8 * kdt.itemsize}", pbits, "block" if L <= radix_gpu.TILE else "passes")
     owned = k0 is not keys  # (``keys`` itself is never written)
     k1 = Array._empty((n,), kdt, device)
     p1 = None if p0 is None else Array._empty((n,), p0.dtype, device)
@@ -200,7 +205,7 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
         tile = radix_gpu.D_TILE
         # as many chunks as the downsweep's blocks the device holds at once: one round of
         # blocks, none left for a second, mostly idle one
-        resident = device.runtime.resident_grid(kernel.code.functions[ENTRIES.index("_d")], BLOCK)
+        resident = device.runtime.resident_grid(kernel.code.functions[PARTS["passes"].index("_d")], BLOCK)
         tiles = -(-L // tile)
         tpb = -(-tiles // max(1, resident // rows))
         chunk = tpb * tile

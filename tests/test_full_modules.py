@@ -32,7 +32,9 @@ def loads(monkeypatch):
      tuple(e[0] for e in gather_gpu.SEARCH_ENTRIES[1:]), gather_gpu.packer("search")),
     (lambda d: _advanced_indexing._compact_kernel(d, 8), "compact_gpu_8", compact_gpu.ENTRIES[1:],
      compact_gpu.packer("")),
-    (lambda d: _radix_gpu._kernel(d, "f32", 32), "radix_sort_f32_p32", radix_gpu.ENTRIES[1:], radix_gpu.packer("")),
+    (lambda d: _radix_gpu._kernel(d, "f32", 32, "passes"), "radix_sort_f32_p32_passes", ("_s", "_d"),
+     radix_gpu.packer("")),
+    (lambda d: _radix_gpu._kernel(d, "u32", 0, "block"), "radix_sort_u32_p0_block", (), radix_gpu.packer("_b")),
 ])
 def test_a_module_is_specified_once_and_found_by_one_lookup(loads, get, name, entries, packer):
     device = ra.Device("cpu")  # (only a key here: nothing is compiled or loaded)

@@ -5,6 +5,7 @@ as tests/targets' are), and on a GPU sort/argsort match NumPy for every dtype --
 descending -- and a new size compiles nothing."""
 
 import ctypes
+import re
 import struct
 
 import numpy as np
@@ -82,6 +83,18 @@ def test_amdgpu_code_objects(arch, wave):
         assert co.kernel("rk_radix_d")[".group_segment_fixed_size"] >= _shared_bytes(wave, stage_bytes)
     asm = target.emit_assembly(_module(target, "f32", 0))
     assert "v_cmp" in asm and ("ds_add_u32" in asm or "ds_add_rtn_u32" in asm)
+
+
+def test_each_part_is_a_module_of_its_own_entries():
+    target = target_for("sm_90")
+    for part, suffixes in radix_gpu.PARTS.items():
+        module = ir.Module(part)
+        module.triple, module.data_layout = target.triple, target.data_layout
+        radix_gpu.build_radix_module(module, target, "rk_part", "f32", 32, suffixes)
+        ptx = target.emit_ptx(module)
+        names = ["rk_part"] + ["rk_part" + s for s in suffixes[1:]]
+        assert sorted(re.findall(r"\.entry (\w+)\(", ptx)) == sorted(names)
+    assert sorted(sum(radix_gpu.PARTS.values(), ())) == sorted(radix_gpu.ENTRIES)
 
 
 def test_packers_and_errors():

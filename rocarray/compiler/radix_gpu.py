@@ -6,9 +6,10 @@ float (``f32``, ``f64``: every kernel orders it by its order-preserving key, com
 where a digit is needed -- ``-0.0`` as ``+0.0``, every NaN one largest key -- and moves
 the float itself, so a float sort moves its values alone).  ``desc`` complements the keys.
 
-One module per (key kind, payload bits) holds four entries; sizes, rows, digit positions
-and the direction are run-time parameters (every parameter is one 64-bit word,
-``PARAMS``):
+One module per (key kind, payload bits, ``PARTS``) holds the passes' three entries or the
+block sort (a first call compiles what it runs: a short row's sort does not wait for the
+passes' code, nor a long one's for the block sort's); sizes, rows, digit positions and the
+direction are run-time parameters (every parameter is one 64-bit word, ``PARAMS``):
 
 * ``entry`` (*upsweep*): block ``b`` counts the digit of its chunk of a row (``tpb``
   tiles of ``D_TILE`` keys), each wave into its own 256-bin shared histogram with one
@@ -81,10 +82,12 @@ PARAMS = {
     "_b": ("keys", "payload", "keys_out", "payload_out", "L", "passes", "desc", "wide"),
 }
 ENTRIES = ("", "_s", "_d", "_b")
+#: The modules the entries are built in: the passes of long rows, the block sort of short ones.
+PARTS = {"passes": ("", "_s", "_d"), "block": ("_b",)}
 #: The key kinds and their bits.
 KEY_KINDS = {"u32": 32, "u64": 64, "f32": 32, "f64": 64}
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 4
+VERSION = 5
 
 
 def packer(suffix: str) -> struct.Struct:
@@ -92,10 +95,11 @@ def packer(suffix: str) -> struct.Struct:
     return word_packer(len(PARAMS[suffix]))
 
 
-def build_radix_module(module: ir.Module, target, entry: str, key_kind: str, payload_bits: int) -> None:
-    """Add the entries ``entry + s`` for ``s`` in ``ENTRIES`` to ``module``, for keys of
+def build_radix_module(module: ir.Module, target, entry: str, key_kind: str, payload_bits: int,
+                       suffixes: tuple = ENTRIES) -> None:
+    """Add the entries of ``suffixes`` (of ``ENTRIES``) to ``module``, for keys of
     ``key_kind`` (``KEY_KINDS``) and a payload of ``payload_bits`` (0: none) on the GPU
-    ``target``."""
+    ``target``: the first named ``entry``, each other ``entry + s``."""
     facts = target.facts
     if not facts.emits_grid or facts.wave_size < 2 or BLOCK % facts.wave_size:
         raise ValueError(f"the GPU radix sort needs a GPU target with waves; {target.name} has none")
@@ -103,8 +107,8 @@ def build_radix_module(module: ir.Module, target, entry: str, key_kind: str, pay
         raise ValueError(f"radix sort keys of kind {', '.join(KEY_KINDS)} and payloads of 0, 32 or 64 bits, "
                          f"not {key_kind!r} and {payload_bits}")
     shared = _Shared(module, target, entry, max(KEY_KINDS[key_kind], payload_bits))
-    for suffix in ENTRIES:
-        _Kernel(module, target, entry + suffix, suffix, key_kind, payload_bits, shared).build()
+    for k, suffix in enumerate(suffixes):
+        _Kernel(module, target, entry + suffix if k else entry, suffix, key_kind, payload_bits, shared).build()
 
 
 class _Shared:
