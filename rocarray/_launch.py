@@ -305,7 +305,8 @@ _full_modules: dict = {}
 def load_full_module(key: tuple, device, make) -> LoadedKernel:
     """A hand-built GPU module (the radix sort, compaction, gathers) loaded on ``device`` at
     its full tier at once: its loops are the whole op, never run unoptimised, and a compile
-    at the first call keeps a later, larger call from compiling.  ``make()`` gives
+    at the first call keeps a later, larger call from compiling (no quick tier is compiled
+    first: for these modules it took about as long as the full one).  ``make()`` gives
     ``(name, build_kernel, packer, entries)`` -- ``build_kernel(module, target, entry)`` adds
     ``entry`` and ``entry + s`` for ``s`` in ``entries`` -- and is called on a miss only, so
     a warm call is one lookup and builds nothing."""
@@ -313,21 +314,21 @@ def load_full_module(key: tuple, device, make) -> LoadedKernel:
     if k is None:
         name, build_kernel, packer, entries = make()
         k = load(KernelSpec(key, name, (), None, build_kernel=build_kernel, packer=packer, extra_entries=entries,
-                            heavy=True), device)
-        _tiers.upgrade(k)
+                            heavy=True), device, full=True)
         k = _full_modules.setdefault((key, device), k)
     return k
 
 
-def load(spec: KernelSpec, device) -> LoadedKernel:
+def load(spec: KernelSpec, device, full: bool = False) -> LoadedKernel:
     """The kernel ``spec`` compiled and loaded for ``device`` (memoized), on the first
-    tier its code is found or made for (``_tiers.start``)."""
+    tier its code is found or made for (``_tiers.start``); ``full``: the full tier's code
+    at once, none of the tiers before it."""
     key = (spec.key, device)
     k = _loaded.get(key)
     if k is not None:
         return k
     rt, target, quick = _device_targets.get((device, spec.heavy)) or _targets(device, spec.heavy)
-    k = _tiers.start(spec, device, rt, target, quick)
+    k = _tiers.start(spec, device, rt, target, None if full else quick)
     with _load_lock:
         return _loaded.setdefault(key, k)
 
