@@ -417,10 +417,8 @@ def _gather_one(v: Array, idx: Array, axis: int, p: int | None) -> Array:
     then one kernel that wraps and reads, iterating in the result's own order."""
     vshape = v._shape
     q = p or 0
-    if q == axis:
-        final = Array._empty(vshape[:axis] + idx._shape + vshape[axis + 1:], v._dtype, v._buf.device)
-    else:
-        final = Array._empty(_final_shape(idx.shape, vshape[:axis] + vshape[axis + 1:], p), v.dtype, v.device)
+    r_shape = vshape[:axis] + vshape[axis + 1:]
+    final = Array._empty(_final_shape(idx._shape, r_shape, p), v._dtype, v._buf.device)
     if final._size == 0:
         check_bounds(idx, vshape[axis], axis)  # (indices selecting rows of nothing)
         return final
@@ -428,7 +426,6 @@ def _gather_one(v: Array, idx: Array, axis: int, p: int | None) -> Array:
         shape = (_prod(vshape[:axis]), idx._size, _prod(vshape[axis + 1:]))
         if _gpu_gather(v, axis, contiguous(idx), (0, 1, 0), shape, final, idx):
             return final
-    r_shape = tuple(d for a, d in enumerate(vshape) if a != axis)
     nr = len(r_shape)
     idx_v = idx._view(final.shape, (0,) * q + idx.strides + (0,) * (nr - q), idx._offset)
     if any(st % v.itemsize for st in v.strides):

@@ -181,7 +181,7 @@ def gather_axis(src: Array, src_strides: tuple, nax: int, idx: Array, idx_stride
     index is out of range; the host reads it once the thread's current stream, where the
     gather was queued, has finished: a wait, no copy."""
     isz = src._dtype.itemsize
-    plan = _plans.get((src._buf.device, isz, idx._dtype)) or gather_plan(src._buf.device, isz, idx._dtype)
+    plan = gather_plan(src._buf.device, isz, idx._dtype)
     chunks = plan.chunks(shape, nax, src_strides, idx_strides, isz, idx._dtype.itemsize)
     if chunks is None:
         return None
