@@ -14,10 +14,10 @@ and the values made back from the sorted keys or carried beside them.
 * ``payload`` (``argsort``'s indices): carried as 32- or 64-bit words, as given.
 
 Rows of up to ``TILE`` keys are each sorted by one block in shared memory (one launch for
-every pass: the "block" module); longer rows go pass by pass through the upsweep, scan and downsweep entries,
-a block per chunk of ``tpb`` tiles of a row (the chunks' counts are per row, so every row
-is sorted at once), as many chunks in all as the device holds downsweep blocks at once
-(the "passes" module).
+every pass: the "block" module); longer rows are counted once for every pass (the histogram
+entry, a block per chunk of a row, as many chunks as the device holds its blocks at once),
+then sorted by one onesweep launch per pass, as many blocks as the device holds at once
+taking tiles of ``D_TILE`` keys in turn, every row at once (the "passes" module).
 Complex numbers stay on the portable path (``_radix``).
 """
 
@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._array_object import Array
+from ._creation_functions import zeros as _zeros
 from ._launch import load_full_module
 from ._statistical_functions import max as _max, min as _min
 from ._user_kernels import ElementwiseKernel
@@ -127,7 +128,8 @@ def _kernel(device, key_kind: str, payload_bits: int, part: str):
     """The sort module ``part`` (of ``PARTS``) for (key kind, payload bits) loaded on
     ``device``, fully compiled."""
     key = ("radix-gpu", VERSION, radix_gpu.ITEMS, radix_gpu.D_ITEMS, radix_gpu.RANKING_BLOCKS,
-           radix_gpu.D_RANKING_BLOCKS, key_kind, payload_bits, part)
+           radix_gpu.D_RANKING_BLOCKS, radix_gpu.D_RANKING_BLOCKS_KEYS32, radix_gpu.LOOK_BACK, key_kind, payload_bits,
+           part)
     suffixes = PARTS[part]
     return load_full_module(key, device, lambda: (
         f"radix_sort_{key_kind}_p{payload_bits}_{part}",
@@ -203,25 +205,26 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
         k0, p0 = k1, p1
     else:
         tile = radix_gpu.D_TILE
-        # as many chunks as the downsweep's blocks the device holds at once: one round of
-        # blocks, none left for a second, mostly idle one
-        resident = device.runtime.resident_grid(kernel.code.functions[PARTS["passes"].index("_d")], BLOCK)
         tiles = -(-L // tile)
+        # the histogram: as many chunks as its blocks the device holds at once
+        resident = device.runtime.resident_grid(kernel.code.functions[PARTS["passes"].index("")], BLOCK)
         tpb = -(-tiles // max(1, resident // rows))
         chunk = tpb * tile
         bpr = -(-L // chunk)
         blocks = rows * bpr
-        counts = Array._empty((rows * BINS * bpr,), _I32, device)
-        totals = Array._empty((rows * BINS,), _I32, device)
-        scan_grid = min(rows * BINS, 4 * device.runtime.max_grid(kernel.index, BLOCK))
+        # the passes' tile counters and status words, then the row's digit counts (32-bit)
+        words = radix_gpu.COUNTERS + rows * tiles * BINS
+        scratch = _zeros((words + -(-rows * kdt.itemsize * BINS // 2),), dtype=_I64, device=device)
+        status = _ptr(scratch)
+        hist = status + 8 * words
+        _launch(kernel, "", blocks, blocks, _ptr(k0), hist, L, chunk, bpr, passes, desc)
+        grid = min(rows * tiles, device.runtime.resident_grid(kernel.code.functions[PARTS["passes"].index("_d")], BLOCK))
         for d in range(passes):
             wide = indices and d + 1 == passes  # (the last pass writes argsort's int64 result)
             if wide or (indices and p1 is None):
                 p1 = Array._empty((n,), _I64 if wide else _U32, device)
-            _launch(kernel, "", blocks, blocks, _ptr(k0), _ptr(counts), L, chunk, bpr, 8 * d, desc)
-            _launch(kernel, "_s", rows * BINS, scan_grid, _ptr(counts), _ptr(totals), bpr)
-            _launch(kernel, "_d", blocks, blocks, _ptr(k0), _ptr(p0), _ptr(k1), _ptr(p1), _ptr(counts),
-                    _ptr(totals), L, chunk, bpr, 8 * d, tpb, desc, int(wide))
+            _launch(kernel, "_d", rows * tiles, grid, _ptr(k0), _ptr(p0), _ptr(k1), _ptr(p1), hist,
+                    status, L, tiles, 8 * d, desc, int(wide))
             k0, k1, p0, p1 = k1, (k0 if d or owned else None), p1, p0
             if k1 is None and d + 1 < passes:
                 k1 = Array._empty((n,), kdt, device)

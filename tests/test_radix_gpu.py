@@ -60,6 +60,9 @@ def test_nvptx_entries_digit_matches_and_shared_memory(key_kind, payload_bits):
     assert "atom.shared.add" in ptx or "red.shared.add" in ptx
     assert ".shared" in ptx and "popc.b32" in ptx
     assert "ld.local" not in ptx  # the per-thread keys stay in registers
+    # the onesweep pass reads its predecessors' status words past the caches, whole
+    assert "ld.relaxed" in ptx and "st.relaxed" in ptx
+    assert "atom.global.add" in ptx  # (the histogram's totals, the passes' tile counters)
     assert isinstance(target.compile(_module(target, key_kind, payload_bits)), bytes)
 
 
@@ -133,6 +136,25 @@ def test_every_dtype_long_line_and_rows(device, dtype, monkeypatch):
     _check_line(ra.asarray(a, device=device), a)
     a = _data((5, radix_gpu.TILE), dtype, rng)
     _check_line(ra.asarray(a, device=device), a)
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", [ra.float32, ra.int64, ra.float64], ids=str)
+def test_onesweep_many_tiles_at_once(device, dtype):
+    """Lines of thousands of tiles, many in flight together (their look-backs wait on and
+    walk over tiles still being ranked), and rows of several tiles (a look-back stops at
+    its row's first tile), sorted and argsorted again and again."""
+    _gpu(device)
+    rng = np.random.default_rng(2125)
+    for shape in ((1 << 22) + 12345,), (6, 3 * radix_gpu.D_TILE + 17):
+        a = _data(shape, dtype, rng)
+        if dtype == ra.int64:  # (every digit: eight passes)
+            a = rng.integers(-(1 << 63), (1 << 63) - 1, size=shape, dtype=np.int64)
+        x = ra.asarray(a, device=device)
+        want, order = np.sort(a, axis=-1), np.argsort(a, axis=-1, kind="stable")
+        for _ in range(3):
+            np.testing.assert_array_equal(ra.sort(x).get(), want)
+            np.testing.assert_array_equal(ra.argsort(x).get(), order)
 
 
 @requires_gpu

@@ -49,6 +49,19 @@ def if_then(b: ir.IRBuilder, cond, body, name: str = "then") -> None:
     b.position_at_end(done_bb)
 
 
+def store_relaxed(b: ir.IRBuilder, value, ptr) -> None:
+    """Store ``value`` at ``ptr`` as one relaxed (monotonic) atomic write, which other
+    blocks' relaxed reads see whole (llvmlite's ``store_atomic`` asks typed pointers for
+    their pointee, which opaque ones have not)."""
+    b._insert(ir.instructions.StoreAtomicInstr(b.block, value, ptr, "monotonic", value.type.width // 8))
+
+
+def load_relaxed(b: ir.IRBuilder, ptr, ty) -> ir.Value:
+    """``ty`` at ``ptr``, read as one relaxed (monotonic) atomic load: never served from a
+    stale copy, and whole as another block's relaxed store wrote it."""
+    return b.load_atomic(ptr, "monotonic", ty.width // 8, typ=ty)
+
+
 def entry_slot(b: ir.IRBuilder, ty) -> ir.Value:
     """A stack slot of ``ty`` in the function's entry block, where LLVM promotes it to a
     register."""

@@ -11,34 +11,40 @@ block sort (a first call compiles what it runs: a short row's sort does not wait
 passes' code, nor a long one's for the block sort's); sizes, rows, digit positions and the
 direction are run-time parameters (every parameter is one 64-bit word, ``PARAMS``):
 
-* ``entry`` (*upsweep*): block ``b`` counts the digit of its chunk of a row (``tpb``
-  tiles of ``D_TILE`` keys), each wave into its own 256-bin shared histogram with one
-  shared atomic per key (a bin's contention stays within a wave), and writes the waves'
-  sums to ``counts[(row * 256 + digit) * bpr + chunk]``;
-* ``entry_s`` (*scan*): per (row, digit), the exclusive scan of those counts over the
-  row's chunks, in place, and the digit's total in ``totals[row * 256 + digit]``;
-* ``entry_d`` (*downsweep*): block ``b`` ranks the keys of each tile of its chunk stably
-  by digit, stages them through shared memory in digit order and writes each run of one
-  digit to the next free places of that digit (the row's digit start, from ``totals``,
-  plus the chunk's offset, from ``counts``, plus the keys of the digit already written
-  by the chunk's earlier tiles): coalesced writes, stable order.  Its tiles are
-  ``D_TILE`` keys: the more keys a barrier-separated step ranks, the fewer steps;
+* ``entry`` (*histogram*): block ``b`` counts, for every pass at once, the digits of its
+  chunk of a row (``tpb`` tiles of ``D_TILE`` keys), in shared histograms (one shared atomic
+  per key and pass; waves spread over ``copies`` histograms, so a bin's contention stays
+  within a few waves), and adds them to the row's counts ``hist[(row * PASSES + pass) *
+  256 + digit]`` (global atomics; ``hist`` starts zeroed);
+* ``entry_d`` (*onesweep pass*, Adinets & Merrill's onesweep): each block (as many as the
+  device holds at once) takes tile after tile of ``D_TILE`` keys from the pass's counter
+  (so every tile before one has begun: a look-back waits on running blocks alone), ranks its keys stably by digit, publishes its count of each digit
+  (*aggregate*), stages the keys through shared memory in digit order and, per digit,
+  looks back over the row's earlier tiles (decoupled look-back: aggregates are summed
+  until a tile that has published its *inclusive* count, which stops the walk), publishes
+  its own inclusive count and writes each run of one digit to its places (the row's digit
+  start, from ``hist``, plus the keys of the digit in the row's earlier tiles): coalesced
+  writes, stable order, no pass over the keys but this one.  A status word per (tile,
+  digit) holds a flag and a count together (one 64-bit word: no ordering between two
+  words to get wrong); the flags grow with the pass, so one zeroed array serves every
+  pass;
 * ``entry_b`` (*block sort*): one block sorts a whole row of at most ``TILE`` keys,
   every pass in shared memory, nothing through global memory between passes.
 
-Payloads (downsweep and block sort): a null ``payload`` pointer makes each key's place in
+Payloads (onesweep pass and block sort): a null ``payload`` pointer makes each key's place in
 its row its payload (``argsort``'s indices, made by the first pass instead of read), and
 ``wide`` writes 32-bit payloads out as int64 (its last pass writes the result).
 
-Ranking (downsweep and block sort): a wave takes ``D_ITEMS`` (``ITEMS``) rounds of
-``wave_size`` adjacent keys of its part of the tile; the lanes holding the same digit
-(*peers*) are found by each lane setting its bit in the wave's shared word of its digit
-(one atomic ``or``; with 64-bit keys or payloads, where those words would not fit beside
-the stage, by eight ballots, one per digit bit), a key's rank among its wave's earlier keys
-of the digit is the wave's running count of the digit (shared memory, updated by the
-peers together) plus the peers below it (a popcount of the lane mask); the waves' counts
-are then scanned in wave order per digit, and the digits' tile counts across the block,
-so every key knows its place in the tile's stable digit order.
+Ranking (onesweep pass and block sort): each wave first counts its keys of each digit
+(one shared atomic per key: the tile's counts are known early, and a onesweep pass
+publishes them before it ranks); those counts, scanned per digit in wave order and across
+the digits, say where each wave's run of each digit starts in the tile's stable digit
+order.  Then a wave takes ``D_ITEMS`` (``ITEMS``) rounds of ``wave_size`` adjacent keys of
+its part of the tile; the lanes holding the same digit (*peers*) are found by each lane
+setting its bit in the wave's shared word of its digit (one atomic ``or``; with 64-bit keys
+or payloads, where those words would not fit beside the stage, by eight ballots, one per
+digit bit), and a key's place is its wave's running start of the digit (shared memory,
+moved on by the peers together) plus the peers below it (a popcount of the lane mask).
 """
 
 from __future__ import annotations
@@ -48,7 +54,7 @@ import struct
 from llvmlite import ir
 
 from .abi import I64
-from .gpu_ir import KernelIR, entry_slot, word_packer
+from .gpu_ir import KernelIR, entry_slot, load_relaxed, store_relaxed, word_packer
 from .index_ir import CountedLoop
 from .reduction_abi import EntryParams
 
@@ -65,29 +71,41 @@ D_TILE = BLOCK * D_ITEMS
 BINS = 256
 #: The stage's slot for keys past the end of a tile (after the longest tile).
 DUMP = max(TILE, D_TILE)
-#: Blocks of the block sort and of the downsweep that one multiprocessor should hold at
-#: once (their registers are capped to fit: one block alone leaves the tile's loads
-#: unhidden).
+#: Blocks of the block sort and of the onesweep pass that one multiprocessor should hold
+#: at once (their registers are capped to fit: one block alone leaves the tile's loads
+#: unhidden); the pass's modules of 32-bit keys and no payload keep their keys and places
+#: in fewer registers and fit three.
 RANKING_BLOCKS = 3
 D_RANKING_BLOCKS = 2
-#: Loads in flight per thread in the upsweep's loop (its blocks are few: one per chunk).
+D_RANKING_BLOCKS_KEYS32 = 3
+#: Loads in flight per thread in the histogram's loop (its blocks are few: one per chunk).
 UPSWEEP_UNROLL = 16
+#: Bytes of the histogram's shared counts (copies of one histogram per pass).
+HIST_BYTES = 32768
+#: The status array of the onesweep passes (``status``, 64-bit words, zeroed before the
+#: first pass): ``COUNTERS`` words of per-pass tile counters (32-bit), then one word per
+#: (tile, digit): its flag (``2 * pass + 1``: the tile's count of the digit; ``2 * pass +
+#: 2``: its inclusive count over the row's tiles so far) above ``FLAG_SHIFT``, the count below.
+COUNTERS = 8
+FLAG_SHIFT = 56
+#: Status words a look-back reads at once (more cost more than the walks they shorten:
+#: most walks end at the tile before).
+LOOK_BACK = 1
 
 #: The parameters of each entry (after the leading item count ``n``), in order.
 PARAMS = {
-    "": ("keys", "counts", "L", "chunk", "bpr", "shift", "desc"),
-    "_s": ("counts", "totals", "bpr"),
-    "_d": ("keys", "payload", "keys_out", "payload_out", "counts", "totals", "L", "chunk", "bpr", "shift",
-           "tpb", "desc", "wide"),
+    "": ("keys", "hist", "L", "chunk", "bpr", "passes", "desc"),
+    "_d": ("keys", "payload", "keys_out", "payload_out", "hist", "status", "L", "tiles", "shift", "desc",
+           "wide"),
     "_b": ("keys", "payload", "keys_out", "payload_out", "L", "passes", "desc", "wide"),
 }
-ENTRIES = ("", "_s", "_d", "_b")
+ENTRIES = ("", "_d", "_b")
 #: The modules the entries are built in: the passes of long rows, the block sort of short ones.
-PARTS = {"passes": ("", "_s", "_d"), "block": ("_b",)}
+PARTS = {"passes": ("", "_d"), "block": ("_b",)}
 #: The key kinds and their bits.
 KEY_KINDS = {"u32": 32, "u64": 64, "f32": 32, "f64": 64}
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 5
+VERSION = 6
 
 
 def packer(suffix: str) -> struct.Struct:
@@ -106,7 +124,7 @@ def build_radix_module(module: ir.Module, target, entry: str, key_kind: str, pay
     if key_kind not in KEY_KINDS or payload_bits not in (0, 32, 64):
         raise ValueError(f"radix sort keys of kind {', '.join(KEY_KINDS)} and payloads of 0, 32 or 64 bits, "
                          f"not {key_kind!r} and {payload_bits}")
-    shared = _Shared(module, target, entry, max(KEY_KINDS[key_kind], payload_bits))
+    shared = _Shared(module, target, entry, max(KEY_KINDS[key_kind], payload_bits), KEY_KINDS[key_kind] // 8)
     for k, suffix in enumerate(suffixes):
         _Kernel(module, target, entry + suffix if k else entry, suffix, key_kind, payload_bits, shared).build()
 
@@ -114,7 +132,7 @@ def build_radix_module(module: ir.Module, target, entry: str, key_kind: str, pay
 class _Shared:
     """The shared-memory arrays the entries use (each entry allocates what it touches)."""
 
-    def __init__(self, module, target, entry, stage_bits):
+    def __init__(self, module, target, entry, stage_bits, passes):
         waves = BLOCK // target.facts.wave_size
         self.space = target.facts.shared_address_space
 
@@ -132,13 +150,21 @@ class _Shared:
         #: whether the ranking matches digits through shared words (``match_or``), which
         #: with a 64-bit stage would pass a block's static shared memory (``peers`` there)
         self.match_or = stage_bits <= 32
-        #: each wave's running count per digit, then its exclusive start among the waves
-        #: (one more row: lanes past the end of a tile write there)
+        #: each wave's count of each digit, then where its next key of the digit goes in
+        #: the tile (one more row: lanes past the end of a tile write there)
         self.waves = array("waves", I32, (waves + 1) * BINS)
         self.tile_start = array("tile_start", I32, BINS)
+        #: per digit, where the stage's run of it goes in global memory, less its start in
+        #: the stage
         self.base = array("base", I64, BINS)
         self.wave_total = array("wave_total", I32, waves)
-        self.hist = array("hist", I32, waves * BINS)
+        #: the histogram's counts: ``copies`` of one histogram per pass (of ``passes``, the
+        #: most a key has), wave ``w`` counting into copy ``w % copies``
+        self.passes = passes
+        self.copies = max(1, min(waves, HIST_BYTES // (4 * passes * BINS)))
+        self.hist = array("hist", I32, self.copies * passes * BINS)
+        #: the onesweep pass's tile (its number in the order blocks took them) and the next
+        self.tile = array("tile", I64, 2)
         #: per wave and digit, the lanes holding the digit in the current round (``MATCH``
         #: "atomic_or"; zero between rounds)
         self.match = array("match", ir.IntType(target.facts.wave_size), waves * BINS)
@@ -247,7 +273,8 @@ class _Kernel(KernelIR):
         fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [I64] * len(names)), self.name)
         target.mark_kernel(fn)
         if self.suffix in ("_d", "_b"):
-            target.limit_registers(fn, D_RANKING_BLOCKS if self.suffix == "_d" else RANKING_BLOCKS)
+            target.limit_registers(fn, RANKING_BLOCKS if self.suffix == "_b" else D_RANKING_BLOCKS_KEYS32
+                                   if self.K.width == 32 and self.P is None else D_RANKING_BLOCKS)
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         params = EntryParams(target, b, list(fn.args), [I64] * len(names))
         self.p = {name: params.value(b, k) for k, name in enumerate(names)}
@@ -261,7 +288,7 @@ class _Kernel(KernelIR):
         self.lt_mask = b.sub(b.shl(ir.Constant(self.M, 1), b.zext(self.lane, self.M) if self.W > 32 else self.lane),
                              ir.Constant(self.M, 1))
         self.bid = target.emit_block_id(b)
-        getattr(self, "build" + (self.suffix or "_u"))(b)
+        getattr(self, "build" + (self.suffix or "_h"))(b)
         b.ret_void()
 
     def chunk_of(self, b):
@@ -275,17 +302,19 @@ class _Kernel(KernelIR):
         hi = b.add(lo, p["chunk"])
         return row, k, lo, b.select(b.icmp_signed("<", hi, end), hi, end)
 
-    def build_u(self, b):
+    def build_h(self, b):
         p = self.p
         target = self.target
+        sh = self.sh
         row, k, lo, hi = self.chunk_of(b)
-        for w in range(self.NW):
-            b.store(self.c32(0), self.sptr(b, self.sh.hist, b.add(self.c64(w * BINS), self.tid64), I32))
+        words = sh.copies * sh.passes * BINS
+        for w in range(words // BLOCK):
+            b.store(self.c32(0), self.sptr(b, sh.hist, b.add(self.c64(w * BLOCK), self.tid64), I32))
         target.emit_barrier(b)
-        wave_hist = b.mul(self.wave64, self.c64(BINS))
+        copy = b.mul(b.urem(self.wave64, self.c64(sh.copies)), self.c64(sh.passes * BINS))
         span = BLOCK * UPSWEEP_UNROLL
         trips = b.udiv(b.add(b.sub(hi, lo), self.c64(span - 1)), self.c64(span))
-        shift = b.trunc(p["shift"], self.K) if self.K.width < 64 else p["shift"]
+        counted = [b.icmp_signed("<", self.c64(q), p["passes"]) for q in range(sh.passes)]
         loop = CountedLoop(b, self.c64(0), trips, "up")
         first = b.add(lo, b.mul(loop.i, self.c64(span)))
         last = b.sub(hi, self.c64(1))
@@ -297,44 +326,35 @@ class _Kernel(KernelIR):
             keys.append(b.load(self.gptr(b, p["keys"], i, self.K), typ=self.K))
             valids.append(valid)
         for key, valid in zip(keys, valids):
-            d = self.digit(b, key, shift)
-            self.if_then(b, valid, lambda: target.emit_atomic_add(
-                b, self.sptr(b, self.sh.hist, b.add(wave_hist, b.zext(d, I64)), I32), self.c32(1)))
+            ok = self.order_key(b, key)
+            for q in range(sh.passes):
+                d = b.and_(b.lshr(ok, ir.Constant(self.K, 8 * q)), ir.Constant(self.K, BINS - 1))
+                slot = self.sptr(b, sh.hist, b.add(copy, b.add(self.c64(q * BINS), b.zext(d, I64))), I32)
+                self.if_then(b, b.and_(valid, counted[q]), lambda slot=slot: target.emit_atomic_add(b, slot, self.c32(1)))
         loop.close(b, b.add(loop.i, self.c64(1)))
         target.emit_barrier(b)
-        h = self.c32(0)
-        for w in range(self.NW):
-            h = b.add(h, b.load(self.sptr(b, self.sh.hist, b.add(self.c64(w * BINS), self.tid64), I32), typ=I32))
-        at = b.add(b.mul(b.add(b.mul(row, self.c64(BINS)), self.tid64), p["bpr"]), k)
-        b.store(h, self.gptr(b, p["counts"], at, I32))
+        for q in range(sh.passes):
+            h = self.c32(0)
+            for c in range(sh.copies):
+                at = self.c64((c * sh.passes + q) * BINS)
+                h = b.add(h, b.load(self.sptr(b, sh.hist, b.add(at, self.tid64), I32), typ=I32))
+            at = b.add(b.mul(b.add(b.mul(row, self.c64(sh.passes)), self.c64(q)), self.c64(BINS)), self.tid64)
+            dest = self.gptr(b, p["hist"], at, I32)
+            self.if_then(b, b.and_(counted[q], b.icmp_unsigned("!=", h, self.c32(0))),
+                         lambda dest=dest, h=h: target.emit_atomic_add(b, dest, h))
 
-    def build_s(self, b):
-        p = self.p
-        target = self.target
-        items = CountedLoop(b, self.bid, p["n"], "scan.item")
-        base = b.mul(items.i, p["bpr"])
-        carry_slot = self.alloca(b, I32)
-        b.store(self.c32(0), carry_slot)
-        chunks = CountedLoop(b, self.c64(0), p["bpr"], "scan.chunk")
-        j = b.add(chunks.i, self.tid64)
-        valid = b.icmp_signed("<", j, p["bpr"])
-        at = self.gptr(b, p["counts"], b.add(base, b.select(valid, j, self.c64(0))), I32)
-        v = b.select(valid, b.load(at, typ=I32), self.c32(0))
-        excl, total = self.block_scan(b, v)
-        carry = b.load(carry_slot, typ=I32)
-        self.if_then(b, valid, lambda: b.store(b.add(carry, excl), at))
-        b.store(b.add(carry, total), carry_slot)
-        chunks.close(b, b.add(chunks.i, self.c64(BLOCK)))
-        self.if_then(b, b.icmp_unsigned("==", self.tid, self.c32(0)), lambda: b.store(
-            b.load(carry_slot, typ=I32), self.gptr(b, p["totals"], items.i, I32)))
-        items.close(b, b.add(items.i, target.emit_block_count(b)))
-
-    def rank(self, b, keys, valids, shift, rounds):
+    def rank(self, b, keys, valids, shift, rounds, on_counts=None):
         """Each key's place in the tile's stable order by its digit at ``shift``, as i32
         (``DUMP`` for keys not ``valids``), their digits, and the tile's count of this
-        thread's digit (``self.tid``).  Only the first ``rounds`` rounds hold keys (the
-        others are skipped: a short tile costs its rounds alone).  Every thread must call
-        it; it begins and ends with a barrier."""
+        thread's digit (``self.tid``), which ``on_counts(count)`` is given as soon as it is
+        known: before the places (a onesweep pass publishes it while it ranks).  Only the
+        first ``rounds`` rounds hold keys (the others are skipped: a short tile costs its
+        rounds alone).  Every thread must call it; it begins and ends with a barrier.
+
+        First each wave counts its keys of each digit (one shared atomic per key); the
+        counts, scanned in wave order per digit and across the digits, become where each
+        wave's run of each digit starts in the tile; then the rounds give each key its place
+        from its wave's running start (the peers' places taken together)."""
         target = self.target
         sh = self.sh
         for w in range(self.NW):
@@ -345,37 +365,43 @@ class _Kernel(KernelIR):
         wave_row = b.mul(self.wave64, self.c64(BINS))
         dump = self.c64(self.NW * BINS)
         digits = [self.digit(b, key, shift) for key in keys]
-        local = [self.alloca(b, I32) for _ in keys]
-        for r, (d, valid, out) in enumerate(zip(digits, valids, local)):
+        for r, (d, valid) in enumerate(zip(digits, valids)):
+            slot = self.sptr(b, sh.waves, b.add(wave_row, b.zext(d, I64)), I32)
+            self.if_then(b, valid, lambda slot=slot: target.emit_atomic_add(b, slot, self.c32(1)))
+        target.emit_barrier(b)
+        # per digit (this thread's): the waves' counts to starts in wave order, then across digits
+        run = self.c32(0)
+        before = []
+        for w in range(self.NW):
+            x = b.load(self.sptr(b, sh.waves, b.add(self.c64(w * BINS), self.tid64), I32), typ=I32)
+            before.append(run)
+            run = b.add(run, x)
+        if on_counts is not None:
+            on_counts(run)
+        start, _ = self.block_scan(b, run)
+        b.store(start, self.sptr(b, sh.tile_start, self.tid64, I32))
+        for w, x in enumerate(before):
+            b.store(b.add(start, x), self.sptr(b, sh.waves, b.add(self.c64(w * BINS), self.tid64), I32))
+        target.emit_barrier(b)
+        places = []
+        for r, (d, valid) in enumerate(zip(digits, valids)):
+            out = self.alloca(b, I32)
+            b.store(self.c32(DUMP), out)
+
             def one_round(d=d, valid=valid, out=out):
                 mask = self.match_or(b, d, valid, wave_row) if sh.match_or else self.peers(b, d, valid)
                 below = self.popc(b, b.and_(mask, self.lt_mask))
                 slot = self.sptr(b, sh.waves, b.select(valid, b.add(wave_row, b.zext(d, I64)), dump), I32)
-                before = b.load(slot, typ=I32)
+                first = b.load(slot, typ=I32)
                 target.emit_wave_sync(b)
-                b.store(b.add(before, self.popc(b, mask)), slot)
+                b.store(b.add(first, self.popc(b, mask)), slot)
                 target.emit_wave_sync(b)
-                b.store(b.add(before, below), out)
+                b.store(b.select(valid, b.add(first, below), self.c32(DUMP)), out)
             # (block-uniform: the wave's lanes take it together)
             self.if_then(b, b.icmp_signed("<", self.c32(r), rounds), one_round)
-        local = [b.load(out, typ=I32) for out in local]
+            places.append(out)
+        places = [b.load(out, typ=I32) for out in places]
         target.emit_barrier(b)
-        # per digit (this thread's): the waves' counts to exclusive starts, in wave order
-        run = self.c32(0)
-        for w in range(self.NW):
-            slot = self.sptr(b, sh.waves, b.add(self.c64(w * BINS), self.tid64), I32)
-            x = b.load(slot, typ=I32)
-            b.store(run, slot)
-            run = b.add(run, x)
-        start, _ = self.block_scan(b, run)
-        b.store(start, self.sptr(b, sh.tile_start, self.tid64, I32))
-        target.emit_barrier(b)
-        places = []
-        for d, r, valid in zip(digits, local, valids):
-            d64 = b.zext(d, I64)
-            ts = b.load(self.sptr(b, sh.tile_start, d64, I32), typ=I32)
-            ws = b.load(self.sptr(b, sh.waves, b.add(wave_row, d64), I32), typ=I32)
-            places.append(b.select(valid, b.add(b.add(ts, ws), r), self.c32(DUMP)))
         return places, digits, run
 
     def load_payloads(self, b, at, row_lo):
@@ -429,53 +455,149 @@ class _Kernel(KernelIR):
         valids = [b.and_(b.icmp_signed("<", q, n), b.icmp_signed("<", self.c32(r), rounds)) for r, q in enumerate(pos)]
         return pos, valids, rounds
 
+    def status_word(self, b, tile):
+        """The address of this thread's digit's status word of ``tile`` (i64)."""
+        at = b.add(self.c64(COUNTERS), b.add(b.mul(tile, self.c64(BINS)), self.tid64))
+        return self.gptr(b, self.p["status"], at, I64)
+
+    def look_back(self, b, tile, first, agg):
+        """The keys of this thread's digit in the row's tiles before ``tile`` (``first``:
+        the row's first tile), summed from their status words: each tile's count (flag
+        ``agg``) until one's inclusive count (flag ``agg + 1``).  The words are read
+        ``LOOK_BACK`` tiles at a time (one latency for several tiles); the walk stops at a
+        word whose flag is older than ``agg`` (its tile has not counted yet; it has begun,
+        so it will) and reads again from there."""
+        fn = b.function
+        head = fn.append_basic_block("back.head")
+        done = fn.append_basic_block("back.done")
+        last = b.sub(tile, self.c64(1))
+        pre = b.block
+        b.cbranch(b.icmp_signed(">", tile, first), head, done)
+        b.position_at_end(head)
+        j = b.phi(I64, "j")
+        acc = b.phi(I64, "acc")
+        j.add_incoming(last, pre)
+        acc.add_incoming(self.c64(0), pre)
+        words = []
+        for k in range(LOOK_BACK):
+            at = b.sub(j, self.c64(k))
+            inside = b.icmp_signed(">=", at, first)
+            # (before the row's first tile: a word that ends the walk with nothing to add)
+            words.append(b.select(inside, load_relaxed(b, self.status_word(b, b.select(inside, at, j)), I64),
+                                  self.c64(1 << 63)))
+        total, taken, stop = acc, self.c64(0), ir.Constant(I1, 0)
+        live = ir.Constant(I1, 1)
+        for word in words:
+            flag = b.lshr(word, self.c64(FLAG_SHIFT))
+            take = b.and_(live, b.icmp_unsigned(">=", flag, agg))
+            total = b.add(total, b.select(take, b.and_(word, self.c64((1 << FLAG_SHIFT) - 1)), self.c64(0)))
+            taken = b.add(taken, b.zext(take, I64))
+            ends = b.and_(take, b.icmp_unsigned(">", flag, agg))
+            stop = b.or_(stop, ends)
+            live = b.and_(take, b.not_(ends))
+        j.add_incoming(b.sub(j, taken), b.block)
+        acc.add_incoming(total, b.block)
+        back = b.block
+        b.cbranch(stop, done, head)
+        b.position_at_end(done)
+        out = b.phi(I64, "before")
+        out.add_incoming(self.c64(0), pre)
+        out.add_incoming(total, back)
+        return out
+
     def build_d(self, b):
         p = self.p
         target = self.target
         sh = self.sh
-        row, k, lo, hi = self.chunk_of(b)
-        shift = b.trunc(p["shift"], self.K) if self.K.width < 64 else p["shift"]
-        total = b.load(self.gptr(b, p["totals"], b.add(b.mul(row, self.c64(BINS)), self.tid64), I32), typ=I32)
-        start, _ = self.block_scan(b, total)
-        at = b.add(b.mul(b.add(b.mul(row, self.c64(BINS)), self.tid64), p["bpr"]), k)
-        offset = b.load(self.gptr(b, p["counts"], at, I32), typ=I32)
-        base = b.add(b.mul(row, p["L"]), b.zext(b.add(start, offset), I64))
-        base_slot = self.sptr(b, sh.base, self.tid64, I64)
-        b.store(base, base_slot)
-        tiles = CountedLoop(b, self.c64(0), p["tpb"], "tile")
-        tlo = b.add(lo, b.mul(tiles.i, self.c64(D_TILE)))
+        counter = self.gptr(b, p["status"], b.udiv(p["shift"], self.c64(8)), I32)
+        thread0 = b.icmp_unsigned("==", self.tid, self.c32(0))
+
+        def take_tile(k):
+            # thread 0 takes the next tile into shared slot ``k & 1``
+            slot = self.sptr(b, sh.tile, b.and_(k, self.c64(1)), I64)
+            self.if_then(b, thread0, lambda: b.store(
+                b.zext(target.emit_atomic_add(b, counter, self.c32(1)), I64), slot))
+            return slot
+
+        pass_ = b.udiv(p["shift"], self.c64(8))
+        take_tile(self.c64(0))
+        # the row's start of this thread's digit (the row's keys of the digits before it),
+        # found again only when a tile's row is not the last tile's
+        start_slot, row_slot = self.alloca(b, I32), self.alloca(b, I64)
+        b.store(self.c64(-1), row_slot)
+        target.emit_barrier(b)
+        # a block sorts tile after tile, each taking its next one while it works on this
+        # one (the counter's latency hidden; the next tile's predecessors have all begun)
+        tiles = CountedLoop(b, self.c64(0), p["n"], "tile")
+        tile = b.load(self.sptr(b, sh.tile, b.and_(tiles.i, self.c64(1)), I64), typ=I64)
         go_bb = b.function.append_basic_block("tile.go")
-        b.cbranch(b.icmp_signed("<", tlo, hi), go_bb, tiles.exit)
+        b.cbranch(b.icmp_signed("<", tile, p["n"]), go_bb, tiles.exit)
         b.position_at_end(go_bb)
-        rest = b.sub(hi, tlo)
+        take_tile(b.add(tiles.i, self.c64(1)))
+        row = b.udiv(tile, p["tiles"])
+
+        def row_starts():
+            at = b.add(b.mul(b.add(b.mul(row, self.c64(sh.passes)), pass_), self.c64(BINS)), self.tid64)
+            b.store(self.block_scan(b, b.load(self.gptr(b, p["hist"], at, I32), typ=I32))[0], start_slot)
+            b.store(row, row_slot)
+
+        # (block-uniform: every thread's tile is the block's)
+        self.if_then(b, b.icmp_unsigned("!=", row, b.load(row_slot, typ=I64)), row_starts)
+        t = b.urem(tile, p["tiles"])
+        first = b.sub(tile, t)
+        row_lo = b.mul(row, p["L"])
+        tlo = b.add(row_lo, b.mul(t, self.c64(D_TILE)))
+        start = b.load(start_slot, typ=I32)
+        shift = b.trunc(p["shift"], self.K) if self.K.width < 64 else p["shift"]
+        rest = b.sub(p["L"], b.mul(t, self.c64(D_TILE)))
         n = b.trunc(b.select(b.icmp_signed("<", rest, self.c64(D_TILE)), rest, self.c64(D_TILE)), I32)
         pos, valids, rounds = self.positions(b, n, D_ITEMS)
         at = [b.add(tlo, b.zext(self.min32(b, q, b.sub(n, self.c32(1))), I64)) for q in pos]
         keys = [b.load(self.gptr(b, p["keys"], i, self.K), typ=self.K) for i in at]
-        pays = self.load_payloads(b, at, b.mul(row, p["L"])) if self.P else []
-        places, _, count = self.rank(b, keys, valids, shift, rounds)
+        pays = self.load_payloads(b, at, row_lo) if self.P else []
+        agg = b.add(b.mul(pass_, self.c64(2)), self.c64(1))
+        word = self.status_word(b, tile)
+
+        def publish(count):
+            # the row's first tile publishes its count as inclusive at once
+            flag = b.add(agg, b.zext(b.icmp_signed("==", tile, first), I64))
+            store_relaxed(b, b.or_(b.shl(flag, self.c64(FLAG_SHIFT)), b.zext(count, I64)), word)
+
+        places, _, count = self.rank(b, keys, valids, shift, rounds, publish)
         self.stage_through(b, keys, places, self.K)
-        # thread j moves the tile's keys j, j + BLOCK, ...: a run of one digit goes to
-        # adjacent places
-        dests = []
-        for r in range(D_ITEMS):
-            i = b.add(self.tid, self.c32(r * BLOCK))
-            key = b.load(self.sptr(b, sh.stage, b.zext(i, I64), self.K), typ=self.K)
-            d64 = b.zext(self.digit(b, key, shift), I64)
-            ts = b.load(self.sptr(b, sh.tile_start, d64, I32), typ=I32)
-            g = b.load(self.sptr(b, sh.base, d64, I64), typ=I64)
-            dest = b.add(g, b.zext(b.sub(i, ts), I64))
-            ok = b.icmp_signed("<", i, n)
-            self.if_then(b, ok, lambda: b.store(key, self.gptr(b, p["keys_out"], dest, self.K)))
-            dests.append((i, dest, ok))
+        before = self.look_back(b, tile, first, agg)
+        self.if_then(b, b.icmp_signed(">", tile, first), lambda: store_relaxed(
+            b, b.or_(b.shl(b.add(agg, self.c64(1)), self.c64(FLAG_SHIFT)), b.add(before, b.zext(count, I64))), word))
+        # where the stage's run of this thread's digit goes, less its start in the stage
+        ts = b.load(self.sptr(b, sh.tile_start, self.tid64, I32), typ=I32)
+        b.store(b.add(row_lo, b.sub(b.add(b.zext(start, I64), before), b.zext(ts, I64))),
+                self.sptr(b, sh.base, self.tid64, I64))
+        target.emit_barrier(b)
+
+        def scatter(ty, write, digits=None):
+            # thread j moves the tile's values j, j + BLOCK, ...: a run of one digit goes to
+            # adjacent places; each value's digit is its key's, computed from the staged key
+            # (kept for the payloads that follow: fewer shared accesses than a staged digit)
+            out = []
+            for r in range(D_ITEMS):
+                i = b.add(self.tid, self.c32(r * BLOCK))
+                i64 = b.zext(i, I64)
+                v = b.load(self.sptr(b, sh.stage, i64, ty), typ=ty)
+                if digits is None:
+                    d = b.zext(self.digit(b, v, shift), I64)
+                else:
+                    d = digits[r]
+                out.append(d)
+                dest = b.add(b.load(self.sptr(b, sh.base, d, I64), typ=I64), i64)
+                self.if_then(b, b.icmp_signed("<", i, n), lambda: write(v, dest))
+            return out
+
+        kd = scatter(self.K, lambda v, dest: b.store(v, self.gptr(b, p["keys_out"], dest, self.K)))
         if self.P:
             target.emit_barrier(b)
             self.stage_through(b, pays, places, self.P)
-            for i, dest, ok in dests:
-                v = b.load(self.sptr(b, sh.stage, b.zext(i, I64), self.P), typ=self.P)
-                self.if_then(b, ok, lambda: self.store_payload(b, v, dest))
+            scatter(self.P, lambda v, dest: self.store_payload(b, v, dest), kd)
         target.emit_barrier(b)
-        b.store(b.add(b.load(base_slot, typ=I64), b.zext(count, I64)), base_slot)
         tiles.close(b, b.add(tiles.i, self.c64(1)))
 
     def build_b(self, b):
