@@ -16,6 +16,7 @@ from ._copy import contiguous
 from ._creation_functions import asarray
 from ._dtypes import result_type
 from ._gather_gpu import on_gpu, search_sorted
+from ._manipulation_functions import reshape
 from ._user_kernels import ElementwiseKernel
 from ._views import _normalize_axis
 
@@ -103,30 +104,34 @@ template <typename T> __device__ bool rk_lt(T a, T b) {
     return br != br;
 }
 """
-# Halving steps that select rather than branch (which way a step goes is unpredictable:
-# a branch costs a misprediction every other step); a[lo + len - 1] is the last candidate.
-_SEARCH = """
-long lo = 0;
-long len = n;
-while (len > 1) {
-    long step = len >> 1;
-    T am = a[lo + step - 1];
-    bool go = right ? !rk_lt(v, am) : rk_lt(am, v);
-    lo = go ? lo + step : lo;
-    len -= step;
-}
-if (len == 1) {
-    T am = a[lo];
-    bool go = right ? !rk_lt(v, am) : rk_lt(am, v);
-    lo = go ? lo + 1 : lo;
-}
-out = lo;
-"""
+#: Queries one host search takes together (their loads independent, so in flight at once).
+SEARCH_GROUP = 4
+
+
+def _search_body(group: int) -> str:
+    """Binary searches of the queries ``v[i * group ...]`` (up to ``m``) in ``a[:n]``, in
+    step: every query of a sorted array of ``n`` halves its range alike, so the ``group``
+    searches share one loop and their loads overlap (one search alone waits on each load in
+    turn).  Halving steps select rather than branch (which way a step goes is
+    unpredictable); ``a[lo + len - 1]`` is a query's last candidate."""
+    ks = range(group)
+    step = "    T a{k} = a[lo{k} + {at}]; lo{k} = (right ? !rk_lt(v{k}, a{k}) : rk_lt(a{k}, v{k})) ? lo{k} + {by} : lo{k};"
+    return "\n".join(
+        [f"long b = i * {group};"]
+        + [f"T v{k} = v[b + {k} < m ? b + {k} : m - 1];\nlong lo{k} = 0;" for k in ks]
+        + ["long len = n;", "while (len > 1) {", "    long step = len >> 1;"]
+        + [step.format(k=k, at="step - 1", by="step") for k in ks]
+        + ["    len -= step;", "}", "if (len == 1) {"]
+        + [step.format(k=k, at="0", by="1") for k in ks]
+        + ["}"] + [f"if (b + {k} < m) out[b + {k}] = lo{k};" for k in ks])
+
+
 # (loops: the heavy tier's optimised code, not the elementwise full tier's)
-_search_real = ElementwiseKernel("raw T a, T v, int64 n, bool right", "int64 out", _SEARCH,
-                                 "rk_searchsorted", preamble=_LT_REAL, _heavy=True)
-_search_complex = ElementwiseKernel("raw T a, T v, int64 n, bool right", "int64 out", _SEARCH,
-                                    "rk_searchsorted_c", preamble=_LT_COMPLEX, _heavy=True)
+_search_real = ElementwiseKernel("raw T a, raw T v, int64 n, int64 m, bool right", "raw int64 out",
+                                 _search_body(SEARCH_GROUP), "rk_searchsorted", preamble=_LT_REAL, _heavy=True)
+_search_complex = ElementwiseKernel("raw T a, raw T v, int64 n, int64 m, bool right", "raw int64 out",
+                                    _search_body(SEARCH_GROUP), "rk_searchsorted_c", preamble=_LT_COMPLEX,
+                                    _heavy=True)
 
 
 def searchsorted(x1, x2, /, *, side="left", sorter=None):
@@ -173,5 +178,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
         search_sorted(contiguous(x1), contiguous(x2), side == "right", out)
         return out
     k = _search_complex if dt.kind == "c" else _search_real
-    k(x1, x2, x1.shape[0], side == "right", out)
+    m = out.size
+    k(contiguous(x1), reshape(contiguous(x2), (m,)), x1.shape[0], m, side == "right", reshape(out, (m,)),
+      size=-(-m // SEARCH_GROUP))
     return out

@@ -21,3 +21,23 @@ def test_every_table_length(device, dtype):
             np.testing.assert_array_equal(ra.searchsorted(x1, x2, side=side).get(),
                                           np.searchsorted(table, queries, side=side),
                                           err_msg=f"n={n} side={side}")
+
+
+@pytest.mark.parametrize("dtype", [ra.float32, ra.int64, ra.complex64], ids=str)
+def test_query_counts_and_layouts(device, dtype):
+    """Every count of queries around the host's group of searches taken together (a last
+    group part full), queries of any shape and layout, a 0-d query."""
+    rng = np.random.default_rng(2106)
+    table = np.sort(random_array((200,), dtype, rng, low=-10, high=10))
+    x1 = ra.asarray(table, device=device)
+    for m in range(1, 2 * 4 + 3):
+        q = random_array((m,), dtype, rng, low=-12, high=12)
+        for side in ("left", "right"):
+            np.testing.assert_array_equal(ra.searchsorted(x1, ra.asarray(q, device=device), side=side).get(),
+                                          np.searchsorted(table, q, side=side), err_msg=f"m={m} {side}")
+    q = random_array((5, 7), dtype, rng, low=-12, high=12)
+    got = ra.searchsorted(x1, ra.asarray(q, device=device).T)  # (a transposed view)
+    assert got.shape == (7, 5)
+    np.testing.assert_array_equal(got.get(), np.searchsorted(table, q.T))
+    got = ra.searchsorted(x1, ra.asarray(q[2, 3], device=device))
+    assert got.shape == () and int(got) == np.searchsorted(table, q[2, 3])
