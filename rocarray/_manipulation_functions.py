@@ -89,6 +89,23 @@ def _copy(src: Array, dst: Array) -> None:
         copy_elements(src, dst)
 
 
+def _joined_runs(arrays: list, out: Array) -> bool:
+    """Fill the new, C-contiguous ``out`` of a GPU with the C-contiguous ``arrays`` of its
+    dtype one after another, each by the driver's device copy (one run of bytes each, no
+    kernel and little host time: a concatenation along the first axis or flattened, a stack
+    along a new first axis); False, doing nothing, where they are not all such arrays."""
+    dev = out.device
+    if dev.kind == "cpu" or any(a._dtype != out._dtype or not a.is_c_contiguous() for a in arrays):
+        return False
+    rt, itemsize = dev.runtime, out._dtype.itemsize
+    at = out._buf.ptr + out._offset
+    for a in arrays:
+        if a._size:
+            rt.copy_device_to_device(dev.index, at, a._buf.ptr + a._offset, a._size * itemsize)
+            at += a._size * itemsize
+    return True
+
+
 def _shapes_text(arrays) -> str:
     return ", ".join(str(a.shape) for a in arrays)
 
@@ -102,6 +119,8 @@ def concat(arrays, /, *, axis=0) -> Array:
     if axis is None:
         total = builtins_sum(a.size for a in arrays)
         out = Array._empty((total,), dt, dev)
+        if _joined_runs(arrays, out):
+            return out
         pos = 0
         for a in arrays:
             piece = _axis_slice(out, 0, pos, pos + a.size)
@@ -127,6 +146,8 @@ def concat(arrays, /, *, axis=0) -> Array:
     shape = list(first)
     shape[ax] = builtins_sum(a.shape[ax] for a in arrays)
     out = Array._empty(tuple(shape), dt, dev)
+    if ax == 0 and _joined_runs(arrays, out):
+        return out
     pos = 0
     for a in arrays:
         n = a.shape[ax]
@@ -145,6 +166,8 @@ def stack(arrays, /, *, axis=0) -> Array:
     ax = _normalize_axis(axis, len(shape) + 1, "stack")
     dt = result_type(*arrays)
     out = Array._empty(shape[:ax] + (len(arrays),) + shape[ax:], dt, arrays[0].device)
+    if ax == 0 and _joined_runs(arrays, out):
+        return out
     for i, a in enumerate(arrays):
         _copy(a, _axis_index(out, ax, i))
     return out
