@@ -21,12 +21,16 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_elementwise import _try_import, machine  # noqa: E402  (sets the cache env)
+
+# CuPy's compiled kernels: an empty disk cache too, for its first calls (set before it is imported)
+os.environ.setdefault("CUPY_CACHE_DIR", tempfile.mkdtemp(prefix="cupy-bench-"))
 
 import rocarray as ra  # noqa: E402
 from rocarray.compiler.cache import drain_background  # noqa: E402
@@ -198,25 +202,48 @@ def copy_bandwidth(dev, n: int) -> float:
     return 8 * n / t
 
 
-def first_calls(dev, rows: list) -> None:
-    """The first call of each op on a dtype no op has run on yet (int16 data)."""
-    x = ra.asarray(np.arange(-500, 500, dtype=np.int16), device=dev)
-    idx = ra.asarray(np.arange(0, 1000, 3), device=dev)
+def first_calls(dev, rows: list, libs: list) -> None:
+    """The first call of each op on a dtype no op has run on yet (int16 data), rocarray's
+    and CuPy's (each with an empty disk cache of compiled kernels: CuPy compiles its
+    kernels at the first call too)."""
+    host = np.arange(-500, 500, dtype=np.int16)
+    host_idx = np.arange(0, 1000, 3)
+    x = ra.asarray(host, device=dev)
+    idx = ra.asarray(host_idx, device=dev)
     sq = ra.reshape(x, (20, 50))
-    calls = [("cumulative_sum", lambda: ra.cumulative_sum(x)), ("x[x > 0]", lambda: x[x > 0]),
-             ("nonzero", lambda: ra.nonzero(x)), ("take", lambda: ra.take(x, idx)),
-             ("concat", lambda: ra.concat([x, x])), ("transpose copy", lambda: sq.T.copy()),
-             ("sort", lambda: ra.sort(x)), ("argsort", lambda: ra.argsort(x)),
-             ("searchsorted", lambda: ra.searchsorted(ra.sort(x), idx)), ("isin", lambda: ra.isin(x, idx))]
-    rows.append("### First call on a new dtype (int16; empty disk cache)\n")
-    rows.append("| op | first call ms |")
-    rows.append("|---|---|")
-    for name, fn in calls:
-        drain_background()
-        t0 = time.perf_counter()
-        fn()
-        dev.synchronize()
-        rows.append(f"| {name} | {(time.perf_counter() - t0) * 1e3:.1f} |")
+    calls = {"rocarray": [
+        ("cumulative_sum", lambda: ra.cumulative_sum(x)), ("x[x > 0]", lambda: x[x > 0]),
+        ("nonzero", lambda: ra.nonzero(x)), ("take", lambda: ra.take(x, idx)),
+        ("concat", lambda: ra.concat([x, x])), ("transpose copy", lambda: sq.T.copy()),
+        ("sort", lambda: ra.sort(x)), ("argsort", lambda: ra.argsort(x)),
+        ("searchsorted", lambda: ra.searchsorted(ra.sort(x), idx)), ("isin", lambda: ra.isin(x, idx))]}
+    syncs_ = {"rocarray": dev.synchronize}
+    if "cupy" in libs:
+        import cupy as cp
+
+        cx, cidx = cp.asarray(host), cp.asarray(host_idx)
+        csq = cx.reshape(20, 50)
+        calls["cupy"] = [
+            ("cumulative_sum", lambda: cp.cumsum(cx)), ("x[x > 0]", lambda: cx[cx > 0]),
+            ("nonzero", lambda: cp.nonzero(cx)), ("take", lambda: cp.take(cx, cidx)),
+            ("concat", lambda: cp.concatenate([cx, cx])), ("transpose copy", lambda: csq.T.copy()),
+            ("sort", lambda: cp.sort(cx)), ("argsort", lambda: cp.argsort(cx)),
+            ("searchsorted", lambda: cp.searchsorted(cp.sort(cx), cidx)), ("isin", lambda: cp.isin(cx, cidx))]
+        syncs_["cupy"] = cp.cuda.runtime.deviceSynchronize
+    times = {}
+    for lib, ops in calls.items():
+        for name, fn in ops:
+            drain_background()
+            t0 = time.perf_counter()
+            fn()
+            syncs_[lib]()
+            times[lib, name] = (time.perf_counter() - t0) * 1e3
+    names = [name for name, _ in calls["rocarray"]]
+    rows.append("### First call on a new dtype (int16; empty disk caches)\n")
+    rows.append("| op | " + " | ".join(f"{lib} first call ms" for lib in calls) + " |")
+    rows.append("|---|" + "---|" * len(calls))
+    for name in names:
+        rows.append(f"| {name} | " + " | ".join(f"{times[lib, name]:.1f}" for lib in calls) + " |")
     rows.append("")
 
 
@@ -244,7 +271,7 @@ def main():
         if torch is not None and torch.cuda.is_available():
             libs.append("torch")
     rows = ["## rocarray parallel-primitive benchmark", ""] + machine(dev) + [""]
-    first_calls(dev, rows)
+    first_calls(dev, rows, libs)
     copy_bw = copy_bandwidth(dev, n)
     rows.append(f"### Throughput ({n:,} elements per array; take: {TAKE_N:,} indices; "
                 f"transposes {SIDE}x{SIDE})\n")
