@@ -591,6 +591,26 @@ def test_python_floats_beyond_the_dtype_range_become_infinity(device, dtype, n):
             np.testing.assert_array_equal(y.get(), b)
 
 
+def test_floor_divide_by_a_python_int_that_is_infinite_in_float16(device):
+    """A Python int beyond float16's range is an infinity in the loop (NEP 50), and the
+    standard's floor_divide of a finite value by an infinity is the IEEE quotient (a signed
+    zero; NumPy gives -1 for ``0.25 // -inf``): both orders, the plan's first call and the
+    warm path."""
+    a = np.array([0.274, -3.5, 0.0, -0.0, 7.0, np.inf], dtype=np.float16)
+    x = ra.asarray(a, device=device)
+    big = -(2**63)
+    with np.errstate(all="ignore"):
+        inf = np.float16(big)
+        want, want_r = _standard_floor_divide(a, inf), _standard_floor_divide(inf, a)
+    for _ in range(2):
+        got = ra.floor_divide(x, big).get()
+        np.testing.assert_array_equal(got, want)
+        zeros = want == 0  # (the signs of the zeros; a NaN's sign is not a value)
+        np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want[zeros]))
+        np.testing.assert_array_equal((big // x).get(), want_r)
+    assert np.signbit(want[0]) and want[0] == 0 and np.isnan(want[-1])
+
+
 _INTEGER_AND_BOOL = [ra.bool, ra.int8, ra.int16, ra.int32, ra.int64, ra.uint8, ra.uint16, ra.uint32, ra.uint64]
 _FLOAT_BINARY = [row.name for row in _rows.values() if row.nin == 2 and row.compute == "float"]
 

@@ -69,9 +69,13 @@ def _standard_floor_divide(a, b):
     """NumPy's floor_divide with the standard's special cases (an infinite operand: the IEEE
     quotient, ``inf // 2`` is inf and ``1 // -inf`` is -0, where NumPy gives NaN and -1)."""
     q = np.floor_divide(a, b)
-    if np.asarray(q).dtype.kind == "f":
-        special = (np.isinf(a) | np.isinf(b)) & (np.asarray(b) != 0)
-        q = np.where(special, np.true_divide(a, b), q).astype(np.asarray(q).dtype)
+    dt = np.asarray(q).dtype
+    if dt.kind == "f":
+        # (the operands as the loop sees them: a Python int beyond float16's range is inf there)
+        with np.errstate(all="ignore"):
+            a, b = np.asarray(a).astype(dt), np.asarray(b).astype(dt)
+        special = (np.isinf(a) | np.isinf(b)) & (b != 0)
+        q = np.where(special, np.true_divide(a, b), q).astype(dt)
     return q
 
 
