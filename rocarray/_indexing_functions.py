@@ -89,9 +89,10 @@ def nonzero(x, /):
     return unravel(flat, x.shape)
 
 
+# (NaN sorts last, as NumPy; bitwise, not short-circuit: no branch in a search's step)
 _LT_REAL = """
 template <typename T> __device__ bool rk_lt(T a, T b) {
-    return a < b || (b != b && a == a);   // NaN sorts last, as NumPy
+    return (a < b) | ((b != b) & (a == a));
 }
 """
 _LT_COMPLEX = """
