@@ -139,7 +139,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     """Where the elements of ``x2`` would be inserted into the sorted 1-D ``x1`` to keep it
     sorted (``side='left'``: before equal elements, ``'right'``: after them); with
     ``sorter`` (int indices), ``x1[sorter]`` is the sorted array.  A binary search per
-    element of ``x2`` on the device (a GPU thread interleaves a few queries); NaN sorts last and
+    element of ``x2`` on the device (the host searches four queries in step); NaN sorts last and
     complex values in NumPy's order; an int64 result of ``x2``'s shape.  ``x2`` may be a
     Python scalar (a 0-d result); ``x1`` and ``x2`` are compared in their promoted dtype.
 
