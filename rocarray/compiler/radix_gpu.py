@@ -6,7 +6,7 @@ float (``f32``, ``f64``: every kernel orders it by its order-preserving key, com
 where a digit is needed -- ``-0.0`` as ``+0.0``, every NaN one largest key -- and moves
 the float itself, so a float sort moves its values alone).  ``desc`` complements the keys.
 
-One module per (key kind, payload bits, ``PARTS``) holds the passes' three entries or the
+One module per (key kind, payload bits, ``PARTS``) holds the passes' two entries or the
 block sort (a first call compiles what it runs: a short row's sort does not wait for the
 passes' code, nor a long one's for the block sort's); sizes, rows, digit positions and the
 direction are run-time parameters (every parameter is one 64-bit word, ``PARAMS``):
@@ -18,7 +18,8 @@ direction are run-time parameters (every parameter is one 64-bit word, ``PARAMS`
   256 + digit]`` (global atomics; ``hist`` starts zeroed);
 * ``entry_d`` (*onesweep pass*, Adinets & Merrill's onesweep): each block (as many as the
   device holds at once) takes tile after tile of ``D_TILE`` keys from the pass's counter
-  (so every tile before one has begun: a look-back waits on running blocks alone), ranks its keys stably by digit, publishes its count of each digit
+  (so every tile before one has begun: a look-back waits on running blocks alone), ranks
+  its keys stably by digit, publishing its count of each digit as soon as it is known
   (*aggregate*), stages the keys through shared memory in digit order and, per digit,
   looks back over the row's earlier tiles (decoupled look-back: aggregates are summed
   until a tile that has published its *inclusive* count, which stops the walk), publishes
