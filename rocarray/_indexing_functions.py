@@ -116,7 +116,8 @@ def _search_body(group: int) -> str:
     turn).  Halving steps select rather than branch (which way a step goes is
     unpredictable); ``a[lo + len - 1]`` is a query's last candidate."""
     ks = range(group)
-    step = "    T a{k} = a[lo{k} + {at}]; lo{k} = (right ? !rk_lt(v{k}, a{k}) : rk_lt(a{k}, v{k})) ? lo{k} + {by} : lo{k};"
+    step = ("    T a{k} = a[lo{k} + {at}];"
+            " lo{k} = (right ? !rk_lt(v{k}, a{k}) : rk_lt(a{k}, v{k})) ? lo{k} + {by} : lo{k};")
     return "\n".join(
         [f"long b = i * {group};"]
         + [f"T v{k} = v[b + {k} < m ? b + {k} : m - 1];\nlong lo{k} = 0;" for k in ks]

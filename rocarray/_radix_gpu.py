@@ -141,9 +141,13 @@ def _ptr(a: "Array | None") -> int:
     return 0 if a is None else a._buf.ptr + a._offset
 
 
+def _entry(suffix: str) -> int:
+    """The index of entry ``suffix`` in its module's functions."""
+    return 0 if suffix == "_b" else PARTS["passes"].index(suffix)
+
+
 def _launch(kernel, suffix: str, n: int, grid: int, *values) -> None:
-    entry = 0 if suffix == "_b" else PARTS["passes"].index(suffix)
-    kernel.code.launch_entry(kernel, entry, packer(suffix), n, values, grid, BLOCK, 0)
+    kernel.code.launch_entry(kernel, _entry(suffix), packer(suffix), n, values, grid, BLOCK, 0)
 
 
 def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", descending: bool, float_key: str,
@@ -207,7 +211,8 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
         tile = radix_gpu.D_TILE
         tiles = -(-L // tile)
         # the histogram: as many chunks as its blocks the device holds at once
-        resident = device.runtime.resident_grid(kernel.code.functions[PARTS["passes"].index("")], BLOCK)
+        fns = kernel.code.functions
+        resident = device.runtime.resident_grid(fns[_entry("")], BLOCK)
         tpb = -(-tiles // max(1, resident // rows))
         chunk = tpb * tile
         bpr = -(-L // chunk)
@@ -218,7 +223,7 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
         status = _ptr(scratch)
         hist = status + 8 * words
         _launch(kernel, "", blocks, blocks, _ptr(k0), hist, L, chunk, bpr, passes, desc)
-        grid = min(rows * tiles, device.runtime.resident_grid(kernel.code.functions[PARTS["passes"].index("_d")], BLOCK))
+        grid = min(rows * tiles, device.runtime.resident_grid(fns[_entry("_d")], BLOCK))
         for d in range(passes):
             wide = indices and d + 1 == passes  # (the last pass writes argsort's int64 result)
             if wide or (indices and p1 is None):

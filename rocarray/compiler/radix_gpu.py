@@ -331,7 +331,8 @@ class _Kernel(KernelIR):
             for q in range(sh.passes):
                 d = b.and_(b.lshr(ok, ir.Constant(self.K, 8 * q)), ir.Constant(self.K, BINS - 1))
                 slot = self.sptr(b, sh.hist, b.add(copy, b.add(self.c64(q * BINS), b.zext(d, I64))), I32)
-                self.if_then(b, b.and_(valid, counted[q]), lambda slot=slot: target.emit_atomic_add(b, slot, self.c32(1)))
+                self.if_then(b, b.and_(valid, counted[q]),
+                             lambda slot=slot: target.emit_atomic_add(b, slot, self.c32(1)))
         loop.close(b, b.add(loop.i, self.c64(1)))
         target.emit_barrier(b)
         for q in range(sh.passes):
