@@ -225,6 +225,44 @@ def _gpu_compact(mask: Array, x: "Array | None") -> Array:
     return out
 
 
+#: the runs module's comparison of a dtype kind (``compact_gpu.RUN_KINDS``' letters)
+_RUN_LETTER = {"b": "i", "i": "i", "u": "i", "f": "f", "c": "c"}
+
+
+def _runs_kernel(device, kind: str):
+    """The GPU runs module for elements of ``kind`` (``compact_gpu.RUN_KINDS``), fully
+    compiled."""
+    return load_full_module(("runs-gpu", compact_gpu.VERSION, kind), device, lambda: (
+        f"runs_gpu_{kind}", lambda m, t, e: compact_gpu.build_runs_module(m, t, e, kind),
+        compact_gpu.packer("", True), compact_gpu.ENTRIES[1:]))
+
+
+def gpu_runs(x: Array, lengths: bool) -> tuple:
+    """On a GPU: the first element of each run of equal neighbours of the 1-D, C-contiguous,
+    non-empty ``x`` (``!=`` ends a run, so each NaN is a run of its own) and, with
+    ``lengths``, each run's length (int64; else None).  As ``_gpu_compact``: each tile's
+    count of runs begun in it, their scan (its last element, read back, sizes the results),
+    then each tile's runs written; ``x`` is read twice."""
+    n, device = x.shape[0], x.device
+    packer = compact_gpu.packer
+    kernel = _runs_kernel(device, _RUN_LETTER[x.dtype.kind] + str(x.dtype.itemsize))
+    tiles = -(-n // compact_gpu.TILE)
+    counts, offs, ltile = (Array._empty((tiles,), _int32, device) for _ in range(3))
+    incl = Array._empty((tiles,), _int64, device)
+    launch = kernel.code.launch_entry
+    launch(kernel, 0, packer("", True), tiles, (x.data_ptr, n, counts.data_ptr, offs.data_ptr), tiles,
+           compact_gpu.BLOCK, 0)
+    launch(kernel, 1, packer("_s", True), tiles, (counts.data_ptr, incl.data_ptr, ltile.data_ptr), 1,
+           compact_gpu.BLOCK, 0)
+    total = int(incl[tiles - 1])  # (the one read-back: it sizes the results)
+    values = Array._empty((total,), x.dtype, device)
+    out = Array._empty((total,), _int64, device) if lengths else None
+    launch(kernel, 2, packer("_w", True), tiles, (x.data_ptr, n, incl.data_ptr, offs.data_ptr, ltile.data_ptr,
+                                                   values.data_ptr, 0 if out is None else out.data_ptr), tiles,
+           compact_gpu.BLOCK, 0)
+    return values, out
+
+
 def _flat_true_host(mask: Array) -> Array:
     """``flat_true`` on the host: each chunk's count of true elements, their running sum
     (whose last element, read back, sizes the result), then each chunk's positions."""

@@ -1,7 +1,9 @@
 """``unique_all``, ``unique_counts``, ``unique_inverse``, ``unique_values`` and ``isin``: built
 from the stable radix sort, a comparison of neighbours, a scan and compaction, and (``isin``)
 a binary search per element -- device operations on every device (the only value read back
-is the number of unique elements, to size the results).
+is the number of unique elements, to size the results).  On GPUs, ``unique_values`` and
+``unique_counts`` take each run of equal sorted values in one compaction of the runs
+(``gpu_runs``: values and lengths written at once, no mask, positions or gather).
 
 Following the standard, NaNs compare unequal, so every NaN is its own unique value (NumPy
 2's ``unique`` collapses them unless ``equal_nan=False``) and is in no array for ``isin``;
@@ -21,6 +23,7 @@ from ._creation_functions import asarray, full, zeros
 from ._data_type_functions import astype
 from ._dtypes import result_type
 from ._elementwise_functions import subtract
+from ._advanced_indexing import gpu_runs
 from ._gather_gpu import found_sorted, on_gpu
 from ._indexing_functions import nonzero, searchsorted, take
 from ._manipulation_functions import reshape
@@ -57,6 +60,19 @@ def _groups(name: str, x, need_order: bool):
 _differ = ElementwiseKernel("T a, T b", "bool d", "d = a != b;", "rk_differ")
 
 
+def _sorted_runs(name: str, x, lengths: bool):
+    """On a GPU: (the unique values of ``x``, sorted; their counts if ``lengths``, else
+    None), from the runs of ``x`` sorted; None elsewhere."""
+    if not isinstance(x, Array):
+        raise TypeError(f"{name}: expected a rocarray array, got {type(x).__name__}")
+    if not on_gpu(x.device):
+        return None
+    values = sort(reshape(x, (-1,)))
+    if values.shape[0] == 0:
+        return values, Array._empty((0,), _dtypes.int64, x.device) if lengths else None
+    return gpu_runs(values, lengths)
+
+
 def unique_values(x, /) -> Array:
     """The unique elements of ``x`` (any shape, read flattened), sorted, as a 1-d array.
 
@@ -66,6 +82,9 @@ def unique_values(x, /) -> Array:
     >>> rocarray.unique_values(rocarray.asarray([3, 1, 3, 2]))
     array([1, 2, 3])
     """
+    runs = _sorted_runs("unique_values", x, False)
+    if runs is not None:
+        return runs[0]
     _, values, _, _, starts, _ = _groups("unique_values", x, False)
     return take(values, starts)  # (a gather: the group starts are known, no second compaction)
 
@@ -87,6 +106,9 @@ def unique_counts(x, /) -> UniqueCountsResult:
     >>> rocarray.unique_counts(rocarray.asarray([3, 1, 3]))
     UniqueCountsResult(values=array([1, 3]), counts=array([1, 2]))
     """
+    runs = _sorted_runs("unique_counts", x, True)
+    if runs is not None:
+        return UniqueCountsResult(*runs)
     _, values, _, mask, starts, n = _groups("unique_counts", x, False)
     return UniqueCountsResult(take(values, starts), _counts(starts, n))
 

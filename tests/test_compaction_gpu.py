@@ -1,6 +1,7 @@
-"""The GPU compaction kernels (compiler/compact_gpu.py) of ``x[mask]`` and ``nonzero``:
-compile-only checks for sm_90, gfx90a, gfx942 and gfx1100 on any machine; against NumPy
-on a GPU (every dtype, sizes across tiles, masks of every density, views)."""
+"""The GPU compaction kernels (compiler/compact_gpu.py) of ``x[mask]`` and ``nonzero``, and
+of the runs of ``unique_values`` / ``unique_counts``: compile-only checks for sm_90,
+gfx90a, gfx942 and gfx1100 on any machine; against NumPy on a GPU (every dtype, sizes
+across tiles, masks of every density, views; runs within a tile and across many)."""
 
 import numpy as np
 import pytest
@@ -17,11 +18,14 @@ NEEDS_GPU = "needs a GPU (NVIDIA CUDA or AMD HIP)"
 requires_gpu = pytest.mark.skipif(not gpu_devices("cuda") and not gpu_devices("hip"), reason=NEEDS_GPU)
 
 
-def _compact_module(target, size):
+def _compact_module(target, size, runs=None):
     module = ir.Module("compact")
     module.triple = target.triple
     module.data_layout = target.data_layout
-    compact_gpu.build_compact_module(module, target, "rk_cg", size)
+    if runs is None:
+        compact_gpu.build_compact_module(module, target, "rk_cg", size)
+    else:
+        compact_gpu.build_runs_module(module, target, "rk_cg", runs)
     return module
 
 
@@ -35,12 +39,28 @@ def test_nvptx_compaction(size):
     assert isinstance(target.compile(_compact_module(target, size)), bytes)
 
 
+@pytest.mark.parametrize("kind", compact_gpu.RUN_KINDS)
+def test_nvptx_runs(kind):
+    target = target_for("sm_90")
+    ptx = target.emit_ptx(_compact_module(target, None, kind))
+    for suffix in compact_gpu.ENTRIES:
+        assert f".entry rk_cg{suffix}(" in ptx
+    # (the max-scans of run starts: shuffles up; the comparisons: floats unordered)
+    assert "shfl.sync.up.b32" in ptx and "ld.local" not in ptx
+    if kind[0] == "f":
+        assert "setp.nan" in ptx or "setp.neu" in ptx
+    assert isinstance(target.compile(_compact_module(target, None, kind)), bytes)
+
+
 @pytest.mark.skipif(find_lld() is None, reason="ld.lld >= 17 not found: apt-get install lld-19, or pip install ziglang")
 @pytest.mark.parametrize("arch", ["gfx90a", "gfx942", "gfx1100"])
 def test_amdgpu_code_objects(arch):
     target = AMDGPUTarget(arch)
     for size in (0, 4, 16):
         hsaco = target.compile(_compact_module(target, size))
+        assert check_code_object(hsaco, arch, ["rk_cg" + s for s in compact_gpu.ENTRIES]) == []
+    for kind in ("i1", "f4", "c16"):
+        hsaco = target.compile(_compact_module(target, None, kind))
         assert check_code_object(hsaco, arch, ["rk_cg" + s for s in compact_gpu.ENTRIES]) == []
 
 
@@ -50,7 +70,12 @@ def test_errors():
         _compact_module(host, 4)
     with pytest.raises(ValueError, match="bytes, not 3"):
         _compact_module(target_for("sm_90"), 3)
+    with pytest.raises(ValueError, match="needs a GPU target|need a GPU target"):
+        _compact_module(host, None, "f4")
+    with pytest.raises(ValueError, match="not 'f16'"):
+        _compact_module(target_for("sm_90"), None, "f16")
     assert compact_gpu.packer("_w").size == 8 * (1 + len(compact_gpu.PARAMS["_w"]))
+    assert compact_gpu.packer("_w", True).size == 8 * (1 + len(compact_gpu.RUN_PARAMS["_w"]))
 
 
 def _gpu(device):
@@ -96,3 +121,56 @@ def test_compaction_scan_of_many_tiles(device):
     mm, x = ra.asarray(m, device=device), ra.asarray(a, device=device)
     np.testing.assert_array_equal(x[mm].get(), a[m])
     np.testing.assert_array_equal(ra.nonzero(mm)[0].get(), np.nonzero(m)[0])
+
+
+def _runs_of(a):
+    """NumPy's unique values and counts of ``a`` (NaNs distinct, as the standard asks)."""
+    return np.unique(a, return_counts=True, equal_nan=False)
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_runs_every_dtype(device, dtype):
+    """``unique_values`` / ``unique_counts`` through the runs module: few values (runs over
+    many tiles), many (runs within a tile), one value, lengths around the tile."""
+    _gpu(device)
+    rng = np.random.default_rng(6)
+    tile = compact_gpu.TILE
+    for n in (1, 2, 7, tile - 1, tile, tile + 1, 5 * tile + 3, 2 ** 20 + 11):
+        for span in (2, 60, 10 ** 6):
+            a = random_array((n,), dtype, rng, low=-span, high=span)
+            if np.dtype(dtype).kind in "fc":
+                a = np.round(a)  # (whole values: runs of equal floats)
+                if n > 8:
+                    a[rng.integers(0, n, 3)] = np.nan
+                    a[rng.integers(0, n, 2)] = -0.0
+                    if np.dtype(dtype).kind == "c":
+                        a[rng.integers(0, n, 2)] = complex(1, np.nan)
+            x = ra.asarray(a, device=device)
+            v, c = _runs_of(a)
+            r = ra.unique_counts(x)
+            np.testing.assert_array_equal(r.values.get(), v)
+            np.testing.assert_array_equal(r.counts.get(), c)
+            assert r.counts.dtype == ra.int64 and int(r.counts.sum()) == n
+            np.testing.assert_array_equal(ra.unique_values(x).get(), v)
+    a = np.full(3 * tile + 5, 7, dtype=dtype)  # one run over every tile
+    r = ra.unique_counts(ra.asarray(a, device=device))
+    np.testing.assert_array_equal(r.values.get(), a[:1])
+    np.testing.assert_array_equal(r.counts.get(), [a.size])
+
+
+@requires_gpu
+def test_runs_scan_of_many_tiles(device):
+    """More tiles than the scan entry's block takes in one round, with runs longer than a
+    round of tiles (the last tile holding a start carried between rounds)."""
+    _gpu(device)
+    rng = np.random.default_rng(7)
+    round_ = compact_gpu.TILE * compact_gpu.BLOCK * compact_gpu.SCAN_ITEMS
+    n = 2 * round_ + 12345
+    # values 0..9 with runs of very different lengths: 5 covers more than a round
+    lengths = np.array([1, 3, compact_gpu.TILE * 3 + 1, 17, 1, round_ + 999, 2, 5, 40, 0])
+    lengths[-1] = n - lengths.sum()
+    a = np.repeat(np.arange(10, dtype=np.int16), lengths)
+    r = ra.unique_counts(ra.asarray(a[rng.permutation(n)], device=device))
+    np.testing.assert_array_equal(r.values.get(), np.arange(10))
+    np.testing.assert_array_equal(r.counts.get(), lengths)

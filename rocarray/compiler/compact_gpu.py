@@ -25,6 +25,19 @@ four mask elements a word, element ``4 * word + byte`` (C order).
 
 A mask element is true when its byte is not zero.  The mask's base must be 4-byte
 aligned; the last tile's words past the end read bytes one at a time.
+
+The *runs* module (``build_runs_module``: ``unique_values`` and ``unique_counts`` of a
+sorted array) takes the same three steps over the runs of equal neighbours of ``x``, with
+no mask: an element starts a run where it differs from the one before it (``!=``: every
+NaN is a run of its own) and ends one where it differs from the one after.  A lane reads
+its four elements and their two neighbours; the count entry also writes the tile offset of
+the tile's last start (``offs``, -1 for none), and the scan entry, beside the counts'
+scan, the last tile up to each one that holds a start (``ltile``, a max-scan).  The write
+entry writes each run's first value at the run's rank (staged as above) and, where
+``lengths`` is not 0, each run's length from its last element: the place after it less the
+run's start -- the last start before the element in the tile (a max-scan over lanes, steps
+and waves), or for a run begun in an earlier tile, that tile's last start (staged too,
+after the values; a run begun in an earlier tile has its length written straight).
 """
 
 from __future__ import annotations
@@ -56,12 +69,21 @@ SIZES = (0, 1, 2, 4, 8, 16)
 #: The largest value the write entry stages through shared memory (a tile of 16-byte
 #: values would not fit in a block's static shared memory).
 STAGED_MAX = 8
+#: The runs module's parameters, as ``PARAMS``.
+RUN_PARAMS = {"": ("x", "n", "counts", "offs"), "_s": ("counts", "incl", "ltile"),
+              "_w": ("x", "n", "incl", "offs", "ltile", "values", "lengths")}
+#: The elements the runs module compares: a letter (``i`` bit for bit, ``f`` float,
+#: ``c`` complex: either part) and the element's size in bytes.
+RUN_KINDS = ("i1", "i2", "i4", "i8", "f2", "f4", "f8", "c8", "c16")
+#: Blocks of the runs' write entry a GPU unit holds at once: its registers are capped to
+#: fit them (more blocks than they would otherwise allow: reads in flight).
+RUNS_WRITE_BLOCKS = 3
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 3
+VERSION = 4
 
 
-def packer(suffix: str) -> struct.Struct:
-    return word_packer(len(PARAMS[suffix]))
+def packer(suffix: str, runs: bool = False) -> struct.Struct:
+    return word_packer(len((RUN_PARAMS if runs else PARAMS)[suffix]))
 
 
 def build_compact_module(module: ir.Module, target, entry: str, size: int) -> None:
@@ -72,21 +94,41 @@ def build_compact_module(module: ir.Module, target, entry: str, size: int) -> No
         raise ValueError(f"GPU compaction needs a GPU target with waves; {target.name} has none")
     if size not in SIZES:
         raise ValueError(f"GPU compaction moves values of {SIZES} bytes, not {size}")
-    waves = BLOCK // facts.wave_size
-    t = ir.ArrayType(I32, waves)
-    shared = ir.GlobalVariable(module, t, f"{entry}_waves", addrspace=facts.shared_address_space)
-    shared.linkage = "internal"
-    shared.initializer = ir.Constant(t, ir.Undefined)
-    shared.align = 8
+    _build_entries(module, target, entry, size, None)
+
+
+def build_runs_module(module: ir.Module, target, entry: str, kind: str) -> None:
+    """Add the runs module's entries ``entry + s`` for ``s`` in ``ENTRIES`` to ``module``
+    for elements of ``kind`` (``RUN_KINDS``) on the GPU ``target``."""
+    facts = target.facts
+    if not facts.emits_grid or facts.wave_size < 2 or BLOCK % facts.wave_size:
+        raise ValueError(f"GPU runs need a GPU target with waves; {target.name} has none")
+    if kind not in RUN_KINDS:
+        raise ValueError(f"GPU runs compare elements of the kinds {RUN_KINDS}, not {kind!r}")
+    _build_entries(module, target, entry, int(kind[1:]), kind)
+
+
+def _shared_array(module, target, name: str, ty, count: int, align: int):
+    t = ir.ArrayType(ty, count)
+    g = ir.GlobalVariable(module, t, name, addrspace=target.facts.shared_address_space)
+    g.linkage = "internal"
+    g.initializer = ir.Constant(t, ir.Undefined)
+    g.align = align
+    return g
+
+
+def _build_entries(module, target, entry: str, size: int, runs) -> None:
+    waves = BLOCK // target.facts.wave_size
+    shared = _shared_array(module, target, f"{entry}_waves", I32, waves, 8)
+    # (the runs' maxima have slots of their own, a block's sums and maxima being read in
+    # turn, and one more: whether a tile's last element ends a run)
+    maxima = _shared_array(module, target, f"{entry}_maxima", I32, waves + 1, 8) if runs else None
+    # (the runs' stage takes their values, then their int64 lengths)
     stage = None
-    if 0 <= size <= STAGED_MAX:
-        st = ir.ArrayType(_value_type(size), TILE)
-        stage = ir.GlobalVariable(module, st, f"{entry}_stage", addrspace=facts.shared_address_space)
-        stage.linkage = "internal"
-        stage.initializer = ir.Constant(st, ir.Undefined)
-        stage.align = 16
+    if runs or size <= STAGED_MAX:
+        stage = _shared_array(module, target, f"{entry}_stage", I64 if runs else _value_type(size), TILE, 16)
     for suffix in ENTRIES:
-        _Kernel(module, target, entry + suffix, suffix, size, shared, stage).build()
+        _Kernel(module, target, entry + suffix, suffix, size, shared, stage, runs, maxima).build()
 
 
 def _value_type(size: int) -> ir.Type:
@@ -98,26 +140,33 @@ def _value_type(size: int) -> ir.Type:
     return ir.IntType(8 * size)
 
 
+_FLOATS = {2: ir.HalfType(), 4: ir.FloatType(), 8: ir.DoubleType()}
+
+
 class _Kernel(KernelIR):
-    def __init__(self, module, target, name, suffix, size, shared, stage):
+    def __init__(self, module, target, name, suffix, size, shared, stage, runs=None, maxima=None):
         self.module, self.target, self.name, self.suffix, self.size = module, target, name, suffix, size
-        self.shared, self.stage = shared, stage
+        self.shared, self.stage, self.runs, self.maxima = shared, stage, runs, maxima
+        self.out = "values" if runs else "out"
         self.W = target.facts.wave_size
         self.NW = BLOCK // self.W
         self.M = ir.IntType(self.W)
         self.gspace = ir.PointerType(addrspace=target.facts.global_address_space)
         self.sspace = target.facts.shared_address_space
 
-    def wave_slot(self, b, w):
-        p = b.gep(self.shared, [self.c64(0), w], source_etype=self.shared.value_type)
+    def wave_slot(self, b, w, array=None):
+        array = self.shared if array is None else array
+        p = b.gep(array, [self.c64(0), w], source_etype=array.value_type)
         p.type = ir.PointerType(addrspace=self.sspace)
         return p
 
     def build(self) -> None:
         target = self.target
-        names = ("tiles",) + PARAMS[self.suffix]
+        names = ("tiles",) + (RUN_PARAMS if self.runs else PARAMS)[self.suffix]
         fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [I64] * len(names)), self.name)
         target.mark_kernel(fn)
+        if self.runs and self.suffix == "_w":
+            target.limit_registers(fn, RUNS_WRITE_BLOCKS)
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         params = EntryParams(target, b, list(fn.args), [I64] * len(names))
         self.p = {name: params.value(b, k) for k, name in enumerate(names)}
@@ -129,9 +178,108 @@ class _Kernel(KernelIR):
         if self.suffix == "_s":
             self.build_scan(b)
         else:
-            self.flags = self.load_words(b)
+            self.flags = self.load_runs(b) if self.runs else self.load_words(b)
             (self.build_count if self.suffix == "" else self.build_write)(b)
         b.ret_void()
+
+    def load_runs(self, b):
+        """As ``load_words``, the starts of runs for the runs module; also keeps whether
+        each step's elements end a run (``ends``) and their offsets in the tile
+        (``offsets``, i32)."""
+        p = self.p
+        n = p["n"]
+        ty = _value_type(self.size)
+        align = min(self.size, 8)
+        last = b.sub(n, self.c64(1))
+        zero = self.c64(0)
+        tile_first = b.mul(self.tile, self.c64(TILE))
+        wave_first = b.add(tile_first, b.mul(self.wave, self.c64(ITEMS * self.W * 4)))
+        out, self.ends, self.offsets = [], [], []
+        for u in range(ITEMS):
+            e0 = b.add(wave_first, b.mul(b.add(self.c64(u * self.W), self.lane), self.c64(4)))
+            near = []  # elements e0 - 1 .. e0 + 4, each read within [0, n)
+            for k in range(-1, 5):
+                e = b.add(e0, self.c64(k))
+                at = b.select(b.icmp_signed("<", e, zero), zero, b.select(b.icmp_signed(">", e, last), last, e))
+                v = b.load(self.gptr(b, p["x"], at, ty), typ=ty)
+                v.align = align
+                near.append(v)
+            differ = [self.differ(b, near[k], near[k + 1]) for k in range(5)]  # (e0 + k - 1, e0 + k)
+            starts, ends, offsets = [], [], []
+            for k in range(4):
+                e = b.add(e0, self.c64(k))
+                inside = b.icmp_signed("<", e, n)
+                starts.append(b.and_(inside, b.or_(b.icmp_signed("==", e, zero), differ[k])))
+                ends.append(b.and_(inside, b.or_(b.icmp_signed("==", e, last), differ[k + 1])))
+                offsets.append(b.trunc(b.sub(e, tile_first), I32))
+            out.append((e0, starts))
+            self.ends.append(ends)
+            self.offsets.append(offsets)
+        return out
+
+    def differ(self, b, x, y):
+        """Whether the elements ``x`` and ``y`` (as loaded) differ, as ``!=`` says (a NaN
+        differs from everything)."""
+        letter = self.runs[0]
+        if letter == "i":
+            return b.icmp_unsigned("!=", x, y)
+        if letter == "f":
+            ft = _FLOATS[self.size]
+            return b.fcmp_unordered("!=", b.bitcast(x, ft), b.bitcast(y, ft))
+        ft = _FLOATS[self.size // 2]
+        vt = ir.VectorType(ft, 2)
+        xv, yv = b.bitcast(x, vt), b.bitcast(y, vt)
+        return b.or_(*[b.fcmp_unordered("!=", b.extract_element(xv, self.c32(k)), b.extract_element(yv, self.c32(k)))
+                       for k in range(2)])
+
+    def smax(self, b, x, y):
+        return b.select(b.icmp_signed(">", x, y), x, y)
+
+    def wave_max_scan(self, b, v):
+        """(inclusive, exclusive) max-scans of the i32 ``v`` over the wave's lanes (the
+        exclusive one -1 at lane 0)."""
+        t = self.target
+        lane = b.trunc(self.lane, I32)
+        incl, d = v, 1
+        while d < self.W:
+            incl = b.select(b.icmp_unsigned(">=", lane, self.c32(d)), self.smax(b, incl, t.emit_shuffle_up(b, incl, d)),
+                            incl)
+            d *= 2
+        excl = b.select(b.icmp_unsigned(">=", lane, self.c32(1)), t.emit_shuffle_up(b, incl, 1), self.c32(-1))
+        return incl, excl
+
+    def block_max(self, b, v):
+        """(the greatest of the wave maxima ``v`` of the waves before this thread's, -1 for
+        none; the greatest of all), as ``block_sum``."""
+        self.if_then(b, b.icmp_unsigned("==", self.lane, self.c64(0)),
+                     lambda: b.store(v, self.wave_slot(b, self.wave, self.maxima)))
+        self.target.emit_barrier(b)
+        before = total = self.c32(-1)
+        for w in range(self.NW):
+            x = b.load(self.wave_slot(b, self.c64(w), self.maxima), typ=I32)
+            before = b.select(b.icmp_unsigned("<", self.c64(w), self.wave), self.smax(b, before, x), before)
+            total = self.smax(b, total, x)
+        return before, total
+
+    def run_starts(self, b):
+        """Per step and element, the tile offset of the last start at or before it in its
+        wave (-1 for none), and the wave's last start."""
+        carry = self.c32(-1)
+        out = []
+        for (_, starts), offsets in zip(self.flags, self.offsets):
+            own = [b.select(s, o, self.c32(-1)) for s, o in zip(starts, offsets)]
+            lane_last = own[0]
+            for o in own[1:]:
+                lane_last = self.smax(b, lane_last, o)
+            incl, excl = self.wave_max_scan(b, lane_last)
+            running = self.smax(b, carry, excl)
+            step = []
+            for o in own:
+                running = self.smax(b, running, o)
+                step.append(running)
+            out.append(step)
+            carry = self.smax(b, carry, self.target.emit_shuffle_index(b, incl, self.W - 1))
+        return out, carry
 
     def load_words(self, b):
         """Per step ``u``: (the first element of the lane's word, [the i1 truth of each of
@@ -190,6 +338,11 @@ class _Kernel(KernelIR):
         _, total = self.block_sum(b, count)
         self.if_then(b, b.icmp_unsigned("==", self.tid, self.c64(0)),
                      lambda: b.store(total, self.gptr(b, self.p["counts"], self.tile, I32)))
+        if self.runs:
+            _, wave_last = self.run_starts(b)
+            _, last = self.block_max(b, wave_last)
+            self.if_then(b, b.icmp_unsigned("==", self.tid, self.c64(0)),
+                         lambda: b.store(last, self.gptr(b, self.p["offs"], self.tile, I32)))
 
     def build_scan(self, b) -> None:
         """One block: ``incl[t]`` = the sum of ``counts[0..t]``, for every tile ``t``."""
@@ -198,16 +351,23 @@ class _Kernel(KernelIR):
         tiles = p["tiles"]
         carry_slot = entry_slot(b, I64)
         b.store(self.c64(0), carry_slot)
+        if self.runs:
+            self.held_slot = entry_slot(b, I32)
+            b.store(self.c32(-1), self.held_slot)
         span = BLOCK * SCAN_ITEMS
         rounds = CountedLoop(b, self.c64(0), tiles, "scan")
         first = b.add(rounds.i, b.mul(self.tid, self.c64(SCAN_ITEMS)))
         own, total = [], self.c32(0)
+        held = self.c32(-1)  # (runs: the last of the thread's tiles so far that holds a start)
         for j in range(SCAN_ITEMS):  # the thread's adjacent counts (past the end: 0)
             k = b.add(first, self.c64(j))
             inside = b.icmp_signed("<", k, tiles)
             c = b.load(self.gptr(b, p["counts"], b.select(inside, k, self.c64(0)), I32), typ=I32)
-            total = b.add(total, b.select(inside, c, self.c32(0)))
-            own.append((k, inside, total))
+            c = b.select(inside, c, self.c32(0))
+            total = b.add(total, c)
+            if self.runs:
+                held = b.select(b.icmp_signed(">", c, self.c32(0)), b.trunc(k, I32), held)
+            own.append((k, inside, total, held))
         incl = total  # the wave's inclusive scan of the threads' sums (shuffles)
         d = 1
         lane = b.trunc(self.lane, I32)
@@ -218,12 +378,27 @@ class _Kernel(KernelIR):
         wave_prefix, block_total = self.block_sum(b, t.emit_shuffle_index(b, incl, self.W - 1))
         carry = b.load(carry_slot, typ=I64)
         before = b.add(carry, b.zext(b.add(wave_prefix, b.sub(incl, total)), I64))
-        for k, inside, running in own:
+        for k, inside, running, _ in own:
             self.if_then(b, inside, lambda k=k, running=running: b.store(
                 b.add(before, b.zext(running, I64)), self.gptr(b, p["incl"], k, I64)), "out")
         b.store(b.add(carry, b.zext(block_total, I64)), carry_slot)
+        if self.runs:
+            self.scan_held(b, own, held)
         t.emit_barrier(b)  # (the next round's wave totals go where this round's were read)
         rounds.close(b, b.add(rounds.i, self.c64(span)))
+
+    def scan_held(self, b, own, held) -> None:
+        """The runs' ``ltile[k]``: the last tile up to ``k`` that holds a start, from the
+        thread's tiles (``own``; ``held``, the last of them with one), the lanes and waves
+        before it and the rounds before (a max-scan, as the counts' sum)."""
+        incl, excl = self.wave_max_scan(b, held)
+        before, block_last = self.block_max(b, self.target.emit_shuffle_index(b, incl, self.W - 1))
+        carried = b.load(self.held_slot, typ=I32)
+        prior = self.smax(b, carried, self.smax(b, before, excl))
+        for k, inside, _, mine in own:
+            self.if_then(b, inside, lambda k=k, mine=mine: b.store(
+                self.smax(b, prior, mine), self.gptr(b, self.p["ltile"], k, I32)), "held")
+        b.store(self.smax(b, carried, block_last), self.held_slot)
 
     def _ballot(self, b, bit):
         mask = self.target.emit_ballot(b, bit)
@@ -256,11 +431,12 @@ class _Kernel(KernelIR):
         first = b.icmp_unsigned("==", tile, self.c64(0))
         before = b.load(self.gptr(b, p["incl"], b.select(first, tile, b.sub(tile, self.c64(1))), I64), typ=I64)
         block_start = b.select(first, self.c64(0), before)  # (tile 0 reads its own count, unused)
-        staged = self.stage is not None
+        staged = self.stage is not None and self.size <= STAGED_MAX
         # where a value goes: its block rank in the stage, or its place in ``out``
         start = b.zext(wave_prefix, I64) if staged else b.add(block_start, b.zext(wave_prefix, I64))
         ty = _value_type(self.size)
         align = min(self.size, 8) if self.size else 8
+        plan = self.lengths_plan(b) if self.runs else None
         for (e0, bits), step_ranks in zip(self.flags, ranks):
             for k, (bit, rank) in enumerate(zip(bits, step_ranks)):
                 e = b.add(e0, self.c64(k))
@@ -268,28 +444,89 @@ class _Kernel(KernelIR):
                 def write(e=e, rank=rank):
                     if self.size == 0:
                         value = e
-                    else:
+                    else:  # (read again: the elements read first are not held across the block's sum)
                         value = b.load(self.gptr(b, p["x"], e, ty), typ=ty)
                         value.align = align
                     at = b.add(start, b.zext(rank, I64))
-                    store = b.store(value, self.stage_ptr(b, at) if staged else self.gptr(b, p["out"], at, ty))
+                    store = b.store(value, self.stage_ptr(b, at, ty) if staged else self.gptr(b, p[self.out], at, ty))
                     store.align = align
 
                 self.if_then(b, bit, write, "write")
-        if not staged:
-            return
-        self.target.emit_barrier(b)
-        total = b.zext(block_total, I64)
+        if staged:
+            self.target.emit_barrier(b)
+            self.move_stage(b, b.zext(block_total, I64), block_start, p[self.out], ty, align)
+        if self.runs:
+            self.if_then(b, b.icmp_unsigned("!=", p["lengths"], self.c64(0)),
+                         lambda: self.write_lengths(b, plan, ranks, wave_prefix, block_start, block_total), "lengths")
+
+    def move_stage(self, b, count, first, out, ty, align) -> None:
+        """The stage's first ``count`` elements of ``ty`` to ``out[first:]``, adjacent
+        threads at adjacent places."""
         for j in range(0, TILE, BLOCK):
             at = b.add(self.tid, self.c64(j))
 
             def move(at=at):
-                value = b.load(self.stage_ptr(b, at), typ=ty)
-                b.store(value, self.gptr(b, p["out"], b.add(block_start, at), ty)).align = align
+                value = b.load(self.stage_ptr(b, at, ty), typ=ty)
+                b.store(value, self.gptr(b, out, b.add(first, at), ty)).align = align
 
-            self.if_then(b, b.icmp_unsigned("<", at, total), move, "move")
+            self.if_then(b, b.icmp_signed("<", at, count), move, "move")
 
-    def stage_ptr(self, b, at):
-        ptr = b.gep(self.stage, [self.c64(0), at], source_etype=self.stage.value_type)
+    def lengths_plan(self, b):
+        """What the runs' lengths take (every thread: it holds a barrier): per step and
+        element the tile offset of the last start at or before it (-1 for none), the
+        start of a run begun in an earlier tile, and whether the tile's last run ends in
+        it."""
+        p = self.p
+        prev, wave_last = self.run_starts(b)
+        # (the thread of the tile's last element says whether it ends a run)
+        self.if_then(b, b.icmp_unsigned("==", self.tid, self.c64(BLOCK - 1)), lambda: b.store(
+            b.zext(self.ends[-1][3], I32), self.wave_slot(b, self.c64(self.NW), self.maxima)))
+        before, _ = self.block_max(b, wave_last)
+        ends_last = b.icmp_unsigned("!=", b.load(self.wave_slot(b, self.c64(self.NW), self.maxima), typ=I32),
+                                    self.c32(0))
+        ends_last = b.or_(ends_last, b.icmp_unsigned("==", self.tile, b.sub(p["tiles"], self.c64(1))))
+        # a run begun in an earlier tile starts at the last start of the last earlier tile
+        # holding one (tile 0 has none: its first element starts a run)
+        first = b.icmp_unsigned("==", self.tile, self.c64(0))
+        held = b.sext(b.load(self.gptr(b, p["ltile"], b.select(first, self.tile, b.sub(self.tile, self.c64(1))), I32),
+                             typ=I32), I64)
+        held = b.select(first, self.c64(0), held)
+        carried = b.add(b.mul(held, self.c64(TILE)), b.sext(b.load(self.gptr(b, p["offs"], held, I32), typ=I32), I64))
+        return [self.smax(b, before, o) for step in prev for o in step], carried, ends_last
+
+    def write_lengths(self, b, plan, ranks, wave_prefix, block_start, block_total) -> None:
+        """The runs' lengths, from each run's last element: the place after it less the
+        run's start, staged at the run's rank in the block (``ranks`` and ``wave_prefix``
+        as ``build_write`` makes them) and written out together; the length of a run
+        begun in an earlier tile goes straight to its place, before the block's."""
+        p = self.p
+        starts_at, carried, ends_last = plan
+        tile_first = b.mul(self.tile, self.c64(TILE))
+        self.target.emit_barrier(b)  # (the stage's values are read)
+        at = 0
+        for (e0, starts), ends, step_ranks in zip(self.flags, self.ends, ranks):
+            for k in range(4):
+                def one(k=k, off=starts_at[at]):
+                    e = b.add(e0, self.c64(k))
+                    start = b.select(b.icmp_signed(">=", off, self.c32(0)), b.add(tile_first, b.sext(off, I64)),
+                                     carried)
+                    length = b.sub(b.add(e, self.c64(1)), start)
+                    # (the run's rank: the element's own if it starts the run, else one less)
+                    run = b.sub(b.add(b.zext(wave_prefix, I64), b.zext(step_ranks[k], I64)),
+                                b.select(starts[k], self.c64(0), self.c64(1)))
+                    inside = b.icmp_signed(">=", run, self.c64(0))
+                    self.if_then(b, inside, lambda: b.store(length, self.stage_ptr(b, run, I64)), "staged")
+                    self.if_then(b, b.not_(inside), lambda: b.store(
+                        length, self.gptr(b, p["lengths"], b.sub(block_start, self.c64(1)), I64)), "carried")
+
+                self.if_then(b, ends[k], one, "end")
+                at += 1
+        self.target.emit_barrier(b)
+        # (the block's last run, if it goes on past the tile, is a later tile's to write)
+        count = b.sub(b.zext(block_total, I64), b.select(ends_last, self.c64(0), self.c64(1)))
+        self.move_stage(b, count, block_start, p["lengths"], I64, 8)
+
+    def stage_ptr(self, b, at, ty):
+        ptr = b.gep(self.stage, [at], source_etype=ty)
         ptr.type = ir.PointerType(addrspace=self.sspace)
         return ptr
