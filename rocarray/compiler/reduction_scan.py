@@ -11,6 +11,9 @@ from .reduction_ir import I32
 
 #: ``MODE_UNSCANNED``: chunk totals loaded together before they are folded.
 TOTALS_UNROLL = 4
+#: Host scans of adjacent elements: elements a trip of the loop (fewer instructions an
+#: element beside the chain of combines).
+HOST_SCAN_UNROLL = 4
 
 
 class ScanBuilder:
@@ -108,8 +111,8 @@ class ScanBuilder:
         b.branch(start_bb)
         b.position_at_end(start_bb)
 
-        def emit(k, acc):
-            addrs = [b.gep(p, [b.mul(k, s)], source_etype=I8) for p, s in zip(out_bases, out_sr)]
+        def emit(k, acc, strides=out_sr):
+            addrs = [b.gep(p, [b.mul(k, s)], source_etype=I8) for p, s in zip(out_bases, strides)]
             if records_out:
                 (addr,) = addrs
                 self.move_record(b, acc.ptr, addr)
@@ -141,11 +144,44 @@ class ScanBuilder:
         one = ir.Constant(I64, 1)
         emit, j_begin, j_end = self.scan_start(b, o, c, out_bases, out_sr, acc, records_out)
         shift = self.scan_initial(b, lambda: b.icmp_unsigned("==", c, zero), include_initial, emit, acc)
-        run = CountedLoop(b, j_begin, j_end, "scan")
-        j = run.i
-        self.fold(b, acc, [b.gep(p, [b.mul(j, s)], source_etype=I8) for p, s in zip(in_bases, in_sr)], j)
-        emit(b.add(j, shift), acc)
-        run.close(b, b.add(j, one))
+
+        def step(j, in_strides, out_strides):
+            self.fold(b, acc, [b.gep(p, [b.mul(j, s)], source_etype=I8) for p, s in zip(in_bases, in_strides)], j)
+            emit(b.add(j, shift), acc, out_strides)
+
+        def run(in_strides, out_strides, unroll=1):
+            start = j_begin
+            if unroll > 1:  # (whole groups of elements, then the rest one by one)
+                groups = CountedLoop(b, j_begin, b.sub(j_end, ir.Constant(I64, unroll - 1)), "scan.group")
+                for u in range(unroll):
+                    step(b.add(groups.i, ir.Constant(I64, u)), in_strides, out_strides)
+                groups.close(b, b.add(groups.i, ir.Constant(I64, unroll)))
+                start = groups.i
+            loop = CountedLoop(b, start, j_end, "scan")
+            step(loop.i, in_strides, out_strides)
+            loop.close(b, b.add(loop.i, one))
+
+        if self.target.facts.emits_grid or self.target.simple_loops:
+            run(in_sr, out_sr)
+            return
+        # on the host's full tier, lines of adjacent elements get a loop of their own whose
+        # addresses step by constants (a stride known only at run time costs two multiplies
+        # an element); the quick tier's text is shared by inputs of other sizes
+        out_sizes = [self.rec_size] if records_out else [d.itemsize for d in self.out_dtypes]
+        sizes = [ir.Constant(I64, k) for k in self.in_sizes + out_sizes]
+        adjacent = ir.Constant(ir.IntType(1), 1)
+        for stride, size in zip(in_sr + out_sr, sizes):
+            adjacent = b.and_(adjacent, b.icmp_signed("==", stride, size))
+        fn = self.fn
+        unit_bb, general_bb, done_bb = (fn.append_basic_block(f"scan.{n}") for n in ("unit", "strided", "done"))
+        b.cbranch(adjacent, unit_bb, general_bb)
+        b.position_at_end(unit_bb)
+        run(sizes[:len(in_sr)], sizes[len(in_sr):], HOST_SCAN_UNROLL)
+        b.branch(done_bb)
+        b.position_at_end(general_bb)
+        run(in_sr, out_sr)
+        b.branch(done_bb)
+        b.position_at_end(done_bb)
 
     def wave_scan(self, b, outputs, include_initial, records_out: bool) -> None:
         """GPU scan items worked by one wave each (``MODE_WAVE``): the lanes take
