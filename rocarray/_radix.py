@@ -15,14 +15,16 @@ that digit, least significant first.  A row is cut into tiles; one kernel item o
 3. ``rk_radix_scatter``: each item walks its tile in order and puts every element at the
    next free place of its digit (so equal digits keep their order: stable).
 
-On the host, real elements take kernels of their own: the counting read
-(``rk_radix_hist_host``) also writes every element's whole key as an unsigned word (32
-bits where the keys fit: integer keys less the smallest one, whose digits above their
-range are neither counted nor moved), the passes (``rk_radix_scatter_host``, one kernel per
-key word width) move key words with no transform, and ``rk_radix_values_host`` makes the
-values back from the sorted keys -- unless the data holds -0.0 or a NaN other than NaN's
-own bits (which no key gives back): then the elements' indices move with the keys and the
-values are gathered.  Complex keys take the generic kernels above on every device.
+On the host, real elements take kernels of their own: the first read
+(``rk_radix_hist_host``) writes every element's whole key as an unsigned word (32 bits
+where the keys fit: integer keys less the smallest one, whose digits above their range are
+neither counted nor moved) and counts digit 0 only; the tiles' OR and AND of their keys
+tell which digits every key shares (those passes are skipped).  The passes
+(``rk_radix_scatter_host``, one kernel per key word width) move key words with no
+transform, and the last (``rk_radix_last_host``) writes the values made back from the keys
+into a new array (the input is never written) -- unless the data holds -0.0 or a NaN other
+than NaN's own bits (which no key gives back): then the elements' indices move with the
+keys and the values are gathered.  Complex keys take the generic kernels above on every device.
 The kernels are thin (one per key dtype and payload; sizes, tiles and digit positions are
 run-time arguments).  On the host an item is
 launched at every ``S``-th index of a range as long as the data (items between do nothing),
@@ -157,9 +159,10 @@ for (long j = lo; j < hi; j++) {
 """
 # The host's passes over real elements.  Their first read (``rk_radix_hist_host``) makes
 # each element's key -- a word (``KW``) complemented when descending, less the smallest key
-# -- into an array of keys while it counts the digits; the passes (``rk_radix_scatter_host``)
-# then move keys (and the payload): a digit is a shift and a mask; a last elementwise
-# kernel (``rk_radix_values_host``) makes the values back from the sorted keys.  A float
+# -- into an array of keys, counts digit ``d0`` of the keys and takes their OR and AND (the
+# digits every key shares); the passes (``rk_radix_scatter_host``) then move keys (and the
+# payload): a digit is a shift and a mask; the last one (``rk_radix_last_host``) writes the
+# values made back from the keys.  A float
 # key says nothing of a zero's sign or a NaN's bits: the first read counts the elements
 # the value made from their key would not give back (-0.0, a NaN other than the one made:
 # ``rk_special``), and a sort with any moves their indices and gathers the values.  Loops
@@ -171,18 +174,30 @@ for (long j = lo; j < hi; j++) {
     T v = a[j];
     KW kk = rk_k(v, desc, kmin);
     KEYOUT
-    COUNT
+    h[rk_g(kk, dc)] += 1;
+}"""
+# (the keys of a chunk made by a loop that vectorizes, their digits counted in a second
+# loop from the words just written: the counters' stores would keep the first scalar)
+_HIST_SPLIT = """
+for (long c = lo; c < hi; c += 2048) {
+    long e = min(c + 2048, hi);
+    for (long j = c; j < e; j++) {
+        T v = a[j];
+        KW kk = rk_k(v, desc, kmin);
+        KEYOUT
+    }
+    for (long j = c; j < e; j++) h[rk_g(kw[j], dc)] += 1;
 }"""
 _HIST_HOST = _TILE + """
-int h[NDRB];
-for (int g = 0; g < nd * RBINS; g++) h[g] = 0;
+int h[RBINS];
+for (int g = 0; g < RBINS; g++) h[g] = 0;
 int dc = (int)d0;
 long sp = 0;
-if (RUNS) {""" + _HIST_LOOP + "} else {" + _HIST_LOOP + """}
-for (long dd = 0; dd < nd; dd++) {
-    long base = (dd * rows + r) * RBINS * tpr + k;
-    for (int g = 0; g < RBINS; g++) counts[base + g * tpr] = h[dd * RBINS + g];
-}
+KW kor = (KW)0;
+KW kand = ~(KW)0;
+if (RUNS) {FAST} else {""" + _HIST_LOOP + """}
+long base = r * RBINS * tpr + k;
+for (int g = 0; g < RBINS; g++) counts[base + g * tpr] = h[g];
 SPECOUT
 """
 # A pass moves the keys of a tile by digit ``d`` and, when ``dn >= 0``, counts digit ``dn``
@@ -193,18 +208,18 @@ _COUNT_NEXT = "nc[(int)((kk@ >> shn) & RMASK) * TPRMAX + (int)((p@ - rl) >> tsh)
 
 def _scatter_loop(count: str) -> str:
     """A pass's loop over its tile, two elements a trip (``@``: the element's suffix in
-    ``count``'s names; ``MOVE@``: its payload's move, filled in per kernel)."""
+    ``count``'s names; ``STORE@`` and ``MOVE@``: its key's and payload's moves, filled in
+    per kernel)."""
     def step(sfx: str, at: str) -> str:
-        return (f"\n    T kk{sfx} = a[j{at}];\n    int g{sfx} = (int)((kk{sfx} >> sh) & RMASK);\n"
-                f"    long p{sfx} = o[g{sfx}];\n    o[g{sfx}] = p{sfx} + 1;\n    b[p{sfx}] = kk{sfx};\n"
+        return (f"\n    KW kk{sfx} = a[j{at}];\n    int g{sfx} = (int)((kk{sfx} >> sh) & RMASK);\n"
+                f"    long p{sfx} = o[g{sfx}];\n    o[g{sfx}] = p{sfx} + 1;\n    STORE{sfx}\n"
                 f"    MOVE{sfx}\n    " + count.replace("@", sfx))
     return ("\nlong j = lo;\nfor (; j + 1 < hi; j += 2) {" + step("0", "") + step("1", " + 1")
             + "\n}\nif (j < hi) {" + step("0", "") + "\n}\n")
 
 
-_SCATTER_HOST = _TILE + """
+_SCATTER_HEAD = _TILE + """
 long o[RBINS];
-int nc[RBINS * TPRMAX];
 long base = r * RBINS * tpr + k;
 long rl = r * L;
 for (int g = 0; g < RBINS; g++) {
@@ -212,6 +227,9 @@ for (int g = 0; g < RBINS; g++) {
     o[g] = inc[q] - cnt[q] + rl;
 }
 int sh = (int)(RB * d) & (KWBITS - 1);
+"""
+_SCATTER_HOST = _SCATTER_HEAD + """
+int nc[RBINS * TPRMAX];
 int shn = (int)(RB * dn) & (KWBITS - 1);
 if (dn >= 0) {
     for (int q = 0; q < RBINS * TPRMAX; q++) nc[q] = 0;
@@ -225,6 +243,10 @@ if (dn >= 0) {
     }
 }
 """
+# The last pass: the keys moved by digit ``d`` are written as the values they are the keys
+# of (``rk_unkey``) -- or not at all when a payload moves with them (the callers then want
+# the order only).
+_SCATTER_LAST_HOST = _SCATTER_HEAD + "if (RUNS) {" + _scatter_loop("") + "} else {" + _scatter_loop("") + "}\n"
 # a row's counts of digit ``d`` turned into where each digit starts (a digit every element
 # shares is no pass: ``continue``), shared by the row kernels
 _DIGIT_STARTS = """
@@ -383,22 +405,21 @@ _PASS_KEY = """
 __device__ KW rk_k(T v, bool desc, unsigned long long kmin) { return (KW)KEYOF; }
 __device__ int rk_g(KW k, int d) { return (int)((k >> ((RB * d) & (KWBITS - 1))) & RMASK); }
 """
-# a real value back from its key word (``rk_radix_values_host``: ``rk_key`` undone; a float
+# a real value back from its key word (``rk_radix_last_host``: ``rk_key`` undone; a float
 # key's value through ``rk_fvalue``), and whether that value would differ from ``v``
 # (``rk_special``: the bits a key gives back, ``back``, are +0.0's for both zeros and
 # NaN's own for every NaN; selects, not branches, in the first read's loop)
 _UNKEY = """
 __device__ T rk_unkey(KW k, bool desc, unsigned long long kmin) {
-    unsigned long long w = (unsigned long long)k MORE;
-    if (desc) w = ~w & WMASK;
+    unsigned long long w = ((unsigned long long)k MORE) ^ (desc ? WMASK : 0ull);
     return VALUE;
 }
 """
 _FLOAT32_VALUE = """
 __device__ float rk_fvalue(unsigned long long w) {
     unsigned int k = (unsigned int)w;
-    if (k == 0xFFFFFFFFu) return __uint_as_float(0x7FC00000u);
-    return __uint_as_float((k & 0x80000000u) != 0u ? (k ^ 0x80000000u) : ~k);
+    unsigned int b = k ^ (~(unsigned int)((int)k >> 31) | 0x80000000u);
+    return __uint_as_float(k == 0xFFFFFFFFu ? 0x7FC00000u : b);
 }
 __device__ long rk_special(T v) {
     unsigned int b = __float_as_uint((float)v);
@@ -409,8 +430,8 @@ __device__ long rk_special(T v) {
 """
 _FLOAT64_VALUE = """
 __device__ double rk_fvalue(unsigned long long k) {
-    if (k == 0xFFFFFFFFFFFFFFFFull) return __longlong_as_double((long long)0x7FF8000000000000ull);
-    return __longlong_as_double((long long)((k & 0x8000000000000000ull) != 0ull ? (k ^ 0x8000000000000000ull) : ~k));
+    unsigned long long b = k ^ (~(unsigned long long)((long long)k >> 63) | 0x8000000000000000ull);
+    return __longlong_as_double((long long)(k == 0xFFFFFFFFFFFFFFFFull ? 0x7FF8000000000000ull : b));
 }
 __device__ long rk_special(T v) {
     unsigned long long b = (unsigned long long)__double_as_longlong(v);
@@ -453,22 +474,17 @@ def _pass_key(dtype: np.dtype, values: bool, kdt: np.dtype | None = None) -> str
 
 
 def _hist_host(dtype: np.dtype, values: bool, kdt: np.dtype) -> str:
-    """``_HIST_HOST`` over ``dtype``'s elements (``values``: writing their key words, and
-    counting the specials of a float dtype) or key words: a line per digit it may count
-    (``nd`` of them, from ``d0``)."""
-    # (the elements' kernel counts from digit 0: every digit of a key but a ranged
-    # integer's, at shifts known here)
-    ranged = not values or dtype.kind in "iu" and dtype.itemsize > 1
-    count = "\n    ".join((f"if (nd > {dd}) h[{dd * BINS} + rk_g(kk, dc + {dd})] += 1;" if ranged else
-                           f"h[{dd * BINS} + rk_g(kk, {dd})] += 1;") for dd in range(key_digits(dtype)))
+    """``_HIST_HOST`` over ``dtype``'s elements (``values``: writing their key words, with
+    each tile's count of specials of a float dtype and the OR and AND of its key words) or
+    key words."""
     runs = _runs(("a",), dtype.itemsize)
     keyout, specout = "", ""
     if values:
         runs += " && " + _runs(("kw",), kdt.itemsize)
-        keyout = "kw[j] = kk;" + (" sp += rk_special(v);" if dtype.kind == "f" else "")
-        specout = "spec[t] = sp;"
-    return (_HIST_HOST.replace("RUNS", runs).replace("COUNT", count).replace("KEYOUT", keyout)
-            .replace("SPECOUT", specout))
+        keyout = "kw[j] = kk;\n    kor |= kk;\n    kand &= kk;" + ("\n    sp += rk_special(v);" if dtype.kind == "f" else "")
+        specout = "long nt = rows * tpr;\nspec[t] = sp;\nspec[nt + t] = (long)kor;\nspec[2 * nt + t] = (long)kand;"
+    fast = _HIST_SPLIT if values else _HIST_LOOP
+    return _HIST_HOST.replace("FAST", fast).replace("RUNS", runs).replace("KEYOUT", keyout).replace("SPECOUT", specout)
 
 
 def _runs(names, itemsize: int) -> str:
@@ -649,7 +665,7 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False, kdt: np.dtype | N
         elif what in ("hist_host", "count_host"):
             values = what == "hist_host"
             outs = f"raw {kdt.name} kw, raw int64 counts, raw int64 spec" if values else "raw int64 counts"
-            k = ElementwiseKernel(f"raw T a, {_GEOMETRY}, int64 d0, int64 nd", outs, _hist_host(dtype, values, kdt),
+            k = ElementwiseKernel(f"raw T a, {_GEOMETRY}, int64 d0", outs, _hist_host(dtype, values, kdt),
                                   f"rk_radix_{what}_{name}_{kdt.name}", preamble=preamble + _pass_key(dtype, values, kdt),
                                   _heavy=True)
         elif what == "scatter_host":
@@ -657,15 +673,28 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False, kdt: np.dtype | N
             runs = _runs(("a", "b"), dtype.itemsize) + " && " + _runs(
                 ("cnt", "inc", "cn") + (("ai", "bi") if payload else ()), 8)
             body = _SCATTER_HOST.replace("MOVE0", moves[0]).replace("MOVE1", moves[1]).replace("RUNS", runs)
+            body = body.replace("STORE0", "b[p0] = kk0;").replace("STORE1", "b[p1] = kk1;")
             ins = "raw T a, raw int64 ai, " if payload else "raw T a, "
             outs = "raw T b, raw int64 bi, raw int64 cn" if payload else "raw T b, raw int64 cn"
             k = ElementwiseKernel(f"{ins}raw int64 cnt, raw int64 inc, {_GEOMETRY}, int64 d, int64 dn, int64 tsh",
                                   outs, body, f"rk_radix_scatter_host{'_kv' if payload else ''}_{name}",
                                   preamble=preamble + _pass_key(dtype, False), _heavy=True)
-        elif what == "values_host":
-            k = ElementwiseKernel(f"{kdt.name} k, bool desc, uint64 kmin", "T v",
-                                  "v = rk_unkey(k, desc, kmin);", f"rk_radix_values_host_{name}_{kdt.name}",
-                                  preamble=preamble + _pass_key(dtype, True, kdt), _heavy=True)
+        elif what == "scatter_last_host":
+            # (with a payload: over key words, which it does not write; else over the
+            # elements, from their key words of ``kdt``)
+            moves = ("bi[p0] = ai[j];", "bi[p1] = ai[j + 1];") if payload else ("", "")
+            stores = ("", "") if payload else ("b[p0] = rk_unkey(kk0, desc, kmin);", "b[p1] = rk_unkey(kk1, desc, kmin);")
+            runs = _runs(("a",), kdt.itemsize) + " && " + _runs(("cnt", "inc") + (("ai", "bi") if payload else ()), 8)
+            if not payload:
+                runs += " && " + _runs(("b",), dtype.itemsize)
+            body = _SCATTER_LAST_HOST.replace("RUNS", runs)
+            for mark, text in zip(("MOVE0", "MOVE1", "STORE0", "STORE1"), moves + stores):
+                body = body.replace(mark, text)
+            ins = "raw T a, raw int64 ai, " if payload else f"raw {kdt.name} a, "
+            outs = "raw int64 bi" if payload else "raw T b"
+            k = ElementwiseKernel(f"{ins}raw int64 cnt, raw int64 inc, {_GEOMETRY}, int64 d", outs, body,
+                                  f"rk_radix_last_host{'_kv' if payload else ''}_{name}_{kdt.name}",
+                                  preamble=preamble + _pass_key(dtype, not payload, kdt), _heavy=True)
         elif what == "hist":
             k = ElementwiseKernel(f"raw T a, {_GEOMETRY}, int64 d0, int64 nd",
                                   "raw int64 counts", _HIST, f"rk_radix_hist_{name}", preamble=preamble, _heavy=True)
@@ -704,6 +733,14 @@ def _by_rows(rows: int, L: int, device) -> bool:
     if device.kind == "cpu":
         return L <= HOST_TILE or (rows >= ROWS_MIN_HOST and L <= ROW_MAX_HOST)
     return rows >= ROWS_MIN_GPU and L <= GPU_TILE
+
+
+def keeps_keys(rows: int, L: int, dtype: np.dtype, device) -> bool:
+    """Whether ``radix_sort`` of ``rows`` rows of ``L`` leaves its keys unwritten (the sorted
+    keys then come back in a new array, or the keys passed when all are equal)."""
+    if device.kind != "cpu":
+        return gpu_sortable(dtype, L)
+    return dtype.kind != "c" and not _by_rows(rows, L, device)
 
 
 def radix_sort(keys: Array, payload: Array | None = None, descending: bool = False, indices: bool = False):
@@ -749,25 +786,35 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
     geometry = (rows, L, tpr, ts, step, descending, kmin)
     i64 = np.dtype(np.int64)
     span = rows * BINS * tpr
-    counts = Array._empty((nd * span,), i64, device)
     # the host's real elements are sorted as key words (``_HIST_HOST``), their values made
     # back at the end; complex ones (and a GPU's) move as they are
     words = device.kind == "cpu" and dtype.kind != "c"
     if words:
+        # one read writes the key words and counts digit 0; a digit every key shares moves
+        # nothing (no pass): its bits are the same in the tiles' OR and AND
         kdt = _key_dtype(dtype, nd)
         src = Array._empty(keys.shape, kdt, device)
-        special = Array._empty((rows * tpr,), i64, device)
-        _kernel("hist_host", dtype, kdt=kdt)(keys, *geometry, 0, nd, src, counts, special, size=size)
+        counts = Array._empty((span,), i64, device)
+        tiles = Array._empty((3 * rows * tpr,), i64, device)
+        _kernel("hist_host", dtype, kdt=kdt)(keys, *geometry, 0, src, counts, tiles, size=size)
+        special, ors, ands = tiles.get().view(np.uint64).reshape((3, -1))
+        varied = int(np.bitwise_or.reduce(ors) ^ np.bitwise_and.reduce(ands))
+        passes = [d for d in range(nd) if (varied >> (RADIX_BITS * d)) & (BINS - 1)]
         hist = _kernel("count_host", kdt)
+        if passes and passes[0]:
+            hist(src, *geometry, passes[0], counts, size=size)
+        cnt = counts
     else:
         kdt, src = dtype, keys
+        counts = Array._empty((nd * span,), i64, device)
         hist = _kernel("hist", dtype)
         hist(keys, *geometry, 0, nd, counts, size=size)
-    totals = _sum(counts.reshape((nd, rows, BINS, tpr)), axis=(1, 3)).get()
-    passes = [d for d in range(nd) if totals[d].max() < keys.size]  # others move nothing
+        totals = _sum(counts.reshape((nd, rows, BINS, tpr)), axis=(1, 3)).get()
+        passes = [d for d in range(nd) if totals[d].max() < keys.size]  # others move nothing
+        cnt = counts[passes[0] * span:(passes[0] + 1) * span] if passes else None
     if not passes:
         return _shaped(keys, payload, shape)
-    gather = words and payload is None and dtype.kind == "f" and int(_sum(special).get()) > 0
+    gather = words and payload is None and dtype.kind == "f" and int(special.sum()) > 0
     if gather:
         # -0.0 or NaNs whose bits their keys do not give back: the elements' indices move
         # with the keys, and the values are gathered by them
@@ -782,13 +829,21 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
     dst = Array._empty(keys.shape, kdt, device)
     dst_p = None if payload is None else Array._empty(keys.shape, payload.dtype, device)
     nxt = Array._empty((span * tpr,) if fused else (1,), i64, device)
-    cnt = counts[passes[0] * span:(passes[0] + 1) * span]
     for n, d in enumerate(passes):
         if n and not fused:
             cnt = Array._empty((span,), i64, device)
-            hist(src, *geometry, d, 1, cnt, size=size)
+            hist(src, *geometry, *((d,) if words else (d, 1)), cnt, size=size)
         dn = passes[n + 1] if fused and n + 1 < len(passes) else -1
         inc = cumulative_sum(cnt.reshape((rows, BINS * tpr)), axis=1).reshape((-1,))
+        if words and n + 1 == len(passes):
+            # the last pass writes the values (or, with a payload, only the payload)
+            if payload is None:
+                out = Array._empty(keys.shape, dtype, device)
+                _kernel("scatter_last_host", dtype, False, kdt)(src, cnt, inc, *geometry, d, out, size=size)
+            else:
+                _kernel("scatter_last_host", kdt, True)(src, src_p, cnt, inc, *geometry, d, dst_p, size=size)
+                src_p = dst_p
+            break
         ins = (src, cnt, inc) if payload is None else (src, src_p, cnt, inc)
         outs = (dst,) if payload is None else (dst, dst_p)
         scatter(*ins, *geometry, d, dn, tsh, *outs, nxt, size=size)
@@ -799,9 +854,7 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
         return _shaped(src, src_p, shape)
     if gather:
         return _shaped(take_along(keys.reshape((rows, L)), src_p.reshape((rows, L)), 1), None, shape)
-    if payload is None:
-        _kernel("values_host", dtype, kdt=kdt)(src, descending, kmin, keys)
-    return _shaped(keys, src_p, shape)
+    return _shaped(out if payload is None else keys, src_p, shape)
 
 
 def _shaped(keys: Array, payload: Array | None, shape: tuple):

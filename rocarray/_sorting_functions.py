@@ -20,7 +20,7 @@ from ._array_object import Array, _prod
 from ._copy import contiguous
 from ._creation_functions import arange
 from ._elementwise import copy_array
-from ._radix import radix_sort
+from ._radix import keeps_keys, radix_sort
 from ._radix_gpu import gpu_sortable
 from ._user_kernels import ElementwiseKernel
 from ._views import broadcast_to, moveaxis, normalize_axes
@@ -115,12 +115,18 @@ def _prepare(name: str, x, axis, descending, stable):
             raise TypeError(f"{name}: {what} must be a bool, not {type(flag).__name__}")
     (axis,) = normalize_axes(axis, x.ndim, name)
     moved = moveaxis(x, axis, -1)
-    work = contiguous(moved)  # the lines, contiguous: sorted in place, or read by the GPU's sort
+    work = contiguous(moved)  # the lines, contiguous: sorted in place, or read by the radix sort
     n = work.shape[-1]
-    if work._buf is x._buf and not _gpu_radix(work, n):
+    if work._buf is x._buf and not _read_only(work, n):
         work = copy_array(moved)
     kind = {"f": "float", "c": "complex"}.get(x.dtype.kind, "other")
     return axis, work, kind
+
+
+def _read_only(work: Array, n: int) -> bool:
+    """Whether ``work``'s lines of ``n`` go to a radix sort that never writes its input (no
+    copy of it is needed)."""
+    return work.size > 0 and n >= RADIX_MIN_LINE and keeps_keys(work.size // n, n, work.dtype, work.device)
 
 
 def _gpu_radix(work: Array, n: int) -> bool:
@@ -152,7 +158,7 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
         lines = _prod(work.shape[:-1])
         if n >= RADIX_MIN_LINE:
             out, _ = radix_sort(work.reshape((lines, n)), None, descending)
-            if out._buf is x._buf:  # (keys all equal: the GPU's sort hands its input back)
+            if out._buf is x._buf:  # (keys all equal: a sort that reads its input hands it back)
                 out = copy_array(out)
             return _finish(out.reshape(work.shape), axis)
         # (flat raw operands: an N-d one costs a division per dimension and access)
