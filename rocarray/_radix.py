@@ -481,7 +481,9 @@ def _hist_host(dtype: np.dtype, values: bool, kdt: np.dtype) -> str:
     keyout, specout = "", ""
     if values:
         runs += " && " + _runs(("kw",), kdt.itemsize)
-        keyout = "kw[j] = kk;\n    kor |= kk;\n    kand &= kk;" + ("\n    sp += rk_special(v);" if dtype.kind == "f" else "")
+        keyout = "kw[j] = kk;\n    kor |= kk;\n    kand &= kk;"
+        if dtype.kind == "f":
+            keyout += "\n    sp += rk_special(v);"
         specout = "long nt = rows * tpr;\nspec[t] = sp;\nspec[nt + t] = (long)kor;\nspec[2 * nt + t] = (long)kand;"
     fast = _HIST_SPLIT if values else _HIST_LOOP
     return _HIST_HOST.replace("FAST", fast).replace("RUNS", runs).replace("KEYOUT", keyout).replace("SPECOUT", specout)
@@ -683,7 +685,7 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False, kdt: np.dtype | N
             # (with a payload: over key words, which it does not write; else over the
             # elements, from their key words of ``kdt``)
             moves = ("bi[p0] = ai[j];", "bi[p1] = ai[j + 1];") if payload else ("", "")
-            stores = ("", "") if payload else ("b[p0] = rk_unkey(kk0, desc, kmin);", "b[p1] = rk_unkey(kk1, desc, kmin);")
+            stores = ("", "") if payload else tuple(f"b[p{k}] = rk_unkey(kk{k}, desc, kmin);" for k in (0, 1))
             runs = _runs(("a",), kdt.itemsize) + " && " + _runs(("cnt", "inc") + (("ai", "bi") if payload else ()), 8)
             if not payload:
                 runs += " && " + _runs(("b",), dtype.itemsize)

@@ -130,8 +130,7 @@ def _read_only(work: Array, n: int) -> bool:
 
 
 def _gpu_radix(work: Array, n: int) -> bool:
-    """Whether ``work``'s lines of ``n`` go to the GPU's radix sort, which never writes its
-    input (no copy of it is needed)."""
+    """Whether ``work``'s lines of ``n`` go to the GPU's radix sort."""
     return work.device.kind != "cpu" and work.size > 0 and n >= RADIX_MIN_LINE and gpu_sortable(work.dtype, n)
 
 
