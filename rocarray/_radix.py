@@ -57,11 +57,12 @@ from ._advanced_indexing import take_along
 from ._array_object import Array
 from ._copy import contiguous
 from ._creation_functions import arange
-from ._launch import spread_items
+from ._launch import load_full_module, spread_items
 from ._radix_gpu import gpu_radix_sort, gpu_sortable
 from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
 from ._user_kernels import ElementwiseKernel
 from ._views import broadcast_to
+from .compiler import network_host
 
 # (in integer operations on the bits: the magnitude's bits ``m`` tell NaN and zero apart,
 # the sign's copy in every bit complements a negative value)
@@ -737,12 +738,13 @@ def _by_rows(rows: int, L: int, device) -> bool:
     return rows >= ROWS_MIN_GPU and L <= GPU_TILE
 
 
-def keeps_keys(rows: int, L: int, dtype: np.dtype, device) -> bool:
-    """Whether ``radix_sort`` of ``rows`` rows of ``L`` leaves its keys unwritten (the sorted
-    keys then come back in a new array, or the keys passed when all are equal)."""
+def keeps_keys(rows: int, L: int, dtype: np.dtype, device, payload: bool = False) -> bool:
+    """Whether ``radix_sort`` of ``rows`` rows of ``L`` (with a ``payload`` or not) leaves its
+    keys unwritten (the sorted keys then come back in a new array, or the keys passed when
+    all are equal)."""
     if device.kind != "cpu":
         return gpu_sortable(dtype, L)
-    return dtype.kind != "c" and not _by_rows(rows, L, device)
+    return (not payload and network_sorts(L, dtype, device)) or (dtype.kind != "c" and not _by_rows(rows, L, device))
 
 
 def radix_sort(keys: Array, payload: Array | None = None, descending: bool = False, indices: bool = False):
@@ -764,6 +766,14 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
         out, payload = gpu_radix_sort(keys, rows, L, payload, descending,
                                       _FLOAT64_KEY if dtype.itemsize == 8 else _FLOAT32_KEY, indices)
         return _shaped(out, payload, shape)
+    if payload is None and network_sorts(L, dtype, device):
+        # the host's short rows of 32- and 64-bit keys: a sorting network on vectors, into
+        # a new array
+        k = _network(device, f"{dtype.kind}{dtype.itemsize}")
+        out = Array._empty(keys.shape, dtype, device)
+        k.code.launch_entry(k, 0, network_host.packer(), rows, (keys.data_ptr, out.data_ptr, L, int(descending)),
+                            rows, 1, rows * L)
+        return _shaped(out, None, shape)
     nd, kmin = key_digits(dtype), 0
     if dtype.kind in "iu" and dtype.itemsize > 1:
         # the keys less the smallest: the digits above their range are zero, not counted
@@ -857,6 +867,19 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
     if gather:
         return _shaped(take_along(keys.reshape((rows, L)), src_p.reshape((rows, L)), 1), None, shape)
     return _shaped(out if payload is None else keys, src_p, shape)
+
+
+def network_sorts(L: int, dtype: np.dtype, device) -> bool:
+    """Whether rows of ``L`` elements of ``dtype`` (no payload) are sorted by the host's
+    sorting network (which writes a new array)."""
+    return device.kind == "cpu" and L <= network_host.ROW_MAX and f"{dtype.kind}{dtype.itemsize}" in network_host.KINDS
+
+
+def _network(device, kind: str):
+    """The host's sorting network for keys of ``kind``, fully compiled."""
+    return load_full_module(("network-host", network_host.VERSION, kind), device, lambda: (
+        f"network_{kind}", lambda m, t, e: network_host.build_network_module(m, t, e, kind), network_host.packer(),
+        ()))
 
 
 def _shaped(keys: Array, payload: Array | None, shape: tuple):

@@ -20,7 +20,7 @@ from ._array_object import Array, _prod
 from ._copy import contiguous
 from ._creation_functions import arange
 from ._elementwise import copy_array
-from ._radix import keeps_keys, radix_sort
+from ._radix import keeps_keys, network_sorts, radix_sort
 from ._radix_gpu import gpu_sortable
 from ._user_kernels import ElementwiseKernel
 from ._views import broadcast_to, moveaxis, normalize_axes
@@ -117,16 +117,23 @@ def _prepare(name: str, x, axis, descending, stable):
     moved = moveaxis(x, axis, -1)
     work = contiguous(moved)  # the lines, contiguous: sorted in place, or read by the radix sort
     n = work.shape[-1]
-    if work._buf is x._buf and not _read_only(work, n):
+    if work._buf is x._buf and not _read_only(work, n, name == "argsort"):
         work = copy_array(moved)
     kind = {"f": "float", "c": "complex"}.get(x.dtype.kind, "other")
     return axis, work, kind
 
 
-def _read_only(work: Array, n: int) -> bool:
-    """Whether ``work``'s lines of ``n`` go to a radix sort that never writes its input (no
-    copy of it is needed)."""
-    return work.size > 0 and n >= RADIX_MIN_LINE and keeps_keys(work.size // n, n, work.dtype, work.device)
+def _read_only(work: Array, n: int, payload: bool) -> bool:
+    """Whether ``work``'s lines of ``n`` go to a sort that never writes its input (no copy of
+    it is needed; ``payload``: argsort's)."""
+    return (work.size > 0 and _radix_line(work, n, payload)
+            and keeps_keys(work.size // n, n, work.dtype, work.device, payload))
+
+
+def _radix_line(work: Array, n: int, payload: bool) -> bool:
+    """Whether ``work``'s lines of ``n`` go to ``radix_sort`` (long lines; on the host
+    also the short lines the sorting network takes, without a payload)."""
+    return n >= RADIX_MIN_LINE or (not payload and n > 1 and network_sorts(n, work.dtype, work.device))
 
 
 def _gpu_radix(work: Array, n: int) -> bool:
@@ -155,7 +162,7 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     n = work.shape[-1]
     if work.size and n > 1:
         lines = _prod(work.shape[:-1])
-        if n >= RADIX_MIN_LINE:
+        if _radix_line(work, n, False):
             out, _ = radix_sort(work.reshape((lines, n)), None, descending)
             if out._buf is x._buf:  # (keys all equal: a sort that reads its input hands it back)
                 out = copy_array(out)

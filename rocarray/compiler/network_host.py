@@ -1,0 +1,338 @@
+"""The host's sort of short rows by a bitonic sorting network on SIMD vectors, built as LLVM
+IR: every row of up to ``ROW_MAX`` keys of 32 or 64 bits, in one item's stack buffer.
+
+A row's elements become unsigned keys that order as NumPy orders the values (integers
+offset by half their range; floats by their bits, negative ones complemented, every NaN
+the largest key; complemented again when descending), padded with the largest key to a
+power of two ``P`` of at least a vector.  The network sorts the buffer as ``P / W``
+vectors of ``W`` lanes (``VECTOR_BYTES`` a vector), in the form whose every comparator puts
+the smaller key first:
+
+* each vector alone, by the stages of sizes 2 .. ``W`` (lanes exchanged by shuffles);
+* then for each size ``k`` from ``2 W`` to ``P``: the *mirror* stage (element ``i`` of a
+  block of ``k`` against element ``k - 1 - i``: vectors against the lane-reversed vectors
+  of the block's other end), the half-cleaners across vectors (``j`` from ``k / 4`` down
+  to ``W``: vector against vector, no shuffle), then those within each vector.
+
+The keys go back to values in the buffer and out to the row.  Keys are equal only where
+the values' bits are, but for floats' zeros (``-0.0`` and ``+0.0``, two keys) and NaNs
+(one key): where a row holds any, its input is read once more and those elements are
+written over their runs in input order, so that the sort is stable as the standard asks
+(the runs' places come from counts taken as the row is read).
+
+The entry ``void entry(ptr args, i64 start, i64 stop)`` sorts rows ``start .. stop`` of the
+C-contiguous ``(rows, L)`` array at ``a`` into those of ``out`` (which may be ``a``); its
+parameters (``PARAMS``) are 64-bit
+words after the item count.  One module per key kind (``KINDS``); lengths are run-time
+arguments, so a new length compiles nothing.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from llvmlite import ir
+
+from .gpu_ir import word_packer
+from .index_ir import CountedLoop, opaque_pointer
+
+I1 = ir.IntType(1)
+I32 = ir.IntType(32)
+I64 = ir.IntType(64)
+PTR = ir.PointerType()
+
+#: Bytes of one vector of the network (its lanes: ``VECTOR_BYTES`` over the key's size).
+VECTOR_BYTES = 64
+#: The longest row the network sorts (its buffer lives on the item's stack).
+ROW_MAX = 1024
+#: The entry's parameters, after the item count.
+PARAMS = ("a", "out", "L", "desc")
+#: Key kinds: a letter (``f`` float, ``i`` signed, ``u`` unsigned) and the size in bytes.
+KINDS = ("f4", "i4", "u4", "f8", "i8", "u8")
+#: Changes with the code the module is built from (part of its cache key).
+VERSION = 1
+
+
+def packer() -> struct.Struct:
+    return word_packer(len(PARAMS))
+
+
+def build_network_module(module: ir.Module, target, entry: str, kind: str) -> None:
+    """Add the entry ``entry`` sorting rows of keys of ``kind`` (``KINDS``) to ``module``
+    for the host ``target``."""
+    if target.facts.emits_grid:
+        raise ValueError(f"the sorting network is built for the host, not for {target.name}")
+    if kind not in KINDS:
+        raise ValueError(f"the sorting network sorts keys of the kinds {KINDS}, not {kind!r}")
+    _Network(module, target, entry, kind).build()
+
+
+def _intrinsic(module, name: str, ty, args: int):
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(ty, [ty] * args), name)
+    return fn
+
+
+class _Network:
+    def __init__(self, module, target, entry, kind):
+        self.module, self.target, self.entry = module, target, entry
+        self.letter, self.size = kind[0], int(kind[1:])
+        self.K = ir.IntType(8 * self.size)
+        self.W = VECTOR_BYTES // self.size
+        self.VT = ir.VectorType(self.K, self.W)
+        name = f"v{self.W}i{8 * self.size}"
+        self.umin = _intrinsic(module, f"llvm.umin.{name}", self.VT, 2)
+        self.umax = _intrinsic(module, f"llvm.umax.{name}", self.VT, 2)
+        self.top = ir.Constant(self.K, 1 << (8 * self.size - 1))
+        self.ones = ir.Constant(self.K, (1 << (8 * self.size)) - 1)
+
+    def k(self, v):
+        return ir.Constant(self.K, v)
+
+    # -- keys ----------------------------------------------------------------------------
+
+    def key(self, b, bits):
+        """The key of an element's ``bits``."""
+        if self.letter == "u":
+            return bits
+        if self.letter == "i":
+            return b.xor(bits, self.top)
+        # floats: NaN (magnitude above infinity's) the largest key; else negative values
+        # complemented, positive ones with the sign bit set
+        magnitude = b.and_(bits, self.k((1 << (8 * self.size - 1)) - 1))
+        nan = b.icmp_unsigned(">", magnitude, self.inf)
+        flip = b.or_(b.ashr(bits, self.k(8 * self.size - 1)), self.top)
+        return b.select(nan, self.ones, b.xor(bits, flip))
+
+    def value(self, b, key):
+        """The bits of the element whose key is ``key`` (a NaN's: the largest key's)."""
+        if self.letter == "u":
+            return key
+        if self.letter == "i":
+            return b.xor(key, self.top)
+        positive = b.icmp_unsigned(">=", key, self.top)
+        return b.select(positive, b.xor(key, self.top), b.not_(key))
+
+    # -- the network ---------------------------------------------------------------------
+
+    def vec_ptr(self, b, v):
+        return b.gep(self.buf, [b.mul(v, ir.Constant(I64, self.W))], source_etype=self.K)
+
+    def load_vec(self, b, v):
+        x = b.load(self.vec_ptr(b, v), typ=self.VT)
+        x.align = VECTOR_BYTES
+        return x
+
+    def store_vec(self, b, x, v):
+        b.store(x, self.vec_ptr(b, v)).align = VECTOR_BYTES
+
+    def shuffle(self, b, x, lanes):
+        return b.shuffle_vector(x, ir.Constant(self.VT, None), ir.Constant(ir.VectorType(I32, self.W), lanes))
+
+    def exchange(self, b, x, lanes):
+        """One stage within the vector ``x``: lane ``l`` against lane ``lanes[l]``, the
+        smaller key to the lower lane."""
+        p = self.shuffle(b, x, lanes)
+        lo, hi = b.call(self.umin, [x, p]), b.call(self.umax, [x, p])
+        lower = ir.Constant(ir.VectorType(I1, self.W), [int(l < m) for l, m in enumerate(lanes)])
+        return b.select(lower, lo, hi)
+
+    def within(self, b, x, k):
+        """The stages of size ``k`` (the mirror, when ``k <= W``) and below within ``x``."""
+        W = self.W
+        if k <= W:
+            x = self.exchange(b, x, [l ^ (k - 1) for l in range(W)])
+        j = min(k, W) // 4 if k <= W else W // 2
+        while j >= 1:
+            x = self.exchange(b, x, [l ^ j for l in range(W)])
+            j //= 2
+        return x
+
+    def pairs(self, b, count, body, name):
+        """``body(q)`` for ``q`` in ``0 .. count`` (a run-time loop)."""
+        loop = CountedLoop(b, ir.Constant(I64, 0), count, name)
+        body(loop.i)
+        loop.close(b, b.add(loop.i, ir.Constant(I64, 1)))
+
+    def network(self, b, vectors) -> None:
+        """Sort the buffer's ``vectors`` vectors (a power of two)."""
+        W = self.W
+        c = lambda v: ir.Constant(I64, v)  # noqa: E731
+
+        def each_vector(q):
+            x, k = self.load_vec(b, q), 2
+            while k <= W:
+                x = self.within(b, x, k)
+                k *= 2
+            self.store_vec(b, x, q)
+
+        self.pairs(b, vectors, each_vector, "net.vectors")
+        reverse = [W - 1 - l for l in range(W)]
+        # the sizes above a vector: a run-time loop over ``kv`` (the size in vectors)
+        level = CountedLoop(b, c(2), b.add(vectors, c(1)), "net.level")
+        kv = level.i
+        half = b.lshr(kv, c(1))
+
+        def mirror(q):
+            lo_v = b.add(b.mul(b.udiv(q, half), kv), b.urem(q, half))
+            hi_v = b.sub(b.add(b.sub(lo_v, b.urem(q, half)), kv), b.add(b.urem(q, half), c(1)))
+            x, y = self.load_vec(b, lo_v), self.shuffle(b, self.load_vec(b, hi_v), reverse)
+            self.store_vec(b, b.call(self.umin, [x, y]), lo_v)
+            self.store_vec(b, self.shuffle(b, b.call(self.umax, [x, y]), reverse), hi_v)
+
+        self.pairs(b, b.lshr(vectors, c(1)), mirror, "net.mirror")
+        # half-cleaners across vectors: distance ``d`` vectors, from kv / 4 down to 1
+        d_loop = _HalvingLoop(b, b.lshr(kv, c(2)), "net.cross")
+
+        def cross(q):
+            d = d_loop.d
+            lo_v = b.add(b.mul(b.udiv(q, d), b.shl(d, c(1))), b.urem(q, d))
+            hi_v = b.add(lo_v, d)
+            x, y = self.load_vec(b, lo_v), self.load_vec(b, hi_v)
+            self.store_vec(b, b.call(self.umin, [x, y]), lo_v)
+            self.store_vec(b, b.call(self.umax, [x, y]), hi_v)
+
+        self.pairs(b, b.lshr(vectors, c(1)), cross, "net.pairs")
+        d_loop.close(b)
+
+        def each_within(q):
+            self.store_vec(b, self.within(b, self.load_vec(b, q), 2 * W), q)
+
+        self.pairs(b, vectors, each_within, "net.within")
+        level.close(b, b.shl(kv, c(1)))
+
+    # -- the entry -----------------------------------------------------------------------
+
+    def build(self) -> None:
+        module, target = self.module, self.target
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]), self.entry)
+        target.mark_kernel(fn)
+        args, start, stop = fn.args
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        st = ir.LiteralStructType([I64] * (1 + len(PARAMS)))
+        p = {name: b.load(b.gep(args, [ir.Constant(I32, 0), ir.Constant(I32, k + 1)], source_etype=st), typ=I64)
+             for k, name in enumerate(PARAMS)}
+        buf_t = ir.ArrayType(self.K, ROW_MAX)
+        self.buf = opaque_pointer(b.alloca(buf_t))
+        self.buf.align = VECTOR_BYTES
+        c = lambda v: ir.Constant(I64, v)  # noqa: E731
+        self.inf = self.k(0x7F800000 if self.size == 4 else 0x7FF0000000000000)
+        L = p["L"]
+        desc = b.icmp_unsigned("!=", p["desc"], c(0))
+        # P: the power of two of at least L and a vector; its vectors
+        ctlz = ir.Function(module, ir.FunctionType(I64, [I64, I1]), "llvm.ctlz.i64")
+        width = b.sub(c(64), b.call(ctlz, [b.sub(L, c(1)), ir.Constant(I1, 0)]))
+        P = b.shl(c(1), width)
+        P = b.select(b.icmp_unsigned("<", P, c(self.W)), c(self.W), P)
+        vectors = b.udiv(P, c(self.W))
+        rows = CountedLoop(b, start, stop, "row")
+        base = b.mul(b.mul(rows.i, L), c(self.size))
+        src = b.gep(b.inttoptr(p["a"], PTR), [base], source_etype=ir.IntType(8))
+        dst = b.gep(b.inttoptr(p["out"], PTR), [base], source_etype=ir.IntType(8))
+        self.row(b, src, dst, L, P, vectors, desc)
+        rows.close(b, b.add(rows.i, c(1)))
+        b.ret_void()
+
+    def elem(self, b, ptr, i):
+        return b.gep(ptr, [i], source_etype=self.K)
+
+    def row(self, b, src, dst, L, P, vectors, desc) -> None:
+        c = lambda v: ir.Constant(I64, v)  # noqa: E731
+        float_keys = self.letter == "f"
+        flip = b.select(desc, self.ones, self.k(0))
+        # the keys (and, for floats, the counts that place the zeros' and NaNs' runs)
+        tallies = [self.slot(b) for _ in range(3)] if float_keys else []
+        for t in tallies:
+            b.store(c(0), t)
+        read = CountedLoop(b, c(0), L, "row.read")
+        bits = b.load(self.elem(b, src, read.i), typ=self.K)
+        b.store(b.xor(self.key(b, bits), flip), self.elem(b, self.buf, read.i))
+        if float_keys:
+            is_nan, is_zero, negative = self.classes(b, bits)
+            for t, flag in zip(tallies, (is_nan, is_zero, negative)):
+                b.store(b.add(b.load(t, typ=I64), b.zext(flag, I64)), t)
+        read.close(b, b.add(read.i, c(1)))
+        pad = CountedLoop(b, L, P, "row.pad")
+        b.store(self.ones, self.elem(b, self.buf, pad.i))
+        pad.close(b, b.add(pad.i, c(1)))
+        self.network(b, vectors)
+        if not float_keys:
+            out = CountedLoop(b, c(0), L, "row.write")
+            key = b.xor(b.load(self.elem(b, self.buf, out.i), typ=self.K), flip)
+            b.store(self.value(b, key), self.elem(b, dst, out.i))
+            out.close(b, b.add(out.i, c(1)))
+            return
+        back = CountedLoop(b, c(0), L, "row.values")
+        at = self.elem(b, self.buf, back.i)
+        b.store(self.value(b, b.xor(b.load(at, typ=self.K), flip)), at)
+        back.close(b, b.add(back.i, c(1)))
+        nans, zeros, negatives = (b.load(t, typ=I64) for t in tallies)
+        # zeros and NaNs over their runs in input order (stable: -0.0 and +0.0 are equal,
+        # NaNs keep their bits); ascending: negatives, zeros, positives, NaNs; descending:
+        # NaNs, positives, zeros, negatives
+        positives = b.sub(b.sub(b.sub(L, nans), zeros), negatives)
+        zero_at, nan_at = self.slot(b), self.slot(b)
+        b.store(b.select(desc, b.add(nans, positives), negatives), zero_at)
+        b.store(b.select(desc, c(0), b.sub(L, nans)), nan_at)
+        special = b.icmp_unsigned("!=", b.or_(nans, zeros), c(0))
+        fix_bb, done_bb = (b.function.append_basic_block(n) for n in ("row.fix", "row.fixed"))
+        b.cbranch(special, fix_bb, done_bb)
+        b.position_at_end(fix_bb)
+        fix = CountedLoop(b, c(0), L, "row.runs")
+        bits = b.load(self.elem(b, src, fix.i), typ=self.K)
+        is_nan, is_zero, _ = self.classes(b, bits)
+        for flag, slot in ((is_zero, zero_at), (is_nan, nan_at)):
+            then_bb, next_bb = (b.function.append_basic_block(n) for n in ("row.put", "row.next"))
+            b.cbranch(flag, then_bb, next_bb)
+            b.position_at_end(then_bb)
+            k = b.load(slot, typ=I64)
+            b.store(bits, self.elem(b, self.buf, k))
+            b.store(b.add(k, c(1)), slot)
+            b.branch(next_bb)
+            b.position_at_end(next_bb)
+        fix.close(b, b.add(fix.i, c(1)))
+        b.branch(done_bb)
+        b.position_at_end(done_bb)
+        out = CountedLoop(b, c(0), L, "row.write")
+        b.store(b.load(self.elem(b, self.buf, out.i), typ=self.K), self.elem(b, dst, out.i))
+        out.close(b, b.add(out.i, c(1)))
+
+    def classes(self, b, bits):
+        """(NaN, zero, negative and neither) of a float's ``bits``."""
+        magnitude = b.and_(bits, self.k((1 << (8 * self.size - 1)) - 1))
+        is_nan = b.icmp_unsigned(">", magnitude, self.inf)
+        is_zero = b.icmp_unsigned("==", magnitude, self.k(0))
+        negative = b.and_(b.icmp_signed("<", bits, self.k(0)), b.not_(b.or_(is_nan, is_zero)))
+        return is_nan, is_zero, negative
+
+    def slot(self, b):
+        """An i64 slot in the entry block (promoted to a register)."""
+        here = b.block
+        b.position_at_start(b.function.entry_basic_block)
+        s = b.alloca(I64)
+        b.position_at_end(here)
+        return s
+
+
+class _HalvingLoop:
+    """``for (d = first; d >= 1; d /= 2)``: the builder is left in the body (``d``);
+    ``close`` closes it."""
+
+    def __init__(self, b, first, name: str):
+        fn = b.function
+        self.head = fn.append_basic_block(f"{name}.head")
+        body = fn.append_basic_block(f"{name}.body")
+        self.exit = fn.append_basic_block(f"{name}.exit")
+        pre = b.block
+        b.branch(self.head)
+        b.position_at_end(self.head)
+        self.d = b.phi(I64, name)
+        self.d.add_incoming(first, pre)
+        b.cbranch(b.icmp_unsigned(">=", self.d, ir.Constant(I64, 1)), body, self.exit)
+        b.position_at_end(body)
+
+    def close(self, b) -> None:
+        self.d.add_incoming(b.lshr(self.d, ir.Constant(I64, 1)), b.block)
+        b.branch(self.head)
+        b.position_at_end(self.exit)

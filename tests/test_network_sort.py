@@ -1,0 +1,127 @@
+"""The host's sorting network (compiler/network_host.py) behind ``sort`` of rows of up to
+``ROW_MAX`` 32- and 64-bit elements, against NumPy's stable sort bit for bit: every length
+class, both directions, NaNs of any bits and sign, -0.0 among +0.0, infinities, the
+extremes of the integers; the input left as it was; new lengths compile nothing."""
+
+import numpy as np
+import pytest
+from llvmlite import ir
+
+import rocarray as ra
+from rocarray import _launch, _radix, cache
+from rocarray.compiler import network_host
+from rocarray.compiler.cache import drain_background
+from rocarray.targets import target_for
+
+DTYPES = [np.float32, np.float64, np.int32, np.int64, np.uint32, np.uint64]
+LENGTHS = [2, 3, 7, 15, 16, 17, 31, 32, 33, 100, 255, 256, 257, 511, 512, 700, 1023, 1024]
+
+
+def _host(device):
+    if device.kind != "cpu":
+        pytest.skip("the sorting network is the host's (GPUs sort with their radix sort)")
+
+
+def _rows(dtype, rows, L, rng):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        a = (rng.standard_normal((rows, L)) * 50).astype(dtype)
+        a[rng.random((rows, L)) < 0.1] = 0.0
+        a[rng.random((rows, L)) < 0.1] = -0.0
+        a[rng.random((rows, L)) < 0.05] = np.inf
+        a[rng.random((rows, L)) < 0.05] = -np.inf
+        bits = a.view(f"u{dtype.itemsize}")
+        top = 1 << (8 * dtype.itemsize - 1)
+        exp = (0x7F800000 if dtype.itemsize == 4 else 0x7FF0000000000000)
+        # NaNs of several payloads and both signs
+        for payload, sign in ((1, 0), (12345, top), (exp >> 1, 0), (3, top)):
+            bits[rng.random((rows, L)) < 0.03] = exp | payload | sign
+        return a
+    info = np.iinfo(dtype)
+    a = rng.integers(-40, 40, (rows, L)).astype(dtype) if dtype.kind == "i" else \
+        rng.integers(0, 80, (rows, L)).astype(dtype)
+    a[rng.random((rows, L)) < 0.05] = info.max  # (the network pads with the largest key)
+    a[rng.random((rows, L)) < 0.05] = info.min
+    return a
+
+
+def _expected(a, descending):
+    if not descending:
+        return np.sort(a, axis=1, kind="stable")
+    # stable descending: the reversed rows sorted stably, reversed (NaNs first)
+    return np.sort(a[:, ::-1], axis=1, kind="stable")[:, ::-1]
+
+
+def _bits(a):
+    return a.view(f"u{a.dtype.itemsize}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_rows_match_numpy_bit_for_bit(device, dtype):
+    _host(device)
+    rng = np.random.default_rng(97)
+    for L in LENGTHS:
+        a = _rows(dtype, 9, L, rng)
+        x = ra.asarray(a, device=device)
+        for descending in (False, True):
+            got = ra.sort(x, axis=1, descending=descending).get()
+            np.testing.assert_array_equal(_bits(got), _bits(_expected(a, descending)), err_msg=f"L={L}")
+        np.testing.assert_array_equal(_bits(x.get()), _bits(a))  # (the input is not written)
+    kind = f"{np.dtype(dtype).kind}{np.dtype(dtype).itemsize}"
+    assert (("network-host", network_host.VERSION, kind), device) in _launch._full_modules
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64], ids=lambda d: np.dtype(d).name)
+def test_axes_views_and_one_line(device, dtype):
+    _host(device)
+    rng = np.random.default_rng(98)
+    a = _rows(dtype, 40, 300, rng)
+    x = ra.asarray(a, device=device)
+    np.testing.assert_array_equal(_bits(ra.sort(x, axis=0).get()),
+                                  _bits(np.sort(a.T, axis=1, kind="stable").T))
+    v = x[::3, 5::2]
+    np.testing.assert_array_equal(_bits(ra.sort(v).get()), _bits(np.sort(a[::3, 5::2], axis=1, kind="stable")))
+    line = ra.asarray(a[0], device=device)
+    np.testing.assert_array_equal(_bits(ra.sort(line).get()), _bits(np.sort(a[0], kind="stable")))
+
+
+def test_new_lengths_compile_nothing(device):
+    _host(device)
+    rng = np.random.default_rng(99)
+    ra.sort(ra.asarray(_rows(np.float32, 3, 100, rng), device=device))
+    drain_background()
+    before = cache.info()["compiled"] + cache.info()["disk_hits"]
+    for L in (5, 64, 333, 1024):
+        ra.sort(ra.asarray(_rows(np.float32, 4, L, rng), device=device), descending=True)
+    drain_background()
+    assert cache.info()["compiled"] + cache.info()["disk_hits"] == before
+
+
+def test_what_takes_the_network():
+    cpu = ra.Device("cpu")
+    assert _radix.network_sorts(1024, np.dtype(np.float32), cpu)
+    assert not _radix.network_sorts(1025, np.dtype(np.float32), cpu)
+    for dt in (np.float16, np.int16, np.uint8, np.bool_, np.complex64):
+        assert not _radix.network_sorts(100, np.dtype(dt), cpu)
+
+
+def _module(target, kind):
+    module = ir.Module("network")
+    module.triple, module.data_layout = target.triple, target.data_layout
+    network_host.build_network_module(module, target, "rk_net", kind)
+    return module
+
+
+@pytest.mark.parametrize("kind", network_host.KINDS)
+def test_module_builds_for_the_host(kind):
+    target = target_for("host").heavy_tier
+    asm = target.emit_assembly(_module(target, kind))
+    assert "rk_net:" in asm
+    assert isinstance(target.compile(_module(target, kind)), bytes)
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="built for the host"):
+        _module(target_for("sm_90"), "f4")
+    with pytest.raises(ValueError, match="not 'f2'"):
+        _module(target_for("host"), "f2")
