@@ -319,6 +319,11 @@ def load_full_module(key: tuple, device, make) -> LoadedKernel:
     return k
 
 
+def loaded_full_module(key: tuple, device) -> "LoadedKernel | None":
+    """The hand-built module ``key`` if ``load_full_module`` has loaded it on ``device``."""
+    return _full_modules.get((key, device))
+
+
 def load(spec: KernelSpec, device, full: bool = False) -> LoadedKernel:
     """The kernel ``spec`` compiled and loaded for ``device`` (memoized), on the first
     tier its code is found or made for (``_tiers.start``); ``full``: the full tier's code

@@ -57,12 +57,13 @@ from ._advanced_indexing import take_along
 from ._array_object import Array
 from ._copy import contiguous
 from ._creation_functions import arange
-from ._launch import load_full_module, spread_items
+from ._launch import load_full_module, loaded_full_module, spread_items
 from ._radix_gpu import gpu_radix_sort, gpu_sortable
 from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
 from ._user_kernels import ElementwiseKernel
 from ._views import broadcast_to
 from .compiler import network_host
+from .compiler.cache import compile_in_background
 
 # (in integer operations on the bits: the magnitude's bits ``m`` tell NaN and zero apart,
 # the sign's copy in every bit complements a negative value)
@@ -769,7 +770,7 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
     if payload is None and network_sorts(L, dtype, device):
         # the host's short rows of 32- and 64-bit keys: a sorting network on vectors, into
         # a new array
-        k = _network(device, f"{dtype.kind}{dtype.itemsize}")
+        k = loaded_full_module(_network_key(f"{dtype.kind}{dtype.itemsize}"), device)
         out = Array._empty(keys.shape, dtype, device)
         k.code.launch_entry(k, 0, network_host.packer(), rows, (keys.data_ptr, out.data_ptr, L, int(descending)),
                             rows, 1, rows * L)
@@ -871,15 +872,29 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
 
 def network_sorts(L: int, dtype: np.dtype, device) -> bool:
     """Whether rows of ``L`` elements of ``dtype`` (no payload) are sorted by the host's
-    sorting network (which writes a new array)."""
-    return device.kind == "cpu" and L <= network_host.ROW_MAX and f"{dtype.kind}{dtype.itemsize}" in network_host.KINDS
+    sorting network (which writes a new array).  Its module is compiled on the background
+    worker at the first ask; until it is loaded the radix sort serves those rows (whose
+    kernels start on the quick tiers: a first call stays short)."""
+    kind = f"{dtype.kind}{dtype.itemsize}"
+    if device.kind != "cpu" or L > network_host.ROW_MAX or kind not in network_host.KINDS:
+        return False
+    key = _network_key(kind)
+    if loaded_full_module(key, device) is not None:
+        return True
+    if (key, device) not in _network_asked:
+        _network_asked.add((key, device))
+        compile_in_background(lambda: load_full_module(key, device, lambda: (
+            f"network_{kind}", lambda m, t, e: network_host.build_network_module(m, t, e, kind),
+            network_host.packer(), ())))
+    return False
 
 
-def _network(device, kind: str):
-    """The host's sorting network for keys of ``kind``, fully compiled."""
-    return load_full_module(("network-host", network_host.VERSION, kind), device, lambda: (
-        f"network_{kind}", lambda m, t, e: network_host.build_network_module(m, t, e, kind), network_host.packer(),
-        ()))
+#: (module key, device) of the sorting networks whose compile has been started
+_network_asked: set = set()
+
+
+def _network_key(kind: str) -> tuple:
+    return ("network-host", network_host.VERSION, kind)
 
 
 def _shaped(keys: Array, payload: Array | None, shape: tuple):

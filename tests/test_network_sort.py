@@ -1,7 +1,8 @@
 """The host's sorting network (compiler/network_host.py) behind ``sort`` of rows of up to
 ``ROW_MAX`` 32- and 64-bit elements, against NumPy's stable sort bit for bit: every length
 class, both directions, NaNs of any bits and sign, -0.0 among +0.0, infinities, the
-extremes of the integers; the input left as it was; new lengths compile nothing."""
+extremes of the integers; the input left as it was; the radix sort serving the rows while
+the network compiles; new lengths compile nothing."""
 
 import numpy as np
 import pytest
@@ -45,6 +46,14 @@ def _rows(dtype, rows, L, rng):
     return a
 
 
+def _ready(dtype, device):
+    """Ask for the network of ``dtype`` and wait for its background compile."""
+    kind = f"{np.dtype(dtype).kind}{np.dtype(dtype).itemsize}"
+    ra.sort(ra.asarray(np.arange(40, dtype=dtype)[::-1].reshape(2, 20), device=device))
+    drain_background()
+    assert (("network-host", network_host.VERSION, kind), device) in _launch._full_modules
+
+
 def _expected(a, descending):
     if not descending:
         return np.sort(a, axis=1, kind="stable")
@@ -59,6 +68,7 @@ def _bits(a):
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_rows_match_numpy_bit_for_bit(device, dtype):
     _host(device)
+    _ready(dtype, device)
     rng = np.random.default_rng(97)
     for L in LENGTHS:
         a = _rows(dtype, 9, L, rng)
@@ -67,13 +77,12 @@ def test_rows_match_numpy_bit_for_bit(device, dtype):
             got = ra.sort(x, axis=1, descending=descending).get()
             np.testing.assert_array_equal(_bits(got), _bits(_expected(a, descending)), err_msg=f"L={L}")
         np.testing.assert_array_equal(_bits(x.get()), _bits(a))  # (the input is not written)
-    kind = f"{np.dtype(dtype).kind}{np.dtype(dtype).itemsize}"
-    assert (("network-host", network_host.VERSION, kind), device) in _launch._full_modules
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int64], ids=lambda d: np.dtype(d).name)
 def test_axes_views_and_one_line(device, dtype):
     _host(device)
+    _ready(dtype, device)
     rng = np.random.default_rng(98)
     a = _rows(dtype, 40, 300, rng)
     x = ra.asarray(a, device=device)
@@ -87,6 +96,7 @@ def test_axes_views_and_one_line(device, dtype):
 
 def test_new_lengths_compile_nothing(device):
     _host(device)
+    _ready(np.float32, device)
     rng = np.random.default_rng(99)
     ra.sort(ra.asarray(_rows(np.float32, 3, 100, rng), device=device))
     drain_background()
@@ -97,7 +107,30 @@ def test_new_lengths_compile_nothing(device):
     assert cache.info()["compiled"] + cache.info()["disk_hits"] == before
 
 
-def test_what_takes_the_network():
+def test_radix_sort_serves_until_the_network_is_loaded(monkeypatch):
+    """Before its module is loaded the rows go to the radix sort (a first call does not
+    wait for the network's compile), which sorts them the same, bit for bit."""
+    cpu = ra.Device("cpu")
+    monkeypatch.setattr(_radix, "_network_asked", set())
+    monkeypatch.setattr(_launch, "_full_modules", {})
+    started = []
+    monkeypatch.setattr(_radix, "compile_in_background", lambda job: started.append(job))
+    rng = np.random.default_rng(100)
+    a = _rows(np.float64, 5, 300, rng)
+    got = ra.sort(ra.asarray(a, device=cpu), axis=1).get()
+    np.testing.assert_array_equal(_bits(got), _bits(_expected(a, False)))
+    assert len(started) == 1 and not _launch._full_modules  # (asked once, not loaded)
+    ra.sort(ra.asarray(a, device=cpu), axis=1)
+    assert len(started) == 1
+    started[0]()  # the background job: the module loads, and the next call takes it
+    assert _radix.network_sorts(300, np.dtype(np.float64), cpu)
+    got = ra.sort(ra.asarray(a, device=cpu), axis=1, descending=True).get()
+    np.testing.assert_array_equal(_bits(got), _bits(_expected(a, True)))
+
+
+def test_what_takes_the_network(device):
+    _host(device)
+    _ready(np.float32, device)
     cpu = ra.Device("cpu")
     assert _radix.network_sorts(1024, np.dtype(np.float32), cpu)
     assert not _radix.network_sorts(1025, np.dtype(np.float32), cpu)
