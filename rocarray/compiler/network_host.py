@@ -33,7 +33,7 @@ import struct
 
 from llvmlite import ir
 
-from .gpu_ir import word_packer
+from .gpu_ir import entry_slot, word_packer
 from .index_ir import CountedLoop, opaque_pointer
 
 I1 = ir.IntType(1)
@@ -50,7 +50,7 @@ PARAMS = ("a", "out", "L", "desc")
 #: Key kinds: a letter (``f`` float, ``i`` signed, ``u`` unsigned) and the size in bytes.
 KINDS = ("f4", "i4", "u4", "f8", "i8", "u8")
 #: Changes with the code the module is built from (part of its cache key).
-VERSION = 1
+VERSION = 2
 
 
 def packer() -> struct.Struct:
@@ -182,11 +182,13 @@ class _Network:
             self.store_vec(b, self.shuffle(b, b.call(self.umax, [x, y]), reverse), hi_v)
 
         self.pairs(b, b.lshr(vectors, c(1)), mirror, "net.mirror")
-        # half-cleaners across vectors: distance ``d`` vectors, from kv / 4 down to 1
-        d_loop = _HalvingLoop(b, b.lshr(kv, c(2)), "net.cross")
+        # half-cleaners across vectors: distance ``d`` vectors, from kv / 4 down to 1 (as many
+        # as log2(kv) - 1)
+        log2 = b.sub(c(63), b.call(self.ctlz, [kv, ir.Constant(I1, 0)]))
+        d_loop = CountedLoop(b, c(0), b.sub(log2, c(1)), "net.cross")
+        d = b.lshr(b.lshr(kv, c(2)), d_loop.i)
 
         def cross(q):
-            d = d_loop.d
             lo_v = b.add(b.mul(b.udiv(q, d), b.shl(d, c(1))), b.urem(q, d))
             hi_v = b.add(lo_v, d)
             x, y = self.load_vec(b, lo_v), self.load_vec(b, hi_v)
@@ -194,7 +196,7 @@ class _Network:
             self.store_vec(b, b.call(self.umax, [x, y]), hi_v)
 
         self.pairs(b, b.lshr(vectors, c(1)), cross, "net.pairs")
-        d_loop.close(b)
+        d_loop.close(b, b.add(d_loop.i, c(1)))
 
         def each_within(q):
             self.store_vec(b, self.within(b, self.load_vec(b, q), 2 * W), q)
@@ -221,8 +223,8 @@ class _Network:
         L = p["L"]
         desc = b.icmp_unsigned("!=", p["desc"], c(0))
         # P: the power of two of at least L and a vector; its vectors
-        ctlz = ir.Function(module, ir.FunctionType(I64, [I64, I1]), "llvm.ctlz.i64")
-        width = b.sub(c(64), b.call(ctlz, [b.sub(L, c(1)), ir.Constant(I1, 0)]))
+        self.ctlz = ir.Function(module, ir.FunctionType(I64, [I64, I1]), "llvm.ctlz.i64")
+        width = b.sub(c(64), b.call(self.ctlz, [b.sub(L, c(1)), ir.Constant(I1, 0)]))
         P = b.shl(c(1), width)
         P = b.select(b.icmp_unsigned("<", P, c(self.W)), c(self.W), P)
         vectors = b.udiv(P, c(self.W))
@@ -238,11 +240,14 @@ class _Network:
         return b.gep(ptr, [i], source_etype=self.K)
 
     def row(self, b, src, dst, L, P, vectors, desc) -> None:
+        """One row: its keys into the buffer (floats counted by class), padded to ``P``,
+        sorted by the network, made back into values, zeros and NaNs put over their runs,
+        written to ``dst``."""
         c = lambda v: ir.Constant(I64, v)  # noqa: E731
         float_keys = self.letter == "f"
         flip = b.select(desc, self.ones, self.k(0))
         # the keys (and, for floats, the counts that place the zeros' and NaNs' runs)
-        tallies = [self.slot(b) for _ in range(3)] if float_keys else []
+        tallies = [entry_slot(b, I64) for _ in range(3)] if float_keys else []
         for t in tallies:
             b.store(c(0), t)
         read = CountedLoop(b, c(0), L, "row.read")
@@ -272,7 +277,7 @@ class _Network:
         # NaNs keep their bits); ascending: negatives, zeros, positives, NaNs; descending:
         # NaNs, positives, zeros, negatives
         positives = b.sub(b.sub(b.sub(L, nans), zeros), negatives)
-        zero_at, nan_at = self.slot(b), self.slot(b)
+        zero_at, nan_at = entry_slot(b, I64), entry_slot(b, I64)
         b.store(b.select(desc, b.add(nans, positives), negatives), zero_at)
         b.store(b.select(desc, c(0), b.sub(L, nans)), nan_at)
         special = b.icmp_unsigned("!=", b.or_(nans, zeros), c(0))
@@ -305,34 +310,3 @@ class _Network:
         is_zero = b.icmp_unsigned("==", magnitude, self.k(0))
         negative = b.and_(b.icmp_signed("<", bits, self.k(0)), b.not_(b.or_(is_nan, is_zero)))
         return is_nan, is_zero, negative
-
-    def slot(self, b):
-        """An i64 slot in the entry block (promoted to a register)."""
-        here = b.block
-        b.position_at_start(b.function.entry_basic_block)
-        s = b.alloca(I64)
-        b.position_at_end(here)
-        return s
-
-
-class _HalvingLoop:
-    """``for (d = first; d >= 1; d /= 2)``: the builder is left in the body (``d``);
-    ``close`` closes it."""
-
-    def __init__(self, b, first, name: str):
-        fn = b.function
-        self.head = fn.append_basic_block(f"{name}.head")
-        body = fn.append_basic_block(f"{name}.body")
-        self.exit = fn.append_basic_block(f"{name}.exit")
-        pre = b.block
-        b.branch(self.head)
-        b.position_at_end(self.head)
-        self.d = b.phi(I64, name)
-        self.d.add_incoming(first, pre)
-        b.cbranch(b.icmp_unsigned(">=", self.d, ir.Constant(I64, 1)), body, self.exit)
-        b.position_at_end(body)
-
-    def close(self, b) -> None:
-        self.d.add_incoming(b.lshr(self.d, ir.Constant(I64, 1)), b.block)
-        b.branch(self.head)
-        b.position_at_end(self.exit)
