@@ -17,13 +17,13 @@ from collections import namedtuple
 import numpy as np
 
 from . import _dtypes
+from ._advanced_indexing import gpu_runs
 from ._array_object import Array
 from ._copy import contiguous
 from ._creation_functions import asarray, full, zeros
 from ._data_type_functions import astype
 from ._dtypes import result_type
 from ._elementwise_functions import subtract
-from ._advanced_indexing import gpu_runs
 from ._gather_gpu import found_sorted, on_gpu
 from ._indexing_functions import nonzero, searchsorted, take
 from ._manipulation_functions import reshape
