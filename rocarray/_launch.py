@@ -18,6 +18,7 @@ from ._buffer import Buffer
 from ._params import SCALAR_CONVERTERS, _scalar_code, contiguous_template, pack_format  # noqa: F401
 from ._params import stride_positions  # noqa: F401 - the tests' name for it
 from ._tiers import BLOCK, LoadedKernel, stride_grid
+from .compiler import cache as _cache
 from .compiler.cache import key_digest
 from .compiler.quick_text import gpu_simple_kernel_text, host_simple_kernel_module
 from .compiler.skeletons import SIMPLE_LOOP_MAX_ELEMENTS, SIMPLE_LOOP_MAX_OFFSET, build_elementwise
@@ -319,9 +320,20 @@ def load_full_module(key: tuple, device, make) -> LoadedKernel:
     return k
 
 
-def loaded_full_module(key: tuple, device) -> "LoadedKernel | None":
-    """The hand-built module ``key`` if ``load_full_module`` has loaded it on ``device``."""
-    return _full_modules.get((key, device))
+#: (key, device) of the hand-built modules ``full_module_when_ready`` has started compiling
+_full_modules_asked: set = set()
+
+
+def full_module_when_ready(key: tuple, device, make) -> "LoadedKernel | None":
+    """The hand-built module ``key`` (as ``load_full_module``) if it is loaded on ``device``;
+    else None, its compile and load started on the background worker at the first ask --
+    for a module that a caller can do without (it serves the call another way), so that a
+    first call does not wait for its compile."""
+    k = _full_modules.get((key, device))
+    if k is None and (key, device) not in _full_modules_asked:
+        _full_modules_asked.add((key, device))
+        _cache.compile_in_background(lambda: load_full_module(key, device, make))
+    return k
 
 
 def load(spec: KernelSpec, device, full: bool = False) -> LoadedKernel:

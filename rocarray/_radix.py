@@ -57,13 +57,12 @@ from ._advanced_indexing import take_along
 from ._array_object import Array
 from ._copy import contiguous
 from ._creation_functions import arange
-from ._launch import load_full_module, loaded_full_module, spread_items
+from ._launch import full_module_when_ready, load_full_module, spread_items
 from ._radix_gpu import gpu_radix_sort, gpu_sortable
 from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
 from ._user_kernels import ElementwiseKernel
 from ._views import broadcast_to
 from .compiler import network_host
-from .compiler.cache import compile_in_background
 
 # (in integer operations on the bits: the magnitude's bits ``m`` tell NaN and zero apart,
 # the sign's copy in every bit complements a negative value)
@@ -767,10 +766,10 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
         out, payload = gpu_radix_sort(keys, rows, L, payload, descending,
                                       _FLOAT64_KEY if dtype.itemsize == 8 else _FLOAT32_KEY, indices)
         return _shaped(out, payload, shape)
-    if payload is None and network_sorts(L, dtype, device):
+    k = None if payload is not None else _network(L, dtype, device)
+    if k is not None:
         # the host's short rows of 32- and 64-bit keys: a sorting network on vectors, into
         # a new array
-        k = loaded_full_module(_network_key(f"{dtype.kind}{dtype.itemsize}"), device)
         out = Array._empty(keys.shape, dtype, device)
         k.code.launch_entry(k, 0, network_host.packer(), rows, (keys.data_ptr, out.data_ptr, L, int(descending)),
                             rows, 1, rows * L)
@@ -875,26 +874,18 @@ def network_sorts(L: int, dtype: np.dtype, device) -> bool:
     sorting network (which writes a new array).  Its module is compiled on the background
     worker at the first ask; until it is loaded the radix sort serves those rows (whose
     kernels start on the quick tiers: a first call stays short)."""
+    return _network(L, dtype, device) is not None
+
+
+def _network(L: int, dtype: np.dtype, device):
+    """The host's sorting network for rows of ``L`` elements of ``dtype``, loaded; None for
+    other rows, and while it compiles (``full_module_when_ready``)."""
     kind = f"{dtype.kind}{dtype.itemsize}"
     if device.kind != "cpu" or L > network_host.ROW_MAX or kind not in network_host.KINDS:
-        return False
-    key = _network_key(kind)
-    if loaded_full_module(key, device) is not None:
-        return True
-    if (key, device) not in _network_asked:
-        _network_asked.add((key, device))
-        compile_in_background(lambda: load_full_module(key, device, lambda: (
-            f"network_{kind}", lambda m, t, e: network_host.build_network_module(m, t, e, kind),
-            network_host.packer(), ())))
-    return False
-
-
-#: (module key, device) of the sorting networks whose compile has been started
-_network_asked: set = set()
-
-
-def _network_key(kind: str) -> tuple:
-    return ("network-host", network_host.VERSION, kind)
+        return None
+    return full_module_when_ready(("network-host", network_host.VERSION, kind), device, lambda: (
+        f"network_{kind}", lambda m, t, e: network_host.build_network_module(m, t, e, kind), network_host.packer(),
+        ()))
 
 
 def _shaped(keys: Array, payload: Array | None, shape: tuple):

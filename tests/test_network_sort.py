@@ -4,6 +4,8 @@ class, both directions, NaNs of any bits and sign, -0.0 among +0.0, infinities, 
 extremes of the integers; the input left as it was; the radix sort serving the rows while
 the network compiles; new lengths compile nothing."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from llvmlite import ir
@@ -111,10 +113,10 @@ def test_radix_sort_serves_until_the_network_is_loaded(monkeypatch):
     """Before its module is loaded the rows go to the radix sort (a first call does not
     wait for the network's compile), which sorts them the same, bit for bit."""
     cpu = ra.Device("cpu")
-    monkeypatch.setattr(_radix, "_network_asked", set())
+    monkeypatch.setattr(_launch, "_full_modules_asked", set())
     monkeypatch.setattr(_launch, "_full_modules", {})
     started = []
-    monkeypatch.setattr(_radix, "compile_in_background", lambda job: started.append(job))
+    monkeypatch.setattr(_launch, "_cache", SimpleNamespace(compile_in_background=started.append))
     rng = np.random.default_rng(100)
     a = _rows(np.float64, 5, 300, rng)
     got = ra.sort(ra.asarray(a, device=cpu), axis=1).get()

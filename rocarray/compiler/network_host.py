@@ -32,6 +32,7 @@ import struct
 
 from llvmlite import ir
 
+from ..targets.base import declare_function
 from .gpu_ir import entry_slot, word_packer
 from .index_ir import CountedLoop, opaque_pointer
 
@@ -66,13 +67,6 @@ def build_network_module(module: ir.Module, target, entry: str, kind: str) -> No
     _Network(module, target, entry, kind).build()
 
 
-def _intrinsic(module, name: str, ty, args: int):
-    fn = module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(module, ir.FunctionType(ty, [ty] * args), name)
-    return fn
-
-
 class _Network:
     def __init__(self, module, target, entry, kind):
         self.module, self.target, self.entry = module, target, entry
@@ -81,8 +75,9 @@ class _Network:
         self.W = VECTOR_BYTES // self.size
         self.VT = ir.VectorType(self.K, self.W)
         name = f"v{self.W}i{8 * self.size}"
-        self.umin = _intrinsic(module, f"llvm.umin.{name}", self.VT, 2)
-        self.umax = _intrinsic(module, f"llvm.umax.{name}", self.VT, 2)
+        pair = ir.FunctionType(self.VT, [self.VT, self.VT])
+        self.umin = declare_function(module, f"llvm.umin.{name}", pair)
+        self.umax = declare_function(module, f"llvm.umax.{name}", pair)
         self.top = ir.Constant(self.K, 1 << (8 * self.size - 1))
         self.ones = ir.Constant(self.K, (1 << (8 * self.size)) - 1)
 
@@ -222,7 +217,7 @@ class _Network:
         L = p["L"]
         desc = b.icmp_unsigned("!=", p["desc"], c(0))
         # P: the power of two of at least L and a vector; its vectors
-        self.ctlz = ir.Function(module, ir.FunctionType(I64, [I64, I1]), "llvm.ctlz.i64")
+        self.ctlz = declare_function(module, "llvm.ctlz.i64", ir.FunctionType(I64, [I64, I1]))
         width = b.sub(c(64), b.call(self.ctlz, [b.sub(L, c(1)), ir.Constant(I1, 0)]))
         P = b.shl(c(1), width)
         P = b.select(b.icmp_unsigned("<", P, c(self.W)), c(self.W), P)
