@@ -272,6 +272,106 @@ def test_tiled_path_shared_low_digits(device, fused, monkeypatch):
         np.testing.assert_array_equal(x.get(), a)
 
 
+def _buckets(monkeypatch, wide: bool) -> list:
+    """The host's MSD-first path (``_buckets_sort``) for short test lines: its thresholds
+    lowered, every in-cache bucket sorted by wide digits (``wide``) or none; returns the list
+    the path appends to at each line sort it is asked for (True: it sorted the line)."""
+    monkeypatch.setattr(_radix, "MSD_MIN_HOST", 500)
+    monkeypatch.setattr(_radix, "HOST_TILE", 300)
+    monkeypatch.setattr(_radix, "ROWS_MIN_HOST", 10**9)
+    monkeypatch.setattr(_radix, "BUCKET_SMALL", 10**9 if wide else 0)
+    monkeypatch.setattr(_radix, "BUCKET_WIDE_MIN", 16)
+    monkeypatch.setattr(_radix, "_kernels", {})  # (the thresholds are in the kernels' text)
+    calls = []
+    real = _radix._buckets_sort
+
+    def spy(*args):
+        out = real(*args)
+        calls.append(out is not None)
+        return out
+
+    monkeypatch.setattr(_radix, "_buckets_sort", spy)
+    return calls
+
+
+def _keyed_data(shape, dtype, rng):
+    """Values whose keys give them back (no -0.0, no NaN but NumPy's): integers over their
+    whole range, floats spread over many exponents with NaN, infinities and zeros."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dtype)
+    a = (rng.standard_normal(shape) * np.exp2(rng.integers(-8, 8, size=shape))).astype(dtype)
+    flat = a.reshape(-1)
+    pick = rng.choice(flat.size, size=40, replace=False)
+    flat[pick[:10]] = np.nan
+    flat[pick[10:20]] = 0.0
+    flat[pick[20:25]] = np.inf
+    flat[pick[25:30]] = -np.inf
+    return a
+
+
+def _check_bits(x, a):
+    """``sort`` of ``x`` both ways, bit for bit against NumPy's stable sort of ``a``."""
+    up = np.take_along_axis(a, np.argsort(a, axis=-1, kind="stable"), axis=-1)
+    np.testing.assert_array_equal(_bits(ra.sort(x).get()), _bits(up))
+    down = np.take_along_axis(a, _desc_argsort(a), axis=-1)
+    np.testing.assert_array_equal(_bits(ra.sort(x, descending=True).get()), _bits(down))
+
+
+@pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if np.dtype(d).kind in "iuf"], ids=str)
+@pytest.mark.parametrize("wide", [False, True], ids=["narrow", "wide"])
+def test_buckets_path_every_dtype(device, dtype, wide, monkeypatch):
+    """The host's long lines by their top digit first, then each bucket whole: rows of
+    integers over their whole range and floats with NaN, infinities and zeros, both orders,
+    bit for bit; keys of at least ``MSD_PASSES_MIN`` digits take that path, others the LSD
+    passes; the input is left as it was."""
+    calls = _buckets(monkeypatch, wide)
+    rng = np.random.default_rng(2111)
+    a = _keyed_data((3, 5000), dtype, rng)
+    x = ra.asarray(a, device=device)
+    _check_bits(x, a)
+    np.testing.assert_array_equal(x.get(), a)
+    if ra.asarray(a, device=device).device.kind == "cpu":
+        digits = _radix.key_digits(np.dtype(dtype))
+        assert calls == ([True, True] if digits >= _radix.MSD_PASSES_MIN else [])
+
+
+def test_buckets_path_falls_back(monkeypatch):
+    """Lines the MSD-first path leaves to the LSD passes, sorted all the same: one bucket
+    holding most of the line (the threads could not share it), -0.0 and a NaN with other
+    bits (no key gives them back: the indices move), a short line."""
+    calls = _buckets(monkeypatch, False)
+    rng = np.random.default_rng(2112)
+    skewed = rng.integers(2**31, 2**32, size=4000, dtype=np.uint32)
+    skewed[:3800] = (skewed[:3800] & 0xFFFF) | 0x5A800000  # (the smallest keys: one top digit either way)
+    skewed[0] = 0x5A800000
+    _check_bits(ra.asarray(skewed), skewed)
+    assert calls == [False, False]
+    calls.clear()
+    special = rng.standard_normal(4000).astype(np.float32)
+    special[[5, 900]] = -0.0
+    special[77] = -np.float32(np.nan)
+    _check_line(ra.asarray(special), special)
+    short = rng.standard_normal(400)
+    _check_bits(ra.asarray(short), short)
+    assert calls == []
+
+
+@pytest.mark.parametrize("case", ["float32", "uint32", "float64"])
+def test_buckets_path_long_lines(case):
+    """Lines long enough for the MSD-first path at its own thresholds (no settings
+    lowered): buckets of both digit widths, and 64-bit keys."""
+    rng = np.random.default_rng(2113)
+    if case == "uint32":  # buckets of 4096: wide digits
+        a = rng.integers(0, 2**32, size=1 << 20, dtype=np.uint32)
+    else:  # a few large buckets and many small ones
+        a = rng.standard_normal(1 << 18).astype(case)
+    x = ra.asarray(a)
+    _check_bits(x, a)
+    np.testing.assert_array_equal(x.get(), a)
+
+
 def test_host_rows_kernel_any_layout():
     """The host's rows kernel on raw operands that are not 1-D (its second raw path;
     ``radix_sort`` passes 1-D ones): rows of every length class, keys and payload."""
