@@ -219,9 +219,10 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False, kdt: np.dtype | N
                 body = body.replace(f"{mark}_COUNT", "\n            ".join(count)).replace(
                     f"{mark}_GUARDED", "\n            ".join(guarded)).replace(f"{mark}_LINES", str(lines))
             most = max(-(-bits // RADIX_BITS), 1)
-            body = body.replace("HMAX", str(max(most * BINS, -(-bits // BUCKET_WIDE_BITS) << BUCKET_WIDE_BITS)))
             # (wider digits for 32-bit key words only: for 64-bit ones they were slower)
             small = BUCKET_SMALL if kdt.itemsize == 4 else 0
+            wide = -(-bits // BUCKET_WIDE_BITS) << BUCKET_WIDE_BITS if small else 0
+            body = body.replace("HMAX", str(max(most * BINS, wide)))
             body = body.replace("MAXP", str(most)).replace("SMALL", str(small)).replace(
                 "WMIN", str(BUCKET_WIDE_MIN)).replace("WIDE", str(BUCKET_WIDE_BITS))
             k = ElementwiseKernel(f"raw {kdt.name} a, raw {kdt.name} b, raw int64 bounds, raw int64 gs, int64 groups, "

@@ -226,7 +226,6 @@ long n = hi - lo;
 int w = n >= WMIN && n <= SMALL && (RB * dt + WIDE - 1) / WIDE < dt ? WIDE : RB;
 int nb = 1 << w;
 int np = (int)((RB * dt + w - 1) / w);
-int h[HMAX];
 for (int g = 0; g < np * nb; g++) h[g] = 0;
 if (w == RB) {
     if (np == NARROW_LINES) {
@@ -303,6 +302,7 @@ _BUCKETS_HOST = """
 if ((i & (S - 1)) != 0) return;
 long t = i / S;
 if (t >= groups) return;
+int h[HMAX];
 for (long s = gs[t]; s < gs[t + 1]; s++) {
     long lo = bounds[2 * s];
     long hi = bounds[2 * s + 1];

@@ -207,6 +207,13 @@ def test_user_kernels_bit_for_bit(modes):
     h = ra.asarray(rng.standard_normal(16).astype(np.float16), device=device)
     cases.append((k4, lambda k: k(a, h)))
     cases.append((k4, lambda k: k(a[:0], h[:0])))                         # empty
+    k5 = lambda: ra.ElementwiseKernel("int64 v", "int64 z",
+                                      "long acc = 0; for (int r = 0; r < 2; r++) { bool t[300]; "
+                                      "acc += t[v % 300] ? 1000 : 0; t[v % 300] = true; } "
+                                      "bool seen[600]; seen[v] = true; z = acc + (seen[v] ? v : -1) + "
+                                      "(seen[599] ? 5000 : 0);",
+                                      "interp_large_arrays")  # (arrays zeroed by loops: within the interpreter's stack)
+    cases.append((k5, lambda k: k(vs)))
     cases.append((k1, lambda k: k(xs[0, 0], ys[0], np.float32(0))))      # 0-d and 1-d
     for make, call in cases:
         got, ran = modes.interpreted(lambda: call(make()))

@@ -111,6 +111,29 @@ def test_local_arrays():
                                   np.array([1.5, 2.5, 3.5, 4.5])[a])
 
 
+def test_large_local_arrays_start_zeroed():
+    """Arrays past ``ZERO_STORE_MOST`` elements are zeroed by a loop (each time their
+    declaration runs, as smaller ones are by one store): every element reads 0 until
+    written."""
+    from rocarray.compiler.lang.statements import ZERO_STORE_MOST
+    a = rng.integers(0, 4, 40).astype(np.int32)
+    body = f"""
+    int big[{4 * ZERO_STORE_MOST}];
+    bool flags[{ZERO_STORE_MOST + 1}];
+    double acc = 0;
+    for (int r = 0; r < 3; r++) {{
+        long again[{2 * ZERO_STORE_MOST}];
+        acc += again[in0] + again[{2 * ZERO_STORE_MOST - 1}];
+        again[in0] = 5;
+    }}
+    big[in0 * 3] += in0 + 1;
+    flags[in0] = true;
+    out0 = acc + big[in0 * 3] + big[{4 * ZERO_STORE_MOST - 1}] + (flags[in0] ? 10 : 0) + (flags[{ZERO_STORE_MOST}] ? 100 : 0);
+    """
+    out = elementwise(body, [a], [np.float64])
+    np.testing.assert_array_equal(out, a + 1 + 10)
+
+
 def test_raw_indexing_nd_and_strides():
     base = rng.normal(size=(4, 5, 6))
     for x in (base, base.transpose(2, 0, 1), base[::2, ::-1, 1::2], base[1, :, 2],

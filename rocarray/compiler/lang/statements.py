@@ -11,6 +11,9 @@ from .ir_types import I8, I64
 from .types import BOOL, VOID, promote_int
 from .values import LocalArray, LValue
 
+#: local arrays of more elements than this are zeroed by a loop, not one aggregate store
+ZERO_STORE_MOST = 256
+
 
 class StatementLowering:
     """The statements of ``Lowerer``."""
@@ -138,10 +141,29 @@ class StatementLowering:
                                source_etype=aty)
                 x = self.b.zext(v.v, I8) if t is BOOL else v.v
                 self.b.store(x, p)
+        elif size > ZERO_STORE_MOST:
+            self.zero_loop(slot, aty, t, d.name)
         else:
             self.b.store(ir.Constant(aty, None), slot)
         self.declare(d.name, LocalArray(slot, t, size, d.name,
                                         const=f"const array '{d.name}'" if const else False), d)
+
+    def zero_loop(self, slot, aty, t, name: str) -> None:
+        """Zero the local array at ``slot`` by a loop over its elements (LLVM makes it a
+        memset where the target has one): one store of a large zero aggregate costs LLVM's
+        optimiser time that grows with the array (seconds for tens of kilobytes)."""
+        b = self.b
+        pre = b.block
+        loop, done = self.new_block(f"{name}.zero"), self.new_block(f"{name}.zeroed")
+        b.branch(loop)
+        b.position_at_end(loop)
+        k = b.phi(I64)
+        k.add_incoming(ir.Constant(I64, 0), pre)
+        b.store(ir.Constant(t.storage, 0), b.gep(slot, [ir.Constant(I64, 0), k], source_etype=aty))
+        after = b.add(k, ir.Constant(I64, 1))
+        k.add_incoming(after, loop)
+        b.cbranch(b.icmp_unsigned("<", after, ir.Constant(I64, aty.count)), loop, done)
+        b.position_at_end(done)
 
     def const_int(self, node) -> int:
         """Value of an integer constant expression (array sizes, case labels)."""
