@@ -209,14 +209,18 @@ _SCATTER_LAST_HOST = _SCATTER_HEAD + "if (RUNS) {" + _scatter_loop("") + "} else
 # between the keys ``a`` and the scratch ``b``, the last writing the values made back
 # from the keys into ``o``.  A bucket holds a fraction of the line, so its passes count
 # nothing for other items (the LSD passes' next-digit counting) and mostly stay in cache.
-_BUCKET_LAST = """
-        for (long j = lo; j < hi; j++) {
-            KW k = SRC[j];
-            int q = last * nb + (int)((k >> shl) & (nb - 1));
-            int p = h[q];
-            h[q] = p + 1;
-            o[lo + p] = UNKEY(k, desc, kmin);
-        }"""
+def _bucket_pass(src: str, store: str, sh: str, digit: str) -> str:
+    """A bucket pass's loop, two elements a trip: each key word ``k@`` of ``src`` goes to
+    the next place ``p@`` of its digit ``digit`` (``store``: the write there)."""
+    def step(sfx: str, at: str) -> str:
+        return (f"\n            KW k{sfx} = {src}[j{at}];\n"
+                f"            int q{sfx} = {digit} * nb + (int)((k{sfx} >> {sh}) & (nb - 1));\n"
+                f"            int p{sfx} = h[q{sfx}];\n            h[q{sfx}] = p{sfx} + 1;\n"
+                f"            {store.replace('@', sfx)}")
+    return ("\n        long j = lo;\n        for (; j + 1 < hi; j += 2) {" + step("0", "") + step("1", " + 1")
+            + "\n        }\n        if (j < hi) {" + step("0", "") + "\n        }")
+
+
 # A bucket's digits are ``RB`` bits wide, or ``WIDE`` for a bucket of ``WMIN`` to
 # ``SMALL`` elements when that makes fewer passes (``BUCKET_SMALL``).  A bucket at either
 # end of its line may hold the NaN key, whose value takes a select (``rk_unkey``); the
@@ -267,22 +271,8 @@ bool in_a = true;
 for (int d = 0; d < last; d++) {
     if (shared[d]) continue;
     int sh = (w * d) & (KWBITS - 1);
-    if (in_a) {
-        for (long j = lo; j < hi; j++) {
-            KW k = a[j];
-            int q = d * nb + (int)((k >> sh) & (nb - 1));
-            int p = h[q];
-            h[q] = p + 1;
-            b[lo + p] = k;
-        }
-    } else {
-        for (long j = lo; j < hi; j++) {
-            KW k = b[j];
-            int q = d * nb + (int)((k >> sh) & (nb - 1));
-            int p = h[q];
-            h[q] = p + 1;
-            a[lo + p] = k;
-        }
+    if (in_a) {""" + _bucket_pass("a", "b[lo + p@] = k@;", "sh", "d") + """
+    } else {""" + _bucket_pass("b", "a[lo + p@] = k@;", "sh", "d") + """
     }
     in_a = !in_a;
 }
@@ -291,11 +281,11 @@ bool edge = lo % L == 0 || hi % L == 0;
 if (last < 0) {
     for (long j = lo; j < hi; j++) o[j] = rk_unkey(in_a ? a[j] : b[j], desc, kmin);
 } else if (edge) {
-    if (in_a) {""" + _BUCKET_LAST.replace("SRC", "a").replace("UNKEY", "rk_unkey") + """
-    } else {""" + _BUCKET_LAST.replace("SRC", "b").replace("UNKEY", "rk_unkey") + """
+    if (in_a) {""" + _bucket_pass("a", "o[lo + p@] = rk_unkey(k@, desc, kmin);", "shl", "last") + """
+    } else {""" + _bucket_pass("b", "o[lo + p@] = rk_unkey(k@, desc, kmin);", "shl", "last") + """
     }
-} else if (in_a) {""" + _BUCKET_LAST.replace("SRC", "a").replace("UNKEY", "rk_unkey_inner") + """
-} else {""" + _BUCKET_LAST.replace("SRC", "b").replace("UNKEY", "rk_unkey_inner") + """
+} else if (in_a) {""" + _bucket_pass("a", "o[lo + p@] = rk_unkey_inner(k@, desc, kmin);", "shl", "last") + """
+} else {""" + _bucket_pass("b", "o[lo + p@] = rk_unkey_inner(k@, desc, kmin);", "shl", "last") + """
 }
 """
 _BUCKETS_HOST = """
