@@ -225,6 +225,12 @@ def _bucket_pass(src: str, store: str, sh: str, digit: str) -> str:
 # ``SMALL`` elements when that makes fewer passes (``BUCKET_SMALL``).  A bucket at either
 # end of its line may hold the NaN key, whose value takes a select (``rk_unkey``); the
 # others take ``rk_unkey_inner``.
+_COUNT_LOOP = """
+    for (long j = lo; j < hi; j++) {
+        KW k = a[j];
+        COUNT
+    }
+"""
 _BUCKET = """
 long n = hi - lo;
 int w = n >= WMIN && n <= SMALL && (RB * dt + WIDE - 1) / WIDE < dt ? WIDE : RB;
@@ -232,28 +238,10 @@ int nb = 1 << w;
 int np = (int)((RB * dt + w - 1) / w);
 for (int g = 0; g < np * nb; g++) h[g] = 0;
 if (w == RB) {
-    if (np == NARROW_LINES) {
-        for (long j = lo; j < hi; j++) {
-            KW k = a[j];
-            NARROW_COUNT
-        }
-    } else {
-        for (long j = lo; j < hi; j++) {
-            KW k = a[j];
-            NARROW_GUARDED
-        }
-    }
-} else if (np == WIDE_LINES) {
-    for (long j = lo; j < hi; j++) {
-        KW k = a[j];
-        WIDE_COUNT
-    }
-} else {
-    for (long j = lo; j < hi; j++) {
-        KW k = a[j];
-        WIDE_GUARDED
-    }
-}
+    if (np == NARROW_LINES) {""" + _COUNT_LOOP.replace("COUNT", "NARROW_COUNT") + """} else {""" + \
+    _COUNT_LOOP.replace("COUNT", "NARROW_GUARDED") + """}
+} else if (np == WIDE_LINES) {""" + _COUNT_LOOP.replace("COUNT", "WIDE_COUNT") + """} else {""" + \
+    _COUNT_LOOP.replace("COUNT", "WIDE_GUARDED") + """}
 bool shared[MAXP];
 int last = -1;
 for (int d = 0; d < np; d++) {

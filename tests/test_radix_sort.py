@@ -222,12 +222,7 @@ def test_tiled_path_values_from_keys(device, dtype, fused, monkeypatch):
     rng = np.random.default_rng(2107)
     a = random_array((3, 1000), dtype, rng, low=-40, high=40)
     if a.dtype.kind == "f":
-        flat = a.reshape(-1)
-        pick = rng.choice(flat.size, size=40, replace=False)
-        flat[pick[:10]] = np.nan
-        flat[pick[10:20]] = 0.0
-        flat[pick[20:25]] = np.inf
-        flat[pick[25:30]] = -np.inf
+        _keyed_specials(a, rng)
     x = ra.asarray(a, device=device)
     _check_line(x, a)
     if a.dtype.kind == "f":
@@ -302,6 +297,12 @@ def _keyed_data(shape, dtype, rng):
         info = np.iinfo(dtype)
         return rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dtype)
     a = (rng.standard_normal(shape) * np.exp2(rng.integers(-8, 8, size=shape))).astype(dtype)
+    return _keyed_specials(a, rng)
+
+
+def _keyed_specials(a, rng):
+    """``a`` (floats) with NumPy's NaN, +0.0 and both infinities put at random places:
+    special values whose keys give them back."""
     flat = a.reshape(-1)
     pick = rng.choice(flat.size, size=40, replace=False)
     flat[pick[:10]] = np.nan
