@@ -28,8 +28,9 @@ from .compiler.abi import DIMS, PTR
 from .compiler.interp import NotInterpretable
 from .compiler.lang import compile_scalar_function
 from .compiler.reduction import build_reduction, build_scan, item_functions, quick_tier_text, record_wrappers
-from .compiler.reduction_abi import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_UNSCANNED, MODE_WAVE, SCAN_UNROLL,
-                                     TILE, gpu_tile_width, record_layout, reduction_param_types, scan_param_types)
+from .compiler.reduction_abi import (MODE_COOP, MODE_GROUPS, MODE_RECORDS, MODE_TILE, MODE_UNSCANNED, MODE_WAVE,
+                                     SCAN_UNROLL, TILE, gpu_tile_width, record_layout, reduction_param_types,
+                                     scan_param_types)
 from .targets.base import MAX_DIMS
 
 #: Most reduced elements one host item folds (then records and a second pass): with
@@ -59,6 +60,11 @@ GPU_SCAN_WAVE_STEPS = 4
 #: chunk folding the totals of those before it (``MODE_UNSCANNED``: a launch less than
 #: scanning them; at most this many records read per chunk).
 SCAN_UNSCANNED_MOST = 64
+#: GPU wave scans of one line: chunk totals are left unscanned, each wave folding those of
+#: the blocks (groups of chunks) before it and of the chunks before it in its block
+#: (``MODE_GROUPS``: two launches less than scanning them), while that is at most this
+#: many records.
+SCAN_GROUPED_MOST = 2048
 #: A host scan of integers by add, max or min whose elements move at least this many bytes
 #: (input and output) runs each line in one pass: it is bound by memory, not by its chain of
 #: one-cycle steps, and the chunked scan reads the input twice (narrower elements are
@@ -551,14 +557,28 @@ class _ScanPlan:
         n_out, n_chunks, chunk, n = cut
         if n_chunks <= 1:
             return 0, 0
-        totals = self._scratch(n_chunks * n_out * rec_size)
-        values = _values(_scan_mode(MODE_RECORDS, waves), n_out, n_chunks, chunk, shape_k, (n,), n,
-                         [src], outs, totals)
+        groups = self._groups(entry, n_out, n_chunks) if waves and n_chunks > SCAN_UNSCANNED_MOST else 0
+        totals = self._scratch((n_chunks * n_out + groups) * rec_size)
+        mode = MODE_RECORDS | (MODE_GROUPS if groups else 0)
+        values = _values(_scan_mode(mode, waves), n_out, n_chunks, chunk, shape_k, (n,), n, [src], outs, totals)
         self._launch(entry, packer, n_out * n_chunks, values, work, waves)
         if n_chunks <= SCAN_UNSCANNED_MOST:
             return totals, MODE_UNSCANNED
+        if groups:
+            return totals, MODE_UNSCANNED | MODE_GROUPS
         self._scan_records(totals, n_chunks, n_out, shape_k, rec_size, n_outs)
         return totals, 0
+
+    def _groups(self, entry: int, n_out: int, n_chunks: int) -> int:
+        """Group records (``MODE_GROUPS``) the wave-mode totals of entry ``entry`` can
+        write, or 0: one line, one chunk per wave (one round), and a fold of at most
+        ``SCAN_GROUPED_MOST`` records per wave in the scan."""
+        kernel = self.kernel
+        size = GPU_BLOCK // kernel.target.wave_size
+        blocks = -(-n_chunks // size)
+        if n_out != 1 or blocks > GPU_WAVE_ROUNDS * kernel.runtime.resident_grid(self.code.functions[entry], GPU_BLOCK):
+            return 0
+        return blocks if blocks + size <= SCAN_GROUPED_MOST else 0
 
     def _scan_records(self, ptr, m, n_out, shape_k, rec_size, n_outs) -> None:
         """Scan, in place, the records ``[m, output]`` at ``ptr`` along their first axis."""

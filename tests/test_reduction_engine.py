@@ -469,6 +469,34 @@ def test_wave_scans_match_numpy(device, shape, axis, view, dtype):
             np.testing.assert_array_equal(g, np.cumulative_prod(m, axis=axis, include_initial=inc))
 
 
+@pytest.mark.parametrize("dtype", [ra.int64, ra.int8, ra.bool, ra.float64, ra.complex128], ids=str)
+def test_scan_of_one_line_folds_group_records(device, fresh_scan_plans, dtype):
+    """One long line: on GPUs the chunk totals pass also writes one record per block
+    (``MODE_GROUPS``) and each wave of the scan folds those before its block and its
+    block's totals before its chunk -- two launches; records of one to four words, a
+    length that leaves a partial block, NumPy's results."""
+    import rocarray._reduction as red
+
+    rng = np.random.default_rng(5)
+    a = random_array(((1 << 21) + 12345,), dtype, rng, low=-3, high=3)
+    x = ra.asarray(a, device=device)
+    for view, v in ((x, a), (x[::-1], a[::-1])):
+        for inc in (False, True):
+            g = ra.cumulative_sum(view, include_initial=inc).get()
+            kind = np.dtype(dtype).kind
+            if kind in "fc":
+                e = np.cumulative_sum(v.astype(np.complex128 if kind == "c" else np.float64), include_initial=inc)
+                scale = np.cumulative_sum(np.abs(v).astype(np.float64), include_initial=inc)
+                assert np.all(np.abs(g - e) <= _scan_tolerance(scale, dtype, v.size)), (inc, np.max(np.abs(g - e)))
+            else:
+                np.testing.assert_array_equal(g, np.cumulative_sum(v, include_initial=inc, dtype=g.dtype))
+    if device.kind != "cpu":
+        plans = {id(p): p for p in red._scan_plans.values()}.values()
+        for plan in plans:
+            modes = [template[0] for _, _, _, template, *_ in plan.launches]
+            assert len(modes) == 2 and all(m & red.MODE_GROUPS for m in modes), modes
+
+
 @pytest.mark.parametrize("wave_scans", [True, False])
 def test_wave_scans_many_chunks_and_the_switch(device, monkeypatch, wave_scans, fresh_scan_plans):
     """Lines cut into many chunks (their totals scanned recursively, the records scans in
@@ -538,7 +566,7 @@ def test_gpu_scan_plans(monkeypatch, wave, fresh_scan_plans):
     lines, adjacent lines, quick-tier code and the switch turned off keep a thread per
     (line, chunk)."""
     import rocarray._reduction as red
-    from rocarray._reduction import MODE_RECORDS, MODE_WAVE, SCAN_UNROLL, _packer
+    from rocarray._reduction import MODE_GROUPS, MODE_RECORDS, MODE_UNSCANNED, MODE_WAVE, SCAN_UNROLL, _packer
 
     def plan(a, axis, simple=False):
         fake = _FakeGPU(wave, simple)
@@ -561,7 +589,19 @@ def test_gpu_scan_plans(monkeypatch, wave, fresh_scan_plans):
             if fn in ("entry", "entry_s"):
                 assert n_chunks > 1 and chunk % (wave * SCAN_UNROLL) == 0
                 assert (n_chunks - 1) * chunk < line.shape[0] <= n_chunks * chunk
-        assert launches[0][4] == MODE_RECORDS | MODE_WAVE and launches[0][0] == "entry"
+        # one line: the totals pass also writes each block's fold (``MODE_GROUPS``), and the
+        # scan folds those and its block's totals: no launch scans the totals
+        assert [(fn, mode) for fn, _, _, _, mode, _, _ in launches] == [
+            ("entry", MODE_RECORDS | MODE_WAVE | MODE_GROUPS), ("entry_s", MODE_WAVE | MODE_UNSCANNED | MODE_GROUPS)]
+        blocks = launches[0][1]
+        assert blocks == -(-launches[0][5] // (256 // wave))  # (one chunk per wave)
+    # more groups than a wave folds: the totals are scanned by launches of their own
+    most = red.SCAN_GROUPED_MOST
+    monkeypatch.setattr(red, "SCAN_GROUPED_MOST", 64)
+    launches = plan(x, 0)
+    assert [fn for fn, *_ in launches][0] == "entry" and "entry_r" in [fn for fn, *_ in launches]
+    assert not any(mode & MODE_GROUPS for *_, mode, _, _ in launches)
+    monkeypatch.setattr(red, "SCAN_GROUPED_MOST", most)
     for a, axis in ((ra.zeros((4096, 64)), 1), (ra.zeros((1 << 14, 64)), 0), (ra.zeros((100, 4 * wave - 1)), 1)):
         assert not any(mode & MODE_WAVE for *_, mode, _, _ in plan(a, axis)), a.shape
 
@@ -607,12 +647,16 @@ def test_scan_plans_serve_other_arrays_of_a_layout(device, fresh_scan_plans):
     assert len(plans) == 6 * 2 * 2 + 5
 
 
-def test_gpu_scan_plan_replays_its_launches(monkeypatch, fresh_scan_plans):
+@pytest.mark.parametrize("grouped", [True, False])
+def test_gpu_scan_plan_replays_its_launches(monkeypatch, fresh_scan_plans, grouped):
     """A warm GPU scan launches what the first call planned, only the pointers filled in:
     the input's (with its offset), the new output's, and the chunk totals' parts of one
-    scratch buffer (aligned apart); a long line takes four launches."""
+    scratch buffer (aligned apart); a long line takes two launches (the totals with their
+    group records, the scan), or four where its groups are more than a wave folds."""
     import rocarray._reduction as red
 
+    if not grouped:
+        monkeypatch.setattr(red, "SCAN_GROUPED_MOST", 64)
     fake = _FakeGPU(32)
     fake.packer = red._packer(1, 1)
     seen = []
@@ -625,13 +669,19 @@ def test_gpu_scan_plan_replays_its_launches(monkeypatch, fresh_scan_plans):
         out = ra.cumulative_sum(row)
         calls.append((row, out, list(seen)))
     (plan,) = {id(p): p for p in red._scan_plans.values()}.values()
-    # the elements' chunk totals, those of the totals' chunks (few: left unscanned), the
-    # scan of the totals, of the elements
-    assert [fn for fn, *_ in calls[0][2]] == ["entry", "entry_c", "entry_r", "entry_s"]
     modes = [values[0] for *_, values in calls[0][2]]
-    assert modes[2] & red.MODE_UNSCANNED and not modes[3] & red.MODE_UNSCANNED
     offsets = sorted({off for *_, slots, _, _ in plan.launches for _, src, off in slots if src == 2})
-    assert len(offsets) == 2 and all(off % 256 == 0 for off in offsets) and plan.scratch > offsets[-1]
+    if grouped:
+        assert [fn for fn, *_ in calls[0][2]] == ["entry", "entry_s"]
+        assert modes[0] & red.MODE_GROUPS and modes[1] & red.MODE_GROUPS and modes[1] & red.MODE_UNSCANNED
+        # (the chunk totals, then one record per block of the totals pass)
+        assert offsets == [0] and plan.scratch >= (calls[0][2][0][2] + calls[0][2][0][1]) * 4
+    else:
+        # the elements' chunk totals, those of the totals' chunks (few: left unscanned), the
+        # scan of the totals, of the elements
+        assert [fn for fn, *_ in calls[0][2]] == ["entry", "entry_c", "entry_r", "entry_s"]
+        assert modes[2] & red.MODE_UNSCANNED and not modes[3] & red.MODE_UNSCANNED
+        assert len(offsets) == 2 and all(off % 256 == 0 for off in offsets) and plan.scratch > offsets[-1]
     for row, out, launches in calls:
         bases = {0: row._buf.ptr + row._offset, 1: out._buf.ptr}
         scratch = set()

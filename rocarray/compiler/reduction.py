@@ -17,7 +17,7 @@ from llvmlite import ir
 
 from .abi import DIMS, I8, I64, PTR, dims_parameter_type, mark_dims_arguments, storage_type
 from .index_ir import CountedLoop, dim_at, index_divmod, spill, unravel
-from .reduction_abi import (MODE_COOP, MODE_RECORDS, MODE_TILE, MODE_WAVE, EntryParams, gpu_tile_width,
+from .reduction_abi import (MODE_COOP, MODE_GROUPS, MODE_RECORDS, MODE_TILE, MODE_WAVE, EntryParams, gpu_tile_width,
                             record_layout, reduction_param_types)
 from .reduction_gpu import GpuReduction
 from .reduction_host import HOST_LANES, HostReduction
@@ -376,7 +376,45 @@ class ReductionBuilder(HostReduction, GpuReduction, ScanBuilder, QuickTierBuilde
         loop = CountedLoop(b, first, self.n_items, "item")
         self.item(b, loop.i, coop=coop, lanes=GPU_LANES)
         loop.close(b, b.add(loop.i, step))
+        self.group_total(b)
         b.ret_void()
+
+    def group_total(self, b) -> None:
+        """``MODE_GROUPS``: once the block's waves have written their chunk totals (one
+        item each), its first thread folds them in order and writes the fold as record
+        ``n_items + block`` (the mode is block-uniform: every thread takes the barrier)."""
+        target = self.target
+        fn = self.fn
+        zero = ir.Constant(I64, 0)
+        group_bb = fn.append_basic_block("group")
+        first_bb = fn.append_basic_block("group.first")
+        done_bb = fn.append_basic_block("group.done")
+        b.cbranch(b.icmp_unsigned("!=", b.and_(self.mode, ir.Constant(I64, MODE_GROUPS)), zero), group_bb, done_bb)
+        b.position_at_end(group_bb)
+        target.emit_barrier(b)
+        b.cbranch(b.icmp_unsigned("==", target.emit_thread_in_block(b), zero), first_bb, done_bb)
+        b.position_at_end(first_bb)
+        size = b.udiv(target.emit_block_size(b), ir.Constant(I64, target.facts.wave_size))
+        block = target.emit_block_id(b)
+        lo = b.mul(block, size)
+        hi = b.add(lo, size)
+        hi = b.select(b.icmp_signed("<", hi, self.n_items), hi, self.n_items)
+        acc = self.new_record(b)
+        self.set_identity(b, acc)
+        totals = CountedLoop(b, lo, hi, "group.total")
+        self.load_record(b, totals.i, self.tmp)
+        self.combine(b, acc, self.tmp)
+        totals.close(b, b.add(totals.i, ir.Constant(I64, 1)))
+        self.move_record(b, acc.ptr, b.gep(self.records, [b.add(self.n_items, block)], source_etype=self.rec_type))
+        b.branch(done_bb)
+        b.position_at_end(done_bb)
+
+    def load_record(self, b, slot, rec) -> None:
+        """``rec`` = record ``slot`` of the records array."""
+        if self.opaque is None:
+            b.store(b.load(b.gep(self.records, [slot], source_etype=self.rec_type), typ=self.rec_type), rec.ptr)
+        else:
+            b.call(self.opaque[2], [self.records, rec.ptr, slot, ir.Constant(I64, 0)])
 
     def gpu_entry(self, types):
         """The GPU kernel ``self.entry`` taking the parameters ``types`` (shapes and strides

@@ -20,6 +20,11 @@ MODE_WAVE = 8
 #: scan entries: the chunk totals are not scanned; each chunk folds those of the chunks
 #: before it (few chunks: one launch less than scanning them)
 MODE_UNSCANNED = 16
+#: GPU wave modes, one item per wave, one line: the elements entry also writes, as record
+#: ``n_items + k``, the fold of block ``k``'s chunk totals (its waves' items, in order); a
+#: scan entry with ``MODE_UNSCANNED`` folds the records of the groups before its chunk's,
+#: then the totals of the chunks before it in its group (no launch scans the totals)
+MODE_GROUPS = 32
 
 #: GPU vector loads over a contiguous run: at most this many bytes and elements each.
 VECTOR_BYTES = 16

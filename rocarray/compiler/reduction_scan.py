@@ -6,11 +6,13 @@ from llvmlite import ir
 
 from .abi import I8, I64
 from .index_ir import CountedLoop, dim_at
-from .reduction_abi import MODE_UNSCANNED, MODE_WAVE, SCAN_UNROLL, scan_param_types
+from .reduction_abi import MODE_GROUPS, MODE_UNSCANNED, MODE_WAVE, SCAN_UNROLL, scan_param_types
 from .reduction_ir import I32
 
 #: ``MODE_UNSCANNED``: chunk totals loaded together before they are folded.
 TOTALS_UNROLL = 4
+#: A wave's fold of unscanned totals (``wave_fold_totals``): loads in flight per lane.
+WAVE_TOTALS_UNROLL = 8
 #: Host scans of adjacent elements: elements a trip of the loop (fewer instructions an
 #: element beside the chain of combines).
 HOST_SCAN_UNROLL = 4
@@ -71,12 +73,13 @@ class ScanBuilder:
         out_sr = [dim_at(b, sr, zero) for _, _, sr in outputs]
         return o, c, bases[:self.n_inputs], bases[self.n_inputs:], in_sr, out_sr
 
-    def scan_start(self, b, o, c, out_bases, out_sr, carry, records_out: bool):
+    def scan_start(self, b, o, c, out_bases, out_sr, carry, records_out: bool, lane=None):
         """Start the scan of line ``o``, chunk ``c``: set ``carry`` to the identity folded
         with the total of the line's earlier chunks: record ``c - 1`` of the scanned chunk
         totals, or with ``MODE_UNSCANNED`` records ``0 .. c - 1`` of the unscanned ones,
-        folded in order (none for the first chunk).  Returns (``emit(k, record)`` writing
-        the result for position ``k``, j_begin, j_end)."""
+        folded in order (none for the first chunk); a wave (``lane``: this thread's) folds
+        those together (``wave_fold_totals``).  Returns (``emit(k, record)`` writing the
+        result for position ``k``, j_begin, j_end)."""
         fn = self.fn
         zero = ir.Constant(I64, 0)
         one = ir.Constant(I64, 1)
@@ -86,29 +89,36 @@ class ScanBuilder:
         b.cbranch(b.icmp_unsigned("!=", c, zero), carry_bb, start_bb)
         b.position_at_end(carry_bb)
         unscanned = b.icmp_unsigned("!=", b.and_(self.mode, ir.Constant(I64, MODE_UNSCANNED)), zero)
+        if lane is not None:
+            fold_bb = fn.append_basic_block("scan.fold")
+            last_bb = fn.append_basic_block("scan.last")
+            b.cbranch(unscanned, fold_bb, last_bb)
+            b.position_at_end(fold_bb)
+            self.wave_fold_totals(b, o, c, carry, lane)
+            b.branch(start_bb)
+            b.position_at_end(last_bb)
+            self.load_record(b, b.add(b.mul(b.sub(c, one), self.n_out), o), self.tmp)
+            self.combine(b, carry, self.tmp)
+            b.branch(start_bb)
+        else:
+            def load_total(k, rec):
+                self.load_record(b, b.add(b.mul(k, self.n_out), o), rec)
 
-        def load_total(k, rec):
-            slot = b.add(b.mul(k, self.n_out), o)
-            if self.opaque is None:
-                b.store(b.load(b.gep(self.records, [slot], source_etype=self.rec_type), typ=self.rec_type), rec.ptr)
-            else:
-                b.call(self.opaque[2], [self.records, rec.ptr, slot, zero])
-
-        # the unscanned totals TOTALS_UNROLL at a time, their loads first (in flight
-        # together), then the rest one by one (or the one scanned record)
-        group = [self.new_record(b) for _ in range(TOTALS_UNROLL)]
-        groups = CountedLoop(b, b.select(unscanned, zero, b.sub(c, one)),
-                             b.sub(c, ir.Constant(I64, TOTALS_UNROLL - 1)), "scan.totals")
-        for u, rec in enumerate(group):
-            load_total(b.add(groups.i, ir.Constant(I64, u)), rec)
-        for rec in group:
-            self.combine(b, carry, rec)
-        groups.close(b, b.add(groups.i, ir.Constant(I64, TOTALS_UNROLL)))
-        rest = CountedLoop(b, groups.i, c, "scan.total")
-        load_total(rest.i, self.tmp)
-        self.combine(b, carry, self.tmp)
-        rest.close(b, b.add(rest.i, one))
-        b.branch(start_bb)
+            # the unscanned totals TOTALS_UNROLL at a time, their loads first (in flight
+            # together), then the rest one by one (or the one scanned record)
+            group = [self.new_record(b) for _ in range(TOTALS_UNROLL)]
+            groups = CountedLoop(b, b.select(unscanned, zero, b.sub(c, one)),
+                                 b.sub(c, ir.Constant(I64, TOTALS_UNROLL - 1)), "scan.totals")
+            for u, rec in enumerate(group):
+                load_total(b.add(groups.i, ir.Constant(I64, u)), rec)
+            for rec in group:
+                self.combine(b, carry, rec)
+            groups.close(b, b.add(groups.i, ir.Constant(I64, TOTALS_UNROLL)))
+            rest = CountedLoop(b, groups.i, c, "scan.total")
+            load_total(rest.i, self.tmp)
+            self.combine(b, carry, self.tmp)
+            rest.close(b, b.add(rest.i, one))
+            b.branch(start_bb)
         b.position_at_end(start_bb)
 
         def emit(k, acc, strides=out_sr):
@@ -120,6 +130,48 @@ class ScanBuilder:
                 b.call(self.post_fn, acc.fields(b) + addrs + [k, self.n_r])
 
         return (emit, *self.chunk_range(b, c))
+
+    def wave_fold_totals(self, b, o, c, carry, lane) -> None:
+        """Fold into ``carry`` (the identity) the unscanned totals before chunk ``c`` of line
+        ``o``, the wave's lanes together: the list to fold is the chunk totals ``0 .. c - 1``,
+        or with ``MODE_GROUPS`` (one line) the records of the groups before chunk ``c``'s,
+        then the totals of the chunks before it in its group.  Each lane folds a run of
+        adjacent places of the list (``WAVE_TOTALS_UNROLL`` loads in flight), then an
+        ordered wave scan joins the runs and every lane takes the last lane's."""
+        target = self.target
+        wave = target.facts.wave_size
+        zero = ir.Constant(I64, 0)
+        one = ir.Constant(I64, 1)
+        grouped = b.icmp_unsigned("!=", b.and_(self.mode, ir.Constant(I64, MODE_GROUPS)), zero)
+        size = b.udiv(target.emit_block_size(b), ir.Constant(I64, wave))
+        groups = b.select(grouped, b.udiv(c, size), zero)
+        first_total = b.mul(groups, size)
+        length = b.add(groups, b.sub(c, first_total))
+        share = b.udiv(b.add(length, ir.Constant(I64, wave - 1)), ir.Constant(I64, wave))
+        lo = b.mul(lane, share)
+        hi = b.add(lo, share)
+        hi = b.select(b.icmp_signed("<", hi, length), hi, length)
+        group_base = b.mul(self.n_chunks, self.n_out)
+
+        def slot(k):  # place k of the list: a group's record, else a chunk's total
+            return b.select(b.icmp_signed("<", k, groups), b.add(group_base, k),
+                            b.add(b.mul(b.add(first_total, b.sub(k, groups)), self.n_out), o))
+
+        recs = [self.new_record(b) for _ in range(WAVE_TOTALS_UNROLL)]
+        trips = CountedLoop(b, lo, b.sub(hi, ir.Constant(I64, WAVE_TOTALS_UNROLL - 1)), "wfold")
+        for u, rec in enumerate(recs):
+            self.load_record(b, slot(b.add(trips.i, ir.Constant(I64, u))), rec)
+        for rec in recs:
+            self.combine(b, carry, rec)
+        trips.close(b, b.add(trips.i, ir.Constant(I64, WAVE_TOTALS_UNROLL)))
+        rest = CountedLoop(b, trips.i, hi, "wfold.rest")
+        self.load_record(b, slot(rest.i), self.tmp)
+        self.combine(b, carry, self.tmp)
+        rest.close(b, b.add(rest.i, one))
+        other = self.new_record(b)
+        self.wave_inclusive_scan(b, carry, other, lane)
+        self.shuffle_record(b, carry, other, lambda v: target.emit_shuffle_index(b, v, wave - 1))
+        self.move_record(b, other.ptr, carry.ptr)
 
     def scan_initial(self, b, first, include_initial, emit, identity):
         """With ``include_initial``, where ``first()`` (a condition it builds) holds, write
@@ -209,7 +261,7 @@ class ScanBuilder:
         step_totals = [self.new_record(b) for _ in range(SCAN_UNROLL)]
         items = CountedLoop(b, first, self.n_items, "witem")
         o, c, in_bases, out_bases, in_sr, out_sr = self.scan_line(b, items.i, outputs)
-        emit, j_begin, j_end = self.scan_start(b, o, c, out_bases, out_sr, carry, records_out)
+        emit, j_begin, j_end = self.scan_start(b, o, c, out_bases, out_sr, carry, records_out, lane)
         shift = self.scan_initial(b, lambda: b.icmp_unsigned("==", b.or_(c, lane), zero), include_initial, emit,
                                   carry)
         trips = CountedLoop(b, j_begin, j_end, "wtrip")

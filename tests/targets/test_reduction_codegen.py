@@ -85,8 +85,10 @@ def _entry_ptx(ptx, name):
 def test_nvptx_wave_scan(op, dtype):
     """The scan entries' wave mode: per step, log2(32) shuffles up and one shuffle from
     lane 31 (the step's total), each once per 32-bit word of the record, for each of the
-    SCAN_UNROLL steps of a trip, no record in local memory; the reduction entries shuffle
-    down."""
+    SCAN_UNROLL steps of a trip, and once more for the wave's fold of unscanned chunk
+    totals (``MODE_UNSCANNED``), no record in local memory; the reduction entries shuffle
+    down, and take a barrier before a block's first thread folds its group record
+    (``MODE_GROUPS``)."""
     from rocarray.compiler.reduction_abi import SCAN_UNROLL
 
     target = target_for("sm_90")
@@ -99,13 +101,15 @@ def test_nvptx_wave_scan(op, dtype):
         body = _entry_ptx(ptx, spec.entry + suffix)
         ups = re.findall(r"shfl\.sync\.up\.b32\s+%r\d+, %r\d+, (\d+), 0, -1;", body)
         assert sorted(set(int(d) for d in ups)) == [1, 2, 4, 8, 16]
-        assert len(ups) == 5 * words * SCAN_UNROLL
-        assert len(re.findall(r"shfl\.sync\.idx\.b32\s+%r\d+, %r\d+, 31, 31, -1;", body)) == words * SCAN_UNROLL
+        assert len(ups) == 5 * words * (SCAN_UNROLL + 1)
+        assert len(re.findall(r"shfl\.sync\.idx\.b32\s+%r\d+, %r\d+, 31, 31, -1;", body)) == \
+            words * (SCAN_UNROLL + 1)
         assert "bar.sync" not in body and "barrier.sync" not in body
         # the records (the carry, the steps', the unscanned totals loaded together) in registers
         assert "ld.local" not in body and "st.local" not in body
     for suffix in ("", "_c"):
-        assert "shfl.sync.down.b32" in _entry_ptx(ptx, spec.entry + suffix)
+        body = _entry_ptx(ptx, spec.entry + suffix)
+        assert "shfl.sync.down.b32" in body and ("bar.sync" in body or "barrier.sync" in body)
 
 
 needs_toolchain = pytest.mark.skipif(
