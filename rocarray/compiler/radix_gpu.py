@@ -106,7 +106,7 @@ PARTS = {"passes": ("", "_d"), "block": ("_b",)}
 #: The key kinds and their bits.
 KEY_KINDS = {"u32": 32, "u64": 64, "f32": 32, "f64": 64}
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 6
+VERSION = 7
 
 
 def packer(suffix: str) -> struct.Struct:
@@ -316,23 +316,41 @@ class _Kernel(KernelIR):
         span = BLOCK * UPSWEEP_UNROLL
         trips = b.udiv(b.add(b.sub(hi, lo), self.c64(span - 1)), self.c64(span))
         counted = [b.icmp_signed("<", self.c64(q), p["passes"]) for q in range(sh.passes)]
+        every_pass = b.icmp_signed(">=", p["passes"], self.c64(sh.passes))
         loop = CountedLoop(b, self.c64(0), trips, "up")
         first = b.add(lo, b.mul(loop.i, self.c64(span)))
         last = b.sub(hi, self.c64(1))
-        keys, valids = [], []
-        for u in range(UPSWEEP_UNROLL):
-            i = b.add(first, b.add(self.c64(u * BLOCK), self.tid64))
-            valid = b.icmp_signed("<", i, hi)
-            i = b.select(valid, i, last)
-            keys.append(b.load(self.gptr(b, p["keys"], i, self.K), typ=self.K))
-            valids.append(valid)
-        for key, valid in zip(keys, valids):
-            ok = self.order_key(b, key)
-            for q in range(sh.passes):
-                d = b.and_(b.lshr(ok, ir.Constant(self.K, 8 * q)), ir.Constant(self.K, BINS - 1))
-                slot = self.sptr(b, sh.hist, b.add(copy, b.add(self.c64(q * BINS), b.zext(d, I64))), I32)
-                self.if_then(b, b.and_(valid, counted[q]),
-                             lambda slot=slot: target.emit_atomic_add(b, slot, self.c32(1)))
+
+        def count(guarded: bool):
+            keys, valids = [], []
+            for u in range(UPSWEEP_UNROLL):  # (every load first: all in flight at once)
+                i = b.add(first, b.add(self.c64(u * BLOCK), self.tid64))
+                valid = b.icmp_signed("<", i, hi)
+                if guarded:
+                    i = b.select(valid, i, last)
+                keys.append(b.load(self.gptr(b, p["keys"], i, self.K), typ=self.K))
+                valids.append(valid)
+            for key, valid in zip(keys, valids):
+                ok = self.order_key(b, key)
+                for q in range(sh.passes):
+                    d = b.and_(b.lshr(ok, ir.Constant(self.K, 8 * q)), ir.Constant(self.K, BINS - 1))
+                    slot = self.sptr(b, sh.hist, b.add(copy, b.add(self.c64(q * BINS), b.zext(d, I64))), I32)
+                    if guarded:
+                        self.if_then(b, b.and_(valid, counted[q]),
+                                     lambda slot=slot: target.emit_atomic_add(b, slot, self.c32(1)))
+                    else:
+                        target.emit_atomic_add(b, slot, self.c32(1))
+
+        # a whole trip counting every pass (all but a chunk's last trip, unless the keys
+        # have fewer digits than their width) loads and counts unguarded: a branch around
+        # each atomic, and each load's clamp, cost several instructions more than the
+        # atomic or the load
+        whole = b.and_(every_pass, b.icmp_signed("<=", b.add(first, self.c64(span)), hi))
+        with b.if_else(whole) as (then, otherwise):
+            with then:
+                count(False)
+            with otherwise:
+                count(True)
         loop.close(b, b.add(loop.i, self.c64(1)))
         target.emit_barrier(b)
         for q in range(sh.passes):
@@ -446,14 +464,17 @@ class _Kernel(KernelIR):
             b.store(v, self.sptr(b, self.sh.stage, b.zext(q, I64), ty))
         self.target.emit_barrier(b)
 
-    def positions(self, b, n, items):
+    def positions(self, b, n, items, full: bool = False):
         """For a tile of ``n`` keys (i32, 1 to ``BLOCK * items``): the tile positions of
         this thread's ``items`` keys, whether each is one, and the rounds that hold keys.  Wave
         ``w``'s part of the tile is ``rounds`` rounds of ``wave_size`` adjacent keys, as
-        few as cover the tile with every wave (a short tile keeps every wave busy)."""
+        few as cover the tile with every wave (a short tile keeps every wave busy).
+        ``full``: ``n`` is the constant ``BLOCK * items`` (every key valid, as constants)."""
         rounds = b.udiv(b.add(n, self.c32(BLOCK - 1)), self.c32(BLOCK))
         first = b.add(b.mul(self.wave, b.mul(rounds, self.c32(self.W))), self.lane)
         pos = [b.add(first, self.c32(r * self.W)) for r in range(items)]
+        if full:
+            return pos, [ir.Constant(I1, 1)] * items, rounds
         valids = [b.and_(b.icmp_signed("<", q, n), b.icmp_signed("<", self.c32(r), rounds)) for r, q in enumerate(pos)]
         return pos, valids, rounds
 
@@ -553,53 +574,69 @@ class _Kernel(KernelIR):
         shift = b.trunc(p["shift"], self.K) if self.K.width < 64 else p["shift"]
         rest = b.sub(p["L"], b.mul(t, self.c64(D_TILE)))
         n = b.trunc(b.select(b.icmp_signed("<", rest, self.c64(D_TILE)), rest, self.c64(D_TILE)), I32)
-        pos, valids, rounds = self.positions(b, n, D_ITEMS)
-        at = [b.add(tlo, b.zext(self.min32(b, q, b.sub(n, self.c32(1))), I64)) for q in pos]
-        keys = [b.load(self.gptr(b, p["keys"], i, self.K), typ=self.K) for i in at]
-        pays = self.load_payloads(b, at, row_lo) if self.P else []
-        agg = b.add(b.mul(pass_, self.c64(2)), self.c64(1))
-        word = self.status_word(b, tile)
 
-        def publish(count):
-            # the row's first tile publishes its count as inclusive at once
-            flag = b.add(agg, b.zext(b.icmp_signed("==", tile, first), I64))
-            store_relaxed(b, b.or_(b.shl(flag, self.c64(FLAG_SHIFT)), b.zext(count, I64)), word)
+        def work(n, full: bool):
+            """The tile's ranking, look-back and scatter (``full``: a whole tile, every key
+            valid -- the guards of a short tile folded away)."""
+            pos, valids, rounds = self.positions(b, n, D_ITEMS, full)
+            at = [b.add(tlo, b.zext(q if full else self.min32(b, q, b.sub(n, self.c32(1))), I64)) for q in pos]
+            keys = [b.load(self.gptr(b, p["keys"], i, self.K), typ=self.K) for i in at]
+            pays = self.load_payloads(b, at, row_lo) if self.P else []
+            agg = b.add(b.mul(pass_, self.c64(2)), self.c64(1))
+            word = self.status_word(b, tile)
 
-        places, _, count = self.rank(b, keys, valids, shift, rounds, publish)
-        self.stage_through(b, keys, places, self.K)
-        before = self.look_back(b, tile, first, agg)
-        self.if_then(b, b.icmp_signed(">", tile, first), lambda: store_relaxed(
-            b, b.or_(b.shl(b.add(agg, self.c64(1)), self.c64(FLAG_SHIFT)), b.add(before, b.zext(count, I64))), word))
-        # where the stage's run of this thread's digit goes, less its start in the stage
-        ts = b.load(self.sptr(b, sh.tile_start, self.tid64, I32), typ=I32)
-        b.store(b.add(row_lo, b.sub(b.add(b.zext(start, I64), before), b.zext(ts, I64))),
-                self.sptr(b, sh.base, self.tid64, I64))
-        target.emit_barrier(b)
+            def publish(count):
+                # the row's first tile publishes its count as inclusive at once
+                flag = b.add(agg, b.zext(b.icmp_signed("==", tile, first), I64))
+                store_relaxed(b, b.or_(b.shl(flag, self.c64(FLAG_SHIFT)), b.zext(count, I64)), word)
 
-        def scatter(ty, write, digits=None):
-            # thread j moves the tile's values j, j + BLOCK, ...: a run of one digit goes to
-            # adjacent places; each value's digit is its key's, computed from the staged key
-            # (kept for the payloads that follow: fewer shared accesses than a staged digit)
-            out = []
-            for r in range(D_ITEMS):
-                i = b.add(self.tid, self.c32(r * BLOCK))
-                i64 = b.zext(i, I64)
-                v = b.load(self.sptr(b, sh.stage, i64, ty), typ=ty)
-                if digits is None:
-                    d = b.zext(self.digit(b, v, shift), I64)
-                else:
-                    d = digits[r]
-                out.append(d)
-                dest = b.add(b.load(self.sptr(b, sh.base, d, I64), typ=I64), i64)
-                self.if_then(b, b.icmp_signed("<", i, n), lambda: write(v, dest))
-            return out
-
-        kd = scatter(self.K, lambda v, dest: b.store(v, self.gptr(b, p["keys_out"], dest, self.K)))
-        if self.P:
+            places, _, count = self.rank(b, keys, valids, shift, rounds, publish)
+            self.stage_through(b, keys, places, self.K)
+            before = self.look_back(b, tile, first, agg)
+            inclusive = b.or_(b.shl(b.add(agg, self.c64(1)), self.c64(FLAG_SHIFT)), b.add(before, b.zext(count, I64)))
+            self.if_then(b, b.icmp_signed(">", tile, first), lambda: store_relaxed(b, inclusive, word))
+            # where the stage's run of this thread's digit goes, less its start in the stage
+            ts = b.load(self.sptr(b, sh.tile_start, self.tid64, I32), typ=I32)
+            b.store(b.add(row_lo, b.sub(b.add(b.zext(start, I64), before), b.zext(ts, I64))),
+                    self.sptr(b, sh.base, self.tid64, I64))
             target.emit_barrier(b)
-            self.stage_through(b, pays, places, self.P)
-            scatter(self.P, lambda v, dest: self.store_payload(b, v, dest), kd)
-        target.emit_barrier(b)
+
+            def scatter(ty, write, digits=None):
+                # thread j moves the tile's values j, j + BLOCK, ...: a run of one digit goes to
+                # adjacent places; each value's digit is its key's, computed from the staged key
+                # (kept for the payloads that follow: fewer shared accesses than a staged digit)
+                out = []
+                for r in range(D_ITEMS):
+                    i = b.add(self.tid, self.c32(r * BLOCK))
+                    i64 = b.zext(i, I64)
+                    v = b.load(self.sptr(b, sh.stage, i64, ty), typ=ty)
+                    if digits is None:
+                        d = b.zext(self.digit(b, v, shift), I64)
+                    else:
+                        d = digits[r]
+                    out.append(d)
+                    dest = b.add(b.load(self.sptr(b, sh.base, d, I64), typ=I64), i64)
+                    if full:
+                        write(v, dest)
+                    else:
+                        self.if_then(b, b.icmp_signed("<", i, n), lambda: write(v, dest))
+                return out
+
+            kd = scatter(self.K, lambda v, dest: b.store(v, self.gptr(b, p["keys_out"], dest, self.K)))
+            if self.P:
+                target.emit_barrier(b)
+                self.stage_through(b, pays, places, self.P)
+                scatter(self.P, lambda v, dest: self.store_payload(b, v, dest), kd)
+            target.emit_barrier(b)
+
+        # whole tiles (all but a row's last) take a copy of the work without the guards a
+        # short tile needs: fewer instructions per key (the branches cost as much as the
+        # ranking's shared accesses)
+        with b.if_else(b.icmp_signed("==", n, self.c32(D_TILE))) as (then, otherwise):
+            with then:
+                work(self.c32(D_TILE), True)
+            with otherwise:
+                work(n, False)
         tiles.close(b, b.add(tiles.i, self.c64(1)))
 
     def build_b(self, b):
