@@ -106,7 +106,7 @@ PARTS = {"passes": ("", "_d"), "block": ("_b",)}
 #: The key kinds and their bits.
 KEY_KINDS = {"u32": 32, "u64": 64, "f32": 32, "f64": 64}
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 7
+VERSION = 8
 
 
 def packer(suffix: str) -> struct.Struct:
@@ -241,6 +241,15 @@ class _Kernel(KernelIR):
         t.emit_wave_sync(b)
         self.if_then(b, valid, lambda: b.store(ir.Constant(self.M, 0), slot))
         return mask
+
+    def zero_match(self, b) -> None:
+        """Zero the waves' match words (``match_or``), once before an entry's first
+        ranking: each round clears the words it set, so they stay zero between rounds
+        (``rank``'s first barrier orders these stores before the first round)."""
+        if self.sh.match_or:
+            for w in range(self.NW):
+                slot = self.sptr(b, self.sh.match, b.add(self.c64(w * BINS), self.tid64), self.M)
+                b.store(ir.Constant(self.M, 0), slot)
 
     def min32(self, b, x, y):
         return b.select(b.icmp_signed("<", x, y), x, y)
@@ -379,8 +388,6 @@ class _Kernel(KernelIR):
         sh = self.sh
         for w in range(self.NW):
             b.store(self.c32(0), self.sptr(b, sh.waves, b.add(self.c64(w * BINS), self.tid64), I32))
-            if sh.match_or:
-                b.store(ir.Constant(self.M, 0), self.sptr(b, sh.match, b.add(self.c64(w * BINS), self.tid64), self.M))
         target.emit_barrier(b)
         wave_row = b.mul(self.wave64, self.c64(BINS))
         dump = self.c64(self.NW * BINS)
@@ -544,6 +551,7 @@ class _Kernel(KernelIR):
 
         pass_ = b.udiv(p["shift"], self.c64(8))
         take_tile(self.c64(0))
+        self.zero_match(b)
         # the row's start of this thread's digit (the row's keys of the digits before it),
         # found again only when a tile's row is not the last tile's
         start_slot, row_slot = self.alloca(b, I32), self.alloca(b, I64)
@@ -575,6 +583,8 @@ class _Kernel(KernelIR):
         rest = b.sub(p["L"], b.mul(t, self.c64(D_TILE)))
         n = b.trunc(b.select(b.icmp_signed("<", rest, self.c64(D_TILE)), rest, self.c64(D_TILE)), I32)
 
+        key_shift = (self.K.width // 8).bit_length() - 1  # (log2 of a key's bytes)
+
         def work(n, full: bool):
             """The tile's ranking, look-back and scatter (``full``: a whole tile, every key
             valid -- the guards of a short tile folded away)."""
@@ -595,10 +605,11 @@ class _Kernel(KernelIR):
             before = self.look_back(b, tile, first, agg)
             inclusive = b.or_(b.shl(b.add(agg, self.c64(1)), self.c64(FLAG_SHIFT)), b.add(before, b.zext(count, I64)))
             self.if_then(b, b.icmp_signed(">", tile, first), lambda: store_relaxed(b, inclusive, word))
-            # where the stage's run of this thread's digit goes, less its start in the stage
+            # where the stage's run of this thread's digit goes, less its start in the stage:
+            # as the byte address in ``keys_out`` (a key's address is then one add)
             ts = b.load(self.sptr(b, sh.tile_start, self.tid64, I32), typ=I32)
-            b.store(b.add(row_lo, b.sub(b.add(b.zext(start, I64), before), b.zext(ts, I64))),
-                    self.sptr(b, sh.base, self.tid64, I64))
+            place = b.add(row_lo, b.sub(b.add(b.zext(start, I64), before), b.zext(ts, I64)))
+            b.store(b.add(p["keys_out"], b.shl(place, self.c64(key_shift))), self.sptr(b, sh.base, self.tid64, I64))
             target.emit_barrier(b)
 
             def scatter(ty, write, digits=None):
@@ -615,18 +626,20 @@ class _Kernel(KernelIR):
                     else:
                         d = digits[r]
                     out.append(d)
-                    dest = b.add(b.load(self.sptr(b, sh.base, d, I64), typ=I64), i64)
+                    dest = b.add(b.load(self.sptr(b, sh.base, d, I64), typ=I64), b.shl(i64, self.c64(key_shift)))
                     if full:
                         write(v, dest)
                     else:
                         self.if_then(b, b.icmp_signed("<", i, n), lambda: write(v, dest))
                 return out
 
-            kd = scatter(self.K, lambda v, dest: b.store(v, self.gptr(b, p["keys_out"], dest, self.K)))
+            kd = scatter(self.K, lambda v, dest: b.store(v, b.inttoptr(dest, self.gspace)))
             if self.P:
                 target.emit_barrier(b)
                 self.stage_through(b, pays, places, self.P)
-                scatter(self.P, lambda v, dest: self.store_payload(b, v, dest), kd)
+                # (the payload's place: the key's address back to an index)
+                scatter(self.P, lambda v, dest: self.store_payload(
+                    b, v, b.ashr(b.sub(dest, p["keys_out"]), self.c64(key_shift))), kd)
             target.emit_barrier(b)
 
         # whole tiles (all but a row's last) take a copy of the work without the guards a
@@ -643,6 +656,7 @@ class _Kernel(KernelIR):
         p = self.p
         target = self.target
         sh = self.sh
+        self.zero_match(b)
         rows = CountedLoop(b, self.bid, p["n"], "row")
         row_lo = b.mul(rows.i, p["L"])
         n = b.trunc(p["L"], I32)
