@@ -225,6 +225,12 @@ def _gpu_compact(mask: Array, x: "Array | None") -> Array:
     return out
 
 
+#: GPU runs (``gpu_runs``) whose results would take at most this many bytes were every
+#: element a run of its own are written before the read-back of their number, into
+#: results of that size then cut (the device never waits on the host between the scan and
+#: the write); larger ones are sized first (their results may be far smaller than that).
+RUNS_WRITE_FIRST_BYTES = 1 << 30
+
 #: the runs module's comparison of a dtype kind (``compact_gpu.RUN_KINDS``' letters)
 _RUN_LETTER = {"b": "i", "i": "i", "u": "i", "f": "f", "c": "c"}
 
@@ -242,7 +248,9 @@ def gpu_runs(x: Array, lengths: bool) -> tuple:
     non-empty ``x`` (``!=`` ends a run, so each NaN is a run of its own) and, with
     ``lengths``, each run's length (int64; else None).  As ``_gpu_compact``: each tile's
     count of runs begun in it, their scan (its last element, read back, sizes the results),
-    then each tile's runs written; ``x`` is read twice."""
+    then each tile's runs written; ``x`` is read twice.  Up to ``RUNS_WRITE_FIRST_BYTES``
+    the write is queued before the read-back, into results of ``x``'s length, then cut
+    (views of them, or copies where the runs are at most half the elements)."""
     n, device = x.shape[0], x.device
     packer = compact_gpu.packer
     kernel = _runs_kernel(device, _RUN_LETTER[x.dtype.kind] + str(x.dtype.itemsize))
@@ -254,13 +262,26 @@ def gpu_runs(x: Array, lengths: bool) -> tuple:
            compact_gpu.BLOCK, 0)
     launch(kernel, 1, packer("_s", True), tiles, (counts.data_ptr, incl.data_ptr, ltile.data_ptr), 1,
            compact_gpu.BLOCK, 0)
-    total = int(incl[tiles - 1])  # (the one read-back: it sizes the results)
-    values = Array._empty((total,), x.dtype, device)
-    out = Array._empty((total,), _int64, device) if lengths else None
-    launch(kernel, 2, packer("_w", True), tiles, (x.data_ptr, n, incl.data_ptr, offs.data_ptr, ltile.data_ptr,
-                                                   values.data_ptr, 0 if out is None else out.data_ptr), tiles,
-           compact_gpu.BLOCK, 0)
-    return values, out
+
+    def write(size):
+        values = Array._empty((size,), x.dtype, device)
+        out = Array._empty((size,), _int64, device) if lengths else None
+        launch(kernel, 2, packer("_w", True), tiles, (x.data_ptr, n, incl.data_ptr, offs.data_ptr, ltile.data_ptr,
+                                                       values.data_ptr, 0 if out is None else out.data_ptr), tiles,
+               compact_gpu.BLOCK, 0)
+        return values, out
+
+    if n * (x.dtype.itemsize + (8 if lengths else 0)) > RUNS_WRITE_FIRST_BYTES:
+        total = int(incl[tiles - 1])  # (the one read-back: it sizes the results)
+        return write(total)
+    # the write queued before the read-back, into results of the most runs there can be:
+    # the device goes on from the scan to the write without waiting for the host
+    values, out = write(n)
+    total = int(incl[tiles - 1])
+    if 2 * total > n:  # (views of the written buffers)
+        return values[:total], None if out is None else out[:total]
+    # (copies of their own: the long buffers go back to the pool)
+    return copy_array(values[:total]), None if out is None else copy_array(out[:total])
 
 
 def _flat_true_host(mask: Array) -> Array:

@@ -160,6 +160,31 @@ def test_runs_every_dtype(device, dtype):
 
 
 @requires_gpu
+@pytest.mark.parametrize("write_first", [True, False])
+def test_runs_results_sized_before_or_after_the_write(device, monkeypatch, write_first):
+    """The runs' write queued before the read-back of their number (results of the input's
+    length, then cut: views where most elements start a run, copies of their own where
+    few do) or after it (``RUNS_WRITE_FIRST_BYTES`` passed): the same results."""
+    import rocarray._advanced_indexing as ai
+
+    _gpu(device)
+    if not write_first:
+        monkeypatch.setattr(ai, "RUNS_WRITE_FIRST_BYTES", 0)
+    rng = np.random.default_rng(8)
+    n = 3 * compact_gpu.TILE + 77
+    for a in (rng.permutation(n).astype(np.float32),                    # every element a run
+              rng.integers(-3, 4, n).astype(np.int32),                  # seven runs
+              np.repeat(np.arange(n // 3, dtype=np.int64), 3)[:n - 5]):  # a third of the elements
+        r = ra.unique_counts(ra.asarray(a, device=device))
+        want, counts = np.unique(a, return_counts=True)
+        np.testing.assert_array_equal(r.values.get(), want)
+        np.testing.assert_array_equal(r.counts.get(), counts)
+        np.testing.assert_array_equal(ra.unique_values(ra.asarray(a, device=device)).get(), want)
+        if write_first and 2 * want.size <= a.size:  # (copies: buffers of their own size)
+            assert r.values._buf.nbytes < a.nbytes and r.counts._buf.nbytes < 8 * a.size
+
+
+@requires_gpu
 def test_runs_scan_of_many_tiles(device):
     """More tiles than the scan entry's block takes in one round, with runs longer than a
     round of tiles (the last tile holding a start carried between rounds)."""
