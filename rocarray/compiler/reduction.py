@@ -394,7 +394,7 @@ class ReductionBuilder(HostReduction, GpuReduction, ScanBuilder, QuickTierBuilde
         target.emit_barrier(b)
         b.cbranch(b.icmp_unsigned("==", target.emit_thread_in_block(b), zero), first_bb, done_bb)
         b.position_at_end(first_bb)
-        size = b.udiv(target.emit_block_size(b), ir.Constant(I64, target.facts.wave_size))
+        size = self.block_waves(b)
         block = target.emit_block_id(b)
         lo = b.mul(block, size)
         hi = b.add(lo, size)
@@ -405,9 +405,13 @@ class ReductionBuilder(HostReduction, GpuReduction, ScanBuilder, QuickTierBuilde
         self.load_record(b, totals.i, self.tmp)
         self.combine(b, acc, self.tmp)
         totals.close(b, b.add(totals.i, ir.Constant(I64, 1)))
-        self.move_record(b, acc.ptr, b.gep(self.records, [b.add(self.n_items, block)], source_etype=self.rec_type))
+        self.store_record(b, acc, b.add(self.n_items, block))
         b.branch(done_bb)
         b.position_at_end(done_bb)
+
+    def block_waves(self, b):
+        """Waves in a block (i64): the records a block's group folds (``MODE_GROUPS``)."""
+        return b.udiv(self.target.emit_block_size(b), ir.Constant(I64, self.target.facts.wave_size))
 
     def load_record(self, b, slot, rec) -> None:
         """``rec`` = record ``slot`` of the records array."""
@@ -415,6 +419,13 @@ class ReductionBuilder(HostReduction, GpuReduction, ScanBuilder, QuickTierBuilde
             b.store(b.load(b.gep(self.records, [slot], source_etype=self.rec_type), typ=self.rec_type), rec.ptr)
         else:
             b.call(self.opaque[2], [self.records, rec.ptr, slot, ir.Constant(I64, 0)])
+
+    def store_record(self, b, rec, slot) -> None:
+        """Record ``slot`` of the records array = ``rec``."""
+        if self.opaque is None:
+            self.move_record(b, rec.ptr, b.gep(self.records, [slot], source_etype=self.rec_type))
+        else:
+            b.call(self.opaque[1], [self.records, rec.ptr, slot, ir.Constant(I64, 0)])
 
     def gpu_entry(self, types):
         """The GPU kernel ``self.entry`` taking the parameters ``types`` (shapes and strides
@@ -592,11 +603,7 @@ class ReductionBuilder(HostReduction, GpuReduction, ScanBuilder, QuickTierBuilde
         wants_records = b.icmp_unsigned("!=", b.and_(self.mode, ir.Constant(I64, MODE_RECORDS)), ir.Constant(I64, 0))
         b.cbranch(wants_records, rec_bb, post_bb)
         b.position_at_end(rec_bb)
-        slot = b.add(b.mul(c, self.n_out), o)
-        if self.opaque is None:
-            self.move_record(b, acc.ptr, b.gep(self.records, [slot], source_etype=self.rec_type))
-        else:
-            b.call(self.opaque[1], [self.records, acc.ptr, slot, ir.Constant(I64, 0)])
+        self.store_record(b, acc, b.add(b.mul(c, self.n_out), o))
         b.branch(end_bb)
         b.position_at_end(post_bb)
         b.call(self.post_fn, acc.fields(b) + list(out_addrs) + [o, self.n_out])

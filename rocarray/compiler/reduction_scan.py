@@ -100,24 +100,9 @@ class ScanBuilder:
             self.load_record(b, b.add(b.mul(b.sub(c, one), self.n_out), o), self.tmp)
             self.combine(b, carry, self.tmp)
             b.branch(start_bb)
-        else:
-            def load_total(k, rec):
-                self.load_record(b, b.add(b.mul(k, self.n_out), o), rec)
-
-            # the unscanned totals TOTALS_UNROLL at a time, their loads first (in flight
-            # together), then the rest one by one (or the one scanned record)
-            group = [self.new_record(b) for _ in range(TOTALS_UNROLL)]
-            groups = CountedLoop(b, b.select(unscanned, zero, b.sub(c, one)),
-                                 b.sub(c, ir.Constant(I64, TOTALS_UNROLL - 1)), "scan.totals")
-            for u, rec in enumerate(group):
-                load_total(b.add(groups.i, ir.Constant(I64, u)), rec)
-            for rec in group:
-                self.combine(b, carry, rec)
-            groups.close(b, b.add(groups.i, ir.Constant(I64, TOTALS_UNROLL)))
-            rest = CountedLoop(b, groups.i, c, "scan.total")
-            load_total(rest.i, self.tmp)
-            self.combine(b, carry, self.tmp)
-            rest.close(b, b.add(rest.i, one))
+        else:  # the unscanned totals 0 .. c - 1 (or the one scanned record, c - 1)
+            self.fold_records(b, carry, b.select(unscanned, zero, b.sub(c, one)), c,
+                              lambda k: b.add(b.mul(k, self.n_out), o), TOTALS_UNROLL, ("scan.totals", "scan.total"))
             b.branch(start_bb)
         b.position_at_end(start_bb)
 
@@ -143,7 +128,7 @@ class ScanBuilder:
         zero = ir.Constant(I64, 0)
         one = ir.Constant(I64, 1)
         grouped = b.icmp_unsigned("!=", b.and_(self.mode, ir.Constant(I64, MODE_GROUPS)), zero)
-        size = b.udiv(target.emit_block_size(b), ir.Constant(I64, wave))
+        size = self.block_waves(b)
         groups = b.select(grouped, b.udiv(c, size), zero)
         first_total = b.mul(groups, size)
         length = b.add(groups, b.sub(c, first_total))
@@ -157,21 +142,27 @@ class ScanBuilder:
             return b.select(b.icmp_signed("<", k, groups), b.add(group_base, k),
                             b.add(b.mul(b.add(first_total, b.sub(k, groups)), self.n_out), o))
 
-        recs = [self.new_record(b) for _ in range(WAVE_TOTALS_UNROLL)]
-        trips = CountedLoop(b, lo, b.sub(hi, ir.Constant(I64, WAVE_TOTALS_UNROLL - 1)), "wfold")
-        for u, rec in enumerate(recs):
-            self.load_record(b, slot(b.add(trips.i, ir.Constant(I64, u))), rec)
-        for rec in recs:
-            self.combine(b, carry, rec)
-        trips.close(b, b.add(trips.i, ir.Constant(I64, WAVE_TOTALS_UNROLL)))
-        rest = CountedLoop(b, trips.i, hi, "wfold.rest")
-        self.load_record(b, slot(rest.i), self.tmp)
-        self.combine(b, carry, self.tmp)
-        rest.close(b, b.add(rest.i, one))
+        self.fold_records(b, carry, lo, hi, slot, WAVE_TOTALS_UNROLL, ("wfold", "wfold.rest"))
         other = self.new_record(b)
         self.wave_inclusive_scan(b, carry, other, lane)
         self.shuffle_record(b, carry, other, lambda v: target.emit_shuffle_index(b, v, wave - 1))
         self.move_record(b, other.ptr, carry.ptr)
+
+    def fold_records(self, b, acc, begin, end, slot, unroll: int, names: tuple) -> None:
+        """Fold into ``acc``, in order, the records ``slot(k)`` of the records array for
+        ``k`` in ``begin .. end - 1``: ``unroll`` at a time, their loads first (in flight
+        together), then the rest one by one (``names``: the two loops')."""
+        recs = [self.new_record(b) for _ in range(unroll)]
+        trips = CountedLoop(b, begin, b.sub(end, ir.Constant(I64, unroll - 1)), names[0])
+        for u, rec in enumerate(recs):
+            self.load_record(b, slot(b.add(trips.i, ir.Constant(I64, u))), rec)
+        for rec in recs:
+            self.combine(b, acc, rec)
+        trips.close(b, b.add(trips.i, ir.Constant(I64, unroll)))
+        rest = CountedLoop(b, trips.i, end, names[1])
+        self.load_record(b, slot(rest.i), self.tmp)
+        self.combine(b, acc, self.tmp)
+        rest.close(b, b.add(rest.i, ir.Constant(I64, 1)))
 
     def scan_initial(self, b, first, include_initial, emit, identity):
         """With ``include_initial``, where ``first()`` (a condition it builds) holds, write
