@@ -12,6 +12,10 @@ their launches.
   (a wait, no copy), and then raises ``IndexError``.
 * ``search_sorted``, ``found_sorted``: a binary search per query of a contiguous sorted
   array, writing the insertion point or whether the query is there (``isin``).
+* ``join_copy``: contiguous arrays copied one after another into a contiguous result
+  (``concat``, ``stack``), ``JOIN_PIECES`` of them a launch, in the widest unit their
+  addresses and sizes allow; its modules are compiled in the background at the first ask
+  (until then the caller copies another way).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 import itertools
 
 from ._array_object import Array
-from ._launch import load_full_module
+from ._launch import full_module_when_ready, load_full_module
 from ._layout import merge_dims
 from .compiler import gather_gpu as G
 
@@ -48,9 +52,10 @@ def _kernel(device, kind: str, *key):
 
 def _module_parts(kind: str, key: tuple) -> tuple:
     """(name, builder, packer, entries) of a ``kind`` module for ``key`` (``load_full_module``)."""
-    build = {"transpose": G.build_transpose, "gather": G.build_gather, "search": G.build_search}[kind]
-    extra = tuple(e[0] for e in G.SEARCH_ENTRIES[1:]) if kind == "search" else ()
-    return f"{kind}_" + "_".join(map(str, key)), lambda m, t, e: build(m, t, e, *key), G.packer(kind), extra
+    build = {"transpose": G.build_transpose, "gather": G.build_gather, "search": G.build_search,
+             "join": G.build_joins}[kind]
+    extra = {"search": tuple(e[0] for e in G.SEARCH_ENTRIES[1:]), "join": G.JOIN_SUFFIXES}.get(kind, ())
+    return "_".join((kind, *map(str, key))), lambda m, t, e: build(m, t, e, *key), G.packer(kind), extra
 
 
 def _launch(kernel, entry: int, kind: str, n: int, grid: int, *values) -> None:
@@ -220,3 +225,37 @@ def found_sorted(a: Array, v: Array, invert: bool, out: Array) -> None:
     entry = 5 if L >= 1 << 31 else 4
     n = v.size
     _launch(kernel, entry, "search", n, _rounds(n, G.SEARCH_ITEMS), _ptr(a), _ptr(v), _ptr(out), L, int(invert))
+
+
+# -- joining ------------------------------------------------------------------------------
+
+def join_copy(pieces: list, out: Array) -> bool:
+    """Fill the C-contiguous ``out`` with the C-contiguous ``pieces`` (arrays of its dtype
+    on its GPU, as many elements in all) one after another, empty ones skipped: one launch
+    per ``JOIN_PIECES`` non-empty pieces, moving the widest unit (16, 8, 4, 2 or 1 bytes)
+    that divides every address and size.  False, doing nothing, while the module for that
+    unit is not loaded yet: the first ask starts its compile in the background, so that no
+    call waits for it."""
+    isz = out._dtype.itemsize
+    runs = [(_ptr(a), a._size * isz) for a in pieces if a._size]
+    if not runs:
+        return True
+    at = _ptr(out)
+    bits = at | G.JOIN_UNITS[0]
+    for address, nbytes in runs:
+        bits |= address | nbytes
+    unit = bits & -bits  # (the lowest set bit; at most the widest unit)
+    kernel = full_module_when_ready(_KEY + ("join",), out.device, lambda: _module_parts("join", ()))
+    if kernel is None:
+        return False
+    entry = G.JOIN_UNITS.index(unit)
+    for g in range(0, len(runs), G.JOIN_PIECES):
+        group = runs[g:g + G.JOIN_PIECES]
+        words, end = [at], 0
+        for address, nbytes in group:
+            end += nbytes // unit
+            words += (address, end)
+        words += (0, end) * (G.JOIN_PIECES - len(group))  # (unused pieces start at ``n``: never picked)
+        _launch(kernel, entry, "join", end, _rounds(end), *words)
+        at += end * unit
+    return True

@@ -2,7 +2,9 @@
 re-exported here), copies where it does not.  Installs ``reshape``, ``ravel``, ``flatten``.
 
 concat, stack, roll, repeat and tile write into a new array through the device's copy
-kernel (one launch per input piece; repeat and tile copy one broadcast view); repeat with
+kernel (one launch per input piece; repeat and tile copy one broadcast view), except that a
+GPU joins contiguous inputs of the result's dtype along its first axis with one launch for
+several of them (``_gather_gpu.join_copy``); repeat with
 per-element counts runs one gather kernel; diff is slices and ``subtract``.  Nothing is
 computed on the host but output shapes (for repeat, from the counts read back)."""
 
@@ -19,6 +21,7 @@ from ._creation_functions import asarray
 from ._dtypes import result_type
 from ._elementwise import copy_elements
 from ._elementwise_functions import not_equal, subtract
+from ._gather_gpu import join_copy
 from ._user_kernels import ElementwiseKernel
 from ._views import _axis_index, _axis_slice, _check_array, _normalize_axis, _nocopy_reshape, _resolve_shape, as_int
 # (the spec's manipulation functions that are views: the namespace takes them from here)
@@ -91,12 +94,17 @@ def _copy(src: Array, dst: Array) -> None:
 
 def _joined_runs(arrays: list, out: Array) -> bool:
     """Fill the new, C-contiguous ``out`` of a GPU with the C-contiguous ``arrays`` of its
-    dtype one after another, each by the driver's device copy (one run of bytes each, no
-    kernel and little host time: a concatenation along the first axis or flattened, a stack
-    along a new first axis); False, doing nothing, where they are not all such arrays."""
+    dtype one after another (a concatenation along the first axis or flattened, a stack
+    along a new first axis): one kernel launch for up to ``JOIN_PIECES`` arrays
+    (``_gather_gpu.join_copy``); while its module is still compiling in the background (a
+    process's first joins), the driver's device copy of each array instead (one run of
+    bytes each, no kernel and little host time).  False, doing nothing, where they are not
+    all such arrays."""
     dev = out.device
     if dev.kind == "cpu" or any(a._dtype != out._dtype or not a.is_c_contiguous() for a in arrays):
         return False
+    if join_copy(arrays, out):
+        return True
     rt, itemsize = dev.runtime, out._dtype.itemsize
     at = out._buf.ptr + out._offset
     for a in arrays:

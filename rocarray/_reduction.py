@@ -29,8 +29,8 @@ from .compiler.interp import NotInterpretable
 from .compiler.lang import compile_scalar_function
 from .compiler.reduction import build_reduction, build_scan, item_functions, quick_tier_text, record_wrappers
 from .compiler.reduction_abi import (MODE_COOP, MODE_GROUPS, MODE_RECORDS, MODE_TILE, MODE_UNSCANNED, MODE_WAVE,
-                                     SCAN_UNROLL, TILE, gpu_tile_width, record_layout, reduction_param_types,
-                                     scan_param_types)
+                                     SCAN_UNROLL, TILE, VECTOR_ELEMENTS, gpu_tile_width, record_layout,
+                                     reduction_param_types, scan_param_types)
 from .targets.base import MAX_DIMS
 
 #: Most reduced elements one host item folds (then records and a second pass): with
@@ -607,11 +607,12 @@ def _scan_mode(mode: int, waves: bool) -> int:
 
 def _scan_cut(kernel, n_out: int, n: int, waves: bool) -> tuple[int, int]:
     """(chunks, chunk length) of lines of ``n`` elements; in wave mode every chunk but
-    the last is whole trips of the wave scan (each starts on a wave-aligned element)."""
+    the last is whole vector trips of the wave scan (each starts on an element that a
+    vector trip of an aligned line starts on)."""
     n_chunks = _scan_chunks(kernel, n_out, n, waves)
     chunk = -(-n // n_chunks) if n else 0
     if waves and n_chunks > 1:
-        quantum = kernel.target.wave_size * SCAN_UNROLL
+        quantum = kernel.target.wave_size * SCAN_UNROLL * VECTOR_ELEMENTS
         chunk = -(-chunk // quantum) * quantum
         n_chunks = -(-n // chunk)
     return n_chunks, chunk

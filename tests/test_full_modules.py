@@ -1,5 +1,5 @@
 """The loader of the hand-built GPU modules (``_launch.load_full_module``) and its callers
-(radix sort, compaction, gathers and searches), run on any machine with the compile and
+(radix sort, compaction, gathers, searches and joins), run on any machine with the compile and
 load stubbed out: a miss builds the module's spec once, a warm call is one lookup that
 builds nothing, and every launch's packer is made once."""
 
@@ -28,6 +28,7 @@ def loads(monkeypatch):
 @pytest.mark.parametrize("get,name,entries,packer", [
     (lambda d: _gather_gpu._kernel(d, "gather", 4, 64, True), "gather_4_64_True", (), gather_gpu.packer("gather")),
     (lambda d: _gather_gpu._kernel(d, "transpose", 8), "transpose_8", (), gather_gpu.packer("transpose")),
+    (lambda d: _gather_gpu._kernel(d, "join"), "join", gather_gpu.JOIN_SUFFIXES, gather_gpu.packer("join")),
     (lambda d: _gather_gpu._kernel(d, "search", 4, "f"), "search_4_f",
      tuple(e[0] for e in gather_gpu.SEARCH_ENTRIES[1:]), gather_gpu.packer("search")),
     (lambda d: _advanced_indexing._compact_kernel(d, 8), "compact_gpu_8", compact_gpu.ENTRIES[1:],
@@ -49,7 +50,7 @@ def test_a_module_is_specified_once_and_found_by_one_lookup(loads, get, name, en
 
 
 def test_packers_are_made_once():
-    for module, kinds in ((gather_gpu, ("gather", "transpose", "search")), (compact_gpu, compact_gpu.ENTRIES),
+    for module, kinds in ((gather_gpu, ("gather", "transpose", "search", "join")), (compact_gpu, compact_gpu.ENTRIES),
                           (radix_gpu, radix_gpu.ENTRIES)):
         for kind in kinds:
             p = module.packer(kind)

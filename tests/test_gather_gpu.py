@@ -1,8 +1,11 @@
-"""Transposed copies, gathers along one axis and searchsorted against NumPy on every device
-(on a GPU through rocarray/_gather_gpu.py's kernels): every dtype, sizes that are not
-multiples of a tile, views with offsets and negative strides, batched transposes, every
-index dtype with negative, out-of-range and empty indices, searches with NaNs and ties;
-on a GPU, a new size compiles nothing."""
+"""Transposed copies, gathers along one axis, searchsorted and the joins of contiguous arrays
+(concat, stack) against NumPy on every device (on a GPU through rocarray/_gather_gpu.py's
+kernels): every dtype, sizes that are not multiples of a tile, views with offsets and
+negative strides, batched transposes, every index dtype with negative, out-of-range and
+empty indices, searches with NaNs and ties, joins of one to eleven pieces in every unit;
+on a GPU, a new size compiles nothing and a join, once its module is loaded, is one launch
+per ``JOIN_PIECES`` pieces and no driver copy (the join kernel compiled for GPU targets and
+run on the host: tests/compiler/test_gather_gpu_ir.py)."""
 
 import contextlib
 import ctypes
@@ -15,6 +18,7 @@ import pytest
 
 import rocarray as ra
 from rocarray import _advanced_indexing, _device, _gather_gpu, _launch, cache
+from rocarray.compiler import gather_gpu as G
 from rocarray.compiler.cache import drain_background
 from rocarray.runtime.gpu import GPURuntime
 from conftest import ALL_DTYPES, DEVICES, random_array
@@ -233,12 +237,14 @@ def test_broadcast_sources_copied(device):
 
 
 class _GatherHooks(HostBackedHooks):
-    """Host-backed fake hooks that run the gather kernel's launches."""
+    """Host-backed fake hooks that run the gather and join kernels' launches and the
+    driver's device copies."""
 
     def __init__(self):
         super().__init__()
         self.names = {}
         self.gathers = []  # (stream, the flag word's device address) of each gather launched
+        self.joins = []  # (unit, grid, block, the words after ``n``) of each join launched
 
     def arch(self, index):
         return "sm_90"  # (a real target: the module is compiled, only its load is pretend)
@@ -255,7 +261,21 @@ class _GatherHooks(HostBackedHooks):
             data = self.launches[-1][5]
             self._gather(int(match[1]), int(match[2]), match[3] == "True", data)
             self.gathers.append((stream, struct.unpack_from("<Q", data, 32)[0]))
+        name = self.names.get(function, "")
+        if name.startswith("rk_join_") and not code:
+            match = re.search(r"_u(\d+)$", name)  # (the first entry moves the widest unit)
+            unit = int(match[1]) if match else G.JOIN_UNITS[0]
+            words = struct.unpack("<" + "Q" * (1 + len(G.PARAMS["join"])), self.launches[-1][5])
+            self.joins.append((unit, grid, block, words))
+            start = 0
+            for source, end in zip(words[2::2], words[3::2]):
+                ctypes.memmove(words[1] + start * unit, source, (end - start) * unit)
+                start = end
         return code
+
+    def memcpy_dtod(self, dst, src, nbytes, stream):
+        super().memcpy_dtod(dst, src, nbytes, stream)
+        ctypes.memmove(dst, src, nbytes)
 
     def _bytes(self, address):
         """(the bytes of the block holding ``address``, its offset there)."""
@@ -289,7 +309,10 @@ class _GatherHooks(HostBackedHooks):
 @pytest.fixture
 def fake_gpu(monkeypatch):
     """``cuda:0`` on the fake runtime, with the tables that hold what was loaded for it
-    emptied for the test (a real ``cuda:0``'s are back after it)."""
+    emptied for the test (a real ``cuda:0``'s are back after it).  Compiles in the
+    background finish before the tables are swapped and again before they are put back,
+    so that none lands in the other's tables."""
+    drain_background()
     api = _GatherHooks()
     rt = GPURuntime(api)
     rt.kind = "cuda"
@@ -298,6 +321,7 @@ def fake_gpu(monkeypatch):
     monkeypatch.setattr(device, "_runtime", rt)
     for table in ("_loaded", "_device_targets", "_full_modules"):
         monkeypatch.setattr(_launch, table, {})
+    monkeypatch.setattr(_launch, "_full_modules_asked", set())
     monkeypatch.setattr(_gather_gpu, "_plans", {})
 
     def host_check(idx, n, axis):  # (the reductions of ``check_bounds`` do not run here)
@@ -307,7 +331,8 @@ def fake_gpu(monkeypatch):
             raise IndexError(f"index {bad.flat[0]} is out of bounds for axis {axis} with size {n}")
 
     monkeypatch.setattr(_advanced_indexing, "check_bounds", host_check)
-    return api, device
+    yield api, device
+    drain_background()
 
 
 def test_gathers_on_a_fake_gpu_launch_words_numpy_agrees_with(fake_gpu):
@@ -428,3 +453,115 @@ _GPUS = [d for d in DEVICES if d.kind != "cpu"]
 @pytest.mark.parametrize("gpu", _GPUS, ids=str)
 def test_threads_gathering_at_once_on_a_gpu_each_read_their_own_flag(gpu):
     _gather_in_threads(gpu)
+
+
+# -- joins of contiguous arrays (concat, stack) -----------------------------------------------
+
+def _join_cases(device, dtype, rng):
+    """(what, NumPy's result, rocarray's join of the same arrays, its non-empty pieces) for
+    concat along axis 0 and flattened and stack along a new axis 0 of C-contiguous arrays:
+    one, two and eleven pieces, empty ones among them, sizes whose bytes are multiples of
+    1, 2, 4, 8 and 16 only, views at odd offsets (unaligned addresses), 2-D pieces."""
+    def new(*shapes):
+        host = [random_array(s, dtype, rng) for s in shapes]
+        return host, [ra.asarray(h, device=device) for h in host]
+
+    big = random_array((5000,), dtype, rng)
+    xbig = ra.asarray(big, device=device)
+    rows = random_array((40, 7), dtype, rng)
+    xrows = ra.asarray(rows, device=device)
+    joins = [("two", *new((4096,), (8192,))), ("one", *new((777,))),
+             ("eleven", *new((5,), (0,), (300,), (1,), (64,), (0,), (129,), (1000,), (3,), (0,), (2049,))),
+             ("empty", *new((0,), (0,))),
+             ("views", [big[3:], big[1:778], big[16:2064], big[4999:]], [xbig[3:], xbig[1:778], xbig[16:2064],
+                                                                        xbig[4999:]]),
+             ("2-D", *new((30, 7), (5, 7), (0, 7))), ("2-D views", [rows[3:], rows, rows[39:]],
+                                                      [xrows[3:], xrows, xrows[39:]])]
+    joins += [(f"{k} and {3 * k} elements", *new((k,), (3 * k,))) for k in (1, 2, 4, 8, 16)]
+    stacks = [("two", *new((4096,), (4096,))), ("one", *new((777,))),
+              ("eleven views", [big[k:k + 129] for k in range(11)], [xbig[k:k + 129] for k in range(11)]),
+              ("eleven empty", *new(*[(0,)] * 11)), ("odd", *new((3,), (3,), (3,))),
+              ("2-D views", [rows[3:7], rows[:4], rows[36:]], [xrows[3:7], xrows[:4], xrows[36:]])]
+    cases = []
+    for what, host, arrays in joins:
+        pieces = sum(h.size > 0 for h in host)
+        cases.append((f"concat {what}", np.concatenate(host, axis=0), lambda a=arrays: ra.concat(a, axis=0), pieces))
+        cases.append((f"concat {what} flat", np.concatenate([h.ravel() for h in host]),
+                      lambda a=arrays: ra.concat(a, axis=None), pieces))
+    for what, host, arrays in stacks:
+        cases.append((f"stack {what}", np.stack(host), lambda a=arrays: ra.stack(a), sum(h.size > 0 for h in host)))
+    return cases
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_concat_and_stack_of_contiguous_pieces(device, dtype):
+    for what, expect, join, _ in _join_cases(device, dtype, np.random.default_rng(35)):
+        np.testing.assert_array_equal(join().get(), expect, err_msg=what)
+
+
+def _first_joins(device):
+    """A join in each unit, the first perhaps the first join here (then the driver's copies
+    serve it while the join module compiles in the background); then the module, one for
+    every unit, is loaded."""
+    base = ra.asarray(np.arange(64, dtype=np.uint8), device=device)
+    for unit in G.JOIN_UNITS:
+        piece = base[unit:2 * unit]  # (address and size multiples of ``unit``, not of twice it)
+        np.testing.assert_array_equal(ra.concat([piece, piece]).get(), np.tile(np.arange(unit, 2 * unit), 2))
+    drain_background()
+    assert (_gather_gpu._KEY + ("join",), device) in _launch._full_modules
+
+
+def _joins_take_one_launch(device, dtype, monkeypatch, loaded=lambda: None):
+    """Every case of ``_join_cases`` against NumPy with the join module loaded (then
+    ``loaded()`` is called): one launch per ``JOIN_PIECES`` non-empty pieces (none for an
+    empty result) and no driver copy."""
+    _first_joins(device)
+    loaded()
+    cases = _join_cases(device, dtype, np.random.default_rng(36))
+    launches = []
+    launch = _gather_gpu._launch
+
+    def counted(kernel, entry, kind, *rest):
+        launches.append(rest)
+        launch(kernel, entry, kind, *rest)
+
+    def no_driver_copy(*args, **kwargs):
+        raise AssertionError("a join took the driver's copies with its kernel loaded")
+
+    monkeypatch.setattr(_gather_gpu, "_launch", counted)
+    monkeypatch.setattr(device.runtime, "copy_device_to_device", no_driver_copy)
+    for what, expect, join, pieces in cases:
+        del launches[:]
+        np.testing.assert_array_equal(join().get(), expect, err_msg=what)
+        assert len(launches) == -(-pieces // G.JOIN_PIECES), what
+
+
+_NEEDS_A_GPU = ("needs a GPU: an NVIDIA GPU with the CUDA driver (cuda-bindings) or an AMD GPU with ROCm "
+                "(hip-python)")
+
+
+@pytest.mark.skipif(not _GPUS, reason=_NEEDS_A_GPU)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("gpu", _GPUS, ids=str)
+def test_gpu_joins_are_one_kernel_launch(gpu, dtype, monkeypatch):
+    _joins_take_one_launch(gpu, dtype, monkeypatch)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.float32, np.int64, np.complex128], ids=str)
+def test_joins_on_a_fake_gpu_launch_words_numpy_agrees_with(fake_gpu, dtype, monkeypatch):
+    api, device = fake_gpu
+    # the first join of a unit: its module compiles in the background, the driver copies
+    x = ra.asarray(np.arange(100, dtype=np.float32), device=device)
+    np.testing.assert_array_equal(ra.concat([x, x]).get(), np.tile(np.arange(100, dtype=np.float32), 2))
+    assert not api.joins and sum(c[0] == "dtod" for c in api.calls) == 2
+    _joins_take_one_launch(device, dtype, monkeypatch, loaded=api.joins.clear)
+    assert not api.callback_errors
+    for unit, grid, block, words in api.joins:
+        n, dst, sources, ends = words[0], words[1], words[2::2], words[3::2]
+        assert block == G.BLOCK and grid == min(-(-n // (G.BLOCK * G.ITEMS)), 1 << 20)
+        assert list(ends) == sorted(ends) and ends[-1] == n and 0 < ends[0]
+        used = [s for s, e, before in zip(sources, ends, (0,) + ends) if e > before]
+        assert all(a % unit == 0 for a in [dst, *used])
+        assert len(used) == G.JOIN_PIECES or ends[len(used) - 1] == n  # (the unused pieces last)
+    # every unit an element's size allows, each in some case
+    assert {j[0] for j in api.joins} == {u for u in G.JOIN_UNITS if u >= np.dtype(dtype).itemsize}

@@ -566,7 +566,8 @@ def test_gpu_scan_plans(monkeypatch, wave, fresh_scan_plans):
     lines, adjacent lines, quick-tier code and the switch turned off keep a thread per
     (line, chunk)."""
     import rocarray._reduction as red
-    from rocarray._reduction import MODE_GROUPS, MODE_RECORDS, MODE_UNSCANNED, MODE_WAVE, SCAN_UNROLL, _packer
+    from rocarray._reduction import (MODE_GROUPS, MODE_RECORDS, MODE_UNSCANNED, MODE_WAVE, SCAN_UNROLL,
+                                     VECTOR_ELEMENTS, _packer)
 
     def plan(a, axis, simple=False):
         fake = _FakeGPU(wave, simple)
@@ -587,7 +588,7 @@ def test_gpu_scan_plans(monkeypatch, wave, fresh_scan_plans):
                 continue
             assert grid * block // wave <= resident_waves and grid * block % wave == 0
             if fn in ("entry", "entry_s"):
-                assert n_chunks > 1 and chunk % (wave * SCAN_UNROLL) == 0
+                assert n_chunks > 1 and chunk % (wave * SCAN_UNROLL * VECTOR_ELEMENTS) == 0
                 assert (n_chunks - 1) * chunk < line.shape[0] <= n_chunks * chunk
         # one line: the totals pass also writes each block's fold (``MODE_GROUPS``), and the
         # scan folds those and its block's totals: no launch scans the totals

@@ -1,10 +1,12 @@
 """GPU kernels that move elements by position, built as LLVM IR: transposed copies through
-shared-memory tiles, gathers along one axis, and a binary search per query.
+shared-memory tiles, gathers along one axis, a binary search per query, and contiguous runs
+joined one after another.
 
 Each module is specialized per element size (copies and gathers: elements are moved as
-bits) or per dtype (the search compares), never per size: shapes, strides, the divisors'
-magic numbers and the axis length are run-time parameters, every one a 64-bit word after
-the leading item count ``n`` (``PARAMS``).
+bits) or per dtype (the search compares), never per size (the joins: one module for every
+dtype): shapes, strides, the divisors'
+magic numbers, the axis length and the runs' addresses and ends are run-time parameters,
+every one a 64-bit word after the leading item count ``n`` (``PARAMS``).
 
 * *transpose* (``build_transpose``): ``dst[b, r, c] = src[b, r, c]`` where ``r`` is
   ``src``'s innermost axis and ``c`` ``dst``'s.  A block copies a ``TILE`` x ``TILE``
@@ -25,6 +27,12 @@ the leading item count ``n`` (``PARAMS``).
   ``SEARCH_ITEMS`` queries per round (each search is a chain of dependent loads: more
   threads, each with one chain, keep more loads in flight than fewer threads interleaving
   several); the entries ``_w`` keep 64-bit positions for arrays of 2**31 elements or more.
+* *join* (``build_joins``, one entry per unit): up to ``JOIN_PIECES`` contiguous source runs ``s0``, ``s1``, ...
+  copied one after another into ``dst`` (``concat`` and ``stack`` of contiguous arrays in
+  one launch), in units of 1 to 16 bytes that every run's size and address allow.  ``e{k}``
+  is where run ``k`` ends in ``dst`` (in units, cumulative; ``n`` for unused runs), ``n``
+  the units in all.  A unit's run is picked by a chain of compares and selects over the
+  ends: no loop, no division.
 """
 
 from __future__ import annotations
@@ -46,6 +54,12 @@ BLOCK = 256
 ITEMS = 4
 #: Queries a search thread takes per round.
 SEARCH_ITEMS = 1
+#: Source runs a join takes in one launch; the units it may move them in (bytes), widest
+#: first: the entries of a join module in order (``build_joins``), each but the first
+#: named by its suffix.
+JOIN_PIECES = 8
+JOIN_UNITS = (16, 8, 4, 2, 1)
+JOIN_SUFFIXES = tuple(f"_u{u}" for u in JOIN_UNITS[1:])
 #: The side of a transposing copy's tile (a block covers it in ``TILE * TILE / BLOCK`` rows).
 TILE = 32
 ROWS_PER_THREAD = TILE * TILE // BLOCK
@@ -55,6 +69,7 @@ PARAMS = {
     "gather": ("src", "idx", "out", "flag", "nax", "MQ", "mq_m", "mq_l", "Q", "q_m", "q_l",
                "ip", "ij", "iq", "sp", "sa", "sq"),
     "search": ("a", "v", "out", "L", "invert"),
+    "join": ("dst",) + tuple(w for k in range(JOIN_PIECES) for w in (f"s{k}", f"e{k}")),
 }
 #: The entries of a search module: (suffix, side is right, 64-bit positions, found):
 #: ``found`` entries write whether the query is at its left insertion point (a bool,
@@ -62,7 +77,7 @@ PARAMS = {
 SEARCH_ENTRIES = (("", False, False, False), ("_r", True, False, False), ("_w", False, True, False),
                   ("_wr", True, True, False), ("_f", False, False, True), ("_wf", False, True, True))
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 1
+VERSION = 2
 
 
 def packer(kind: str) -> struct.Struct:
@@ -401,5 +416,59 @@ def _build_search_entry(module, target, name, kind, itemsize, right, wide, found
         for i, ok, s in qs:
             k.if_then(ok, lambda i=i, s=s: k.store(b.zext(b.load(s, typ=PT), I64) if not wide else b.load(s, typ=PT),
                                                    p["out"], i, I64, 8))
+    loop.close(b, b.add(loop.i, k.nblocks))
+    b.ret_void()
+
+
+# -- joining runs ---------------------------------------------------------------------------
+
+def build_joins(module: ir.Module, target, entry: str) -> None:
+    """Add a join for every unit of ``JOIN_UNITS`` to ``module``: ``entry`` moves the first
+    (widest), ``entry + JOIN_SUFFIXES[k]`` the others.  One module for all: which unit a
+    join takes depends on its arrays' sizes and addresses, and a new size compiles nothing."""
+    for unit, suffix in zip(JOIN_UNITS, ("",) + JOIN_SUFFIXES):
+        build_join(module, target, entry + suffix, unit)
+
+
+def build_join(module: ir.Module, target, entry: str, unit: int) -> None:
+    """Add the join of ``JOIN_PIECES`` contiguous runs into ``dst``, ``entry``, moving
+    ``unit`` bytes at a time (one of ``JOIN_UNITS``: every run's address and size, and
+    ``dst``'s address, must be multiples of it)."""
+    UT = _element_type(unit)
+    k = _Builder(module, target, entry, "join")
+    b, p = k.b, k.p
+    # per run, its source address less the units before it in ``dst``: unit ``i`` of the
+    # run is at ``base[i]``, so the chain below selects one word, not an address and a start
+    ends = [p[f"e{j}"] for j in range(JOIN_PIECES)]
+    bases = [p["s0"]] + [b.sub(p[f"s{j}"], b.mul(ends[j - 1], k.c64(unit))) for j in range(1, JOIN_PIECES)]
+    loop, first = k.rounds()
+    fn = b.function
+    whole_bb, tail_bb, next_bb = (fn.append_basic_block(s) for s in ("whole", "tail", "next"))
+    # every round but the last is whole: its units copied with no test of ``n``
+    b.cbranch(b.icmp_unsigned("<=", b.add(first, k.c64(BLOCK * ITEMS)), p["n"]), whole_bb, tail_bb)
+    for bb, guarded in ((whole_bb, False), (tail_bb, True)):
+        b.position_at_end(bb)
+        items = []
+        for u in range(ITEMS):
+            i = b.add(first, b.add(k.c64(u * BLOCK), k.tid))
+            ok = None
+            if guarded:
+                ok = b.icmp_unsigned("<", i, p["n"])
+                i = b.select(ok, i, k.c64(0))  # (past the end: unit 0 read again, not written)
+            base = bases[0]
+            # the ends never decrease: the last run that starts at or before ``i`` holds it
+            # (an empty run is passed over by the next; an unused one starts at ``n``)
+            for j in range(1, JOIN_PIECES):
+                base = b.select(b.icmp_unsigned(">=", i, ends[j - 1]), bases[j], base)
+            items.append((i, ok, base))
+        # every load of the round before its stores: ``ITEMS`` units in flight per thread
+        values = [(i, ok, k.load(base, i, UT, unit, read_only=True)) for i, ok, base in items]
+        for i, ok, v in values:
+            if ok is None:
+                k.store(v, p["dst"], i, UT, unit)
+            else:
+                k.if_then(ok, lambda i=i, v=v: k.store(v, p["dst"], i, UT, unit))
+        b.branch(next_bb)
+    b.position_at_end(next_bb)
     loop.close(b, b.add(loop.i, k.nblocks))
     b.ret_void()

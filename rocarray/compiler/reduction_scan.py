@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .abi import I8, I64
-from .index_ir import CountedLoop, dim_at
-from .reduction_abi import MODE_GROUPS, MODE_UNSCANNED, MODE_WAVE, SCAN_UNROLL, scan_param_types
+from .abi import I8, I64, storage_type
+from .index_ir import CountedLoop, dim_at, opaque_pointer
+from .reduction_abi import (MODE_GROUPS, MODE_UNSCANNED, MODE_WAVE, SCAN_UNROLL, VECTOR_BYTES, VECTOR_ELEMENTS,
+                            scan_param_types)
 from .reduction_ir import I32
 
 #: ``MODE_UNSCANNED``: chunk totals loaded together before they are folded.
@@ -255,7 +256,11 @@ class ScanBuilder:
         emit, j_begin, j_end = self.scan_start(b, o, c, out_bases, out_sr, carry, records_out, lane)
         shift = self.scan_initial(b, lambda: b.icmp_unsigned("==", b.or_(c, lane), zero), include_initial, emit,
                                   carry)
-        trips = CountedLoop(b, j_begin, j_end, "wtrip")
+        start = j_begin
+        if not records_out and self.scan_vector_width(outputs) > 1:
+            start = self.wave_vector_trips(b, j_begin, j_end, shift, carry, lane, in_bases, out_bases, in_sr, out_sr,
+                                           self.scan_vector_width(outputs))
+        trips = CountedLoop(b, start, j_end, "wtrip")
         js, inside = [], []
         for u, x in enumerate(xs):
             j = b.add(b.add(trips.i, ir.Constant(I64, u * wave)), lane)
@@ -292,6 +297,122 @@ class ScanBuilder:
         trips.close(b, b.add(trips.i, ir.Constant(I64, wave * SCAN_UNROLL)))
         items.close(b, b.add(items.i, step))
         b.ret_void()
+
+    def scan_vector_width(self, outputs) -> int:
+        """Elements a lane takes as one vector in the wave scan's vector trips (1: none):
+        16-byte accesses of the widest input or output, real or integer elements only."""
+        sizes = self.in_sizes + [d.itemsize for d in self.out_dtypes]
+        if self.vector_width() == 1 or any(d.kind not in "biuf" for d in self.out_dtypes):
+            return 1
+        return max(1, min(VECTOR_ELEMENTS, VECTOR_BYTES // max(sizes)))
+
+    def wave_vector_trips(self, b, j_begin, j_end, shift, carry, lane, in_bases, out_bases, in_sr, out_sr, width):
+        """The wave scan's whole trips over a contiguous, aligned line (else none): each of
+        ``SCAN_UNROLL`` steps covers ``wave * width`` elements, lane ``l`` the ``width``
+        adjacent ones from ``l * width``, loaded and stored as one vector each
+        (``vector_step_scans``, ``vector_step_writes``).  Returns the first element left
+        to the per-element trips."""
+        zero = ir.Constant(I64, 0)
+        span = ir.Constant(I64, self.target.facts.wave_size * width * SCAN_UNROLL)
+        ok = self.vector_aligned(b, j_begin, shift, in_bases, out_bases, in_sr, out_sr, width)
+        whole = b.mul(b.udiv(b.sub(j_end, j_begin), span), span)
+        end = b.add(j_begin, b.select(ok, whole, zero))
+        trips = CountedLoop(b, j_begin, end, "wvtrip")
+        steps = self.vector_step_scans(b, trips.i, lane, in_bases, width)
+        self.vector_step_writes(b, steps, shift, carry, lane, out_bases, width)
+        trips.close(b, b.add(trips.i, span))
+        return end
+
+    def vector_aligned(self, b, j_begin, shift, in_bases, out_bases, in_sr, out_sr, width):
+        """Whether every input and output of the line is contiguous and its element
+        ``j_begin`` (an output's ``j_begin + shift``) starts a whole ``width``-vector."""
+        zero = ir.Constant(I64, 0)
+        out_sizes = [d.itemsize for d in self.out_dtypes]
+        ok = ir.Constant(ir.IntType(1), 1)
+        for bases, strides, sizes, at in ((in_bases, in_sr, self.in_sizes, j_begin),
+                                          (out_bases, out_sr, out_sizes, b.add(j_begin, shift))):
+            for p, s, size in zip(bases, strides, sizes):
+                ok = b.and_(ok, b.icmp_signed("==", s, ir.Constant(I64, size)))
+                addr = b.add(b.ptrtoint(p, I64), b.mul(at, ir.Constant(I64, size)))
+                ok = b.and_(ok, b.icmp_unsigned("==", b.and_(addr, ir.Constant(I64, width * size - 1)), zero))
+        return ok
+
+    def vector_step_scans(self, b, trip, lane, in_bases, width) -> list:
+        """The part of a vector trip from ``trip`` that does not depend on the carry: the
+        loads (all of them first, in flight together), then per step each lane's serial
+        scan of its ``width`` elements, a wave scan of the lanes' totals, the fold of the
+        lanes below each lane (a shuffle up of that scan) and the step's total (the last
+        lane's).  Returns per step ``(first element of the lane, its running folds, the
+        fold below it, the step's total)``."""
+        target = self.target
+        wave = target.facts.wave_size
+        zero = ir.Constant(I64, 0)
+        space = ir.PointerType(addrspace=target.facts.global_address_space)
+        js = [b.add(b.add(trip, ir.Constant(I64, u * wave * width)), b.mul(lane, ir.Constant(I64, width)))
+              for u in range(SCAN_UNROLL)]
+        in_slots = [self.vector_slots(b, width) for _ in range(SCAN_UNROLL)]
+        for j, slots in zip(js, in_slots):
+            for p, ty, size, slot in zip(in_bases, self.in_types, self.in_sizes, slots):
+                addr = b.addrspacecast(b.gep(p, [b.mul(j, ir.Constant(I64, size))], source_etype=I8), space)
+                b.store(b.load(addr, typ=ir.VectorType(ty, width), align=width * size), slot)
+        other = self.new_record(b)
+        lane_total = self.new_record(b)
+        steps = []
+        for j, slots in zip(js, in_slots):
+            run = [self.new_record(b) for _ in range(width)]
+            before, total = self.new_record(b), self.new_record(b)
+            for v, rec in enumerate(run):
+                addrs = [b.gep(slot, [zero, ir.Constant(I64, v)], source_etype=ir.ArrayType(ty, width))
+                         for slot, ty in zip(slots, self.in_types)]
+                b.call(self.map_fn, addrs + rec.fields(b) + [b.add(j, ir.Constant(I64, v)), self.n_r])
+                if v:
+                    self.move_record(b, run[v - 1].ptr, other.ptr)
+                    self.combine(b, other, rec)
+                    self.move_record(b, other.ptr, rec.ptr)
+            self.move_record(b, run[-1].ptr, lane_total.ptr)
+            self.wave_inclusive_scan(b, lane_total, other, lane)
+            self.shuffle_record(b, lane_total, total, lambda v: target.emit_shuffle_index(b, v, wave - 1))
+            self.shuffle_record(b, lane_total, before, lambda v: target.emit_shuffle_up(b, v, 1))
+            steps.append((j, run, before, total))
+        return steps
+
+    def vector_step_writes(self, b, steps, shift, carry, lane, out_bases, width) -> None:
+        """The rest of a vector trip (``vector_step_scans``' steps): per step, each result
+        is the carry, the fold below the lane (past lane 0) and the lane's running fold, in
+        that order, post-mapped into a vector of the output and stored whole; then the
+        carry takes the step's total."""
+        target = self.target
+        zero = ir.Constant(I64, 0)
+        space = ir.PointerType(addrspace=target.facts.global_address_space)
+        out_types = [storage_type(d) for d in self.out_dtypes]
+        out_sizes = [d.itemsize for d in self.out_dtypes]
+        here = b.block
+        b.position_at_start(self.fn.entry_basic_block)
+        out_slot = [opaque_pointer(b.alloca(ir.ArrayType(t, width))) for t in out_types]
+        b.position_at_end(here)
+        prefix, result = self.new_record(b), self.new_record(b)
+        words_t = ir.ArrayType(I32, self.words)
+        first_lane = b.icmp_unsigned("==", lane, zero)
+        for j, run, before, total in steps:
+            self.move_record(b, carry.ptr, prefix.ptr)
+            self.combine(b, prefix, before)
+            for w in range(self.words):
+                idx = [ir.Constant(I32, 0), ir.Constant(I32, w)]
+                dst = b.gep(prefix.ptr, idx, source_etype=words_t)
+                own = b.load(b.gep(carry.ptr, idx, source_etype=words_t), typ=I32)
+                b.store(b.select(first_lane, own, b.load(dst, typ=I32)), dst)
+            for v, rec in enumerate(run):
+                self.move_record(b, prefix.ptr, result.ptr)
+                self.combine(b, result, rec)
+                addrs = [b.gep(slot, [zero, ir.Constant(I64, v)], source_etype=ir.ArrayType(ty, width))
+                         for slot, ty in zip(out_slot, out_types)]
+                b.call(self.post_fn, result.fields(b) + addrs + [b.add(b.add(j, ir.Constant(I64, v)), shift),
+                                                                  self.n_r])
+            for p, ty, size, slot in zip(out_bases, out_types, out_sizes, out_slot):
+                addr = b.addrspacecast(b.gep(p, [b.mul(b.add(j, shift), ir.Constant(I64, size))], source_etype=I8),
+                                       space)
+                b.store(b.load(slot, typ=ir.VectorType(ty, width)), addr, align=width * size)
+            self.combine(b, carry, total)
 
     def wave_inclusive_scan(self, b, x, other, lane) -> None:
         """Replace each lane's record ``x`` by the combination of lanes 0 .. lane, in order

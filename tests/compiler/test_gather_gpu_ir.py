@@ -1,11 +1,13 @@
 """The GPU kernels of rocarray/compiler/gather_gpu.py compile for sm_90, gfx90a, gfx942 and
 gfx1100 on any machine (PTX and code objects checked as tests/targets' are): transposes
 through shared memory with barriers, gathers and searches through read-only loads; the
-magic numbers that divide 32-bit positions are exact; and the kernels' IR, built for a
+magic numbers that divide 32-bit positions are exact; joins load a round before they store
+it; and the kernels' IR, built for a
 stand-in target whose thread ids and barrier are host calls, runs on the host through
 MCJIT and matches NumPy (every block's threads as OS threads, so barriers hold)."""
 
 import ctypes
+import re
 import threading
 from types import SimpleNamespace
 
@@ -19,7 +21,7 @@ from rocarray.runtime.llvm import LLVM_LOCK
 from rocarray.targets import target_for
 from rocarray.targets.amdgpu import AMDGPUTarget, find_lld
 from rocarray.targets.base import llvm_binding
-from rocarray.targets.codeobject import check_code_object, read_code_object
+from rocarray.targets.codeobject import EM_CUDA, ElfFile, check_code_object, read_code_object
 
 _SEARCH_DTYPES = [("b", 1), ("i", 1), ("i", 2), ("i", 4), ("i", 8), ("u", 1), ("u", 2), ("u", 4), ("u", 8),
                   ("f", 2), ("f", 4), ("f", 8), ("c", 8), ("c", 16)]
@@ -312,3 +314,82 @@ def test_transpose_runs_on_a_host_grid(dtype):
     dst = np.zeros((3, 50, 40), dtype)
     copy(src, dst, 50, 40, (st[1], st[2]), (40, 1), B=3, sb=st[0], db=2000, grid=2)
     np.testing.assert_array_equal(dst, src)
+
+
+# -- the join kernel compiled for GPU targets, and run on the host's stand-in grid -------------
+
+def _join_module(target, unit):
+    module = ir.Module("join")
+    module.triple = target.triple
+    module.data_layout = target.data_layout
+    G.build_join(module, target, "rk_j", unit)
+    return module
+
+
+@pytest.mark.parametrize("unit", G.JOIN_UNITS)
+def test_nvptx_join_loads_a_round_before_storing_it(unit):
+    drain_background()  # (LLVM is driven here directly)
+    target = target_for("sm_90")
+    ptx = target.emit_ptx(_join_module(target, unit))
+    assert ".entry rk_j(" in ptx and "ld.local" not in ptx
+    body = ptx[ptx.index(".entry rk_j("):]
+    assert "div.u64" not in body and "rem.u64" not in body and "div.u32" not in body
+    suffix = "v2.b64" if unit == 16 else f"b{8 * unit}"
+    loads = [m.start() for m in re.finditer(rf"ld\.global\.nc\.{suffix}\b", body)]
+    stores = [m.start() for m in re.finditer(rf"st\.global\.{suffix}\b", body)]
+    # a whole round: ``ITEMS`` loads, then its stores
+    assert len([at for at in loads if at < stores[0]]) >= G.ITEMS
+    assert all(at < stores[G.ITEMS - 1] for at in loads[:G.ITEMS])
+    binary = target.compile(_join_module(target, unit))
+    if target.binary_kind == "cubin":
+        assert ElfFile(binary).machine == EM_CUDA
+
+
+@pytest.mark.skipif(find_lld() is None, reason="ld.lld >= 17 not found: apt-get install lld-19, or pip install ziglang")
+@pytest.mark.parametrize("arch,wave", [("gfx90a", 64), ("gfx942", 64), ("gfx1100", 32)])
+def test_amdgpu_join_code_objects(arch, wave):
+    drain_background()
+    target = AMDGPUTarget(arch)
+    for unit in G.JOIN_UNITS:
+        hsaco = target.compile(_join_module(target, unit))
+        assert check_code_object(hsaco, arch, ["rk_j"]) == []
+        kernel = read_code_object(hsaco).kernel("rk_j")
+        assert kernel[".wavefront_size"] == wave
+        explicit = [a for a in kernel[".args"] if not a[".value_kind"].startswith("hidden_")]
+        assert [(a[".offset"], a[".size"]) for a in explicit] == [(8 * k, 8) for k in range(len(G.PARAMS["join"]) + 1)]
+    asm = target.emit_assembly(_join_module(target, 16))
+    assert ("global_load_dwordx4" in asm and "global_store_dwordx4" in asm) or (
+        "global_load_b128" in asm and "global_store_b128" in asm)
+
+
+def _aligned(nbytes, rng):
+    """``nbytes`` random bytes at an address that is a multiple of 16 (for unit 16's
+    aligned vector loads on the host)."""
+    raw = np.empty(nbytes + 16, np.uint8)
+    at = -raw.ctypes.data % 16
+    out = raw[at:at + nbytes]
+    out[:] = rng.integers(0, 256, nbytes, dtype=np.uint8)
+    return out
+
+
+@pytest.mark.parametrize("unit", G.JOIN_UNITS)
+def test_join_runs_on_a_host_grid(unit):
+    drain_background()
+    rng = np.random.default_rng(37)
+    k = _Grid(G.build_join, unit)
+    # eight pieces with empty ones; one piece (seven unused); whole rounds only; a grid
+    # smaller than the rounds
+    for sizes, grid in (((3, 0, 1000, 1, 5, 0, 7, 2), None), ((1,), None), ((1024, 1024), None),
+                        ((700, 0, 2000), 1)):
+        pieces = [_aligned(s * unit, rng) for s in sizes]
+        n = sum(sizes)
+        dst = _aligned(n * unit + 64, rng)
+        tail = dst[n * unit:].copy()
+        words, end = [], 0
+        for piece, size in zip(pieces, sizes):
+            end += size
+            words += (piece.ctypes.data, end)
+        words += (0, n) * (G.JOIN_PIECES - len(sizes))
+        k.run("k", "join", n, grid or -(-n // (G.BLOCK * G.ITEMS)), dst.ctypes.data, *words)
+        np.testing.assert_array_equal(dst[:n * unit], np.concatenate(pieces), err_msg=str(sizes))
+        np.testing.assert_array_equal(dst[n * unit:], tail)  # (nothing written past the end)

@@ -86,9 +86,10 @@ def test_nvptx_wave_scan(op, dtype):
     """The scan entries' wave mode: per step, log2(32) shuffles up and one shuffle from
     lane 31 (the step's total), each once per 32-bit word of the record, for each of the
     SCAN_UNROLL steps of a trip, and once more for the wave's fold of unscanned chunk
-    totals (``MODE_UNSCANNED``), no record in local memory; the reduction entries shuffle
-    down, and take a barrier before a block's first thread folds its group record
-    (``MODE_GROUPS``)."""
+    totals (``MODE_UNSCANNED``), no record in local memory; the scan entry's vector trips
+    (real inputs) add per step one more shuffle up (by 1: the lanes below) beside those,
+    and load and store whole 16-byte vectors; the reduction entries shuffle down, and take
+    a barrier before a block's first thread folds its group record (``MODE_GROUPS``)."""
     from rocarray.compiler.reduction_abi import SCAN_UNROLL
 
     target = target_for("sm_90")
@@ -97,13 +98,17 @@ def test_nvptx_wave_scan(op, dtype):
     ptx = target.emit_ptx(spec.build_module(target))
     _, rec_size = record_layout([d for _, _, d in rdef.fields])
     words = (rec_size + 3) // 4
+    vector = np.dtype(dtype).kind != "c"
     for suffix in ("_s", "_r"):
         body = _entry_ptx(ptx, spec.entry + suffix)
+        vector_steps = SCAN_UNROLL if vector and suffix == "_s" else 0
         ups = re.findall(r"shfl\.sync\.up\.b32\s+%r\d+, %r\d+, (\d+), 0, -1;", body)
         assert sorted(set(int(d) for d in ups)) == [1, 2, 4, 8, 16]
-        assert len(ups) == 5 * words * (SCAN_UNROLL + 1)
+        assert len(ups) == 5 * words * (SCAN_UNROLL + 1) + 6 * words * vector_steps
         assert len(re.findall(r"shfl\.sync\.idx\.b32\s+%r\d+, %r\d+, 31, 31, -1;", body)) == \
-            words * (SCAN_UNROLL + 1)
+            words * (SCAN_UNROLL + 1 + vector_steps)
+        if vector_steps:
+            assert re.search(r"ld\.global(\.nc)?\.v[24]\.", body) and re.search(r"st\.global\.v[24]\.", body)
         assert "bar.sync" not in body and "barrier.sync" not in body
         # the records (the carry, the steps', the unscanned totals loaded together) in registers
         assert "ld.local" not in body and "st.local" not in body
