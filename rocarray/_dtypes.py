@@ -283,6 +283,10 @@ def result_type(*arrays_and_dtypes) -> np.dtype:
     dtypes = []
     scalars = []
     for x in arrays_and_dtypes:
+        d = getattr(x, "_dtype", None)  # (a rocarray array: its dtype as is, the common case)
+        if isinstance(d, np.dtype):
+            dtypes.append(d)
+            continue
         k = _scalar_kind(x)
         if k is not None:
             scalars.append(k)
@@ -299,7 +303,8 @@ def result_type(*arrays_and_dtypes) -> np.dtype:
         )
     r = dtypes[0]
     for d in dtypes[1:]:
-        r = promote_types(r, d)
+        if d is not r:
+            r = promote_types(r, d)
     for k in scalars:
         r = result_with_scalar(r, k)
     return r
