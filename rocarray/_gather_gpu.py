@@ -98,11 +98,10 @@ def transpose_copy(src: Array, dst: Array) -> bool:
     R, C = shape[r], shape[c]
     tr, tc = -(-R // G.TILE), -(-C // G.TILE)
     tiles = B * tr * tc
-    grid = min(-(-tiles // G.transpose_group(isz)), _MAX_GRID)
     for pos in itertools.product(*(range(shape[a]) for a in outer)):
         s_off = sum(i * ss[a] for i, a in zip(pos, outer)) * isz
         d_off = sum(i * ds[a] for i, a in zip(pos, outer)) * isz
-        _launch(kernel, 0, "transpose", tiles, grid, _ptr(src) + s_off, _ptr(dst) + d_off,
+        _launch(kernel, 0, "transpose", tiles, min(tiles, _MAX_GRID), _ptr(src) + s_off, _ptr(dst) + d_off,
                 R, C, ss[r], ss[c], ds[r], ds[c], sb, db, tr, tc)
     return True
 

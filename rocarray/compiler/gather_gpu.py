@@ -9,10 +9,9 @@ magic numbers, the axis length and the runs' addresses and ends are run-time par
 every one a 64-bit word after the leading item count ``n`` (``PARAMS``).
 
 * *transpose* (``build_transpose``): ``dst[b, r, c] = src[b, r, c]`` where ``r`` is
-  ``src``'s innermost axis and ``c`` ``dst``'s.  A block copies ``TILE`` x ``TILE``
-  tiles (``transpose_group`` of them a trip for elements under 8 bytes): its lanes read
-  along ``r`` into shared memory (rows padded by one element, so the transposed reads hit
-  distinct banks), then write along ``c``; both sides coalesce.
+  ``src``'s innermost axis and ``c`` ``dst``'s.  A block copies a ``TILE`` x ``TILE``
+  tile: its lanes read along ``r`` into shared memory (rows padded by one element, so the
+  transposed reads hit distinct banks), then write along ``c``; both sides coalesce.
   ``n`` is the number of tiles (batch x tile rows x tile columns).
 * *gather* (``build_gather``): ``out[i] = src[p*sp + w(idx[p*ip + j*ij + q*iq])*sa + q*sq]``
   for the flat position ``i`` of ``(p, j, q)`` in a ``(P, M, Q)`` result, ``w`` wrapping a
@@ -78,7 +77,7 @@ PARAMS = {
 SEARCH_ENTRIES = (("", False, False, False), ("_r", True, False, False), ("_w", False, True, False),
                   ("_wr", True, True, False), ("_f", False, False, True), ("_wf", False, True, True))
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 3
+VERSION = 4
 
 
 def packer(kind: str) -> struct.Struct:
@@ -175,75 +174,60 @@ class _Builder:
 
 # -- transposing copies ---------------------------------------------------------------------
 
-def transpose_group(itemsize: int) -> int:
-    """Tiles a block of the transposing copy moves per trip: elements under 8 bytes take
-    several, so that a thread holds ``ROWS_PER_THREAD`` 8-byte words' worth of reads in
-    flight (a tile of 4-byte elements alone keeps too few bytes in flight to reach the
-    memory's bandwidth); at most 4 (8 tiles of bytes would spill registers)."""
-    return min(4, max(1, 8 // itemsize))
-
-
 def build_transpose(module: ir.Module, target, entry: str, itemsize: int) -> None:
-    """Add the transposing copy of ``itemsize``-byte elements, ``entry``, to ``module``:
-    block ``k`` takes tiles ``k, k + blocks, ...`` (``n`` in all), ``transpose_group`` of
-    them a trip, every read of the trip before the barrier and every write after it."""
+    """Add the transposing copy of ``itemsize``-byte elements, ``entry``, to ``module``."""
     ET = _element_type(itemsize)
     align = min(itemsize, 8)
-    group = transpose_group(itemsize)
     k = _Builder(module, target, entry, "transpose")
     b, p = k.b, k.p
-    area = TILE * (TILE + 1)
-    tile = k.shared_array(f"{entry}_tile", ET, area * group)
+    tile = k.shared_array(f"{entry}_tile", ET, TILE * (TILE + 1))
     lane = b.and_(k.tid, k.c64(TILE - 1))
     row = b.lshr(k.tid, k.c64(TILE.bit_length() - 1))
     per_batch = b.mul(p["tr"], p["tc"])
-    trips = CountedLoop(b, k.bid, p["n"], "tile")
+    tiles = CountedLoop(b, k.bid, p["n"], "tile")
+    t = tiles.i
+    batch = b.udiv(t, per_batch)
+    rest = b.sub(t, b.mul(batch, per_batch))
+    ti = b.udiv(rest, p["tc"])
+    r0 = b.mul(ti, k.c64(TILE))
+    c0 = b.mul(b.sub(rest, b.mul(ti, p["tc"])), k.c64(TILE))
+    src = b.add(p["src"], b.mul(b.mul(batch, p["sb"]), k.c64(itemsize)))
+    dst = b.add(p["dst"], b.mul(b.mul(batch, p["db"]), k.c64(itemsize)))
+
+    def inside(r, c):
+        return b.and_(b.icmp_signed("<", r, p["R"]), b.icmp_signed("<", c, p["C"]))
+
+    # lanes along r (src's inner axis), rows of the block along c; the tile is [c][r]
+    # (offsets stepped by additions from the thread's first element)
     step = k.c64(BLOCK // TILE)
-    places = []
-    for g in range(group):
-        t = b.add(trips.i, b.mul(k.nblocks, k.c64(g)))
-        batch = b.udiv(t, per_batch)
-        rest = b.sub(t, b.mul(batch, per_batch))
-        ti = b.udiv(rest, p["tc"])
-        r0 = b.mul(ti, k.c64(TILE))
-        c0 = b.mul(b.sub(rest, b.mul(ti, p["tc"])), k.c64(TILE))
-        src = b.add(p["src"], b.mul(b.mul(batch, p["sb"]), k.c64(itemsize)))
-        dst = b.add(p["dst"], b.mul(b.mul(batch, p["db"]), k.c64(itemsize)))
-        # (a trip's last tiles may be past ``n``: read and write nothing)
-        places.append((b.icmp_unsigned("<", t, p["n"]), r0, c0, src, dst, g * area))
-
-    def inside(there, r, c):
-        return b.and_(there, b.and_(b.icmp_signed("<", r, p["R"]), b.icmp_signed("<", c, p["C"])))
-
-    def sweep(lanes_on_r: bool, s_r, s_c, move):
-        """Every tile of the trip, the lanes along r (the reads: ``src``'s inner axis) or
-        along c (the writes: ``dst``'s), the block's rows along the other; each tile is
-        [c][r] in shared memory; ``move(global base, offset, shared index)`` moves one
-        element.  Offsets step by additions from the thread's first element."""
-        for there, r0, c0, src, dst, base in places:
-            dr, dc = (lane, row) if lanes_on_r else (row, lane)
-            r, c = b.add(r0, dr), b.add(c0, dc)
-            at = b.add(b.mul(r, s_r), b.mul(c, s_c))
-            shared_at = b.add(b.add(b.mul(dc, k.c64(TILE + 1)), dr), k.c64(base))
-            for _ in range(ROWS_PER_THREAD):
-                k.if_then(inside(there, r, c), lambda g=src if lanes_on_r else dst, at=at, sh=shared_at:
-                          move(g, at, sh))
-                if lanes_on_r:
-                    c = b.add(c, step)
-                    at = b.add(at, b.mul(step, s_c))
-                    shared_at = b.add(shared_at, k.c64((BLOCK // TILE) * (TILE + 1)))
-                else:
-                    r = b.add(r, step)
-                    at = b.add(at, b.mul(step, s_r))
-                    shared_at = b.add(shared_at, step)
-
-    sweep(True, p["ss0"], p["ss1"],
-          lambda src, at, sh: b.store(k.load(src, at, ET, align, read_only=True), k.sptr(tile, sh, ET)))
+    r = b.add(r0, lane)
+    c = b.add(c0, row)
+    at = b.add(b.mul(r, p["ss0"]), b.mul(c, p["ss1"]))
+    shared_at = b.add(b.mul(row, k.c64(TILE + 1)), lane)
+    for s in range(ROWS_PER_THREAD):
+        def read(at=at, shared_at=shared_at):
+            v = k.load(src, at, ET, align, read_only=True)
+            b.store(v, k.sptr(tile, shared_at, ET))
+        k.if_then(inside(r, c), read)
+        c = b.add(c, step)
+        at = b.add(at, b.mul(step, p["ss1"]))
+        shared_at = b.add(shared_at, k.c64((BLOCK // TILE) * (TILE + 1)))
     target.emit_barrier(b)
-    sweep(False, p["ds0"], p["ds1"],
-          lambda dst, at, sh: k.store(b.load(k.sptr(tile, sh, ET), typ=ET), dst, at, ET, align))
-    target.emit_barrier(b)  # (the next trip overwrites the shared tiles)
-    trips.close(b, b.add(trips.i, b.mul(k.nblocks, k.c64(group))))
+    # lanes along c (dst's inner axis)
+    c = b.add(c0, lane)
+    r = b.add(r0, row)
+    at = b.add(b.mul(r, p["ds0"]), b.mul(c, p["ds1"]))
+    shared_at = b.add(b.mul(lane, k.c64(TILE + 1)), row)
+    for s in range(ROWS_PER_THREAD):
+        def write(at=at, shared_at=shared_at):
+            v = b.load(k.sptr(tile, shared_at, ET), typ=ET)
+            k.store(v, dst, at, ET, align)
+        k.if_then(inside(r, c), write)
+        r = b.add(r, step)
+        at = b.add(at, b.mul(step, p["ds0"]))
+        shared_at = b.add(shared_at, step)
+    target.emit_barrier(b)  # (the next tile overwrites the shared one)
+    tiles.close(b, b.add(t, k.nblocks))
     b.ret_void()
 
 
