@@ -14,8 +14,8 @@ their launches.
   array, writing the insertion point or whether the query is there (``isin``).
 * ``join_copy``: contiguous arrays copied one after another into a contiguous result
   (``concat``, ``stack``), ``JOIN_PIECES`` of them a launch, in the widest unit their
-  addresses and sizes allow; its modules are compiled in the background at the first ask
-  (until then the caller copies another way).
+  addresses and sizes allow; its module (an entry per unit) is compiled in the background
+  at the first ask (until then the caller copies another way).
 """
 
 from __future__ import annotations
@@ -233,9 +233,9 @@ def join_copy(pieces: list, out: Array) -> bool:
     """Fill the C-contiguous ``out`` with the C-contiguous ``pieces`` (arrays of its dtype
     on its GPU, as many elements in all) one after another, empty ones skipped: one launch
     per ``JOIN_PIECES`` non-empty pieces, moving the widest unit (16, 8, 4, 2 or 1 bytes)
-    that divides every address and size.  False, doing nothing, while the module for that
-    unit is not loaded yet: the first ask starts its compile in the background, so that no
-    call waits for it."""
+    that divides every address and size.  False, doing nothing, while the join module is
+    not loaded yet: the first ask starts its compile in the background, so that no call
+    waits for it."""
     isz = out._dtype.itemsize
     runs = [(_ptr(a), a._size * isz) for a in pieces if a._size]
     if not runs:

@@ -4,9 +4,9 @@ joined one after another.
 
 Each module is specialized per element size (copies and gathers: elements are moved as
 bits) or per dtype (the search compares), never per size (the joins: one module for every
-dtype): shapes, strides, the divisors'
-magic numbers, the axis length and the runs' addresses and ends are run-time parameters,
-every one a 64-bit word after the leading item count ``n`` (``PARAMS``).
+dtype): shapes, strides, the divisors' magic numbers, the axis length and the runs'
+addresses and ends are run-time parameters, every one a 64-bit word after the leading
+item count ``n`` (``PARAMS``).
 
 * *transpose* (``build_transpose``): ``dst[b, r, c] = src[b, r, c]`` where ``r`` is
   ``src``'s innermost axis and ``c`` ``dst``'s.  A block copies a ``TILE`` x ``TILE``
@@ -27,9 +27,10 @@ every one a 64-bit word after the leading item count ``n`` (``PARAMS``).
   ``SEARCH_ITEMS`` queries per round (each search is a chain of dependent loads: more
   threads, each with one chain, keep more loads in flight than fewer threads interleaving
   several); the entries ``_w`` keep 64-bit positions for arrays of 2**31 elements or more.
-* *join* (``build_joins``, one entry per unit): up to ``JOIN_PIECES`` contiguous source runs ``s0``, ``s1``, ...
-  copied one after another into ``dst`` (``concat`` and ``stack`` of contiguous arrays in
-  one launch), in units of 1 to 16 bytes that every run's size and address allow.  ``e{k}``
+* *join* (``build_joins``, one entry per unit): up to ``JOIN_PIECES`` contiguous source
+  runs ``s0``, ``s1``, ... copied one after another into ``dst`` (``concat`` and ``stack``
+  of contiguous arrays in one launch), in units of 1 to 16 bytes that every run's size and
+  address allow.  ``e{k}``
   is where run ``k`` ends in ``dst`` (in units, cumulative; ``n`` for unused runs), ``n``
   the units in all.  A unit's run is picked by a chain of compares and selects over the
   ends: no loop, no division.
