@@ -251,10 +251,12 @@ class GpuReduction:
         b.store(b.select(take, x, a), value)
         b.store(b.select(take, idx, b.load(rel, typ=I32)), rel)
 
-    def vector_slots(self, b, width: int) -> list:
+    def vector_slots(self, b, width: int, types=None) -> list:
+        """An entry-block slot of ``width`` elements for each of ``types`` (the inputs'
+        by default)."""
         here = b.block
         b.position_at_start(b.function.entry_basic_block)
-        slots = [opaque_pointer(b.alloca(ir.ArrayType(t, width))) for t in self.in_types]
+        slots = [opaque_pointer(b.alloca(ir.ArrayType(t, width))) for t in (types or self.in_types)]
         b.position_at_end(here)
         return slots
 

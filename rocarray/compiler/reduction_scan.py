@@ -5,7 +5,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .abi import I8, I64, storage_type
-from .index_ir import CountedLoop, dim_at, opaque_pointer
+from .index_ir import CountedLoop, dim_at
 from .reduction_abi import (MODE_GROUPS, MODE_UNSCANNED, MODE_WAVE, SCAN_UNROLL, VECTOR_BYTES, VECTOR_ELEMENTS,
                             scan_param_types)
 from .reduction_ir import I32
@@ -257,9 +257,10 @@ class ScanBuilder:
         shift = self.scan_initial(b, lambda: b.icmp_unsigned("==", b.or_(c, lane), zero), include_initial, emit,
                                   carry)
         start = j_begin
-        if not records_out and self.scan_vector_width(outputs) > 1:
+        width = 1 if records_out else self.scan_vector_width()
+        if width > 1:
             start = self.wave_vector_trips(b, j_begin, j_end, shift, carry, lane, in_bases, out_bases, in_sr, out_sr,
-                                           self.scan_vector_width(outputs))
+                                           width)
         trips = CountedLoop(b, start, j_end, "wtrip")
         js, inside = [], []
         for u, x in enumerate(xs):
@@ -298,7 +299,7 @@ class ScanBuilder:
         items.close(b, b.add(items.i, step))
         b.ret_void()
 
-    def scan_vector_width(self, outputs) -> int:
+    def scan_vector_width(self) -> int:
         """Elements a lane takes as one vector in the wave scan's vector trips (1: none):
         16-byte accesses of the widest input or output, real or integer elements only."""
         sizes = self.in_sizes + [d.itemsize for d in self.out_dtypes]
@@ -386,21 +387,13 @@ class ScanBuilder:
         space = ir.PointerType(addrspace=target.facts.global_address_space)
         out_types = [storage_type(d) for d in self.out_dtypes]
         out_sizes = [d.itemsize for d in self.out_dtypes]
-        here = b.block
-        b.position_at_start(self.fn.entry_basic_block)
-        out_slot = [opaque_pointer(b.alloca(ir.ArrayType(t, width))) for t in out_types]
-        b.position_at_end(here)
+        out_slot = self.vector_slots(b, width, out_types)
         prefix, result = self.new_record(b), self.new_record(b)
-        words_t = ir.ArrayType(I32, self.words)
         first_lane = b.icmp_unsigned("==", lane, zero)
         for j, run, before, total in steps:
             self.move_record(b, carry.ptr, prefix.ptr)
             self.combine(b, prefix, before)
-            for w in range(self.words):
-                idx = [ir.Constant(I32, 0), ir.Constant(I32, w)]
-                dst = b.gep(prefix.ptr, idx, source_etype=words_t)
-                own = b.load(b.gep(carry.ptr, idx, source_etype=words_t), typ=I32)
-                b.store(b.select(first_lane, own, b.load(dst, typ=I32)), dst)
+            self.select_record(b, first_lane, carry, prefix)
             for v, rec in enumerate(run):
                 self.move_record(b, prefix.ptr, result.ptr)
                 self.combine(b, result, rec)
@@ -418,18 +411,22 @@ class ScanBuilder:
         """Replace each lane's record ``x`` by the combination of lanes 0 .. lane, in order
         (Hillis-Steele).  Branch-free: every lane combines, and lanes below ``d`` keep their
         record (what they combined is some lane's valid record, never uninitialised)."""
-        words_t = ir.ArrayType(I32, self.words)
         d = 1
         while d < self.target.facts.wave_size:
             self.shuffle_record(b, x, other, lambda v: self.target.emit_shuffle_up(b, v, d))
             self.combine(b, other, x)  # the lower lanes on the left
-            take = b.icmp_unsigned(">=", lane, ir.Constant(I64, d))
-            for w in range(self.words):
-                idx = [ir.Constant(I32, 0), ir.Constant(I32, w)]
-                src = b.gep(other.ptr, idx, source_etype=words_t)
-                dst = b.gep(x.ptr, idx, source_etype=words_t)
-                b.store(b.select(take, b.load(src, typ=I32), b.load(dst, typ=I32)), dst)
+            self.select_record(b, b.icmp_unsigned(">=", lane, ir.Constant(I64, d)), other, x)
             d *= 2
+
+    def select_record(self, b, cond, src, dst) -> None:
+        """``dst`` = ``src`` where ``cond`` holds (else unchanged), word by word: no branch
+        (the lanes of a wave differ in ``cond``)."""
+        words_t = ir.ArrayType(I32, self.words)
+        for w in range(self.words):
+            idx = [ir.Constant(I32, 0), ir.Constant(I32, w)]
+            s = b.gep(src.ptr, idx, source_etype=words_t)
+            t = b.gep(dst.ptr, idx, source_etype=words_t)
+            b.store(b.select(cond, b.load(s, typ=I32), b.load(t, typ=I32)), t)
 
     def shuffle_record(self, b, src, dst, shuffle) -> None:
         """``dst`` = ``shuffle`` (an i32 wave shuffle) of record ``src``, word by word."""
