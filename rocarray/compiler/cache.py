@@ -4,7 +4,7 @@
       1. memory:  (key, target) -> bytes                              one dict lookup
       2. disk:    target.cache_key() + generator hash + key -> bytes  (``DiskCache``)
       3. build(): the LLVM IR (an ``ir.Module`` or its text)
-      4. target.compile(IR text) under ``LLVM_LOCK``, then written to disk
+      4. target.compile(IR text), then written to disk
 
 The disk key is everything that decides the bytes: the target's ``cache_key()`` (name,
 triple, CPU, features, LLVM version, codegen version, options), a hash of the source of
@@ -24,7 +24,10 @@ written only where the entry holds nothing yet
 tier's replaces it: with several processes writing, an entry only ever improves.
 
 Threads: ``LLVM_LOCK`` serialises LLVM itself (its global context is not thread safe);
-building IR with llvmlite's pure-Python ``ir`` layer and the disk reads run unlocked.
+each target takes it around its LLVM steps only, so that an assembler or linker working
+outside LLVM (ptxas or nvJitLink, ld.lld) runs beside another thread's LLVM -- a
+background tier-up then holds a first call back for its LLVM steps alone.  Building IR
+with llvmlite's pure-Python ``ir`` layer and the disk reads run unlocked.
 Two threads missing on the same key compile it once: the first one in builds, the others
 wait for its result (or its exception).
 """
@@ -37,7 +40,6 @@ import time
 from typing import Callable
 
 from .. import _settings
-from ..runtime.llvm import LLVM_LOCK
 from ..targets.base import lend_store
 from .diskcache import DiskCache
 
@@ -205,8 +207,7 @@ class CompileCache:
         text = module if isinstance(module, str) else str(module)
         t2 = time.perf_counter()
         self._add_time("ir_ms", t2 - t1)
-        with LLVM_LOCK:
-            data = bytes(target.compile(text))
+        data = bytes(target.compile(text))  # (LLVM_LOCK: the target's, around its LLVM steps)
         t3 = time.perf_counter()
         self._add_time("compile_ms", t3 - t2)
         self._count(counter)

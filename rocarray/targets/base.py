@@ -546,9 +546,11 @@ def gpu_target_machine(target, **options):
     """The LLVM target machine of a GPU target: codegen O0 with the light pipeline
     (``opt_level`` 0: fast instruction selection and register allocation, much cheaper
     to emit; the PTX assembler's own -O3 does the instruction work on NVPTX), else O3."""
-    return llvm_binding(all_targets=True).Target.from_triple(target.triple).create_target_machine(
-        cpu=target.cpu, features=target.features, opt=0 if target.opt_level == 0 else 3,
-        codemodel="default", **options)
+    binding = llvm_binding(all_targets=True)
+    with LLVM_LOCK:  # (the compile cache calls targets unlocked: each locks its LLVM steps)
+        return binding.Target.from_triple(target.triple).create_target_machine(
+            cpu=target.cpu, features=target.features, opt=0 if target.opt_level == 0 else 3,
+            codemodel="default", **options)
 
 
 def gpu_optimised_module(target, text: str, convention: str, link_libraries, ignore=()):

@@ -18,6 +18,7 @@ from rocarray.compiler import diskcache
 from rocarray.compiler.cache import CompileCache, support_key
 from rocarray.compiler.diskcache import DiskCache
 from rocarray.runtime import native
+from rocarray.runtime.llvm import LLVM_LOCK
 from rocarray.targets.base import llvm_facts_key
 from rocarray.runtime.hostload import load_host_object
 from rocarray.targets.host import HostTarget
@@ -201,6 +202,38 @@ def test_threads_compiling_different_kernels(tmp_path, target):
     for k in range(6):
         np.testing.assert_array_equal(results[k], np.arange(10) * float(k))
     assert cache.stats()["compiled"] == 6
+
+
+class _AssemblingTarget(HostTarget):
+    """A host target with a step after LLVM's, as an assembler is on a GPU target: there it
+    records whether another thread could take ``LLVM_LOCK`` meanwhile."""
+
+    others_could_lock: list = []
+
+    def compile(self, module):
+        data = super().compile(module)  # (which takes LLVM_LOCK around its LLVM steps)
+
+        def other():
+            got = LLVM_LOCK.acquire(timeout=2)
+            if got:
+                LLVM_LOCK.release()
+            self.others_could_lock.append(got)
+
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        return data
+
+
+def test_the_cache_leaves_a_targets_steps_outside_llvm_unlocked(tmp_path):
+    """A GPU target's assembler (nvJitLink, ptxas) or linker runs outside LLVM: the cache
+    does not hold ``LLVM_LOCK`` around a whole compile, so another thread's LLVM (a first
+    call's, beside a tier-up's assembler) is not held up by it."""
+    target = _AssemblingTarget()
+    cache = CompileCache(DiskCache(tmp_path))
+    data = cache.get_or_compile(("asm", 1), Builder(scale_kernel_ir(target, "scale_asm", 3.0)), target)
+    np.testing.assert_array_equal(run_scale_kernel(data, "scale_asm", 10), np.arange(10) * 3.0)
+    assert _AssemblingTarget.others_could_lock == [True]
 
 
 def test_a_failing_build_reaches_every_waiter_and_is_retried(tmp_path, target):
