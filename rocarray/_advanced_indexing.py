@@ -24,7 +24,7 @@ from ._creation_functions import arange, zeros
 from ._elementwise import copy_array
 from ._elementwise_functions import add, not_equal
 from ._gather_gpu import gather_axis
-from ._launch import load_full_module, spread_items
+from ._launch import full_module_when_ready, load_full_module, spread_items
 from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
 from ._user_kernels import ElementwiseKernel
 from ._views import _nocopy_reshape, broadcast_shapes, broadcast_to
@@ -235,12 +235,27 @@ RUNS_WRITE_FIRST_BYTES = 1 << 30
 _RUN_LETTER = {"b": "i", "i": "i", "u": "i", "f": "f", "c": "c"}
 
 
+def _runs_module(kind: str) -> tuple:
+    """(cache key, ``make``) of the GPU runs module for elements of ``kind``
+    (``compact_gpu.RUN_KINDS``), as ``load_full_module`` takes them."""
+    return ("runs-gpu", compact_gpu.VERSION, kind), lambda: (
+        f"runs_gpu_{kind}", lambda m, t, e: compact_gpu.build_runs_module(m, t, e, kind),
+        compact_gpu.packer("", True), compact_gpu.ENTRIES[1:])
+
+
 def _runs_kernel(device, kind: str):
     """The GPU runs module for elements of ``kind`` (``compact_gpu.RUN_KINDS``), fully
     compiled."""
-    return load_full_module(("runs-gpu", compact_gpu.VERSION, kind), device, lambda: (
-        f"runs_gpu_{kind}", lambda m, t, e: compact_gpu.build_runs_module(m, t, e, kind),
-        compact_gpu.packer("", True), compact_gpu.ENTRIES[1:]))
+    key, make = _runs_module(kind)
+    return load_full_module(key, device, make)
+
+
+def start_runs_compile(dtype, device) -> None:
+    """Start compiling the GPU runs module for ``dtype`` on the background worker (nothing
+    once it is loaded or started): a caller that sorts first has it compile beside the
+    sort's modules, and ``gpu_runs`` then waits for it."""
+    key, make = _runs_module(_RUN_LETTER[dtype.kind] + str(dtype.itemsize))
+    full_module_when_ready(key, device, make)
 
 
 def gpu_runs(x: Array, lengths: bool) -> tuple:

@@ -50,6 +50,12 @@ def _kernel(device, kind: str, *key):
     return load_full_module(_KEY + (kind,) + key, device, lambda: _module_parts(kind, key))
 
 
+def start_compile(device, kind: str, *key) -> None:
+    """Start compiling ``_kernel``'s module on the background worker (nothing once it is
+    loaded or started): a caller that sorts first has it compile beside the sort's."""
+    full_module_when_ready(_KEY + (kind,) + key, device, lambda: _module_parts(kind, key))
+
+
 def _module_parts(kind: str, key: tuple) -> tuple:
     """(name, builder, packer, entries) of a ``kind`` module for ``key`` (``load_full_module``)."""
     build = {"transpose": G.build_transpose, "gather": G.build_gather, "search": G.build_search,

@@ -3,7 +3,8 @@ sorted with its payload by the block-cooperative kernels of ``compiler/radix_gpu
 and the values made back from the sorted keys or carried beside them.
 
 * Integers and bool: the key is the value offset by half its type's range (complemented
-  when descending) less the smallest such key (one ``min`` and one ``max`` read back), so
+  when descending) less the smallest such key (the smallest and largest keys found by one
+  reduction and read back together, ``key_extremes``), so
   that a range of up to 2**32 values sorts 32-bit keys and only the digits the range has
   are passes; the sorted values are made back from the keys.
 * float32 and float64: the kernels sort the values themselves, each ordered by its key
@@ -14,10 +15,11 @@ and the values made back from the sorted keys or carried beside them.
 * ``payload`` (``argsort``'s indices): carried as 32- or 64-bit words, as given.
 
 Rows of up to ``TILE`` keys are each sorted by one block in shared memory (one launch for
-every pass: the "block" module); longer rows are counted once for every pass (the histogram
-entry, a block per chunk of a row, as many chunks as the device holds its blocks at once),
+every pass: the "block" module); longer rows are counted once for every pass (the "hist"
+module, a block per chunk of a row, as many chunks as the device holds its blocks at once),
 then sorted by one onesweep launch per pass, as many blocks as the device holds at once
-taking tiles of ``D_TILE`` keys in turn, every row at once (the "passes" module).
+taking tiles of ``D_TILE`` keys in turn, every row at once (the "passes" module, compiled
+at a first call on the background worker while the histogram's compiles).
 Complex numbers stay on the portable path (``_radix``).
 """
 
@@ -26,10 +28,10 @@ from __future__ import annotations
 import numpy as np
 
 from ._array_object import Array
-from ._creation_functions import zeros as _zeros
-from ._launch import load_full_module
-from ._statistical_functions import max as _max, min as _min
-from ._user_kernels import ElementwiseKernel
+from ._creation_functions import asarray, zeros as _zeros
+from ._launch import full_module_when_ready, load_full_module
+from ._user_kernels import ElementwiseKernel, ReductionKernel
+from ._views import broadcast_to
 from .compiler import radix_gpu
 from .compiler.radix_gpu import BINS, BLOCK, PARTS, VERSION, build_radix_module, packer
 
@@ -61,13 +63,14 @@ def _ew(key, make) -> ElementwiseKernel:
     return k
 
 
-def _int_parts(dtype: np.dtype) -> tuple[str, str, int]:
-    """(the key expression of ``v``, the mask of its width, the offset) of an integer dtype."""
+def _int_parts(dtype: np.dtype, v: str = "v") -> tuple[str, str, int]:
+    """(the key expression of the variable ``v``, the mask of its width, the offset) of an
+    integer dtype."""
     bits = 8 * dtype.itemsize
     mask = "0xFFFFFFFFFFFFFFFFull" if bits == 64 else f"((1ull << {bits}) - 1ull)"
     if dtype.kind == "i":
-        return f"((((unsigned long long)(long long)v) + (1ull << {bits - 1})) & {mask})", mask, 1 << (bits - 1)
-    return "((unsigned long long)v)", mask, 0
+        return f"((((unsigned long long)(long long){v}) + (1ull << {bits - 1})) & {mask})", mask, 1 << (bits - 1)
+    return f"((unsigned long long){v})", mask, 0
 
 
 def _int_key_kernel(dtype: np.dtype, key_dtype: np.dtype) -> ElementwiseKernel:
@@ -78,6 +81,42 @@ def _int_key_kernel(dtype: np.dtype, key_dtype: np.dtype) -> ElementwiseKernel:
         return ElementwiseKernel(f"{dtype.name} v, uint64 kmin, bool desc", f"{key_dtype.name} k", body,
                                  f"rk_gpu_key_{dtype.name}_{key_dtype.name}")
     return _ew(("ikey", dtype, key_dtype), make)
+
+
+def _extremes_kernel(dtype: np.dtype) -> ReductionKernel:
+    def make():
+        key, mask, _ = _int_parts(dtype, "x")
+        # the largest key of row 0 and the largest complemented key of row 1: one read-back
+        return ReductionKernel(f"{dtype.name} x, bool s", "uint64 y", f"(s ? ({key}) ^ {mask} : ({key}))",
+                               "(a > b ? a : b)", "y = a", "0", f"rk_gpu_key_extremes_{dtype.name}")
+    return _ew(("extremes", dtype), make)
+
+
+#: device -> the (2, 1) bool array [[False], [True]] that picks each row's extreme
+_rows_of_extremes: dict = {}
+
+
+def key_extremes(keys: Array) -> tuple[int, int]:
+    """(the smallest, the largest) unsigned key (``_int_parts``: the value offset by half
+    its type's range) of the non-empty 1-d integer ``keys``: one reduction of two rows,
+    the keys and their complements, and one read-back of both."""
+    dtype, device = keys.dtype, keys.device
+    pick = _rows_of_extremes.get(device)
+    if pick is None:
+        pick = _rows_of_extremes.setdefault(device, asarray(np.array([[False], [True]]), device=device))
+    n = keys.shape[0]
+    hi, lo = _extremes_kernel(dtype)(broadcast_to(keys.reshape((1, n)), (2, n)), pick, axis=1).get().tolist()
+    return lo ^ ((1 << (8 * dtype.itemsize)) - 1), hi
+
+
+def value_extremes(x: Array) -> tuple[int, int]:
+    """(the smallest, the largest) value of the non-empty integer array ``x`` (any shape):
+    ``key_extremes``' one reduction and one read-back, where ``min`` and ``max`` would read
+    back twice (on a GPU each read-back waits for the device)."""
+    flat = x.reshape((-1,)) if x.ndim != 1 else x
+    lo, hi = key_extremes(flat)
+    offset = 1 << (8 * x.dtype.itemsize - 1) if x.dtype.kind == "i" else 0
+    return lo - offset, hi - offset
 
 
 def _int_value_kernel(dtype: np.dtype, key_dtype: np.dtype) -> ElementwiseKernel:
@@ -124,30 +163,46 @@ def _as(a: Array, dtype) -> Array:
     return v
 
 
+#: (key kind, payload bits, part) -> (cache key, ``make``) of its module
+_modules: dict = {}
+
+
+def _module(key_kind: str, payload_bits: int, part: str) -> tuple:
+    """(cache key, ``make``) of the sort module ``part`` (of ``PARTS``) for (key kind,
+    payload bits), as ``load_full_module`` takes them (made once)."""
+    found = _modules.get((key_kind, payload_bits, part))
+    if found is None:
+        key = ("radix-gpu", VERSION, radix_gpu.ITEMS, radix_gpu.D_ITEMS, radix_gpu.RANKING_BLOCKS,
+               radix_gpu.D_RANKING_BLOCKS, radix_gpu.D_RANKING_BLOCKS_KEYS32, radix_gpu.LOOK_BACK, key_kind,
+               payload_bits, part)
+        (suffix,) = PARTS[part]
+        found = _modules[(key_kind, payload_bits, part)] = (key, lambda: (
+            f"radix_sort_{key_kind}_p{payload_bits}_{part}",
+            lambda m, t, e: build_radix_module(m, t, e, key_kind, payload_bits, (suffix,)), packer(suffix), ()))
+    return found
+
+
 def _kernel(device, key_kind: str, payload_bits: int, part: str):
     """The sort module ``part`` (of ``PARTS``) for (key kind, payload bits) loaded on
     ``device``, fully compiled."""
-    key = ("radix-gpu", VERSION, radix_gpu.ITEMS, radix_gpu.D_ITEMS, radix_gpu.RANKING_BLOCKS,
-           radix_gpu.D_RANKING_BLOCKS, radix_gpu.D_RANKING_BLOCKS_KEYS32, radix_gpu.LOOK_BACK, key_kind, payload_bits,
-           part)
-    suffixes = PARTS[part]
-    return load_full_module(key, device, lambda: (
-        f"radix_sort_{key_kind}_p{payload_bits}_{part}",
-        lambda m, t, e: build_radix_module(m, t, e, key_kind, payload_bits, suffixes), packer(suffixes[0]),
-        suffixes[1:]))
+    key, make = _module(key_kind, payload_bits, part)
+    return load_full_module(key, device, make)
+
+
+def _start_compile(device, key_kind: str, payload_bits: int, part: str) -> None:
+    """Start compiling ``_kernel``'s module on the background worker (nothing once it is
+    loaded or started): a later ``_kernel`` then waits for that compile."""
+    key, make = _module(key_kind, payload_bits, part)
+    full_module_when_ready(key, device, make)
 
 
 def _ptr(a: "Array | None") -> int:
     return 0 if a is None else a._buf.ptr + a._offset
 
 
-def _entry(suffix: str) -> int:
-    """The index of entry ``suffix`` in its module's functions."""
-    return 0 if suffix == "_b" else PARTS["passes"].index(suffix)
-
-
 def _launch(kernel, suffix: str, n: int, grid: int, *values) -> None:
-    kernel.code.launch_entry(kernel, _entry(suffix), packer(suffix), n, values, grid, BLOCK, 0)
+    """Launch the one entry of ``kernel``, the module of entry ``suffix``."""
+    kernel.code.launch_entry(kernel, 0, packer(suffix), n, values, grid, BLOCK, 0)
 
 
 def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", descending: bool, float_key: str,
@@ -174,11 +229,9 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
         _float_key_kernel(dtype, kdt, float_key)(keys, descending, k0)
         kmin = 0
     else:
-        offset = _int_parts(dtype)[2]
         width = (1 << (8 * dtype.itemsize)) - 1
         if dtype.itemsize >= 4:  # (narrower keys have at most two digits: nothing to read back)
-            lo, hi = int(_min(keys).get()), int(_max(keys).get())
-            klo, khi = (lo + offset) & width, (hi + offset) & width
+            klo, khi = key_extremes(keys)
         else:
             klo, khi = 0, width
         kmin = width - khi if descending else klo
@@ -198,21 +251,24 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
     else:
         p0, pbits = None, 0
     desc = int(descending and kind is not None)  # (the other keys are complemented already)
-    kernel = _kernel(device, kind or f"u{8 * kdt.itemsize}", pbits, "block" if L <= radix_gpu.TILE else "passes")
+    key_kind = kind or f"u{8 * kdt.itemsize}"
     owned = k0 is not keys  # (``keys`` itself is never written)
     k1 = Array._empty((n,), kdt, device)
     p1 = None if p0 is None else Array._empty((n,), p0.dtype, device)
     if L <= radix_gpu.TILE:
         if indices:
             p1 = Array._empty((n,), _I64, device)
-        _launch(kernel, "_b", rows, rows, _ptr(k0), _ptr(p0), _ptr(k1), _ptr(p1), L, passes, desc, int(indices))
+        _launch(_kernel(device, key_kind, pbits, "block"), "_b", rows, rows, _ptr(k0), _ptr(p0), _ptr(k1), _ptr(p1), L, passes, desc, int(indices))
         k0, p0 = k1, p1
     else:
         tile = radix_gpu.D_TILE
         tiles = -(-L // tile)
+        # (at a first call the pass's module compiles on the background worker while the
+        # histogram's compiles here: their assemblers, outside LLVM, run side by side)
+        _start_compile(device, key_kind, pbits, "passes")
+        kernel = _kernel(device, key_kind, pbits, "hist")
         # the histogram: as many chunks as its blocks the device holds at once
-        fns = kernel.code.functions
-        resident = device.runtime.resident_grid(fns[_entry("")], BLOCK)
+        resident = device.runtime.resident_grid(kernel.code.functions[0], BLOCK)
         tpb = -(-tiles // max(1, resident // rows))
         chunk = tpb * tile
         bpr = -(-L // chunk)
@@ -223,7 +279,8 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
         status = _ptr(scratch)
         hist = status + 8 * words
         _launch(kernel, "", blocks, blocks, _ptr(k0), hist, L, chunk, bpr, passes, desc)
-        grid = min(rows * tiles, device.runtime.resident_grid(fns[_entry("_d")], BLOCK))
+        kernel = _kernel(device, key_kind, pbits, "passes")
+        grid = min(rows * tiles, device.runtime.resident_grid(kernel.code.functions[0], BLOCK))
         for d in range(passes):
             wide = indices and d + 1 == passes  # (the last pass writes argsort's int64 result)
             if wide or (indices and p1 is None):

@@ -17,16 +17,17 @@ from collections import namedtuple
 import numpy as np
 
 from . import _dtypes
-from ._advanced_indexing import gpu_runs
+from ._advanced_indexing import gpu_runs, start_runs_compile
 from ._array_object import Array
 from ._copy import contiguous
 from ._creation_functions import asarray, full, zeros
 from ._data_type_functions import astype
 from ._dtypes import result_type
 from ._elementwise_functions import subtract
-from ._gather_gpu import found_sorted, on_gpu
+from ._gather_gpu import found_sorted, on_gpu, start_compile
 from ._indexing_functions import nonzero, searchsorted, take
 from ._manipulation_functions import reshape
+from ._radix_gpu import value_extremes
 from ._sorting_functions import argsort, sort
 from ._statistical_functions import cumulative_sum, max as _max, min as _min
 from ._user_kernels import ElementwiseKernel
@@ -67,6 +68,7 @@ def _sorted_runs(name: str, x, lengths: bool):
         raise TypeError(f"{name}: expected a rocarray array, got {type(x).__name__}")
     if not on_gpu(x.device):
         return None
+    start_runs_compile(x.dtype, x.device)  # (at a first call: beside the sort's)
     values = sort(reshape(x, (-1,)))
     if values.shape[0] == 0:
         return values, Array._empty((0,), _dtypes.int64, x.device) if lengths else None
@@ -202,13 +204,15 @@ def isin(x1, x2, /, *, invert=False) -> Array:
         return full(x1.shape, invert, dtype=_dtypes.bool, device=device)
     out = Array._empty(x1.shape, _dtypes.bool, device)
     if dt.kind in "iu" and out.size:
-        lo, hi = int(_min(x2).get()), int(_max(x2).get())
+        lo, hi = value_extremes(x2) if on_gpu(device) else (int(_min(x2).get()), int(_max(x2).get()))
         span = hi - lo + 1
         if span <= min(TABLE_MAX, TABLE_PER_ELEMENT * (x1.size + x2.size)):
             table = zeros((span,), dtype=_dtypes.bool, device=device)
             _mark(x2, lo, table)
             _look(x1, lo, hi, invert, table, out)
             return out
+    if out.size and on_gpu(device):
+        start_compile(device, "search", dt.kind, dt.itemsize)  # (at a first call: beside the sort's)
     s = sort(reshape(x2, (-1,)))
     if out.size:
         if on_gpu(device):

@@ -185,6 +185,26 @@ def test_integer_ranges(device, dtype):
         _check_line(ra.asarray(a, device=device), a)
 
 
+@pytest.mark.parametrize("dtype", [ra.int8, ra.int16, ra.int32, ra.int64, ra.uint8, ra.uint16, ra.uint32,
+                                   ra.uint64], ids=str)
+def test_key_extremes_one_reduction(device, dtype):
+    """The smallest and largest key (the value offset by half a signed type's range), found
+    by one reduction of two rows on every device, as NumPy's min and max say; the type's
+    own extremes give the whole key range."""
+    rng = np.random.default_rng(2124)
+    info = np.iinfo(dtype)
+    offset = -int(info.min)
+    for n in (1, 7, 3 * radix_gpu.TILE + 5):
+        a = rng.integers(info.min, info.max, size=n, endpoint=True, dtype=dtype)
+        got = _radix_gpu.key_extremes(ra.asarray(a, device=device))
+        assert got == (int(a.min()) + offset, int(a.max()) + offset)
+    ends = np.array([info.max, 3, info.min], dtype=dtype)
+    assert _radix_gpu.key_extremes(ra.asarray(ends, device=device)) == (0, int(info.max) + offset)
+    grid = rng.integers(info.min, info.max, size=(5, 3, 7), endpoint=True, dtype=dtype)
+    view = ra.asarray(grid, device=device)[:, ::2]  # (not contiguous: read flattened)
+    assert _radix_gpu.value_extremes(view) == (int(grid[:, ::2].min()), int(grid[:, ::2].max()))
+
+
 @requires_gpu
 def test_set_functions_and_searchsorted_use_it(device):
     _gpu(device)

@@ -6,9 +6,10 @@ float (``f32``, ``f64``: every kernel orders it by its order-preserving key, com
 where a digit is needed -- ``-0.0`` as ``+0.0``, every NaN one largest key -- and moves
 the float itself, so a float sort moves its values alone).  ``desc`` complements the keys.
 
-One module per (key kind, payload bits, ``PARTS``) holds the passes' two entries or the
-block sort (a first call compiles what it runs: a short row's sort does not wait for the
-passes' code, nor a long one's for the block sort's); sizes, rows, digit positions and the
+One module per (key kind, payload bits, ``PARTS``) holds one entry: the histogram, the
+onesweep pass or the block sort (a first call compiles what it runs: a short row's sort
+does not wait for the passes' code, nor a long one's for the block sort's; and a long
+one's two modules compile at once, their assemblers side by side); sizes, rows, digit positions and the
 direction are run-time parameters (every parameter is one 64-bit word, ``PARAMS``):
 
 * ``entry`` (*histogram*): block ``b`` counts, for every pass at once, the digits of its
@@ -101,12 +102,13 @@ PARAMS = {
     "_b": ("keys", "payload", "keys_out", "payload_out", "L", "passes", "desc", "wide"),
 }
 ENTRIES = ("", "_d", "_b")
-#: The modules the entries are built in: the passes of long rows, the block sort of short ones.
-PARTS = {"passes": ("", "_d"), "block": ("_b",)}
+#: The modules the entries are built in, one each: the histogram and the passes of long
+#: rows, the block sort of short ones.
+PARTS = {"hist": ("",), "passes": ("_d",), "block": ("_b",)}
 #: The key kinds and their bits.
 KEY_KINDS = {"u32": 32, "u64": 64, "f32": 32, "f64": 64}
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 8
+VERSION = 9
 
 
 def packer(suffix: str) -> struct.Struct:
