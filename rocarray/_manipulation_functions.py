@@ -47,6 +47,16 @@ def reshape(x: Array, /, shape, *, copy=None) -> Array:
         array([[0, 1, 2],
                [3, 4, 5]])
     """
+    if copy is None and type(shape) is tuple and type(x) is Array and x.is_c_contiguous():
+        # (the common case, checked in one pass: C-contiguous to a tuple of sizes, a view)
+        n = 1
+        for d in shape:
+            if type(d) is not int or d < 0:
+                break
+            n *= d
+        else:
+            if n == x._size:
+                return Array._new(x._buf, shape, _c_strides(shape, x._dtype.itemsize), x._offset, x._dtype)
     newshape = _resolve_shape(shape, x.size)
     if copy not in (None, True, False):
         raise ValueError(f"reshape: copy must be True, False or None, not {copy!r}")
