@@ -155,6 +155,21 @@ def library_data(lib: str, host: dict, dev):
     return d
 
 
+def libraries(dev) -> list:
+    """rocarray and its peers on ``dev``: NumPy on the CPU; CuPy and PyTorch on a CUDA
+    device, where they are installed."""
+    libs = ["rocarray"]
+    if dev.kind == "cpu":
+        libs.append("numpy")
+    elif dev.kind == "cuda":
+        if _try_import("cupy") is not None:
+            libs.append("cupy")
+        torch = _try_import("torch")
+        if torch is not None and torch.cuda.is_available():
+            libs.append("torch")
+    return libs
+
+
 def syncs(dev, libs) -> dict:
     out = {}
     for lib in libs:
@@ -261,15 +276,7 @@ def main():
     gpu = dev.kind != "cpu"
     n = args.n or (1 << 24 if gpu else 1 << 22)
     n -= n % ROW
-    libs = ["rocarray"]
-    if not gpu:
-        libs.append("numpy")
-    elif dev.kind == "cuda":
-        if _try_import("cupy") is not None:
-            libs.append("cupy")
-        torch = _try_import("torch")
-        if torch is not None and torch.cuda.is_available():
-            libs.append("torch")
+    libs = libraries(dev)
     rows = ["## rocarray parallel-primitive benchmark", ""] + machine(dev) + [""]
     first_calls(dev, rows, libs)
     copy_bw = copy_bandwidth(dev, n)

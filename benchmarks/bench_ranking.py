@@ -32,12 +32,12 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_elementwise import _try_import, machine  # noqa: E402  (sets the cache env)
+from bench_elementwise import machine  # noqa: E402  (sets the cache env)
 
 os.environ.setdefault("CUPY_CACHE_DIR", tempfile.mkdtemp(prefix="cupy-bench-"))
 
 import rocarray as ra  # noqa: E402
-from bench_primitives import syncs, timed_round_robin  # noqa: E402
+from bench_primitives import libraries, syncs, timed_round_robin  # noqa: E402
 
 TOP = 10
 THRESHOLDS = 1000
@@ -128,16 +128,7 @@ def main():
     p.add_argument("--json", help="also write the report and the figures to this file")
     args = p.parse_args()
     dev = ra.default_device() if args.device is None else ra.Device(args.device).check()
-    gpu = dev.kind != "cpu"
-    libs = ["rocarray"]
-    if not gpu:
-        libs.append("numpy")
-    elif dev.kind == "cuda":
-        if _try_import("cupy") is not None:
-            libs.append("cupy")
-        torch = _try_import("torch")
-        if torch is not None and torch.cuda.is_available():
-            libs.append("torch")
+    libs = libraries(dev)
     rng = np.random.default_rng(0)
     scores = rng.standard_normal((args.rows, args.cols)).astype(np.float32)
     labels = rng.integers(0, 5000, args.labels)
