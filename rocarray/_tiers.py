@@ -32,14 +32,20 @@ from .compiler.skeletons import SIMPLE_LOOP_MAX_ELEMENTS, VECTOR_UNROLL, simple_
 class TierPolicy:
     """When a kernel moves to its next tier."""
 
-    __slots__ = ("tier_up_calls", "tier_up_elements", "host_interpreted_most", "host_interpreted_work")
+    __slots__ = ("tier_up_calls", "tier_up_elements", "heavy_tier_up_calls", "host_interpreted_most",
+                 "host_interpreted_work")
 
-    def __init__(self, tier_up_calls: int = 16, tier_up_elements: int = 1 << 15,
+    def __init__(self, tier_up_calls: int = 16, tier_up_elements: int = 1 << 15, heavy_tier_up_calls: int = 4,
                  host_interpreted_most: int = 1 << 15, host_interpreted_work: int = 1 << 13):
         #: quick-tier code is recompiled with the full pipeline once it has run this many
         #: times, or once over this many elements (it then pays for itself)
         self.tier_up_calls = tier_up_calls
         self.tier_up_elements = tier_up_elements
+        #: the same count for rocarray's own sorts, gathers and searches (heavy specs),
+        #: whose launches are a few items of much work each: an elements count misses
+        #: their work, and at their second call they have proved hot (not at the first,
+        #: whose background compile would hold up the program's next first calls)
+        self.heavy_tier_up_calls = heavy_tier_up_calls
         #: the host interprets an elementwise call of at most this many elements; a larger
         #: one costs more interpreted than the quick tier's compile, so that code loads at
         #: once (a GPU interprets any size: a thread per element)
@@ -188,7 +194,8 @@ class QuickCode(CompiledCode):
         calls = self.calls
         if calls >= 0:
             self.calls = calls = calls + 1
-            if calls >= POLICY.tier_up_calls or n >= POLICY.tier_up_elements:
+            if (calls >= (POLICY.heavy_tier_up_calls if kernel.spec.heavy else POLICY.tier_up_calls)
+                    or n >= POLICY.tier_up_elements):
                 self.calls = -1
                 _cache.compile_in_background(lambda: upgrade(kernel))
 

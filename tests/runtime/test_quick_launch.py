@@ -270,3 +270,26 @@ def test_contiguous_runs_past_32_bit_offsets_run_the_full_tier(cache, monkeypatc
     assert rt.launches[-1][0] == b"quick"
     runner(arrays, (most + 1,), most + 1)
     assert rt.launches[-1][0] == b"full" and not k.code.per_element
+
+
+@pytest.mark.parametrize("heavy", [False, True])
+def test_tier_up_after_calls_or_elements(monkeypatch, heavy):
+    """Quick-tier code asks for its full tier once hot: after ``tier_up_calls`` launches
+    or one of ``tier_up_elements`` elements -- and, for rocarray's own sorts, gathers and
+    searches (heavy specs, a few items of much work a launch), after
+    ``heavy_tier_up_calls`` launches whatever their size.  Asked for once."""
+    asked = []
+    monkeypatch.setattr(_tiers._cache, "compile_in_background", lambda job: asked.append(job))
+    kernel = types.SimpleNamespace(spec=types.SimpleNamespace(heavy=heavy))
+    policy = _tiers.POLICY
+    assert 1 < policy.heavy_tier_up_calls < policy.tier_up_calls
+    quick = _tiers.QuickCode((None,), 1)
+    hot = policy.heavy_tier_up_calls if heavy else policy.tier_up_calls
+    for call in range(1, policy.tier_up_calls + 3):
+        quick.count(kernel, 4)
+        assert len(asked) == (call >= hot), call
+    big = _tiers.QuickCode((None,), 1)
+    asked.clear()
+    big.count(kernel, policy.tier_up_elements)
+    big.count(kernel, policy.tier_up_elements)
+    assert len(asked) == 1
