@@ -258,7 +258,8 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
     if L <= radix_gpu.TILE:
         if indices:
             p1 = Array._empty((n,), _I64, device)
-        _launch(_kernel(device, key_kind, pbits, "block"), "_b", rows, rows, _ptr(k0), _ptr(p0), _ptr(k1), _ptr(p1), L, passes, desc, int(indices))
+        _launch(_kernel(device, key_kind, pbits, "block"), "_b", rows, rows, _ptr(k0), _ptr(p0), _ptr(k1), _ptr(p1),
+                L, passes, desc, int(indices))
         k0, p0 = k1, p1
     else:
         tile = radix_gpu.D_TILE
