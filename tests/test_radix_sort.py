@@ -98,10 +98,12 @@ def test_rows_axes_and_views(device, dtype):
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_rows_every_length_class(device, dtype):
     """Rows on either side of the host's local-array lengths (``ROW_LOCAL_MIN`` to
-    ``RCAP``: the elements and their keys sorted on the item's stack), each order."""
+    ``RCAP``: the elements and their keys sorted on the item's stack), longer rows and one
+    line of ``HOST_TILE`` (one item through memory), each order."""
     rng = np.random.default_rng(2105)
-    for L in (_radix.ROW_LOCAL_MIN - 1, _radix.ROW_LOCAL_MIN, 700, _radix.RCAP, _radix.RCAP + 1):
-        a = _data((3, L), dtype, rng)
+    for shape in [(3, L) for L in (_radix.ROW_LOCAL_MIN - 1, _radix.ROW_LOCAL_MIN, 700, _radix.RCAP,
+                                   _radix.RCAP + 1, 3001)] + [(_radix.HOST_TILE,)]:
+        a = _data(shape, dtype, rng)
         _check_line(ra.asarray(a, device=device), a)
     c = ra.full((2, 300), 7, dtype=dtype, device=device)  # every digit skipped: nothing moves
     np.testing.assert_array_equal(ra.argsort(c, descending=True).get(), np.tile(np.arange(300), (2, 1)))
