@@ -50,12 +50,6 @@ def _kernel(device, kind: str, *key):
     return load_full_module(_KEY + (kind,) + key, device, lambda: _module_parts(kind, key))
 
 
-def start_compile(device, kind: str, *key) -> None:
-    """Start compiling ``_kernel``'s module on the background worker (nothing once it is
-    loaded or started): a caller that sorts first has it compile beside the sort's."""
-    full_module_when_ready(_KEY + (kind,) + key, device, lambda: _module_parts(kind, key))
-
-
 def _module_parts(kind: str, key: tuple) -> tuple:
     """(name, builder, packer, entries) of a ``kind`` module for ``key`` (``load_full_module``)."""
     build = {"transpose": G.build_transpose, "gather": G.build_gather, "search": G.build_search,
@@ -210,6 +204,14 @@ def gather_axis(src: Array, src_strides: tuple, nax: int, idx: Array, idx_stride
 
 
 # -- searching ----------------------------------------------------------------------------
+
+def start_search_compile(dtype, device) -> None:
+    """Start compiling the search module for ``dtype`` on the background worker (nothing
+    once it is loaded or started): a caller that sorts first has it compile beside the
+    sort's, and ``search_sorted`` / ``found_sorted`` then wait for it."""
+    key = (dtype.kind, dtype.itemsize)  # (their ``_kernel`` key)
+    full_module_when_ready(_KEY + ("search",) + key, device, lambda: _module_parts("search", key))
+
 
 def search_sorted(a: Array, v: Array, right: bool, out: Array) -> None:
     """``out`` (int64, C-contiguous, of ``v``'s shape) = the insertion points of the

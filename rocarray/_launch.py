@@ -328,7 +328,8 @@ def full_module_when_ready(key: tuple, device, make) -> "LoadedKernel | None":
     """The hand-built module ``key`` (as ``load_full_module``) if it is loaded on ``device``;
     else None, its compile and load started on the background worker at the first ask --
     for a module that a caller can do without (it serves the call another way), so that a
-    first call does not wait for its compile."""
+    first call does not wait for its compile, or needs only after other work (its compile
+    then runs beside that work's; ``load_full_module`` waits for it)."""
     k = _full_modules.get((key, device))
     if k is None and (key, device) not in _full_modules_asked:
         _full_modules_asked.add((key, device))

@@ -66,12 +66,12 @@ from ._array_object import Array
 from ._copy import contiguous
 from ._creation_functions import arange, asarray
 from ._launch import full_module_when_ready, spread_items
-from ._radix_gpu import gpu_radix_sort, gpu_sortable
+from ._radix_gpu import gpu_radix_sort, gpu_sortable, value_extremes
 from ._radix_text import (BINS, HOST_TILES_PER_ROW, RADIX_BITS, RCAP, ROW_LOCAL_MIN, _BUCKETS_HOST,
                           _FLOAT32_KEY, _FLOAT64_KEY, _GEOMETRY, _HIST, _PACKED_MARKS, _PAIRED_MARKS, _ROW,
                           _ROW_HOST, _SCATTER, _SCATTER_HOST, _SCATTER_LAST_HOST, _hist_host, _key_dtype,
                           _packed, _part_digits, _pass_key, _preamble, _runs, _whole_key, key_digits)
-from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
+from ._statistical_functions import cumulative_sum, sum as _sum
 from ._user_kernels import ElementwiseKernel
 from ._views import broadcast_to
 from .compiler import network_host
@@ -116,7 +116,7 @@ def _key_range(keys: Array, descending: bool) -> tuple[int, int]:
     more than a byte (complemented keys when ``descending``), from its extremes read back."""
     dtype = keys.dtype
     bits = 8 * dtype.itemsize
-    lo, hi = (int(_min(keys).get()), int(_max(keys).get()))
+    lo, hi = value_extremes(keys)
     if dtype.kind == "i":
         lo, hi = lo + (1 << (bits - 1)), hi + (1 << (bits - 1))
     if descending:

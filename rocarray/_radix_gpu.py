@@ -30,6 +30,7 @@ import numpy as np
 from ._array_object import Array
 from ._creation_functions import asarray, zeros as _zeros
 from ._launch import full_module_when_ready, load_full_module
+from ._statistical_functions import max as _max, min as _min
 from ._user_kernels import ElementwiseKernel, ReductionKernel
 from ._views import broadcast_to
 from .compiler import radix_gpu
@@ -110,9 +111,12 @@ def key_extremes(keys: Array) -> tuple[int, int]:
 
 
 def value_extremes(x: Array) -> tuple[int, int]:
-    """(the smallest, the largest) value of the non-empty integer array ``x`` (any shape):
-    ``key_extremes``' one reduction and one read-back, where ``min`` and ``max`` would read
-    back twice (on a GPU each read-back waits for the device)."""
+    """(the smallest, the largest) value of the non-empty integer array ``x`` (any shape).
+    On a GPU ``key_extremes``' one reduction and one read-back, where ``min`` and ``max``
+    would wait for the device twice; on the host ``min`` and ``max`` (their SIMD loops read
+    the data faster than the two-row reduction, and a read-back there waits for nothing)."""
+    if x.device.kind == "cpu":
+        return int(_min(x).get()), int(_max(x).get())
     flat = x.reshape((-1,)) if x.ndim != 1 else x
     lo, hi = key_extremes(flat)
     offset = 1 << (8 * x.dtype.itemsize - 1) if x.dtype.kind == "i" else 0
@@ -189,11 +193,11 @@ def _kernel(device, key_kind: str, payload_bits: int, part: str):
     return load_full_module(key, device, make)
 
 
-def _start_compile(device, key_kind: str, payload_bits: int, part: str) -> None:
-    """Start compiling ``_kernel``'s module on the background worker (nothing once it is
-    loaded or started): a later ``_kernel`` then waits for that compile."""
+def _kernel_when_ready(device, key_kind: str, payload_bits: int, part: str):
+    """``_kernel``'s module if it is loaded, else None, its compile started on the
+    background worker (a later ``_kernel`` waits for that compile)."""
     key, make = _module(key_kind, payload_bits, part)
-    full_module_when_ready(key, device, make)
+    return full_module_when_ready(key, device, make)
 
 
 def _ptr(a: "Array | None") -> int:
@@ -266,7 +270,7 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
         tiles = -(-L // tile)
         # (at a first call the pass's module compiles on the background worker while the
         # histogram's compiles here: their assemblers, outside LLVM, run side by side)
-        _start_compile(device, key_kind, pbits, "passes")
+        passes_kernel = _kernel_when_ready(device, key_kind, pbits, "passes")
         kernel = _kernel(device, key_kind, pbits, "hist")
         # the histogram: as many chunks as its blocks the device holds at once
         resident = device.runtime.resident_grid(kernel.code.functions[0], BLOCK)
@@ -280,7 +284,7 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
         status = _ptr(scratch)
         hist = status + 8 * words
         _launch(kernel, "", blocks, blocks, _ptr(k0), hist, L, chunk, bpr, passes, desc)
-        kernel = _kernel(device, key_kind, pbits, "passes")
+        kernel = passes_kernel or _kernel(device, key_kind, pbits, "passes")
         grid = min(rows * tiles, device.runtime.resident_grid(kernel.code.functions[0], BLOCK))
         for d in range(passes):
             wide = indices and d + 1 == passes  # (the last pass writes argsort's int64 result)

@@ -24,12 +24,12 @@ from ._creation_functions import asarray, full, zeros
 from ._data_type_functions import astype
 from ._dtypes import result_type
 from ._elementwise_functions import subtract
-from ._gather_gpu import found_sorted, on_gpu, start_compile
+from ._gather_gpu import found_sorted, on_gpu, start_search_compile
 from ._indexing_functions import nonzero, searchsorted, take
 from ._manipulation_functions import reshape
 from ._radix_gpu import value_extremes
 from ._sorting_functions import argsort, sort
-from ._statistical_functions import cumulative_sum, max as _max, min as _min
+from ._statistical_functions import cumulative_sum
 from ._user_kernels import ElementwiseKernel
 
 UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
@@ -204,7 +204,7 @@ def isin(x1, x2, /, *, invert=False) -> Array:
         return full(x1.shape, invert, dtype=_dtypes.bool, device=device)
     out = Array._empty(x1.shape, _dtypes.bool, device)
     if dt.kind in "iu" and out.size:
-        lo, hi = value_extremes(x2) if on_gpu(device) else (int(_min(x2).get()), int(_max(x2).get()))
+        lo, hi = value_extremes(x2)
         span = hi - lo + 1
         if span <= min(TABLE_MAX, TABLE_PER_ELEMENT * (x1.size + x2.size)):
             table = zeros((span,), dtype=_dtypes.bool, device=device)
@@ -212,7 +212,7 @@ def isin(x1, x2, /, *, invert=False) -> Array:
             _look(x1, lo, hi, invert, table, out)
             return out
     if out.size and on_gpu(device):
-        start_compile(device, "search", dt.kind, dt.itemsize)  # (at a first call: beside the sort's)
+        start_search_compile(dt, device)  # (at a first call: beside the sort's)
     s = sort(reshape(x2, (-1,)))
     if out.size:
         if on_gpu(device):
