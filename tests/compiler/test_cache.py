@@ -208,8 +208,6 @@ class _AssemblingTarget(HostTarget):
     """A host target with a step after LLVM's, as an assembler is on a GPU target: there it
     records whether another thread could take ``LLVM_LOCK`` meanwhile."""
 
-    others_could_lock: list = []
-
     def compile(self, module):
         data = super().compile(module)  # (which takes LLVM_LOCK around its LLVM steps)
 
@@ -230,10 +228,11 @@ def test_the_cache_leaves_a_targets_steps_outside_llvm_unlocked(tmp_path):
     does not hold ``LLVM_LOCK`` around a whole compile, so another thread's LLVM (a first
     call's, beside a tier-up's assembler) is not held up by it."""
     target = _AssemblingTarget()
+    target.others_could_lock = []
     cache = CompileCache(DiskCache(tmp_path))
     data = cache.get_or_compile(("asm", 1), Builder(scale_kernel_ir(target, "scale_asm", 3.0)), target)
     np.testing.assert_array_equal(run_scale_kernel(data, "scale_asm", 10), np.arange(10) * 3.0)
-    assert _AssemblingTarget.others_could_lock == [True]
+    assert target.others_could_lock == [True]
 
 
 def test_a_failing_build_reaches_every_waiter_and_is_retried(tmp_path, target):
