@@ -195,8 +195,9 @@ def _compact_kernel(device, size: int):
 def _gpu_compact(mask: Array, x: "Array | None") -> Array:
     """On a GPU: the elements of ``x`` (of ``mask``'s shape) where ``mask`` is non-zero, in
     C order, or with ``x`` None their flat indices (int64).  Each tile's count of true
-    elements, their inclusive scan (whose last element, read back, sizes the result),
-    then each tile's elements written at its offset: the mask is read twice, ``x`` once."""
+    elements, their inclusive scan (whose sum, read from mapped host memory, sizes the
+    result), then each tile's elements written at its offset: the mask is read twice,
+    ``x`` once."""
     m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
     if not m.is_c_contiguous() or m._offset % 4:  # (the kernels read the mask in 4-byte words)
         m = contiguous(m) if not m.is_c_contiguous() else copy_array(m)
@@ -205,24 +206,42 @@ def _gpu_compact(mask: Array, x: "Array | None") -> Array:
     size = 0 if x is None else x.dtype.itemsize
     kernel = _compact_kernel(device, size)
     tiles = -(-n // compact_gpu.TILE)
-    counts = Array._empty((tiles,), _int32, device)
+    # one block: the scan's int64 totals, then each tile's int32 count (from a multiple of
+    # 128 bytes, as a block of its own would start)
+    t = -(-tiles // 16) * 16
+    scratch = Array._empty((3 * t,), _int32, device)
+    incl_ptr = scratch.data_ptr
+    counts = incl_ptr + 8 * t
     m_ptr = m._buf.ptr + m._offset
     launch = kernel.code.launch_entry
-    launch(kernel, 0, compact_gpu.packer(""), tiles, (m_ptr, n, counts._buf.ptr + counts._offset), tiles,
-           compact_gpu.BLOCK, 0)
-    incl = Array._empty((tiles,), _int64, device)
-    launch(kernel, 1, compact_gpu.packer("_s"), tiles, (counts._buf.ptr + counts._offset, incl._buf.ptr), 1,
-           compact_gpu.BLOCK, 0)
-    total = int(incl[tiles - 1])  # (the one read-back: it sizes the result)
+    launch(kernel, 0, compact_gpu.packer(""), tiles, (m_ptr, n, counts), tiles, compact_gpu.BLOCK, 0)
+    _, total = _counted(kernel, device, lambda at: launch(kernel, 1, compact_gpu.packer("_s"), tiles,
+                                                          (counts, incl_ptr, at), 1, compact_gpu.BLOCK, 0))
     out = Array._empty((total,), _int64 if x is None else x.dtype, device)
     if total:
         if x is not None and not x.is_c_contiguous():
             x = contiguous(x)
         x_ptr = 0 if x is None else x._buf.ptr + x._offset
         launch(kernel, 2, compact_gpu.packer("_w"), tiles,
-               (m_ptr, n, x_ptr, incl._buf.ptr + incl._offset, out._buf.ptr + out._offset), tiles,
+               (m_ptr, n, x_ptr, incl_ptr, out._buf.ptr + out._offset), tiles,
                compact_gpu.BLOCK, 0)
     return out
+
+
+def _counted(kernel, device, queue) -> tuple:
+    """``(queue(address), the number of elements a compaction selects)``: ``queue`` queues
+    the scan entry that writes that number at ``address`` (a word of host memory mapped
+    into the device) and any work to follow it.  The one read-back of these ops: a wait
+    for the stream, then a read of host memory (no copy back)."""
+    rt = kernel.runtime
+    words = rt.mapped_words(device.index)
+    word = words.acquire()
+    try:
+        queued = queue(word[2])
+        rt.synchronize_current(device.index)
+        return queued, int(word[0][word[1]])
+    finally:
+        words.release(word)
 
 
 #: GPU runs (``gpu_runs``) whose results would take at most this many bytes were every
@@ -262,7 +281,7 @@ def gpu_runs(x: Array, lengths: bool) -> tuple:
     """On a GPU: the first element of each run of equal neighbours of the 1-D, C-contiguous,
     non-empty ``x`` (``!=`` ends a run, so each NaN is a run of its own) and, with
     ``lengths``, each run's length (int64; else None).  As ``_gpu_compact``: each tile's
-    count of runs begun in it, their scan (its last element, read back, sizes the results),
+    count of runs begun in it, their scan (its sum, read back, sizes the results),
     then each tile's runs written; ``x`` is read twice.  Up to ``RUNS_WRITE_FIRST_BYTES``
     the write is queued before the read-back, into results of ``x``'s length, then cut
     (views of them, or copies where the runs are at most half the elements)."""
@@ -270,29 +289,33 @@ def gpu_runs(x: Array, lengths: bool) -> tuple:
     packer = compact_gpu.packer
     kernel = _runs_kernel(device, _RUN_LETTER[x.dtype.kind] + str(x.dtype.itemsize))
     tiles = -(-n // compact_gpu.TILE)
-    counts, offs, ltile = (Array._empty((tiles,), _int32, device) for _ in range(3))
-    incl = Array._empty((tiles,), _int64, device)
+    # one block for the tiles' words: the scan's int64 totals, then three int32 words a tile
+    # (each tile's count of runs, its first run's offset, the length of its last run), each
+    # part from a multiple of 128 bytes, as a block of its own would start
+    t = -(-tiles // 32) * 32
+    scratch = Array._empty((5 * t,), _int32, device)
+    ptr = scratch.data_ptr
+    counts, offs, ltile = ptr + 8 * t, ptr + 12 * t, ptr + 16 * t
     launch = kernel.code.launch_entry
-    launch(kernel, 0, packer("", True), tiles, (x.data_ptr, n, counts.data_ptr, offs.data_ptr), tiles,
-           compact_gpu.BLOCK, 0)
-    launch(kernel, 1, packer("_s", True), tiles, (counts.data_ptr, incl.data_ptr, ltile.data_ptr), 1,
-           compact_gpu.BLOCK, 0)
+    launch(kernel, 0, packer("", True), tiles, (x.data_ptr, n, counts, offs), tiles, compact_gpu.BLOCK, 0)
 
     def write(size):
         values = Array._empty((size,), x.dtype, device)
         out = Array._empty((size,), _int64, device) if lengths else None
-        launch(kernel, 2, packer("_w", True), tiles, (x.data_ptr, n, incl.data_ptr, offs.data_ptr, ltile.data_ptr,
-                                                       values.data_ptr, 0 if out is None else out.data_ptr), tiles,
+        launch(kernel, 2, packer("_w", True), tiles, (x.data_ptr, n, ptr, offs, ltile, values.data_ptr,
+                                                       0 if out is None else out.data_ptr), tiles,
                compact_gpu.BLOCK, 0)
         return values, out
 
+    def scan(at, write_first=False):
+        launch(kernel, 1, packer("_s", True), tiles, (counts, ptr, ltile, at), 1, compact_gpu.BLOCK, 0)
+        return write(n) if write_first else None
+
     if n * (x.dtype.itemsize + (8 if lengths else 0)) > RUNS_WRITE_FIRST_BYTES:
-        total = int(incl[tiles - 1])  # (the one read-back: it sizes the results)
-        return write(total)
+        return write(_counted(kernel, device, scan)[1])
     # the write queued before the read-back, into results of the most runs there can be:
     # the device goes on from the scan to the write without waiting for the host
-    values, out = write(n)
-    total = int(incl[tiles - 1])
+    (values, out), total = _counted(kernel, device, lambda at: scan(at, True))
     if 2 * total > n:  # (views of the written buffers)
         return values[:total], None if out is None else out[:total]
     # (copies of their own: the long buffers go back to the pool)

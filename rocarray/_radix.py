@@ -290,8 +290,8 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
         return keys, payload
     shape, dtype, device = keys.shape, keys.dtype, keys.device
     # the kernels index flat (1-d) raw operands: an N-d one costs divisions per access
-    keys = keys.reshape((-1,))
-    payload = None if payload is None else payload.reshape((-1,))
+    keys = keys.reshape((keys.size,))
+    payload = None if payload is None else payload.reshape((payload.size,))
     # GPUs: block-cooperative passes (``_radix_gpu``); complex keys stay on the kernels below
     if device.kind != "cpu" and gpu_sortable(dtype, L):
         out, payload = gpu_radix_sort(keys, rows, L, payload, descending,

@@ -28,7 +28,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._array_object import Array
-from ._creation_functions import asarray, zeros as _zeros
+from ._creation_functions import asarray
+from ._elementwise import filled
 from ._launch import full_module_when_ready, load_full_module
 from ._statistical_functions import max as _max, min as _min
 from ._user_kernels import ElementwiseKernel, ReductionKernel
@@ -280,7 +281,7 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
         blocks = rows * bpr
         # the passes' tile counters and status words, then the row's digit counts (32-bit)
         words = radix_gpu.COUNTERS + rows * tiles * BINS
-        scratch = _zeros((words + -(-rows * kdt.itemsize * BINS // 2),), dtype=_I64, device=device)
+        scratch = filled((words + -(-rows * kdt.itemsize * BINS // 2),), 0, _I64, device)
         status = _ptr(scratch)
         hist = status + 8 * words
         _launch(kernel, "", blocks, blocks, _ptr(k0), hist, L, chunk, bpr, passes, desc)

@@ -69,7 +69,7 @@ def _sorted_runs(name: str, x, lengths: bool):
     if not on_gpu(x.device):
         return None
     start_runs_compile(x.dtype, x.device)  # (at a first call: beside the sort's)
-    values = sort(reshape(x, (-1,)))
+    values = sort(reshape(x, (x.size,)))
     if values.shape[0] == 0:
         return values, Array._empty((0,), _dtypes.int64, x.device) if lengths else None
     return gpu_runs(values, lengths)

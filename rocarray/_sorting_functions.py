@@ -114,7 +114,7 @@ def _prepare(name: str, x, axis, descending, stable):
         if not isinstance(flag, bool):
             raise TypeError(f"{name}: {what} must be a bool, not {type(flag).__name__}")
     (axis,) = normalize_axes(axis, x.ndim, name)
-    moved = moveaxis(x, axis, -1)
+    moved = x if axis == x.ndim - 1 else moveaxis(x, axis, -1)
     work = contiguous(moved)  # the lines, contiguous: sorted in place, or read by the radix sort
     n = work.shape[-1]
     if work._buf is x._buf and not _read_only(work, n, name == "argsort"):

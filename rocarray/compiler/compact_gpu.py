@@ -11,7 +11,9 @@ four mask elements a word, element ``4 * word + byte`` (C order).
   (int32), summed by wave shuffles and across the waves in shared memory;
 * ``entry_s`` (*scan*): one block turns the counts into their inclusive scan
   ``incl[tile]`` (int64), ``SCAN_ITEMS`` counts a thread per round of the block, a running
-  carry between rounds (one launch: the result's size is its last element, read back);
+  carry between rounds (one launch), and writes the sum of them all, the result's size, at
+  ``total`` (a word of host memory mapped into the device, read once the stream is done:
+  no copy back; not written where ``total`` is 0);
 * ``entry_w`` (*write*): the tile's true elements, ranked in C order -- within a wave
   step by four ballots (one per byte of the word: lane ``l``'s byte ``b`` follows every
   true byte of the lanes below it and its own bytes below ``b``), steps by a running
@@ -60,7 +62,7 @@ BLOCK = 256
 ITEMS = 4
 TILE = BLOCK * ITEMS * 4
 #: The parameters of each entry (after the leading item count, the tiles), in order.
-PARAMS = {"": ("m", "n", "counts"), "_s": ("counts", "incl"), "_w": ("m", "n", "x", "incl", "out")}
+PARAMS = {"": ("m", "n", "counts"), "_s": ("counts", "incl", "total"), "_w": ("m", "n", "x", "incl", "out")}
 ENTRIES = ("", "_s", "_w")
 #: Counts a thread of the scan entry adds up per round.
 SCAN_ITEMS = 16
@@ -70,7 +72,7 @@ SIZES = (0, 1, 2, 4, 8, 16)
 #: values would not fit in a block's static shared memory).
 STAGED_MAX = 8
 #: The runs module's parameters, as ``PARAMS``.
-RUN_PARAMS = {"": ("x", "n", "counts", "offs"), "_s": ("counts", "incl", "ltile"),
+RUN_PARAMS = {"": ("x", "n", "counts", "offs"), "_s": ("counts", "incl", "ltile", "total"),
               "_w": ("x", "n", "incl", "offs", "ltile", "values", "lengths")}
 #: The elements the runs module compares: a letter (``i`` bit for bit, ``f`` float,
 #: ``c`` complex: either part) and the element's size in bytes.
@@ -79,7 +81,7 @@ RUN_KINDS = ("i1", "i2", "i4", "i8", "f2", "f4", "f8", "c8", "c16")
 #: fit them (more blocks than they would otherwise allow: reads in flight).
 RUNS_WRITE_BLOCKS = 3
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 4
+VERSION = 5
 
 
 def packer(suffix: str, runs: bool = False) -> struct.Struct:
@@ -345,7 +347,8 @@ class _Kernel(KernelIR):
                          lambda: b.store(last, self.gptr(b, self.p["offs"], self.tile, I32)))
 
     def build_scan(self, b) -> None:
-        """One block: ``incl[t]`` = the sum of ``counts[0..t]``, for every tile ``t``."""
+        """One block: ``incl[t]`` = the sum of ``counts[0..t]``, for every tile ``t``; the
+        sum of all at ``total`` (unless 0)."""
         p = self.p
         t = self.target
         tiles = p["tiles"]
@@ -386,6 +389,9 @@ class _Kernel(KernelIR):
             self.scan_held(b, own, held)
         t.emit_barrier(b)  # (the next round's wave totals go where this round's were read)
         rounds.close(b, b.add(rounds.i, self.c64(span)))
+        write = b.and_(b.icmp_unsigned("==", self.tid, self.c64(0)), b.icmp_unsigned("!=", p["total"], self.c64(0)))
+        self.if_then(b, write, lambda: b.store(b.load(carry_slot, typ=I64), self.gptr(b, p["total"], self.c64(0), I64)),
+                     "total")
 
     def scan_held(self, b, own, held) -> None:
         """The runs' ``ltile[k]``: the last tile up to ``k`` that holds a start, from the

@@ -1,9 +1,10 @@
-"""Flag words a kernel sets in page-locked host memory mapped into the device: the host
-reads one straight from memory once the kernel's stream has finished (no copy back).
+"""Words a kernel writes in page-locked host memory mapped into the device: the host reads
+one straight from memory once the kernel's stream has finished (no copy back).
 
-A gather sets its word when an index is out of range.  Reading it after a copy to the
-host costs a driver call and a DMA besides the wait; a word the kernel writes over the
-bus costs the wait alone.
+A gather sets its word when an index is out of range (a 32-bit store into the word's low
+half); a compaction's scan writes the number of elements it selected, which sizes its
+result.  Reading a value after a copy to the host costs a driver call and a DMA besides
+the wait; a word the kernel writes over the bus costs the wait alone.
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ from __future__ import annotations
 import ctypes
 import threading
 
-#: Bytes of each page of words (one allocation holds this many words of 4 bytes).
+#: Bytes of each page of words (one allocation holds ``PAGE // WORD`` words).
 PAGE = 4096
+#: Bytes of a word: 64-bit, so a kernel can write a count of any size
+WORD = 8
 
 
 class MappedWords:
-    """32-bit words in page-locked host memory of one device, lent one per launch.
+    """64-bit words in page-locked host memory of one device, lent one per launch.
 
     ``acquire`` lends a word, zeroed, as ``(words, k, device_address)``: the kernel writes
     at ``device_address``, the host reads ``words[k]`` after synchronising the stream it
@@ -52,14 +55,14 @@ class MappedWords:
 
     def _add_page(self) -> None:
         host, device = self._alloc(PAGE)
-        count = PAGE // 4
-        words = memoryview((ctypes.c_int32 * count).from_address(host)).cast("B").cast("i")
+        count = PAGE // WORD
+        words = memoryview((ctypes.c_int64 * count).from_address(host)).cast("B").cast("q")
         self._pages.append((host, device, words))
         # (the first word lent last: a page's words are taken from its start)
-        self._free.extend((words, k, device + 4 * k) for k in reversed(range(count)))
+        self._free.extend((words, k, device + WORD * k) for k in reversed(range(count)))
 
     @property
     def lent(self) -> int:
         """Words lent and not yet given back."""
         with self._lock:
-            return len(self._pages) * (PAGE // 4) - len(self._free)
+            return len(self._pages) * (PAGE // WORD) - len(self._free)

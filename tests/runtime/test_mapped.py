@@ -43,7 +43,7 @@ def test_a_word_is_lent_zeroed_and_its_device_address_maps_it():
 def test_words_run_over_into_a_new_page():
     api, rt = _runtime()
     words = rt.mapped_words(0)
-    per_page = mapped.PAGE // 4
+    per_page = mapped.PAGE // mapped.WORD
     held = [words.acquire() for _ in range(per_page + 3)]
     assert len({w[2] for w in held}) == len(held) == words.lent
     assert sum(c[0] == "host_alloc_mapped" for c in api.calls) == 2
