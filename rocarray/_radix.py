@@ -278,25 +278,23 @@ def keeps_keys(rows: int, L: int, dtype: np.dtype, device, payload: bool = False
     return (not payload and network_sorts(L, dtype, device)) or (dtype.kind != "c" and not _by_rows(rows, L, device))
 
 
-def radix_sort(keys: Array, payload: Array | None = None, descending: bool = False, indices: bool = False):
-    """Sort each row of the contiguous 2-D ``keys`` stably (and move the int64 ``payload``
-    of its shape with it; on the GPU path also a uint32 one); returns ``(keys, payload)``,
-    each the array passed or a new one of its shape: the payload sorted, the keys sorted
-    when there is no payload (with one, the host's real keys are left unsorted: the
-    callers want the order only).  ``indices`` (the GPU path only, no ``payload``): the
-    payload is each key's place in its row, made by the sort (``gpu_radix_sort``)."""
-    rows, L = keys.shape
+def radix_sort(keys: Array, rows: int, L: int, payload: Array | None = None, descending: bool = False,
+               indices: bool = False):
+    """Sort each of the ``rows`` rows of ``L`` of the flat, contiguous ``keys`` stably (and
+    move the int64 ``payload`` of its shape with it; on the GPU path also a uint32 one);
+    returns ``(keys, payload)``, flat, each the array passed or a new one: the payload
+    sorted, the keys sorted when there is no payload (with one, the host's real keys are
+    left unsorted: the callers want the order only).  ``indices`` (the GPU path only, no
+    ``payload``): the payload is each key's place in its row, made by the sort
+    (``gpu_radix_sort``).  (Flat: the kernels index 1-d raw operands, and the callers
+    view the results in their own shape once.)"""
     if keys.size == 0 or L < 2:
         return keys, payload
-    shape, dtype, device = keys.shape, keys.dtype, keys.device
-    # the kernels index flat (1-d) raw operands: an N-d one costs divisions per access
-    keys = keys.reshape((keys.size,))
-    payload = None if payload is None else payload.reshape((payload.size,))
+    dtype, device = keys.dtype, keys.device
     # GPUs: block-cooperative passes (``_radix_gpu``); complex keys stay on the kernels below
     if device.kind != "cpu" and gpu_sortable(dtype, L):
-        out, payload = gpu_radix_sort(keys, rows, L, payload, descending,
-                                      _FLOAT64_KEY if dtype.itemsize == 8 else _FLOAT32_KEY, indices)
-        return _shaped(out, payload, shape)
+        return gpu_radix_sort(keys, rows, L, payload, descending,
+                              _FLOAT64_KEY if dtype.itemsize == 8 else _FLOAT32_KEY, indices)
     k = None if payload is not None else _network(L, dtype, device)
     if k is not None:
         # the host's short rows of 32- and 64-bit keys: a sorting network on vectors, into
@@ -304,13 +302,13 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
         out = Array._empty(keys.shape, dtype, device)
         k.code.launch_entry(k, 0, network_host.packer(), rows, (keys.data_ptr, out.data_ptr, L, int(descending)),
                             rows, 1, rows * L)
-        return _shaped(out, None, shape)
+        return out, None
     nd, kmin = key_digits(dtype), 0
     if dtype.kind in "iu" and dtype.itemsize > 1:
         # the keys less the smallest: the digits above their range are zero, not counted
         kmin, nd = _key_range(keys, descending)
         if nd == 0:
-            return _shaped(keys, payload, shape)  # all keys equal: in order already
+            return keys, payload  # all keys equal: in order already
     if _by_rows(rows, L, device):
         step, size = spread_items(rows, rows * L, device)
         # (the host's rows of real elements: local arrays up to ``RCAP``, no scratch rows)
@@ -324,7 +322,7 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
             scratch_p = Array._empty(scratch_shape, payload.dtype, device)
             _kernel(what, dtype, True)(rows, L, step, descending, kmin, *digits, keys, payload, scratch, scratch_p,
                                        size=size)
-        return _shaped(keys, payload, shape)
+        return keys, payload
     tpr, ts, tsh, step, size = _geometry(rows, L, device)
     geometry = (rows, L, tpr, ts, step, descending, kmin)
     i64 = np.dtype(np.int64)
@@ -353,7 +351,7 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
                 hist(src, *geometry, counted, counts, size=size)
             out = _buckets_sort(src, counts, counted, dtype, kdt, geometry, tsh, size, device)
             if out is not None:
-                return _shaped(out, None, shape)
+                return out, None
         if passes and passes[0] != counted:
             hist(src, *geometry, passes[0], counts, size=size)
         cnt = counts
@@ -366,7 +364,7 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
         passes = [d for d in range(nd) if totals[d].max() < keys.size]  # others move nothing
         cnt = counts[passes[0] * span:(passes[0] + 1) * span] if passes else None
     if not passes:
-        return _shaped(keys, payload, shape)
+        return keys, payload
     gather = words and payload is None and dtype.kind == "f" and int(special.sum()) > 0
     if gather:
         # -0.0 or NaNs whose bits their keys do not give back: the elements' indices move
@@ -404,10 +402,10 @@ def radix_sort(keys: Array, payload: Array | None = None, descending: bool = Fal
             cnt = _sum(nxt.reshape((rows, tpr, per_tile)), axis=1).reshape((-1,))
         src, dst, src_p, dst_p = dst, src, dst_p, src_p
     if not words:
-        return _shaped(src, src_p, shape)
+        return src, src_p
     if gather:
-        return _shaped(take_along(keys.reshape((rows, L)), src_p.reshape((rows, L)), 1), None, shape)
-    return _shaped(out if payload is None else keys, src_p, shape)
+        return take_along(keys.reshape((rows, L)), src_p.reshape((rows, L)), 1).reshape((keys.size,)), None
+    return out if payload is None else keys, src_p
 
 
 def _buckets_sort(src: Array, counts: Array, top: int, dtype: np.dtype, kdt: np.dtype, geometry: tuple, tsh: int,
@@ -463,7 +461,3 @@ def _network(L: int, dtype: np.dtype, device):
     return full_module_when_ready(("network-host", network_host.VERSION, kind), device, lambda: (
         f"network_{kind}", lambda m, t, e: network_host.build_network_module(m, t, e, kind), network_host.packer(),
         ()))
-
-
-def _shaped(keys: Array, payload: Array | None, shape: tuple):
-    return keys.reshape(shape), None if payload is None else payload.reshape(shape)

@@ -163,7 +163,7 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     if work.size and n > 1:
         lines = _prod(work.shape[:-1])
         if _radix_line(work, n, False):
-            out, _ = radix_sort(work.reshape((lines, n)), None, descending)
+            out, _ = radix_sort(work.reshape((work.size,)), lines, n, None, descending)
             if out._buf is x._buf:  # (keys all equal: a sort that reads its input hands it back)
                 out = copy_array(out)
             return _finish(out.reshape(work.shape), axis)
@@ -190,7 +190,7 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     # the GPU's sort makes the indices in its first pass, moves them as 32 bits and writes
     # them as int64 in its last (float16 gathers its values by int64 indices it is given)
     if _gpu_radix(work, n) and work.dtype != _dtypes.float16:
-        _, order = radix_sort(work.reshape((lines, n)), None, descending, indices=True)
+        _, order = radix_sort(work.reshape((work.size,)), lines, n, None, descending, indices=True)
         if order is None:  # (keys all equal: every line in order already)
             order = contiguous(broadcast_to(arange(n, dtype=_int64(), device=work.device), work.shape))
         return _finish(order.reshape(work.shape), axis)
@@ -198,7 +198,7 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     if work.size == 0 or n <= 1:
         return _finish(idx, axis)
     if n >= RADIX_MIN_LINE:
-        _, order = radix_sort(work.reshape((lines, n)), idx.reshape((lines, n)), descending)
+        _, order = radix_sort(work.reshape((work.size,)), lines, n, idx.reshape((idx.size,)), descending)
         return _finish(order.reshape(work.shape), axis)
     scratch = Array._empty((work.size,), work.dtype, work.device)
     scratch_idx = Array._empty((work.size,), idx.dtype, work.device)
