@@ -551,11 +551,13 @@ def take_along(x: Array, indices: Array, axis: int) -> Array:
                          tuple(0 if d != axis and xshape[d] == 1 else st for d, st in enumerate(x.strides)),
                          x._offset)
         ib = indices if ishape == shape else broadcast_to(indices, shape)
-        ist = _element_strides(shape, ib._strides, axis, ib.itemsize)
+        Q = _prod(shape[axis + 1:])
+        ist = (shape[axis] * Q, Q, 1) if ib is indices and indices.is_c_contiguous() else \
+            _element_strides(shape, ib._strides, axis, ib.itemsize)
         if ist is None:
             ib = contiguous(ib)
             ist = _element_strides(shape, ib._strides, axis, ib.itemsize)
-        g = (_prod(shape[:axis]), shape[axis], _prod(shape[axis + 1:]))
+        g = (_prod(shape[:axis]), shape[axis], Q)
         if _gpu_gather(xs, axis, ib, ist, g, out, indices):
             return out
     if any(st % x.itemsize for st in x.strides):
@@ -595,7 +597,9 @@ def _gpu_gather(v: Array, axis: int, idx: Array, idx_strides: tuple, shape: tupl
     ``IndexError`` (the message from ``check_bounds`` over ``indices``).  False: too large
     for the kernel, nothing done."""
     n = v._shape[axis]
-    st = _element_strides(v._shape, v._strides, axis, v._dtype.itemsize)
+    # (C-contiguous: the strides of (P, n, Q) at once, the common case)
+    st = (n * shape[2], shape[2], 1) if v.is_c_contiguous() else \
+        _element_strides(v._shape, v._strides, axis, v._dtype.itemsize)
     if st is None:
         v = contiguous(v)
         st = _element_strides(v._shape, v._strides, axis, v._dtype.itemsize)
