@@ -237,8 +237,12 @@ def _counted(kernel, device, queue) -> tuple:
     words = rt.mapped_words(device.index)
     word = words.acquire()
     try:
-        queued = queue(word[2])
-        rt.synchronize_current(device.index)
+        try:
+            queued = queue(word[2])
+        finally:
+            # (after a failure too, say the write's allocation: a scan queued before it
+            # still writes the word, which is not lent again before the stream is past it)
+            rt.synchronize_current(device.index)
         return queued, int(word[0][word[1]])
     finally:
         words.release(word)

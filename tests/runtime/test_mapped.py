@@ -1,11 +1,14 @@
-"""The flag words in mapped host memory (rocarray/runtime/mapped.py) over the fake hook
-table: lent zeroed, one holder at a time under threads, taken back after a kernel set
-them; the wait on the calling thread's current stream that precedes a read."""
+"""The words in mapped host memory (rocarray/runtime/mapped.py) over the fake hook table:
+lent zeroed, one holder at a time under threads, taken back after a kernel set them; the
+wait on the calling thread's current stream that precedes a read; a compaction's count
+read from one."""
 
 from __future__ import annotations
 
 import ctypes
 import threading
+
+import pytest
 
 from _fake_hooks import FakeHooks, mapped_host_address
 
@@ -100,3 +103,29 @@ def test_synchronize_current_waits_for_the_threads_current_stream_only():
         th.join()
         assert other == [("stream_synchronize", None)]  # (another thread: its own current stream)
     assert not any(c[0] == "ctx_synchronize" for c in api.calls)
+
+
+def test_a_compactions_count_is_read_from_its_mapped_word_after_the_wait():
+    """``_advanced_indexing._counted``: the scan writes the count into the lent word (here
+    more than 32 bits); the host reads it after waiting for its stream, and the word goes
+    back to the lender, after the wait, also when the work queued after the scan fails."""
+    from types import SimpleNamespace
+
+    from rocarray._advanced_indexing import _counted
+
+    api, rt = _runtime()
+    words = rt.mapped_words(0)
+    kernel, device = SimpleNamespace(runtime=rt), SimpleNamespace(index=0)
+
+    def scan(address, fail=False):
+        ctypes.c_int64.from_address(mapped_host_address(api, address)).value = (5 << 32) + 3
+        api.calls.append(("scan", address))
+        if fail:
+            raise MemoryError("the write's result")
+        return "queued"
+
+    assert _counted(kernel, device, scan) == ("queued", (5 << 32) + 3)
+    assert [c[0] for c in api.calls[-2:]] == ["scan", "stream_synchronize"] and words.lent == 0
+    with pytest.raises(MemoryError, match="the write's result"):
+        _counted(kernel, device, lambda address: scan(address, fail=True))
+    assert [c[0] for c in api.calls[-2:]] == ["scan", "stream_synchronize"] and words.lent == 0
