@@ -456,7 +456,7 @@ def _network(L: int, dtype: np.dtype, device):
     """The host's sorting network for rows of ``L`` elements of ``dtype``, loaded; None for
     other rows, and while it compiles (``full_module_when_ready``)."""
     kind = f"{dtype.kind}{dtype.itemsize}"
-    if device.kind != "cpu" or L > network_host.ROW_MAX or kind not in network_host.KINDS:
+    if device.kind != "cpu" or kind not in network_host.KINDS or L > network_host.row_max(dtype.itemsize):
         return None
     return full_module_when_ready(("network-host", network_host.VERSION, kind), device, lambda: (
         f"network_{kind}", lambda m, t, e: network_host.build_network_module(m, t, e, kind), network_host.packer(),

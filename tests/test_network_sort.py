@@ -1,8 +1,9 @@
 """The host's sorting network (compiler/network_host.py) behind ``sort`` of rows of up to
-``ROW_MAX`` 32- and 64-bit elements, against NumPy's stable sort bit for bit: every length
-class, both directions, NaNs of any bits and sign, -0.0 among +0.0, infinities, the
-extremes of the integers; the input left as it was; the radix sort serving the rows while
-the network compiles; new lengths compile nothing."""
+``row_max`` 32- and 64-bit elements (16,384 and 8,192), against NumPy's stable sort bit for
+bit: every length class, both directions, NaNs of any bits and sign, -0.0 among +0.0,
+infinities, the extremes of the integers; the input left as it was; the radix sort serving
+the rows while the network compiles, and rows longer than the network's; new lengths
+compile nothing."""
 
 from types import SimpleNamespace
 
@@ -17,7 +18,8 @@ from rocarray.compiler.cache import drain_background
 from rocarray.targets import target_for
 
 DTYPES = [np.float32, np.float64, np.int32, np.int64, np.uint32, np.uint64]
-LENGTHS = [2, 3, 7, 15, 16, 17, 31, 32, 33, 100, 255, 256, 257, 511, 512, 700, 1023, 1024]
+LENGTHS = [2, 3, 7, 15, 16, 17, 31, 32, 33, 100, 255, 256, 257, 511, 512, 700, 1023, 1024, 1025, 2048, 3001,
+           8191, 8192, 8193, 16384, 16385]
 
 
 def _host(device):
@@ -73,7 +75,7 @@ def test_rows_match_numpy_bit_for_bit(device, dtype):
     _ready(dtype, device)
     rng = np.random.default_rng(97)
     for L in LENGTHS:
-        a = _rows(dtype, 9, L, rng)
+        a = _rows(dtype, 9 if L <= 1024 else 2, L, rng)
         x = ra.asarray(a, device=device)
         for descending in (False, True):
             got = ra.sort(x, axis=1, descending=descending).get()
@@ -103,7 +105,7 @@ def test_new_lengths_compile_nothing(device):
     ra.sort(ra.asarray(_rows(np.float32, 3, 100, rng), device=device))
     drain_background()
     before = cache.info()["compiled"] + cache.info()["disk_hits"]
-    for L in (5, 64, 333, 1024):
+    for L in (5, 64, 333, 1024, 5000, 16384):
         ra.sort(ra.asarray(_rows(np.float32, 4, L, rng), device=device), descending=True)
     drain_background()
     assert cache.info()["compiled"] + cache.info()["disk_hits"] == before
@@ -134,8 +136,11 @@ def test_what_takes_the_network(device):
     _host(device)
     _ready(np.float32, device)
     cpu = ra.Device("cpu")
-    assert _radix.network_sorts(1024, np.dtype(np.float32), cpu)
-    assert not _radix.network_sorts(1025, np.dtype(np.float32), cpu)
+    for dt, longest in ((np.float32, 16384), (np.uint32, 16384), (np.int64, 8192), (np.float64, 8192)):
+        _ready(dt, device)
+        assert network_host.row_max(np.dtype(dt).itemsize) == longest
+        assert _radix.network_sorts(longest, np.dtype(dt), cpu) and _radix.network_sorts(1025, np.dtype(dt), cpu)
+        assert not _radix.network_sorts(longest + 1, np.dtype(dt), cpu)
     for dt in (np.float16, np.int16, np.uint8, np.bool_, np.complex64):
         assert not _radix.network_sorts(100, np.dtype(dt), cpu)
 

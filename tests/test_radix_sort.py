@@ -96,10 +96,14 @@ def test_rows_axes_and_views(device, dtype):
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
-def test_rows_every_length_class(device, dtype):
+@pytest.mark.parametrize("network", [True, False], ids=["network", "radix"])
+def test_rows_every_length_class(device, dtype, network, monkeypatch):
     """Rows on either side of the host's local-array lengths (``ROW_LOCAL_MIN`` to
     ``RCAP``: the elements and their keys sorted on the item's stack), longer rows and one
-    line of ``HOST_TILE`` (one item through memory), each order."""
+    line of ``HOST_TILE`` (one item through memory), each order; the values of the rows
+    the host's sorting network takes also through the radix sort's row kernel."""
+    if not network:
+        monkeypatch.setattr(_radix, "_network", lambda *args: None)
     rng = np.random.default_rng(2105)
     for shape in [(3, L) for L in (_radix.ROW_LOCAL_MIN - 1, _radix.ROW_LOCAL_MIN, 700, _radix.RCAP,
                                    _radix.RCAP + 1, 3001)] + [(_radix.HOST_TILE,)]:
@@ -279,6 +283,7 @@ def _buckets(monkeypatch, wide: bool) -> list:
     monkeypatch.setattr(_radix, "BUCKET_SMALL", 10**9 if wide else 0)
     monkeypatch.setattr(_radix, "BUCKET_WIDE_MIN", 16)
     monkeypatch.setattr(_radix, "_kernels", {})  # (the thresholds are in the kernels' text)
+    monkeypatch.setattr(_radix, "_network", lambda *args: None)  # (its rows: the radix sort's here)
     calls = []
     real = _radix._buckets_sort
 

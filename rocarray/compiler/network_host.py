@@ -1,5 +1,6 @@
-"""The host's sort of short rows by a bitonic sorting network on SIMD vectors, built as LLVM
-IR: every row of up to ``ROW_MAX`` keys of 32 or 64 bits, in one item's stack buffer.
+"""The host's sort of rows by a bitonic sorting network on SIMD vectors, built as LLVM IR:
+every row of up to ``row_max(size)`` keys of 32 or 64 bits (a buffer of ``STACK_BYTES`` on
+the item's stack: 16,384 keys of 32 bits, 8,192 of 64).
 
 A row's elements become unsigned keys that order as NumPy orders the values (integers
 offset by half their range; floats by their bits, negative ones complemented, every NaN
@@ -43,14 +44,22 @@ PTR = ir.PointerType()
 
 #: Bytes of one vector of the network (its lanes: ``VECTOR_BYTES`` over the key's size).
 VECTOR_BYTES = 64
-#: The longest row the network sorts (its buffer lives on the item's stack).
-ROW_MAX = 1024
+#: Bytes of the item's stack buffer, which holds the longest row the network sorts: a
+#: buffer of this size stays well inside the stack of any thread that may run an item
+#: (musl's threads have 128 KiB).  Rows up to that length sort faster here than through
+#: the radix sort's row kernel (benchmarks/results/2026-12-03-cpu-network/).
+STACK_BYTES = 1 << 16
 #: The entry's parameters, after the item count.
 PARAMS = ("a", "out", "L", "desc")
 #: Key kinds: a letter (``f`` float, ``i`` signed, ``u`` unsigned) and the size in bytes.
 KINDS = ("f4", "i4", "u4", "f8", "i8", "u8")
 #: Changes with the code the module is built from (part of its cache key).
-VERSION = 2
+VERSION = 3
+
+
+def row_max(size: int) -> int:
+    """The longest row of ``size``-byte keys the network sorts."""
+    return STACK_BYTES // size
 
 
 def packer() -> struct.Struct:
@@ -209,7 +218,7 @@ class _Network:
         st = ir.LiteralStructType([I64] * (1 + len(PARAMS)))
         p = {name: b.load(b.gep(args, [ir.Constant(I32, 0), ir.Constant(I32, k + 1)], source_etype=st), typ=I64)
              for k, name in enumerate(PARAMS)}
-        buf_t = ir.ArrayType(self.K, ROW_MAX)
+        buf_t = ir.ArrayType(self.K, row_max(self.size))
         self.buf = opaque_pointer(b.alloca(buf_t))
         self.buf.align = VECTOR_BYTES
         c = lambda v: ir.Constant(I64, v)  # noqa: E731
