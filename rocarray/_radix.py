@@ -297,10 +297,14 @@ def radix_sort(keys: Array, rows: int, L: int, payload: Array | None = None, des
                               _FLOAT64_KEY if dtype.itemsize == 8 else _FLOAT32_KEY, indices)
     k = None if payload is not None else _network(L, dtype, device)
     if k is not None:
-        # the host's short rows of 32- and 64-bit keys: a sorting network on vectors, into
-        # a new array
+        # the host's rows of up to ``line_max`` 32- and 64-bit keys: a sorting network on
+        # vectors, into a new array (the rows longer than its stack buffer holds, through a
+        # scratch array)
         out = Array._empty(keys.shape, dtype, device)
-        k.code.launch_entry(k, 0, network_host.packer(), rows, (keys.data_ptr, out.data_ptr, L, int(descending)),
+        nbytes = network_host.scratch_bytes(rows, L, dtype.itemsize)
+        scratch = Array._empty((nbytes // 8,), np.dtype(np.uint64), device) if nbytes else None
+        k.code.launch_entry(k, 0, network_host.packer(), rows, (keys.data_ptr, out.data_ptr, L, int(descending),
+                                                                0 if scratch is None else scratch.data_ptr),
                             rows, 1, rows * L)
         return out, None
     nd, kmin = key_digits(dtype), 0
@@ -456,7 +460,7 @@ def _network(L: int, dtype: np.dtype, device):
     """The host's sorting network for rows of ``L`` elements of ``dtype``, loaded; None for
     other rows, and while it compiles (``full_module_when_ready``)."""
     kind = f"{dtype.kind}{dtype.itemsize}"
-    if device.kind != "cpu" or kind not in network_host.KINDS or L > network_host.row_max(dtype.itemsize):
+    if device.kind != "cpu" or kind not in network_host.KINDS or L > network_host.line_max(dtype.itemsize):
         return None
     return full_module_when_ready(("network-host", network_host.VERSION, kind), device, lambda: (
         f"network_{kind}", lambda m, t, e: network_host.build_network_module(m, t, e, kind), network_host.packer(),

@@ -1,6 +1,7 @@
 """The host's sort of rows by a bitonic sorting network on SIMD vectors, built as LLVM IR:
-every row of up to ``row_max(size)`` keys of 32 or 64 bits (a buffer of ``STACK_BYTES`` on
-the item's stack: 16,384 keys of 32 bits, 8,192 of 64).
+every row of up to ``line_max(size)`` keys of 32 or 64 bits (32,768 and 16,384), in a buffer
+of ``STACK_BYTES`` on the item's stack where it holds the row (``row_max``: 16,384 keys of
+32 bits, 8,192 of 64), else in the row's part of a scratch array the caller passes.
 
 A row's elements become unsigned keys that order as NumPy orders the values (integers
 offset by half their range; floats by their bits, negative ones complemented, every NaN
@@ -49,17 +50,34 @@ VECTOR_BYTES = 64
 #: (musl's threads have 128 KiB).  Rows up to that length sort faster here than through
 #: the radix sort's row kernel (benchmarks/results/2026-12-03-cpu-network/).
 STACK_BYTES = 1 << 16
+#: Bytes of the longest row the network sorts (``line_max``): rows longer than its stack
+#: buffer holds (``row_max``) are sorted in a scratch array the caller passes, ``P`` keys a
+#: row.  Past this size a row's buffer no longer stays in the core's caches through the
+#: network's passes, and the radix sort's passes measured faster for rows of 64-bit keys.
+LINE_BYTES = 1 << 17
 #: The entry's parameters, after the item count.
-PARAMS = ("a", "out", "L", "desc")
+PARAMS = ("a", "out", "L", "desc", "scratch")
 #: Key kinds: a letter (``f`` float, ``i`` signed, ``u`` unsigned) and the size in bytes.
 KINDS = ("f4", "i4", "u4", "f8", "i8", "u8")
 #: Changes with the code the module is built from (part of its cache key).
-VERSION = 3
+VERSION = 4
 
 
 def row_max(size: int) -> int:
-    """The longest row of ``size``-byte keys the network sorts."""
+    """The longest row of ``size``-byte keys the network sorts in its stack buffer."""
     return STACK_BYTES // size
+
+
+def line_max(size: int) -> int:
+    """The longest row of ``size``-byte keys the network sorts."""
+    return LINE_BYTES // size
+
+
+def scratch_bytes(rows: int, L: int, size: int) -> int:
+    """Bytes of the scratch array for ``rows`` rows of ``L`` keys of ``size`` bytes: none
+    where the stack buffer holds a row, else ``P`` keys a row (``P``: the power of two of at
+    least ``L``)."""
+    return 0 if L <= row_max(size) else rows * (1 << (L - 1).bit_length()) * size
 
 
 def packer() -> struct.Struct:
@@ -219,8 +237,8 @@ class _Network:
         p = {name: b.load(b.gep(args, [ir.Constant(I32, 0), ir.Constant(I32, k + 1)], source_etype=st), typ=I64)
              for k, name in enumerate(PARAMS)}
         buf_t = ir.ArrayType(self.K, row_max(self.size))
-        self.buf = opaque_pointer(b.alloca(buf_t))
-        self.buf.align = VECTOR_BYTES
+        stack = opaque_pointer(b.alloca(buf_t))
+        stack.align = VECTOR_BYTES
         c = lambda v: ir.Constant(I64, v)  # noqa: E731
         self.inf = self.k(0x7F800000 if self.size == 4 else 0x7FF0000000000000)
         L = p["L"]
@@ -232,6 +250,11 @@ class _Network:
         P = b.select(b.icmp_unsigned("<", P, c(self.W)), c(self.W), P)
         vectors = b.udiv(P, c(self.W))
         rows = CountedLoop(b, start, stop, "row")
+        # the row's buffer: the stack's, or for rows longer than it holds the row's own part
+        # of ``scratch`` (``P`` keys a row, from a multiple of the vector's bytes)
+        heap = b.gep(b.inttoptr(p["scratch"], PTR), [b.mul(rows.i, b.mul(P, c(self.size)))],
+                     source_etype=ir.IntType(8))
+        self.buf = b.select(b.icmp_unsigned("!=", p["scratch"], c(0)), heap, stack)
         base = b.mul(b.mul(rows.i, L), c(self.size))
         src = b.gep(b.inttoptr(p["a"], PTR), [base], source_etype=ir.IntType(8))
         dst = b.gep(b.inttoptr(p["out"], PTR), [base], source_etype=ir.IntType(8))
