@@ -275,6 +275,8 @@ def keeps_keys(rows: int, L: int, dtype: np.dtype, device, payload: bool = False
     all are equal)."""
     if device.kind != "cpu":
         return gpu_sortable(dtype, L)
+    if payload and _network(L, dtype, device, True) is not None:
+        return True  # (``network_argsort`` reads them)
     return (not payload and network_sorts(L, dtype, device)) or (dtype.kind != "c" and not _by_rows(rows, L, device))
 
 
@@ -456,12 +458,32 @@ def network_sorts(L: int, dtype: np.dtype, device) -> bool:
     return _network(L, dtype, device) is not None
 
 
-def _network(L: int, dtype: np.dtype, device):
-    """The host's sorting network for rows of ``L`` elements of ``dtype``, loaded; None for
-    other rows, and while it compiles (``full_module_when_ready``)."""
-    kind = f"{dtype.kind}{dtype.itemsize}"
-    if device.kind != "cpu" or kind not in network_host.KINDS or L > network_host.line_max(dtype.itemsize):
+def network_argsort(keys: Array, rows: int, L: int, descending: bool) -> "Array | None":
+    """The host's stable ``argsort`` of each of the ``rows`` rows of ``L`` of the flat,
+    contiguous ``keys`` (int64 places, flat) by the sorting network, for 32-bit keys of
+    rows it takes (``network_host.ARG_KINDS``); None (nothing done) otherwise, or while its
+    module is compiling.  ``keys`` is not written."""
+    dtype, device = keys.dtype, keys.device
+    k = _network(L, dtype, device, True)
+    if k is None:
         return None
-    return full_module_when_ready(("network-host", network_host.VERSION, kind), device, lambda: (
-        f"network_{kind}", lambda m, t, e: network_host.build_network_module(m, t, e, kind), network_host.packer(),
-        ()))
+    out = Array._empty(keys.shape, np.dtype(np.int64), device)
+    nbytes = network_host.scratch_bytes(rows, L, 8)
+    scratch = Array._empty((nbytes // 8,), np.dtype(np.uint64), device) if nbytes else None
+    k.code.launch_entry(k, 0, network_host.packer(), rows, (keys.data_ptr, out.data_ptr, L, int(descending),
+                                                            0 if scratch is None else scratch.data_ptr),
+                        rows, 1, rows * L)
+    return out
+
+
+def _network(L: int, dtype: np.dtype, device, arg: bool = False):
+    """The host's sorting network for rows of ``L`` elements of ``dtype`` (``arg``: its
+    argsort, whose keys are 64-bit), loaded; None for other rows, and while it compiles
+    (``full_module_when_ready``)."""
+    kind = f"{dtype.kind}{dtype.itemsize}"
+    if device.kind != "cpu" or kind not in (network_host.ARG_KINDS if arg else network_host.KINDS) \
+            or L > network_host.line_max(8 if arg else dtype.itemsize):
+        return None
+    name = f"network_{'arg_' if arg else ''}{kind}"
+    return full_module_when_ready(("network-host", network_host.VERSION, kind, arg), device, lambda: (
+        name, lambda m, t, e: network_host.build_network_module(m, t, e, kind, arg), network_host.packer(), ()))

@@ -20,7 +20,7 @@ from ._array_object import Array, _prod
 from ._copy import contiguous
 from ._creation_functions import arange
 from ._elementwise import copy_array
-from ._radix import keeps_keys, network_sorts, radix_sort
+from ._radix import keeps_keys, network_argsort, network_sorts, radix_sort
 from ._radix_gpu import gpu_sortable
 from ._user_kernels import ElementwiseKernel
 from ._views import broadcast_to, moveaxis, normalize_axes
@@ -194,6 +194,10 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
         if order is None:  # (keys all equal: every line in order already)
             order = contiguous(broadcast_to(arange(n, dtype=_int64(), device=work.device), work.shape))
         return _finish(order.reshape(work.shape), axis)
+    if work.size and n >= RADIX_MIN_LINE:  # (the host's rows of 32-bit keys: its sorting network)
+        order = network_argsort(work.reshape((work.size,)), lines, n, descending)
+        if order is not None:
+            return _finish(order.reshape(work.shape), axis)
     idx = contiguous(broadcast_to(arange(n, dtype=_int64(), device=work.device), work.shape))
     if work.size == 0 or n <= 1:
         return _finish(idx, axis)

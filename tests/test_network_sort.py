@@ -55,7 +55,7 @@ def _ready(dtype, device):
     kind = f"{np.dtype(dtype).kind}{np.dtype(dtype).itemsize}"
     ra.sort(ra.asarray(np.arange(40, dtype=dtype)[::-1].reshape(2, 20), device=device))
     drain_background()
-    assert (("network-host", network_host.VERSION, kind), device) in _launch._full_modules
+    assert (("network-host", network_host.VERSION, kind, False), device) in _launch._full_modules
 
 
 def _expected(a, descending):
@@ -170,3 +170,76 @@ def test_errors():
         _module(target_for("sm_90"), "f4")
     with pytest.raises(ValueError, match="not 'f2'"):
         _module(target_for("host"), "f2")
+
+
+ARG_DTYPES = [np.float32, np.int32, np.uint32]
+
+
+def _ready_arg(dtype, device):
+    """Ask for the argsort network of ``dtype`` and wait for its background compile."""
+    kind = f"{np.dtype(dtype).kind}{np.dtype(dtype).itemsize}"
+    ra.argsort(ra.asarray(np.arange(80, dtype=dtype)[::-1].reshape(2, 40), device=device))
+    drain_background()
+    assert (("network-host", network_host.VERSION, kind, True), device) in _launch._full_modules
+
+
+def _expected_order(a, descending):
+    """NumPy's stable argsort; descending: stable too (equal elements keep their order)."""
+    if not descending:
+        return np.argsort(a, axis=1, kind="stable")
+    return a.shape[1] - 1 - np.argsort(a[:, ::-1], axis=1, kind="stable")[:, ::-1]
+
+
+@pytest.mark.parametrize("dtype", ARG_DTYPES, ids=lambda d: np.dtype(d).name)
+def test_argsort_rows_match_numpys_stable_order(device, dtype):
+    """Rows of every length class up to the longest the argsort network takes (in the
+    stack's buffer and in the scratch array), ties, NaNs of any bits, both zeros: the
+    order is NumPy's stable one, both ways; the input is not written."""
+    _host(device)
+    _ready_arg(dtype, device)
+    rng = np.random.default_rng(101)
+    longest = network_host.line_max(8)
+    for L in [32, 33, 100, 256, 1000, 1024, 1025, 4097, network_host.row_max(8), network_host.row_max(8) + 1,
+              longest]:
+        a = _rows(dtype, 5 if L <= 1024 else 2, L, rng)
+        x = ra.asarray(a, device=device)
+        assert _radix.network_argsort(x.reshape((x.size,)), a.shape[0], L, False) is not None
+        for descending in (False, True):
+            got = ra.argsort(x, axis=1, descending=descending).get()
+            np.testing.assert_array_equal(got, _expected_order(a, descending), err_msg=f"L={L}")
+        np.testing.assert_array_equal(_bits(x.get()), _bits(a))
+    line = _rows(dtype, 1, 3000, rng)[0]
+    np.testing.assert_array_equal(ra.argsort(ra.asarray(line, device=device)).get(),
+                                  np.argsort(line, kind="stable"))
+
+
+def test_what_the_argsort_network_takes(device):
+    _host(device)
+    cpu = ra.Device("cpu")
+    for dt in ARG_DTYPES:
+        _ready_arg(dt, device)
+        x = ra.asarray(np.arange(2 * 100, dtype=dt), device=cpu)
+        assert _radix.network_argsort(x, 2, 100, False) is not None
+        assert _radix.network_argsort(x, 1, network_host.line_max(8) + 1, False) is None
+    for dt in (np.float64, np.int64, np.float16, np.int16, np.bool_):
+        x = ra.asarray(np.zeros(200, dtype=dt), device=cpu)
+        assert _radix.network_argsort(x, 2, 100, False) is None
+
+
+def test_argsort_by_the_radix_sort_until_its_network_is_loaded(monkeypatch):
+    """Before the argsort network's module is loaded the rows' order comes from the radix
+    sort (from a copy of the keys, which it writes), the same order."""
+    cpu = ra.Device("cpu")
+    monkeypatch.setattr(_launch, "_full_modules_asked", set())
+    monkeypatch.setattr(_launch, "_full_modules", {})
+    started = []
+    monkeypatch.setattr(_launch, "_cache", SimpleNamespace(compile_in_background=started.append))
+    rng = np.random.default_rng(102)
+    a = _rows(np.float32, 4, 300, rng)
+    x = ra.asarray(a, device=cpu)
+    np.testing.assert_array_equal(ra.argsort(x, axis=1).get(), _expected_order(a, False))
+    np.testing.assert_array_equal(_bits(x.get()), _bits(a))
+    assert len(started) == 1 and not _launch._full_modules
+    started[0]()  # the background job: the module loads, and the next call takes it
+    assert _radix.network_argsort(x.reshape((x.size,)), 4, 300, True) is not None
+    np.testing.assert_array_equal(ra.argsort(x, axis=1, descending=True).get(), _expected_order(a, True))

@@ -59,6 +59,9 @@ LINE_BYTES = 1 << 17
 PARAMS = ("a", "out", "L", "desc", "scratch")
 #: Key kinds: a letter (``f`` float, ``i`` signed, ``u`` unsigned) and the size in bytes.
 KINDS = ("f4", "i4", "u4", "f8", "i8", "u8")
+#: The kinds whose rows the network also argsorts (``arg``): each element's 32-bit key and
+#: its place in the row in one 64-bit key, so that equal values keep their order.
+ARG_KINDS = ("f4", "i4", "u4")
 #: Changes with the code the module is built from (part of its cache key).
 VERSION = 4
 
@@ -84,14 +87,16 @@ def packer() -> struct.Struct:
     return word_packer(len(PARAMS))
 
 
-def build_network_module(module: ir.Module, target, entry: str, kind: str) -> None:
-    """Add the entry ``entry`` sorting rows of keys of ``kind`` (``KINDS``) to ``module``
-    for the host ``target``."""
+def build_network_module(module: ir.Module, target, entry: str, kind: str, arg: bool = False) -> None:
+    """Add the entry ``entry`` sorting rows of keys of ``kind`` (``KINDS``; with ``arg``,
+    the rows' stable ``argsort`` of ``ARG_KINDS``) to ``module`` for the host ``target``."""
     if target.facts.emits_grid:
         raise ValueError(f"the sorting network is built for the host, not for {target.name}")
-    if kind not in KINDS:
-        raise ValueError(f"the sorting network sorts keys of the kinds {KINDS}, not {kind!r}")
-    _Network(module, target, entry, kind).build()
+    kinds = ARG_KINDS if arg else KINDS
+    if kind not in kinds:
+        raise ValueError(f"the sorting network {'argsorts' if arg else 'sorts'} keys of the kinds {kinds}, "
+                         f"not {kind!r}")
+    (_ArgNetwork if arg else _Network)(module, target, entry, kind).build()
 
 
 class _Network:
@@ -107,6 +112,8 @@ class _Network:
         self.umax = declare_function(module, f"llvm.umax.{name}", pair)
         self.top = ir.Constant(self.K, 1 << (8 * self.size - 1))
         self.ones = ir.Constant(self.K, (1 << (8 * self.size)) - 1)
+        #: bytes of an element of the input rows and of the output rows
+        self.src_size = self.dst_size = self.size
 
     def k(self, v):
         return ir.Constant(self.K, v)
@@ -255,9 +262,9 @@ class _Network:
         heap = b.gep(b.inttoptr(p["scratch"], PTR), [b.mul(rows.i, b.mul(P, c(self.size)))],
                      source_etype=ir.IntType(8))
         self.buf = b.select(b.icmp_unsigned("!=", p["scratch"], c(0)), heap, stack)
-        base = b.mul(b.mul(rows.i, L), c(self.size))
-        src = b.gep(b.inttoptr(p["a"], PTR), [base], source_etype=ir.IntType(8))
-        dst = b.gep(b.inttoptr(p["out"], PTR), [base], source_etype=ir.IntType(8))
+        at = b.mul(rows.i, L)
+        src = b.gep(b.inttoptr(p["a"], PTR), [b.mul(at, c(self.src_size))], source_etype=ir.IntType(8))
+        dst = b.gep(b.inttoptr(p["out"], PTR), [b.mul(at, c(self.dst_size))], source_etype=ir.IntType(8))
         self.row(b, src, dst, L, P, vectors, desc)
         rows.close(b, b.add(rows.i, c(1)))
         b.ret_void()
@@ -336,3 +343,48 @@ class _Network:
         is_zero = b.icmp_unsigned("==", magnitude, self.k(0))
         negative = b.and_(b.icmp_signed("<", bits, self.k(0)), b.not_(b.or_(is_nan, is_zero)))
         return is_nan, is_zero, negative
+
+
+class _ArgNetwork(_Network):
+    """The stable ``argsort`` of rows of 32-bit elements: each element's key (both zeros one
+    key, every NaN the largest; complemented when descending) in the high half of a 64-bit
+    key, its place in the row in the low half, so that the network's order is the stable
+    order and no element is ever equal to another; the places go out as int64."""
+
+    def __init__(self, module, target, entry, kind):
+        super().__init__(module, target, entry, "u8")
+        self.elem_letter = kind[0]
+        self.E = ir.IntType(32)
+        self.src_size, self.dst_size = 4, 8
+
+    def element_key(self, b, bits):
+        """The 32-bit key of an element's ``bits``: equal for equal values."""
+        E = self.E
+        top = ir.Constant(E, 1 << 31)
+        if self.elem_letter == "u":
+            return bits
+        if self.elem_letter == "i":
+            return b.xor(bits, top)
+        magnitude = b.and_(bits, ir.Constant(E, (1 << 31) - 1))
+        nan = b.icmp_unsigned(">", magnitude, ir.Constant(E, 0x7F800000))
+        zero = b.icmp_unsigned("==", magnitude, ir.Constant(E, 0))
+        flip = b.or_(b.ashr(bits, ir.Constant(E, 31)), top)
+        key = b.select(zero, top, b.xor(bits, flip))
+        return b.select(nan, ir.Constant(E, (1 << 32) - 1), key)
+
+    def row(self, b, src, dst, L, P, vectors, desc) -> None:
+        c = lambda v: ir.Constant(I64, v)  # noqa: E731
+        flip = b.select(desc, ir.Constant(self.E, (1 << 32) - 1), ir.Constant(self.E, 0))
+        read = CountedLoop(b, c(0), L, "arg.read")
+        bits = b.load(b.gep(src, [read.i], source_etype=self.E), typ=self.E)
+        key = b.zext(b.xor(self.element_key(b, bits), flip), I64)
+        b.store(b.or_(b.shl(key, c(32)), read.i), self.elem(b, self.buf, read.i))
+        read.close(b, b.add(read.i, c(1)))
+        pad = CountedLoop(b, L, P, "arg.pad")  # (after every element: the largest key and place)
+        b.store(self.ones, self.elem(b, self.buf, pad.i))
+        pad.close(b, b.add(pad.i, c(1)))
+        self.network(b, vectors)
+        out = CountedLoop(b, c(0), L, "arg.write")
+        place = b.and_(b.load(self.elem(b, self.buf, out.i), typ=I64), c((1 << 32) - 1))
+        b.store(place, b.gep(dst, [out.i], source_etype=I64))
+        out.close(b, b.add(out.i, c(1)))
