@@ -50,12 +50,13 @@ def _rows(dtype, rows, L, rng):
     return a
 
 
-def _ready(dtype, device):
-    """Ask for the network of ``dtype`` and wait for its background compile."""
+def _ready(dtype, device, arg=False):
+    """Ask for the network of ``dtype`` (``arg``: its argsort) and wait for its background
+    compile."""
     kind = f"{np.dtype(dtype).kind}{np.dtype(dtype).itemsize}"
-    ra.sort(ra.asarray(np.arange(40, dtype=dtype)[::-1].reshape(2, 20), device=device))
+    (ra.argsort if arg else ra.sort)(ra.asarray(np.arange(80, dtype=dtype)[::-1].reshape(2, 40), device=device))
     drain_background()
-    assert (("network-host", network_host.VERSION, kind, False), device) in _launch._full_modules
+    assert (("network-host", network_host.VERSION, kind, arg), device) in _launch._full_modules
 
 
 def _expected(a, descending):
@@ -175,14 +176,6 @@ def test_errors():
 ARG_DTYPES = [np.float32, np.int32, np.uint32]
 
 
-def _ready_arg(dtype, device):
-    """Ask for the argsort network of ``dtype`` and wait for its background compile."""
-    kind = f"{np.dtype(dtype).kind}{np.dtype(dtype).itemsize}"
-    ra.argsort(ra.asarray(np.arange(80, dtype=dtype)[::-1].reshape(2, 40), device=device))
-    drain_background()
-    assert (("network-host", network_host.VERSION, kind, True), device) in _launch._full_modules
-
-
 def _expected_order(a, descending):
     """NumPy's stable argsort; descending: stable too (equal elements keep their order)."""
     if not descending:
@@ -196,7 +189,7 @@ def test_argsort_rows_match_numpys_stable_order(device, dtype):
     stack's buffer and in the scratch array), ties, NaNs of any bits, both zeros: the
     order is NumPy's stable one, both ways; the input is not written."""
     _host(device)
-    _ready_arg(dtype, device)
+    _ready(dtype, device, arg=True)
     rng = np.random.default_rng(101)
     longest = network_host.line_max(8)
     for L in [32, 33, 100, 256, 1000, 1024, 1025, 4097, network_host.row_max(8), network_host.row_max(8) + 1,
@@ -217,7 +210,7 @@ def test_what_the_argsort_network_takes(device):
     _host(device)
     cpu = ra.Device("cpu")
     for dt in ARG_DTYPES:
-        _ready_arg(dt, device)
+        _ready(dt, device, arg=True)
         x = ra.asarray(np.arange(2 * 100, dtype=dt), device=cpu)
         assert _radix.network_argsort(x, 2, 100, False) is not None
         assert _radix.network_argsort(x, 1, network_host.line_max(8) + 1, False) is None
