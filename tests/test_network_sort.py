@@ -112,14 +112,21 @@ def test_new_lengths_compile_nothing(device):
     assert cache.info()["compiled"] + cache.info()["disk_hits"] == before
 
 
-def test_radix_sort_serves_until_the_network_is_loaded(monkeypatch):
-    """Before its module is loaded the rows go to the radix sort (a first call does not
-    wait for the network's compile), which sorts them the same, bit for bit."""
-    cpu = ra.Device("cpu")
+@pytest.fixture
+def compiles_held(monkeypatch):
+    """No network loaded; the background compiles asked for are held in the list returned
+    (each one a job the test runs when it wants the module loaded)."""
     monkeypatch.setattr(_launch, "_full_modules_asked", set())
     monkeypatch.setattr(_launch, "_full_modules", {})
     started = []
     monkeypatch.setattr(_launch, "_cache", SimpleNamespace(compile_in_background=started.append))
+    return started
+
+
+def test_radix_sort_serves_until_the_network_is_loaded(compiles_held):
+    """Before its module is loaded the rows go to the radix sort (a first call does not
+    wait for the network's compile), which sorts them the same, bit for bit."""
+    cpu, started = ra.Device("cpu"), compiles_held
     rng = np.random.default_rng(100)
     a = _rows(np.float64, 5, 300, rng)
     got = ra.sort(ra.asarray(a, device=cpu), axis=1).get()
@@ -219,14 +226,10 @@ def test_what_the_argsort_network_takes(device):
         assert _radix.network_argsort(x, 2, 100, False) is None
 
 
-def test_argsort_by_the_radix_sort_until_its_network_is_loaded(monkeypatch):
+def test_argsort_by_the_radix_sort_until_its_network_is_loaded(compiles_held):
     """Before the argsort network's module is loaded the rows' order comes from the radix
     sort (from a copy of the keys, which it writes), the same order."""
-    cpu = ra.Device("cpu")
-    monkeypatch.setattr(_launch, "_full_modules_asked", set())
-    monkeypatch.setattr(_launch, "_full_modules", {})
-    started = []
-    monkeypatch.setattr(_launch, "_cache", SimpleNamespace(compile_in_background=started.append))
+    cpu, started = ra.Device("cpu"), compiles_held
     rng = np.random.default_rng(102)
     a = _rows(np.float32, 4, 300, rng)
     x = ra.asarray(a, device=cpu)
