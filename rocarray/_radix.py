@@ -302,13 +302,8 @@ def radix_sort(keys: Array, rows: int, L: int, payload: Array | None = None, des
         # the host's rows of up to ``line_max`` 32- and 64-bit keys: a sorting network on
         # vectors, into a new array (the rows longer than its stack buffer holds, through a
         # scratch array)
-        out = Array._empty(keys.shape, dtype, device)
-        nbytes = network_host.scratch_bytes(rows, L, dtype.itemsize)
-        scratch = Array._empty((nbytes // 8,), np.dtype(np.uint64), device) if nbytes else None
-        k.code.launch_entry(k, 0, network_host.packer(), rows, (keys.data_ptr, out.data_ptr, L, int(descending),
-                                                                0 if scratch is None else scratch.data_ptr),
-                            rows, 1, rows * L)
-        return out, None
+        return _network_launch(k, keys, Array._empty(keys.shape, dtype, device), rows, L, descending,
+                               dtype.itemsize), None
     nd, kmin = key_digits(dtype), 0
     if dtype.kind in "iu" and dtype.itemsize > 1:
         # the keys less the smallest: the digits above their range are zero, not counted
@@ -467,9 +462,15 @@ def network_argsort(keys: Array, rows: int, L: int, descending: bool) -> "Array 
     k = _network(L, dtype, device, True)
     if k is None:
         return None
-    out = Array._empty(keys.shape, np.dtype(np.int64), device)
-    nbytes = network_host.scratch_bytes(rows, L, 8)
-    scratch = Array._empty((nbytes // 8,), np.dtype(np.uint64), device) if nbytes else None
+    return _network_launch(k, keys, Array._empty(keys.shape, np.dtype(np.int64), device), rows, L, descending, 8)
+
+
+def _network_launch(k, keys: Array, out: Array, rows: int, L: int, descending: bool, key_size: int) -> Array:
+    """Launch the network ``k`` over the ``rows`` rows of ``L`` of ``keys`` into ``out``
+    (``key_size``: bytes of its keys, for the scratch array of rows its stack buffer does
+    not hold); returns ``out``."""
+    nbytes = network_host.scratch_bytes(rows, L, key_size)
+    scratch = Array._empty((nbytes // 8,), np.dtype(np.uint64), keys.device) if nbytes else None
     k.code.launch_entry(k, 0, network_host.packer(), rows, (keys.data_ptr, out.data_ptr, L, int(descending),
                                                             0 if scratch is None else scratch.data_ptr),
                         rows, 1, rows * L)

@@ -24,7 +24,9 @@ written over their runs in input order, so that the sort is stable as the standa
 
 The entry ``void entry(ptr args, i64 start, i64 stop)`` sorts rows ``start .. stop`` of the
 C-contiguous ``(rows, L)`` array at ``a`` into those of ``out`` (which may be ``a``); its
-parameters (``PARAMS``) are 64-bit words after the item count.  One module per key kind
+parameters (``PARAMS``) are 64-bit words after the item count.  The *argsort* entry
+(``arg``, 32-bit elements: ``_ArgNetwork``) writes each row's stable order into the int64
+``out`` instead, the network sorting 64-bit keys made of each element's key and its place.  One module per key kind
 (``KINDS``); lengths are run-time arguments, so a new length compiles nothing.
 """
 
