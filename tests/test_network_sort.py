@@ -1,5 +1,5 @@
 """The host's sorting network (compiler/network_host.py) behind ``sort`` of rows of up to
-``line_max`` 32- and 64-bit elements (32,768 and 16,384: in the stack's buffer up to
+``line_max`` 32- and 64-bit elements (65,536 and 16,384: in the stack's buffer up to
 ``row_max``, else in a scratch array), against NumPy's stable sort bit for bit: every length class, both
 directions, NaNs of any bits and sign, -0.0 among +0.0, infinities, the extremes of the
 integers; the input left as it was; the radix sort serving the rows while the network
@@ -19,7 +19,7 @@ from rocarray.targets import target_for
 
 DTYPES = [np.float32, np.float64, np.int32, np.int64, np.uint32, np.uint64]
 LENGTHS = [2, 3, 7, 15, 16, 17, 31, 32, 33, 100, 255, 256, 257, 511, 512, 700, 1023, 1024, 1025, 2048, 3001,
-           8191, 8192, 8193, 16384, 16385, 20000, 32768, 32769]
+           8191, 8192, 8193, 16384, 16385, 20000, 32768, 32769, 65536, 65537]
 
 
 def _host(device):
@@ -150,10 +150,11 @@ def test_what_takes_the_network(device):
         assert network_host.row_max(size) == on_stack
         assert network_host.scratch_bytes(3, on_stack, size) == 0
         assert network_host.scratch_bytes(3, on_stack + 1, size) == 3 * 2 * on_stack * size
-        assert network_host.line_max(size) == 2 * on_stack
-        for L in (1025, on_stack, on_stack + 1, 2 * on_stack):
+        longest = network_host.line_max(size)
+        assert longest == (65536 if size == 4 else 16384)
+        for L in (1025, on_stack, on_stack + 1, longest):
             assert _radix.network_sorts(L, np.dtype(dt), cpu)
-        assert not _radix.network_sorts(2 * on_stack + 1, np.dtype(dt), cpu)
+        assert not _radix.network_sorts(longest + 1, np.dtype(dt), cpu)
     for dt in (np.float16, np.int16, np.uint8, np.bool_, np.complex64):
         assert not _radix.network_sorts(100, np.dtype(dt), cpu)
 

@@ -1,5 +1,5 @@
 """The host's sort of rows by a bitonic sorting network on SIMD vectors, built as LLVM IR:
-every row of up to ``line_max(size)`` keys of 32 or 64 bits (32,768 and 16,384), in a buffer
+every row of up to ``line_max(size)`` keys of 32 or 64 bits (65,536 and 16,384), in a buffer
 of ``STACK_BYTES`` on the item's stack where it holds the row (``row_max``: 16,384 keys of
 32 bits, 8,192 of 64), else in the row's part of a scratch array the caller passes.
 
@@ -52,11 +52,11 @@ VECTOR_BYTES = 64
 #: (musl's threads have 128 KiB).  Rows up to that length sort faster here than through
 #: the radix sort's row kernel (benchmarks/results/2026-12-03-cpu-network/).
 STACK_BYTES = 1 << 16
-#: Bytes of the longest row the network sorts (``line_max``): rows longer than its stack
+#: The longest row the network sorts by key size (``line_max``): rows longer than its stack
 #: buffer holds (``row_max``) are sorted in a scratch array the caller passes, ``P`` keys a
-#: row.  Past this size a row's buffer no longer stays in the core's caches through the
-#: network's passes, and the radix sort's passes measured faster for rows of 64-bit keys.
-LINE_BYTES = 1 << 17
+#: row.  Past these lengths (256 KiB and 128 KiB of keys) the radix sort's passes measured
+#: faster: the network's buffer no longer stays in the core's caches through its passes.
+LINE_MAX = {4: 1 << 16, 8: 1 << 14}
 #: The entry's parameters, after the item count.
 PARAMS = ("a", "out", "L", "desc", "scratch")
 #: Key kinds: a letter (``f`` float, ``i`` signed, ``u`` unsigned) and the size in bytes.
@@ -75,7 +75,7 @@ def row_max(size: int) -> int:
 
 def line_max(size: int) -> int:
     """The longest row of ``size``-byte keys the network sorts."""
-    return LINE_BYTES // size
+    return LINE_MAX[size]
 
 
 def scratch_bytes(rows: int, L: int, size: int) -> int:
