@@ -213,7 +213,7 @@ def isin(x1, x2, /, *, invert=False) -> Array:
             return out
     if out.size and on_gpu(device):
         start_search_compile(dt, device)  # (at a first call: beside the sort's)
-    s = sort(reshape(x2, (-1,)))
+    s = sort(reshape(x2, (x2.size,)))
     if out.size:
         if on_gpu(device):
             found_sorted(s, contiguous(x1), invert, out)

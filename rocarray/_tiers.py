@@ -43,8 +43,8 @@ class TierPolicy:
         self.tier_up_elements = tier_up_elements
         #: the same count for rocarray's own sorts, gathers and searches (heavy specs),
         #: whose launches are a few items of much work each: an elements count misses
-        #: their work, and at their second call they have proved hot (not at the first,
-        #: whose background compile would hold up the program's next first calls)
+        #: their work, and after a few calls they have proved hot (not at the first or
+        #: second, whose background compiles would hold up a program's next first calls)
         self.heavy_tier_up_calls = heavy_tier_up_calls
         #: the host interprets an elementwise call of at most this many elements; a larger
         #: one costs more interpreted than the quick tier's compile, so that code loads at
