@@ -3,12 +3,16 @@ every row of up to ``line_max(size)`` keys of 32 or 64 bits (65,536 and 16,384),
 of ``STACK_BYTES`` on the item's stack where it holds the row (``row_max``: 16,384 keys of
 32 bits, 8,192 of 64), else in the row's part of a scratch array the caller passes.
 
-A row's elements become unsigned keys that order as NumPy orders the values (integers
-offset by half their range; floats by their bits, negative ones complemented, every NaN
-the largest key; complemented again when descending), padded with the largest key to a
-power of two ``P`` of at least a vector.  The network sorts the buffer as ``P / W``
-vectors of ``W`` lanes (``VECTOR_BYTES`` a vector), in the form whose every comparator puts
-the smaller key first:
+A row's elements become keys that order as NumPy orders the values, padded with the
+largest key to a power of two ``P`` of at least a vector.  Integers become signed integers
+(unsigned ones offset by half their range; complemented when descending): a SIMD set may
+lack unsigned 64-bit comparisons where it has signed ones (AVX2 has ``vpcmpgtq`` alone, and
+an unsigned minimum takes two more instructions).  Floats stay floats, compared as floats
+(one ``vminpd`` where 64-bit integers take a compare and a blend), negated when
+descending; a NaN becomes the infinity that sorts last, and the runs of NaNs and zeros are
+put back afterwards (below).
+The network sorts the buffer as ``P / W`` vectors of ``W`` lanes (``VECTOR_BYTES`` a
+vector), in the form whose every comparator puts the smaller key first:
 
 * each vector alone, by the stages of sizes 2 .. ``W`` (lanes exchanged by shuffles);
 * then for each size ``k`` from ``2 W`` to ``P``: the *mirror* stage (element ``i`` of a
@@ -16,11 +20,13 @@ the smaller key first:
   of the block's other end), the half-cleaners across vectors (``j`` from ``k / 4`` down
   to ``W``: vector against vector, no shuffle), then those within each vector.
 
-The keys go back to values in the buffer and out to the row.  Keys are equal only where
-the values' bits are, but for floats' zeros (``-0.0`` and ``+0.0``, two keys) and NaNs
-(one key): where a row holds any, its input is read once more and those elements are
-written over their runs in input order, so that the sort is stable as the standard asks
-(the runs' places come from counts taken as the row is read).
+The keys go back to values in the buffer and out to the row.  Integer keys are equal only
+where the values are.  Float keys are also equal for ``-0.0`` and ``+0.0`` (whose order
+the comparisons do not keep) and for NaNs and the infinity they became: where a row holds
+a zero or a NaN, its input is read once more and those elements are written over their
+runs in input order, so that the sort is stable as the standard asks (the runs' places
+come from counts taken as the row is read; the infinities left beside the NaNs' run are
+the row's own).
 
 The entry ``void entry(ptr args, i64 start, i64 stop)`` sorts rows ``start .. stop`` of the
 C-contiguous ``(rows, L)`` array at ``a`` into those of ``out`` (which may be ``a``); its
@@ -65,7 +71,7 @@ KINDS = ("f4", "i4", "u4", "f8", "i8", "u8")
 #: its place in the row in one 64-bit key, so that equal values keep their order.
 ARG_KINDS = ("f4", "i4", "u4")
 #: Changes with the code the module is built from (part of its cache key).
-VERSION = 4
+VERSION = 5
 
 
 def row_max(size: int) -> int:
@@ -105,44 +111,53 @@ class _Network:
     def __init__(self, module, target, entry, kind):
         self.module, self.target, self.entry = module, target, entry
         self.letter, self.size = kind[0], int(kind[1:])
-        self.K = ir.IntType(8 * self.size)
+        self.floats = self.letter == "f"
+        #: an element's bits, and its key (the float itself for floats)
+        self.I = ir.IntType(8 * self.size)
+        self.K = (ir.FloatType() if self.size == 4 else ir.DoubleType()) if self.floats else self.I
         self.W = VECTOR_BYTES // self.size
         self.VT = ir.VectorType(self.K, self.W)
-        name = f"v{self.W}i{8 * self.size}"
-        pair = ir.FunctionType(self.VT, [self.VT, self.VT])
-        self.umin = declare_function(module, f"llvm.umin.{name}", pair)
-        self.umax = declare_function(module, f"llvm.umax.{name}", pair)
-        self.top = ir.Constant(self.K, 1 << (8 * self.size - 1))
-        self.ones = ir.Constant(self.K, (1 << (8 * self.size)) - 1)
+        if not self.floats:
+            name = f"v{self.W}i{8 * self.size}"
+            pair = ir.FunctionType(self.VT, [self.VT, self.VT])
+            self.smin = declare_function(module, f"llvm.smin.{name}", pair)
+            self.smax = declare_function(module, f"llvm.smax.{name}", pair)
+        self.top = ir.Constant(self.I, 1 << (8 * self.size - 1))
+        self.ones = ir.Constant(self.I, (1 << (8 * self.size)) - 1)
+        #: the largest key (the padding's)
+        self.largest = ir.Constant(self.K, float("inf") if self.floats else (1 << (8 * self.size - 1)) - 1)
         #: bytes of an element of the input rows and of the output rows
         self.src_size = self.dst_size = self.size
 
     def k(self, v):
-        return ir.Constant(self.K, v)
+        return ir.Constant(self.I, v)
 
     # -- keys ----------------------------------------------------------------------------
 
-    def key(self, b, bits):
-        """The key of an element's ``bits``."""
-        if self.letter == "u":
-            return bits
-        if self.letter == "i":
-            return b.xor(bits, self.top)
-        # floats: NaN (magnitude above infinity's) the largest key; else negative values
-        # complemented, positive ones with the sign bit set
-        magnitude = b.and_(bits, self.k((1 << (8 * self.size - 1)) - 1))
-        nan = b.icmp_unsigned(">", magnitude, self.inf)
-        flip = b.or_(b.ashr(bits, self.k(8 * self.size - 1)), self.top)
-        return b.select(nan, self.ones, b.xor(bits, flip))
+    def key(self, b, element, desc):
+        """The key of an element (its bits; for floats its value)."""
+        if self.floats:  # (a NaN: the infinity sorted last, negated with the rest)
+            nan = b.fcmp_unordered("uno", element, element)
+            return b.select(desc, b.fneg(b.select(nan, self.largest, element)), b.select(nan, self.largest, element))
+        flip = b.select(desc, self.ones, self.k(0))
+        return b.xor(element if self.letter == "i" else b.xor(element, self.top), flip)
 
-    def value(self, b, key):
-        """The bits of the element whose key is ``key`` (a NaN's: the largest key's)."""
-        if self.letter == "u":
-            return key
-        if self.letter == "i":
-            return b.xor(key, self.top)
-        positive = b.icmp_unsigned(">=", key, self.top)
-        return b.select(positive, b.xor(key, self.top), b.not_(key))
+    def value(self, b, key, desc):
+        """The element whose key is ``key``."""
+        if self.floats:
+            return b.select(desc, b.fneg(key), key)
+        flip = b.select(desc, self.ones, self.k(0))
+        return b.xor(key, flip) if self.letter == "i" else b.xor(b.xor(key, flip), self.top)
+
+    def lo_hi(self, b, x, y):
+        """The lane-wise smaller and larger of vectors ``x`` and ``y`` (floats: no NaNs
+        here, and the order of zeros is put back afterwards, so ``x < y ? x : y`` may be one
+        minimum instruction)."""
+        if self.floats:
+            fm = ("nnan", "nsz")
+            return (b.select(b.fcmp_ordered("<", x, y, flags=fm), x, y, flags=fm),
+                    b.select(b.fcmp_ordered(">", x, y, flags=fm), x, y, flags=fm))
+        return b.call(self.smin, [x, y]), b.call(self.smax, [x, y])
 
     # -- the network ---------------------------------------------------------------------
 
@@ -164,7 +179,7 @@ class _Network:
         """One stage within the vector ``x``: lane ``l`` against lane ``lanes[l]``, the
         smaller key to the lower lane."""
         p = self.shuffle(b, x, lanes)
-        lo, hi = b.call(self.umin, [x, p]), b.call(self.umax, [x, p])
+        lo, hi = self.lo_hi(b, x, p)
         lower = ir.Constant(ir.VectorType(I1, self.W), [int(l < m) for l, m in enumerate(lanes)])
         return b.select(lower, lo, hi)
 
@@ -208,8 +223,9 @@ class _Network:
             lo_v = b.add(b.mul(b.udiv(q, half), kv), b.urem(q, half))
             hi_v = b.sub(b.add(b.sub(lo_v, b.urem(q, half)), kv), b.add(b.urem(q, half), c(1)))
             x, y = self.load_vec(b, lo_v), self.shuffle(b, self.load_vec(b, hi_v), reverse)
-            self.store_vec(b, b.call(self.umin, [x, y]), lo_v)
-            self.store_vec(b, self.shuffle(b, b.call(self.umax, [x, y]), reverse), hi_v)
+            lo, hi = self.lo_hi(b, x, y)
+            self.store_vec(b, lo, lo_v)
+            self.store_vec(b, self.shuffle(b, hi, reverse), hi_v)
 
         self.pairs(b, b.lshr(vectors, c(1)), mirror, "net.mirror")
         # half-cleaners across vectors: distance ``d`` vectors, from kv / 4 down to 1 (as many
@@ -222,8 +238,9 @@ class _Network:
             lo_v = b.add(b.mul(b.udiv(q, d), b.shl(d, c(1))), b.urem(q, d))
             hi_v = b.add(lo_v, d)
             x, y = self.load_vec(b, lo_v), self.load_vec(b, hi_v)
-            self.store_vec(b, b.call(self.umin, [x, y]), lo_v)
-            self.store_vec(b, b.call(self.umax, [x, y]), hi_v)
+            lo, hi = self.lo_hi(b, x, y)
+            self.store_vec(b, lo, lo_v)
+            self.store_vec(b, hi, hi_v)
 
         self.pairs(b, b.lshr(vectors, c(1)), cross, "net.pairs")
         d_loop.close(b, b.add(d_loop.i, c(1)))
@@ -279,38 +296,37 @@ class _Network:
         sorted by the network, made back into values, zeros and NaNs put over their runs,
         written to ``dst``."""
         c = lambda v: ir.Constant(I64, v)  # noqa: E731
-        float_keys = self.letter == "f"
-        flip = b.select(desc, self.ones, self.k(0))
+        float_keys = self.floats
         # the keys (and, for floats, the counts that place the zeros' and NaNs' runs)
         tallies = [entry_slot(b, I64) for _ in range(3)] if float_keys else []
         for t in tallies:
             b.store(c(0), t)
         read = CountedLoop(b, c(0), L, "row.read")
-        bits = b.load(self.elem(b, src, read.i), typ=self.K)
-        b.store(b.xor(self.key(b, bits), flip), self.elem(b, self.buf, read.i))
+        bits = b.load(self.elem(b, src, read.i), typ=self.I)
+        b.store(self.key(b, b.bitcast(bits, self.K), desc), self.elem(b, self.buf, read.i))
         if float_keys:
             is_nan, is_zero, negative = self.classes(b, bits)
             for t, flag in zip(tallies, (is_nan, is_zero, negative)):
                 b.store(b.add(b.load(t, typ=I64), b.zext(flag, I64)), t)
         read.close(b, b.add(read.i, c(1)))
         pad = CountedLoop(b, L, P, "row.pad")
-        b.store(self.ones, self.elem(b, self.buf, pad.i))
+        b.store(self.largest, self.elem(b, self.buf, pad.i))
         pad.close(b, b.add(pad.i, c(1)))
         self.network(b, vectors)
         if not float_keys:
             out = CountedLoop(b, c(0), L, "row.write")
-            key = b.xor(b.load(self.elem(b, self.buf, out.i), typ=self.K), flip)
-            b.store(self.value(b, key), self.elem(b, dst, out.i))
+            key = b.load(self.elem(b, self.buf, out.i), typ=self.K)
+            b.store(self.value(b, key, desc), self.elem(b, dst, out.i))
             out.close(b, b.add(out.i, c(1)))
             return
         back = CountedLoop(b, c(0), L, "row.values")
         at = self.elem(b, self.buf, back.i)
-        b.store(self.value(b, b.xor(b.load(at, typ=self.K), flip)), at)
+        b.store(self.value(b, b.load(at, typ=self.K), desc), at)
         back.close(b, b.add(back.i, c(1)))
         nans, zeros, negatives = (b.load(t, typ=I64) for t in tallies)
         # zeros and NaNs over their runs in input order (stable: -0.0 and +0.0 are equal,
         # NaNs keep their bits); ascending: negatives, zeros, positives, NaNs; descending:
-        # NaNs, positives, zeros, negatives
+        # NaNs, positives, zeros, negatives (the NaNs' run holds infinities until then)
         positives = b.sub(b.sub(b.sub(L, nans), zeros), negatives)
         zero_at, nan_at = entry_slot(b, I64), entry_slot(b, I64)
         b.store(b.select(desc, b.add(nans, positives), negatives), zero_at)
@@ -320,7 +336,7 @@ class _Network:
         b.cbranch(special, fix_bb, done_bb)
         b.position_at_end(fix_bb)
         fix = CountedLoop(b, c(0), L, "row.runs")
-        bits = b.load(self.elem(b, src, fix.i), typ=self.K)
+        bits = b.load(self.elem(b, src, fix.i), typ=self.I)
         is_nan, is_zero, _ = self.classes(b, bits)
         for flag, slot in ((is_zero, zero_at), (is_nan, nan_at)):
             then_bb, next_bb = (b.function.append_basic_block(n) for n in ("row.put", "row.next"))
@@ -335,7 +351,7 @@ class _Network:
         b.branch(done_bb)
         b.position_at_end(done_bb)
         out = CountedLoop(b, c(0), L, "row.write")
-        b.store(b.load(self.elem(b, self.buf, out.i), typ=self.K), self.elem(b, dst, out.i))
+        b.store(b.load(self.elem(b, self.buf, out.i), typ=self.I), self.elem(b, dst, out.i))
         out.close(b, b.add(out.i, c(1)))
 
     def classes(self, b, bits):
@@ -380,10 +396,11 @@ class _ArgNetwork(_Network):
         read = CountedLoop(b, c(0), L, "arg.read")
         bits = b.load(b.gep(src, [read.i], source_etype=self.E), typ=self.E)
         key = b.zext(b.xor(self.element_key(b, bits), flip), I64)
-        b.store(b.or_(b.shl(key, c(32)), read.i), self.elem(b, self.buf, read.i))
+        # (the 64-bit key signed: its high bit flipped)
+        b.store(b.xor(b.or_(b.shl(key, c(32)), read.i), self.top), self.elem(b, self.buf, read.i))
         read.close(b, b.add(read.i, c(1)))
         pad = CountedLoop(b, L, P, "arg.pad")  # (after every element: the largest key and place)
-        b.store(self.ones, self.elem(b, self.buf, pad.i))
+        b.store(self.largest, self.elem(b, self.buf, pad.i))
         pad.close(b, b.add(pad.i, c(1)))
         self.network(b, vectors)
         out = CountedLoop(b, c(0), L, "arg.write")
