@@ -455,35 +455,38 @@ def network_sorts(L: int, dtype: np.dtype, device) -> bool:
 
 def network_argsort(keys: Array, rows: int, L: int, descending: bool) -> "Array | None":
     """The host's stable ``argsort`` of each of the ``rows`` rows of ``L`` of the flat,
-    contiguous ``keys`` (int64 places, flat) by the sorting network, for 32-bit keys of
-    rows it takes (``network_host.ARG_KINDS``); None (nothing done) otherwise, or while its
+    contiguous ``keys`` (int64 places, flat) by the sorting network, for the keys of rows
+    it takes (``network_host.KINDS``); None (nothing done) otherwise, or while its
     module is compiling.  ``keys`` is not written."""
     dtype, device = keys.dtype, keys.device
     k = _network(L, dtype, device, True)
     if k is None:
         return None
-    return _network_launch(k, keys, Array._empty(keys.shape, np.dtype(np.int64), device), rows, L, descending, 8)
+    return _network_launch(k, keys, Array._empty(keys.shape, np.dtype(np.int64), device), rows, L, descending,
+                           network_host.record_bytes(dtype.itemsize, True))
 
 
-def _network_launch(k, keys: Array, out: Array, rows: int, L: int, descending: bool, key_size: int) -> Array:
+def _network_launch(k, keys: Array, out: Array, rows: int, L: int, descending: bool, record: int) -> Array:
     """Launch the network ``k`` over the ``rows`` rows of ``L`` of ``keys`` into ``out``
-    (``key_size``: bytes of its keys, for the scratch array of rows its stack buffer does
+    (``record``: bytes of its records, for the scratch array of rows its stack buffer does
     not hold); returns ``out``."""
-    nbytes = network_host.scratch_bytes(rows, L, key_size)
+    nbytes = network_host.scratch_bytes(rows, L, record)
     scratch = Array._empty((nbytes // 8,), np.dtype(np.uint64), keys.device) if nbytes else None
+    # (the work of a row: its elements once for each of the network's log2(L) sizes, so that
+    # rows of a few hundred elements are shared between threads from a few hundred rows)
     k.code.launch_entry(k, 0, network_host.packer(), rows, (keys.data_ptr, out.data_ptr, L, int(descending),
                                                             0 if scratch is None else scratch.data_ptr),
-                        rows, 1, rows * L)
+                        rows, 1, rows * L * (L - 1).bit_length())
     return out
 
 
 def _network(L: int, dtype: np.dtype, device, arg: bool = False):
     """The host's sorting network for rows of ``L`` elements of ``dtype`` (``arg``: its
-    argsort, whose keys are 64-bit), loaded; None for other rows, and while it compiles
+    argsort), loaded; None for other rows, and while it compiles
     (``full_module_when_ready``)."""
     kind = f"{dtype.kind}{dtype.itemsize}"
-    if device.kind != "cpu" or kind not in (network_host.ARG_KINDS if arg else network_host.KINDS) \
-            or L > network_host.line_max(8 if arg else dtype.itemsize):
+    if device.kind != "cpu" or kind not in network_host.KINDS \
+            or L > network_host.line_max(network_host.record_bytes(dtype.itemsize, arg)):
         return None
     name = f"network_{'arg_' if arg else ''}{kind}"
     return full_module_when_ready(("network-host", network_host.VERSION, kind, arg), device, lambda: (

@@ -194,7 +194,7 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
         if order is None:  # (keys all equal: every line in order already)
             order = contiguous(broadcast_to(arange(n, dtype=_int64(), device=work.device), work.shape))
         return _finish(order.reshape(work.shape), axis)
-    if work.size and n >= RADIX_MIN_LINE:  # (the host's rows of 32-bit keys: its sorting network)
+    if work.size and n >= RADIX_MIN_LINE:  # (the host's rows of 32- and 64-bit keys: its sorting network)
         order = network_argsort(work.reshape((work.size,)), lines, n, descending)
         if order is not None:
             return _finish(order.reshape(work.shape), axis)

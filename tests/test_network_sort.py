@@ -180,19 +180,20 @@ def test_what_takes_the_network(device):
         assert not _radix.network_sorts(100, np.dtype(dt), cpu)
 
 
-def _module(target, kind):
+def _module(target, kind, arg=False):
     module = ir.Module("network")
     module.triple, module.data_layout = target.triple, target.data_layout
-    network_host.build_network_module(module, target, "rk_net", kind)
+    network_host.build_network_module(module, target, "rk_net", kind, arg)
     return module
 
 
+@pytest.mark.parametrize("arg", [False, True], ids=["sort", "argsort"])
 @pytest.mark.parametrize("kind", network_host.KINDS)
-def test_module_builds_for_the_host(kind):
+def test_module_builds_for_the_host(kind, arg):
     target = target_for("host").heavy_tier
-    asm = target.emit_assembly(_module(target, kind))
+    asm = target.emit_assembly(_module(target, kind, arg))
     assert "rk_net:" in asm
-    assert isinstance(target.compile(_module(target, kind)), bytes)
+    assert isinstance(target.compile(_module(target, kind, arg)), bytes)
 
 
 def test_errors():
@@ -202,7 +203,7 @@ def test_errors():
         _module(target_for("host"), "f2")
 
 
-ARG_DTYPES = [np.float32, np.int32, np.uint32]
+ARG_DTYPES = DTYPES
 
 
 def _expected_order(a, descending):
@@ -220,9 +221,10 @@ def test_argsort_rows_match_numpys_stable_order(device, dtype):
     _host(device)
     _ready(dtype, device, arg=True)
     rng = np.random.default_rng(101)
-    longest = network_host.line_max(8)
-    for L in [32, 33, 100, 256, 1000, 1024, 1025, 4097, network_host.row_max(8), network_host.row_max(8) + 1,
-              longest]:
+    record = network_host.record_bytes(np.dtype(dtype).itemsize, True)
+    longest = network_host.line_max(record)
+    for L in [32, 33, 100, 256, 1000, 1024, 1025, 4097, network_host.row_max(record),
+              network_host.row_max(record) + 1, longest]:
         a = _rows(dtype, 5 if L <= 1024 else 2, L, rng)
         x = ra.asarray(a, device=device)
         assert _radix.network_argsort(x.reshape((x.size,)), a.shape[0], L, False) is not None
@@ -242,8 +244,11 @@ def test_what_the_argsort_network_takes(device):
         _ready(dt, device, arg=True)
         x = ra.asarray(np.arange(2 * 100, dtype=dt), device=cpu)
         assert _radix.network_argsort(x, 2, 100, False) is not None
-        assert _radix.network_argsort(x, 1, network_host.line_max(8) + 1, False) is None
-    for dt in (np.float64, np.int64, np.float16, np.int16, np.bool_):
+        longest = network_host.line_max(network_host.record_bytes(np.dtype(dt).itemsize, True))
+        assert longest == (16384 if np.dtype(dt).itemsize == 4 else 8192)
+        assert _radix.network_argsort(x, 1, longest + 1, False) is None
+    assert [network_host.row_max(network_host.record_bytes(size, True)) for size in (4, 8)] == [8192, 4096]
+    for dt in (np.float16, np.int16, np.bool_, np.complex64):
         x = ra.asarray(np.zeros(200, dtype=dt), device=cpu)
         assert _radix.network_argsort(x, 2, 100, False) is None
 

@@ -31,8 +31,10 @@ the row's own).
 The entry ``void entry(ptr args, i64 start, i64 stop)`` sorts rows ``start .. stop`` of the
 C-contiguous ``(rows, L)`` array at ``a`` into those of ``out`` (which may be ``a``); its
 parameters (``PARAMS``) are 64-bit words after the item count.  The *argsort* entry
-(``arg``, 32-bit elements: ``_ArgNetwork``) writes each row's stable order into the int64
-``out`` instead, the network sorting 64-bit keys made of each element's key and its place.  One module per key kind
+(``arg``) writes each row's stable order into the int64 ``out`` instead: for 32-bit elements
+the network sorts 64-bit keys made of each element's key and its place (``_ArgNetwork``),
+for 64-bit ones vectors of keys beside vectors of places, compared by key, then by place
+(``_ArgPairNetwork``).  One module per key kind
 (``KINDS``); lengths are run-time arguments, so a new length compiles nothing.
 """
 
@@ -51,43 +53,51 @@ I32 = ir.IntType(32)
 I64 = ir.IntType(64)
 PTR = ir.PointerType()
 
-#: Bytes of one vector of the network (its lanes: ``VECTOR_BYTES`` over the key's size).
+#: Bytes of one vector of the network (its lanes: ``VECTOR_BYTES`` over the key's size;
+#: half for ``_ArgPairNetwork``, whose records are two vectors).
 VECTOR_BYTES = 64
 #: Bytes of the item's stack buffer, which holds the longest row the network sorts: a
 #: buffer of this size stays well inside the stack of any thread that may run an item
 #: (musl's threads have 128 KiB).  Rows up to that length sort faster here than through
 #: the radix sort's row kernel (benchmarks/results/2026-12-03-cpu-network/).
 STACK_BYTES = 1 << 16
-#: The longest row the network sorts by key size (``line_max``): rows longer than its stack
-#: buffer holds (``row_max``) are sorted in a scratch array the caller passes, ``P`` keys a
-#: row.  Past these lengths (256 KiB and 128 KiB of keys) the radix sort's passes measured
-#: faster: the network's buffer no longer stays in the core's caches through its passes.
-LINE_MAX = {4: 1 << 16, 8: 1 << 14}
+#: The longest row the network sorts by the bytes of an element's record in its buffer
+#: (``record_bytes``; ``line_max``): rows longer than its stack buffer holds (``row_max``)
+#: are sorted in a scratch array the caller passes, ``P`` records a row.  Past these lengths
+#: (256 KiB of records; 128 KiB for an argsort of 64-bit elements, whose comparisons cost
+#: the most) the radix sort's passes measured faster: the network's buffer no longer stays
+#: in the core's caches through its passes.
+LINE_MAX = {4: 1 << 16, 8: 1 << 14, 16: 1 << 13}
 #: The entry's parameters, after the item count.
 PARAMS = ("a", "out", "L", "desc", "scratch")
-#: Key kinds: a letter (``f`` float, ``i`` signed, ``u`` unsigned) and the size in bytes.
+#: Key kinds: a letter (``f`` float, ``i`` signed, ``u`` unsigned) and the size in bytes; the
+#: network sorts and argsorts (``arg``) rows of each.
 KINDS = ("f4", "i4", "u4", "f8", "i8", "u8")
-#: The kinds whose rows the network also argsorts (``arg``): each element's 32-bit key and
-#: its place in the row in one 64-bit key, so that equal values keep their order.
-ARG_KINDS = ("f4", "i4", "u4")
 #: Changes with the code the module is built from (part of its cache key).
-VERSION = 5
+VERSION = 6
+
+
+def record_bytes(size: int, arg: bool = False) -> int:
+    """Bytes of the buffer's record of an element of ``size`` bytes: its key; for an
+    argsort its key and place (one 64-bit key for 32-bit elements, two words for 64-bit
+    ones)."""
+    return 2 * max(size, 4) if arg else size
 
 
 def row_max(size: int) -> int:
-    """The longest row of ``size``-byte keys the network sorts in its stack buffer."""
+    """The longest row of ``size``-byte records the network sorts in its stack buffer."""
     return STACK_BYTES // size
 
 
 def line_max(size: int) -> int:
-    """The longest row of ``size``-byte keys the network sorts."""
+    """The longest row of ``size``-byte records the network sorts."""
     return LINE_MAX[size]
 
 
 def scratch_bytes(rows: int, L: int, size: int) -> int:
-    """Bytes of the scratch array for ``rows`` rows of ``L`` keys of ``size`` bytes: none
-    where the stack buffer holds a row, else ``P`` keys a row (``P``: the power of two of at
-    least ``L``)."""
+    """Bytes of the scratch array for ``rows`` rows of ``L`` records of ``size`` bytes: none
+    where the stack buffer holds a row, else ``P`` records a row (``P``: the power of two of
+    at least ``L``)."""
     return 0 if L <= row_max(size) else rows * (1 << (L - 1).bit_length()) * size
 
 
@@ -97,17 +107,19 @@ def packer() -> struct.Struct:
 
 def build_network_module(module: ir.Module, target, entry: str, kind: str, arg: bool = False) -> None:
     """Add the entry ``entry`` sorting rows of keys of ``kind`` (``KINDS``; with ``arg``,
-    the rows' stable ``argsort`` of ``ARG_KINDS``) to ``module`` for the host ``target``."""
+    the rows' stable ``argsort``) to ``module`` for the host ``target``."""
     if target.facts.emits_grid:
         raise ValueError(f"the sorting network is built for the host, not for {target.name}")
-    kinds = ARG_KINDS if arg else KINDS
-    if kind not in kinds:
-        raise ValueError(f"the sorting network {'argsorts' if arg else 'sorts'} keys of the kinds {kinds}, "
+    if kind not in KINDS:
+        raise ValueError(f"the sorting network {'argsorts' if arg else 'sorts'} keys of the kinds {KINDS}, "
                          f"not {kind!r}")
-    (_ArgNetwork if arg else _Network)(module, target, entry, kind).build()
+    cls = (_ArgNetwork if kind[1:] == "4" else _ArgPairNetwork) if arg else _Network
+    cls(module, target, entry, kind).build()
 
 
 class _Network:
+    vector_bytes = VECTOR_BYTES
+
     def __init__(self, module, target, entry, kind):
         self.module, self.target, self.entry = module, target, entry
         self.letter, self.size = kind[0], int(kind[1:])
@@ -115,7 +127,7 @@ class _Network:
         #: an element's bits, and its key (the float itself for floats)
         self.I = ir.IntType(8 * self.size)
         self.K = (ir.FloatType() if self.size == 4 else ir.DoubleType()) if self.floats else self.I
-        self.W = VECTOR_BYTES // self.size
+        self.W = self.vector_bytes // self.size
         self.VT = ir.VectorType(self.K, self.W)
         if not self.floats:
             name = f"v{self.W}i{8 * self.size}"
@@ -126,8 +138,8 @@ class _Network:
         self.ones = ir.Constant(self.I, (1 << (8 * self.size)) - 1)
         #: the largest key (the padding's)
         self.largest = ir.Constant(self.K, float("inf") if self.floats else (1 << (8 * self.size - 1)) - 1)
-        #: bytes of an element of the input rows and of the output rows
-        self.src_size = self.dst_size = self.size
+        #: bytes of an element of the input rows and of the output rows, of a record
+        self.src_size = self.dst_size = self.record = self.size
 
     def k(self, v):
         return ir.Constant(self.I, v)
@@ -150,38 +162,48 @@ class _Network:
         return b.xor(key, flip) if self.letter == "i" else b.xor(b.xor(key, flip), self.top)
 
     def lo_hi(self, b, x, y):
-        """The lane-wise smaller and larger of vectors ``x`` and ``y`` (floats: no NaNs
-        here, and the order of zeros is put back afterwards, so ``x < y ? x : y`` may be one
-        minimum instruction)."""
+        """The lane-wise smaller and larger of the records ``x`` and ``y`` (tuples of one
+        vector of keys; floats: no NaNs here, and the order of zeros is put back afterwards,
+        so ``x < y ? x : y`` may be one minimum instruction)."""
+        (x,), (y,) = x, y
         if self.floats:
             fm = ("nnan", "nsz")
-            return (b.select(b.fcmp_ordered("<", x, y, flags=fm), x, y, flags=fm),
-                    b.select(b.fcmp_ordered(">", x, y, flags=fm), x, y, flags=fm))
-        return b.call(self.smin, [x, y]), b.call(self.smax, [x, y])
+            return ((b.select(b.fcmp_ordered("<", x, y, flags=fm), x, y, flags=fm),),
+                    (b.select(b.fcmp_ordered(">", x, y, flags=fm), x, y, flags=fm),))
+        return (b.call(self.smin, [x, y]),), (b.call(self.smax, [x, y]),)
 
-    # -- the network ---------------------------------------------------------------------
+    # -- the network: records of ``W`` elements, a vector from each of ``self.bufs`` ------
 
-    def vec_ptr(self, b, v):
-        return b.gep(self.buf, [b.mul(v, ir.Constant(I64, self.W))], source_etype=self.K)
+    def buffers(self, b, buf, P) -> list:
+        """The buffers of the row's records: the keys' at ``buf``."""
+        return [buf]
+
+    def vec_ptr(self, b, buf, v):
+        return b.gep(buf, [b.mul(v, ir.Constant(I64, self.W))], source_etype=self.K)
 
     def load_vec(self, b, v):
-        x = b.load(self.vec_ptr(b, v), typ=self.VT)
-        x.align = VECTOR_BYTES
-        return x
+        out = []
+        for buf in self.bufs:
+            x = b.load(self.vec_ptr(b, buf, v), typ=self.VT)
+            x.align = self.vector_bytes
+            out.append(x)
+        return tuple(out)
 
-    def store_vec(self, b, x, v):
-        b.store(x, self.vec_ptr(b, v)).align = VECTOR_BYTES
+    def store_vec(self, b, xs, v):
+        for buf, x in zip(self.bufs, xs):
+            b.store(x, self.vec_ptr(b, buf, v)).align = self.vector_bytes
 
-    def shuffle(self, b, x, lanes):
-        return b.shuffle_vector(x, ir.Constant(self.VT, None), ir.Constant(ir.VectorType(I32, self.W), lanes))
+    def shuffle(self, b, xs, lanes):
+        mask = ir.Constant(ir.VectorType(I32, self.W), lanes)
+        return tuple(b.shuffle_vector(x, ir.Constant(x.type, None), mask) for x in xs)
 
     def exchange(self, b, x, lanes):
-        """One stage within the vector ``x``: lane ``l`` against lane ``lanes[l]``, the
-        smaller key to the lower lane."""
+        """One stage within the record ``x``: lane ``l`` against lane ``lanes[l]``, the
+        smaller to the lower lane."""
         p = self.shuffle(b, x, lanes)
         lo, hi = self.lo_hi(b, x, p)
         lower = ir.Constant(ir.VectorType(I1, self.W), [int(l < m) for l, m in enumerate(lanes)])
-        return b.select(lower, lo, hi)
+        return tuple(b.select(lower, l, h) for l, h in zip(lo, hi))
 
     def within(self, b, x, k):
         """The stages of size ``k`` (the mirror, when ``k <= W``) and below within ``x``."""
@@ -262,7 +284,7 @@ class _Network:
         st = ir.LiteralStructType([I64] * (1 + len(PARAMS)))
         p = {name: b.load(b.gep(args, [ir.Constant(I32, 0), ir.Constant(I32, k + 1)], source_etype=st), typ=I64)
              for k, name in enumerate(PARAMS)}
-        buf_t = ir.ArrayType(self.K, row_max(self.size))
+        buf_t = ir.ArrayType(self.K, STACK_BYTES // self.size)
         stack = opaque_pointer(b.alloca(buf_t))
         stack.align = VECTOR_BYTES
         c = lambda v: ir.Constant(I64, v)  # noqa: E731
@@ -278,9 +300,10 @@ class _Network:
         rows = CountedLoop(b, start, stop, "row")
         # the row's buffer: the stack's, or for rows longer than it holds the row's own part
         # of ``scratch`` (``P`` keys a row, from a multiple of the vector's bytes)
-        heap = b.gep(b.inttoptr(p["scratch"], PTR), [b.mul(rows.i, b.mul(P, c(self.size)))],
+        heap = b.gep(b.inttoptr(p["scratch"], PTR), [b.mul(rows.i, b.mul(P, c(self.record)))],
                      source_etype=ir.IntType(8))
         self.buf = b.select(b.icmp_unsigned("!=", p["scratch"], c(0)), heap, stack)
+        self.bufs = self.buffers(b, self.buf, P)
         at = b.mul(rows.i, L)
         src = b.gep(b.inttoptr(p["a"], PTR), [b.mul(at, c(self.src_size))], source_etype=ir.IntType(8))
         dst = b.gep(b.inttoptr(p["out"], PTR), [b.mul(at, c(self.dst_size))], source_etype=ir.IntType(8))
@@ -405,5 +428,60 @@ class _ArgNetwork(_Network):
         self.network(b, vectors)
         out = CountedLoop(b, c(0), L, "arg.write")
         place = b.and_(b.load(self.elem(b, self.buf, out.i), typ=I64), c((1 << 32) - 1))
+        b.store(place, b.gep(dst, [out.i], source_etype=I64))
+        out.close(b, b.add(out.i, c(1)))
+
+
+class _ArgPairNetwork(_Network):
+    """The stable ``argsort`` of rows of 64-bit elements: a vector of keys (``_Network``'s)
+    beside a vector of their places, compared by key, then by place, so that the network's
+    order is the stable order and no record is ever equal to another.  For floats the
+    places are doubles (exact: rows are far shorter than 2**53), compared with the keys'
+    instructions; a NaN's key is the infinity sorted last (first when descending), and its
+    place is moved past the row's (before it when descending), so that the NaNs follow
+    the infinities (precede them), each in input order.  The places go out as int64.
+    A vector of keys and one of places take one register each on AVX2 (a mask of four
+    lanes: wider vectors have their masks packed and unpacked between the halves)."""
+
+    vector_bytes = VECTOR_BYTES // 2
+
+    def __init__(self, module, target, entry, kind):
+        super().__init__(module, target, entry, kind)
+        self.record = 2 * self.size
+        self.dst_size = 8
+
+    def buffers(self, b, buf, P) -> list:
+        return [buf, b.gep(buf, [P], source_etype=self.K)]  # (the places after the row's keys)
+
+    def lo_hi(self, b, x, y):
+        (kx, px), (ky, py) = x, y
+        cmp = b.fcmp_ordered if self.floats else b.icmp_signed
+        first = b.or_(cmp("<", kx, ky), b.and_(cmp("==", kx, ky), cmp("<", px, py)))
+        return ((b.select(first, kx, ky), b.select(first, px, py)),
+                (b.select(first, ky, kx), b.select(first, py, px)))
+
+    def row(self, b, src, dst, L, P, vectors, desc) -> None:
+        c = lambda v: ir.Constant(I64, v)  # noqa: E731
+        keys, places = self.bufs
+        read = CountedLoop(b, c(0), L, "arg.read")
+        element = b.bitcast(b.load(self.elem(b, src, read.i), typ=self.I), self.K)
+        b.store(self.key(b, element, desc), self.elem(b, keys, read.i))
+        place = read.i
+        if self.floats:
+            shift = b.select(b.fcmp_unordered("uno", element, element), b.select(desc, b.neg(L), L), c(0))
+            place = b.sitofp(b.add(place, shift), self.K)
+        b.store(place, self.elem(b, places, read.i))
+        read.close(b, b.add(read.i, c(1)))
+        pad = CountedLoop(b, L, P, "arg.pad")  # (after every element: the largest key and place)
+        b.store(self.largest, self.elem(b, keys, pad.i))
+        b.store(self.largest, self.elem(b, places, pad.i))
+        pad.close(b, b.add(pad.i, c(1)))
+        self.network(b, vectors)
+        out = CountedLoop(b, c(0), L, "arg.write")
+        place = b.load(self.elem(b, places, out.i), typ=self.K)
+        if self.floats:  # (a NaN's place back into the row)
+            place = b.fptosi(place, I64)
+            place = b.select(b.icmp_signed("<", place, c(0)), b.add(place, L),
+                             b.select(b.icmp_signed(">=", place, L), b.sub(place, L), place))
         b.store(place, b.gep(dst, [out.i], source_etype=I64))
         out.close(b, b.add(out.i, c(1)))
