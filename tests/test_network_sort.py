@@ -84,6 +84,30 @@ def test_rows_match_numpy_bit_for_bit(device, dtype):
         np.testing.assert_array_equal(_bits(x.get()), _bits(a))  # (the input is not written)
 
 
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64], ids=lambda d: np.dtype(d).name)
+def test_64_bit_integer_rows_as_doubles_and_as_keys(device, dtype):
+    """Rows of 64-bit integers whose magnitudes are at most 2**53 are sorted as doubles (exact):
+    the bounds themselves, their neighbours one past (which take the integer keys) and values
+    that differ in the lowest bit near the bounds, ties, both directions."""
+    _host(device)
+    _ready(dtype, device)
+    rng = np.random.default_rng(95)
+    e = 1 << 53
+    signed = np.dtype(dtype).kind == "i"
+    for L in (5, 64, 1000, 5000):
+        near = [e, e - 1, e - 2, 0, 1, 2] + ([-e, -e + 1, -e + 2, -1] if signed else [])
+        a = rng.integers(-e if signed else 0, e, (6, L), endpoint=True).astype(dtype)
+        a[:, ::7] = rng.choice(np.array(near, dtype=dtype), (6, len(range(0, L, 7))))
+        a[:, 1::5] = a[:, :1]  # (ties)
+        a[4, L // 2] = e + 1  # one past the bound: this row takes the integer keys
+        if signed:
+            a[5, L // 3] = -e - 1
+        x = ra.asarray(a, device=device)
+        for descending in (False, True):
+            got = ra.sort(x, axis=1, descending=descending).get()
+            np.testing.assert_array_equal(got, _expected(a, descending), err_msg=f"L={L}")
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
 def test_float_rows_without_zeros_or_nans(device, dtype):
     """Float keys are compared as floats: rows with neither zeros nor NaNs skip the pass

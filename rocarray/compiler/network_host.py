@@ -74,7 +74,7 @@ PARAMS = ("a", "out", "L", "desc", "scratch")
 #: network sorts and argsorts (``arg``) rows of each.
 KINDS = ("f4", "i4", "u4", "f8", "i8", "u8")
 #: Changes with the code the module is built from (part of its cache key).
-VERSION = 6
+VERSION = 7
 
 
 def record_bytes(size: int, arg: bool = False) -> int:
@@ -319,29 +319,22 @@ class _Network:
         sorted by the network, made back into values, zeros and NaNs put over their runs,
         written to ``dst``."""
         c = lambda v: ir.Constant(I64, v)  # noqa: E731
-        float_keys = self.floats
-        # the keys (and, for floats, the counts that place the zeros' and NaNs' runs)
-        tallies = [entry_slot(b, I64) for _ in range(3)] if float_keys else []
+        if not self.floats:
+            self.integer_row(b, src, dst, L, P, vectors, desc)
+            return
+        # the keys and the counts that place the zeros' and NaNs' runs
+        tallies = [entry_slot(b, I64) for _ in range(3)]
         for t in tallies:
             b.store(c(0), t)
         read = CountedLoop(b, c(0), L, "row.read")
         bits = b.load(self.elem(b, src, read.i), typ=self.I)
         b.store(self.key(b, b.bitcast(bits, self.K), desc), self.elem(b, self.buf, read.i))
-        if float_keys:
-            is_nan, is_zero, negative = self.classes(b, bits)
-            for t, flag in zip(tallies, (is_nan, is_zero, negative)):
-                b.store(b.add(b.load(t, typ=I64), b.zext(flag, I64)), t)
+        is_nan, is_zero, negative = self.classes(b, bits)
+        for t, flag in zip(tallies, (is_nan, is_zero, negative)):
+            b.store(b.add(b.load(t, typ=I64), b.zext(flag, I64)), t)
         read.close(b, b.add(read.i, c(1)))
-        pad = CountedLoop(b, L, P, "row.pad")
-        b.store(self.largest, self.elem(b, self.buf, pad.i))
-        pad.close(b, b.add(pad.i, c(1)))
+        self.pad(b, L, P)
         self.network(b, vectors)
-        if not float_keys:
-            out = CountedLoop(b, c(0), L, "row.write")
-            key = b.load(self.elem(b, self.buf, out.i), typ=self.K)
-            b.store(self.value(b, key, desc), self.elem(b, dst, out.i))
-            out.close(b, b.add(out.i, c(1)))
-            return
         back = CountedLoop(b, c(0), L, "row.values")
         at = self.elem(b, self.buf, back.i)
         b.store(self.value(b, b.load(at, typ=self.K), desc), at)
@@ -376,6 +369,78 @@ class _Network:
         out = CountedLoop(b, c(0), L, "row.write")
         b.store(b.load(self.elem(b, self.buf, out.i), typ=self.I), self.elem(b, dst, out.i))
         out.close(b, b.add(out.i, c(1)))
+
+    def pad(self, b, L, P) -> None:
+        """The buffer's places ``L .. P`` set to the largest key."""
+        pad = CountedLoop(b, L, P, "row.pad")
+        b.store(self.largest, self.elem(b, self.buf, pad.i))
+        pad.close(b, b.add(pad.i, ir.Constant(I64, 1)))
+
+    def integer_row(self, b, src, dst, L, P, vectors, desc) -> None:
+        """One row of integers: their signed keys through the network.  A row of 64-bit
+        integers whose magnitudes are at most 2**53 goes through the network as doubles
+        instead (exact, and ordered as the integers; negated when descending): where a
+        64-bit minimum takes a compare and a blend, a double's is one instruction."""
+        c = lambda v: ir.Constant(I64, v)  # noqa: E731
+        fn = b.function
+
+        def through_keys():
+            read = CountedLoop(b, c(0), L, "row.read")
+            bits = b.load(self.elem(b, src, read.i), typ=self.I)
+            b.store(self.key(b, bits, desc), self.elem(b, self.buf, read.i))
+            read.close(b, b.add(read.i, c(1)))
+            self.pad(b, L, P)
+            self.network(b, vectors)
+            out = CountedLoop(b, c(0), L, "row.write")
+            key = b.load(self.elem(b, self.buf, out.i), typ=self.K)
+            b.store(self.value(b, key, desc), self.elem(b, dst, out.i))
+            out.close(b, b.add(out.i, c(1)))
+
+        if self.size != 8:
+            through_keys()
+            return
+        signed = self.letter == "i"
+        lo, hi = entry_slot(b, I64), entry_slot(b, I64)
+        b.store(c(0 if not signed else (1 << 63) - 1), lo)
+        b.store(c(0 if not signed else -(1 << 63)), hi)
+        scan = CountedLoop(b, c(0), L, "row.range")
+        v = b.load(self.elem(b, src, scan.i), typ=I64)
+        if signed:
+            b.store(b.select(b.icmp_signed("<", v, b.load(lo, typ=I64)), v, b.load(lo, typ=I64)), lo)
+            b.store(b.select(b.icmp_signed(">", v, b.load(hi, typ=I64)), v, b.load(hi, typ=I64)), hi)
+        else:
+            b.store(b.select(b.icmp_unsigned(">", v, b.load(hi, typ=I64)), v, b.load(hi, typ=I64)), hi)
+        scan.close(b, b.add(scan.i, c(1)))
+        exact = c(1 << 53)
+        fits = b.icmp_unsigned("<=", b.load(hi, typ=I64), exact)
+        if signed:
+            fits = b.and_(b.icmp_signed(">=", b.load(lo, typ=I64), b.neg(exact)),
+                          b.icmp_signed("<=", b.load(hi, typ=I64), exact))
+        doubles_bb, keys_bb, done_bb = (fn.append_basic_block(n) for n in ("row.doubles", "row.keys", "row.done"))
+        b.cbranch(fits, doubles_bb, keys_bb)
+        b.position_at_end(keys_bb)
+        through_keys()
+        b.branch(done_bb)
+        b.position_at_end(doubles_bb)
+        saved = self.K, self.VT, self.floats, self.largest
+        self.K = ir.DoubleType()
+        self.VT = ir.VectorType(self.K, self.W)
+        self.floats, self.largest = True, ir.Constant(self.K, float("inf"))
+        read = CountedLoop(b, c(0), L, "row.read")
+        v = b.load(self.elem(b, src, read.i), typ=I64)
+        d = b.sitofp(v, self.K) if signed else b.uitofp(v, self.K)
+        b.store(b.select(desc, b.fneg(d), d), self.elem(b, self.buf, read.i))
+        read.close(b, b.add(read.i, c(1)))
+        self.pad(b, L, P)
+        self.network(b, vectors)
+        out = CountedLoop(b, c(0), L, "row.write")
+        d = b.load(self.elem(b, self.buf, out.i), typ=self.K)
+        d = b.select(desc, b.fneg(d), d)
+        b.store(b.fptosi(d, I64) if signed else b.fptoui(d, I64), self.elem(b, dst, out.i))
+        out.close(b, b.add(out.i, c(1)))
+        self.K, self.VT, self.floats, self.largest = saved
+        b.branch(done_bb)
+        b.position_at_end(done_bb)
 
     def classes(self, b, bits):
         """(NaN, zero, negative and neither) of a float's ``bits``."""
