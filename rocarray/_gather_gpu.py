@@ -245,18 +245,19 @@ def join_copy(pieces: list, out: Array) -> bool:
     not loaded yet: the first ask starts its compile in the background, so that no call
     waits for it."""
     isz = out._dtype.itemsize
-    runs = [(_ptr(a), a._size * isz) for a in pieces if a._size]
+    runs = [(a._buf.ptr + a._offset, a._size * isz) for a in pieces if a._size]
     if not runs:
         return True
-    at = _ptr(out)
+    kernel = full_module_when_ready(_JOIN_KEY, out._buf.device, _join_parts)
+    if kernel is None:
+        return False
+    at = out._buf.ptr + out._offset
     bits = at | G.JOIN_UNITS[0]
     for address, nbytes in runs:
         bits |= address | nbytes
     unit = bits & -bits  # (the lowest set bit; at most the widest unit)
-    kernel = full_module_when_ready(_KEY + ("join",), out.device, lambda: _module_parts("join", ()))
-    if kernel is None:
-        return False
-    entry = G.JOIN_UNITS.index(unit)
+    entry = _JOIN_ENTRY[unit]
+    launch = kernel.code.launch_entry
     for g in range(0, len(runs), G.JOIN_PIECES):
         group = runs[g:g + G.JOIN_PIECES]
         words, end = [at], 0
@@ -264,6 +265,15 @@ def join_copy(pieces: list, out: Array) -> bool:
             end += nbytes // unit
             words += (address, end)
         words += (0, end) * (G.JOIN_PIECES - len(group))  # (unused pieces start at ``n``: never picked)
-        _launch(kernel, entry, "join", end, _rounds(end), *words)
+        launch(kernel, entry, _JOIN_PACKER, end, words, _rounds(end), G.BLOCK, 0)  # (words: all non-negative)
         at += end * unit
     return True
+
+
+_JOIN_KEY = _KEY + ("join",)
+_JOIN_ENTRY = {unit: entry for entry, unit in enumerate(G.JOIN_UNITS)}
+_JOIN_PACKER = G.packer("join")
+
+
+def _join_parts():
+    return _module_parts("join", ())

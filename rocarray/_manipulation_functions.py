@@ -102,16 +102,16 @@ def _copy(src: Array, dst: Array) -> None:
         copy_elements(src, dst)
 
 
-def _joined_runs(arrays: list, out: Array) -> bool:
+def _joined_runs(arrays: list, out: Array, checked: bool = False) -> bool:
     """Fill the new, C-contiguous ``out`` of a GPU with the C-contiguous ``arrays`` of its
     dtype one after another (a concatenation along the first axis or flattened, a stack
     along a new first axis): one kernel launch for up to ``JOIN_PIECES`` arrays
     (``_gather_gpu.join_copy``); while its module is still compiling in the background (a
     process's first joins), the driver's device copy of each array instead (one run of
     bytes each, no kernel and little host time).  False, doing nothing, where they are not
-    all such arrays."""
+    all such arrays (``checked``: the caller knows they are)."""
     dev = out.device
-    if dev.kind == "cpu" or any(a._dtype != out._dtype or not a.is_c_contiguous() for a in arrays):
+    if not checked and (dev.kind == "cpu" or any(a._dtype != out._dtype or not a.is_c_contiguous() for a in arrays)):
         return False
     if join_copy(arrays, out):
         return True
@@ -124,6 +124,36 @@ def _joined_runs(arrays: list, out: Array) -> bool:
     return True
 
 
+def _gpu_join(arrays, stacked: bool) -> "Array | None":
+    """``concat`` along the first axis (``stack`` along a new first axis, ``stacked``) of
+    C-contiguous arrays of one dtype on one GPU, each of the shape the join needs, checked
+    and done at once (``_joined_runs``); None, doing nothing, for any other input (the
+    general path then checks it and says what is wrong)."""
+    if type(arrays) not in (list, tuple) or not arrays:
+        return None
+    first = arrays[0]
+    if type(first) is not Array:
+        return None
+    buf, dt, shape = first._buf, first._dtype, first._shape
+    if buf.device.kind == "cpu" or not (stacked or shape):
+        return None
+    total = 0
+    for a in arrays:
+        if type(a) is not Array or a._dtype != dt or a._buf.device is not buf.device or not a.is_c_contiguous():
+            return None
+        s = a._shape
+        if stacked:
+            if s != shape:
+                return None
+        elif len(s) != len(shape) or s[1:] != shape[1:]:
+            return None
+        else:
+            total += s[0]
+    out = Array._empty((len(arrays),) + shape if stacked else (total,) + shape[1:], dt, buf.device)
+    _joined_runs(arrays, out, True)
+    return out
+
+
 def _shapes_text(arrays) -> str:
     return ", ".join(str(a.shape) for a in arrays)
 
@@ -131,6 +161,10 @@ def _shapes_text(arrays) -> str:
 def concat(arrays, /, *, axis=0) -> Array:
     """Join arrays along an existing axis (``axis=None``: flattened, in C order).  The
     result has the promoted dtype of the inputs."""
+    if axis == 0 and not isinstance(axis, bool):
+        out = _gpu_join(arrays, False)
+        if out is not None:
+            return out
     arrays = _check_sequence(arrays, "concat")
     dt = result_type(*arrays)
     dev = arrays[0].device
@@ -176,6 +210,10 @@ def concat(arrays, /, *, axis=0) -> Array:
 
 def stack(arrays, /, *, axis=0) -> Array:
     """Join arrays of one shape along a new axis (the promoted dtype of the inputs)."""
+    if axis == 0 and not isinstance(axis, bool):
+        out = _gpu_join(arrays, True)
+        if out is not None:
+            return out
     arrays = _check_sequence(arrays, "stack")
     shape = arrays[0].shape
     for a in arrays:

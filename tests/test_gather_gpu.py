@@ -519,16 +519,16 @@ def _joins_take_one_launch(device, dtype, monkeypatch, loaded=lambda: None):
     loaded()
     cases = _join_cases(device, dtype, np.random.default_rng(36))
     launches = []
-    launch = _gather_gpu._launch
+    launch = device.runtime.launch_packed
 
-    def counted(kernel, entry, kind, *rest):
-        launches.append(rest)
-        launch(kernel, entry, kind, *rest)
+    def counted(*args, **kwargs):
+        launches.append(args)
+        launch(*args, **kwargs)
 
     def no_driver_copy(*args, **kwargs):
         raise AssertionError("a join took the driver's copies with its kernel loaded")
 
-    monkeypatch.setattr(_gather_gpu, "_launch", counted)
+    monkeypatch.setattr(device.runtime, "launch_packed", counted)
     monkeypatch.setattr(device.runtime, "copy_device_to_device", no_driver_copy)
     for what, expect, join, pieces in cases:
         del launches[:]
@@ -565,3 +565,30 @@ def test_joins_on_a_fake_gpu_launch_words_numpy_agrees_with(fake_gpu, dtype, mon
         assert len(used) == G.JOIN_PIECES or ends[len(used) - 1] == n  # (the unused pieces last)
     # every unit an element's size allows, each in some case
     assert {j[0] for j in api.joins} == {u for u in G.JOIN_UNITS if u >= np.dtype(dtype).itemsize}
+
+
+def test_joins_on_a_fake_gpu_check_their_input_as_elsewhere(fake_gpu):
+    """The GPU's quick path of ``concat`` / ``stack`` (contiguous arrays of one dtype) leaves
+    every other input to the general path, which says what is wrong as on any device.
+    (Promotion and views need the elementwise kernels, which the fake device does not run:
+    the suite's device tests cover them on a real GPU.)"""
+    api, device = fake_gpu
+    rng = np.random.default_rng(37)
+    a, b = random_array((3, 4), np.float32, rng), random_array((2, 4), np.float32, rng)
+    x, y = ra.asarray(a, device=device), ra.asarray(b, device=device)
+    np.testing.assert_array_equal(ra.concat((x, y, x)).get(), np.concatenate([a, b, a]))
+    np.testing.assert_array_equal(ra.stack([x, x]).get(), np.stack([a, a]))
+    with pytest.raises(ValueError, match="same number of dimensions"):
+        ra.concat([x, ra.reshape(x, (12,))])
+    with pytest.raises(ValueError, match="differ outside axis 0"):
+        ra.concat([x, ra.reshape(x, (4, 3))])
+    with pytest.raises(ValueError, match="same shape"):
+        ra.stack([x, x[1:]])
+    with pytest.raises(ValueError, match="0-d arrays cannot be concatenated"):
+        ra.concat([x[0, 0], x[0, 1]])
+    with pytest.raises(TypeError, match=r"arrays\[1\]"):
+        ra.concat([x, a])
+    with pytest.raises(TypeError, match="tuple or list"):
+        ra.stack(x)
+    with pytest.raises(ValueError, match="at least one array"):
+        ra.concat([])
