@@ -156,7 +156,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
         if x2.device is not x1.device:
             raise TypeError(f"searchsorted: x1 is on {x1.device} but x2 is on {x2.device}; "
                             "move arrays with .to_device() first")
-        dt = result_type(x1.dtype, x2.dtype)
+        dt = x1._dtype if x1._dtype == x2._dtype else result_type(x1._dtype, x2._dtype)
     elif isinstance(x2, (bool, int, float, complex, np.generic)):
         dt = result_type(x1.dtype, x2)
         x2 = asarray(x2, dtype=dt, device=x1.device)
