@@ -21,13 +21,13 @@ import numpy as np
 from ._array_object import Array, _c_strides, _prod
 from ._copy import contiguous
 from ._creation_functions import arange, zeros
-from ._elementwise import copy_array
-from ._elementwise_functions import add, not_equal
+from ._elementwise import copy_array, copy_elements
+from ._elementwise_functions import add, not_equal, subtract
 from ._gather_gpu import gather_axis
 from ._launch import full_module_when_ready, load_full_module, spread_items
 from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
 from ._user_kernels import ElementwiseKernel
-from ._views import _nocopy_reshape, broadcast_shapes, broadcast_to
+from ._views import _axis_slice, _nocopy_reshape, broadcast_shapes, broadcast_to
 from .compiler import compact_gpu
 from .targets.base import MAX_DIMS
 
@@ -121,6 +121,46 @@ for (; k < e; j++) {
     out[k] = j;
     k += (long)m[j];
 }""", "rk_compact_chunks")
+
+# the host's runs of equal neighbours of a sorted 1-D array ``v`` (``host_runs``), chunks
+# of ``C`` elements as ``nonzero``'s: ``rk_runs_count`` writes the number of runs each chunk
+# begins after ``off[0]`` (a run begins where an element differs from the one before it:
+# ``!=``, so each NaN is a run of its own), ``rk_runs_write`` each chunk's runs (first value,
+# first position) from the chunk's first slot, branch-free as ``rk_compact_chunks``.  Both
+# read ``v`` as a 1-D run of whole elements (the layout check of every raw access dropped).
+_RUN_STARTS = "(j == 0 || v[j] != v[j - 1])"
+_runs_count = _heavy("raw T v, int64 n, int64 C, int64 S", "raw int64 off", f"""
+if ((i & (S - 1)) != 0) return;
+long c = i / S;
+long j = c * C;
+long end = j + C < n ? j + C : n;
+long k = 0;
+if (v.ndim == 1 && v.strides()[0] == sizeof(T)) {{
+    for (; j < end; j++) k += (long){_RUN_STARTS};
+}}
+for (; j < end; j++) k += (long){_RUN_STARTS};
+off[c + 1] = k;
+if (c == 0) off[0] = 0;""", "rk_runs_count")
+_runs_write = _heavy("raw T v, raw int64 off, int64 n, int64 C, int64 S", "raw T vals, raw int64 at", f"""
+if ((i & (S - 1)) != 0) return;
+long c = i / S;
+long j = c * C;
+long k = off[c];
+long e = off[c + 1];
+if (v.ndim == 1 && vals.ndim == 1 && at.ndim == 1 && v.strides()[0] == sizeof(T)
+    && vals.strides()[0] == sizeof(T) && at.strides()[0] == 8) {{
+    for (; k < e; j++) {{
+        vals[k] = v[j];
+        at[k] = j;
+        k += (long){_RUN_STARTS};
+    }}
+}}
+for (; k < e; j++) {{
+    vals[k] = v[j];
+    at[k] = j;
+    k += (long){_RUN_STARTS};
+}}
+if (c * C + C >= n) at[e] = n;  // (the last chunk: the end after the last run)""", "rk_runs_write")
 
 #: elements of a chunk of the host's ``nonzero`` (a few dozen chunks per 2**22 elements:
 #: enough to share them between threads, few enough that their counts cost nothing)
@@ -346,6 +386,26 @@ def _flat_true_host(mask: Array) -> Array:
         data = Array._new(m._buf, (n,), (1,), m._offset, np.dtype(np.uint8))  # (bool bytes: 0 or 1)
         _compact_chunks(data, words, off, nf, total, n, C, step, out, size=size)
     return out
+
+
+def host_runs(x: Array, lengths: bool) -> tuple:
+    """On the host: ``gpu_runs`` of the 1-D, C-contiguous, non-empty ``x`` (the first
+    element of each run of equal neighbours; with ``lengths`` each run's length, else None):
+    each chunk's count of runs begun in it, their running sum (whose last element, read
+    back, sizes the results), then each chunk's runs; no mask, positions array or gather."""
+    n, C, device = x.shape[0], HOST_COMPACT_CHUNK, x.device
+    chunks = -(-n // C)
+    step, size = spread_items(chunks, n, device)
+    off = Array._empty((chunks + 1,), _int64, device)
+    _runs_count(x, n, C, step, off, size=size)
+    if chunks > 1:
+        copy_elements(cumulative_sum(_axis_slice(off, 0, 1, chunks + 1)), _axis_slice(off, 0, 1, chunks + 1))
+    total = int(_axis_slice(off, 0, chunks, chunks + 1))
+    values, starts = Array._empty((total,), x.dtype, device), Array._empty((total + 1,), _int64, device)
+    _runs_write(x, off, n, C, step, values, starts, size=size)
+    if not lengths:
+        return values, None
+    return values, subtract(_axis_slice(starts, 0, 1, total + 1), _axis_slice(starts, 0, 0, total))
 
 
 def select(x: Array, mask: Array) -> Array:

@@ -292,14 +292,15 @@ class Array:
             )
         buf = self._buf
         device = buf.device
+        size = self._dtype.itemsize
         if device.kind != "cpu":
             # one element of a GPU array (a branch's or a result size's read-back): its
             # bytes straight into host memory, with no host array or layout work around it
-            size = self._dtype.itemsize
             raw = ctypes.create_string_buffer(size)
             device.runtime.copy_device_to_host(device.index, ctypes.addressof(raw), buf.ptr + self._offset, size)
-            return np.frombuffer(raw, self._dtype, 1)[0].item()
-        return self.get().reshape(()).item()
+        else:  # (host memory, written by launches that have returned: read where it is)
+            raw = (ctypes.c_char * size).from_address(buf.ptr + self._offset)
+        return np.frombuffer(raw, self._dtype, 1)[0].item()
 
     def __bool__(self) -> bool:
         return builtins.bool(self._scalar("bool"))

@@ -1,9 +1,10 @@
 """``unique_all``, ``unique_counts``, ``unique_inverse``, ``unique_values`` and ``isin``: built
 from the stable radix sort, a comparison of neighbours, a scan and compaction, and (``isin``)
 a binary search per element -- device operations on every device (the only value read back
-is the number of unique elements, to size the results).  On GPUs, ``unique_values`` and
+is the number of unique elements, to size the results).  ``unique_values`` and
 ``unique_counts`` take each run of equal sorted values in one compaction of the runs
-(``gpu_runs``: values and lengths written at once, no mask, positions or gather).
+(``gpu_runs``, ``host_runs``: values and first places written at once, no mask, positions
+or gather).
 
 Following the standard, NaNs compare unequal, so every NaN is its own unique value (NumPy
 2's ``unique`` collapses them unless ``equal_nan=False``) and is in no array for ``isin``;
@@ -17,7 +18,7 @@ from collections import namedtuple
 import numpy as np
 
 from . import _dtypes
-from ._advanced_indexing import gpu_runs, start_runs_compile
+from ._advanced_indexing import gpu_runs, host_runs, start_runs_compile
 from ._array_object import Array
 from ._copy import contiguous
 from ._creation_functions import asarray, full, zeros
@@ -62,17 +63,17 @@ _differ = ElementwiseKernel("T a, T b", "bool d", "d = a != b;", "rk_differ")
 
 
 def _sorted_runs(name: str, x, lengths: bool):
-    """On a GPU: (the unique values of ``x``, sorted; their counts if ``lengths``, else
-    None), from the runs of ``x`` sorted; None elsewhere."""
+    """(the unique values of ``x``, sorted; their counts if ``lengths``, else None), from
+    the runs of ``x`` sorted."""
     if not isinstance(x, Array):
         raise TypeError(f"{name}: expected a rocarray array, got {type(x).__name__}")
-    if not on_gpu(x.device):
-        return None
-    start_runs_compile(x.dtype, x.device)  # (at a first call: beside the sort's)
+    gpu = on_gpu(x.device)
+    if gpu:
+        start_runs_compile(x.dtype, x.device)  # (at a first call: beside the sort's)
     values = sort(reshape(x, (x.size,)))
     if values.shape[0] == 0:
         return values, Array._empty((0,), _dtypes.int64, x.device) if lengths else None
-    return gpu_runs(values, lengths)
+    return (gpu_runs if gpu else host_runs)(values, lengths)
 
 
 def unique_values(x, /) -> Array:
@@ -84,11 +85,7 @@ def unique_values(x, /) -> Array:
     >>> rocarray.unique_values(rocarray.asarray([3, 1, 3, 2]))
     array([1, 2, 3])
     """
-    runs = _sorted_runs("unique_values", x, False)
-    if runs is not None:
-        return runs[0]
-    _, values, _, _, starts, _ = _groups("unique_values", x, False)
-    return take(values, starts)  # (a gather: the group starts are known, no second compaction)
+    return _sorted_runs("unique_values", x, False)[0]
 
 
 def _counts(starts: Array, n: int) -> Array:
@@ -108,11 +105,7 @@ def unique_counts(x, /) -> UniqueCountsResult:
     >>> rocarray.unique_counts(rocarray.asarray([3, 1, 3]))
     UniqueCountsResult(values=array([1, 3]), counts=array([1, 2]))
     """
-    runs = _sorted_runs("unique_counts", x, True)
-    if runs is not None:
-        return UniqueCountsResult(*runs)
-    _, values, _, mask, starts, n = _groups("unique_counts", x, False)
-    return UniqueCountsResult(take(values, starts), _counts(starts, n))
+    return UniqueCountsResult(*_sorted_runs("unique_counts", x, True))
 
 
 def _inverse(x: Array, order: Array, mask: Array) -> Array:
