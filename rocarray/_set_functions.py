@@ -38,17 +38,14 @@ UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
 UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
 
 
-def _groups(name: str, x, need_order: bool):
-    """(sorted values, order that sorts x or None, group-start mask, start positions)."""
+def _groups(name: str, x):
+    """(x flat, its sorted values, the order that sorts it, group-start mask, start
+    positions, size)."""
     if not isinstance(x, Array):
         raise TypeError(f"{name}: expected a rocarray array, got {type(x).__name__}")
     flat = reshape(x, (-1,))
-    if need_order:
-        order = argsort(flat)
-        values = take(flat, order)
-    else:
-        order = None
-        values = sort(flat)
+    order = argsort(flat)
+    values = take(flat, order)
     n = values.shape[0]
     starts_mask = Array._empty((n,), _dtypes.bool, x.device)
     if n:
@@ -126,7 +123,7 @@ def unique_inverse(x, /) -> UniqueInverseResult:
     >>> r.inverse_indices
     array([1, 0, 1])
     """
-    _, values, order, mask, starts, _ = _groups("unique_inverse", x, True)
+    _, values, order, mask, starts, _ = _groups("unique_inverse", x)
     return UniqueInverseResult(take(values, starts), _inverse(x, order, mask))
 
 
@@ -139,7 +136,7 @@ def unique_all(x, /) -> UniqueAllResult:
     >>> r.indices, r.counts
     (array([1, 0]), array([1, 2]))
     """
-    _, values, order, mask, starts, n = _groups("unique_all", x, True)
+    _, values, order, mask, starts, n = _groups("unique_all", x)
     first = take(order, starts)  # stable sort: a group's first element occurs first in x
     return UniqueAllResult(take(values, starts), first, _inverse(x, order, mask), _counts(starts, n))
 

@@ -10,7 +10,8 @@ lack unsigned 64-bit comparisons where it has signed ones (AVX2 has ``vpcmpgtq``
 an unsigned minimum takes two more instructions).  Floats stay floats, compared as floats
 (one ``vminpd`` where 64-bit integers take a compare and a blend), negated when
 descending; a NaN becomes the infinity that sorts last, and the runs of NaNs and zeros are
-put back afterwards (below).
+put back afterwards (below).  A row of 64-bit integers whose magnitudes are at most 2**53
+goes through the network as doubles, which hold them exactly.
 The network sorts the buffer as ``P / W`` vectors of ``W`` lanes (``VECTOR_BYTES`` a
 vector), in the form whose every comparator puts the smaller key first:
 
@@ -423,6 +424,7 @@ class _Network:
         through_keys()
         b.branch(done_bb)
         b.position_at_end(doubles_bb)
+        # (the network's code emitted once more for doubles: its types swapped, then back)
         saved = self.K, self.VT, self.floats, self.largest
         self.K = ir.DoubleType()
         self.VT = ir.VectorType(self.K, self.W)
