@@ -484,10 +484,29 @@ def _network(L: int, dtype: np.dtype, device, arg: bool = False):
     """The host's sorting network for rows of ``L`` elements of ``dtype`` (``arg``: its
     argsort), loaded; None for other rows, and while it compiles
     (``full_module_when_ready``)."""
-    kind = f"{dtype.kind}{dtype.itemsize}"
-    if device.kind != "cpu" or kind not in network_host.KINDS \
-            or L > network_host.line_max(network_host.record_bytes(dtype.itemsize, arg)):
+    if device.kind != "cpu":
         return None
+    spec = _network_specs.get((dtype, arg))
+    if spec is None:
+        spec = _network_specs.setdefault((dtype, arg), _network_spec(dtype, arg))
+    longest, key, make = spec
+    if L > longest:
+        return None
+    return full_module_when_ready(key, device, make)
+
+
+#: (dtype, arg) -> ``_network_spec``: a sort's three asks for its network are lookups
+_network_specs: dict = {}
+
+
+def _network_spec(dtype: np.dtype, arg: bool) -> tuple:
+    """(the longest row, the module's key, its maker) of the network for ``dtype`` (``arg``:
+    its argsort); a longest row of 0 where there is none."""
+    kind = f"{dtype.kind}{dtype.itemsize}"
+    if kind not in network_host.KINDS:
+        return 0, None, None
     name = f"network_{'arg_' if arg else ''}{kind}"
-    return full_module_when_ready(("network-host", network_host.VERSION, kind, arg), device, lambda: (
-        name, lambda m, t, e: network_host.build_network_module(m, t, e, kind, arg), network_host.packer(), ()))
+    return (network_host.line_max(network_host.record_bytes(dtype.itemsize, arg)),
+            ("network-host", network_host.VERSION, kind, arg),
+            lambda: (name, lambda m, t, e: network_host.build_network_module(m, t, e, kind, arg), network_host.packer(),
+                     ()))
