@@ -75,9 +75,32 @@ def _rounds(n: int, items: int = G.ITEMS) -> int:
 def transpose_copy(src: Array, dst: Array) -> bool:
     """``dst[...] = src`` (one dtype, one GPU, not overlapping) through tiles if their
     innermost axes differ after merging and both are at least ``MIN_TILED_SIDE`` long;
-    False (nothing done) otherwise."""
-    isz = src.itemsize
-    shape, (ss, ds) = merge_dims(dst.shape, [src.strides, dst.strides])
+    False (nothing done) otherwise.  The launches of a layout are planned once
+    (``_transpose_plan``): a warm call adds the two arrays' addresses and launches."""
+    key = (src._buf.device, src._dtype.itemsize, dst._shape, src._strides, dst._strides)
+    plan = _transpose_plans.get(key)
+    if plan is None:
+        plan = _transpose_plan(*key)
+        if len(_transpose_plans) >= _MAX_GEOMETRIES:
+            _transpose_plans.clear()
+        _transpose_plans[key] = plan
+    if not plan:
+        return False
+    launch, function, packer, tiles, grid, words, offsets, pairs = plan
+    s0, d0 = _ptr(src), _ptr(dst)
+    for s_off, d_off in offsets:
+        s_at, d_at = s0 + s_off, d0 + d_off
+        # (a pair's address is a multiple of 8 where the tiles' starts are)
+        launch(function, grid, G.BLOCK, packer, tiles, (s_at, d_at, *words, int(pairs and not (s_at | d_at) % 8)))
+    return True
+
+
+def _transpose_plan(device, isz: int, shape: tuple, src_strides: tuple, dst_strides: tuple):
+    """The launches of a transposing copy of ``shape`` between those strides (bytes):
+    ``(launch, function, packer, tiles, grid, the words after the two addresses, the byte
+    offsets of each launch's two arrays, whether 4-byte elements may move in pairs)``; or
+    False where tiles do not serve."""
+    shape, (ss, ds) = merge_dims(shape, [src_strides, dst_strides])
     if len(shape) < 2 or any(s % isz for s in ss + ds):
         return False
     ss = [s // isz for s in ss]
@@ -88,7 +111,7 @@ def transpose_copy(src: Array, dst: Array) -> bool:
     if r == c or ss[r] == 0:
         return False  # (a broadcast source reads the same few lines in any order)
     # loaded at the first transposing copy of any size: a larger one later compiles nothing
-    kernel = _kernel(src.device, "transpose", isz)
+    kernel = _kernel(device, "transpose", isz)
     if min(shape[r], shape[c]) < MIN_TILED_SIDE:
         return False
     others = [a for a in range(nd) if a not in (r, c)]
@@ -96,14 +119,22 @@ def transpose_copy(src: Array, dst: Array) -> bool:
     outer = others[:-1]
     B, sb, db = (shape[batch], ss[batch], ds[batch]) if batch is not None else (1, 0, 0)
     R, C = shape[r], shape[c]
-    tr, tc = -(-R // G.TILE), -(-C // G.TILE)
+    side = G.tile_side(isz)
+    tr, tc = -(-R // side), -(-C // side)
     tiles = B * tr * tc
-    for pos in itertools.product(*(range(shape[a]) for a in outer)):
-        s_off = sum(i * ss[a] for i, a in zip(pos, outer)) * isz
-        d_off = sum(i * ds[a] for i, a in zip(pos, outer)) * isz
-        _launch(kernel, 0, "transpose", tiles, min(tiles, _MAX_GRID), _ptr(src) + s_off, _ptr(dst) + d_off,
-                R, C, ss[r], ss[c], ds[r], ds[c], sb, db, tr, tc)
-    return True
+    # 4-byte elements move in pairs where both inner axes are contiguous and the strides
+    # keep every pair of a whole tile (which starts at even places) as aligned as the start
+    pairs = isz == 4 and ss[r] == 1 and ds[c] == 1 and not (ss[c] % 2 or ds[r] % 2 or sb % 2 or db % 2)
+    offsets = tuple((sum(i * ss[a] for i, a in zip(pos, outer)) * isz, sum(i * ds[a] for i, a in zip(pos, outer)) * isz)
+                    for pos in itertools.product(*(range(shape[a]) for a in outer)))
+    words = tuple(v & _U64 for v in (R, C, ss[r], ss[c], ds[r], ds[c], sb, db, tr, tc))
+    return (kernel.runtime.launch_packed, kernel.code.functions[0], G.packer("transpose"), tiles,
+            min(tiles, _MAX_GRID), words, offsets, pairs)
+
+
+#: (device, element size, shape, source strides, destination strides) -> a transposing
+#: copy's plan (``_transpose_plan``)
+_transpose_plans: dict = {}
 
 
 # -- gathers ------------------------------------------------------------------------------

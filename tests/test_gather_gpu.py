@@ -64,6 +64,26 @@ def test_transposes_batched(device, dtype):
                                   np.ascontiguousarray(c.transpose(3, 1, 0, 2)))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint32, np.int64], ids=str)
+def test_transposes_whole_tiles_aligned_or_not(device, dtype):
+    # whole tiles and edges, starts 8-byte aligned or 4 bytes past, odd rows either side
+    rng = np.random.default_rng(23)
+    a = random_array((300, 200), dtype, rng)
+    x = ra.asarray(a, device=device)
+    for view in (lambda v: v.T, lambda v: v[2:, 4:].T, lambda v: v[:, 1:].T, lambda v: v[1:, 3:131].T,
+                 lambda v: v[:, ::-1].T, lambda v: v[::2, :].T):
+        np.testing.assert_array_equal(view(x).copy().get(), np.ascontiguousarray(view(a)))
+    out = ra.zeros((200, 301), dtype=x.dtype, device=device)
+    out[:, 1:] = x.T
+    expect = np.zeros((200, 301), dtype=a.dtype)
+    expect[:, 1:] = a.T
+    np.testing.assert_array_equal(out.get(), expect)
+    b = random_array((3, 128, 130), dtype, rng)
+    y = ra.asarray(b, device=device)
+    np.testing.assert_array_equal(ra.permute_dims(y[:, :, 2:], (0, 2, 1)).copy().get(),
+                                  np.ascontiguousarray(b[:, :, 2:].transpose(0, 2, 1)))
+
+
 def test_transposed_astype_and_contiguous(device):
     a = random_array((129, 67), np.float32)
     x = ra.asarray(a, device=device)
@@ -245,6 +265,7 @@ class _GatherHooks(HostBackedHooks):
         self.names = {}
         self.gathers = []  # (stream, the flag word's device address) of each gather launched
         self.joins = []  # (unit, grid, block, the words after ``n``) of each join launched
+        self.transposes = []  # (element size, the words) of each transposing copy launched
 
     def arch(self, index):
         return "sm_90"  # (a real target: the module is compiled, only its load is pretend)
@@ -262,6 +283,11 @@ class _GatherHooks(HostBackedHooks):
             self._gather(int(match[1]), int(match[2]), match[3] == "True", data)
             self.gathers.append((stream, struct.unpack_from("<Q", data, 32)[0]))
         name = self.names.get(function, "")
+        match = re.match(r"rk_transpose_(\d+)_", name)
+        if match and not code:
+            words = struct.unpack("<" + "Q" * (1 + len(G.PARAMS["transpose"])), self.launches[-1][5])
+            self.transposes.append((int(match[1]), words))
+            self._transpose(int(match[1]), words)
         if name.startswith("rk_join_") and not code:
             match = re.search(r"_u(\d+)$", name)  # (the first entry moves the widest unit)
             unit = int(match[1]) if match else G.JOIN_UNITS[0]
@@ -283,6 +309,18 @@ class _GatherHooks(HostBackedHooks):
             if base <= address < base + len(block):
                 return np.frombuffer(block, np.uint8), address - base
         raise KeyError(f"{address:#x} is not device memory")
+
+    def _transpose(self, isz, words):
+        """The transposing copy the words describe, done with NumPy."""
+        n, src, dst, R, C = words[:5]
+        ss0, ss1, ds0, ds1, sb, db = (w - (1 << 64) if w >> 63 else w for w in words[5:11])
+        tr, tc = words[11:13]
+        b, r, c = np.meshgrid(np.arange(n // (tr * tc)), np.arange(R), np.arange(C), indexing="ij")
+        smem, s_at = self._bytes(src)
+        dmem, d_at = self._bytes(dst)
+        frm = s_at + (b * sb + r * ss0 + c * ss1).reshape(-1, 1) * isz + np.arange(isz)
+        to = d_at + (b * db + r * ds0 + c * ds1).reshape(-1, 1) * isz + np.arange(isz)
+        dmem[to] = smem[frm]
 
     def _gather(self, isz, bits, signed, data):
         words = struct.unpack("<" + "Q" * 18, data)
@@ -323,6 +361,7 @@ def fake_gpu(monkeypatch):
         monkeypatch.setattr(_launch, table, {})
     monkeypatch.setattr(_launch, "_full_modules_asked", set())
     monkeypatch.setattr(_gather_gpu, "_plans", {})
+    monkeypatch.setattr(_gather_gpu, "_transpose_plans", {})
 
     def host_check(idx, n, axis):  # (the reductions of ``check_bounds`` do not run here)
         k = idx.get()
@@ -333,6 +372,45 @@ def fake_gpu(monkeypatch):
     monkeypatch.setattr(_advanced_indexing, "check_bounds", host_check)
     yield api, device
     drain_background()
+
+
+def test_transposes_on_a_fake_gpu_move_4_byte_elements_in_pairs_where_aligned(fake_gpu):
+    api, device = fake_gpu
+    rng = np.random.default_rng(29)
+
+    def check(a, view, pairs, out=None, out_view=None):
+        x = ra.asarray(a, device=device)
+        api.transposes.clear()
+        if out is None:
+            got, expect = view(x).copy().get(), np.ascontiguousarray(view(a))
+        else:
+            o, e = ra.asarray(out, device=device), out.copy()
+            o[out_view] = view(x)
+            e[out_view] = view(a)
+            got, expect = o.get(), e
+        np.testing.assert_array_equal(got, expect)
+        assert [w[-1] for _, w in api.transposes] == [pairs], (a.shape, pairs)
+        assert all(isz == a.itemsize for isz, _ in api.transposes)
+
+    for dtype in (np.float32, np.int32, np.uint32):
+        a = random_array((256, 192), dtype, rng)
+        check(a, lambda v: v.T, 1)
+        check(a, lambda v: v[2:, 4:].T, 1)  # (starts 8-byte aligned)
+        check(a, lambda v: v[:, 1:].T, 0)  # (starts 4 bytes past)
+        check(a, lambda v: v[:, ::-1].T, 0)  # (the source's inner axis runs backwards)
+        check(random_array((256, 193), dtype, rng), lambda v: v.T, 0)  # (odd rows)
+        # one layout (one plan) at two alignments: the word follows each call's addresses
+        c = random_array((256, 194), dtype, rng)
+        check(c, lambda v: v[:, :192].T, 1)
+        check(c, lambda v: v[:, 1:193].T, 0)
+        check(c, lambda v: v[:, 2:194].T, 1)
+        check(a, lambda v: v.T, 0, out=np.zeros((192, 257), dtype), out_view=(slice(None), slice(0, 256)))
+        check(random_array((3, 128, 96), dtype, rng), lambda v: ra.permute_dims(v, (0, 2, 1))
+              if isinstance(v, ra.Array) else v.transpose(0, 2, 1), 1)
+    # other sizes: never
+    check(random_array((256, 192), np.int64, rng), lambda v: v.T, 0)
+    check(random_array((256, 192), np.int16, rng), lambda v: v.T, 0)
+    assert not api.callback_errors
 
 
 def test_gathers_on_a_fake_gpu_launch_words_numpy_agrees_with(fake_gpu):

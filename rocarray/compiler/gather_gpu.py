@@ -9,9 +9,11 @@ addresses and ends are run-time parameters, every one a 64-bit word after the le
 item count ``n`` (``PARAMS``).
 
 * *transpose* (``build_transpose``): ``dst[b, r, c] = src[b, r, c]`` where ``r`` is
-  ``src``'s innermost axis and ``c`` ``dst``'s.  A block copies a ``TILE`` x ``TILE``
-  tile: its lanes read along ``r`` into shared memory (rows padded by one element, so the
-  transposed reads hit distinct banks), then write along ``c``; both sides coalesce.
+  ``src``'s innermost axis and ``c`` ``dst``'s.  A block copies a square tile
+  (``tile_side``): its lanes read along ``r`` into shared memory (rows padded by one
+  element, so the transposed reads hit distinct banks), then write along ``c``; both
+  sides coalesce.  Where ``pairs`` is set (4-byte elements, both inner axes contiguous,
+  every pair 8-byte aligned), a whole tile moves two adjacent elements a lane.
   ``n`` is the number of tiles (batch x tile rows x tile columns).
 * *gather* (``build_gather``): ``out[i] = src[p*sp + w(idx[p*ip + j*ij + q*iq])*sa + q*sq]``
   for the flat position ``i`` of ``(p, j, q)`` in a ``(P, M, Q)`` result, ``w`` wrapping a
@@ -61,12 +63,14 @@ SEARCH_ITEMS = 1
 JOIN_PIECES = 8
 JOIN_UNITS = (16, 8, 4, 2, 1)
 JOIN_SUFFIXES = tuple(f"_u{u}" for u in JOIN_UNITS[1:])
-#: The side of a transposing copy's tile (a block covers it in ``TILE * TILE / BLOCK`` rows).
-TILE = 32
-ROWS_PER_THREAD = TILE * TILE // BLOCK
+#: The side of a transposing copy's tile (a block covers it in ``side * side / BLOCK``
+#: rows) for elements of at most ``TILE_BYTES`` bytes; wider ones take half of it, so that
+#: the tile stays within a block's 48 KiB of static shared memory.
+TILE = 64
+TILE_BYTES = 8
 
 PARAMS = {
-    "transpose": ("src", "dst", "R", "C", "ss0", "ss1", "ds0", "ds1", "sb", "db", "tr", "tc"),
+    "transpose": ("src", "dst", "R", "C", "ss0", "ss1", "ds0", "ds1", "sb", "db", "tr", "tc", "pairs"),
     "gather": ("src", "idx", "out", "flag", "nax", "MQ", "mq_m", "mq_l", "Q", "q_m", "q_l",
                "ip", "ij", "iq", "sp", "sa", "sq"),
     "search": ("a", "v", "out", "L", "invert"),
@@ -78,7 +82,7 @@ PARAMS = {
 SEARCH_ENTRIES = (("", False, False, False), ("_r", True, False, False), ("_w", False, True, False),
                   ("_wr", True, True, False), ("_f", False, False, True), ("_wf", False, True, True))
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 4
+VERSION = 5
 
 
 def packer(kind: str) -> struct.Struct:
@@ -94,6 +98,11 @@ def magic(d: int) -> tuple[int, int]:
         raise ValueError(f"a magic divisor must be in [1, 2**32), not {d}")
     l = (d - 1).bit_length()
     return ((1 << (32 + l)) // d) - (1 << 32) + 1, l
+
+
+def tile_side(itemsize: int) -> int:
+    """The side of the transposing copy's tile for elements of ``itemsize`` bytes."""
+    return TILE if itemsize <= TILE_BYTES else TILE // 2
 
 
 def _element_type(itemsize: int) -> ir.Type:
@@ -181,53 +190,128 @@ def build_transpose(module: ir.Module, target, entry: str, itemsize: int) -> Non
     align = min(itemsize, 8)
     k = _Builder(module, target, entry, "transpose")
     b, p = k.b, k.p
-    tile = k.shared_array(f"{entry}_tile", ET, TILE * (TILE + 1))
-    lane = b.and_(k.tid, k.c64(TILE - 1))
-    row = b.lshr(k.tid, k.c64(TILE.bit_length() - 1))
+    side = tile_side(itemsize)
+    rows_per_thread = side * side // BLOCK
+    tile = k.shared_array(f"{entry}_tile", ET, side * (side + 1))
+    lane = b.and_(k.tid, k.c64(side - 1))
+    row = b.lshr(k.tid, k.c64(side.bit_length() - 1))
     per_batch = b.mul(p["tr"], p["tc"])
     tiles = CountedLoop(b, k.bid, p["n"], "tile")
     t = tiles.i
     batch = b.udiv(t, per_batch)
     rest = b.sub(t, b.mul(batch, per_batch))
     ti = b.udiv(rest, p["tc"])
-    r0 = b.mul(ti, k.c64(TILE))
-    c0 = b.mul(b.sub(rest, b.mul(ti, p["tc"])), k.c64(TILE))
+    r0 = b.mul(ti, k.c64(side))
+    c0 = b.mul(b.sub(rest, b.mul(ti, p["tc"])), k.c64(side))
     src = b.add(p["src"], b.mul(b.mul(batch, p["sb"]), k.c64(itemsize)))
     dst = b.add(p["dst"], b.mul(b.mul(batch, p["db"]), k.c64(itemsize)))
+    step = k.c64(BLOCK // side)
 
-    def inside(r, c):
-        return b.and_(b.icmp_signed("<", r, p["R"]), b.icmp_signed("<", c, p["C"]))
+    def places(r, c, frm, to, along_c, frm_step, to_step):
+        """A thread's elements of the tile, ``(r, c, offset read, offset written)`` each,
+        stepping along ``c`` or ``r`` (offsets stepped by additions from the first)."""
+        out = []
+        for _ in range(rows_per_thread):
+            out.append((r, c, frm, to))
+            r, c = (r, b.add(c, step)) if along_c else (b.add(r, step), c)
+            frm, to = b.add(frm, frm_step), b.add(to, to_step)
+        return out
 
-    # lanes along r (src's inner axis), rows of the block along c; the tile is [c][r]
-    # (offsets stepped by additions from the thread's first element)
-    step = k.c64(BLOCK // TILE)
-    r = b.add(r0, lane)
-    c = b.add(c0, row)
-    at = b.add(b.mul(r, p["ss0"]), b.mul(c, p["ss1"]))
-    shared_at = b.add(b.mul(row, k.c64(TILE + 1)), lane)
-    for s in range(ROWS_PER_THREAD):
-        def read(at=at, shared_at=shared_at):
-            v = k.load(src, at, ET, align, read_only=True)
-            b.store(v, k.sptr(tile, shared_at, ET))
-        k.if_then(inside(r, c), read)
-        c = b.add(c, step)
-        at = b.add(at, b.mul(step, p["ss1"]))
-        shared_at = b.add(shared_at, k.c64((BLOCK // TILE) * (TILE + 1)))
-    target.emit_barrier(b)
-    # lanes along c (dst's inner axis)
-    c = b.add(c0, lane)
-    r = b.add(r0, row)
-    at = b.add(b.mul(r, p["ds0"]), b.mul(c, p["ds1"]))
-    shared_at = b.add(b.mul(lane, k.c64(TILE + 1)), row)
-    for s in range(ROWS_PER_THREAD):
-        def write(at=at, shared_at=shared_at):
-            v = b.load(k.sptr(tile, shared_at, ET), typ=ET)
-            k.store(v, dst, at, ET, align)
-        k.if_then(inside(r, c), write)
-        r = b.add(r, step)
-        at = b.add(at, b.mul(step, p["ds0"]))
-        shared_at = b.add(shared_at, step)
-    target.emit_barrier(b)  # (the next tile overwrites the shared one)
+    def move(elements, fetch, put, guarded):
+        """``put(fetch(frm), to)`` for each element: at a tile's edge one by one under a
+        guard; in a whole tile every fetch first, with no branch between them, so that the
+        loads are in flight together (the copy is bound by how many are)."""
+        if guarded:
+            for r, c, frm, to in elements:
+                inside = b.and_(b.icmp_signed("<", r, p["R"]), b.icmp_signed("<", c, p["C"]))
+                k.if_then(inside, lambda frm=frm, to=to: put(fetch(frm), to))
+        else:
+            values = [fetch(frm) for _, _, frm, _ in elements]
+            for (_, _, _, to), v in zip(elements, values):
+                put(v, to)
+
+    def copy_tile(guarded):
+        # lanes along r (src's inner axis), rows of the block along c; the tile is [c][r]
+        r, c = b.add(r0, lane), b.add(c0, row)
+        move(places(r, c, b.add(b.mul(r, p["ss0"]), b.mul(c, p["ss1"])),
+                    b.add(b.mul(row, k.c64(side + 1)), lane), True, b.mul(step, p["ss1"]),
+                    k.c64((BLOCK // side) * (side + 1))),
+             lambda at: k.load(src, at, ET, align, read_only=True),
+             lambda v, at: b.store(v, k.sptr(tile, at, ET)), guarded)
+        target.emit_barrier(b)
+        # lanes along c (dst's inner axis)
+        r, c = b.add(r0, row), b.add(c0, lane)
+        move(places(r, c, b.add(b.mul(lane, k.c64(side + 1)), row),
+                    b.add(b.mul(r, p["ds0"]), b.mul(c, p["ds1"])), False, step, b.mul(step, p["ds0"])),
+             lambda at: b.load(k.sptr(tile, at, ET), typ=ET),
+             lambda v, at: k.store(v, dst, at, ET, align), guarded)
+        target.emit_barrier(b)  # (the next tile overwrites the shared one)
+
+    def copy_tile_in_pairs():
+        """A whole tile of 4-byte elements moved two adjacent ones (8 aligned bytes) a
+        lane on both sides, as 8-byte elements move: half the requests for the same bytes.
+        Each pair is read along ``r`` into two elements of a tile row, and written along
+        ``c`` from the same place in two adjacent rows."""
+        PT = ir.VectorType(ET, 2)
+        half = side // 2  # (lanes along a tile row)
+        rows = BLOCK // half  # (tile rows a step of the block covers)
+        pair_lane = b.and_(k.tid, k.c64(half - 1))
+        pair_row = b.lshr(k.tid, k.c64(half.bit_length() - 1))
+        two = k.c64(2)
+
+        def pair_places(frm, to, frm_step, to_step):
+            """A thread's pairs, ``(offset read, offset written)`` each."""
+            out = []
+            for _ in range(side * side // (2 * BLOCK)):
+                out.append((frm, to))
+                frm, to = b.add(frm, frm_step), b.add(to, to_step)
+            return out
+
+        # (offsets in elements, the global ones 8-byte aligned: the caller checked strides)
+        r, c = b.add(r0, b.mul(pair_lane, two)), b.add(c0, pair_row)
+        places_ = pair_places(b.add(b.mul(r, p["ss0"]), b.mul(c, p["ss1"])),
+                              b.add(b.mul(pair_row, k.c64(side + 1)), b.mul(pair_lane, two)),
+                              b.mul(k.c64(rows), p["ss1"]), k.c64(rows * (side + 1)))
+        values = [b.load(k.gptr(src, b.lshr(at, ir.Constant(I64, 1)), PT), typ=PT, align=8) for at, _ in places_]
+        for v in values:
+            v.set_metadata("invariant.load", k.invariant)
+        for (_, to), v in zip(places_, values):
+            for h in range(2):
+                b.store(b.extract_element(v, ir.Constant(I32, h)), k.sptr(tile, b.add(to, k.c64(h)), ET))
+        target.emit_barrier(b)
+        r, c = b.add(r0, pair_row), b.add(c0, b.mul(pair_lane, two))
+        places_ = pair_places(b.add(b.mul(b.mul(pair_lane, two), k.c64(side + 1)), pair_row),
+                              b.add(b.mul(r, p["ds0"]), b.mul(c, p["ds1"])),
+                              k.c64(rows), b.mul(k.c64(rows), p["ds0"]))
+        pairs = []
+        for frm, _ in places_:
+            v = ir.Constant(PT, ir.Undefined)
+            for h in range(2):
+                e = b.load(k.sptr(tile, b.add(frm, k.c64(h * (side + 1))), ET), typ=ET)
+                v = b.insert_element(v, e, ir.Constant(I32, h))
+            pairs.append(v)
+        for (_, to), v in zip(places_, pairs):
+            b.store(v, k.gptr(dst, b.lshr(to, ir.Constant(I64, 1)), PT), align=8)
+        target.emit_barrier(b)
+
+    # the same for every thread of the block: its barriers are reached by all
+    whole = b.and_(b.icmp_signed("<=", b.add(r0, k.c64(side)), p["R"]),
+                   b.icmp_signed("<=", b.add(c0, k.c64(side)), p["C"]))
+    fn = b.function
+    whole_bb, edge_bb, next_bb = (fn.append_basic_block(f"tile.{s}") for s in ("whole", "edge", "next"))
+    b.cbranch(whole, whole_bb, edge_bb)
+    paths = [(whole_bb, lambda: copy_tile(False)), (edge_bb, lambda: copy_tile(True))]
+    if itemsize == 4:
+        pairs_bb = fn.append_basic_block("tile.pairs")
+        b.position_at_end(whole_bb)
+        whole_bb = fn.append_basic_block("tile.whole1")
+        b.cbranch(b.icmp_unsigned("!=", p["pairs"], k.c64(0)), pairs_bb, whole_bb)
+        paths = [(pairs_bb, copy_tile_in_pairs), (whole_bb, lambda: copy_tile(False)), paths[1]]
+    for bb, copy in paths:
+        b.position_at_end(bb)
+        copy()
+        b.branch(next_bb)
+    b.position_at_end(next_bb)
     tiles.close(b, b.add(t, k.nblocks))
     b.ret_void()
 

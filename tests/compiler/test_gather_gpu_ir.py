@@ -40,7 +40,11 @@ def test_nvptx_transpose_tiles_in_shared_memory(itemsize):
     target = target_for("sm_90")
     ptx = target.emit_ptx(_module(target, G.build_transpose, itemsize))
     assert ".entry rk_g(" in ptx
-    assert f".shared .align 16 .b8 rk_g_tile[{itemsize * G.TILE * (G.TILE + 1)}]" in ptx
+    side = G.tile_side(itemsize)
+    shared = itemsize * side * (side + 1)
+    assert f".shared .align 16 .b8 rk_g_tile[{shared}]" in ptx
+    assert shared <= 48 * 1024  # (a block's static shared memory)
+    assert side == (64 if itemsize <= 8 else 32)
     assert "bar.sync" in ptx and "ld.global.nc" in ptx and "st.shared" in ptx and "ld.shared" in ptx
     assert "ld.local" not in ptx
     assert isinstance(target.compile(_module(target, G.build_transpose, itemsize)), bytes)
@@ -85,7 +89,8 @@ def test_amdgpu_code_objects(arch, wave):
             explicit = [a for a in kernel[".args"] if not a[".value_kind"].startswith("hidden_")]
             assert [(a[".offset"], a[".size"]) for a in explicit] == [(8 * k, 8) for k in range(len(G.PARAMS[kind]) + 1)]
         if build is G.build_transpose:
-            assert co.kernel("rk_g")[".group_segment_fixed_size"] >= args[0] * G.TILE * (G.TILE + 1)
+            side = G.tile_side(args[0])
+            assert args[0] * side * (side + 1) <= co.kernel("rk_g")[".group_segment_fixed_size"] <= 48 * 1024
     asm = target.emit_assembly(_module(target, G.build_transpose, 4))
     assert "s_barrier" in asm and ("ds_write" in asm or "ds_store" in asm)
 
@@ -289,30 +294,42 @@ def test_search_runs_on_a_host_grid(dtype):
             np.testing.assert_array_equal(out, expect, err_msg=f"n={n} {suffix}")
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.complex128], ids=str)
+@pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.int32, np.complex128], ids=str)
 def test_transpose_runs_on_a_host_grid(dtype):
     drain_background()
     rng = np.random.default_rng(34)
-    k = _Grid(G.build_transpose, np.dtype(dtype).itemsize)
+    isz = np.dtype(dtype).itemsize
+    k = _Grid(G.build_transpose, isz)
 
-    def copy(src, dst, R, C, ss, ds, B=1, sb=0, db=0, grid=None):
-        tr, tc = -(-R // G.TILE), -(-C // G.TILE)
+    def copy(src, dst, R, C, ss, ds, B=1, sb=0, db=0, grid=None, pairs=0):
+        side = G.tile_side(isz)
+        tr, tc = -(-R // side), -(-C // side)
         tiles = B * tr * tc
         first = np.lib.stride_tricks.as_strided(src, (1,), (src.itemsize,))
-        k.run("k", "transpose", tiles, grid or tiles, _ptr(first), _ptr(dst), R, C, *ss, *ds, sb, db, tr, tc,
+        k.run("k", "transpose", tiles, grid or tiles, _ptr(first), _ptr(dst), R, C, *ss, *ds, sb, db, tr, tc, pairs,
               threads=True)
 
-    for R, C in ((1, 1), (33, 65), (3, 40), (40, 3)):
-        x = (rng.standard_normal((C, R)) * 50).astype(dtype)
-        dst = np.zeros((R, C), dtype)
-        copy(x, dst, R, C, (1, R), (C, 1))
-        np.testing.assert_array_equal(dst, x.T)
+    # (whole tiles and tiles cut at either edge: (130, 70); whole tiles alone: (64, 128));
+    # 4-byte elements of whole tiles in pairs too (the word is ignored for other sizes)
+    for R, C in ((1, 1), (33, 65), (3, 40), (40, 3), (130, 70), (64, 128)):
+        for pairs in (0, 1) if R % 2 == 0 and C % 2 == 0 else (0,):
+            x = (rng.standard_normal((C, R)) * 50).astype(dtype)
+            dst = np.zeros((R, C), dtype)
+            copy(x, dst, R, C, (1, R), (C, 1), pairs=pairs)
+            np.testing.assert_array_equal(dst, x.T, err_msg=f"{(R, C)} pairs={pairs}")
     # batched, a flipped source, fewer blocks than tiles
     x = (rng.standard_normal((3, 40, 50)) * 50).astype(dtype)
     src = x[:, ::-1, :].transpose(0, 2, 1)
     st = [s // x.itemsize for s in src.strides]
     dst = np.zeros((3, 50, 40), dtype)
     copy(src, dst, 50, 40, (st[1], st[2]), (40, 1), B=3, sb=st[0], db=2000, grid=2)
+    np.testing.assert_array_equal(dst, src)
+    # batched whole tiles in pairs: a source whose rows are every other row of a larger one
+    x = (rng.standard_normal((2, 256, 130)) * 50).astype(dtype)
+    src = x[:, ::2, :128].transpose(0, 2, 1)  # (2, 128, 128): r contiguous, c stride 260
+    st = [s // x.itemsize for s in src.strides]
+    dst = np.zeros((2, 128, 128), dtype)
+    copy(src, dst, 128, 128, (st[1], st[2]), (128, 1), B=2, sb=st[0], db=128 * 128, grid=3, pairs=int(isz == 4))
     np.testing.assert_array_equal(dst, src)
 
 
