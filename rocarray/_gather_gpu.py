@@ -54,7 +54,8 @@ def _module_parts(kind: str, key: tuple) -> tuple:
     """(name, builder, packer, entries) of a ``kind`` module for ``key`` (``load_full_module``)."""
     build = {"transpose": G.build_transpose, "gather": G.build_gather, "search": G.build_search,
              "join": G.build_joins}[kind]
-    extra = {"search": tuple(e[0] for e in G.SEARCH_ENTRIES[1:]), "join": G.JOIN_SUFFIXES}.get(kind, ())
+    extra = {"search": tuple(e[0] for e in G.SEARCH_ENTRIES[1:]), "join": G.JOIN_SUFFIXES,
+             "gather": (G.GATHER_NARROW,)}.get(kind, ())
     return "_".join((kind, *map(str, key))), lambda m, t, e: build(m, t, e, *key), G.packer(kind), extra
 
 
@@ -141,15 +142,16 @@ _transpose_plans: dict = {}
 
 class GatherPlan:
     """A gather's launch on one device for one element size and index dtype, found once:
-    the kernel's function and packing, the runtime's calls, the device's flag words, and
-    per geometry the precomputed words of each launch (``chunks``)."""
+    the kernel's functions (64-bit and 32-bit offsets) and packing, the runtime's calls,
+    the device's flag words, and per geometry the precomputed words of each launch
+    (``chunks``)."""
 
-    __slots__ = ("function", "packer", "launch", "wait", "index", "flags", "_chunks")
+    __slots__ = ("functions", "packer", "launch", "wait", "index", "flags", "_chunks")
 
     def __init__(self, device, itemsize: int, index_dtype):
         kernel = _kernel(device, "gather", itemsize, 8 * index_dtype.itemsize, index_dtype.kind == "i")
         rt = kernel.runtime
-        self.function = kernel.code.functions[0]  # (the full tier's: no later code replaces it)
+        self.functions = kernel.code.functions  # (the full tier's: no later code replaces them)
         self.packer = G.packer("gather")
         self.launch = rt.launch_packed
         self.wait = rt.synchronize_current
@@ -159,8 +161,8 @@ class GatherPlan:
 
     def chunks(self, shape: tuple, nax: int, src_strides: tuple, idx_strides: tuple, isz: int, xsz: int):
         """The launches of a gather of ``shape`` (``gather_axis``'s arguments; ``isz``,
-        ``xsz``: the source's and the indices' element sizes): for each, ``(n, grid, byte
-        offsets of src, idx and out, the words after the flag's)``; None where the
+        ``xsz``: the source's and the indices' element sizes): for each, ``(entry, n, grid,
+        byte offsets of src, idx and out, the words after the flag's)``; None where the
         result is too large for the kernel's 32-bit positions."""
         key = (shape, nax, src_strides, idx_strides)
         chunks = self._chunks.get(key)
@@ -184,10 +186,18 @@ def _chunks(shape: tuple, nax: int, src_strides: tuple, idx_strides: tuple, isz:
     out = []
     for p0 in range(0, P, rows):
         n = min(rows, P - p0) * MQ
-        out.append((n, _rounds(n), p0 * sp * isz, p0 * ip * xsz, p0 * MQ * isz, words))
+        # 32-bit offsets where every position, and every element offset either array is
+        # read at from the chunk's start, is below 2**31 (the sums of the extents bound them)
+        idx_reach = sum(abs(st) * (d - 1) for st, d in zip(idx_strides, (min(rows, P - p0), M, Q)))
+        src_reach = sum(abs(st) * (d - 1) for st, d in zip(src_strides, (min(rows, P - p0), nax, Q)))
+        entry = int(max(n, idx_reach + 1, src_reach + 1) <= _NARROW_MAX)
+        out.append((entry, n, _rounds(n), p0 * sp * isz, p0 * ip * xsz, p0 * MQ * isz, words))
     return tuple(out)
 
 
+#: the most positions (and elements either array is read at, from its start) a gather
+#: takes with 32-bit offsets
+_NARROW_MAX = 1 << 31
 #: geometries a plan keeps the words of (past this many it forgets them all)
 _MAX_GEOMETRIES = 256
 #: (device, element size, index dtype) -> GatherPlan
@@ -222,12 +232,12 @@ def gather_axis(src: Array, src_strides: tuple, nax: int, idx: Array, idx_stride
     if chunks is None:
         return None
     s, i, o = _ptr(src), _ptr(idx), _ptr(out)
-    function, launch, packer = plan.function, plan.launch, plan.packer
+    functions, launch, packer = plan.functions, plan.launch, plan.packer
     flags = plan.flags
     word = flags.acquire()
     try:
-        for n, grid, ds, di, do, words in chunks:
-            launch(function, grid, G.BLOCK, packer, n, (s + ds, i + di, o + do, word[2], *words))
+        for entry, n, grid, ds, di, do, words in chunks:
+            launch(functions[entry], grid, G.BLOCK, packer, n, (s + ds, i + di, o + do, word[2], *words))
         plan.wait(plan.index)
         return not word[0][word[1]]
     finally:

@@ -26,7 +26,8 @@ def loads(monkeypatch):
 
 
 @pytest.mark.parametrize("get,name,entries,packer", [
-    (lambda d: _gather_gpu._kernel(d, "gather", 4, 64, True), "gather_4_64_True", (), gather_gpu.packer("gather")),
+    (lambda d: _gather_gpu._kernel(d, "gather", 4, 64, True), "gather_4_64_True", (gather_gpu.GATHER_NARROW,),
+     gather_gpu.packer("gather")),
     (lambda d: _gather_gpu._kernel(d, "transpose", 8), "transpose_8", (), gather_gpu.packer("transpose")),
     (lambda d: _gather_gpu._kernel(d, "join"), "join", gather_gpu.JOIN_SUFFIXES, gather_gpu.packer("join")),
     (lambda d: _gather_gpu._kernel(d, "search", 4, "f"), "search_4_f",

@@ -266,6 +266,7 @@ class _GatherHooks(HostBackedHooks):
         self.gathers = []  # (stream, the flag word's device address) of each gather launched
         self.joins = []  # (unit, grid, block, the words after ``n``) of each join launched
         self.transposes = []  # (element size, the words) of each transposing copy launched
+        self.gather_entries = []  # whether each gather launched took 32-bit offsets
 
     def arch(self, index):
         return "sm_90"  # (a real target: the module is compiled, only its load is pretend)
@@ -282,6 +283,7 @@ class _GatherHooks(HostBackedHooks):
             data = self.launches[-1][5]
             self._gather(int(match[1]), int(match[2]), match[3] == "True", data)
             self.gathers.append((stream, struct.unpack_from("<Q", data, 32)[0]))
+            self.gather_entries.append(self.names[function].endswith(G.GATHER_NARROW))
         name = self.names.get(function, "")
         match = re.match(r"rk_transpose_(\d+)_", name)
         if match and not code:
@@ -449,6 +451,31 @@ def test_gathers_on_a_fake_gpu_launch_words_numpy_agrees_with(fake_gpu):
     assert not api.callback_errors
     words = device.runtime.mapped_words(0)
     assert words.lent == 0 and len({w for _, w in api.gathers}) == 1  # (one word, lent and taken back)
+
+
+def test_gathers_on_a_fake_gpu_take_32_bit_offsets_where_every_offset_fits(fake_gpu, monkeypatch):
+    api, device = fake_gpu
+    rng = np.random.default_rng(30)
+    a = random_array((40, 50), np.float32, rng)
+    x = ra.asarray(a, device=device)
+    k = rng.integers(-50, 50, size=(40, 30))
+    kx = ra.asarray(k, device=device)
+
+    def gathers(limit):
+        monkeypatch.setattr(_gather_gpu, "_NARROW_MAX", limit)
+        monkeypatch.setattr(_gather_gpu, "_plans", {})
+        api.gather_entries.clear()
+        np.testing.assert_array_equal(ra.take_along_axis(x, kx, axis=1).get(), np.take_along_axis(a, k, axis=1))
+        np.testing.assert_array_equal(ra.take(x[:, ::-1], kx[0], axis=1).get(), np.take(a[:, ::-1], k[0], axis=1))
+        return list(api.gather_entries)
+
+    assert gathers(1 << 31) == [True, True]
+    # (positions: 1,200 and 1,200; the source read up to offsets 1,999 and 1,999 from its
+    # start; the indices up to 1,199 and 29)
+    assert gathers(2000) == [True, True]
+    assert gathers(1999) == [False, False]
+    assert gathers(1201) == [False, False]
+    assert not api.callback_errors
 
 
 def test_an_out_of_range_index_on_a_fake_gpu_raises_through_the_flag(fake_gpu):

@@ -76,13 +76,15 @@ PARAMS = {
     "search": ("a", "v", "out", "L", "invert"),
     "join": ("dst",) + tuple(w for k in range(JOIN_PIECES) for w in (f"s{k}", f"e{k}")),
 }
+#: The suffix of a gather module's entry with 32-bit offsets (``build_gather``).
+GATHER_NARROW = "_n"
 #: The entries of a search module: (suffix, side is right, 64-bit positions, found):
 #: ``found`` entries write whether the query is at its left insertion point (a bool,
 #: ``!= invert``: ``isin``) instead of the point.
 SEARCH_ENTRIES = (("", False, False, False), ("_r", True, False, False), ("_w", False, True, False),
                   ("_wr", True, True, False), ("_f", False, False, True), ("_wf", False, True, True))
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 5
+VERSION = 6
 
 
 def packer(kind: str) -> struct.Struct:
@@ -334,14 +336,35 @@ def _divmod(b, x, d, m, l):
 
 
 def build_gather(module: ir.Module, target, entry: str, itemsize: int, index_bits: int, signed: bool) -> None:
-    """Add the gather of ``itemsize``-byte elements by ``index_bits``-bit indices
-    (``signed`` or not), ``entry``, to ``module``.  ``n`` (the result's elements) must be
-    below 2**32."""
+    """Add the gathers of ``itemsize``-byte elements by ``index_bits``-bit indices (``signed``
+    or not) to ``module``: ``entry``, with 64-bit element offsets, and ``entry + "_n"``
+    (``GATHER_NARROW``), with 32-bit ones -- a multiply-add each instead of a 64-bit
+    multiply's several -- for gathers whose every offset and position is below 2**31.
+    ``n`` (the result's elements) must be below 2**32."""
+    _build_gather_entry(module, target, entry, itemsize, index_bits, signed, False)
+    _build_gather_entry(module, target, entry + GATHER_NARROW, itemsize, index_bits, signed, True)
+
+
+def _build_gather_entry(module, target, name, itemsize, index_bits, signed, narrow):
     ET = _element_type(itemsize)
     IT = ir.IntType(index_bits)
     align = min(itemsize, 8)
-    k = _Builder(module, target, entry, "gather")
+    k = _Builder(module, target, name, "gather")
     b, p = k.b, k.p
+
+    def offset(*terms):
+        """The element offset sum(x * stride) of (x, stride) pairs (i64 values), as i64."""
+        if not narrow:
+            total = b.mul(*terms[0])
+            for x, stride in terms[1:]:
+                total = b.add(total, b.mul(x, stride))
+            return total
+        total = None
+        for x, stride in terms:
+            t = b.mul(b.trunc(x, I32), b.trunc(stride, I32))
+            total = t if total is None else b.add(total, t)
+        return b.sext(total, I64)
+
     bad_slot = k.slot(I1)
     b.store(ir.Constant(I1, 0), bad_slot)
     inner = b.icmp_unsigned("==", p["Q"], k.c64(1))
@@ -359,10 +382,10 @@ def build_gather(module: ir.Module, target, entry: str, itemsize: int, index_bit
             row, r = _divmod(b, i, p["MQ"], p["mq_m"], p["mq_l"])
             if with_q:
                 j, q = _divmod(b, r, p["Q"], p["q_m"], p["q_l"])
-                ia = b.add(b.add(b.mul(row, p["ip"]), b.mul(j, p["ij"])), b.mul(q, p["iq"]))
+                ia = offset((row, p["ip"]), (j, p["ij"]), (q, p["iq"]))
             else:
                 q = None
-                ia = b.add(b.mul(row, p["ip"]), b.mul(r, p["ij"]))
+                ia = offset((row, p["ip"]), (r, p["ij"]))
             raw = k.load(p["idx"], ia, IT, index_bits // 8, read_only=True)
             items.append((i, ok, row, q, raw))
         values = []
@@ -373,9 +396,7 @@ def build_gather(module: ir.Module, target, entry: str, itemsize: int, index_bit
             out_of_range = b.icmp_unsigned(">=", v, p["nax"])
             b.store(b.or_(b.load(bad_slot, typ=I1), b.and_(ok, out_of_range)), bad_slot)
             v = b.select(out_of_range, k.c64(0), v)
-            at = b.add(b.mul(row, p["sp"]), b.mul(v, p["sa"]))
-            if with_q:
-                at = b.add(at, b.mul(q, p["sq"]))
+            at = offset((row, p["sp"]), (v, p["sa"]), *(((q, p["sq"]),) if with_q else ()))
             values.append((i, ok, k.load(p["src"], at, ET, align, read_only=True)))
         for i, ok, v in values:
             k.if_then(ok, lambda i=i, v=v: k.store(v, p["out"], i, ET, align))

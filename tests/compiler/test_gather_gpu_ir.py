@@ -76,7 +76,8 @@ def test_nvptx_search_entries(kind, itemsize):
 def test_amdgpu_code_objects(arch, wave):
     target = AMDGPUTarget(arch)
     builds = [(G.build_transpose, (16,), ["rk_g"], "transpose"), (G.build_transpose, (4,), ["rk_g"], "transpose"),
-              (G.build_gather, (4, 64, True), ["rk_g"], "gather"), (G.build_gather, (8, 32, False), ["rk_g"], "gather"),
+              (G.build_gather, (4, 64, True), ["rk_g", "rk_g" + G.GATHER_NARROW], "gather"),
+              (G.build_gather, (8, 32, False), ["rk_g", "rk_g" + G.GATHER_NARROW], "gather"),
               (G.build_search, ("f", 2), ["rk_g" + e[0] for e in G.SEARCH_ENTRIES], "search"),
               (G.build_search, ("c", 16), ["rk_g" + e[0] for e in G.SEARCH_ENTRIES], "search")]
     for build, args, entries, kind in builds:
@@ -205,15 +206,23 @@ def _ptr(a):
 
 
 def _gather(src, src_strides, nax, idx, idx_strides, shape, grid=None):
+    """The gather run by both entries, 64-bit and 32-bit offsets (which must agree)."""
     P, M, Q = shape
     n = P * M * Q
-    out = np.zeros(n, src.dtype)
-    flag = np.zeros(1, np.int32)
     k = _Grid(G.build_gather, src.itemsize, 8 * idx.itemsize, idx.dtype.kind == "i")
     grid = grid or -(-n // (G.BLOCK * G.ITEMS))
-    k.run("k", "gather", n, grid, _ptr(src), _ptr(idx), _ptr(out), _ptr(flag), nax, M * Q, *G.magic(M * Q), Q,
-          *G.magic(Q), *idx_strides, *src_strides)
-    return out.reshape(shape), int(flag[0])
+    results = []
+    for entry in ("k", "k" + G.GATHER_NARROW):
+        out = np.zeros(n, src.dtype)
+        flag = np.zeros(1, np.int32)
+        k.run(entry, "gather", n, grid, _ptr(src), _ptr(idx), _ptr(out), _ptr(flag), nax, M * Q, *G.magic(M * Q),
+              Q, *G.magic(Q), *idx_strides, *src_strides)
+        results.append((out.reshape(shape), int(flag[0])))
+    (wide, wide_flag), (narrow, narrow_flag) = results
+    assert wide_flag == narrow_flag
+    if not wide_flag:
+        np.testing.assert_array_equal(narrow, wide)
+    return wide, wide_flag
 
 
 @pytest.mark.parametrize("idt", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64],
