@@ -271,46 +271,51 @@ def build_transpose(module: ir.Module, target, entry: str, itemsize: int) -> Non
 
         # (offsets in elements, the global ones 8-byte aligned: the caller checked strides)
         r, c = b.add(r0, b.mul(pair_lane, two)), b.add(c0, pair_row)
-        places_ = pair_places(b.add(b.mul(r, p["ss0"]), b.mul(c, p["ss1"])),
-                              b.add(b.mul(pair_row, k.c64(side + 1)), b.mul(pair_lane, two)),
-                              b.mul(k.c64(rows), p["ss1"]), k.c64(rows * (side + 1)))
-        values = [b.load(k.gptr(src, b.lshr(at, ir.Constant(I64, 1)), PT), typ=PT, align=8) for at, _ in places_]
-        for v in values:
+        elements = pair_places(b.add(b.mul(r, p["ss0"]), b.mul(c, p["ss1"])),
+                               b.add(b.mul(pair_row, k.c64(side + 1)), b.mul(pair_lane, two)),
+                               b.mul(k.c64(rows), p["ss1"]), k.c64(rows * (side + 1)))
+        loaded = [b.load(k.gptr(src, b.lshr(at, ir.Constant(I64, 1)), PT), typ=PT, align=8) for at, _ in elements]
+        for v in loaded:
             v.set_metadata("invariant.load", k.invariant)
-        for (_, to), v in zip(places_, values):
+        for (_, to), v in zip(elements, loaded):
             for h in range(2):
                 b.store(b.extract_element(v, ir.Constant(I32, h)), k.sptr(tile, b.add(to, k.c64(h)), ET))
         target.emit_barrier(b)
         r, c = b.add(r0, pair_row), b.add(c0, b.mul(pair_lane, two))
-        places_ = pair_places(b.add(b.mul(b.mul(pair_lane, two), k.c64(side + 1)), pair_row),
-                              b.add(b.mul(r, p["ds0"]), b.mul(c, p["ds1"])),
-                              k.c64(rows), b.mul(k.c64(rows), p["ds0"]))
-        pairs = []
-        for frm, _ in places_:
+        elements = pair_places(b.add(b.mul(b.mul(pair_lane, two), k.c64(side + 1)), pair_row),
+                               b.add(b.mul(r, p["ds0"]), b.mul(c, p["ds1"])),
+                               k.c64(rows), b.mul(k.c64(rows), p["ds0"]))
+        packed = []
+        for frm, _ in elements:
             v = ir.Constant(PT, ir.Undefined)
             for h in range(2):
                 e = b.load(k.sptr(tile, b.add(frm, k.c64(h * (side + 1))), ET), typ=ET)
                 v = b.insert_element(v, e, ir.Constant(I32, h))
-            pairs.append(v)
-        for (_, to), v in zip(places_, pairs):
+            packed.append(v)
+        for (_, to), v in zip(elements, packed):
             b.store(v, k.gptr(dst, b.lshr(to, ir.Constant(I64, 1)), PT), align=8)
         target.emit_barrier(b)
 
-    # the same for every thread of the block: its barriers are reached by all
+    # (the same for every thread of the block, so its barriers are reached by all): an
+    # edge tile, a whole one, or -- 4-byte elements where the launch's ``pairs`` says so --
+    # a whole one in pairs
     whole = b.and_(b.icmp_signed("<=", b.add(r0, k.c64(side)), p["R"]),
                    b.icmp_signed("<=", b.add(c0, k.c64(side)), p["C"]))
     fn = b.function
-    whole_bb, edge_bb, next_bb = (fn.append_basic_block(f"tile.{s}") for s in ("whole", "edge", "next"))
-    b.cbranch(whole, whole_bb, edge_bb)
-    paths = [(whole_bb, lambda: copy_tile(False)), (edge_bb, lambda: copy_tile(True))]
+    paths = {"edge": lambda: copy_tile(True), "whole": lambda: copy_tile(False)}
     if itemsize == 4:
-        pairs_bb = fn.append_basic_block("tile.pairs")
-        b.position_at_end(whole_bb)
-        whole_bb = fn.append_basic_block("tile.whole1")
-        b.cbranch(b.icmp_unsigned("!=", p["pairs"], k.c64(0)), pairs_bb, whole_bb)
-        paths = [(pairs_bb, copy_tile_in_pairs), (whole_bb, lambda: copy_tile(False)), paths[1]]
-    for bb, copy in paths:
-        b.position_at_end(bb)
+        paths["pairs"] = copy_tile_in_pairs
+    blocks = {name: fn.append_basic_block(f"tile.{name}") for name in paths}
+    next_bb = fn.append_basic_block("tile.next")
+    if itemsize == 4:
+        choose = fn.append_basic_block("tile.choose")
+        b.cbranch(whole, choose, blocks["edge"])
+        b.position_at_end(choose)
+        b.cbranch(b.icmp_unsigned("!=", p["pairs"], k.c64(0)), blocks["pairs"], blocks["whole"])
+    else:
+        b.cbranch(whole, blocks["whole"], blocks["edge"])
+    for name, copy in paths.items():
+        b.position_at_end(blocks[name])
         copy()
         b.branch(next_bb)
     b.position_at_end(next_bb)
