@@ -299,7 +299,7 @@ def radix_sort(keys: Array, rows: int, L: int, payload: Array | None = None, des
                               _FLOAT64_KEY if dtype.itemsize == 8 else _FLOAT32_KEY, indices)
     k = None if payload is not None else _network(L, dtype, device)
     if k is not None:
-        # the host's rows of up to ``line_max`` 32- and 64-bit keys: a sorting network on
+        # the host's rows of up to ``longest_row`` 32- and 64-bit keys: a sorting network on
         # vectors, into a new array (the rows longer than its stack buffer holds, through a
         # scratch array)
         return _network_launch(k, keys, Array._empty(keys.shape, dtype, device), rows, L, descending,
@@ -506,7 +506,7 @@ def _network_spec(dtype: np.dtype, arg: bool) -> tuple:
     if kind not in network_host.KINDS:
         return 0, None, None
     name = f"network_{'arg_' if arg else ''}{kind}"
-    return (network_host.line_max(network_host.record_bytes(dtype.itemsize, arg)),
+    return (network_host.longest_row(kind, arg),
             ("network-host", network_host.VERSION, kind, arg),
             lambda: (name, lambda m, t, e: network_host.build_network_module(m, t, e, kind, arg), network_host.packer(),
                      ()))

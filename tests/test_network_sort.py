@@ -1,6 +1,6 @@
 """The host's sorting network (compiler/network_host.py) behind ``sort`` of rows of up to
-``line_max`` 32- and 64-bit elements (65,536 and 16,384: in the stack's buffer up to
-``row_max``, else in a scratch array), against NumPy's stable sort bit for bit: every length class, both
+``longest_row`` 32- and 64-bit elements (65,536; 16,384 of 64-bit integers: in the stack's
+buffer up to ``row_max``, else in a scratch array), against NumPy's stable sort bit for bit: every length class, both
 directions, NaNs of any bits and sign, -0.0 among +0.0, infinities, the extremes of the
 integers; the input left as it was; the radix sort serving the rows while the network
 compiles, and rows longer than the network's; new lengths compile nothing."""
@@ -195,8 +195,8 @@ def test_what_takes_the_network(device):
         assert network_host.row_max(size) == on_stack
         assert network_host.scratch_bytes(3, on_stack, size) == 0
         assert network_host.scratch_bytes(3, on_stack + 1, size) == 3 * 2 * on_stack * size
-        longest = network_host.line_max(size)
-        assert longest == (65536 if size == 4 else 16384)
+        longest = network_host.longest_row(f"{np.dtype(dt).kind}{size}")
+        assert longest == (65536 if size == 4 or dt == np.float64 else 16384)
         for L in (1025, on_stack, on_stack + 1, longest):
             assert _radix.network_sorts(L, np.dtype(dt), cpu)
         assert not _radix.network_sorts(longest + 1, np.dtype(dt), cpu)

@@ -1,7 +1,8 @@
 """The host's sort of rows by a bitonic sorting network on SIMD vectors, built as LLVM IR:
-every row of up to ``line_max(size)`` keys of 32 or 64 bits (65,536 and 16,384), in a buffer
-of ``STACK_BYTES`` on the item's stack where it holds the row (``row_max``: 16,384 keys of
-32 bits, 8,192 of 64), else in the row's part of a scratch array the caller passes.
+every row of up to ``longest_row(kind)`` keys of 32 or 64 bits (65,536; 16,384 of 64-bit
+integers), in a buffer of ``STACK_BYTES`` on the item's stack where it holds the row
+(``row_max``: 16,384 keys of 32 bits, 8,192 of 64), else in the row's part of a scratch
+array the caller passes.
 
 A row's elements become keys that order as NumPy orders the values, padded with the
 largest key to a power of two ``P`` of at least a vector.  Integers become signed integers
@@ -70,6 +71,12 @@ STACK_BYTES = 1 << 16
 #: whose comparisons cost the most, stops at its stack buffer's 4,096 (rows of 5,000 took
 #: twice the radix sort's time).
 LINE_MAX = {4: 1 << 16, 8: 1 << 14, 16: 1 << 12}
+#: float64 rows (a sort, not an argsort) go on to this length: their keys vary in all eight
+#: of the radix sort's digits, whose passes then cost more than the network's longer sort
+#: (lines and rows of 20,000 to 65,536, benchmarks/results/2026-12-03-cpu-float64-lines/);
+#: integer keys, whose range often spares the radix sort digits, and argsorts measured
+#: mixed or slower past ``LINE_MAX``.
+FLOAT64_LINE_MAX = 1 << 16
 #: The entry's parameters, after the item count.
 PARAMS = ("a", "out", "L", "desc", "scratch")
 #: Key kinds: a letter (``f`` float, ``i`` signed, ``u`` unsigned) and the size in bytes; the
@@ -92,8 +99,16 @@ def row_max(size: int) -> int:
 
 
 def line_max(size: int) -> int:
-    """The longest row of ``size``-byte records the network sorts."""
+    """The longest row of ``size``-byte records the network sorts (float64 sorts aside:
+    ``longest_row``)."""
     return LINE_MAX[size]
+
+
+def longest_row(kind: str, arg: bool = False) -> int:
+    """The longest row of keys of ``kind`` (``KINDS``) the network sorts (``arg``: argsorts)."""
+    if kind == "f8" and not arg:
+        return FLOAT64_LINE_MAX
+    return line_max(record_bytes(int(kind[1:]), arg))
 
 
 def scratch_bytes(rows: int, L: int, size: int) -> int:
