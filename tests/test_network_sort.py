@@ -246,7 +246,7 @@ def test_argsort_rows_match_numpys_stable_order(device, dtype):
     _ready(dtype, device, arg=True)
     rng = np.random.default_rng(101)
     record = network_host.record_bytes(np.dtype(dtype).itemsize, True)
-    longest = network_host.line_max(record)
+    longest = network_host.longest_row(f"{np.dtype(dtype).kind}{np.dtype(dtype).itemsize}", True)
     for L in sorted({L for L in [32, 33, 100, 256, 1000, 1024, 1025, 4097, network_host.row_max(record),
                                  network_host.row_max(record) + 1, longest] if L <= longest}):
         a = _rows(dtype, 5 if L <= 1024 else 2, L, rng)
@@ -268,7 +268,7 @@ def test_what_the_argsort_network_takes(device):
         _ready(dt, device, arg=True)
         x = ra.asarray(np.arange(2 * 100, dtype=dt), device=cpu)
         assert _radix.network_argsort(x, 2, 100, False) is not None
-        longest = network_host.line_max(network_host.record_bytes(np.dtype(dt).itemsize, True))
+        longest = network_host.longest_row(f"{np.dtype(dt).kind}{np.dtype(dt).itemsize}", True)
         assert longest == (16384 if np.dtype(dt).itemsize == 4 else 4096)
         assert _radix.network_argsort(x, 1, longest + 1, False) is None
     assert [network_host.row_max(network_host.record_bytes(size, True)) for size in (4, 8)] == [8192, 4096]

@@ -63,20 +63,19 @@ VECTOR_BYTES = 64
 #: (musl's threads have 128 KiB).  Rows up to that length sort faster here than through
 #: the radix sort's row kernel (benchmarks/results/2026-12-03-cpu-network/).
 STACK_BYTES = 1 << 16
-#: The longest row the network sorts by the bytes of an element's record in its buffer
-#: (``record_bytes``; ``line_max``): rows longer than its stack buffer holds (``row_max``)
-#: are sorted in a scratch array the caller passes, ``P`` records a row.  Past these lengths
-#: (256 KiB of records) the radix sort's passes measured faster: the network's buffer no
-#: longer stays in the core's caches through its passes.  An argsort of 64-bit elements,
-#: whose comparisons cost the most, stops at its stack buffer's 4,096 (rows of 5,000 took
-#: twice the radix sort's time).
-LINE_MAX = {4: 1 << 16, 8: 1 << 14, 16: 1 << 12}
-#: float64 rows (a sort, not an argsort) go on to this length: their keys vary in all eight
-#: of the radix sort's digits, whose passes then cost more than the network's longer sort
-#: (lines and rows of 20,000 to 65,536, benchmarks/results/2026-12-03-cpu-float64-lines/);
-#: integer keys, whose range often spares the radix sort digits, and argsorts measured
-#: mixed or slower past ``LINE_MAX``.
-FLOAT64_LINE_MAX = 1 << 16
+#: The longest row the network sorts, by key kind (``KINDS``) and sort or argsort: rows
+#: longer than its stack buffer holds (``row_max``) are sorted in a scratch array the
+#: caller passes, ``P`` records a row.  Past 256 KiB of records the radix sort's passes
+#: measured faster (the network's buffer no longer stays in the core's caches through its
+#: passes), but for float64 sorts, which go on to 65,536: their keys vary in all eight of
+#: the radix sort's digits, whose passes then cost more (rows of 20,000 to 65,536,
+#: benchmarks/results/2026-12-03-cpu-float64-lines/; integer keys, whose range often
+#: spares the radix sort digits, and argsorts measured mixed or slower with longer rows).
+#: An argsort of 64-bit elements, whose comparisons cost the most, stops at its stack
+#: buffer's 4,096 (rows of 5,000 took twice the radix sort's time).
+LINE_MAX = {**{(kind, False): 1 << 16 for kind in ("f4", "i4", "u4", "f8")}, ("i8", False): 1 << 14,
+            ("u8", False): 1 << 14, **{(kind, True): 1 << 14 for kind in ("f4", "i4", "u4")},
+            **{(kind, True): 1 << 12 for kind in ("f8", "i8", "u8")}}
 #: The entry's parameters, after the item count.
 PARAMS = ("a", "out", "L", "desc", "scratch")
 #: Key kinds: a letter (``f`` float, ``i`` signed, ``u`` unsigned) and the size in bytes; the
@@ -98,17 +97,9 @@ def row_max(size: int) -> int:
     return STACK_BYTES // size
 
 
-def line_max(size: int) -> int:
-    """The longest row of ``size``-byte records the network sorts (float64 sorts aside:
-    ``longest_row``)."""
-    return LINE_MAX[size]
-
-
 def longest_row(kind: str, arg: bool = False) -> int:
     """The longest row of keys of ``kind`` (``KINDS``) the network sorts (``arg``: argsorts)."""
-    if kind == "f8" and not arg:
-        return FLOAT64_LINE_MAX
-    return line_max(record_bytes(int(kind[1:]), arg))
+    return LINE_MAX[kind, arg]
 
 
 def scratch_bytes(rows: int, L: int, size: int) -> int:
