@@ -73,9 +73,12 @@ STACK_BYTES = 1 << 16
 #: spares the radix sort digits, and argsorts measured mixed or slower with longer rows).
 #: An argsort of 64-bit elements, whose comparisons cost the most, stops at its stack
 #: buffer's 4,096 (rows of 5,000 took twice the radix sort's time).
-LINE_MAX = {**{(kind, False): 1 << 16 for kind in ("f4", "i4", "u4", "f8")}, ("i8", False): 1 << 14,
-            ("u8", False): 1 << 14, **{(kind, True): 1 << 14 for kind in ("f4", "i4", "u4")},
-            **{(kind, True): 1 << 12 for kind in ("f8", "i8", "u8")}}
+LINE_MAX = {
+    ("f4", False): 1 << 16, ("i4", False): 1 << 16, ("u4", False): 1 << 16, ("f8", False): 1 << 16,
+    ("i8", False): 1 << 14, ("u8", False): 1 << 14,
+    ("f4", True): 1 << 14, ("i4", True): 1 << 14, ("u4", True): 1 << 14,
+    ("f8", True): 1 << 12, ("i8", True): 1 << 12, ("u8", True): 1 << 12,
+}
 #: The entry's parameters, after the item count.
 PARAMS = ("a", "out", "L", "desc", "scratch")
 #: Key kinds: a letter (``f`` float, ``i`` signed, ``u`` unsigned) and the size in bytes; the
