@@ -1,0 +1,4 @@
+for v in "CHAIN_STEPS=8 CHAIN_BLOCKS=6 CHAIN_EXP=8" "CHAIN_STEPS=8 CHAIN_BLOCKS=6 CHAIN_EXP=12" "CHAIN_STEPS=4 CHAIN_BLOCKS=6 CHAIN_EXP=4" "CHAIN_STEPS=4 CHAIN_BLOCKS=6 CHAIN_EXP=0"; do
+  echo "== $v"
+  timeout 90 python3 .devrun/chaintest.py time $v 2>&1 | grep -v -i warn | grep "chained\|passes"
+done
