@@ -20,16 +20,19 @@ from ._buffer import allocate
 from ._copy import contiguous
 from ._data_type_functions import astype
 from ._kernels import catalogue
-from ._launch import KernelSpec, load
+from ._launch import KernelSpec, full_module_when_ready, load
 from ._layout import broadcast_strides, merge_dims, pad_dims
 from ._views import broadcast_shapes, broadcast_to, normalize_axes, permute_dims
 from .runtime.host import PIECES_PER_THREAD
 from .compiler.abi import DIMS, PTR
 from .compiler.interp import NotInterpretable
 from .compiler.lang import compile_scalar_function
-from .compiler.reduction import build_reduction, build_scan, item_functions, quick_tier_text, record_wrappers
+from .compiler.gpu_ir import word_packer
+from .compiler.reduction import (build_chained_scan, build_reduction, build_scan, item_functions, quick_tier_text,
+                                 record_wrappers)
+from .compiler.reduction_chain import CHAIN_BLOCK, CHAIN_BLOCKS, CHAIN_PARAMS, CHAIN_STEPS, chain_tile
 from .compiler.reduction_abi import (MODE_COOP, MODE_GROUPS, MODE_RECORDS, MODE_TILE, MODE_UNSCANNED, MODE_WAVE,
-                                     SCAN_UNROLL, TILE, VECTOR_ELEMENTS, gpu_tile_width, record_layout,
+                                     SCAN_UNROLL, TILE, VECTOR_BYTES, VECTOR_ELEMENTS, gpu_tile_width, record_layout,
                                      reduction_param_types, scan_param_types)
 from .targets.base import MAX_DIMS
 
@@ -71,6 +74,11 @@ SCAN_GROUPED_MOST = 2048
 #: bound by the chain: chunks on every thread pay there; figures in
 #: benchmarks/results/2026-12-02-cpu-primitives-2/).
 HOST_ONE_PASS_BYTES = 16
+#: GPU scans of one contiguous line of at least this many elements take one launch, a
+#: single pass with decoupled look-back (``compiler/reduction_chain.py``), once its module
+#: is compiled (on the background worker at the first such call: the passes serve that).
+CHAIN_MIN = 1 << 17
+_CHAIN_PACKER = word_packer(len(CHAIN_PARAMS))
 
 
 @functools.lru_cache(maxsize=None)
@@ -99,7 +107,7 @@ class ReductionDef:
     """
 
     __slots__ = ("name", "inputs", "fields", "identity", "map", "reduce", "outputs", "post",
-                 "preamble", "typedefs", "key", "_spec", "_scan_spec", "simd")
+                 "preamble", "typedefs", "key", "_spec", "_scan_spec", "_chain", "simd")
 
     def __init__(self, name, inputs, fields, identity, map, reduce, outputs, post,
                  preamble: str = "", typedefs=None, simd=None):
@@ -116,7 +124,7 @@ class ReductionDef:
                     tuple((a, b, str(d)) for a, b, d in self.fields), identity, map, reduce,
                     tuple((n, str(d)) for n, d in self.outputs), post, preamble,
                     tuple(sorted((k, str(v)) for k, v in self.typedefs.items())), simd)
-        self._spec = self._scan_spec = None
+        self._spec = self._scan_spec = self._chain = None
 
     @property
     def exact(self) -> bool:
@@ -143,6 +151,20 @@ class ReductionDef:
                 packer=_packer(len(self.inputs), len(self.outputs)), extra_entries=("_c", "_s", "_r"),
                 heavy=True, build_items=lambda m, t, e: self._build_items(m, t, e, scan=True))
         return spec
+
+    def chain_module(self) -> tuple:
+        """(cache key, ``make``) of the single-pass GPU scan's module
+        (``compiler/reduction_chain.py``), as ``load_full_module`` takes them."""
+        found = self._chain
+        if found is None:
+            def build(module, target, entry):
+                build_chained_scan(target, entry, module, [d for _, d in self.inputs],
+                                   [d for _, _, d in self.fields], [d for _, d in self.outputs],
+                                   *self._scalar_functions(module, target, entry))
+
+            found = self._chain = (self.key + ("chained", CHAIN_STEPS, CHAIN_BLOCKS),
+                                   lambda: (f"{self.name}_chained", build, _CHAIN_PACKER, ("_z",)))
+        return found
 
     def _scalar_functions(self, module, target, entry) -> tuple:
         """Add the scalar functions ``entry + "_identity"``, ``"_map"``, ``"_reduce"`` and
@@ -482,7 +504,7 @@ class _ScanPlan:
     allocates the output and one scratch buffer for every level's chunk totals."""
 
     __slots__ = ("kernel", "code", "device", "out_shape", "out_dtype", "work", "scratch", "launches",
-                 "exclusive_view")
+                 "exclusive_view", "chain", "chained")
 
     def __init__(self, kernel, device, rdef, axis, n, out_shape, shape_k, sk_in, sk_out, in_stride, out_stride,
                  include_initial):
@@ -511,8 +533,51 @@ class _ScanPlan:
         values = _scan_values(_scan_mode(unscanned, waves), n_out, n_chunks, chunk, shape_k, n, src, dst, totals,
                               include_initial)
         self._launch(2, _scan_packer(1, 1), n_out * n_chunks, values, work, waves)
+        #: a single pass's module to wait for: (its key, ``make``, line length, width of a
+        #: lane's step, record size, shift of the output), while it compiles; then the
+        #: single pass's launch (``_plan_chained``), which replaces the passes
+        self.chain = self.chained = None
+        if _chains(device, n_out, in_dt, self.out_dtype, in_stride, out_stride):
+            key, make = rdef.chain_module()
+            if n < CHAIN_MIN:
+                # compiled now, in the background, so that a longer line later compiles nothing
+                full_module_when_ready(key, device, make)
+            else:
+                size = max(in_dt.itemsize, self.out_dtype.itemsize)
+                self.chain = (key, make, n, min(VECTOR_ELEMENTS, VECTOR_BYTES // size), rec_size,
+                              int(include_initial))
+                self._plan_chained()
+
+    def _plan_chained(self) -> None:
+        """Plan the single pass if its module is loaded (else start its compile)."""
+        key, make, n, width, rec_size, shift = self.chain
+        ck = full_module_when_ready(key, self.device, make)
+        if ck is None:
+            return
+        self.chain = None
+        tiles = -(-n // chain_tile(width))
+        grid = min(tiles, ck.runtime.resident_grid(ck.code.functions[0], CHAIN_BLOCK))
+        # the tile counter, then the tiles' status: a 64-bit word for each 32 bits of a record
+        words = 256 // 8 + tiles * -(-rec_size // 4)
+        self.chained = (ck, tiles, grid, words, n, shift, shift * self.out_dtype.itemsize)
+
+    def _run_chained(self, x: Array) -> Array:
+        ck, tiles, grid, words, n, shift, lead = self.chained
+        out = Array._empty(self.out_shape, self.out_dtype, self.device)
+        status = Array._empty((words,), _dtypes.int64, self.device)
+        src, dst, base = x._buf.ptr + x._offset, out._buf.ptr, status._buf.ptr
+        values = [n, src, dst, base, base + 256, shift, int(src % 16 == 0), int((dst + lead) % 16 == 0)]
+        ck.code.count(ck, self.work)
+        # the counter and the status zeroed (the module's second entry), then the scan
+        ck.code.launch_entry(ck, 1, _CHAIN_PACKER, words, values, min(-(-words // 256), 1024), 256, words)
+        ck.code.launch_entry(ck, 0, _CHAIN_PACKER, tiles, values, grid, CHAIN_BLOCK, self.work)
+        return out
 
     def run(self, x: Array) -> Array:
+        if self.chain is not None:
+            self._plan_chained()
+        if self.chained is not None:
+            return self._run_chained(x)
         kernel = self.kernel
         code = self.code
         device = self.device
@@ -599,6 +664,15 @@ def _one_pass(kernel, rdef: ReductionDef, in_dt, out_dt) -> bool:
     return (not kernel.is_gpu and rdef.simd in ("add", "max", "min")
             and all(d.kind in "biu" for _, _, d in rdef.fields)
             and in_dt.itemsize + out_dt.itemsize >= HOST_ONE_PASS_BYTES)
+
+
+def _chains(device, n_out: int, in_dt, out_dt, in_stride: int, out_stride: int) -> bool:
+    """Whether a scan on ``device`` takes the single pass once its line is ``CHAIN_MIN``
+    long: on a GPU (whatever tier runs this call), one contiguous line of real or integer
+    elements of at most 8 bytes (16 bytes of them are a thread's vector)."""
+    return (device.kind != "cpu" and n_out == 1
+            and in_stride == in_dt.itemsize and out_stride == out_dt.itemsize and in_dt.kind in "biuf"
+            and out_dt.kind in "biuf" and max(in_dt.itemsize, out_dt.itemsize) <= 8)
 
 
 def _scan_mode(mode: int, waves: bool) -> int:

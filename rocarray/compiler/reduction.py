@@ -23,6 +23,7 @@ from .reduction_gpu import GpuReduction
 from .reduction_host import HOST_LANES, HostReduction
 from .reduction_ir import GPU_RECIPE_NAMES, I32, Record, RecordArray, simd_allowed
 from .reduction_quick import QuickTierBuilder
+from .reduction_chain import ChainBuilder
 from .reduction_scan import ScanBuilder
 
 
@@ -73,6 +74,14 @@ def build_scan(target, entry: str, module: ir.Module, in_dtypes, field_dtypes, o
     ReductionBuilder(target, entry + "_c", module, None, *args[3:], source="record").build()
     ReductionBuilder(target, entry + "_s", *args[1:], source="map").build_scan()
     ReductionBuilder(target, entry + "_r", module, None, *args[3:], source="record").build_scan(records_out=True)
+
+
+def build_chained_scan(target, entry: str, module: ir.Module, in_dtypes, field_dtypes, out_dtypes,
+                       identity_fn, map_fn, reduce_fn, post_fn) -> None:
+    """Add ``entry``, the single-pass scan of one long contiguous line on a GPU
+    (``compiler/reduction_chain.py``), to ``module``."""
+    ReductionBuilder(target, entry, module, in_dtypes, field_dtypes, out_dtypes, identity_fn, map_fn, reduce_fn,
+                     post_fn, source="map").build_chained()
 
 
 def quick_tier_text(target, entry: str, module: ir.Module, n_inputs: int, field_dtypes, n_outputs: int,
@@ -214,7 +223,7 @@ def record_wrappers(module, entry: str, field_dtypes, n_inputs: int, n_outputs: 
     return out
 
 
-class ReductionBuilder(HostReduction, GpuReduction, ScanBuilder, QuickTierBuilder):
+class ReductionBuilder(HostReduction, GpuReduction, ScanBuilder, ChainBuilder, QuickTierBuilder):
     """One entry of a reduction or scan module (its parts: the mixins' modules)."""
 
     def __init__(self, target, entry, module, in_dtypes, field_dtypes, out_dtypes,

@@ -334,6 +334,7 @@ def amdgpu_facts(arch: str) -> AMDGPUFacts:
         kind="amdgpu", name=arch, triple="amdgcn-amd-amdhsa", cpu=base,
         features=",".join([f"+wavefrontsize{wave_size}", *features]), wave_size=wave_size,
         emits_grid=True, global_address_space=1, shared_address_space=3, alloca_address_space=5,
+        shared_bytes_per_unit=64 * 1024,
         # Most work-items per work-group any launch of these kernels uses; written into each
         # kernel as ``"amdgpu-flat-work-group-size"="1,256"`` (LLVM assumes 1024 without it
         # and budgets registers for that).

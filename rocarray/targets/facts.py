@@ -43,6 +43,9 @@ class TargetFacts:
     global_address_space: "int | None" = None
     #: Address space of memory shared by the threads of one block, or None.
     shared_address_space: "int | None" = None
+    #: Bytes of shared memory one multiprocessor / compute unit holds for the blocks on it
+    #: (0: none): how many blocks of a kernel that stages data there fit at once.
+    shared_bytes_per_unit: int = 0
     #: Address space of stack slots (``alloca``) when a module carries no data layout.
     alloca_address_space: int = 0
     #: Most threads per block any launch uses (written into each kernel), or None.
