@@ -76,12 +76,14 @@ def _rounds(n: int, items: int = G.ITEMS) -> int:
 def transpose_copy(src: Array, dst: Array) -> bool:
     """``dst[...] = src`` (one dtype, one GPU, not overlapping) through tiles if their
     innermost axes differ after merging and both are at least ``MIN_TILED_SIDE`` long;
-    False (nothing done) otherwise.  The launches of a layout are planned once
+    False (nothing done) otherwise, and while the tiles' module compiles.  The launches of a layout are planned once
     (``_transpose_plan``): a warm call adds the two arrays' addresses and launches."""
     key = (src._buf.device, src._dtype.itemsize, dst._shape, src._strides, dst._strides)
     plan = _transpose_plans.get(key)
     if plan is None:
         plan = _transpose_plan(*key)
+        if plan is None:
+            return False  # (the module is compiling: the elementwise copy serves until then)
         if len(_transpose_plans) >= _MAX_GEOMETRIES:
             _transpose_plans.clear()
         _transpose_plans[key] = plan
@@ -99,8 +101,8 @@ def transpose_copy(src: Array, dst: Array) -> bool:
 def _transpose_plan(device, isz: int, shape: tuple, src_strides: tuple, dst_strides: tuple):
     """The launches of a transposing copy of ``shape`` between those strides (bytes):
     ``(launch, function, packer, tiles, grid, the words after the two addresses, the byte
-    offsets of each launch's two arrays, whether 4-byte elements may move in pairs)``; or
-    False where tiles do not serve."""
+    offsets of each launch's two arrays, whether 4-byte elements may move in pairs)``;
+    False where tiles do not serve; None while the module is not loaded yet."""
     shape, (ss, ds) = merge_dims(shape, [src_strides, dst_strides])
     if len(shape) < 2 or any(s % isz for s in ss + ds):
         return False
@@ -111,8 +113,12 @@ def _transpose_plan(device, isz: int, shape: tuple, src_strides: tuple, dst_stri
     c = min(range(nd), key=lambda a: (abs(ds[a]), -a))
     if r == c or ss[r] == 0:
         return False  # (a broadcast source reads the same few lines in any order)
-    # loaded at the first transposing copy of any size: a larger one later compiles nothing
-    kernel = _kernel(device, "transpose", isz)
+    # compiled in the background from the first transposing copy of any size (a larger one
+    # later compiles nothing); until it is loaded the elementwise copy, whose first call
+    # compiles little or nothing, serves
+    kernel = full_module_when_ready(_KEY + ("transpose", isz), device, lambda: _module_parts("transpose", (isz,)))
+    if kernel is None:
+        return None
     if min(shape[r], shape[c]) < MIN_TILED_SIDE:
         return False
     others = [a for a in range(nd) if a not in (r, c)]

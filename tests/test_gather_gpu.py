@@ -26,10 +26,25 @@ from runtime._fake_hooks import HostBackedHooks, mapped_host_address
 
 _INDEX_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 _ODD = ((1, 1), (33, 65), (1000, 3), (3, 1000), (4097, 31), (2, 33), (8, 9), (9, 8))
+_GPUS = [d for d in DEVICES if d.kind != "cpu"]
+_NEEDS_A_GPU = ("needs a GPU: an NVIDIA GPU with the CUDA driver (cuda-bindings) or an AMD GPU with ROCm "
+                "(hip-python)")
+
+
+def _tiles_loaded(device, *dtypes):
+    """On a GPU, the transposing copies' modules for ``dtypes`` loaded, so that a test's
+    copies take the tiles (a first transposing copy takes the elementwise copy while they
+    compile: ``test_first_transposing_copies_while_the_tiles_compile``)."""
+    if _gather_gpu.on_gpu(device):
+        for dt in dtypes:
+            isz = np.dtype(dt).itemsize
+            _launch.load_full_module(_gather_gpu._KEY + ("transpose", isz), device,
+                                     lambda isz=isz: _gather_gpu._module_parts("transpose", (isz,)))
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_transposes_odd_sizes(device, dtype):
+    _tiles_loaded(device, dtype)
     rng = np.random.default_rng(21)
     for shape in _ODD:
         a = random_array(shape, dtype, rng)
@@ -49,6 +64,7 @@ def test_transposes_odd_sizes(device, dtype):
 
 @pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.float16, np.float32, np.int64, np.complex128], ids=str)
 def test_transposes_batched(device, dtype):
+    _tiles_loaded(device, dtype)
     rng = np.random.default_rng(22)
     b = random_array((3, 33, 65), dtype, rng)
     y = ra.asarray(b, device=device)
@@ -66,6 +82,7 @@ def test_transposes_batched(device, dtype):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint32, np.int64], ids=str)
 def test_transposes_whole_tiles_aligned_or_not(device, dtype):
+    _tiles_loaded(device, dtype)
     # whole tiles and edges, starts 8-byte aligned or 4 bytes past, odd rows either side
     rng = np.random.default_rng(23)
     a = random_array((300, 200), dtype, rng)
@@ -85,10 +102,33 @@ def test_transposes_whole_tiles_aligned_or_not(device, dtype):
 
 
 def test_transposed_astype_and_contiguous(device):
+    _tiles_loaded(device, np.float32)
     a = random_array((129, 67), np.float32)
     x = ra.asarray(a, device=device)
     np.testing.assert_array_equal(ra.astype(x.T, ra.int32).get(), a.T.astype(np.int32))
     np.testing.assert_array_equal(ra.astype(x.T, ra.float32, copy=True).get(), a.T)
+
+
+@pytest.mark.skipif(not _GPUS, reason=_NEEDS_A_GPU)
+@pytest.mark.parametrize("device", _GPUS, ids=str)
+def test_first_transposing_copies_while_the_tiles_compile(device, monkeypatch):
+    """On a GPU, with no transposing copy's module loaded: the first copies take the
+    elementwise copy and start the tiles' compile, later ones take the tiles; both as NumPy."""
+    drain_background()
+    monkeypatch.setattr(_launch, "_full_modules", {})
+    monkeypatch.setattr(_launch, "_full_modules_asked", set())
+    monkeypatch.setattr(_gather_gpu, "_transpose_plans", {})
+    rng = np.random.default_rng(24)
+    for dtype in (np.int8, np.float16, np.float32, np.int64, np.complex128):
+        a = random_array((67, 129), dtype, rng)
+        x = ra.asarray(a, device=device)
+        np.testing.assert_array_equal(x.T.copy().get(), np.ascontiguousarray(a.T))
+        assert not _gather_gpu._transpose_plans  # (the elementwise copy served)
+        drain_background()
+        np.testing.assert_array_equal(x[1:, ::-1].T.copy().get(), np.ascontiguousarray(a[1:, ::-1].T))
+        assert _gather_gpu._transpose_plans
+        _gather_gpu._transpose_plans.clear()
+    drain_background()
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
@@ -376,9 +416,22 @@ def fake_gpu(monkeypatch):
     drain_background()
 
 
+def test_a_first_transposing_copy_on_a_fake_gpu_starts_the_tiles_compile(fake_gpu):
+    api, device = fake_gpu
+    a = random_array((64, 48), np.float32)
+    x = ra.asarray(a, device=device)
+    dst = ra.empty((48, 64), dtype=ra.float32, device=device)
+    assert _gather_gpu.transpose_copy(x.T, dst) is False and not api.transposes  # (nothing done)
+    assert (_gather_gpu._KEY + ("transpose", 4), device) in _launch._full_modules_asked
+    drain_background()
+    assert _gather_gpu.transpose_copy(x.T, dst) is True and len(api.transposes) == 1
+    np.testing.assert_array_equal(dst.get(), np.ascontiguousarray(a.T))
+
+
 def test_transposes_on_a_fake_gpu_move_4_byte_elements_in_pairs_where_aligned(fake_gpu):
     api, device = fake_gpu
     rng = np.random.default_rng(29)
+    _tiles_loaded(device, np.float32, np.int64, np.int16)
 
     def check(a, view, pairs, out=None, out_view=None):
         x = ra.asarray(a, device=device)
@@ -550,11 +603,7 @@ def test_threads_gathering_at_once_on_a_fake_gpu_each_read_their_own_flag(fake_g
     _gather_in_threads(fake_gpu[1])
 
 
-_GPUS = [d for d in DEVICES if d.kind != "cpu"]
-
-
-@pytest.mark.skipif(not _GPUS, reason="needs a GPU: an NVIDIA GPU with the CUDA driver (cuda-bindings) "
-                                      "or an AMD GPU with ROCm (hip-python)")
+@pytest.mark.skipif(not _GPUS, reason=_NEEDS_A_GPU)
 @pytest.mark.parametrize("gpu", _GPUS, ids=str)
 def test_threads_gathering_at_once_on_a_gpu_each_read_their_own_flag(gpu):
     _gather_in_threads(gpu)
@@ -641,8 +690,6 @@ def _joins_take_one_launch(device, dtype, monkeypatch, loaded=lambda: None):
         assert len(launches) == -(-pieces // G.JOIN_PIECES), what
 
 
-_NEEDS_A_GPU = ("needs a GPU: an NVIDIA GPU with the CUDA driver (cuda-bindings) or an AMD GPU with ROCm "
-                "(hip-python)")
 
 
 @pytest.mark.skipif(not _GPUS, reason=_NEEDS_A_GPU)
