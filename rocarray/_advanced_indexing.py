@@ -236,8 +236,8 @@ def _gpu_compact(mask: Array, x: "Array | None") -> Array:
     """On a GPU: the elements of ``x`` (of ``mask``'s shape) where ``mask`` is non-zero, in
     C order, or with ``x`` None their flat indices (int64).  Each tile's count of true
     elements, their inclusive scan (whose sum, read from mapped host memory, sizes the
-    result), then each tile's elements written at its offset (``_written_then_cut``): the
-    mask is read twice, ``x`` once."""
+    result), then each tile's elements written at its offset: the mask is read twice,
+    ``x`` once."""
     m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
     if not m.is_c_contiguous() or m._offset % 4:  # (the kernels read the mask in 4-byte words)
         m = contiguous(m) if not m.is_c_contiguous() else copy_array(m)
@@ -253,24 +253,19 @@ def _gpu_compact(mask: Array, x: "Array | None") -> Array:
     incl_ptr = scratch.data_ptr
     counts = incl_ptr + 8 * t
     m_ptr = m._buf.ptr + m._offset
-    if x is not None and not x.is_c_contiguous():
-        x = contiguous(x)
-    x_ptr = 0 if x is None else x._buf.ptr + x._offset
-    dtype = _int64 if x is None else x.dtype
     launch = kernel.code.launch_entry
     launch(kernel, 0, compact_gpu.packer(""), tiles, (m_ptr, n, counts), tiles, compact_gpu.BLOCK, 0)
-
-    def write(total):
-        out = Array._empty((total,), dtype, device)
-        if total:
-            launch(kernel, 2, compact_gpu.packer("_w"), tiles,
-                   (m_ptr, n, x_ptr, incl_ptr, out._buf.ptr + out._offset), tiles, compact_gpu.BLOCK, 0)
-        return out,
-
-    def scan(at):
-        launch(kernel, 1, compact_gpu.packer("_s"), tiles, (counts, incl_ptr, at), 1, compact_gpu.BLOCK, 0)
-
-    return _written_then_cut(kernel, device, n, dtype.itemsize, scan, write)[0]
+    _, total = _counted(kernel, device, lambda at: launch(kernel, 1, compact_gpu.packer("_s"), tiles,
+                                                          (counts, incl_ptr, at), 1, compact_gpu.BLOCK, 0))
+    out = Array._empty((total,), _int64 if x is None else x.dtype, device)
+    if total:
+        if x is not None and not x.is_c_contiguous():
+            x = contiguous(x)
+        x_ptr = 0 if x is None else x._buf.ptr + x._offset
+        launch(kernel, 2, compact_gpu.packer("_w"), tiles,
+               (m_ptr, n, x_ptr, incl_ptr, out._buf.ptr + out._offset), tiles,
+               compact_gpu.BLOCK, 0)
+    return out
 
 
 def _counted(kernel, device, queue) -> tuple:
@@ -293,28 +288,11 @@ def _counted(kernel, device, queue) -> tuple:
         words.release(word)
 
 
-#: GPU compactions (``_gpu_compact``, ``gpu_runs``) whose results would take at most this
-#: many bytes were every element selected are written before the read-back of their
-#: number, into results of that size then cut (the device never waits on the host between
-#: the scan and the write); larger ones are sized first (their results may be far smaller).
-WRITE_FIRST_BYTES = 1 << 30
-
-
-def _written_then_cut(kernel, device, n: int, row_bytes: int, scan, write) -> tuple:
-    """The results of a GPU compaction of ``n`` elements into ``row_bytes`` bytes each:
-    ``scan(address)`` queues the scan that writes their number into a mapped word,
-    ``write(size)`` allocates results of ``size`` elements, queues their write and returns
-    them (a tuple, None for one not asked for).  Up to ``WRITE_FIRST_BYTES`` the write is
-    queued before the read-back, into results of ``n`` elements, then cut: views where
-    more than half the elements were selected, else copies of their own (the long buffers
-    go back to the pool).  Larger ones are sized first."""
-    if n * row_bytes > WRITE_FIRST_BYTES:
-        return write(_counted(kernel, device, scan)[1])
-    outs, total = _counted(kernel, device, lambda at: (scan(at), write(n))[1])
-    if 2 * total > n:
-        return tuple(None if o is None else o[:total] for o in outs)
-    return tuple(None if o is None else copy_array(o[:total]) for o in outs)
-
+#: GPU runs (``gpu_runs``) whose results would take at most this many bytes were every
+#: element a run of its own are written before the read-back of their number, into
+#: results of that size then cut (the device never waits on the host between the scan and
+#: the write); larger ones are sized first (their results may be far smaller than that).
+RUNS_WRITE_FIRST_BYTES = 1 << 30
 
 #: the runs module's comparison of a dtype kind (``compact_gpu.RUN_KINDS``' letters)
 _RUN_LETTER = {"b": "i", "i": "i", "u": "i", "f": "f", "c": "c"}
@@ -348,7 +326,7 @@ def gpu_runs(x: Array, lengths: bool) -> tuple:
     non-empty ``x`` (``!=`` ends a run, so each NaN is a run of its own) and, with
     ``lengths``, each run's length (int64; else None).  As ``_gpu_compact``: each tile's
     count of runs begun in it, their scan (its sum, read back, sizes the results),
-    then each tile's runs written; ``x`` is read twice.  Up to ``WRITE_FIRST_BYTES``
+    then each tile's runs written; ``x`` is read twice.  Up to ``RUNS_WRITE_FIRST_BYTES``
     the write is queued before the read-back, into results of ``x``'s length, then cut
     (views of them, or copies where the runs are at most half the elements)."""
     n, device = x.shape[0], x.device
@@ -373,10 +351,19 @@ def gpu_runs(x: Array, lengths: bool) -> tuple:
                compact_gpu.BLOCK, 0)
         return values, out
 
-    def scan(at):
+    def scan(at, write_first=False):
         launch(kernel, 1, packer("_s", True), tiles, (counts, ptr, ltile, at), 1, compact_gpu.BLOCK, 0)
+        return write(n) if write_first else None
 
-    return _written_then_cut(kernel, device, n, x.dtype.itemsize + (8 if lengths else 0), scan, write)
+    if n * (x.dtype.itemsize + (8 if lengths else 0)) > RUNS_WRITE_FIRST_BYTES:
+        return write(_counted(kernel, device, scan)[1])
+    # the write queued before the read-back, into results of the most runs there can be:
+    # the device goes on from the scan to the write without waiting for the host
+    (values, out), total = _counted(kernel, device, lambda at: scan(at, True))
+    if 2 * total > n:  # (views of the written buffers)
+        return values[:total], None if out is None else out[:total]
+    # (copies of their own: the long buffers go back to the pool)
+    return copy_array(values[:total]), None if out is None else copy_array(out[:total])
 
 
 def _flat_true_host(mask: Array) -> Array:

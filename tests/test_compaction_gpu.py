@@ -123,33 +123,6 @@ def test_compaction_scan_of_many_tiles(device):
     np.testing.assert_array_equal(ra.nonzero(mm)[0].get(), np.nonzero(m)[0])
 
 
-@requires_gpu
-@pytest.mark.parametrize("write_first", [True, False])
-def test_compaction_sized_before_or_after_the_write(device, monkeypatch, write_first):
-    """``x[mask]`` and ``nonzero`` written before the read-back of their count (results of
-    the mask's length, then cut: views where most elements are selected, copies of their
-    own where few are) or after it (``WRITE_FIRST_BYTES`` passed): the same results."""
-    import rocarray._advanced_indexing as ai
-
-    _gpu(device)
-    if not write_first:
-        monkeypatch.setattr(ai, "WRITE_FIRST_BYTES", 0)
-    rng = np.random.default_rng(9)
-    n = 3 * compact_gpu.TILE + 77
-    a = rng.standard_normal(n).astype(np.float32)
-    x = ra.asarray(a, device=device)
-    for p in (0.0, 0.1, 0.5, 0.9, 1.0):
-        m = rng.random(n) < p
-        mm = ra.asarray(m, device=device)
-        got, idx = x[mm], ra.nonzero(mm)[0]
-        np.testing.assert_array_equal(got.get(), a[m])
-        np.testing.assert_array_equal(idx.get(), np.nonzero(m)[0])
-        if write_first and 2 * m.sum() <= n:  # (copies: buffers of their own size)
-            assert got._buf.nbytes < a.nbytes and idx._buf.nbytes < 8 * n
-        got[...] = 1  # (a view's writes stay in its own elements)
-        np.testing.assert_array_equal(x.get(), a)
-
-
 def _runs_of(a):
     """NumPy's unique values and counts of ``a`` (NaNs distinct, as the standard asks)."""
     return np.unique(a, return_counts=True, equal_nan=False)
@@ -191,12 +164,12 @@ def test_runs_every_dtype(device, dtype):
 def test_runs_results_sized_before_or_after_the_write(device, monkeypatch, write_first):
     """The runs' write queued before the read-back of their number (results of the input's
     length, then cut: views where most elements start a run, copies of their own where
-    few do) or after it (``WRITE_FIRST_BYTES`` passed): the same results."""
+    few do) or after it (``RUNS_WRITE_FIRST_BYTES`` passed): the same results."""
     import rocarray._advanced_indexing as ai
 
     _gpu(device)
     if not write_first:
-        monkeypatch.setattr(ai, "WRITE_FIRST_BYTES", 0)
+        monkeypatch.setattr(ai, "RUNS_WRITE_FIRST_BYTES", 0)
     rng = np.random.default_rng(8)
     n = 3 * compact_gpu.TILE + 77
     for a in (rng.permutation(n).astype(np.float32),                    # every element a run
