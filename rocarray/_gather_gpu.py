@@ -76,8 +76,9 @@ def _rounds(n: int, items: int = G.ITEMS) -> int:
 def transpose_copy(src: Array, dst: Array) -> bool:
     """``dst[...] = src`` (one dtype, one GPU, not overlapping) through tiles if their
     innermost axes differ after merging and both are at least ``MIN_TILED_SIDE`` long;
-    False (nothing done) otherwise, and while the tiles' module compiles.  The launches of a layout are planned once
-    (``_transpose_plan``): a warm call adds the two arrays' addresses and launches."""
+    False (nothing done) otherwise, and while the tiles' module compiles.  The launches of
+    a layout are planned once (``_transpose_plan``): a warm call adds the two arrays'
+    addresses and launches."""
     key = (src._buf.device, src._dtype.itemsize, dst._shape, src._strides, dst._strides)
     plan = _transpose_plans.get(key)
     if plan is None:

@@ -690,8 +690,6 @@ def _joins_take_one_launch(device, dtype, monkeypatch, loaded=lambda: None):
         assert len(launches) == -(-pieces // G.JOIN_PIECES), what
 
 
-
-
 @pytest.mark.skipif(not _GPUS, reason=_NEEDS_A_GPU)
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 @pytest.mark.parametrize("gpu", _GPUS, ids=str)
