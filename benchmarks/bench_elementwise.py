@@ -6,7 +6,8 @@ Prints, as a Markdown report (machine, versions, figures, ratios):
  1. cold cost of a new dtype signature with an empty disk cache, split into phases;
     on a GPU beside CuPy's ElementwiseKernel (NVRTC) compiling a new kernel;
  2. a disk-cache hit in a fresh process (and a new shape of a known signature: compiles nothing);
- 3. warm per-call host time of ``a + b`` on 1,000 float32 (GPU: with and without a sync);
+ 3. warm per-call host time of ``a + b`` on 1,000 float32, and of calls on views and
+    broadcasts (the general path), (GPU: with and without a sync);
  4. throughput of large ``a + b``, ``a * b + c`` and ``exp(a)``: on the CPU as a ratio to
     NumPy, on a GPU as a fraction of the device copy bandwidth measured in the same run,
     beside CuPy and PyTorch.
@@ -280,36 +281,47 @@ def warm_calls(dev, rows):
     a = np.random.default_rng(0).random(n, dtype=np.float32)
     x = ra.asarray(a, device=dev)
     y = ra.asarray(a, device=dev)
+    _warm_table(dev, rows, "`a + b`, 1,000 float32", a, lambda v: v + v, x, lambda: x + y)
+    # views and broadcasts: the general path (each operand's strides), not one contiguous run
+    for title, host, op in (("`a.T * 2`, 25x40 float32", a.reshape(25, 40), lambda v: v.T * 2),
+                            ("`a[::2] * 2`, 500 of 1,000 float32", a, lambda v: v[::2] * 2),
+                            ("`a[:, None] + a[None, :25]`, 40x25 float32", a[:40].copy(),
+                             lambda v: v[:, None] + v[None, :25])):
+        xs = ra.asarray(host, device=dev)
+        _warm_table(dev, rows, title, host, op, xs, lambda xs=xs, op=op: op(xs))
+
+
+def _warm_table(dev, rows, title, a, op, x, call):
+    """A table of the warm per-call host time of ``op`` (``call`` on rocarray's ``x``,
+    ``op`` on NumPy's ``a`` and on CuPy's and PyTorch's copies of it)."""
     for _ in range(20):  # hot: the full-tier kernel, as in a long-running program
-        x + y
-    _steady(lambda: x + y)
+        call()
+    _steady(call)
     dev.synchronize()
     # every library's calls timed in turn, round after round (best_of_each)
-    calls = [("rocarray", lambda: x + y)]
+    calls = [("rocarray", call)]
     if dev.kind != "cpu":
-        calls.append(("rocarray + sync", lambda: (x + y, dev.synchronize())))
-    calls.append(("NumPy (host)", lambda: a + a))
+        calls.append(("rocarray + sync", lambda: (call(), dev.synchronize())))
+    calls.append(("NumPy (host)", lambda: op(a)))
     if dev.kind == "cuda":
         cp = _try_import("cupy")
         if cp is not None:
             ca = cp.asarray(a)
-            ca + ca
-            calls.append(("CuPy", lambda: ca + ca))
-            calls.append(("CuPy + sync", lambda: (ca + ca, cp.cuda.Device().synchronize())))
+            op(ca)
+            calls.append(("CuPy", lambda: op(ca)))
+            calls.append(("CuPy + sync", lambda: (op(ca), cp.cuda.Device().synchronize())))
         torch = _try_import("torch")
         if torch is not None and torch.cuda.is_available():
             ta = torch.as_tensor(a, device="cuda")
-            ta + ta
-            calls.append(("PyTorch", lambda: ta + ta))
-            calls.append(("PyTorch + sync", lambda: (ta + ta, torch.cuda.synchronize())))
+            op(ta)
+            calls.append(("PyTorch", lambda: op(ta)))
+            calls.append(("PyTorch + sync", lambda: (op(ta), torch.cuda.synchronize())))
     times = best_of_each([fn for _, fn in calls], 11, 2000)
-    res = [(name, v) for (name, _), v in zip(calls, times)]
-    t = times[0]
-    rows.append("\n### 3. Warm per-call host time of `a + b`, 1,000 float32\n")
+    rows.append(f"\n### 3. Warm per-call host time of {title}\n")
     rows.append("| library | us per call | rocarray / it |")
     rows.append("|---|---|---|")
-    base = t
-    for name, v in res:
+    base = times[0]
+    for (name, _), v in zip(calls, times):
         rows.append(f"| {name} | {v * 1e6:.2f} | {base / v:.2f} |")
 
 

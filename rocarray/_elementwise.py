@@ -357,25 +357,51 @@ def _run(plan: _Plan, args, out):
             if k == "s":
                 scalar_fields(a, t, plan.row.name)
         return out
-    arr_strides = [broadcast_strides(shape, a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"]
-    mshape, merged = merge_dims(shape, arr_strides + [out._strides])
-    it = iter(merged)
-    strides = [next(it) if k == "a" else None for k in kinds]
-    out_strides = merged[-1]
-    if len(mshape) > MAX_DIMS:
-        _launch_split(plan, args, kinds, out, mshape, strides, out_strides)
+    key = (plan, shape, out._strides, *[(a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"])
+    layout = _layouts.get(key)
+    if layout is None:
+        layout = _layout(shape, args, kinds, out._strides)
+        if len(_layouts) >= _MAX_LAYOUTS:
+            _layouts.clear()
+        _layouts[key] = layout
+    head, words, out_words = layout
+    if head is None:  # (more merged dims than a kernel takes)
+        _launch_split(plan, args, kinds, out, *words)
         return out
-    values = [len(mshape), *pad_dims(mshape, 1)]
-    for a, k, st, t in zip(args, kinds, strides, plan.scalar_types):
+    values = list(head)
+    for a, k, w, t in zip(args, kinds, words, plan.scalar_types):
         if k == "a":
             values.append(a._buf.ptr + a._offset)
-            values.extend(pad_dims(st, 0))
+            values.extend(w)
         else:
             values.extend(scalar_fields(a, t, plan.row.name))
     values.append(out._buf.ptr + out._offset)
-    values.extend(pad_dims(out_strides, 0))
+    values.extend(out_words)
     kernel.launch(n, values)
     return out
+
+
+#: (plan, result shape, the output's strides, each array operand's shape and strides) ->
+#: the launch words of that layout (``_layout``): a warm call with views, broadcasts or an
+#: ``out`` finds its merged dimensions and padded strides at once
+_layouts: dict = {}
+#: layouts kept (past this many they are all forgotten)
+_MAX_LAYOUTS = 1024
+
+
+def _layout(shape: tuple, args, kinds, out_strides: tuple) -> tuple:
+    """The launch words of an elementwise call over ``shape``: (the dims' words, each
+    operand's padded strides (None for a scalar), the output's); or (None, (the merged
+    shape, each operand's strides, the output's), None) where more dims stay than a kernel
+    takes."""
+    arr_strides = [broadcast_strides(shape, a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"]
+    mshape, merged = merge_dims(shape, arr_strides + [out_strides])
+    it = iter(merged)
+    strides = [next(it) if k == "a" else None for k in kinds]
+    if len(mshape) > MAX_DIMS:
+        return None, (mshape, strides, merged[-1]), None
+    return ((len(mshape), *pad_dims(mshape, 1)), [None if st is None else tuple(pad_dims(st, 0)) for st in strides],
+            tuple(pad_dims(merged[-1], 0)))
 
 
 def _launch_split(plan, args, kinds, out, mshape, strides, out_strides):

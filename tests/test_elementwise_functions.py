@@ -632,3 +632,42 @@ def test_float_binary_functions_of_integer_pairs_take_numpys_float(device, name)
             np.testing.assert_allclose(got.get(), want, **tolerance(want.dtype, name))
             # a Python int is weak: the array's dtype alone decides
             assert f(ra.asarray(a, device=device), 3).dtype == g(a, 3).dtype, dt1
+
+
+def test_layouts_found_again_give_numpy_results(device, monkeypatch):
+    """The general path's layouts (``_elementwise._layouts``: merged dims and strides per
+    operand shapes and strides) serve repeated calls with views, broadcasts, scalars, an
+    ``out`` that overlaps an input (read from a copy of its own layout) and more dims than
+    a kernel takes; a full table is emptied, not grown."""
+    from rocarray import _elementwise
+
+    monkeypatch.setattr(_elementwise, "_layouts", {})
+    rng = np.random.default_rng(41)
+    a = random_array((6, 1, 5, 8), np.float32, rng)
+    b = random_array((7, 5, 1), np.float32, rng)
+    x, y = ra.asarray(a, device=device), ra.asarray(b, device=device)
+    for _ in range(2):  # (the second round finds every layout)
+        np.testing.assert_array_equal((x + y).get(), a + b)
+        np.testing.assert_array_equal((x[::-2, :, 1:, ::3] * 2.5).get(), a[::-2, :, 1:, ::3] * np.float32(2.5))
+        np.testing.assert_array_equal(ra.maximum(x.T, 0.5).get(), np.maximum(a.T, np.float32(0.5)))
+        z = ra.asarray(a, device=device, copy=True)
+        ra.subtract(z[::-1], z, out=z)  # (z[::-1] overlaps the output: read from a copy)
+        np.testing.assert_array_equal(z.get(), a[::-1] - a)
+        q = random_array((9, 9), np.float32, rng)  # (one shape, four layouts)
+        u = ra.asarray(q, device=device)
+        for view in (lambda v: v.T, lambda v: v[::-1], lambda v: v[:, ::-1], lambda v: v[::-1].T):
+            np.testing.assert_array_equal((view(u) * 2).get(), view(q) * 2)
+        o = ra.empty((9, 9), dtype=ra.float32, device=device)
+        ra.multiply(u.T, 2, out=o)  # (one input layout, two output layouts)
+        np.testing.assert_array_equal(o.get(), q.T * 2)
+        ra.multiply(u.T, 2, out=o.T)
+        np.testing.assert_array_equal(o.get(), q * 2)
+        d = random_array((2,) * 10, np.int32, rng)  # (ten axes, none merging: split launches)
+        w = ra.asarray(d, device=device)
+        np.testing.assert_array_equal((w[..., ::-1] + w).get(), d[..., ::-1] + d)
+    assert _elementwise._layouts
+    monkeypatch.setattr(_elementwise, "_MAX_LAYOUTS", 2)
+    for k in range(3, 8):
+        v = ra.asarray(random_array((k, 3), np.float32, rng), device=device)
+        np.testing.assert_array_equal((v.T + 1).get(), v.get().T + 1)
+    assert len(_elementwise._layouts) <= 2
