@@ -14,7 +14,7 @@ import operator
 import numpy as np
 
 from . import _dtypes
-from ._array_object import Array
+from ._array_object import Array, _c_strides, _prod
 from ._device import mixed_devices
 from ._gather_gpu import on_gpu, transpose_copy
 from ._launch import ContiguousRunner, KernelSpec, load
@@ -330,41 +330,34 @@ def _run(plan: _Plan, args, out):
     kernel = plan.kernel
     kinds = plan.in_kinds
     arrays = [a for a, k in zip(args, kinds) if k == "a"]
-    shape = arrays[0]._shape
-    same = True
-    for a in arrays:
-        if a._shape != shape:
-            same = False
-            break
-    if same and out is None:
+    if out is None:
+        shape = arrays[0]._shape
         for a in arrays:
-            if a._contig is not True and not a.is_c_contiguous():
+            if a._shape != shape or (a._contig is not True and not a.is_c_contiguous()):
                 break
         else:  # the common case: one contiguous 1-D run (packed: the warm path's area is
             # made by the first warm call, not by this one, often a first call)
             return plan.run_packed(args, shape, arrays[0]._size)
-    elif not same:
-        shape = broadcast_array_shapes(*(a._shape for a in arrays))
-    if out is None:
-        out = Array._empty(shape, plan.out_dtype, kernel.device)
-    elif out._shape != shape:
-        raise ValueError(f"{plan.row.name}: out has shape {out._shape} but the result has shape {shape}")
+        key = (plan, False, *[(a._shape, a._strides) for a in arrays])
+        layout = _layouts.get(key)
+        if layout is None:
+            shape = broadcast_array_shapes(*(a._shape for a in arrays))
+            if not _prod(shape):
+                return _nothing_to_launch(plan, args, Array._empty(shape, plan.out_dtype, kernel.device))
+            layout = _remember(key, shape, args, kinds, _c_strides(shape, plan.out_dtype.itemsize))
+        out = Array._empty(layout[0], plan.out_dtype, kernel.device)
     else:
+        shape = arrays[0]._shape
+        if any(a._shape != shape for a in arrays):
+            shape = broadcast_array_shapes(*(a._shape for a in arrays))
+        if out._shape != shape:
+            raise ValueError(f"{plan.row.name}: out has shape {out._shape} but the result has shape {shape}")
         args = _resolve_overlap(args, kinds, out)
-    n = out._size
-    if n == 0:  # nothing to launch, but an int out of range is still an OverflowError
-        for a, k, t in zip(args, kinds, plan.scalar_types):
-            if k == "s":
-                scalar_fields(a, t, plan.row.name)
-        return out
-    key = (plan, shape, out._strides, *[(a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"])
-    layout = _layouts.get(key)
-    if layout is None:
-        layout = _layout(shape, args, kinds, out._strides)
-        if len(_layouts) >= _MAX_LAYOUTS:
-            _layouts.clear()
-        _layouts[key] = layout
-    head, words, out_words = layout
+        if not out._size:
+            return _nothing_to_launch(plan, args, out)
+        key = (plan, shape, out._strides, *[(a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"])
+        layout = _layouts.get(key) or _remember(key, shape, args, kinds, out._strides)
+    _, head, words, out_words = layout
     if head is None:  # (more merged dims than a kernel takes)
         _launch_split(plan, args, kinds, out, *words)
         return out
@@ -377,31 +370,49 @@ def _run(plan: _Plan, args, out):
             values.extend(scalar_fields(a, t, plan.row.name))
     values.append(out._buf.ptr + out._offset)
     values.extend(out_words)
-    kernel.launch(n, values)
+    kernel.launch(out._size, values)
     return out
 
 
-#: (plan, result shape, the output's strides, each array operand's shape and strides) ->
-#: the launch words of that layout (``_layout``): a warm call with views, broadcasts or an
-#: ``out`` finds its merged dimensions and padded strides at once
+def _nothing_to_launch(plan: _Plan, args, out):
+    """``out`` of an empty result: nothing to launch, but a Python int out of the loop
+    dtype's range is still an OverflowError."""
+    for a, k, t in zip(args, plan.in_kinds, plan.scalar_types):
+        if k == "s":
+            scalar_fields(a, t, plan.row.name)
+    return out
+
+
+#: (plan, False or the output's shape and strides, each array operand's shape and strides)
+#: -> the launch words of that layout (``_layout``): a warm call with views, broadcasts or
+#: an ``out`` finds its result's shape, merged dimensions and padded strides at once
 _layouts: dict = {}
 #: layouts kept (past this many they are all forgotten)
 _MAX_LAYOUTS = 1024
 
 
+def _remember(key: tuple, shape: tuple, args, kinds, out_strides: tuple) -> tuple:
+    """The layout of ``key`` (``_layout``), kept in ``_layouts``."""
+    layout = _layout(shape, args, kinds, out_strides)
+    if len(_layouts) >= _MAX_LAYOUTS:
+        _layouts.clear()
+    _layouts[key] = layout
+    return layout
+
+
 def _layout(shape: tuple, args, kinds, out_strides: tuple) -> tuple:
-    """The launch words of an elementwise call over ``shape``: (the dims' words, each
-    operand's padded strides (None for a scalar), the output's); or (None, (the merged
-    shape, each operand's strides, the output's), None) where more dims stay than a kernel
-    takes."""
+    """The launch words of an elementwise call over ``shape`` (not empty): (``shape``, the
+    dims' words, each operand's padded strides (None for a scalar), the output's); or
+    (``shape``, None, (the merged shape, each operand's strides, the output's), None) where
+    more dims stay than a kernel takes."""
     arr_strides = [broadcast_strides(shape, a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"]
     mshape, merged = merge_dims(shape, arr_strides + [out_strides])
     it = iter(merged)
     strides = [next(it) if k == "a" else None for k in kinds]
     if len(mshape) > MAX_DIMS:
-        return None, (mshape, strides, merged[-1]), None
-    return ((len(mshape), *pad_dims(mshape, 1)), [None if st is None else tuple(pad_dims(st, 0)) for st in strides],
-            tuple(pad_dims(merged[-1], 0)))
+        return shape, None, (mshape, strides, merged[-1]), None
+    return (shape, (len(mshape), *pad_dims(mshape, 1)),
+            [None if st is None else tuple(pad_dims(st, 0)) for st in strides], tuple(pad_dims(merged[-1], 0)))
 
 
 def _launch_split(plan, args, kinds, out, mshape, strides, out_strides):
