@@ -7,7 +7,8 @@ Prints a Markdown report (machine, versions, figures, ratios):
     cache (cold), split into phases; on a CUDA GPU beside CuPy compiling the same kernels;
  2. the same first call in a fresh process whose disk cache holds the kernel (a disk hit),
     and a new shape of a known signature (must compile nothing);
- 3. warm per-call host time of small calls, beside NumPy (and CuPy on a GPU);
+ 3. warm per-call host time of small calls (contiguous, on views, with a raw argument),
+    beside NumPy (and CuPy on a GPU);
  4. throughput of large calls: fused ``x * y + z`` against the unfused ops and NumPy, the
     user squared difference, and a user L2-norm reduction.
 """
@@ -33,6 +34,7 @@ from rocarray.compiler.cache import default_cache, drain_background  # noqa: E40
 
 SQDIFF = ("T x, T y", "T z", "z = (x - y) * (x - y)")
 L2NORM = ("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0")
+REVERSE = ("raw T x, int64 n", "T y", "y = x[n - 1 - i]")
 COLD_DTYPES = ["int16", "uint32", "float32", "float64", "int8", "complex64"]
 
 
@@ -74,6 +76,9 @@ def cold(dev, rows):
     dev.synchronize()
     start = (time.perf_counter() - t0) * 1e3
     kern = ra.ElementwiseKernel(*SQDIFF, name="bench_sqdiff")
+    rev = ra.ElementwiseKernel(*REVERSE, name="bench_rev")
+    ht = h.reshape(25, 40).T
+    xt = ra.reshape(x, (25, 40)).T
     fused = _fused_fma()
     cases = []
     for dt in COLD_DTYPES:
@@ -210,6 +215,9 @@ def disk_hit(dev, rows):
         rows.append(f"- first call of {label} in a fresh process: **{ms:.2f} ms** "
                     f"(disk hits {int(vals[0][k][1])}, compilations {int(vals[0][k][2])})")
     kern = ra.ElementwiseKernel(*SQDIFF, name="bench_sqdiff")
+    rev = ra.ElementwiseKernel(*REVERSE, name="bench_rev")
+    ht = h.reshape(25, 40).T
+    xt = ra.reshape(x, (25, 40)).T
     fused = _fused_fma()
     x = ra.asarray(np.ones((37, 53), dtype=np.int16), device=dev)
     f = ra.asarray(np.ones((37, 53), dtype=np.float32), device=dev)
@@ -232,6 +240,9 @@ def warm(dev, rows):
     h = np.random.default_rng(0).random(n, dtype=np.float32)
     x = ra.asarray(h, device=dev)
     kern = ra.ElementwiseKernel(*SQDIFF, name="bench_sqdiff")
+    rev = ra.ElementwiseKernel(*REVERSE, name="bench_rev")
+    ht = h.reshape(25, 40).T
+    xt = ra.reshape(x, (25, 40)).T
     fused = _fused_fma()
     sync = dev.synchronize
     cases = [
@@ -239,6 +250,9 @@ def warm(dev, rows):
         ("ElementwiseKernel sqdiff(x, 2.0)", lambda: kern(x, 2.0), lambda: (h - 2.0) * (h - 2.0)),
         ("fuse x*y+z", lambda: fused(x, x, x), lambda: h * h + h),
         ("unfused rocarray x*y+z", lambda: x * x + x, None),
+        # the general path: views (25x40, transposed) and a raw argument
+        ("ElementwiseKernel sqdiff(x.T, y.T)", lambda: kern(xt, xt), lambda: (ht - ht) * (ht - ht)),
+        ("ElementwiseKernel raw x[n - 1 - i]", lambda: rev(x, n, size=n), lambda: h[::-1].copy()),
     ]
     if _has_reduction_kernel():
         red = ra.ReductionKernel(*L2NORM, name="bench_l2norm")
@@ -252,6 +266,9 @@ def warm(dev, rows):
                   "ElementwiseKernel sqdiff(x, 2.0)": lambda: ck(cx, 2.0),
                   "fuse x*y+z": lambda: cf(cx, cx, cx),
                   "unfused rocarray x*y+z": lambda: cx * cx + cx}
+        cxt, crev = cx.reshape(25, 40).T, cp.ElementwiseKernel(*REVERSE, "bench_rev")
+        cpeers["ElementwiseKernel sqdiff(x.T, y.T)"] = lambda: ck(cxt, cxt)
+        cpeers["ElementwiseKernel raw x[n - 1 - i]"] = lambda: crev(cx, n, size=n)
         if _has_reduction_kernel():
             cr = cp.ReductionKernel(*L2NORM, "bench_l2norm")
             cpeers["ReductionKernel l2norm(x)"] = lambda: cr(cx)
@@ -295,6 +312,9 @@ def throughput(dev, rows, quick):
     h = [rng.random(n, dtype=np.float32) for _ in range(3)]
     x, y, z = (ra.asarray(v, device=dev) for v in h)
     kern = ra.ElementwiseKernel(*SQDIFF, name="bench_sqdiff")
+    rev = ra.ElementwiseKernel(*REVERSE, name="bench_rev")
+    ht = h.reshape(25, 40).T
+    xt = ra.reshape(x, (25, 40)).T
     fused = _fused_fma()
     cases = [
         ("fuse x*y+z", lambda: fused(x, y, z), lambda: h[0] * h[1] + h[2], 16),

@@ -341,6 +341,38 @@ def _raw_values(a: Array) -> list:
     return [a._buf.ptr + a._offset, a._size, a.ndim, *pad_dims(a._shape, 1), *pad_dims(a._strides, 0)]
 
 
+#: (plan, loop shape, each array input's shape and strides, each array output's strides)
+#: -> that layout's launch words (``_remember_layout``): a warm call on views, broadcasts
+#: or given outputs computes no broadcast or merge
+_layouts: dict = {}
+#: layouts kept (past this many they are all forgotten)
+_MAX_LAYOUTS = 1024
+
+
+def _remember_layout(key: tuple, reduce_dims: bool, plan, shape: tuple, ins, outs):
+    """The launch words of a general call over ``shape`` (not empty), kept in ``_layouts``:
+    (the dims' words, each array input's padded strides, each array output's, each
+    read-back output's); False where more dims stay than a kernel takes."""
+    op_strides = [broadcast_strides(shape, a._shape, a._strides) for a, k in zip(ins, plan.in_kinds) if k == "a"]
+    n_in = len(op_strides)
+    op_strides += [o._strides for o, k in zip(outs, plan.out_kinds) if k == "a"]
+    if reduce_dims or len(shape) > MAX_DIMS or not shape:
+        mshape, merged = merge_dims(shape, op_strides)
+    else:
+        mshape, merged = shape, op_strides
+    if len(mshape) > MAX_DIMS:
+        layout = False
+    else:
+        words = [tuple(pad_dims(st, 0)) for st in merged]
+        of_output = dict(zip((k for k, kind in enumerate(plan.out_kinds) if kind == "a"), words[n_in:]))
+        layout = ((len(mshape), *pad_dims(mshape, 1)), words[:n_in], words[n_in:],
+                  [of_output[k] for k, _ in plan.read_back])
+    if len(_layouts) >= _MAX_LAYOUTS:
+        _layouts.clear()
+    _layouts[key] = layout
+    return layout
+
+
 class ElementwiseKernel:
     """A user-defined elementwise kernel (CuPy's ``cupy.ElementwiseKernel``).
 
@@ -566,47 +598,35 @@ class ElementwiseKernel:
             n *= d
         if n == 0:
             return outs
-        op_strides = []
-        for a, k in zip(ins, plan.in_kinds):
-            if k == "a":
-                op_strides.append(broadcast_strides(shape, a._shape, a._strides))
-        for o, k in zip(outs, plan.out_kinds):
-            if k == "a":
-                op_strides.append(o._strides)
-        if self.reduce_dims or len(shape) > MAX_DIMS or not shape:
-            mshape, merged = merge_dims(shape, op_strides)
-        else:
-            mshape, merged = shape, op_strides
-        if len(mshape) > MAX_DIMS:
+        key = (plan, shape, *[(a._shape, a._strides) for a, k in zip(ins, plan.in_kinds) if k == "a"],
+               *[o._strides for o, k in zip(outs, plan.out_kinds) if k == "a"])
+        layout = _layouts.get(key)
+        if layout is None:
+            layout = _remember_layout(key, self.reduce_dims, plan, shape, ins, outs)
+        if not layout:  # (more dims than a kernel takes, after merging)
             return self._run_contiguous_copy(plan, ins, outs, shape, size, device)
-        values = [len(mshape), *pad_dims(mshape, 1)]
-        out_strides = merged[len(merged) - sum(1 for k in plan.out_kinds if k == "a"):]
-        it = iter(merged)
+        values, in_words, out_words, back_words = layout
+        values = list(values)
+        words = iter(in_words)
         for a, k, t in zip(ins, plan.in_kinds, plan.scalar_types):
             if k == "a":
                 values.append(a._buf.ptr + a._offset)
-                values.extend(pad_dims(next(it), 0))
+                values.extend(next(words))
             elif k == "s":
                 values.extend(scalar_fields(a, t, name))
             else:
                 values.extend(_raw_values(a))
+        words = iter(out_words)
         for o, k in zip(outs, plan.out_kinds):
             if k == "a":
                 values.append(o._buf.ptr + o._offset)
-                values.extend(pad_dims(next(it), 0))
+                values.extend(next(words))
             else:
                 values.extend(_raw_values(o))
-        if plan.read_back:
-            strides_of = {}
-            j = 0
-            for k, kind in enumerate(plan.out_kinds):
-                if kind == "a":
-                    strides_of[k] = out_strides[j]
-                    j += 1
-            for k, _ in plan.read_back:
-                o = outs[k]
-                values.append(o._buf.ptr + o._offset)
-                values.extend(pad_dims(strides_of[k], 0))
+        for (k, _), w in zip(plan.read_back, back_words):
+            o = outs[k]
+            values.append(o._buf.ptr + o._offset)
+            values.extend(w)
         plan.kernel.launch(n, values)
         return outs
 

@@ -497,3 +497,41 @@ def test_gpu_first_call_past_32_bit_offsets(device, layout):
     np.testing.assert_array_equal(kernel(small).get(), want[:100] + np.array(3, dtype=want.dtype))
     got = kernel(x).get()  # the quick tier's code is loaded (one small call, not hot)
     np.testing.assert_array_equal(got, want + np.array(3, dtype=want.dtype))
+
+
+def test_layouts_found_again_give_numpy_results(device, monkeypatch):
+    """The general path's layouts (``_user_kernels._layouts``) serve repeated calls: one
+    shape in four layouts, one input layout into two output layouts, broadcasts, raw
+    arguments, outputs the body reads, more dims than a kernel takes; a full table is
+    emptied, not grown."""
+    from rocarray import _user_kernels
+
+    monkeypatch.setattr(_user_kernels, "_layouts", {})
+    rng = np.random.default_rng(43)
+    axpy = ra.ElementwiseKernel("T x, T a", "T y", "y = a * x", "layout_axpy")
+    rev = ra.ElementwiseKernel("raw T x, int64 n", "T y", "y = x[n - 1 - i]", "layout_rev")
+    acc = ra.ElementwiseKernel("T x", "T y", "y += x", "layout_acc")
+    q = random_array((9, 9), np.float32, rng)
+    u = ra.asarray(q, device=device)
+    for _ in range(2):  # (the second round finds every layout)
+        for view in (lambda v: v.T, lambda v: v[::-1], lambda v: v[:, ::-1], lambda v: v[::-1].T):
+            np.testing.assert_array_equal(axpy(view(u), 2.0).get(), view(q) * 2)
+        o = ra.empty((9, 9), dtype=ra.float32, device=device)
+        axpy(u.T, 2.0, o)
+        np.testing.assert_array_equal(o.get(), q.T * 2)
+        axpy(u.T, 2.0, o.T)
+        np.testing.assert_array_equal(o.get(), q * 2)
+        np.testing.assert_array_equal(axpy(u[:, :1], u[:1, :]).get(), q[:, :1] * q[:1, :])
+        np.testing.assert_array_equal(rev(u[0], 9, size=9).get(), q[0, ::-1])
+        o = ra.asarray(q, device=device, copy=True)
+        acc(u[::-1], o.T)  # (the body reads its output, a transposed view)
+        np.testing.assert_array_equal(o.get(), q + q[::-1].T)
+        d = random_array((2,) * 10, np.float32, rng)
+        w = ra.asarray(d, device=device)
+        np.testing.assert_array_equal(axpy(w[..., ::-1], 3.0).get(), d[..., ::-1] * np.float32(3))
+    assert _user_kernels._layouts
+    monkeypatch.setattr(_user_kernels, "_MAX_LAYOUTS", 2)
+    for k in range(3, 8):
+        v = ra.asarray(random_array((k, 3), np.float32, rng), device=device)
+        np.testing.assert_array_equal(axpy(v.T, 1.0).get(), v.get().T)
+    assert len(_user_kernels._layouts) <= 2
