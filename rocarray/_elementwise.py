@@ -19,7 +19,7 @@ from ._device import mixed_devices
 from ._gather_gpu import on_gpu, transpose_copy
 from ._launch import ContiguousRunner, KernelSpec, load
 from ._kernels import catalogue
-from ._layout import broadcast_strides, merge_dims, pad_dims
+from ._layout import broadcast_strides, launch_words, merge_dims, pad_dims, remember
 from ._params import ScalarOutOfRange, scalar_fields
 from ._transfer import numpy_to_device
 from ._views import broadcast_array_shapes, broadcast_to
@@ -384,7 +384,7 @@ def _nothing_to_launch(plan: _Plan, args, out):
 
 
 #: (plan, False or the output's shape and strides, each array operand's shape and strides)
-#: -> the launch words of that layout (``_layout``): a warm call with views, broadcasts or
+#: -> the launch words of that layout (``_remember``): a warm call with views, broadcasts or
 #: an ``out`` finds its result's shape, merged dimensions and padded strides at once
 _layouts: dict = {}
 #: layouts kept (past this many they are all forgotten)
@@ -392,27 +392,19 @@ _MAX_LAYOUTS = 1024
 
 
 def _remember(key: tuple, shape: tuple, args, kinds, out_strides: tuple) -> tuple:
-    """The layout of ``key`` (``_layout``), kept in ``_layouts``."""
-    layout = _layout(shape, args, kinds, out_strides)
-    if len(_layouts) >= _MAX_LAYOUTS:
-        _layouts.clear()
-    _layouts[key] = layout
-    return layout
-
-
-def _layout(shape: tuple, args, kinds, out_strides: tuple) -> tuple:
-    """The launch words of an elementwise call over ``shape`` (not empty): (``shape``, the
-    dims' words, each operand's padded strides (None for a scalar), the output's); or
-    (``shape``, None, (the merged shape, each operand's strides, the output's), None) where
-    more dims stay than a kernel takes."""
+    """The launch words of an elementwise call over ``shape`` (not empty), kept in
+    ``_layouts`` under ``key``: (``shape``, the dims' words, each operand's padded strides
+    (None for a scalar), the output's); or (``shape``, None, (the merged shape, each
+    operand's strides, the output's), None) where more dims stay than a kernel takes."""
     arr_strides = [broadcast_strides(shape, a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"]
-    mshape, merged = merge_dims(shape, arr_strides + [out_strides])
-    it = iter(merged)
-    strides = [next(it) if k == "a" else None for k in kinds]
-    if len(mshape) > MAX_DIMS:
-        return shape, None, (mshape, strides, merged[-1]), None
-    return (shape, (len(mshape), *pad_dims(mshape, 1)),
-            [None if st is None else tuple(pad_dims(st, 0)) for st in strides], tuple(pad_dims(merged[-1], 0)))
+    mshape, merged, head, words = launch_words(shape, arr_strides + [out_strides])
+    if head is None:
+        it = iter(merged)
+        layout = shape, None, (mshape, [next(it) if k == "a" else None for k in kinds], merged[-1]), None
+    else:
+        it = iter(words)
+        layout = shape, head, [next(it) if k == "a" else None for k in kinds], words[-1]
+    return remember(_layouts, key, layout, _MAX_LAYOUTS)
 
 
 def _launch_split(plan, args, kinds, out, mshape, strides, out_strides):

@@ -24,7 +24,7 @@ import itertools
 
 from ._array_object import Array
 from ._launch import full_module_when_ready, load_full_module
-from ._layout import merge_dims
+from ._layout import merge_dims, remember
 from .compiler import gather_gpu as G
 
 _U64 = (1 << 64) - 1
@@ -48,6 +48,12 @@ def _kernel(device, kind: str, *key):
     """The ``kind`` module ('transpose', 'gather', 'search') for ``key`` loaded on
     ``device``, fully compiled."""
     return load_full_module(_KEY + (kind,) + key, device, lambda: _module_parts(kind, key))
+
+
+def _kernel_when_ready(device, kind: str, *key):
+    """``_kernel``'s module if it is loaded, else None, its compile started on the
+    background worker at the first ask (a later ``_kernel`` waits for that compile)."""
+    return full_module_when_ready(_KEY + (kind,) + key, device, lambda: _module_parts(kind, key))
 
 
 def _module_parts(kind: str, key: tuple) -> tuple:
@@ -85,9 +91,7 @@ def transpose_copy(src: Array, dst: Array) -> bool:
         plan = _transpose_plan(*key)
         if plan is None:
             return False  # (the module is compiling: the elementwise copy serves until then)
-        if len(_transpose_plans) >= _MAX_GEOMETRIES:
-            _transpose_plans.clear()
-        _transpose_plans[key] = plan
+        remember(_transpose_plans, key, plan, _MAX_GEOMETRIES)
     if not plan:
         return False
     launch, function, packer, tiles, grid, words, offsets, pairs = plan
@@ -117,7 +121,7 @@ def _transpose_plan(device, isz: int, shape: tuple, src_strides: tuple, dst_stri
     # compiled in the background from the first transposing copy of any size (a larger one
     # later compiles nothing); until it is loaded the elementwise copy, whose first call
     # compiles little or nothing, serves
-    kernel = full_module_when_ready(_KEY + ("transpose", isz), device, lambda: _module_parts("transpose", (isz,)))
+    kernel = _kernel_when_ready(device, "transpose", isz)
     if kernel is None:
         return None
     if min(shape[r], shape[c]) < MIN_TILED_SIDE:
@@ -174,10 +178,8 @@ class GatherPlan:
         key = (shape, nax, src_strides, idx_strides)
         chunks = self._chunks.get(key)
         if chunks is None:
-            chunks = _chunks(shape, nax, src_strides, idx_strides, isz, xsz)
-            if len(self._chunks) >= _MAX_GEOMETRIES:
-                self._chunks.clear()
-            self._chunks[key] = chunks
+            chunks = remember(self._chunks, key, _chunks(shape, nax, src_strides, idx_strides, isz, xsz),
+                              _MAX_GEOMETRIES)
         return chunks
 
 
@@ -257,8 +259,7 @@ def start_search_compile(dtype, device) -> None:
     """Start compiling the search module for ``dtype`` on the background worker (nothing
     once it is loaded or started): a caller that sorts first has it compile beside the
     sort's, and ``search_sorted`` / ``found_sorted`` then wait for it."""
-    key = (dtype.kind, dtype.itemsize)  # (their ``_kernel`` key)
-    full_module_when_ready(_KEY + ("search",) + key, device, lambda: _module_parts("search", key))
+    _kernel_when_ready(device, "search", dtype.kind, dtype.itemsize)  # (their ``_kernel`` key)
 
 
 def search_sorted(a: Array, v: Array, right: bool, out: Array) -> None:

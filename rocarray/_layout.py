@@ -53,3 +53,26 @@ def merge_dims(shape: tuple, strides_list: list) -> tuple:
 def pad_dims(t: tuple, fill) -> tuple:
     """A dims tuple padded to MAX_DIMS entries (for the kernel's by-value arrays)."""
     return t + (_PAD if fill == 1 else _ZEROS)[len(t):]
+
+
+def launch_words(shape: tuple, strides_list: list, merge: bool = True) -> tuple:
+    """A launch over ``shape`` whose operands step by ``strides_list`` (bytes, broadcast to
+    ``shape``): (the merged shape, each operand's merged strides, the dims' words, each
+    operand's padded strides); the words None where more dims stay than a kernel takes.
+    ``merge`` False keeps ``shape``'s own dims (kernels that index by them) where they fit."""
+    if merge or len(shape) > MAX_DIMS or not shape:
+        mshape, merged = merge_dims(shape, strides_list)
+    else:
+        mshape, merged = shape, strides_list
+    if len(mshape) > MAX_DIMS:
+        return mshape, merged, None, None
+    return mshape, merged, (len(mshape), *pad_dims(mshape, 1)), [tuple(pad_dims(st, 0)) for st in merged]
+
+
+def remember(table: dict, key, value, most: int):
+    """``table[key] = value`` (and ``value``), the table emptied first when it holds
+    ``most`` entries: a memo of layouts or plans that never grows past a bound."""
+    if len(table) >= most:
+        table.clear()
+    table[key] = value
+    return value

@@ -18,7 +18,7 @@ from ._device import default_device, mixed_devices
 from ._creation_functions import asarray
 from ._elementwise import _resolve_overlap, copy_elements
 from ._launch import ContiguousRunner, KernelSpec, load
-from ._layout import broadcast_strides, merge_dims, pad_dims
+from ._layout import broadcast_strides, launch_words, pad_dims, remember
 from ._params import SCALAR_CONVERTERS, contiguous_template, scalar_fields
 from ._reduction import ReductionDef, reduce
 from ._views import broadcast_shapes, broadcast_to
@@ -356,21 +356,12 @@ def _remember_layout(key: tuple, reduce_dims: bool, plan, shape: tuple, ins, out
     op_strides = [broadcast_strides(shape, a._shape, a._strides) for a, k in zip(ins, plan.in_kinds) if k == "a"]
     n_in = len(op_strides)
     op_strides += [o._strides for o, k in zip(outs, plan.out_kinds) if k == "a"]
-    if reduce_dims or len(shape) > MAX_DIMS or not shape:
-        mshape, merged = merge_dims(shape, op_strides)
-    else:
-        mshape, merged = shape, op_strides
-    if len(mshape) > MAX_DIMS:
-        layout = False
-    else:
-        words = [tuple(pad_dims(st, 0)) for st in merged]
+    _, _, head, words = launch_words(shape, op_strides, reduce_dims)
+    layout = False
+    if head is not None:
         of_output = dict(zip((k for k, kind in enumerate(plan.out_kinds) if kind == "a"), words[n_in:]))
-        layout = ((len(mshape), *pad_dims(mshape, 1)), words[:n_in], words[n_in:],
-                  [of_output[k] for k, _ in plan.read_back])
-    if len(_layouts) >= _MAX_LAYOUTS:
-        _layouts.clear()
-    _layouts[key] = layout
-    return layout
+        layout = head, words[:n_in], words[n_in:], [of_output[k] for k, _ in plan.read_back]
+    return remember(_layouts, key, layout, _MAX_LAYOUTS)
 
 
 class ElementwiseKernel:

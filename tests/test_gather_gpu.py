@@ -37,9 +37,7 @@ def _tiles_loaded(device, *dtypes):
     compile: ``test_first_transposing_copies_while_the_tiles_compile``)."""
     if _gather_gpu.on_gpu(device):
         for dt in dtypes:
-            isz = np.dtype(dt).itemsize
-            _launch.load_full_module(_gather_gpu._KEY + ("transpose", isz), device,
-                                     lambda isz=isz: _gather_gpu._module_parts("transpose", (isz,)))
+            _gather_gpu._kernel(device, "transpose", np.dtype(dt).itemsize)
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
