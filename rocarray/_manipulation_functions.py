@@ -103,17 +103,22 @@ def _copy(src: Array, dst: Array) -> None:
 
 
 def _joined_runs(arrays: list, out: Array, checked: bool = False) -> bool:
-    """Fill the new, C-contiguous ``out`` of a GPU with the C-contiguous ``arrays`` of its
-    dtype one after another (a concatenation along the first axis or flattened, a stack
-    along a new first axis): one kernel launch for up to ``JOIN_PIECES`` arrays
+    """Fill the new, C-contiguous ``out`` with the C-contiguous ``arrays`` of its dtype one
+    after another (a concatenation along the first axis or flattened, a stack along a new
+    first axis).  On a GPU: one kernel launch for up to ``JOIN_PIECES`` arrays
     (``_gather_gpu.join_copy``); while its module is still compiling in the background (a
     process's first joins), the driver's device copy of each array instead (one run of
-    bytes each, no kernel and little host time).  False, doing nothing, where they are not
-    all such arrays (``checked``: the caller knows they are)."""
+    bytes each, no kernel and little host time).  On the host, below the size its launches
+    split across threads: one ``memmove`` each, no kernel.  False, doing nothing, where
+    they are not all such arrays, or the host's join is larger (``checked``: the caller
+    knows they are such arrays)."""
     dev = out.device
-    if not checked and (dev.kind == "cpu" or any(a._dtype != out._dtype or not a.is_c_contiguous() for a in arrays)):
+    cpu = dev.kind == "cpu"
+    if cpu and out._size >= dev.runtime.parallel_threshold:
         return False
-    if join_copy(arrays, out):
+    if not checked and any(a._dtype != out._dtype or not a.is_c_contiguous() for a in arrays):
+        return False
+    if not cpu and join_copy(arrays, out):
         return True
     rt, itemsize = dev.runtime, out._dtype.itemsize
     at = out._buf.ptr + out._offset
@@ -124,18 +129,19 @@ def _joined_runs(arrays: list, out: Array, checked: bool = False) -> bool:
     return True
 
 
-def _gpu_join(arrays, stacked: bool) -> "Array | None":
+def _quick_join(arrays, stacked: bool) -> "Array | None":
     """``concat`` along the first axis (``stack`` along a new first axis, ``stacked``) of
-    C-contiguous arrays of one dtype on one GPU, each of the shape the join needs, checked
-    and done at once (``_joined_runs``); None, doing nothing, for any other input (the
-    general path then checks it and says what is wrong)."""
+    C-contiguous arrays of one dtype on one device, each of the shape the join needs,
+    checked and done at once (``_joined_runs``); None, doing nothing, for any other input
+    (the general path then checks it and says what is wrong) or a host join that
+    ``_joined_runs`` leaves to the copy kernel."""
     if type(arrays) not in (list, tuple) or not arrays:
         return None
     first = arrays[0]
     if type(first) is not Array:
         return None
     buf, dt, shape = first._buf, first._dtype, first._shape
-    if buf.device.kind == "cpu" or not (stacked or shape):
+    if not (stacked or shape):
         return None
     total = 0
     for a in arrays:
@@ -149,7 +155,11 @@ def _gpu_join(arrays, stacked: bool) -> "Array | None":
             return None
         else:
             total += s[0]
-    out = Array._empty((len(arrays),) + shape if stacked else (total,) + shape[1:], dt, buf.device)
+    out_shape = (len(arrays),) + shape if stacked else (total,) + shape[1:]
+    dev = buf.device
+    if dev.kind == "cpu" and _prod(out_shape) >= dev.runtime.parallel_threshold:
+        return None  # (the copy kernel's threads: see ``_joined_runs``)
+    out = Array._empty(out_shape, dt, dev)
     _joined_runs(arrays, out, True)
     return out
 
@@ -162,7 +172,7 @@ def concat(arrays, /, *, axis=0) -> Array:
     """Join arrays along an existing axis (``axis=None``: flattened, in C order).  The
     result has the promoted dtype of the inputs."""
     if axis == 0 and not isinstance(axis, bool):
-        out = _gpu_join(arrays, False)
+        out = _quick_join(arrays, False)
         if out is not None:
             return out
     arrays = _check_sequence(arrays, "concat")
@@ -211,7 +221,7 @@ def concat(arrays, /, *, axis=0) -> Array:
 def stack(arrays, /, *, axis=0) -> Array:
     """Join arrays of one shape along a new axis (the promoted dtype of the inputs)."""
     if axis == 0 and not isinstance(axis, bool):
-        out = _gpu_join(arrays, True)
+        out = _quick_join(arrays, True)
         if out is not None:
             return out
     arrays = _check_sequence(arrays, "stack")

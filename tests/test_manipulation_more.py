@@ -77,6 +77,53 @@ def test_concat_views_promotion_and_flatten(device):
     _check(ra.concat([_put(cplx, device), _put(f64, device)]), np.concatenate([cplx, f64]).astype(np.complex128))
 
 
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.float32, np.int64, np.complex128], ids=str)
+def test_host_joins_copy_bytes_below_the_threads_size(dtype, monkeypatch):
+    """On the host, a join of contiguous arrays of one dtype smaller than the size its
+    launches split across threads is one ``memmove`` per non-empty piece; a larger one,
+    mixed dtypes and views take the copy kernel.  Every result is NumPy's."""
+    cpu = ra.Device("cpu")
+    rt = cpu.runtime
+    monkeypatch.setattr(rt, "parallel_threshold", 40)
+    copies = []
+    memmove = rt.copy_device_to_device
+
+    def counted(*args, **kwargs):
+        copies.append(args)
+        memmove(*args, **kwargs)
+
+    monkeypatch.setattr(rt, "copy_device_to_device", counted)
+    rng = np.random.default_rng(7)
+    cases = [  # (parts, join, memmoves expected)
+        ([(3, 4), (0, 4), (2, 4)], "concat", 2),     # 20 elements
+        ([(6,), (7,), (1,)], "flat", 3),             # 14
+        ([(2, 3)] * 4, "stack", 4),                  # 24
+        ([(5, 4), (6, 4)], "concat", 0),             # 44: the kernel's threads
+        ([(2, 2, 5)] * 2, "stack", 0),               # 40
+        ([(30,), (20,)], "flat", 0),                 # 50
+    ]
+    for shapes, how, expected in cases:
+        host = [random_array(s, dtype, rng) for s in shapes]
+        arrays = [ra.asarray(h, device=cpu) for h in host]
+        del copies[:]
+        if how == "stack":
+            got, want = ra.stack(arrays), np.stack(host)
+        elif how == "flat":
+            got, want = ra.concat(arrays, axis=None), np.concatenate(host, axis=None)
+        else:
+            got, want = ra.concat(arrays), np.concatenate(host)
+        _check(got, want)
+        assert len(copies) == expected, (shapes, how)
+    # a view among the pieces, or a second dtype: the copy kernel
+    h = random_array((4, 3), dtype, rng)
+    x = ra.asarray(h, device=cpu)
+    del copies[:]
+    _check(ra.concat([x[::2], x]), np.concatenate([h[::2], h]))
+    other = h.astype(np.complex64 if h.dtype.kind == "c" else np.float64)
+    _check(ra.concat([x, ra.asarray(other, device=cpu)]), np.concatenate([h, other]))
+    assert not copies
+
+
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_stack_all_dtypes(device, dtype):
     rng = np.random.default_rng(2)
