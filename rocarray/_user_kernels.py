@@ -335,12 +335,6 @@ def _scan_inputs(who: str, params, ins: list):
     return device, tokens
 
 
-def _raw_values(a: Array) -> list:
-    if a.ndim > MAX_DIMS:
-        raise ValueError(f"a raw argument may have at most {MAX_DIMS} dimensions, got {a.ndim}")
-    return [a._buf.ptr + a._offset, a._size, a.ndim, *pad_dims(a._shape, 1), *pad_dims(a._strides, 0)]
-
-
 #: (plan, loop shape, each array input's shape and strides, each array output's strides)
 #: -> that layout's launch words (``_remember_layout``): a warm call on views, broadcasts
 #: or given outputs computes no broadcast or merge
@@ -362,6 +356,74 @@ def _remember_layout(key: tuple, reduce_dims: bool, plan, shape: tuple, ins, out
         of_output = dict(zip((k for k, kind in enumerate(plan.out_kinds) if kind == "a"), words[n_in:]))
         layout = head, words[:n_in], words[n_in:], [of_output[k] for k, _ in plan.read_back]
     return remember(_layouts, key, layout, _MAX_LAYOUTS)
+
+
+class _Call:
+    """The launch of one general-path call layout of a plan: the packed values but for the
+    operands' addresses and the scalars, and where those go (``ptrs``: (position, 0 for an
+    input or 1 for an output, its index); ``scalars``: (position, fields, input index,
+    type)).  ``run`` repeats the call for arguments of the same layout."""
+
+    __slots__ = ("plan", "n", "template", "ptrs", "scalars", "out_shape", "device", "pairs")
+
+    def __init__(self, plan, n, layout, ins, outs, out_shape, device):
+        head, in_words, out_words, back_words = layout
+        self.plan, self.n, self.out_shape, self.device = plan, n, out_shape, device
+        values = list(head)
+        ptrs, scalars = [], []
+        words = iter(in_words)
+        for j, (a, k, t) in enumerate(zip(ins, plan.in_kinds, plan.scalar_types)):
+            if k == "s":
+                fields = scalar_fields(a, t, plan.name)
+                scalars.append((len(values), len(fields), j, t))
+                values.extend(fields)
+                continue
+            ptrs.append((len(values), 0, j))
+            values.extend((0, *next(words)) if k == "a" else _raw_words(a))
+        words = iter(out_words)
+        for j, (o, k) in enumerate(zip(outs, plan.out_kinds)):
+            ptrs.append((len(values), 1, j))
+            values.extend((0, *next(words)) if k == "a" else _raw_words(o))
+        for (k, _), w in zip(plan.read_back, back_words):
+            ptrs.append((len(values), 1, k))
+            values.extend((0, *w))
+        self.template, self.ptrs, self.scalars = values, ptrs, scalars
+        #: (array input, array output) pairs whose sharing a buffer sends a repeat to the
+        #: general path (NumPy's overlap rule copies such an input)
+        self.pairs = [] if out_shape is not None else [
+            (i, o) for i, k in enumerate(plan.in_kinds) if k == "a" for o, ko in enumerate(plan.out_kinds) if ko == "a"]
+
+    def launch(self, ins, outs) -> None:
+        values = self.template.copy()
+        for pos, side, j in self.ptrs:
+            a = outs[j] if side else ins[j]
+            values[pos] = a._buf.ptr + a._offset
+        name = self.plan.name
+        for pos, count, j, t in self.scalars:
+            values[pos:pos + count] = scalar_fields(ins[j], t, name)
+        self.plan.kernel.launch(self.n, values)
+
+    def run(self, args, nin: int):
+        """The outputs of a call of this layout (``args``: the inputs, then any outputs);
+        None, launching nothing, where an input shares a buffer with a given output."""
+        ins = args[:nin]
+        if self.out_shape is None:
+            outs = args[nin:]
+            for i, o in self.pairs:
+                if ins[i]._buf is outs[o]._buf:
+                    return None
+        else:
+            shape, device = self.out_shape, self.device
+            outs = [Array._empty(shape, t, device) for t in self.plan.out_types]
+        self.launch(ins, outs)
+        return outs
+
+
+def _raw_words(a: Array) -> tuple:
+    """A raw operand's launch words: a zero for its address, then its size, dims and strides."""
+    if a.ndim > MAX_DIMS:
+        raise ValueError(f"a raw argument may have at most {MAX_DIMS} dimensions, got {a.ndim}")
+    return (0, a._size, a.ndim, *pad_dims(a._shape, 1), *pad_dims(a._strides, 0))
 
 
 class ElementwiseKernel:
@@ -432,6 +494,10 @@ class ElementwiseKernel:
         self._names = tuple(p.name for p in self.in_params + self.out_params)
         self._read_outputs = () if generated else _outputs_read(operation, preamble, self.out_params)
         self._plans: dict = {}
+        #: (size, each argument's dtype, shape, strides and device, or scalar type) -> the
+        #: launch of that call (``_Call``): a warm call of the general path (raw operands,
+        #: views, given outputs) fills in its addresses and scalars and launches
+        self._calls: dict = {}
         #: a call returns its one output itself
         self._one_result = self.nout == 1 and not self.no_return and not self.return_tuple
         self._call = warm_call(self._plans, self._general, self.nin)
@@ -499,6 +565,29 @@ class ElementwiseKernel:
     __call__ = property(operator.attrgetter("_call"))  # (straight to the warm path: no frame)
 
     def _general(self, *args, size=None, stream=None, block_size=None):
+        if stream is None:
+            key = [size]
+            for a in args:
+                t = type(a)
+                if t is Array:
+                    key.append((a._dtype, a._shape, a._strides, a._buf.device))
+                elif t in _PY_SCALARS:
+                    key.append(t)
+                else:
+                    break
+            else:
+                call = self._calls.get(key := tuple(key))
+                if call is not None:
+                    outs = call.run(args, self.nin)
+                    if outs is not None:
+                        return self._result(outs)
+                # (the general path below makes the call's entry)
+                return self._result(self._checked(args, size, stream, key))
+        return self._result(self._checked(args, size, stream, None))
+
+    def _checked(self, args, size, stream, call_key):
+        """The outputs of a call checked and resolved in full (the entry of ``call_key`` made
+        where it launches one run of the general path)."""
         n_args = len(args)
         if n_args != self.nin and n_args != self.nargs:
             raise TypeError(
@@ -536,10 +625,8 @@ class ElementwiseKernel:
             self._plans[key] = plan
         contiguous = None if plan.has_raw or size is not None else _one_contiguous_run(plan, ins, outs)
         if contiguous is not None:
-            outs = plan.run_contiguous(ins, *contiguous, device, outs)
-        else:
-            outs = self._run(plan, ins, outs, size, device)
-        return self._result(outs)
+            return plan.run_contiguous(ins, *contiguous, device, outs)
+        return self._run(plan, ins, outs, size, device, call_key)
 
     def _result(self, outs):
         """What a call returns: None, the one output, or a tuple of them."""
@@ -549,8 +636,9 @@ class ElementwiseKernel:
             return outs[0]
         return tuple(outs)
 
-    def _run(self, plan: _Plan, ins, outs, size, device):
+    def _run(self, plan: _Plan, ins, outs, size, device, call_key=None):
         name = self.name
+        given = bool(outs)
         arrays = [a for a, k in zip(ins, plan.in_kinds) if k == "a"]
         arrays += [o for o, k in zip(outs, plan.out_kinds) if k == "a"]
         if size is not None:
@@ -596,29 +684,10 @@ class ElementwiseKernel:
             layout = _remember_layout(key, self.reduce_dims, plan, shape, ins, outs)
         if not layout:  # (more dims than a kernel takes, after merging)
             return self._run_contiguous_copy(plan, ins, outs, shape, size, device)
-        values, in_words, out_words, back_words = layout
-        values = list(values)
-        words = iter(in_words)
-        for a, k, t in zip(ins, plan.in_kinds, plan.scalar_types):
-            if k == "a":
-                values.append(a._buf.ptr + a._offset)
-                values.extend(next(words))
-            elif k == "s":
-                values.extend(scalar_fields(a, t, name))
-            else:
-                values.extend(_raw_values(a))
-        words = iter(out_words)
-        for o, k in zip(outs, plan.out_kinds):
-            if k == "a":
-                values.append(o._buf.ptr + o._offset)
-                values.extend(next(words))
-            else:
-                values.extend(_raw_values(o))
-        for (k, _), w in zip(plan.read_back, back_words):
-            o = outs[k]
-            values.append(o._buf.ptr + o._offset)
-            values.extend(w)
-        plan.kernel.launch(n, values)
+        call = _Call(plan, n, layout, ins, outs, None if given else shape, device)
+        if call_key is not None:
+            remember(self._calls, call_key, call, _MAX_LAYOUTS)
+        call.launch(ins, outs)
         return outs
 
     def _run_contiguous_copy(self, plan, ins, outs, shape, size, device):

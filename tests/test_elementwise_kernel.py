@@ -514,6 +514,8 @@ def test_layouts_found_again_give_numpy_results(device, monkeypatch):
     q = random_array((9, 9), np.float32, rng)
     u = ra.asarray(q, device=device)
     for _ in range(2):  # (the second round finds every layout)
+        for k in (axpy, rev, acc):
+            k._calls.clear()  # (else the calls' own table serves the second round)
         for view in (lambda v: v.T, lambda v: v[::-1], lambda v: v[:, ::-1], lambda v: v[::-1].T):
             np.testing.assert_array_equal(axpy(view(u), 2.0).get(), view(q) * 2)
         o = ra.empty((9, 9), dtype=ra.float32, device=device)
@@ -535,3 +537,60 @@ def test_layouts_found_again_give_numpy_results(device, monkeypatch):
         v = ra.asarray(random_array((k, 3), np.float32, rng), device=device)
         np.testing.assert_array_equal(axpy(v.T, 1.0).get(), v.get().T)
     assert len(_user_kernels._layouts) <= 2
+
+
+def test_calls_found_again_give_numpy_results(device, monkeypatch):
+    """A general-path call (raw operands, views, given outputs, ``size=``) seen before is
+    launched from the kernel's table of calls (``_calls``) with the new addresses and
+    scalars, never through the checks again, except where an input shares a buffer with a
+    given output (NumPy's overlap rule: the general path copies it); a bad scalar still
+    raises; a full table is emptied, not grown."""
+    from rocarray import _user_kernels
+
+    rng = np.random.default_rng(44)
+    rev = ra.ElementwiseKernel("raw T x, int64 n", "T y", "y = x[n - 1 - i]", "calls_rev")
+    pick = ra.ElementwiseKernel("raw T src, I idx, T a", "T y", "y = src[idx] + a", "calls_pick")
+    spread = ra.ElementwiseKernel("T x, int8 k", "raw T out", "out[2 * i] = x * k", "calls_spread")
+    axpy = ra.ElementwiseKernel("T x, T a", "T y", "y = a * x", "calls_axpy")
+    checked = []
+    general = ra.ElementwiseKernel._checked
+
+    def counted(self, *args, **kwargs):
+        checked.append(self.name)
+        return general(self, *args, **kwargs)
+
+    monkeypatch.setattr(ra.ElementwiseKernel, "_checked", counted)
+    for rnd in range(3):
+        del checked[:]
+        h = random_array((7, 9), np.float32, rng)
+        x = ra.asarray(h, device=device)
+        n = 9 - rnd  # (a new scalar each round, one layout)
+        np.testing.assert_array_equal(rev(x[1], n, size=7).get(), h[1, n - 7:n][::-1])
+        hi = rng.integers(0, 63, (4, 5))
+        np.testing.assert_array_equal(pick(x, ra.asarray(hi, device=device), 0.5 * rnd).get(),
+                                      h.reshape(-1)[hi] + np.float32(0.5 * rnd))
+        out = ra.zeros((18,), dtype=ra.float32, device=device)
+        spread(x[:, 2], rnd + 1, out)
+        want = np.zeros(18, np.float32)
+        want[:14:2] = h[:, 2] * (rnd + 1)
+        np.testing.assert_array_equal(out.get(), want)
+        o = ra.empty((9, 7), dtype=ra.float32, device=device)
+        axpy(x.T, 2.0, o)
+        np.testing.assert_array_equal(o.get(), h.T * 2)
+        axpy(ra.asarray(h.T.copy(), device=device)[::-1], 2.0, o)  # (one shape, other strides)
+        np.testing.assert_array_equal(o.get(), h.T[::-1] * 2)
+        assert checked == ([] if rnd else ["calls_rev", "calls_pick", "calls_spread", "calls_axpy", "calls_axpy"])
+        # an input that is a view of the given output: the general path, every time
+        y = ra.asarray(h[0], device=device, copy=True)
+        axpy(y[::-1], 3.0, y)
+        np.testing.assert_array_equal(y.get(), h[0, ::-1] * 3)
+        assert checked[-1] == "calls_axpy"
+    for k in (rev, pick, spread, axpy):
+        assert k._calls
+    with pytest.raises(OverflowError):
+        spread(x[:, 2], 300, out)  # (an int8 scalar past its range, on a known layout)
+    monkeypatch.setattr(_user_kernels, "_MAX_LAYOUTS", 2)
+    for k in range(3, 8):
+        h = random_array((k,), np.float32, rng)
+        np.testing.assert_array_equal(rev(ra.asarray(h, device=device), k, size=k).get(), h[::-1])
+    assert len(rev._calls) <= 2
