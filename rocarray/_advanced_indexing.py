@@ -375,10 +375,14 @@ def _flat_true_host(mask: Array) -> Array:
     n, C = m.size, HOST_COMPACT_CHUNK
     m = m.reshape(-1) if m.ndim != 1 else m
     nf = n // C  # whole chunks; the rest, if any, is one more
-    counts = _sum(m[:nf * C].reshape((nf, C)), axis=1, dtype=_int32)
-    off = cumulative_sum(counts, dtype=_int64, include_initial=True)
-    # (the last chunk summed as the others, in int32: one sum for every length of mask)
-    total = int(off[nf]) + (int(_sum(m[nf * C:], dtype=_int32)) if n > nf * C else 0)
+    if nf:
+        counts = _sum(m[:nf * C].reshape((nf, C)), axis=1, dtype=_int32)
+        off = cumulative_sum(counts, dtype=_int64, include_initial=True)
+        # (the last chunk summed as the others, in int32: one sum for every length of mask)
+        total = int(off[nf]) + (int(_sum(m[nf * C:], dtype=_int32)) if n > nf * C else 0)
+    else:  # one chunk, shorter than the others: its count alone, its offset 0
+        off = _zero_offset(m.device)
+        total = int(_sum(m, dtype=_int32))
     out = Array._empty((total,), _int64, m.device)
     if total:
         words = Array._new(m._buf, (n // 8,), (8,), m._offset, np.dtype(np.uint64))
@@ -386,6 +390,17 @@ def _flat_true_host(mask: Array) -> Array:
         data = Array._new(m._buf, (n,), (1,), m._offset, np.dtype(np.uint8))  # (bool bytes: 0 or 1)
         _compact_chunks(data, words, off, nf, total, n, C, step, out, size=size)
     return out
+
+
+#: device -> an int64 array of one 0 (read, never written): the offsets of a mask of one chunk
+_zero_offsets: dict = {}
+
+
+def _zero_offset(device) -> Array:
+    z = _zero_offsets.get(device)
+    if z is None:
+        z = _zero_offsets[device] = zeros((1,), dtype=_int64, device=device)
+    return z
 
 
 def host_runs(x: Array, lengths: bool) -> tuple:
