@@ -210,6 +210,10 @@ def test_facts_of_this_machine(target):
     key = target.cache_key()
     assert target.triple in key and ("opt_level", target.opt_level) in key
     assert HostTarget(opt_level=0).cache_key() != HostTarget(opt_level=2).cache_key()
+    # (one level's objects compiled at another codegen level are other bytes)
+    one = HostTarget(opt_level=1)
+    assert one.codegen_level == 1 and ("codegen_level", 1) in one.cache_key()
+    assert one.configured(codegen_level=0).cache_key() != one.cache_key()
     with pytest.raises(ValueError):
         HostTarget(opt_level=7)
 
