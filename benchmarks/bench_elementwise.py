@@ -354,13 +354,26 @@ def throughput(dev, rows, quick):
     rows.append(f"\n### 4. Throughput, {n:,} float32\n")
     if dev.kind == "cpu":
         npops = {"a + b": lambda: h[0] + h[1], "a * b + c": lambda: h[0] * h[1] + h[2], "exp(a)": lambda: np.exp(h[0])}
+        # views and broadcasts: loops with strided or stride-0 operands (square matrices of
+        # the same size; NumPy writes ``a.T * 2`` in the input's order, rocarray in C order)
+        side = 1 << ((n.bit_length() - 1) // 2)
+        m, hm = x[:side * side].reshape((side, side)), h[0][:side * side].reshape(side, side)
+        col, hcol = x[:side], h[0][:side]
+        views = {
+            "a.T + a": (lambda: m.T + m, lambda: hm.T + hm),
+            "a - c[:, None]": (lambda: m - col[:, None], lambda: hm - hcol[:, None]),
+            "c[:, None] * c[None, :]": (lambda: col[:, None] * col[None, :], lambda: hcol[:, None] * hcol[None, :]),
+            "a[:, ::2] * 2": (lambda: m[:, ::2] * 2, lambda: hm[:, ::2] * 2),
+            "a.T * 2": (lambda: m.T * 2, lambda: hm.T * 2),
+        }
         rows.append("| op | rocarray ms | NumPy ms | NumPy / rocarray (>1: rocarray faster) |")
         rows.append("|---|---|---|---|")
-        for name, (fn, _) in ops.items():
+        for name, (fn, npfn) in [(k, (f, npops[k])) for k, (f, _) in ops.items()] + list(views.items()):
             _steady(fn)
             t = best_of(fn, 5)
-            tn = best_of(npops[name], 5)
-            rows.append(f"| {name} | {t * 1e3:.2f} | {tn * 1e3:.2f} | {tn / t:.2f} |")
+            tn = best_of(npfn, 5)
+            label = name if name in ops else f"{name} ({side}x{side})"
+            rows.append(f"| {label} | {t * 1e3:.2f} | {tn * 1e3:.2f} | {tn / t:.2f} |")
         return
     # GPU: bytes moved per op, against the copy bandwidth measured now
     def sync():
