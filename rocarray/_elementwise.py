@@ -344,7 +344,7 @@ def _run(plan: _Plan, args, out):
             shape = broadcast_array_shapes(*(a._shape for a in arrays))
             if not _prod(shape):
                 return _nothing_to_launch(plan, args, Array._empty(shape, plan.out_dtype, kernel.device))
-            layout = _remember(key, shape, args, kinds, _c_strides(shape, plan.out_dtype.itemsize))
+            layout = _remember(key, shape, args, kinds, _c_strides(shape, plan.out_dtype.itemsize), kernel.device)
         out = Array._empty(layout[0], plan.out_dtype, kernel.device)
     else:
         shape = arrays[0]._shape
@@ -356,10 +356,13 @@ def _run(plan: _Plan, args, out):
         if not out._size:
             return _nothing_to_launch(plan, args, out)
         key = (plan, shape, out._strides, *[(a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"])
-        layout = _layouts.get(key) or _remember(key, shape, args, kinds, out._strides)
+        layout = _layouts.get(key) or _remember(key, shape, args, kinds, out._strides, kernel.device)
     _, head, words, out_words = layout
     if head is None:  # (more merged dims than a kernel takes)
         _launch_split(plan, args, kinds, out, *words)
+        return out
+    if head == "tiles":
+        _launch_tiles(plan, args, kinds, out, words, out_words)
         return out
     values = list(head)
     for a, k, w, t in zip(args, kinds, words, plan.scalar_types):
@@ -391,14 +394,21 @@ _layouts: dict = {}
 _MAX_LAYOUTS = 1024
 
 
-def _remember(key: tuple, shape: tuple, args, kinds, out_strides: tuple) -> tuple:
-    """The launch words of an elementwise call over ``shape`` (not empty), kept in
-    ``_layouts`` under ``key``: (``shape``, the dims' words, each operand's padded strides
-    (None for a scalar), the output's); or (``shape``, None, (the merged shape, each
-    operand's strides, the output's), None) where more dims stay than a kernel takes."""
+def _remember(key: tuple, shape: tuple, args, kinds, out_strides: tuple, device) -> tuple:
+    """The launch words of an elementwise call over ``shape`` (not empty) on ``device``,
+    kept in ``_layouts`` under ``key``: (``shape``, the dims' words, each operand's padded
+    strides (None for a scalar), the output's); or (``shape``, None, (the merged shape, each
+    operand's strides, the output's), None) where more dims stay than a kernel takes; or,
+    for a host call that transposes (``_transposes``), (``shape``, "tiles", each array
+    operand's ``_tile_launches`` entry, the output's)."""
     arr_strides = [broadcast_strides(shape, a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"]
     mshape, merged, head, words = launch_words(shape, arr_strides + [out_strides])
-    if head is None:
+    tiles = device.kind == "cpu" and _transposes(mshape, merged) and \
+        _tile_launches(mshape, merged, [a._dtype.itemsize for a, k in zip(args, kinds) if k == "a"])
+    if tiles:
+        it = iter(tiles)
+        layout = shape, "tiles", [next(it) if k == "a" else None for k in kinds], next(it)
+    elif head is None:
         it = iter(merged)
         layout = shape, None, (mshape, [next(it) if k == "a" else None for k in kinds], merged[-1]), None
     else:
@@ -424,6 +434,76 @@ def _launch_split(plan, args, kinds, out, mshape, strides, out_strides):
                 values.extend(scalar_fields(a, t, plan.row.name))
         values.append(out._buf.ptr + out._offset + sum(i * st for i, st in zip(idx, out_strides)))
         values.extend(out_strides[lead:])
+        plan.kernel.launch(n, values)
+
+
+#: tiles of a transposing host launch: rows of ``TRANSPOSE_TILE_COLUMNS`` elements (the
+#: inner loop, which reads one line per element), as many rows as use those lines whole
+#: (64-byte lines, at least 8 rows), so most reads hit the cache
+TRANSPOSE_TILE_COLUMNS = 128
+#: a host launch of at least this many elements over two merged dims that transposes
+#: walks tiles (``_transposes``)
+TILE_MIN_ELEMENTS = 64 * TRANSPOSE_TILE_COLUMNS
+
+
+def _transposes(mshape: tuple, merged: list) -> bool:
+    """Whether a host launch over the merged ``mshape`` whose operands step by ``merged``
+    goes along one dim in some operand's memory and along the other in another's: two
+    dims, enough of each for tiles.  Row by row, such a launch touches one cache line per
+    element of the operand that goes the other way, and has evicted it before the next row
+    comes back to it; tiles of ``TRANSPOSE_TILE_COLUMNS`` columns keep those lines in cache."""
+    if len(mshape) != 2 or mshape[0] < 16 or mshape[1] < 2 * TRANSPOSE_TILE_COLUMNS \
+            or mshape[0] * mshape[1] < TILE_MIN_ELEMENTS:
+        return False
+    rows = cols = False  # (an operand whose inner dim, or outer dim, is its contiguous one)
+    for s0, s1 in merged:
+        s0, s1 = abs(s0), abs(s1)
+        rows |= 0 < s1 < s0
+        cols |= 0 < s0 < s1
+    return rows and cols
+
+
+def _tile_launches(mshape: tuple, merged: list, itemsizes: list) -> list:
+    """The launches of a host call that transposes (``_transposes``), for each operand (the
+    output last): (the tiles' elements, dims' words and the operand's (byte offset, padded
+    strides)) -- (row tiles, column tiles, rows of a tile, ``TRANSPOSE_TILE_COLUMNS``
+    columns), as many rows to a tile as fill the 64-byte lines the reads touch -- then the
+    columns the tiles leave over, then the rows; None where there are fewer rows than a
+    tile's."""
+    r, c = mshape
+    bc = TRANSPOSE_TILE_COLUMNS
+    br = builtins.max(8, 64 // builtins.min(itemsizes))
+    if r < br:
+        return None
+    rt, ct = r - r % br, c - c % bc
+    parts = [((rt // br, ct // bc, br, bc), lambda s: (br * s[0], bc * s[1], s[0], s[1]), 0, 0)]
+    if ct < c:
+        parts.append(((rt, c - ct), lambda s: s, 0, ct))
+    if rt < r:
+        parts.append(((r - rt, c), lambda s: s, rt, 0))
+    per_operand = [[] for _ in merged]
+    heads = []
+    for shape, strides_of, r0, c0 in parts:
+        heads.append((_prod(shape), (len(shape), *pad_dims(shape, 1))))
+        for st, acc in zip(merged, per_operand):
+            acc.append((r0 * st[0] + c0 * st[1], pad_dims(strides_of(st), 0)))
+    return [list(zip(heads, acc)) for acc in per_operand]
+
+
+def _launch_tiles(plan, args, kinds, out, words, out_words) -> None:
+    """The launches of a transposing host call: ``words`` each array operand's, ``out_words``
+    the output's entries of ``_tile_launches``."""
+    for k, ((n, head), (out_off, out_st)) in enumerate(out_words):
+        values = list(head)
+        for a, kind, w, t in zip(args, kinds, words, plan.scalar_types):
+            if kind == "a":
+                off, st = w[k][1]
+                values.append(a._buf.ptr + a._offset + off)
+                values.extend(st)
+            else:
+                values.extend(scalar_fields(a, t, plan.row.name))
+        values.append(out._buf.ptr + out._offset + out_off)
+        values.extend(out_st)
         plan.kernel.launch(n, values)
 
 
@@ -544,28 +624,12 @@ def _body_source(body, storage_in, loop_in, out_storage, loop_out):
 copy_op = Ufunc(next(row for row in catalogue().elementwise.OPS if row.name == "copy"))
 
 
-#: tiles of a transposing host copy: rows of ``TRANSPOSE_TILE_COLUMNS`` elements (the
-#: copy's inner loop, which reads one line per element), as many rows as use those lines
-#: whole (64-byte lines, at least 8 rows), so most reads hit the cache (4096x4096 float32:
-#: 1.4x faster than the untiled walk; power-of-two row lengths still evict lines early)
-TRANSPOSE_TILE_COLUMNS = 128
-
-
 def copy_elements(src: Array, dst: Array) -> None:
     """dst[...] = src for arrays of one shape on one device, casting like NumPy's 'unsafe'.
-    A host copy that transposes (after merging, two dimensions, one contiguous in ``dst``
-    and the other in ``src``) walks tiles, so the lines it reads stay in cache; arrays of
-    one buffer take one copy (the tiles' copies in turn could read what an earlier one
-    wrote).  A GPU copy of one dtype whose source and destination have different innermost
-    axes goes through shared-memory tiles (``_gather_gpu.transpose_copy``)."""
-    if dst._buf.device.kind == "cpu" and dst.size >= 64 * TRANSPOSE_TILE_COLUMNS \
-            and src._buf is not dst._buf:
-        shape, (ss, ds) = merge_dims(dst.shape, [src.strides, dst.strides])
-        if len(shape) == 2 and abs(ss[0]) < abs(ss[1]) and abs(ds[1]) < abs(ds[0]) \
-                and shape[0] >= 16 and shape[1] >= 2 * TRANSPOSE_TILE_COLUMNS:
-            _tiled_copy(src, dst, shape, ss, ds)
-            return
-    elif on_gpu(dst._buf.device) and src._dtype == dst._dtype and dst._size > 1 \
+    A host copy that transposes walks tiles, as every elementwise call does
+    (``_transposes``).  A GPU copy of one dtype whose source and destination have different
+    innermost axes goes through shared-memory tiles (``_gather_gpu.transpose_copy``)."""
+    if on_gpu(dst._buf.device) and src._dtype == dst._dtype and dst._size > 1 \
             and not (src._buf is dst._buf and _may_overlap(src, dst)):
         if src.is_c_contiguous() and dst.is_c_contiguous():
             # one run of bytes: the driver's device copy (no kernel, little host time:
@@ -577,27 +641,6 @@ def copy_elements(src: Array, dst: Array) -> None:
         if transpose_copy(src, dst):
             return
     copy_op(src, out=dst)
-
-
-def _tiled_copy(src: Array, dst: Array, shape: tuple, ss: tuple, ds: tuple) -> None:
-    """The copy of a merged 2-D ``shape`` as (row tiles, column tiles, row, column) views of
-    both arrays, then the strips of rows and columns the tiles leave."""
-    bc = TRANSPOSE_TILE_COLUMNS
-    br = builtins.max(8, 64 // src.itemsize)
-    r, c = shape
-    rt, ct = r - r % br, c - c % bc
-
-    def view(a, st, rows, cols, r0=0, c0=0, tiles=False):
-        off = a._offset + r0 * st[0] + c0 * st[1]
-        if tiles:
-            return a._view((rows // br, cols // bc, br, bc), (br * st[0], bc * st[1], st[0], st[1]), off)
-        return a._view((rows, cols), st, off)
-
-    copy_op(view(src, ss, rt, ct, tiles=True), out=view(dst, ds, rt, ct, tiles=True))
-    if ct < c:
-        copy_op(view(src, ss, rt, c - ct, 0, ct), out=view(dst, ds, rt, c - ct, 0, ct))
-    if rt < r:
-        copy_op(view(src, ss, r - rt, c, rt), out=view(dst, ds, r - rt, c, rt))
 
 
 # -- ops of Python scalars alone: new arrays made on their device ----------------------------

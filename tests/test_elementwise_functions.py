@@ -671,3 +671,49 @@ def test_layouts_found_again_give_numpy_results(device, monkeypatch):
         v = ra.asarray(random_array((k, 3), np.float32, rng), device=device)
         np.testing.assert_array_equal((v.T + 1).get(), v.get().T + 1)
     assert len(_elementwise._layouts) <= 2
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.float32, np.int64, np.complex128], ids=str)
+def test_host_calls_that_transpose_walk_tiles(dtype, monkeypatch):
+    """A host call over two merged dims that reads along one and writes along the other
+    (``a.T + b``, a transposed copy, a transposed ``out``) walks tiles, then the columns and
+    rows the tiles leave; each gives NumPy's result, for shapes that are and are not
+    multiples of a tile, with a broadcast and a scalar beside the transposed operand."""
+    from rocarray import _elementwise
+
+    cpu = ra.Device("cpu")
+    monkeypatch.setattr(_elementwise, "_layouts", {})
+    rng = np.random.default_rng(45)
+    tiled = []
+    launch = _elementwise._launch_tiles
+
+    def counted(*args):
+        tiled.append(args[3].shape)
+        launch(*args)
+
+    monkeypatch.setattr(_elementwise, "_launch_tiles", counted)
+    for rows, cols in [(64, 512), (70, 300), (300, 517), (129, 256)]:
+        a = random_array((cols, rows), dtype, rng)
+        b = random_array((rows, cols), dtype, rng)
+        x, y = ra.asarray(a, device=cpu), ra.asarray(b, device=cpu)
+        del tiled[:]
+        np.testing.assert_array_equal((x.T + y).get(), a.T + b)
+        np.testing.assert_array_equal(ra.asarray(x.T, copy=True).get(), a.T.copy())
+        np.testing.assert_array_equal(ra.where(y != 0, x.T, y[:1]).get(), np.where(b != 0, a.T, b[:1]))
+        if dtype != np.bool_:
+            two = 2 if np.dtype(dtype).kind in "iu" else 2.0
+            np.testing.assert_array_equal((x.T * two).get(), a.T * np.dtype(dtype).type(two))
+        out = ra.empty((cols, rows), dtype=dtype, device=cpu)
+        out.T[...] = y  # (writes along the other dim than it reads)
+        np.testing.assert_array_equal(out.get(), b.T)
+        assert tiled == [(rows, cols)] * (4 if dtype != np.bool_ else 3) + [(rows, cols)], (rows, cols)
+    # too small for tiles, or not transposing: the plain walk
+    del tiled[:]
+    a = random_array((20, 15), dtype, rng)
+    np.testing.assert_array_equal((ra.asarray(a, device=cpu).T + 1).get() if dtype != np.bool_ else
+                                  ra.asarray(ra.asarray(a, device=cpu).T, copy=True).get(),
+                                  (a.T + 1) if dtype != np.bool_ else a.T)
+    b = random_array((300, 517), dtype, rng)
+    y = ra.asarray(b, device=cpu)
+    np.testing.assert_array_equal(ra.asarray(y[:, ::2], copy=True).get(), b[:, ::2])
+    assert not tiled
