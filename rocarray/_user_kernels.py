@@ -669,9 +669,12 @@ class ElementwiseKernel:
                                      f"the arguments broadcast to {shape}")
             # inputs that overlap an output without being it are read from a copy (NumPy's rule)
             kinds = tuple(plan.in_kinds)
+            given_ins = list(ins)
             for o, k in zip(outs, plan.out_kinds):
                 if k == "a":
                     ins = list(_resolve_overlap(tuple(ins), kinds, o))
+            if any(a is not b for a, b in zip(ins, given_ins)):
+                call_key = None  # (the launch is the copies' layout, not the arguments')
         n = 1
         for d in shape:
             n *= d

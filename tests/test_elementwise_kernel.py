@@ -585,6 +585,10 @@ def test_calls_found_again_give_numpy_results(device, monkeypatch):
         axpy(y[::-1], 3.0, y)
         np.testing.assert_array_equal(y.get(), h[0, ::-1] * 3)
         assert checked[-1] == "calls_axpy"
+        # the same layout on two buffers: not the overlapping call's launch (of a copy)
+        z, w = ra.asarray(h[1], device=device), ra.empty((9,), dtype=ra.float32, device=device)
+        axpy(z[::-1], 3.0, w)
+        np.testing.assert_array_equal(w.get(), h[1, ::-1] * 3)
     for k in (rev, pick, spread, axpy):
         assert k._calls
     with pytest.raises(OverflowError):
