@@ -15,8 +15,9 @@ chosen for (``PIPELINES``; the measurements behind them are in benchmarks/result
   O0's register allocator spills every value live across a block at its end, so a loop
   that is not vectorised (strided or broadcast operands: views, ``x[:, None]``) goes
   through memory at every element; codegen O1 allocates registers across the loop and
-  runs such loops 2-5x faster, for about 40% more compile time.  With tiering that
-  compile runs in the background, once the kernel is hot.
+  runs such loops several times faster, for a longer compile
+  (benchmarks/results/2026-12-04-cpu-codegen-calls/).  With tiering that compile runs in
+  the background, once the kernel is hot.
 * ``opt_level=0`` runs a short custom pipeline (inline, SROA, combine, simplify) and does
   not vectorise; 2 and 3 trade compile time for the last part of loop speed.  The
   heavy tier (reductions, compiled in the background once hot) is level 2.
