@@ -469,7 +469,7 @@ def test_no_writes_into_read_only_or_broadcast_destinations(device):
     np.testing.assert_array_equal(x.get(), [1.0, 2.0, 3.0])
     if device.kind == "cpu":
         raw = bytes(16)
-        r = ra.asarray(np.frombuffer(raw, dtype=np.float64), copy=False)
+        r = ra.asarray(np.frombuffer(raw, dtype=np.float64), device=device, copy=False)
         with pytest.raises(ValueError, match="add: out is read-only"):
             r += 1
         assert raw == bytes(16)

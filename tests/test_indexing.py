@@ -111,7 +111,7 @@ def test_setitem_refuses_broadcast_views(device):
             b[key] = 5.0
     np.testing.assert_array_equal(x.get(), [0.0, 1.0, 2.0])
     if device.kind == "cpu":
-        r = ra.asarray(np.frombuffer(bytes(16), dtype=np.float64), copy=False)
+        r = ra.asarray(np.frombuffer(bytes(16), dtype=np.float64), device=device, copy=False)
         with pytest.raises(ValueError, match="assignment destination is read-only"):
             r[0] = 1.0
 

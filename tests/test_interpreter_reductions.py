@@ -6,6 +6,8 @@ every dtype, several axes and layouts, records passes, ``ReductionKernel`` and `
 with a final reduction, on every device present.
 """
 
+import uuid
+
 import numpy as np
 import pytest
 
@@ -196,11 +198,13 @@ def test_a_first_reduction_is_interpreted_then_compiled(device, monkeypatch):
     swapped in, a later call planned anew for it."""
     needs_interpreter(device)
     monkeypatch.setattr(_interpreter, "ON_HOST", True)
-    red = ra.ReductionKernel("T x", "T y", "x * (T)2", "a + b", "y = a - (T)1", "0", f"interp_red_seq_{id(device)}")
+    # (a name of its own: no kernel of an earlier device or run, in memory or on disk)
+    name = f"interp_red_seq_{uuid.uuid4().hex}"
+    red = ra.ReductionKernel("T x", "T y", "x * (T)2", "a + b", "y = a - (T)1", "0", name)
     x = np.random.default_rng(17).standard_normal((9, 300))
     a = ra.asarray(x, device=device)
     first = red(a, axis=1)
-    loaded = [v for v in _launch._loaded.values() if v.spec.name.startswith("interp_red_seq")]
+    loaded = [v for v in _launch._loaded.values() if v.spec.name.startswith(name)]
     assert loaded and loaded[0].code.tier == "interpreted"
     cache_module.drain_background()
     assert loaded[0].code.tier != "interpreted" and not loaded[0].code.simple_loops and loaded[0].code.functions

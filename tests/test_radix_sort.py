@@ -284,6 +284,9 @@ def _buckets(monkeypatch, wide: bool) -> list:
     monkeypatch.setattr(_radix, "BUCKET_WIDE_MIN", 16)
     monkeypatch.setattr(_radix, "_kernels", {})  # (the thresholds are in the kernels' text)
     monkeypatch.setattr(_radix, "_network", lambda *args: None)  # (its rows: the radix sort's here)
+    # two threads, as on the CI machine: with more, a bucket holding a larger share of a test
+    # line sends it to the LSD passes (the threads could not share it), as it should
+    monkeypatch.setattr(ra.Device("cpu").runtime, "_threads", 2)
     calls = []
     real = _radix._buckets_sort
 
