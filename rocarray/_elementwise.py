@@ -358,11 +358,8 @@ def _run(plan: _Plan, args, out):
         key = (plan, shape, out._strides, *[(a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"])
         layout = _layouts.get(key) or _remember(key, shape, args, kinds, out._strides, kernel.device)
     _, head, words, out_words = layout
-    if head is None:  # (more merged dims than a kernel takes)
-        _launch_split(plan, args, kinds, out, *words)
-        return out
-    if head == "tiles":
-        _launch_tiles(plan, args, kinds, out, words, out_words)
+    if head.__class__ is list:  # (several launches: tiles, or more dims than a kernel takes)
+        _launch_parts(plan, args, kinds, out, head, words, out_words)
         return out
     values = list(head)
     for a, k, w, t in zip(args, kinds, words, plan.scalar_types):
@@ -397,44 +394,53 @@ _MAX_LAYOUTS = 1024
 def _remember(key: tuple, shape: tuple, args, kinds, out_strides: tuple, device) -> tuple:
     """The launch words of an elementwise call over ``shape`` (not empty) on ``device``,
     kept in ``_layouts`` under ``key``: (``shape``, the dims' words, each operand's padded
-    strides (None for a scalar), the output's); or (``shape``, None, (the merged shape, each
-    operand's strides, the output's), None) where more dims stay than a kernel takes; or,
-    for a host call that transposes (``_transposes``), (``shape``, "tiles", each array
-    operand's ``_tile_launches`` entry, the output's)."""
+    strides (None for a scalar), the output's) for one launch; for several -- a host call
+    that transposes (``_transposes``: tiles), or more merged dims than a kernel takes (a
+    launch for each index of the leading ones) -- (``shape``, each launch's (elements,
+    dims' words) in a list, each operand's (byte offset, padded strides) for each launch,
+    the output's)."""
     arr_strides = [broadcast_strides(shape, a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"]
     mshape, merged, head, words = launch_words(shape, arr_strides + [out_strides])
-    tiles = device.kind == "cpu" and _transposes(mshape, merged) and \
+    parts = device.kind == "cpu" and _transposes(mshape, merged) and \
         _tile_launches(mshape, merged, [a._dtype.itemsize for a, k in zip(args, kinds) if k == "a"])
-    if tiles:
-        it = iter(tiles)
-        layout = shape, "tiles", [next(it) if k == "a" else None for k in kinds], next(it)
-    elif head is None:
-        it = iter(merged)
-        layout = shape, None, (mshape, [next(it) if k == "a" else None for k in kinds], merged[-1]), None
-    else:
-        it = iter(words)
-        layout = shape, head, [next(it) if k == "a" else None for k in kinds], words[-1]
-    return remember(_layouts, key, layout, _MAX_LAYOUTS)
+    if parts or head is None:
+        head, words = parts or _leading_launches(mshape, merged)
+    it = iter(words)
+    return remember(_layouts, key, (shape, head, [next(it) if k == "a" else None for k in kinds], words[-1]),
+                    _MAX_LAYOUTS)
 
 
-def _launch_split(plan, args, kinds, out, mshape, strides, out_strides):
-    """More merged dims than a kernel takes: loop over the leading ones on the host."""
-    lead = len(mshape) - MAX_DIMS
-    inner = mshape[lead:]
-    n = 1
-    for d in inner:
-        n *= d
-    for idx in itertools.product(*(range(d) for d in mshape[:lead])):
-        values = [len(inner), *inner]
-        for a, k, s, t in zip(args, kinds, strides, plan.scalar_types):
-            if k == "a":
-                values.append(a._buf.ptr + a._offset + sum(i * st for i, st in zip(idx, s)))
-                values.extend(s[lead:])
+def _launch_parts(plan, args, kinds, out, heads: list, words, out_words) -> None:
+    """The launches of a layout of several (``_remember``): ``heads`` each launch's
+    (elements, dims' words), ``words`` each array operand's (byte offset, padded strides)
+    for each launch (None for a scalar), ``out_words`` the output's."""
+    for k, (n, head) in enumerate(heads):
+        values = list(head)
+        for a, kind, w, t in zip(args, kinds, words, plan.scalar_types):
+            if kind == "a":
+                off, st = w[k]
+                values.append(a._buf.ptr + a._offset + off)
+                values.extend(st)
             else:
                 values.extend(scalar_fields(a, t, plan.row.name))
-        values.append(out._buf.ptr + out._offset + sum(i * st for i, st in zip(idx, out_strides)))
-        values.extend(out_strides[lead:])
+        off, st = out_words[k]
+        values.append(out._buf.ptr + out._offset + off)
+        values.extend(st)
         plan.kernel.launch(n, values)
+
+
+def _leading_launches(mshape: tuple, merged: list) -> tuple:
+    """More merged dims than a kernel takes: a launch over the last ``MAX_DIMS`` for each
+    index of the leading ones, as ``_remember`` keeps several launches."""
+    lead = len(mshape) - MAX_DIMS
+    inner = mshape[lead:]
+    head = (_prod(inner), (len(inner), *inner))
+    heads, per_operand = [], [[] for _ in merged]
+    for idx in itertools.product(*(range(d) for d in mshape[:lead])):
+        heads.append(head)
+        for st, acc in zip(merged, per_operand):
+            acc.append((sum(i * s for i, s in zip(idx, st)), st[lead:]))
+    return heads, per_operand
 
 
 #: tiles of a transposing host launch: rows of ``TRANSPOSE_TILE_COLUMNS`` elements (the
@@ -463,13 +469,13 @@ def _transposes(mshape: tuple, merged: list) -> bool:
     return rows and cols
 
 
-def _tile_launches(mshape: tuple, merged: list, itemsizes: list) -> list:
-    """The launches of a host call that transposes (``_transposes``), for each operand (the
-    output last): (the tiles' elements, dims' words and the operand's (byte offset, padded
-    strides)) -- (row tiles, column tiles, rows of a tile, ``TRANSPOSE_TILE_COLUMNS``
-    columns), as many rows to a tile as fill the 64-byte lines the reads touch -- then the
-    columns the tiles leave over, then the rows; None where there are fewer rows than a
-    tile's."""
+def _tile_launches(mshape: tuple, merged: list, itemsizes: list) -> "tuple | None":
+    """The launches of a host call that transposes (``_transposes``), as ``_remember`` keeps
+    several: (each launch's (elements, dims' words), each operand's (byte offset, padded
+    strides) for each launch, the output last) -- (row tiles, column tiles, rows of a tile,
+    ``TRANSPOSE_TILE_COLUMNS`` columns), as many rows to a tile as fill the 64-byte lines
+    the reads touch -- then the columns the tiles leave over, then the rows; None where
+    there are fewer rows than a tile's."""
     r, c = mshape
     bc = TRANSPOSE_TILE_COLUMNS
     br = builtins.max(8, 64 // builtins.min(itemsizes))
@@ -487,24 +493,7 @@ def _tile_launches(mshape: tuple, merged: list, itemsizes: list) -> list:
         heads.append((_prod(shape), (len(shape), *pad_dims(shape, 1))))
         for st, acc in zip(merged, per_operand):
             acc.append((r0 * st[0] + c0 * st[1], pad_dims(strides_of(st), 0)))
-    return [list(zip(heads, acc)) for acc in per_operand]
-
-
-def _launch_tiles(plan, args, kinds, out, words, out_words) -> None:
-    """The launches of a transposing host call: ``words`` each array operand's, ``out_words``
-    the output's entries of ``_tile_launches``."""
-    for k, ((n, head), (out_off, out_st)) in enumerate(out_words):
-        values = list(head)
-        for a, kind, w, t in zip(args, kinds, words, plan.scalar_types):
-            if kind == "a":
-                off, st = w[k][1]
-                values.append(a._buf.ptr + a._offset + off)
-                values.extend(st)
-            else:
-                values.extend(scalar_fields(a, t, plan.row.name))
-        values.append(out._buf.ptr + out._offset + out_off)
-        values.extend(out_st)
-        plan.kernel.launch(n, values)
+    return heads, per_operand
 
 
 def _resolve_overlap(args, kinds, out):

@@ -102,6 +102,13 @@ def _copy(src: Array, dst: Array) -> None:
         copy_elements(src, dst)
 
 
+def _joins_runs(device, size: int) -> bool:
+    """Whether a join of ``size`` elements on ``device`` copies runs of bytes
+    (``_joined_runs``): on a GPU always, on the host below the size its launches split
+    across threads (larger, the copy kernel's threads are faster than one ``memmove``)."""
+    return device.kind != "cpu" or size < device.runtime.parallel_threshold
+
+
 def _joined_runs(arrays: list, out: Array, checked: bool = False) -> bool:
     """Fill the new, C-contiguous ``out`` with the C-contiguous ``arrays`` of its dtype one
     after another (a concatenation along the first axis or flattened, a stack along a new
@@ -113,12 +120,11 @@ def _joined_runs(arrays: list, out: Array, checked: bool = False) -> bool:
     they are not all such arrays, or the host's join is larger (``checked``: the caller
     knows they are such arrays)."""
     dev = out.device
-    cpu = dev.kind == "cpu"
-    if cpu and out._size >= dev.runtime.parallel_threshold:
+    if not _joins_runs(dev, out._size):
         return False
     if not checked and any(a._dtype != out._dtype or not a.is_c_contiguous() for a in arrays):
         return False
-    if not cpu and join_copy(arrays, out):
+    if dev.kind != "cpu" and join_copy(arrays, out):
         return True
     rt, itemsize = dev.runtime, out._dtype.itemsize
     at = out._buf.ptr + out._offset
@@ -157,8 +163,8 @@ def _quick_join(arrays, stacked: bool) -> "Array | None":
             total += s[0]
     out_shape = (len(arrays),) + shape if stacked else (total,) + shape[1:]
     dev = buf.device
-    if dev.kind == "cpu" and _prod(out_shape) >= dev.runtime.parallel_threshold:
-        return None  # (the copy kernel's threads: see ``_joined_runs``)
+    if not _joins_runs(dev, _prod(out_shape)):
+        return None
     out = Array._empty(out_shape, dt, dev)
     _joined_runs(arrays, out, True)
     return out

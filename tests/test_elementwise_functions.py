@@ -685,13 +685,13 @@ def test_host_calls_that_transpose_walk_tiles(dtype, monkeypatch):
     monkeypatch.setattr(_elementwise, "_layouts", {})
     rng = np.random.default_rng(45)
     tiled = []
-    launch = _elementwise._launch_tiles
+    launch = _elementwise._launch_parts
 
     def counted(*args):
         tiled.append(args[3].shape)
         launch(*args)
 
-    monkeypatch.setattr(_elementwise, "_launch_tiles", counted)
+    monkeypatch.setattr(_elementwise, "_launch_parts", counted)
     for rows, cols in [(64, 512), (70, 300), (300, 517), (129, 256)]:
         a = random_array((cols, rows), dtype, rng)
         b = random_array((rows, cols), dtype, rng)
