@@ -30,9 +30,21 @@ class CountedLoop:
         b.cbranch(b.icmp_signed("<", self.i, limit), body, self.exit)
         b.position_at_end(body)
 
-    def close(self, b, next_value) -> None:
+    def close(self, b, next_value, unroll: bool = True) -> None:
+        """``unroll=False``: the loop is marked never to be unrolled (by LLVM nor, on
+        NVPTX, by ptxas, which spends most of a small kernel's assembly unrolling loops
+        whose trip counts are run-time values)."""
         self.i.add_incoming(next_value, b.block)
-        b.branch(self.head)
+        back = b.branch(self.head)
+        if not unroll:
+            module = b.module
+            # (the second mark names the loop: one id per loop of the module)
+            name = f"rocarray.loop {b.function.name}.{self.head.name}"
+            marks = [module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")]),
+                     module.add_metadata([ir.MetaDataString(module, name)])]
+            loop_id = module.add_metadata(marks)
+            loop_id.operands = (loop_id, *marks)  # (a loop's id names itself first)
+            back.set_metadata("llvm.loop", loop_id)
         b.position_at_end(self.exit)
 
 
