@@ -335,7 +335,10 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
             k0 = Array._empty((n,), kdt, device)
             _order_key_kernel(dtype, kdt, float_key)(keys, descending, k0)
         places = network_places(k0, rows, L)
-        values = _places_gather_kernel()(keys, places, L)
+        if dtype.kind in "biu":  # (made back from their sorted keys, by the passes' kernel)
+            values = _int_value_kernel(dtype, kdt)(k0, kmin, descending)
+        else:
+            values = _places_gather_kernel()(keys, places, L)
         if indices:
             return values, places.astype(_I64)
         return values, None if payload is None else _places_gather_kernel()(payload, places, L)
