@@ -32,20 +32,21 @@ KINDS = [("u32", 0), ("u32", 32), ("u32", 64), ("u64", 0), ("u64", 64), ("f32", 
          ("f64", 64)]
 
 
-def _module(target, key_kind, payload_bits):
-    module = ir.Module("radix")
+def _built(target, build, entry, *args):
+    """A module for ``target`` holding what ``build(module, target, entry, *args)`` adds."""
+    module = ir.Module(entry)
     module.triple = target.triple
     module.data_layout = target.data_layout
-    radix_gpu.build_radix_module(module, target, "rk_radix", key_kind, payload_bits)
+    build(module, target, entry, *args)
     return module
+
+
+def _module(target, key_kind, payload_bits):
+    return _built(target, radix_gpu.build_radix_module, "rk_radix", key_kind, payload_bits)
 
 
 def _network_module(target, bits):
-    module = ir.Module("network")
-    module.triple = target.triple
-    module.data_layout = target.data_layout
-    network_gpu.build_network_module(module, target, "rk_net", bits)
-    return module
+    return _built(target, network_gpu.build_network_module, "rk_net", bits)
 
 
 @pytest.fixture(params=["radix", "network"])
