@@ -25,7 +25,7 @@ class CountedLoop:
         pre = b.block
         b.branch(self.head)
         b.position_at_end(self.head)
-        self.i = b.phi(I64, name)
+        self.i = b.phi(start.type, name)  # (i64 but where a builder counts in i32)
         self.i.add_incoming(start, pre)
         b.cbranch(b.icmp_signed("<", self.i, limit), body, self.exit)
         b.position_at_end(body)

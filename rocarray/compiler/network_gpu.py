@@ -67,8 +67,9 @@ def packer(suffix: str) -> struct.Struct:
 
 def partner_mask(b: ir.IRBuilder, ls, ld) -> ir.Value:
     """What place ``i`` is xor-ed with to find its partner at stage ``2**ls``, distance
-    ``2**ld`` (i64 values): the stage's low bits at its mirror step, else the distance."""
-    one = ir.Constant(I64, 1)
+    ``2**ld`` (integers of one type): the stage's low bits at its mirror step, else the
+    distance."""
+    one = ir.Constant(ls.type, 1)
     mirror = b.icmp_unsigned("==", ld, b.sub(ls, one))
     return b.select(mirror, b.sub(b.shl(one, ls), one), b.shl(one, ld))
 
@@ -76,7 +77,7 @@ def partner_mask(b: ir.IRBuilder, ls, ld) -> ir.Value:
 def lower_place(b: ir.IRBuilder, q, ld) -> ir.Value:
     """The lower place of compare ``q`` of a step at distance ``2**ld``: ``q`` with a zero
     bit inserted at ``ld``."""
-    one = ir.Constant(I64, 1)
+    one = ir.Constant(q.type, 1)
     low = b.and_(q, b.sub(b.shl(one, ld), one))
     return b.or_(b.shl(b.lshr(q, ld), b.add(ld, one)), low)
 
@@ -141,7 +142,6 @@ def build_network_module(module: ir.Module, target, entry: str, bits: int) -> No
 def _build_tiles(module, target, entry, bits) -> None:
     k = _Network(module, target, entry, "", bits)
     b, p, K = k.b, k.p, k.K
-    one = k.c(1)
     keys_t = ir.ArrayType(K, TILE)
     pos_t = ir.ArrayType(I32, TILE)
     shared = []
@@ -153,46 +153,54 @@ def _build_tiles(module, target, entry, bits) -> None:
         shared.append(gv)
 
     def sptr(gv, ety, index):
-        ptr = b.gep(gv, [k.c(0), index], source_etype=gv.value_type)
+        ptr = b.gep(gv, [ir.Constant(index.type, 0), index], source_etype=gv.value_type)
         ptr.type = ir.PointerType(addrspace=k.sspace)
         return ptr
 
     def pair(index):
         return sptr(shared[0], K, index), sptr(shared[1], I32, index)
 
-    lt, L, merge = p["lt"], p["L"], p["merge"]
+    # (a tile's places, stages and steps count in 32 bits: 64-bit shifts and compares are
+    # pairs of instructions, and the assembler's time grows with them)
+    L = p["L"]
+    lt, merge = b.trunc(p["lt"], I32), b.trunc(p["merge"], I32)
+    one, block = ir.Constant(I32, 1), ir.Constant(I32, BLOCK)
+    tid = b.trunc(k.tid, I32)
     size = b.shl(one, lt)
     half = b.lshr(size, one)
-    merging = b.icmp_unsigned("!=", merge, k.c(0))
+    merging = b.icmp_unsigned("!=", merge, ir.Constant(I32, 0))
     tiles_loop = CountedLoop(b, k.bid, p["n"], "tile")
     t = tiles_loop.i
-    # (32-bit: a 64-bit division is a long subroutine; a launch has fewer than 2**32 tiles)
-    row = b.zext(b.udiv(b.trunc(t, I32), b.trunc(p["tiles"], I32)), I64)
-    start = b.mul(b.sub(t, b.mul(row, p["tiles"])), size)
-    base = b.add(b.mul(row, L), start)
-    rest = b.sub(L, start)
+    # (32-bit: a 64-bit division is a long subroutine; a launch has fewer than 2**31 tiles)
+    t32, tiles = b.trunc(t, I32), b.trunc(p["tiles"], I32)
+    row = b.udiv(t32, tiles)
+    start = b.shl(b.sub(t32, b.mul(row, tiles)), lt)  # (the tile's first place: below L < 2**32)
+    base = b.add(b.mul(b.zext(row, I64), L), b.zext(start, I64))
+    rest = b.trunc(b.sub(L, b.zext(start, I64)), I32)
     count = b.select(b.icmp_unsigned("<", rest, size), rest, size)
+
+    def at(e):
+        return b.add(base, b.zext(e, I64))
+
     # the tile into shared memory; places past the row hold the largest pair
-    load = CountedLoop(b, k.tid, size, "load")
+    load = CountedLoop(b, tid, size, "load")
     e = load.i
     kp, pp = pair(e)
-    inside = b.icmp_unsigned("<", e, count)
     fn = b.function
     read_bb, pad_bb, loaded_bb = (fn.append_basic_block(s) for s in ("read", "pad", "loaded"))
-    b.cbranch(inside, read_bb, pad_bb)
+    b.cbranch(b.icmp_unsigned("<", e, count), read_bb, pad_bb)
     b.position_at_end(read_bb)
-    key = b.load(k.gptr(p["keys"], b.add(base, e), K), typ=K, align=bits // 8)
-    made = b.trunc(b.add(start, e), I32)
-    read = b.load(k.gptr(p["pos"], b.add(base, e), I32), typ=I32, align=4)
+    key = b.load(k.gptr(p["keys"], at(e), K), typ=K, align=bits // 8)
+    read = b.load(k.gptr(p["pos"], at(e), I32), typ=I32, align=4)
     b.store(key, kp)
-    b.store(b.select(merging, read, made), pp)
+    b.store(b.select(merging, read, b.add(start, e)), pp)
     b.branch(loaded_bb)
     b.position_at_end(pad_bb)
     b.store(ir.Constant(K, (1 << bits) - 1), kp)
     b.store(ir.Constant(I32, (1 << 32) - 1), pp)
     b.branch(loaded_bb)
     b.position_at_end(loaded_bb)
-    load.close(b, b.add(e, k.c(BLOCK)), unroll=False)
+    load.close(b, b.add(e, block), unroll=False)
     target.emit_barrier(b)
     # the stages: 1 .. lt, each from its mirror step (ld = ls - 1); a merge: the one stage
     # lt + 1 from distance lt - 1 (its steps of longer distances ran through global memory)
@@ -200,23 +208,22 @@ def _build_tiles(module, target, entry, bits) -> None:
     stages = CountedLoop(b, first_stage, b.add(b.add(lt, one), merge), "stage")
     ls = stages.i
     top = b.sub(b.sub(ls, one), merge)
-    steps = CountedLoop(b, k.c(0), b.add(top, one), "step")
+    steps = CountedLoop(b, ir.Constant(I32, 0), b.add(top, one), "step")
     ld = b.sub(top, steps.i)
     mask = partner_mask(b, ls, ld)
-    compares = CountedLoop(b, k.tid, half, "compare")
+    compares = CountedLoop(b, tid, half, "compare")
     i = lower_place(b, compares.i, ld)
     k.exchange(pair(i), pair(b.xor(i, mask)))
-    compares.close(b, b.add(compares.i, k.c(BLOCK)), unroll=False)
+    compares.close(b, b.add(compares.i, block), unroll=False)
     target.emit_barrier(b)
     steps.close(b, b.add(steps.i, one), unroll=False)
     stages.close(b, b.add(ls, one), unroll=False)
     # the tile's pairs back (none past the row)
-    store = CountedLoop(b, k.tid, count, "store")
+    store = CountedLoop(b, tid, count, "store")
     kp, pp = pair(store.i)
-    at = b.add(base, store.i)
-    b.store(b.load(kp, typ=K), k.gptr(p["keys"], at, K), align=bits // 8)
-    b.store(b.load(pp, typ=I32), k.gptr(p["pos"], at, I32), align=4)
-    store.close(b, b.add(store.i, k.c(BLOCK)), unroll=False)
+    b.store(b.load(kp, typ=K), k.gptr(p["keys"], at(store.i), K), align=bits // 8)
+    b.store(b.load(pp, typ=I32), k.gptr(p["pos"], at(store.i), I32), align=4)
+    store.close(b, b.add(store.i, block), unroll=False)
     target.emit_barrier(b)  # (before the next tile's loads overwrite the stage)
     tiles_loop.close(b, b.add(t, k.nblocks), unroll=False)
     b.ret_void()
