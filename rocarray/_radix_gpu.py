@@ -327,9 +327,11 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
     halves = not indices and payload is None and kind is None and dtype.kind == "f"
     pbits = 32 if indices or halves else 0 if payload is None else 8 * payload.dtype.itemsize
     key_kind = kind or f"u{8 * kdt.itemsize}"
-    parts = ("block",) if L <= radix_gpu.TILE else ("hist", "passes")
-    if rows * -(-L // network_gpu.TILE) < 1 << 31 and not _radix_ready(device, key_kind, pbits, parts):
-        # the first sorts of a key kind: the sorting network, while the radix modules compile
+    if L > radix_gpu.TILE and rows * -(-L // network_gpu.TILE) < 1 << 31 and not _radix_ready(
+            device, key_kind, pbits, ("hist", "passes")):
+        # a kind's first sorts of long rows: the sorting network, while the radix modules
+        # compile (short rows take the block sort at once: its module assembles in about
+        # the time of the network's and the network's own elementwise kernels together)
         if kind is not None:
             kdt = _U32 if kind == "f32" else _U64
             k0 = Array._empty((n,), kdt, device)

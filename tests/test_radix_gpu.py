@@ -288,9 +288,10 @@ def test_network_places_are_a_stable_argsort(device, bits):
 
 @requires_gpu
 def test_network_serves_first_sorts_then_the_radix_modules(device, monkeypatch):
-    """With a key kind's radix modules in no cache, its first sort runs the network; from
-    the second call on their compile runs in the background, and once they are loaded the
-    sort takes them (each call's result as NumPy's)."""
+    """With a key kind's radix modules in no cache, its first sort of long rows runs the
+    network; from the second call on their compile runs in the background, and once they
+    are loaded the sort takes them (each call's result as NumPy's).  Short rows take the
+    block sort from the first call."""
     _gpu(device)
     monkeypatch.setattr(_radix_gpu, "_network_calls", {})
     monkeypatch.setattr(_radix_gpu, "full_module_stored", lambda key, make, dev: None)
@@ -304,19 +305,25 @@ def test_network_serves_first_sorts_then_the_radix_modules(device, monkeypatch):
     monkeypatch.setattr(_radix_gpu, "_kernel_when_ready", when_ready)
     monkeypatch.setattr(_radix_gpu, "network_places", lambda *a: networks.append(a[1:]) or real_places(*a))
     rng = np.random.default_rng(2128)
-    for shape, parts in (((3 * radix_gpu.TILE + 5,), ["hist", "passes"]), ((6, 900), ["block"])):
-        a = _data(shape, np.float32, rng)
+    a = _data((6, 900), np.float32, rng)
+    np.testing.assert_array_equal(ra.argsort(ra.asarray(a, device=device)).get(),
+                                  np.argsort(a, axis=-1, kind="stable"))
+    assert networks == [] and asked == []
+    for shape, dtype, op in (((3 * radix_gpu.TILE + 5,), np.float32, "argsort"),
+                             ((2, 5 * radix_gpu.TILE), np.int64, "sort")):
+        a = _data(shape, dtype, rng)
         x = ra.asarray(a, device=device)
-        want = np.argsort(a, axis=-1, kind="stable")
+        want = np.argsort(a, axis=-1, kind="stable") if op == "argsort" else np.sort(a, axis=-1)
         asked.clear()
         networks.clear()
+        _radix_gpu._network_calls.clear()
         ready[0] = False
-        np.testing.assert_array_equal(ra.argsort(x).get(), want)
+        np.testing.assert_array_equal(getattr(ra, op)(x).get(), want)
         assert len(networks) == 1 and asked == []
-        np.testing.assert_array_equal(ra.argsort(x).get(), want)
-        assert len(networks) == 2 and [p for _, _, p in asked] == parts
+        np.testing.assert_array_equal(getattr(ra, op)(x).get(), want)
+        assert len(networks) == 2 and [p for _, _, p in asked] == ["hist", "passes"]
         ready[0] = True  # (the background compiles done)
-        np.testing.assert_array_equal(ra.argsort(x).get(), want)
+        np.testing.assert_array_equal(getattr(ra, op)(x).get(), want)
         assert len(networks) == 2
 
 
