@@ -322,22 +322,6 @@ def load_full_module(key: tuple, device, make) -> LoadedKernel:
 
 #: (key, device) of the hand-built modules ``full_module_when_ready`` has started compiling
 _full_modules_asked: set = set()
-#: (key, device) of the hand-built modules ``full_module_stored`` found in no cache
-_full_modules_missing: set = set()
-
-
-def full_module_stored(key: tuple, make, device) -> "LoadedKernel | None":
-    """The hand-built module ``key`` (as ``load_full_module``) if it is loaded on ``device``
-    or its code is in the compile cache (loaded now: no compile); else None.  The disk is
-    asked once per process: a module compiled later is found loaded."""
-    k = _full_modules.get((key, device))
-    if k is not None or (key, device) in _full_modules_missing:
-        return k
-    _, target, _ = _device_targets.get((device, True)) or _targets(device, True)
-    if _cache.default_cache().lookup(key, target) is None:
-        _full_modules_missing.add((key, device))
-        return None
-    return load_full_module(key, device, make)
 
 
 def full_module_when_ready(key: tuple, device, make) -> "LoadedKernel | None":

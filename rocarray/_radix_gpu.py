@@ -30,12 +30,11 @@ import numpy as np
 from ._array_object import Array
 from ._creation_functions import asarray
 from ._elementwise import filled
-from ._launch import full_module_stored, full_module_when_ready, load_full_module
+from ._launch import full_module_when_ready, load_full_module
 from ._statistical_functions import max as _max, min as _min
-from ._tiers import POLICY
 from ._user_kernels import ElementwiseKernel, ReductionKernel
 from ._views import broadcast_to
-from .compiler import network_gpu, radix_gpu
+from .compiler import radix_gpu
 from .compiler.radix_gpu import BINS, BLOCK, PARTS, VERSION, build_radix_module, packer
 
 #: The longest row the GPU path takes (counts and places within a row are 32-bit).
@@ -147,18 +146,6 @@ def _float_key_kernel(dtype: np.dtype, key_dtype: np.dtype, float_key: str) -> E
     return _ew(("fkey", dtype), make)
 
 
-def _order_key_kernel(dtype: np.dtype, key_dtype: np.dtype, float_key: str) -> ElementwiseKernel:
-    """float32's and float64's order keys (``_radix``'s), complemented when descending: the
-    sorting network's keys (the radix kernels make their own)."""
-    def make():
-        mask = "0xFFFFFFFFull" if key_dtype.itemsize == 4 else "0xFFFFFFFFFFFFFFFFull"
-        ctype = "unsigned int" if key_dtype.itemsize == 4 else "unsigned long long"
-        body = f"unsigned long long K = rk_fkey(v);\nif (desc) K = {mask} - K;\nk = ({ctype})K;"
-        return ElementwiseKernel(f"{dtype.name} v, bool desc", f"{key_dtype.name} k", body,
-                                 f"rk_gpu_okey_{dtype.name}", preamble=float_key)
-    return _ew(("okey", dtype), make)
-
-
 def _widen_kernel() -> ElementwiseKernel:
     return _ew(("widen",), lambda: ElementwiseKernel("uint16 h", "uint32 p", "p = h;", "rk_gpu_widen16"))
 
@@ -172,12 +159,6 @@ def _gather_kernel() -> ElementwiseKernel:
     # the sorted values of rows from the sorted in-row indices
     return _ew(("gather",), lambda: ElementwiseKernel("raw T x, int64 j, int64 L", "T y", "y = x[i - i % L + j];",
                                                       "rk_gpu_row_gather"))
-
-
-def _places_gather_kernel() -> ElementwiseKernel:
-    # the sorted rows from the network's places (uint32)
-    return _ew(("places",), lambda: ElementwiseKernel("raw T x, uint32 j, int64 L", "T y", "y = x[i - i % L + j];",
-                                                      "rk_gpu_row_places"))
 
 
 def _as(a: Array, dtype) -> Array:
@@ -218,63 +199,6 @@ def _kernel_when_ready(device, key_kind: str, payload_bits: int, part: str):
     background worker (a later ``_kernel`` waits for that compile)."""
     key, make = _module(key_kind, payload_bits, part)
     return full_module_when_ready(key, device, make)
-
-
-def _network_kernel(device, bits: int):
-    """The sorting network's module (``compiler/network_gpu``) for ``bits``-bit keys,
-    loaded on ``device`` (a first load compiles it: tens of milliseconds)."""
-    key = ("network-gpu", network_gpu.VERSION, network_gpu.TILE_LOG, bits)
-    found = _modules.get(key)
-    if found is None:
-        found = _modules[key] = (key, lambda: (
-            f"sort_network_u{bits}", lambda m, t, e: network_gpu.build_network_module(m, t, e, bits),
-            network_gpu.packer(""), ("_g",)))
-    return load_full_module(found[0], device, found[1])
-
-
-def network_places(keys: Array, rows: int, L: int) -> Array:
-    """Sort each row of ``L`` of the flat unsigned ``keys`` (32 or 64 bits; sorted in place)
-    by the sorting network, stably; returns each sorted key's place in its row (uint32)."""
-    device = keys.device
-    kernel = _network_kernel(device, 8 * keys.dtype.itemsize)
-    tiles_fn, step_fn = kernel.code.functions
-    places = Array._empty((rows * L,), _U32, device)
-    lt = min(network_gpu.TILE_LOG, (L - 1).bit_length())
-    tiles = -(-L >> lt)
-    k, p = _ptr(keys), _ptr(places)
-    runtime = device.runtime
-    tiles_grid = min(rows * tiles, runtime.resident_grid(tiles_fn, network_gpu.BLOCK))
-    tiles_packer, step_packer = network_gpu.packer(""), network_gpu.packer("_g")
-    kernel.code.launch_entry(kernel, 0, tiles_packer, rows * tiles, (k, p, L, tiles, lt, 0), tiles_grid,
-                             network_gpu.BLOCK, 0)
-    if tiles > 1:
-        lh = (L - 1).bit_length() - 1  # (the row's places rounded up to a power of two, halved)
-        n = rows << lh
-        grid = min(-(-n // network_gpu.BLOCK), runtime.resident_grid(step_fn, network_gpu.BLOCK))
-        for ls in range(lt + 1, lh + 2):
-            # the stage's steps over distances of a tile or more, then the tiles' own
-            for ld in range(ls - 1, lt - 1, -1):
-                kernel.code.launch_entry(kernel, 1, step_packer, n, (k, p, L, lh, ls, ld), grid, network_gpu.BLOCK, 0)
-            kernel.code.launch_entry(kernel, 0, tiles_packer, rows * tiles, (k, p, L, tiles, lt, 1), tiles_grid,
-                                     network_gpu.BLOCK, 0)
-    return places
-
-
-#: (key kind, payload bits, parts, device) -> sorts served by the network so far
-_network_calls: dict = {}
-
-
-def _radix_ready(device, key_kind: str, pbits: int, parts: tuple) -> bool:
-    """Whether the radix modules ``parts`` for (key kind, payload bits) are loaded on
-    ``device`` or in the compile cache; if not, a call the network serves, counted: from
-    ``POLICY.sort_tier_up_calls`` on their compile runs on the background worker."""
-    if all(full_module_stored(*_module(key_kind, pbits, part), device) is not None for part in parts):
-        return True
-    at = (key_kind, pbits, parts, device)
-    count = _network_calls[at] = _network_calls.get(at, 0) + 1
-    if count >= POLICY.sort_tier_up_calls:
-        return all([_kernel_when_ready(device, key_kind, pbits, part) is not None for part in parts])
-    return False
 
 
 def _ptr(a: "Array | None") -> int:
@@ -323,30 +247,16 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
         k0 = Array._empty((n,), kdt, device)
         _int_key_kernel(dtype, kdt)(keys, kmin, descending, k0)
     passes = -(-bits // 8)
-    # (float16 sorts its values' bits, widened, as the radix kernels' payload)
-    halves = not indices and payload is None and kind is None and dtype.kind == "f"
-    pbits = 32 if indices or halves else 0 if payload is None else 8 * payload.dtype.itemsize
-    key_kind = kind or f"u{8 * kdt.itemsize}"
-    if L > radix_gpu.TILE and rows * -(-L // network_gpu.TILE) < 1 << 31 and not _radix_ready(
-            device, key_kind, pbits, ("hist", "passes")):
-        # a kind's first sorts of long rows: the sorting network, while the radix modules
-        # compile (short rows take the block sort at once: its module assembles in about
-        # the time of the network's and the network's own elementwise kernels together)
-        if kind is not None:
-            kdt = _U32 if kind == "f32" else _U64
-            k0 = Array._empty((n,), kdt, device)
-            _order_key_kernel(dtype, kdt, float_key)(keys, descending, k0)
-        places = network_places(k0, rows, L)
-        if dtype.kind in "biu":  # (made back from their sorted keys, by the passes' kernel)
-            values = _int_value_kernel(dtype, kdt)(k0, kmin, descending)
-        else:
-            values = _places_gather_kernel()(keys, places, L)
-        if indices:
-            return values, places.astype(_I64)
-        return values, None if payload is None else _places_gather_kernel()(payload, places, L)
-    # (indices: the first pass makes them, from a null payload pointer)
-    p0 = payload if payload is not None else _widen_kernel()(_as(keys, np.uint16)) if halves else None
+    if indices:
+        p0, pbits = None, 32  # (the first pass makes them: a null payload pointer)
+    elif payload is not None:
+        p0, pbits = payload, 8 * payload.dtype.itemsize
+    elif kind is None and dtype.kind == "f":  # float16: its bits
+        p0, pbits = _widen_kernel()(_as(keys, np.uint16)), 32
+    else:
+        p0, pbits = None, 0
     desc = int(descending and kind is not None)  # (the other keys are complemented already)
+    key_kind = kind or f"u{8 * kdt.itemsize}"
     owned = k0 is not keys  # (``keys`` itself is never written)
     k1 = Array._empty((n,), kdt, device)
     p1 = None if p0 is None else Array._empty((n,), p0.dtype, device)

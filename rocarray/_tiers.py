@@ -32,11 +32,11 @@ from .compiler.skeletons import SIMPLE_LOOP_MAX_ELEMENTS, VECTOR_UNROLL, simple_
 class TierPolicy:
     """When a kernel moves to its next tier."""
 
-    __slots__ = ("tier_up_calls", "tier_up_elements", "heavy_tier_up_calls", "sort_tier_up_calls",
-                 "host_interpreted_most", "host_interpreted_work")
+    __slots__ = ("tier_up_calls", "tier_up_elements", "heavy_tier_up_calls", "host_interpreted_most",
+                 "host_interpreted_work")
 
     def __init__(self, tier_up_calls: int = 16, tier_up_elements: int = 1 << 15, heavy_tier_up_calls: int = 4,
-                 sort_tier_up_calls: int = 2, host_interpreted_most: int = 1 << 15, host_interpreted_work: int = 1 << 13):
+                 host_interpreted_most: int = 1 << 15, host_interpreted_work: int = 1 << 13):
         #: quick-tier code is recompiled with the full pipeline once it has run this many
         #: times, or once over this many elements (it then pays for itself)
         self.tier_up_calls = tier_up_calls
@@ -46,11 +46,6 @@ class TierPolicy:
         #: their work, and after a few calls they have proved hot (not at the first or
         #: second, whose background compiles would hold up a program's next first calls)
         self.heavy_tier_up_calls = heavy_tier_up_calls
-        #: a GPU sort of a key kind whose radix modules are not compiled runs the sorting
-        #: network (``compiler/network_gpu``) and, from this call on, has them compiled in
-        #: the background: the network's steps grow as the square of the keys' log, so a
-        #: second call is as many as it should serve before the passes are on their way
-        self.sort_tier_up_calls = sort_tier_up_calls
         #: the host interprets an elementwise call of at most this many elements; a larger
         #: one costs more interpreted than the quick tier's compile, so that code loads at
         #: once (a GPU interprets any size: a thread per element)

@@ -1,10 +1,8 @@
-"""The GPU radix sort (rocarray/compiler/radix_gpu.py, rocarray/_radix_gpu.py) and the sorting
-network that serves a key kind's first sorts (rocarray/compiler/network_gpu.py): their
-kernels compile for sm_90, gfx90a, gfx942 and gfx1100 on any machine (PTX and code objects
-checked as tests/targets' are), and on a GPU sort/argsort match NumPy for every dtype on
-either tier -- long lines (tiles, chunks of several tiles), many short rows, NaN and signed
-zeros, ties (stability), descending -- the network hands over to the radix modules, and a
-new size compiles nothing."""
+"""The GPU radix sort (rocarray/compiler/radix_gpu.py, rocarray/_radix_gpu.py): its kernels
+compile for sm_90, gfx90a, gfx942 and gfx1100 on any machine (PTX and code objects checked
+as tests/targets' are), and on a GPU sort/argsort match NumPy for every dtype -- long lines
+(tiles, chunks of several tiles), many short rows, NaN and signed zeros, ties (stability),
+descending -- and a new size compiles nothing."""
 
 import ctypes
 import re
@@ -16,7 +14,7 @@ from llvmlite import ir
 
 import rocarray as ra
 from rocarray import _radix, _radix_gpu, cache
-from rocarray.compiler import network_gpu, radix_gpu
+from rocarray.compiler import radix_gpu
 from rocarray.compiler.cache import drain_background
 from rocarray.targets import target_for
 from rocarray.targets.amdgpu import AMDGPUTarget, find_lld
@@ -32,29 +30,12 @@ KINDS = [("u32", 0), ("u32", 32), ("u32", 64), ("u64", 0), ("u64", 64), ("f32", 
          ("f64", 64)]
 
 
-def _built(target, build, entry, *args):
-    """A module for ``target`` holding what ``build(module, target, entry, *args)`` adds."""
-    module = ir.Module(entry)
+def _module(target, key_kind, payload_bits):
+    module = ir.Module("radix")
     module.triple = target.triple
     module.data_layout = target.data_layout
-    build(module, target, entry, *args)
+    radix_gpu.build_radix_module(module, target, "rk_radix", key_kind, payload_bits)
     return module
-
-
-def _module(target, key_kind, payload_bits):
-    return _built(target, radix_gpu.build_radix_module, "rk_radix", key_kind, payload_bits)
-
-
-def _network_module(target, bits):
-    return _built(target, network_gpu.build_network_module, "rk_net", bits)
-
-
-@pytest.fixture(params=["radix", "network"])
-def tier(request, monkeypatch):
-    """The GPU sort's tier for every call of a test: the radix modules (compiled at once)
-    or the sorting network."""
-    monkeypatch.setattr(_radix_gpu, "_radix_ready", lambda *args: request.param == "radix")
-    return request.param
 
 
 def _shared_bytes(wave: int, stage_bytes: int) -> int:
@@ -132,34 +113,6 @@ def test_packers_and_errors():
     assert _radix_gpu.gpu_sortable(np.dtype(np.float16), 10)
 
 
-@pytest.mark.parametrize("bits", network_gpu.KEY_BITS)
-def test_network_ptx_loops_stay_rolled(bits):
-    target = target_for("sm_90")
-    ptx = target.emit_ptx(_network_module(target, bits))
-    assert ".entry rk_net(" in ptx and ".entry rk_net_g(" in ptx
-    # every loop of the network marked so: ptxas would unroll them, for most of the compile
-    assert ptx.count('.pragma "nounroll"') == 7
-    assert "bar.sync" in ptx and ".shared" in ptx and "ld.local" not in ptx
-    assert "div.u64" not in ptx and "div.u32" in ptx  # (a tile's row: one 32-bit division)
-    assert isinstance(target.compile(_network_module(target, bits)), bytes)
-
-
-@pytest.mark.skipif(find_lld() is None, reason="ld.lld >= 17 not found: apt-get install lld-19, or pip install ziglang")
-@pytest.mark.parametrize("arch", ["gfx90a", "gfx942", "gfx1100"])
-def test_network_amdgpu_code_objects(arch):
-    target = AMDGPUTarget(arch)
-    for bits in network_gpu.KEY_BITS:
-        assert check_code_object(target.compile(_network_module(target, bits)), arch, ["rk_net", "rk_net_g"]) == []
-
-
-def test_network_errors_and_partners():
-    with pytest.raises(ValueError, match="needs a GPU target"):
-        _network_module(target_for("host"), 32)
-    with pytest.raises(ValueError, match=r"keys of \(32, 64\) bits, not 16"):
-        _network_module(target_for("sm_90"), 16)
-    assert network_gpu.packer("_g").size == 8 * (1 + len(network_gpu.PARAMS["_g"]))
-
-
 def _gpu(device):
     if device.kind == "cpu":
         pytest.skip(NEEDS_GPU)
@@ -167,15 +120,15 @@ def _gpu(device):
 
 @requires_gpu
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
-def test_every_dtype_long_line_and_rows(device, tier, dtype, monkeypatch):
+def test_every_dtype_long_line_and_rows(device, dtype, monkeypatch):
     _gpu(device)
     rng = np.random.default_rng(2121)
     # long lines: several tiles a chunk (as if the device held two blocks), partial last
     # tiles and chunks
-    with monkeypatch.context() as m:
-        m.setattr(type(device.runtime), "resident_grid", lambda self, function, block: 2)
-        a = _data((5 * radix_gpu.D_TILE + 77,), dtype, rng)
-        _check_line(ra.asarray(a, device=device), a)
+    monkeypatch.setattr(type(device.runtime), "resident_grid", lambda self, function, block: 2)
+    a = _data((5 * radix_gpu.D_TILE + 77,), dtype, rng)
+    _check_line(ra.asarray(a, device=device), a)
+    monkeypatch.undo()
     a = _data((3, 2 * radix_gpu.TILE + 5), dtype, rng)
     _check_line(ra.asarray(a, device=device), a)
     # short rows: one block sorts a row in shared memory
@@ -187,7 +140,7 @@ def test_every_dtype_long_line_and_rows(device, tier, dtype, monkeypatch):
 
 @requires_gpu
 @pytest.mark.parametrize("dtype", [ra.float32, ra.int64, ra.float64], ids=str)
-def test_onesweep_many_tiles_at_once(device, tier, dtype):
+def test_onesweep_many_tiles_at_once(device, dtype):
     """Lines of thousands of tiles, many in flight together (their look-backs wait on and
     walk over tiles still being ranked), and rows of several tiles (a look-back stops at
     its row's first tile), sorted and argsorted again and again."""
@@ -206,7 +159,7 @@ def test_onesweep_many_tiles_at_once(device, tier, dtype):
 
 @requires_gpu
 @pytest.mark.parametrize("shape", [(5 * radix_gpu.D_TILE + 3,), (7, 1000)], ids=str)
-def test_argsort_of_equal_keys_is_in_order(device, tier, shape):
+def test_argsort_of_equal_keys_is_in_order(device, shape):
     _gpu(device)
     # (the sort reads the range back and leaves the keys as they are: no pass makes indices)
     a = np.full(shape, -7, dtype=np.int64)
@@ -218,7 +171,7 @@ def test_argsort_of_equal_keys_is_in_order(device, tier, shape):
 
 @requires_gpu
 @pytest.mark.parametrize("dtype", [ra.int32, ra.int64, ra.uint64, ra.uint32], ids=str)
-def test_integer_ranges(device, tier, dtype):
+def test_integer_ranges(device, dtype):
     """Full ranges (64-bit keys, every digit), narrow ranges far from zero (32-bit keys
     less the smallest), all equal."""
     _gpu(device)
@@ -265,70 +218,7 @@ def test_set_functions_and_searchsorted_use_it(device):
 
 
 @requires_gpu
-@pytest.mark.parametrize("bits", network_gpu.KEY_BITS)
-def test_network_places_are_a_stable_argsort(device, bits):
-    """The network alone: rows of one tile and of many (stages through global memory,
-    merges of partial tiles), lengths not powers of two, keys of a few values (ties: the
-    places break them) and the extreme keys (the pad's key)."""
-    _gpu(device)
-    rng = np.random.default_rng(2127)
-    utype = np.uint32 if bits == 32 else np.uint64
-    top = np.iinfo(utype).max
-    T = network_gpu.TILE
-    for rows, L in ((1, 2), (7, 3), (33, 1000), (5, T), (3, T + 1), (2, 5 * T + 77), (1, 64 * T - 5)):
-        keys = rng.integers(0, 6, size=rows * L, dtype=utype)
-        keys[rng.choice(keys.size, size=min(keys.size, 9), replace=False)] = top
-        x = ra.asarray(keys, device=device)
-        places = _radix_gpu.network_places(x, rows, L)
-        assert places.dtype == ra.uint32
-        want = np.argsort(keys.reshape(rows, L), axis=-1, kind="stable")
-        np.testing.assert_array_equal(places.get().reshape(rows, L), want)
-        np.testing.assert_array_equal(x.get().reshape(rows, L), np.sort(keys.reshape(rows, L), axis=-1))
-
-
-@requires_gpu
-def test_network_serves_first_sorts_then_the_radix_modules(device, monkeypatch):
-    """With a key kind's radix modules in no cache, its first sort of long rows runs the
-    network; from the second call on their compile runs in the background, and once they
-    are loaded the sort takes them (each call's result as NumPy's).  Short rows take the
-    block sort from the first call."""
-    _gpu(device)
-    monkeypatch.setattr(_radix_gpu, "_network_calls", {})
-    monkeypatch.setattr(_radix_gpu, "full_module_stored", lambda key, make, dev: None)
-    ready, asked, networks = [False], [], []
-    real_places = _radix_gpu.network_places
-
-    def when_ready(dev, key_kind, pbits, part):
-        asked.append((key_kind, pbits, part))
-        return _radix_gpu._kernel(dev, key_kind, pbits, part) if ready[0] else None
-
-    monkeypatch.setattr(_radix_gpu, "_kernel_when_ready", when_ready)
-    monkeypatch.setattr(_radix_gpu, "network_places", lambda *a: networks.append(a[1:]) or real_places(*a))
-    rng = np.random.default_rng(2128)
-    a = _data((6, 900), np.float32, rng)
-    np.testing.assert_array_equal(ra.argsort(ra.asarray(a, device=device)).get(),
-                                  np.argsort(a, axis=-1, kind="stable"))
-    assert networks == [] and asked == []
-    for shape, dtype, op in (((3 * radix_gpu.TILE + 5,), np.float32, "argsort"),
-                             ((2, 5 * radix_gpu.TILE), np.int64, "sort")):
-        a = _data(shape, dtype, rng)
-        x = ra.asarray(a, device=device)
-        want = np.argsort(a, axis=-1, kind="stable") if op == "argsort" else np.sort(a, axis=-1)
-        asked.clear()
-        networks.clear()
-        _radix_gpu._network_calls.clear()
-        ready[0] = False
-        np.testing.assert_array_equal(getattr(ra, op)(x).get(), want)
-        assert len(networks) == 1 and asked == []
-        np.testing.assert_array_equal(getattr(ra, op)(x).get(), want)
-        assert len(networks) == 2 and [p for _, _, p in asked] == ["hist", "passes"]
-        ready[0] = True  # (the background compiles done)
-        np.testing.assert_array_equal(getattr(ra, op)(x).get(), want)
-        assert len(networks) == 2
-
-
-@requires_gpu
-def test_new_sizes_compile_nothing(device, tier):
+def test_new_sizes_compile_nothing(device):
     _gpu(device)
     rng = np.random.default_rng(2124)
 

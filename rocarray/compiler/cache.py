@@ -35,7 +35,6 @@ wait for its result (or its exception).
 from __future__ import annotations
 
 import hashlib
-import sys
 import threading
 import time
 from typing import Callable
@@ -308,13 +307,6 @@ class _Background:
             # Let foreground compiles go first: start only after a quiet moment.
             while quiet and time.perf_counter() - last_foreground_compile[0] < QUIET_SECONDS:
                 time.sleep(QUIET_SECONDS / 2)
-            # While a job runs, the interpreter hands the GIL over within this switch
-            # interval: a foreground thread whose C call (a module load, a launch, a copy)
-            # returns while the job builds IR would otherwise wait up to 5 ms, CPython's
-            # default, for every such call of a first call's dozens.
-            before = sys.getswitchinterval()
-            sys.setswitchinterval(min(before, WORKER_SWITCH_SECONDS))
-            ours = sys.getswitchinterval()  # (as the interpreter keeps it: whole microseconds)
             try:
                 job()
             except Exception as exc:  # the working quick-tier code stays in place, said once
@@ -324,9 +316,6 @@ class _Background:
 
                     warnings.warn(f"rocarray: a background recompile failed ({exc!r}); the "
                                   "quick-tier code keeps running", RuntimeWarning, stacklevel=1)
-            finally:
-                if sys.getswitchinterval() == ours:  # (unless the program changed it meanwhile)
-                    sys.setswitchinterval(before)
             with self._idle:
                 self._pending -= 1
                 self._idle.notify_all()
@@ -348,8 +337,6 @@ STOP_SECONDS = 2.0
 background_failures: list = []
 #: Seconds without a foreground compile before a tier-up may take the LLVM lock.
 QUIET_SECONDS = 0.01
-#: The interpreter's switch interval (seconds) while a background job runs.
-WORKER_SWITCH_SECONDS = 0.0002
 #: When the last foreground (not tier-up) compile finished (time.perf_counter()).
 last_foreground_compile = [0.0]
 

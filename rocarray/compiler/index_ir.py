@@ -25,26 +25,14 @@ class CountedLoop:
         pre = b.block
         b.branch(self.head)
         b.position_at_end(self.head)
-        self.i = b.phi(start.type, name)  # (i64 but where a builder counts in i32)
+        self.i = b.phi(I64, name)
         self.i.add_incoming(start, pre)
         b.cbranch(b.icmp_signed("<", self.i, limit), body, self.exit)
         b.position_at_end(body)
 
-    def close(self, b, next_value, unroll: bool = True) -> None:
-        """``unroll=False``: the loop is marked never to be unrolled (by LLVM nor, on
-        NVPTX, by ptxas, which spends most of a small kernel's assembly unrolling loops
-        whose trip counts are run-time values)."""
+    def close(self, b, next_value) -> None:
         self.i.add_incoming(next_value, b.block)
-        back = b.branch(self.head)
-        if not unroll:
-            module = b.module
-            # (the second mark names the loop: one id per loop of the module)
-            name = f"rocarray.loop {b.function.name}.{self.head.name}"
-            marks = [module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")]),
-                     module.add_metadata([ir.MetaDataString(module, name)])]
-            loop_id = module.add_metadata(marks)
-            loop_id.operands = (loop_id, *marks)  # (a loop's id names itself first)
-            back.set_metadata("llvm.loop", loop_id)
+        b.branch(self.head)
         b.position_at_end(self.exit)
 
 

@@ -587,24 +587,3 @@ def test_a_tier_up_at_exit_still_writes_its_entry(tmp_path):
     assert r.returncode == 0, r.stderr
     cache = CompileCache(DiskCache(tmp_path))
     assert cache.stored(("at-exit",), HostTarget()) is not None
-
-
-def test_background_jobs_run_with_a_short_switch_interval():
-    """While a background job runs, the interpreter's switch interval is the worker's (a
-    foreground thread's C call returning meanwhile waits that long for the GIL, not 5 ms);
-    after the job it is what it was before, and an interval the program set meanwhile
-    stays."""
-    import sys
-
-    before = sys.getswitchinterval()
-    seen = []
-    cache_mod.compile_in_background(lambda: seen.append(sys.getswitchinterval()), quiet=False)
-    cache_mod.drain_background()
-    assert seen == [pytest.approx(min(before, cache_mod.WORKER_SWITCH_SECONDS))]
-    assert sys.getswitchinterval() == before
-    try:
-        cache_mod.compile_in_background(lambda: sys.setswitchinterval(0.003), quiet=False)
-        cache_mod.drain_background()
-        assert sys.getswitchinterval() == pytest.approx(0.003)  # (the program's own choice is left alone)
-    finally:
-        sys.setswitchinterval(before)
