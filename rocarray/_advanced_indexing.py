@@ -4,7 +4,8 @@ A few kernels written with ``ElementwiseKernel`` (one compile cache, every devic
 the catalogue's reductions: ``check_bounds`` (any index outside ``[-n, n)``: an
 ``IndexError`` before anything is read or written), ``rk_index_step`` (fold one index
 array into the flat index over the indexed axes), ``rk_gather`` / ``rk_scatter`` (through
-a raw operand), ``rk_take1`` / ``rk_take`` (one index array, in the result's order),
+a raw operand), ``rk_take1`` / ``rk_take`` (one index array, in the result's order; the
+host's gathers of few indices, ``rk_take1_checked``, check them as they read),
 ``rk_compact_chunks`` (the host's ``nonzero``, from counts per chunk), ``rk_select_host``
 / ``rk_place`` / ``rk_fill_where`` (a whole-array mask's get and set in one pass) and
 ``rk_unravel``; on GPUs ``x[mask]`` and ``nonzero`` are the compaction kernels of
@@ -13,6 +14,8 @@ a raw operand), ``rk_take1`` / ``rk_take`` (one index array, in the result's ord
 
 from __future__ import annotations
 
+import ctypes
+import threading
 from builtins import max as builtin_max
 from dataclasses import dataclass
 
@@ -33,6 +36,7 @@ from .targets.base import MAX_DIMS
 
 _int64 = np.dtype(np.int64)
 _int32 = np.dtype(np.int32)
+_uint8 = np.dtype(np.uint8)
 
 _index_step = ElementwiseKernel(
     "int64 acc, I idx, int64 n", "int64 out",
@@ -60,6 +64,16 @@ _gather = _heavy("raw T src, int64 base, int64 r, int64 nrest", "T y", "y = src[
 # kernel has neither.)
 _take1 = _heavy("raw T src, I idx, int64 n", "T y",
                 "long v = (long)idx; if (idx < 0) v += n; y = src[v];", "rk_take1")
+
+# The host's take of at most ``CHECKED_TAKE_MOST`` indices checks them in the gather: an
+# index out of range sets ``bad`` (and reads element 0), which the caller reads after it,
+# where the separate check -- a reduction launched and read back -- took more time than the
+# gather (half of a 256-index ``take``).
+_take1_checked = _heavy("raw T src, I idx, int64 n", "T y, raw uint8 bad",
+                        "long v = (long)idx; if (idx < 0) v += n; if (v < 0 || v >= n) { bad[0] = 1; v = 0; } "
+                        "y = src[v];", "rk_take1_checked")
+CHECKED_TAKE_MOST = 1 << 14
+_take_flags = threading.local()
 
 _take = _heavy("raw T src, I idx, int64 r, int64 n, int64 sa", "T y",
                "long v = (long)idx; if (idx < 0) v += n; y = src[v * sa + r];", "rk_take")
@@ -211,7 +225,8 @@ def _positions(mask: Array) -> tuple:
     n = m.size
     flat = m.reshape(-1) if m.ndim != 1 else m
     pos = cumulative_sum(flat, dtype=_int32 if n < 2 ** 31 else _int64)
-    count = int(pos[n - 1])  # (the one read-back: it sizes the result)
+    # (the one read-back, it sizes the result: the last element's view made directly)
+    count = pos._view((), (), pos._offset + (n - 1) * pos.itemsize)._scalar("int")
     return m, pos.reshape(m.shape) if m.ndim != 1 else pos, count
 
 
@@ -434,7 +449,7 @@ def select(x: Array, mask: Array) -> Array:
     m, pos, count = _positions(mask)
     out = Array._empty((count + 1,), x.dtype, x.device)
     _select_host(x, m, pos, count, out)
-    return out[:count]
+    return out._view((count,), out._strides, out._offset)  # (less the spare slot)
 
 
 def mask_assign(x: Array, mask: Array, value: Array) -> None:
@@ -603,6 +618,9 @@ def _gather_one(v: Array, idx: Array, axis: int, p: int | None) -> Array:
         if _gpu_gather(v, axis, contiguous(idx), (0, 1, 0), shape, final, idx):
             return final
     nr = len(r_shape)
+    if nr == 0 and v._strides[0] % v._dtype.itemsize == 0:  # (a 1-D array: the index is laid over the result)
+        _run_take(v, idx, axis, idx, final, [])
+        return final
     idx_v = idx._view(final.shape, (0,) * q + idx.strides + (0,) * (nr - q), idx._offset)
     if any(st % v.itemsize for st in v.strides):
         v = contiguous(v)  # (strides that are not whole elements: imported views only)
@@ -694,6 +712,16 @@ def _run_take(v: Array, idx_v: Array, axis: int, idx: Array, out: Array, r_strid
     the index); an index out of range raises ``IndexError`` (one reduction over ``idx``,
     one byte read back) before anything is read."""
     n = v.shape[axis]
+    if v.ndim == 1 and idx._size <= CHECKED_TAKE_MOST and v.device.kind == "cpu":
+        bad = _take_flags.__dict__.get(v.device)
+        if bad is None:  # (one per thread and device: calls in other threads set their own)
+            bad = _take_flags.__dict__[v.device] = Array._empty((1,), _uint8, v.device)
+        at = bad._buf.ptr  # (host memory: set and read in place)
+        ctypes.memset(at, 0, 1)
+        _take1_checked(v, idx_v, n, out, bad)
+        if ctypes.c_uint8.from_address(at).value:
+            check_bounds(idx, n, axis)  # (raises, naming the index)
+        return
     check_bounds(idx, n, axis)
     if v.ndim == 1:
         _take1(v, idx_v, n, out)

@@ -79,6 +79,57 @@ def test_take_large_matches_numpy(device):
                                   np.take(m, k, axis=1))
 
 
+def test_take_checks_bounds_on_either_side_of_the_checked_gather(device, monkeypatch):
+    """The host's gathers of at most ``CHECKED_TAKE_MOST`` indices check them in the gather
+    (a flag, one per thread); larger ones first (a reduction): both give NumPy's values and
+    raise the same ``IndexError``, and a bad call leaves the next good one alone, in this
+    thread and in others at once."""
+    import threading
+
+    from rocarray import _advanced_indexing
+
+    rng = np.random.default_rng(12)
+    limit = _advanced_indexing.CHECKED_TAKE_MOST
+    a = random_array((1000,), np.float64, rng)
+    x = ra.asarray(a, device=device)
+    for m in (1, 257, limit, limit + 1, 3 * limit):
+        idx = rng.integers(-1000, 1000, size=m)
+        ix = ra.asarray(idx, device=device)
+        np.testing.assert_array_equal(ra.take(x, ix).get(), np.take(a, idx))
+        np.testing.assert_array_equal(x[ix].get(), a[idx])
+        for bad, where in ((1000, m // 2), (-1001, m - 1)):
+            wrong = idx.copy()
+            wrong[where] = bad
+            with pytest.raises(IndexError, match=f"index {bad} is out of bounds for axis 0 with size 1000"):
+                ra.take(x, ra.asarray(wrong, device=device))
+        np.testing.assert_array_equal(ra.take(x, ix).get(), np.take(a, idx))
+    idx = rng.integers(0, 1000, size=300)
+    ix, wrong = ra.asarray(idx, device=device), ra.asarray(np.full(300, 5000), device=device)
+    errors, mismatches = [], []
+
+    def good():
+        for _ in range(200):
+            try:
+                if not np.array_equal(ra.take(x, ix).get(), a[idx]):
+                    mismatches.append("values")
+            except IndexError:
+                mismatches.append("raised")
+
+    def bad():
+        for _ in range(200):
+            try:
+                ra.take(x, wrong)
+            except IndexError:
+                errors.append(1)
+
+    threads = [threading.Thread(target=f) for f in (good, bad, good)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert mismatches == [] and len(errors) == 200
+
+
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.float16, np.float32, np.int64, np.complex128], ids=str)
 def test_transposed_copies_tiled(device, dtype):
     # shapes with and without whole tiles, flipped and strided sources
