@@ -163,10 +163,11 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     if work.size and n > 1:
         lines = _prod(work.shape[:-1])
         if _radix_line(work, n, False):
-            out, _ = radix_sort(work.reshape((work.size,)), lines, n, None, descending)
+            flat = work.ndim == 1  # (a line: no reshapes around the sort)
+            out, _ = radix_sort(work if flat else work.reshape((work.size,)), lines, n, None, descending)
             if out._buf is x._buf:  # (keys all equal: a sort that reads its input hands it back)
                 out = copy_array(out)
-            return _finish(out.reshape(work.shape), axis)
+            return out if flat else _finish(out.reshape(work.shape), axis)
         # (flat raw operands: an N-d one costs a division per dimension and access)
         scratch = Array._empty((work.size,), work.dtype, work.device)
         _kernel(kind, False)(scratch, n, descending, work.reshape((-1,)), size=lines)
