@@ -710,12 +710,17 @@ def _run_take(v: Array, idx_v: Array, axis: int, idx: Array, out: Array, r_strid
     """``out = v[..., idx_v, ...]`` along ``axis``: ``idx_v`` is laid over ``out``'s shape,
     ``r_strides`` are the element strides of ``v`` that ``out``'s axes step over (besides
     the index); an index out of range raises ``IndexError`` (one reduction over ``idx``,
-    one byte read back) before anything is read."""
+    one byte read back) before anything is read -- or, for the host's 1-D gathers of at
+    most ``CHECKED_TAKE_MOST`` indices, after the gather has written ``out`` (a new array
+    the caller then drops)."""
     n = v.shape[axis]
     if v.ndim == 1 and idx._size <= CHECKED_TAKE_MOST and v.device.kind == "cpu":
-        bad = _take_flags.__dict__.get(v.device)
-        if bad is None:  # (one per thread and device: calls in other threads set their own)
-            bad = _take_flags.__dict__[v.device] = Array._empty((1,), _uint8, v.device)
+        flags = getattr(_take_flags, "by_device", None)
+        if flags is None:  # (one flag per thread and device: calls in other threads set their own)
+            flags = _take_flags.by_device = {}
+        bad = flags.get(v.device)
+        if bad is None:
+            bad = flags[v.device] = Array._empty((1,), _uint8, v.device)
         at = bad._buf.ptr  # (host memory: set and read in place)
         ctypes.memset(at, 0, 1)
         _take1_checked(v, idx_v, n, out, bad)

@@ -79,7 +79,7 @@ def test_take_large_matches_numpy(device):
                                   np.take(m, k, axis=1))
 
 
-def test_take_checks_bounds_on_either_side_of_the_checked_gather(device, monkeypatch):
+def test_take_checks_bounds_on_either_side_of_the_checked_gather(device):
     """The host's gathers of at most ``CHECKED_TAKE_MOST`` indices check them in the gather
     (a flag, one per thread); larger ones first (a reduction): both give NumPy's values and
     raise the same ``IndexError``, and a bad call leaves the next good one alone, in this
