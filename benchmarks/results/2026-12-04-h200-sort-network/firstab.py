@@ -37,14 +37,16 @@ t0 = time.perf_counter(); program_rocarray(scores, labels, thr); dev.synchronize
 print("RESULT " + ";".join(f"{n}={v:.1f}" for n, v in out))
 '''
 outf, rounds = sys.argv[1], int(sys.argv[2])
-variants = {f"{d} switch 5 ms": (os.getcwd(), {"SWITCH_OFF": "1", "DEV": d}) for d in ("cuda:0", "cpu")}
-variants.update({f"{d} switch 0.2 ms": (os.getcwd(), {"DEV": d}) for d in ("cuda:0", "cpu")})
+devices = os.environ.get("DEVICES", "cuda:0 cpu").split()  # (the two-core runs: DEVICES=cuda:0)
+variants = {f"{d} switch 5 ms": (os.getcwd(), {"SWITCH_OFF": "1", "DEV": d}) for d in devices}
+variants.update({f"{d} switch 0.2 ms": (os.getcwd(), {"DEV": d}) for d in devices})
 variants = {k: variants[k] for k in sorted(variants)}
 res = {v: [] for v in variants}
 for r in range(rounds):
     for v, (path, extra) in variants.items():
         env = dict(os.environ, ROCARRAY_CACHE_DIR=tempfile.mkdtemp(), CUDA_CACHE_DISABLE="1", PYTHONPATH=path, **extra)
-        p = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True)
+        p = subprocess.run(os.environ.get("PREFIX", "").split() + [sys.executable, "-c", CHILD], env=env,
+                           capture_output=True, text=True)
         line = [l for l in p.stdout.splitlines() if l.startswith("RESULT ")]
         if not line:
             print(v, p.stderr[-2000:]); continue

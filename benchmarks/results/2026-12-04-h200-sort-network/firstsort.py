@@ -27,12 +27,16 @@ print("RESULT", (t1 - t0) * 1e3, (t3 - t2) * 1e3)
 '''
 out = sys.argv[1]
 rows = []
+only = os.environ.get("ONLY")
+PREFIX = os.environ.get("PREFIX", "").split()
 for name, call, data in CASES:
+    if only and not any(w in name for w in only.split(",")):
+        continue
     for rnd in range(2):
         for tree in ("new", "old"):
             env = dict(os.environ, ROCARRAY_CACHE_DIR=tempfile.mkdtemp(), CUDA_CACHE_DISABLE="1",
                        PYTHONPATH=os.getcwd() if tree == "new" else os.path.join(os.getcwd(), ".devrun/old"))
-            p = subprocess.run([sys.executable, "-c", CHILD.format(data=data, call=call)], env=env,
+            p = subprocess.run(PREFIX + [sys.executable, "-c", CHILD.format(data=data, call=call)], env=env,
                                capture_output=True, text=True)
             line = [l for l in p.stdout.splitlines() if l.startswith("RESULT")]
             first, second = map(float, line[0].split()[1:]) if line else (float("nan"),) * 2
@@ -41,6 +45,11 @@ for name, call, data in CASES:
             rows.append((name, tree, rnd, first, second))
             print(f"{name:30s} {tree} round {rnd}: first {first:8.1f} ms, second {second:8.1f} ms", flush=True)
 
+if os.environ.get("NO_WARM"):
+    with open(out, "w") as f:
+        for r in rows:
+            f.write(f"{r[0]:30s} {r[1]} round {r[2]}: first {r[3]:8.1f} ms, second {r[4]:8.1f} ms\n")
+    sys.exit(0)
 # warm: the network against the radix modules in one process
 sys.path.insert(0, os.getcwd())
 import numpy as np
