@@ -36,7 +36,6 @@ from .targets.base import MAX_DIMS
 
 _int64 = np.dtype(np.int64)
 _int32 = np.dtype(np.int32)
-_uint8 = np.dtype(np.uint8)
 
 _index_step = ElementwiseKernel(
     "int64 acc, I idx, int64 n", "int64 out",
@@ -69,11 +68,52 @@ _take1 = _heavy("raw T src, I idx, int64 n", "T y",
 # index out of range sets ``bad`` (and reads element 0), which the caller reads after it,
 # where the separate check -- a reduction launched and read back -- took more time than the
 # gather (half of a 256-index ``take``).
-_take1_checked = _heavy("raw T src, I idx, int64 n", "T y, raw uint8 bad",
+_take1_checked = _heavy("raw T src, I idx, int64 n", "T y, raw int64 bad",
                         "long v = (long)idx; if (idx < 0) v += n; if (v < 0 || v >= n) { bad[0] = 1; v = 0; } "
                         "y = src[v];", "rk_take1_checked")
 CHECKED_TAKE_MOST = 1 << 14
-_take_flags = threading.local()
+
+# The host's masks of fewer elements than its threads' size (``parallel_threshold``: below
+# it every launch runs on one thread anyway): one item walks the mask, storing every
+# element (or position) at the next free slot and advancing it by the mask, then writes the
+# count -- where a scan or the chunks' counts, a read-back and a second launch took most of
+# the call, and the scan's pass more than the walk up to 2**22 elements.  The result is the
+# first ``count`` slots of an array of ``n + 1``, copied out where that leaves more than
+# ``UNUSED_MOST`` bytes and more than half of the array unused.
+# (the loop twice, as the other host loops over raw operands: under a test that the
+# operands are 1-D runs, where LLVM drops each access's layout check, then plain)
+_select_small = _heavy("raw T x, raw bool m, int64 n", "raw T out, raw int64 count", """
+if (i != 0) return;
+long k = 0, j = 0;
+if (x.ndim == 1 && m.ndim == 1 && out.ndim == 1 && x.strides()[0] == sizeof(T) && m.strides()[0] == 1
+    && out.strides()[0] == sizeof(T)) {
+    for (; j < n; j++) { out[k] = x[j]; k += (long)m[j]; }
+}
+for (; j < n; j++) { out[k] = x[j]; k += (long)m[j]; }
+count[0] = k;""", "rk_select_small")
+_true_small = _heavy("raw bool m, int64 n", "raw int64 out, raw int64 count", """
+if (i != 0) return;
+long k = 0, j = 0;
+if (m.ndim == 1 && out.ndim == 1 && m.strides()[0] == 1 && out.strides()[0] == 8) {
+    for (; j < n; j++) { out[k] = j; k += (long)m[j]; }
+}
+for (; j < n; j++) { out[k] = j; k += (long)m[j]; }
+count[0] = k;""", "rk_true_small")
+UNUSED_MOST = 1 << 20
+
+_thread_words = threading.local()
+
+
+def _thread_word(device) -> "tuple[Array, int]":
+    """(an int64 array of one element in ``device``'s host memory, its address), one per
+    thread and device: a kernel's flag or count, set and read in place."""
+    words = getattr(_thread_words, "by_device", None)
+    if words is None:
+        words = _thread_words.by_device = {}
+    word = words.get(device)
+    if word is None:
+        word = words[device] = Array._empty((1,), _int64, device)
+    return word, word._buf.ptr
 
 _take = _heavy("raw T src, I idx, int64 r, int64 n, int64 sa", "T y",
                "long v = (long)idx; if (idx < 0) v += n; y = src[v * sa + r];", "rk_take")
@@ -234,9 +274,24 @@ def flat_true(mask: Array) -> Array:
     """The flat C-order positions (int64, 1-D) of the non-zero elements of ``mask``."""
     if mask.size == 0:
         return Array._empty((0,), _int64, mask.device)
-    if mask.device.kind == "cpu":
-        return _flat_true_host(mask)
-    return _gpu_compact(mask, None)
+    if mask.device.kind != "cpu":
+        return _gpu_compact(mask, None)
+    if mask.size < mask.device.runtime.parallel_threshold and mask.dtype.kind == "b" and mask.is_c_contiguous():
+        return _one_pass(_true_small, (mask if mask.ndim == 1 else mask.reshape((-1,)),), mask.size, _int64,
+                         mask.device)
+    return _flat_true_host(mask)
+
+
+def _one_pass(kernel, operands: tuple, n: int, dtype, device) -> Array:
+    """The host's one-item compaction ``kernel`` of ``n`` mask elements: its result, the
+    first slots of an array of ``n + 1`` (``_select_small``, ``_true_small``)."""
+    out = Array._empty((n + 1,), dtype, device)
+    word, at = _thread_word(device)
+    kernel(*operands, n, out, word, size=1)
+    count = ctypes.c_int64.from_address(at).value
+    kept = out._view((count,), out._strides, out._offset)
+    unused = n + 1 - count
+    return copy_array(kept) if unused * out.itemsize > UNUSED_MOST and unused > count else kept
 
 
 def _compact_kernel(device, size: int):
@@ -446,6 +501,11 @@ def select(x: Array, mask: Array) -> Array:
         return Array._empty((0,), x.dtype, x.device)
     if x.device.kind != "cpu":
         return _gpu_compact(mask, x)
+    if (x.size < x.device.runtime.parallel_threshold and mask.dtype.kind == "b" and x.is_c_contiguous()
+            and mask.is_c_contiguous()):
+        flat = x.ndim == 1
+        return _one_pass(_select_small, (x if flat else x.reshape((-1,)), mask if flat else mask.reshape((-1,))),
+                         x.size, x.dtype, x.device)
     m, pos, count = _positions(mask)
     out = Array._empty((count + 1,), x.dtype, x.device)
     _select_host(x, m, pos, count, out)
@@ -715,16 +775,10 @@ def _run_take(v: Array, idx_v: Array, axis: int, idx: Array, out: Array, r_strid
     the caller then drops)."""
     n = v.shape[axis]
     if v.ndim == 1 and idx._size <= CHECKED_TAKE_MOST and v.device.kind == "cpu":
-        flags = getattr(_take_flags, "by_device", None)
-        if flags is None:  # (one flag per thread and device: calls in other threads set their own)
-            flags = _take_flags.by_device = {}
-        bad = flags.get(v.device)
-        if bad is None:
-            bad = flags[v.device] = Array._empty((1,), _uint8, v.device)
-        at = bad._buf.ptr  # (host memory: set and read in place)
-        ctypes.memset(at, 0, 1)
+        bad, at = _thread_word(v.device)  # (other threads' calls set their own)
+        ctypes.memset(at, 0, 8)
         _take1_checked(v, idx_v, n, out, bad)
-        if ctypes.c_uint8.from_address(at).value:
+        if ctypes.c_int64.from_address(at).value:
             check_bounds(idx, n, axis)  # (raises, naming the index)
         return
     check_bounds(idx, n, axis)

@@ -99,6 +99,37 @@ def test_nonzero_chunks_and_densities(device, n):
     np.testing.assert_array_equal(ra.nonzero(ra.asarray(f, device=device))[0].get(), np.nonzero(f)[0])
 
 
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.float16, np.float64, np.complex64], ids=str)
+def test_masks_around_the_host_one_pass_size(device, dtype):
+    """The host takes C-contiguous masks of fewer elements than its threads' size in one
+    pass (its count written by the kernel, the result the first slots of a longer array,
+    copied out when that array is large and mostly unused), larger ones or views by the
+    scan or the chunks' counts: all as NumPy, at every density."""
+    rng = np.random.default_rng(31)
+    threads = ra.Device("cpu").runtime.parallel_threshold
+    dtype = np.dtype(dtype)
+    trimmed = adv.UNUSED_MOST // dtype.itemsize  # (from about this many unused elements on)
+    for n in (1, 4097, trimmed - 1, trimmed + 2, threads - 1, threads):
+        a = random_array((n,), dtype, rng)
+        x = ra.asarray(a, device=device)
+        for p in (0.0, 0.3, 1.0):
+            m = rng.random(n) < p
+            mx = ra.asarray(m, device=device)
+            got = x[mx]
+            assert got.shape == (int(m.sum()),)
+            np.testing.assert_array_equal(got.get(), a[m])
+            np.testing.assert_array_equal(ra.nonzero(mx)[0].get(), np.nonzero(m)[0])
+            # (no result holds more than twice its bytes, or more than its bytes and the unused part)
+            assert got._buf.nbytes <= max(2 * got.nbytes + got.itemsize, got.nbytes + adv.UNUSED_MOST)
+    a = random_array((2, 1024, 2), dtype, rng)  # (N-d and C-contiguous, then a view)
+    m = rng.random(a.shape) < 0.5
+    x, mx = ra.asarray(a, device=device), ra.asarray(m, device=device)
+    np.testing.assert_array_equal(x[mx].get(), a[m])
+    for got, want in zip(ra.nonzero(mx), np.nonzero(m)):
+        np.testing.assert_array_equal(got.get(), want)
+    np.testing.assert_array_equal(x[:, ::2][mx[:, ::2]].get(), a[:, ::2][m[:, ::2]])
+
+
 def test_nonzero_zero_d_error(device):
     with pytest.raises(ValueError, match="nonzero: x must have at least one dimension"):
         ra.nonzero(ra.asarray(1.0, device=device))
