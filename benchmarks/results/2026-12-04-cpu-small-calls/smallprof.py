@@ -1,8 +1,8 @@
 import cProfile, pstats, io, time, sys
 import numpy as np, rocarray as ra
 rng = np.random.default_rng(0)
-h = rng.standard_normal(256).astype(np.float32)
-a = ra.asarray(h); idx = ra.asarray(rng.integers(0, 256, 256)); srt = ra.sort(a)
+h = rng.standard_normal(int(__import__("os").environ.get("N", "256"))).astype(np.float32)
+a = ra.asarray(h); idx = ra.asarray(rng.integers(0, h.size, h.size)); srt = ra.sort(a)
 ops = {"sort": lambda: ra.sort(a), "take": lambda: ra.take(a, idx), "mask": lambda: a[a > 0],
        "nonzero": lambda: ra.nonzero(a > 0), "unique_counts": lambda: ra.unique_counts(a),
        "searchsorted": lambda: ra.searchsorted(srt, a), "argsort": lambda: ra.argsort(a)}
