@@ -188,17 +188,19 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     axis, work, kind = _prepare("argsort", x, axis, descending, stable)
     n = work.shape[-1]
     lines = _prod(work.shape[:-1])
+    flat = work.ndim == 1  # (a line: no reshapes around the sorts)
     # the GPU's sort makes the indices in its first pass, moves them as 32 bits and writes
     # them as int64 in its last (float16 gathers its values by int64 indices it is given)
     if _gpu_radix(work, n) and work.dtype != _dtypes.float16:
-        _, order = radix_sort(work.reshape((work.size,)), lines, n, None, descending, indices=True)
+        _, order = radix_sort(work if flat else work.reshape((work.size,)), lines, n, None, descending,
+                              indices=True)
         if order is None:  # (keys all equal: every line in order already)
             order = contiguous(broadcast_to(arange(n, dtype=_int64(), device=work.device), work.shape))
-        return _finish(order.reshape(work.shape), axis)
+        return order if flat else _finish(order.reshape(work.shape), axis)
     if work.size and n >= RADIX_MIN_LINE:  # (the host's rows of 32- and 64-bit keys: its sorting network)
-        order = network_argsort(work.reshape((work.size,)), lines, n, descending)
+        order = network_argsort(work if flat else work.reshape((work.size,)), lines, n, descending)
         if order is not None:
-            return _finish(order.reshape(work.shape), axis)
+            return order if flat else _finish(order.reshape(work.shape), axis)
     idx = contiguous(broadcast_to(arange(n, dtype=_int64(), device=work.device), work.shape))
     if work.size == 0 or n <= 1:
         return _finish(idx, axis)
