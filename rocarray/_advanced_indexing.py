@@ -73,13 +73,13 @@ _take1_checked = _heavy("raw T src, I idx, int64 n", "T y, raw int64 bad",
                         "y = src[v];", "rk_take1_checked")
 CHECKED_TAKE_MOST = 1 << 14
 
-# The host's masks of fewer elements than its threads' size (``parallel_threshold``: below
-# it every launch runs on one thread anyway): one item walks the mask, storing every
-# element (or position) at the next free slot and advancing it by the mask, then writes the
-# count -- where a scan or the chunks' counts, a read-back and a second launch took most of
-# the call, and the scan's pass more than the walk up to 2**22 elements.  The result is the
-# first ``count`` slots of an array of ``n + 1``, copied out where that leaves more than
-# ``UNUSED_MOST`` bytes and more than half of the array unused.
+# The host's short masks (``x[m]`` under its threads' size, ``parallel_threshold``, below
+# which every launch runs on one thread anyway; ``nonzero`` of one chunk): one item walks
+# the mask, storing every element (or position) at the next free slot and advancing it by
+# the mask, then writes the count -- where a scan or a count, a read-back and a second
+# launch took most of the call, and the scan's pass more than the walk up to 2**22
+# elements.  The result is the first ``count`` slots of an array of ``n + 1``, copied out
+# where that leaves more than ``UNUSED_MOST`` bytes and more than half of the array unused.
 # (the loop twice, as the other host loops over raw operands: under a test that the
 # operands are 1-D runs, where LLVM drops each access's layout check, then plain)
 _select_small = _heavy("raw T x, raw bool m, int64 n", "raw T out, raw int64 count", """
@@ -100,20 +100,6 @@ if (m.ndim == 1 && out.ndim == 1 && m.strides()[0] == 1 && out.strides()[0] == 8
 for (; j < n; j++) { out[k] = j; k += (long)m[j]; }
 count[0] = k;""", "rk_true_small")
 UNUSED_MOST = 1 << 20
-
-_thread_words = threading.local()
-
-
-def _thread_word(device) -> "tuple[Array, int]":
-    """(an int64 array of one element in ``device``'s host memory, its address), one per
-    thread and device: a kernel's flag or count, set and read in place."""
-    words = getattr(_thread_words, "by_device", None)
-    if words is None:
-        words = _thread_words.by_device = {}
-    word = words.get(device)
-    if word is None:
-        word = words[device] = Array._empty((1,), _int64, device)
-    return word, word._buf.ptr
 
 _take = _heavy("raw T src, I idx, int64 r, int64 n, int64 sa", "T y",
                "long v = (long)idx; if (idx < 0) v += n; y = src[v * sa + r];", "rk_take")
@@ -274,12 +260,24 @@ def flat_true(mask: Array) -> Array:
     """The flat C-order positions (int64, 1-D) of the non-zero elements of ``mask``."""
     if mask.size == 0:
         return Array._empty((0,), _int64, mask.device)
-    if mask.device.kind != "cpu":
-        return _gpu_compact(mask, None)
-    if mask.size < mask.device.runtime.parallel_threshold and mask.dtype.kind == "b" and mask.is_c_contiguous():
-        return _one_pass(_true_small, (mask if mask.ndim == 1 else mask.reshape((-1,)),), mask.size, _int64,
-                         mask.device)
-    return _flat_true_host(mask)
+    if mask.device.kind == "cpu":
+        return _flat_true_host(mask)
+    return _gpu_compact(mask, None)
+
+
+_thread_words = threading.local()
+
+
+def _thread_word(device) -> "tuple[Array, int]":
+    """(an int64 array of one element in ``device``'s host memory, its address), one per
+    thread and device: a kernel's flag or count, set and read in place."""
+    words = getattr(_thread_words, "by_device", None)
+    if words is None:
+        words = _thread_words.by_device = {}
+    word = words.get(device)
+    if word is None:
+        word = words[device] = Array._empty((1,), _int64, device)
+    return word, word._buf.ptr
 
 
 def _one_pass(kernel, operands: tuple, n: int, dtype, device) -> Array:
@@ -437,22 +435,22 @@ def gpu_runs(x: Array, lengths: bool) -> tuple:
 
 
 def _flat_true_host(mask: Array) -> Array:
-    """``flat_true`` on the host: each chunk's count of true elements, their running sum
-    (whose last element, read back, sizes the result), then each chunk's positions."""
+    """``flat_true`` on the host: a mask of one chunk walked once (``_true_small``: its count
+    written by the walk); a longer one by each chunk's count of true elements, their running
+    sum (whose last element, read back, sizes the result), then each chunk's positions."""
     m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
+    n, C = m.size, HOST_COMPACT_CHUNK
+    if n <= C:
+        m = contiguous(m)
+        return _one_pass(_true_small, (m if m.ndim == 1 else m.reshape((-1,)),), n, _int64, m.device)
     if not m.is_c_contiguous() or m._offset % 8:
         m = contiguous(m) if not m.is_c_contiguous() else copy_array(m)  # (words: 8-byte aligned)
-    n, C = m.size, HOST_COMPACT_CHUNK
     m = m.reshape(-1) if m.ndim != 1 else m
     nf = n // C  # whole chunks; the rest, if any, is one more
-    if nf:
-        counts = _sum(m[:nf * C].reshape((nf, C)), axis=1, dtype=_int32)
-        off = cumulative_sum(counts, dtype=_int64, include_initial=True)
-        # (the last chunk summed as the others, in int32: one sum for every length of mask)
-        total = int(off[nf]) + (int(_sum(m[nf * C:], dtype=_int32)) if n > nf * C else 0)
-    else:  # one chunk, shorter than the others: its count alone, its offset 0
-        off = _zero_offset(m.device)
-        total = int(_sum(m, dtype=_int32))
+    counts = _sum(m[:nf * C].reshape((nf, C)), axis=1, dtype=_int32)
+    off = cumulative_sum(counts, dtype=_int64, include_initial=True)
+    # (the last chunk summed as the others, in int32: one sum for every length of mask)
+    total = int(off[nf]) + (int(_sum(m[nf * C:], dtype=_int32)) if n > nf * C else 0)
     out = Array._empty((total,), _int64, m.device)
     if total:
         words = Array._new(m._buf, (n // 8,), (8,), m._offset, np.dtype(np.uint64))
@@ -460,17 +458,6 @@ def _flat_true_host(mask: Array) -> Array:
         data = Array._new(m._buf, (n,), (1,), m._offset, np.dtype(np.uint8))  # (bool bytes: 0 or 1)
         _compact_chunks(data, words, off, nf, total, n, C, step, out, size=size)
     return out
-
-
-#: device -> an int64 array of one 0 (read, never written): the offsets of a mask of one chunk
-_zero_offsets: dict = {}
-
-
-def _zero_offset(device) -> Array:
-    z = _zero_offsets.get(device)
-    if z is None:
-        z = _zero_offsets[device] = zeros((1,), dtype=_int64, device=device)
-    return z
 
 
 def host_runs(x: Array, lengths: bool) -> tuple:

@@ -101,10 +101,10 @@ def test_nonzero_chunks_and_densities(device, n):
 
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.float16, np.float64, np.complex64], ids=str)
 def test_masks_around_the_host_one_pass_size(device, dtype):
-    """The host takes C-contiguous masks of fewer elements than its threads' size in one
-    pass (its count written by the kernel, the result the first slots of a longer array,
-    copied out when that array is large and mostly unused), larger ones or views by the
-    scan or the chunks' counts: all as NumPy, at every density."""
+    """The host walks short masks in one pass (``x[m]`` of a C-contiguous mask under its
+    threads' size, ``nonzero`` of one chunk: the count written by the kernel, the result the
+    first slots of a longer array, copied out when that array is large and mostly unused),
+    longer ones or views by the scan or the chunks' counts: all as NumPy, at every density."""
     rng = np.random.default_rng(31)
     threads = ra.Device("cpu").runtime.parallel_threshold
     dtype = np.dtype(dtype)
