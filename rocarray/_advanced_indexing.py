@@ -6,8 +6,9 @@ the catalogue's reductions: ``check_bounds`` (any index outside ``[-n, n)``: an
 array into the flat index over the indexed axes), ``rk_gather`` / ``rk_scatter`` (through
 a raw operand), ``rk_take1`` / ``rk_take`` (one index array, in the result's order; the
 host's gathers of few indices, ``rk_take1_checked``, check them as they read),
-``rk_compact_chunks`` (the host's ``nonzero``, from counts per chunk), ``rk_select_host``
-/ ``rk_place`` / ``rk_fill_where`` (a whole-array mask's get and set in one pass) and
+``rk_select_small`` / ``rk_true_small`` (the host's short masks' ``x[m]`` and ``nonzero``
+in one walk), ``rk_select_chunks`` / ``rk_true_chunks`` (its longer ones, from counts per
+chunk), ``rk_place`` / ``rk_fill_where`` (a whole-array mask's set in one pass) and
 ``rk_unravel``; on GPUs ``x[mask]`` and ``nonzero`` are the compaction kernels of
 ``compiler/compact_gpu.py`` (counts per tile, then each tile's true elements in order).
 """
@@ -27,7 +28,7 @@ from ._creation_functions import arange, zeros
 from ._elementwise import copy_array, copy_elements
 from ._elementwise_functions import add, not_equal, subtract
 from ._gather_gpu import gather_axis
-from ._launch import full_module_when_ready, load_full_module, spread_items
+from ._launch import full_module_when_ready, load_full_module
 from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
 from ._user_kernels import ElementwiseKernel
 from ._views import _axis_slice, _nocopy_reshape, broadcast_shapes, broadcast_to
@@ -36,6 +37,8 @@ from .targets.base import MAX_DIMS
 
 _int64 = np.dtype(np.int64)
 _int32 = np.dtype(np.int32)
+_uint64 = np.dtype(np.uint64)
+_uint8 = np.dtype(np.uint8)
 
 _index_step = ElementwiseKernel(
     "int64 acc, I idx, int64 n", "int64 out",
@@ -73,8 +76,15 @@ _take1_checked = _heavy("raw T src, I idx, int64 n", "T y, raw int64 bad",
                         "y = src[v];", "rk_take1_checked")
 CHECKED_TAKE_MOST = 1 << 14
 
-# The host's short masks (``x[m]`` under its threads' size, ``parallel_threshold``, below
-# which every launch runs on one thread anyway; ``nonzero`` of one chunk): one item walks
+
+_take = _heavy("raw T src, I idx, int64 r, int64 n, int64 sa", "T y",
+               "long v = (long)idx; if (idx < 0) v += n; y = src[v * sa + r];", "rk_take")
+
+_scatter = _heavy("int64 base, int64 r, T v, int64 nrest", "raw T dst", "dst[base * nrest + r] = v;",
+                  "rk_scatter")
+
+# The host's short masks (under its threads' size, ``parallel_threshold``, below which
+# every launch runs on one thread anyway): one item walks
 # the mask, storing every element (or position) at the next free slot and advancing it by
 # the mask, then writes the count -- where a scan or a count, a read-back and a second
 # launch took most of the call, and the scan's pass more than the walk up to 2**22
@@ -101,77 +111,89 @@ for (; j < n; j++) { out[k] = j; k += (long)m[j]; }
 count[0] = k;""", "rk_true_small")
 UNUSED_MOST = 1 << 20
 
-_take = _heavy("raw T src, I idx, int64 r, int64 n, int64 sa", "T y",
-               "long v = (long)idx; if (idx < 0) v += n; y = src[v * sa + r];", "rk_take")
-
-_scatter = _heavy("int64 base, int64 r, T v, int64 nrest", "raw T dst", "dst[base * nrest + r] = v;",
-                  "rk_scatter")
-
-# ``pos`` is the inclusive count of true mask elements up to and including this one (a
-# scan, int32 while the positions fit), so a selected element goes to ``pos - 1``.
-# The host's select stores every element, the unselected ones into a spare slot after the
-# result (``dump``): a branch on a random mask mispredicts half the time, which the host
-# loop pays for more than the stores; GPUs keep the branch (stores of many waves to one slot
-# would queue)
-_select_host = _heavy("T x, bool m, P pos, int64 dump", "raw T out",
-                      "out[m ? (long)pos - 1 : dump] = x;", "rk_select_host")
-
-# the host's ``nonzero``: the flat mask cut into chunks of ``C`` elements whose counts of
-# true elements (a sum over the chunks, read back whole) give each chunk's first slot
-# ``off[c]``; one kernel item per chunk (every ``S``-th index, so that the launcher splits
-# the chunks over its threads) writes the chunk's positions.  Every element stores its
-# position at the next free slot and advances it by the mask (no branch to mispredict),
-# until the chunk's last true element: the stores never reach the next chunk's slots.
-# Where the raw operands are 1-D runs of whole elements (as ``_flat_true_host`` passes
-# them; ``w``: the mask's bytes as words) LLVM drops the layout check of every raw access
-# (the loop's largest cost otherwise), and the mask is read eight bytes a word: a word of
-# no true element skipped, the others' bytes branch-free while eight or more true
-# elements are left, then one at a time; any other layout (and the mask's last bytes)
-# takes the plain loop.
-_unrolled = "".join(f"out[k] = j + {b}; k += (long)((v >> {8 * b}) & 1ull);\n            " for b in range(8))
-_compact_chunks = _heavy(
-    "raw uint8 m, raw uint64 w, raw int64 off, int64 nf, int64 total, int64 n, int64 C, int64 S",
-    "raw int64 out", """
-if ((i & (S - 1)) != 0) return;
-long c = i / S;
+# The host's longer masks (``x[m]``, ``nonzero``; from ``parallel_threshold`` elements):
+# one kernel each (values, positions) over chunks of ``C`` (``HOST_COMPACT_CHUNK``), an
+# item each, which the launcher splits over its threads.  Each counts its chunk's true
+# elements into ``off[c + 1]`` (``count``: up to 255 words of 0/1 bytes added as integers,
+# no byte's sum reaching the next byte, then the bytes added up), the host sums the counts
+# in place into each chunk's first slot, then each item writes its chunk's elements from
+# there, storing every element (or position) at the next free slot and advancing it by the
+# mask (no branch to mispredict), until its last true element: the stores never reach the
+# next chunk's slots.  No scan and no positions array; the counts are the one read-back.
+# Where the raw operands are 1-D runs of whole elements (as ``_compact_host`` passes them;
+# ``w``: the mask's bytes as words) LLVM drops the layout check of every raw access (the
+# loop's largest cost otherwise), and the write skips the words of no true element and
+# stores a word's bytes branch-free while eight or more true elements are left; any other
+# layout (and the mask's last bytes) takes the plain loops.  (The short masks' walk is a
+# kernel of its own: beside these modes its loop ran 1.3x slower.)
+def _mask_kernel(params: "str | None", runs: str, value: str, name: str) -> ElementwiseKernel:
+    """One of the host's mask kernels: ``value`` is what element ``J`` stores."""
+    def store(at: str) -> str:
+        return f"out[k] = {value.replace('J', at)};"
+    runs = f"m.ndim == 1 && w.ndim == 1 && out.ndim == 1 && m.strides()[0] == 1 && w.strides()[0] == 8 && {runs}"
+    unrolled = "".join(f"{store(f'j + {b}')} k += (long)((v >> {8 * b}) & 1ull);\n                "
+                       for b in range(8))
+    return _heavy(", ".join(filter(None, (params, "raw uint8 m, raw uint64 w, int64 n, int64 C, bool count"))),
+                  f"raw {'int64' if value == 'J' else 'T'} out, raw int64 off", f"""
+long c = i;
 long j = c * C;
+if (count) {{
+    long end = j + C < n ? j + C : n;
+    long k = 0;
+    if ({runs}) {{
+        long a = j >> 3, b = end >> 3;
+        while (a < b) {{
+            long f = a + 255 < b ? a + 255 : b;
+            unsigned long long s = 0;
+            for (; a < f; a++) s += w[a];
+            s = (s & 0x00ff00ff00ff00ffull) + ((s >> 8) & 0x00ff00ff00ff00ffull);
+            k += (long)((s * 0x0001000100010001ull) >> 48);
+        }}
+        j = b << 3;
+    }}
+    for (; j < end; j++) k += (long)m[j];
+    off[c + 1] = k;
+    if (c == 0) off[0] = 0;
+    return;
+}}
 long k = off[c];
-long e = c < nf ? off[c + 1] : total;
-if (m.ndim == 1 && w.ndim == 1 && out.ndim == 1 && m.strides()[0] == 1 && w.strides()[0] == 8
-    && out.strides()[0] == 8) {
-    while (e - k >= 8) {
+long e = off[c + 1];
+if ({runs}) {{
+    while (e - k >= 8) {{
         unsigned long long v = w[j >> 3];
-        if (v != 0ull) {
-            """ + _unrolled + """}
+        if (v != 0ull) {{
+            {unrolled}}}
         j += 8;
-    }
-    while (k < e && j + 8 <= n) {
-        if (w[j >> 3] == 0ull) {
+    }}
+    while (k < e && j + 8 <= n) {{
+        if (w[j >> 3] == 0ull) {{
             j += 8;
-        } else {
-            for (int t = 0; t < 8 && k < e; t++) {
-                out[k] = j;
+        }} else {{
+            for (int t = 0; t < 8 && k < e; t++) {{
+                {store('j')}
                 k += (long)m[j];
                 j++;
-            }
-        }
-    }
-}
-for (; k < e; j++) {
-    out[k] = j;
-    k += (long)m[j];
-}""", "rk_compact_chunks")
+            }}
+        }}
+    }}
+}}
+for (; k < e; j++) {{ {store('j')} k += (long)m[j]; }}""", name)
+
+
+_select_chunks = _mask_kernel("raw T x", "x.ndim == 1 && x.strides()[0] == sizeof(T) && out.strides()[0] == sizeof(T)",
+                              "x[J]", "rk_select_chunks")
+_true_chunks = _mask_kernel(None, "out.strides()[0] == 8", "J", "rk_true_chunks")
+UNUSED_MOST = 1 << 20
 
 # the host's runs of equal neighbours of a sorted 1-D array ``v`` (``host_runs``), chunks
 # of ``C`` elements as ``nonzero``'s: ``rk_runs_count`` writes the number of runs each chunk
 # begins after ``off[0]`` (a run begins where an element differs from the one before it:
 # ``!=``, so each NaN is a run of its own), ``rk_runs_write`` each chunk's runs (first value,
-# first position) from the chunk's first slot, branch-free as ``rk_compact_chunks``.  Both
+# first position) from the chunk's first slot, branch-free as ``rk_true_chunks``.  Both
 # read ``v`` as a 1-D run of whole elements (the layout check of every raw access dropped).
 _RUN_STARTS = "(j == 0 || v[j] != v[j - 1])"
-_runs_count = _heavy("raw T v, int64 n, int64 C, int64 S", "raw int64 off", f"""
-if ((i & (S - 1)) != 0) return;
-long c = i / S;
+_runs_count = _heavy("raw T v, int64 n, int64 C", "raw int64 off", f"""
+long c = i;
 long j = c * C;
 long end = j + C < n ? j + C : n;
 long k = 0;
@@ -181,9 +203,8 @@ if (v.ndim == 1 && v.strides()[0] == sizeof(T)) {{
 for (; j < end; j++) k += (long){_RUN_STARTS};
 off[c + 1] = k;
 if (c == 0) off[0] = 0;""", "rk_runs_count")
-_runs_write = _heavy("raw T v, raw int64 off, int64 n, int64 C, int64 S", "raw T vals, raw int64 at", f"""
-if ((i & (S - 1)) != 0) return;
-long c = i / S;
+_runs_write = _heavy("raw T v, raw int64 off, int64 n, int64 C", "raw T vals, raw int64 at", f"""
+long c = i;
 long j = c * C;
 long k = off[c];
 long e = off[c + 1];
@@ -261,7 +282,7 @@ def flat_true(mask: Array) -> Array:
     if mask.size == 0:
         return Array._empty((0,), _int64, mask.device)
     if mask.device.kind == "cpu":
-        return _flat_true_host(mask)
+        return _compact_host(mask, None)
     return _gpu_compact(mask, None)
 
 
@@ -280,16 +301,48 @@ def _thread_word(device) -> "tuple[Array, int]":
     return word, word._buf.ptr
 
 
-def _one_pass(kernel, operands: tuple, n: int, dtype, device) -> Array:
-    """The host's one-item compaction ``kernel`` of ``n`` mask elements: its result, the
-    first slots of an array of ``n + 1`` (``_select_small``, ``_true_small``)."""
-    out = Array._empty((n + 1,), dtype, device)
-    word, at = _thread_word(device)
-    kernel(*operands, n, out, word, size=1)
-    count = ctypes.c_int64.from_address(at).value
-    kept = out._view((count,), out._strides, out._offset)
-    unused = n + 1 - count
-    return copy_array(kept) if unused * out.itemsize > UNUSED_MOST and unused > count else kept
+def _flat(x: Array) -> Array:
+    """``x`` as a 1-D C-contiguous array (a copy only where it is not C-contiguous)."""
+    x = contiguous(x)
+    return x if x.ndim == 1 else x.reshape((-1,))
+
+
+def _compact_host(mask: Array, x: "Array | None") -> Array:
+    """On the host: the elements of ``x`` (of ``mask``'s shape) where ``mask`` is non-zero,
+    in C order, or with ``x`` None their flat positions (int64): a short mask walked once
+    (``_select_small``, ``_true_small``), a longer one by its chunks' counts, then their
+    writes (``_select_chunks``, ``_true_chunks``)."""
+    m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
+    n, device = m.size, m.device
+    if n < device.runtime.parallel_threshold:
+        m = contiguous(m)
+        flat = (m if m.ndim == 1 else m.reshape((-1,)),)
+        kernel, ops, dtype = (_true_small, flat, _int64) if x is None else (_select_small, (_flat(x),) + flat, x.dtype)
+        out = Array._empty((n + 1,), dtype, device)
+        word, at = _thread_word(device)
+        kernel(*ops, n, out, word, size=1, _work=n)
+        count = ctypes.c_int64.from_address(at).value
+        kept = out._view((count,), out._strides, out._offset)
+        unused = n + 1 - count
+        return copy_array(kept) if unused * out.itemsize > UNUSED_MOST and unused > count else kept
+    if not m.is_c_contiguous() or m._offset % 8:  # (words: 8-byte aligned)
+        m = contiguous(m) if not m.is_c_contiguous() else copy_array(m)
+    data = Array._new(m._buf, (n,), (1,), m._offset, _uint8)  # (bool bytes: 0 or 1)
+    words = Array._new(m._buf, (n // 8,), (8,), m._offset, _uint64)
+    kernel, ops, dtype = (_true_chunks, (), _int64) if x is None else (_select_chunks, (_flat(x),), x.dtype)
+    C = HOST_COMPACT_CHUNK
+    chunks = -(-n // C)
+    off = Array._empty((chunks + 1,), _int64, device)
+    # (the counts write no element: ``off`` stands in for the positions' output, the
+    # values' input for theirs)
+    kernel(*ops, data, words, n, C, True, ops[0] if ops else off, off, size=chunks, _work=n)
+    starts = np.frombuffer((ctypes.c_int64 * (chunks + 1)).from_address(off._buf.ptr + off._offset), np.int64)
+    np.cumsum(starts, out=starts)
+    total = int(starts[chunks])
+    out = Array._empty((total,), dtype, device)
+    if total:
+        kernel(*ops, data, words, n, C, False, out, off, size=chunks, _work=n)
+    return out
 
 
 def _compact_kernel(device, size: int):
@@ -434,32 +487,6 @@ def gpu_runs(x: Array, lengths: bool) -> tuple:
     return copy_array(values[:total]), None if out is None else copy_array(out[:total])
 
 
-def _flat_true_host(mask: Array) -> Array:
-    """``flat_true`` on the host: a mask of one chunk walked once (``_true_small``: its count
-    written by the walk); a longer one by each chunk's count of true elements, their running
-    sum (whose last element, read back, sizes the result), then each chunk's positions."""
-    m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
-    n, C = m.size, HOST_COMPACT_CHUNK
-    if n <= C:
-        m = contiguous(m)
-        return _one_pass(_true_small, (m if m.ndim == 1 else m.reshape((-1,)),), n, _int64, m.device)
-    if not m.is_c_contiguous() or m._offset % 8:
-        m = contiguous(m) if not m.is_c_contiguous() else copy_array(m)  # (words: 8-byte aligned)
-    m = m.reshape(-1) if m.ndim != 1 else m
-    nf = n // C  # whole chunks; the rest, if any, is one more
-    counts = _sum(m[:nf * C].reshape((nf, C)), axis=1, dtype=_int32)
-    off = cumulative_sum(counts, dtype=_int64, include_initial=True)
-    # (the last chunk summed as the others, in int32: one sum for every length of mask)
-    total = int(off[nf]) + (int(_sum(m[nf * C:], dtype=_int32)) if n > nf * C else 0)
-    out = Array._empty((total,), _int64, m.device)
-    if total:
-        words = Array._new(m._buf, (n // 8,), (8,), m._offset, np.dtype(np.uint64))
-        step, size = spread_items(-(-n // C), n, m.device)
-        data = Array._new(m._buf, (n,), (1,), m._offset, np.dtype(np.uint8))  # (bool bytes: 0 or 1)
-        _compact_chunks(data, words, off, nf, total, n, C, step, out, size=size)
-    return out
-
-
 def host_runs(x: Array, lengths: bool) -> tuple:
     """On the host: ``gpu_runs`` of the 1-D, C-contiguous, non-empty ``x`` (the first
     element of each run of equal neighbours; with ``lengths`` each run's length, else None):
@@ -467,14 +494,13 @@ def host_runs(x: Array, lengths: bool) -> tuple:
     back, sizes the results), then each chunk's runs; no mask, positions array or gather."""
     n, C, device = x.shape[0], HOST_COMPACT_CHUNK, x.device
     chunks = -(-n // C)
-    step, size = spread_items(chunks, n, device)
     off = Array._empty((chunks + 1,), _int64, device)
-    _runs_count(x, n, C, step, off, size=size)
+    _runs_count(x, n, C, off, size=chunks, _work=n)
     if chunks > 1:
         copy_elements(cumulative_sum(_axis_slice(off, 0, 1, chunks + 1)), _axis_slice(off, 0, 1, chunks + 1))
     total = int(_axis_slice(off, 0, chunks, chunks + 1))
     values, starts = Array._empty((total,), x.dtype, device), Array._empty((total + 1,), _int64, device)
-    _runs_write(x, off, n, C, step, values, starts, size=size)
+    _runs_write(x, off, n, C, values, starts, size=chunks, _work=n)
     if not lengths:
         return values, None
     return values, subtract(_axis_slice(starts, 0, 1, total + 1), _axis_slice(starts, 0, 0, total))
@@ -482,21 +508,12 @@ def host_runs(x: Array, lengths: bool) -> tuple:
 
 def select(x: Array, mask: Array) -> Array:
     """``x[mask]`` for a boolean ``mask`` of ``x``'s shape: the selected elements in C order,
-    1-D, written straight from ``x`` at the offsets of the mask's scan (no positions array,
-    no second gather)."""
+    1-D, written straight from ``x`` (no positions array, no second gather)."""
     if x.size == 0:
         return Array._empty((0,), x.dtype, x.device)
     if x.device.kind != "cpu":
         return _gpu_compact(mask, x)
-    if (x.size < x.device.runtime.parallel_threshold and mask.dtype.kind == "b" and x.is_c_contiguous()
-            and mask.is_c_contiguous()):
-        flat = x.ndim == 1
-        return _one_pass(_select_small, (x if flat else x.reshape((-1,)), mask if flat else mask.reshape((-1,))),
-                         x.size, x.dtype, x.device)
-    m, pos, count = _positions(mask)
-    out = Array._empty((count + 1,), x.dtype, x.device)
-    _select_host(x, m, pos, count, out)
-    return out._view((count,), out._strides, out._offset)  # (less the spare slot)
+    return _compact_host(mask, x)
 
 
 def mask_assign(x: Array, mask: Array, value: Array) -> None:

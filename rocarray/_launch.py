@@ -349,13 +349,3 @@ def load(spec: KernelSpec, device, full: bool = False) -> LoadedKernel:
     k = _tiers.start(spec, device, rt, target, None if full else quick)
     with _load_lock:
         return _loaded.setdefault(key, k)
-
-
-def spread_items(items: int, work: int, device) -> tuple[int, int]:
-    """(index step ``S`` between items, launch size) for ``items`` items doing ``work``
-    elements in all: on the host, items spread over as many indices as the launcher
-    splits across its threads (the indices between do nothing); on a GPU, one thread each."""
-    if device.kind != "cpu" or work < device.runtime.parallel_threshold:
-        return 1, items
-    step = 1 << max(0, (-(-device.runtime.parallel_threshold // items) - 1).bit_length())
-    return step, items * step

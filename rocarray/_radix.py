@@ -34,10 +34,9 @@ groups of about equal sizes.  A bucket's passes count nothing for other items, a
 buckets stay in cache.  A line whose one bucket would hold more than its threads could
 share takes the LSD passes.
 The kernels are thin (one per key dtype and payload; sizes, tiles and digit positions are
-run-time arguments).  On the host an item is
-launched at every ``S``-th index of a range as long as the data (items between do nothing),
-so that the launcher splits the tiles across its threads as it splits elementwise work; on
-a GPU an item is one thread.
+run-time arguments).  On the host each launch says the elements its items work on
+(``_work``), so that the launcher splits the tiles across its threads as it splits
+elementwise work of that size; on a GPU an item is one thread.
 
 Rows short enough for one item (the row path) sort without counters through memory.  On
 the host, rows of real elements have a kernel of their own (``rk_radix_rows_host``, one for
@@ -65,7 +64,7 @@ from ._advanced_indexing import take_along
 from ._array_object import Array
 from ._copy import contiguous
 from ._creation_functions import arange, asarray
-from ._launch import full_module_when_ready, spread_items
+from ._launch import full_module_when_ready
 from ._radix_gpu import gpu_radix_sort, gpu_sortable, value_extremes
 from ._radix_text import (BINS, HOST_TILES_PER_ROW, RADIX_BITS, RCAP, ROW_LOCAL_MIN, _BUCKETS_HOST,
                           _FLOAT32_KEY, _FLOAT64_KEY, _GEOMETRY, _HIST, _PACKED_MARKS, _PAIRED_MARKS, _ROW,
@@ -140,7 +139,7 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False, kdt: np.dtype | N
             body = _ROW
             for mark, text in zip(("MOVE_BACK", "MOVE_AB", "MOVE_BA"), moves):
                 body = body.replace(mark, text)
-            k = ElementwiseKernel("int64 rows, int64 L, int64 S, bool desc, uint64 kmin",
+            k = ElementwiseKernel("int64 rows, int64 L, bool desc, uint64 kmin",
                                   "raw T a, raw int64 ai, raw T b, raw int64 bi" if payload else "raw T a, raw T b",
                                   body, f"rk_radix_rows{'_kv' if payload else ''}_{name}", preamble=preamble,
                                   _heavy=True)
@@ -167,7 +166,7 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False, kdt: np.dtype | N
                 body = body.replace(mark, text)
             for mark, text in zip(marks, moves):
                 body = body.replace(mark, text)
-            k = ElementwiseKernel("int64 rows, int64 L, int64 S, bool desc, uint64 kmin, int64 nd",
+            k = ElementwiseKernel("int64 rows, int64 L, bool desc, uint64 kmin, int64 nd",
                                   "raw T a, raw int64 ai, raw T b, raw int64 bi" if payload else "raw T a, raw T b",
                                   body, f"rk_radix_rows_host{'_kv' if payload else ''}_{name}",
                                   preamble=preamble + _whole_key(dtype), _heavy=True)
@@ -226,7 +225,7 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False, kdt: np.dtype | N
             body = body.replace("MAXP", str(most)).replace("SMALL", str(small)).replace(
                 "WMIN", str(BUCKET_WIDE_MIN)).replace("WIDE", str(BUCKET_WIDE_BITS))
             k = ElementwiseKernel(f"raw {kdt.name} a, raw {kdt.name} b, raw int64 bounds, raw int64 gs, int64 groups, "
-                                  "int64 L, int64 S, bool desc, uint64 kmin, int64 dt", "raw T o", body,
+                                  "int64 L, bool desc, uint64 kmin, int64 dt", "raw T o", body,
                                   f"rk_radix_buckets_host_{name}_{kdt.name}",
                                   preamble=preamble + _pass_key(dtype, True, kdt), _heavy=True)
         elif what == "hist":
@@ -245,10 +244,10 @@ def _kernel(what: str, dtype: np.dtype, payload: bool = False, kdt: np.dtype | N
     return k
 
 
-def _geometry(rows: int, L: int, device) -> tuple[int, int, int, int, int]:
-    """(tiles per row, tile size, its log2 rounded up, index step ``S`` between items,
-    items' launch size).  Host tiles are a power of two, at most ``HOST_TILES_PER_ROW`` a
-    row (the scatter counts the next digit per destination tile: ``tsh`` finds it)."""
+def _geometry(rows: int, L: int, device) -> tuple[int, int, int, int]:
+    """(tiles per row, tile size, its log2 rounded up, items: the tiles of all rows).
+    Host tiles are a power of two, at most ``HOST_TILES_PER_ROW`` a row (the scatter
+    counts the next digit per destination tile: ``tsh`` finds it)."""
     if device.kind == "cpu":
         # (at most 2**30: a tile's counters are 32-bit)
         t = min(max(HOST_TILE, -(-L // HOST_TILES_PER_ROW)), 1 << 30)
@@ -259,7 +258,7 @@ def _geometry(rows: int, L: int, device) -> tuple[int, int, int, int, int]:
         t = -(-rows * L // GPU_THREADS)
         ts = min(L, GPU_TILE, max(GPU_TILE_MIN, 1 << max(0, (t - 1).bit_length())))
     tpr = -(-L // ts)
-    return (tpr, ts, (ts - 1).bit_length()) + spread_items(rows * tpr, rows * L, device)
+    return tpr, ts, (ts - 1).bit_length(), rows * tpr
 
 
 def _by_rows(rows: int, L: int, device) -> bool:
@@ -311,21 +310,22 @@ def radix_sort(keys: Array, rows: int, L: int, payload: Array | None = None, des
         if nd == 0:
             return keys, payload  # all keys equal: in order already
     if _by_rows(rows, L, device):
-        step, size = spread_items(rows, rows * L, device)
+        work = rows * L
         # (the host's rows of real elements: local arrays up to ``RCAP``, no scratch rows)
         what = "rows_host" if device.kind == "cpu" and dtype.kind != "c" else "rows"
         scratch_shape = (1,) if what == "rows_host" and ROW_LOCAL_MIN <= L <= RCAP else keys.shape
         scratch = Array._empty(scratch_shape, dtype, device)
         digits = (nd,) if what == "rows_host" else ()
         if payload is None:
-            _kernel(what, dtype)(rows, L, step, descending, kmin, *digits, keys, scratch, size=size)
+            _kernel(what, dtype)(rows, L, descending, kmin, *digits, keys, scratch, size=rows, _work=work)
         else:
             scratch_p = Array._empty(scratch_shape, payload.dtype, device)
-            _kernel(what, dtype, True)(rows, L, step, descending, kmin, *digits, keys, payload, scratch, scratch_p,
-                                       size=size)
+            _kernel(what, dtype, True)(rows, L, descending, kmin, *digits, keys, payload, scratch, scratch_p,
+                                       size=rows, _work=work)
         return keys, payload
-    tpr, ts, tsh, step, size = _geometry(rows, L, device)
-    geometry = (rows, L, tpr, ts, step, descending, kmin)
+    tpr, ts, tsh, size = _geometry(rows, L, device)
+    work = rows * L
+    geometry = (rows, L, tpr, ts, descending, kmin)
     i64 = np.dtype(np.int64)
     span = rows * BINS * tpr
     # the host's real elements are sorted as key words (``_HIST_HOST``), their values made
@@ -341,7 +341,7 @@ def radix_sort(keys: Array, rows: int, L: int, payload: Array | None = None, des
         # (long lines count their top digit first: the MSD-first path's, when it runs)
         buckets = payload is None and MSD_MIN_HOST <= L < (1 << 31) and nd >= MSD_PASSES_MIN
         counted = nd - 1 if buckets else 0
-        _kernel("hist_host", dtype, kdt=kdt)(keys, *geometry, counted, src, counts, tiles, size=size)
+        _kernel("hist_host", dtype, kdt=kdt)(keys, *geometry, counted, src, counts, tiles, size=size, _work=work)
         special, ors, ands = tiles.get().view(np.uint64).reshape((3, -1))
         varied = int(np.bitwise_or.reduce(ors) ^ np.bitwise_and.reduce(ands))
         passes = [d for d in range(nd) if (varied >> (RADIX_BITS * d)) & (BINS - 1)]
@@ -349,18 +349,18 @@ def radix_sort(keys: Array, rows: int, L: int, payload: Array | None = None, des
         if buckets and len(passes) >= MSD_PASSES_MIN and not special.any():
             if counted != passes[-1]:
                 counted = passes[-1]
-                hist(src, *geometry, counted, counts, size=size)
+                hist(src, *geometry, counted, counts, size=size, _work=work)
             out = _buckets_sort(src, counts, counted, dtype, kdt, geometry, tsh, size, device)
             if out is not None:
                 return out, None
         if passes and passes[0] != counted:
-            hist(src, *geometry, passes[0], counts, size=size)
+            hist(src, *geometry, passes[0], counts, size=size, _work=work)
         cnt = counts
     else:
         kdt, src = dtype, keys
         counts = Array._empty((nd * span,), i64, device)
         hist = _kernel("hist", dtype)
-        hist(keys, *geometry, 0, nd, counts, size=size)
+        hist(keys, *geometry, 0, nd, counts, size=size, _work=work)
         totals = _sum(counts.reshape((nd, rows, BINS, tpr)), axis=(1, 3)).get()
         passes = [d for d in range(nd) if totals[d].max() < keys.size]  # others move nothing
         cnt = counts[passes[0] * span:(passes[0] + 1) * span] if passes else None
@@ -384,21 +384,23 @@ def radix_sort(keys: Array, rows: int, L: int, payload: Array | None = None, des
     for n, d in enumerate(passes):
         if n and not fused:
             cnt = Array._empty((span,), i64, device)
-            hist(src, *geometry, *((d,) if words else (d, 1)), cnt, size=size)
+            hist(src, *geometry, *((d,) if words else (d, 1)), cnt, size=size, _work=work)
         dn = passes[n + 1] if fused and n + 1 < len(passes) else -1
         inc = cumulative_sum(cnt.reshape((rows, BINS * tpr)), axis=1).reshape((-1,))
         if words and n + 1 == len(passes):
             # the last pass writes the values (or, with a payload, only the payload)
             if payload is None:
                 out = Array._empty(keys.shape, dtype, device)
-                _kernel("scatter_last_host", dtype, False, kdt)(src, cnt, inc, *geometry, d, out, size=size)
+                _kernel("scatter_last_host", dtype, False, kdt)(src, cnt, inc, *geometry, d, out, size=size,
+                                                                _work=work)
             else:
-                _kernel("scatter_last_host", kdt, True)(src, src_p, cnt, inc, *geometry, d, dst_p, size=size)
+                _kernel("scatter_last_host", kdt, True)(src, src_p, cnt, inc, *geometry, d, dst_p, size=size,
+                                                        _work=work)
                 src_p = dst_p
             break
         ins = (src, cnt, inc) if payload is None else (src, src_p, cnt, inc)
         outs = (dst,) if payload is None else (dst, dst_p)
-        scatter(*ins, *geometry, d, dn, tsh, *outs, nxt, size=size)
+        scatter(*ins, *geometry, d, dn, tsh, *outs, nxt, size=size, _work=work)
         if dn >= 0:
             cnt = _sum(nxt.reshape((rows, tpr, per_tile)), axis=1).reshape((-1,))
         src, dst, src_p, dst_p = dst, src, dst_p, src_p
@@ -425,7 +427,7 @@ def _buckets_sort(src: Array, counts: Array, top: int, dtype: np.dtype, kdt: np.
     inc = cumulative_sum(counts.reshape((rows, BINS * tpr)), axis=1).reshape((-1,))
     dst = Array._empty(src.shape, kdt, device)
     spare = Array._empty((1,), np.dtype(np.int64), device)
-    _kernel("scatter_host", kdt)(src, counts, inc, *geometry, top, -1, tsh, dst, spare, size=size)
+    _kernel("scatter_host", kdt)(src, counts, inc, *geometry, top, -1, tsh, dst, spare, size=size, _work=rows * L)
     # each nonempty bucket's [lo, hi) in the line; dealt to the groups largest first, back
     # and forth (group 0, 1, ..., g - 1, g - 1, ..., 0, ...), so the groups' sizes are close
     hi = np.cumsum(sizes.reshape((rows, BINS)), axis=1) + (np.arange(rows, dtype=np.int64) * L)[:, None]
@@ -439,9 +441,8 @@ def _buckets_sort(src: Array, counts: Array, top: int, dtype: np.dtype, kdt: np.
     bounds = np.stack([hi[order] - sizes[order], hi[order]], axis=1).reshape((-1,))
     starts = np.searchsorted(np.sort(group), np.arange(n_groups + 1))
     out = Array._empty(src.shape, dtype, device)
-    step, size = spread_items(n_groups, rows * L, device)
     _kernel("buckets_host", dtype, kdt=kdt)(dst, src, asarray(bounds, device=device), asarray(starts, device=device),
-                                            n_groups, L, step, *geometry[5:], top, out, size=size)
+                                            n_groups, L, *geometry[4:], top, out, size=n_groups, _work=rows * L)
     return out
 
 

@@ -68,8 +68,7 @@ __device__ int rk_dig(T v, int d, bool desc, unsigned long long kmin) {
 
 # The tile of item i: rows of L elements, tpr tiles of ts elements per row.
 _TILE = """
-if ((i & (S - 1)) != 0) return;
-long t = i / S;
+long t = i;
 if (t >= rows * tpr) return;
 long r = t / tpr;
 long k = t - r * tpr;
@@ -277,8 +276,7 @@ if (last < 0) {
 }
 """
 _BUCKETS_HOST = """
-if ((i & (S - 1)) != 0) return;
-long t = i / S;
+long t = i;
 if (t >= groups) return;
 int h[HMAX];
 for (long s = gs[t]; s < gs[t + 1]; s++) {
@@ -304,8 +302,7 @@ _DIGIT_STARTS = """
 # between the row and its scratch row (a digit the whole row shares is skipped), the
 # result copied back when it ends in the scratch row.  No counters leave the item.
 _ROW = """
-if ((i & (S - 1)) != 0) return;
-long r = i / S;
+long r = i;
 if (r >= rows) return;
 long lo = r * L;
 long hi = lo + L;
@@ -355,8 +352,7 @@ if (!in_a) {
 # the high half, the element's bits in the low (``rk_item``, ``rk_value``); wider ones in
 # arrays of their own beside the keys (``VALUES``).
 _ROW_HEAD = """
-if ((i & (S - 1)) != 0) return;
-long r = i / S;
+long r = i;
 if (r >= rows) return;
 long lo = r * L;
 """
@@ -586,7 +582,7 @@ def _whole_key(dtype: np.dtype) -> str:
     return defines + _key_word(dtype) + _PACKING.replace("ITEM", item).replace("VALUE", value)
 
 
-_GEOMETRY = "int64 rows, int64 L, int64 tpr, int64 ts, int64 S, bool desc, uint64 kmin"
+_GEOMETRY = "int64 rows, int64 L, int64 tpr, int64 ts, bool desc, uint64 kmin"
 
 
 def _part_digits(bits: int) -> int:

@@ -95,9 +95,11 @@ class LoadedKernel:
                                if self.is_gpu else 0)
         self.code = code
 
-    def launch(self, n: int, values) -> None:
-        """Run over ``n`` elements; ``values`` are the packed fields after ``n``."""
-        self.code.launch(self, n, values)
+    def launch(self, n: int, values, work: int = 0) -> None:
+        """Run over ``n`` elements; ``values`` are the packed fields after ``n``; ``work``:
+        elements of work behind them where an item does many (0: ``n``), which decides on
+        the host whether it interprets them and splits them over threads."""
+        self.code.launch(self, n, values, work)
 
     def fit(self, work: int) -> None:
         """Make sure the code in place takes a reduction or scan of ``work`` (outputs times
@@ -140,7 +142,7 @@ class CompiledCode(Code):
         #: code's registers allow), more only for launches of many elements
         self.max_grid = max_grid
 
-    def launch(self, kernel, n: int, values) -> None:
+    def launch(self, kernel, n: int, values, work: int = 0) -> None:
         if kernel.is_gpu:
             block = kernel.block
             grid = (n + block - 1) // block
@@ -148,7 +150,7 @@ class CompiledCode(Code):
                 grid = stride_grid(self.max_grid, n, kernel.round_elements)
             kernel.runtime.launch_packed(self.function, grid, block, kernel.packer, n, values)
         else:
-            kernel.runtime.launch_packed(self.function, n, 1, kernel.packer, n, values)
+            kernel.runtime.launch_packed(self.function, n, 1, kernel.packer, n, values, work=work or n)
 
     def launch_entry(self, kernel, entry: int, packer, items: int, values, grid: int, block: int,
                      work: int) -> None:
@@ -208,19 +210,19 @@ class QuickCode(CompiledCode):
         self.count(kernel, n)
         return self
 
-    def launch(self, kernel, n: int, values) -> None:
+    def launch(self, kernel, n: int, values, work: int = 0) -> None:
         if self.per_element and (n > SIMPLE_LOOP_MAX_ELEMENTS
                                  or not simple_loop_offsets_fit(values, self.strides_at)):
             # more elements, or wider offsets, than this code takes: the full tier now,
             # not in the background
             upgrade(kernel)
-            kernel.code.launch(kernel, n, values)
+            kernel.code.launch(kernel, n, values, work)
             return
-        self.count(kernel, n)
+        self.count(kernel, work or n)
         if self.flat_entry is not None and values[0] != 1:  # N-d space, 1-D entry
             kernel.runtime.launch_packed(self.row_function(kernel), n, 1, kernel.packer, n, values)
         else:
-            CompiledCode.launch(self, kernel, n, values)
+            CompiledCode.launch(self, kernel, n, values, work)
 
     def fit(self, kernel, work: int) -> None:
         if work > SIMPLE_LOOP_MAX_ELEMENTS:  # every item count, chunk and index is at most ``work``
@@ -253,11 +255,11 @@ class InterpretedCode(Code):
     def admit(self, kernel, n: int, most: int):
         return None  # (through the packed launch: the interpreter takes other parameters)
 
-    def launch(self, kernel, n: int, values) -> None:
-        if kernel.is_gpu or n <= POLICY.host_interpreted_most:
+    def launch(self, kernel, n: int, values, work: int = 0) -> None:
+        if kernel.is_gpu or (work or n) <= POLICY.host_interpreted_most:
             self.interp.launch(kernel.runtime, n, values)
         else:
-            leave_interpreter(kernel).launch(kernel, n, values)
+            leave_interpreter(kernel).launch(kernel, n, values, work)
 
     def launch_entry(self, kernel, entry: int, packer, items: int, values, grid: int, block: int,
                      work: int) -> None:

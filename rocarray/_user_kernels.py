@@ -393,7 +393,7 @@ class _Call:
         self.pairs = [] if out_shape is not None else [
             (i, o) for i, k in enumerate(plan.in_kinds) if k == "a" for o, ko in enumerate(plan.out_kinds) if ko == "a"]
 
-    def launch(self, ins, outs) -> None:
+    def launch(self, ins, outs, work: int = 0) -> None:
         values = self.template.copy()
         for pos, side, j in self.ptrs:
             a = outs[j] if side else ins[j]
@@ -401,9 +401,9 @@ class _Call:
         name = self.plan.name
         for pos, count, j, t in self.scalars:
             values[pos:pos + count] = scalar_fields(ins[j], t, name)
-        self.plan.kernel.launch(self.n, values)
+        self.plan.kernel.launch(self.n, values, work)
 
-    def run(self, args, nin: int):
+    def run(self, args, nin: int, work: int = 0):
         """The outputs of a call of this layout (``args``: the inputs, then any outputs);
         None, launching nothing, where an input shares a buffer with a given output."""
         ins = args[:nin]
@@ -415,7 +415,7 @@ class _Call:
         else:
             shape, device = self.out_shape, self.device
             outs = [Array._empty(shape, t, device) for t in self.plan.out_types]
-        self.launch(ins, outs)
+        self.launch(ins, outs, work)
         return outs
 
 
@@ -564,7 +564,9 @@ class ElementwiseKernel:
     # -- the call (the warm path: ``_warm.warm_call``) -------------------------------------
     __call__ = property(operator.attrgetter("_call"))  # (straight to the warm path: no frame)
 
-    def _general(self, *args, size=None, stream=None, block_size=None):
+    def _general(self, *args, size=None, stream=None, block_size=None, _work=0):
+        # (``_work``: rocarray's own kernels of a few items doing many elements each say how
+        # many in all: on the host that decides interpreting and threads, ``LoadedKernel.launch``)
         if stream is None:
             key = [size]
             for a in args:
@@ -578,14 +580,14 @@ class ElementwiseKernel:
             else:
                 call = self._calls.get(key := tuple(key))
                 if call is not None:
-                    outs = call.run(args, self.nin)
+                    outs = call.run(args, self.nin, _work)
                     if outs is not None:
                         return self._result(outs)
                 # (the general path below makes the call's entry)
-                return self._result(self._checked(args, size, stream, key))
-        return self._result(self._checked(args, size, stream, None))
+                return self._result(self._checked(args, size, stream, key, _work))
+        return self._result(self._checked(args, size, stream, None, _work))
 
-    def _checked(self, args, size, stream, call_key):
+    def _checked(self, args, size, stream, call_key, work=0):
         """The outputs of a call checked and resolved in full (the entry of ``call_key`` made
         where it launches one run of the general path)."""
         n_args = len(args)
@@ -626,7 +628,7 @@ class ElementwiseKernel:
         contiguous = None if plan.has_raw or size is not None else _one_contiguous_run(plan, ins, outs)
         if contiguous is not None:
             return plan.run_contiguous(ins, *contiguous, device, outs)
-        return self._run(plan, ins, outs, size, device, call_key)
+        return self._run(plan, ins, outs, size, device, call_key, work)
 
     def _result(self, outs):
         """What a call returns: None, the one output, or a tuple of them."""
@@ -636,7 +638,7 @@ class ElementwiseKernel:
             return outs[0]
         return tuple(outs)
 
-    def _run(self, plan: _Plan, ins, outs, size, device, call_key=None):
+    def _run(self, plan: _Plan, ins, outs, size, device, call_key=None, work=0):
         name = self.name
         given = bool(outs)
         arrays = [a for a, k in zip(ins, plan.in_kinds) if k == "a"]
@@ -690,7 +692,7 @@ class ElementwiseKernel:
         call = _Call(plan, n, layout, ins, outs, None if given else shape, device)
         if call_key is not None:
             remember(self._calls, call_key, call, _MAX_LAYOUTS)
-        call.launch(ins, outs)
+        call.launch(ins, outs, work)
         return outs
 
     def _run_contiguous_copy(self, plan, ins, outs, shape, size, device):

@@ -135,18 +135,30 @@ def test_nonzero_zero_d_error(device):
         ra.nonzero(ra.asarray(1.0, device=device))
 
 
-def test_host_compaction_kernel_any_layout():
-    """The host's compaction kernel on raw operands that are not 1-D runs of whole elements
-    (its plain loop; ``nonzero`` itself always passes runs): a strided mask and output."""
+@pytest.mark.parametrize("words", [False, True], ids=["strided", "runs"])
+def test_host_chunk_kernels(words):
+    """The host's chunked compaction kernels (masks from the threads' size on) run by hand
+    over chunks shorter than a word's multiple: on 1-D runs (the word loops) and on a
+    strided mask, input and output (the plain loops), counts then writes, as NumPy."""
     rng = np.random.default_rng(11)
-    n, C = 1000, 128
+    n, C = 1000, 136  # (n a multiple of 8: the mask's words are its bytes)
     mask = (rng.random(n) < 0.4).astype(np.uint8)
-    nf = n // C
-    counts = np.add.reduceat(mask, np.arange(0, n, C))
-    off = np.concatenate([[0], np.cumsum(counts[:nf])]).astype(np.int64)
-    total = int(counts.sum())
-    m = ra.asarray(np.repeat(mask, 2))[::2]
-    out = ra.zeros((2 * total,), dtype=ra.int64)
-    words = ra.zeros((n // 8,), dtype=ra.uint64)  # (read only by the runs' loop)
-    adv._compact_chunks(m, words, ra.asarray(off), nf, total, n, C, 1, out[::2], size=nf + 1)
-    np.testing.assert_array_equal(out.get()[::2], np.nonzero(mask)[0])
+    vals = rng.standard_normal(n).astype(np.float32)
+    chunks = -(-n // C)
+    if words:
+        m, x, w = ra.asarray(mask), ra.asarray(vals), ra.asarray(mask.view(np.uint64))
+    else:  # (not runs: the plain loops, which read no word)
+        m, x = ra.asarray(np.repeat(mask, 2))[::2], ra.asarray(np.repeat(vals, 2))[::2]
+        w = ra.asarray(np.zeros(2 * (n // 8), np.uint64))[::2]
+    total = int(mask.sum())
+    for kernel, ops, want, dt in ((adv._true_chunks, (), np.flatnonzero(mask), ra.int64),
+                                  (adv._select_chunks, (x,), vals[mask.astype(bool)], ra.float32)):
+        off = ra.full((chunks + 1,), -7, dtype=ra.int64)
+        kernel(*ops, m, w, n, C, True, ra.empty((1,), dtype=dt), off, size=chunks, _work=n)
+        counts = off.get()
+        assert counts[0] == 0
+        np.testing.assert_array_equal(counts[1:], np.add.reduceat(mask, np.arange(0, n, C)))
+        off = ra.asarray(np.cumsum(counts))
+        out = ra.zeros((2 * total,), dtype=dt)
+        kernel(*ops, m, w, n, C, False, out if words else out[::2], off, size=chunks, _work=n)
+        np.testing.assert_array_equal(out.get()[:total] if words else out.get()[::2], want)

@@ -162,17 +162,17 @@ def test_radix_kernels_compile_for_gpu_targets():
     t = target_for("sm_90")
     i64, b, u64 = np.dtype(np.int64), np.dtype(np.bool_), np.dtype(np.uint64)
     for dtype in (np.dtype(np.float32), np.dtype(np.complex128), np.dtype(np.int8)):
-        geometry = [i64] * 5 + [b, u64]
+        geometry = [i64] * 4 + [b, u64]
         for what, payload in (("hist", False), ("scatter", False), ("scatter", True)):
             k = _radix._kernel(what, dtype, payload)
             if what == "hist":
-                kinds = ["raw"] + ["scalar"] * 9 + ["raw"]
+                kinds = ["raw"] + ["scalar"] * 8 + ["raw"]
                 dtypes = [dtype, *geometry, i64, i64, i64]
             elif payload:
-                kinds = ["raw"] * 4 + ["scalar"] * 10 + ["raw"] * 3
+                kinds = ["raw"] * 4 + ["scalar"] * 9 + ["raw"] * 3
                 dtypes = [dtype, i64, i64, i64, *geometry, i64, i64, i64, dtype, i64, i64]
             else:
-                kinds = ["raw"] * 3 + ["scalar"] * 10 + ["raw"] * 2
+                kinds = ["raw"] * 3 + ["scalar"] * 9 + ["raw"] * 2
                 dtypes = [dtype, i64, i64, *geometry, i64, i64, i64, dtype, i64]
             spec = _user_spec(k.name, k.operation, k.preamble, k._names, kinds, dtypes,
                               {"T": dtype}, (), True)
@@ -180,8 +180,8 @@ def test_radix_kernels_compile_for_gpu_targets():
             assert f".entry {spec.entry}(" in ptx
         for payload in (False, True):
             k = _radix._kernel("rows", dtype, payload)
-            kinds = ["scalar"] * 5 + ["raw"] * (4 if payload else 2)
-            dtypes = [i64, i64, i64, b, u64] + ([dtype, i64, dtype, i64] if payload else [dtype, dtype])
+            kinds = ["scalar"] * 4 + ["raw"] * (4 if payload else 2)
+            dtypes = [i64, i64, b, u64] + ([dtype, i64, dtype, i64] if payload else [dtype, dtype])
             spec = _user_spec(k.name, k.operation, k.preamble, k._names, kinds, dtypes,
                               {"T": dtype}, (), True)
             assert f".entry {spec.entry}(" in t.emit_ptx(spec.build_module(t.heavy_tier))
@@ -394,7 +394,7 @@ def test_host_rows_kernel_any_layout():
         scratch = ra.empty((4, L), dtype=ra.float32, device="cpu")
         scratch_i = ra.empty((4, L), dtype=ra.int64, device="cpu")
         kernel = _radix._kernel("rows_host", np.dtype(np.float32), True)
-        kernel(4, L, 1, False, 0, _radix.key_digits(np.dtype(np.float32)), keys, idx, scratch, scratch_i, size=4)
+        kernel(4, L, False, 0, _radix.key_digits(np.dtype(np.float32)), keys, idx, scratch, scratch_i, size=4)
         order = np.argsort(a, axis=1, kind="stable")
         np.testing.assert_array_equal(idx.get(), order)
         _same(keys.get(), np.take_along_axis(a, order, axis=1))

@@ -189,3 +189,27 @@ def test_host_allocation_beyond_ssize_t_is_a_memory_error():
             rt.free(0, ptr)
     with pytest.raises(MemoryError, match="out of memory allocating"):
         rt.alloc(0, 2**62)
+
+
+def test_a_few_items_of_much_work_are_split_over_threads(monkeypatch):
+    """A kernel call of a few items that each work on many elements (``_work``: rocarray's
+    own chunk kernels) leaves the interpreter and is split over the host's threads as
+    elementwise work of that size would be; the same items without it run on one thread."""
+    from rocarray.runtime import host
+
+    k = ra.ElementwiseKernel("int64 n", "raw int64 out", "long s = 0; for (long j = 0; j < n; j++) s += j ^ i; "
+                             "out[i] = s;", "rk_test_items_of_work", _heavy=True)
+    rt = ra.Device("cpu").runtime
+    monkeypatch.setattr(rt, "_threads", 2)
+    split = []
+    real = host.HostRuntime._parallel
+    monkeypatch.setattr(host.HostRuntime, "_parallel",
+                        lambda self, f, ptr, n: (split.append(n), real(self, f, ptr, n)))
+    n, items = 5000, 8
+    want = np.array([sum(j ^ i for j in range(n)) for i in range(items)])
+    for work, parallel in ((0, False), (rt.parallel_threshold, True)):
+        split.clear()
+        out = ra.zeros((items,), dtype=ra.int64)
+        k(n, out, size=items, _work=work)
+        np.testing.assert_array_equal(out.get(), want)
+        assert split == ([items] if parallel else [])  # (the interpreter would not split them)

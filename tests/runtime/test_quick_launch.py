@@ -38,7 +38,7 @@ class _Runtime:
     def load_module(self, index, image):
         return image
 
-    def launch_packed(self, function, grid, block, packer, n, values):
+    def launch_packed(self, function, grid, block, packer, n, values, work=None):
         self.launches.append((function[0], grid, block, n))
 
 
