@@ -6,10 +6,11 @@ the catalogue's reductions: ``check_bounds`` (any index outside ``[-n, n)``: an
 array into the flat index over the indexed axes), ``rk_gather`` / ``rk_scatter`` (through
 a raw operand), ``rk_take1`` / ``rk_take`` (one index array, in the result's order; the
 host's gathers of few indices, ``rk_take1_checked``, check them as they read),
-``rk_select_small`` / ``rk_true_small`` (the host's short masks' ``x[m]`` and ``nonzero``
-in one walk), ``rk_select_chunks`` / ``rk_true_chunks`` (its longer ones, from counts per
-chunk), ``rk_place`` / ``rk_fill_where`` (a whole-array mask's set in one pass) and
-``rk_unravel``; on GPUs ``x[mask]`` and ``nonzero`` are the compaction kernels of
+``rk_select_small`` / ``rk_true_small`` / ``rk_place_small`` (the host's short masks'
+``x[m]``, ``nonzero`` and ``x[m] = v`` in one walk), ``rk_select_chunks`` /
+``rk_true_chunks`` / ``rk_place_chunks`` (its longer ones, from counts per chunk),
+``rk_place`` / ``rk_fill_where`` (a whole-array mask's set elsewhere, from the mask's scan;
+a fill) and ``rk_unravel``; on GPUs ``x[mask]`` and ``nonzero`` are the compaction kernels of
 ``compiler/compact_gpu.py`` (counts per tile, then each tile's true elements in order).
 """
 
@@ -110,6 +111,22 @@ if (m.ndim == 1 && out.ndim == 1 && m.strides()[0] == 1 && out.strides()[0] == 8
 for (; j < n; j++) { out[k] = j; k += (long)m[j]; }
 count[0] = k;""", "rk_true_small")
 UNUSED_MOST = 1 << 20
+# ``x[m] = vals``: the mask's count first (written out), then, only where it is the
+# values' length ``nv``, each element takes the next value where the mask holds (a select,
+# not a branch), until the last value: ``vals[k]`` is read only while values are left
+_place_small = _heavy("raw T vals, raw bool m, int64 n, int64 nv", "raw T x, raw int64 count", """
+if (i != 0) return;
+long k = 0, j = 0;
+for (; j < n; j++) k += (long)m[j];
+count[0] = k;
+if (k != nv) return;
+k = 0;
+j = 0;
+if (x.ndim == 1 && m.ndim == 1 && vals.ndim == 1 && x.strides()[0] == sizeof(T) && m.strides()[0] == 1
+    && vals.strides()[0] == sizeof(T)) {
+    for (; k < nv; j++) { x[j] = m[j] ? vals[k] : x[j]; k += (long)m[j]; }
+}
+for (; k < nv; j++) { x[j] = m[j] ? vals[k] : x[j]; k += (long)m[j]; }""", "rk_place_small")
 
 # The host's longer masks (``x[m]``, ``nonzero``; from ``parallel_threshold`` elements):
 # one kernel each (values, positions) over chunks of ``C`` (``HOST_COMPACT_CHUNK``), an
@@ -126,15 +143,15 @@ UNUSED_MOST = 1 << 20
 # stores a word's bytes branch-free while eight or more true elements are left; any other
 # layout (and the mask's last bytes) takes the plain loops.  (The short masks' walk is a
 # kernel of its own: beside these modes its loop ran 1.3x slower.)
-def _mask_kernel(params: "str | None", runs: str, value: str, name: str) -> ElementwiseKernel:
-    """One of the host's mask kernels: ``value`` is what element ``J`` stores."""
-    def store(at: str) -> str:
-        return f"out[k] = {value.replace('J', at)};"
-    runs = f"m.ndim == 1 && w.ndim == 1 && out.ndim == 1 && m.strides()[0] == 1 && w.strides()[0] == 8 && {runs}"
-    unrolled = "".join(f"{store(f'j + {b}')} k += (long)((v >> {8 * b}) & 1ull);\n                "
-                       for b in range(8))
+def _mask_kernel(params: "str | None", out: str, runs: str, store, name: str) -> ElementwiseKernel:
+    """One of the host's mask kernels: ``store(j, bit)`` is the statement for element ``j``
+    and slot ``k`` (``bit``: whether the mask holds there), ``runs`` the test that its own
+    operands are 1-D runs."""
+    runs = f"m.ndim == 1 && w.ndim == 1 && m.strides()[0] == 1 && w.strides()[0] == 8 && {runs}"
+    unrolled = "".join(f"{store(f'j + {b}', f'((v >> {8 * b}) & 1ull) != 0ull')} k += (long)((v >> {8 * b}) & 1ull);\n"
+                       "            " for b in range(8))
     return _heavy(", ".join(filter(None, (params, "raw uint8 m, raw uint64 w, int64 n, int64 C, bool count"))),
-                  f"raw {'int64' if value == 'J' else 'T'} out, raw int64 off", f"""
+                  f"{out}, raw int64 off", f"""
 long c = i;
 long j = c * C;
 if (count) {{
@@ -170,19 +187,28 @@ if ({runs}) {{
             j += 8;
         }} else {{
             for (int t = 0; t < 8 && k < e; t++) {{
-                {store('j')}
+                {store('j', 'm[j] != 0')}
                 k += (long)m[j];
                 j++;
             }}
         }}
     }}
 }}
-for (; k < e; j++) {{ {store('j')} k += (long)m[j]; }}""", name)
+for (; k < e; j++) {{ {store('j', 'm[j] != 0')} k += (long)m[j]; }}""", name)
 
 
-_select_chunks = _mask_kernel("raw T x", "x.ndim == 1 && x.strides()[0] == sizeof(T) && out.strides()[0] == sizeof(T)",
-                              "x[J]", "rk_select_chunks")
-_true_chunks = _mask_kernel(None, "out.strides()[0] == 8", "J", "rk_true_chunks")
+_select_chunks = _mask_kernel(
+    "raw T x", "raw T out",
+    "x.ndim == 1 && out.ndim == 1 && x.strides()[0] == sizeof(T) && out.strides()[0] == sizeof(T)",
+    lambda j, bit: f"out[k] = x[{j}];", "rk_select_chunks")
+_true_chunks = _mask_kernel(None, "raw int64 out", "out.ndim == 1 && out.strides()[0] == 8",
+                            lambda j, bit: f"out[k] = {j};", "rk_true_chunks")
+# ``x[m] = v``: the element takes the next value where the mask holds (a select, not a
+# branch; ``vals[k]`` is read only while values are left)
+_place_chunks = _mask_kernel(
+    "raw T vals", "raw T x",
+    "x.ndim == 1 && vals.ndim == 1 && x.strides()[0] == sizeof(T) && vals.strides()[0] == sizeof(T)",
+    lambda j, bit: f"x[{j}] = {bit} ? vals[k] : x[{j}];", "rk_place_chunks")
 UNUSED_MOST = 1 << 20
 
 # the host's runs of equal neighbours of a sorted 1-D array ``v`` (``host_runs``), chunks
@@ -325,24 +351,35 @@ def _compact_host(mask: Array, x: "Array | None") -> Array:
         kept = out._view((count,), out._strides, out._offset)
         unused = n + 1 - count
         return copy_array(kept) if unused * out.itemsize > UNUSED_MOST and unused > count else kept
-    if not m.is_c_contiguous() or m._offset % 8:  # (words: 8-byte aligned)
-        m = contiguous(m) if not m.is_c_contiguous() else copy_array(m)
-    data = Array._new(m._buf, (n,), (1,), m._offset, _uint8)  # (bool bytes: 0 or 1)
-    words = Array._new(m._buf, (n // 8,), (8,), m._offset, _uint64)
     kernel, ops, dtype = (_true_chunks, (), _int64) if x is None else (_select_chunks, (_flat(x),), x.dtype)
-    C = HOST_COMPACT_CHUNK
-    chunks = -(-n // C)
-    off = Array._empty((chunks + 1,), _int64, device)
-    # (the counts write no element: ``off`` stands in for the positions' output, the
-    # values' input for theirs)
-    kernel(*ops, data, words, n, C, True, ops[0] if ops else off, off, size=chunks, _work=n)
-    starts = np.frombuffer((ctypes.c_int64 * (chunks + 1)).from_address(off._buf.ptr + off._offset), np.int64)
-    np.cumsum(starts, out=starts)
-    total = int(starts[chunks])
+    args, off, total = _chunk_counts(m, kernel, ops, ops[0] if ops else None)
     out = Array._empty((total,), dtype, device)
     if total:
-        kernel(*ops, data, words, n, C, False, out, off, size=chunks, _work=n)
+        kernel(*ops, *args, False, out, off, size=off.size - 1, _work=n)
     return out
+
+
+def _chunk_counts(mask: Array, kernel, ops: tuple, stand_in: "Array | None") -> tuple:
+    """((the mask's bytes, its words, n, the chunk size): the chunk ``kernel``'s arguments
+    after ``ops``, each chunk's first slot (int64, one more: its last the total), the
+    total): the counting launch of the host's chunk ``kernel`` (``ops`` its operands before
+    the mask's; ``stand_in`` an array of its output's dtype, which the counts do not write,
+    None where that is int64) and the counts' running sum, on the host."""
+    m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
+    if not m.is_c_contiguous() or m._offset % 8:  # (words: 8-byte aligned)
+        m = contiguous(m) if not m.is_c_contiguous() else copy_array(m)
+    n, device, C = m.size, m.device, HOST_COMPACT_CHUNK
+    data = Array._new(m._buf, (n,), (1,), m._offset, _uint8)  # (bool bytes: 0 or 1)
+    words = Array._new(m._buf, (n // 8,), (8,), m._offset, _uint64)
+    chunks = -(-n // C)
+    off = Array._empty((chunks + 1,), _int64, device)
+    kernel(*ops, data, words, n, C, True, off if stand_in is None else stand_in, off, size=chunks, _work=n)
+    at = off._buf.ptr + off._offset
+    if chunks == 1:  # (``off`` is its running sum already: 0, the count)
+        return (data, words, n, C), off, ctypes.c_int64.from_address(at + 8).value
+    starts = np.frombuffer((ctypes.c_int64 * (chunks + 1)).from_address(at), np.int64)
+    np.cumsum(starts, out=starts)
+    return (data, words, n, C), off, int(starts[chunks])
 
 
 def _compact_kernel(device, size: int):
@@ -519,21 +556,45 @@ def select(x: Array, mask: Array) -> Array:
 def mask_assign(x: Array, mask: Array, value: Array) -> None:
     """``x[mask] = value`` for a boolean ``mask`` of ``x``'s shape (``value`` of ``x``'s dtype
     and device): a value of one element fills where the mask is true (one pass, no scan); a
-    value of the selection's length goes to the true positions in C order."""
+    value of the selection's length goes to the true positions in C order (a count that
+    differs raises before anything is written)."""
     if x.size == 0:
         broadcast_to(value, (0,))  # (the shape check NumPy makes)
         return
     if value.size == 1 and value.ndim <= 1:
         _fill_where(mask if mask.dtype.kind == "b" else not_equal(mask, 0), value.reshape(()), x)
         return
-    m, pos, count = _positions(mask)
+    # (the host's C-contiguous arrays as ``x[m]``'s: a short mask walked, a longer one by
+    # chunks; the rest from the mask's scan)
+    host = x.device.kind == "cpu" and x.is_c_contiguous()
+    if host:
+        target = x if x.ndim == 1 else x.reshape((-1,))
+        if x.size < x.device.runtime.parallel_threshold:
+            if value._buf is x._buf:
+                value = copy_array(value)
+            m = contiguous(mask if mask.dtype.kind == "b" else not_equal(mask, 0))
+            word, at = _thread_word(x.device)
+            nv = value.shape[0] if value.ndim == 1 else -1
+            _place_small(_flat(value), m if m.ndim == 1 else m.reshape((-1,)), x.size, nv, target, word, size=1,
+                         _work=x.size)
+            count = ctypes.c_int64.from_address(at).value
+            if count != nv:
+                raise ValueError(f"could not broadcast value of shape {value.shape} into an index result "
+                                 f"of shape ({count},)")
+            return
+        args, off, count = _chunk_counts(mask, _place_chunks, (value,), value)
+    else:
+        m, pos, count = _positions(mask)
     if value.ndim > 1 or value.shape[0] != count:
         raise ValueError(f"could not broadcast value of shape {value.shape} into an index result "
                          f"of shape ({count},)")
     if count:
         if value._buf is x._buf:
             value = copy_array(value)  # the value overlaps the destination: read it from a copy
-        _place(m, pos, value, x)
+        if host:
+            _place_chunks(_flat(value), *args, False, target, off, size=off.size - 1, _work=x.size)
+        else:
+            _place(m, pos, value, x)
 
 
 def unravel(flat: Array, shape: tuple) -> tuple:

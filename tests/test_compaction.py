@@ -121,6 +121,15 @@ def test_masks_around_the_host_one_pass_size(device, dtype):
             np.testing.assert_array_equal(ra.nonzero(mx)[0].get(), np.nonzero(m)[0])
             # (no result holds more than twice its bytes, or more than its bytes and the unused part)
             assert got._buf.nbytes <= max(2 * got.nbytes + got.itemsize, got.nbytes + adv.UNUSED_MOST)
+            vals = random_array((int(m.sum()),), dtype, rng)
+            y, want = ra.asarray(a, device=device), a.copy()
+            y[mx] = ra.asarray(vals, device=device)
+            want[m] = vals
+            np.testing.assert_array_equal(y.get(), want)
+            with pytest.raises(ValueError, match=rf"value of shape \({m.sum() + 2},\) into an index result of "
+                                                 rf"shape \({m.sum()},\)"):  # (one value would broadcast)
+                y[mx] = ra.asarray(np.resize(vals, m.sum() + 2), device=device)
+            np.testing.assert_array_equal(y.get(), want)  # (nothing written)
     a = random_array((2, 1024, 2), dtype, rng)  # (N-d and C-contiguous, then a view)
     m = rng.random(a.shape) < 0.5
     x, mx = ra.asarray(a, device=device), ra.asarray(m, device=device)
@@ -128,6 +137,10 @@ def test_masks_around_the_host_one_pass_size(device, dtype):
     for got, want in zip(ra.nonzero(mx), np.nonzero(m)):
         np.testing.assert_array_equal(got.get(), want)
     np.testing.assert_array_equal(x[:, ::2][mx[:, ::2]].get(), a[:, ::2][m[:, ::2]])
+    k = int(m[:, ::2].sum())
+    x[:, ::2][mx[:, ::2]] = x.reshape((-1,))[:k]  # (a view set from a view of itself)
+    a[:, ::2][m[:, ::2]] = a.reshape((-1,))[:k].copy()
+    np.testing.assert_array_equal(x.get(), a)
 
 
 def test_nonzero_zero_d_error(device):
@@ -137,9 +150,9 @@ def test_nonzero_zero_d_error(device):
 
 @pytest.mark.parametrize("words", [False, True], ids=["strided", "runs"])
 def test_host_chunk_kernels(words):
-    """The host's chunked compaction kernels (masks from the threads' size on) run by hand
-    over chunks shorter than a word's multiple: on 1-D runs (the word loops) and on a
-    strided mask, input and output (the plain loops), counts then writes, as NumPy."""
+    """The host's chunked mask kernels (masks from the threads' size on) run by hand over
+    chunks shorter than a word's multiple: on 1-D runs (the word loops) and on a strided
+    mask, input and output (the plain loops), counts then writes, as NumPy."""
     rng = np.random.default_rng(11)
     n, C = 1000, 136  # (n a multiple of 8: the mask's words are its bytes)
     mask = (rng.random(n) < 0.4).astype(np.uint8)
@@ -162,3 +175,15 @@ def test_host_chunk_kernels(words):
         out = ra.zeros((2 * total,), dtype=dt)
         kernel(*ops, m, w, n, C, False, out if words else out[::2], off, size=chunks, _work=n)
         np.testing.assert_array_equal(out.get()[:total] if words else out.get()[::2], want)
+    vals = rng.standard_normal(total).astype(np.float32)
+    dst = np.repeat(vals[:1], 2 * n)  # (every element set beforehand: the unselected ones stay)
+    y = ra.asarray(dst)
+    kernel_args = (m, w, n, C)
+    off = ra.zeros((chunks + 1,), dtype=ra.int64)
+    adv._place_chunks(ra.asarray(vals), *kernel_args, True, y, off, size=chunks, _work=n)
+    off = ra.asarray(np.cumsum(off.get()))
+    v = ra.asarray(vals) if words else ra.asarray(np.repeat(vals, 2))[::2]
+    adv._place_chunks(v, *kernel_args, False, y if words else y[::2], off, size=chunks, _work=n)
+    want = dst.copy()
+    (want[:n] if words else want[::2])[mask.astype(bool)] = vals
+    np.testing.assert_array_equal(y.get(), want)

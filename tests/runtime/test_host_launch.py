@@ -209,7 +209,7 @@ def test_a_few_items_of_much_work_are_split_over_threads(monkeypatch):
     want = np.array([sum(j ^ i for j in range(n)) for i in range(items)])
     for work, parallel in ((0, False), (rt.parallel_threshold, True)):
         split.clear()
-        out = ra.zeros((items,), dtype=ra.int64)
+        out = ra.zeros((items,), dtype=ra.int64, device="cpu")
         k(n, out, size=items, _work=work)
         np.testing.assert_array_equal(out.get(), want)
         assert split == ([items] if parallel else [])  # (the interpreter would not split them)
