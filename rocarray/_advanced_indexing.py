@@ -26,11 +26,11 @@ import numpy as np
 from ._array_object import Array, _c_strides, _prod
 from ._copy import contiguous
 from ._creation_functions import arange, zeros
-from ._elementwise import copy_array, copy_elements
+from ._elementwise import copy_array
 from ._elementwise_functions import add, not_equal, subtract
 from ._gather_gpu import gather_axis
 from ._launch import full_module_when_ready, load_full_module
-from ._statistical_functions import cumulative_sum, max as _max, min as _min, sum as _sum
+from ._statistical_functions import cumulative_sum, max as _max, min as _min
 from ._user_kernels import ElementwiseKernel
 from ._views import _axis_slice, _nocopy_reshape, broadcast_shapes, broadcast_to
 from .compiler import compact_gpu
@@ -374,12 +374,17 @@ def _chunk_counts(mask: Array, kernel, ops: tuple, stand_in: "Array | None") -> 
     chunks = -(-n // C)
     off = Array._empty((chunks + 1,), _int64, device)
     kernel(*ops, data, words, n, C, True, off if stand_in is None else stand_in, off, size=chunks, _work=n)
+    return (data, words, n, C), off, _chunk_starts(off, chunks)
+
+
+def _chunk_starts(off: Array, chunks: int) -> int:
+    """The host's counts per chunk, ``off[1:]`` (int64, ``off[0]`` 0), summed in place into
+    each chunk's first slot (read and written in host memory, no launch); the total."""
     at = off._buf.ptr + off._offset
-    if chunks == 1:  # (``off`` is its running sum already: 0, the count)
-        return (data, words, n, C), off, ctypes.c_int64.from_address(at + 8).value
-    starts = np.frombuffer((ctypes.c_int64 * (chunks + 1)).from_address(at), np.int64)
-    np.cumsum(starts, out=starts)
-    return (data, words, n, C), off, int(starts[chunks])
+    if chunks > 1:  # (one chunk's ``off`` is its running sum already: 0, the count)
+        starts = np.frombuffer((ctypes.c_int64 * (chunks + 1)).from_address(at), np.int64)
+        np.cumsum(starts, out=starts)
+    return ctypes.c_int64.from_address(at + 8 * chunks).value
 
 
 def _compact_kernel(device, size: int):
@@ -533,9 +538,7 @@ def host_runs(x: Array, lengths: bool) -> tuple:
     chunks = -(-n // C)
     off = Array._empty((chunks + 1,), _int64, device)
     _runs_count(x, n, C, off, size=chunks, _work=n)
-    if chunks > 1:
-        copy_elements(cumulative_sum(_axis_slice(off, 0, 1, chunks + 1)), _axis_slice(off, 0, 1, chunks + 1))
-    total = int(_axis_slice(off, 0, chunks, chunks + 1))
+    total = _chunk_starts(off, chunks)
     values, starts = Array._empty((total,), x.dtype, device), Array._empty((total + 1,), _int64, device)
     _runs_write(x, off, n, C, values, starts, size=chunks, _work=n)
     if not lengths:
