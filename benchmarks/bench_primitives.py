@@ -50,6 +50,12 @@ def _nonzero_bytes(d):
     return d["x_np"].nbytes + int((d["x_np"] > 0).sum()) * 8
 
 
+def _mask_set(d):
+    """``z[z > 0] = v``: ``v`` is positive, so every call sets the same elements."""
+    z = d["z"]
+    z[z > 0] = d["v"]
+
+
 #: name -> (bytes moved (a function of the data), {library: callable on that library's data})
 OPS = {
     "cumulative_sum": (
@@ -60,6 +66,9 @@ OPS = {
         _mask_bytes,
         {"rocarray": lambda d: d["x"][d["x"] > 0], "numpy": lambda d: d["x"][d["x"] > 0],
          "cupy": lambda d: d["x"][d["x"] > 0], "torch": lambda d: d["x"][d["x"] > 0]}),
+    "x[x > 0] = v": (
+        lambda d: _mask_bytes(d) + int((d["x_np"] > 0).sum()) * d["x_np"].itemsize,
+        {lib: _mask_set for lib in ("rocarray", "numpy", "cupy", "torch")}),
     "nonzero": (
         _nonzero_bytes,
         {"rocarray": lambda d: ra.nonzero(d["x"] > 0), "numpy": lambda d: np.nonzero(d["x"] > 0),
@@ -136,7 +145,8 @@ def host_data(n: int, dtype, rng) -> dict:
         x, y = rng.integers(-1000, 1000, n).astype(dt), rng.integers(-1000, 1000, n).astype(dt)
         sq = rng.integers(-1000, 1000, (SIDE, SIDE)).astype(dt)
     q = y[:QUERIES] if n >= QUERIES else np.resize(y, QUERIES)
-    return {"x": x, "y": y, "idx": rng.integers(0, n, TAKE_N), "sq": sq,
+    v = np.abs(y[:int((x > 0).sum())]) + dt.type(1)  # (positive: ``_mask_set`` keeps its mask)
+    return {"x": x, "y": y, "z": x.copy(), "v": v, "idx": rng.integers(0, n, TAKE_N), "sq": sq,
             "rows": x.reshape(-1, ROW), "rows_idx": rng.integers(0, ROW, (n // ROW, ROW)),
             "sorted": np.sort(x), "q": q, "values": y[:ISIN_VALUES].copy()}
 

@@ -9,8 +9,8 @@ host's gathers of few indices, ``rk_take1_checked``, check them as they read),
 ``rk_select_small`` / ``rk_true_small`` / ``rk_place_small`` (the host's short masks'
 ``x[m]``, ``nonzero`` and ``x[m] = v`` in one walk), ``rk_select_chunks`` /
 ``rk_true_chunks`` / ``rk_place_chunks`` (its longer ones, from counts per chunk),
-``rk_place`` / ``rk_fill_where`` (a whole-array mask's set elsewhere, from the mask's scan;
-a fill) and ``rk_unravel``; on GPUs ``x[mask]`` and ``nonzero`` are the compaction kernels of
+``rk_fill_where`` (a whole-array mask's set to one value) and ``rk_unravel`` (elsewhere
+``x[m] = v`` is ``rk_scatter`` to the mask's flat positions); on GPUs ``x[mask]`` and ``nonzero`` are the compaction kernels of
 ``compiler/compact_gpu.py`` (counts per tile, then each tile's true elements in order).
 """
 
@@ -255,8 +255,6 @@ HOST_COMPACT_CHUNK = 1 << 16
 
 _fill_where = ElementwiseKernel("bool m, T v", "T x", "if (m) x = v;", "rk_fill_where")
 
-_place = _heavy("bool m, P pos, raw T vals", "T x", "if (m) x = vals[pos - 1];", "rk_place")
-
 _unravel = ElementwiseKernel(
     "int64 f, raw bool shape_of", "raw int64 out",
     """long r = f;
@@ -287,20 +285,6 @@ def check_bounds(idx: Array, n: int, axis: int) -> None:
         return
     bad = lo if lo < -n else hi
     raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
-
-
-def _positions(mask: Array) -> tuple:
-    """(the boolean ``mask`` as a C-contiguous array, its running count of true elements in
-    C order -- int32 while it fits, else int64 -- of the mask's shape, the total count)."""
-    m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
-    if not m.is_c_contiguous():
-        m = contiguous(m)
-    n = m.size
-    flat = m.reshape(-1) if m.ndim != 1 else m
-    pos = cumulative_sum(flat, dtype=_int32 if n < 2 ** 31 else _int64)
-    # (the one read-back, it sizes the result: the last element's view made directly)
-    count = pos._view((), (), pos._offset + (n - 1) * pos.itemsize)._scalar("int")
-    return m, pos.reshape(m.shape) if m.ndim != 1 else pos, count
 
 
 def flat_true(mask: Array) -> Array:
@@ -568,7 +552,8 @@ def mask_assign(x: Array, mask: Array, value: Array) -> None:
         _fill_where(mask if mask.dtype.kind == "b" else not_equal(mask, 0), value.reshape(()), x)
         return
     # (the host's C-contiguous arrays as ``x[m]``'s: a short mask walked, a longer one by
-    # chunks; the rest from the mask's scan)
+    # chunks; elsewhere the flat positions of the mask's true elements, ``nonzero``'s
+    # compaction, then a scatter of the values to them)
     host = x.device.kind == "cpu" and x.is_c_contiguous()
     if host:
         target = x if x.ndim == 1 else x.reshape((-1,))
@@ -587,7 +572,8 @@ def mask_assign(x: Array, mask: Array, value: Array) -> None:
             return
         args, off, count = _chunk_counts(mask, _place_chunks, (value,), value)
     else:
-        m, pos, count = _positions(mask)
+        pos = flat_true(mask)
+        count = pos.shape[0]
     if value.ndim > 1 or value.shape[0] != count:
         raise ValueError(f"could not broadcast value of shape {value.shape} into an index result "
                          f"of shape ({count},)")
@@ -597,7 +583,7 @@ def mask_assign(x: Array, mask: Array, value: Array) -> None:
         if host:
             _place_chunks(_flat(value), *args, False, target, off, size=off.size - 1, _work=x.size)
         else:
-            _place(m, pos, value, x)
+            _scatter(pos, 0, value, 1, x.reshape((-1,)) if x.is_c_contiguous() else x)
 
 
 def unravel(flat: Array, shape: tuple) -> tuple:
