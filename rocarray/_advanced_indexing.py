@@ -376,7 +376,7 @@ def _compact_kernel(device, size: int):
     compiled."""
     return load_full_module(("compact-gpu", compact_gpu.VERSION, size), device, lambda: (
         f"compact_gpu_{size}", lambda m, t, e: compact_gpu.build_compact_module(m, t, e, size),
-        compact_gpu.packer(""), compact_gpu.ENTRIES[1:]))
+        compact_gpu.packer(""), compact_gpu.entries(size)[1:]))
 
 
 def _gpu_compact(mask: Array, x: "Array | None") -> Array:
@@ -385,12 +385,26 @@ def _gpu_compact(mask: Array, x: "Array | None") -> Array:
     elements, their inclusive scan (whose sum, read from mapped host memory, sizes the
     result), then each tile's elements written at its offset: the mask is read twice,
     ``x`` once."""
+    kernel, (m_ptr, n, incl_ptr, tiles, _keep), total = _gpu_counted(mask, 0 if x is None else x.dtype.itemsize)
+    out = Array._empty((total,), _int64 if x is None else x.dtype, mask.device)
+    if total:
+        if x is not None and not x.is_c_contiguous():
+            x = contiguous(x)
+        x_ptr = 0 if x is None else x._buf.ptr + x._offset
+        kernel.code.launch_entry(kernel, 2, compact_gpu.packer("_w"), tiles,
+                                 (m_ptr, n, x_ptr, incl_ptr, out._buf.ptr + out._offset), tiles, compact_gpu.BLOCK, 0)
+    return out
+
+
+def _gpu_counted(mask: Array, size: int) -> tuple:
+    """(the compaction module for values of ``size`` bytes, (the mask's address, its size,
+    each tile's first slot's address, the tiles, the scratch array holding those slots),
+    the number of true elements): the count and scan entries run, their total read back."""
     m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
     if not m.is_c_contiguous() or m._offset % 4:  # (the kernels read the mask in 4-byte words)
         m = contiguous(m) if not m.is_c_contiguous() else copy_array(m)
     n = m.size
     device = m.device
-    size = 0 if x is None else x.dtype.itemsize
     kernel = _compact_kernel(device, size)
     tiles = -(-n // compact_gpu.TILE)
     # one block: the scan's int64 totals, then each tile's int32 count (from a multiple of
@@ -404,15 +418,27 @@ def _gpu_compact(mask: Array, x: "Array | None") -> Array:
     launch(kernel, 0, compact_gpu.packer(""), tiles, (m_ptr, n, counts), tiles, compact_gpu.BLOCK, 0)
     _, total = _counted(kernel, device, lambda at: launch(kernel, 1, compact_gpu.packer("_s"), tiles,
                                                           (counts, incl_ptr, at), 1, compact_gpu.BLOCK, 0))
-    out = Array._empty((total,), _int64 if x is None else x.dtype, device)
-    if total:
-        if x is not None and not x.is_c_contiguous():
-            x = contiguous(x)
-        x_ptr = 0 if x is None else x._buf.ptr + x._offset
-        launch(kernel, 2, compact_gpu.packer("_w"), tiles,
-               (m_ptr, n, x_ptr, incl_ptr, out._buf.ptr + out._offset), tiles,
-               compact_gpu.BLOCK, 0)
-    return out
+    # (the scratch and the mask, a copy perhaps, kept by the caller until its launch is
+    # queued: the stream's order frees them after it)
+    return kernel, (m_ptr, n, incl_ptr, tiles, (scratch, m)), total
+
+
+def _gpu_place(mask: Array, x: Array, value: Array) -> None:
+    """On a GPU, ``x[mask] = value`` for a C-contiguous ``x``: the compaction's counts and
+    their scan (the total checked against ``value``'s length before anything is written),
+    then each tile's true elements take the tile's run of values (``compact_gpu``'s place
+    entry): no positions array."""
+    kernel, (m_ptr, n, incl_ptr, tiles, _keep), count = _gpu_counted(mask, x.dtype.itemsize)
+    if value.ndim > 1 or value.shape[0] != count:
+        raise ValueError(f"could not broadcast value of shape {value.shape} into an index result "
+                         f"of shape ({count},)")
+    if count:
+        if value._buf is x._buf:
+            value = copy_array(value)  # the value overlaps the destination: read it from a copy
+        value = contiguous(value)
+        kernel.code.launch_entry(kernel, 3, compact_gpu.packer("_p"), tiles,
+                                 (m_ptr, n, value._buf.ptr + value._offset, incl_ptr, x._buf.ptr + x._offset),
+                                 tiles, compact_gpu.BLOCK, 0)
 
 
 def _counted(kernel, device, queue) -> tuple:
@@ -450,7 +476,7 @@ def _runs_module(kind: str) -> tuple:
     (``compact_gpu.RUN_KINDS``), as ``load_full_module`` takes them."""
     return ("runs-gpu", compact_gpu.VERSION, kind), lambda: (
         f"runs_gpu_{kind}", lambda m, t, e: compact_gpu.build_runs_module(m, t, e, kind),
-        compact_gpu.packer("", True), compact_gpu.ENTRIES[1:])
+        compact_gpu.packer("", True), compact_gpu.RUN_ENTRIES[1:])
 
 
 def _runs_kernel(device, kind: str):
@@ -551,9 +577,13 @@ def mask_assign(x: Array, mask: Array, value: Array) -> None:
     if value.size == 1 and value.ndim <= 1:
         _fill_where(mask if mask.dtype.kind == "b" else not_equal(mask, 0), value.reshape(()), x)
         return
-    # (the host's C-contiguous arrays as ``x[m]``'s: a short mask walked, a longer one by
-    # chunks; elsewhere the flat positions of the mask's true elements, ``nonzero``'s
-    # compaction, then a scatter of the values to them)
+    # (C-contiguous arrays as ``x[m]``'s: on the host a short mask walked, a longer one by
+    # chunks; on a GPU the compaction's counts, then each tile's true elements placed;
+    # elsewhere the flat positions of the mask's true elements, ``nonzero``'s compaction,
+    # then a scatter of the values to them)
+    if x.device.kind != "cpu" and x.is_c_contiguous():
+        _gpu_place(mask, x, value)
+        return
     host = x.device.kind == "cpu" and x.is_c_contiguous()
     if host:
         target = x if x.ndim == 1 else x.reshape((-1,))

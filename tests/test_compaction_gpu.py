@@ -1,5 +1,5 @@
-"""The GPU compaction kernels (compiler/compact_gpu.py) of ``x[mask]`` and ``nonzero``, and
-of the runs of ``unique_values`` / ``unique_counts``: compile-only checks for sm_90,
+"""The GPU compaction kernels (compiler/compact_gpu.py) of ``x[mask]``, ``x[mask] = v`` and
+``nonzero``, and of the runs of ``unique_values`` / ``unique_counts``: compile-only checks for sm_90,
 gfx90a, gfx942 and gfx1100 on any machine; against NumPy on a GPU (every dtype, sizes
 across tiles, masks of every density, views; runs within a tile and across many)."""
 
@@ -33,8 +33,9 @@ def _compact_module(target, size, runs=None):
 def test_nvptx_compaction(size):
     target = target_for("sm_90")
     ptx = target.emit_ptx(_compact_module(target, size))
-    for suffix in compact_gpu.ENTRIES:
+    for suffix in compact_gpu.entries(size):
         assert f".entry rk_cg{suffix}(" in ptx
+    assert (".entry rk_cg_p(" in ptx) == (size != 0)  # (flat indices place nothing)
     assert "vote.sync.ballot.b32" in ptx and "popc.b32" in ptx and "ld.local" not in ptx
     assert isinstance(target.compile(_compact_module(target, size)), bytes)
 
@@ -43,7 +44,7 @@ def test_nvptx_compaction(size):
 def test_nvptx_runs(kind):
     target = target_for("sm_90")
     ptx = target.emit_ptx(_compact_module(target, None, kind))
-    for suffix in compact_gpu.ENTRIES:
+    for suffix in compact_gpu.RUN_ENTRIES:
         assert f".entry rk_cg{suffix}(" in ptx
     # (the max-scans of run starts: shuffles up; the comparisons: floats unordered)
     assert "shfl.sync.up.b32" in ptx and "ld.local" not in ptx
@@ -58,10 +59,10 @@ def test_amdgpu_code_objects(arch):
     target = AMDGPUTarget(arch)
     for size in (0, 4, 16):
         hsaco = target.compile(_compact_module(target, size))
-        assert check_code_object(hsaco, arch, ["rk_cg" + s for s in compact_gpu.ENTRIES]) == []
+        assert check_code_object(hsaco, arch, ["rk_cg" + s for s in compact_gpu.entries(size)]) == []
     for kind in ("i1", "f4", "c16"):
         hsaco = target.compile(_compact_module(target, None, kind))
-        assert check_code_object(hsaco, arch, ["rk_cg" + s for s in compact_gpu.ENTRIES]) == []
+        assert check_code_object(hsaco, arch, ["rk_cg" + s for s in compact_gpu.RUN_ENTRIES]) == []
 
 
 def test_errors():
@@ -107,6 +108,44 @@ def test_compaction_every_dtype(device, dtype):
     for lo in (1, 2, 3):  # masks whose first byte is not on a 4-byte word
         m = ra.asarray(rng.random(3 * tile + 9) < 0.5, device=device)[lo:]
         np.testing.assert_array_equal(ra.nonzero(m)[0].get(), np.nonzero(m.get())[0])
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_place_every_dtype(device, dtype):
+    """``x[m] = v`` on a GPU (the place entry for a C-contiguous ``x``; the compaction's
+    positions and a scatter for a view): every value size, sizes across tiles and their
+    tails, every density, a mask off a 4-byte word, a value that is a view of ``x``, and a
+    value of the wrong length, which raises before anything is written."""
+    _gpu(device)
+    rng = np.random.default_rng(6)
+    tile = compact_gpu.TILE
+    for n in (1, 5, tile - 1, tile, 3 * tile + 5, 2 ** 20 + 3):
+        a = random_array((n,), dtype, rng)
+        for p in (0.0, 0.3, 1.0):
+            m = rng.random(n) < p
+            v = random_array((int(m.sum()),), dtype, rng)
+            x, want = ra.asarray(a, device=device), a.copy()
+            x[ra.asarray(m, device=device)] = ra.asarray(v, device=device)
+            want[m] = v
+            np.testing.assert_array_equal(x.get(), want)
+            with pytest.raises(ValueError, match=rf"value of shape \({m.sum() + 2},\) into an index result"):
+                x[ra.asarray(m, device=device)] = ra.asarray(np.resize(v, m.sum() + 2), device=device)
+            np.testing.assert_array_equal(x.get(), want)  # (nothing written)
+    a = random_array((37, 1001), dtype, rng)
+    m = rng.random(a.shape) < 0.5
+    for lo in (0, 1, 3):  # (a mask off a 4-byte word: copied for the kernels)
+        x, want = ra.asarray(a, device=device), a.copy()
+        mm = ra.asarray(np.concatenate([np.zeros(lo, bool), m.ravel()]), device=device)[lo:].reshape(a.shape)
+        k = int(m.sum())
+        x[mm] = x.reshape((-1,))[:k]  # (the value a view of the destination)
+        want[m] = a.reshape(-1)[:k]
+        np.testing.assert_array_equal(x.get(), want)
+    x, want = ra.asarray(a, device=device), a.copy()
+    v = random_array((int(m[::-1, 3::2].sum()),), dtype, rng)
+    x[::-1, 3::2][ra.asarray(m, device=device)[::-1, 3::2]] = ra.asarray(v, device=device)
+    want[::-1, 3::2][m[::-1, 3::2]] = v
+    np.testing.assert_array_equal(x.get(), want)
 
 
 @requires_gpu

@@ -34,7 +34,7 @@ def loads(monkeypatch):
      tuple(e[0] for e in gather_gpu.SEARCH_ENTRIES[1:]), gather_gpu.packer("search")),
     (lambda d: _advanced_indexing._compact_kernel(d, 8), "compact_gpu_8", compact_gpu.ENTRIES[1:],
      compact_gpu.packer("")),
-    (lambda d: _advanced_indexing._runs_kernel(d, "f4"), "runs_gpu_f4", compact_gpu.ENTRIES[1:],
+    (lambda d: _advanced_indexing._runs_kernel(d, "f4"), "runs_gpu_f4", compact_gpu.RUN_ENTRIES[1:],
      compact_gpu.packer("", True)),
     (lambda d: _radix_gpu._kernel(d, "f32", 32, "hist"), "radix_sort_f32_p32_hist", (), radix_gpu.packer("")),
     (lambda d: _radix_gpu._kernel(d, "f32", 32, "passes"), "radix_sort_f32_p32_passes", (), radix_gpu.packer("_d")),

@@ -62,8 +62,11 @@ BLOCK = 256
 ITEMS = 4
 TILE = BLOCK * ITEMS * 4
 #: The parameters of each entry (after the leading item count, the tiles), in order.
-PARAMS = {"": ("m", "n", "counts"), "_s": ("counts", "incl", "total"), "_w": ("m", "n", "x", "incl", "out")}
-ENTRIES = ("", "_s", "_w")
+PARAMS = {"": ("m", "n", "counts"), "_s": ("counts", "incl", "total"), "_w": ("m", "n", "x", "incl", "out"),
+          "_p": ("m", "n", "vals", "incl", "x")}
+ENTRIES = ("", "_s", "_w", "_p")
+#: The entries of the runs module and of the flat indices' (size 0): no place.
+RUN_ENTRIES = ("", "_s", "_w")
 #: Counts a thread of the scan entry adds up per round.
 SCAN_ITEMS = 16
 #: Value sizes the write entry moves (0: flat indices, int64).
@@ -81,7 +84,12 @@ RUN_KINDS = ("i1", "i2", "i4", "i8", "f2", "f4", "f8", "c8", "c16")
 #: fit them (more blocks than they would otherwise allow: reads in flight).
 RUNS_WRITE_BLOCKS = 3
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 5
+VERSION = 6
+
+
+def entries(size: int, runs: bool = False) -> tuple:
+    """The entry suffixes of the module for values of ``size`` bytes (or of runs)."""
+    return RUN_ENTRIES if runs or size == 0 else ENTRIES
 
 
 def packer(suffix: str, runs: bool = False) -> struct.Struct:
@@ -89,8 +97,8 @@ def packer(suffix: str, runs: bool = False) -> struct.Struct:
 
 
 def build_compact_module(module: ir.Module, target, entry: str, size: int) -> None:
-    """Add the entries ``entry + s`` for ``s`` in ``ENTRIES`` to ``module`` for values of
-    ``size`` bytes (``SIZES``) on the GPU ``target``."""
+    """Add the entries ``entry + s`` for ``s`` in ``entries(size)`` to ``module`` for values
+    of ``size`` bytes (``SIZES``) on the GPU ``target``."""
     facts = target.facts
     if not facts.emits_grid or facts.wave_size < 2 or BLOCK % facts.wave_size:
         raise ValueError(f"GPU compaction needs a GPU target with waves; {target.name} has none")
@@ -100,7 +108,7 @@ def build_compact_module(module: ir.Module, target, entry: str, size: int) -> No
 
 
 def build_runs_module(module: ir.Module, target, entry: str, kind: str) -> None:
-    """Add the runs module's entries ``entry + s`` for ``s`` in ``ENTRIES`` to ``module``
+    """Add the runs module's entries ``entry + s`` for ``s`` in ``RUN_ENTRIES`` to ``module``
     for elements of ``kind`` (``RUN_KINDS``) on the GPU ``target``."""
     facts = target.facts
     if not facts.emits_grid or facts.wave_size < 2 or BLOCK % facts.wave_size:
@@ -129,7 +137,7 @@ def _build_entries(module, target, entry: str, size: int, runs) -> None:
     stage = None
     if runs or size <= STAGED_MAX:
         stage = _shared_array(module, target, f"{entry}_stage", I64 if runs else _value_type(size), TILE, 16)
-    for suffix in ENTRIES:
+    for suffix in entries(size, runs is not None):
         _Kernel(module, target, entry + suffix, suffix, size, shared, stage, runs, maxima).build()
 
 
@@ -181,7 +189,7 @@ class _Kernel(KernelIR):
             self.build_scan(b)
         else:
             self.flags = self.load_runs(b) if self.runs else self.load_words(b)
-            (self.build_count if self.suffix == "" else self.build_write)(b)
+            {"": self.build_count, "_w": self.build_write, "_p": self.build_place}[self.suffix](b)
         b.ret_void()
 
     def load_runs(self, b):
@@ -412,8 +420,9 @@ class _Kernel(KernelIR):
             mask = b.trunc(mask, self.M) if mask.type.width > self.W else b.zext(mask, self.M)
         return mask
 
-    def build_write(self, b) -> None:
-        p = self.p
+    def ranks(self, b) -> tuple:
+        """([each step's ranks of its four elements within the wave's true ones], the wave's
+        prefix in the block, the block's total (i32), the tile's first slot (i64))."""
         M = self.M
         lane_m = b.trunc(self.lane, M) if self.W < 64 else self.lane
         lt = b.sub(b.shl(ir.Constant(M, 1), lane_m), ir.Constant(M, 1))
@@ -435,8 +444,13 @@ class _Kernel(KernelIR):
         wave_prefix, block_total = self.block_sum(b, running)
         tile = self.tile
         first = b.icmp_unsigned("==", tile, self.c64(0))
-        before = b.load(self.gptr(b, p["incl"], b.select(first, tile, b.sub(tile, self.c64(1))), I64), typ=I64)
+        before = b.load(self.gptr(b, self.p["incl"], b.select(first, tile, b.sub(tile, self.c64(1))), I64), typ=I64)
         block_start = b.select(first, self.c64(0), before)  # (tile 0 reads its own count, unused)
+        return ranks, wave_prefix, block_total, block_start
+
+    def build_write(self, b) -> None:
+        p = self.p
+        ranks, wave_prefix, block_total, block_start = self.ranks(b)
         staged = self.stage is not None and self.size <= STAGED_MAX
         # where a value goes: its block rank in the stage, or its place in ``out``
         start = b.zext(wave_prefix, I64) if staged else b.add(block_start, b.zext(wave_prefix, I64))
@@ -464,6 +478,40 @@ class _Kernel(KernelIR):
         if self.runs:
             self.if_then(b, b.icmp_unsigned("!=", p["lengths"], self.c64(0)),
                          lambda: self.write_lengths(b, plan, ranks, wave_prefix, block_start, block_total), "lengths")
+
+    def build_place(self, b) -> None:
+        """``x[mask] = vals``: the tile's run of values (from the tile's first slot) read into
+        the stage, adjacent threads at adjacent places, then each true element of the tile
+        takes the value at its rank (16-byte values straight from ``vals``)."""
+        p = self.p
+        ranks, wave_prefix, block_total, block_start = self.ranks(b)
+        staged = self.size <= STAGED_MAX
+        ty = _value_type(self.size)
+        align = min(self.size, 8)
+        if staged:
+            count = b.zext(block_total, I64)
+            for j in range(0, TILE, BLOCK):
+                at = b.add(self.tid, self.c64(j))
+
+                def fetch(at=at):
+                    value = b.load(self.gptr(b, p["vals"], b.add(block_start, at), ty), typ=ty)
+                    value.align = align
+                    b.store(value, self.stage_ptr(b, at, ty)).align = align
+
+                self.if_then(b, b.icmp_signed("<", at, count), fetch, "fetch")
+            self.target.emit_barrier(b)
+        start = b.zext(wave_prefix, I64) if staged else b.add(block_start, b.zext(wave_prefix, I64))
+        for (e0, bits), step_ranks in zip(self.flags, ranks):
+            for k, (bit, rank) in enumerate(zip(bits, step_ranks)):
+                e = b.add(e0, self.c64(k))
+
+                def place(e=e, rank=rank):
+                    at = b.add(start, b.zext(rank, I64))
+                    value = b.load(self.stage_ptr(b, at, ty) if staged else self.gptr(b, p["vals"], at, ty), typ=ty)
+                    value.align = align
+                    b.store(value, self.gptr(b, p["x"], e, ty)).align = align
+
+                self.if_then(b, bit, place, "place")
 
     def move_stage(self, b, count, first, out, ty, align) -> None:
         """The stage's first ``count`` elements of ``ty`` to ``out[first:]``, adjacent
