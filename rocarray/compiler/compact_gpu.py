@@ -1,8 +1,8 @@
-"""The GPU compaction kernels (``x[mask]``, ``nonzero``): per-tile counts of a mask's true
-elements, then each tile's true elements written in order at the tile's offset, built as
-LLVM IR.
+"""The GPU compaction kernels (``x[mask]``, ``x[mask] = v``, ``nonzero``): per-tile counts
+of a mask's true elements, then each tile's true elements written in order at the tile's
+offset (or given the values from there), built as LLVM IR.
 
-One module per value size holds two entries; sizes are run-time parameters (each one
+One module per value size holds four entries (flat indices, size 0, three); sizes are run-time parameters (each one
 64-bit word, ``PARAMS``).  A tile is ``TILE`` mask bytes, block ``b`` works tile ``b``;
 a thread reads ``ITEMS`` 4-byte words of the mask (a wave's words adjacent each step),
 four mask elements a word, element ``4 * word + byte`` (C order).
@@ -24,6 +24,10 @@ four mask elements a word, element ``4 * word + byte`` (C order).
   writes the tile's run from there with adjacent lanes at adjacent places (a lane's four
   elements are adjacent in the mask, so written straight their places are four apart and
   every store instruction touches four times the sectors).
+* ``entry_p`` (*place*, values of 1 to 16 bytes): ``x[mask] = vals`` -- the same ranks,
+  then the tile's run of ``vals`` (from the tile's offset) read into shared memory with
+  adjacent lanes at adjacent places, and each true element of the tile set to the value at
+  its rank (16-byte values read straight from ``vals``).
 
 A mask element is true when its byte is not zero.  The mask's base must be 4-byte
 aligned; the last tile's words past the end read bytes one at a time.
