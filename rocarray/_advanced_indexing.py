@@ -9,9 +9,10 @@ host's gathers of few indices, ``rk_take1_checked``, check them as they read),
 ``rk_select_small`` / ``rk_true_small`` / ``rk_place_small`` (the host's short masks'
 ``x[m]``, ``nonzero`` and ``x[m] = v`` in one walk), ``rk_select_chunks`` /
 ``rk_true_chunks`` / ``rk_place_chunks`` (its longer ones, from counts per chunk),
-``rk_fill_where`` (a whole-array mask's set to one value) and ``rk_unravel`` (elsewhere
-``x[m] = v`` is ``rk_scatter`` to the mask's flat positions); on GPUs ``x[mask]`` and ``nonzero`` are the compaction kernels of
-``compiler/compact_gpu.py`` (counts per tile, then each tile's true elements in order).
+``rk_fill_where`` (a whole-array mask's set to one value) and ``rk_unravel``; on GPUs
+``x[mask]``, ``x[mask] = v`` and ``nonzero`` are the compaction kernels of
+``compiler/compact_gpu.py`` (counts per tile, then each tile's true elements in order),
+and ``x[m] = v`` of a view (on the host too) ``rk_scatter`` to the mask's flat positions.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from ._elementwise import copy_array
 from ._elementwise_functions import add, not_equal, subtract
 from ._gather_gpu import gather_axis
 from ._launch import full_module_when_ready, load_full_module
-from ._statistical_functions import cumulative_sum, max as _max, min as _min
+from ._statistical_functions import max as _max, min as _min
 from ._user_kernels import ElementwiseKernel
 from ._views import _axis_slice, _nocopy_reshape, broadcast_shapes, broadcast_to
 from .compiler import compact_gpu
@@ -398,8 +399,9 @@ def _gpu_compact(mask: Array, x: "Array | None") -> Array:
 
 def _gpu_counted(mask: Array, size: int) -> tuple:
     """(the compaction module for values of ``size`` bytes, (the mask's address, its size,
-    each tile's first slot's address, the tiles, the scratch array holding those slots),
-    the number of true elements): the count and scan entries run, their total read back."""
+    the address of each tile's first slot, the tiles, what the caller keeps alive until its
+    launch is queued), the number of true elements): the count and scan entries run, their
+    total read back."""
     m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
     if not m.is_c_contiguous() or m._offset % 4:  # (the kernels read the mask in 4-byte words)
         m = contiguous(m) if not m.is_c_contiguous() else copy_array(m)
@@ -429,13 +431,9 @@ def _gpu_place(mask: Array, x: Array, value: Array) -> None:
     then each tile's true elements take the tile's run of values (``compact_gpu``'s place
     entry): no positions array."""
     kernel, (m_ptr, n, incl_ptr, tiles, _keep), count = _gpu_counted(mask, x.dtype.itemsize)
-    if value.ndim > 1 or value.shape[0] != count:
-        raise ValueError(f"could not broadcast value of shape {value.shape} into an index result "
-                         f"of shape ({count},)")
+    _check_values(value, count)
     if count:
-        if value._buf is x._buf:
-            value = copy_array(value)  # the value overlaps the destination: read it from a copy
-        value = contiguous(value)
+        value = contiguous(_apart(value, x))
         kernel.code.launch_entry(kernel, 3, compact_gpu.packer("_p"), tiles,
                                  (m_ptr, n, value._buf.ptr + value._offset, incl_ptr, x._buf.ptr + x._offset),
                                  tiles, compact_gpu.BLOCK, 0)
@@ -588,32 +586,38 @@ def mask_assign(x: Array, mask: Array, value: Array) -> None:
     if host:
         target = x if x.ndim == 1 else x.reshape((-1,))
         if x.size < x.device.runtime.parallel_threshold:
-            if value._buf is x._buf:
-                value = copy_array(value)
+            value = _apart(value, x)
             m = contiguous(mask if mask.dtype.kind == "b" else not_equal(mask, 0))
             word, at = _thread_word(x.device)
             nv = value.shape[0] if value.ndim == 1 else -1
             _place_small(_flat(value), m if m.ndim == 1 else m.reshape((-1,)), x.size, nv, target, word, size=1,
                          _work=x.size)
-            count = ctypes.c_int64.from_address(at).value
-            if count != nv:
-                raise ValueError(f"could not broadcast value of shape {value.shape} into an index result "
-                                 f"of shape ({count},)")
+            _check_values(value, ctypes.c_int64.from_address(at).value)
             return
         args, off, count = _chunk_counts(mask, _place_chunks, (value,), value)
     else:
         pos = flat_true(mask)
         count = pos.shape[0]
-    if value.ndim > 1 or value.shape[0] != count:
-        raise ValueError(f"could not broadcast value of shape {value.shape} into an index result "
-                         f"of shape ({count},)")
+    _check_values(value, count)
     if count:
-        if value._buf is x._buf:
-            value = copy_array(value)  # the value overlaps the destination: read it from a copy
+        value = _apart(value, x)
         if host:
             _place_chunks(_flat(value), *args, False, target, off, size=off.size - 1, _work=x.size)
         else:
             _scatter(pos, 0, value, 1, x.reshape((-1,)) if x.is_c_contiguous() else x)
+
+
+def _check_values(value: Array, count: int) -> None:
+    """NumPy's ``ValueError`` unless ``value`` holds the ``count`` values a mask selects."""
+    if value.ndim > 1 or value.shape[0] != count:
+        raise ValueError(f"could not broadcast value of shape {value.shape} into an index result "
+                         f"of shape ({count},)")
+
+
+def _apart(value: Array, x: Array) -> Array:
+    """``value``, or a copy of it where it shares ``x``'s buffer (read from the copy while
+    ``x`` is written)."""
+    return copy_array(value) if value._buf is x._buf else value
 
 
 def unravel(flat: Array, shape: tuple) -> tuple:

@@ -2,8 +2,9 @@
 of a mask's true elements, then each tile's true elements written in order at the tile's
 offset (or given the values from there), built as LLVM IR.
 
-One module per value size holds four entries (flat indices, size 0, three); sizes are run-time parameters (each one
-64-bit word, ``PARAMS``).  A tile is ``TILE`` mask bytes, block ``b`` works tile ``b``;
+One module per value size holds four entries (``entries``; the flat indices', size 0,
+three: no place); sizes are run-time parameters (each one 64-bit word, ``PARAMS``).  A
+tile is ``TILE`` mask bytes, block ``b`` works tile ``b``;
 a thread reads ``ITEMS`` 4-byte words of the mask (a wave's words adjacent each step),
 four mask elements a word, element ``4 * word + byte`` (C order).
 
