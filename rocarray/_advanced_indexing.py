@@ -210,7 +210,6 @@ _place_chunks = _mask_kernel(
     "raw T vals", "raw T x",
     "x.ndim == 1 && vals.ndim == 1 && x.strides()[0] == sizeof(T) && vals.strides()[0] == sizeof(T)",
     lambda j, bit: f"x[{j}] = {bit} ? vals[k] : x[{j}];", "rk_place_chunks")
-UNUSED_MOST = 1 << 20
 
 # the host's runs of equal neighbours of a sorted 1-D array ``v`` (``host_runs``), chunks
 # of ``C`` elements as ``nonzero``'s: ``rk_runs_count`` writes the number of runs each chunk
@@ -249,6 +248,24 @@ for (; k < e; j++) {{
     k += (long){_RUN_STARTS};
 }}
 if (c * C + C >= n) at[e] = n;  // (the last chunk: the end after the last run)""", "rk_runs_write")
+# the runs of a sorted ``v`` of fewer elements than the host's threads' size, as its short
+# masks: one item walks it, storing every element at the next free slot of ``vals`` and the
+# current run's length at the slot of the run before (``lens[n]`` a spare slot while no
+# run begins: no branch), then writes the number of runs -- one launch where the chunks'
+# count, write and the lengths' subtraction took three
+_RUN_STEP = ("long s = (long)(v[j] != v[j - 1]); lens[s != 0 ? k - 1 : n] = j - last; vals[k] = v[j]; "
+             "last = s != 0 ? j : last; k += s;")
+_runs_small = _heavy("raw T v, int64 n", "raw T vals, raw int64 lens, raw int64 count", f"""
+if (i != 0) return;
+long k = 1, last = 0, j = 1;
+vals[0] = v[0];
+if (v.ndim == 1 && vals.ndim == 1 && lens.ndim == 1 && v.strides()[0] == sizeof(T) && vals.strides()[0] == sizeof(T)
+    && lens.strides()[0] == 8) {{
+    for (; j < n; j++) {{ {_RUN_STEP} }}
+}}
+for (; j < n; j++) {{ {_RUN_STEP} }}
+lens[k - 1] = n - last;
+count[0] = k;""", "rk_runs_small")
 
 #: elements of a chunk of the host's ``nonzero`` (a few dozen chunks per 2**22 elements:
 #: enough to share them between threads, few enough that their counts cost nothing)
@@ -332,16 +349,22 @@ def _compact_host(mask: Array, x: "Array | None") -> Array:
         out = Array._empty((n + 1,), dtype, device)
         word, at = _thread_word(device)
         kernel(*ops, n, out, word, size=1, _work=n)
-        count = ctypes.c_int64.from_address(at).value
-        kept = out._view((count,), out._strides, out._offset)
-        unused = n + 1 - count
-        return copy_array(kept) if unused * out.itemsize > UNUSED_MOST and unused > count else kept
+        return _kept(out, ctypes.c_int64.from_address(at).value)
     kernel, ops, dtype = (_true_chunks, (), _int64) if x is None else (_select_chunks, (_flat(x),), x.dtype)
     args, off, total = _chunk_counts(m, kernel, ops, ops[0] if ops else None)
     out = Array._empty((total,), dtype, device)
     if total:
         kernel(*ops, *args, False, out, off, size=off.size - 1, _work=n)
     return out
+
+
+def _kept(out: Array, count: int) -> Array:
+    """The first ``count`` elements of the walk's result ``out``: a view, or a copy of its
+    own where the view would leave more than ``UNUSED_MOST`` bytes and more than half of
+    ``out`` unused."""
+    kept = out._view((count,), out._strides, out._offset)
+    unused = out.shape[0] - count
+    return copy_array(kept) if unused * out.itemsize > UNUSED_MOST and unused > count else kept
 
 
 def _chunk_counts(mask: Array, kernel, ops: tuple, stand_in: "Array | None") -> tuple:
@@ -540,9 +563,16 @@ def gpu_runs(x: Array, lengths: bool) -> tuple:
 def host_runs(x: Array, lengths: bool) -> tuple:
     """On the host: ``gpu_runs`` of the 1-D, C-contiguous, non-empty ``x`` (the first
     element of each run of equal neighbours; with ``lengths`` each run's length, else None):
-    each chunk's count of runs begun in it, their running sum (whose last element, read
-    back, sizes the results), then each chunk's runs; no mask, positions array or gather."""
+    under the threads' size one walk (``_runs_small``), else each chunk's count of runs
+    begun in it, their running sum (its last element the number of runs), then each
+    chunk's runs; no mask, positions array or gather."""
     n, C, device = x.shape[0], HOST_COMPACT_CHUNK, x.device
+    if n < device.runtime.parallel_threshold:
+        values, lens = Array._empty((n,), x.dtype, device), Array._empty((n + 1,), _int64, device)
+        word, at = _thread_word(device)
+        _runs_small(x, n, values, lens, word, size=1, _work=n)
+        runs = ctypes.c_int64.from_address(at).value
+        return _kept(values, runs), _kept(lens, runs) if lengths else None
     chunks = -(-n // C)
     off = Array._empty((chunks + 1,), _int64, device)
     _runs_count(x, n, C, off, size=chunks, _work=n)

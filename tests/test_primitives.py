@@ -187,8 +187,9 @@ def test_new_sizes_compile_nothing(device):
 
     run((3, 40))
     run((2, 3, 4))  # (an N-d gather adds int64 offsets: the one int64 ``add``, whatever the dtype)
-    # (the host's size classes -- ``x[m]``, ``x[m] = v`` and ``nonzero`` from 2**18 elements, takes of
-    # more than 16,384 indices -- compile their own kernels once per dtype:
+    # (the host's size classes -- ``x[m]``, ``x[m] = v``, ``nonzero`` and the runs of
+    # ``unique_*`` from 2**18 elements, takes of more than 16,384 indices -- compile their
+    # own kernels once per dtype:
     # docs/indexing.md)
     run((1, 270000))
     before = compiles()

@@ -70,17 +70,18 @@ def test_unique_long_arrays(device, dtype):
 @pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint8, np.complex64, np.bool_], ids=str)
 def test_unique_runs_across_chunks(device, dtype):
     """``unique_values`` / ``unique_counts`` of arrays of several of the host's chunks
-    (``HOST_COMPACT_CHUNK``; the GPU's tiles are smaller still): runs that cross a chunk's
-    end, a run longer than a chunk (chunks that begin no run), NaNs at the ends of chunks,
-    a last chunk of one element, a last chunk that is whole."""
+    (``HOST_COMPACT_CHUNK``, from the threads' size on; the GPU's tiles are smaller still):
+    runs that cross a chunk's end, a run longer than a chunk (chunks that begin no run),
+    NaNs at the ends of chunks, a last chunk of one element, a last chunk that is whole;
+    and shorter arrays, which the host walks in one item (one element, two, one run)."""
     from rocarray._advanced_indexing import HOST_COMPACT_CHUNK as C
     rng = np.random.default_rng(34)
-    n = 3 * C + 1
+    n = 4 * C + 1
     a = random_array((n,), dtype, rng, low=-50, high=50)
     a[C - 3:2 * C + 5] = a[C - 4]  # (one run from before the first chunk's end to past the second's)
     if np.dtype(dtype).kind == "f":
-        a[[0, C - 1, 3 * C - 1, 3 * C]] = np.nan
-    for b in (a, np.sort(a)[::-1].copy(), a[:C + 1], a[:2 * C]):
+        a[[0, C - 1, 4 * C - 1, 4 * C]] = np.nan
+    for b in (a, np.sort(a)[::-1].copy(), a[:4 * C], a[:C + 1], a[:1], a[:2], a[C:C + 9]):
         v, c = np.unique(b, return_counts=True, equal_nan=False)
         x = ra.asarray(b, device=device)
         r = ra.unique_counts(x)
