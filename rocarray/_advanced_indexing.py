@@ -40,7 +40,6 @@ from .targets.base import MAX_DIMS
 _int64 = np.dtype(np.int64)
 _int32 = np.dtype(np.int32)
 _uint64 = np.dtype(np.uint64)
-_uint8 = np.dtype(np.uint8)
 
 _index_step = ElementwiseKernel(
     "int64 acc, I idx, int64 n", "int64 out",
@@ -112,22 +111,6 @@ if (m.ndim == 1 && out.ndim == 1 && m.strides()[0] == 1 && out.strides()[0] == 8
 for (; j < n; j++) { out[k] = j; k += (long)m[j]; }
 count[0] = k;""", "rk_true_small")
 UNUSED_MOST = 1 << 20
-# ``x[m] = vals``: the mask's count first (written out), then, only where it is the
-# values' length ``nv``, each element takes the next value where the mask holds (a select,
-# not a branch), until the last value: ``vals[k]`` is read only while values are left
-_place_small = _heavy("raw T vals, raw bool m, int64 n, int64 nv", "raw T x, raw int64 count", """
-if (i != 0) return;
-long k = 0, j = 0;
-for (; j < n; j++) k += (long)m[j];
-count[0] = k;
-if (k != nv) return;
-k = 0;
-j = 0;
-if (x.ndim == 1 && m.ndim == 1 && vals.ndim == 1 && x.strides()[0] == sizeof(T) && m.strides()[0] == 1
-    && vals.strides()[0] == sizeof(T)) {
-    for (; k < nv; j++) { x[j] = m[j] ? vals[k] : x[j]; k += (long)m[j]; }
-}
-for (; k < nv; j++) { x[j] = m[j] ? vals[k] : x[j]; k += (long)m[j]; }""", "rk_place_small")
 
 # The host's longer masks (``x[m]``, ``nonzero``; from ``parallel_threshold`` elements):
 # one kernel each (values, positions) over chunks of ``C`` (``HOST_COMPACT_CHUNK``), an
@@ -144,20 +127,12 @@ for (; k < nv; j++) { x[j] = m[j] ? vals[k] : x[j]; k += (long)m[j]; }""", "rk_p
 # stores a word's bytes branch-free while eight or more true elements are left; any other
 # layout (and the mask's last bytes) takes the plain loops.  (The short masks' walk is a
 # kernel of its own: beside these modes its loop ran 1.3x slower.)
-def _mask_kernel(params: "str | None", out: str, runs: str, store, name: str) -> ElementwiseKernel:
-    """One of the host's mask kernels: ``store(j, bit)`` is the statement for element ``j``
-    and slot ``k`` (``bit``: whether the mask holds there), ``runs`` the test that its own
-    operands are 1-D runs."""
-    runs = f"m.ndim == 1 && w.ndim == 1 && m.strides()[0] == 1 && w.strides()[0] == 8 && {runs}"
-    unrolled = "".join(f"{store(f'j + {b}', f'((v >> {8 * b}) & 1ull) != 0ull')} k += (long)((v >> {8 * b}) & 1ull);\n"
-                       "            " for b in range(8))
-    return _heavy(", ".join(filter(None, (params, "raw uint8 m, raw uint64 w, int64 n, int64 C, bool count"))),
-                  f"{out}, raw int64 off", f"""
-long c = i;
-long j = c * C;
-if (count) {{
-    long end = j + C < n ? j + C : n;
-    long k = 0;
+def _mask_count(runs: str) -> str:
+    """The mask kernels' count of the true elements from ``j`` to ``end`` into ``k``: up to
+    255 of the mask's words ``w`` of 0/1 bytes added as integers (no byte's sum reaching
+    the next byte), then their bytes added up, where ``runs`` holds; the rest byte by
+    byte."""
+    return f"""
     if ({runs}) {{
         long a = j >> 3, b = end >> 3;
         while (a < b) {{
@@ -169,13 +144,17 @@ if (count) {{
         }}
         j = b << 3;
     }}
-    for (; j < end; j++) k += (long)m[j];
-    off[c + 1] = k;
-    if (c == 0) off[0] = 0;
-    return;
-}}
-long k = off[c];
-long e = off[c + 1];
+    for (; j < end; j++) k += (long)m[j];"""
+
+
+def _mask_writes(store, runs: str) -> str:
+    """The mask kernels' write loop, from element ``j`` and slot ``k`` up to slot ``e``:
+    ``store(j, bit)`` is the statement for element ``j`` and slot ``k`` (``bit``: whether
+    the mask holds there), ``runs`` the test that the operands are 1-D runs (then the
+    mask's words ``w`` are read, eight bytes at a time)."""
+    unrolled = "".join(f"{store(f'j + {b}', f'((v >> {8 * b}) & 1ull) != 0ull')} k += (long)((v >> {8 * b}) & 1ull);\n"
+                       "            " for b in range(8))
+    return f"""
 if ({runs}) {{
     while (e - k >= 8) {{
         unsigned long long v = w[j >> 3];
@@ -195,7 +174,26 @@ if ({runs}) {{
         }}
     }}
 }}
-for (; k < e; j++) {{ {store('j', 'm[j] != 0')} k += (long)m[j]; }}""", name)
+for (; k < e; j++) {{ {store('j', 'm[j] != 0')} k += (long)m[j]; }}"""
+
+
+def _mask_kernel(params: "str | None", out: str, runs: str, store, name: str) -> ElementwiseKernel:
+    """One of the host's chunk kernels: ``store`` and ``runs`` (the test that its own
+    operands are 1-D runs) as ``_mask_writes``'."""
+    runs = f"m.ndim == 1 && w.ndim == 1 && m.strides()[0] == 1 && w.strides()[0] == 8 && {runs}"
+    return _heavy(", ".join(filter(None, (params, "raw bool m, raw uint64 w, int64 n, int64 C, bool count"))),
+                  f"{out}, raw int64 off", f"""
+long c = i;
+long j = c * C;
+if (count) {{
+    long end = j + C < n ? j + C : n;
+    long k = 0;""" + _mask_count(runs) + f"""
+    off[c + 1] = k;
+    if (c == 0) off[0] = 0;
+    return;
+}}
+long k = off[c];
+long e = off[c + 1];""" + _mask_writes(store, runs), name)
 
 
 _select_chunks = _mask_kernel(
@@ -210,6 +208,20 @@ _place_chunks = _mask_kernel(
     "raw T vals", "raw T x",
     "x.ndim == 1 && vals.ndim == 1 && x.strides()[0] == sizeof(T) && vals.strides()[0] == sizeof(T)",
     lambda j, bit: f"x[{j}] = {bit} ? vals[k] : x[{j}];", "rk_place_chunks")
+# the host's short masks' ``x[m] = vals`` in one item: the mask's count first (written
+# out), then, only where it is the values' length ``nv``, the chunks' placing loop over the
+# whole mask (every element takes the next value where the mask holds: a select, not a
+# branch, until the last value)
+_PLACE_RUNS = ("m.ndim == 1 && w.ndim == 1 && x.ndim == 1 && vals.ndim == 1 && m.strides()[0] == 1 "
+               "&& w.strides()[0] == 8 && x.strides()[0] == sizeof(T) && vals.strides()[0] == sizeof(T)")
+_place_small = _heavy("raw T vals, raw bool m, raw uint64 w, int64 n, int64 nv", "raw T x, raw int64 count", """
+if (i != 0) return;
+long j = 0, end = n, k = 0;""" + _mask_count(_PLACE_RUNS) + """
+count[0] = k;
+if (k != nv) return;
+j = 0;
+k = 0;
+long e = nv;""" + _mask_writes(lambda j, bit: f"x[{j}] = {bit} ? vals[k] : x[{j}];", _PLACE_RUNS), "rk_place_small")
 
 # the host's runs of equal neighbours of a sorted 1-D array ``v`` (``host_runs``), chunks
 # of ``C`` elements as ``nonzero``'s: ``rk_runs_count`` writes the number of runs each chunk
@@ -373,16 +385,22 @@ def _chunk_counts(mask: Array, kernel, ops: tuple, stand_in: "Array | None") -> 
     total): the counting launch of the host's chunk ``kernel`` (``ops`` its operands before
     the mask's; ``stand_in`` an array of its output's dtype, which the counts do not write,
     None where that is int64) and the counts' running sum, on the host."""
-    m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
-    if not m.is_c_contiguous() or m._offset % 8:  # (words: 8-byte aligned)
-        m = contiguous(m) if not m.is_c_contiguous() else copy_array(m)
-    n, device, C = m.size, m.device, HOST_COMPACT_CHUNK
-    data = Array._new(m._buf, (n,), (1,), m._offset, _uint8)  # (bool bytes: 0 or 1)
-    words = Array._new(m._buf, (n // 8,), (8,), m._offset, _uint64)
+    data, words, n = _mask_words(mask)
+    device, C = mask.device, HOST_COMPACT_CHUNK
     chunks = -(-n // C)
     off = Array._empty((chunks + 1,), _int64, device)
     kernel(*ops, data, words, n, C, True, off if stand_in is None else stand_in, off, size=chunks, _work=n)
     return (data, words, n, C), off, _chunk_starts(off, chunks)
+
+
+def _mask_words(mask: Array) -> tuple:
+    """(``mask`` as a flat boolean array, its bytes -- 0 or 1 -- as 64-bit words, its size):
+    C-contiguous and 8-byte aligned, a copy where ``mask`` is not."""
+    m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
+    if not m.is_c_contiguous() or m._offset % 8:  # (words: 8-byte aligned)
+        m = contiguous(m) if not m.is_c_contiguous() else copy_array(m)
+    n = m.size
+    return m if m.ndim == 1 else m.reshape((-1,)), Array._new(m._buf, (n // 8,), (8,), m._offset, _uint64), n
 
 
 def _chunk_starts(off: Array, chunks: int) -> int:
@@ -617,11 +635,9 @@ def mask_assign(x: Array, mask: Array, value: Array) -> None:
         target = x if x.ndim == 1 else x.reshape((-1,))
         if x.size < x.device.runtime.parallel_threshold:
             value = _apart(value, x)
-            m = contiguous(mask if mask.dtype.kind == "b" else not_equal(mask, 0))
             word, at = _thread_word(x.device)
             nv = value.shape[0] if value.ndim == 1 else -1
-            _place_small(_flat(value), m if m.ndim == 1 else m.reshape((-1,)), x.size, nv, target, word, size=1,
-                         _work=x.size)
+            _place_small(_flat(value), *_mask_words(mask), nv, target, word, size=1, _work=x.size)
             _check_values(value, ctypes.c_int64.from_address(at).value)
             return
         args, off, count = _chunk_counts(mask, _place_chunks, (value,), value)

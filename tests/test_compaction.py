@@ -155,7 +155,7 @@ def test_host_chunk_kernels(words):
     mask, input and output (the plain loops), counts then writes, as NumPy."""
     rng = np.random.default_rng(11)
     n, C = 1000, 136  # (n a multiple of 8: the mask's words are its bytes)
-    mask = (rng.random(n) < 0.4).astype(np.uint8)
+    mask = rng.random(n) < 0.4
     vals = rng.standard_normal(n).astype(np.float32)
     chunks = -(-n // C)
     if words:
@@ -165,12 +165,12 @@ def test_host_chunk_kernels(words):
         w = ra.asarray(np.zeros(2 * (n // 8), np.uint64))[::2]
     total = int(mask.sum())
     for kernel, ops, want, dt in ((adv._true_chunks, (), np.flatnonzero(mask), ra.int64),
-                                  (adv._select_chunks, (x,), vals[mask.astype(bool)], ra.float32)):
+                                  (adv._select_chunks, (x,), vals[mask], ra.float32)):
         off = ra.full((chunks + 1,), -7, dtype=ra.int64)
         kernel(*ops, m, w, n, C, True, ra.empty((1,), dtype=dt), off, size=chunks, _work=n)
         counts = off.get()
         assert counts[0] == 0
-        np.testing.assert_array_equal(counts[1:], np.add.reduceat(mask, np.arange(0, n, C)))
+        np.testing.assert_array_equal(counts[1:], np.add.reduceat(mask.astype(np.int64), np.arange(0, n, C)))
         off = ra.asarray(np.cumsum(counts))
         out = ra.zeros((2 * total,), dtype=dt)
         kernel(*ops, m, w, n, C, False, out if words else out[::2], off, size=chunks, _work=n)
@@ -185,5 +185,5 @@ def test_host_chunk_kernels(words):
     v = ra.asarray(vals) if words else ra.asarray(np.repeat(vals, 2))[::2]
     adv._place_chunks(v, *kernel_args, False, y if words else y[::2], off, size=chunks, _work=n)
     want = dst.copy()
-    (want[:n] if words else want[::2])[mask.astype(bool)] = vals
+    (want[:n] if words else want[::2])[mask] = vals
     np.testing.assert_array_equal(y.get(), want)
