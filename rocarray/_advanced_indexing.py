@@ -380,7 +380,7 @@ def _kept(out: Array, count: int) -> Array:
 
 
 def _chunk_counts(mask: Array, kernel, ops: tuple, stand_in: "Array | None") -> tuple:
-    """((the mask's bytes, its words, n, the chunk size): the chunk ``kernel``'s arguments
+    """((the flat mask, its words, n, the chunk size): the chunk ``kernel``'s arguments
     after ``ops``, each chunk's first slot (int64, one more: its last the total), the
     total): the counting launch of the host's chunk ``kernel`` (``ops`` its operands before
     the mask's; ``stand_in`` an array of its output's dtype, which the counts do not write,
