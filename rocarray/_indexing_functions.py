@@ -180,7 +180,9 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
         search_sorted(contiguous(x1), contiguous(x2), side == "right", out)
         return out
     k = _search_complex if dt.kind == "c" else _search_real
-    m = out.size
-    k(contiguous(x1), reshape(contiguous(x2), (m,)), x1.shape[0], m, side == "right", reshape(out, (m,)),
-      size=-(-m // SEARCH_GROUP))
+    m, n = out.size, x1.shape[0]
+    x2 = contiguous(x2)
+    # (a search is about log2(n) dependent reads: the work that decides the host's threads)
+    k(contiguous(x1), x2 if x2.ndim == 1 else reshape(x2, (m,)), n, m, side == "right",
+      out if out.ndim == 1 else reshape(out, (m,)), size=-(-m // SEARCH_GROUP), _work=m * max(1, n.bit_length()))
     return out
