@@ -347,23 +347,30 @@ def _flat(x: Array) -> Array:
     return x if x.ndim == 1 else x.reshape((-1,))
 
 
+def _bool_mask(mask: Array, align: int = 1) -> Array:
+    """``mask`` as a C-contiguous boolean array whose first byte is ``align``-byte aligned
+    (``mask != 0`` for other dtypes; a copy where it is not so laid out)."""
+    m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
+    if not m.is_c_contiguous() or m._offset % align:
+        m = contiguous(m) if not m.is_c_contiguous() else copy_array(m)
+    return m
+
+
 def _compact_host(mask: Array, x: "Array | None") -> Array:
     """On the host: the elements of ``x`` (of ``mask``'s shape) where ``mask`` is non-zero,
     in C order, or with ``x`` None their flat positions (int64): a short mask walked once
     (``_select_small``, ``_true_small``), a longer one by its chunks' counts, then their
     writes (``_select_chunks``, ``_true_chunks``)."""
-    m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
-    n, device = m.size, m.device
+    n, device = mask.size, mask.device
     if n < device.runtime.parallel_threshold:
-        m = contiguous(m)
-        flat = (m if m.ndim == 1 else m.reshape((-1,)),)
+        flat = (_flat(_bool_mask(mask)),)
         kernel, ops, dtype = (_true_small, flat, _int64) if x is None else (_select_small, (_flat(x),) + flat, x.dtype)
         out = Array._empty((n + 1,), dtype, device)
         word, at = _thread_word(device)
         kernel(*ops, n, out, word, size=1, _work=n)
         return _kept(out, ctypes.c_int64.from_address(at).value)
     kernel, ops, dtype = (_true_chunks, (), _int64) if x is None else (_select_chunks, (_flat(x),), x.dtype)
-    args, off, total = _chunk_counts(m, kernel, ops, ops[0] if ops else None)
+    args, off, total = _chunk_counts(mask, kernel, ops, ops[0] if ops else None)
     out = Array._empty((total,), dtype, device)
     if total:
         kernel(*ops, *args, False, out, off, size=off.size - 1, _work=n)
@@ -396,9 +403,7 @@ def _chunk_counts(mask: Array, kernel, ops: tuple, stand_in: "Array | None") -> 
 def _mask_words(mask: Array) -> tuple:
     """(``mask`` as a flat boolean array, its bytes -- 0 or 1 -- as 64-bit words, its size):
     C-contiguous and 8-byte aligned, a copy where ``mask`` is not."""
-    m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
-    if not m.is_c_contiguous() or m._offset % 8:  # (words: 8-byte aligned)
-        m = contiguous(m) if not m.is_c_contiguous() else copy_array(m)
+    m = _bool_mask(mask, 8)
     n = m.size
     return m if m.ndim == 1 else m.reshape((-1,)), Array._new(m._buf, (n // 8,), (8,), m._offset, _uint64), n
 
@@ -443,9 +448,7 @@ def _gpu_counted(mask: Array, size: int) -> tuple:
     the address of each tile's first slot, the tiles, what the caller keeps alive until its
     launch is queued), the number of true elements): the count and scan entries run, their
     total read back."""
-    m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
-    if not m.is_c_contiguous() or m._offset % 4:  # (the kernels read the mask in 4-byte words)
-        m = contiguous(m) if not m.is_c_contiguous() else copy_array(m)
+    m = _bool_mask(mask, 4)  # (the kernels read the mask in 4-byte words)
     n = m.size
     device = m.device
     kernel = _compact_kernel(device, size)
@@ -623,34 +626,35 @@ def mask_assign(x: Array, mask: Array, value: Array) -> None:
     if value.size == 1 and value.ndim <= 1:
         _fill_where(mask if mask.dtype.kind == "b" else not_equal(mask, 0), value.reshape(()), x)
         return
-    # (C-contiguous arrays as ``x[m]``'s: on the host a short mask walked, a longer one by
-    # chunks; on a GPU the compaction's counts, then each tile's true elements placed;
-    # elsewhere the flat positions of the mask's true elements, ``nonzero``'s compaction,
-    # then a scatter of the values to them)
-    if x.device.kind != "cpu" and x.is_c_contiguous():
-        _gpu_place(mask, x, value)
-        return
-    host = x.device.kind == "cpu" and x.is_c_contiguous()
-    if host:
-        target = x if x.ndim == 1 else x.reshape((-1,))
-        if x.size < x.device.runtime.parallel_threshold:
-            value = _apart(value, x)
-            word, at = _thread_word(x.device)
-            nv = value.shape[0] if value.ndim == 1 else -1
-            _place_small(_flat(value), *_mask_words(mask), nv, target, word, size=1, _work=x.size)
-            _check_values(value, ctypes.c_int64.from_address(at).value)
-            return
-        args, off, count = _chunk_counts(mask, _place_chunks, (value,), value)
-    else:
+    if not x.is_c_contiguous():
+        # (a view: the flat positions of the mask's true elements, ``nonzero``'s
+        # compaction, then a scatter of the values to them)
         pos = flat_true(mask)
-        count = pos.shape[0]
+        _check_values(value, pos.shape[0])
+        if pos.shape[0]:
+            _scatter(pos, 0, _apart(value, x), 1, x)
+    elif x.device.kind != "cpu":
+        _gpu_place(mask, x, value)
+    else:
+        _host_place(mask, x, value)
+
+
+def _host_place(mask: Array, x: Array, value: Array) -> None:
+    """On the host, ``x[mask] = value`` for a C-contiguous ``x``, as ``x[m]``: a short mask
+    walked (``_place_small``: the count first, the values placed only where it is their
+    length), a longer one by its chunks' counts, then their places (``_place_chunks``)."""
+    target, n = _flat(x), x.size
+    if n < x.device.runtime.parallel_threshold:
+        word, at = _thread_word(x.device)
+        vals = _flat(_apart(value, x))
+        _place_small(vals, *_mask_words(mask), value.shape[0] if value.ndim == 1 else -1, target, word, size=1,
+                     _work=n)
+        _check_values(value, ctypes.c_int64.from_address(at).value)
+        return
+    args, off, count = _chunk_counts(mask, _place_chunks, (value,), value)
     _check_values(value, count)
     if count:
-        value = _apart(value, x)
-        if host:
-            _place_chunks(_flat(value), *args, False, target, off, size=off.size - 1, _work=x.size)
-        else:
-            _scatter(pos, 0, value, 1, x.reshape((-1,)) if x.is_c_contiguous() else x)
+        _place_chunks(_flat(_apart(value, x)), *args, False, target, off, size=off.size - 1, _work=n)
 
 
 def _check_values(value: Array, count: int) -> None:
