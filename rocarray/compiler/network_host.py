@@ -22,6 +22,12 @@ vector), in the form whose every comparator puts the smaller key first:
   of the block's other end), the half-cleaners across vectors (``j`` from ``k / 4`` down
   to ``W``: vector against vector, no shuffle), then those within each vector.
 
+Each block of ``register_block`` vectors (a row of fewer: the row) goes through every
+stage up to its own size as straight-line code on values held in registers, and so does
+the end of every longer size within each block (the half-cleaners of distances under a
+block, then those within each vector); only the mirror stages and the longer distances
+of the sizes above a block go through the buffer, a pair of vectors at a time.
+
 The keys go back to values in the buffer and out to the row.  Integer keys are equal only
 where the values are.  Float keys are also equal for ``-0.0`` and ``+0.0`` (whose order
 the comparisons do not keep) and for NaNs and the infinity they became: where a row holds
@@ -85,7 +91,7 @@ PARAMS = ("a", "out", "L", "desc", "scratch")
 #: network sorts and argsorts (``arg``) rows of each.
 KINDS = ("f4", "i4", "u4", "f8", "i8", "u8")
 #: Changes with the code the module is built from (part of its cache key).
-VERSION = 7
+VERSION = 8
 
 
 def record_bytes(size: int, arg: bool = False) -> int:
@@ -116,6 +122,14 @@ def packer() -> struct.Struct:
     return word_packer(len(PARAMS))
 
 
+def register_block(target) -> int:
+    """Records of ``VECTOR_BYTES`` the network sorts in registers at once: eight take a
+    quarter of AVX-512's registers; elsewhere four (half of AVX2's).  Sixteen measured
+    5% faster than eight on AVX-512 but doubled the module's compile time, which grows with
+    the straight-line code (benchmarks/results/2026-12-04-cpu-register-network/)."""
+    return 8 if "+avx512f" in target.features.split(",") else 4
+
+
 def build_network_module(module: ir.Module, target, entry: str, kind: str, arg: bool = False) -> None:
     """Add the entry ``entry`` sorting rows of keys of ``kind`` (``KINDS``; with ``arg``,
     the rows' stable ``argsort``) to ``module`` for the host ``target``."""
@@ -140,6 +154,7 @@ class _Network:
         self.K = (ir.FloatType() if self.size == 4 else ir.DoubleType()) if self.floats else self.I
         self.W = self.vector_bytes // self.size
         self.VT = ir.VectorType(self.K, self.W)
+        self.block = register_block(target)
         if not self.floats:
             name = f"v{self.W}i{8 * self.size}"
             pair = ir.FunctionType(self.VT, [self.VT, self.VT])
@@ -233,56 +248,118 @@ class _Network:
         body(loop.i)
         loop.close(b, b.add(loop.i, ir.Constant(I64, 1)))
 
-    def network(self, b, vectors) -> None:
-        """Sort the buffer's ``vectors`` vectors (a power of two)."""
-        W = self.W
+    def log2(self, b, v):
+        """log2 of the power of two ``v``."""
+        return b.sub(ir.Constant(I64, 63), b.call(self.ctlz, [v, ir.Constant(I1, 0)]))
+
+    # -- the network in registers: a block of vectors as SSA values ----------------------
+
+    def mirror_pair(self, b, x, y):
+        """The mirror stage's comparators between the records ``x`` and ``y`` (lane ``l`` of
+        ``x`` against lane ``W - 1 - l`` of ``y``): the smaller keys to ``x``."""
+        reverse = [self.W - 1 - l for l in range(self.W)]
+        lo, hi = self.lo_hi(b, x, self.shuffle(b, y, reverse))
+        return lo, self.shuffle(b, hi, reverse)
+
+    def merge_block(self, b, xs, d) -> list:
+        """The half-cleaners of a level within the records ``xs`` (a block of a power of two):
+        across records at distances ``d`` .. 1, then within each record."""
+        xs = list(xs)
+        while d >= 1:
+            for g in range(0, len(xs), 2 * d):
+                for r in range(g, g + d):
+                    xs[r], xs[r + d] = self.lo_hi(b, xs[r], xs[r + d])
+            d //= 2
+        return [self.within(b, x, 2 * self.W) for x in xs]
+
+    def sort_block(self, b, xs) -> list:
+        """The whole network on the records ``xs`` (a power of two of them), in registers:
+        each record alone, then every level up to ``len(xs)`` records."""
+        xs = list(xs)
+        k = 2
+        while k <= self.W:
+            xs = [self.within(b, x, k) for x in xs]
+            k *= 2
+        kv = 2
+        while kv <= len(xs):
+            for g in range(0, len(xs), kv):
+                for r in range(kv // 2):
+                    xs[g + r], xs[g + kv - 1 - r] = self.mirror_pair(b, xs[g + r], xs[g + kv - 1 - r])
+            xs = self.merge_block(b, xs, kv // 4)
+            kv *= 2
+        return xs
+
+    def in_registers(self, b, first, count, body) -> None:
+        """Load the ``count`` records from record ``first``, replace them by ``body(xs)``
+        and store them back."""
         c = lambda v: ir.Constant(I64, v)  # noqa: E731
+        xs = [self.load_vec(b, b.add(first, c(i))) for i in range(count)]
+        for i, x in enumerate(body(xs)):
+            self.store_vec(b, x, b.add(first, c(i)))
 
-        def each_vector(q):
-            x, k = self.load_vec(b, q), 2
-            while k <= W:
-                x = self.within(b, x, k)
-                k *= 2
-            self.store_vec(b, x, q)
+    # -- the network ---------------------------------------------------------------------
 
-        self.pairs(b, vectors, each_vector, "net.vectors")
-        reverse = [W - 1 - l for l in range(W)]
-        # the sizes above a vector: a run-time loop over ``kv`` (the size in vectors)
-        level = CountedLoop(b, c(2), b.add(vectors, c(1)), "net.level")
+    def network(self, b, vectors) -> None:
+        """Sort the buffer's ``vectors`` vectors (a power of two).  Each block of ``block``
+        vectors is sorted in registers, as is the end of every level within each block (the
+        half-cleaners of distances under a block, and those within a vector): only a
+        level's mirror stage and its longer distances go through the buffer, one pair of
+        vectors at a time.  Rows of fewer vectors are sorted in registers whole, by one
+        straight-line body for each power of two."""
+        B = self.block
+        c = lambda v: ir.Constant(I64, v)  # noqa: E731
+        fn = b.function
+        done = fn.append_basic_block("net.done")
+        blocks_bb = fn.append_basic_block("net.blocks")
+        small = [1 << i for i in range(B.bit_length() - 1)]
+        switch = b.switch(vectors, blocks_bb)
+        for v in small:
+            case = fn.append_basic_block(f"net.small{v}")
+            switch.add_case(c(v), case)
+            b.position_at_end(case)
+            self.in_registers(b, c(0), v, lambda xs: self.sort_block(b, xs))
+            b.branch(done)
+        b.position_at_end(blocks_bb)
+        log_b = B.bit_length() - 1
+        blocks = b.lshr(vectors, c(log_b))
+
+        def each_block(merge):
+            return lambda q: self.in_registers(b, b.shl(q, c(log_b)), B, merge)
+
+        self.pairs(b, blocks, each_block(lambda xs: self.sort_block(b, xs)), "net.sort")
+        # the levels above a block: a run-time loop over ``kv`` (the size in vectors)
+        level = CountedLoop(b, c(2 * B), b.add(vectors, c(1)), "net.level")
         kv = level.i
-        half = b.lshr(kv, c(1))
+        log_kv = self.log2(b, kv)
+        log_half = b.sub(log_kv, c(1))
 
         def mirror(q):
-            lo_v = b.add(b.mul(b.udiv(q, half), kv), b.urem(q, half))
-            hi_v = b.sub(b.add(b.sub(lo_v, b.urem(q, half)), kv), b.add(b.urem(q, half), c(1)))
-            x, y = self.load_vec(b, lo_v), self.shuffle(b, self.load_vec(b, hi_v), reverse)
-            lo, hi = self.lo_hi(b, x, y)
+            r = b.and_(q, b.sub(b.lshr(kv, c(1)), c(1)))
+            group = b.shl(b.lshr(q, log_half), log_kv)
+            lo_v, hi_v = b.add(group, r), b.sub(b.add(group, b.sub(kv, c(1))), r)
+            lo, hi = self.mirror_pair(b, self.load_vec(b, lo_v), self.load_vec(b, hi_v))
             self.store_vec(b, lo, lo_v)
-            self.store_vec(b, self.shuffle(b, hi, reverse), hi_v)
+            self.store_vec(b, hi, hi_v)
 
         self.pairs(b, b.lshr(vectors, c(1)), mirror, "net.mirror")
-        # half-cleaners across vectors: distance ``d`` vectors, from kv / 4 down to 1 (as many
-        # as log2(kv) - 1)
-        log2 = b.sub(c(63), b.call(self.ctlz, [kv, ir.Constant(I1, 0)]))
-        d_loop = CountedLoop(b, c(0), b.sub(log2, c(1)), "net.cross")
-        d = b.lshr(b.lshr(kv, c(2)), d_loop.i)
+        # half-cleaners across blocks: distance ``kv / 4`` down to ``B`` vectors
+        d_loop = CountedLoop(b, c(0), b.sub(log_kv, c(log_b + 1)), "net.cross")
+        log_d = b.sub(b.sub(log_kv, c(2)), d_loop.i)
+        d = b.shl(c(1), log_d)
 
         def cross(q):
-            lo_v = b.add(b.mul(b.udiv(q, d), b.shl(d, c(1))), b.urem(q, d))
+            lo_v = b.add(b.shl(b.lshr(q, log_d), b.add(log_d, c(1))), b.and_(q, b.sub(d, c(1))))
             hi_v = b.add(lo_v, d)
-            x, y = self.load_vec(b, lo_v), self.load_vec(b, hi_v)
-            lo, hi = self.lo_hi(b, x, y)
+            lo, hi = self.lo_hi(b, self.load_vec(b, lo_v), self.load_vec(b, hi_v))
             self.store_vec(b, lo, lo_v)
             self.store_vec(b, hi, hi_v)
 
         self.pairs(b, b.lshr(vectors, c(1)), cross, "net.pairs")
         d_loop.close(b, b.add(d_loop.i, c(1)))
-
-        def each_within(q):
-            self.store_vec(b, self.within(b, self.load_vec(b, q), 2 * W), q)
-
-        self.pairs(b, vectors, each_within, "net.within")
+        self.pairs(b, blocks, each_block(lambda xs: self.merge_block(b, xs, B // 2)), "net.merge")
         level.close(b, b.shl(kv, c(1)))
+        b.branch(done)
+        b.position_at_end(done)
 
     # -- the entry -----------------------------------------------------------------------
 
@@ -346,11 +423,21 @@ class _Network:
         read.close(b, b.add(read.i, c(1)))
         self.pad(b, L, P)
         self.network(b, vectors)
+        nans, zeros, negatives = (b.load(t, typ=I64) for t in tallies)
+        special = b.icmp_unsigned("!=", b.or_(nans, zeros), c(0))
+        fix_bb, plain_bb, done_bb = (b.function.append_basic_block(n) for n in ("row.fix", "row.plain", "row.done"))
+        b.cbranch(special, fix_bb, plain_bb)
+        # a row of neither: its values straight out
+        b.position_at_end(plain_bb)
+        out = CountedLoop(b, c(0), L, "row.out")
+        b.store(self.value(b, b.load(self.elem(b, self.buf, out.i), typ=self.K), desc), self.elem(b, dst, out.i))
+        out.close(b, b.add(out.i, c(1)))
+        b.branch(done_bb)
+        b.position_at_end(fix_bb)
         back = CountedLoop(b, c(0), L, "row.values")
         at = self.elem(b, self.buf, back.i)
         b.store(self.value(b, b.load(at, typ=self.K), desc), at)
         back.close(b, b.add(back.i, c(1)))
-        nans, zeros, negatives = (b.load(t, typ=I64) for t in tallies)
         # zeros and NaNs over their runs in input order (stable: -0.0 and +0.0 are equal,
         # NaNs keep their bits); ascending: negatives, zeros, positives, NaNs; descending:
         # NaNs, positives, zeros, negatives (the NaNs' run holds infinities until then)
@@ -358,10 +445,6 @@ class _Network:
         zero_at, nan_at = entry_slot(b, I64), entry_slot(b, I64)
         b.store(b.select(desc, b.add(nans, positives), negatives), zero_at)
         b.store(b.select(desc, c(0), b.sub(L, nans)), nan_at)
-        special = b.icmp_unsigned("!=", b.or_(nans, zeros), c(0))
-        fix_bb, done_bb = (b.function.append_basic_block(n) for n in ("row.fix", "row.fixed"))
-        b.cbranch(special, fix_bb, done_bb)
-        b.position_at_end(fix_bb)
         fix = CountedLoop(b, c(0), L, "row.runs")
         bits = b.load(self.elem(b, src, fix.i), typ=self.I)
         is_nan, is_zero, _ = self.classes(b, bits)
@@ -375,11 +458,11 @@ class _Network:
             b.branch(next_bb)
             b.position_at_end(next_bb)
         fix.close(b, b.add(fix.i, c(1)))
-        b.branch(done_bb)
-        b.position_at_end(done_bb)
         out = CountedLoop(b, c(0), L, "row.write")
         b.store(b.load(self.elem(b, self.buf, out.i), typ=self.I), self.elem(b, dst, out.i))
         out.close(b, b.add(out.i, c(1)))
+        b.branch(done_bb)
+        b.position_at_end(done_bb)
 
     def pad(self, b, L, P) -> None:
         """The buffer's places ``L .. P`` set to the largest key."""
