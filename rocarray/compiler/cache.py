@@ -40,6 +40,7 @@ import time
 from typing import Callable
 
 from .. import _settings
+from ..runtime.llvm import yield_to_foreground
 from ..targets.base import lend_store
 from .diskcache import DiskCache
 
@@ -299,6 +300,7 @@ class _Background:
             return self._idle.wait_for(lambda: self._pending == 0, timeout)
 
     def _run(self) -> None:
+        yield_to_foreground()
         while True:
             item = self._queue.get()
             if item is None or self._stopping:

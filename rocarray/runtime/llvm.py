@@ -8,11 +8,66 @@ process whose kernels all come from the disk cache never loads LLVM.
 from __future__ import annotations
 
 import threading
+import time
+from contextlib import contextmanager
 
 #: Held around every use of LLVM objects through llvmlite's binding (parse, optimise,
 #: emit, JIT loading): they share LLVM's global context, which is not thread safe.
 #: Re-entrant, so a target's compile may call helpers that take it again.
 LLVM_LOCK = threading.RLock()
+
+#: Foreground threads blocked in ``llvm_step`` for ``LLVM_LOCK``, and when the last one
+#: finished a step (time.perf_counter()): the yielding thread waits for both.
+_foreground = {"waiting": 0, "last": 0.0}
+_turns = threading.Condition()
+_yielding = threading.local()
+#: Seconds after a foreground step before a yielding thread takes its next step.
+YIELD_QUIET_SECONDS = 0.01
+
+
+def yield_to_foreground() -> None:
+    """Mark this thread (the background compile worker) as one whose ``llvm_step``s go
+    after every foreground thread's: it takes ``LLVM_LOCK`` only when none waits for it
+    and none has taken a step in the last ``YIELD_QUIET_SECONDS``."""
+    _yielding.on = True
+
+
+@contextmanager
+def llvm_step():
+    """``LLVM_LOCK`` held for one step of a compile (parse and optimise, or emit), with
+    the foreground first.  llvmlite serialises all of LLVM (one lock around every call), so
+    a tier-up compile in the background holds up any first call that needs a compile of
+    its own until it ends; split into steps, it holds one up for one step at most."""
+    if LLVM_LOCK._is_owned():
+        # (held around several steps: taken again at once; a yielding thread waiting here
+        # would hold up the foreground it waits for)
+        with LLVM_LOCK:
+            yield
+        return
+    if getattr(_yielding, "on", False):
+        with _turns:
+            while True:
+                quiet = YIELD_QUIET_SECONDS - (time.perf_counter() - _foreground["last"])
+                if _foreground["waiting"] == 0 and quiet <= 0:
+                    break
+                _turns.wait(max(quiet, YIELD_QUIET_SECONDS / 2))
+        with LLVM_LOCK:
+            yield
+        return
+    with _turns:
+        _foreground["waiting"] += 1
+    try:
+        LLVM_LOCK.acquire()
+    finally:
+        with _turns:
+            _foreground["waiting"] -= 1
+    try:
+        yield
+    finally:
+        LLVM_LOCK.release()
+        with _turns:
+            _foreground["last"] = time.perf_counter()
+            _turns.notify_all()
 
 
 class ToolchainError(RuntimeError):

@@ -49,6 +49,7 @@ from .base import (
     gpu_optimised_module,
     gpu_target_machine,
     llvm_binding,
+    llvm_step,
     parse_module,
     redirect_math_intrinsics,
     unresolved_functions,
@@ -703,7 +704,7 @@ class AMDGPUTarget(Target):
         hand over a module of their own (``optimised_module`` parses a new one each
         time), so none is cloned first (a clone is a visible part of a quick-tier compile)."""
         tm = self.target_machine
-        with LLVM_LOCK:
+        with llvm_step():
             return tm.emit_assembly(mod) if assembly else tm.emit_object(mod)
 
     def emit_assembly(self, module: ir.Module | str) -> str:

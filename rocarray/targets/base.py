@@ -23,7 +23,7 @@ from llvmlite import ir
 from .. import _settings
 from .facts import CompileConfig, Fact, Setting, TargetFacts
 # (LLVM_LOCK, ToolchainError and llvm_binding are also every target's: used from here)
-from ..runtime.llvm import LLVM_LOCK, ToolchainError, llvm_binding
+from ..runtime.llvm import LLVM_LOCK, ToolchainError, llvm_binding, llvm_step
 
 #: Version of rocarray's code generator.  Bump it whenever generated code changes in a way
 #: that makes old disk-cache entries wrong; it is part of every cache key.
@@ -566,7 +566,7 @@ def gpu_optimised_module(target, text: str, convention: str, link_libraries, ign
     kernels = kernel_names(text, convention)
     if not kernels:
         raise ValueError(f"{name}.compile: the module defines no {convention} function")
-    with LLVM_LOCK:  # (also for callers outside the compile cache: tests, the CLI)
+    with llvm_step():  # (also for callers outside the compile cache: tests, the CLI)
         tm = target.target_machine
         mod = parse_module(text, target)
         mod.link_in(llvm_binding().parse_assembly(target._control_ir()))

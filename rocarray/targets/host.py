@@ -39,6 +39,7 @@ from llvmlite import ir
 
 from .. import _settings
 from ..runtime import hostload
+from ..runtime.llvm import llvm_step
 from . import hostrt
 from .base import (
     LLVM_LOCK,
@@ -313,8 +314,9 @@ class HostTarget(Target):
         ``hostload.object_file`` gives the object back)."""
         _init_llvm()
         tm = self._machine(self.codegen_level)
-        with LLVM_LOCK:
+        with llvm_step():
             mod, parse_ms, opt_ms = self._optimised_module(module)
+        with llvm_step():
             t = time.perf_counter()
             obj = tm.emit_object(mod)
             emit_ms = (time.perf_counter() - t) * 1e3

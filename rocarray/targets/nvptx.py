@@ -28,7 +28,6 @@ from .. import _settings
 from .codeobject import EM_CUDA, check_elf
 from .base import (
     EXACT_INTRINSICS,
-    LLVM_LOCK,
     MATH_FUNCTIONS,
     BitcodeLibrary,
     Target,
@@ -40,6 +39,7 @@ from .base import (
     gpu_optimised_module,
     gpu_target_machine,
     llvm_binding,
+    llvm_step,
     unresolved_functions,
 )
 from .facts import CompileConfig, Setting, TargetFacts
@@ -484,8 +484,9 @@ class NVPTXTarget(Target):
 
     def emit_ptx(self, module: ir.Module | str) -> str:
         """PTX text of ``module`` with libdevice linked and optimised (``--emit ptx``)."""
-        with LLVM_LOCK:
-            return self.target_machine.emit_assembly(self.optimised_module(module))
+        mod = self.optimised_module(module)
+        with llvm_step():
+            return self.target_machine.emit_assembly(mod)
 
     def emit_assembly(self, module: ir.Module | str) -> str:
         """The target's assembly, which for NVPTX is the PTX (``--emit asm``)."""
