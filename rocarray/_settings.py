@@ -187,6 +187,10 @@ TIERED = _declare(
     "1: a new signature's first calls run quick-tier code, recompiled with the full "
     "pipeline in the background once hot; 0: every kernel compiled by the full tier at "
     "once (default 1; read when a target is made)")
+COMPILE_PROCESS = _declare(
+    "ROCARRAY_COMPILE_PROCESS", _flag, True, _FLAG,
+    "1: the background tier-ups are compiled by a second process, beside the first calls' "
+    "compiles; 0: on a thread of this process, taking turns with them (default 1)")
 INTERPRETER = _declare(
     "ROCARRAY_INTERPRETER", _choice("on", "off", "gpu", aliases={**dict.fromkeys(_TRUE, "on"),
                                                                   **dict.fromkeys(_FALSE, "off")}),

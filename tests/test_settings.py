@@ -88,6 +88,7 @@ BAD = [
     ("ROCARRAY_CACHE_MAX_BYTES", "1.5G", "not a number of bytes", "number of bytes"),
     ("ROCARRAY_CACHE_MAX_BYTES", "10X", "not a number of bytes", "number of bytes"),
     ("ROCARRAY_TIERED", "maybe", "not a yes/no value", "1 (on) or 0 (off)"),
+    ("ROCARRAY_COMPILE_PROCESS", "sometimes", "not a yes/no value", "1 (on) or 0 (off)"),
     ("ROCARRAY_DISK_CACHE", "2", "not a yes/no value", "1 (on) or 0 (off)"),
     ("ROCARRAY_VERIFY_IR", "yes please", "not a yes/no value", "1 (on) or 0 (off)"),
     ("ROCARRAY_INTERPRETER", "cpu", "not one of the choices", "gpu"),

@@ -1,0 +1,169 @@
+"""A second process that compiles the background worker's tier-ups, beside the first calls.
+
+llvmlite serialises every LLVM call of a process (one lock around its whole C API), so a
+tier-up compiled on the background thread makes a first call that needs a compile of its
+own wait for the tier-up's step in hand (``runtime.llvm.llvm_step``), and leaves a core
+idle meanwhile.  A child process has an LLVM of its own: the worker thread still builds
+the IR (Python), then sends the text and the target's facts and configuration; the child
+compiles it with the same target and sends the bytes back.  The parent's compile cache
+checks and stores them as it does its own.
+
+The child starts at the first tier-up and ends when its pipe closes (this process exits or
+``close``).  Whatever goes wrong -- the child cannot start, dies, answers garbage, or its
+compile raises -- ``compile`` returns None and the caller compiles in this process, which
+raises the real error if there is one; after ``MAX_FAILURES`` broken children no other is
+started.  ``ROCARRAY_COMPILE_PROCESS=0`` keeps every compile in this process.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pickle
+import struct
+import subprocess
+import sys
+import threading
+
+from .. import _settings
+
+#: Children that died or broke the protocol before this process stops starting them.
+MAX_FAILURES = 3
+
+_HEADER = struct.Struct("<Q")
+_lock = threading.Lock()
+_child: "subprocess.Popen | None" = None
+_stats = {"compiled": 0, "errors": 0, "failures": 0, "started": 0}
+
+
+def compile(target, text: str) -> "bytes | None":  # noqa: A001  (the target's verb)
+    """``target.compile(text)``'s bytes, made by the child process; None where this process
+    should compile it instead (the child is off, broken, or its compile raised)."""
+    global _child
+    if not _settings.COMPILE_PROCESS.get():
+        return None
+    cls = type(target)
+    request = (cls.__module__, cls.__qualname__, target.facts, target.config, text)
+    with _lock:
+        if _stats["failures"] >= MAX_FAILURES:
+            return None
+        try:
+            if _child is None or _child.poll() is not None:
+                _child = _start()
+            _send(_child.stdin, request)
+            status, data, timings = _receive(_child.stdout)
+        except (OSError, EOFError, ValueError, pickle.PickleError):
+            _stats["failures"] += 1
+            _stop_child()
+            return None
+        if status != "ok":
+            _stats["errors"] += 1
+            return None
+        _stats["compiled"] += 1
+    if timings is not None:
+        target.last_timings = timings
+    return data
+
+
+def stats() -> dict:
+    """Compiles the child made, its compiles that raised, children that broke, children
+    started; ``pid``: the running child's, or None."""
+    with _lock:
+        out = dict(_stats)
+        out["pid"] = _child.pid if _child is not None and _child.poll() is None else None
+    return out
+
+
+def close() -> None:
+    """End the child (it exits when its pipe closes); a later ``compile`` starts another."""
+    with _lock:
+        _stop_child()
+
+
+def _forget_child() -> None:
+    # A forked process must not talk to its parent's child over the parent's pipes: it
+    # starts its own if it needs one.  The parent's stays referenced (never waited for or
+    # collected here) and the lock is new (the fork may have come while a thread held it).
+    global _child, _lock
+    if _child is not None:
+        _inherited.append(_child)
+    _child, _lock = None, threading.Lock()
+
+
+_inherited: list = []
+os.register_at_fork(after_in_child=_forget_child)
+
+
+def _start() -> subprocess.Popen:
+    # the same rocarray as this process's, wherever it was imported from
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    code = "import sys; sys.path.insert(0, sys.argv[1]); from rocarray.compiler.compile_process import serve; serve()"
+    child = subprocess.Popen([sys.executable, "-c", code, root], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL)
+    _stats["started"] += 1
+    return child
+
+
+def _stop_child() -> None:
+    global _child
+    child, _child = _child, None
+    if child is None:
+        return
+    try:
+        child.stdin.close()
+        child.wait(timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        child.kill()
+        child.wait()
+    child.stdout.close()
+
+
+def _send(stream, obj) -> None:
+    payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_HEADER.pack(len(payload)))
+    stream.write(payload)
+    stream.flush()
+
+
+def _read(stream):
+    """The next object on ``stream``; EOFError where it ends first."""
+    header = stream.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        raise EOFError("the compile process's pipe closed")
+    (size,) = _HEADER.unpack(header)
+    payload = stream.read(size)
+    if len(payload) < size:
+        raise EOFError("the compile process's pipe closed")
+    return pickle.loads(payload)
+
+
+def _receive(stream):
+    reply = _read(stream)
+    if not (isinstance(reply, tuple) and len(reply) == 3):
+        raise ValueError(f"the compile process answered {type(reply).__name__}, not its reply")
+    return reply
+
+
+def serve() -> None:
+    """The child's loop: compile each request, answer ``("ok", bytes, timings)`` or
+    ``("error", message, None)``; return when the pipe closes."""
+    requests, replies = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # (nothing printed may land in the replies' stream)
+    targets: dict = {}
+    while True:
+        try:
+            module, name, facts, config, text = _read(requests)
+        except EOFError:
+            return
+        try:
+            key = (module, name, facts, config)
+            target = targets.get(key)
+            if target is None:
+                target = object.__new__(getattr(importlib.import_module(module), name))
+                target._start(facts, config)
+                targets[key] = target
+            reply = ("ok", bytes(target.compile(text)), getattr(target, "last_timings", None))
+        except Exception as exc:  # (the parent compiles it again and raises the real error)
+            reply = ("error", f"{type(exc).__name__}: {exc}", None)
+        _send(replies, reply)
+

@@ -1,0 +1,133 @@
+"""The compile process (rocarray/compiler/compile_process.py): a child compiles the
+background tier-ups to the bytes this process would make; whatever goes wrong there, the
+compile is made here."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from llvmlite import ir
+
+import rocarray as ra
+from rocarray.compiler import compile_process, network_host
+from rocarray.compiler.cache import drain_background
+from rocarray.targets import target_for
+from rocarray.targets.host import host_config
+
+
+@pytest.fixture
+def fresh_child():
+    """A child of its own for the test, and the process's counters back afterwards."""
+    drain_background()
+    compile_process.close()
+    saved = dict(compile_process._stats)
+    yield
+    compile_process.close()
+    compile_process._stats.update(saved)
+
+
+def _module():
+    t = target_for("host").configured(host_config(2))
+    m = ir.Module("net")
+    m.triple, m.data_layout = t.triple, t.data_layout
+    network_host.build_network_module(m, t, "entry", "i4", False)
+    return t, str(m)
+
+
+def test_the_child_compiles_what_this_process_would(fresh_child):
+    t, text = _module()
+    before = compile_process.stats()
+    made = compile_process.compile(t, text)
+    assert made == bytes(t.compile(text))
+    after = compile_process.stats()
+    assert after["compiled"] == before["compiled"] + 1 and after["pid"] not in (None, os.getpid())
+    assert set(t.last_timings) == {"parse_ms", "optimise_ms", "emit_ms"}
+
+
+def test_a_compile_that_raises_there_is_made_here(fresh_child):
+    t, text = _module()
+    assert compile_process.compile(t, text) is not None
+    pid = compile_process.stats()["pid"]
+    errors = compile_process.stats()["errors"]
+    assert compile_process.compile(t, "define i32 @broken( {") is None
+    assert compile_process.stats()["errors"] == errors + 1
+    assert compile_process.stats()["pid"] == pid  # (the child goes on)
+    with pytest.raises(RuntimeError):
+        t.compile("define i32 @broken( {")
+
+
+def test_a_dead_child_is_replaced(fresh_child):
+    t, text = _module()
+    assert compile_process.compile(t, text) is not None
+    stats = compile_process.stats()
+    os.kill(stats["pid"], signal.SIGKILL)
+    compile_process._child.wait(10)
+    assert compile_process.compile(t, text) == bytes(t.compile(text))
+    after = compile_process.stats()
+    assert after["started"] == stats["started"] + 1 and after["pid"] != stats["pid"]
+
+
+def test_broken_children_stop_being_started(fresh_child, monkeypatch):
+    t, text = _module()
+    compile_process._stats["failures"] = 0
+    started = []
+
+    def broken():
+        started.append(1)
+        return subprocess.Popen([sys.executable, "-c", "import sys; sys.stdout.write('junk')"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+    monkeypatch.setattr(compile_process, "_start", broken)
+    for _ in range(compile_process.MAX_FAILURES + 2):
+        assert compile_process.compile(t, text) is None
+    assert len(started) == compile_process.MAX_FAILURES
+    assert compile_process.stats()["failures"] == compile_process.MAX_FAILURES
+
+
+def test_the_setting_keeps_compiles_here(fresh_child, monkeypatch):
+    t, text = _module()
+    monkeypatch.setenv("ROCARRAY_COMPILE_PROCESS", "0")
+    started = compile_process.stats()["started"]
+    assert compile_process.compile(t, text) is None
+    assert compile_process.stats()["started"] == started
+    assert compile_process.stats()["pid"] is None
+
+
+def test_tier_ups_are_compiled_by_the_child(fresh_child):
+    # a kernel no cache holds (its body names this run), launched until it tiers up
+    k = float(time.time_ns() % 1_000_003)
+    kernel = ra.ElementwiseKernel("T x", "T y", f"y = x * {k!r} + 1", f"tier_up_{int(k)}")
+    a = np.random.default_rng(0).standard_normal(1 << 16).astype(np.float32)
+    x = ra.asarray(a, device="cpu")
+    before = compile_process.stats()["compiled"]
+    for _ in range(40):
+        y = kernel(x)
+    drain_background()
+    assert compile_process.stats()["compiled"] > before
+    np.testing.assert_allclose(ra.asnumpy(kernel(x)), a * np.float32(k) + 1, rtol=1e-6)
+    np.testing.assert_allclose(ra.asnumpy(y), a * np.float32(k) + 1, rtol=1e-6)
+
+
+def test_a_forked_process_starts_a_child_of_its_own(fresh_child):
+    t, text = _module()
+    assert compile_process.compile(t, text) is not None
+    parent_child = compile_process.stats()["pid"]
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # (the forked process: report its child's pid and whether the bytes match)
+        try:
+            ok = compile_process.compile(t, text) == bytes(t.compile(text))
+            os.write(write, f"{compile_process.stats()['pid']} {ok}".encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    answer = os.read(read, 100).decode().split()
+    os.waitpid(pid, 0)
+    os.close(read)
+    assert answer[1] == "True" and int(answer[0]) not in (parent_child, 0)
+    assert compile_process.stats()["pid"] == parent_child
+    assert compile_process.compile(t, text) is not None  # (the parent's child still answers)
