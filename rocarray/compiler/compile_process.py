@@ -8,8 +8,9 @@ the IR (Python), then sends the text and the target's facts and configuration; t
 compiles it with the same target and sends the bytes back.  The parent's compile cache
 checks and stores them as it does its own.
 
-The child starts at the first tier-up and ends when its pipe closes (this process exits or
-``close``).  Whatever goes wrong -- the child cannot start, dies, answers garbage, or its
+The child starts at the first tier-up, with this process's interpreter and import path
+(none where ``sys.executable`` is no Python interpreter: a program that embeds Python may
+name itself there), and ends when its pipe closes (this process exits or ``close``).  Whatever goes wrong -- the child cannot start, dies, answers garbage, or its
 compile raises -- ``compile`` returns None and the caller compiles in this process, which
 raises the real error if there is one; after ``MAX_FAILURES`` broken children no other is
 started.  ``ROCARRAY_COMPILE_PROCESS=0`` keeps every compile in this process.
@@ -18,8 +19,10 @@ started.  ``ROCARRAY_COMPILE_PROCESS=0`` keeps every compile in this process.
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import pickle
+import re
 import struct
 import subprocess
 import sys
@@ -31,6 +34,8 @@ from .. import _settings
 MAX_FAILURES = 3
 
 _HEADER = struct.Struct("<Q")
+#: What an interpreter's file is called: python, python3.12, pypy3, python.exe ...
+_PYTHON = re.compile(r"^(python|pypy)[\d.]*(\.exe)?$", re.IGNORECASE)
 _lock = threading.Lock()
 _child: "subprocess.Popen | None" = None
 _stats = {"compiled": 0, "errors": 0, "failures": 0, "started": 0}
@@ -52,7 +57,7 @@ def compile(target, text: str) -> "bytes | None":  # noqa: A001  (the target's v
                 _child = _start()
             _send(_child.stdin, request)
             status, data, timings = _receive(_child.stdout)
-        except (OSError, EOFError, ValueError, pickle.PickleError):
+        except Exception:  # (it cannot start, died, or answered what is no reply)
             _stats["failures"] += 1
             _stop_child()
             return None
@@ -95,11 +100,16 @@ os.register_at_fork(after_in_child=_forget_child)
 
 
 def _start() -> subprocess.Popen:
-    # the same rocarray as this process's, wherever it was imported from
+    # Only a Python interpreter is started: a program that embeds Python may have itself
+    # as sys.executable.
+    if not _PYTHON.match(os.path.basename(sys.executable or "")):
+        raise OSError(f"sys.executable {sys.executable!r} is not a Python interpreter")
+    # the same rocarray as this process's, and its import path
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    code = "import sys; sys.path.insert(0, sys.argv[1]); from rocarray.compiler.compile_process import serve; serve()"
-    child = subprocess.Popen([sys.executable, "-c", code, root], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL)
+    code = ("import sys, json; sys.path[:0] = json.loads(sys.argv[1]); "
+            "from rocarray.compiler.compile_process import serve; serve()")
+    child = subprocess.Popen([sys.executable, "-c", code, json.dumps([root] + sys.path)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     _stats["started"] += 1
     return child
 

@@ -131,3 +131,13 @@ def test_a_forked_process_starts_a_child_of_its_own(fresh_child):
     assert answer[1] == "True" and int(answer[0]) not in (parent_child, 0)
     assert compile_process.stats()["pid"] == parent_child
     assert compile_process.compile(t, text) is not None  # (the parent's child still answers)
+
+
+def test_only_a_python_interpreter_is_started(fresh_child, monkeypatch):
+    t, text = _module()
+    compile_process._stats["failures"] = 0
+    monkeypatch.setattr(sys, "executable", "/usr/bin/some-app")
+    assert compile_process.compile(t, text) is None
+    assert compile_process.stats()["failures"] == 1 and compile_process.stats()["pid"] is None
+    assert compile_process._PYTHON.match("python3.12") and compile_process._PYTHON.match("python.exe")
+    assert not compile_process._PYTHON.match("uwsgi")
