@@ -35,6 +35,7 @@ wait for its result (or its exception).
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 import time
 from typing import Callable
@@ -347,6 +348,16 @@ background_failures: list = []
 QUIET_SECONDS = 0.01
 #: When the last foreground (not tier-up) compile finished (time.perf_counter()).
 last_foreground_compile = [0.0]
+
+
+def _forget_background() -> None:
+    # A forked process has no worker thread (its parent's is not copied): it starts its
+    # own at its first tier-up, instead of queueing jobs that would never run.
+    global _background
+    _background = None
+
+
+os.register_at_fork(after_in_child=_forget_background)
 
 
 def on_background_worker() -> bool:

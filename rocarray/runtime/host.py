@@ -155,6 +155,13 @@ class HostRuntime(Runtime):
         self._lock = threading.Lock()
         self._threads = min(_settings.NUM_THREADS.get(), 64)
         self._workers = None
+        os.register_at_fork(after_in_child=self._forget_workers)
+
+    def _forget_workers(self) -> None:
+        # A forked process has none of its parent's threads: work handed to the parent's
+        # pool would wait for ever.  It makes a pool of its own at its first large launch.
+        self._workers = None
+        self._lock = threading.Lock()
 
     def device_count(self) -> int:
         return 1

@@ -7,6 +7,7 @@ process whose kernels all come from the disk cache never loads LLVM.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from contextlib import contextmanager
@@ -23,6 +24,27 @@ _turns = threading.Condition()
 _yielding = threading.local()
 #: Seconds after a foreground step before a yielding thread takes its next step.
 YIELD_QUIET_SECONDS = 0.01
+
+
+def _fork_takes_lock() -> None:
+    LLVM_LOCK.acquire()
+
+
+def _fork_gives_lock_back() -> None:
+    LLVM_LOCK.release()
+
+
+def _fork_child_gives_lock_back() -> None:
+    # (the forking thread held LLVM_LOCK across the fork, so no other thread's step was
+    # cut in half; the child's turns start afresh)
+    global _turns
+    LLVM_LOCK.release()
+    _turns = threading.Condition()
+    _foreground["waiting"] = 0
+
+
+os.register_at_fork(before=_fork_takes_lock, after_in_parent=_fork_gives_lock_back,
+                    after_in_child=_fork_child_gives_lock_back)
 
 
 def yield_to_foreground() -> None:

@@ -20,6 +20,15 @@ _copier: ThreadPoolExecutor | None = None
 _copier_lock = threading.Lock()
 
 
+def _forget_copier() -> None:
+    # (a forked process has none of its parent's threads: it makes a pool of its own)
+    global _copier, _copier_lock
+    _copier, _copier_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_copier)
+
+
 def host_copy(dst: int, src: int, nbytes: int) -> None:
     """``memmove`` in pieces of at least 1 MiB spread over threads (ctypes drops the GIL)."""
     global _copier
