@@ -25,6 +25,7 @@ from .base import Runtime, RuntimeError_
 from .hostload import load_host_object
 from .native import builtin as _native_builtin, unavailable_reason as _native_unavailable_reason
 from .pool import MemoryPool
+from .threads import finish_all
 
 #: Host buffers are aligned to this many bytes (a cache line; enough for any vector load).
 ALIGNMENT = 64
@@ -279,9 +280,13 @@ class HostRuntime(Runtime):
                 call(ptr, lo, min(lo + step, n))  # ctypes releases the GIL during the call
 
         futures = [self._workers.submit(work) for _ in range(min(threads, len(pieces)) - 1)]
-        work()
-        for f in futures:
-            f.result()
+        try:
+            work()
+        except BaseException:  # (interrupted: no piece is begun, the begun ones end first)
+            pieces.clear()
+            finish_all(futures)
+            raise
+        finish_all(futures, stop=pieces.clear)
 
     def synchronize(self, index: int) -> None:
         pass

@@ -14,6 +14,8 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from .threads import finish_all
+
 #: Threads that copy between pageable and pinned host memory.
 _COPY_THREADS = max(1, min(8, os.cpu_count() or 1))
 _copier: ThreadPoolExecutor | None = None
@@ -45,9 +47,10 @@ def host_copy(dst: int, src: int, nbytes: int) -> None:
         _copier.submit(ctypes.memmove, dst + offset, src + offset, min(piece, nbytes - offset))
         for offset in range(piece, nbytes, piece)
     ]
-    ctypes.memmove(dst, src, piece)
-    for future in futures:
-        future.result()
+    try:
+        ctypes.memmove(dst, src, piece)
+    finally:  # (also when interrupted: the pieces write into memory the caller frees)
+        finish_all(futures, stop=lambda: [f.cancel() for f in futures])
 
 
 class Staging:

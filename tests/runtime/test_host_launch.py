@@ -13,6 +13,8 @@ import rocarray as ra
 from rocarray import _tiers
 from rocarray.runtime.host import HostRuntime
 
+from _isolated import run_python
+
 
 @pytest.mark.parametrize("n", [1, 7, HostRuntime.small_launch - 1, HostRuntime.small_launch,
                                HostRuntime.small_launch + 3, HostRuntime.parallel_threshold + 129])
@@ -213,3 +215,29 @@ def test_a_few_items_of_much_work_are_split_over_threads(monkeypatch):
         k(n, out, size=items, _work=work)
         np.testing.assert_array_equal(out.get(), want)
         assert split == ([items] if parallel else [])  # (the interpreter would not split them)
+
+
+INTERRUPTED_LAUNCHES = """
+import os, signal, threading, numpy as np, rocarray as ra
+a = np.random.default_rng(0).standard_normal(1 << 22).astype(np.float32)
+x = ra.asarray(a, device="cpu")
+ra.exp(x) * 2
+hits = 0
+for _ in range(20):
+    try:
+        threading.Timer(0.02, os.kill, (os.getpid(), signal.SIGINT)).start()
+        for _ in range(200):
+            y = ra.exp(x) * 2 + 1  # (launches on both threads; the arrays freed as it unwinds)
+    except KeyboardInterrupt:
+        hits += 1
+ok = np.allclose(ra.asnumpy(ra.exp(x) * 2 + 1), np.exp(a) * 2 + 1, rtol=1e-5)
+print(hits, ok)
+"""
+
+
+def test_ctrl_c_during_threaded_launches_is_a_keyboard_interrupt():
+    # Interrupted while the pool's threads ran pieces of a launch, the main thread used to
+    # free their argument buffer and arrays under them (a bus error or a segfault).
+    r = run_python(INTERRUPTED_LAUNCHES, {"ROCARRAY_NUM_THREADS": "2"}, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["20", "True"]

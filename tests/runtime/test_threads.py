@@ -1,0 +1,37 @@
+"""``finish_all`` (rocarray/runtime/threads.py): an interrupted wait for helper threads
+still waits for the pieces they began, drops the rest, then raises the interruption."""
+
+import os
+import signal
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from rocarray.runtime.threads import finish_all
+
+
+def test_an_interrupted_wait_ends_after_the_begun_pieces():
+    finished, stops = [], []
+    with ThreadPoolExecutor(1) as pool:
+        begun = pool.submit(lambda: (time.sleep(0.4), finished.append("begun")))
+        queued = pool.submit(lambda: finished.append("queued"))
+        timer = threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT))
+        t0 = time.perf_counter()
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            finish_all([begun, queued], stop=lambda: stops.append(queued.cancel()))
+        waited = time.perf_counter() - t0
+    assert finished == ["begun"] and stops == [True]
+    assert waited >= 0.35  # (it did not leave while the begun piece ran)
+
+
+def test_a_pieces_error_is_raised_after_the_others_end():
+    finished = []
+    with ThreadPoolExecutor(2) as pool:
+        bad = pool.submit(lambda: 1 / 0)
+        slow = pool.submit(lambda: (time.sleep(0.2), finished.append("slow")))
+        with pytest.raises(ZeroDivisionError):
+            finish_all([bad, slow])
+        assert finished == ["slow"]
