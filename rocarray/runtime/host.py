@@ -17,6 +17,7 @@ import platform
 import sys
 import threading
 import time
+import weakref
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
@@ -133,6 +134,18 @@ class HostRowFunction:
 #: Pieces per thread a parallel host launch is cut into (handed out as threads ask).
 PIECES_PER_THREAD = 4
 
+#: The host runtimes made (weakly: a fork hook must not keep one, and its pool, alive).
+_runtimes: "weakref.WeakSet[HostRuntime]" = weakref.WeakSet()
+
+
+def _forget_threads_after_fork() -> None:
+    for runtime in list(_runtimes):
+        runtime._forget_workers()
+
+
+os.register_at_fork(after_in_child=_forget_threads_after_fork)
+
+
 class HostRuntime(Runtime):
     """The runtime of the one host device: buffers from the host pool, kernels called on
     the calling thread, or over a pool of threads for large iteration spaces."""
@@ -156,7 +169,7 @@ class HostRuntime(Runtime):
         self._lock = threading.Lock()
         self._threads = min(_settings.NUM_THREADS.get(), 64)
         self._workers = None
-        os.register_at_fork(after_in_child=self._forget_workers)
+        _runtimes.add(self)
 
     def _forget_workers(self) -> None:
         # A forked process has none of its parent's threads: work handed to the parent's
