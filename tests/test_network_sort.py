@@ -290,3 +290,31 @@ def test_argsort_by_the_radix_sort_until_its_network_is_loaded(compiles_held):
     started[0]()  # the background job: the module loads, and the next call takes it
     assert _radix.network_argsort(x.reshape((x.size,)), 4, 300, True) is not None
     np.testing.assert_array_equal(ra.argsort(x, axis=1, descending=True).get(), _expected_order(a, True))
+
+
+@pytest.mark.parametrize("block", [1, 2, 4, 16])
+@pytest.mark.parametrize("kind, arg", [("f4", False), ("i4", False), ("i8", False), ("f8", False),
+                                       ("f4", True), ("f8", True)], ids=str)
+def test_every_register_block_sorts_as_numpy(monkeypatch, block, kind, arg):
+    # This machine builds one block size (``register_block``); other hosts build others
+    # (four without AVX-512): each is run here, through the module's entry itself.
+    import ctypes
+
+    from rocarray.runtime.hostload import load_host_object
+
+    monkeypatch.setattr(network_host, "register_block", lambda target: block)
+    target = target_for("host").heavy_tier
+    entry = load_host_object(target.compile(_module(target, kind, arg))).address("rk_net")
+    run = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)(entry)
+    rng = np.random.default_rng(block)
+    dtype = np.dtype({"f4": np.float32, "i4": np.int32, "i8": np.int64, "f8": np.float64}[kind])
+    for L in (3, 16, 33, 100, 256, 700, 2048):
+        a = _rows(dtype, 5, L, rng)
+        for desc in (False, True):
+            out = np.empty(a.shape, np.int64 if arg else dtype)
+            args = (ctypes.c_int64 * 6)(5, a.ctypes.data, out.ctypes.data, L, int(desc), 0)
+            run(ctypes.addressof(args), 0, 5)
+            if arg:
+                np.testing.assert_array_equal(out, _expected_order(a, desc), err_msg=f"L={L} desc={desc}")
+            else:
+                np.testing.assert_array_equal(_bits(out), _bits(_expected(a, desc)), err_msg=f"L={L} desc={desc}")
