@@ -219,6 +219,7 @@ def test_a_few_items_of_much_work_are_split_over_threads(monkeypatch):
 
 INTERRUPTED_LAUNCHES = """
 import os, signal, threading, numpy as np, rocarray as ra
+signal.signal(signal.SIGINT, signal.default_int_handler)  # (a background job starts with SIGINT ignored)
 a = np.random.default_rng(0).standard_normal(1 << 22).astype(np.float32)
 x = ra.asarray(a, device="cpu")
 ra.exp(x) * 2

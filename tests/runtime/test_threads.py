@@ -12,7 +12,15 @@ import pytest
 from rocarray.runtime.threads import finish_all
 
 
-def test_an_interrupted_wait_ends_after_the_begun_pieces():
+@pytest.fixture
+def sigint_raises():
+    """SIGINT raising KeyboardInterrupt here (a background job starts with it ignored)."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
+def test_an_interrupted_wait_ends_after_the_begun_pieces(sigint_raises):
     finished, stops = [], []
     with ThreadPoolExecutor(1) as pool:
         begun = pool.submit(lambda: (time.sleep(0.4), finished.append("begun")))
