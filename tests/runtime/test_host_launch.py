@@ -227,7 +227,7 @@ hits = 0
 for _ in range(20):
     try:
         threading.Timer(0.02, os.kill, (os.getpid(), signal.SIGINT)).start()
-        for _ in range(200):
+        while True:  # (until the signal comes)
             y = ra.exp(x) * 2 + 1  # (launches on both threads; the arrays freed as it unwinds)
     except KeyboardInterrupt:
         hits += 1
