@@ -536,3 +536,14 @@ def test_quick_front_slices_are_copies():
     assert entries == [[], [], []]
     kept = [m for m, *_ in amdgpu._quick_slices.values()]
     assert kept and all(any(not f.is_declaration for f in m.functions) for m in kept)
+
+
+@needs_lld
+def test_the_compile_process_makes_the_same_code_object():
+    # GPU tier-ups are compiled by the compile process: its code object is this process's
+    from rocarray.compiler import compile_process
+
+    t = AMDGPUTarget("gfx942")
+    module, _, _ = signature_kernel(t, "add_i64")
+    text = str(module)
+    assert compile_process.compile(t, text) == bytes(t.compile(text))

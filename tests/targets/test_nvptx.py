@@ -321,3 +321,17 @@ def test_math_intrinsics_nvptx_cannot_select_become_libdevice_calls(target):
                       lambda b, m, v: [b.call(ir.Function(m, ir.FunctionType(F64, [F64, F64]), "llvm.pow.f64"), v)])
     assert ".entry powers(" in target.emit_ptx(pw)
 
+
+
+def test_the_compile_process_makes_the_same_cubin():
+    # GPU tier-ups are compiled by the compile process: its cubin is this process's
+    from rocarray.compiler import compile_process
+
+    target = NVPTXTarget("sm_90")
+    module, _, _ = signature_kernel(target, "add_i64")
+    text = str(module)
+    try:
+        here = bytes(target.compile(text))
+    except ToolchainError as exc:
+        pytest.skip(f"no assembler for sm_90 here: {exc}")
+    assert compile_process.compile(target, text) == here
