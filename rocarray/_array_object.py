@@ -339,6 +339,27 @@ class Array:
     def __str__(self) -> str:
         return str(self.get())
 
+    def __format__(self, spec: str) -> str:
+        # a 0-d array formats as its value (``f"{loss:.4f}"``), as NumPy's and CuPy's do
+        if not self._shape:
+            return format(self._scalar("value to format"), spec)
+        if spec:
+            raise TypeError(f"format spec {spec!r} given for an array of shape {self._shape}: only 0-d arrays "
+                            "take one (format its elements, or the array with an empty spec)")
+        return str(self)
+
+    def __contains__(self, value) -> bool:
+        # NumPy's ``value in x``: whether any element equals ``value``
+        from ._statistical_functions import any as any_
+
+        return builtins.bool(any_(self == value))
+
+    def __divmod__(self, other):
+        return self // other, self % other
+
+    def __rdivmod__(self, other):
+        return other // self, other % self
+
     def __iter__(self):
         if not self._shape:
             raise TypeError("iteration over a 0-d array")

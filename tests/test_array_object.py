@@ -91,3 +91,40 @@ def test_readonly_numpy_input():
     x = ra.asarray(a)
     x[0] = 5  # asarray copied the read-only input
     assert a[0] == 0
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_format_as_numpy(device, dtype):
+    a = random_array((5, 3), dtype, np.random.default_rng(3))
+    x = ra.asarray(a, device=device)
+    # a 0-d array formats as its value, with any spec its value takes
+    spec = {"b": "", "i": ">6d", "u": "x", "f": ".3f", "c": ".2f"}[np.dtype(dtype).kind]
+    assert f"{x[1, 2]:{spec}}" == f"{a[1, 2].item():{spec}}"
+    assert f"{x[1, 2]}" == f"{a[1, 2]}"
+    assert format(x, "") == format(a, "")
+    with pytest.raises(TypeError, match=r"format spec '.3f' given for an array of shape \(5, 3\): only 0-d"):
+        format(x, ".3f")
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_contains_as_numpy(device, dtype):
+    a = random_array((4, 6), dtype, np.random.default_rng(5))
+    x = ra.asarray(a, device=device)
+    for v in (a[2, 3].item(), a[0, 0].item(), a.ravel()[-1].item()):
+        assert (v in x) is (v in a) is True
+    absent = 1000 if np.dtype(dtype).kind in "iuf" else (1000 + 1j if np.dtype(dtype).kind == "c" else None)
+    if absent is not None and np.dtype(dtype) not in (np.int8, np.uint8):
+        assert (absent in x) is (absent in a) is False
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "int64", "uint64", "float32", "float64"])
+def test_divmod_as_numpy(device, dtype):
+    a = random_array((7, 5), dtype, np.random.default_rng(7))
+    b = random_array((5,), dtype, np.random.default_rng(8))
+    b[b == 0] = 3
+    x, y = ra.asarray(a, device=device), ra.asarray(b, device=device)
+    for got, want in ((divmod(x, y), divmod(a, b)), (divmod(x, 3), divmod(a, np.asarray(3, dtype))),
+                      (divmod(7, y), divmod(np.asarray(7, dtype), b))):
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(ra.asnumpy(g), w)
+            assert ra.asnumpy(g).dtype == w.dtype
