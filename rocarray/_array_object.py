@@ -349,10 +349,9 @@ class Array:
         return str(self)
 
     def __contains__(self, value) -> bool:
-        # NumPy's ``value in x``: whether any element equals ``value``
-        from ._statistical_functions import any as any_
-
-        return builtins.bool(any_(self == value))
+        # NumPy's ``value in x``: whether any element equals ``value`` (``any``: the method
+        # ``_numpy_methods`` gives the class, so this module imports no reduction)
+        return builtins.bool((self == value).any())
 
     def __divmod__(self, other):
         return self // other, self % other
