@@ -341,6 +341,14 @@ def _thread_word(device) -> "tuple[Array, int]":
     return word, word._buf.ptr
 
 
+def _walk(kernel, n: int, *operands) -> int:
+    """Run the host's one-item walk ``kernel`` over ``n`` elements (``operands``: its
+    arguments but the count's word, which is last) and return the count it writes."""
+    word, at = _thread_word(operands[-1].device)
+    kernel(*operands, word, size=1, _work=n)
+    return ctypes.c_int64.from_address(at).value
+
+
 def _flat(x: Array) -> Array:
     """``x`` as a 1-D C-contiguous array (a copy only where it is not C-contiguous)."""
     x = contiguous(x)
@@ -366,9 +374,7 @@ def _compact_host(mask: Array, x: "Array | None") -> Array:
         flat = (_flat(_bool_mask(mask)),)
         kernel, ops, dtype = (_true_small, flat, _int64) if x is None else (_select_small, (_flat(x),) + flat, x.dtype)
         out = Array._empty((n + 1,), dtype, device)
-        word, at = _thread_word(device)
-        kernel(*ops, n, out, word, size=1, _work=n)
-        return _kept(out, ctypes.c_int64.from_address(at).value)
+        return _kept(out, _walk(kernel, n, *ops, n, out))
     kernel, ops, dtype = (_true_chunks, (), _int64) if x is None else (_select_chunks, (_flat(x),), x.dtype)
     args, off, total = _chunk_counts(mask, kernel, ops, ops[0] if ops else None)
     out = Array._empty((total,), dtype, device)
@@ -405,7 +411,7 @@ def _mask_words(mask: Array) -> tuple:
     C-contiguous and 8-byte aligned, a copy where ``mask`` is not."""
     m = _bool_mask(mask, 8)
     n = m.size
-    return m if m.ndim == 1 else m.reshape((-1,)), Array._new(m._buf, (n // 8,), (8,), m._offset, _uint64), n
+    return _flat(m), Array._new(m._buf, (n // 8,), (8,), m._offset, _uint64), n
 
 
 def _chunk_starts(off: Array, chunks: int) -> int:
@@ -590,9 +596,7 @@ def host_runs(x: Array, lengths: bool) -> tuple:
     n, C, device = x.shape[0], HOST_COMPACT_CHUNK, x.device
     if n < device.runtime.parallel_threshold:
         values, lens = Array._empty((n,), x.dtype, device), Array._empty((n + 1,), _int64, device)
-        word, at = _thread_word(device)
-        _runs_small(x, n, values, lens, word, size=1, _work=n)
-        runs = ctypes.c_int64.from_address(at).value
+        runs = _walk(_runs_small, n, x, n, values, lens)
         return _kept(values, runs), _kept(lens, runs) if lengths else None
     chunks = -(-n // C)
     off = Array._empty((chunks + 1,), _int64, device)
@@ -645,11 +649,8 @@ def _host_place(mask: Array, x: Array, value: Array) -> None:
     length), a longer one by its chunks' counts, then their places (``_place_chunks``)."""
     target, n = _flat(x), x.size
     if n < x.device.runtime.parallel_threshold:
-        word, at = _thread_word(x.device)
-        vals = _flat(_apart(value, x))
-        _place_small(vals, *_mask_words(mask), value.shape[0] if value.ndim == 1 else -1, target, word, size=1,
-                     _work=n)
-        _check_values(value, ctypes.c_int64.from_address(at).value)
+        nv = value.shape[0] if value.ndim == 1 else -1
+        _check_values(value, _walk(_place_small, n, _flat(_apart(value, x)), *_mask_words(mask), nv, target))
         return
     args, off, count = _chunk_counts(mask, _place_chunks, (value,), value)
     _check_values(value, count)

@@ -295,11 +295,11 @@ class HostRuntime(Runtime):
         futures = [self._workers.submit(work) for _ in range(min(threads, len(pieces)) - 1)]
         try:
             work()
-        except BaseException:  # (interrupted: no piece is begun, the begun ones end first)
+        except BaseException:  # (interrupted: no more pieces are begun)
             pieces.clear()
-            finish_all(futures)
             raise
-        finish_all(futures, stop=pieces.clear)
+        finally:  # (the begun pieces end before anything leaves: they use ptr and the arrays)
+            finish_all(futures, stop=pieces.clear)
 
     def synchronize(self, index: int) -> None:
         pass

@@ -26,15 +26,7 @@ _yielding = threading.local()
 YIELD_QUIET_SECONDS = 0.01
 
 
-def _fork_takes_lock() -> None:
-    LLVM_LOCK.acquire()
-
-
-def _fork_gives_lock_back() -> None:
-    LLVM_LOCK.release()
-
-
-def _fork_child_gives_lock_back() -> None:
+def _after_fork_in_child() -> None:
     # (the forking thread held LLVM_LOCK across the fork, so no other thread's step was
     # cut in half; the child's turns start afresh)
     global _turns
@@ -43,8 +35,8 @@ def _fork_child_gives_lock_back() -> None:
     _foreground["waiting"] = 0
 
 
-os.register_at_fork(before=_fork_takes_lock, after_in_parent=_fork_gives_lock_back,
-                    after_in_child=_fork_child_gives_lock_back)
+os.register_at_fork(before=LLVM_LOCK.acquire, after_in_parent=LLVM_LOCK.release,
+                    after_in_child=_after_fork_in_child)
 
 
 def yield_to_foreground() -> None:
