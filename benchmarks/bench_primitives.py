@@ -5,8 +5,8 @@ rocarray beside its peers measured in the same run.
 
 One table of ops keyed by name (``OPS``; a row is a name, the bytes it must move, and one
 callable per library), each run on float32 and int64 data of ``N`` elements (default 2^24
-on a GPU, 2^22 on the CPU; transposes are of 4096x4096, take reads 2^22 indices): on the
-CPU beside NumPy (time ratios), on a GPU beside CuPy and PyTorch, and everywhere as a
+on a GPU, 2^22 on the CPU; transposes are of 4096x4096, ``take`` and ``x[idx] = v`` read
+2^22 indices): on the CPU beside NumPy (time ratios), on a GPU beside CuPy and PyTorch, and everywhere as a
 fraction of the copy bandwidth measured in the same run (bytes an op must read and write,
 per second, over a plain copy's).  Libraries are timed round by round, so a change of the
 machine's pace falls on all of them alike.  Also the first call of each op on a dtype not
@@ -50,6 +50,11 @@ def _nonzero_bytes(d):
     return d["x_np"].nbytes + int((d["x_np"] > 0).sum()) * 8
 
 
+def _put(d):
+    """``s[idx] = w`` (``s`` a target of its own: the mask rows' ``z`` keeps its mask)."""
+    d["s"][d["idx"]] = d["w"]
+
+
 def _mask_set(d):
     """``z[z > 0] = v``: ``v`` is positive, so every call sets the same elements."""
     z = d["z"]
@@ -77,6 +82,9 @@ OPS = {
         lambda d: d["idx_np"].nbytes + 2 * d["idx_np"].size * d["x_np"].itemsize,
         {"rocarray": lambda d: ra.take(d["x"], d["idx"]), "numpy": lambda d: np.take(d["x"], d["idx"]),
          "cupy": lambda d: d["x"].take(d["idx"]), "torch": lambda d: d["x"].take(d["idx"])}),
+    f"x[idx] = v, {TAKE_N:,} indices": (
+        lambda d: d["idx_np"].nbytes + 2 * d["idx_np"].size * d["x_np"].itemsize,
+        {lib: _put for lib in ("rocarray", "numpy", "cupy", "torch")}),
     f"take_along_axis, rows of {ROW}": (
         lambda d: d["rows_idx_np"].nbytes + 2 * d["rows_idx_np"].size * d["x_np"].itemsize,
         {"rocarray": lambda d: ra.take_along_axis(d["rows"], d["rows_idx"], axis=1),
@@ -147,6 +155,7 @@ def host_data(n: int, dtype, rng) -> dict:
     q = y[:QUERIES] if n >= QUERIES else np.resize(y, QUERIES)
     v = np.abs(y[:int((x > 0).sum())]) + dt.type(1)  # (positive: ``_mask_set`` keeps its mask)
     return {"x": x, "y": y, "z": x.copy(), "v": v, "idx": rng.integers(0, n, TAKE_N), "sq": sq,
+            "s": x.copy(), "w": np.resize(y, TAKE_N),
             "rows": x.reshape(-1, ROW), "rows_idx": rng.integers(0, ROW, (n // ROW, ROW)),
             "sorted": np.sort(x), "q": q, "values": y[:ISIN_VALUES].copy()}
 
@@ -239,6 +248,7 @@ def first_calls(dev, rows: list, libs: list) -> None:
     calls = {"rocarray": [
         ("cumulative_sum", lambda: ra.cumulative_sum(x)), ("x[x > 0]", lambda: x[x > 0]),
         ("nonzero", lambda: ra.nonzero(x)), ("take", lambda: ra.take(x, idx)),
+        ("x[idx] = v", lambda: x.__setitem__(idx, 7)),
         ("concat", lambda: ra.concat([x, x])), ("transpose copy", lambda: sq.T.copy()),
         ("sort", lambda: ra.sort(x)), ("argsort", lambda: ra.argsort(x)),
         ("searchsorted", lambda: ra.searchsorted(ra.sort(x), idx)), ("isin", lambda: ra.isin(x, idx))]}
@@ -251,6 +261,7 @@ def first_calls(dev, rows: list, libs: list) -> None:
         calls["cupy"] = [
             ("cumulative_sum", lambda: cp.cumsum(cx)), ("x[x > 0]", lambda: cx[cx > 0]),
             ("nonzero", lambda: cp.nonzero(cx)), ("take", lambda: cp.take(cx, cidx)),
+            ("x[idx] = v", lambda: cx.__setitem__(cidx, 7)),
             ("concat", lambda: cp.concatenate([cx, cx])), ("transpose copy", lambda: csq.T.copy()),
             ("sort", lambda: cp.sort(cx)), ("argsort", lambda: cp.argsort(cx)),
             ("searchsorted", lambda: cp.searchsorted(cp.sort(cx), cidx)), ("isin", lambda: cp.isin(cx, cidx))]

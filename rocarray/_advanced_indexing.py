@@ -1,18 +1,14 @@
-"""Advanced indexing on the device: gathers, scatters and masks through index arrays.
+"""Advanced indexing on the device: gathers and scatters through integer index arrays.
 
 A few kernels written with ``ElementwiseKernel`` (one compile cache, every device) and
 the catalogue's reductions: ``check_bounds`` (any index outside ``[-n, n)``: an
 ``IndexError`` before anything is read or written), ``rk_index_step`` (fold one index
 array into the flat index over the indexed axes), ``rk_gather`` / ``rk_scatter`` (through
-a raw operand), ``rk_take1`` / ``rk_take`` (one index array, in the result's order; the
-host's gathers of few indices, ``rk_take1_checked``, check them as they read),
-``rk_select_small`` / ``rk_true_small`` / ``rk_place_small`` (the host's short masks'
-``x[m]``, ``nonzero`` and ``x[m] = v`` in one walk), ``rk_select_chunks`` /
-``rk_true_chunks`` / ``rk_place_chunks`` (its longer ones, from counts per chunk),
-``rk_fill_where`` (a whole-array mask's set to one value) and ``rk_unravel``; on GPUs
-``x[mask]``, ``x[mask] = v`` and ``nonzero`` are the compaction kernels of
-``compiler/compact_gpu.py`` (counts per tile, then each tile's true elements in order),
-and ``x[m] = v`` of a view (on the host too) ``rk_scatter`` to the mask's flat positions.
+a raw operand), ``rk_take1`` / ``rk_take`` and ``rk_put1`` / ``rk_put`` (one index array,
+in the result's order; the host's gathers of few indices, ``rk_take1_checked``, check
+them as they read, its short puts, ``rk_put1_small``, before they write) and
+``rk_unravel``.  Boolean masks are ``rocarray/_masks.py``'s; on GPUs the gathers along
+one axis are ``compiler/gather_gpu.py``'s.
 """
 
 from __future__ import annotations
@@ -28,18 +24,14 @@ from ._array_object import Array, _c_strides, _prod
 from ._copy import contiguous
 from ._creation_functions import arange, zeros
 from ._elementwise import copy_array
-from ._elementwise_functions import add, not_equal, subtract
+from ._elementwise_functions import add
 from ._gather_gpu import gather_axis
-from ._launch import full_module_when_ready, load_full_module
 from ._statistical_functions import max as _max, min as _min
 from ._user_kernels import ElementwiseKernel
-from ._views import _axis_slice, _nocopy_reshape, broadcast_shapes, broadcast_to
-from .compiler import compact_gpu
+from ._views import _nocopy_reshape, broadcast_shapes, broadcast_to
 from .targets.base import MAX_DIMS
 
 _int64 = np.dtype(np.int64)
-_int32 = np.dtype(np.int32)
-_uint64 = np.dtype(np.uint64)
 
 _index_step = ElementwiseKernel(
     "int64 acc, I idx, int64 n", "int64 out",
@@ -84,206 +76,26 @@ _take = _heavy("raw T src, I idx, int64 r, int64 n, int64 sa", "T y",
 _scatter = _heavy("int64 base, int64 r, T v, int64 nrest", "raw T dst", "dst[base * nrest + r] = v;",
                   "rk_scatter")
 
-# The host's short masks (under its threads' size, ``parallel_threshold``, below which
-# every launch runs on one thread anyway): one item walks
-# the mask, storing every element (or position) at the next free slot and advancing it by
-# the mask, then writes the count -- where a scan or a count, a read-back and a second
-# launch took most of the call, and the scan's pass more than the walk up to 2**22
-# elements.  The result is the first ``count`` slots of an array of ``n + 1``, copied out
-# where that leaves more than ``UNUSED_MOST`` bytes and more than half of the array unused.
-# (the loop twice, as the other host loops over raw operands: under a test that the
-# operands are 1-D runs, where LLVM drops each access's layout check, then plain)
-_select_small = _heavy("raw T x, raw bool m, int64 n", "raw T out, raw int64 count", """
+# one index array, checked before (``check_bounds``), as ``rk_take1`` / ``rk_take`` the
+# other way: wrap and write (``rk_put1``: into a 1-D ``dst``; ``rk_put``: ``dst`` the
+# array's first element, ``sa`` the indexed axis's stride, ``r`` the other axes' offset)
+_put1 = _heavy("I idx, T v, int64 n", "raw T dst", "long k = (long)idx; if (idx < 0) k += n; dst[k] = v;",
+               "rk_put1")
+_put = _heavy("I idx, int64 r, T v, int64 n, int64 sa", "raw T dst",
+              "long k = (long)idx; if (idx < 0) k += n; dst[k * sa + r] = v;", "rk_put")
+# The host's ``x[idx] = v`` of a 1-D ``x`` and fewer indices than its threads' size: one
+# item checks every index, then (none out of range: nothing is written otherwise, as in
+# NumPy) writes them in order (the last of equal indices wins, as in NumPy); the count's
+# word says whether one was out of range.  The separate check, a reduction read back, and
+# the index's and positions' arrays took four fifths of the call.
+_PUT_STEP = "I t = idx[j]; long k = (long)t; if (t < 0) k += N;"
+_put1_small = _heavy("raw I idx, raw T vals, int64 n, int64 N", "raw T dst, raw int64 count", f"""
 if (i != 0) return;
-long k = 0, j = 0;
-if (x.ndim == 1 && m.ndim == 1 && out.ndim == 1 && x.strides()[0] == sizeof(T) && m.strides()[0] == 1
-    && out.strides()[0] == sizeof(T)) {
-    for (; j < n; j++) { out[k] = x[j]; k += (long)m[j]; }
-}
-for (; j < n; j++) { out[k] = x[j]; k += (long)m[j]; }
-count[0] = k;""", "rk_select_small")
-_true_small = _heavy("raw bool m, int64 n", "raw int64 out, raw int64 count", """
-if (i != 0) return;
-long k = 0, j = 0;
-if (m.ndim == 1 && out.ndim == 1 && m.strides()[0] == 1 && out.strides()[0] == 8) {
-    for (; j < n; j++) { out[k] = j; k += (long)m[j]; }
-}
-for (; j < n; j++) { out[k] = j; k += (long)m[j]; }
-count[0] = k;""", "rk_true_small")
-UNUSED_MOST = 1 << 20
-
-# The host's longer masks (``x[m]``, ``nonzero``; from ``parallel_threshold`` elements):
-# one kernel each (values, positions) over chunks of ``C`` (``HOST_COMPACT_CHUNK``), an
-# item each, which the launcher splits over its threads.  Each counts its chunk's true
-# elements into ``off[c + 1]`` (``count``: up to 255 words of 0/1 bytes added as integers,
-# no byte's sum reaching the next byte, then the bytes added up), the host sums the counts
-# in place into each chunk's first slot, then each item writes its chunk's elements from
-# there, storing every element (or position) at the next free slot and advancing it by the
-# mask (no branch to mispredict), until its last true element: the stores never reach the
-# next chunk's slots.  No scan and no positions array; the counts are the one read-back.
-# Where the raw operands are 1-D runs of whole elements (as ``_compact_host`` passes them;
-# ``w``: the mask's bytes as words) LLVM drops the layout check of every raw access (the
-# loop's largest cost otherwise), and the write skips the words of no true element and
-# stores a word's bytes branch-free while eight or more true elements are left; any other
-# layout (and the mask's last bytes) takes the plain loops.  (The short masks' walk is a
-# kernel of its own: beside these modes its loop ran 1.3x slower.)
-def _mask_count(runs: str) -> str:
-    """The mask kernels' count of the true elements from ``j`` to ``end`` into ``k``: up to
-    255 of the mask's words ``w`` of 0/1 bytes added as integers (no byte's sum reaching
-    the next byte), then their bytes added up, where ``runs`` holds; the rest byte by
-    byte."""
-    return f"""
-    if ({runs}) {{
-        long a = j >> 3, b = end >> 3;
-        while (a < b) {{
-            long f = a + 255 < b ? a + 255 : b;
-            unsigned long long s = 0;
-            for (; a < f; a++) s += w[a];
-            s = (s & 0x00ff00ff00ff00ffull) + ((s >> 8) & 0x00ff00ff00ff00ffull);
-            k += (long)((s * 0x0001000100010001ull) >> 48);
-        }}
-        j = b << 3;
-    }}
-    for (; j < end; j++) k += (long)m[j];"""
-
-
-def _mask_writes(store, runs: str) -> str:
-    """The mask kernels' write loop, from element ``j`` and slot ``k`` up to slot ``e``:
-    ``store(j, bit)`` is the statement for element ``j`` and slot ``k`` (``bit``: whether
-    the mask holds there), ``runs`` the test that the operands are 1-D runs (then the
-    mask's words ``w`` are read, eight bytes at a time)."""
-    unrolled = "".join(f"{store(f'j + {b}', f'((v >> {8 * b}) & 1ull) != 0ull')} k += (long)((v >> {8 * b}) & 1ull);\n"
-                       "            " for b in range(8))
-    return f"""
-if ({runs}) {{
-    while (e - k >= 8) {{
-        unsigned long long v = w[j >> 3];
-        if (v != 0ull) {{
-            {unrolled}}}
-        j += 8;
-    }}
-    while (k < e && j + 8 <= n) {{
-        if (w[j >> 3] == 0ull) {{
-            j += 8;
-        }} else {{
-            for (int t = 0; t < 8 && k < e; t++) {{
-                {store('j', 'm[j] != 0')}
-                k += (long)m[j];
-                j++;
-            }}
-        }}
-    }}
-}}
-for (; k < e; j++) {{ {store('j', 'm[j] != 0')} k += (long)m[j]; }}"""
-
-
-def _mask_kernel(params: "str | None", out: str, runs: str, store, name: str) -> ElementwiseKernel:
-    """One of the host's chunk kernels: ``store`` and ``runs`` (the test that its own
-    operands are 1-D runs) as ``_mask_writes``'."""
-    runs = f"m.ndim == 1 && w.ndim == 1 && m.strides()[0] == 1 && w.strides()[0] == 8 && {runs}"
-    return _heavy(", ".join(filter(None, (params, "raw bool m, raw uint64 w, int64 n, int64 C, bool count"))),
-                  f"{out}, raw int64 off", f"""
-long c = i;
-long j = c * C;
-if (count) {{
-    long end = j + C < n ? j + C : n;
-    long k = 0;""" + _mask_count(runs) + f"""
-    off[c + 1] = k;
-    if (c == 0) off[0] = 0;
-    return;
-}}
-long k = off[c];
-long e = off[c + 1];""" + _mask_writes(store, runs), name)
-
-
-_select_chunks = _mask_kernel(
-    "raw T x", "raw T out",
-    "x.ndim == 1 && out.ndim == 1 && x.strides()[0] == sizeof(T) && out.strides()[0] == sizeof(T)",
-    lambda j, bit: f"out[k] = x[{j}];", "rk_select_chunks")
-_true_chunks = _mask_kernel(None, "raw int64 out", "out.ndim == 1 && out.strides()[0] == 8",
-                            lambda j, bit: f"out[k] = {j};", "rk_true_chunks")
-# ``x[m] = v``: the element takes the next value where the mask holds (a select, not a
-# branch; ``vals[k]`` is read only while values are left)
-_place_chunks = _mask_kernel(
-    "raw T vals", "raw T x",
-    "x.ndim == 1 && vals.ndim == 1 && x.strides()[0] == sizeof(T) && vals.strides()[0] == sizeof(T)",
-    lambda j, bit: f"x[{j}] = {bit} ? vals[k] : x[{j}];", "rk_place_chunks")
-# the host's short masks' ``x[m] = vals`` in one item: the mask's count first (written
-# out), then, only where it is the values' length ``nv``, the chunks' placing loop over the
-# whole mask (every element takes the next value where the mask holds: a select, not a
-# branch, until the last value)
-_PLACE_RUNS = ("m.ndim == 1 && w.ndim == 1 && x.ndim == 1 && vals.ndim == 1 && m.strides()[0] == 1 "
-               "&& w.strides()[0] == 8 && x.strides()[0] == sizeof(T) && vals.strides()[0] == sizeof(T)")
-_place_small = _heavy("raw T vals, raw bool m, raw uint64 w, int64 n, int64 nv", "raw T x, raw int64 count", """
-if (i != 0) return;
-long j = 0, end = n, k = 0;""" + _mask_count(_PLACE_RUNS) + """
-count[0] = k;
-if (k != nv) return;
-j = 0;
-k = 0;
-long e = nv;""" + _mask_writes(lambda j, bit: f"x[{j}] = {bit} ? vals[k] : x[{j}];", _PLACE_RUNS), "rk_place_small")
-
-# the host's runs of equal neighbours of a sorted 1-D array ``v`` (``host_runs``), chunks
-# of ``C`` elements as ``nonzero``'s: ``rk_runs_count`` writes the number of runs each chunk
-# begins after ``off[0]`` (a run begins where an element differs from the one before it:
-# ``!=``, so each NaN is a run of its own), ``rk_runs_write`` each chunk's runs (first value,
-# first position) from the chunk's first slot, branch-free as ``rk_true_chunks``.  Both
-# read ``v`` as a 1-D run of whole elements (the layout check of every raw access dropped).
-_RUN_STARTS = "(j == 0 || v[j] != v[j - 1])"
-_runs_count = _heavy("raw T v, int64 n, int64 C", "raw int64 off", f"""
-long c = i;
-long j = c * C;
-long end = j + C < n ? j + C : n;
-long k = 0;
-if (v.ndim == 1 && v.strides()[0] == sizeof(T)) {{
-    for (; j < end; j++) k += (long){_RUN_STARTS};
-}}
-for (; j < end; j++) k += (long){_RUN_STARTS};
-off[c + 1] = k;
-if (c == 0) off[0] = 0;""", "rk_runs_count")
-_runs_write = _heavy("raw T v, raw int64 off, int64 n, int64 C", "raw T vals, raw int64 at", f"""
-long c = i;
-long j = c * C;
-long k = off[c];
-long e = off[c + 1];
-if (v.ndim == 1 && vals.ndim == 1 && at.ndim == 1 && v.strides()[0] == sizeof(T)
-    && vals.strides()[0] == sizeof(T) && at.strides()[0] == 8) {{
-    for (; k < e; j++) {{
-        vals[k] = v[j];
-        at[k] = j;
-        k += (long){_RUN_STARTS};
-    }}
-}}
-for (; k < e; j++) {{
-    vals[k] = v[j];
-    at[k] = j;
-    k += (long){_RUN_STARTS};
-}}
-if (c * C + C >= n) at[e] = n;  // (the last chunk: the end after the last run)""", "rk_runs_write")
-# the runs of a sorted ``v`` of fewer elements than the host's threads' size, as its short
-# masks: one item walks it, storing every element at the next free slot of ``vals`` and the
-# current run's length at the slot of the run before (``lens[n]`` a spare slot while no
-# run begins: no branch), then writes the number of runs -- one launch where the chunks'
-# count, write and the lengths' subtraction took three
-_RUN_STEP = ("long s = (long)(v[j] != v[j - 1]); lens[s != 0 ? k - 1 : n] = j - last; vals[k] = v[j]; "
-             "last = s != 0 ? j : last; k += s;")
-_runs_small = _heavy("raw T v, int64 n", "raw T vals, raw int64 lens, raw int64 count", f"""
-if (i != 0) return;
-long k = 1, last = 0, j = 1;
-vals[0] = v[0];
-if (v.ndim == 1 && vals.ndim == 1 && lens.ndim == 1 && v.strides()[0] == sizeof(T) && vals.strides()[0] == sizeof(T)
-    && lens.strides()[0] == 8) {{
-    for (; j < n; j++) {{ {_RUN_STEP} }}
-}}
-for (; j < n; j++) {{ {_RUN_STEP} }}
-lens[k - 1] = n - last;
-count[0] = k;""", "rk_runs_small")
-
-#: elements of a chunk of the host's ``nonzero`` (a few dozen chunks per 2**22 elements:
-#: enough to share them between threads, few enough that their counts cost nothing)
-HOST_COMPACT_CHUNK = 1 << 16
-
-_fill_where = ElementwiseKernel("bool m, T v", "T x", "if (m) x = v;", "rk_fill_where")
+long bad = 0;
+for (long j = 0; j < n; j++) {{ {_PUT_STEP} bad |= (long)(k < 0 || k >= N); }}
+count[0] = bad;
+if (bad != 0) return;
+for (long j = 0; j < n; j++) {{ {_PUT_STEP} dst[k] = vals[j]; }}""", "rk_put1_small")
 
 _unravel = ElementwiseKernel(
     "int64 f, raw bool shape_of", "raw int64 out",
@@ -317,15 +129,6 @@ def check_bounds(idx: Array, n: int, axis: int) -> None:
     raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
 
 
-def flat_true(mask: Array) -> Array:
-    """The flat C-order positions (int64, 1-D) of the non-zero elements of ``mask``."""
-    if mask.size == 0:
-        return Array._empty((0,), _int64, mask.device)
-    if mask.device.kind == "cpu":
-        return _compact_host(mask, None)
-    return _gpu_compact(mask, None)
-
-
 _thread_words = threading.local()
 
 
@@ -353,322 +156,6 @@ def _flat(x: Array) -> Array:
     """``x`` as a 1-D C-contiguous array (a copy only where it is not C-contiguous)."""
     x = contiguous(x)
     return x if x.ndim == 1 else x.reshape((-1,))
-
-
-def _bool_mask(mask: Array, align: int = 1) -> Array:
-    """``mask`` as a C-contiguous boolean array whose first byte is ``align``-byte aligned
-    (``mask != 0`` for other dtypes; a copy where it is not so laid out)."""
-    m = mask if mask.dtype.kind == "b" else not_equal(mask, 0)
-    if not m.is_c_contiguous() or m._offset % align:
-        m = contiguous(m) if not m.is_c_contiguous() else copy_array(m)
-    return m
-
-
-def _compact_host(mask: Array, x: "Array | None") -> Array:
-    """On the host: the elements of ``x`` (of ``mask``'s shape) where ``mask`` is non-zero,
-    in C order, or with ``x`` None their flat positions (int64): a short mask walked once
-    (``_select_small``, ``_true_small``), a longer one by its chunks' counts, then their
-    writes (``_select_chunks``, ``_true_chunks``)."""
-    n, device = mask.size, mask.device
-    if n < device.runtime.parallel_threshold:
-        flat = (_flat(_bool_mask(mask)),)
-        kernel, ops, dtype = (_true_small, flat, _int64) if x is None else (_select_small, (_flat(x),) + flat, x.dtype)
-        out = Array._empty((n + 1,), dtype, device)
-        return _kept(out, _walk(kernel, n, *ops, n, out))
-    kernel, ops, dtype = (_true_chunks, (), _int64) if x is None else (_select_chunks, (_flat(x),), x.dtype)
-    args, off, total = _chunk_counts(mask, kernel, ops, ops[0] if ops else None)
-    out = Array._empty((total,), dtype, device)
-    if total:
-        kernel(*ops, *args, False, out, off, size=off.size - 1, _work=n)
-    return out
-
-
-def _kept(out: Array, count: int) -> Array:
-    """The first ``count`` elements of the walk's result ``out``: a view, or a copy of its
-    own where the view would leave more than ``UNUSED_MOST`` bytes and more than half of
-    ``out`` unused."""
-    kept = out._view((count,), out._strides, out._offset)
-    unused = out.shape[0] - count
-    return copy_array(kept) if unused * out.itemsize > UNUSED_MOST and unused > count else kept
-
-
-def _chunk_counts(mask: Array, kernel, ops: tuple, stand_in: "Array | None") -> tuple:
-    """((the flat mask, its words, n, the chunk size): the chunk ``kernel``'s arguments
-    after ``ops``, each chunk's first slot (int64, one more: its last the total), the
-    total): the counting launch of the host's chunk ``kernel`` (``ops`` its operands before
-    the mask's; ``stand_in`` an array of its output's dtype, which the counts do not write,
-    None where that is int64) and the counts' running sum, on the host."""
-    data, words, n = _mask_words(mask)
-    device, C = mask.device, HOST_COMPACT_CHUNK
-    chunks = -(-n // C)
-    off = Array._empty((chunks + 1,), _int64, device)
-    kernel(*ops, data, words, n, C, True, off if stand_in is None else stand_in, off, size=chunks, _work=n)
-    return (data, words, n, C), off, _chunk_starts(off, chunks)
-
-
-def _mask_words(mask: Array) -> tuple:
-    """(``mask`` as a flat boolean array, its bytes -- 0 or 1 -- as 64-bit words, its size):
-    C-contiguous and 8-byte aligned, a copy where ``mask`` is not."""
-    m = _bool_mask(mask, 8)
-    n = m.size
-    return _flat(m), Array._new(m._buf, (n // 8,), (8,), m._offset, _uint64), n
-
-
-def _chunk_starts(off: Array, chunks: int) -> int:
-    """The host's counts per chunk, ``off[1:]`` (int64, ``off[0]`` 0), summed in place into
-    each chunk's first slot (read and written in host memory, no launch); the total."""
-    at = off._buf.ptr + off._offset
-    if chunks > 1:  # (one chunk's ``off`` is its running sum already: 0, the count)
-        starts = np.frombuffer((ctypes.c_int64 * (chunks + 1)).from_address(at), np.int64)
-        np.cumsum(starts, out=starts)
-    return ctypes.c_int64.from_address(at + 8 * chunks).value
-
-
-def _compact_kernel(device, size: int):
-    """The GPU compaction module for values of ``size`` bytes (0: flat indices), fully
-    compiled."""
-    return load_full_module(("compact-gpu", compact_gpu.VERSION, size), device, lambda: (
-        f"compact_gpu_{size}", lambda m, t, e: compact_gpu.build_compact_module(m, t, e, size),
-        compact_gpu.packer(""), compact_gpu.entries(size)[1:]))
-
-
-def _gpu_compact(mask: Array, x: "Array | None") -> Array:
-    """On a GPU: the elements of ``x`` (of ``mask``'s shape) where ``mask`` is non-zero, in
-    C order, or with ``x`` None their flat indices (int64).  Each tile's count of true
-    elements, their inclusive scan (whose sum, read from mapped host memory, sizes the
-    result), then each tile's elements written at its offset: the mask is read twice,
-    ``x`` once."""
-    kernel, (m_ptr, n, incl_ptr, tiles, _keep), total = _gpu_counted(mask, 0 if x is None else x.dtype.itemsize)
-    out = Array._empty((total,), _int64 if x is None else x.dtype, mask.device)
-    if total:
-        if x is not None and not x.is_c_contiguous():
-            x = contiguous(x)
-        x_ptr = 0 if x is None else x._buf.ptr + x._offset
-        kernel.code.launch_entry(kernel, 2, compact_gpu.packer("_w"), tiles,
-                                 (m_ptr, n, x_ptr, incl_ptr, out._buf.ptr + out._offset), tiles, compact_gpu.BLOCK, 0)
-    return out
-
-
-def _gpu_counted(mask: Array, size: int) -> tuple:
-    """(the compaction module for values of ``size`` bytes, (the mask's address, its size,
-    the address of each tile's first slot, the tiles, what the caller keeps alive until its
-    launch is queued), the number of true elements): the count and scan entries run, their
-    total read back."""
-    m = _bool_mask(mask, 4)  # (the kernels read the mask in 4-byte words)
-    n = m.size
-    device = m.device
-    kernel = _compact_kernel(device, size)
-    tiles = -(-n // compact_gpu.TILE)
-    # one block: the scan's int64 totals, then each tile's int32 count (from a multiple of
-    # 128 bytes, as a block of its own would start)
-    t = -(-tiles // 16) * 16
-    scratch = Array._empty((3 * t,), _int32, device)
-    incl_ptr = scratch.data_ptr
-    counts = incl_ptr + 8 * t
-    m_ptr = m._buf.ptr + m._offset
-    launch = kernel.code.launch_entry
-    launch(kernel, 0, compact_gpu.packer(""), tiles, (m_ptr, n, counts), tiles, compact_gpu.BLOCK, 0)
-    _, total = _counted(kernel, device, lambda at: launch(kernel, 1, compact_gpu.packer("_s"), tiles,
-                                                          (counts, incl_ptr, at), 1, compact_gpu.BLOCK, 0))
-    # (the scratch and the mask, a copy perhaps, kept by the caller until its launch is
-    # queued: the stream's order frees them after it)
-    return kernel, (m_ptr, n, incl_ptr, tiles, (scratch, m)), total
-
-
-def _gpu_place(mask: Array, x: Array, value: Array) -> None:
-    """On a GPU, ``x[mask] = value`` for a C-contiguous ``x``: the compaction's counts and
-    their scan (the total checked against ``value``'s length before anything is written),
-    then each tile's true elements take the tile's run of values (``compact_gpu``'s place
-    entry): no positions array."""
-    kernel, (m_ptr, n, incl_ptr, tiles, _keep), count = _gpu_counted(mask, x.dtype.itemsize)
-    _check_values(value, count)
-    if count:
-        value = contiguous(_apart(value, x))
-        kernel.code.launch_entry(kernel, 3, compact_gpu.packer("_p"), tiles,
-                                 (m_ptr, n, value._buf.ptr + value._offset, incl_ptr, x._buf.ptr + x._offset),
-                                 tiles, compact_gpu.BLOCK, 0)
-
-
-def _counted(kernel, device, queue) -> tuple:
-    """``(queue(address), the number of elements a compaction selects)``: ``queue`` queues
-    the scan entry that writes that number at ``address`` (a word of host memory mapped
-    into the device) and any work to follow it.  The one read-back of these ops: a wait
-    for the stream, then a read of host memory (no copy back)."""
-    rt = kernel.runtime
-    words = rt.mapped_words(device.index)
-    word = words.acquire()
-    try:
-        try:
-            queued = queue(word[2])
-        finally:
-            # (after a failure too, say the write's allocation: a scan queued before it
-            # still writes the word, which is not lent again before the stream is past it)
-            rt.synchronize_current(device.index)
-        return queued, int(word[0][word[1]])
-    finally:
-        words.release(word)
-
-
-#: GPU runs (``gpu_runs``) whose results would take at most this many bytes were every
-#: element a run of its own are written before the read-back of their number, into
-#: results of that size then cut (the device never waits on the host between the scan and
-#: the write); larger ones are sized first (their results may be far smaller than that).
-RUNS_WRITE_FIRST_BYTES = 1 << 30
-
-#: the runs module's comparison of a dtype kind (``compact_gpu.RUN_KINDS``' letters)
-_RUN_LETTER = {"b": "i", "i": "i", "u": "i", "f": "f", "c": "c"}
-
-
-def _runs_module(kind: str) -> tuple:
-    """(cache key, ``make``) of the GPU runs module for elements of ``kind``
-    (``compact_gpu.RUN_KINDS``), as ``load_full_module`` takes them."""
-    return ("runs-gpu", compact_gpu.VERSION, kind), lambda: (
-        f"runs_gpu_{kind}", lambda m, t, e: compact_gpu.build_runs_module(m, t, e, kind),
-        compact_gpu.packer("", True), compact_gpu.RUN_ENTRIES[1:])
-
-
-def _runs_kernel(device, kind: str):
-    """The GPU runs module for elements of ``kind`` (``compact_gpu.RUN_KINDS``), fully
-    compiled."""
-    key, make = _runs_module(kind)
-    return load_full_module(key, device, make)
-
-
-def start_runs_compile(dtype, device) -> None:
-    """Start compiling the GPU runs module for ``dtype`` on the background worker (nothing
-    once it is loaded or started): a caller that sorts first has it compile beside the
-    sort's modules, and ``gpu_runs`` then waits for it."""
-    key, make = _runs_module(_RUN_LETTER[dtype.kind] + str(dtype.itemsize))
-    full_module_when_ready(key, device, make)
-
-
-def gpu_runs(x: Array, lengths: bool) -> tuple:
-    """On a GPU: the first element of each run of equal neighbours of the 1-D, C-contiguous,
-    non-empty ``x`` (``!=`` ends a run, so each NaN is a run of its own) and, with
-    ``lengths``, each run's length (int64; else None).  As ``_gpu_compact``: each tile's
-    count of runs begun in it, their scan (its sum, read back, sizes the results),
-    then each tile's runs written; ``x`` is read twice.  Up to ``RUNS_WRITE_FIRST_BYTES``
-    the write is queued before the read-back, into results of ``x``'s length, then cut
-    (views of them, or copies where the runs are at most half the elements)."""
-    n, device = x.shape[0], x.device
-    packer = compact_gpu.packer
-    kernel = _runs_kernel(device, _RUN_LETTER[x.dtype.kind] + str(x.dtype.itemsize))
-    tiles = -(-n // compact_gpu.TILE)
-    # one block for the tiles' words: the scan's int64 totals, then three int32 words a tile
-    # (each tile's count of runs, its first run's offset, the length of its last run), each
-    # part from a multiple of 128 bytes, as a block of its own would start
-    t = -(-tiles // 32) * 32
-    scratch = Array._empty((5 * t,), _int32, device)
-    ptr = scratch.data_ptr
-    counts, offs, ltile = ptr + 8 * t, ptr + 12 * t, ptr + 16 * t
-    launch = kernel.code.launch_entry
-    launch(kernel, 0, packer("", True), tiles, (x.data_ptr, n, counts, offs), tiles, compact_gpu.BLOCK, 0)
-
-    def write(size):
-        values = Array._empty((size,), x.dtype, device)
-        out = Array._empty((size,), _int64, device) if lengths else None
-        launch(kernel, 2, packer("_w", True), tiles, (x.data_ptr, n, ptr, offs, ltile, values.data_ptr,
-                                                       0 if out is None else out.data_ptr), tiles,
-               compact_gpu.BLOCK, 0)
-        return values, out
-
-    def scan(at, write_first=False):
-        launch(kernel, 1, packer("_s", True), tiles, (counts, ptr, ltile, at), 1, compact_gpu.BLOCK, 0)
-        return write(n) if write_first else None
-
-    if n * (x.dtype.itemsize + (8 if lengths else 0)) > RUNS_WRITE_FIRST_BYTES:
-        return write(_counted(kernel, device, scan)[1])
-    # the write queued before the read-back, into results of the most runs there can be:
-    # the device goes on from the scan to the write without waiting for the host
-    (values, out), total = _counted(kernel, device, lambda at: scan(at, True))
-    if 2 * total > n:  # (views of the written buffers)
-        return values[:total], None if out is None else out[:total]
-    # (copies of their own: the long buffers go back to the pool)
-    return copy_array(values[:total]), None if out is None else copy_array(out[:total])
-
-
-def host_runs(x: Array, lengths: bool) -> tuple:
-    """On the host: ``gpu_runs`` of the 1-D, C-contiguous, non-empty ``x`` (the first
-    element of each run of equal neighbours; with ``lengths`` each run's length, else None):
-    under the threads' size one walk (``_runs_small``), else each chunk's count of runs
-    begun in it, their running sum (its last element the number of runs), then each
-    chunk's runs; no mask, positions array or gather."""
-    n, C, device = x.shape[0], HOST_COMPACT_CHUNK, x.device
-    if n < device.runtime.parallel_threshold:
-        values, lens = Array._empty((n,), x.dtype, device), Array._empty((n + 1,), _int64, device)
-        runs = _walk(_runs_small, n, x, n, values, lens)
-        return _kept(values, runs), _kept(lens, runs) if lengths else None
-    chunks = -(-n // C)
-    off = Array._empty((chunks + 1,), _int64, device)
-    _runs_count(x, n, C, off, size=chunks, _work=n)
-    total = _chunk_starts(off, chunks)
-    values, starts = Array._empty((total,), x.dtype, device), Array._empty((total + 1,), _int64, device)
-    _runs_write(x, off, n, C, values, starts, size=chunks, _work=n)
-    if not lengths:
-        return values, None
-    return values, subtract(_axis_slice(starts, 0, 1, total + 1), _axis_slice(starts, 0, 0, total))
-
-
-def select(x: Array, mask: Array) -> Array:
-    """``x[mask]`` for a boolean ``mask`` of ``x``'s shape: the selected elements in C order,
-    1-D, written straight from ``x`` (no positions array, no second gather)."""
-    if x.size == 0:
-        return Array._empty((0,), x.dtype, x.device)
-    if x.device.kind != "cpu":
-        return _gpu_compact(mask, x)
-    return _compact_host(mask, x)
-
-
-def mask_assign(x: Array, mask: Array, value: Array) -> None:
-    """``x[mask] = value`` for a boolean ``mask`` of ``x``'s shape (``value`` of ``x``'s dtype
-    and device): a value of one element fills where the mask is true (one pass, no scan); a
-    value of the selection's length goes to the true positions in C order (a count that
-    differs raises before anything is written)."""
-    if x.size == 0:
-        broadcast_to(value, (0,))  # (the shape check NumPy makes)
-        return
-    if value.size == 1 and value.ndim <= 1:
-        _fill_where(mask if mask.dtype.kind == "b" else not_equal(mask, 0), value.reshape(()), x)
-        return
-    if not x.is_c_contiguous():
-        # (a view: the flat positions of the mask's true elements, ``nonzero``'s
-        # compaction, then a scatter of the values to them)
-        pos = flat_true(mask)
-        _check_values(value, pos.shape[0])
-        if pos.shape[0]:
-            _scatter(pos, 0, _apart(value, x), 1, x)
-    elif x.device.kind != "cpu":
-        _gpu_place(mask, x, value)
-    else:
-        _host_place(mask, x, value)
-
-
-def _host_place(mask: Array, x: Array, value: Array) -> None:
-    """On the host, ``x[mask] = value`` for a C-contiguous ``x``, as ``x[m]``: a short mask
-    walked (``_place_small``: the count first, the values placed only where it is their
-    length), a longer one by its chunks' counts, then their places (``_place_chunks``)."""
-    target, n = _flat(x), x.size
-    if n < x.device.runtime.parallel_threshold:
-        nv = value.shape[0] if value.ndim == 1 else -1
-        _check_values(value, _walk(_place_small, n, _flat(_apart(value, x)), *_mask_words(mask), nv, target))
-        return
-    args, off, count = _chunk_counts(mask, _place_chunks, (value,), value)
-    _check_values(value, count)
-    if count:
-        _place_chunks(_flat(_apart(value, x)), *args, False, target, off, size=off.size - 1, _work=n)
-
-
-def _check_values(value: Array, count: int) -> None:
-    """NumPy's ``ValueError`` unless ``value`` holds the ``count`` values a mask selects."""
-    if value.ndim > 1 or value.shape[0] != count:
-        raise ValueError(f"could not broadcast value of shape {value.shape} into an index result "
-                         f"of shape ({count},)")
-
-
-def _apart(value: Array, x: Array) -> Array:
-    """``value``, or a copy of it where it shares ``x``'s buffer (read from the copy while
-    ``x`` is written)."""
-    return copy_array(value) if value._buf is x._buf else value
 
 
 def unravel(flat: Array, shape: tuple) -> tuple:
@@ -943,15 +430,25 @@ def _offsets(shape: tuple, strides: list, device) -> Array:
     return zeros((), dtype=_int64, device=device) if acc is None else acc
 
 
-def scatter(v: Array, indices: list, p: int | None, value: Array) -> None:
-    """``v[indices] = value`` (``value`` already of ``v``'s dtype and device)."""
-    src, base, b_shape, r_shape = _plan(v, indices, write=True)
-    shape = _final_shape(b_shape, r_shape, p)
+def _fit_value(value: Array, shape: tuple) -> Array:
+    """``value`` broadcast to an index result's ``shape`` (NumPy's ``ValueError`` where it
+    does not fit)."""
     try:
-        value = broadcast_to(value, shape)
+        return broadcast_to(value, shape)
     except ValueError:
         raise ValueError(f"could not broadcast value of shape {value.shape} into an index result "
                          f"of shape {shape}") from None
+
+
+def scatter(v: Array, indices: list, p: int | None, value: Array) -> None:
+    """``v[indices] = value`` (``value`` already of ``v``'s dtype and device)."""
+    if len(indices) == 1 and indices[0].kind == "int" and indices[0].count == 1 \
+            and not any(st % v.itemsize for st in v.strides):
+        put_axis(v, indices[0].array, indices[0].axis, p, value)
+        return
+    src, base, b_shape, r_shape = _plan(v, indices, write=True)
+    shape = _final_shape(b_shape, r_shape, p)
+    value = _fit_value(value, shape)
     if _prod(shape) == 0:
         return
     if value._buf is v._buf:
@@ -966,3 +463,38 @@ def scatter(v: Array, indices: list, p: int | None, value: Array) -> None:
                         base._offset)
     base_v = broadcast_to(base_v, b_shape + r_shape)
     _scatter(base_v, _rest_positions(b_shape, r_shape, v.device), value, nrest, src)
+
+
+def put_axis(v: Array, idx: Array, axis: int, p: int | None, value: Array) -> None:
+    """``v[..., idx, ...] = value`` along ``axis`` (``value`` of ``v``'s dtype and device;
+    ``v``'s strides whole elements; the index's axes in the result's place ``p``, as
+    ``gather``'s): every index
+    checked before anything is written, then one kernel that wraps and writes, iterating in
+    the result's order (a short 1-D put on the host: one walk that does both)."""
+    vshape = v._shape
+    q = p or 0
+    r_shape = vshape[:axis] + vshape[axis + 1:]
+    shape = _final_shape(idx._shape, r_shape, p)
+    value = _fit_value(value, shape)
+    n = vshape[axis]
+    if _prod(shape) == 0:
+        check_bounds(idx, n, axis)  # (indices selecting rows of nothing)
+        return
+    if value._buf is v._buf:
+        value = broadcast_to(copy_array(value), shape)  # (read from a copy while ``v`` is written)
+    if v.ndim == 1:
+        m = idx._size
+        if v._buf.device.kind == "cpu" and m < v._buf.device.runtime.parallel_threshold:
+            vals = _flat(value) if any(value._strides) else value._view((m,), (0,), value._offset)
+            if _walk(_put1_small, m, _flat(idx), vals, m, n, v):
+                check_bounds(idx, n, axis)  # (raises, naming the index)
+            return
+        check_bounds(idx, n, axis)
+        _put1(idx, value, n, v)
+        return
+    check_bounds(idx, n, axis)
+    nr = len(r_shape)
+    idx_v = idx._view(shape, (0,) * q + idx.strides + (0,) * (nr - q), idx._offset)
+    r_st = [st // v.itemsize for a, st in enumerate(v.strides) if a != axis]
+    offs = _offsets(shape, r_st[:q] + [0] * idx.ndim + r_st[q:], v.device)
+    _put(idx_v, offs, value, n, v.strides[axis] // v.itemsize, v._view((1,), (v.itemsize,), v._offset))

@@ -3,7 +3,8 @@
 Each index is checked against its axis: an integer out of range raises ``IndexError``
 naming the axis and its size.  Integer arrays and boolean masks (advanced indexing, NumPy's
 and the 2024.12 standard's rules) are parsed here and gathered / scattered on the device by
-``rocarray._advanced_indexing``.  Installs ``Array.__getitem__`` and ``__setitem__``.
+``rocarray._advanced_indexing`` and ``rocarray._masks``.  Installs ``Array.__getitem__`` and
+``__setitem__``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import operator
 
 import numpy as np
 
-from ._advanced_indexing import Index, flat_true, gather, mask_assign, scatter, select, take_axis
+from ._advanced_indexing import Index, gather, put_axis, scatter, take_axis
+from ._masks import flat_true, mask_assign, select
 from ._array_object import Array
 from ._creation_functions import asarray, copy_into
 from ._transfer import check_scalar_fits
@@ -296,6 +298,10 @@ def _value_array(x: Array, value) -> Array:
 
 def setitem(x: Array, key, value) -> None:
     x._check_writable("assignment destination")
+    if isinstance(key, Array) and key._dtype.kind in "iu" and key._shape and x._shape \
+            and key._buf.device is x._buf.device and not any(st % x._dtype.itemsize for st in x._strides):
+        put_axis(x, key, 0, 0, _value_array(x, value))  # (``x[idx] = v``: nothing to parse)
+        return
     if _is_advanced(key):
         mask = _whole_mask(x, key)
         if mask is not None:

@@ -1,5 +1,6 @@
 """The standard's indexing and searching functions built on device kernels: ``take``,
-``take_along_axis``, ``nonzero``, ``searchsorted`` (see rocarray/_advanced_indexing.py).
+``take_along_axis``, ``nonzero``, ``searchsorted`` (see rocarray/_advanced_indexing.py and
+``_masks.py``).
 
 Out-of-range indices raise ``IndexError`` in ``take`` and ``take_along_axis`` (one boolean
 reduction over the indices, read back, before anything is gathered); negative indices count
@@ -10,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._advanced_indexing import flat_true, take_along, take_axis, unravel
+from ._advanced_indexing import take_along, take_axis, unravel
+from ._masks import flat_true
 from ._array_object import Array
 from ._copy import contiguous
 from ._creation_functions import asarray

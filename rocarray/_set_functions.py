@@ -18,7 +18,7 @@ from collections import namedtuple
 import numpy as np
 
 from . import _dtypes
-from ._advanced_indexing import gpu_runs, host_runs, start_runs_compile
+from ._masks import gpu_runs, host_runs, start_runs_compile
 from ._array_object import Array
 from ._copy import contiguous
 from ._creation_functions import asarray, full, zeros

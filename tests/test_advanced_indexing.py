@@ -130,6 +130,97 @@ def test_setitem_integer_arrays(device, dtype):
     np.testing.assert_array_equal(x.get(), b)
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_setitem_one_index_array(device, dtype):
+    """``x[..., idx, ...] = v`` through one integer array (``put_axis``): the host's short
+    walk, the longer puts' kernels (1-D and along an axis of more), index dtypes, strided
+    destinations, broadcast values, and nothing written when an index is out of range."""
+    rng = np.random.default_rng(41)
+    dev = lambda a: ra.asarray(a, device=device)
+    long_n = (1 << 18) + 5  # (from the host's threads' size: the checked kernel, not the walk)
+    host = device.kind == "cpu"
+    for n, m in ((37, 50 if host else 30), (long_n, 3000), (long_n, long_n)):
+        a = random_array((n,), dtype, rng)
+        # (repeated positions only in the host's short walk, whose order is NumPy's: the
+        # last wins; elsewhere which write wins is unspecified, as in the standard)
+        idx = rng.integers(-n, n, m) if m > n else rng.permutation(n)[:m] - n * (rng.random(m) < 0.5)
+        for idt in (np.int64, np.int32, np.uint32, np.int16):
+            if np.iinfo(idt).max < n or (np.dtype(idt).kind == "u" and idx.min() < 0):
+                continue
+            b, x = a.copy(), dev(a)
+            v = random_array((m,), dtype, rng)
+            x[dev(idx.astype(idt))] = dev(v)
+            b[idx.astype(idt)] = v
+            np.testing.assert_array_equal(x.get(), b)
+        b, x = a.copy(), dev(a)
+        x[dev(idx)] = b[-1]  # (a scalar value)
+        b[idx] = b[-1]
+        np.testing.assert_array_equal(x.get(), b)
+    a = random_array((40,), dtype, rng)
+    for key, vshape in ((I([[3, -1], [0, 7]]), (2, 2)), (I([[3, -1], [0, 7]]), (1, 2)), (I([5, 2, 9]), (1,))):
+        b, x = a.copy(), dev(a)
+        v = random_array(vshape, dtype, rng)
+        x[::-2][dev(key)] = dev(v)  # (a reversed, strided destination)
+        b[::-2][key] = v
+        np.testing.assert_array_equal(x.get(), b)
+    b, x = a.copy(), dev(a)
+    x[dev(I([0, 1, 2, 3]))] = x[::-1][:4]  # (the value overlaps the destination)
+    b[[0, 1, 2, 3]] = b[::-1][:4].copy()
+    np.testing.assert_array_equal(x.get(), b)
+    c = random_array((5, 6, 4), dtype, rng)
+    for key in (I([4, -5, 2]), (slice(None), I([[5, 0], [-1, 2]])), (Ellipsis, I([3, 0])),
+                (slice(1, None), I([2, 4])), (slice(None, None, -1), slice(None), I([1]))):
+        b, x = c.copy(), dev(c)
+        v = random_array(b[key].shape, dtype, rng)
+        x[_ra(key, device)] = dev(v)
+        b[key] = v
+        np.testing.assert_array_equal(x.get(), b)
+    for target, n, key in ((a, 40, I([3, 40, 1])), (a, 40, I([0, -41])), (c, 5, (I([0, 5]),)),
+                           (c, 6, (slice(None), I([1, -7])))):
+        x = dev(target)
+        for size in (3, long_n):  # (the short walk and the checked kernels)
+            grow = lambda i: np.resize(i, size) if isinstance(i, np.ndarray) and size > 3 else i
+            k = tuple(map(grow, key)) if isinstance(key, tuple) else grow(key)
+            with pytest.raises(IndexError, match=f"out of bounds for axis {1 if isinstance(key, tuple) and len(key) == 2 else 0} with size {n}"):
+                x[_ra(k, device)] = target.reshape(-1)[0]
+            np.testing.assert_array_equal(x.get(), target)  # (nothing written)
+    x = dev(a)
+    with pytest.raises(IndexError, match="index 18446744073709551615 is out of bounds"):
+        x[dev(np.array([1, 2**64 - 1], np.uint64))] = a[0]
+    np.testing.assert_array_equal(x.get(), a)
+
+
+def _gpu_targets():
+    from rocarray.targets.amdgpu import find_device_libs, find_lld
+    from rocarray.targets.nvptx import find_libdevice
+
+    return [pytest.param("sm_90", marks=pytest.mark.skipif(
+                find_libdevice() is None, reason="libdevice.10.bc not found: install the CUDA toolkit "
+                "(set CUDA_HOME) or pip install nvidia-nvvm")),
+            pytest.param("gfx942", marks=pytest.mark.skipif(
+                find_lld() is None or find_device_libs() is None,
+                reason="ld.lld >= 17 and ROCm device-libs are needed to build AMDGPU code objects"))]
+
+
+@pytest.mark.parametrize("target_name", _gpu_targets())
+def test_put_kernels_compile_for_gpu_targets(target_name):
+    """Compile-only (no GPU needed): the puts a GPU runs (``rk_put1`` into a 1-D array,
+    ``rk_put`` along an axis of more), as the host ran them."""
+    from rocarray import _advanced_indexing as adv
+    from rocarray.targets import target_for
+
+    n = (1 << 18) + 3  # (from the host's threads' size: ``rk_put1``, not the host's walk)
+    x = ra.zeros(n, dtype=ra.float64, device="cpu")
+    x[ra.asarray(np.arange(-5, n - 5), device="cpu")] = 2.0
+    y = ra.zeros((3, 5), dtype=ra.complex64, device="cpu")
+    y[:, ra.asarray(I([4, -1]), device="cpu")] = 1j
+    t = target_for(target_name)
+    for kernel in (adv._put1, adv._put):
+        spec = next(iter(kernel._plans.values())).kernel.spec
+        assert len(t.compile(spec.build_module(t))) > 0
+    assert x.get()[-5:].tolist() == [2.0] * 5
+
+
 def test_setitem_cast_overlap_and_views(device):
     a = np.arange(12, dtype=np.int32).reshape(3, 4)
     x = ra.asarray(a.copy(), device=device)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import rocarray as ra
-from rocarray import _advanced_indexing as adv
+from rocarray import _masks as adv
 from conftest import ALL_DTYPES, random_array
 
 

@@ -204,7 +204,7 @@ def test_runs_results_sized_before_or_after_the_write(device, monkeypatch, write
     """The runs' write queued before the read-back of their number (results of the input's
     length, then cut: views where most elements start a run, copies of their own where
     few do) or after it (``RUNS_WRITE_FIRST_BYTES`` passed): the same results."""
-    import rocarray._advanced_indexing as ai
+    import rocarray._masks as ai
 
     _gpu(device)
     if not write_first:

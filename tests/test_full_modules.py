@@ -6,7 +6,7 @@ builds nothing, and every launch's packer is made once."""
 import pytest
 
 import rocarray as ra
-from rocarray import _advanced_indexing, _gather_gpu, _launch, _radix_gpu
+from rocarray import _gather_gpu, _launch, _masks, _radix_gpu
 from rocarray.compiler import compact_gpu, gather_gpu, radix_gpu
 
 
@@ -32,9 +32,9 @@ def loads(monkeypatch):
     (lambda d: _gather_gpu._kernel(d, "join"), "join", gather_gpu.JOIN_SUFFIXES, gather_gpu.packer("join")),
     (lambda d: _gather_gpu._kernel(d, "search", 4, "f"), "search_4_f",
      tuple(e[0] for e in gather_gpu.SEARCH_ENTRIES[1:]), gather_gpu.packer("search")),
-    (lambda d: _advanced_indexing._compact_kernel(d, 8), "compact_gpu_8", compact_gpu.ENTRIES[1:],
+    (lambda d: _masks._compact_kernel(d, 8), "compact_gpu_8", compact_gpu.ENTRIES[1:],
      compact_gpu.packer("")),
-    (lambda d: _advanced_indexing._runs_kernel(d, "f4"), "runs_gpu_f4", compact_gpu.RUN_ENTRIES[1:],
+    (lambda d: _masks._runs_kernel(d, "f4"), "runs_gpu_f4", compact_gpu.RUN_ENTRIES[1:],
      compact_gpu.packer("", True)),
     (lambda d: _radix_gpu._kernel(d, "f32", 32, "hist"), "radix_sort_f32_p32_hist", (), radix_gpu.packer("")),
     (lambda d: _radix_gpu._kernel(d, "f32", 32, "passes"), "radix_sort_f32_p32_passes", (), radix_gpu.packer("_d")),

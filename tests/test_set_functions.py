@@ -74,7 +74,7 @@ def test_unique_runs_across_chunks(device, dtype):
     runs that cross a chunk's end, a run longer than a chunk (chunks that begin no run),
     NaNs at the ends of chunks, a last chunk of one element, a last chunk that is whole;
     and shorter arrays, which the host walks in one item (one element, two, one run)."""
-    from rocarray._advanced_indexing import HOST_COMPACT_CHUNK as C
+    from rocarray._masks import HOST_COMPACT_CHUNK as C
     rng = np.random.default_rng(34)
     n = 4 * C + 1
     a = random_array((n,), dtype, rng, low=-50, high=50)

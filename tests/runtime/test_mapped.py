@@ -106,12 +106,12 @@ def test_synchronize_current_waits_for_the_threads_current_stream_only():
 
 
 def test_a_compactions_count_is_read_from_its_mapped_word_after_the_wait():
-    """``_advanced_indexing._counted``: the scan writes the count into the lent word (here
+    """``_masks._counted``: the scan writes the count into the lent word (here
     more than 32 bits); the host reads it after waiting for its stream, and the word goes
     back to the lender, after the wait, also when the work queued after the scan fails."""
     from types import SimpleNamespace
 
-    from rocarray._advanced_indexing import _counted
+    from rocarray._masks import _counted
 
     api, rt = _runtime()
     words = rt.mapped_words(0)
