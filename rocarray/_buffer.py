@@ -48,12 +48,24 @@ def allocate(device: Device, nbytes: int) -> Buffer:
     return Buffer(rt.alloc(index, nbytes), nbytes, device, None, False, rt.memory_pool(index))
 
 
+_CPU = Device("cpu")
+
+
 def host_buffer_from_numpy(a: np.ndarray) -> tuple[Buffer, int]:
     """Wrap NumPy memory without copying: (buffer, byte offset of a[0,...,0] in it)."""
-    # The buffer spans the array's memory extent; the offset locates element 0.
-    lo, hi = np.byte_bounds(a) if hasattr(np, "byte_bounds") else np.lib.array_utils.byte_bounds(a)
-    ptr = a.ctypes.data
-    return Buffer(lo, hi - lo, Device("cpu"), a, readonly=not a.flags.writeable), ptr - lo
+    # The buffer spans the array's memory extent; the offset locates element 0.  (The
+    # extent from the shape and strides: NumPy's ``byte_bounds`` and ``ctypes.data`` each
+    # cost as much as the rest of a wrap.)
+    ptr = a.__array_interface__["data"][0]
+    lo = hi = ptr
+    if a.size:
+        for n, st in zip(a.shape, a.strides):
+            if st < 0:
+                lo += (n - 1) * st
+            else:
+                hi += (n - 1) * st
+        hi += a.itemsize
+    return Buffer(lo, hi - lo, _CPU, a, not a.flags.writeable), ptr - lo
 
 
 class _HostView:
