@@ -88,14 +88,31 @@ _put = _heavy("I idx, int64 r, T v, int64 n, int64 sa", "raw T dst",
 # NumPy) writes them in order (the last of equal indices wins, as in NumPy); the count's
 # word says whether one was out of range.  The separate check, a reduction read back, and
 # the index's and positions' arrays took four fifths of the call.
+# (each loop twice, as the other host walks: under a test that the operands are 1-D runs,
+# where LLVM drops each access's layout check, then plain)
 _PUT_STEP = "I t = idx[j]; long k = (long)t; if (t < 0) k += N;"
+_PUT_CHECK = f"{{ {_PUT_STEP} bad |= (long)(k < 0 || k >= N); }}"
+_PUT_WRITE = f"{{ {_PUT_STEP} dst[k] = vals[j]; }}"
 _put1_small = _heavy("raw I idx, raw T vals, int64 n, int64 N", "raw T dst, raw int64 count", f"""
 if (i != 0) return;
-long bad = 0;
-for (long j = 0; j < n; j++) {{ {_PUT_STEP} bad |= (long)(k < 0 || k >= N); }}
+long bad = 0, j = 0;
+bool runs = idx.ndim == 1 && idx.strides()[0] == sizeof(I);
+if (runs) {{
+    for (; j < n; j++) {_PUT_CHECK}
+}}
+for (; j < n; j++) {_PUT_CHECK}
 count[0] = bad;
 if (bad != 0) return;
-for (long j = 0; j < n; j++) {{ {_PUT_STEP} dst[k] = vals[j]; }}""", "rk_put1_small")
+j = 0;
+if (runs && vals.ndim == 1 && dst.ndim == 1 && dst.strides()[0] == sizeof(T)) {{
+    if (vals.strides()[0] == 0) {{  // (one value for every index)
+        T v = vals[0];
+        for (; j < n; j++) {{ {_PUT_STEP} dst[k] = v; }}
+    }} else if (vals.strides()[0] == sizeof(T)) {{
+        for (; j < n; j++) {_PUT_WRITE}
+    }}
+}}
+for (; j < n; j++) {_PUT_WRITE}""", "rk_put1_small")
 
 _unravel = ElementwiseKernel(
     "int64 f, raw bool shape_of", "raw int64 out",
