@@ -8,6 +8,7 @@ strides, ``out=``, dimension merging -- is ``_general``.  Signature-independent 
 from __future__ import annotations
 
 import builtins
+import functools
 import itertools
 import operator
 
@@ -578,6 +579,8 @@ def elementwise_spec(name, body, storage_in, in_kinds, loop_in, out_storage, loo
     operands = [_operand(sd, "in" if k == "a" else "scalar") for sd, k in zip(storage_in, in_kinds)]
     operands.append(_operand(out_storage, "out"))
     spec = KernelSpec(key, name, operands, build_body)
+    spec.recipe = functools.partial(elementwise_spec, name, body, storage_in, in_kinds, loop_in, out_storage,
+                                    loop_out)
     return _specs.setdefault(key, spec)
 
 

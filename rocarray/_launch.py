@@ -7,6 +7,7 @@ A ``KernelSpec`` (device independent) names what to compile; ``load`` makes it a
 
 from __future__ import annotations
 
+import functools
 import struct
 import threading
 
@@ -225,7 +226,7 @@ class KernelSpec:
     """
 
     __slots__ = ("key", "name", "operands", "build_body", "entry", "build_kernel", "packer", "entries",
-                 "heavy", "build_items")
+                 "heavy", "build_items", "recipe")
 
     def __init__(self, key: tuple, name: str, operands, build_body, build_kernel=None, packer=None,
                  extra_entries=(), heavy=False, build_items=None):
@@ -248,6 +249,9 @@ class KernelSpec:
         #: ``build_items(module, target, entry)`` -> per entry (its item function, the
         #: substitutions of its calls, its parameters' packer) (``interp.compile_items``)
         self.build_items = build_items
+        #: a picklable call that makes this spec again in another process (the compile
+        #: process builds the background worker's modules from it), or None
+        self.recipe = None
 
     def build_module(self, target) -> "ir.Module | str":
         """The kernel for ``target``: an ``ir.Module``, or IR text for a quick tier (its
@@ -313,11 +317,19 @@ def load_full_module(key: tuple, device, make) -> LoadedKernel:
     a warm call is one lookup and builds nothing."""
     k = _full_modules.get((key, device))
     if k is None:
-        name, build_kernel, packer, entries = make()
-        k = load(KernelSpec(key, name, (), None, build_kernel=build_kernel, packer=packer, extra_entries=entries,
-                            heavy=True), device, full=True)
-        k = _full_modules.setdefault((key, device), k)
+        k = _full_modules.setdefault((key, device), load(_full_spec(key, make), device, full=True))
     return k
+
+
+def _full_spec(key: tuple, make) -> KernelSpec:
+    """The spec of ``load_full_module``'s module ``key``; its recipe (``KernelSpec.recipe``)
+    is this call, which pickles where ``make`` does (a ``functools.partial`` of a module's
+    function, as the host's sorting network's; not a lambda)."""
+    name, build_kernel, packer, entries = make()
+    spec = KernelSpec(key, name, (), None, build_kernel=build_kernel, packer=packer, extra_entries=entries,
+                      heavy=True)
+    spec.recipe = functools.partial(_full_spec, key, make)
+    return spec
 
 
 #: (key, device) of the hand-built modules ``full_module_when_ready`` has started compiling

@@ -58,6 +58,8 @@ the standard's stable descending sort asks (NaN then comes first).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ._advanced_indexing import take_along
@@ -506,8 +508,12 @@ def _network_spec(dtype: np.dtype, arg: bool) -> tuple:
     kind = f"{dtype.kind}{dtype.itemsize}"
     if kind not in network_host.KINDS:
         return 0, None, None
-    name = f"network_{'arg_' if arg else ''}{kind}"
-    return (network_host.longest_row(kind, arg),
-            ("network-host", network_host.VERSION, kind, arg),
-            lambda: (name, lambda m, t, e: network_host.build_network_module(m, t, e, kind, arg), network_host.packer(),
-                     ()))
+    return (network_host.longest_row(kind, arg), ("network-host", network_host.VERSION, kind, arg),
+            functools.partial(_network_parts, kind, arg))
+
+
+def _network_parts(kind: str, arg: bool) -> tuple:
+    """``load_full_module``'s ``make()`` of the network for ``kind`` (``arg``: its argsort):
+    partials of module functions, which the compile process's recipe pickles."""
+    return (f"network_{'arg_' if arg else ''}{kind}",
+            functools.partial(network_host.build_network_module, kind=kind, arg=arg), network_host.packer(), ())

@@ -93,6 +93,13 @@ def _packer(n_inputs: int, n_outputs: int) -> struct.Struct:
     return _struct_of(tuple(reduction_param_types(n_inputs, n_outputs)))
 
 
+def _def_spec(args: tuple, scan: bool) -> KernelSpec:
+    """The spec of ``ReductionDef(*args)`` (its scans' with ``scan``): a reduction's
+    ``KernelSpec.recipe``."""
+    d = ReductionDef(*args)
+    return d.scan_spec() if scan else d.spec()
+
+
 class ReductionDef:
     """A reduction written in the kernel language.
 
@@ -136,10 +143,17 @@ class ReductionDef:
 
     def spec(self) -> KernelSpec:
         if self._spec is None:
-            self._spec = KernelSpec(self.key, self.name, (), None, build_kernel=self._build,
-                                    packer=_packer(len(self.inputs), len(self.outputs)),
-                                    extra_entries=("_c",), heavy=True, build_items=self._build_items)
+            spec = KernelSpec(self.key, self.name, (), None, build_kernel=self._build,
+                              packer=_packer(len(self.inputs), len(self.outputs)),
+                              extra_entries=("_c",), heavy=True, build_items=self._build_items)
+            spec.recipe = functools.partial(_def_spec, self._args(), False)
+            self._spec = spec
         return self._spec
+
+    def _args(self) -> tuple:
+        """What ``ReductionDef(*args)`` makes this definition again from (picklable)."""
+        return (self.name, self.inputs, self.fields, self.identity, self.map, self.reduce, self.outputs,
+                self.post, self.preamble, self.typedefs, self.simd)
 
     def scan_spec(self) -> KernelSpec:
         """The module for scans: the elements entry (chunk totals) and the scan entry."""
@@ -150,6 +164,7 @@ class ReductionDef:
                 build_kernel=lambda m, t, e: self._build(m, t, e, scan=True),
                 packer=_packer(len(self.inputs), len(self.outputs)), extra_entries=("_c", "_s", "_r"),
                 heavy=True, build_items=lambda m, t, e: self._build_items(m, t, e, scan=True))
+            spec.recipe = functools.partial(_def_spec, self._args(), True)
         return spec
 
     def chain_module(self) -> tuple:

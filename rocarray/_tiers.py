@@ -300,7 +300,7 @@ def upgrade(kernel) -> None:
     counter = "compiled" if code.__class__ is InterpretedCode else "upgraded"
     spec, target = kernel.spec, kernel.target
     data = _cache.default_cache().get_or_compile(spec.key, lambda: spec.build_module(target), target,
-                                                 counter=counter)
+                                                 counter=counter, recipe=spec.recipe)
     full = compiled_code(spec, kernel.runtime, target, _load_image(kernel.runtime, kernel.index, data, target),
                          False)
     with _swap_lock:
@@ -329,7 +329,7 @@ def start(spec, device, runtime, target, quick) -> LoadedKernel:
     made in the background, or the quick tier's code compiled now."""
     cache = _default_cache()
     if quick is None:
-        image = cache.get_or_compile(spec.key, lambda: spec.build_module(target), target)
+        image = cache.get_or_compile(spec.key, lambda: spec.build_module(target), target, recipe=spec.recipe)
         tier = target
     else:
         found = cache.lookup(spec.key, target, quick)

@@ -7,6 +7,7 @@ Type rules: docs/user_kernels.md.
 
 from __future__ import annotations
 
+import functools
 import operator
 import re
 
@@ -287,6 +288,8 @@ def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs, read_output
     operands = [Operand(d, k) for k, d in zip(kinds, dtypes)]
     operands += [Operand(dtype_of[n], "in") for n in read_outputs]
     spec = KernelSpec(key, name, operands, build_body, heavy=heavy)
+    spec.recipe = functools.partial(_user_spec, name, body, preamble, tuple(names), tuple(kinds), tuple(dtypes),
+                                    dict(typedefs), tuple(read_outputs), heavy)
     return _specs.setdefault(key, spec)
 
 

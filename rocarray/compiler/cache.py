@@ -94,17 +94,19 @@ class CompileCache:
     # -- the one entry point ------------------------------------------------------------
 
     def get_or_compile(self, key: tuple, build: Callable[[], object], target,
-                       counter: str = "compiled") -> bytes:
+                       counter: str = "compiled", recipe=None) -> bytes:
         """The bytes ``target`` compiles from ``build()`` (an ``ir.Module`` or IR text)
-        for ``key``.  ``build`` is called only when ``key`` is neither in memory nor on disk.
-        A compile is counted under ``counter`` ("compiled", or "upgraded" for a tier-up)."""
+        for ``key``.  ``build`` is called only when ``key`` is neither in memory nor on disk
+        (on the background worker, only where the compile process cannot build the module
+        from ``recipe``: ``KernelSpec.recipe``).  A compile is counted under ``counter``
+        ("compiled", or "upgraded" for a tier-up)."""
         mkey = (key, target)
         data = self._memory.get(mkey)
         if data is not None:
             with self._lock:
                 self._counts["memory_hits"] += 1
             return data
-        return self._miss(mkey, build, target, counter)
+        return self._miss(mkey, build, target, counter, recipe)
 
     def lookup(self, key: tuple, target, stand_in=None) -> "tuple[bytes, object] | None":
         """``target``'s code for ``key``, else (``stand_in.stands_in_for`` being ``target``)
@@ -167,7 +169,7 @@ class CompileCache:
         disk_key, name, tag = _entry(target, key)
         self.disk.put(disk_key, tag + data, replace=target.stands_in_for is None, name=name)
 
-    def _miss(self, mkey, build, target, counter="compiled") -> bytes:
+    def _miss(self, mkey, build, target, counter="compiled", recipe=None) -> bytes:
         with self._lock:
             data = self._memory.get(mkey)
             if data is not None:
@@ -182,7 +184,7 @@ class CompileCache:
         if not owner:
             return pending.result()
         try:
-            data = self._produce(mkey[0], build, target, counter)
+            data = self._produce(mkey[0], build, target, counter, recipe)
         except BaseException as exc:
             pending.error = exc
             with self._lock:
@@ -196,7 +198,7 @@ class CompileCache:
         pending.done()
         return data
 
-    def _produce(self, key, build, target, counter="compiled") -> bytes:
+    def _produce(self, key, build, target, counter="compiled", recipe=None) -> bytes:
         t0 = time.perf_counter()
         if self.disk is not None:
             found = self._read(key, target)
@@ -205,16 +207,20 @@ class CompileCache:
                 self._count("disk_hits")
                 return found[0]
             self._count("disk_misses")
-        t1 = time.perf_counter()
-        module = build()
-        text = module if isinstance(module, str) else str(module)
-        t2 = time.perf_counter()
-        self._add_time("ir_ms", t2 - t1)
-        # (a tier-up: by the compile process, whose LLVM runs beside this one's; LLVM_LOCK:
-        # the target's, around its LLVM steps)
-        data = compile_process.compile(target, text) if on_background_worker() else None
+        t1 = t2 = time.perf_counter()
+        # (a tier-up: built and compiled by the compile process, whose Python and LLVM run
+        # beside this one's, or compiled there from the text built here; LLVM_LOCK: the
+        # target's, around its LLVM steps)
+        background = on_background_worker()
+        data = compile_process.compile(target, None, recipe) if background and recipe is not None else None
         if data is None:
-            data = bytes(target.compile(text))
+            module = build()
+            text = module if isinstance(module, str) else str(module)
+            t2 = time.perf_counter()
+            self._add_time("ir_ms", t2 - t1)
+            data = compile_process.compile(target, text) if background else None
+            if data is None:
+                data = bytes(target.compile(text))
         t3 = time.perf_counter()
         self._add_time("compile_ms", t3 - t2)
         self._count(counter)

@@ -3,15 +3,18 @@
 llvmlite serialises every LLVM call of a process (one lock around its whole C API), so a
 tier-up compiled on the background thread makes a first call that needs a compile of its
 own wait for the tier-up's step in hand (``runtime.llvm.llvm_step``), and leaves a core
-idle meanwhile.  A child process has an LLVM of its own: the worker thread still builds
-the IR (Python), then sends the text and the target's facts and configuration; the child
-compiles it with the same target and sends the bytes back.  The parent's compile cache
-checks and stores them as it does its own.
+idle meanwhile.  A child process has an LLVM of its own: the worker thread sends the
+kernel's recipe (``KernelSpec.recipe``: the spec made again there) or, for a spec without
+one, the IR text it builds, with the target's facts and configuration; the child builds
+the module (Python there, not beside the program's own threads) and compiles it with the
+same target, and sends the bytes back.  The parent's compile cache checks and stores them
+as it does its own.
 
-The child starts at the first tier-up, with this process's interpreter and import path
-(none where ``sys.executable`` is no Python interpreter: a program that embeds Python may
-name itself there), and ends when its pipe closes (this process exits or ``close``).  Whatever goes wrong -- the child cannot start, dies, answers garbage, or its
-compile raises -- ``compile`` returns None and the caller compiles in this process, which
+The child starts at the first tier-up, at the lowest scheduling priority (``NICENESS``),
+with this process's interpreter and import path (none where ``sys.executable`` is no
+Python interpreter: a program that embeds Python may name itself there), and ends when its
+pipe closes (this process exits or ``close``).  Whatever goes wrong -- the child cannot
+start, dies, answers garbage, or its compile raises -- ``compile`` returns None and the caller compiles in this process, which
 raises the real error if there is one; after ``MAX_FAILURES`` broken children no other is
 started.  ``ROCARRAY_COMPILE_PROCESS=0`` keeps every compile in this process.
 """
@@ -38,24 +41,32 @@ _HEADER = struct.Struct("<Q")
 _PYTHON = re.compile(r"^(python|pypy)[\d.]*(\.exe)?$", re.IGNORECASE)
 _lock = threading.Lock()
 _child: "subprocess.Popen | None" = None
-_stats = {"compiled": 0, "errors": 0, "failures": 0, "started": 0}
+_stats = {"compiled": 0, "built": 0, "errors": 0, "failures": 0, "started": 0, "unpicklable": 0}
 
 
-def compile(target, text: str) -> "bytes | None":  # noqa: A001  (the target's verb)
-    """``target.compile(text)``'s bytes, made by the child process; None where this process
-    should compile it instead (the child is off, broken, or its compile raised)."""
+def compile(target, text: "str | None", recipe=None) -> "bytes | None":  # noqa: A001  (the target's verb)
+    """``target.compile(text)``'s bytes, made by the child process -- with ``text`` None,
+    of the module the child builds itself from ``recipe`` (``KernelSpec.recipe``: a
+    picklable call giving the spec again, whose ``build_module(target)`` it compiles); None
+    where this process should build or compile it instead (the child is off or broken,
+    the recipe does not pickle, or the child's build or compile raised)."""
     global _child
     if not _settings.COMPILE_PROCESS.get():
         return None
     cls = type(target)
-    request = (cls.__module__, cls.__qualname__, target.facts, target.config, text)
+    try:
+        payload = pickle.dumps((cls.__module__, cls.__qualname__, target.facts, target.config, text, recipe),
+                               protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # (a recipe holding what does not pickle: this process builds it)
+        _stats["unpicklable"] += 1
+        return None
     with _lock:
         if _stats["failures"] >= MAX_FAILURES:
             return None
         try:
             if _child is None or _child.poll() is not None:
                 _child = _start()
-            _send(_child.stdin, request)
+            _write(_child.stdin, payload)
             status, data, timings = _receive(_child.stdout)
         except Exception:  # (it cannot start, died, or answered what is no reply)
             _stats["failures"] += 1
@@ -65,14 +76,16 @@ def compile(target, text: str) -> "bytes | None":  # noqa: A001  (the target's v
             _stats["errors"] += 1
             return None
         _stats["compiled"] += 1
+        _stats["built"] += text is None
     if timings is not None:
         target.last_timings = timings
     return data
 
 
 def stats() -> dict:
-    """Compiles the child made, its compiles that raised, children that broke, children
-    started; ``pid``: the running child's, or None."""
+    """Compiles the child made (``built``: of modules it built from their recipes), its
+    builds and compiles that raised, children that broke, children started, recipes that
+    did not pickle; ``pid``: the running child's, or None."""
     with _lock:
         out = dict(_stats)
         out["pid"] = _child.pid if _child is not None and _child.poll() is None else None
@@ -129,7 +142,10 @@ def _stop_child() -> None:
 
 
 def _send(stream, obj) -> None:
-    payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    _write(stream, pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _write(stream, payload: bytes) -> None:
     stream.write(_HEADER.pack(len(payload)))
     stream.write(payload)
     stream.flush()
@@ -154,15 +170,26 @@ def _receive(stream):
     return reply
 
 
+#: The child's scheduling priority (``os.nice``'s increment): the lowest, so that its
+#: builds and compiles run on cores the program leaves idle (at 0 or 10 the child's builds
+#: made a program's first run slower than building them in the program's process).
+NICENESS = 19
+
+
 def serve() -> None:
-    """The child's loop: compile each request, answer ``("ok", bytes, timings)`` or
-    ``("error", message, None)``; return when the pipe closes."""
+    """The child's loop: build (from a recipe) and compile each request, answer ``("ok",
+    bytes, timings)`` or ``("error", message, None)``; return when the pipe closes."""
+    if hasattr(os, "nice"):
+        try:
+            os.nice(NICENESS)
+        except OSError:  # (not permitted: it runs at the program's priority)
+            pass
     requests, replies = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # (nothing printed may land in the replies' stream)
     targets: dict = {}
     while True:
         try:
-            module, name, facts, config, text = _read(requests)
+            module, name, facts, config, text, recipe = _read(requests)
         except EOFError:
             return
         try:
@@ -172,6 +199,9 @@ def serve() -> None:
                 target = object.__new__(getattr(importlib.import_module(module), name))
                 target._start(facts, config)
                 targets[key] = target
+            if text is None:  # (as the parent's compile cache makes the text of what it builds)
+                built = recipe().build_module(target)
+                text = built if isinstance(built, str) else str(built)
             reply = ("ok", bytes(target.compile(text)), getattr(target, "last_timings", None))
         except Exception as exc:  # (the parent compiles it again and raises the real error)
             reply = ("error", f"{type(exc).__name__}: {exc}", None)

@@ -48,6 +48,17 @@ def test_the_child_compiles_what_this_process_would(fresh_child):
     assert set(t.last_timings) == {"parse_ms", "optimise_ms", "emit_ms"}
 
 
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="reads the scheduling priority (POSIX)")
+def test_the_child_runs_at_the_lowest_priority(fresh_child):
+    """The child yields the cores to the program: its niceness is ``NICENESS`` above this
+    process's (capped at 19, the lowest priority)."""
+    t, text = _module()
+    assert compile_process.compile(t, text) is not None
+    pid = compile_process.stats()["pid"]
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    assert os.getpriority(os.PRIO_PROCESS, pid) == min(19, mine + compile_process.NICENESS)
+
+
 def test_a_compile_that_raises_there_is_made_here(fresh_child):
     t, text = _module()
     assert compile_process.compile(t, text) is not None
@@ -104,13 +115,74 @@ def test_tier_ups_are_compiled_by_the_child(fresh_child):
     kernel = ra.ElementwiseKernel("T x", "T y", f"y = x * 2 + {k!r}", f"tier_up_{int(k)}")
     a = np.random.default_rng(0).standard_normal(1 << 16).astype(np.float32)
     x = ra.asarray(a, device="cpu")
-    before = compile_process.stats()["compiled"]
+    before = compile_process.stats()
     for _ in range(40):
         y = kernel(x)
     drain_background()
-    assert compile_process.stats()["compiled"] > before
+    after = compile_process.stats()
+    assert after["compiled"] > before["compiled"]
+    assert after["built"] > before["built"]  # (from the kernel's recipe: no IR built here)
     np.testing.assert_array_equal(ra.asnumpy(kernel(x)), a * np.float32(2) + np.float32(k))
     np.testing.assert_array_equal(ra.asnumpy(y), a * np.float32(2) + np.float32(k))
+
+
+def _specs():
+    """One spec of each kind a recipe makes again: a user kernel, a catalogue elementwise
+    op, a reduction and its scans, the host's sorting network."""
+    from rocarray import _launch, _radix
+    from rocarray._elementwise import elementwise_spec
+    from rocarray._reduction import ReductionDef
+    from rocarray._user_kernels import _user_spec
+
+    f4, i8 = np.dtype(np.float32), np.dtype(np.int64)
+    red = ReductionDef("recipe_sum", [("x", f4)], [("a", "b", f4)], "a = 0;", "a = x;", "a = a + b;",
+                       [("y", f4)], "y = a;")
+    _, key, make = _radix._network_spec(np.dtype(np.int32), False)
+    return {
+        "user": _user_spec("recipe_user", "y = x * 2 + (T)n;", "", ("x", "n", "y"), ("in", "scalar", "out"),
+                           (f4, i8, f4), {"T": f4}, (), True),
+        "elementwise": elementwise_spec("add", "out0 = in0 + in1;", (f4, f4), "aa", (f4, f4), f4, f4),
+        "reduction": red.spec(),
+        "scan": red.scan_spec(),
+        "network": _launch._full_spec(key, make),
+    }
+
+
+def _targets():
+    from rocarray.targets.amdgpu import find_device_libs, find_lld
+    from rocarray.targets.nvptx import find_libdevice
+
+    out = [pytest.param("host", id="host")]
+    out.append(pytest.param("sm_90", marks=pytest.mark.skipif(find_libdevice() is None, reason="libdevice.10.bc "
+                                                             "not found: install nvidia-nvvm or the CUDA toolkit")))
+    out.append(pytest.param("gfx942", marks=pytest.mark.skipif(
+        find_lld() is None or find_device_libs() is None, reason="ld.lld >= 17 and ROCm device-libs are needed")))
+    return out
+
+
+@pytest.mark.parametrize("target_name", _targets())
+def test_the_child_builds_from_recipes_what_this_process_builds(fresh_child, target_name):
+    """Every kind of spec's recipe pickles, and the module the child builds from it
+    compiles to the bytes of the one built here (a GPU target's: compile only)."""
+    t = target_for(target_name)
+    for what, spec in _specs().items():
+        if what == "network" and target_name != "host":
+            continue  # (the host's alone)
+        target = t.heavy_tier if spec.heavy else t
+        built = spec.build_module(target)
+        here = bytes(target.compile(built if isinstance(built, str) else str(built)))
+        before = compile_process.stats()
+        assert compile_process.compile(target, None, spec.recipe) == here, what
+        after = compile_process.stats()
+        assert after["built"] == before["built"] + 1 and after["errors"] == before["errors"], what
+
+
+def test_a_recipe_that_does_not_pickle_is_built_here(fresh_child):
+    t = target_for("host")
+    before = compile_process.stats()
+    assert compile_process.compile(t, None, lambda: None) is None
+    after = compile_process.stats()
+    assert after["unpicklable"] == before["unpicklable"] + 1 and after["failures"] == before["failures"]
 
 
 def test_a_forked_process_starts_a_child_of_its_own(fresh_child):

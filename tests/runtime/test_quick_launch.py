@@ -46,7 +46,7 @@ class _Cache:
     def __init__(self):
         self.compiled = []
 
-    def get_or_compile(self, key, build, target, counter=None):
+    def get_or_compile(self, key, build, target, counter=None, recipe=None):
         self.compiled.append((key, counter))
         return b"full"
 
