@@ -485,9 +485,9 @@ def scatter(v: Array, indices: list, p: int | None, value: Array) -> None:
 def put_axis(v: Array, idx: Array, axis: int, p: int | None, value: Array) -> None:
     """``v[..., idx, ...] = value`` along ``axis`` (``value`` of ``v``'s dtype and device;
     ``v``'s strides whole elements; the index's axes in the result's place ``p``, as
-    ``gather``'s): every index
-    checked before anything is written, then one kernel that wraps and writes, iterating in
-    the result's order (a short 1-D put on the host: one walk that does both)."""
+    ``gather``'s): every index checked before anything is written, then one kernel that
+    wraps and writes, iterating in the result's order (a short 1-D put on the host: one
+    walk that does both)."""
     vshape = v._shape
     q = p or 0
     r_shape = vshape[:axis] + vshape[axis + 1:]
