@@ -193,6 +193,10 @@ from ._numpy_names import (
     ravel_multi_index, row_stack, split, swapaxes, trace, transpose, tril_indices, triu_indices,
     unravel_index, vdot, vsplit, vstack,
 )
+from ._numpy_select import (
+    argpartition, choose, compress, ediff1d, extract, intersect1d, lexsort, partition, place, put,
+    put_along_axis, putmask, setdiff1d, setxor1d, union1d,
+)
 from ._numpy_stats import (
     allclose, array_equal, array_equiv, average, bincount, convolve, corrcoef, correlate, cov,
     cross, digitize, histogram, histogram_bin_edges, interp, isclose, median, nanargmax, nanargmin,

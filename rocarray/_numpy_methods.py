@@ -20,6 +20,7 @@ from ._elementwise_functions import (clip as _clip, conj as _conj, imag as _imag
 from ._indexing_functions import nonzero as _nonzero, take as _take
 from ._manipulation_functions import repeat as _repeat, reshape
 from ._numpy_names import _as_array, _into, _named, around, diagonal, dot, swapaxes, trace
+from ._numpy_select import _take_mode
 from ._set_functions import unique_all, unique_counts, unique_inverse, unique_values
 from ._sorting_functions import argsort as _argsort, sort as _sort
 from ._statistical_functions import (all as _all, any as _any, argmax as _argmax, argmin as _argmin,
@@ -300,13 +301,16 @@ np_argsort = _np_sorting("argsort", _argsort)
 
 def np_take(a, indices, axis=None, out=None, mode="raise"):
     """NumPy's ``take(a, indices, axis=None, out=None, mode='raise')`` (the flattened array
-    when ``axis`` is None; ``mode`` 'raise' only)."""
-    if mode != "raise":
-        raise ValueError(f"take: mode={mode!r} is not supported (only 'raise')")
+    when ``axis`` is None; ``mode`` 'wrap' and 'clip' bring the indices into range, as
+    ``_numpy_select._take_mode``)."""
     x = _as_array(a, "take")
     idx = _as_array(indices, "take", x.device)
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
+    if mode != "raise":
+        if isinstance(axis, bool) or not isinstance(axis, int):
+            raise TypeError(f"take: axis must be an int or None, not {type(axis).__name__}")
+        idx = _take_mode(idx, x.shape[axis] if -x.ndim <= axis < x.ndim else 0, mode, "take")
     scalar = idx.ndim == 0
     r = _take(x, reshape(idx, (1,)) if scalar else idx, axis=axis)
     if scalar:

@@ -18,6 +18,7 @@ import numpy as np
 from . import _dtypes
 from . import _numpy_methods as M
 from . import _numpy_names as N
+from . import _numpy_select as X
 from . import _numpy_stats as S
 from ._array_object import Array
 from . import _elementwise_functions as E, fft, linalg
@@ -346,7 +347,7 @@ _FUNCTIONS = {
     "iscomplexobj": lambda x: N._as_array(x, "iscomplexobj").dtype.kind == "c",
     "isrealobj": lambda x: N._as_array(x, "isrealobj").dtype.kind != "c",
 }
-for _module in (N, S):
+for _module in (N, S, X):
     for _name in dir(_module):
         _fn = getattr(_module, _name)
         if not _name.startswith("_") and callable(_fn) and _name not in _FUNCTIONS and \
