@@ -193,6 +193,11 @@ from ._numpy_names import (
     ravel_multi_index, row_stack, split, swapaxes, trace, transpose, tril_indices, triu_indices,
     unravel_index, vdot, vsplit, vstack,
 )
+from ._numpy_more import (
+    angle, block, delete, diag_indices_from, dsplit, fill_diagonal, iscomplex, isneginf, isposinf, isreal,
+    ix_, nan_to_num, resize, rollaxis, rot90, select, sort_complex, tril_indices_from, trim_zeros,
+    triu_indices_from,
+)
 from ._numpy_select import (
     argpartition, choose, compress, ediff1d, extract, intersect1d, lexsort, partition, place, put,
     put_along_axis, putmask, setdiff1d, setxor1d, union1d,

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _dtypes
 from . import _numpy_methods as M
+from . import _numpy_more as R
 from . import _numpy_names as N
 from . import _numpy_select as X
 from . import _numpy_stats as S
@@ -347,7 +348,7 @@ _FUNCTIONS = {
     "iscomplexobj": lambda x: N._as_array(x, "iscomplexobj").dtype.kind == "c",
     "isrealobj": lambda x: N._as_array(x, "isrealobj").dtype.kind != "c",
 }
-for _module in (N, S, X):
+for _module in (N, S, X, R):
     for _name in dir(_module):
         _fn = getattr(_module, _name)
         if not _name.startswith("_") and callable(_fn) and _name not in _FUNCTIONS and \

@@ -177,14 +177,14 @@ def test_setitem_one_index_array(device, dtype):
         np.testing.assert_array_equal(x.get(), b)
     for target, n, key in ((a, 40, I([3, 40, 1])), (a, 40, I([0, -41])), (c, 5, (I([0, 5]),)),
                            (c, 6, (slice(None), I([1, -7])))):
-        x = dev(target)
+        x = dev(target.copy())  # (its own memory: on the CPU asarray wraps NumPy memory)
         for size in (3, long_n):  # (the short walk and the checked kernels)
             grow = lambda i: np.resize(i, size) if isinstance(i, np.ndarray) and size > 3 else i
             k = tuple(map(grow, key)) if isinstance(key, tuple) else grow(key)
             with pytest.raises(IndexError, match=f"out of bounds for axis {1 if isinstance(key, tuple) and len(key) == 2 else 0} with size {n}"):
                 x[_ra(k, device)] = target.reshape(-1)[0]
             np.testing.assert_array_equal(x.get(), target)  # (nothing written)
-    x = dev(a)
+    x = dev(a.copy())
     with pytest.raises(IndexError, match="index 18446744073709551615 is out of bounds"):
         x[dev(np.array([1, 2**64 - 1], np.uint64))] = a[0]
     np.testing.assert_array_equal(x.get(), a)

@@ -22,7 +22,7 @@ import pytest
 import rocarray as ra
 from rocarray import (_array_object, _copy, _creation_functions, _data_type_functions, _device, _dlpack, _dtypes,
                       _elementwise_functions, _fusion, _info, _manipulation_functions, _numpy_methods, _numpy_names,
-                      _numpy_select, _numpy_stats, _statistical_functions, _user_kernels, _views, cache)
+                      _numpy_more, _numpy_select, _numpy_stats, _statistical_functions, _user_kernels, _views, cache)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REFERENCE = os.path.join(ROOT, "docs", "reference")
@@ -83,7 +83,7 @@ def test_elementwise_functions_say_signature_dtypes_and_example():
 #: the modules whose docstring examples are checked (on the CPU, where reprs have no device)
 DOCTEST_MODULES = [_array_object, _copy, _creation_functions, _data_type_functions, _device, _dlpack, _dtypes,
                    _elementwise_functions, _fusion, _info, _manipulation_functions, _statistical_functions,
-                   _user_kernels, _views, cache, _numpy_names, _numpy_stats, _numpy_methods, _numpy_select]
+                   _user_kernels, _views, cache, _numpy_names, _numpy_stats, _numpy_methods, _numpy_select, _numpy_more]
 
 
 @pytest.mark.parametrize("module", DOCTEST_MODULES, ids=lambda m: m.__name__)

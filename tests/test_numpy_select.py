@@ -88,7 +88,7 @@ def test_put_place_putmask(device, dtype):
 
 def test_put_errors_write_nothing(device):
     a = np.arange(10)
-    x = ra.asarray(a, device=device)
+    x = ra.asarray(a.copy(), device=device)  # (not a view of a: on the CPU asarray wraps NumPy memory)
     with pytest.raises(IndexError, match="index 12 is out of bounds for axis 0 with size 10"):
         ra.put(x, [1, 12], [7])
     with pytest.raises(IndexError, match="index -11 is out of bounds"):
@@ -97,6 +97,10 @@ def test_put_errors_write_nothing(device):
         ra.put(x, [1], [7], mode="nearest")
     _eq(x, a)
     ra.put(x, [1, 2], [])  # (no values: nothing written, as NumPy)
+    _eq(x, a)
+    t = ra.reshape(x, (2, 5)).T  # (not C-contiguous: the flat places unravelled, checked first)
+    with pytest.raises(IndexError, match="index 10 is out of bounds for axis 0 with size 10"):
+        ra.put(t, [3, 10], [7, 8])
     _eq(x, a)
     with pytest.raises(ValueError, match="mask and data must be the same size"):
         ra.place(x, ra.asarray([True, False], device=device), [1])
