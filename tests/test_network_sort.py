@@ -77,7 +77,7 @@ def test_rows_match_numpy_bit_for_bit(device, dtype):
     rng = np.random.default_rng(97)
     for L in LENGTHS:
         a = _rows(dtype, 9 if L <= 1024 else 2, L, rng)
-        x = ra.asarray(a, device=device)
+        x = ra.asarray(a.copy(), device=device)  # (its own memory: on the CPU asarray wraps a)
         for descending in (False, True):
             got = ra.sort(x, axis=1, descending=descending).get()
             np.testing.assert_array_equal(_bits(got), _bits(_expected(a, descending)), err_msg=f"L={L}")
@@ -250,7 +250,7 @@ def test_argsort_rows_match_numpys_stable_order(device, dtype):
     for L in sorted({L for L in [32, 33, 100, 256, 1000, 1024, 1025, 4097, network_host.row_max(record),
                                  network_host.row_max(record) + 1, longest] if L <= longest}):
         a = _rows(dtype, 5 if L <= 1024 else 2, L, rng)
-        x = ra.asarray(a, device=device)
+        x = ra.asarray(a.copy(), device=device)  # (its own memory: on the CPU asarray wraps a)
         assert _radix.network_argsort(x.reshape((x.size,)), a.shape[0], L, False) is not None
         for descending in (False, True):
             got = ra.argsort(x, axis=1, descending=descending).get()
