@@ -348,11 +348,14 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None) -> Array:
     return a
 
 
-def _real_only(name: str, x) -> Array:
+def _signed_inf(name: str, x, out, positive: bool) -> Array:
+    """``isposinf`` / ``isneginf`` (``positive``) of the real ``x``."""
+    if out is not None:
+        raise TypeError(f"{name}: out= is not supported")
     a = _as_array(x, name)
     if a.dtype.kind == "c":
         raise TypeError(f"{name}: complex values have no sign of infinity (NumPy's TypeError too)")
-    return a
+    return isinf(a) & ((a > 0) if positive else (a < 0))
 
 
 def isposinf(x, out=None) -> Array:
@@ -363,10 +366,7 @@ def isposinf(x, out=None) -> Array:
         >>> ra.isposinf(ra.asarray([float("inf"), -float("inf"), 1.0]))
         array([ True, False, False])
     """
-    if out is not None:
-        raise TypeError("isposinf: out= is not supported")
-    a = _real_only("isposinf", x)
-    return isinf(a) & (a > 0)
+    return _signed_inf("isposinf", x, out, True)
 
 
 def isneginf(x, out=None) -> Array:
@@ -377,10 +377,7 @@ def isneginf(x, out=None) -> Array:
         >>> ra.isneginf(ra.asarray([float("inf"), -float("inf"), 1.0]))
         array([False,  True, False])
     """
-    if out is not None:
-        raise TypeError("isneginf: out= is not supported")
-    a = _real_only("isneginf", x)
-    return isinf(a) & (a < 0)
+    return _signed_inf("isneginf", x, out, False)
 
 
 def iscomplex(x) -> Array:
