@@ -307,10 +307,8 @@ def np_take(a, indices, axis=None, out=None, mode="raise"):
     idx = _as_array(indices, "take", x.device)
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
-    if mode != "raise":
-        if isinstance(axis, bool) or not isinstance(axis, int):
-            raise TypeError(f"take: axis must be an int or None, not {type(axis).__name__}")
-        idx = _take_mode(idx, x.shape[axis] if -x.ndim <= axis < x.ndim else 0, mode, "take")
+    if mode != "raise" and isinstance(axis, int) and not isinstance(axis, bool) and -x.ndim <= axis < x.ndim:
+        idx = _take_mode(idx, x.shape[axis], mode, "take")  # (another axis: take's own error)
     scalar = idx.ndim == 0
     r = _take(x, reshape(idx, (1,)) if scalar else idx, axis=axis)
     if scalar:

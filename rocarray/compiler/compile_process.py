@@ -14,9 +14,10 @@ The child starts at the first tier-up, at the lowest scheduling priority (``NICE
 with this process's interpreter and import path (none where ``sys.executable`` is no
 Python interpreter: a program that embeds Python may name itself there), and ends when its
 pipe closes (this process exits or ``close``).  Whatever goes wrong -- the child cannot
-start, dies, answers garbage, or its compile raises -- ``compile`` returns None and the caller compiles in this process, which
-raises the real error if there is one; after ``MAX_FAILURES`` broken children no other is
-started.  ``ROCARRAY_COMPILE_PROCESS=0`` keeps every compile in this process.
+start, dies, answers garbage, or its build or compile raises -- ``compile`` returns None
+and the caller builds and compiles in this process, which raises the real error if there
+is one; after ``MAX_FAILURES`` broken children no other is started.
+``ROCARRAY_COMPILE_PROCESS=0`` keeps every compile in this process.
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ def compile(target, text: "str | None", recipe=None) -> "bytes | None":  # noqa:
         payload = pickle.dumps((cls.__module__, cls.__qualname__, target.facts, target.config, text, recipe),
                                protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # (a recipe holding what does not pickle: this process builds it)
-        _stats["unpicklable"] += 1
+        with _lock:
+            _stats["unpicklable"] += 1
         return None
     with _lock:
         if _stats["failures"] >= MAX_FAILURES:
