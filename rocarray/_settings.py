@@ -189,8 +189,9 @@ TIERED = _declare(
     "once (default 1; read when a target is made)")
 COMPILE_PROCESS = _declare(
     "ROCARRAY_COMPILE_PROCESS", _flag, True, _FLAG,
-    "1: the background tier-ups are compiled by a second process, beside the first calls' "
-    "compiles; 0: on a thread of this process, taking turns with them (default 1)")
+    "1: the background tier-ups are built and compiled by a second process at the lowest "
+    "priority, beside the first calls' compiles; 0: on a thread of this process, taking turns "
+    "with them (default 1)")
 INTERPRETER = _declare(
     "ROCARRAY_INTERPRETER", _choice("on", "off", "gpu", aliases={**dict.fromkeys(_TRUE, "on"),
                                                                   **dict.fromkeys(_FALSE, "off")}),
