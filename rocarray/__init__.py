@@ -194,8 +194,8 @@ from ._numpy_names import (
     unravel_index, vdot, vsplit, vstack,
 )
 from ._numpy_more import (
-    angle, block, delete, diag_indices_from, dsplit, fill_diagonal, iscomplex, isneginf, isposinf, isreal,
-    ix_, nan_to_num, resize, rollaxis, rot90, select, sort_complex, tril_indices_from, trim_zeros,
+    angle, block, delete, diag_indices_from, dsplit, fill_diagonal, insert, iscomplex, isneginf, isposinf,
+    isreal, ix_, nan_to_num, resize, rollaxis, rot90, select, sort_complex, tril_indices_from, trim_zeros,
     triu_indices_from,
 )
 from ._numpy_select import (

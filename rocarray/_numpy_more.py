@@ -1,5 +1,5 @@
 """NumPy's everyday names beyond ``_numpy_names``: blocks, rotations and axes (``block``,
-``rot90``, ``rollaxis``, ``dsplit``, ``resize``, ``delete``, ``ix_``), diagonals
+``rot90``, ``rollaxis``, ``dsplit``, ``resize``, ``delete``, ``insert``, ``ix_``), diagonals
 (``fill_diagonal``, ``diag_indices_from``, ``tril_indices_from``, ``triu_indices_from``),
 infinities, NaNs and complex parts (``nan_to_num``, ``isposinf``, ``isneginf``,
 ``iscomplex``, ``isreal``, ``angle``), ``select``, ``trim_zeros`` and ``sort_complex``,
@@ -15,15 +15,16 @@ import numpy as np
 
 from . import _dtypes
 from ._array_object import Array, _check_same_device
-from ._creation_functions import arange, asarray, full, full_like, zeros
+from ._creation_functions import arange, asarray, empty, full, full_like, zeros
 from ._data_type_functions import astype
 from ._elementwise_functions import atan2, imag, isinf, isnan, multiply, real, remainder, where
 from ._indexing_functions import nonzero, take
 from ._manipulation_functions import concat, reshape
 from ._numpy_names import _as_array, _axis, array_split, diag_indices, ravel, tril_indices, triu_indices
 from ._numpy_select import put
-from ._sorting_functions import sort
-from ._views import flip, permute_dims
+from ._sorting_functions import argsort, sort
+from ._statistical_functions import any as _any
+from ._views import broadcast_to, flip, moveaxis, permute_dims
 
 
 # -- blocks, rotations, axes ----------------------------------------------------------------------
@@ -208,6 +209,65 @@ def delete(arr, obj, axis=None) -> Array:
         else:
             raise IndexError(f"delete: obj must be integers, a slice or a boolean mask, not {o.dtype}")
     return take(x, nonzero(keep)[0], axis=ax)
+
+
+def insert(arr, obj, values, axis=None) -> Array:
+    """``insert(arr, obj, values, axis=None)``: a new array with ``values`` inserted before
+    the entries ``obj`` along ``axis`` (of the flattened ``arr`` when None).  One index
+    inserts ``values`` as a block (its first axis turned to ``axis``, as NumPy's); indices
+    or a slice insert one entry before each, in their order where they are equal.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.insert(ra.asarray([[0, 1], [2, 3]]), 1, 9, axis=1)
+        array([[0, 9, 1],
+               [2, 9, 3]])
+    """
+    x = _as_array(arr, "insert")
+    if axis is None:
+        x, ax = ravel(x), 0
+    else:
+        ax = _axis(axis, x.ndim, "insert")
+    n = x.shape[ax]
+    v = _as_array(values, "insert", x.device)
+    _check_same_device("insert", x, v)
+    if v.dtype.kind == "c" and x.dtype.kind != "c":
+        raise TypeError(f"insert: cannot cast complex values to {x.dtype}")
+    v = astype(v, x.dtype, copy=False)
+    if v.ndim < x.ndim:
+        v = reshape(v, (1,) * (x.ndim - v.ndim) + v.shape)
+    idx = arange(*obj.indices(n), dtype=_dtypes.int64, device=x.device) if isinstance(obj, slice) else \
+        _as_array(obj, "insert", x.device)
+    if idx.dtype.kind not in "iu" or idx.ndim > 1:
+        raise IndexError(f"insert: obj must be an integer, integers (1-D) or a slice, not {idx.dtype} of "
+                         f"{idx.ndim} dimensions")
+    before = (slice(None),) * ax
+    if idx.ndim == 0:  # (one place: ``values`` a block there)
+        k = int(idx)
+        if not -n <= k <= n:
+            raise IndexError(f"index {k} is out of bounds for axis {ax} with size {n}")
+        k += n if k < 0 else 0
+        block = moveaxis(v, 0, ax)
+        shape = x.shape[:ax] + (block.shape[ax],) + x.shape[ax + 1:]
+        return concat([x[before + (slice(0, k),)], broadcast_to(block, shape), x[before + (slice(k, None),)]], axis=ax)
+    m = idx.shape[0]
+    if m == 0:
+        return x.copy()
+    idx = astype(idx, _dtypes.int64, copy=False)
+    bad = (idx < -n) | (idx > n)
+    if bool(_any(bad)):
+        raise IndexError(f"index {int(idx[bad][0])} is out of bounds for axis {ax} with size {n}")
+    idx = where(idx < 0, idx + n, idx)
+    # each new entry's place in the result: its index, plus the new entries placed before it
+    order = argsort(idx)
+    places = zeros((m,), dtype=_dtypes.int64, device=x.device)
+    places[order] = take(idx, order, axis=0) + arange(m, dtype=_dtypes.int64, device=x.device)
+    keep = full((n + m,), True, dtype=_dtypes.bool, device=x.device)
+    keep[places] = False
+    out = empty(x.shape[:ax] + (n + m,) + x.shape[ax + 1:], dtype=x.dtype, device=x.device)
+    out[before + (places,)] = v
+    out[before + (nonzero(keep)[0],)] = x
+    return out
 
 
 def ix_(*args) -> tuple:

@@ -57,6 +57,26 @@ def test_blocks_rotations_axes(device, dtype):
         a[np.ix_(rows, cols)][..., 0])
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_insert(device, dtype):
+    rng = np.random.default_rng(65)
+    a = random_array((3, 4), dtype, rng)
+    x = ra.asarray(a, device=device)
+    dev = lambda v: ra.asarray(v, device=device) if isinstance(v, np.ndarray) else v  # noqa: E731
+    for obj, shape, axis in ((1, (), None), (-1, (), 1), (4, (3,), 1), (0, (2, 4), 0), (1, (2, 3), 1),
+                             (np.array([1]), (3, 1), 1), (np.array([3, 0, 3]), (), 1), (np.array([2, -1]), (2,), 1),
+                             (slice(1, None, 2), (), 0), (np.array([], dtype=np.int64), (), 1)):
+        v = random_array(shape, dtype, rng)
+        vals = v if shape else v.item()
+        _eq(np.insert(x, dev(obj), dev(v) if shape else vals, axis=axis), np.insert(a, obj, vals, axis=axis))
+    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 1 with size 4"):
+        ra.insert(x, 5, a.reshape(-1)[0], axis=1)
+    with pytest.raises(IndexError, match="index -5 is out of bounds for axis 1 with size 4"):
+        ra.insert(x, ra.asarray([0, -5], device=device), a.reshape(-1)[0], axis=1)
+    with pytest.raises(IndexError, match="obj must be an integer"):
+        ra.insert(x, ra.asarray([0.5], device=device), a.reshape(-1)[0])
+
+
 def test_shape_errors(device):
     x = ra.ones((2, 3), device=device)
     with pytest.raises(ValueError, match="len\\(axes\\) must be 2"):
