@@ -17,11 +17,11 @@ from . import _dtypes
 from ._array_object import Array, _check_same_device
 from ._creation_functions import arange, asarray, empty, full, full_like, zeros
 from ._data_type_functions import astype
-from ._elementwise_functions import atan2, imag, isinf, isnan, multiply, real, remainder, where
+from ._elementwise_functions import atan2, imag, isinf, isnan, multiply, real, where
 from ._indexing_functions import nonzero, take
 from ._manipulation_functions import concat, reshape
 from ._numpy_names import _as_array, _axis, array_split, diag_indices, ravel, tril_indices, triu_indices
-from ._numpy_select import put
+from ._numpy_select import _cycled, put
 from ._sorting_functions import argsort, sort
 from ._statistical_functions import any as _any
 from ._views import broadcast_to, flip, moveaxis, permute_dims
@@ -171,11 +171,9 @@ def resize(a, new_shape) -> Array:
     if any(s < 0 for s in shape):
         raise ValueError(f"resize: all elements of new_shape must be non-negative, not {shape}")
     n = math.prod(shape)
-    flat = ravel(x)
-    if flat.shape[0] == 0 or n == 0:
+    if x.size == 0 or n == 0:
         return zeros(shape, dtype=x.dtype, device=x.device)
-    return reshape(take(flat, remainder(arange(n, dtype=_dtypes.int64, device=x.device), flat.shape[0]), axis=0),
-                   shape)
+    return reshape(_cycled(x, n, x.dtype), shape)
 
 
 def delete(arr, obj, axis=None) -> Array:

@@ -26,21 +26,13 @@ from ._data_type_functions import astype
 from ._elementwise_functions import clip, remainder, subtract, where
 from ._indexing_functions import nonzero, take, take_along_axis
 from ._manipulation_functions import concat, reshape, stack
-from ._numpy_names import _as_array, ravel, unravel_index
+from ._numpy_names import _as_array, _operands, ravel, unravel_index
 from ._set_functions import isin as _isin, unique_all, unique_values
 from ._sorting_functions import argsort, sort
 from ._statistical_functions import any as _any, count_nonzero
 from ._views import broadcast_arrays, normalize_axes
 
 _MODES = ("raise", "wrap", "clip")
-
-
-def _pair(name: str, a, b) -> tuple:
-    """``a`` and ``b`` as arrays on one device (lists and scalars on the other's)."""
-    dev = a.device if isinstance(a, Array) else b.device if isinstance(b, Array) else None
-    x, y = _as_array(a, name, dev), _as_array(b, name, dev)
-    _check_same_device(name, x, y)
-    return x, y
 
 
 def _take_mode(idx: Array, n: int, mode: str, name: str) -> Array:
@@ -76,7 +68,7 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     """
     if kind not in (None, "sort", "table"):
         raise ValueError(f"isin: kind must be None, 'sort' or 'table', not {kind!r}")
-    x, t = _pair("isin", element, test_elements)
+    x, t = _operands("isin", element, test_elements)
     return _isin(x, ravel(t), invert=builtins.bool(invert))
 
 
@@ -90,7 +82,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
         >>> ra.intersect1d(ra.asarray([1, 3, 4, 3]), [3, 1, 2, 1])
         array([1, 3])
     """
-    x, y = _pair("intersect1d", ar1, ar2)
+    x, y = _operands("intersect1d", ar1, ar2)
     ux, uy = unique_all(ravel(x)), unique_all(ravel(y))
     # (both sorted and distinct: the common values come in the same order in both)
     in_x, in_y = _isin(ux.values, uy.values), _isin(uy.values, ux.values)
@@ -108,7 +100,7 @@ def union1d(ar1, ar2) -> Array:
         >>> ra.union1d(ra.asarray([-1, 0, 1]), [-2, 0, 2])
         array([-2, -1,  0,  1,  2])
     """
-    x, y = _pair("union1d", ar1, ar2)
+    x, y = _operands("union1d", ar1, ar2)
     return unique_values(concat([ravel(x), ravel(y)]))
 
 
@@ -122,7 +114,7 @@ def setdiff1d(ar1, ar2, assume_unique=False) -> Array:
         >>> ra.setdiff1d(ra.asarray([1, 2, 3, 2, 4, 1]), [3, 4, 5, 6])
         array([1, 2])
     """
-    x, y = _pair("setdiff1d", ar1, ar2)
+    x, y = _operands("setdiff1d", ar1, ar2)
     v = ravel(x) if assume_unique else unique_values(ravel(x))
     return v[_isin(v, ravel(y), invert=True)]
 
@@ -136,7 +128,7 @@ def setxor1d(ar1, ar2, assume_unique=False) -> Array:
         >>> ra.setxor1d(ra.asarray([1, 2, 3, 2, 4]), [2, 3, 5, 7, 5])
         array([1, 4, 5, 7])
     """
-    x, y = _pair("setxor1d", ar1, ar2)
+    x, y = _operands("setxor1d", ar1, ar2)
     ux, uy = unique_values(ravel(x)), unique_values(ravel(y))
     return sort(concat([ux[_isin(ux, uy, invert=True)], uy[_isin(uy, ux, invert=True)]]))
 
