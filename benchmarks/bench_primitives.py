@@ -42,12 +42,18 @@ QUERIES = 1 << 20
 ISIN_VALUES = 1 << 16
 
 
+def _positive(x, like=None):
+    """The mask of the mask rows: ``x > 0``, or ``x.real > 0`` where the NumPy array ``like``
+    (``x`` itself by default) is complex (the array API orders no complex numbers)."""
+    return x.real > 0 if (x if like is None else like).dtype.kind == "c" else x > 0
+
+
 def _mask_bytes(d):
-    return d["x_np"].nbytes + int((d["x_np"] > 0).sum()) * d["x_np"].itemsize
+    return d["x_np"].nbytes + int(_positive(d["x_np"]).sum()) * d["x_np"].itemsize
 
 
 def _nonzero_bytes(d):
-    return d["x_np"].nbytes + int((d["x_np"] > 0).sum()) * 8
+    return d["x_np"].nbytes + int(_positive(d["x_np"]).sum()) * 8
 
 
 def _put(d):
@@ -58,7 +64,7 @@ def _put(d):
 def _mask_set(d):
     """``z[z > 0] = v``: ``v`` is positive, so every call sets the same elements."""
     z = d["z"]
-    z[z > 0] = d["v"]
+    z[_positive(z, d["x_np"])] = d["v"]
 
 
 #: name -> (bytes moved (a function of the data), {library: callable on that library's data})
@@ -69,15 +75,16 @@ OPS = {
          "cupy": lambda d: d["x"].cumsum(), "torch": lambda d: d["x"].cumsum(0)}),
     "x[x > 0]": (
         _mask_bytes,
-        {"rocarray": lambda d: d["x"][d["x"] > 0], "numpy": lambda d: d["x"][d["x"] > 0],
-         "cupy": lambda d: d["x"][d["x"] > 0], "torch": lambda d: d["x"][d["x"] > 0]}),
+        {lib: lambda d: d["x"][_positive(d["x"], d["x_np"])] for lib in ("rocarray", "numpy", "cupy", "torch")}),
     "x[x > 0] = v": (
-        lambda d: _mask_bytes(d) + int((d["x_np"] > 0).sum()) * d["x_np"].itemsize,
+        lambda d: _mask_bytes(d) + int(_positive(d["x_np"]).sum()) * d["x_np"].itemsize,
         {lib: _mask_set for lib in ("rocarray", "numpy", "cupy", "torch")}),
     "nonzero": (
         _nonzero_bytes,
-        {"rocarray": lambda d: ra.nonzero(d["x"] > 0), "numpy": lambda d: np.nonzero(d["x"] > 0),
-         "cupy": lambda d: (d["x"] > 0).nonzero(), "torch": lambda d: (d["x"] > 0).nonzero()}),
+        {"rocarray": lambda d: ra.nonzero(_positive(d["x"], d["x_np"])),
+         "numpy": lambda d: np.nonzero(_positive(d["x"])),
+         "cupy": lambda d: _positive(d["x"], d["x_np"]).nonzero(),
+         "torch": lambda d: _positive(d["x"], d["x_np"]).nonzero()}),
     f"take, {TAKE_N:,} indices": (
         lambda d: d["idx_np"].nbytes + 2 * d["idx_np"].size * d["x_np"].itemsize,
         {"rocarray": lambda d: ra.take(d["x"], d["idx"]), "numpy": lambda d: np.take(d["x"], d["idx"]),
@@ -144,16 +151,32 @@ def _torch():
 
 
 def host_data(n: int, dtype, rng) -> dict:
-    """The NumPy inputs of every op for one dtype (random, about half of them positive)."""
+    """The NumPy inputs of every op for one dtype (random; about half of them positive, or
+    of positive real part: ``_positive``)."""
     dt = np.dtype(dtype)
-    if dt.kind == "f":
-        x, y = rng.standard_normal(n).astype(dt), rng.standard_normal(n).astype(dt)
-        sq = rng.standard_normal((SIDE, SIDE)).astype(dt)
+
+    def draw(shape):
+        if dt.kind == "b":
+            return rng.random(shape) < 0.5
+        if dt.kind in "iu":
+            hi = min(np.iinfo(dt).max, 1000)
+            a = rng.integers(-hi, hi + 1, shape)
+            return (np.maximum(a, 0) if dt.kind == "u" else a).astype(dt)
+        if dt.kind == "c":
+            return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt)
+        return rng.standard_normal(shape).astype(dt)
+
+    x, y, sq = draw(n), draw(n), draw((SIDE, SIDE))
+    # the values of ``_mask_set`` are positive, so that its mask stays the same at every call
+    count = int(_positive(x).sum())
+    if dt.kind == "b":
+        v = np.ones(count, dt)
+    elif dt.kind in "iu":
+        hi = min(np.iinfo(dt).max, 1000)
+        v = (np.minimum(np.abs(y[:count].astype(np.int64)), hi - 1) + 1).astype(dt)
     else:
-        x, y = rng.integers(-1000, 1000, n).astype(dt), rng.integers(-1000, 1000, n).astype(dt)
-        sq = rng.integers(-1000, 1000, (SIDE, SIDE)).astype(dt)
+        v = (np.abs(y[:count]) + 1).astype(dt)
     q = y[:QUERIES] if n >= QUERIES else np.resize(y, QUERIES)
-    v = np.abs(y[:int((x > 0).sum())]) + dt.type(1)  # (positive: ``_mask_set`` keeps its mask)
     return {"x": x, "y": y, "z": x.copy(), "v": v, "idx": rng.integers(0, n, TAKE_N), "sq": sq,
             "s": x.copy(), "w": np.resize(y, TAKE_N),
             "rows": x.reshape(-1, ROW), "rows_idx": rng.integers(0, ROW, (n // ROW, ROW)),

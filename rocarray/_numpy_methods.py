@@ -15,8 +15,8 @@ from . import _dtypes
 from ._array_object import Array
 from ._creation_functions import copy_into, zeros_like
 from ._data_type_functions import astype
-from ._elementwise_functions import (clip as _clip, conj as _conj, imag as _imag, maximum as _maximum,
-                                     minimum as _minimum, real as _real, where as _where)
+from ._elementwise_functions import (clip as _clip, conj as _conj, maximum as _maximum,
+                                     minimum as _minimum, where as _where)
 from ._indexing_functions import nonzero as _nonzero, take as _take
 from ._manipulation_functions import repeat as _repeat, reshape
 from ._numpy_names import _as_array, _into, _named, around, diagonal, dot, swapaxes, trace
@@ -547,16 +547,36 @@ def _m_tobytes(self, order="C"):
     return self.get().tobytes(order=order)
 
 
+def _part(self, which: int) -> Array:
+    """The real (``which`` 0) or imaginary (1) parts of a complex array: a view with the
+    complex array's strides, as NumPy's and CuPy's ``.real`` and ``.imag``."""
+    part = _dtypes.float32 if self.dtype == _dtypes.complex64 else _dtypes.float64
+    return Array._new(self._buf, self.shape, self.strides, self._offset + which * part.itemsize, part)
+
+
 def _real_prop(self):
-    """``x.real``: the real part (``x`` itself for real arrays)."""
-    return _real(self) if self.dtype.kind == "c" else self
+    """``x.real``: the real parts, a view of ``x`` (``x`` itself for real arrays)."""
+    return _part(self, 0) if self.dtype.kind == "c" else self
+
+
+def _real_set(self, value):
+    """``x.real = v``: ``v`` written into the real parts of ``x``."""
+    _real_prop(self)[...] = value
 
 
 def _imag_prop(self):
-    """``x.imag``: the imaginary part (zeros for real arrays)."""
+    """``x.imag``: the imaginary parts, a view of ``x`` (zeros for real arrays)."""
     if self.dtype.kind == "c":
-        return _imag(self)
+        return _part(self, 1)
     return zeros_like(self)
+
+
+def _imag_set(self, value):
+    """``x.imag = v``: ``v`` written into the imaginary parts of ``x``; a TypeError for a
+    real ``x`` (it has none, as in NumPy)."""
+    if self.dtype.kind != "c":
+        raise TypeError(f"x.imag = ...: a {self.dtype} array has no imaginary part to set")
+    _part(self, 1)[...] = value
 
 
 # NumPy's array methods, installed on Array by name (the array core imports no op)
@@ -592,7 +612,7 @@ for _name, _method in {
         "conjugate": _m_conj,
         "view": _m_view,
         "tobytes": _m_tobytes,
-        "real": property(_real_prop),
-        "imag": property(_imag_prop),
+        "real": property(_real_prop, _real_set),
+        "imag": property(_imag_prop, _imag_set),
 }.items():
     setattr(Array, _name, _method)

@@ -193,7 +193,9 @@ def isin(x1, x2, /, *, invert=False) -> Array:
     if x2.size == 0:
         return full(x1.shape, invert, dtype=_dtypes.bool, device=device)
     out = Array._empty(x1.shape, _dtypes.bool, device)
-    if dt.kind in "iu" and out.size:
+    if dt == _dtypes.bool:  # (bytes of 0 and 1: the table of two entries serves them)
+        x1, x2 = x1.view(_dtypes.uint8), x2.view(_dtypes.uint8)
+    if x1.dtype.kind in "iu" and out.size:
         lo, hi = value_extremes(x2)
         span = hi - lo + 1
         if span <= min(TABLE_MAX, TABLE_PER_ELEMENT * (x1.size + x2.size)):

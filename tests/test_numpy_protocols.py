@@ -352,6 +352,37 @@ def test_fill_view_item_methods(device):
         x.std(ddof=1, correction=1)
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=str)
+def test_real_imag_are_views(device, dtype):
+    """``x.real`` and ``x.imag`` of a complex array are views (as NumPy's and CuPy's): of a
+    strided view too, written through by ``[...] =``, in-place operators and assignment."""
+    rng = np.random.default_rng(16)
+    a = random_array((5, 6), dtype, rng)
+    x = _put(a.copy(), device)
+    for g, w in ((x.real, a.real), (x.imag, a.imag), (x[::-2, 1::2].imag, a[::-2, 1::2].imag),
+                 (x.T.real, a.T.real)):
+        _same(g, w)
+        assert g.dtype == w.dtype and g.strides == w.strides
+    b = a.copy()
+    x.imag[1:3] = 7.5
+    b.imag[1:3] = 7.5
+    x.real *= 2
+    b.real *= 2
+    x[:, ::2].imag = -1
+    b[:, ::2].imag = -1
+    x.real = x.imag
+    b.real = b.imag
+    _same(x, b)
+    _same(ra.sum(x.imag, axis=0), b.imag.sum(axis=0))
+    r = ra.asarray(a.real.copy(), device=device)
+    assert r.real is r
+    r.real = 3
+    _same(r, np.full(a.shape, 3, a.real.dtype))
+    _same(r.imag, np.zeros(a.shape, a.real.dtype))
+    with pytest.raises(TypeError, match="has no imaginary part to set"):
+        r.imag = 1
+
+
 # -- array API 2025.12 ---------------------------------------------------------------------------
 
 

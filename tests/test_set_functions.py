@@ -125,6 +125,21 @@ def test_isin_integer_table_and_wide_ranges(device, dtype):
         np.testing.assert_array_equal(ra.isin(x, y, invert=True).get(), np.isin(a, b, invert=True))
 
 
+def test_isin_bool_through_the_table(device):
+    """bool operands go through the integer table (two entries): x2 of True only, False
+    only and both, a strided x1, and invert."""
+    rng = np.random.default_rng(36)
+    a = rng.random((40, 33)) < 0.5
+    x = ra.asarray(a, device=device)
+    for b in (np.array([True, True]), np.array([False]), rng.random(70) < 0.5,
+              np.array([True, False, True])[::2]):
+        y = ra.asarray(b, device=device)
+        for xa, xr in ((a, x), (a[::-2, 1::3], x[::-2, 1::3])):
+            np.testing.assert_array_equal(ra.isin(xr, y).get(), np.isin(xa, b))
+            np.testing.assert_array_equal(ra.isin(xr, y, invert=True).get(), np.isin(xa, b, invert=True))
+    assert ra.isin(x, True).dtype == ra.bool
+
+
 def test_isin_mixed_scalars_empty_and_errors(device):
     x = ra.asarray(np.array([1, 2, 3, 4], dtype=np.int32), device=device)
     f = ra.asarray(np.array([2.0, 3.5]), device=device)
