@@ -40,7 +40,7 @@ from llvmlite import ir
 from .. import _settings
 from ..runtime import hostload
 from ..runtime.llvm import llvm_step
-from . import hostrt
+from . import hostmath, hostrt
 from .base import (
     LLVM_LOCK,
     MATH_FUNCTIONS,
@@ -215,6 +215,8 @@ class HostTarget(Target):
         if isinstance(ty, ir.HalfType):
             return self._half_math(module, fn, arity)
         if isinstance(ty, ir.FloatType):
+            if fn in hostmath.FUNCTIONS:
+                return hostmath.float32_function(module, fn)
             suffix, libm_suffix = "f32", "f"
         elif isinstance(ty, ir.DoubleType):
             suffix, libm_suffix = "f64", ""

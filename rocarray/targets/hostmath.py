@@ -1,0 +1,303 @@
+"""Float32 transcendental functions of the host target: branch-free IR computed in float64.
+
+The C library's ``expf``, ``tanhf`` ... are calls the loop vectoriser cannot widen, so a
+float32 ``exp`` of a large array ran an element at a time, several to twenty times slower
+than NumPy's SIMD loops.  The functions here are written once in IR: the argument is widened
+to float64, reduced and evaluated by a short polynomial to a relative error near 1e-13, and
+rounded back to float32 once, which makes the result the correctly rounded float32 but for
+arguments within about 1e-13 of a rounding boundary (then one ulp off).
+
+They contain no branch and no call but LLVM intrinsics with a vector form (``fma``,
+``sqrt``, ``fabs``, ``copysign``), so the vectoriser widens a contiguous loop of them, and
+the same instructions run everywhere a float32 value meets them: the scalar remainder of a
+vector loop, strided loops, the quick tier and the interpreter (whose bytecode compiler
+inlines a defined function).  So an element's result never depends on where it lies in
+the array, on its layout, or on which tier computed it.
+
+Specials follow C99 Annex F (NaN in, NaN out; ``exp(-inf) == 0``; ``log(0) == -inf``;
+``log`` of a negative number NaN; signed zeros kept by the odd functions).  ``sin``,
+``cos`` and ``tan`` are not here: their reduction of large arguments needs more bits of
+pi than float64 holds, so they stay with the C library (as do float64 and the other
+functions).
+"""
+
+from __future__ import annotations
+
+import math
+
+from llvmlite import ir
+
+F32, F64, I64 = ir.FloatType(), ir.DoubleType(), ir.IntType(64)
+
+LN2 = math.log(2.0)
+LOG2E = 1.0 / LN2
+LOG10E = 1.0 / math.log(10.0)
+LOG10_2 = math.log10(2.0)
+#: 1.5 * 2^52: ``(t + ROUNDER) - ROUNDER`` is ``t`` rounded to an integer (ties to even) for
+#: |t| < 2^51, and the low bits of ``t + ROUNDER`` hold that integer
+ROUNDER = 6755399441055744.0
+#: the bits of sqrt(1/2): a double's exponent taken against them leaves a mantissa in
+#: [sqrt(1/2), sqrt(2)), where log's series converges fastest
+SQRT_HALF_BITS = 0x3FE6A09E667F3BCD
+#: (e^r - 1) / r = sum r^k / (k+1)!, k = 0..10: |r| <= ln(2)/2 leaves under 1e-13
+EXPM1_COEFFS = [1.0 / math.factorial(k + 1) for k in range(11)]
+#: log(m) = s * sum 2 z^k / (2k+1), z = s^2 <= 0.0295 (m in [sqrt(1/2), sqrt(2)))
+LOG_COEFFS = [2.0 / (2 * k + 1) for k in range(8)]
+#: atan(u) / u = sum (-1)^k z^k / (2k+1), z = u^2 <= tan(pi/8)^2 < 0.1716
+ATAN_COEFFS = [(-1.0) ** k / (2 * k + 1) for k in range(18)]
+TAN_PI_8 = math.sqrt(2.0) - 1.0
+TAN_3PI_8 = math.sqrt(2.0) + 1.0
+#: arguments of exp are clamped to +-EXP_BOUND: far beyond float32's range either way, and
+#: 2^k stays a normal double
+EXP_BOUND = 200.0
+
+
+class _Math:
+    """The float64 arithmetic of one function's body."""
+
+    def __init__(self, b: ir.IRBuilder, module: ir.Module):
+        self.b = b
+        self.module = module
+
+    def c(self, v: float):
+        return ir.Constant(F64, v)
+
+    def i(self, v: int):
+        return ir.Constant(I64, v)
+
+    def _intrinsic(self, name: str, n: int):
+        full = f"llvm.{name}.f64"
+        fn = self.module.globals.get(full)
+        return fn if fn is not None else ir.Function(self.module, ir.FunctionType(F64, [F64] * n), full)
+
+    def fma(self, a, b, c):
+        return self.b.call(self._intrinsic("fma", 3), [a, b, c])
+
+    def sqrt(self, a):
+        return self.b.call(self._intrinsic("sqrt", 1), [a])
+
+    def fabs(self, a):
+        return self.b.call(self._intrinsic("fabs", 1), [a])
+
+    def copysign(self, a, sign):
+        return self.b.call(self._intrinsic("copysign", 2), [a, sign])
+
+    def add(self, a, b):
+        return self.b.fadd(a, b)
+
+    def sub(self, a, b):
+        return self.b.fsub(a, b)
+
+    def mul(self, a, b):
+        return self.b.fmul(a, b)
+
+    def div(self, a, b):
+        return self.b.fdiv(a, b)
+
+    def where(self, op: str, a, b, then, other):
+        """``then`` where ``a op b`` (an ordered comparison: false with a NaN), else ``other``."""
+        return self.b.select(self.b.fcmp_ordered(op, a, b), then, other)
+
+    def at_most(self, a, bound: float):
+        """``min(a, bound)`` that keeps a NaN (LLVM's minnum would drop it)."""
+        return self.where(">", a, self.c(bound), self.c(bound), a)
+
+    def at_least(self, a, bound: float):
+        return self.where("<", a, self.c(bound), self.c(bound), a)
+
+    def poly(self, z, coeffs):
+        """sum coeffs[k] z^k by Horner's rule in fused steps."""
+        acc = self.c(coeffs[-1])
+        for k in reversed(coeffs[:-1]):
+            acc = self.fma(acc, z, self.c(k))
+        return acc
+
+    # -- exp ----------------------------------------------------------------------------
+
+    def exp_parts(self, t, k_of=None):
+        """(k, e^r - 1, 2^k) with t = k ln2 + r, |r| <= ln2/2, for |t| <= EXP_BOUND (or, with
+        ``k_of`` given, t the exponent of 2 itself: exp2)."""
+        b = self.b
+        y = t if k_of == "exp2" else self.mul(t, self.c(LOG2E))
+        shifted = self.add(y, self.c(ROUNDER))
+        k = self.sub(shifted, self.c(ROUNDER))
+        if k_of == "exp2":
+            r = self.mul(self.sub(t, k), self.c(LN2))
+        else:
+            # (-0.0 - k: a zero k negates to -0.0, so t = -0.0 leaves r = -0.0)
+            r = self.fma(self.sub(self.c(-0.0), k), self.c(LN2), t)
+        em1 = self.mul(r, self.poly(r, EXPM1_COEFFS))
+        # 2^k from the integer in the low bits of ``shifted``: shifted into the exponent
+        bits = b.add(b.shl(b.bitcast(shifted, I64), self.i(52)), self.i(1023 << 52))
+        return k, em1, b.bitcast(bits, F64)
+
+    def exp(self, t, k_of=None):
+        _, em1, scale = self.exp_parts(t, k_of)
+        return self.fma(scale, em1, scale)
+
+    def expm1(self, t):
+        k, em1, scale = self.exp_parts(t)
+        # k == 0: e^r - 1 itself (exact for tiny t, and -0.0 stays -0.0)
+        return self.where("==", k, self.c(0.0), em1, self.fma(scale, em1, self.sub(scale, self.c(1.0))))
+
+    # -- log ----------------------------------------------------------------------------
+
+    def log_parts(self, d):
+        """(e, log(m)) with d = 2^e m, m in [sqrt(1/2), sqrt(2)), for a positive finite
+        ``d`` (anything else gives values the callers replace)."""
+        b = self.b
+        bits = b.bitcast(d, I64)
+        e = b.ashr(b.sub(bits, self.i(SQRT_HALF_BITS)), self.i(52))
+        m = b.bitcast(b.sub(bits, b.shl(e, self.i(52))), F64)
+        f = self.sub(m, self.c(1.0))  # (exact: m is within a factor 2 of 1)
+        s = self.div(f, self.add(f, self.c(2.0)))
+        return b.sitofp(e, F64), self.mul(s, self.poly(self.mul(s, s), LOG_COEFFS))
+
+    def log_specials(self, d, r):
+        """``r`` where ``d`` is positive and finite; -inf at 0, inf at inf, NaN below 0 and
+        for NaN."""
+        inf = self.c(math.inf)
+        r = self.where("==", d, inf, inf, r)
+        return self.where(">", d, self.c(0.0), r,
+                          self.where("==", d, self.c(0.0), self.c(-math.inf), self.c(math.nan)))
+
+    def log(self, d):
+        e, lm = self.log_parts(d)
+        return self.log_specials(d, self.fma(e, self.c(LN2), lm))
+
+    # -- atan ---------------------------------------------------------------------------
+
+    def atan(self, a):
+        """atan of ``a`` >= 0 (or NaN), by one division: u = a, (a - 1) / (a + 1) or -1/a
+        (|u| <= tan(pi/8)) and atan(a) = atan(u) + 0, pi/4 or pi/2."""
+        one, zero = self.c(1.0), self.c(0.0)
+        mid = self.b.fcmp_ordered(">", a, self.c(TAN_PI_8))
+        big = self.b.fcmp_ordered(">", a, self.c(TAN_3PI_8))
+        sel = self.b.select
+        num = sel(big, self.c(-1.0), sel(mid, self.sub(a, one), a))
+        den = sel(big, a, sel(mid, self.add(a, one), one))
+        base = sel(big, self.c(math.pi / 2), sel(mid, self.c(math.pi / 4), zero))
+        u = self.div(num, den)
+        return self.fma(u, self.poly(self.mul(u, u), ATAN_COEFFS), base)
+
+
+def _exp(m, x):
+    return m.exp(m.at_most(m.at_least(x, -EXP_BOUND), EXP_BOUND))
+
+
+def _exp2(m, x):
+    return m.exp(m.at_most(m.at_least(x, -EXP_BOUND), EXP_BOUND), "exp2")
+
+
+def _expm1(m, x):
+    return m.expm1(m.at_most(m.at_least(x, -40.0), EXP_BOUND))
+
+
+def _sinh(m, x):
+    e = m.expm1(m.at_most(m.fabs(x), EXP_BOUND))
+    # (e^a - e^-a) / 2 with E = e^a - 1: (E + E / (E + 1)) / 2, no cancellation
+    return m.copysign(m.mul(m.c(0.5), m.add(e, m.div(e, m.add(e, m.c(1.0))))), x)
+
+
+def _cosh(m, x):
+    e = m.exp(m.at_most(m.fabs(x), EXP_BOUND))
+    return m.mul(m.c(0.5), m.add(e, m.div(m.c(1.0), e)))
+
+
+def _tanh(m, x):
+    e = m.expm1(m.mul(m.c(2.0), m.at_most(m.fabs(x), 20.0)))  # (tanh(20) rounds to 1)
+    return m.copysign(m.div(e, m.add(e, m.c(2.0))), x)
+
+
+def _log(m, x):
+    return m.log(x)
+
+
+def _log2(m, x):
+    e, lm = m.log_parts(x)
+    return m.log_specials(x, m.fma(lm, m.c(LOG2E), e))
+
+
+def _log10(m, x):
+    e, lm = m.log_parts(x)
+    return m.log_specials(x, m.fma(e, m.c(LOG10_2), m.mul(lm, m.c(LOG10E))))
+
+
+def _tiny_or(m, x, value):
+    """``x`` where |x| < 2^-29, else ``value``: there the functions below equal x to far
+    under half a float32 ulp, and 1 + x would no longer be exact in float64."""
+    return m.where("<", m.fabs(x), m.c(2.0 ** -29), x, value)
+
+
+def _log1p(m, x):
+    return _tiny_or(m, x, m.log(m.add(m.c(1.0), x)))  # (1 + x exact for float32 x)
+
+
+def _atanh(m, x):
+    # (log(1 + x) - log(1 - x)) / 2: the two logs have opposite signs (no cancellation),
+    # and x = +-1 and |x| > 1 give +-inf and NaN through log
+    one = m.c(1.0)
+    return _tiny_or(m, x, m.mul(m.c(0.5), m.sub(m.log(m.add(one, x)), m.log(m.sub(one, x)))))
+
+
+def _asinh(m, x):
+    a = m.fabs(x)
+    big = m.log(m.add(a, m.sqrt(m.fma(a, a, m.c(1.0)))))
+    # under 2^-12, log(1 + ...) would lose the low bits: the series a - a^3/6 + 3a^5/40
+    z = m.mul(a, a)
+    small = m.mul(a, m.poly(z, [1.0, -1.0 / 6.0, 3.0 / 40.0]))
+    return m.copysign(m.where("<", a, m.c(2.0 ** -12), small, big), x)
+
+
+def _acosh(m, x):
+    one = m.c(1.0)
+    # (float32 x > 1 is at least 1 + 2^-23, so the root keeps log's argument clear of 1;
+    # below -1 the sum can cancel to 0, so x < 1 is NaN by a select, not by log)
+    r = m.log(m.add(x, m.sqrt(m.mul(m.sub(x, one), m.add(x, one)))))
+    return m.where(">=", x, one, r, m.c(math.nan))
+
+
+def _atan(m, x):
+    return m.copysign(m.atan(m.fabs(x)), x)
+
+
+def _asin(m, x):
+    one = m.c(1.0)
+    # asin(x) = atan(x / sqrt(1 - x^2)): x = +-1 divides by zero (atan(inf) = pi/2); |x| > 1
+    # takes the root of a negative: NaN
+    t = m.div(x, m.sqrt(m.mul(m.sub(one, x), m.add(one, x))))
+    return m.copysign(m.atan(m.fabs(t)), x)
+
+
+def _acos(m, x):
+    one = m.c(1.0)
+    # acos(x) = 2 atan(sqrt((1 - x) / (1 + x))): x = -1 divides by zero, atan(inf) = pi/2
+    return m.mul(m.c(2.0), m.atan(m.sqrt(m.div(m.sub(one, x), m.add(one, x)))))
+
+
+#: name -> body (``_Math``, the float64 argument) -> the float64 result
+_BODIES = {
+    "exp": _exp, "exp2": _exp2, "expm1": _expm1,
+    "sinh": _sinh, "cosh": _cosh, "tanh": _tanh,
+    "log": _log, "log2": _log2, "log10": _log10, "log1p": _log1p,
+    "asinh": _asinh, "acosh": _acosh, "atanh": _atanh,
+    "atan": _atan, "asin": _asin, "acos": _acos,
+}
+FUNCTIONS = frozenset(_BODIES)
+
+
+def float32_function(module: ir.Module, name: str) -> ir.Function:
+    """The float32 function ``name`` (one of ``FUNCTIONS``) defined in ``module``: internal
+    and always inlined, float -> float."""
+    full = f"rocarray.host.{name}.f32"
+    existing = module.globals.get(full)
+    if existing is not None:
+        return existing
+    fn = ir.Function(module, ir.FunctionType(F32, [F32]), full)
+    fn.linkage = "internal"
+    for attr in ("alwaysinline", "nounwind", "readnone"):
+        fn.attributes.add(attr)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    m = _Math(b, module)
+    b.ret(b.fptrunc(_BODIES[name](m, b.fpext(fn.args[0], F64)), F32))
+    return fn

@@ -1,0 +1,148 @@
+"""The host's float32 transcendental functions (rocarray/targets/hostmath.py).
+
+They compute in float64 and round once, so each result is compared with NumPy's float64
+function rounded to float32 (the correctly rounded result but for arguments next to a
+rounding boundary): at most one ulp apart, and apart at all for a handful of arguments in a
+million.  The arguments: random bit patterns over every float32 exponent, the ranges where
+each function loses accuracy most easily (near 1, tiny, near the overflow thresholds), and
+the special values, whose results (NaN, infinities, the sign of zero) must be NumPy's
+exactly.  A result must not depend on the element's place (vector body or scalar
+remainder), the layout or float16.  These functions serve the host only: GPU targets
+call their vendor's device library.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from llvmlite import ir
+
+import rocarray as ra
+from rocarray.targets import hostmath
+from rocarray.targets.host import HostTarget
+
+NUMPY = {"exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2,
+         "log10": np.log10, "log1p": np.log1p, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
+         "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "atan": np.arctan,
+         "asin": np.arcsin, "acos": np.arccos}
+
+SPECIALS = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0,
+            1e-45, -1e-45, 1.1754944e-38, 3.4028235e38, -3.4028235e38, 88.72283, 88.72284, 89.4159,
+            89.416, -87.33655, -103.97208, -104.0, -150.0, 128.0, -149.0, 2.0 ** -29, -(2.0 ** -29),
+            2.0 ** -30, 2.0 ** -12, 9.01, 20.0, -40.0, 1e30, -1e30]
+
+
+def _arguments() -> np.ndarray:
+    rng = np.random.default_rng(20261205)
+    n = 1 << 16
+    every = rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    near_one = 1 + rng.standard_normal(n) * 10.0 ** rng.integers(-7, -1, n)
+    scaled = rng.standard_normal(n) * 10.0 ** rng.integers(-40, 3, n)
+    unit = rng.random(n) * 2 - 1
+    above_one = np.float32(1) + np.arange(2000) * np.float32(2.0 ** -23)
+    return np.concatenate([np.array(SPECIALS), every, near_one, -near_one, scaled, unit, -unit,
+                           above_one, -above_one]).astype(np.float32)
+
+
+ARGS = _arguments()
+
+
+def _ordered(a: np.ndarray) -> np.ndarray:
+    """float32 bits as integers in the order of the values (ulp distance by subtraction)."""
+    i = a.view(np.int32).astype(np.int64)
+    return np.where(i < 0, -(i & 0x7FFFFFFF), i)
+
+
+def _compute(name: str, x):
+    if name == "exp2":  # (no array function: the kernel language's exp2)
+        k = ra.ElementwiseKernel("T x", "T y", "y = exp2(x)", "host_math_exp2")
+        return k(x)
+    return getattr(ra, name)(x)
+
+
+def _reference(name: str, a: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return NUMPY[name](a.astype(np.float64)).astype(np.float32)
+
+
+@pytest.mark.parametrize("name", sorted(NUMPY))
+def test_float32_within_one_ulp_of_the_rounded_float64(name):
+    want = _reference(name, ARGS)
+    got = _compute(name, ra.asarray(ARGS)).get()
+    assert got.dtype == np.float32
+    nan = np.isnan(want)
+    bad = np.flatnonzero(nan != np.isnan(got))
+    assert not bad.size, f"{name}: NaN where NumPy has none or none where it has one, at {ARGS[bad[:5]]}: " \
+                         f"{got[bad[:5]]} want {want[bad[:5]]}"
+    g, w = got[~nan], want[~nan]
+    assert np.array_equal(np.isinf(g), np.isinf(w)) and np.array_equal(g[np.isinf(w)], w[np.isinf(w)])
+    zero = w == 0
+    assert np.array_equal(np.signbit(g[zero]), np.signbit(w[zero])), f"{name}: the sign of a zero"
+    ulps = np.abs(_ordered(g) - _ordered(w))
+    worst = np.argsort(-ulps)[:5]
+    assert ulps.max() <= 1, f"{name}: {ulps.max()} ulps at {ARGS[~nan][worst]}: {g[worst]} want {w[worst]}"
+    assert np.count_nonzero(ulps) <= 4, f"{name}: {np.count_nonzero(ulps)} results off by one ulp"
+
+
+@pytest.mark.parametrize("name", sorted(NUMPY))
+def test_float32_bits_do_not_depend_on_place_layout_or_dtype(name):
+    """The vector body and the scalar remainder, a strided and a reversed view, and
+    float16 (computed through float32, as NumPy does) give one result per argument."""
+    a = ARGS[:4099]
+    whole = _compute(name, ra.asarray(a)).get()
+    for part, got in ((slice(None, None, 3), _compute(name, ra.asarray(a)[::3]).get()),
+                      (slice(None, None, -1), _compute(name, ra.asarray(a)[::-1]).get()),
+                      (slice(5, 12), _compute(name, ra.asarray(a[5:12])).get())):
+        assert np.array_equal(got.view(np.uint32)[~np.isnan(got)],
+                              whole[part].view(np.uint32)[~np.isnan(got)]), name
+        assert np.array_equal(np.isnan(got), np.isnan(whole[part]))
+    with np.errstate(over="ignore"):
+        h = a.astype(np.float16)
+        got = _compute(name, ra.asarray(h)).get()
+        want = _compute(name, ra.asarray(h.astype(np.float32))).get().astype(np.float16)
+    assert got.dtype == np.float16
+    np.testing.assert_array_equal(got, want)
+
+
+def _loop_module(name: str) -> str:
+    """``y[i] = name(x[i])`` for i < n, as a plain counted loop over float32."""
+    module = ir.Module()
+    f32, i64 = ir.FloatType(), ir.IntType(64)
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [ir.PointerType(), ir.PointerType(), i64]), "k")
+    entry, loop, done = (fn.append_basic_block(s) for s in ("entry", "loop", "done"))
+    b = ir.IRBuilder(entry)
+    b.cbranch(b.icmp_signed(">", fn.args[2], ir.Constant(i64, 0)), loop, done)
+    b.position_at_end(loop)
+    i = b.phi(i64)
+    i.add_incoming(ir.Constant(i64, 0), entry)
+    v = b.load(b.gep(fn.args[0], [i], source_etype=f32), typ=f32)
+    b.store(b.call(hostmath.float32_function(module, name), [v]), b.gep(fn.args[1], [i], source_etype=f32))
+    nxt = b.add(i, ir.Constant(i64, 1))
+    i.add_incoming(nxt, loop)
+    b.cbranch(b.icmp_signed("<", nxt, fn.args[2]), loop, done)
+    b.position_at_end(done)
+    b.ret_void()
+    return str(module)
+
+
+@pytest.mark.parametrize("name", sorted(hostmath.FUNCTIONS))
+def test_loops_of_them_are_vectorised(name):
+    """The host's default pipeline widens a loop of each function: no C library call is
+    left, and the float64 work is done on vectors."""
+    target = HostTarget()
+    mod, _, _ = target._optimised_module(_loop_module(name))
+    text = str(mod)
+    assert "x double>" in text, f"{name}: the loop was not vectorised"
+    assert f"@{name}f(" not in text and "@llvm.exp.f32" not in text and "@llvm.log.f32" not in text
+
+
+def test_every_function_is_served_and_sin_cos_tan_stay_with_the_c_library():
+    target = HostTarget()
+    module = ir.Module()
+    for name in hostmath.FUNCTIONS:
+        fn = target.math_function(module, name, ir.FloatType())
+        assert fn.name == f"rocarray.host.{name}.f32" and not fn.is_declaration
+        assert target.math_function(module, name, ir.FloatType()) is fn  # one definition per module
+        assert target.math_function(module, name, ir.DoubleType()).is_declaration  # float64: libm
+    for name in ("sin", "cos", "tan"):
+        assert target.math_function(module, name, ir.FloatType()).is_declaration
