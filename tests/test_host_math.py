@@ -4,11 +4,12 @@ They compute in float64 and round once, so each result is compared with NumPy's 
 function rounded to float32 (the correctly rounded result but for arguments next to a
 rounding boundary): at most one ulp apart, and apart at all for a handful of arguments in a
 million.  The arguments: random bit patterns over every float32 exponent, the ranges where
-each function loses accuracy most easily (near 1, tiny, near the overflow thresholds), and
+each function loses accuracy most easily (near 1, tiny, near the overflow thresholds,
+next to multiples of pi/2 up to 10^38), and
 the special values, whose results (NaN, infinities, the sign of zero) must be NumPy's
 exactly.  A result must not depend on the element's place (vector body or scalar
 remainder), the layout or float16.  These functions serve the host only: GPU targets
-call their vendor's device library.
+call their vendor's device library; float64 calls the C library.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import rocarray as ra
 from rocarray.targets import hostmath
 from rocarray.targets.host import HostTarget
 
-NUMPY = {"exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2,
+NUMPY = {"sin": np.sin, "cos": np.cos, "tan": np.tan, "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2,
          "log10": np.log10, "log1p": np.log1p, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
          "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "atan": np.arctan,
          "asin": np.arcsin, "acos": np.arccos}
@@ -136,13 +137,48 @@ def test_loops_of_them_are_vectorised(name):
     assert f"@{name}f(" not in text and "@llvm.exp.f32" not in text and "@llvm.log.f32" not in text
 
 
-def test_every_function_is_served_and_sin_cos_tan_stay_with_the_c_library():
+def test_every_function_is_served_and_float64_stays_with_the_c_library():
     target = HostTarget()
     module = ir.Module()
+    assert hostmath.FUNCTIONS == set(NUMPY)
     for name in hostmath.FUNCTIONS:
         fn = target.math_function(module, name, ir.FloatType())
         assert fn.name == f"rocarray.host.{name}.f32" and not fn.is_declaration
         assert target.math_function(module, name, ir.FloatType()) is fn  # one definition per module
         assert target.math_function(module, name, ir.DoubleType()).is_declaration  # float64: libm
-    for name in ("sin", "cos", "tan"):
+    for name in ("cbrt", "erf", "lgamma"):
         assert target.math_function(module, name, ir.FloatType()).is_declaration
+
+
+def test_the_constants_of_pi():
+    """pi/2's three parts and 2/pi's 256 bits (from Machin's formula in integers) against
+    mpmath."""
+    mpmath = pytest.importorskip("mpmath")
+    with mpmath.workprec(600):
+        assert abs(mpmath.mpf(hostmath.PIO2_1) + hostmath.PIO2_2 + hostmath.PIO2_3 - mpmath.pi / 2) < 2.0 ** -105
+        assert int(hostmath.PIO2_1 * 2 ** 26) == hostmath.PIO2_1 * 2 ** 26  # (27 bits: k * PIO2_1 exact)
+        assert int(hostmath.PIO2_2 * 2 ** 53) == hostmath.PIO2_2 * 2 ** 53
+        words = int(mpmath.floor(2 / mpmath.pi * mpmath.mpf(2) ** 256))
+    assert sum(w << (192 - 64 * k) for k, w in enumerate(hostmath.TWO_OVER_PI_WORDS)) == words
+
+
+@pytest.mark.parametrize("name", ["sin", "cos", "tan"])
+def test_trig_next_to_multiples_of_pi_over_2(name):
+    """The float32 arguments nearest to k pi/2 (and their neighbours), k up to 10^38, where
+    the reduction cancels most: the correctly rounded result (mpmath at 400 bits), to one
+    ulp."""
+    mpmath = pytest.importorskip("mpmath")
+    rng = np.random.default_rng(7)
+    args = []
+    with mpmath.workprec(400):
+        for k in np.unique(np.floor(10.0 ** rng.uniform(0, 38, 700))):
+            f = np.float32(float(mpmath.mpf(int(k)) * mpmath.pi / 2))
+            if np.isfinite(f):
+                args += [f, np.nextafter(f, np.float32(np.inf)), np.nextafter(f, np.float32(-np.inf))]
+        x = np.array(args, np.float32)
+        fn = getattr(mpmath, name)
+        want = np.array([float(fn(mpmath.mpf(float(v)))) for v in x]).astype(np.float32)
+    got = _compute(name, ra.asarray(x)).get()
+    ulps = np.abs(_ordered(got) - _ordered(want))
+    assert ulps.max() <= 1, f"{name}: {ulps.max()} ulps at {x[np.argmax(ulps)]}"
+    assert np.abs(want).min() < 1e-7  # (the set reaches results near zero)

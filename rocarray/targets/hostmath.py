@@ -15,10 +15,11 @@ inlines a defined function).  So an element's result never depends on where it l
 the array, on its layout, or on which tier computed it.
 
 Specials follow C99 Annex F (NaN in, NaN out; ``exp(-inf) == 0``; ``log(0) == -inf``;
-``log`` of a negative number NaN; signed zeros kept by the odd functions).  ``sin``,
-``cos`` and ``tan`` are not here: their reduction of large arguments needs more bits of
-pi than float64 holds, so they stay with the C library (as do float64 and the other
-functions).
+``log`` of a negative number NaN; ``sin(inf)`` NaN; signed zeros kept by the odd
+functions).  ``sin``, ``cos`` and ``tan`` reduce any float32 argument exactly enough: up to
+2^26 by three parts of pi/2, beyond by the bits of 2/pi the argument's exponent selects
+(both computed for every element, the first kept where it holds: a branch would stop the
+vectoriser).  float64 and the other functions call the C library.
 """
 
 from __future__ import annotations
@@ -47,6 +48,39 @@ LOG_COEFFS = [2.0 / (2 * k + 1) for k in range(8)]
 ATAN_COEFFS = [(-1.0) ** k / (2 * k + 1) for k in range(18)]
 TAN_PI_8 = math.sqrt(2.0) - 1.0
 TAN_3PI_8 = math.sqrt(2.0) + 1.0
+
+
+def _pi_bits(bits: int) -> int:
+    """floor(pi * 2^bits) (exact but for an error far below the last bit kept: Machin's
+    formula in integers, with 64 guard bits)."""
+    guard = 64
+    one = 1 << (bits + guard)
+
+    def atan_inv(n: int) -> int:  # atan(1/n) * one
+        total, power, k = 0, one // n, 0
+        while power:
+            term = power // (2 * k + 1)
+            total += -term if k % 2 else term
+            power //= n * n
+            k += 1
+        return total
+
+    return (16 * atan_inv(5) - 4 * atan_inv(239)) >> guard
+
+
+_PI_200 = _pi_bits(200)
+#: pi/2 = PIO2_1 + PIO2_2 + PIO2_3: 27 bits, the next 27, the rest rounded (k * PIO2_1 and k *
+#: PIO2_2 are exact for |k| < 2^26)
+PIO2_1 = (_PI_200 >> 175) / 2.0 ** 26
+PIO2_2 = ((_PI_200 >> 148) & ((1 << 27) - 1)) / 2.0 ** 53
+PIO2_3 = (_PI_200 - ((_PI_200 >> 148) << 148)) / 2.0 ** 201
+#: the first 256 bits of 2/pi's binary expansion (2/pi = 0.b1 b2 ..., b1 the top bit of
+#: the first word), four 64-bit words, for the reduction of arguments beyond 2^26
+_TWO_OVER_PI_256 = (1 << 587) // _pi_bits(330)  # (pi to 330 bits: the quotient's 256 exact)
+TWO_OVER_PI_WORDS = [(_TWO_OVER_PI_256 >> (192 - 64 * k)) & ((1 << 64) - 1) for k in range(4)]
+#: sin(r) = r + r z S(z), cos(r) = 1 + z C(z), z = r^2 <= (pi/4)^2 (Taylor to 1e-14)
+SIN_COEFFS = [(-1.0) ** (k + 1) / math.factorial(2 * k + 3) for k in range(6)]
+COS_COEFFS = [(-1.0) ** (k + 1) / math.factorial(2 * k + 2) for k in range(7)]
 #: arguments of exp are clamped to +-EXP_BOUND: far beyond float32's range either way, and
 #: 2^k stays a normal double
 EXP_BOUND = 200.0
@@ -180,6 +214,82 @@ class _Math:
         u = self.div(num, den)
         return self.fma(u, self.poly(self.mul(u, u), ATAN_COEFFS), base)
 
+    # -- sin, cos, tan ------------------------------------------------------------------
+
+    def rint(self, v):
+        """(v rounded to an integer as a double, the integer's low bits as an i64) for
+        |v| < 2^51."""
+        shifted = self.add(v, self.c(ROUNDER))
+        return self.sub(shifted, self.c(ROUNDER)), self.b.bitcast(shifted, I64)
+
+    def quadrant(self, a):
+        """(q, r): a = q pi/2 + r, |r| <= pi/4 (to a relative 1e-15), q's low bits as an i64,
+        for a float32 ``a`` >= 0 widened (or NaN: r NaN).  Up to 2^26 by Cody and Waite's
+        three parts of pi/2; beyond, a = M 2^E (M the 24-bit significand, E >= 3) and
+        (a 2/pi) mod 4 = (M w) mod 4 with w the bits of 2/pi from 2^(1-E) on, taken in
+        three pieces of 24, 29 and 53 bits so that each product with M is exact (or, the
+        last, all but 2^-81)."""
+        b, i = self.b, self.i
+        k, kbits = self.rint(self.mul(a, self.c(2.0 / math.pi)))
+        nk = self.sub(self.c(-0.0), k)
+        r_small = self.fma(nk, self.c(PIO2_3), self.fma(nk, self.c(PIO2_2), self.fma(nk, self.c(PIO2_1), a)))
+        # beyond 2^26: the significand and exponent from the double's bits (a float32 in them)
+        bits = b.bitcast(a, I64)
+        sig = b.or_(b.and_(b.lshr(bits, i(29)), i((1 << 23) - 1)), i(1 << 23))
+        e = b.sub(b.lshr(bits, i(52)), i(1023 + 23))
+        e = b.select(b.icmp_signed("<", e, i(3)), i(3), b.select(b.icmp_signed(">", e, i(104)), i(104), e))
+        start = b.sub(e, i(2))  # (0-based index of the bit of 2/pi worth 2 after the scaling)
+        second = b.icmp_signed(">=", start, i(64))
+        off = b.and_(start, i(63))
+        words = [i(w - (1 << 64) if w >= 1 << 63 else w) for w in TWO_OVER_PI_WORDS]
+        wa, wb, wc = (b.select(second, words[k + 1], words[k]) for k in range(3))
+
+        def window(hi, lo):  # (hi:lo) << off, its top 64 bits (a shift by 64 would be poison)
+            return b.or_(b.shl(hi, off), b.lshr(b.lshr(lo, i(1)), b.sub(i(63), off)))
+
+        top, below = window(wa, wb), window(wb, wc)
+        piece1 = b.lshr(top, i(40))
+        piece2 = b.and_(b.lshr(top, i(11)), i((1 << 29) - 1))
+        piece3 = b.or_(b.shl(b.and_(top, i((1 << 11) - 1)), i(42)), b.lshr(below, i(22)))
+        m = b.sitofp(sig, F64)
+
+        def part(piece, scale):
+            return self.mul(self.mul(m, b.sitofp(piece, F64)), self.c(scale))
+
+        x1, x2 = part(piece1, 2.0 ** -22), part(piece2, 2.0 ** -51)
+        n1, _ = self.rint(x1)
+        n2, _ = self.rint(x2)
+        frac = self.add(self.sub(x1, n1), self.sub(x2, n2))  # (exact: multiples of 2^-51 in [-1, 1])
+        n3, _ = self.rint(frac)
+        f = self.add(self.sub(frac, n3), part(piece3, 2.0 ** -104))
+        _, qbits = self.rint(self.add(self.add(n1, n2), n3))
+        big = b.fcmp_ordered(">", a, self.c(2.0 ** 26))
+        r = b.select(big, self.mul(f, self.c(math.pi / 2)), r_small)
+        return b.select(big, qbits, kbits), r
+
+    def sin_cos(self, r):
+        """(sin r, cos r) for |r| <= pi/4 (a little beyond)."""
+        z = self.mul(r, r)
+        return (self.fma(self.mul(r, z), self.poly(z, SIN_COEFFS), r),
+                self.fma(z, self.poly(z, COS_COEFFS), self.c(1.0)))
+
+    def trig(self, x, name):
+        b, i = self.b, self.i
+        a = self.fabs(x)
+        q, r = self.quadrant(a)
+        s, c = self.sin_cos(r)
+        odd = b.icmp_signed("!=", b.and_(q, i(1)), i(0))
+        if name == "tan":
+            # q even: sin r / cos r; odd: -cos r / sin r
+            v = self.div(b.select(odd, self.sub(self.c(-0.0), c), s), b.select(odd, s, c))
+        else:
+            flip = b.and_(b.add(q, i(1 if name == "cos" else 0)), i(2))
+            v = b.select(odd, c, s) if name == "sin" else b.select(odd, s, c)
+            v = b.select(b.icmp_signed("!=", flip, i(0)), self.sub(self.c(-0.0), v), v)
+        if name != "cos":  # (odd functions: the sign of x, -0.0 included)
+            v = self.mul(v, self.copysign(self.c(1.0), x))
+        return self.where("<", a, self.c(math.inf), v, self.c(math.nan))  # (inf and NaN: NaN)
+
 
 def _exp(m, x):
     return m.exp(m.at_most(m.at_least(x, -EXP_BOUND), EXP_BOUND))
@@ -275,8 +385,21 @@ def _acos(m, x):
     return m.mul(m.c(2.0), m.atan(m.sqrt(m.div(m.sub(one, x), m.add(one, x)))))
 
 
+def _sin(m, x):
+    return m.trig(x, "sin")
+
+
+def _cos(m, x):
+    return m.trig(x, "cos")
+
+
+def _tan(m, x):
+    return m.trig(x, "tan")
+
+
 #: name -> body (``_Math``, the float64 argument) -> the float64 result
 _BODIES = {
+    "sin": _sin, "cos": _cos, "tan": _tan,
     "exp": _exp, "exp2": _exp2, "expm1": _expm1,
     "sinh": _sinh, "cosh": _cosh, "tanh": _tanh,
     "log": _log, "log2": _log2, "log10": _log10, "log1p": _log1p,
