@@ -16,7 +16,8 @@ from bench_elementwise import _try_import, best_of_each, report_main  # (sets th
 import rocarray as ra
 from rocarray.compiler.cache import drain_background
 
-#: name -> (NumPy's name, low, high) of the uniformly drawn arguments
+#: name -> (NumPy's name, low, high) of the uniformly drawn arguments, or (NumPy's name,
+#: (low, high) of the first, (low, high) of the second) for a function of two
 DOMAINS = {
     "exp": ("exp", -80.0, 80.0), "expm1": ("expm1", -5.0, 5.0), "log": ("log", 1e-3, 1e3),
     "log1p": ("log1p", -0.9, 10.0), "log2": ("log2", 1e-3, 1e3), "log10": ("log10", 1e-3, 1e3),
@@ -25,6 +26,7 @@ DOMAINS = {
     "asin": ("arcsin", -1.0, 1.0), "acos": ("arccos", -1.0, 1.0), "atan": ("arctan", -50.0, 50.0),
     "asinh": ("arcsinh", -50.0, 50.0), "acosh": ("arccosh", 1.0, 50.0), "atanh": ("arctanh", -0.99, 0.99),
     "sqrt": ("sqrt", 0.0, 100.0),
+    "pow": ("power", (0.1, 10.0), (-3.0, 3.0)), "atan2": ("arctan2", (-10.0, 10.0), (-10.0, 10.0)),
 }
 
 
@@ -51,20 +53,21 @@ def _sections(dev, rows, quick):
     rows.append("| function | dtype | rocarray | " + " | ".join(peers) + " | fastest peer / rocarray |")
     rows.append("|---|---|---|" + "---|" * len(peers) + "---|")
     for dt in ("float32", "float64"):
-        for name, (npname, lo, hi) in DOMAINS.items():
-            h = (lo + (hi - lo) * rng.random(n)).astype(dt)
-            x = ra.asarray(h, device=dev)
+        for name, (npname, *ranges) in DOMAINS.items():
+            ranges = ranges if isinstance(ranges[0], tuple) else [ranges]
+            h = [(lo + (hi - lo) * rng.random(n)).astype(dt) for lo, hi in ranges]
+            x = [ra.asarray(v, device=dev) for v in h]
             f = getattr(ra, name)
-            fns = [synced(lambda: f(x))]
+            fns = [synced(lambda: f(*x))]
             if dev.kind == "cpu":
-                fns.append(lambda: getattr(np, npname)(h))
+                fns.append(lambda: getattr(np, npname)(*h))
             if cp is not None:
-                cx = cp.asarray(h)
-                fns.append(lambda: (getattr(cp, npname)(cx), cp.cuda.Device().synchronize()))
+                cx = [cp.asarray(v) for v in h]
+                fns.append(lambda: (getattr(cp, npname)(*cx), cp.cuda.Device().synchronize()))
             if torch is not None:
-                tx = torch.as_tensor(h, device="cuda")
-                tf = getattr(torch, npname)
-                fns.append(lambda: (tf(tx), torch.cuda.synchronize()))
+                tx = [torch.as_tensor(v, device="cuda") for v in h]
+                tf = getattr(torch, {"power": "pow"}.get(npname, npname))
+                fns.append(lambda: (tf(*tx), torch.cuda.synchronize()))
             for _ in range(3):  # (every tier-up done, every peer's kernel built)
                 for fn in fns:
                     for _ in range(4):

@@ -27,6 +27,8 @@ NUMPY = {"sin": np.sin, "cos": np.cos, "tan": np.tan, "exp": np.exp, "exp2": np.
          "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "atan": np.arctan,
          "asin": np.arcsin, "acos": np.arccos}
 
+BINARY = {"atan2": np.arctan2, "pow": np.power}
+
 SPECIALS = [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0,
             1e-45, -1e-45, 1.1754944e-38, 3.4028235e38, -3.4028235e38, 88.72283, 88.72284, 89.4159,
             89.416, -87.33655, -103.97208, -104.0, -150.0, 128.0, -149.0, 2.0 ** -29, -(2.0 ** -29),
@@ -105,8 +107,47 @@ def test_float32_bits_do_not_depend_on_place_layout_or_dtype(name):
     np.testing.assert_array_equal(got, want)
 
 
+def _binary(name, a, b):
+    if name == "atan2":
+        return ra.atan2(ra.asarray(a), ra.asarray(b)).get()
+    return ra.pow(ra.asarray(a), ra.asarray(b)).get()
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_float32_special_values_and_accuracy(name):
+    """Every pair of special values (C99 Annex F's cases: zeros of both signs, infinities,
+    NaN, +-1, odd and even integers, huge and subnormal) gives NumPy's float64 result
+    rounded, bit for bit; random pairs (bit patterns, normals, powers of numbers near 1)
+    are within one ulp of it."""
+    sp = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1, -1, 2, -2, 0.5, -0.5, 3, -3, 2.5, -2.5,
+                   1e-45, 3e38, -3e38, 2.0 ** 24, 2.0 ** 24 + 2, 2.0 ** 23 + 1, -(2.0 ** 23 + 1)], np.float32)
+    a, b = (g.ravel() for g in np.meshgrid(sp, sp))
+    with np.errstate(all="ignore"):
+        want = BINARY[name](a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
+    got = _binary(name, a, b)
+    same = ((got == want) & (np.signbit(got) == np.signbit(want))) | (np.isnan(got) & np.isnan(want))
+    bad = np.flatnonzero(~same)
+    assert not bad.size, f"{name}{tuple(zip(a[bad[:4]], b[bad[:4]]))}: {got[bad[:4]]} want {want[bad[:4]]}"
+    rng = np.random.default_rng(8)
+    n = 1 << 16
+    every = rng.integers(0, 1 << 32, (2, n), dtype=np.uint64).astype(np.uint32).view(np.float32)
+    near_one = (1 + rng.standard_normal(n) * 1e-4).astype(np.float32)
+    pairs = [every, rng.standard_normal((2, n)).astype(np.float32),
+             (near_one, (rng.standard_normal(n) * 1e4).astype(np.float32)),
+             (-(rng.random(n) * 3).astype(np.float32), rng.integers(-40, 40, n).astype(np.float32))]
+    for a, b in pairs:
+        with np.errstate(all="ignore"):
+            want = BINARY[name](a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
+        got = _binary(name, a, b)
+        nan = np.isnan(want)
+        assert np.array_equal(nan, np.isnan(got)), name
+        ulps = np.abs(_ordered(got[~nan]) - _ordered(want[~nan]))
+        assert ulps.max() <= 1 and np.count_nonzero(ulps) <= 4, (name, ulps.max(), np.count_nonzero(ulps))
+
+
 def _loop_module(name: str) -> str:
-    """``y[i] = name(x[i])`` for i < n, as a plain counted loop over float32."""
+    """``y[i] = name(x[i])`` (``name(x[i], x[i])`` for a binary one) for i < n, as a plain
+    counted loop over float32."""
     module = ir.Module()
     f32, i64 = ir.FloatType(), ir.IntType(64)
     fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [ir.PointerType(), ir.PointerType(), i64]), "k")
@@ -117,7 +158,8 @@ def _loop_module(name: str) -> str:
     i = b.phi(i64)
     i.add_incoming(ir.Constant(i64, 0), entry)
     v = b.load(b.gep(fn.args[0], [i], source_etype=f32), typ=f32)
-    b.store(b.call(hostmath.float32_function(module, name), [v]), b.gep(fn.args[1], [i], source_etype=f32))
+    args = [v, v] if name in hostmath.BINARY else [v]
+    b.store(b.call(hostmath.float32_function(module, name), args), b.gep(fn.args[1], [i], source_etype=f32))
     nxt = b.add(i, ir.Constant(i64, 1))
     i.add_incoming(nxt, loop)
     b.cbranch(b.icmp_signed("<", nxt, fn.args[2]), loop, done)
@@ -140,12 +182,13 @@ def test_loops_of_them_are_vectorised(name):
 def test_every_function_is_served_and_float64_stays_with_the_c_library():
     target = HostTarget()
     module = ir.Module()
-    assert hostmath.FUNCTIONS == set(NUMPY)
+    assert hostmath.FUNCTIONS == set(NUMPY) | set(BINARY) and hostmath.BINARY == set(BINARY)
     for name in hostmath.FUNCTIONS:
         fn = target.math_function(module, name, ir.FloatType())
         assert fn.name == f"rocarray.host.{name}.f32" and not fn.is_declaration
         assert target.math_function(module, name, ir.FloatType()) is fn  # one definition per module
         assert target.math_function(module, name, ir.DoubleType()).is_declaration  # float64: libm
+        assert len(fn.args) == (2 if name in BINARY else 1)
     for name in ("cbrt", "erf", "lgamma"):
         assert target.math_function(module, name, ir.FloatType()).is_declaration
 

@@ -19,7 +19,9 @@ Specials follow C99 Annex F (NaN in, NaN out; ``exp(-inf) == 0``; ``log(0) == -i
 functions).  ``sin``, ``cos`` and ``tan`` reduce any float32 argument exactly enough: up to
 2^26 by three parts of pi/2, beyond by the bits of 2/pi the argument's exponent selects
 (both computed for every element, the first kept where it holds: a branch would stop the
-vectoriser).  float64 and the other functions call the C library.
+vectoriser).  ``atan2`` and ``pow`` take two arguments (``pow`` as exp(y log|x|), its
+sign and C99's special cases by selects).  float64 and the other functions call the C
+library.
 """
 
 from __future__ import annotations
@@ -201,16 +203,18 @@ class _Math:
 
     # -- atan ---------------------------------------------------------------------------
 
-    def atan(self, a):
-        """atan of ``a`` >= 0 (or NaN), by one division: u = a, (a - 1) / (a + 1) or -1/a
-        (|u| <= tan(pi/8)) and atan(a) = atan(u) + 0, pi/4 or pi/2."""
-        one, zero = self.c(1.0), self.c(0.0)
-        mid = self.b.fcmp_ordered(">", a, self.c(TAN_PI_8))
-        big = self.b.fcmp_ordered(">", a, self.c(TAN_3PI_8))
+    def atan(self, a, d=None):
+        """atan of ``a`` >= 0 (or NaN), or of ``a / d`` (both >= 0) without dividing first,
+        by one division: u = a, (a - d) / (a + d) or -d/a (|u| <= tan(pi/8)) and atan =
+        atan(u) + 0, pi/4 or pi/2."""
+        one = self.c(1.0)
+        d = one if d is None else d
+        mid = self.b.fcmp_ordered(">", a, self.mul(d, self.c(TAN_PI_8)))
+        big = self.b.fcmp_ordered(">", a, self.mul(d, self.c(TAN_3PI_8)))
         sel = self.b.select
-        num = sel(big, self.c(-1.0), sel(mid, self.sub(a, one), a))
-        den = sel(big, a, sel(mid, self.add(a, one), one))
-        base = sel(big, self.c(math.pi / 2), sel(mid, self.c(math.pi / 4), zero))
+        num = sel(big, self.sub(self.c(-0.0), d), sel(mid, self.sub(a, d), a))
+        den = sel(big, a, sel(mid, self.add(a, d), d))
+        base = sel(big, self.c(math.pi / 2), sel(mid, self.c(math.pi / 4), self.c(0.0)))
         u = self.div(num, den)
         return self.fma(u, self.poly(self.mul(u, u), ATAN_COEFFS), base)
 
@@ -397,6 +401,36 @@ def _tan(m, x):
     return m.trig(x, "tan")
 
 
+def _atan2(m, y, x):
+    b = m.b
+    ay, ax = m.fabs(y), m.fabs(x)
+    # both infinite: pi/4 (an angle of 1 / 1); else |y| / |x| as atan's one division
+    both_inf = b.and_(b.fcmp_ordered("==", ay, m.c(math.inf)), b.fcmp_ordered("==", ax, m.c(math.inf)))
+    t = m.atan(b.select(both_inf, m.c(1.0), ay), b.select(both_inf, m.c(1.0), ax))
+    t = m.where("==", ay, m.c(0.0), m.c(0.0), t)  # (y = 0: 0 or pi, even for x = 0)
+    # x negative, -0.0 included: the angle from the negative axis
+    t = m.where("<", m.copysign(m.c(1.0), x), m.c(0.0), m.sub(m.c(math.pi), t), t)
+    return b.select(b.fcmp_unordered("uno", x, y), m.c(math.nan), m.copysign(t, y))
+
+
+def _pow(m, x, y):
+    b, one = m.b, m.c(1.0)
+    r = m.exp(m.at_most(m.at_least(m.mul(y, m.log(m.fabs(x))), -EXP_BOUND), EXP_BOUND))
+    # y an integer (float32 y beyond 2^24 always is, and even); odd only below 2^24
+    k, kbits = m.rint(m.where("<", m.fabs(y), m.c(2.0 ** 24), y, m.c(0.0)))
+    whole = b.or_(b.fcmp_ordered("==", k, y), b.fcmp_ordered(">=", m.fabs(y), m.c(2.0 ** 24)))
+    odd = b.and_(b.fcmp_ordered("==", k, y), b.icmp_signed("!=", b.and_(kbits, m.i(1)), m.i(0)))
+    negative = b.fcmp_ordered("<", m.copysign(one, x), m.c(0.0))
+    r = b.select(b.and_(odd, negative), m.sub(m.c(-0.0), r), r)
+    # a finite negative x to a finite non-integer power: NaN
+    finite_neg = b.and_(b.fcmp_ordered("<", x, m.c(0.0)), b.fcmp_ordered(">", x, m.c(-math.inf)))
+    r = b.select(b.and_(finite_neg, b.not_(whole)), m.c(math.nan), r)
+    # (+-1) ** +-inf, 1 ** y and x ** 0 are 1, NaN or not (C99 Annex F)
+    unit = b.and_(b.fcmp_ordered("==", m.fabs(x), one), b.fcmp_ordered("==", m.fabs(y), m.c(math.inf)))
+    ones = b.or_(unit, b.or_(b.fcmp_ordered("==", x, one), b.fcmp_ordered("==", y, m.c(0.0))))
+    return b.select(ones, one, r)
+
+
 #: name -> body (``_Math``, the float64 argument) -> the float64 result
 _BODIES = {
     "sin": _sin, "cos": _cos, "tan": _tan,
@@ -405,22 +439,25 @@ _BODIES = {
     "log": _log, "log2": _log2, "log10": _log10, "log1p": _log1p,
     "asinh": _asinh, "acosh": _acosh, "atanh": _atanh,
     "atan": _atan, "asin": _asin, "acos": _acos,
+    "atan2": _atan2, "pow": _pow,
 }
 FUNCTIONS = frozenset(_BODIES)
+#: the functions of two arguments (the rest take one)
+BINARY = frozenset({"atan2", "pow"})
 
 
 def float32_function(module: ir.Module, name: str) -> ir.Function:
     """The float32 function ``name`` (one of ``FUNCTIONS``) defined in ``module``: internal
-    and always inlined, float -> float."""
+    and always inlined, of one float (two for ``BINARY``) to a float."""
     full = f"rocarray.host.{name}.f32"
     existing = module.globals.get(full)
     if existing is not None:
         return existing
-    fn = ir.Function(module, ir.FunctionType(F32, [F32]), full)
+    fn = ir.Function(module, ir.FunctionType(F32, [F32] * (2 if name in BINARY else 1)), full)
     fn.linkage = "internal"
     for attr in ("alwaysinline", "nounwind", "readnone"):
         fn.attributes.add(attr)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     m = _Math(b, module)
-    b.ret(b.fptrunc(_BODIES[name](m, b.fpext(fn.args[0], F64)), F32))
+    b.ret(b.fptrunc(_BODIES[name](m, *(b.fpext(a, F64) for a in fn.args)), F32))
     return fn
