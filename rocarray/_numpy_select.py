@@ -199,7 +199,9 @@ def _target(name: str, a) -> Array:
 def put(a, ind, v, mode="raise") -> None:
     """``put(a, ind, v, mode='raise')``: ``a.flat[ind] = v`` in place, ``v`` repeated where it
     is shorter than ``ind``; ``mode`` 'wrap' or 'clip' bring indices into range (else an
-    out-of-range index is an ``IndexError`` and nothing is written).
+    out-of-range index is an ``IndexError`` and nothing is written).  Of equal indices
+    (which 'wrap' and 'clip' can make) the last value lands on the host, as in NumPy; on a
+    GPU which one is unspecified, as for ``x[idx] = v`` (docs/indexing.md).
 
     Examples:
         >>> import rocarray as ra

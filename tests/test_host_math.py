@@ -8,8 +8,9 @@ each function loses accuracy most easily (near 1, tiny, near the overflow thresh
 next to multiples of pi/2 up to 10^38), and
 the special values, whose results (NaN, infinities, the sign of zero) must be NumPy's
 exactly.  A result must not depend on the element's place (vector body or scalar
-remainder), the layout or float16.  These functions serve the host only: GPU targets
-call their vendor's device library; float64 calls the C library.
+remainder), the layout or float16.  These functions serve the host only (the tests run
+on the CPU device wherever they run): GPU targets call their vendor's device library;
+float64 calls the C library.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def _reference(name: str, a: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("name", sorted(NUMPY))
 def test_float32_within_one_ulp_of_the_rounded_float64(name):
     want = _reference(name, ARGS)
-    got = _compute(name, ra.asarray(ARGS)).get()
+    got = _compute(name, ra.asarray(ARGS, device="cpu")).get()
     assert got.dtype == np.float32
     nan = np.isnan(want)
     bad = np.flatnonzero(nan != np.isnan(got))
@@ -92,25 +93,25 @@ def test_float32_bits_do_not_depend_on_place_layout_or_dtype(name):
     """The vector body and the scalar remainder, a strided and a reversed view, and
     float16 (computed through float32, as NumPy does) give one result per argument."""
     a = ARGS[:4099]
-    whole = _compute(name, ra.asarray(a)).get()
-    for part, got in ((slice(None, None, 3), _compute(name, ra.asarray(a)[::3]).get()),
-                      (slice(None, None, -1), _compute(name, ra.asarray(a)[::-1]).get()),
-                      (slice(5, 12), _compute(name, ra.asarray(a[5:12])).get())):
+    whole = _compute(name, ra.asarray(a, device="cpu")).get()
+    for part, got in ((slice(None, None, 3), _compute(name, ra.asarray(a, device="cpu")[::3]).get()),
+                      (slice(None, None, -1), _compute(name, ra.asarray(a, device="cpu")[::-1]).get()),
+                      (slice(5, 12), _compute(name, ra.asarray(a[5:12], device="cpu")).get())):
         assert np.array_equal(got.view(np.uint32)[~np.isnan(got)],
                               whole[part].view(np.uint32)[~np.isnan(got)]), name
         assert np.array_equal(np.isnan(got), np.isnan(whole[part]))
     with np.errstate(over="ignore"):
         h = a.astype(np.float16)
-        got = _compute(name, ra.asarray(h)).get()
-        want = _compute(name, ra.asarray(h.astype(np.float32))).get().astype(np.float16)
+        got = _compute(name, ra.asarray(h, device="cpu")).get()
+        want = _compute(name, ra.asarray(h.astype(np.float32), device="cpu")).get().astype(np.float16)
     assert got.dtype == np.float16
     np.testing.assert_array_equal(got, want)
 
 
 def _binary(name, a, b):
     if name == "atan2":
-        return ra.atan2(ra.asarray(a), ra.asarray(b)).get()
-    return ra.pow(ra.asarray(a), ra.asarray(b)).get()
+        return ra.atan2(ra.asarray(a, device="cpu"), ra.asarray(b, device="cpu")).get()
+    return ra.pow(ra.asarray(a, device="cpu"), ra.asarray(b, device="cpu")).get()
 
 
 @pytest.mark.parametrize("name", sorted(BINARY))
@@ -221,7 +222,7 @@ def test_trig_next_to_multiples_of_pi_over_2(name):
         x = np.array(args, np.float32)
         fn = getattr(mpmath, name)
         want = np.array([float(fn(mpmath.mpf(float(v)))) for v in x]).astype(np.float32)
-    got = _compute(name, ra.asarray(x)).get()
+    got = _compute(name, ra.asarray(x, device="cpu")).get()
     ulps = np.abs(_ordered(got) - _ordered(want))
     assert ulps.max() <= 1, f"{name}: {ulps.max()} ulps at {x[np.argmax(ulps)]}"
     assert np.abs(want).min() < 1e-7  # (the set reaches results near zero)
