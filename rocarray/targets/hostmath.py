@@ -148,27 +148,31 @@ class _Math:
             acc = self.fma(acc, z, self.c(k))
         return acc
 
+    def rint(self, v):
+        """(v rounded to an integer as a double, the integer's low bits as an i64) for
+        |v| < 2^51."""
+        shifted = self.add(v, self.c(ROUNDER))
+        return self.sub(shifted, self.c(ROUNDER)), self.b.bitcast(shifted, I64)
+
     # -- exp ----------------------------------------------------------------------------
 
-    def exp_parts(self, t, k_of=None):
-        """(k, e^r - 1, 2^k) with t = k ln2 + r, |r| <= ln2/2, for |t| <= EXP_BOUND (or, with
-        ``k_of`` given, t the exponent of 2 itself: exp2)."""
+    def exp_parts(self, t, base2=False):
+        """(k, e^r - 1, 2^k) with t = k ln2 + r, |r| <= ln2/2, for |t| <= EXP_BOUND (with
+        ``base2``, t = k + r / ln2: 2^t's parts)."""
         b = self.b
-        y = t if k_of == "exp2" else self.mul(t, self.c(LOG2E))
-        shifted = self.add(y, self.c(ROUNDER))
-        k = self.sub(shifted, self.c(ROUNDER))
-        if k_of == "exp2":
+        k, kbits = self.rint(t if base2 else self.mul(t, self.c(LOG2E)))
+        if base2:
             r = self.mul(self.sub(t, k), self.c(LN2))
         else:
             # (-0.0 - k: a zero k negates to -0.0, so t = -0.0 leaves r = -0.0)
             r = self.fma(self.sub(self.c(-0.0), k), self.c(LN2), t)
         em1 = self.mul(r, self.poly(r, EXPM1_COEFFS))
-        # 2^k from the integer in the low bits of ``shifted``: shifted into the exponent
-        bits = b.add(b.shl(b.bitcast(shifted, I64), self.i(52)), self.i(1023 << 52))
+        # 2^k: the integer's low bits shifted into the exponent
+        bits = b.add(b.shl(kbits, self.i(52)), self.i(1023 << 52))
         return k, em1, b.bitcast(bits, F64)
 
-    def exp(self, t, k_of=None):
-        _, em1, scale = self.exp_parts(t, k_of)
+    def exp(self, t, base2=False):
+        _, em1, scale = self.exp_parts(t, base2)
         return self.fma(scale, em1, scale)
 
     def expm1(self, t):
@@ -219,12 +223,6 @@ class _Math:
         return self.fma(u, self.poly(self.mul(u, u), ATAN_COEFFS), base)
 
     # -- sin, cos, tan ------------------------------------------------------------------
-
-    def rint(self, v):
-        """(v rounded to an integer as a double, the integer's low bits as an i64) for
-        |v| < 2^51."""
-        shifted = self.add(v, self.c(ROUNDER))
-        return self.sub(shifted, self.c(ROUNDER)), self.b.bitcast(shifted, I64)
 
     def quadrant(self, a):
         """(q, r): a = q pi/2 + r, |r| <= pi/4 (to a relative 1e-15), q's low bits as an i64,
@@ -300,7 +298,7 @@ def _exp(m, x):
 
 
 def _exp2(m, x):
-    return m.exp(m.at_most(m.at_least(x, -EXP_BOUND), EXP_BOUND), "exp2")
+    return m.exp(m.at_most(m.at_least(x, -EXP_BOUND), EXP_BOUND), base2=True)
 
 
 def _expm1(m, x):
@@ -431,7 +429,7 @@ def _pow(m, x, y):
     return b.select(ones, one, r)
 
 
-#: name -> body (``_Math``, the float64 argument) -> the float64 result
+#: name -> body (``_Math``, the float64 argument or two) -> the float64 result
 _BODIES = {
     "sin": _sin, "cos": _cos, "tan": _tan,
     "exp": _exp, "exp2": _exp2, "expm1": _expm1,
