@@ -218,7 +218,10 @@ def put(a, ind, v, mode="raise") -> None:
     vals = _values("put", a, v)
     if vals.size == 0:
         return  # (NumPy writes nothing from no values)
-    check_bounds(idx, a.size, 0)  # (NumPy's IndexError, before anything is written)
+    if not a.is_c_contiguous():
+        # (NumPy's IndexError before anything is written: ``unravel_index`` would not
+        # raise it; a C-contiguous ``a`` takes the flat put, which checks its indices)
+        check_bounds(idx, a.size, 0)
     _write_flat(a, idx, _cycled(vals, idx.shape[0], a.dtype))
 
 

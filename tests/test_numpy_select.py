@@ -100,6 +100,14 @@ def test_put_errors_write_nothing(device):
     with pytest.raises(ValueError, match="mode must be one of"):
         ra.put(x, [1], [7], mode="nearest")
     _eq(x, a)
+    m = ra.asarray(a.reshape(2, 5).copy(), device=device)  # (a view that is not C-contiguous)
+    with pytest.raises(IndexError, match="index 10 is out of bounds for axis 0 with size 10"):
+        ra.put(m.T, [0, 10], [7])
+    _eq(m, a.reshape(2, 5))
+    big = ra.asarray(np.arange(1 << 19), device=device)  # (the long path: a check, then the kernel)
+    with pytest.raises(IndexError, match="index -524289 is out of bounds"):
+        ra.put(big, [3, -(1 << 19) - 1], [7])
+    _eq(big, np.arange(1 << 19))
     ra.put(x, [1, 2], [])  # (no values: nothing written, as NumPy)
     _eq(x, a)
     t = ra.reshape(x, (2, 5)).T  # (not C-contiguous: the flat places unravelled, checked first)
