@@ -499,6 +499,8 @@ def put_axis(v: Array, idx: Array, axis: int, p: int | None, value: Array) -> No
         return
     if value._buf is v._buf:
         value = broadcast_to(copy_array(value), shape)  # (read from a copy while ``v`` is written)
+    if idx._buf is v._buf:
+        idx = copy_array(idx)  # (``x[x] = v``: NumPy places by the indices as they were)
     if v.ndim == 1:
         m = idx._size
         if v._buf.device.kind == "cpu" and m < v._buf.device.runtime.parallel_threshold:

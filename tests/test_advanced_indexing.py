@@ -190,6 +190,36 @@ def test_setitem_one_index_array(device, dtype):
     np.testing.assert_array_equal(x.get(), a)
 
 
+def test_setitem_index_overlaps_destination(device):
+    """``x[x] = v``, ``put(x, x, v)``: the indices are the destination's own elements, which
+    the writes change; NumPy places by the indices as they were before (a copy of them)."""
+    rng = np.random.default_rng(43)
+    dev = lambda a: ra.asarray(a, device=device)
+    long_n = (1 << 18) + 5  # (the host's threads' size: the kernels, not the short walk)
+    for n in (7, 300, long_n):
+        for dtype in (np.int64, np.int32):
+            # (repeated positions only where the last write wins, the host's short walk)
+            a = (rng.integers(0, n, n) if device.kind == "cpu" and n < 1000 else rng.permutation(n)).astype(dtype)
+            v = rng.integers(-n, n, n).astype(dtype)
+            b, x = a.copy(), dev(a.copy())  # (the CPU's asarray would wrap ``a``'s memory)
+            b[b] = v
+            x[x] = dev(v)
+            np.testing.assert_array_equal(x.get(), b)
+            b, x = a.copy(), dev(a.copy())
+            b[b[::-1]] = v[:1]
+            x[x[::-1]] = dev(v[:1])  # (a reversed view of the destination's buffer)
+            np.testing.assert_array_equal(x.get(), b)
+            b, x = a.copy(), dev(a.copy())
+            np.put(b, b, v)
+            ra.put(x, x, dev(v))
+            np.testing.assert_array_equal(x.get(), b)
+    a = rng.permutation(12).reshape(3, 4) % 3
+    b, x = a.copy(), dev(a)
+    b[:, b[0]] = 7  # (along the last axis of a 2-D array, by one of its rows)
+    x[:, x[0]] = 7
+    np.testing.assert_array_equal(x.get(), b)
+
+
 def _gpu_targets():
     from rocarray.targets.amdgpu import find_device_libs, find_lld
     from rocarray.targets.nvptx import find_libdevice
