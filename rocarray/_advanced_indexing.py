@@ -8,7 +8,7 @@ a raw operand), ``rk_take1`` / ``rk_take`` and ``rk_put1`` / ``rk_put`` (one ind
 in the result's order; the host's gathers of few indices, ``rk_take1_checked``, check
 them as they read, its short puts, ``rk_put1_small``, before they write) and
 ``rk_unravel``.  Boolean masks are ``rocarray/_masks.py``'s; on GPUs the gathers along
-one axis are ``compiler/gather_gpu.py``'s.
+one axis, and the scatters once their module is loaded, are ``compiler/gather_gpu.py``'s.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ._copy import contiguous
 from ._creation_functions import arange, zeros
 from ._elementwise import copy_array
 from ._elementwise_functions import add
-from ._gather_gpu import gather_axis
+from ._gather_gpu import gather_axis, scatter_axis
 from ._statistical_functions import max as _max, min as _min
 from ._user_kernels import ElementwiseKernel
 from ._views import _nocopy_reshape, broadcast_shapes, broadcast_to
@@ -409,6 +409,28 @@ def _gpu_gather(v: Array, axis: int, idx: Array, idx_strides: tuple, shape: tupl
     return done is not None
 
 
+def _gpu_scatter(v: Array, axis: int, idx: Array, value: Array) -> bool:
+    """``v[..., idx, ...] = value`` on the GPU, the index's axes in ``axis``'s place
+    (``value`` broadcast to that result, whose C order is then (P, M, Q)), by
+    ``_gather_gpu.scatter_axis``: its check, then its scatter; an index out of range raises
+    ``IndexError`` (the message from ``check_bounds``), nothing written.  False, nothing
+    done, where it does not serve: while its module compiles, where ``v``'s axes do not
+    merge into (P, n, Q) strides (a copy would not be written back), or for too many
+    positions."""
+    vshape, isz = v._shape, v._dtype.itemsize
+    n = vshape[axis]
+    shape = (_prod(vshape[:axis]), idx._size, _prod(vshape[axis + 1:]))
+    st = (n * shape[2], shape[2], 1) if v.is_c_contiguous() else _element_strides(vshape, v._strides, axis, isz)
+    if st is None:
+        return False
+    one = not any(value._strides)  # (one value for every position: read once a thread)
+    vals = value if one or value.is_c_contiguous() else contiguous(value)
+    done = scatter_axis(v, st, n, contiguous(idx), (0, 1, 0), shape, vals, one)
+    if done is False:
+        check_bounds(idx, n, axis)  # (raises, naming the index)
+    return done is not None
+
+
 def _run_take(v: Array, idx_v: Array, axis: int, idx: Array, out: Array, r_strides: list) -> None:
     """``out = v[..., idx_v, ...]`` along ``axis``: ``idx_v`` is laid over ``out``'s shape,
     ``r_strides`` are the element strides of ``v`` that ``out``'s axes step over (besides
@@ -487,7 +509,8 @@ def put_axis(v: Array, idx: Array, axis: int, p: int | None, value: Array) -> No
     ``v``'s strides whole elements; the index's axes in the result's place ``p``, as
     ``gather``'s): every index checked before anything is written, then one kernel that
     wraps and writes, iterating in the result's order (a short 1-D put on the host: one
-    walk that does both)."""
+    walk that does both; on a GPU, where the index's axes stand in ``axis``'s place,
+    ``_gpu_scatter``: the check and the scatter of ``compiler/gather_gpu.py``)."""
     vshape = v._shape
     q = p or 0
     r_shape = vshape[:axis] + vshape[axis + 1:]
@@ -501,6 +524,8 @@ def put_axis(v: Array, idx: Array, axis: int, p: int | None, value: Array) -> No
         value = broadcast_to(copy_array(value), shape)  # (read from a copy while ``v`` is written)
     if idx._buf is v._buf:
         idx = copy_array(idx)  # (``x[x] = v``: NumPy places by the indices as they were)
+    if q == axis and v._buf.device.kind != "cpu" and _gpu_scatter(v, axis, idx, value):
+        return
     if v.ndim == 1:
         m = idx._size
         if v._buf.device.kind == "cpu" and m < v._buf.device.runtime.parallel_threshold:

@@ -10,6 +10,11 @@ their launches.
   and geometry (``GatherPlan``); an index out of range sets a flag word in page-locked
   host memory mapped into the device, which the host reads once the stream has finished
   (a wait, no copy), and then raises ``IndexError``.
+* ``scatter_axis``: the gather's reverse, ``dst[p, idx[p, j, q], q] = vals[p, j, q]``
+  (``x[idx] = v``), on the gather's launch words: a check launch that only reads the
+  indices and sets the flag word, read once the stream has finished, then (no index out of
+  range: NumPy writes nothing otherwise) the scatter's launches; its module is compiled in
+  the background at the first ask (until then the caller puts another way).
 * ``search_sorted``, ``found_sorted``: a binary search per query of a contiguous sorted
   array, writing the insertion point or whether the query is there (``isin``).
 * ``join_copy``: contiguous arrays copied one after another into a contiguous result
@@ -45,7 +50,7 @@ _KEY = ("gather-gpu", G.VERSION, G.BLOCK, G.ITEMS, G.SEARCH_ITEMS)
 
 
 def _kernel(device, kind: str, *key):
-    """The ``kind`` module ('transpose', 'gather', 'search') for ``key`` loaded on
+    """The ``kind`` module ('transpose', 'gather', 'scatter', 'search') for ``key`` loaded on
     ``device``, fully compiled."""
     return load_full_module(_KEY + (kind,) + key, device, lambda: _module_parts(kind, key))
 
@@ -58,10 +63,10 @@ def _kernel_when_ready(device, kind: str, *key):
 
 def _module_parts(kind: str, key: tuple) -> tuple:
     """(name, builder, packer, entries) of a ``kind`` module for ``key`` (``load_full_module``)."""
-    build = {"transpose": G.build_transpose, "gather": G.build_gather, "search": G.build_search,
-             "join": G.build_joins}[kind]
+    build = {"transpose": G.build_transpose, "gather": G.build_gather, "scatter": G.build_scatter,
+             "search": G.build_search, "join": G.build_joins}[kind]
     extra = {"search": tuple(e[0] for e in G.SEARCH_ENTRIES[1:]), "join": G.JOIN_SUFFIXES,
-             "gather": (G.GATHER_NARROW,)}.get(kind, ())
+             "gather": (G.GATHER_NARROW,), "scatter": tuple(e[0] for e in G.SCATTER_ENTRIES[1:])}.get(kind, ())
     return "_".join((kind, *map(str, key))), lambda m, t, e: build(m, t, e, *key), G.packer(kind), extra
 
 
@@ -152,18 +157,17 @@ _transpose_plans: dict = {}
 # -- gathers ------------------------------------------------------------------------------
 
 class GatherPlan:
-    """A gather's launch on one device for one element size and index dtype, found once:
-    the kernel's functions (64-bit and 32-bit offsets) and packing, the runtime's calls,
-    the device's flag words, and per geometry the precomputed words of each launch
-    (``chunks``)."""
+    """A gather's or scatter's launch on one device for one element size and index dtype,
+    found once: the kernel's functions (64-bit and 32-bit offsets; a scatter's: each of
+    ``G.SCATTER_ENTRIES``) and packing, the runtime's calls, the device's flag words, and
+    per geometry the precomputed words of each launch (``chunks``)."""
 
     __slots__ = ("functions", "packer", "launch", "wait", "index", "flags", "_chunks")
 
-    def __init__(self, device, itemsize: int, index_dtype):
-        kernel = _kernel(device, "gather", itemsize, 8 * index_dtype.itemsize, index_dtype.kind == "i")
+    def __init__(self, device, kernel, kind: str):
         rt = kernel.runtime
         self.functions = kernel.code.functions  # (the full tier's: no later code replaces them)
-        self.packer = G.packer("gather")
+        self.packer = G.packer(kind)
         self.launch = rt.launch_packed
         self.wait = rt.synchronize_current
         self.index = device.index
@@ -219,7 +223,8 @@ def gather_plan(device, itemsize: int, index_dtype) -> GatherPlan:
     key = (device, itemsize, index_dtype)
     plan = _plans.get(key)
     if plan is None:
-        plan = _plans.setdefault(key, GatherPlan(device, itemsize, index_dtype))
+        kernel = _kernel(device, "gather", itemsize, 8 * index_dtype.itemsize, index_dtype.kind == "i")
+        plan = _plans.setdefault(key, GatherPlan(device, kernel, "gather"))
     return plan
 
 
@@ -251,6 +256,66 @@ def gather_axis(src: Array, src_strides: tuple, nax: int, idx: Array, idx_stride
         return not word[0][word[1]]
     finally:
         flags.release(word)
+
+
+# -- scatters ------------------------------------------------------------------------------
+
+#: (device, element size, index dtype) -> the scatter's GatherPlan
+_scatter_plans: dict = {}
+#: the first of each mode's two entries (64-bit offsets, then 32-bit) in a scatter module
+_SCATTER_FIRST = {mode: k for k, (_, mode, narrow) in enumerate(G.SCATTER_ENTRIES) if not narrow}
+
+
+def scatter_plan(device, itemsize: int, index_dtype) -> "GatherPlan | None":
+    """The plan of scatters of ``itemsize``-byte elements by ``index_dtype`` indices on
+    ``device``; None while its module compiles (the first ask starts that in the
+    background)."""
+    key = (device, itemsize, index_dtype)
+    plan = _scatter_plans.get(key)
+    if plan is None:
+        kernel = _kernel_when_ready(device, "scatter", itemsize, 8 * index_dtype.itemsize, index_dtype.kind == "i")
+        if kernel is None:
+            return None
+        plan = _scatter_plans.setdefault(key, GatherPlan(device, kernel, "scatter"))
+    return plan
+
+
+def scatter_axis(dst: Array, dst_strides: tuple, nax: int, idx: Array, idx_strides: tuple, shape: tuple,
+                 vals: Array, one: bool) -> "bool | None":
+    """``dst[p, idx[p, j, q], q] = vals[p, j, q]`` over the ``(P, M, Q)`` ``shape`` of the
+    C-contiguous ``vals`` (``one``: ``vals[0]`` everywhere), at the places ``gather_axis``
+    reads: ``dst_strides`` (elements, from ``dst``'s first element) step ``dst`` over (p,
+    the axis of length ``nax``, q).  False if an index is outside ``[-nax, nax)``, nothing
+    written; None, nothing done, while the module compiles or where the positions are too
+    many for the kernel.
+
+    The check's launches read the indices only and set a flag word in mapped host memory,
+    read once the stream has finished (one wait, no copy); then the scatter's launches,
+    not waited for."""
+    isz = dst._dtype.itemsize
+    plan = scatter_plan(dst._buf.device, isz, idx._dtype)
+    if plan is None:
+        return None
+    chunks = plan.chunks(shape, nax, dst_strides, idx_strides, isz, idx._dtype.itemsize)
+    if chunks is None:
+        return None
+    d, i, v = _ptr(dst), _ptr(idx), _ptr(vals)
+    functions, launch, packer = plan.functions, plan.launch, plan.packer
+    flags = plan.flags
+    word = flags.acquire()
+    try:
+        check = _SCATTER_FIRST["check"]
+        for entry, n, grid, dd, di, dv, words in chunks:
+            launch(functions[check + entry], grid, G.BLOCK, packer, n, (0, i + di, 0, word[2], *words))
+        plan.wait(plan.index)
+        if word[0][word[1]]:
+            return False
+    finally:
+        flags.release(word)
+    first = _SCATTER_FIRST["one" if one else "values"]
+    for entry, n, grid, dd, di, dv, words in chunks:
+        launch(functions[first + entry], grid, G.BLOCK, packer, n, (v if one else v + dv, i + di, d + dd, 0, *words))
+    return True
 
 
 # -- searching ----------------------------------------------------------------------------

@@ -160,6 +160,50 @@ def test_take_and_take_along_every_dtype(device, dtype):
                                   np.take_along_axis(va, k2, axis=1))
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_puts_along_an_axis_every_dtype(device, dtype):
+    """``x[..., idx, ...] = v`` (on a GPU the scatter module loaded first): 1-D past the
+    host's threads' size, along each axis, into flipped and strided views, one value, int16
+    and int32 indices; an index out of range writes nothing.  Indices are distinct: which
+    of equal ones lands is unspecified on a GPU."""
+    rng = np.random.default_rng(27)
+    _scatter_loaded(device, dtype)
+    n = (1 << 18) + 9
+    a = random_array((n,), dtype, rng)
+    x = ra.asarray(a.copy(), device=device)
+    k = rng.permutation(n)[:n // 3] - n * (rng.random(n // 3) < 0.5)
+    v = random_array((k.size,), dtype, rng)
+    x[ra.asarray(k, device=device)] = ra.asarray(v, device=device)
+    a[k] = v
+    np.testing.assert_array_equal(x.get(), a)
+    b = random_array((9, 33, 7), dtype, rng)
+    y = ra.asarray(b.copy(), device=device)
+    for axis in range(3):
+        m = b.shape[axis]
+        k = (rng.permutation(m)[:5] - m * (rng.random(5) < 0.5)).astype(np.int32 if axis else np.int16)
+        key = (slice(None),) * axis + (k,)
+        val = random_array(b[key].shape, dtype, rng)
+        y[(slice(None),) * axis + (ra.asarray(k, device=device),)] = ra.asarray(val, device=device)
+        b[key] = val
+        np.testing.assert_array_equal(y.get(), b, err_msg=f"axis {axis}")
+    k = rng.permutation(33)[:6] - 33
+    for view in (lambda t: t[1::2, ::-1], lambda t: t[:, 3:, ::-2]):
+        kv = rng.permutation(view(b).shape[1])[:6]
+        val = random_array(view(b)[:, kv].shape, dtype, rng)
+        view(y)[:, ra.asarray(kv, device=device)] = ra.asarray(val, device=device)
+        view(b)[:, kv] = val
+        np.testing.assert_array_equal(y.get(), b)
+    one = random_array((1,), dtype, rng)
+    y[:, ra.asarray(k, device=device)] = ra.asarray(one[0], device=device)
+    b[:, k] = one[0]
+    np.testing.assert_array_equal(y.get(), b)
+    bad = k.copy()
+    bad[2] = 33
+    with pytest.raises(IndexError, match="index 33 is out of bounds for axis 1 with size 33"):
+        y[:, ra.asarray(bad, device=device)] = ra.asarray(one[0], device=device)
+    np.testing.assert_array_equal(y.get(), b)
+
+
 @pytest.mark.parametrize("idt", _INDEX_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_gather_index_dtypes_errors_and_empty(device, idt):
     rng = np.random.default_rng(24)
@@ -305,6 +349,7 @@ class _GatherHooks(HostBackedHooks):
         self.joins = []  # (unit, grid, block, the words after ``n``) of each join launched
         self.transposes = []  # (element size, the words) of each transposing copy launched
         self.gather_entries = []  # whether each gather launched took 32-bit offsets
+        self.scatters = []  # (mode, 32-bit offsets) of each scatter-module launch
 
     def arch(self, index):
         return "sm_90"  # (a real target: the module is compiled, only its load is pretend)
@@ -323,6 +368,12 @@ class _GatherHooks(HostBackedHooks):
             self.gathers.append((stream, struct.unpack_from("<Q", data, 32)[0]))
             self.gather_entries.append(self.names[function].endswith(G.GATHER_NARROW))
         name = self.names.get(function, "")
+        match = re.match(r"rk_scatter_(\d+)_(\d+)_(True|False)_", name)
+        if match and not code:
+            mode = re.search(r"_(one|check)(_n)?$", name)
+            mode = mode[1] if mode else "values"
+            self.scatters.append((mode, name.endswith(G.GATHER_NARROW)))
+            self._scatter(int(match[1]), int(match[2]), match[3] == "True", mode, self.launches[-1][5])
         match = re.match(r"rk_transpose_(\d+)_", name)
         if match and not code:
             words = struct.unpack("<" + "Q" * (1 + len(G.PARAMS["transpose"])), self.launches[-1][5])
@@ -362,10 +413,11 @@ class _GatherHooks(HostBackedHooks):
         to = d_at + (b * db + r * ds0 + c * ds1).reshape(-1, 1) * isz + np.arange(isz)
         dmem[to] = smem[frm]
 
-    def _gather(self, isz, bits, signed, data):
-        words = struct.unpack("<" + "Q" * 18, data)
-        n, src, idx, out, flag, nax, MQ, _, _, Q, _, _ = words[:12]
-        ip, ij, iq, sp, sa, sq = (w - (1 << 64) if w >> 63 else w for w in words[12:])
+    def _positions(self, words, bits, signed):
+        """(flat positions i, their rows, their q, the wrapped indices, which are out of
+        range) of a gather's or scatter's launch words."""
+        n, _, idx, _, _, nax, MQ, _, _, Q, _, _ = words[:12]
+        ip, ij, iq = (w - (1 << 64) if w >> 63 else w for w in words[12:15])
         i = np.arange(n, dtype=np.int64)
         row, r = i // MQ, i % MQ
         j, q = r // Q, r % Q
@@ -374,7 +426,29 @@ class _GatherHooks(HostBackedHooks):
         raw = mem[at + (row * ip + j * ij + q * iq)[:, None] * xsz + np.arange(xsz)]
         v = raw.view(f"{'i' if signed else 'u'}{xsz}").reshape(-1).astype(np.int64)
         v = np.where(v < 0, v + nax, v)
-        bad = (v < 0) | (v >= nax)
+        return i, row, q, v, (v < 0) | (v >= nax)
+
+    def _scatter(self, isz, bits, signed, mode, data):
+        """The scatter's check or write the words describe, done with NumPy."""
+        words = struct.unpack("<" + "Q" * 18, data)
+        vals, dst, flag = words[1], words[3], words[4]
+        dp, da, dq = (w - (1 << 64) if w >> 63 else w for w in words[15:])
+        i, row, q, v, bad = self._positions(words, bits, signed)
+        if mode == "check":
+            if bad.any():
+                ctypes.c_int32.from_address(mapped_host_address(self, flag)).value = 1
+            return
+        i, row, q, v = i[~bad], row[~bad], q[~bad], v[~bad]
+        mem, at = self._bytes(vals)
+        values = mem[at + (np.zeros_like(i) if mode == "one" else i)[:, None] * isz + np.arange(isz)]
+        mem, at = self._bytes(dst)
+        mem[at + (row * dp + v * da + q * dq)[:, None] * isz + np.arange(isz)] = values
+
+    def _gather(self, isz, bits, signed, data):
+        words = struct.unpack("<" + "Q" * 18, data)
+        n, src, out, flag = words[0], words[1], words[3], words[4]
+        sp, sa, sq = (w - (1 << 64) if w >> 63 else w for w in words[15:])
+        i, row, q, v, bad = self._positions(words, bits, signed)
         if bad.any():
             ctypes.c_int32.from_address(mapped_host_address(self, flag)).value = 1
         v[bad] = 0
@@ -401,6 +475,7 @@ def fake_gpu(monkeypatch):
         monkeypatch.setattr(_launch, table, {})
     monkeypatch.setattr(_launch, "_full_modules_asked", set())
     monkeypatch.setattr(_gather_gpu, "_plans", {})
+    monkeypatch.setattr(_gather_gpu, "_scatter_plans", {})
     monkeypatch.setattr(_gather_gpu, "_transpose_plans", {})
 
     def host_check(idx, n, axis):  # (the reductions of ``check_bounds`` do not run here)
@@ -550,6 +625,81 @@ def test_an_out_of_range_index_on_a_fake_gpu_raises_through_the_flag(fake_gpu):
         ra.take_along_axis(ra.asarray(m, device=device), ra.asarray(km, device=device), axis=1)
     with pytest.raises(IndexError, match="index 2000 is out of bounds for axis 0 with size 2000"):
         x[ra.asarray(k, device=device)]
+
+
+def _scatter_loaded(device, *dtypes):
+    """On a GPU, the scatter modules for elements of ``dtypes`` by int64, int32 and int16
+    indices loaded, so that a test's puts take them (a first put takes the elementwise
+    kernels while they compile)."""
+    if _gather_gpu.on_gpu(device):
+        for dt in dtypes:
+            for idt in (np.int64, np.int32, np.int16):
+                _gather_gpu._kernel(device, "scatter", np.dtype(dt).itemsize, 8 * np.dtype(idt).itemsize, True)
+
+
+def test_puts_on_a_fake_gpu_check_then_scatter(fake_gpu):
+    """``x[idx] = v`` on a GPU once the scatter module is loaded: one check launch, one
+    wait, one scatter launch; values in the result's order or one value; along an axis of a
+    strided view; an index out of range raises before anything is written."""
+    api, device = fake_gpu
+    rng = np.random.default_rng(36)
+    _scatter_loaded(device, np.float32, np.complex128)
+    a = random_array((1000,), np.float32, rng)
+    x = ra.asarray(a.copy(), device=device)
+    k = rng.permutation(1000)[:300] - 1000 * (rng.random(300) < 0.5)
+    v = random_array((300,), np.float32, rng)
+    kx, vx = ra.asarray(k, device=device), ra.asarray(v, device=device)
+    waits = len([c for c in api.calls if c[0] in ("stream_synchronize", "ctx_synchronize")])
+    x[kx] = vx
+    a[k] = v
+    assert api.scatters == [("check", True), ("values", True)]
+    assert len([c for c in api.calls if c[0] in ("stream_synchronize", "ctx_synchronize")]) == waits + 1
+    np.testing.assert_array_equal(x.get(), a)
+    x[ra.asarray(k[:7].astype(np.int32), device=device)] = 2.5  # (one value)
+    a[k[:7]] = 2.5
+    assert api.scatters[-2:] == [("check", True), ("one", True)]
+    np.testing.assert_array_equal(x.get(), a)
+    c = random_array((6, 50, 7), np.complex128, rng)
+    xc = ra.asarray(c.copy(), device=device)
+    for view, key in ((lambda t: t, (slice(None), rng.permutation(50)[:9])),
+                      (lambda t: t[1:, ::-1], (slice(None), rng.permutation(50)[:9] - 50)),
+                      (lambda t: t[::2], (rng.permutation(3)[:2].astype(np.int16),)),
+                      (lambda t: t[:, :, ::-1], (Ellipsis, np.array([6, 0, -3])))):
+        val = random_array(view(c)[key].shape, np.complex128, rng)
+        view(xc)[_ra_key(key, device)] = ra.asarray(val, device=device)
+        view(c)[key] = val
+        assert api.scatters[-1][0] == "values"
+        np.testing.assert_array_equal(xc.get(), c)
+    count = len(api.scatters)
+    bad = k.copy()
+    bad[150] = 1000
+    with pytest.raises(IndexError, match="index 1000 is out of bounds for axis 0 with size 1000"):
+        x[ra.asarray(bad, device=device)] = ra.asarray(v, device=device)
+    assert api.scatters[count:] == [("check", True)]  # (nothing written)
+    np.testing.assert_array_equal(x.get(), a)
+    assert device.runtime.mapped_words(0).lent == 0
+    # (a destination whose axes after the indexed one do not merge: the elementwise kernels)
+    y = ra.asarray(random_array((4, 5, 6, 8), np.float32, rng), device=device)[:, :, :, ::3]
+    count = len(api.scatters)
+    y[:, ra.asarray(np.array([1, 3]), device=device)] = 1.0
+    assert len(api.scatters) == count
+    assert not api.callback_errors
+
+
+def _ra_key(key, device):
+    return tuple(ra.asarray(k, device=device) if isinstance(k, np.ndarray) else k for k in key)
+
+
+def test_a_first_put_on_a_fake_gpu_starts_the_scatter_compile(fake_gpu):
+    api, device = fake_gpu
+    x = ra.asarray(np.zeros(100, np.int16), device=device)
+    x[ra.asarray(np.array([3, 1]), device=device)] = 1  # (the elementwise kernels: no scatter)
+    assert api.scatters == []
+    drain_background()
+    x[ra.asarray(np.array([3, 1]), device=device)] = 2
+    assert api.scatters == [("check", True), ("one", True)]
+    np.testing.assert_array_equal(x.get()[[1, 3]], [2, 2])
+    assert not api.callback_errors
 
 
 def test_a_gather_waits_for_the_stream_it_was_launched_on(fake_gpu):

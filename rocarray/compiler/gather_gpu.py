@@ -22,6 +22,13 @@ item count ``n`` (``PARAMS``).
   result with ``Q == 1`` (a 1-D take, a gather along the last axis) takes a loop without
   the ``q`` terms.  An index outside ``[-n, n)`` reads element 0 instead and sets the
   ``flag`` word, which the caller reads back to raise ``IndexError``.
+* *scatter* (``build_scatter``): the gather's reverse,
+  ``dst[p*dp + w(idx[p*ip + j*ij + q*iq])*da + q*dq] = vals[i]`` (or one value for every
+  ``i``), over the same positions, divisions and parameters; and a *check* entry that only
+  reads the indices and sets ``flag`` where one is outside ``[-n, n)``, which the caller
+  reads back before it scatters (NumPy writes nothing when an index is out of range).  The
+  scatter entries skip such an index rather than write outside ``dst``; of equal indices
+  one write lands, unspecified which.
 * *search* (``build_search``): for each query, the number of sorted elements before it
   (``left``) or before or equal to it (``right``), NaN last and complex values ordered as
   NumPy sorts them; or (``_f`` entries) whether the element at the left point equals the
@@ -73,11 +80,19 @@ PARAMS = {
     "transpose": ("src", "dst", "R", "C", "ss0", "ss1", "ds0", "ds1", "sb", "db", "tr", "tc", "pairs"),
     "gather": ("src", "idx", "out", "flag", "nax", "MQ", "mq_m", "mq_l", "Q", "q_m", "q_l",
                "ip", "ij", "iq", "sp", "sa", "sq"),
+    # (a gather's words in the same places: the scatter takes the same launch words)
+    "scatter": ("vals", "idx", "dst", "flag", "nax", "MQ", "mq_m", "mq_l", "Q", "q_m", "q_l",
+                "ip", "ij", "iq", "dp", "da", "dq"),
     "search": ("a", "v", "out", "L", "invert"),
     "join": ("dst",) + tuple(w for k in range(JOIN_PIECES) for w in (f"s{k}", f"e{k}")),
 }
 #: The suffix of a gather module's entry with 32-bit offsets (``build_gather``).
 GATHER_NARROW = "_n"
+#: The entries of a scatter module in order (``build_scatter``): (suffix, what it writes,
+#: 32-bit offsets): the values in the result's order, one value for every position, or
+#: nothing (the indices' check), each with 64-bit offsets and then 32-bit ones.
+SCATTER_ENTRIES = tuple((("" if mode == "values" else "_" + mode) + (GATHER_NARROW if narrow else ""), mode, narrow)
+                        for mode in ("values", "one", "check") for narrow in (False, True))
 #: The entries of a search module: (suffix, side is right, 64-bit positions, found):
 #: ``found`` entries write whether the query is at its left insertion point (a bool,
 #: ``!= invert``: ``isin``) instead of the point.
@@ -346,16 +361,31 @@ def build_gather(module: ir.Module, target, entry: str, itemsize: int, index_bit
     (``GATHER_NARROW``), with 32-bit ones -- a multiply-add each instead of a 64-bit
     multiply's several -- for gathers whose every offset and position is below 2**31.
     ``n`` (the result's elements) must be below 2**32."""
-    _build_gather_entry(module, target, entry, itemsize, index_bits, signed, False)
-    _build_gather_entry(module, target, entry + GATHER_NARROW, itemsize, index_bits, signed, True)
+    _build_moves(module, target, entry, itemsize, index_bits, signed, False, "gather")
+    _build_moves(module, target, entry + GATHER_NARROW, itemsize, index_bits, signed, True, "gather")
 
 
-def _build_gather_entry(module, target, name, itemsize, index_bits, signed, narrow):
+def build_scatter(module: ir.Module, target, entry: str, itemsize: int, index_bits: int, signed: bool) -> None:
+    """Add the scatters of ``itemsize``-byte elements by ``index_bits``-bit indices (``signed``
+    or not) and their check to ``module``: ``entry`` plus each suffix of
+    ``SCATTER_ENTRIES``, over the gather's positions (``n`` below 2**32; 32-bit offsets as
+    ``build_gather``'s)."""
+    for suffix, mode, narrow in SCATTER_ENTRIES:
+        _build_moves(module, target, entry + suffix, itemsize, index_bits, signed, narrow, mode)
+
+
+def _build_moves(module, target, name, itemsize, index_bits, signed, narrow, mode):
+    """One entry moving elements between an array and the positions its indices name:
+    ``mode`` 'gather' (read ``src`` there into ``out``), 'values' (write ``vals`` in the
+    result's order there into ``dst``), 'one' (write ``vals[0]`` there) or 'check' (only
+    the flag)."""
     ET = _element_type(itemsize)
     IT = ir.IntType(index_bits)
     align = min(itemsize, 8)
-    k = _Builder(module, target, name, "gather")
+    gather = mode == "gather"
+    k = _Builder(module, target, name, "gather" if gather else "scatter")
     b, p = k.b, k.p
+    data, strides = ("src", ("sp", "sa", "sq")) if gather else ("dst", ("dp", "da", "dq"))
 
     def offset(*terms):
         """The element offset sum(x * stride) of (x, stride) pairs (i64 values), as i64."""
@@ -372,6 +402,9 @@ def _build_gather_entry(module, target, name, itemsize, index_bits, signed, narr
 
     bad_slot = k.slot(I1)
     b.store(ir.Constant(I1, 0), bad_slot)
+    # (the scatters read their values as read-only memory: the caller copies values that
+    # share the destination's memory)
+    one = k.load(p["vals"], k.c64(0), ET, align, read_only=True) if mode == "one" else None
     inner = b.icmp_unsigned("==", p["Q"], k.c64(1))
     fn = b.function
     inner_bb, general_bb, done_bb = (fn.append_basic_block(s) for s in ("inner", "general", "done"))
@@ -393,22 +426,31 @@ def _build_gather_entry(module, target, name, itemsize, index_bits, signed, narr
                 ia = offset((row, p["ip"]), (r, p["ij"]))
             raw = k.load(p["idx"], ia, IT, index_bits // 8, read_only=True)
             items.append((i, ok, row, q, raw))
-        values = []
+        moves = []
         for i, ok, row, q, raw in items:
             v = b.sext(raw, I64) if signed and index_bits < 64 else (b.zext(raw, I64) if index_bits < 64 else raw)
             if signed:
                 v = b.select(b.icmp_signed("<", v, k.c64(0)), b.add(v, p["nax"]), v)
             out_of_range = b.icmp_unsigned(">=", v, p["nax"])
-            b.store(b.or_(b.load(bad_slot, typ=I1), b.and_(ok, out_of_range)), bad_slot)
+            if mode in ("gather", "check"):
+                b.store(b.or_(b.load(bad_slot, typ=I1), b.and_(ok, out_of_range)), bad_slot)
+            if mode == "check":
+                continue
             v = b.select(out_of_range, k.c64(0), v)
-            at = offset((row, p["sp"]), (v, p["sa"]), *(((q, p["sq"]),) if with_q else ()))
-            values.append((i, ok, k.load(p["src"], at, ET, align, read_only=True)))
-        for i, ok, v in values:
-            k.if_then(ok, lambda i=i, v=v: k.store(v, p["out"], i, ET, align))
+            at = offset((row, p[strides[0]]), (v, p[strides[1]]), *(((q, p[strides[2]]),) if with_q else ()))
+            if gather:
+                moves.append((ok, i, k.load(p["src"], at, ET, align, read_only=True)))
+            else:
+                value = one if mode == "one" else k.load(p["vals"], i, ET, align, read_only=True)
+                moves.append((b.and_(ok, b.not_(out_of_range)), at, value))
+        # (every load of the round first, then the stores: the loads are in flight together)
+        for ok, at, value in moves:
+            k.if_then(ok, lambda at=at, value=value: k.store(value, p["out" if gather else data], at, ET, align))
         loop.close(b, b.add(loop.i, k.nblocks))
         b.branch(done_bb)
     b.position_at_end(done_bb)
-    k.if_then(b.load(bad_slot, typ=I1), lambda: k.store(ir.Constant(I32, 1), p["flag"], k.c64(0), I32, 4))
+    if mode in ("gather", "check"):
+        k.if_then(b.load(bad_slot, typ=I1), lambda: k.store(ir.Constant(I32, 1), p["flag"], k.c64(0), I32, 4))
     b.ret_void()
 
 

@@ -62,6 +62,26 @@ def test_nvptx_gather_divides_by_multiplying(itemsize, bits, signed):
     assert isinstance(target.compile(_module(target, G.build_gather, itemsize, bits, signed)), bytes)
 
 
+@pytest.mark.parametrize("itemsize,bits,signed", [(1, 8, False), (4, 64, True), (8, 32, True), (16, 64, False)])
+def test_nvptx_scatter_entries(itemsize, bits, signed):
+    """Each mode's two entries; the scatters divide by multiplying, read indices and values
+    through the read-only path and store; the checks store nothing but the flag."""
+    target = target_for("sm_90")
+    ptx = target.emit_ptx(_module(target, G.build_scatter, itemsize, bits, signed))
+    assert [s for s, *_ in G.SCATTER_ENTRIES] == ["", "_n", "_one", "_one_n", "_check", "_check_n"]
+    starts = [ptx.index(f".entry rk_g{s}(") for s, *_ in G.SCATTER_ENTRIES] + [len(ptx)]
+    for (suffix, mode, _), a, z in zip(G.SCATTER_ENTRIES, starts, starts[1:]):
+        body = ptx[a:z]
+        assert "div.u64" not in body and "rem.u64" not in body and "div.u32" not in body
+        assert "ld.global.nc" in body and "ld.local" not in body
+        stores = body.count("st.global")
+        if mode == "check":
+            assert stores == 1 and re.search(r"st\.global\.[bu]32", body)  # (the flag)
+        else:
+            assert stores >= G.ITEMS  # (a round's values; no flag)
+    assert isinstance(target.compile(_module(target, G.build_scatter, itemsize, bits, signed)), bytes)
+
+
 @pytest.mark.parametrize("kind,itemsize", _SEARCH_DTYPES)
 def test_nvptx_search_entries(kind, itemsize):
     target = target_for("sm_90")
@@ -78,6 +98,8 @@ def test_amdgpu_code_objects(arch, wave):
     builds = [(G.build_transpose, (16,), ["rk_g"], "transpose"), (G.build_transpose, (4,), ["rk_g"], "transpose"),
               (G.build_gather, (4, 64, True), ["rk_g", "rk_g" + G.GATHER_NARROW], "gather"),
               (G.build_gather, (8, 32, False), ["rk_g", "rk_g" + G.GATHER_NARROW], "gather"),
+              (G.build_scatter, (4, 64, True), ["rk_g" + e[0] for e in G.SCATTER_ENTRIES], "scatter"),
+              (G.build_scatter, (16, 16, False), ["rk_g" + e[0] for e in G.SCATTER_ENTRIES], "scatter"),
               (G.build_search, ("f", 2), ["rk_g" + e[0] for e in G.SEARCH_ENTRIES], "search"),
               (G.build_search, ("c", 16), ["rk_g" + e[0] for e in G.SEARCH_ENTRIES], "search")]
     for build, args, entries, kind in builds:
@@ -263,6 +285,96 @@ def test_gather_rows_on_a_host_grid(dtype):
     # a grid smaller than the rounds: each block strides over several
     out, flag = _gather(first, st, 7, k1, (0, 1, 0), (5, 9, 6), grid=1)
     np.testing.assert_array_equal(out, np.take(x, k1, axis=1))
+
+
+def _scatter(dst, dst_strides, nax, idx, idx_strides, shape, vals, mode, grid=None, first=0):
+    """Run the scatter entry of ``mode`` ('values', 'one', 'check') with 64-bit and with
+    32-bit offsets, each on its own copy of the 1-D ``dst`` (whose element ``first`` is the
+    base the strides step from), and return both copies and their flags."""
+    P, M, Q = shape
+    n = P * M * Q
+    k = _Grid(G.build_scatter, dst.itemsize, 8 * idx.itemsize, idx.dtype.kind == "i")
+    grid = grid or -(-n // (G.BLOCK * G.ITEMS))
+    results = []
+    for suffix, m, _ in G.SCATTER_ENTRIES:
+        if m != mode:
+            continue
+        out = dst.copy()
+        base = out[first:first + 1]
+        flag = np.zeros(1, np.int32)
+        k.run("k" + suffix, "scatter", n, grid, _ptr(vals), _ptr(idx), _ptr(base), _ptr(flag), nax, M * Q,
+              *G.magic(M * Q), Q, *G.magic(Q), *idx_strides, *dst_strides)
+        results.append((out, int(flag[0])))
+    return results
+
+
+@pytest.mark.parametrize("idt", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64],
+                         ids=lambda d: np.dtype(d).name)
+def test_scatter_runs_on_a_host_grid(idt):
+    """The scatter's entries (values, one value, the check; 64- and 32-bit offsets) against
+    NumPy: distinct indices, negative ones wrapped, an index out of range flagged by the
+    check and skipped by the scatters (nothing written outside the array)."""
+    drain_background()
+    rng = np.random.default_rng(34)
+    info = np.iinfo(idt)
+    n = 300 if info.max >= 300 else info.max + 1
+    dst = rng.standard_normal(n + 8).astype(np.float32)  # (8 guard elements past the array)
+    m = min(n, 250)
+    idx = rng.permutation(n)[:m]
+    if info.min < 0:
+        idx = idx - n * (rng.random(m) < 0.5)  # (negative indices count from the end)
+    idx = idx.astype(idt)
+    vals = rng.standard_normal(m).astype(np.float32)
+    for mode, expect in (("values", vals), ("one", vals[:1])):
+        want = dst.copy()
+        want[:n][idx.astype(np.int64)] = expect
+        for out, flag in _scatter(dst, (0, 1, 0), n, idx, (0, 1, 0), (1, m, 1), vals, mode):
+            assert flag == 0
+            np.testing.assert_array_equal(out, want)
+    for out, flag in _scatter(dst, (0, 1, 0), n, idx, (0, 1, 0), (1, m, 1), vals, "check"):
+        assert flag == 0
+        np.testing.assert_array_equal(out, dst)  # (the check writes nothing)
+    bad_values = [v for v in (n, info.max, -n - 1, info.min) if info.min <= v <= info.max and not -n <= v < n]
+    for v in bad_values:
+        bad = idx.copy()
+        bad[m // 2] = v
+        for out, flag in _scatter(dst, (0, 1, 0), n, bad, (0, 1, 0), (1, m, 1), vals, "check"):
+            assert flag == 1
+        want = dst.copy()
+        keep = np.arange(m) != m // 2
+        want[:n][bad[keep].astype(np.int64)] = vals[keep]
+        for out, flag in _scatter(dst, (0, 1, 0), n, bad, (0, 1, 0), (1, m, 1), vals, "values"):
+            assert flag == 0  # (the scatters set no flag: the check ran before them)
+            np.testing.assert_array_equal(out, want)  # (the bad one skipped, the guard intact)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32, np.float64, np.complex128], ids=str)
+def test_scatter_rows_on_a_host_grid(dtype):
+    """Along the middle axis of a strided, flipped destination (P, n, Q), the indices laid
+    out as the result's (P, M, Q) or shared by every row; with a grid smaller than the
+    rounds."""
+    drain_background()
+    rng = np.random.default_rng(35)
+    whole = (rng.standard_normal((5, 7, 6, 2)) * 100).astype(dtype)
+    st = tuple(s // whole.itemsize for s in whole[:, ::-1, :, 0].strides)
+    first = 6 * 6 * 2  # (the flipped view's first element: row 6 of the middle axis)
+    k = np.stack([rng.permutation(7)[:4] - 7 * (rng.random(4) < 0.5) for _ in range(5 * 6)]).reshape(5, 6, 4)
+    k = np.ascontiguousarray(k.transpose(0, 2, 1))  # (distinct along the axis in each (p, q))
+    vals = (rng.standard_normal((5, 4, 6)) * 100).astype(dtype)
+    want = whole.copy()
+    np.put_along_axis(want[:, ::-1, :, 0], k, vals, axis=1)
+    for grid in (None, 1):
+        results = _scatter(whole.reshape(-1), st, 7, k, tuple(s // 8 for s in k.strides), (5, 4, 6),
+                           vals, "values", grid, first)
+        for out, flag in results:
+            assert flag == 0
+            np.testing.assert_array_equal(out.reshape(whole.shape), want)
+    k1 = rng.permutation(7)[:3].astype(np.int32)
+    want = whole.copy()
+    want[:, ::-1, :, 0][:, k1, :] = vals[:, :3, :]
+    for out, flag in _scatter(whole.reshape(-1), st, 7, k1, (0, 1, 0), (5, 3, 6),
+                              np.ascontiguousarray(vals[:, :3, :]), "values", first=first):
+        np.testing.assert_array_equal(out.reshape(whole.shape), want)
 
 
 def _sorted_data(dtype, rng, n):
