@@ -121,6 +121,34 @@ if (x == y) {
 }
 """
 
+_LOGADDEXP2 = """
+ctype x = in0, y = in1;
+if (x == y) {
+    out0 = x + (ctype)1;
+} else {
+    // the larger plus log2(1 + 2^-|d|), that is log1p(2^-|d|) / ln 2
+    ctype d = x - y;
+    if (d > 0) out0 = x + log1p(exp2(-d)) * (ctype)1.4426950408889634;
+    else if (d <= 0) out0 = y + log1p(exp2(d)) * (ctype)1.4426950408889634;
+    else out0 = d;
+}
+"""
+
+# Euclid's algorithm on the magnitudes (NumPy's gcd and lcm; the lcm divides before it
+# multiplies, as NumPy's, so that it overflows only where the result does)
+_EUCLID = """
+while (b != 0) {
+    in0_type t = a % b;
+    a = b;
+    b = t;
+}
+"""
+_GCD = {"i": "in0_type a = in0 < 0 ? -in0 : in0, b = in1 < 0 ? -in1 : in1;" + _EUCLID + "out0 = a;",
+        "u": "in0_type a = in0, b = in1;" + _EUCLID + "out0 = a;"}
+_LCM = {"i": """in0_type x = in0 < 0 ? -in0 : in0, y = in1 < 0 ? -in1 : in1;
+                in0_type a = x, b = y;""" + _EUCLID + "out0 = a == 0 ? 0 : (x / a) * y;",
+        "u": "in0_type a = in0, b = in1;" + _EUCLID + "out0 = a == 0 ? 0 : (in0 / a) * in1;"}
+
 _SIGN_COMPLEX = """
 rtype x = real(in0), y = imag(in0);
 rtype ax = fabs(x), ay = fabs(y);
@@ -240,6 +268,26 @@ OPS = (
         "biu": "out0 = in0 < in1 ? in0 : in1;",
         "f": "out0 = (isnan(in0) || in0 <= in1) ? in0 : in1;",
     }),
+    # NumPy's and CuPy's beyond the standard: the maximum and minimum that skip a NaN,
+    # C's remainder (the sign of the dividend), the absolute value as a float, gcd / lcm
+    Op("fmax", 2, "arithmetic", "real", "promote", "same", {
+        "biu": "out0 = in0 > in1 ? in0 : in1;",
+        "f": "out0 = (isnan(in1) || in0 >= in1) ? in0 : in1;",
+    }),
+    Op("fmin", 2, "arithmetic", "real", "promote", "same", {
+        "biu": "out0 = in0 < in1 ? in0 : in1;",
+        "f": "out0 = (isnan(in1) || in0 <= in1) ? in0 : in1;",
+    }),
+    Op("fmod", 2, "arithmetic", "real", "promote", "same", {
+        "i": "out0 = (in1 == 0 || in1 == -1) ? 0 : in0 % in1;",  # (NumPy's 0 for a zero divisor)
+        "u": "out0 = in1 == 0 ? 0 : in0 % in1;",
+        "f": "out0 = fmod(in0, in1);",
+    }),
+    Op("fabs", 1, "arithmetic", "real", "float", "same", "out0 = fabs(in0);"),
+    Op("gcd", 2, "arithmetic", "integer", "promote", "same", _GCD),
+    Op("lcm", 2, "arithmetic", "integer", "promote", "same", _LCM),
+    Op("heaviside", 2, "arithmetic", "real", "float", "same",
+       "out0 = isnan(in0) ? in0 : (in0 < 0 ? (ctype)0 : (in0 > 0 ? (ctype)1 : (ctype)in1));"),
     # -- exponential, logarithmic, trigonometric, hyperbolic -------------------------------
     _unary_math("sqrt"),
     _unary_math("exp"),
@@ -248,6 +296,9 @@ OPS = (
     _unary_math("log1p"),
     _unary_math("log2"),
     _unary_math("log10"),
+    Op("exp2", 1, "transcendental", "numeric", "float", "same",
+       {"f": "out0 = exp2(in0);", "c": "out0 = exp(in0 * (rtype)0.6931471805599453);"}),
+    Op("cbrt", 1, "transcendental", "real", "float", "same", "out0 = cbrt(in0);"),
     _unary_math("sin"), _unary_math("cos"), _unary_math("tan"),
     _unary_math("asin"), _unary_math("acos"), _unary_math("atan"),
     _unary_math("sinh"), _unary_math("cosh"), _unary_math("tanh"),
@@ -255,6 +306,16 @@ OPS = (
     Op("atan2", 2, "transcendental", "real", "float", "same", "out0 = atan2(in0, in1);"),
     Op("hypot", 2, "transcendental", "real", "float", "same", "out0 = hypot(in0, in1);"),
     Op("logaddexp", 2, "transcendental", "real", "float", "same", _LOGADDEXP),
+    Op("logaddexp2", 2, "transcendental", "real", "float", "same", _LOGADDEXP2),
+    # (NumPy's constants: pi / 180 and 180 / pi, each rounded in the loop's type)
+    Op("deg2rad", 1, "transcendental", "real", "float", "same",
+       "out0 = in0 * ((ctype)3.141592653589793 / (ctype)180);"),
+    Op("rad2deg", 1, "transcendental", "real", "float", "same",
+       "out0 = in0 * ((ctype)180 / (ctype)3.141592653589793);"),
+    # NumPy's sin(pi x) / (pi x), x = 0 standing in as 1e-20 (float16 in float, rounded
+    # once: 1 at 0, where NumPy's float16 rounds pi x to float16 and gives NaN at 0)
+    Op("sinc", 1, "transcendental", "real", "true_divide", "same",
+       "ctype y = (ctype)3.141592653589793 * (in0 == 0 ? (ctype)1e-20 : (ctype)in0); out0 = sin(y) / y;"),
     Op("copysign", 2, "floating-point", "real", "float", "same", "out0 = copysign(in0, in1);"),
     Op("nextafter", 2, "floating-point", "real", "float", "same",
        {"float16": _NEXTAFTER_HALF, "f": "out0 = nextafter(in0, in1);"}),

@@ -183,8 +183,9 @@ from . import random  # noqa: E402,F401  (a subpackage, imported after the ops i
 
 # -- NumPy's names beside the standard's, and NumPy's protocols (docs/numpy_interop.md) ------------
 from ._elementwise_functions import (
-    absolute, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, bitwise_not, conjugate,
-    invert, left_shift, mod, power, right_shift, rint, true_divide,
+    absolute, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, bitwise_not, cbrt, conjugate,
+    deg2rad, degrees, exp2, fabs, fmax, fmin, fmod, gcd, heaviside, invert, lcm, left_shift, logaddexp2, mod,
+    power, rad2deg, radians, right_shift, rint, sinc, true_divide,
 )
 from ._numpy_names import (
     append, argwhere, around, array, array_split, ascontiguousarray, atleast_1d, atleast_2d,
@@ -194,8 +195,9 @@ from ._numpy_names import (
     unravel_index, vdot, vsplit, vstack,
 )
 from ._numpy_more import (
-    angle, block, delete, diag_indices_from, dsplit, fill_diagonal, insert, iscomplex, isneginf, isposinf,
-    isreal, ix_, nan_to_num, resize, rollaxis, rot90, select, sort_complex, tril_indices_from, trim_zeros,
+    angle, block, copy, copyto, delete, diag_indices_from, dsplit, fill_diagonal, insert, iscomplex,
+    iscomplexobj, isneginf, isposinf, isreal, isrealobj, ix_, may_share_memory, nan_to_num, ndim, resize,
+    rollaxis, rot90, select, shape, shares_memory, size, sort_complex, tril_indices_from, trim_zeros,
     triu_indices_from,
 )
 from ._numpy_select import (

@@ -120,6 +120,88 @@ ENTRIES = {
         'ra.copysign(ra.asarray([1.0, 2.0]), -0.0)',
         'array([-1., -2.])',
     ),
+    "cbrt": (
+        'The real cube root of each element (negative for a negative element).',
+        'NumPy and CuPy have it; the standard does not.',
+        'ra.cbrt(ra.asarray([-8.0, 27.0]))',
+        'array([-2.,  3.])',
+    ),
+    "deg2rad": (
+        'Each element, an angle in degrees, in radians (``x * (pi / 180)``; also ``radians``).',
+        'NumPy and CuPy have it; the standard does not.',
+        'ra.deg2rad(ra.asarray([180.0, 90.0]))',
+        'array([3.14159265, 1.57079633])',
+    ),
+    "exp2": (
+        '``2 ** x`` for each element.',
+        'NumPy and CuPy have it; the standard does not.',
+        'ra.exp2(ra.asarray([3.0, -1.0]))',
+        'array([8. , 0.5])',
+    ),
+    "fabs": (
+        'The absolute value of each element as a floating-point number (integers become floats).',
+        'NumPy and CuPy have it; the standard does not. Complex numbers are not accepted: use ``abs``.',
+        'ra.fabs(ra.asarray([-2, 3]))',
+        'array([2., 3.])',
+    ),
+    "fmax": (
+        'The larger of ``x1`` and ``x2``, element by element, skipping a NaN (NaN only where both are).',
+        'NumPy and CuPy have it; the standard does not. ``maximum`` propagates NaNs instead.',
+        'ra.fmax(ra.asarray([1.0, float("nan")]), ra.asarray([float("nan"), 2.0]))',
+        'array([1., 2.])',
+    ),
+    "fmin": (
+        'The smaller of ``x1`` and ``x2``, element by element, skipping a NaN (NaN only where both are).',
+        'NumPy and CuPy have it; the standard does not. ``minimum`` propagates NaNs instead.',
+        'ra.fmin(ra.asarray([1.0, float("nan")]), ra.asarray([float("nan"), 2.0]))',
+        'array([1., 2.])',
+    ),
+    "fmod": (
+        'The remainder of ``x1 / x2`` with the sign of ``x1`` (C\'s ``fmod``; ``remainder`` takes the sign '
+        'of ``x2``).',
+        'NumPy and CuPy have it; the standard does not. An integer divided by zero gives 0, as in NumPy.',
+        'ra.fmod(ra.asarray([-7, 7]), 3)',
+        'array([-1,  1])',
+    ),
+    "gcd": (
+        'The greatest common divisor of ``|x1|`` and ``|x2|``, element by element (0 where both are 0).',
+        'NumPy and CuPy have it; the standard does not.',
+        'ra.gcd(ra.asarray([12, -20]), 8)',
+        'array([4, 4])',
+    ),
+    "heaviside": (
+        'The Heaviside step of ``x1``: 0 where it is negative, 1 where positive, ``x2`` where it is zero '
+        '(NaN stays NaN).',
+        'NumPy and CuPy have it; the standard does not.',
+        'ra.heaviside(ra.asarray([-1.5, 0.0, 2.0]), 0.5)',
+        'array([0. , 0.5, 1. ])',
+    ),
+    "lcm": (
+        'The least common multiple of ``|x1|`` and ``|x2|``, element by element (0 where either is 0).',
+        'NumPy and CuPy have it; the standard does not. Integers wrap around on overflow, as in NumPy.',
+        'ra.lcm(ra.asarray([4, -6]), 10)',
+        'array([20, 30])',
+    ),
+    "logaddexp2": (
+        '``log2(2**x1 + 2**x2)`` without overflow or underflow on the way.',
+        'NumPy and CuPy have it; the standard does not.',
+        'ra.logaddexp2(ra.asarray([0.0, 1000.0]), 0.0)',
+        'array([   1., 1000.])',
+    ),
+    "rad2deg": (
+        'Each element, an angle in radians, in degrees (``x * (180 / pi)``; also ``degrees``).',
+        'NumPy and CuPy have it; the standard does not.',
+        'ra.rad2deg(ra.asarray([3.141592653589793]))',
+        'array([180.])',
+    ),
+    "sinc": (
+        'The normalized sinc, ``sin(pi x) / (pi x)``, 1 at 0.',
+        'NumPy and CuPy have it (NumPy\'s is not a ufunc; integers give float64 as there); the standard '
+        'does not. Complex numbers are not accepted; float16 is computed in float32 and rounded once (NumPy\'s '
+        'float16 rounds ``pi * x`` first, and gives NaN at 0).',
+        'ra.sinc(ra.asarray([0.0, 0.5]))',
+        'array([1.        , 0.63661977])',
+    ),
     "cos": (
         'The cosine of each element (radians).',
         '',

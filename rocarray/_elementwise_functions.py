@@ -89,6 +89,20 @@ subtract = _ufunc("subtract")
 tan = _ufunc("tan")
 tanh = _ufunc("tanh")
 trunc = _ufunc("trunc")
+# NumPy's and CuPy's elementwise functions beyond the standard
+cbrt = _ufunc("cbrt")
+deg2rad = _ufunc("deg2rad")
+exp2 = _ufunc("exp2")
+fabs = _ufunc("fabs")
+fmax = _ufunc("fmax")
+fmin = _ufunc("fmin")
+fmod = _ufunc("fmod")
+gcd = _ufunc("gcd")
+heaviside = _ufunc("heaviside")
+lcm = _ufunc("lcm")
+logaddexp2 = _ufunc("logaddexp2")
+rad2deg = _ufunc("rad2deg")
+sinc = _ufunc("sinc")
 # NumPy's names of the same functions (one line each; rocarray/_numpy_names.py has the rest)
 absolute = abs
 arccos = acos
@@ -107,6 +121,8 @@ power = pow
 true_divide = divide
 mod = remainder
 rint = round
+radians = deg2rad
+degrees = rad2deg
 _where = _ufunc("where")
 _clip = _ufunc("clip")
 

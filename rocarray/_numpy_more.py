@@ -2,8 +2,10 @@
 ``rot90``, ``rollaxis``, ``dsplit``, ``resize``, ``delete``, ``insert``, ``ix_``), diagonals
 (``fill_diagonal``, ``diag_indices_from``, ``tril_indices_from``, ``triu_indices_from``),
 infinities, NaNs and complex parts (``nan_to_num``, ``isposinf``, ``isneginf``,
-``iscomplex``, ``isreal``, ``angle``), ``select``, ``trim_zeros`` and ``sort_complex``,
-with NumPy's signatures, built on the standard's functions (so on the device)."""
+``iscomplex``, ``isreal``, ``angle``), ``select``, ``trim_zeros``, ``sort_complex``, and
+copies, shapes and memory (``copy``, ``copyto``, ``shape``, ``ndim``, ``size``,
+``iscomplexobj``, ``isrealobj``, ``shares_memory``, ``may_share_memory``), with NumPy's
+signatures, built on the standard's functions (so on the device)."""
 
 from __future__ import annotations
 
@@ -15,9 +17,10 @@ import numpy as np
 
 from . import _dtypes
 from ._array_object import Array, _check_same_device
-from ._creation_functions import arange, asarray, empty, full, full_like, zeros
+from ._creation_functions import arange, asarray, copy_into, empty, full, full_like, zeros
 from ._data_type_functions import astype
 from ._elementwise_functions import atan2, imag, isinf, isnan, multiply, real, where
+from ._elementwise_functions import where as _choose  # (``copyto``'s parameter is named where)
 from ._indexing_functions import nonzero, take
 from ._manipulation_functions import concat, reshape
 from ._numpy_names import _as_array, _axis, array_split, diag_indices, ravel, tril_indices, triu_indices
@@ -554,3 +557,166 @@ def sort_complex(a) -> Array:
         return x
     small = x.dtype.kind in "iub" and x.dtype.itemsize <= 2
     return astype(x, _dtypes.complex64 if small else _dtypes.complex128)
+
+
+# -- copies, shapes and memory ----------------------------------------------------------------------
+
+def copyto(dst, src, casting="same_kind", where=True) -> None:
+    """``copyto(dst, src, casting='same_kind', where=True)``: write ``src`` (broadcast to
+    ``dst``'s shape) into ``dst``, where ``where`` holds, NumPy's and CuPy's name.
+
+    ``casting`` is NumPy's rule, checked as NumPy checks it (a Python scalar is weak: ``5``
+    fits an int8 array, ``1.5`` does not under ``'same_kind'``).
+
+    Raises:
+        TypeError: ``dst`` not a rocarray array, a cast the rule does not allow, a
+            ``where`` that is not boolean.
+        ValueError: a read-only or broadcast ``dst``, shapes that do not broadcast, an
+            unknown ``casting``.
+        OverflowError: a Python integer out of ``dst``'s range.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> a = ra.zeros(3, dtype=ra.int32)
+        >>> ra.copyto(a, ra.asarray([1, 2, 3]), where=ra.asarray([True, False, True]))
+        >>> a
+        array([1, 0, 3], dtype=int32)
+    """
+    if not isinstance(dst, Array):
+        raise TypeError(f"copyto: the destination must be a rocarray array, not {type(dst).__name__}")
+    dst._check_writable("copyto's destination")
+    s = _as_array(src, "copyto", dst.device)
+    # (NumPy's own rule on empty stand-ins: its errors and messages, nothing allocated)
+    weak = isinstance(src, (bool, int, float, complex)) and not isinstance(src, np.generic)
+    np.copyto(np.empty(0, dst.dtype), src if weak else np.empty(0, s.dtype), casting=casting)
+    if s.shape != dst.shape:
+        try:
+            s = broadcast_to(s, dst.shape)
+        except ValueError:
+            raise ValueError(f"could not broadcast input array from shape {s.shape} into shape {dst.shape}") from None
+    if where is True:
+        copy_into(dst, s)
+        return
+    mask = _as_array(where, "copyto", dst.device)
+    if mask.dtype != _dtypes.bool:
+        raise TypeError(f"copyto: where must be a boolean array, not {mask.dtype}")
+    copy_into(dst, _choose(mask, astype(s, dst.dtype), dst))
+
+
+def copy(a, order="K", subok=False) -> Array:
+    """``copy(a, order='K', subok=False)``: a new array with ``a``'s elements (C-contiguous),
+    NumPy's and CuPy's name.
+
+    Raises:
+        ValueError: ``order='F'`` (rocarray makes C-contiguous arrays).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.copy(ra.asarray([1, 2]))
+        array([1, 2])
+    """
+    if order not in ("K", "A", "C"):
+        raise ValueError(f"copy: order must be 'K', 'A' or 'C' (rocarray makes C-contiguous copies), not {order!r}")
+    return asarray(_as_array(a, "copy"), copy=True)
+
+
+def shape(a) -> tuple:
+    """``shape(a)``: the shape of ``a`` (an array, a scalar or nested lists).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.shape(ra.zeros((2, 3)))
+        (2, 3)
+    """
+    return _as_array(a, "shape").shape
+
+
+def ndim(a) -> int:
+    """``ndim(a)``: the number of dimensions of ``a`` (an array, a scalar or nested lists).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.ndim(ra.zeros((2, 3)))
+        2
+    """
+    return _as_array(a, "ndim").ndim
+
+
+def size(a, axis=None) -> int:
+    """``size(a, axis=None)``: the number of elements of ``a``, or its length along ``axis``.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.size(ra.zeros((2, 3))), ra.size(ra.zeros((2, 3)), 1)
+        (6, 3)
+    """
+    x = _as_array(a, "size")
+    return x.size if axis is None else x.shape[_axis(axis, x.ndim, "size")]
+
+
+def iscomplexobj(x) -> bool:
+    """``iscomplexobj(x)``: whether ``x``'s dtype is complex (whatever its values).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.iscomplexobj(ra.asarray([1.0])), ra.iscomplexobj(ra.asarray([1 + 0j]))
+        (False, True)
+    """
+    return _as_array(x, "iscomplexobj").dtype.kind == "c"
+
+
+def isrealobj(x) -> bool:
+    """``isrealobj(x)``: whether ``x``'s dtype is not complex (whatever its values).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.isrealobj(ra.asarray([1.0]))
+        True
+    """
+    return not iscomplexobj(x)
+
+
+class _Addresses:
+    """An ``__array_interface__`` over an array's device addresses, never read: NumPy's
+    overlap tests take a view's bounds and strides alone."""
+
+    def __init__(self, x: Array):
+        self.__array_interface__ = {"data": (x._buf.ptr + x._offset, True), "shape": x.shape,
+                                    "strides": x.strides, "typestr": f"|V{x.itemsize}", "version": 3}
+
+
+def _overlap_views(a, b):
+    """NumPy views at the addresses of the rocarray arrays ``a`` and ``b``; None where they
+    cannot share memory (not both rocarray arrays, or on different devices)."""
+    if not (isinstance(a, Array) and isinstance(b, Array)) or a._buf.device is not b._buf.device:
+        return None
+    return np.asarray(_Addresses(a)), np.asarray(_Addresses(b))
+
+
+def shares_memory(a, b, max_work=None) -> bool:
+    """``shares_memory(a, b, max_work=None)``: whether some element of ``a`` and some of
+    ``b`` are the same memory, decided exactly as NumPy decides it (``x[::2]`` and
+    ``x[1::2]`` do not); ``max_work`` as NumPy's (``numpy.exceptions.TooHardError`` past it).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> x = ra.arange(10)
+        >>> ra.shares_memory(x[::2], x[1::2]), ra.shares_memory(x[::2], x[2:5])
+        (False, True)
+    """
+    views = _overlap_views(a, b)
+    return views is not None and bool(np.shares_memory(*views, max_work=max_work))
+
+
+def may_share_memory(a, b, max_work=None) -> bool:
+    """``may_share_memory(a, b, max_work=None)``: whether the memory ``a`` and ``b`` span
+    overlaps (NumPy's bounds test: ``x[::2]`` and ``x[1::2]`` may).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> x = ra.arange(10)
+        >>> ra.may_share_memory(x[::2], x[1::2]), ra.may_share_memory(x[:5], x[5:])
+        (True, False)
+    """
+    views = _overlap_views(a, b)
+    return views is not None and bool(np.may_share_memory(*views, max_work=max_work))

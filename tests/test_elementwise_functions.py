@@ -23,7 +23,7 @@ ACCEPTS = {
 # design (documented in docs/elementwise.md).
 SKIP = {
     ("floor_divide", "b"), ("remainder", "b"), ("clip", "b"), ("sign", "b"), ("subtract", "b"),
-    ("where", "b"), ("copy", "b"),
+    ("where", "b"), ("copy", "b"), ("fmod", "b"),
 }
 SPECIAL_F = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, 2.0, 1e-30]
 
@@ -38,9 +38,19 @@ def _standard_floor_divide(a, b):
     return q
 
 
+def _sinc_in_float(x):
+    """NumPy's sinc, float16 computed in float32 and rounded once, as rocarray's float16
+    functions are (NumPy's float16 rounds ``pi * x`` to float16 first, and gives NaN at 0)."""
+    if x.dtype == np.float16:
+        return np.sinc(x.astype(np.float32)).astype(np.float16)
+    return np.sinc(x)
+
+
 def np_func(name):
     if name == "floor_divide":
         return _standard_floor_divide
+    if name == "sinc":
+        return _sinc_in_float
     return getattr(np, NP_NAMES.get(name, name))
 
 
@@ -49,7 +59,8 @@ def tolerance(dtype, name):
     if dt.kind in "biu":
         return dict(rtol=0, atol=0)
     base = {2: 2e-3, 4: 2e-6, 8: 1e-13}[dt.itemsize if dt.kind == "f" else dt.itemsize // 2]
-    if name in ("pow", "expm1", "log1p", "tan", "atanh", "acosh", "asinh", "logaddexp") or dt.kind == "c":
+    if name in ("pow", "expm1", "log1p", "tan", "atanh", "acosh", "asinh", "logaddexp", "logaddexp2",
+                "sinc") or dt.kind == "c":
         base *= 8
     return dict(rtol=base, atol=base * 1e-3 if dt.kind == "c" else 0)
 
@@ -717,3 +728,44 @@ def test_host_calls_that_transpose_walk_tiles(dtype, monkeypatch):
     y = ra.asarray(b, device=cpu)
     np.testing.assert_array_equal(ra.asarray(y[:, ::2], copy=True).get(), b[:, ::2])
     assert not tiled
+
+
+_BEYOND_STANDARD = ["cbrt", "deg2rad", "exp2", "fabs", "fmax", "fmin", "fmod", "gcd", "heaviside", "lcm",
+                    "logaddexp2", "rad2deg", "sinc"]
+
+
+def _gpu_target_params():
+    from rocarray.targets.amdgpu import find_device_libs, find_lld
+    from rocarray.targets.nvptx import find_libdevice
+
+    no_amd = find_lld() is None or find_device_libs() is None
+    return [pytest.param("sm_90", marks=pytest.mark.skipif(
+                find_libdevice() is None, reason="libdevice.10.bc not found: install the CUDA toolkit "
+                "(set CUDA_HOME) or pip install nvidia-nvvm"))] + [
+            pytest.param(arch, marks=pytest.mark.skipif(
+                no_amd, reason="ld.lld >= 17 and ROCm device-libs are needed to build AMDGPU code objects"))
+            for arch in ("gfx90a", "gfx942", "gfx1100")]
+
+
+@pytest.mark.parametrize("target_name", _gpu_target_params())
+def test_functions_beyond_the_standard_compile_for_gpu_targets(target_name):
+    """Compile-only (no GPU needed): NumPy's and CuPy's functions beyond the standard, for
+    every dtype kind each accepts, build and compile at both tiers for NVIDIA and AMD
+    targets (their math through libdevice / ocml, as the standard's)."""
+    from rocarray._elementwise import Ufunc, elementwise_spec
+    from rocarray.targets import target_for
+
+    target = target_for(target_name)
+    built = 0
+    for name in _BEYOND_STANDARD:
+        u = Ufunc(_rows[name])
+        for dt in ALL_DTYPES:
+            if dt.kind not in ACCEPTS[u.row.accepts] or (name, dt.kind) in SKIP:
+                continue
+            dts = (np.dtype(dt),) * u.nin
+            loop_in, loop_out, out_storage, body = u.resolve(dts)
+            spec = elementwise_spec(name, body, dts, ("a",) * u.nin, loop_in, out_storage, loop_out)
+            for tier in (target.quick_tier, target):
+                assert len(tier.compile(spec.build_module(tier))) > 0, (name, dt)
+            built += 1
+    assert built >= 60

@@ -373,3 +373,86 @@ def test_pickle_keeps_the_device(device):
     y = pickle.loads(pickle.dumps(x))
     assert y.device == x.device and y.dtype == x.dtype
     _same(y, x.get())
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_copyto_casting_where_and_errors(device, dtype):
+    """``copyto`` against NumPy's: broadcast sources, a ``where`` mask, Python scalars,
+    overlapping views, and NumPy's errors for a cast its rule refuses, a bad shape or mask."""
+    rng = np.random.default_rng(16)
+    a = random_array((4, 5), dtype, rng)
+    for src, where in ((random_array((4, 5), dtype, rng), True), (random_array((5,), dtype, rng), True),
+                       (random_array((4, 5), dtype, rng), rng.random((4, 5)) < 0.5),
+                       (random_array((1, 5), dtype, rng), rng.random((4, 1)) < 0.5)):
+        b, x = a.copy(), _put(a.copy(), device)
+        np.copyto(b, src, where=where)
+        ra.copyto(x, _put(src, device), where=where if where is True else _put(where, device))
+        _same(x, b)
+    b, x = a.copy(), _put(a.copy(), device)
+    np.copyto(b, b[::-1])  # (the source overlaps the destination)
+    ra.copyto(x, x[::-1])
+    _same(x, b)
+    b, x = a.copy(), _put(a.copy(), device)
+    one = True if np.dtype(dtype).kind == "b" else 1  # (a Python int fits every other dtype: weak)
+    np.copyto(b, one)
+    ra.copyto(x, one)
+    _same(x, b)
+    if np.dtype(dtype).kind in "biu":
+        with pytest.raises(TypeError, match="Cannot cast scalar from dtype\\('float64'\\) to dtype"):
+            ra.copyto(x, 1.5)
+        with pytest.raises(TypeError, match="according to the rule 'same_kind'"):
+            ra.copyto(x, _put(np.ones(5), device))
+        ra.copyto(x, _put(np.full(5, 2.0), device), casting="unsafe")
+        np.copyto(b, np.full(5, 2.0), casting="unsafe")
+        _same(x, b)
+    with pytest.raises(ValueError, match="could not broadcast input array from shape \\(3,\\) into shape \\(4, 5\\)"):
+        ra.copyto(x, _put(a[0, :3], device))
+    with pytest.raises(TypeError, match="where must be a boolean array"):
+        ra.copyto(x, x, where=_put(np.ones((4, 5), np.int32), device))
+    with pytest.raises(ValueError, match="casting must be one of"):
+        ra.copyto(x, x, casting="bogus")
+    with pytest.raises(ValueError, match="broadcast view"):
+        ra.copyto(ra.broadcast_to(x[0], (4, 5)), x)
+    with pytest.raises(TypeError, match="destination must be a rocarray array"):
+        ra.copyto(a, x)
+    np.copyto(x, x[::-1])  # (NumPy's own name reaches it)
+    _same(x, b[::-1])
+
+
+def test_copy_shape_size_ndim_and_complexity(device):
+    a = random_array((3, 4), np.complex64, np.random.default_rng(17))
+    x = _put(a, device)
+    c = ra.copy(x[:, ::2])
+    _same(c, a[:, ::2])
+    assert c.is_c_contiguous() and not ra.shares_memory(c, x)
+    assert np.copy(x) is not x and isinstance(np.copy(x), ra.Array)
+    with pytest.raises(ValueError, match="order must be 'K', 'A' or 'C'"):
+        ra.copy(x, order="F")
+    assert ra.shape(x) == np.shape(x) == (3, 4) and ra.shape([[1, 2]]) == (1, 2) and ra.shape(5) == ()
+    assert ra.ndim(x) == np.ndim(x) == 2 and ra.size(x) == np.size(x) == 12 and ra.size(x, 1) == np.size(x, 1) == 4
+    assert ra.size(x, -2) == 3
+    with pytest.raises(IndexError, match="axis 2 is out of bounds for an array of dimension 2"):
+        ra.size(x, 2)
+    assert ra.iscomplexobj(x) and not ra.isrealobj(x) and np.iscomplexobj(x)
+    assert ra.isrealobj(x.real) and not ra.iscomplexobj(_put(np.ones(2), device))
+
+
+def test_shares_memory_as_numpy_decides(device):
+    """``shares_memory`` is exact and ``may_share_memory`` the bounds test, both as NumPy
+    decides them for the same views; arrays of other buffers or devices share nothing."""
+    a = np.arange(60.0).reshape(6, 10)
+    x = _put(a.copy(), device)
+    h = a.copy()
+    views = [lambda t: t, lambda t: t[::2], lambda t: t[1::2], lambda t: t[:, ::3], lambda t: t[:, 1::3],
+             lambda t: t[2:4, 5:], lambda t: t.T, lambda t: t[::-1, ::-2], lambda t: t[0, :0], lambda t: t[5, 9:]]
+    for f in views:
+        for g in views:
+            assert ra.shares_memory(f(x), g(x)) == np.shares_memory(f(h), g(h))
+            assert ra.may_share_memory(f(x), g(x)) == np.may_share_memory(f(h), g(h))
+            assert np.shares_memory(f(x), g(x)) == np.shares_memory(f(h), g(h))  # (NumPy's name reaches it)
+    y = _put(a.copy(), device)
+    assert not ra.shares_memory(x, y) and not ra.may_share_memory(x, y)
+    assert not ra.shares_memory(x, 1.0) and not ra.shares_memory(x, [1, 2])
+    z = x.reshape(-1)[3:40:7]
+    with pytest.raises(np.exceptions.TooHardError):
+        ra.shares_memory(z, x.reshape(-1)[5:40:11], max_work=0)

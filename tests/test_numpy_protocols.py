@@ -134,8 +134,8 @@ def test_ufunc_reduce_and_accumulate(device, dtype):
 
 def test_ufunc_without_rocarray_op_is_a_type_error(device):
     x = _put(random_array((4,), np.float64), device)
-    with pytest.raises(TypeError, match=r"numpy\.exp2.*\.get\(\)"):
-        np.exp2(x)
+    with pytest.raises(TypeError, match=r"numpy\.spacing.*\.get\(\)"):
+        np.spacing(x)
     with pytest.raises(TypeError, match=r"numpy\.add\.at"):
         np.add.at(x, [0], 1.0)
     with pytest.raises(TypeError, match=r"numpy\.subtract\.reduce"):
