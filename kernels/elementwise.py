@@ -134,20 +134,26 @@ if (x == y) {
 }
 """
 
-# Euclid's algorithm on the magnitudes (NumPy's gcd and lcm; the lcm divides before it
-# multiplies, as NumPy's, so that it overflows only where the result does)
+# Euclid's algorithm on the magnitudes, as NumPy's gcd and lcm: a signed value's
+# magnitude as an unsigned number (so |-128| of an int8 is 128, not -128), the result cast
+# back; the lcm divides before it multiplies, wrapping as NumPy's where it overflows
 _EUCLID = """
 while (b != 0) {
-    in0_type t = a % b;
+    uint64 t = a % b;
     a = b;
     b = t;
 }
 """
-_GCD = {"i": "in0_type a = in0 < 0 ? -in0 : in0, b = in1 < 0 ? -in1 : in1;" + _EUCLID + "out0 = a;",
-        "u": "in0_type a = in0, b = in1;" + _EUCLID + "out0 = a;"}
-_LCM = {"i": """in0_type x = in0 < 0 ? -in0 : in0, y = in1 < 0 ? -in1 : in1;
-                in0_type a = x, b = y;""" + _EUCLID + "out0 = a == 0 ? 0 : (x / a) * y;",
-        "u": "in0_type a = in0, b = in1;" + _EUCLID + "out0 = a == 0 ? 0 : (in0 / a) * in1;"}
+_MAGNITUDES = """
+uint64 x = in0 < 0 ? (uint64)0 - (uint64)in0 : (uint64)in0;
+uint64 y = in1 < 0 ? (uint64)0 - (uint64)in1 : (uint64)in1;
+uint64 a = x, b = y;
+"""
+_GCD = {"i": _MAGNITUDES + _EUCLID + "out0 = (out0_type)a;",
+        "u": "in0_type a = in0, b = in1;" + _EUCLID.replace("uint64", "in0_type") + "out0 = a;"}
+_LCM = {"i": _MAGNITUDES + _EUCLID + "out0 = (out0_type)(a == 0 ? 0 : (x / a) * y);",
+        "u": "in0_type a = in0, b = in1;" + _EUCLID.replace("uint64", "in0_type")
+             + "out0 = a == 0 ? 0 : (in0 / a) * in1;"}
 
 _SIGN_COMPLEX = """
 rtype x = real(in0), y = imag(in0);

@@ -200,6 +200,10 @@ from ._numpy_more import (
     rollaxis, rot90, select, shape, shares_memory, size, sort_complex, tril_indices_from, trim_zeros,
     triu_indices_from,
 )
+from ._numpy_numerics import (
+    bartlett, blackman, float_power, geomspace, gradient, hamming, hanning, identity, logspace, polyval, trapezoid,
+    tri, vander,
+)
 from ._numpy_select import (
     argpartition, choose, compress, ediff1d, extract, intersect1d, lexsort, partition, place, put,
     put_along_axis, putmask, setdiff1d, setxor1d, union1d,

@@ -19,6 +19,7 @@ from . import _dtypes
 from . import _numpy_methods as M
 from . import _numpy_more as R
 from . import _numpy_names as N
+from . import _numpy_numerics as U
 from . import _numpy_select as X
 from . import _numpy_stats as S
 from ._array_object import Array
@@ -312,7 +313,7 @@ _FUNCTIONS = {
     "empty_like": _np_like(empty_like, empty), "full_like": _np_like(full_like, full, fill=True),
     "real": _np_real, "imag": _np_imag, "sinc": E.sinc,
 }
-for _module in (N, S, X, R):
+for _module in (N, S, X, R, U):
     for _name in dir(_module):
         _fn = getattr(_module, _name)
         if not _name.startswith("_") and callable(_fn) and _name not in _FUNCTIONS and \
@@ -353,6 +354,8 @@ def _array_function(self, func, types, args, kwargs):
 #: NumPy's generalized ufuncs that are rocarray's products
 _PRODUCTS = {"matmul": matmul, "vecdot": vecdot}
 _ELEMENTWISE = {name: getattr(E, name) for name in set(_UFUNCS.values()) if hasattr(E, name)}
+_UFUNCS["float_power"] = "float_power"  # (a composition: float64 or complex128 operands, then pow)
+_ELEMENTWISE["float_power"] = U.float_power
 
 Array.__array_ufunc__ = _array_ufunc
 Array.__array_function__ = _array_function

@@ -1,0 +1,405 @@
+"""NumPy's numerical helpers beside the standard's: ``identity``, ``tri``, ``logspace``,
+``geomspace``, ``float_power``, ``trapezoid``, ``gradient``, ``vander``, ``polyval`` and the
+window functions (``bartlett``, ``blackman``, ``hamming``, ``hanning``), with NumPy's
+signatures and result dtypes, composed of the standard's functions (so on the device)."""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+
+import numpy as np
+
+from . import _dtypes
+from ._array_object import Array
+from ._creation_functions import arange, asarray, eye, linspace, ones, zeros
+from ._data_type_functions import astype
+from ._elementwise_functions import add, cos, divide, less_equal, log10, multiply, pow, sign, subtract, where
+from ._manipulation_functions import concat, reshape
+from ._numpy_names import _as_array, _axis
+from ._statistical_functions import cumulative_prod, sum as _sum
+from ._views import broadcast_to, normalize_axes
+
+
+def _count(n, name: str) -> int:
+    if isinstance(n, builtins.bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"{name}: expected an integer, not {type(n).__name__}")
+    return operator.index(n)
+
+
+def _real_scalar(v, name: str, what: str) -> float:
+    if isinstance(v, builtins.bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name}: {what} must be a real Python or NumPy scalar, not {type(v).__name__}")
+    return float(v)
+
+
+# -- creation -------------------------------------------------------------------------------------
+
+def identity(n, dtype=None, *, device=None) -> Array:
+    """``identity(n, dtype=None, *, device=None)``: the ``n`` x ``n`` identity matrix (float64
+    unless ``dtype`` says otherwise).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.identity(2, dtype=ra.int32)
+        array([[1, 0],
+               [0, 1]], dtype=int32)
+    """
+    n = _count(n, "identity")
+    return eye(n, dtype=dtype if dtype is not None else _dtypes.float64, device=device)
+
+
+def tri(N, M=None, k=0, dtype=float, *, device=None) -> Array:
+    """``tri(N, M=None, k=0, dtype=float, *, device=None)``: an ``N`` x ``M`` array with ones
+    at and below the ``k``-th diagonal, zeros elsewhere.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.tri(2, 3, k=1, dtype=ra.int8)
+        array([[1, 1, 0],
+               [1, 1, 1]], dtype=int8)
+    """
+    N = _count(N, "tri")
+    M = N if M is None else _count(M, "tri")
+    k = _count(k, "tri")
+    rows = reshape(arange(N, dtype=_dtypes.int64, device=device), (N, 1))
+    cols = arange(M, dtype=_dtypes.int64, device=device)
+    return astype(less_equal(subtract(cols, k), rows), _dtypes.as_dtype(dtype))
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, *, device=None) -> Array:
+    """``logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0)``:
+    ``base ** linspace(start, stop, num)``, as NumPy's (float64 unless ``dtype`` says
+    otherwise).  ``start``, ``stop`` and ``base`` are real scalars here (NumPy also takes
+    arrays of them).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.logspace(0, 3, 4)
+        array([   1.,   10.,  100., 1000.])
+    """
+    start, stop = _real_scalar(start, "logspace", "start"), _real_scalar(stop, "logspace", "stop")
+    base = _real_scalar(base, "logspace", "base")
+    num = _count(num, "logspace")
+    if num < 0:
+        raise ValueError(f"logspace: num must be >= 0, not {num}")
+    if axis not in (0, -1):
+        raise ValueError(f"logspace: axis must be 0 or -1 for scalar start and stop, not {axis}")
+    y = pow(base, linspace(start, stop, num, dtype=_dtypes.float64, device=device, endpoint=endpoint))
+    return y if dtype is None else astype(y, _dtypes.as_dtype(dtype))
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0, *, device=None) -> Array:
+    """``geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0)``: numbers spaced
+    evenly on a log scale from ``start`` to ``stop``, each end exactly the given value, as
+    NumPy's (both negative: the sequence of their magnitudes, negated).  ``start`` and
+    ``stop`` are real scalars here.
+
+    Raises:
+        ValueError: ``start`` or ``stop`` is zero.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.geomspace(1, 1000, 4)
+        array([   1.,   10.,  100., 1000.])
+    """
+    start, stop = _real_scalar(start, "geomspace", "start"), _real_scalar(stop, "geomspace", "stop")
+    if start == 0 or stop == 0:
+        raise ValueError("Geometric sequence cannot include zero")
+    num = _count(num, "geomspace")
+    sgn = -1.0 if start < 0 else 1.0
+    start, stop = start * sgn, stop * sgn
+    # (NumPy's way: powers of 10 between the logarithms, the ends then set exactly; a
+    # negative end of the other sign gives NaN between them, as there)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo, hi = float(np.log10(start)), float(np.log10(stop))
+    y = logspace(lo, hi, num, endpoint=endpoint, axis=axis, device=device)
+    if num > 0:
+        y[0] = start
+        if num > 1 and endpoint:
+            y[-1] = stop
+    y = multiply(y, sgn)
+    return y if dtype is None else astype(y, _dtypes.as_dtype(dtype))
+
+
+# -- arithmetic -----------------------------------------------------------------------------------
+
+def float_power(x1, x2, /, out=None) -> Array:
+    """``float_power(x1, x2)``: ``x1 ** x2`` computed in float64 (complex128 where either
+    is complex), whatever the inputs' dtypes, as NumPy's.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.float_power(ra.asarray([2, 3], dtype=ra.int8), -1)
+        array([0.5       , 0.33333333])
+    """
+    a, b = (x if isinstance(x, Array) else None for x in (x1, x2))
+    device = (a if a is not None else b).device if (a is not None or b is not None) else None
+    if device is None:
+        raise TypeError("float_power: at least one argument must be a rocarray array")
+    complex_ = any((x.dtype.kind == "c") if isinstance(x, Array) else isinstance(x, complex) for x in (x1, x2))
+    dt = _dtypes.complex128 if complex_ else _dtypes.float64
+    ops = [astype(x, dt) if isinstance(x, Array) else asarray(x, dtype=dt, device=device) for x in (x1, x2)]
+    return pow(*ops) if out is None else pow(*ops, out=out)
+
+
+# -- calculus -------------------------------------------------------------------------------------
+
+def _float_of(x: Array) -> Array:
+    """``x`` as a floating dtype (integers and bools as float64), as NumPy's differences
+    and integrals make them."""
+    return x if x.dtype.kind in "fc" else astype(x, _dtypes.float64)
+
+
+def _slice_along(x: Array, axis: int, start, stop) -> Array:
+    key = [slice(None)] * x.ndim
+    key[axis] = slice(start, stop)
+    return x[tuple(key)]
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1) -> Array:
+    """``trapezoid(y, x=None, dx=1.0, axis=-1)``: the integral of ``y`` along ``axis`` by
+    the trapezoidal rule, at the sample points ``x`` (1-D along ``axis``, or of ``y``'s
+    shape) or spaced ``dx`` apart.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> float(ra.trapezoid(ra.asarray([1.0, 2.0, 3.0]), dx=0.5))
+        2.0
+    """
+    y = _as_array(y, "trapezoid")
+    ax = _axis(axis, y.ndim, "trapezoid")
+    if x is None:
+        d = dx
+    else:
+        x = _as_array(x, "trapezoid", y.device)
+        if x.ndim == 1:
+            d = subtract(x[1:], x[:-1])
+            if y.ndim > 1:
+                d = reshape(d, tuple(d.shape[0] if i == ax else 1 for i in range(y.ndim)))
+        else:
+            d = subtract(_slice_along(x, ax, 1, None), _slice_along(x, ax, None, -1))
+    # (NumPy's order of operations; the samples made floating first, where NumPy adds
+    # integers in their own dtype and may wrap)
+    pairs = add(_float_of(_slice_along(y, ax, 1, None)), _slice_along(y, ax, None, -1))
+    return _sum(divide(multiply(d, pairs), 2.0), axis=ax)
+
+
+def _is_scalar(v) -> bool:
+    return not isinstance(v, (list, tuple)) and (not isinstance(v, Array) or v.ndim == 0)
+
+
+def _spacings(f: Array, axes: list, varargs: tuple) -> list:
+    """Per axis, a Python float step or a 1-D float coordinates array (NumPy's rules for
+    ``varargs``: none, one scalar for every axis, or one scalar or coordinates per axis)."""
+    n = len(varargs)
+    if n == 0:
+        return [1.0] * len(axes)
+    if n == 1 and _is_scalar(varargs[0]):
+        return [float(varargs[0])] * len(axes)
+    if n != len(axes):
+        raise TypeError("gradient: invalid number of arguments")
+    out = []
+    for v, ax in zip(varargs, axes):
+        if _is_scalar(v):
+            out.append(float(v))
+            continue
+        c = _as_array(v, "gradient", f.device)
+        if c.ndim != 1:
+            raise ValueError("gradient: distances must be either scalars or 1d")
+        if c.shape[0] != f.shape[ax]:
+            raise ValueError("gradient: when 1d, distances must match the length of the corresponding dimension")
+        out.append(_float_of(c))
+    return out
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """``gradient(f, *varargs, axis=None, edge_order=1)``: the gradient of ``f`` by second
+    order central differences inside and first or second order (``edge_order``) one-sided
+    differences at the ends, as NumPy's: one array per axis (a tuple for several, the array
+    for one); ``varargs`` are scalar steps or 1-D coordinates, one for all axes or one per
+    axis.
+
+    Raises:
+        ValueError: an axis shorter than ``edge_order + 1``, or an ``edge_order`` other than
+            1 or 2.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.gradient(ra.asarray([1.0, 2.0, 4.0, 7.0]))
+        array([1. , 1.5, 2.5, 3. ])
+    """
+    f = _as_array(f, "gradient")
+    if axis is None:
+        axes = list(range(f.ndim))
+    else:  # (in the order given: one result per axis, in that order, as NumPy's)
+        axes = [normalize_axes(int(a), f.ndim, "gradient")[0]
+                for a in (axis if isinstance(axis, (tuple, list)) else (axis,))]
+        if len(set(axes)) != len(axes):
+            raise ValueError("gradient: repeated axis")
+    if edge_order not in (1, 2):
+        raise ValueError("gradient: edge_order must be 1 or 2")
+    steps = _spacings(f, axes, varargs)
+    g = _float_of(f)
+    outs = []
+    for ax, h in zip(axes, steps):
+        n = f.shape[ax]
+        if n < edge_order + 1:
+            raise ValueError("Shape of array too small to calculate a numerical gradient, at least "
+                             "(edge_order + 1) elements are required.")
+        s = lambda a, b, x=g: _slice_along(x, ax, a, b)  # noqa: E731
+        shape = tuple(-1 if i == ax else 1 for i in range(f.ndim))
+        if isinstance(h, Array):
+            dx = subtract(h[1:], h[:-1])
+            dx1, dx2 = dx[:-1], dx[1:]
+            a = divide(-dx2, multiply(dx1, add(dx1, dx2)))
+            b = divide(subtract(dx2, dx1), multiply(dx1, dx2))
+            c = divide(dx1, multiply(dx2, add(dx1, dx2)))
+            a, b, c = (reshape(t, shape) for t in (a, b, c))
+            inner = add(add(multiply(a, s(None, -2)), multiply(b, s(1, -1))), multiply(c, s(2, None)))
+            if edge_order == 1:
+                first = divide(subtract(s(1, 2), s(0, 1)), reshape(dx[0:1], shape))
+                last = divide(subtract(s(-1, None), s(-2, -1)), reshape(dx[-1:], shape))
+            else:
+                d1, d2 = dx[0:1], dx[1:2]
+                a0 = divide(-(add(multiply(d1, 2.0), d2)), multiply(d1, add(d1, d2)))
+                b0 = divide(add(d1, d2), multiply(d1, d2))
+                c0 = divide(-d1, multiply(d2, add(d1, d2)))
+                first = add(add(multiply(reshape(a0, shape), s(0, 1)), multiply(reshape(b0, shape), s(1, 2))),
+                            multiply(reshape(c0, shape), s(2, 3)))
+                d1, d2 = dx[-2:-1], dx[-1:]
+                a0 = divide(d2, multiply(d1, add(d1, d2)))
+                b0 = divide(-(add(d2, d1)), multiply(d1, d2))
+                c0 = divide(add(multiply(d2, 2.0), d1), multiply(d2, add(d1, d2)))
+                last = add(add(multiply(reshape(a0, shape), s(-3, -2)), multiply(reshape(b0, shape), s(-2, -1))),
+                           multiply(reshape(c0, shape), s(-1, None)))
+        else:
+            inner = divide(subtract(s(2, None), s(None, -2)), 2.0 * h)
+            if edge_order == 1:
+                first = divide(subtract(s(1, 2), s(0, 1)), h)
+                last = divide(subtract(s(-1, None), s(-2, -1)), h)
+            else:
+                first = divide(add(add(multiply(s(0, 1), -1.5), multiply(s(1, 2), 2.0)), multiply(s(2, 3), -0.5)), h)
+                last = divide(add(add(multiply(s(-3, -2), 0.5), multiply(s(-2, -1), -2.0)), multiply(s(-1, None), 1.5)), h)
+        r = concat([first, inner, last], axis=ax) if n > 2 else concat([first, last], axis=ax)
+        outs.append(astype(r, g.dtype, copy=False))  # (f's dtype, whatever the coordinates', as NumPy's)
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+# -- polynomials ----------------------------------------------------------------------------------
+
+def vander(x, N=None, increasing=False) -> Array:
+    """``vander(x, N=None, increasing=False)``: the Vandermonde matrix of the 1-D ``x``, its
+    columns the powers ``x**(N-1)``, ..., ``x**0`` (or increasing), built by running
+    products as NumPy's; the dtype is ``x``'s promoted with int64, as there.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.vander(ra.asarray([1, 2, 3]), 3)
+        array([[1, 1, 1],
+               [4, 2, 1],
+               [9, 3, 1]])
+    """
+    x = _as_array(x, "vander")
+    if x.ndim != 1:
+        raise ValueError("x must be a one-dimensional array or sequence.")
+    N = x.shape[0] if N is None else _count(N, "vander")
+    if N < 0:
+        raise ValueError(f"vander: N must be >= 0, not {N}")
+    dt = np.promote_types(x.dtype, np.int64)
+    n = x.shape[0]
+    if N == 0 or n == 0:
+        return zeros((n, N), dtype=dt, device=x.device)
+    cols = concat([ones((n, 1), dtype=dt, device=x.device),
+                   broadcast_to(reshape(astype(x, dt), (n, 1)), (n, N - 1))], axis=1)
+    v = cumulative_prod(cols, axis=1)
+    return v if increasing else v[:, ::-1]
+
+
+def polyval(p, x) -> Array:
+    """``polyval(p, x)``: the polynomial with coefficients ``p`` (highest power first) at
+    ``x``, by Horner's scheme as NumPy's.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.polyval(ra.asarray([3.0, 0.0, 1.0]), ra.asarray([1.0, 2.0]))
+        array([ 4., 13.])
+    """
+    p = _as_array(p, "polyval")
+    x = _as_array(x, "polyval", p.device)
+    if p.ndim != 1:
+        raise ValueError(f"polyval: p must be 1-D, not {p.ndim}-D")
+    y = zeros(x.shape, dtype=_dtypes.result_type(x.dtype, p.dtype), device=x.device)
+    for k in range(p.shape[0]):
+        y = add(multiply(y, x), p[k])
+    return y
+
+
+# -- windows --------------------------------------------------------------------------------------
+
+def _window(M, name: str, shape, device):
+    M = _count(M, name)
+    if M < 1:
+        return None, zeros((0,), dtype=_dtypes.float64, device=device)
+    if M == 1:
+        return None, ones((1,), dtype=_dtypes.float64, device=device)
+    n = arange(1 - M, M, 2, dtype=_dtypes.float64, device=device)
+    return shape(n, M - 1), None
+
+
+def bartlett(M, *, device=None) -> Array:
+    """``bartlett(M)``: the triangular window of ``M`` points (float64), as NumPy's.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.bartlett(5)
+        array([0. , 0.5, 1. , 0.5, 0. ])
+    """
+    w, done = _window(M, "bartlett", lambda n, m: where(less_equal(n, 0), add(1.0, divide(n, m)),
+                                                        subtract(1.0, divide(n, m))), device)
+    return done if w is None else w
+
+
+def _cosines(name: str, M, terms, device) -> Array:
+    def shape(n, m):
+        w = None
+        for k, coef in enumerate(terms):
+            t = coef if k == 0 else multiply(coef, cos(multiply(n, k * math.pi / m)))
+            w = t if w is None else add(w, t)
+        return w
+    w, done = _window(M, name, shape, device)
+    return done if w is None else w
+
+
+def blackman(M, *, device=None) -> Array:
+    """``blackman(M)``: the Blackman window of ``M`` points (float64), as NumPy's.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.blackman(3)
+        array([-1.38777878e-17,  1.00000000e+00, -1.38777878e-17])
+    """
+    return _cosines("blackman", M, (0.42, 0.5, 0.08), device)
+
+
+def hamming(M, *, device=None) -> Array:
+    """``hamming(M)``: the Hamming window of ``M`` points (float64), as NumPy's.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.hamming(3)
+        array([0.08, 1.  , 0.08])
+    """
+    return _cosines("hamming", M, (0.54, 0.46), device)
+
+
+def hanning(M, *, device=None) -> Array:
+    """``hanning(M)``: the Hann window of ``M`` points (float64), as NumPy's.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.hanning(3)
+        array([0., 1., 0.])
+    """
+    return _cosines("hanning", M, (0.5, 0.5), device)
