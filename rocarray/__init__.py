@@ -201,8 +201,8 @@ from ._numpy_more import (
     triu_indices_from,
 )
 from ._numpy_numerics import (
-    bartlett, blackman, float_power, geomspace, gradient, hamming, hanning, identity, logspace, polyval, trapezoid,
-    tri, vander,
+    bartlett, blackman, divmod, float_power, geomspace, gradient, hamming, hanning, identity, logspace, modf, polyval,
+    trapezoid, tri, vander,
 )
 from ._numpy_select import (
     argpartition, choose, compress, ediff1d, extract, intersect1d, lexsort, partition, place, put,

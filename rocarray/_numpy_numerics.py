@@ -1,5 +1,5 @@
 """NumPy's numerical helpers beside the standard's: ``identity``, ``tri``, ``logspace``,
-``geomspace``, ``float_power``, ``trapezoid``, ``gradient``, ``vander``, ``polyval`` and the
+``geomspace``, ``float_power``, ``divmod``, ``modf``, ``trapezoid``, ``gradient``, ``vander``, ``polyval`` and the
 window functions (``bartlett``, ``blackman``, ``hamming``, ``hanning``), with NumPy's
 signatures and result dtypes, composed of the standard's functions (so on the device)."""
 
@@ -13,9 +13,10 @@ import numpy as np
 
 from . import _dtypes
 from ._array_object import Array
-from ._creation_functions import arange, asarray, eye, linspace, ones, zeros
+from ._creation_functions import arange, asarray, copy_into, eye, linspace, ones, zeros
 from ._data_type_functions import astype
-from ._elementwise_functions import add, cos, divide, less_equal, log10, multiply, pow, sign, subtract, where
+from ._elementwise_functions import (add, copysign, cos, divide, floor_divide, isinf, less_equal, multiply, pow,
+                                     remainder, subtract, trunc, where)
 from ._manipulation_functions import concat, reshape
 from ._numpy_names import _as_array, _axis
 from ._statistical_functions import cumulative_prod, sum as _sum
@@ -142,6 +143,56 @@ def float_power(x1, x2, /, out=None) -> Array:
     dt = _dtypes.complex128 if complex_ else _dtypes.float64
     ops = [astype(x, dt) if isinstance(x, Array) else asarray(x, dtype=dt, device=device) for x in (x1, x2)]
     return pow(*ops) if out is None else pow(*ops, out=out)
+
+
+def _pair_out(out, name: str) -> tuple:
+    """NumPy's ``out=`` of a function of two results: None or a pair (each None or an array)."""
+    if out is None:
+        return None, None
+    if not isinstance(out, tuple) or len(out) != 2:
+        raise TypeError(f"{name}: out must be a tuple of two arrays (or None), not {out!r}")
+    return out
+
+
+def divmod(x1, x2, /, out=None) -> tuple:  # noqa: A001 - NumPy's name
+    """``divmod(x1, x2)``: ``(floor_divide(x1, x2), remainder(x1, x2))`` in one call, as
+    NumPy's ufunc (``np.divmod(x, y)`` reaches it), ``out`` a pair of arrays.
+
+    The quotient follows rocarray's ``floor_divide``: the standard's special cases for an
+    infinite operand (``inf // 2`` is inf; NumPy's ``divmod`` gives NaN).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.divmod(ra.asarray([7, -7]), 2)
+        (array([ 3, -4]), array([1, 1]))
+    """
+    q_out, r_out = _pair_out(out, "divmod")
+    q = floor_divide(x1, x2) if q_out is None else floor_divide(x1, x2, out=q_out)
+    r = remainder(x1, x2) if r_out is None else remainder(x1, x2, out=r_out)
+    return q, r
+
+
+def modf(x, /, out=None) -> tuple:
+    """``modf(x)``: the fractional and the integral parts of each element, both with its
+    sign, as floats (integers as NumPy makes them: int8 to float16, int32 to float64), as
+    NumPy's ufunc (``np.modf(x)`` reaches it); an infinity's fraction is a zero of its sign.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.modf(ra.asarray([2.5, -0.75]))
+        (array([ 0.5 , -0.75]), array([ 2., -0.]))
+    """
+    x = _as_array(x, "modf")
+    if x.dtype.kind == "c":
+        raise TypeError(f"modf: complex dtype {x.dtype} is not supported; modf accepts real dtypes")
+    f_out, i_out = _pair_out(out, "modf")
+    xf = x if x.dtype.kind == "f" else astype(x, np.promote_types(x.dtype, np.float16))
+    whole = trunc(xf)
+    frac = copysign(where(isinf(xf), 0.0, subtract(xf, whole)), xf)  # (the sign of x: -2.0 gives -0.0)
+    for got, given in ((frac, f_out), (whole, i_out)):
+        if given is not None:
+            copy_into(given, got)
+    return (frac if f_out is None else f_out), (whole if i_out is None else i_out)
 
 
 # -- calculus -------------------------------------------------------------------------------------

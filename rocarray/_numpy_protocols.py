@@ -115,6 +115,10 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     what = f"numpy.{name}" + ("" if method == "__call__" else f".{method}")
     inputs = tuple(_convert(v, device, what) for v in inputs)
     out = kwargs.pop("out", None)
+    if name in _TWO_RESULTS and method == "__call__":  # (divmod, modf: a pair of results)
+        _no_more({k: v for k, v in kwargs.items() if not (k == "where" and v is True)}, what)
+        out = None if out is None or all(o is None for o in out) else _convert(out, device, what)
+        return _TWO_RESULTS[name](*inputs, out=out)
     if out is not None:
         out = _convert(out, device, what)
         if len(out) != 1:
@@ -356,6 +360,8 @@ _PRODUCTS = {"matmul": matmul, "vecdot": vecdot}
 _ELEMENTWISE = {name: getattr(E, name) for name in set(_UFUNCS.values()) if hasattr(E, name)}
 _UFUNCS["float_power"] = "float_power"  # (a composition: float64 or complex128 operands, then pow)
 _ELEMENTWISE["float_power"] = U.float_power
+#: NumPy's ufuncs of two results (compositions returning a pair)
+_TWO_RESULTS = {"divmod": U.divmod, "modf": U.modf}
 
 Array.__array_ufunc__ = _array_ufunc
 Array.__array_function__ = _array_function

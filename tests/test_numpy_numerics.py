@@ -167,3 +167,46 @@ def test_names_beyond_the_standard_through_numpy(device):
     out = ra.empty((9,), dtype=ra.float64, device=device)
     assert np.fmax(x, y, out=out) is out
     _same(out, np.fmax(a, b))
+
+
+@pytest.mark.parametrize("dtype", REAL, ids=str)
+def test_divmod_and_modf(device, dtype):
+    """The two-result ufuncs as compositions: NumPy's results for every real dtype (signed
+    zeros, infinities and NaNs of modf included), ``out=`` pairs, ``np.divmod`` / ``np.modf``
+    through NumPy's protocol."""
+    rng = np.random.default_rng(26)
+    a = random_array((40,), dtype, rng, low=-50, high=50)
+    b = random_array((40,), dtype, rng, low=1, high=9)
+    if np.dtype(dtype).kind == "f":
+        a[:7] = np.array([2.5, -0.75, -2.0, np.inf, -np.inf, np.nan, -0.0], dtype=dtype)
+    x, y = ra.asarray(a, device=device), ra.asarray(b, device=device)
+    with np.errstate(all="ignore"):
+        if np.dtype(dtype).kind == "f":
+            finite = np.isfinite(a)  # (an infinite dividend: the standard's quotient, documented)
+            q, r = ra.divmod(x[finite], y[finite])
+            wq, wr = np.divmod(a[finite], b[finite])
+        else:
+            q, r = ra.divmod(x, y)
+            wq, wr = np.divmod(a, b)
+        _same(q, wq)
+        _same(r, wr)
+        for got, want in zip(ra.modf(x), np.modf(a)):
+            _same(got, want)
+            if want.dtype.kind == "f":
+                np.testing.assert_array_equal(np.signbit(got.get()), np.signbit(want))
+        for got, want in zip(np.modf(x), np.modf(a)):
+            _same(got, want)
+        outs = tuple(ra.empty((40,), dtype=ra.modf(x)[0].dtype, device=device) for _ in range(2))
+        assert all(g is o for g, o in zip(np.modf(x, out=outs), outs))
+        for got, want in zip(outs, np.modf(a)):
+            _same(got, want)
+    if np.dtype(dtype).kind != "f":
+        for got, want in zip(np.divmod(x, y), np.divmod(a, b)):
+            _same(got, want)
+    with pytest.raises(TypeError, match="out must be a tuple of two arrays"):
+        ra.divmod(x, y, out=x)
+
+
+def test_modf_refuses_complex(device):
+    with pytest.raises(TypeError, match="modf: complex dtype complex128 is not supported"):
+        ra.modf(ra.asarray([1 + 1j], device=device))
