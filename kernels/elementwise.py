@@ -214,6 +214,11 @@ out0 = s != 0 ? (s {op} 0) : ((uint64)in0 {op} (uint64)in1);
 """
 
 
+# the larger / smaller of two integers or bools (maximum and fmax, minimum and fmin)
+_GREATER = "out0 = in0 > in1 ? in0 : in1;"
+_LESS = "out0 = in0 < in1 ? in0 : in1;"
+
+
 def _comparison(name: str, op: str, accepts: str, dunder: str) -> Op:
     return Op(name, 2, "comparison", accepts, "compare", "bool",
               {"biufc": f"out0 = in0 {op} in1;", "int64,uint64": _MIXED_COMPARE.format(op=op)}, dunder)
@@ -267,21 +272,21 @@ OPS = (
         "c": _SIGN_COMPLEX,
     }),
     Op("maximum", 2, "arithmetic", "real", "promote", "same", {
-        "biu": "out0 = in0 > in1 ? in0 : in1;",
+        "biu": _GREATER,
         "f": "out0 = (isnan(in0) || in0 >= in1) ? in0 : in1;",
     }),
     Op("minimum", 2, "arithmetic", "real", "promote", "same", {
-        "biu": "out0 = in0 < in1 ? in0 : in1;",
+        "biu": _LESS,
         "f": "out0 = (isnan(in0) || in0 <= in1) ? in0 : in1;",
     }),
     # NumPy's and CuPy's beyond the standard: the maximum and minimum that skip a NaN,
     # C's remainder (the sign of the dividend), the absolute value as a float, gcd / lcm
     Op("fmax", 2, "arithmetic", "real", "promote", "same", {
-        "biu": "out0 = in0 > in1 ? in0 : in1;",
+        "biu": _GREATER,
         "f": "out0 = (isnan(in1) || in0 >= in1) ? in0 : in1;",
     }),
     Op("fmin", 2, "arithmetic", "real", "promote", "same", {
-        "biu": "out0 = in0 < in1 ? in0 : in1;",
+        "biu": _LESS,
         "f": "out0 = (isnan(in1) || in0 <= in1) ? in0 : in1;",
     }),
     Op("fmod", 2, "arithmetic", "real", "promote", "same", {

@@ -246,14 +246,21 @@ def gather_axis(src: Array, src_strides: tuple, nax: int, idx: Array, idx_stride
     if chunks is None:
         return None
     s, i, o = _ptr(src), _ptr(idx), _ptr(out)
+    return not _flagged(plan, chunks, 0, lambda ds, di, do: (s + ds, i + di, o + do))
+
+
+def _flagged(plan: GatherPlan, chunks: tuple, first: int, pointers) -> bool:
+    """Launch entry ``first`` (plus each chunk's 32-bit choice) over ``chunks`` with the
+    three addresses ``pointers(*the chunk's byte offsets)`` and a flag word in mapped host
+    memory, wait for the thread's current stream, and say whether an index set the flag."""
     functions, launch, packer = plan.functions, plan.launch, plan.packer
     flags = plan.flags
     word = flags.acquire()
     try:
-        for entry, n, grid, ds, di, do, words in chunks:
-            launch(functions[entry], grid, G.BLOCK, packer, n, (s + ds, i + di, o + do, word[2], *words))
+        for entry, n, grid, d0, d1, d2, words in chunks:
+            launch(functions[first + entry], grid, G.BLOCK, packer, n, (*pointers(d0, d1, d2), word[2], *words))
         plan.wait(plan.index)
-        return not word[0][word[1]]
+        return bool(word[0][word[1]])
     finally:
         flags.release(word)
 
@@ -300,19 +307,10 @@ def scatter_axis(dst: Array, dst_strides: tuple, nax: int, idx: Array, idx_strid
     if chunks is None:
         return None
     d, i, v = _ptr(dst), _ptr(idx), _ptr(vals)
-    functions, launch, packer = plan.functions, plan.launch, plan.packer
-    flags = plan.flags
-    word = flags.acquire()
-    try:
-        check = _SCATTER_FIRST["check"]
-        for entry, n, grid, dd, di, dv, words in chunks:
-            launch(functions[check + entry], grid, G.BLOCK, packer, n, (0, i + di, 0, word[2], *words))
-        plan.wait(plan.index)
-        if word[0][word[1]]:
-            return False
-    finally:
-        flags.release(word)
+    if _flagged(plan, chunks, _SCATTER_FIRST["check"], lambda dd, di, dv: (0, i + di, 0)):
+        return False
     first = _SCATTER_FIRST["one" if one else "values"]
+    functions, launch, packer = plan.functions, plan.launch, plan.packer
     for entry, n, grid, dd, di, dv, words in chunks:
         launch(functions[first + entry], grid, G.BLOCK, packer, n, (v if one else v + dv, i + di, d + dd, 0, *words))
     return True
