@@ -330,9 +330,9 @@ def gradient(f, *varargs, axis=None, edge_order=1):
             if edge_order == 1:
                 first = divide(subtract(s(1, 2), s(0, 1)), h)
                 last = divide(subtract(s(-1, None), s(-2, -1)), h)
-            else:
-                first = divide(add(add(multiply(s(0, 1), -1.5), multiply(s(1, 2), 2.0)), multiply(s(2, 3), -0.5)), h)
-                last = divide(add(add(multiply(s(-3, -2), 0.5), multiply(s(-2, -1), -2.0)), multiply(s(-1, None), 1.5)), h)
+            else:  # (NumPy's coefficients and order: float16 rounds as NumPy's does)
+                first = add(add(multiply(-1.5 / h, s(0, 1)), multiply(2.0 / h, s(1, 2))), multiply(-0.5 / h, s(2, 3)))
+                last = add(add(multiply(0.5 / h, s(-3, -2)), multiply(-2.0 / h, s(-2, -1))), multiply(1.5 / h, s(-1, None)))
         r = concat([first, inner, last], axis=ax) if n > 2 else concat([first, last], axis=ax)
         outs.append(astype(r, g.dtype, copy=False))  # (f's dtype, whatever the coordinates', as NumPy's)
     return outs[0] if len(outs) == 1 else tuple(outs)
