@@ -585,11 +585,12 @@ def copyto(dst, src, casting="same_kind", where=True) -> None:
     if not isinstance(dst, Array):
         raise TypeError(f"copyto: the destination must be a rocarray array, not {type(dst).__name__}")
     dst._check_writable("copyto's destination")
-    s = _as_array(src, "copyto", dst.device)
-    # (NumPy's own rule on empty stand-ins: its errors and messages, nothing allocated)
+    # (NumPy's own rule on empty stand-ins: its errors and messages, nothing allocated; a
+    # Python scalar stays one, weak as NumPy takes it: 2**70 fits a float array)
     weak = isinstance(src, (bool, int, float, complex)) and not isinstance(src, np.generic)
+    s = src if weak else _as_array(src, "copyto", dst.device)
     np.copyto(np.empty(0, dst.dtype), src if weak else np.empty(0, s.dtype), casting=casting)
-    if s.shape != dst.shape:
+    if not weak and s.shape != dst.shape:
         try:
             s = broadcast_to(s, dst.shape)
         except ValueError:
@@ -600,7 +601,7 @@ def copyto(dst, src, casting="same_kind", where=True) -> None:
     mask = _as_array(where, "copyto", dst.device)
     if mask.dtype != _dtypes.bool:
         raise TypeError(f"copyto: where must be a boolean array, not {mask.dtype}")
-    copy_into(dst, _choose(mask, astype(s, dst.dtype), dst))
+    copy_into(dst, _choose(mask, s if weak else astype(s, dst.dtype), dst))
 
 
 def copy(a, order="K", subok=False) -> Array:

@@ -405,6 +405,12 @@ def test_copyto_casting_where_and_errors(device, dtype):
         ra.copyto(x, _put(np.full(5, 2.0), device), casting="unsafe")
         np.copyto(b, np.full(5, 2.0), casting="unsafe")
         _same(x, b)
+    if np.dtype(dtype).kind in "fc":
+        b, x = a.copy(), _put(a.copy(), device)
+        with np.errstate(over="ignore"):  # (float16: infinity, as NumPy's)
+            np.copyto(b, 2**70, where=b.real > 0)  # (a Python int beyond int64: weak, fits a float)
+        ra.copyto(x, 2**70, where=x.real > 0)
+        _same(x, b)
     with pytest.raises(ValueError, match="could not broadcast input array from shape \\(3,\\) into shape \\(4, 5\\)"):
         ra.copyto(x, _put(a[0, :3], device))
     with pytest.raises(TypeError, match="where must be a boolean array"):
