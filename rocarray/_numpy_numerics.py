@@ -135,10 +135,13 @@ def float_power(x1, x2, /, out=None) -> Array:
         >>> ra.float_power(ra.asarray([2, 3], dtype=ra.int8), -1)
         array([0.5       , 0.33333333])
     """
-    a, b = (x if isinstance(x, Array) else None for x in (x1, x2))
-    device = (a if a is not None else b).device if (a is not None or b is not None) else None
-    if device is None:
+    for x in (x1, x2):
+        if not isinstance(x, (Array, builtins.bool, int, float, complex, np.generic)):
+            raise TypeError(f"float_power: expected rocarray arrays or Python scalars, not {type(x).__name__}")
+    arrays = [x for x in (x1, x2) if isinstance(x, Array)]
+    if not arrays:
         raise TypeError("float_power: at least one argument must be a rocarray array")
+    device = arrays[0].device
     complex_ = any((x.dtype.kind == "c") if isinstance(x, Array) else isinstance(x, complex) for x in (x1, x2))
     dt = _dtypes.complex128 if complex_ else _dtypes.float64
     ops = [astype(x, dt) if isinstance(x, Array) else asarray(x, dtype=dt, device=device) for x in (x1, x2)]

@@ -75,6 +75,8 @@ def test_float_power(device, dtype):
     assert ra.float_power(x, y, out=out) is out
     with pytest.raises(TypeError, match="at least one argument must be a rocarray array"):
         ra.float_power(2, 3)
+    with pytest.raises(TypeError, match="expected rocarray arrays or Python scalars, not ndarray"):
+        ra.float_power(a, y)
 
 
 @pytest.mark.parametrize("dtype", REAL + [ra.complex128], ids=str)
