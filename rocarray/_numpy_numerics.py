@@ -241,7 +241,8 @@ def trapezoid(y, x=None, dx=1.0, axis=-1) -> Array:
 
 
 def _is_scalar(v) -> bool:
-    return not isinstance(v, (list, tuple)) and (not isinstance(v, Array) or v.ndim == 0)
+    """A step rather than coordinates: a real Python or NumPy scalar, or a 0-d array."""
+    return isinstance(v, (int, float, np.integer, np.floating)) or (isinstance(v, Array) and v.ndim == 0)
 
 
 def _spacings(f: Array, axes: list, varargs: tuple) -> list:

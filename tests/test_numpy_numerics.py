@@ -122,6 +122,8 @@ def test_gradient(device, dtype):
         ra.gradient(fr, edge_order=3)
     with pytest.raises(TypeError, match="invalid number of arguments"):
         ra.gradient(fr, 1.0, 2.0, 3.0)
+    with pytest.raises(TypeError, match="use rocarray.asarray\\(\\) to move a NumPy array"):
+        ra.gradient(fr, c0, c1)
     with pytest.raises(ValueError, match="distances must match the length"):
         ra.gradient(fr, ra.asarray(c1, device=device), ra.asarray(c1, device=device))
 
