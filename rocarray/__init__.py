@@ -202,7 +202,7 @@ from ._numpy_more import (
 )
 from ._numpy_numerics import (
     bartlett, blackman, divmod, float_power, geomspace, gradient, hamming, hanning, identity, logspace, modf, polyval,
-    trapezoid, tri, vander,
+    trapezoid, tri, unwrap, vander,
 )
 from ._numpy_select import (
     argpartition, choose, compress, ediff1d, extract, intersect1d, lexsort, partition, place, put,

@@ -1,7 +1,8 @@
 """NumPy's numerical helpers beside the standard's: ``identity``, ``tri``, ``logspace``,
-``geomspace``, ``float_power``, ``divmod``, ``modf``, ``trapezoid``, ``gradient``, ``vander``, ``polyval`` and the
-window functions (``bartlett``, ``blackman``, ``hamming``, ``hanning``), with NumPy's
-signatures and result dtypes, composed of the standard's functions (so on the device)."""
+``geomspace``, ``float_power``, ``divmod``, ``modf``, ``trapezoid``, ``gradient``,
+``unwrap``, ``vander``, ``polyval`` and the window functions (``bartlett``, ``blackman``,
+``hamming``, ``hanning``), with NumPy's signatures and result dtypes, composed of the
+standard's functions (so on the device)."""
 
 from __future__ import annotations
 
@@ -15,11 +16,11 @@ from . import _dtypes
 from ._array_object import Array
 from ._creation_functions import arange, asarray, copy_into, eye, linspace, ones, zeros
 from ._data_type_functions import astype
-from ._elementwise_functions import (add, copysign, cos, divide, floor_divide, isinf, less_equal, multiply, pow,
-                                     remainder, subtract, trunc, where)
-from ._manipulation_functions import concat, reshape
+from ._elementwise_functions import (abs as abs_, add, copysign, cos, divide, equal, floor_divide, greater, isinf,
+                                     less, less_equal, logical_and, multiply, pow, remainder, subtract, trunc, where)
+from ._manipulation_functions import concat, diff, reshape
 from ._numpy_names import _as_array, _axis
-from ._statistical_functions import cumulative_prod, sum as _sum
+from ._statistical_functions import cumulative_prod, cumulative_sum, sum as _sum
 from ._views import broadcast_to, normalize_axes
 
 
@@ -340,6 +341,41 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         r = concat([first, inner, last], axis=ax) if n > 2 else concat([first, last], axis=ax)
         outs.append(astype(r, g.dtype, copy=False))  # (f's dtype, whatever the coordinates', as NumPy's)
     return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def unwrap(p, discont=None, axis=-1, *, period=2 * math.pi) -> Array:
+    """``unwrap(p, discont=None, axis=-1, *, period=2*pi)``: ``p`` with every jump between
+    neighbours along ``axis`` larger than ``discont`` (default ``period / 2``) taken back
+    by whole periods, as NumPy's (its dtype: ``p``'s differences promoted with ``period``).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.unwrap(ra.asarray([0.0, 1.0, 2.0, 3.5, 0.5]), period=4.0)
+        array([0. , 1. , 2. , 3.5, 4.5])
+    """
+    p = _as_array(p, "unwrap")
+    ax = _axis(axis, p.ndim, "unwrap")
+    if isinstance(period, builtins.bool) or not isinstance(period, (int, float, np.integer, np.floating)):
+        raise TypeError(f"unwrap: period must be a real Python or NumPy scalar, not {type(period).__name__}")
+    dd = diff(p, axis=ax)
+    if discont is None:
+        discont = period / 2
+    dtype = _dtypes.result_type(dd.dtype, period)
+    # (NumPy's interval: for an integer dtype and an even period both ends are reachable)
+    if dtype.kind in "iu":
+        high, rem = builtins.divmod(period, 2)
+        ambiguous = rem == 0
+    else:
+        high, ambiguous = period / 2, True
+    low = -high
+    ddmod = add(remainder(subtract(dd, low), period), low)
+    if ambiguous:  # (a jump of exactly half a period keeps its sign)
+        ddmod = where(logical_and(equal(ddmod, low), greater(dd, 0)), high, ddmod)
+    correct = where(less(abs_(dd), discont), 0, subtract(ddmod, dd))
+    up = astype(p, dtype, copy=True)
+    rest = _slice_along(up, ax, 1, None)
+    copy_into(rest, add(_slice_along(p, ax, 1, None), cumulative_sum(correct, axis=ax)))
+    return up
 
 
 # -- polynomials ----------------------------------------------------------------------------------

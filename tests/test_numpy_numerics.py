@@ -128,6 +128,31 @@ def test_gradient(device, dtype):
         ra.gradient(fr, ra.asarray(c1, device=device), ra.asarray(c1, device=device))
 
 
+@pytest.mark.parametrize("dtype", REAL, ids=str)
+def test_unwrap(device, dtype):
+    """NumPy's unwrap: float and integer periods (the integer interval's ends), ``discont``,
+    each axis; the result's dtype as NumPy's."""
+    rng = np.random.default_rng(27)
+    info = np.iinfo(dtype) if np.dtype(dtype).kind in "iu" else None
+    top = 7 if info is None else min(7, int(info.max))
+    p = (np.cumsum(rng.uniform(-2, 2, (4, 9)), axis=1) * 3) % top
+    p = p.astype(dtype)
+    pr = ra.asarray(p, device=device)
+    for kw in ({}, {"period": 4.0}, {"period": 6}, {"period": 7}, {"discont": 1.0}, {"discont": 5.0, "period": 4}):
+        for axis in (-1, 0):
+            try:
+                with np.errstate(all="ignore"):
+                    want = np.unwrap(p, axis=axis, **kw)
+            except OverflowError:  # (NumPy's too: an unsigned dtype and an integer period)
+                with pytest.raises(OverflowError, match="out of bounds for uint"):
+                    ra.unwrap(pr, axis=axis, **kw)
+                continue
+            _same(ra.unwrap(pr, axis=axis, **kw), want, rtol=1e-2 if np.dtype(dtype) == np.float16 else None)
+    _same(np.unwrap(pr), np.unwrap(p))  # (NumPy's name reaches it)
+    with pytest.raises(TypeError, match="unwrap: period must be a real Python or NumPy scalar"):
+        ra.unwrap(pr, period="2pi")
+
+
 @pytest.mark.parametrize("dtype", NUMERIC_DTYPES + [ra.bool], ids=str)
 def test_vander_polyval(device, dtype):
     rng = np.random.default_rng(24)
