@@ -245,20 +245,20 @@ def gather_axis(src: Array, src_strides: tuple, nax: int, idx: Array, idx_stride
     chunks = plan.chunks(shape, nax, src_strides, idx_strides, isz, idx._dtype.itemsize)
     if chunks is None:
         return None
-    s, i, o = _ptr(src), _ptr(idx), _ptr(out)
-    return not _flagged(plan, chunks, 0, lambda ds, di, do: (s + ds, i + di, o + do))
+    return not _flagged(plan, chunks, 0, _ptr(src), _ptr(idx), _ptr(out))
 
 
-def _flagged(plan: GatherPlan, chunks: tuple, first: int, pointers) -> bool:
+def _flagged(plan: GatherPlan, chunks: tuple, first: int, a0: int, a1: int, a2: int) -> bool:
     """Launch entry ``first`` (plus each chunk's 32-bit choice) over ``chunks`` with the
-    three addresses ``pointers(*the chunk's byte offsets)`` and a flag word in mapped host
-    memory, wait for the thread's current stream, and say whether an index set the flag."""
+    three addresses ``a0``, ``a1``, ``a2`` (each moved by the chunk's byte offset) and a
+    flag word in mapped host memory, wait for the thread's current stream, and say whether
+    an index set the flag."""
     functions, launch, packer = plan.functions, plan.launch, plan.packer
     flags = plan.flags
     word = flags.acquire()
     try:
         for entry, n, grid, d0, d1, d2, words in chunks:
-            launch(functions[first + entry], grid, G.BLOCK, packer, n, (*pointers(d0, d1, d2), word[2], *words))
+            launch(functions[first + entry], grid, G.BLOCK, packer, n, (a0 + d0, a1 + d1, a2 + d2, word[2], *words))
         plan.wait(plan.index)
         return bool(word[0][word[1]])
     finally:
@@ -307,7 +307,8 @@ def scatter_axis(dst: Array, dst_strides: tuple, nax: int, idx: Array, idx_strid
     if chunks is None:
         return None
     d, i, v = _ptr(dst), _ptr(idx), _ptr(vals)
-    if _flagged(plan, chunks, _SCATTER_FIRST["check"], lambda dd, di, dv: (0, i + di, 0)):
+    # (the check reads the indices alone; the other two words are the launch's, unread)
+    if _flagged(plan, chunks, _SCATTER_FIRST["check"], v, i, d):
         return False
     first = _SCATTER_FIRST["one" if one else "values"]
     functions, launch, packer = plan.functions, plan.launch, plan.packer

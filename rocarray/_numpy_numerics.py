@@ -21,7 +21,7 @@ from ._elementwise_functions import (abs as abs_, add, copysign, cos, divide, eq
 from ._manipulation_functions import concat, diff, reshape
 from ._numpy_names import _as_array, _axis
 from ._statistical_functions import cumulative_prod, cumulative_sum, sum as _sum
-from ._views import broadcast_to, normalize_axes
+from ._views import _axis_slice, broadcast_to, normalize_axes
 
 
 def _count(n, name: str) -> int:
@@ -208,9 +208,10 @@ def _float_of(x: Array) -> Array:
 
 
 def _slice_along(x: Array, axis: int, start, stop) -> Array:
-    key = [slice(None)] * x.ndim
-    key[axis] = slice(start, stop)
-    return x[tuple(key)]
+    """``x[..., start:stop, ...]`` on ``axis`` with Python's slice bounds (None, negative),
+    the view ``_views._axis_slice`` makes."""
+    lo, hi, _ = slice(start, stop).indices(x.shape[axis])
+    return _axis_slice(x, axis, lo, max(lo, hi))
 
 
 def trapezoid(y, x=None, dx=1.0, axis=-1) -> Array:
