@@ -1,4 +1,5 @@
-"""Math-function benchmark: every transcendental function of the standard, float32 and float64.
+"""Math-function benchmark: every transcendental function of the standard (and NumPy's ``exp2``
+and ``cbrt``), float32 and float64.
 
     python benchmarks/bench_math.py [--device cpu|cuda:0|hip:0] [--quick] [--json PATH]
 
@@ -26,6 +27,8 @@ DOMAINS = {
     "asin": ("arcsin", -1.0, 1.0), "acos": ("arccos", -1.0, 1.0), "atan": ("arctan", -50.0, 50.0),
     "asinh": ("arcsinh", -50.0, 50.0), "acosh": ("arccosh", 1.0, 50.0), "atanh": ("arctanh", -0.99, 0.99),
     "sqrt": ("sqrt", 0.0, 100.0),
+    # NumPy's and CuPy's beyond the standard
+    "exp2": ("exp2", -100.0, 100.0), "cbrt": ("cbrt", -1e3, 1e3),
     "pow": ("power", (0.1, 10.0), (-3.0, 3.0)), "atan2": ("arctan2", (-10.0, 10.0), (-10.0, 10.0)),
 }
 
