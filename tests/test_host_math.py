@@ -1,16 +1,17 @@
-"""The host's float32 transcendental functions (rocarray/targets/hostmath.py).
+"""The host's transcendental functions (rocarray/targets/hostmath.py).
 
-They compute in float64 and round once, so each result is compared with NumPy's float64
-function rounded to float32 (the correctly rounded result but for arguments next to a
-rounding boundary): at most one ulp apart, and apart at all for a handful of arguments in a
-million.  The arguments: random bit patterns over every float32 exponent, the ranges where
+float32 ones compute in float64 and round once, so each result is compared with NumPy's
+float64 function rounded to float32 (the correctly rounded result but for arguments next to
+a rounding boundary): at most one ulp apart, and apart at all for a handful of arguments in
+a million.  The arguments: random bit patterns over every float32 exponent, the ranges where
 each function loses accuracy most easily (near 1, tiny, near the overflow thresholds,
 next to multiples of pi/2 up to 10^38), and
 the special values, whose results (NaN, infinities, the sign of zero) must be NumPy's
 exactly.  A result must not depend on the element's place (vector body or scalar
-remainder), the layout or float16.  These functions serve the host only (the tests run
-on the CPU device wherever they run): GPU targets call their vendor's device library;
-float64 calls the C library.
+remainder), the layout or float16.  float64 ones (``FUNCTIONS64``) are compared with mpmath
+at 120 bits: within one ulp of the exact value, specials as NumPy's.  These functions serve
+the host only (the tests run on the CPU device wherever they run): GPU targets call their
+vendor's device library; the other float64 functions call the C library.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from rocarray.targets.host import HostTarget
 NUMPY = {"sin": np.sin, "cos": np.cos, "tan": np.tan, "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2,
          "log10": np.log10, "log1p": np.log1p, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
          "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "atan": np.arctan,
-         "asin": np.arcsin, "acos": np.arccos}
+         "asin": np.arcsin, "acos": np.arccos, "cbrt": np.cbrt}
 
 BINARY = {"atan2": np.arctan2, "pow": np.power}
 
@@ -146,11 +147,11 @@ def test_binary_float32_special_values_and_accuracy(name):
         assert ulps.max() <= 1 and np.count_nonzero(ulps) <= 4, (name, ulps.max(), np.count_nonzero(ulps))
 
 
-def _loop_module(name: str) -> str:
+def _loop_module(name: str, f32=ir.FloatType()) -> str:
     """``y[i] = name(x[i])`` (``name(x[i], x[i])`` for a binary one) for i < n, as a plain
-    counted loop over float32."""
+    counted loop over float32 (or the float type given)."""
     module = ir.Module()
-    f32, i64 = ir.FloatType(), ir.IntType(64)
+    i64 = ir.IntType(64)
     fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [ir.PointerType(), ir.PointerType(), i64]), "k")
     entry, loop, done = (fn.append_basic_block(s) for s in ("entry", "loop", "done"))
     b = ir.IRBuilder(entry)
@@ -160,7 +161,7 @@ def _loop_module(name: str) -> str:
     i.add_incoming(ir.Constant(i64, 0), entry)
     v = b.load(b.gep(fn.args[0], [i], source_etype=f32), typ=f32)
     args = [v, v] if name in hostmath.BINARY else [v]
-    b.store(b.call(hostmath.float32_function(module, name), args), b.gep(fn.args[1], [i], source_etype=f32))
+    b.store(b.call(hostmath.float_function(module, name, f32), args), b.gep(fn.args[1], [i], source_etype=f32))
     nxt = b.add(i, ir.Constant(i64, 1))
     i.add_incoming(nxt, loop)
     b.cbranch(b.icmp_signed("<", nxt, fn.args[2]), loop, done)
@@ -180,17 +181,31 @@ def test_loops_of_them_are_vectorised(name):
     assert f"@{name}f(" not in text and "@llvm.exp.f32" not in text and "@llvm.log.f32" not in text
 
 
-def test_every_function_is_served_and_float64_stays_with_the_c_library():
+@pytest.mark.parametrize("name", sorted(hostmath.FUNCTIONS64))
+def test_float64_loops_of_them_are_vectorised(name):
+    target = HostTarget()
+    mod, _, _ = target._optimised_module(_loop_module(name, ir.DoubleType()))
+    text = str(mod)
+    assert "x double>" in text, f"{name}: the loop was not vectorised"
+    assert f"@{name}(" not in text and "@llvm.exp.f64" not in text and "@llvm.log.f64" not in text
+
+
+def test_every_function_is_served_and_the_rest_stay_with_the_c_library():
     target = HostTarget()
     module = ir.Module()
     assert hostmath.FUNCTIONS == set(NUMPY) | set(BINARY) and hostmath.BINARY == set(BINARY)
+    assert hostmath.FUNCTIONS64 == set(NUMPY64) | {"atan2"}
     for name in hostmath.FUNCTIONS:
         fn = target.math_function(module, name, ir.FloatType())
         assert fn.name == f"rocarray.host.{name}.f32" and not fn.is_declaration
         assert target.math_function(module, name, ir.FloatType()) is fn  # one definition per module
-        assert target.math_function(module, name, ir.DoubleType()).is_declaration  # float64: libm
         assert len(fn.args) == (2 if name in BINARY else 1)
-    for name in ("cbrt", "erf", "lgamma"):
+        wide = target.math_function(module, name, ir.DoubleType())
+        if name in hostmath.FUNCTIONS64:
+            assert wide.name == f"rocarray.host.{name}.f64" and not wide.is_declaration
+        else:
+            assert wide.is_declaration  # (the C library's, or an LLVM intrinsic lowered to it)
+    for name in ("erf", "lgamma"):
         assert target.math_function(module, name, ir.FloatType()).is_declaration
 
 
@@ -226,3 +241,117 @@ def test_trig_next_to_multiples_of_pi_over_2(name):
     ulps = np.abs(_ordered(got) - _ordered(want))
     assert ulps.max() <= 1, f"{name}: {ulps.max()} ulps at {x[np.argmax(ulps)]}"
     assert np.abs(want).min() < 1e-7  # (the set reaches results near zero)
+
+
+# -- float64 -------------------------------------------------------------------------------------
+
+NUMPY64 = {"exp": np.exp, "log": np.log, "expm1": np.expm1, "log1p": np.log1p, "sinh": np.sinh,
+           "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh,
+           "atanh": np.arctanh, "atan": np.arctan, "asin": np.arcsin, "acos": np.arccos, "cbrt": np.cbrt}
+
+SPECIALS64 = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 5e-324, -5e-324,
+              2.2250738585072014e-308, 1.7976931348623157e308, -1.7976931348623157e308, 709.782712893384,
+              709.7827128933841, -708.3964185322641, -745.1332191019411, -745.1332191019412, 710.4758600739439,
+              710.475860073944, 2.0 ** -54, -(2.0 ** -55), 2.0 ** -26, 0.55, -0.55, 20.0, -40.0, 1.0 - 2.0 ** -53,
+              -1.0 + 2.0 ** -53, 1.0 + 2.0 ** -52, 2.0 ** 28, 1e300, -1e300, 7 / 16, 11 / 16, 19 / 16, 39 / 16]
+
+
+def _arguments64(name: str) -> np.ndarray:
+    """Random bit patterns over every exponent, the function's own domain densely (near its
+    ends and where its formula changes), and the specials."""
+    rng = np.random.default_rng(sorted(NUMPY64).index(name))
+    n = 1500
+    bits = rng.integers(0, 1 << 63, n, dtype=np.int64).view(np.float64) * rng.choice([-1, 1], n)
+    spread = rng.standard_normal(n) * 10.0 ** rng.integers(-20, 20, n)
+    tiny = 10.0 ** rng.uniform(-20, 0, n) * rng.choice([-1, 1], n)
+    near_one = 1 - 10.0 ** rng.uniform(-16, 0, n)
+    domain = {"exp": rng.uniform(-746, 710, n), "expm1": rng.uniform(-45, 710, n),
+              "sinh": rng.uniform(-711, 711, n), "cosh": rng.uniform(-711, 711, n), "tanh": rng.uniform(-22, 22, n),
+              "log": 10.0 ** rng.uniform(-323, 308, n), "log1p": -near_one, "acosh": 2 - near_one,
+              "atanh": near_one, "asin": near_one, "acos": -near_one}.get(name, rng.uniform(-3, 3, n))
+    x = np.concatenate([SPECIALS64, bits, spread, tiny, near_one, -near_one, domain, rng.uniform(-3, 3, n)])
+    return x[~np.isnan(x) | (np.arange(x.size) < len(SPECIALS64))]
+
+
+def _ordered64(a: np.ndarray) -> np.ndarray:
+    i = a.view(np.int64)
+    return np.where(i < 0, -(i & 0x7FFFFFFFFFFFFFFF), i)
+
+
+def _exact64(name: str, x: np.ndarray) -> np.ndarray:
+    """The correctly rounded results (mpmath at 120 bits); NaN outside the real domain."""
+    mpmath = pytest.importorskip("mpmath")
+    fn = {"cbrt": lambda v: mpmath.sign(v) * mpmath.cbrt(abs(v))}.get(name) or getattr(mpmath, name)
+    out = np.empty(x.size)
+    with mpmath.workprec(120):
+        for k, v in enumerate(x):
+            try:
+                w = fn(mpmath.mpf(float(v)))
+            except (ValueError, ZeroDivisionError):
+                w = mpmath.nan
+            out[k] = np.nan if isinstance(w, mpmath.mpc) and w.imag else float(mpmath.re(w))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(NUMPY64))
+def test_float64_within_one_ulp_of_the_exact_result(name):
+    x = _arguments64(name)
+    with np.errstate(all="ignore"):
+        numpy = NUMPY64[name](x)
+    got = getattr(ra, name)(ra.asarray(x, device="cpu")).get()
+    assert got.dtype == np.float64
+    # NaN, infinities and zeros (their signs too) as NumPy's
+    assert np.array_equal(np.isnan(got), np.isnan(numpy)), f"{name}: NaN at {x[np.isnan(got) != np.isnan(numpy)][:5]}"
+    edge = ~np.isfinite(numpy) | (numpy == 0)
+    assert np.array_equal(got[edge & ~np.isnan(numpy)], numpy[edge & ~np.isnan(numpy)]), name
+    assert np.array_equal(np.signbit(got[numpy == 0]), np.signbit(numpy[numpy == 0])), f"{name}: the sign of a zero"
+    finite = np.isfinite(numpy) & (np.abs(numpy) < 1.7e308)
+    want = _exact64(name, x[finite])
+    ulps = np.abs(_ordered64(got[finite]) - _ordered64(want))
+    worst = np.argmax(ulps)
+    assert ulps.max() <= 1, f"{name}: {ulps.max()} ulps at {x[finite][worst]!r}: {got[finite][worst]!r} want {want[worst]!r}"
+
+
+def test_float64_atan2_special_values_and_accuracy():
+    """atan2's C99 cases bit for bit as NumPy's; random pairs within one ulp of mpmath's."""
+    mpmath = pytest.importorskip("mpmath")
+    sp = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1, -1, 2.5, -2.5, 5e-324, -5e-324, 1e308, -1e308])
+    a, b = (g.ravel() for g in np.meshgrid(sp, sp))
+    got = ra.atan2(ra.asarray(a, device="cpu"), ra.asarray(b, device="cpu")).get()
+    want = np.arctan2(a, b)
+    same = ((got == want) & (np.signbit(got) == np.signbit(want))) | (np.isnan(got) & np.isnan(want))
+    assert same.all(), f"atan2{tuple(zip(a[~same][:4], b[~same][:4]))}: {got[~same][:4]} want {want[~same][:4]}"
+    rng = np.random.default_rng(11)
+    y = np.concatenate([rng.standard_normal(3000) * 10.0 ** rng.integers(-30, 30, 3000), rng.uniform(-1, 1, 2000)])
+    x = np.concatenate([rng.standard_normal(3000) * 10.0 ** rng.integers(-30, 30, 3000), rng.uniform(-1, 1, 2000)])
+    got = ra.atan2(ra.asarray(y, device="cpu"), ra.asarray(x, device="cpu")).get()
+    with mpmath.workprec(120):
+        exact = np.array([float(mpmath.atan2(mpmath.mpf(float(p)), mpmath.mpf(float(q)))) for p, q in zip(y, x)])
+    ulps = np.abs(_ordered64(got) - _ordered64(exact))
+    assert ulps.max() <= 1, (ulps.max(), y[np.argmax(ulps)], x[np.argmax(ulps)])
+
+
+@pytest.mark.parametrize("name", sorted(NUMPY64))
+def test_float64_bits_do_not_depend_on_place_or_layout(name):
+    x = _arguments64(name)[:4099]
+    whole = getattr(ra, name)(ra.asarray(x, device="cpu")).get()
+    for part, view in ((slice(None, None, 3), ra.asarray(x, device="cpu")[::3]),
+                       (slice(None, None, -1), ra.asarray(x, device="cpu")[::-1]),
+                       (slice(5, 12), ra.asarray(x[5:12], device="cpu"))):
+        got = getattr(ra, name)(view).get()
+        assert np.array_equal(got, whole[part], equal_nan=True), name
+
+
+def test_float64_constants():
+    """ln 2 and atan's bases as (hi, lo) pairs against mpmath; k LN2_HI exact for the k the
+    reductions meet."""
+    mpmath = pytest.importorskip("mpmath")
+    with mpmath.workprec(300):
+        assert abs(mpmath.mpf(hostmath.LN2_HI) + hostmath.LN2_LO - mpmath.log(2)) < 2.0 ** -100
+        for (hi, lo), exact in zip(hostmath.ATAN_BASES, [0, mpmath.atan(0.5), mpmath.pi / 4, mpmath.atan(1.5), mpmath.pi / 2]):
+            assert abs(mpmath.mpf(hi) + lo - exact) < 2.0 ** -104
+            assert hi == float(exact)
+        assert abs(mpmath.mpf(hostmath.PI_HL[0]) + hostmath.PI_HL[1] - mpmath.pi) < 2.0 ** -104
+    for k in (1, 3, 1023, 1100, 2100):
+        assert int(hostmath.LN2_HI * 2 ** 42) == hostmath.LN2_HI * 2 ** 42 and (k * hostmath.LN2_HI).hex()
+        assert mpmath.mpf(k) * hostmath.LN2_HI == k * hostmath.LN2_HI

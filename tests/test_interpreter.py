@@ -132,6 +132,20 @@ def test_catalogue_bit_for_bit(modes, name):
     assert checked, f"{name}: the interpreter ran none of its signatures"
 
 
+def test_bodies_of_many_constants_write_them_where_used(modes):
+    """A body with more distinct constants than the interpreter has slots (each would keep
+    one for the whole body): they are written where they are used, and the results are
+    the compiled kernel's bit for bit, on both sides of a branch."""
+    device = modes.device
+    x = ra.asarray(np.random.default_rng(5).standard_normal(33), device=device)
+    terms = " + ".join(f"x * {1 + k / 1024!r}" for k in range(300))
+    body = f"double s = 0.0; if (x > 0) {{ s = {terms}; }} else {{ s = x * 0.25 - 1.5; }} y = s;"
+    k = ra.ElementwiseKernel("float64 x", "float64 y", body, "interp_many_constants")
+    got, ran = modes.interpreted(lambda: k(x))
+    assert ran
+    _same_bits(got, modes.compiled(lambda: k(x)), "many constants")
+
+
 def test_bodies_too_large_are_compiled(modes):
     """More locals than the interpreter's stack (200 locals; a call of 300 arguments, which
     its callee keeps in locals): such a kernel's first call is compiled, and is right."""

@@ -33,6 +33,10 @@ class _Code:
         self.stubs: list = []      # edges whose phi moves are still to be written
         self.frames = 0
         self.placeholders = frozenset()  # declared functions whose calls are left open
+        # constants written where they are used (a slot each time) rather than once in the
+        # prologue, where each keeps a slot for the whole body: for bodies whose constants
+        # alone would leave too few slots (``compile_body``'s second try)
+        self.inline_consts = False
 
     def slot(self, n: int = 1) -> int:
         """``n`` new (virtual) slots: ``_allocate`` maps them onto the ``SLOTS`` there are."""
@@ -57,6 +61,10 @@ class _Code:
 
     def const_bits(self, bits: int) -> int:
         bits &= (1 << 64) - 1
+        if self.inline_consts:
+            s = self.slot()
+            self.body.append([self.op["const"], s, _i32(bits & 0xFFFFFFFF), _i32(bits >> 32), 0])
+            return s
         s = self.consts.get(bits)
         if s is None:
             s = self.consts[bits] = self.slot()
@@ -130,11 +138,12 @@ class _Frame:
             for k in range(2):
                 p = parts[k]
                 c = code.const_bits(_bits(p.type, p.constant))
-                code.prologue.append([code.op["mov"], s + k, c, 0, 0])
+                (code.body if code.inline_consts else code.prologue).append([code.op["mov"], s + k, c, 0, 0])
         else:
             scalar_name(ty)
             s = code.const_bits(_bits(ty, v.constant))
-        self.values[id(v)] = s
+        if not code.inline_consts:  # (written at this use only: another use writes its own)
+            self.values[id(v)] = s
         return s
 
 
@@ -142,7 +151,17 @@ def compile_body(module: ir.Module, body: ir.Function, operands, iset: Instructi
     """The bytecode of elementwise body ``body`` (in ``module``) over ``operands`` (the
     kernel's ``Operand`` list, in the body's parameter order); NotInterpretable when the
     interpreter cannot run it."""
+    try:
+        return _compile_body(module, body, operands, iset, inline_consts=False)
+    except NotInterpretable as e:
+        if "live at once" not in str(e):
+            raise
+        return _compile_body(module, body, operands, iset, inline_consts=True)
+
+
+def _compile_body(module: ir.Module, body: ir.Function, operands, iset: InstructionSet, inline_consts: bool) -> bytes:
     code = _Code(iset)
+    code.inline_consts = inline_consts
     if len(body.args) != len(operands) + 2:
         raise NotInterpretable("the body's parameters do not match the operands")
     offsets = param_offsets(operands)

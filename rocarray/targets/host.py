@@ -219,6 +219,8 @@ class HostTarget(Target):
                 return hostmath.float32_function(module, fn)
             suffix, libm_suffix = "f32", "f"
         elif isinstance(ty, ir.DoubleType):
+            if fn in hostmath.FUNCTIONS64:
+                return hostmath.float_function(module, fn, ty)
             suffix, libm_suffix = "f64", ""
         else:
             raise TypeError(f"host target: math function {fn} takes float or double, not {ty}")

@@ -1,36 +1,43 @@
-"""Float32 transcendental functions of the host target: branch-free IR computed in float64.
+"""Transcendental functions of the host target: branch-free IR, float32 computed in float64.
 
-The C library's ``expf``, ``tanhf`` ... are calls the loop vectoriser cannot widen, so a
-float32 ``exp`` of a large array ran an element at a time, several to twenty times slower
-than NumPy's SIMD loops.  The functions here are written once in IR: the argument is widened
-to float64, reduced and evaluated by a short polynomial to a relative error near 1e-13, and
-rounded back to float32 once, which makes the result the correctly rounded float32 but for
-arguments within about 1e-13 of a rounding boundary (then one ulp off).
+The C library's ``expf``, ``tanh`` ... are calls the loop vectoriser cannot widen, so a
+``exp`` of a large array ran an element at a time, several to twenty times slower than
+NumPy's SIMD loops.  The functions here are written once in IR.
+
+* float32 (``FUNCTIONS``): the argument is widened to float64, reduced and evaluated by a
+  short polynomial to a relative error near 1e-13, and rounded back to float32 once, which
+  makes the result the correctly rounded float32 but for arguments within about 1e-13 of a
+  rounding boundary (then one ulp off).
+* float64 (``FUNCTIONS64``): computed in float64 itself, the reductions exact or carried in
+  two doubles (hi + lo) where a rounding would show, to within one ulp of the exact result
+  (faithful rounding: the tests compare with mpmath).  The other float64 functions (``sin``,
+  ``cos``, ``tan``, ``pow``, ``log2``, ``log10``, ``exp2``) call the C library.
 
 They contain no branch and no call but LLVM intrinsics with a vector form (``fma``,
-``sqrt``, ``fabs``, ``copysign``), so the vectoriser widens a contiguous loop of them, and
-the same instructions run everywhere a float32 value meets them: the scalar remainder of a
-vector loop, strided loops, the quick tier and the interpreter (whose bytecode compiler
+``sqrt``, ``fabs``, ``copysign``, ``floor``), so the vectoriser widens a contiguous loop of
+them, and the same instructions run everywhere a value meets them: the scalar remainder of
+a vector loop, strided loops, the quick tier and the interpreter (whose bytecode compiler
 inlines a defined function).  So an element's result never depends on where it lies in
 the array, on its layout, or on which tier computed it.
 
 Specials follow C99 Annex F (NaN in, NaN out; ``exp(-inf) == 0``; ``log(0) == -inf``;
 ``log`` of a negative number NaN; ``sin(inf)`` NaN; signed zeros kept by the odd
-functions).  ``sin``, ``cos`` and ``tan`` reduce any float32 argument exactly enough: up to
-2^26 by three parts of pi/2, beyond by the bits of 2/pi the argument's exponent selects
+functions).  float32 ``sin``, ``cos`` and ``tan`` reduce any argument exactly enough: up
+to 2^26 by three parts of pi/2, beyond by the bits of 2/pi the argument's exponent selects
 (both computed for every element, the first kept where it holds: a branch would stop the
-vectoriser).  ``atan2`` and ``pow`` take two arguments (``pow`` as exp(y log|x|), its
-sign and C99's special cases by selects).  float64 and the other functions call the C
-library.
+vectoriser).  ``atan2`` and ``pow`` take two arguments (float32 ``pow`` as exp(y log|x|),
+its sign and C99's special cases by selects).  GPU targets call their vendor's device
+library instead.
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from llvmlite import ir
 
-F32, F64, I64 = ir.FloatType(), ir.DoubleType(), ir.IntType(64)
+F32, F64, I32, I64 = ir.FloatType(), ir.DoubleType(), ir.IntType(32), ir.IntType(64)
 
 LN2 = math.log(2.0)
 LOG2E = 1.0 / LN2
@@ -39,6 +46,7 @@ LOG10_2 = math.log10(2.0)
 #: 1.5 * 2^52: ``(t + ROUNDER) - ROUNDER`` is ``t`` rounded to an integer (ties to even) for
 #: |t| < 2^51, and the low bits of ``t + ROUNDER`` hold that integer
 ROUNDER = 6755399441055744.0
+ROUNDER_BITS = 0x4338000000000000
 #: the bits of sqrt(1/2): a double's exponent taken against them leaves a mantissa in
 #: [sqrt(1/2), sqrt(2)), where log's series converges fastest
 SQRT_HALF_BITS = 0x3FE6A09E667F3BCD
@@ -52,22 +60,32 @@ TAN_PI_8 = math.sqrt(2.0) - 1.0
 TAN_3PI_8 = math.sqrt(2.0) + 1.0
 
 
-def _pi_bits(bits: int) -> int:
-    """floor(pi * 2^bits) (exact but for an error far below the last bit kept: Machin's
-    formula in integers, with 64 guard bits)."""
+def _atan_inv(n: int, bits: int, hyperbolic: bool = False) -> int:
+    """floor(atan(1/n) * 2^bits) (atanh with ``hyperbolic``), exact but for an error far
+    below the last bit: the series in integers with 64 guard bits."""
     guard = 64
     one = 1 << (bits + guard)
+    total, power, k = 0, one // n, 0
+    while power:
+        term = power // (2 * k + 1)
+        total += -term if k % 2 and not hyperbolic else term
+        power //= n * n
+        k += 1
+    return total >> guard
 
-    def atan_inv(n: int) -> int:  # atan(1/n) * one
-        total, power, k = 0, one // n, 0
-        while power:
-            term = power // (2 * k + 1)
-            total += -term if k % 2 else term
-            power //= n * n
-            k += 1
-        return total
 
-    return (16 * atan_inv(5) - 4 * atan_inv(239)) >> guard
+def _pi_bits(bits: int) -> int:
+    """floor(pi * 2^bits) (Machin's formula)."""
+    return (16 * _atan_inv(5, bits + 8) - 4 * _atan_inv(239, bits + 8)) >> 8
+
+
+def _split(value: int, bits: int, head: int = 53) -> tuple[float, float]:
+    """value / 2^bits as (hi, lo): hi the value rounded to ``head`` significant bits, lo the
+    rest rounded to a double."""
+    exact = Fraction(value, 1 << bits)
+    top = value.bit_length() - bits  # (exact lies in [2^(top-1), 2^top))
+    hi = float(Fraction(round(exact * 2 ** (head - top)), 2 ** (head - top)))
+    return hi, float(exact - Fraction(hi))
 
 
 _PI_200 = _pi_bits(200)
@@ -83,6 +101,41 @@ TWO_OVER_PI_WORDS = [(_TWO_OVER_PI_256 >> (192 - 64 * k)) & ((1 << 64) - 1) for 
 #: sin(r) = r + r z S(z), cos(r) = 1 + z C(z), z = r^2 <= (pi/4)^2 (Taylor to 1e-14)
 SIN_COEFFS = [(-1.0) ** (k + 1) / math.factorial(2 * k + 3) for k in range(6)]
 COS_COEFFS = [(-1.0) ** (k + 1) / math.factorial(2 * k + 2) for k in range(7)]
+# -- float64 ------------------------------------------------------------------------------
+
+#: ln 2 = LN2_HI + LN2_LO, LN2_HI of 41 bits (k * LN2_HI exact for |k| < 2^12)
+LN2_HI, LN2_LO = _split(2 * _atan_inv(3, 200, hyperbolic=True), 200, head=40)
+#: pi and the bases of atan's reduction (atan(1/2), pi/4, atan(3/2), pi/2) as (hi, lo)
+PI_HL = _split(_PI_200, 200)
+ATAN_BASES = [(0.0, 0.0), _split(_atan_inv(2, 200), 200), _split(_PI_200 >> 2, 200),
+              _split((_PI_200 >> 2) + _atan_inv(5, 200), 200), _split(_PI_200 >> 1, 200)]
+#: e^r - 1 = r + r^2 P(r), P(r) = sum r^k / (k+2)!, |r| <= ln(2)/2 (Taylor to 2^-60)
+EXPM1_COEFFS64 = [1.0 / math.factorial(k + 2) for k in range(14)]
+#: log(1 + f) = f - (f^2/2 - s (f^2/2 + z P(z))), s = f / (2 + f), z = s^2 <= 0.0295,
+#: P(z) = sum 2 z^k / (2k + 3)
+LOG_COEFFS64 = [2.0 / (2 * k + 3) for k in range(12)]
+#: atan(u) = u + u z P(z), z = u^2 <= (7/16)^2, P(z) = sum (-1)^(k+1) z^k / (2k + 3)
+ATAN_COEFFS64 = [(-1.0) ** (k + 1) / (2 * k + 3) for k in range(21)]
+#: sinh(x) = x + x z P(z), |x| < 1, P(z) = sum z^k / (2k + 3)!
+SINH_COEFFS64 = [1.0 / math.factorial(2 * k + 3) for k in range(9)]
+
+
+def _tanh_coefficients(n: int) -> list[float]:
+    """tanh(x) = x + x z P(z) (z = x^2): P's first n coefficients, from the Bernoulli numbers
+    (tanh's Taylor coefficient of x^(2j-1) is 2^(2j) (2^(2j) - 1) B_2j / (2j)!)."""
+    bern = [Fraction(1)]
+    for m in range(1, 2 * n + 3):
+        bern.append(-sum(math.comb(m + 1, k) * bern[k] for k in range(m)) / (m + 1))
+    return [float(4 ** j * (4 ** j - 1) * bern[2 * j] / math.factorial(2 * j)) for j in range(2, n + 2)]
+
+
+#: tanh below TANH_SERIES by its series (the ratio of its terms is at most 0.12 there)
+TANH_SERIES = 0.55
+TANH_COEFFS64 = _tanh_coefficients(19)
+#: added to a positive normal float32's bits divided by three, the bits of a float32 within
+#: 3.2% of its cube root (the constant that makes that bound least, found by a scan of
+#: three binades)
+CBRT_SEED = 709953152
 #: arguments of exp are clamped to +-EXP_BOUND: far beyond float32's range either way, and
 #: 2^k stays a normal double
 EXP_BOUND = 200.0
@@ -221,6 +274,142 @@ class _Math:
         base = sel(big, self.c(math.pi / 2), sel(mid, self.c(math.pi / 4), self.c(0.0)))
         u = self.div(num, den)
         return self.fma(u, self.poly(self.mul(u, u), ATAN_COEFFS), base)
+
+    # -- cbrt ---------------------------------------------------------------------------
+
+    def cbrt_unit(self, a):
+        """a^(1/3) to a relative 1e-14 for a double ``a`` in a float32's normal range:
+        a seed from the float32 bits (within 3.2%), then two steps of Halley's iteration
+        (each cubes the error)."""
+        b = self.b
+        bits = b.bitcast(b.fptrunc(a, F32), I32)
+        y = b.fpext(b.bitcast(b.add(b.udiv(bits, ir.Constant(I32, 3)), ir.Constant(I32, CBRT_SEED)), F32), F64)
+        two_a = self.add(a, a)
+        for _ in range(2):
+            y3 = self.mul(self.mul(y, y), y)
+            y = self.div(self.mul(y, self.add(y3, two_a)), self.add(self.add(y3, y3), a))
+        return y
+
+    # -- float64 -------------------------------------------------------------------------
+
+    def int_of(self, kbits):
+        """The integer of ``rint``'s bits, as an i64."""
+        return self.b.sub(kbits, self.i(ROUNDER_BITS))
+
+    def pow2(self, k):
+        """2^k (a double) for an i64 k in [-1022, 1023]."""
+        return self.b.bitcast(self.b.shl(self.b.add(k, self.i(1023)), self.i(52)), F64)
+
+    def scale(self, v, k):
+        """v 2^k for an i64 k in [-2000, 2000], by two factors that are each a normal double
+        (so one rounding at most, where the result is subnormal)."""
+        half = self.b.ashr(k, self.i(1))
+        return self.mul(self.mul(v, self.pow2(half)), self.pow2(self.b.sub(k, half)))
+
+    def exp64_parts(self, x):
+        """(k, e_hi, e_lo): e^x = 2^k (1 + e_hi + e_lo) with |e_hi| <= 0.42 and e_lo below
+        e_hi's last bit, for |x| <= 1420 (NaN in, NaN out)."""
+        k, kbits = self.rint(self.mul(x, self.c(LOG2E)))
+        nk = self.sub(self.c(-0.0), k)
+        hi = self.fma(nk, self.c(LN2_HI), x)  # (exact: k LN2_HI has at most 52 bits)
+        lo = self.mul(nk, self.c(LN2_LO))
+        r = self.add(hi, lo)
+        err = self.add(self.sub(hi, r), lo)  # (r's rounding error)
+        s = self.mul(self.mul(r, r), self.poly(r, EXPM1_COEFFS64))
+        e_hi = self.add(r, s)
+        # (|s| < |r|: the sum's error exactly; r's error grows by e^r's slope, 1 + r)
+        e_lo = self.add(self.add(self.sub(r, e_hi), s), self.fma(err, r, err))
+        return self.int_of(kbits), e_hi, e_lo
+
+    def expm1_64(self, x):
+        """e^x - 1 for x in [-40, 710] (or NaN): 2^k (e + 1 - 2^-k), where 1 - 2^-k is exact."""
+        b = self.b
+        k, e_hi, e_lo = self.exp64_parts(x)
+        g = self.sub(self.c(1.0), self.pow2(b.sub(self.i(0), b.select(b.icmp_signed(">", k, self.i(60)), self.i(60), k))))
+        return self.scale(self.add(self.add(g, e_hi), e_lo), k)
+
+    def log64(self, u, c=None):
+        """log(u + c) for a positive normal double u and a correction |c| far below u's
+        last bit: u's exponent e and m = u 2^-e in [sqrt(1/2), sqrt(2)), f = m - 1 (exact),
+        log(1 + f) by its series in s = f / (2 + f), c / u added with the small terms."""
+        b = self.b
+        bits = b.bitcast(u, I64)
+        e = b.ashr(b.sub(bits, self.i(SQRT_HALF_BITS)), self.i(52))
+        f = self.sub(b.bitcast(b.sub(bits, b.shl(e, self.i(52))), F64), self.c(1.0))
+        s = self.div(f, self.add(f, self.c(2.0)))
+        z = self.mul(s, s)
+        hfsq = self.mul(self.c(0.5), self.mul(f, f))
+        ef = b.sitofp(e, F64)
+        tail = self.mul(ef, self.c(LN2_LO)) if c is None else self.fma(ef, self.c(LN2_LO), self.div(c, u))
+        small = self.fma(s, self.fma(z, self.poly(z, LOG_COEFFS64), hfsq), tail)
+        return self.fma(ef, self.c(LN2_HI), self.sub(f, self.sub(hfsq, small)))
+
+    def log1p_64(self, x):
+        """log(1 + x) for x > -1 finite: u = 1 + x rounded and its rounding error c (exact)."""
+        u = self.add(self.c(1.0), x)
+        return self.log64(u, self.sub(x, self.sub(u, self.c(1.0))))
+
+    def atan64(self, a, d, from_pi=None):
+        """atan(a / d) for a, d >= 0 (not both 0, not both infinite; NaN in, NaN out) without
+        dividing first: atan(a/d) = base + atan(u), base one of 0, atan(1/2), pi/4,
+        atan(3/2), pi/2 by a/d's interval, u = (a - t d) / (d + t a) for t = tan(base)
+        (each numerator exact or rounded once), |u| <= 7/16.  Where ``from_pi`` (an i1)
+        holds, pi - atan(a / d), the base taken from pi in double-double."""
+        b = self.b
+        # both scaled (exactly) away from the subnormal and the overflowing range, where the
+        # reduction's products would round or overflow
+        top = b.select(b.fcmp_ordered(">", a, d), a, d)
+        by = b.select(b.fcmp_ordered("<", top, self.c(2.0 ** -900)), self.c(2.0 ** 1000),
+                      b.select(b.fcmp_ordered(">", top, self.c(2.0 ** 900)), self.c(2.0 ** -200), self.c(1.0)))
+        a, d = self.mul(a, by), self.mul(d, by)
+
+        def below(ratio):  # (a <= d ratio, the side scaled down that cannot overflow)
+            if ratio < 1:
+                return b.fcmp_ordered("<=", a, self.mul(d, self.c(ratio)))
+            return b.fcmp_ordered("<=", self.mul(a, self.c(1 / ratio)), d)
+
+        cases = [(below(7 / 16), a, d), (below(11 / 16), self.fma(self.c(2.0), a, self.sub(self.c(-0.0), d)),
+                                         self.fma(self.c(2.0), d, a)),
+                 (below(19 / 16), self.sub(a, d), self.add(a, d)),
+                 (below(39 / 16), self.fma(self.c(-1.5), d, a), self.fma(self.c(1.5), a, d))]
+        num, den = self.sub(self.c(-0.0), d), a
+        hi, lo = self.c(ATAN_BASES[4][0]), self.c(ATAN_BASES[4][1])
+        for (cond, n_, d_), (h_, l_) in zip(reversed(cases), reversed(ATAN_BASES[:4])):
+            num, den = b.select(cond, n_, num), b.select(cond, d_, den)
+            hi, lo = b.select(cond, self.c(h_), hi), b.select(cond, self.c(l_), lo)
+        u = self.div(num, den)
+        z = self.mul(u, u)
+        tail = self.mul(self.mul(u, z), self.poly(z, ATAN_COEFFS64))
+        if from_pi is not None:
+            pi_hi, pi_lo = self.c(PI_HL[0]), self.c(PI_HL[1])
+            rest = self.sub(pi_hi, hi)
+            err = self.sub(self.sub(pi_hi, rest), hi)  # (rest's rounding error, exactly)
+            lo = b.select(from_pi, self.add(self.sub(pi_lo, lo), err), lo)
+            hi = b.select(from_pi, rest, hi)
+            u = b.select(from_pi, self.sub(self.c(-0.0), u), u)
+            tail = b.select(from_pi, self.sub(self.c(-0.0), tail), tail)
+        return self.add(hi, self.add(u, self.add(tail, lo)))
+
+    def cbrt64(self, a):
+        """a^(1/3) for a positive normal double: a = 2^(3q) m, m in [1, 8); m's root by
+        ``cbrt_unit``, then one Newton step whose residual y^3 - m is computed exactly."""
+        b = self.b
+        bits = b.bitcast(a, I64)
+        e = b.sub(b.lshr(bits, self.i(52)), self.i(1023))
+        # q = floor(e / 3) in doubles: (e + 1/2) / 3 lies 1/6 or more from an integer
+        q, qbits = self.rint(self.b.call(self._intrinsic("floor", 1),
+                                         [self.mul(self.add(b.sitofp(e, F64), self.c(0.5)), self.c(1 / 3))]))
+        qi = self.int_of(qbits)
+        rest = b.sub(e, b.mul(qi, self.i(3)))
+        m = b.bitcast(b.or_(b.and_(bits, self.i((1 << 52) - 1)), b.shl(b.add(rest, self.i(1023)), self.i(52))), F64)
+        y = self.cbrt_unit(m)
+        y2 = self.mul(y, y)
+        y2_lo = self.fma(y, y, self.sub(self.c(-0.0), y2))
+        y3 = self.mul(y2, y)
+        y3_lo = self.fma(y2_lo, y, self.fma(y2, y, self.sub(self.c(-0.0), y3)))
+        residual = self.add(self.sub(y3, m), y3_lo)  # (y3 - m exact: they are within 1e-14)
+        y = self.sub(y, self.div(residual, self.mul(self.c(3.0), y2)))
+        return y, qi
 
     # -- sin, cos, tan ------------------------------------------------------------------
 
@@ -399,6 +588,18 @@ def _tan(m, x):
     return m.trig(x, "tan")
 
 
+def _cbrt(m, x):
+    b, a = m.b, m.fabs(x)
+    # a subnormal float32 scaled by 2^24 (exact in a double) into the seed's range, its root
+    # by 2^-8 back
+    tiny = b.fcmp_ordered("<", a, m.c(2.0 ** -126))
+    y = m.cbrt_unit(b.select(tiny, m.mul(a, m.c(2.0 ** 24)), a))
+    y = m.copysign(b.select(tiny, m.mul(y, m.c(2.0 ** -8)), y), x)
+    # zeros, infinities and NaN are their own roots
+    regular = b.and_(b.fcmp_ordered(">", a, m.c(0.0)), b.fcmp_ordered("<", a, m.c(math.inf)))
+    return b.select(regular, y, x)
+
+
 def _atan2(m, y, x):
     b = m.b
     ay, ax = m.fabs(y), m.fabs(x)
@@ -429,6 +630,175 @@ def _pow(m, x, y):
     return b.select(ones, one, r)
 
 
+# -- float64 bodies: the same specials, computed in float64 itself to about one ulp ---------
+
+
+def _signed_tiny(m, x, value):
+    """``x`` where |x| < 2^-54 (the functions below round to x there; -0.0 kept)."""
+    return m.where("<", m.fabs(x), m.c(2.0 ** -54), x, value)
+
+
+def _exp_f64(m, x):
+    k, e_hi, e_lo = m.exp64_parts(m.at_most(m.at_least(x, -1400.0), 1400.0))
+    return m.scale(m.add(m.c(1.0), m.add(e_hi, e_lo)), k)
+
+
+def _log_f64(m, x):
+    b = m.b
+    # a subnormal x scaled by 2^54 into the normal range, 54 ln 2 taken off
+    tiny = b.fcmp_ordered("<", x, m.c(2.0 ** -1022))
+    r = m.log64(b.select(tiny, m.mul(x, m.c(2.0 ** 54)), x))
+    r = b.select(tiny, m.sub(m.add(r, m.c(-54 * LN2_HI)), m.c(54 * LN2_LO)), r)
+    return m.log_specials(x, r)
+
+
+def _expm1_f64(m, x):
+    return _signed_tiny(m, x, m.expm1_64(m.at_most(m.at_least(x, -40.0), 710.0)))
+
+
+def _hyperbolic_f64(m, x, name):
+    """sinh and cosh beyond the series: e^a = 2^k p, p = 1 + e_hi + e_lo, and
+    (e^a -+ e^-a) / 2 = 2^(k-1) (p -+ 2^-2k / p), the small part added first."""
+    b = m.b
+    k, e_hi, e_lo = m.exp64_parts(m.at_most(m.fabs(x), 711.0))
+    # (2^-2k is 0 to double precision long before k reaches 1000)
+    q = m.scale(m.div(m.c(1.0), m.add(m.c(1.0), e_hi)), b.select(b.icmp_signed(">", k, m.i(1000)), m.i(-2000), b.mul(k, m.i(-2))))
+    w = m.sub(e_hi, q) if name == "sinh" else m.add(e_hi, q)
+    return m.scale(m.add(m.c(1.0), m.add(w, e_lo)), b.sub(k, m.i(1)))
+
+
+def _sinh_f64(m, x):
+    z = m.mul(x, x)
+    small = m.fma(m.mul(x, z), m.poly(z, SINH_COEFFS64), x)
+    return m.where("<", m.fabs(x), m.c(1.0), small, m.copysign(_hyperbolic_f64(m, x, "sinh"), x))
+
+
+def _cosh_f64(m, x):
+    return _hyperbolic_f64(m, x, "cosh")
+
+
+def _tanh_f64(m, x):
+    a = m.at_most(m.fabs(x), 20.0)  # (tanh(20) rounds to 1)
+    z = m.mul(x, x)
+    small = m.fma(m.mul(x, z), m.poly(z, TANH_COEFFS64), x)
+    # 1 - 2 / (e^2a + 1), e^2a - 1 by expm1's parts, the low part kept
+    b = m.b
+    k, e_hi, e_lo = m.exp64_parts(m.add(a, a))
+    g = m.sub(m.c(1.0), m.pow2(b.sub(m.i(0), b.select(b.icmp_signed(">", k, m.i(60)), m.i(60), k))))
+    big = m.sub(m.c(1.0), m.div(m.c(2.0), m.add(m.scale(m.add(m.add(g, e_hi), e_lo), k), m.c(2.0))))
+    return _signed_tiny(m, x, m.where("<", m.fabs(x), m.c(TANH_SERIES), small, m.copysign(big, x)))
+
+
+def _log1p_f64(m, x):
+    r = m.log1p_64(x)
+    r = m.where("==", x, m.c(math.inf), m.c(math.inf), r)
+    r = m.where("==", x, m.c(-1.0), m.c(-math.inf), m.where("<", x, m.c(-1.0), m.c(math.nan), r))
+    return _signed_tiny(m, x, r)
+
+
+def _atanh_f64(m, x):
+    # (log1p(a) - log1p(-a)) / 2: the two terms have opposite signs (no cancellation); a = 1
+    # gives inf through log1p(-1), a > 1 NaN
+    a = m.fabs(x)
+    t = m.mul(m.c(0.5), m.sub(_log1p_f64(m, a), _log1p_f64(m, m.sub(m.c(-0.0), a))))
+    return _signed_tiny(m, x, m.copysign(t, x))
+
+
+def _log_of(m, bounds, cases, a, x):
+    """log(u + c) + add for the (u, c, add) of the first case whose ``a < bound`` holds (the
+    last case otherwise): one logarithm for a function's several argument ranges."""
+    u, c, add = cases[-1]
+    for bound, (u_, c_, add_) in zip(reversed(bounds), reversed(cases[:-1])):
+        cond = m.b.fcmp_ordered("<", a, m.c(bound))
+        u, c, add = (m.b.select(cond, p, q) for p, q in ((u_, u), (c_, c), (add_, add)))
+    return m.add(m.log64(u, c), add)
+
+
+def _one_plus(m, y, y_lo=None):
+    """(u, c): 1 + y + y_lo = u + c, u rounded, c exact (y_lo added)."""
+    u = m.add(m.c(1.0), y)
+    c = m.sub(y, m.sub(u, m.c(1.0)))
+    return u, (c if y_lo is None else m.add(c, y_lo))
+
+
+def _asinh_f64(m, x):
+    one, zero, ln2, a = m.c(1.0), m.c(0.0), m.c(LN2_HI + LN2_LO), m.fabs(x)
+    root = m.sqrt(m.fma(a, a, one))
+    # below 2: log1p(a + a^2 / (1 + sqrt(1 + a^2))) (no cancellation); up to 2^28:
+    # log(2a + 1 / (a + sqrt(a^2 + 1))); beyond, log(a) + ln 2 (a^2 + 1 rounds to a^2)
+    small = _one_plus(m, m.add(a, m.div(m.mul(a, a), m.add(one, root))))
+    mid = m.add(m.add(a, a), m.div(one, m.add(a, root)))
+    r = _log_of(m, [2.0, 2.0 ** 28], [(*small, zero), (mid, zero, zero), (a, zero, ln2)], a, x)
+    r = m.where("<", a, m.c(math.inf), r, a)  # (inf, and NaN, themselves)
+    return _signed_tiny(m, x, m.copysign(r, x))
+
+
+def _acosh_f64(m, x):
+    one, zero, ln2 = m.c(1.0), m.c(0.0), m.c(LN2_HI + LN2_LO)
+    # below 2: log1p(t + sqrt(2t + t^2)), t = x - 1 exact, the root's argument and the root
+    # carried with their rounding errors (acosh near 1 is about the root itself)
+    t = m.sub(x, one)
+    two_t = m.add(t, t)
+    q = m.fma(t, t, two_t)
+    q_lo = m.fma(t, t, m.sub(two_t, q))  # (2t - q exact: q is within t^2 of 2t)
+    root = m.sqrt(q)
+    root_lo = m.where(">", root, zero, m.div(m.add(m.fma(m.sub(m.c(-0.0), root), root, q), q_lo),
+                                               m.add(root, root)), zero)
+    y = m.add(t, root)
+    small = _one_plus(m, y, m.add(m.sub(root, m.sub(y, t)), root_lo))
+    mid = m.sub(m.add(x, x), m.div(one, m.add(x, m.sqrt(m.fma(x, x, m.c(-1.0))))))
+    r = _log_of(m, [2.0, 2.0 ** 28], [(*small, zero), (mid, zero, zero), (x, zero, ln2)], x, x)
+    r = m.where("==", x, m.c(math.inf), m.c(math.inf), r)
+    return m.where(">=", x, one, r, m.c(math.nan))
+
+
+def _atan_f64(m, x):
+    return m.copysign(m.atan64(m.fabs(x), m.c(1.0)), x)
+
+
+def _asin_f64(m, x):
+    a = m.fabs(x)
+    # atan(a / sqrt(1 - a^2)), 1 - a^2 rounded once; |x| > 1 takes the root of a negative
+    return m.copysign(m.atan64(a, m.sqrt(m.fma(m.sub(m.c(-0.0), a), a, m.c(1.0)))), x)
+
+
+def _acos_f64(m, x):
+    # atan2(sqrt(1 - x^2), x): from the negative axis for x < 0 (-0.0 included)
+    b, one, a = m.b, m.c(1.0), m.fabs(x)
+    # near x = 1 the result is about the root itself, so it is taken to double-double
+    # accuracy there: 1 - a^2 = (1 - a)(1 + a) with 1 - a exact for a >= 1/2 and 1 + a's
+    # rounding error added back, then one Newton step on the root
+    t, s = m.sub(one, a), m.add(one, a)
+    hi = m.mul(t, s)
+    lo = m.fma(t, m.sub(a, m.sub(s, one)), m.fma(t, s, m.sub(m.c(-0.0), hi)))
+    root = m.sqrt(hi)
+    fixed = m.add(root, m.div(m.add(m.fma(m.sub(m.c(-0.0), root), root, hi), lo), m.add(root, root)))
+    root = m.where(">", root, m.c(0.0), fixed, root)
+    d = m.where(">=", a, m.c(0.5), root, m.sqrt(m.fma(m.sub(m.c(-0.0), a), a, one)))
+    return m.atan64(d, a, from_pi=b.fcmp_ordered("<", m.copysign(one, x), m.c(0.0)))
+
+
+def _atan2_f64(m, y, x):
+    b = m.b
+    ay, ax = m.fabs(y), m.fabs(x)
+    both_inf = b.and_(b.fcmp_ordered("==", ay, m.c(math.inf)), b.fcmp_ordered("==", ax, m.c(math.inf)))
+    # x negative, -0.0 included: the angle from the negative axis
+    negative = b.fcmp_ordered("<", m.copysign(m.c(1.0), x), m.c(0.0))
+    t = m.atan64(b.select(both_inf, m.c(1.0), ay), b.select(both_inf, m.c(1.0), ax), from_pi=negative)
+    t = m.where("==", ay, m.c(0.0), b.select(negative, m.c(math.pi), m.c(0.0)), t)  # (y = 0, x = 0 too)
+    return b.select(b.fcmp_unordered("uno", x, y), m.c(math.nan), m.copysign(t, y))
+
+
+def _cbrt_f64(m, x):
+    b, a = m.b, m.fabs(x)
+    # a subnormal double scaled by 2^54 into the normal range, its root by 2^-18 back
+    tiny = b.fcmp_ordered("<", a, m.c(2.0 ** -1022))
+    y, q = m.cbrt64(b.select(tiny, m.mul(a, m.c(2.0 ** 54)), a))
+    y = m.copysign(m.scale(y, b.select(tiny, b.sub(q, m.i(18)), q)), x)
+    regular = b.and_(b.fcmp_ordered(">", a, m.c(0.0)), b.fcmp_ordered("<", a, m.c(math.inf)))
+    return b.select(regular, y, x)
+
+
 #: name -> body (``_Math``, the float64 argument or two) -> the float64 result
 _BODIES = {
     "sin": _sin, "cos": _cos, "tan": _tan,
@@ -436,26 +806,43 @@ _BODIES = {
     "sinh": _sinh, "cosh": _cosh, "tanh": _tanh,
     "log": _log, "log2": _log2, "log10": _log10, "log1p": _log1p,
     "asinh": _asinh, "acosh": _acosh, "atanh": _atanh,
-    "atan": _atan, "asin": _asin, "acos": _acos,
+    "atan": _atan, "asin": _asin, "acos": _acos, "cbrt": _cbrt,
     "atan2": _atan2, "pow": _pow,
 }
 FUNCTIONS = frozenset(_BODIES)
+#: the float64 functions defined here (the others call the C library)
+_BODIES64 = {
+    "exp": _exp_f64, "log": _log_f64, "expm1": _expm1_f64, "log1p": _log1p_f64, "sinh": _sinh_f64, "cosh": _cosh_f64, "tanh": _tanh_f64,
+    "asinh": _asinh_f64, "acosh": _acosh_f64, "atanh": _atanh_f64, "atan": _atan_f64, "asin": _asin_f64, "acos": _acos_f64, "atan2": _atan2_f64,
+    "cbrt": _cbrt_f64,
+}
+FUNCTIONS64 = frozenset(_BODIES64)
 #: the functions of two arguments (the rest take one)
 BINARY = frozenset({"atan2", "pow"})
 
 
-def float32_function(module: ir.Module, name: str) -> ir.Function:
-    """The float32 function ``name`` (one of ``FUNCTIONS``) defined in ``module``: internal
-    and always inlined, of one float (two for ``BINARY``) to a float."""
-    full = f"rocarray.host.{name}.f32"
+def float_function(module: ir.Module, name: str, ty: ir.Type) -> ir.Function:
+    """The float32 (``ty`` a FloatType: one of ``FUNCTIONS``) or float64 (one of
+    ``FUNCTIONS64``) function ``name`` defined in ``module``: internal and always inlined,
+    of one value (two for ``BINARY``) to one of the same type."""
+    wide = isinstance(ty, ir.DoubleType)
+    full = f"rocarray.host.{name}.{'f64' if wide else 'f32'}"
     existing = module.globals.get(full)
     if existing is not None:
         return existing
-    fn = ir.Function(module, ir.FunctionType(F32, [F32] * (2 if name in BINARY else 1)), full)
+    fn = ir.Function(module, ir.FunctionType(ty, [ty] * (2 if name in BINARY else 1)), full)
     fn.linkage = "internal"
     for attr in ("alwaysinline", "nounwind", "readnone"):
         fn.attributes.add(attr)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     m = _Math(b, module)
-    b.ret(b.fptrunc(_BODIES[name](m, *(b.fpext(a, F64) for a in fn.args)), F32))
+    if wide:
+        b.ret(_BODIES64[name](m, *fn.args))
+    else:
+        b.ret(b.fptrunc(_BODIES[name](m, *(b.fpext(a, F64) for a in fn.args)), F32))
     return fn
+
+
+def float32_function(module: ir.Module, name: str) -> ir.Function:
+    """``float_function`` of float32."""
+    return float_function(module, name, F32)
