@@ -204,6 +204,8 @@ from ._numpy_numerics import (
     bartlett, blackman, divmod, float_power, geomspace, gradient, hamming, hanning, identity, logspace, modf, polyval,
     trapezoid, tri, unwrap, vander,
 )
+from ._numpy_numerics import bitwise_count, fix, frexp, i0, kaiser, ldexp, spacing
+from ._numpy_poly import poly, poly1d, polyadd, polydiv, polyder, polyfit, polyint, polymul, polysub, roots
 from ._numpy_select import (
     argpartition, choose, compress, ediff1d, extract, intersect1d, lexsort, partition, place, put,
     put_along_axis, putmask, setdiff1d, setxor1d, union1d,
@@ -216,6 +218,12 @@ from ._numpy_stats import (
 )
 from ._numpy_methods import (
     amax, amin, cumprod, cumsum, nancumprod, nancumsum, unique, where,
+)
+from ._numpy_utils import (
+    apply_along_axis, apply_over_axes, asarray_chkfinite, bool_, common_type, complexfloating, floating,
+    fromfunction, generic, histogram2d, histogramdd, inexact, integer, isscalar, issubdtype, iterable,
+    mask_indices, matvec, min_scalar_type, mintypecode, number, packbits, piecewise, promote_types,
+    real_if_close, require, signedinteger, typename, unpackbits, unsignedinteger, vecmat,
 )
 from . import _numpy_protocols  # noqa: F401,E402 - installs __array_ufunc__ and __array_function__ on Array
 

@@ -194,6 +194,15 @@ ENTRIES = {
         'ra.rad2deg(ra.asarray([3.141592653589793]))',
         'array([180.])',
     ),
+    "spacing": (
+        'The distance from each element to the next float of its dtype away from zero, with its sign '
+        '(``spacing(1.0)`` is the machine epsilon); the smallest subnormal at both zeros, inf at the '
+        'largest finite value, NaN for infinities and NaN.',
+        'NumPy and CuPy have it; the standard does not. As NumPy\'s float16 spacing, a negative float16 '
+        'gives the positive step towards zero (``nextafter(x, inf) - x``).',
+        'ra.spacing(ra.asarray([1.0, -1.0, 0.0]))',
+        'array([ 2.22044605e-016, -2.22044605e-016,  4.94065646e-324])',
+    ),
     "sinc": (
         'The normalized sinc, ``sin(pi x) / (pi x)``, 1 at 0.',
         'NumPy and CuPy have it (NumPy\'s is not a ufunc; integers give float64 as there); the standard '

@@ -1,8 +1,10 @@
 """NumPy's numerical helpers beside the standard's: ``identity``, ``tri``, ``logspace``,
 ``geomspace``, ``float_power``, ``divmod``, ``modf``, ``trapezoid``, ``gradient``,
-``unwrap``, ``vander``, ``polyval`` and the window functions (``bartlett``, ``blackman``,
-``hamming``, ``hanning``), with NumPy's signatures and result dtypes, composed of the
-standard's functions (so on the device)."""
+``unwrap``, ``vander``, ``polyval``, the window functions (``bartlett``, ``blackman``,
+``hamming``, ``hanning``, ``kaiser``) and NumPy's float bit functions and others of its
+ufuncs that need more than one catalogue row (``ldexp``, ``frexp``, ``spacing``,
+``bitwise_count``, ``fix``, ``i0``), with NumPy's signatures and result dtypes, composed of
+the standard's functions and the catalogue's rows (so on the device)."""
 
 from __future__ import annotations
 
@@ -16,12 +18,13 @@ from . import _dtypes
 from ._array_object import Array
 from ._creation_functions import arange, asarray, copy_into, eye, linspace, ones, zeros
 from ._data_type_functions import astype
-from ._elementwise_functions import (abs as abs_, add, copysign, cos, divide, equal, floor_divide, greater, isinf,
-                                     less, less_equal, logical_and, multiply, pow, remainder, subtract, trunc, where)
+from ._elementwise_functions import (_ufunc, abs as abs_, add, copysign, cos, divide, equal, floor_divide, greater,
+                                     isinf, less, less_equal, logical_and, multiply, pow, remainder, sqrt, subtract,
+                                     trunc, where)
 from ._manipulation_functions import concat, diff, reshape
 from ._numpy_names import _as_array, _axis
 from ._statistical_functions import cumulative_prod, cumulative_sum, sum as _sum
-from ._views import _axis_slice, broadcast_to, normalize_axes
+from ._views import _axis_slice, broadcast_shapes, broadcast_to, normalize_axes
 
 
 def _count(n, name: str) -> int:
@@ -197,6 +200,203 @@ def modf(x, /, out=None) -> tuple:
         if given is not None:
             copy_into(given, got)
     return (frac if f_out is None else f_out), (whole if i_out is None else i_out)
+
+
+# -- NumPy's float bit functions and other ufuncs beyond one catalogue row -------------------------
+
+spacing = _ufunc("spacing")
+spacing.__module__ = __name__
+_ldexp = _ufunc("ldexp")
+_frexp_mantissa = _ufunc("_frexp_mantissa")
+_frexp_exponent = _ufunc("_frexp_exponent")
+_bitwise_count = _ufunc("bitwise_count")
+_i0 = _ufunc("i0")
+#: the integer dtype of each float's bits (frexp's exponent row reads them)
+_BITS_OF = {2: _dtypes.int16, 4: _dtypes.int32, 8: _dtypes.int64}
+#: a Python int exponent past this is clamped to it (every result is then 0, inf, NaN or x)
+_LDEXP_SCALAR_LIMIT = 1 << 20
+
+
+def _operand_dtype(v, name: str, what: str):
+    """The dtype of an operand (an array's, or NumPy's default for a Python scalar: weak)."""
+    if isinstance(v, Array):
+        return v.dtype
+    if isinstance(v, np.generic):
+        return v.dtype
+    if isinstance(v, (builtins.bool, int, float, complex)):
+        return None
+    raise TypeError(f"{name}: {what} must be a rocarray array or a Python scalar, not {type(v).__name__}"
+                    + ("; convert NumPy arrays with rocarray.asarray()" if isinstance(v, np.ndarray) else ""))
+
+
+def ldexp(x1, x2, /, out=None) -> Array:
+    """``ldexp(x1, x2)``: ``x1 * 2**x2`` element by element, as NumPy's ufunc (``np.ldexp(x,
+    e)`` reaches it), rounded once (a subnormal result as C's ``ldexp``); NaN, infinities
+    and zeros are kept, a result past the largest finite value is an infinity.
+
+    Args:
+        x1: the mantissas: an array (bool, integer or real floating) or a Python scalar.
+        x2: the exponents: an array of an integer dtype or bool (not uint64, as NumPy), or a
+            Python int. The arguments broadcast together; at least one is an array.
+        out: an array of the result's shape to write into (a float dtype).
+
+    Returns:
+        An array of NumPy's dtype: ``x1``'s float dtype, integers and bools made floating as
+        NumPy's ldexp does (int8, uint8, bool -> float16, int16 -> float32, wider -> float64;
+        a Python float ``x1`` -> float64, a Python int or bool -> float16 as NumPy's),
+        whatever the exponents' dtype.
+
+    Raises:
+        TypeError: a complex ``x1``; float, complex or uint64 exponents; only Python scalars.
+
+    Note:
+        NumPy refuses a Python int exponent past int32's range; here it is accepted (every
+        such result is 0, an infinity, NaN or ``x1`` itself).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.ldexp(ra.asarray([1.5, -3.0], dtype=ra.float32), ra.asarray([2, -1]))
+        array([ 6. , -1.5], dtype=float32)
+    """
+    t1 = _operand_dtype(x1, "ldexp", "x1")
+    t2 = _operand_dtype(x2, "ldexp", "x2")
+    if isinstance(x1, np.generic):
+        x1 = x1.item()
+    if isinstance(x2, np.generic):
+        x2 = x2.item()
+    arrays = [v for v in (x1, x2) if isinstance(v, Array)]
+    if not arrays:
+        raise TypeError("ldexp: at least one argument must be an array, got only Python scalars")
+    if (t1 is not None and t1.kind == "c") or isinstance(x1, complex):
+        raise TypeError(f"ldexp: x1 must be real (bool, integer or real floating), not {t1 or 'complex'}")
+    if t2 is not None:
+        if t2.kind not in "biu" or t2 == _dtypes.uint64:
+            raise TypeError(f"ldexp: the exponents x2 must be of an integer dtype or bool (not uint64), not {t2}")
+    elif not isinstance(x2, int):
+        raise TypeError(f"ldexp: the exponent x2 must be an integer, not {type(x2).__name__}")
+    else:
+        x2 = builtins.max(-_LDEXP_SCALAR_LIMIT, builtins.min(_LDEXP_SCALAR_LIMIT, int(x2)))
+    if t1 is None:
+        # NumPy's choice for a Python scalar x1: its first loop that takes it (float16) for a
+        # bool or an int, except an int beside bool exponents (no longer weak there: int64,
+        # so float64); a float is float64
+        weak = isinstance(x1, builtins.bool) or (isinstance(x1, int) and t2 != _dtypes.bool)
+        result = _dtypes.float16 if weak else _dtypes.float64
+        if isinstance(x1, int):
+            x1 = float(x1)  # (the loop's float: an int x1 stands for its value)
+    else:
+        result = np.promote_types(t1, _dtypes.float16)
+    if out is None:
+        shape = broadcast_shapes(*(a.shape for a in arrays))
+        out = Array._empty(shape, result, arrays[0].device)
+    # (the loop runs in the promotion of both operands, at least as wide as the result: each
+    # product is exact there or lies past the result's range, so the store rounds once)
+    return _ldexp(x1, x2, out=out)
+
+
+def frexp(x, /, out=None) -> tuple:
+    """``frexp(x)``: the mantissa and the exponent of each element, ``x == m * 2**e`` with
+    ``0.5 <= |m| < 1``, as NumPy's ufunc (``np.frexp(x)`` reaches it), ``out`` a pair of
+    arrays. Zeros, infinities and NaN are their own mantissa, with exponent 0.
+
+    Returns:
+        ``(m, e)``: ``m`` of ``x``'s float dtype (integers and bools made floating as NumPy
+        does: int8 -> float16, int16 -> float32, wider -> float64), ``e`` int32.
+
+    Raises:
+        TypeError: a complex array.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.frexp(ra.asarray([8.0, -0.375, 0.0]))
+        (array([ 0.5 , -0.75,  0.  ]), array([ 4, -1,  0], dtype=int32))
+    """
+    x = _as_array(x, "frexp")
+    if x.dtype.kind == "c":
+        raise TypeError(f"frexp: complex dtype {x.dtype} is not supported; frexp accepts bool, integer "
+                        "or real floating dtypes")
+    m_out, e_out = _pair_out(out, "frexp")
+    xf = x if x.dtype.kind == "f" else astype(x, np.promote_types(x.dtype, _dtypes.float16))
+    m = _frexp_mantissa(xf) if m_out is None else _frexp_mantissa(xf, out=m_out)
+    # the exponent from the float's bits: the same memory read as integers of its width
+    bits = Array._new(xf._buf, xf._shape, xf._strides, xf._offset, _BITS_OF[xf.dtype.itemsize])
+    if e_out is None:
+        e_out = Array._empty(x.shape, _dtypes.int32, x.device)
+    return m, _frexp_exponent(bits, out=e_out)
+
+
+def bitwise_count(x, /, out=None) -> Array:
+    """``bitwise_count(x)``: the number of one bits of ``|x|`` (NumPy 2's ufunc; ``-1``
+    gives 1, the int8 -128 gives 1), as uint8.
+
+    Args:
+        x: an array of an integer dtype or bool.
+        out: an array of ``x``'s shape to write into (an integer dtype).
+
+    Raises:
+        TypeError: a float or complex dtype.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.bitwise_count(ra.asarray([0, 7, -8, 255]))
+        array([0, 3, 1, 8], dtype=uint8)
+    """
+    if not isinstance(x, Array):
+        raise TypeError(f"bitwise_count: x must be a rocarray array, not {type(x).__name__}")
+    if out is None:
+        out = Array._empty(x.shape, _dtypes.uint8, x.device)
+    target = out
+    if x.dtype.kind == "i" and out.dtype.kind == "u":
+        # a count (at most 64) has the same bits signed: the loop's signed integers go into
+        # the output's memory read as the signed dtype of its width (a cast the engine
+        # refuses across kinds)
+        target = Array._new(out._buf, out._shape, out._strides, out._offset,
+                            np.dtype(f"i{out.dtype.itemsize}"))
+    _bitwise_count(x, out=target)
+    return out
+
+
+def fix(x, /, out=None) -> Array:
+    """``fix(x)``: each element rounded towards zero, the dtype kept (integers and bools as
+    they are): NumPy's name for the standard's ``trunc``, which computes it.
+
+    Raises:
+        TypeError: a complex array (as NumPy).
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.fix(ra.asarray([2.7, -2.7, -0.5]))
+        array([ 2., -2., -0.])
+    """
+    x = _as_array(x, "fix")
+    if x.dtype.kind == "c":
+        raise TypeError(f"fix: complex floating dtype {x.dtype} is not supported; fix accepts bool, integer "
+                        "or real floating dtypes")
+    return trunc(x) if out is None else trunc(x, out=out)
+
+
+def i0(x) -> Array:
+    """``i0(x)``: the modified Bessel function of the first kind of order 0 of each element,
+    as NumPy's ``i0`` (float64 for integers and bools, else the float dtype), computed in
+    float64 to within a few units in the last place over the whole range, rounded once to
+    float32 or float16.
+
+    Raises:
+        TypeError: a complex array (as NumPy).
+
+    Note:
+        ``i0(±inf)`` is inf here (NumPy's gives NaN there); NumPy computes float16 in
+        float16 (to about 1e-2), rocarray in float64, rounded once.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.i0(ra.asarray([0.0, 1.0, -2.0]))
+        array([1.        , 1.26606588, 2.2795853 ])
+    """
+    x = _as_array(x, "i0")
+    if x.dtype.kind == "c":
+        raise TypeError(f"i0: complex dtype {x.dtype} is not supported (as NumPy's i0)")
+    return _i0(x)
 
 
 # -- calculus -------------------------------------------------------------------------------------
@@ -495,3 +695,22 @@ def hanning(M, *, device=None) -> Array:
         array([0., 1., 0.])
     """
     return _cosines("hanning", M, (0.5, 0.5), device)
+
+
+def kaiser(M, beta, *, device=None) -> Array:
+    """``kaiser(M, beta)``: the Kaiser window of ``M`` points and shape ``beta`` (float64), as
+    NumPy's: ``i0(beta * sqrt(1 - (2n/(M-1) - 1)**2)) / i0(beta)``, on rocarray's ``i0``.
+
+    Examples:
+        >>> import rocarray as ra
+        >>> ra.kaiser(3, 5.0)
+        array([0.03671089, 1.        , 0.03671089])
+    """
+    beta = _real_scalar(beta, "kaiser", "beta")
+
+    def shape(n, m):
+        r = divide(n, m)
+        return divide(i0(multiply(beta, sqrt(subtract(1.0, multiply(r, r))))),
+                      i0(asarray(beta, dtype=_dtypes.float64, device=n.device)))
+    w, done = _window(M, "kaiser", shape, device)
+    return done if w is None else w

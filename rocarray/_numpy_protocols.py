@@ -20,8 +20,10 @@ from . import _numpy_methods as M
 from . import _numpy_more as R
 from . import _numpy_names as N
 from . import _numpy_numerics as U
+from . import _numpy_poly as P
 from . import _numpy_select as X
 from . import _numpy_stats as S
+from . import _numpy_utils as T
 from ._array_object import Array
 from . import _elementwise_functions as E, fft, linalg
 from ._creation_functions import (arange, asarray, copy_into, empty, empty_like, eye, full, full_like, meshgrid, ones,
@@ -317,7 +319,7 @@ _FUNCTIONS = {
     "empty_like": _np_like(empty_like, empty), "full_like": _np_like(full_like, full, fill=True),
     "real": _np_real, "imag": _np_imag, "sinc": E.sinc,
 }
-for _module in (N, S, X, R, U):
+for _module in (N, S, X, R, U, P, T):
     for _name in dir(_module):
         _fn = getattr(_module, _name)
         if not _name.startswith("_") and callable(_fn) and _name not in _FUNCTIONS and \
@@ -356,12 +358,14 @@ def _array_function(self, func, types, args, kwargs):
 
 
 #: NumPy's generalized ufuncs that are rocarray's products
-_PRODUCTS = {"matmul": matmul, "vecdot": vecdot}
+_PRODUCTS = {"matmul": matmul, "vecdot": vecdot, "matvec": T.matvec, "vecmat": T.vecmat}
 _ELEMENTWISE = {name: getattr(E, name) for name in set(_UFUNCS.values()) if hasattr(E, name)}
 _UFUNCS["float_power"] = "float_power"  # (a composition: float64 or complex128 operands, then pow)
 _ELEMENTWISE["float_power"] = U.float_power
 #: NumPy's ufuncs of two results (compositions returning a pair)
-_TWO_RESULTS = {"divmod": U.divmod, "modf": U.modf}
+_TWO_RESULTS = {"divmod": U.divmod, "modf": U.modf, "frexp": U.frexp}
+# NumPy's ufuncs whose rocarray functions are compositions of catalogue rows
+_ELEMENTWISE.update(ldexp=U.ldexp, spacing=U.spacing, bitwise_count=U.bitwise_count)
 
 Array.__array_ufunc__ = _array_ufunc
 Array.__array_function__ = _array_function

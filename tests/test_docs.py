@@ -22,7 +22,9 @@ import pytest
 import rocarray as ra
 from rocarray import (_array_object, _copy, _creation_functions, _data_type_functions, _device, _dlpack, _dtypes,
                       _elementwise_functions, _fusion, _info, _manipulation_functions, _numpy_methods, _numpy_names,
-                      _numpy_more, _numpy_select, _numpy_stats, _statistical_functions, _user_kernels, _views, cache)
+                      _numpy_more, _numpy_numerics, _numpy_poly, _numpy_select, _numpy_stats, _numpy_utils,
+                      _statistical_functions, _user_kernels, _views, cache)
+from rocarray.linalg import _numpy_linalg
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REFERENCE = os.path.join(ROOT, "docs", "reference")
@@ -34,7 +36,10 @@ _spec.loader.exec_module(report)
 #: names documented in a table of the reference (NumPy's dtype objects and Python floats
 #: carry no docstring of their own)
 TABLE_NAMES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
-               "float32", "float64", "complex64", "complex128", "e", "pi", "inf", "nan", "newaxis"}
+               "float32", "float64", "complex64", "complex128", "e", "pi", "inf", "nan", "newaxis",
+               # NumPy's abstract scalar classes, re-exported (the reference's "Types" table)
+               "generic", "number", "integer", "signedinteger", "unsignedinteger", "inexact", "floating",
+               "complexfloating", "bool_"}
 
 
 def public_names() -> list:
@@ -83,7 +88,8 @@ def test_elementwise_functions_say_signature_dtypes_and_example():
 #: the modules whose docstring examples are checked (on the CPU, where reprs have no device)
 DOCTEST_MODULES = [_array_object, _copy, _creation_functions, _data_type_functions, _device, _dlpack, _dtypes,
                    _elementwise_functions, _fusion, _info, _manipulation_functions, _statistical_functions,
-                   _user_kernels, _views, cache, _numpy_names, _numpy_stats, _numpy_methods, _numpy_select, _numpy_more]
+                   _user_kernels, _views, cache, _numpy_names, _numpy_stats, _numpy_methods, _numpy_select, _numpy_more,
+                   _numpy_numerics, _numpy_poly, _numpy_utils, _numpy_linalg]
 
 
 @pytest.mark.parametrize("module", DOCTEST_MODULES, ids=lambda m: m.__name__)

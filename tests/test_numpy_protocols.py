@@ -134,8 +134,8 @@ def test_ufunc_reduce_and_accumulate(device, dtype):
 
 def test_ufunc_without_rocarray_op_is_a_type_error(device):
     x = _put(random_array((4,), np.float64), device)
-    with pytest.raises(TypeError, match=r"numpy\.spacing.*\.get\(\)"):
-        np.spacing(x)
+    with pytest.raises(TypeError, match=r"numpy\.isnat.*\.get\(\)"):
+        np.isnat(x)
     with pytest.raises(TypeError, match=r"numpy\.add\.at"):
         np.add.at(x, [0], 1.0)
     with pytest.raises(TypeError, match=r"numpy\.subtract\.reduce"):
@@ -260,12 +260,10 @@ def test_numpy_functions_dispatch(device):
 
 def test_function_without_rocarray_version_is_a_type_error(device):
     x = _put(random_array((4, 4), np.float64), device)
-    with pytest.raises(TypeError, match=r"numpy\.histogram2d; copy the array to the host with x\.get\(\)"):
-        np.histogram2d(x[0], x[1])
-    with pytest.raises(TypeError, match=r"numpy\.polyfit"):
-        np.polyfit(x[0], x[1], 2)
-    with pytest.raises(TypeError, match=r"numpy\.linalg\.lstsq"):
-        np.linalg.lstsq(x, x)
+    with pytest.raises(TypeError, match=r"numpy\.einsum_path; copy the array to the host with x\.get\(\)"):
+        np.einsum_path("ij,jk", x, x)
+    with pytest.raises(TypeError, match=r"numpy\.lib\.stride_tricks\.sliding_window_view"):
+        np.lib.stride_tricks.sliding_window_view(x[0], 2)
 
 
 def test_linalg_and_fft_dispatch(device):

@@ -14,7 +14,7 @@ import rocarray as ra
 from rocarray import cache
 from rocarray.compiler.cache import drain_background
 from rocarray._user_kernels import _user_spec
-from rocarray.random import Philox, _generator, _kernels, _philox, default_rng
+from rocarray.random import Philox, _distributions, _generator, _kernels, _philox, default_rng
 from rocarray.targets.amdgpu import AMDGPUTarget, find_device_libs, find_lld
 from rocarray.targets.nvptx import NVPTXTarget, find_libdevice
 
@@ -480,10 +480,10 @@ def test_a_gpu_gives_the_cpus_numbers(device):
         assert same.mean() > 0.999
 
 
-@pytest.mark.parametrize("module", [ra.random, _philox, _generator])
+@pytest.mark.parametrize("module", [ra.random, _philox, _generator, _distributions])
 def test_docstring_examples(module):
     """The examples in the docstrings run and print what they say."""
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS, extraglobs={"default_rng": ra.random.default_rng})
     assert result.attempted > 0 and result.failed == 0
 
 

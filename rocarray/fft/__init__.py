@@ -4,6 +4,9 @@ The arguments (``n`` / ``s``, ``axis`` / ``axes``, ``norm``, dtypes) are checked
 and the transform runs in the device's backend (``rocarray.vendor``): pocketfft through
 ``numpy.fft`` on the CPU, cuFFT on CUDA, hipFFT on ROCm, with plans cached by shape.
 
+NumPy's ``fft2``/``ifft2``/``rfft2``/``irfft2`` are the n-d transforms over two axes
+(default the last two), with NumPy's positional signature.
+
 Dtypes: float32 and complex64 inputs give complex64 / float32 results (never promoted to
 double); integer inputs are computed in float64.  ``fft``/``ifft``/``fftn``/``ifftn``,
 ``irfft``/``irfftn`` and ``hfft`` also take real input (read as complex with zero
@@ -26,7 +29,7 @@ from .._views import as_int, normalize_axes
 from .. import vendor
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",
-           "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+           "fft2", "ifft2", "rfft2", "irfft2", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 _NORMS = ("backward", "ortho", "forward")
 _COMPLEX = {4: _dtypes.complex64, 8: _dtypes.complex128}
@@ -211,6 +214,55 @@ def irfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
     >>> ra.fft.irfftn(ra.fft.rfftn(ra.ones((2, 4))))  # ones
     """
     return _many("irfftn", x, s, axes, norm, "c", True, "r")
+
+
+def _two(kind: str, x, s, axes, norm, wants: str, half: bool, result: str) -> Array:
+    """NumPy's ``fft2`` family: ``_many`` over ``axes`` (NumPy's default: the last two);
+    ``norm=None`` is "backward", as NumPy's."""
+    if axes is None:
+        raise TypeError(f"fft.{kind}: axes must be a sequence of ints, not None")
+    return _many(kind, x, s, axes, "backward" if norm is None else norm, wants, half, result)
+
+
+def fft2(x: Array, /, s=None, axes=(-2, -1), norm: str = "backward") -> Array:
+    """The 2-d FFT of ``x`` over ``axes`` (default the last two), each cropped or zero-padded
+    to the matching entry of ``s`` (-1: keep the length); ``fftn`` with NumPy's ``fft2``
+    signature (``norm=None`` is "backward").
+
+    Raises:
+        ValueError: ``s`` and ``axes`` of different lengths, a length below 1, repeated
+            axes (NumPy transforms a repeated axis twice), a bad ``norm``.
+        IndexError: an axis out of range (a 1-d ``x`` with the default axes).
+
+    >>> ra.fft.fft2(ra.ones((2, 2)))  # [[4+0j, 0j], [0j, 0j]]
+    """
+    return _two("fft2", x, s, axes, norm, "c", False, "c")
+
+
+def ifft2(x: Array, /, s=None, axes=(-2, -1), norm: str = "backward") -> Array:
+    """The inverse of ``fft2`` (``ifftn`` over two axes, default the last two).
+
+    >>> ra.fft.ifft2(ra.fft.fft2(ra.ones((2, 2))))  # ones, complex
+    """
+    return _two("ifft2", x, s, axes, norm, "c", False, "c")
+
+
+def rfft2(x: Array, /, s=None, axes=(-2, -1), norm: str = "backward") -> Array:
+    """The 2-d FFT of real ``x`` (``rfftn`` over two axes, default the last two): the last
+    axis keeps its n//2 + 1 non-negative frequencies; complex input is a TypeError.
+
+    >>> ra.fft.rfft2(ra.ones((2, 4)))  # [[8+0j, 0j, 0j], [0j, 0j, 0j]]
+    """
+    return _two("rfft2", x, s, axes, norm, "r", False, "c")
+
+
+def irfft2(x: Array, /, s=None, axes=(-2, -1), norm: str = "backward") -> Array:
+    """The inverse of ``rfft2`` (``irfftn`` over two axes, default the last two): the last
+    axis gives ``s[-1]`` real points, default ``2 * (m - 1)``.
+
+    >>> ra.fft.irfft2(ra.fft.rfft2(ra.ones((2, 4))))  # ones
+    """
+    return _two("irfft2", x, s, axes, norm, "c", True, "r")
 
 
 def _freq_dtype(dtype, name: str):

@@ -17,69 +17,13 @@ from .._indexing_functions import searchsorted, take, take_along_axis
 from .._sorting_functions import argsort
 from .._statistical_functions import any as _any
 from . import _kernels
+from ._common import (_FLOATS, _POISSON_LAM_MAX, _bad, _contiguous_result, _finish, _float_dtype,
+                      _is_scalar, _result_shape, _shape)
+from ._distributions import _Distributions
 from ._philox import Philox
 
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-#: NumPy's largest Poisson mean (``numpy.random.Generator.poisson``).
-_POISSON_LAM_MAX = np.iinfo(np.int64).max - 10 * math.sqrt(np.iinfo(np.int64).max)
 
-
-def _shape(size) -> tuple:
-    if size is None:
-        return ()
-    if type(size) is int and size >= 0:  # (the common case, before the general checks)
-        return (size,)
-    if isinstance(size, (numbers.Integral, np.integer)):
-        size = (size,)
-    try:
-        shape = tuple(operator.index(s) for s in size)
-    except TypeError:
-        raise TypeError(f"size must be None, an int or a tuple of ints, got {size!r}") from None
-    if any(s < 0 for s in shape):
-        raise ValueError("negative dimensions are not allowed")
-    return shape
-
-
-def _float_dtype(dtype, who: str) -> np.dtype:
-    dt = np.dtype(dtype)
-    if dt not in _FLOATS:
-        raise TypeError(f"Unsupported dtype {dt!r} for {who}: float32 or float64")
-    return dt
-
-
-def _is_scalar(v) -> bool:
-    return isinstance(v, (numbers.Real, np.generic)) or (isinstance(v, np.ndarray) and v.ndim == 0)
-
-
-def _bad(value, test) -> bool:
-    """Whether ``test`` holds for the scalar or for any element of the array ``value``."""
-    if isinstance(value, Array):
-        return bool(_any(test(value)))
-    return bool(np.any(test(np.asarray(value))))
-
-
-def _contiguous_result(buf: Array, n: int, shape: tuple) -> Array:
-    """The first ``n`` elements of the 1-D ``buf`` as a C-contiguous array of ``shape``."""
-    strides, step = [], buf.dtype.itemsize
-    for d in reversed(shape):
-        strides.append(step)
-        step *= d
-    return buf._view(shape, tuple(reversed(strides)), buf._offset)
-
-
-def _finish(result: Array, out):
-    if out is None:
-        return result
-    if not isinstance(out, Array):
-        raise TypeError("out must be a rocarray array")
-    if out.shape != result.shape or out.dtype != result.dtype:
-        raise ValueError(f"out must have shape {result.shape} and dtype {result.dtype}, "
-                         f"got {out.shape} and {out.dtype}")
-    out[...] = result
-    return out
-
-
-class Generator:
+class Generator(_Distributions):
     """Random numbers with NumPy's ``Generator`` methods, made by Philox4x32-10 kernels.
 
     ``Generator(bit_generator, *, device=None)``: ``bit_generator`` is a ``Philox``;
@@ -200,14 +144,7 @@ class Generator:
                 a = a.astype(pdt) if a.dtype != pdt else a
                 args.append(a)
                 shapes.append(a.shape)
-        shape = _shape(size) if size is not None else np.broadcast_shapes(*shapes) if shapes else ()
-        if size is not None:
-            try:
-                fits = np.broadcast_shapes(shape, *shapes) == shape
-            except ValueError:
-                fits = False
-            if not fits:
-                raise ValueError(f"parameter shapes {shapes} cannot be broadcast to size {shape}")
+        shape = _result_shape(size, shapes)
         out = empty(shape, dtype=dtype, device=dev)
         n = math.prod(shape)
         if n:
@@ -245,7 +182,7 @@ class Generator:
                 raise OverflowError("Range exceeds valid bounds")
             return self._blocked("uniform", dt, _shape(size), (float(low), span))
         lo, hi = asarray(low, dtype=dt, device=self.device), asarray(high, dtype=dt, device=self.device)
-        shape = _shape(size) if size is not None else np.broadcast_shapes(lo.shape, hi.shape)
+        shape = _result_shape(size, [lo.shape, hi.shape])
         return lo + (hi - lo) * self._blocked("uniform", dt, shape, (0.0, 1.0))
 
     def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False) -> Array:
@@ -309,7 +246,7 @@ class Generator:
         if _is_scalar(loc) and _is_scalar(scale):
             return self._blocked("normal", dt, _shape(size), (float(loc), float(scale)))
         lo, sc = asarray(loc, dtype=dt, device=self.device), asarray(scale, dtype=dt, device=self.device)
-        shape = _shape(size) if size is not None else np.broadcast_shapes(lo.shape, sc.shape)
+        shape = _result_shape(size, [lo.shape, sc.shape])
         return lo + sc * self._blocked("normal", dt, shape, (0.0, 1.0))
 
     def standard_exponential(self, size=None, dtype=np.float64, method="zig", out=None) -> Array:
@@ -339,7 +276,7 @@ class Generator:
         if _is_scalar(scale):
             return self._blocked("exponential", _FLOATS[1], _shape(size), (float(scale),))
         sc = asarray(scale, dtype=np.float64, device=self.device)
-        shape = _shape(size) if size is not None else sc.shape
+        shape = _result_shape(size, [sc.shape])
         return sc * self._blocked("exponential", _FLOATS[1], shape, (1.0,))
 
     def standard_gamma(self, shape, size=None, dtype=np.float64, out=None) -> Array:
@@ -394,15 +331,16 @@ class Generator:
 
     def poisson(self, lam=1.0, size=None) -> Array:
         """``poisson(lam=1.0, size=None)``: Poisson(lam) as int64 (inversion by sequential
-        search below lam = 10, Hörmann's PTRS above).  ``lam < 0`` or a lam too large
-        for int64 is a ``ValueError``, as in NumPy.
+        search below lam = 10, Hörmann's PTRS above).  ``lam < 0``, a NaN ``lam`` or a lam
+        too large for int64 is a ``ValueError``, as in NumPy.
 
         Examples:
             >>> default_rng(10).poisson(3.0, 4).dtype
             dtype('int64')
         """
-        if _bad(lam, lambda v: v < 0):
-            raise ValueError("lam < 0")
+        # (a NaN would never end the kernel's rejection loop)
+        if _bad(lam, lambda v: (v < 0) | (v != v)):
+            raise ValueError("lam < 0 or lam is NaN")
         if _bad(lam, lambda v: v > _POISSON_LAM_MAX):
             raise ValueError("lam value too large")
         return self._per_element("poisson", np.int64, size, (lam,), (np.float64,))

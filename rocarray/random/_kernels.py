@@ -10,7 +10,8 @@ computes the block whose counter is ``counter + i`` (a 128-bit little-endian sum
   block's outputs to a separate contiguous quarter (or half) of the result, so every store
   is contiguous and vectorises on the host and coalesces on GPUs; the raw stream writes the
   four words of a block side by side (Random123's order);
-* *per-element* kernels (gamma, Poisson, binomial: rejection samplers) use one block per
+* *per-element* kernels (gamma, Poisson, binomial, von Mises, Zipf, hypergeometric:
+  rejection and search samplers) use one block per
   attempt for output ``i``; attempt ``t > 0`` uses the same counter under the key
   ``(k0 ^ t * 0x85EBCA6B, k1 ^ t * 0xC2B2AE35)``, so a retry never consumes counters.
   Unbiased integers redraw the same way.
@@ -472,11 +473,136 @@ if (dn * pp < 10.0) {
 o = flip ? n - k : k;
 """)
 
+#: Uniform floats in the open interval (0, 1): ``(k + 1/2) 2^-52`` for a 52-bit integer k
+#: (exact, so never 0 or 1), two per block; the inversion samplers (Gumbel, logistic,
+#: Laplace, Cauchy, ...) take logarithms and tangents of it and of ``1 - u``.
+UNIFORM_OPEN = {
+    "float64": ("", "float64 o0, float64 o1", _BLOCK + r"""
+o0 = ((double)(((unsigned long long)(x0 >> 6) << 26) | (unsigned long long)(x1 >> 6)) + 0.5)
+     * 2.220446049250313e-16;
+o1 = ((double)(((unsigned long long)(x2 >> 6) << 26) | (unsigned long long)(x3 >> 6)) + 0.5)
+     * 2.220446049250313e-16;
+"""),
+}
+
+# von Mises: Best and Fisher's rejection from a wrapped Cauchy envelope (1979), one block per
+# attempt (a 53-bit uniform for the angle, a 32-bit one to accept, one bit for the sign);
+# rho computed without cancellation for small kappa.  Below kappa = 1e-8 the law is uniform
+# on the circle to double precision; above 1e6 the wrapped normal N(0, 1/kappa) is used,
+# where s - 1 would lose its digits.  The angle mu + theta is wrapped into [-pi, pi].
+VONMISES = (", float64 mu, float64 kappa", "float64 o", r"""
+const double PI = 3.141592653589793;
+if (kappa != kappa || mu != mu) { o = kappa + mu; return; }
+double th;
+if (kappa < 1e-8) {
+    unsigned int x0, x1, x2, x3;
+    philox_block(clo, chi, (unsigned long long)i, key, 0u, x0, x1, x2, x3);
+    th = PI * (2.0 * u53(x0, x1) - 1.0);
+} else if (kappa > 1e6) {
+    unsigned int x0, x1, x2, x3;
+    philox_block(clo, chi, (unsigned long long)i, key, 0u, x0, x1, x2, x3);
+    double sn, cs;
+    rk_sincos_turn((((unsigned long long)x2 << 1) | 1ull) << 20, sn, cs);
+    th = sqrt(-2.0 * rk_log(u53_open(x0, x1)) / kappa) * cs;
+} else {
+    double q = sqrt(1.0 + 4.0 * kappa * kappa);
+    double r = 1.0 + q;
+    double rho = 2.0 * kappa * r / ((q + 1.0) * (r + sqrt(2.0 * r)));
+    double s = (1.0 + rho * rho) / (2.0 * rho);
+    unsigned int t = 0u;
+    while (true) {
+        unsigned int x0, x1, x2, x3;
+        philox_block(clo, chi, (unsigned long long)i, key, t, x0, x1, x2, x3);
+        t += 1u;
+        double z = cos(PI * u53(x0, x1));
+        double w = (1.0 + s * z) / (s + z);
+        double y = kappa * (s - w);
+        double v = u32_mid(x2);
+        if (y * (2.0 - y) - v > 0.0 || log(y / v) + 1.0 - y >= 0.0) {
+            w = w > 1.0 ? 1.0 : (w < -1.0 ? -1.0 : w);
+            th = acos(w);
+            if ((x3 & 1u) != 0u) th = -th;
+            break;
+        }
+    }
+}
+double res = fmod(mu + th + PI, 2.0 * PI);
+if (res < 0.0) res += 2.0 * PI;
+o = res - PI;
+""")
+
+# Zipf: Devroye's rejection (Non-Uniform Random Variate Generation, X.6): X = floor(U^(-1/(a-1)))
+# for U in (0, 1], accepted when V X (T - 1) / (b - 1) <= T / b with T = (1 + 1/X)^(a-1),
+# b = 2^(a-1); T - 1 and b - 1 by expm1 (a near 1).  Values past int64 are redrawn.
+ZIPF = (", float64 a", "int64 o", r"""
+double am1 = a - 1.0;
+double bm1 = expm1(am1 * 0.6931471805599453);
+unsigned int t = 0u;
+while (true) {
+    unsigned int x0, x1, x2, x3;
+    philox_block(clo, chi, (unsigned long long)i, key, t, x0, x1, x2, x3);
+    t += 1u;
+    double x = floor(pow(u53_open(x0, x1), -1.0 / am1));
+    if (!(x >= 1.0 && x < 9.2e18)) continue;
+    double tm1 = expm1(am1 * log1p(1.0 / x));
+    if (u53(x2, x3) * x * tm1 / bm1 <= (tm1 + 1.0) / (bm1 + 1.0)) {
+        o = (long long)x;
+        return;
+    }
+}
+""")
+
+# Hypergeometric: inversion by a chop-down search from the mode (Kemp's idea): the mode's
+# probability from lgamma, then the neighbours' by the ratio of successive probabilities,
+# alternately above and below, subtracted from one uniform until it falls below zero --
+# O(standard deviation) steps.  Where rounding leaves the uniform above the summed mass
+# (the tails underflowed), the element draws again under the next attempt's key.
+HYPERGEOMETRIC = (", int64 ngood, int64 nbad, int64 nsample", "int64 o", r"""
+long long lo = nsample - nbad > 0 ? nsample - nbad : 0;
+long long hi = nsample < ngood ? nsample : ngood;
+if (lo >= hi) { o = lo; return; }
+double g = (double)ngood, b = (double)nbad, n = (double)nsample, tot = g + b;
+long long m = (long long)floor((n + 1.0) * (g + 1.0) / (tot + 2.0));
+m = m < lo ? lo : (m > hi ? hi : m);
+double dm = (double)m;
+double pm = exp(lgamma(g + 1.0) - lgamma(dm + 1.0) - lgamma(g - dm + 1.0)
+                + lgamma(b + 1.0) - lgamma(n - dm + 1.0) - lgamma(b - n + dm + 1.0)
+                - lgamma(tot + 1.0) + lgamma(n + 1.0) + lgamma(tot - n + 1.0));
+unsigned int t = 0u;
+while (true) {
+    unsigned int x0, x1, x2, x3;
+    philox_block(clo, chi, (unsigned long long)i, key, t, x0, x1, x2, x3);
+    t += 1u;
+    double u = u53(x0, x1) - pm;
+    if (u < 0.0) { o = m; return; }
+    long long ku = m, kd = m;
+    double pu = pm, pd = pm;
+    while (true) {
+        bool up = ku < hi && pu > 0.0, down = kd > lo && pd > 0.0;
+        if (!up && !down) break;
+        if (up) {
+            double k = (double)ku;
+            pu *= (g - k) * (n - k) / ((k + 1.0) * (b - n + k + 1.0));
+            ku += 1;
+            u -= pu;
+            if (u < 0.0) { o = ku; return; }
+        }
+        if (down) {
+            double k = (double)kd;
+            pd *= k * (b - n + k) / ((g - k + 1.0) * (n - k + 1.0));
+            kd -= 1;
+            u -= pd;
+            if (u < 0.0) { o = kd; return; }
+        }
+    }
+}
+""")
+
 _KINDS = {"raw": RAW, "integers": INTEGERS, "integers_wide": INTEGERS_WIDE,
           "integers_fix": INTEGERS_FIX, "integers_one": INTEGERS_ONE,
           "integers_wide_one": INTEGERS_WIDE_ONE, "gamma": GAMMA, "poisson": POISSON,
-          "binomial": BINOMIAL}
-_PER_DTYPE = {"uniform": UNIFORM, "normal": NORMAL, "exponential": EXPONENTIAL}
+          "binomial": BINOMIAL, "vonmises": VONMISES, "zipf": ZIPF, "hypergeometric": HYPERGEOMETRIC}
+_PER_DTYPE = {"uniform": UNIFORM, "normal": NORMAL, "exponential": EXPONENTIAL, "uniform_open": UNIFORM_OPEN}
 
 _made: dict = {}
 _lock = threading.Lock()

@@ -26,7 +26,8 @@ NP_NAMES = {
     "bitwise_right_shift": "right_shift", "pow": "power", "conj": "conjugate",
 }
 SPECIAL_ROWS = ("where", "clip", "copy")
-UNARY = sorted(r.name for r in _rows.values() if r.nin == 1 and r.name not in SPECIAL_ROWS)
+# (rows named ``_...`` are parts of composed functions, such as frexp's two results)
+UNARY = sorted(r.name for r in _rows.values() if r.nin == 1 and r.name not in SPECIAL_ROWS and r.name[0] != "_")
 BINARY = sorted(r.name for r in _rows.values() if r.nin == 2)
 COMPLEX_ORDER = {"less", "less_equal", "greater", "greater_equal"}
 COMPARISONS = COMPLEX_ORDER | {"equal", "not_equal"}
