@@ -245,7 +245,7 @@ def test_trig_next_to_multiples_of_pi_over_2(name):
 
 # -- float64 -------------------------------------------------------------------------------------
 
-NUMPY64 = {"exp": np.exp, "log": np.log, "expm1": np.expm1, "log1p": np.log1p, "sinh": np.sinh,
+NUMPY64 = {"exp": np.exp, "log": np.log, "log2": np.log2, "log10": np.log10, "expm1": np.expm1, "log1p": np.log1p, "sinh": np.sinh,
            "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh,
            "atanh": np.arctanh, "atan": np.arctan, "asin": np.arcsin, "acos": np.arccos, "cbrt": np.cbrt}
 
@@ -267,7 +267,8 @@ def _arguments64(name: str) -> np.ndarray:
     near_one = 1 - 10.0 ** rng.uniform(-16, 0, n)
     domain = {"exp": rng.uniform(-746, 710, n), "expm1": rng.uniform(-45, 710, n),
               "sinh": rng.uniform(-711, 711, n), "cosh": rng.uniform(-711, 711, n), "tanh": rng.uniform(-22, 22, n),
-              "log": 10.0 ** rng.uniform(-323, 308, n), "log1p": -near_one, "acosh": 2 - near_one,
+              "log": 10.0 ** rng.uniform(-323, 308, n), "log2": 10.0 ** rng.uniform(-323, 308, n),
+              "log10": 10.0 ** rng.uniform(-323, 308, n), "log1p": -near_one, "acosh": 2 - near_one,
               "atanh": near_one, "asin": near_one, "acos": -near_one}.get(name, rng.uniform(-3, 3, n))
     x = np.concatenate([SPECIALS64, bits, spread, tiny, near_one, -near_one, domain, rng.uniform(-3, 3, n)])
     return x[~np.isnan(x) | (np.arange(x.size) < len(SPECIALS64))]
@@ -281,7 +282,8 @@ def _ordered64(a: np.ndarray) -> np.ndarray:
 def _exact64(name: str, x: np.ndarray) -> np.ndarray:
     """The correctly rounded results (mpmath at 120 bits); NaN outside the real domain."""
     mpmath = pytest.importorskip("mpmath")
-    fn = {"cbrt": lambda v: mpmath.sign(v) * mpmath.cbrt(abs(v))}.get(name) or getattr(mpmath, name)
+    fn = {"cbrt": lambda v: mpmath.sign(v) * mpmath.cbrt(abs(v)),
+          "log2": lambda v: mpmath.log(v, 2)}.get(name) or getattr(mpmath, name)
     out = np.empty(x.size)
     with mpmath.workprec(120):
         for k, v in enumerate(x):
@@ -310,6 +312,16 @@ def test_float64_within_one_ulp_of_the_exact_result(name):
     ulps = np.abs(_ordered64(got[finite]) - _ordered64(want))
     worst = np.argmax(ulps)
     assert ulps.max() <= 1, f"{name}: {ulps.max()} ulps at {x[finite][worst]!r}: {got[finite][worst]!r} want {want[worst]!r}"
+
+
+def test_float64_logarithms_of_powers_are_exact():
+    """log2 of every power of two and log10 of every power of ten that is a double's
+    nearest are the exact integers (a faithful rounding alone would allow an ulp off)."""
+    twos = 2.0 ** np.arange(-1074, 1024)
+    assert np.array_equal(ra.log2(ra.asarray(twos, device="cpu")).get(), np.arange(-1074, 1024.0))
+    k = np.arange(-307, 309)
+    tens = np.array([float(f"1e{j}") for j in k])
+    assert np.array_equal(ra.log10(ra.asarray(tens, device="cpu")).get(), k.astype(np.float64))
 
 
 def test_float64_atan2_special_values_and_accuracy():
@@ -343,15 +355,22 @@ def test_float64_bits_do_not_depend_on_place_or_layout(name):
 
 
 def test_float64_constants():
-    """ln 2 and atan's bases as (hi, lo) pairs against mpmath; k LN2_HI exact for the k the
-    reductions meet."""
+    """ln 2, 1/ln 2, 1/ln 10, log10(2), pi and atan's bases as (hi, lo) pairs against
+    mpmath; the heads multiplied by the exponents the reductions meet are exact."""
     mpmath = pytest.importorskip("mpmath")
+    pairs = [(hostmath.LN2_HI, hostmath.LN2_LO, lambda: mpmath.log(2), -100),
+             (*hostmath.LOG_SCALE[2], lambda: 1 / mpmath.log(2), -104),
+             (*hostmath.LOG_SCALE[10], lambda: 1 / mpmath.log(10), -104),
+             (*hostmath.LOG10_2_HL, lambda: mpmath.log10(2), -100),
+             (*hostmath.PI_HL, lambda: mpmath.pi, -104)]
+    bases = [lambda: 0, lambda: mpmath.atan(0.5), lambda: mpmath.pi / 4, lambda: mpmath.atan(1.5), lambda: mpmath.pi / 2]
+    pairs += [(hi, lo, exact, -104) for (hi, lo), exact in zip(hostmath.ATAN_BASES, bases)]
     with mpmath.workprec(300):
-        assert abs(mpmath.mpf(hostmath.LN2_HI) + hostmath.LN2_LO - mpmath.log(2)) < 2.0 ** -100
-        for (hi, lo), exact in zip(hostmath.ATAN_BASES, [0, mpmath.atan(0.5), mpmath.pi / 4, mpmath.atan(1.5), mpmath.pi / 2]):
-            assert abs(mpmath.mpf(hi) + lo - exact) < 2.0 ** -104
-            assert hi == float(exact)
-        assert abs(mpmath.mpf(hostmath.PI_HL[0]) + hostmath.PI_HL[1] - mpmath.pi) < 2.0 ** -104
-    for k in (1, 3, 1023, 1100, 2100):
-        assert int(hostmath.LN2_HI * 2 ** 42) == hostmath.LN2_HI * 2 ** 42 and (k * hostmath.LN2_HI).hex()
-        assert mpmath.mpf(k) * hostmath.LN2_HI == k * hostmath.LN2_HI
+        for hi, lo, exact, bits in pairs:
+            assert abs(mpmath.mpf(hi) + lo - exact()) < 2.0 ** bits, (hi, lo)
+        for (hi, _), exact in zip(hostmath.ATAN_BASES, bases):
+            assert hi == float(exact())
+    for head in (hostmath.LN2_HI, hostmath.LOG10_2_HL[0]):
+        assert (head * 2 ** 42).is_integer()  # (at most 42 bits: k * head exact for |k| < 2^11)
+        for k in (1, 3, 1023, 1100, 2100):
+            assert mpmath.mpf(k) * head == k * head

@@ -11,7 +11,7 @@ NumPy's SIMD loops.  The functions here are written once in IR.
 * float64 (``FUNCTIONS64``): computed in float64 itself, the reductions exact or carried in
   two doubles (hi + lo) where a rounding would show, to within one ulp of the exact result
   (faithful rounding: the tests compare with mpmath).  The other float64 functions (``sin``,
-  ``cos``, ``tan``, ``pow``, ``log2``, ``log10``, ``exp2``) call the C library.
+  ``cos``, ``tan``, ``pow``, ``exp2``) call the C library.
 
 They contain no branch and no call but LLVM intrinsics with a vector form (``fma``,
 ``sqrt``, ``fabs``, ``copysign``, ``floor``), so the vectoriser widens a contiguous loop of
@@ -109,6 +109,12 @@ LN2_HI, LN2_LO = _split(2 * _atan_inv(3, 200, hyperbolic=True), 200, head=40)
 PI_HL = _split(_PI_200, 200)
 ATAN_BASES = [(0.0, 0.0), _split(_atan_inv(2, 200), 200), _split(_PI_200 >> 2, 200),
               _split((_PI_200 >> 2) + _atan_inv(5, 200), 200), _split(_PI_200 >> 1, 200)]
+_LN2_200 = 2 * _atan_inv(3, 200, hyperbolic=True)
+_LN10_200 = 3 * _LN2_200 + 2 * _atan_inv(9, 200, hyperbolic=True)  # (ln 10 = 3 ln 2 + ln(5/4))
+#: 1 / ln 2 and 1 / ln 10 as (hi, lo): log2 and log10 from a natural logarithm
+LOG_SCALE = {2: _split((1 << 400) // _LN2_200, 200), 10: _split((1 << 400) // _LN10_200, 200)}
+#: log10(2) as (hi, lo), hi of 41 bits (e times it exact)
+LOG10_2_HL = _split((_LN2_200 << 200) // _LN10_200, 200, head=40)
 #: e^r - 1 = r + r^2 P(r), P(r) = sum r^k / (k+2)!, |r| <= ln(2)/2 (Taylor to 2^-60)
 EXPM1_COEFFS64 = [1.0 / math.factorial(k + 2) for k in range(14)]
 #: log(1 + f) = f - (f^2/2 - s (f^2/2 + z P(z))), s = f / (2 + f), z = s^2 <= 0.0295,
@@ -116,6 +122,12 @@ EXPM1_COEFFS64 = [1.0 / math.factorial(k + 2) for k in range(14)]
 LOG_COEFFS64 = [2.0 / (2 * k + 3) for k in range(12)]
 #: atan(u) = u + u z P(z), z = u^2 <= (7/16)^2, P(z) = sum (-1)^(k+1) z^k / (2k + 3)
 ATAN_COEFFS64 = [(-1.0) ** (k + 1) / (2 * k + 3) for k in range(21)]
+#: asin(x) = x + x z P(z), z = x^2 <= 1/4, P(z) = sum c_(k+1) z^k, c_j = (2j)! / (4^j j!^2 (2j+1))
+#: (Taylor to 2^-58)
+ASIN_COEFFS64 = [float(Fraction(math.factorial(2 * j), 4 ** j * math.factorial(j) ** 2 * (2 * j + 1)))
+                 for j in range(1, 25)]
+#: pi/2 as (hi, lo)
+PIO2_HL = _split(_PI_200 >> 1, 200)
 #: sinh(x) = x + x z P(z), |x| < 1, P(z) = sum z^k / (2k + 3)!
 SINH_COEFFS64 = [1.0 / math.factorial(2 * k + 3) for k in range(9)]
 
@@ -328,10 +340,10 @@ class _Math:
         g = self.sub(self.c(1.0), self.pow2(b.sub(self.i(0), b.select(b.icmp_signed(">", k, self.i(60)), self.i(60), k))))
         return self.scale(self.add(self.add(g, e_hi), e_lo), k)
 
-    def log64(self, u, c=None):
-        """log(u + c) for a positive normal double u and a correction |c| far below u's
-        last bit: u's exponent e and m = u 2^-e in [sqrt(1/2), sqrt(2)), f = m - 1 (exact),
-        log(1 + f) by its series in s = f / (2 + f), c / u added with the small terms."""
+    def log64_parts(self, u):
+        """(e, f, hfsq, s, w) of a positive normal double u: u = 2^e m, m in [sqrt(1/2),
+        sqrt(2)), f = m - 1 (exact), hfsq = f^2 / 2 rounded, s = f / (2 + f), and
+        log(m) = f - hfsq + s w (w = hfsq + z P(z), z = s^2)."""
         b = self.b
         bits = b.bitcast(u, I64)
         e = b.ashr(b.sub(bits, self.i(SQRT_HALF_BITS)), self.i(52))
@@ -339,10 +351,40 @@ class _Math:
         s = self.div(f, self.add(f, self.c(2.0)))
         z = self.mul(s, s)
         hfsq = self.mul(self.c(0.5), self.mul(f, f))
-        ef = b.sitofp(e, F64)
+        return b.sitofp(e, F64), f, hfsq, s, self.fma(z, self.poly(z, LOG_COEFFS64), hfsq)
+
+    def log64(self, u, c=None):
+        """log(u + c) for a positive normal double u and a correction |c| far below u's
+        last bit (``log64_parts``; c / u added with the small terms)."""
+        ef, f, hfsq, s, w = self.log64_parts(u)
         tail = self.mul(ef, self.c(LN2_LO)) if c is None else self.fma(ef, self.c(LN2_LO), self.div(c, u))
-        small = self.fma(s, self.fma(z, self.poly(z, LOG_COEFFS64), hfsq), tail)
+        small = self.fma(s, w, tail)
         return self.fma(ef, self.c(LN2_HI), self.sub(f, self.sub(hfsq, small)))
+
+    def log_base64(self, u, base: int, shift=None):
+        """log2 or log10 of a positive normal double u (times 2^shift, an integer double):
+        log(m) carried as hi + lo (hfsq's rounding error and f - hfsq's kept), scaled by
+        1 / ln(base) in double-double, e log_base(2) added last."""
+        ef, f, hfsq, s, w = self.log64_parts(u)
+        if shift is not None:
+            ef = self.add(ef, shift)
+        neg = self.c(-0.0)
+        hi = self.sub(f, hfsq)
+        hfsq_err = self.fma(self.mul(self.c(0.5), f), f, self.sub(neg, hfsq))
+        # (f - hi exact: hfsq <= |f| / 2; so the subtraction's rounding error is exact too)
+        lo = self.fma(s, w, self.sub(self.sub(self.sub(f, hi), hfsq), hfsq_err))
+        k_hi, k_lo = LOG_SCALE[base]
+        p = self.mul(hi, self.c(k_hi))
+        p_err = self.fma(hi, self.c(k_hi), self.sub(neg, p))
+        rest = self.fma(lo, self.c(k_hi), self.fma(hi, self.c(k_lo), p_err))
+        if base == 2:
+            t0, t0_lo = ef, None
+        else:
+            t0, t0_lo = self.mul(ef, self.c(LOG10_2_HL[0])), self.mul(ef, self.c(LOG10_2_HL[1]))
+        t = self.add(t0, p)
+        t_err = self.add(self.sub(t0, t), p)  # (|t0| >= |p| where e is not 0)
+        rest = self.add(t_err, rest if t0_lo is None else self.add(rest, t0_lo))
+        return self.add(t, rest)
 
     def log1p_64(self, x):
         """log(1 + x) for x > -1 finite: u = 1 + x rounded and its rounding error c (exact)."""
@@ -389,6 +431,28 @@ class _Math:
             u = b.select(from_pi, self.sub(self.c(-0.0), u), u)
             tail = b.select(from_pi, self.sub(self.c(-0.0), tail), tail)
         return self.add(hi, self.add(u, self.add(tail, lo)))
+
+    def asin_parts64(self, x):
+        """(a, big, t, tail) for ``asin`` and ``acos``: a = |x|; for a <= 1/2 (``big``
+        false) asin(a) = a + tail; beyond, asin(a) = pi/2 - 2 asin(t), t = sqrt((1 - a) / 2)
+        (1 - a and the halving exact) and asin(t) = t + tail, the root's rounding error in
+        the tail.  One series serves both: its argument is a or t."""
+        b, a = self.b, self.fabs(x)
+        big = b.fcmp_unordered("ugt", a, self.c(0.5))  # (NaN: the root's branch, NaN)
+        w = self.mul(self.sub(self.c(1.0), a), self.c(0.5))
+        t = self.sqrt(w)
+        t_lo = self.where(">", t, self.c(0.0), self.div(self.fma(self.sub(self.c(-0.0), t), t, w), self.add(t, t)),
+                          self.c(0.0))
+        arg = b.select(big, t, a)
+        z = b.select(big, w, self.mul(a, a))  # (w is t^2 exactly, where t^2 would be rounded)
+        tail = self.fma(self.mul(arg, z), self.poly(z, ASIN_COEFFS64), b.select(big, t_lo, self.c(0.0)))
+        return a, big, t, tail
+
+    def from_constant(self, hi: float, lo: float, v, v_tail):
+        """(hi + lo) - (v + v_tail) for |v| <= |hi|: hi - v's rounding error kept."""
+        h = self.sub(self.c(hi), v)
+        h_err = self.sub(self.sub(self.c(hi), h), v)
+        return self.add(h, self.sub(self.add(h_err, self.c(lo)), v_tail))
 
     def cbrt64(self, a):
         """a^(1/3) for a positive normal double: a = 2^(3q) m, m in [1, 8); m's root by
@@ -652,6 +716,21 @@ def _log_f64(m, x):
     return m.log_specials(x, r)
 
 
+def _log_base_f64(m, x, base):
+    b = m.b
+    tiny = b.fcmp_ordered("<", x, m.c(2.0 ** -1022))
+    r = m.log_base64(b.select(tiny, m.mul(x, m.c(2.0 ** 54)), x), base, b.select(tiny, m.c(-54.0), m.c(0.0)))
+    return m.log_specials(x, r)
+
+
+def _log2_f64(m, x):
+    return _log_base_f64(m, x, 2)
+
+
+def _log10_f64(m, x):
+    return _log_base_f64(m, x, 10)
+
+
 def _expm1_f64(m, x):
     return _signed_tiny(m, x, m.expm1_64(m.at_most(m.at_least(x, -40.0), 710.0)))
 
@@ -726,7 +805,9 @@ def _asinh_f64(m, x):
     root = m.sqrt(m.fma(a, a, one))
     # below 2: log1p(a + a^2 / (1 + sqrt(1 + a^2))) (no cancellation); up to 2^28:
     # log(2a + 1 / (a + sqrt(a^2 + 1))); beyond, log(a) + ln 2 (a^2 + 1 rounds to a^2)
-    small = _one_plus(m, m.add(a, m.div(m.mul(a, a), m.add(one, root))))
+    q = m.div(m.mul(a, a), m.add(one, root))
+    y = m.add(a, q)
+    small = _one_plus(m, y, m.add(m.sub(a, y), q))  # (y's rounding error kept: q <= a)
     mid = m.add(m.add(a, a), m.div(one, m.add(a, root)))
     r = _log_of(m, [2.0, 2.0 ** 28], [(*small, zero), (mid, zero, zero), (a, zero, ln2)], a, x)
     r = m.where("<", a, m.c(math.inf), r, a)  # (inf, and NaN, themselves)
@@ -757,25 +838,21 @@ def _atan_f64(m, x):
 
 
 def _asin_f64(m, x):
-    a = m.fabs(x)
-    # atan(a / sqrt(1 - a^2)), 1 - a^2 rounded once; |x| > 1 takes the root of a negative
-    return m.copysign(m.atan64(a, m.sqrt(m.fma(m.sub(m.c(-0.0), a), a, m.c(1.0)))), x)
+    a, big, t, tail = m.asin_parts64(x)
+    two = m.c(2.0)
+    r = m.b.select(big, m.from_constant(*PIO2_HL, m.mul(two, t), m.mul(two, tail)), m.add(a, tail))
+    return m.copysign(r, x)
 
 
 def _acos_f64(m, x):
-    # atan2(sqrt(1 - x^2), x): from the negative axis for x < 0 (-0.0 included)
-    b, one, a = m.b, m.c(1.0), m.fabs(x)
-    # near x = 1 the result is about the root itself, so it is taken to double-double
-    # accuracy there: 1 - a^2 = (1 - a)(1 + a) with 1 - a exact for a >= 1/2 and 1 + a's
-    # rounding error added back, then one Newton step on the root
-    t, s = m.sub(one, a), m.add(one, a)
-    hi = m.mul(t, s)
-    lo = m.fma(t, m.sub(a, m.sub(s, one)), m.fma(t, s, m.sub(m.c(-0.0), hi)))
-    root = m.sqrt(hi)
-    fixed = m.add(root, m.div(m.add(m.fma(m.sub(m.c(-0.0), root), root, hi), lo), m.add(root, root)))
-    root = m.where(">", root, m.c(0.0), fixed, root)
-    d = m.where(">=", a, m.c(0.5), root, m.sqrt(m.fma(m.sub(m.c(-0.0), a), a, one)))
-    return m.atan64(d, a, from_pi=b.fcmp_ordered("<", m.copysign(one, x), m.c(0.0)))
+    # |x| <= 1/2: pi/2 - asin(x); x > 1/2: 2 asin(t); x < -1/2: pi - 2 asin(t)
+    b, two = m.b, m.c(2.0)
+    a, big, t, tail = m.asin_parts64(x)
+    negative = b.fcmp_ordered("<", x, m.c(0.0))
+    small = m.from_constant(*PIO2_HL, x, m.copysign(tail, x))
+    above = m.mul(two, m.add(t, tail))
+    below = m.from_constant(*PI_HL, m.mul(two, t), m.mul(two, tail))
+    return b.select(big, b.select(negative, below, above), small)
 
 
 def _atan2_f64(m, y, x):
@@ -812,7 +889,7 @@ _BODIES = {
 FUNCTIONS = frozenset(_BODIES)
 #: the float64 functions defined here (the others call the C library)
 _BODIES64 = {
-    "exp": _exp_f64, "log": _log_f64, "expm1": _expm1_f64, "log1p": _log1p_f64, "sinh": _sinh_f64, "cosh": _cosh_f64, "tanh": _tanh_f64,
+    "exp": _exp_f64, "log": _log_f64, "log2": _log2_f64, "log10": _log10_f64, "expm1": _expm1_f64, "log1p": _log1p_f64, "sinh": _sinh_f64, "cosh": _cosh_f64, "tanh": _tanh_f64,
     "asinh": _asinh_f64, "acosh": _acosh_f64, "atanh": _atanh_f64, "atan": _atan_f64, "asin": _asin_f64, "acos": _acos_f64, "atan2": _atan2_f64,
     "cbrt": _cbrt_f64,
 }
