@@ -46,6 +46,7 @@ LOG10_2 = math.log10(2.0)
 #: 1.5 * 2^52: ``(t + ROUNDER) - ROUNDER`` is ``t`` rounded to an integer (ties to even) for
 #: |t| < 2^51, and the low bits of ``t + ROUNDER`` hold that integer
 ROUNDER = 6755399441055744.0
+#: the bits of ROUNDER: those of ``t + ROUNDER`` less these are the integer (``int_of``)
 ROUNDER_BITS = 0x4338000000000000
 #: the bits of sqrt(1/2): a double's exponent taken against them leaves a mantissa in
 #: [sqrt(1/2), sqrt(2)), where log's series converges fastest
@@ -101,19 +102,20 @@ TWO_OVER_PI_WORDS = [(_TWO_OVER_PI_256 >> (192 - 64 * k)) & ((1 << 64) - 1) for 
 #: sin(r) = r + r z S(z), cos(r) = 1 + z C(z), z = r^2 <= (pi/4)^2 (Taylor to 1e-14)
 SIN_COEFFS = [(-1.0) ** (k + 1) / math.factorial(2 * k + 3) for k in range(6)]
 COS_COEFFS = [(-1.0) ** (k + 1) / math.factorial(2 * k + 2) for k in range(7)]
+
 # -- float64 ------------------------------------------------------------------------------
 
-#: ln 2 = LN2_HI + LN2_LO, LN2_HI of 41 bits (k * LN2_HI exact for |k| < 2^12)
-LN2_HI, LN2_LO = _split(2 * _atan_inv(3, 200, hyperbolic=True), 200, head=40)
+_LN2_200 = 2 * _atan_inv(3, 200, hyperbolic=True)  # (ln 2 = 2 atanh(1/3))
+_LN10_200 = 3 * _LN2_200 + 2 * _atan_inv(9, 200, hyperbolic=True)  # (ln 10 = 3 ln 2 + ln(5/4))
+#: ln 2 = LN2_HI + LN2_LO, LN2_HI of 40 bits (k * LN2_HI exact for |k| < 2^13)
+LN2_HI, LN2_LO = _split(_LN2_200, 200, head=40)
 #: pi and the bases of atan's reduction (atan(1/2), pi/4, atan(3/2), pi/2) as (hi, lo)
 PI_HL = _split(_PI_200, 200)
 ATAN_BASES = [(0.0, 0.0), _split(_atan_inv(2, 200), 200), _split(_PI_200 >> 2, 200),
               _split((_PI_200 >> 2) + _atan_inv(5, 200), 200), _split(_PI_200 >> 1, 200)]
-_LN2_200 = 2 * _atan_inv(3, 200, hyperbolic=True)
-_LN10_200 = 3 * _LN2_200 + 2 * _atan_inv(9, 200, hyperbolic=True)  # (ln 10 = 3 ln 2 + ln(5/4))
 #: 1 / ln 2 and 1 / ln 10 as (hi, lo): log2 and log10 from a natural logarithm
 LOG_SCALE = {2: _split((1 << 400) // _LN2_200, 200), 10: _split((1 << 400) // _LN10_200, 200)}
-#: log10(2) as (hi, lo), hi of 41 bits (e times it exact)
+#: log10(2) as (hi, lo), hi of 40 bits (e times it exact)
 LOG10_2_HL = _split((_LN2_200 << 200) // _LN10_200, 200, head=40)
 #: e^r - 1 = r + r^2 P(r), P(r) = sum r^k / (k+2)!, |r| <= ln(2)/2 (Taylor to 2^-60)
 EXPM1_COEFFS64 = [1.0 / math.factorial(k + 2) for k in range(14)]
@@ -337,7 +339,8 @@ class _Math:
         """e^x - 1 for x in [-40, 710] (or NaN): 2^k (e + 1 - 2^-k), where 1 - 2^-k is exact."""
         b = self.b
         k, e_hi, e_lo = self.exp64_parts(x)
-        g = self.sub(self.c(1.0), self.pow2(b.sub(self.i(0), b.select(b.icmp_signed(">", k, self.i(60)), self.i(60), k))))
+        capped = b.select(b.icmp_signed(">", k, self.i(60)), self.i(60), k)  # (1 - 2^-60 rounds to 1)
+        g = self.sub(self.c(1.0), self.pow2(b.sub(self.i(0), capped)))
         return self.scale(self.add(self.add(g, e_hi), e_lo), k)
 
     def log64_parts(self, u):
@@ -741,7 +744,8 @@ def _hyperbolic_f64(m, x, name):
     b = m.b
     k, e_hi, e_lo = m.exp64_parts(m.at_most(m.fabs(x), 711.0))
     # (2^-2k is 0 to double precision long before k reaches 1000)
-    q = m.scale(m.div(m.c(1.0), m.add(m.c(1.0), e_hi)), b.select(b.icmp_signed(">", k, m.i(1000)), m.i(-2000), b.mul(k, m.i(-2))))
+    down = b.select(b.icmp_signed(">", k, m.i(1000)), m.i(-2000), b.mul(k, m.i(-2)))
+    q = m.scale(m.div(m.c(1.0), m.add(m.c(1.0), e_hi)), down)
     w = m.sub(e_hi, q) if name == "sinh" else m.add(e_hi, q)
     return m.scale(m.add(m.c(1.0), m.add(w, e_lo)), b.sub(k, m.i(1)))
 
@@ -760,11 +764,8 @@ def _tanh_f64(m, x):
     a = m.at_most(m.fabs(x), 20.0)  # (tanh(20) rounds to 1)
     z = m.mul(x, x)
     small = m.fma(m.mul(x, z), m.poly(z, TANH_COEFFS64), x)
-    # 1 - 2 / (e^2a + 1), e^2a - 1 by expm1's parts, the low part kept
-    b = m.b
-    k, e_hi, e_lo = m.exp64_parts(m.add(a, a))
-    g = m.sub(m.c(1.0), m.pow2(b.sub(m.i(0), b.select(b.icmp_signed(">", k, m.i(60)), m.i(60), k))))
-    big = m.sub(m.c(1.0), m.div(m.c(2.0), m.add(m.scale(m.add(m.add(g, e_hi), e_lo), k), m.c(2.0))))
+    # 1 - 2 / (e^2a + 1) = 1 - 2 / (expm1(2a) + 2)
+    big = m.sub(m.c(1.0), m.div(m.c(2.0), m.add(m.expm1_64(m.add(a, a)), m.c(2.0))))
     return _signed_tiny(m, x, m.where("<", m.fabs(x), m.c(TANH_SERIES), small, m.copysign(big, x)))
 
 
@@ -889,9 +890,11 @@ _BODIES = {
 FUNCTIONS = frozenset(_BODIES)
 #: the float64 functions defined here (the others call the C library)
 _BODIES64 = {
-    "exp": _exp_f64, "log": _log_f64, "log2": _log2_f64, "log10": _log10_f64, "expm1": _expm1_f64, "log1p": _log1p_f64, "sinh": _sinh_f64, "cosh": _cosh_f64, "tanh": _tanh_f64,
-    "asinh": _asinh_f64, "acosh": _acosh_f64, "atanh": _atanh_f64, "atan": _atan_f64, "asin": _asin_f64, "acos": _acos_f64, "atan2": _atan2_f64,
-    "cbrt": _cbrt_f64,
+    "exp": _exp_f64, "log": _log_f64, "log2": _log2_f64, "log10": _log10_f64,
+    "expm1": _expm1_f64, "log1p": _log1p_f64,
+    "sinh": _sinh_f64, "cosh": _cosh_f64, "tanh": _tanh_f64,
+    "asinh": _asinh_f64, "acosh": _acosh_f64, "atanh": _atanh_f64,
+    "atan": _atan_f64, "asin": _asin_f64, "acos": _acos_f64, "atan2": _atan2_f64, "cbrt": _cbrt_f64,
 }
 FUNCTIONS64 = frozenset(_BODIES64)
 #: the functions of two arguments (the rest take one)
