@@ -180,6 +180,7 @@ from ._set_functions import isin, unique_all, unique_counts, unique_inverse, uni
 
 # -- rocarray.random: Philox4x32-10 kernels, NumPy's Generator, CuPy's module functions ----------
 from . import random  # noqa: E402,F401  (a subpackage, imported after the ops it uses)
+from . import lib  # noqa: E402,F401  (numpy.lib's stride_tricks: views)
 
 # -- NumPy's names beside the standard's, and NumPy's protocols (docs/numpy_interop.md) ------------
 from ._elementwise_functions import (

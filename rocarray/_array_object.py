@@ -224,12 +224,20 @@ class Array:
         broadcast leaves: NumPy marks those read-only; writes would collide)."""
         if self._buf.readonly:
             raise ValueError(f"{what} is read-only")
-        if not self._size:  # (no elements: nothing aliased, whatever the strides say)
+        if not self._size or self.is_c_contiguous():  # (nothing reached twice)
             return
         for n, s in zip(self._shape, self._strides):
             if s == 0 and n > 1:
                 raise ValueError(f"{what} is a broadcast view (its elements share memory); "
                                  "write into a copy of it")
+        # no element reached twice if, the axes taken by growing step, each step passes the
+        # extent of the axes below it (sliding windows and as_strided views may fail this)
+        reach = self._dtype.itemsize
+        for s, n in sorted((abs(s), n) for n, s in zip(self._shape, self._strides) if n > 1):
+            if s < reach:
+                raise ValueError(f"{what} is a view whose elements may share memory (overlapping windows or "
+                                 "strides); write into a copy of it")
+            reach = s * (n - 1) + reach
 
     def _view(self, shape, strides, offset) -> "Array":
         return Array._new(self._buf, tuple(shape), tuple(strides), offset, self._dtype)

@@ -26,6 +26,7 @@ from . import _numpy_stats as S
 from . import _numpy_utils as T
 from ._array_object import Array
 from . import _elementwise_functions as E, fft, linalg
+from .lib import stride_tricks
 from ._creation_functions import (arange, asarray, copy_into, empty, empty_like, eye, full, full_like, meshgrid, ones,
                                   ones_like, tril, triu, zeros, zeros_like)
 from ._data_type_functions import astype
@@ -328,9 +329,9 @@ for _module in (N, S, X, R, U, P, T):
 
 #: the NumPy callables themselves (what __array_function__ is given) -> implementation
 _HANDLED = {getattr(np, name): fn for name, fn in _FUNCTIONS.items() if callable(getattr(np, name, None))}
-# numpy.linalg and numpy.fft: the extensions' functions of the same names (the standard's
+# numpy.linalg, numpy.fft and numpy.lib.stride_tricks: the functions of the same names (the standard's
 # signatures; NumPy-only arguments are the extension's TypeError)
-for _np_module, _ra_module in ((np.linalg, linalg), (np.fft, fft)):
+for _np_module, _ra_module in ((np.linalg, linalg), (np.fft, fft), (np.lib.stride_tricks, stride_tricks)):
     for _name in dir(_ra_module):
         _np_fn, _fn = getattr(_np_module, _name, None), getattr(_ra_module, _name)
         if not _name.startswith("_") and callable(_np_fn) and not isinstance(_np_fn, type) and callable(_fn):

@@ -24,6 +24,7 @@ from rocarray import (_array_object, _copy, _creation_functions, _data_type_func
                       _elementwise_functions, _fusion, _info, _manipulation_functions, _numpy_methods, _numpy_names,
                       _numpy_more, _numpy_numerics, _numpy_poly, _numpy_select, _numpy_stats, _numpy_utils,
                       _statistical_functions, _user_kernels, _views, cache)
+from rocarray.lib import stride_tricks
 from rocarray.linalg import _numpy_linalg
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -89,7 +90,7 @@ def test_elementwise_functions_say_signature_dtypes_and_example():
 DOCTEST_MODULES = [_array_object, _copy, _creation_functions, _data_type_functions, _device, _dlpack, _dtypes,
                    _elementwise_functions, _fusion, _info, _manipulation_functions, _statistical_functions,
                    _user_kernels, _views, cache, _numpy_names, _numpy_stats, _numpy_methods, _numpy_select, _numpy_more,
-                   _numpy_numerics, _numpy_poly, _numpy_utils, _numpy_linalg]
+                   _numpy_numerics, _numpy_poly, _numpy_utils, _numpy_linalg, stride_tricks]
 
 
 @pytest.mark.parametrize("module", DOCTEST_MODULES, ids=lambda m: m.__name__)

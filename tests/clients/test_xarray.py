@@ -1,6 +1,6 @@
 """xarray as a client: DataArrays over rocarray arrays keep rocarray through arithmetic,
 reductions (``std``, ``cumsum``, ``median``, ``quantile``), ``groupby``, ``where``,
-``concat`` and ``dot``, with NumPy's values."""
+``concat``, ``dot`` and ``rolling`` windows, with NumPy's values."""
 
 import numpy as np
 import pytest
@@ -51,6 +51,10 @@ CASES = {
     "concat": lambda d: xr.concat([d, d], "t"),
     "dot": lambda d: d.dot(d),
     "count": lambda d: d.where(d > 0).count("t"),
+    # (rocarray.lib.stride_tricks.sliding_window_view under them)
+    "rolling_mean": lambda d: d.rolling(t=3).mean(),
+    "rolling_centered_sum": lambda d: d.rolling(t=4, center=True).sum(),
+    "rolling_max_2d": lambda d: d.rolling(t=2, s=3).max(),
 }
 
 
