@@ -115,13 +115,15 @@ def _one(kind: str, x, n, axis, norm, wants: str, half: bool, result: str) -> Ar
     return vendor.backend(x.device).fft(kind, x, (n,), (ax,), norm, _out_dtype(x, result))
 
 
-def _many(kind: str, x, s, axes, norm, wants: str, half: bool, result: str) -> Array:
+def _many(kind: str, x, s, axes, norm, wants: str, half: bool, result: str, transform=None) -> Array:
+    """The n-d transforms; ``kind`` names the function in errors, ``transform`` (default
+    ``kind``) the backends' transform (``fftn``, ``rfftn`` ...)."""
     x = _input(x, kind, wants)
     norm = _norm(norm, kind)
     if x.ndim == 0:
         raise ValueError(f"fft.{kind}: x must have at least one dimension")
     s, axes = _plan(x, kind, s, axes, half)
-    return vendor.backend(x.device).fft(kind, x, s, axes, norm, _out_dtype(x, result))
+    return vendor.backend(x.device).fft(transform or kind, x, s, axes, norm, _out_dtype(x, result))
 
 
 def _out_dtype(x: Array, result: str):
@@ -221,7 +223,8 @@ def _two(kind: str, x, s, axes, norm, wants: str, half: bool, result: str) -> Ar
     ``norm=None`` is "backward", as NumPy's."""
     if axes is None:
         raise TypeError(f"fft.{kind}: axes must be a sequence of ints, not None")
-    return _many(kind, x, s, axes, "backward" if norm is None else norm, wants, half, result)
+    return _many(kind, x, s, axes, "backward" if norm is None else norm, wants, half, result,
+                 transform=kind[:-1] + "n")
 
 
 def fft2(x: Array, /, s=None, axes=(-2, -1), norm: str = "backward") -> Array:

@@ -104,7 +104,11 @@ def lstsq(a: Array, b: Array, rcond=None):
     else:
         u, s, vh = svd(aw, full_matrices=False)
         keep = greater(s, multiply(s[0], rcond))
-        rank = int(count_nonzero(keep))
+        # the rank and the count of NaN singular values in one read-back: where LAPACK
+        # reports an SVD that did not converge (NaN or inf input), a GPU's solver returns NaN
+        rank, nans = (int(v) for v in stack([count_nonzero(keep), count_nonzero(isnan(s))]).get())
+        if nans:
+            raise LinAlgError("linalg.lstsq: SVD did not converge in Linear Least Squares (a holds NaN or inf)")
         # 1/s where kept, 0 elsewhere (the dropped values may be exact zeros)
         inv_s = where(keep, divide(1.0, where(keep, s, 1.0)), 0.0)
         x = matmul(_mH(vh), multiply(matmul(_mH(u), bw), expand_dims(inv_s, axis=1)))
