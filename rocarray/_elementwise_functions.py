@@ -264,3 +264,54 @@ def _install_operators():
 
 _install_operators()
 Array.__hash__ = None  # __eq__ is elementwise: arrays are unhashable, like NumPy's
+
+
+# -- x ** 2 and x ** -1: NumPy's fast paths of a scalar exponent --------------------------------
+
+def _scalar_power(x, y):
+    """``square`` for ``x ** 2`` (a Python int exponent, or a float one of a real floating
+    ``x``) and ``reciprocal`` for ``x ** -1`` of a real floating ``x``, else None: one
+    multiply or divide where ``pow`` takes a logarithm and an exponential (NumPy takes the
+    same paths), with ``pow``'s results bit for bit, its special values included.  Not
+    taken: ``pow(x, 0.5)`` (the standard's ``pow(-0, 0.5)`` is +0 and ``pow(-inf, 0.5)``
+    +inf, where ``sqrt`` gives -0 and NaN) and complex ``x`` (complex ``pow`` rounds
+    otherwise than a product)."""
+    t = type(y)
+    if (t is int or t is float) and isinstance(x, Array):
+        kind = x.dtype.kind
+        if y == 2 and (kind == "f" or (t is int and kind in "iu")):
+            return square
+        if y == -1 and kind == "f":
+            return reciprocal
+    return None
+
+
+def _pow_with_fast_paths(warm):
+    def call(x1, x2, /, *args, **kwargs):
+        if not args and (not kwargs or kwargs.keys() == {"out"}):
+            fast = _scalar_power(x1, x2)
+            if fast is not None:
+                return fast(x1, **kwargs)
+        return warm(x1, x2, *args, **kwargs)
+    return call
+
+
+def _power_operators():
+    power_op, inplace_op = Array.__pow__, Array.__ipow__
+
+    def __pow__(self, other):
+        fast = _scalar_power(self, other)
+        return fast(self) if fast is not None else power_op(self, other)
+
+    def __ipow__(self, other):
+        fast = _scalar_power(self, other)
+        if fast is None:
+            return inplace_op(self, other)
+        fast(self, out=self)
+        return self
+
+    Array.__pow__, Array.__ipow__ = __pow__, __ipow__
+
+
+pow._call = _pow_with_fast_paths(pow._call)
+_power_operators()

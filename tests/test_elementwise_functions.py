@@ -799,3 +799,51 @@ def test_functions_beyond_the_standard_compile_for_gpu_targets(target_name):
                 assert len(tier.compile(spec.build_module(tier))) > 0, (name, sig)
             built += 1
     assert built >= 100
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_scalar_powers_two_and_minus_one_take_square_and_reciprocal(device, dtype, monkeypatch):
+    """``x ** 2`` and ``x ** -1`` (the operator, in place, ``ra.pow``, ``np.power``) run
+    ``square`` and ``reciprocal`` for real floating ``x`` (and ``square`` for integers and a
+    Python int 2: NumPy's fast paths), with the results of ``pow`` itself bit for bit,
+    special values included; other exponents, bools and complex numbers keep ``pow``."""
+    import rocarray._elementwise_functions as ef
+    dt = np.dtype(dtype)
+    rng = np.random.default_rng(17)
+    a = random_array((40,), dt, rng)
+    if dt.kind in "fc":
+        a[:7] = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e200, -3.0]).astype(dt)
+    x = ra.asarray(a, device=device)
+    pow_row = ra.pow.__class__(_rows["pow"])  # (pow's own kernel, no fast path in front)
+    calls = []
+    for name in ("square", "reciprocal"):
+        real = getattr(ef, name)
+        monkeypatch.setattr(ef, name, lambda *args, _real=real, _name=name, **kw: calls.append(_name) or _real(*args, **kw))
+    real = dt.kind == "f"
+    fast = [(2, "square" if dt.kind in "iuf" else None), (2.0, "square" if real else None),
+            (-1, "reciprocal" if real else None), (-1.0, "reciprocal" if real else None)]
+    for e, expected_path in fast:
+        with np.errstate(all="ignore"):
+            try:
+                want = pow_row(x, e).get()
+            except (TypeError, OverflowError):  # (-1 for an unsigned x: out of its range)
+                continue
+        for how, call in (("**", lambda: x ** e), ("pow", lambda: ra.pow(x, e)), ("np.power", lambda: np.power(x, e)),
+                          ("out", lambda: ra.pow(x, e, out=ra.empty_like(ra.asarray(want, device=device))))):
+            calls.clear()
+            got = call().get()
+            assert got.dtype == want.dtype, (how, e, got.dtype, want.dtype)
+            np.testing.assert_array_equal(got, want, err_msg=f"{how} {e}")
+            if dt.kind in "fc":
+                assert np.array_equal(np.signbit(got.real), np.signbit(want.real)), (how, e)
+            assert calls == ([expected_path] if expected_path else []), (how, e, calls)
+        if expected_path and np.dtype(want.dtype) == dt:
+            y = ra.asarray(a, device=device)
+            y **= e
+            np.testing.assert_array_equal(y.get(), want)
+    calls.clear()
+    if real:
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal((x ** 3).get(), pow_row(x, 3).get())
+            np.testing.assert_array_equal((x ** 0.5).get(), pow_row(x, 0.5).get())
+        assert calls == []
