@@ -31,6 +31,9 @@ DOMAINS = {
     "exp2": ("exp2", -100.0, 100.0), "cbrt": ("cbrt", -1e3, 1e3),
     "pow": ("power", (0.1, 10.0), (-3.0, 3.0)), "atan2": ("arctan2", (-10.0, 10.0), (-10.0, 10.0)),
 }
+#: ``x ** e`` of a Python scalar exponent (the operator; x uniform in [0.1, 10)): NumPy's and
+#: rocarray's fast paths (2, -1) beside the general power (0.5, 3)
+SCALAR_POWERS = (2, -1, 0.5, 3)
 
 
 def _sections(dev, rows, quick):
@@ -56,20 +59,27 @@ def _sections(dev, rows, quick):
     rows.append("| function | dtype | rocarray | " + " | ".join(peers) + " | fastest peer / rocarray |")
     rows.append("|---|---|---|" + "---|" * len(peers) + "---|")
     for dt in ("float32", "float64"):
-        for name, (npname, *ranges) in DOMAINS.items():
+        cases = [(name, npname, ranges) for name, (npname, *ranges) in DOMAINS.items()]
+        cases += [(f"x ** {e}", e, [(0.1, 10.0)]) for e in SCALAR_POWERS]
+        for name, npname, ranges in cases:
             ranges = ranges if isinstance(ranges[0], tuple) else [ranges]
             h = [(lo + (hi - lo) * rng.random(n)).astype(dt) for lo, hi in ranges]
             x = [ra.asarray(v, device=dev) for v in h]
-            f = getattr(ra, name)
+            if isinstance(npname, str):
+                f = getattr(ra, name)
+                npf = getattr(np, npname)
+                cpf = None if cp is None else getattr(cp, npname)
+                tf = None if torch is None else getattr(torch, {"power": "pow"}.get(npname, npname))
+            else:  # (a scalar exponent: the ** operator of each library)
+                f = npf = cpf = tf = (lambda e: lambda v: v ** e)(npname)
             fns = [synced(lambda: f(*x))]
             if dev.kind == "cpu":
-                fns.append(lambda: getattr(np, npname)(*h))
+                fns.append(lambda: npf(*h))
             if cp is not None:
                 cx = [cp.asarray(v) for v in h]
-                fns.append(lambda: (getattr(cp, npname)(*cx), cp.cuda.Device().synchronize()))
+                fns.append(lambda: (cpf(*cx), cp.cuda.Device().synchronize()))
             if torch is not None:
                 tx = [torch.as_tensor(v, device="cuda") for v in h]
-                tf = getattr(torch, {"power": "pow"}.get(npname, npname))
                 fns.append(lambda: (tf(*tx), torch.cuda.synchronize()))
             for _ in range(3):  # (every tier-up done, every peer's kernel built)
                 for fn in fns:

@@ -420,6 +420,10 @@ OPS = (
     Op("square", 1, "arithmetic", "numeric", "promote", "same",
        {"iuf": "out0 = in0 * in0;", "c": _SQUARE_COMPLEX}),
     Op("reciprocal", 1, "arithmetic", "floating", "float", "same", "out0 = (ctype)1 / in0;"),
+    # x ** 0.5 of a real float (``_elementwise_functions._scalar_power``): the root with
+    # pow's special values (+0 for -0, +inf for -inf; sqrt gives -0 and NaN there)
+    Op("_sqrt_power", 1, "arithmetic", "real_floating", "promote", "same",
+       "out0 = in0 == -INFINITY ? (ctype)INFINITY : (in0 == 0 ? (ctype)0 : sqrt(in0));"),
     Op("abs", 1, "arithmetic", "numeric", "promote", "real", {
         "i": "out0 = in0 < 0 ? -in0 : in0;", "u": "out0 = in0;",
         "f": "out0 = fabs(in0);", "c": "out0 = abs(in0);",

@@ -77,6 +77,7 @@ positive = _ufunc("positive")
 pow = _ufunc("pow")  # noqa: A001
 real = _ufunc("real")
 reciprocal = _ufunc("reciprocal")
+_sqrt_power = _ufunc("_sqrt_power")
 remainder = _ufunc("remainder")
 round = _ufunc("round")  # noqa: A001
 sign = _ufunc("sign")
@@ -270,19 +271,23 @@ Array.__hash__ = None  # __eq__ is elementwise: arrays are unhashable, like NumP
 
 def _scalar_power(x, y):
     """``square`` for ``x ** 2`` (a Python int exponent, or a float one of a real floating
-    ``x``) and ``reciprocal`` for ``x ** -1`` of a real floating ``x``, else None: one
-    multiply or divide where ``pow`` takes a logarithm and an exponential (NumPy takes the
-    same paths), with ``pow``'s results bit for bit, its special values included.  Not
-    taken: ``pow(x, 0.5)`` (the standard's ``pow(-0, 0.5)`` is +0 and ``pow(-inf, 0.5)``
-    +inf, where ``sqrt`` gives -0 and NaN) and complex ``x`` (complex ``pow`` rounds
-    otherwise than a product)."""
+    ``x``), ``reciprocal`` for ``x ** -1`` and the root for ``x ** 0.5`` of a real floating
+    ``x``, else None: one multiply, divide or square root where ``pow`` takes a logarithm
+    and an exponential (NumPy takes the same paths).  ``square`` and ``reciprocal`` give
+    ``pow``'s results bit for bit; the root is correctly rounded (``pow`` within an ulp of
+    it) with ``pow``'s special values (the standard's ``pow(-0, 0.5)`` is +0 and
+    ``pow(-inf, 0.5)`` +inf, where NumPy's ``sqrt`` gives -0 and NaN).  Complex ``x`` keeps
+    ``pow`` (complex ``pow`` rounds otherwise than a product)."""
     t = type(y)
     if (t is int or t is float) and isinstance(x, Array):
         kind = x.dtype.kind
         if y == 2 and (kind == "f" or (t is int and kind in "iu")):
             return square
-        if y == -1 and kind == "f":
-            return reciprocal
+        if kind == "f":
+            if y == -1:
+                return reciprocal
+            if y == 0.5:
+                return _sqrt_power
     return None
 
 

@@ -752,6 +752,7 @@ _BEYOND_STANDARD_SIGNATURES = {
               ("int8", "int8"), ("bool", "bool")],
     "_frexp_mantissa": [("float16",), ("float32",), ("float64",)],
     "_frexp_exponent": [("int16",), ("int32",), ("int64",)],
+    "_sqrt_power": [("float16",), ("float32",), ("float64",)],
 }
 
 
@@ -803,10 +804,11 @@ def test_functions_beyond_the_standard_compile_for_gpu_targets(target_name):
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_scalar_powers_two_and_minus_one_take_square_and_reciprocal(device, dtype, monkeypatch):
-    """``x ** 2`` and ``x ** -1`` (the operator, in place, ``ra.pow``, ``np.power``) run
-    ``square`` and ``reciprocal`` for real floating ``x`` (and ``square`` for integers and a
-    Python int 2: NumPy's fast paths), with the results of ``pow`` itself bit for bit,
-    special values included; other exponents, bools and complex numbers keep ``pow``."""
+    """``x ** 2``, ``x ** -1`` and ``x ** 0.5`` (the operator, in place, ``ra.pow``,
+    ``np.power``) run ``square``, ``reciprocal`` and the root for real floating ``x`` (and
+    ``square`` for integers and a Python int 2: NumPy's fast paths), with the results of
+    ``pow`` itself bit for bit (the root: correctly rounded, with ``pow``'s special
+    values); other exponents, bools and complex numbers keep ``pow``."""
     import rocarray._elementwise_functions as ef
     dt = np.dtype(dtype)
     rng = np.random.default_rng(17)
@@ -816,18 +818,21 @@ def test_scalar_powers_two_and_minus_one_take_square_and_reciprocal(device, dtyp
     x = ra.asarray(a, device=device)
     pow_row = ra.pow.__class__(_rows["pow"])  # (pow's own kernel, no fast path in front)
     calls = []
-    for name in ("square", "reciprocal"):
+    for name in ("square", "reciprocal", "_sqrt_power"):
         real = getattr(ef, name)
         monkeypatch.setattr(ef, name, lambda *args, _real=real, _name=name, **kw: calls.append(_name) or _real(*args, **kw))
     real = dt.kind == "f"
     fast = [(2, "square" if dt.kind in "iuf" else None), (2.0, "square" if real else None),
-            (-1, "reciprocal" if real else None), (-1.0, "reciprocal" if real else None)]
+            (-1, "reciprocal" if real else None), (-1.0, "reciprocal" if real else None),
+            (0.5, "_sqrt_power" if real else None)]
     for e, expected_path in fast:
         with np.errstate(all="ignore"):
             try:
                 want = pow_row(x, e).get()
             except (TypeError, OverflowError):  # (-1 for an unsigned x: out of its range)
                 continue
+            if e == 0.5 and real:  # (the correctly rounded root; pow's +0 at -0, +inf at -inf)
+                want = np.where(a == -np.inf, np.inf, np.where(a == 0, 0, np.sqrt(a))).astype(dt)
         for how, call in (("**", lambda: x ** e), ("pow", lambda: ra.pow(x, e)), ("np.power", lambda: np.power(x, e)),
                           ("out", lambda: ra.pow(x, e, out=ra.empty_like(ra.asarray(want, device=device))))):
             calls.clear()
@@ -845,5 +850,5 @@ def test_scalar_powers_two_and_minus_one_take_square_and_reciprocal(device, dtyp
     if real:
         with np.errstate(all="ignore"):
             np.testing.assert_array_equal((x ** 3).get(), pow_row(x, 3).get())
-            np.testing.assert_array_equal((x ** 0.5).get(), pow_row(x, 0.5).get())
+            np.testing.assert_array_equal((x ** 1.5).get(), pow_row(x, 1.5).get())
         assert calls == []
