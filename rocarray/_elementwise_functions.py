@@ -77,7 +77,6 @@ positive = _ufunc("positive")
 pow = _ufunc("pow")  # noqa: A001
 real = _ufunc("real")
 reciprocal = _ufunc("reciprocal")
-_sqrt_power = _ufunc("_sqrt_power")
 remainder = _ufunc("remainder")
 round = _ufunc("round")  # noqa: A001
 sign = _ufunc("sign")
@@ -267,7 +266,10 @@ _install_operators()
 Array.__hash__ = None  # __eq__ is elementwise: arrays are unhashable, like NumPy's
 
 
-# -- x ** 2 and x ** -1: NumPy's fast paths of a scalar exponent --------------------------------
+# -- x ** 2, x ** -1 and x ** 0.5: NumPy's fast paths of a scalar exponent ---------------------
+
+_sqrt_power = _ufunc("_sqrt_power")  # (pow(x, 0.5) of a real float: the catalogue's row)
+
 
 def _scalar_power(x, y):
     """``square`` for ``x ** 2`` (a Python int exponent, or a float one of a real floating
