@@ -86,6 +86,23 @@ def _body_for(row, dtype: np.dtype) -> str | None:
     return None
 
 
+#: op name -> ``choose(x, y)``: the op of one operand that serves ``op(x, y)`` for this
+#: Python scalar ``y`` (pow's ``x ** 2`` is ``square(x)``), or None.  Consulted by the
+#: general path and by the warm path of a plan of an array and a scalar, so that the
+#: result never depends on the path the call took (``_elementwise_functions`` fills it).
+SCALAR_PATHS: dict = {}
+
+
+def _with_scalar_paths(run, choose):
+    """``run`` (a plan's warm path, array then scalar) taking ``choose``'s op where it has one."""
+    def warm(args, shape, n):
+        fast = choose(args[0], args[1])
+        if fast is not None:
+            return fast(args[0])
+        return run(args, shape, n)
+    return warm
+
+
 class _Plan:
     """Everything about one (op, operand dtypes, device) that does not depend on shapes."""
 
@@ -103,6 +120,9 @@ class _Plan:
         self.run_contiguous = self.warm = runner.__call__
         if row.category == "comparison" and "s" in in_kinds:
             self.warm = _answer_out_of_range(runner.__call__, row.name)
+        choose = SCALAR_PATHS.get(row.name)
+        if choose is not None and tuple(in_kinds) == ("a", "s"):
+            self.warm = _with_scalar_paths(runner.__call__, choose)
         self.run_packed = runner.packed
 
 
@@ -239,6 +259,11 @@ class Ufunc:
                         f"{self.row.name}: expected rocarray arrays or Python scalars, got {type(a).__name__}"
                         + ("; convert NumPy arrays with rocarray.asarray()" if isinstance(a, np.ndarray) else "")
                     )
+            choose = SCALAR_PATHS.get(self.row.name)
+            if choose is not None:
+                fast = choose(*args)
+                if fast is not None:
+                    return fast(args[0]) if out is None else fast(args[0], out=out)
             if out is not None:
                 if not isinstance(out, Array):
                     raise TypeError(f"{self.row.name}: out must be a rocarray array, not {type(out).__name__}")

@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _elementwise_docs as _docs
 from ._array_object import Array
-from ._elementwise import Ufunc, copy_op as _copy
+from ._elementwise import SCALAR_PATHS, Ufunc, copy_op as _copy
 from ._kernels import catalogue
 from ._views import broadcast_shapes
 from ._warm import warm_call
@@ -293,32 +293,4 @@ def _scalar_power(x, y):
     return None
 
 
-def _pow_with_fast_paths(warm):
-    def call(x1, x2, /, *args, **kwargs):
-        if not args and (not kwargs or kwargs.keys() == {"out"}):
-            fast = _scalar_power(x1, x2)
-            if fast is not None:
-                return fast(x1, **kwargs)
-        return warm(x1, x2, *args, **kwargs)
-    return call
-
-
-def _power_operators():
-    power_op, inplace_op = Array.__pow__, Array.__ipow__
-
-    def __pow__(self, other):
-        fast = _scalar_power(self, other)
-        return fast(self) if fast is not None else power_op(self, other)
-
-    def __ipow__(self, other):
-        fast = _scalar_power(self, other)
-        if fast is None:
-            return inplace_op(self, other)
-        fast(self, out=self)
-        return self
-
-    Array.__pow__, Array.__ipow__ = __pow__, __ipow__
-
-
-pow._call = _pow_with_fast_paths(pow._call)
-_power_operators()
+SCALAR_PATHS["pow"] = _scalar_power  # (pow's plans and general path consult it)

@@ -17,6 +17,11 @@ from .bytecode import (FLOAT_BINOPS, INSTR_WORDS, INT_BINOPS, MAGIC, PARAMS_AT, 
                        NotInterpretable, field_offset, float_name, is_pair, scalar_name, size_align)
 
 
+class _TooManyLive(NotInterpretable):
+    """More values live at one point than there are slots (``compile_body`` tries again
+    with the constants written where they are used)."""
+
+
 class _Code:
     """Bytecode being written: instructions, labels, slots and the stack frame."""
 
@@ -153,9 +158,7 @@ def compile_body(module: ir.Module, body: ir.Function, operands, iset: Instructi
     interpreter cannot run it."""
     try:
         return _compile_body(module, body, operands, iset, inline_consts=False)
-    except NotInterpretable as e:
-        if "live at once" not in str(e):
-            raise
+    except _TooManyLive:
         return _compile_body(module, body, operands, iset, inline_consts=True)
 
 
@@ -334,7 +337,7 @@ def _allocate(code: _Code, prologue: list, args: list, iset: InstructionSet) -> 
         while ending and ending[0][0] < start:
             free.append(heapq.heappop(ending)[1])
         if not free:
-            raise NotInterpretable(f"more than {SLOTS} values live at once")
+            raise _TooManyLive(f"more than {SLOTS} values live at once")
         p = free.pop()
         where[v] = p
         heapq.heappush(ending, (last[v], p))

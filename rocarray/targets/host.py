@@ -216,7 +216,7 @@ class HostTarget(Target):
             return self._half_math(module, fn, arity)
         if isinstance(ty, ir.FloatType):
             if fn in hostmath.FUNCTIONS:
-                return hostmath.float32_function(module, fn)
+                return hostmath.float_function(module, fn, ty)
             suffix, libm_suffix = "f32", "f"
         elif isinstance(ty, ir.DoubleType):
             if fn in hostmath.FUNCTIONS64:

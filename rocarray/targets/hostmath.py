@@ -921,8 +921,3 @@ def float_function(module: ir.Module, name: str, ty: ir.Type) -> ir.Function:
     else:
         b.ret(b.fptrunc(_BODIES[name](m, *(b.fpext(a, F64) for a in fn.args)), F32))
     return fn
-
-
-def float32_function(module: ir.Module, name: str) -> ir.Function:
-    """``float_function`` of float32."""
-    return float_function(module, name, F32)
