@@ -25,10 +25,11 @@ their launches.
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 from ._array_object import Array
-from ._launch import full_module_when_ready, load_full_module
+from ._launch import full_module_when_ready, load_full_module, module_builder
 from ._layout import merge_dims, remember
 from .compiler import gather_gpu as G
 
@@ -52,22 +53,23 @@ _KEY = ("gather-gpu", G.VERSION, G.BLOCK, G.ITEMS, G.SEARCH_ITEMS)
 def _kernel(device, kind: str, *key):
     """The ``kind`` module ('transpose', 'gather', 'scatter', 'search') for ``key`` loaded on
     ``device``, fully compiled."""
-    return load_full_module(_KEY + (kind,) + key, device, lambda: _module_parts(kind, key))
+    return load_full_module(_KEY + (kind,) + key, device, functools.partial(_module_parts, kind, key))
 
 
 def _kernel_when_ready(device, kind: str, *key):
     """``_kernel``'s module if it is loaded, else None, its compile started on the
     background worker at the first ask (a later ``_kernel`` waits for that compile)."""
-    return full_module_when_ready(_KEY + (kind,) + key, device, lambda: _module_parts(kind, key))
+    return full_module_when_ready(_KEY + (kind,) + key, device, functools.partial(_module_parts, kind, key))
 
 
 def _module_parts(kind: str, key: tuple) -> tuple:
-    """(name, builder, packer, entries) of a ``kind`` module for ``key`` (``load_full_module``)."""
+    """(name, builder, packer, entries) of a ``kind`` module for ``key`` (``load_full_module``'s
+    ``make()``; picklable, so that the compile process can build it)."""
     build = {"transpose": G.build_transpose, "gather": G.build_gather, "scatter": G.build_scatter,
              "search": G.build_search, "join": G.build_joins}[kind]
     extra = {"search": tuple(e[0] for e in G.SEARCH_ENTRIES[1:]), "join": G.JOIN_SUFFIXES,
              "gather": (G.GATHER_NARROW,), "scatter": tuple(e[0] for e in G.SCATTER_ENTRIES[1:])}.get(kind, ())
-    return "_".join((kind, *map(str, key))), lambda m, t, e: build(m, t, e, *key), G.packer(kind), extra
+    return "_".join((kind, *map(str, key))), module_builder(build, *key), G.packer(kind), extra
 
 
 def _launch(kernel, entry: int, kind: str, n: int, grid: int, *values) -> None:

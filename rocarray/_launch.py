@@ -321,6 +321,17 @@ def load_full_module(key: tuple, device, make) -> LoadedKernel:
     return k
 
 
+def module_builder(fn, *args):
+    """``build_kernel(module, target, entry)`` for ``load_full_module``'s ``make()`` that
+    calls ``fn(module, target, entry, *args)``: picklable where ``fn`` is a module's
+    function and ``args`` pickle, so that the compile process can build the module."""
+    return functools.partial(_call_builder, fn, args)
+
+
+def _call_builder(fn, args: tuple, module, target, entry: str) -> None:
+    fn(module, target, entry, *args)
+
+
 def _full_spec(key: tuple, make) -> KernelSpec:
     """The spec of ``load_full_module``'s module ``key``; its recipe (``KernelSpec.recipe``)
     is this call, which pickles where ``make`` does (a ``functools.partial`` of a module's

@@ -13,6 +13,7 @@ and written (``rk_select_chunks``, ``rk_true_chunks``, ``rk_place_chunks``,
 from __future__ import annotations
 
 import ctypes
+import functools
 
 import numpy as np
 
@@ -21,7 +22,7 @@ from ._array_object import Array
 from ._copy import contiguous
 from ._elementwise import copy_array
 from ._elementwise_functions import not_equal, subtract
-from ._launch import full_module_when_ready, load_full_module
+from ._launch import full_module_when_ready, load_full_module, module_builder
 from ._user_kernels import ElementwiseKernel
 from ._views import _axis_slice, broadcast_to
 from .compiler import compact_gpu
@@ -314,9 +315,15 @@ def _chunk_starts(off: Array, chunks: int) -> int:
 def _compact_kernel(device, size: int):
     """The GPU compaction module for values of ``size`` bytes (0: flat indices), fully
     compiled."""
-    return load_full_module(("compact-gpu", compact_gpu.VERSION, size), device, lambda: (
-        f"compact_gpu_{size}", lambda m, t, e: compact_gpu.build_compact_module(m, t, e, size),
-        compact_gpu.packer(""), compact_gpu.entries(size)[1:]))
+    return load_full_module(("compact-gpu", compact_gpu.VERSION, size), device,
+                            functools.partial(_compact_parts, size))
+
+
+def _compact_parts(size: int) -> tuple:
+    """``load_full_module``'s ``make()`` of the compaction module (picklable: the compile
+    process can build it)."""
+    return (f"compact_gpu_{size}", module_builder(compact_gpu.build_compact_module, size), compact_gpu.packer(""),
+            compact_gpu.entries(size)[1:])
 
 
 def _gpu_compact(mask: Array, x: "Array | None") -> Array:
@@ -409,9 +416,13 @@ _RUN_LETTER = {"b": "i", "i": "i", "u": "i", "f": "f", "c": "c"}
 def _runs_module(kind: str) -> tuple:
     """(cache key, ``make``) of the GPU runs module for elements of ``kind``
     (``compact_gpu.RUN_KINDS``), as ``load_full_module`` takes them."""
-    return ("runs-gpu", compact_gpu.VERSION, kind), lambda: (
-        f"runs_gpu_{kind}", lambda m, t, e: compact_gpu.build_runs_module(m, t, e, kind),
-        compact_gpu.packer("", True), compact_gpu.RUN_ENTRIES[1:])
+    return ("runs-gpu", compact_gpu.VERSION, kind), functools.partial(_runs_parts, kind)
+
+
+def _runs_parts(kind: str) -> tuple:
+    """``load_full_module``'s ``make()`` of the runs module (picklable)."""
+    return (f"runs_gpu_{kind}", module_builder(compact_gpu.build_runs_module, kind), compact_gpu.packer("", True),
+            compact_gpu.RUN_ENTRIES[1:])
 
 
 def _runs_kernel(device, kind: str):

@@ -25,12 +25,14 @@ Complex numbers stay on the portable path (``_radix``).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ._array_object import Array
 from ._creation_functions import asarray
 from ._elementwise import filled
-from ._launch import full_module_when_ready, load_full_module
+from ._launch import full_module_when_ready, load_full_module, module_builder
 from ._statistical_functions import max as _max, min as _min
 from ._user_kernels import ElementwiseKernel, ReductionKernel
 from ._views import broadcast_to
@@ -180,11 +182,17 @@ def _module(key_kind: str, payload_bits: int, part: str) -> tuple:
         key = ("radix-gpu", VERSION, radix_gpu.ITEMS, radix_gpu.D_ITEMS, radix_gpu.RANKING_BLOCKS,
                radix_gpu.D_RANKING_BLOCKS, radix_gpu.D_RANKING_BLOCKS_KEYS32, radix_gpu.LOOK_BACK, key_kind,
                payload_bits, part)
-        (suffix,) = PARTS[part]
-        found = _modules[(key_kind, payload_bits, part)] = (key, lambda: (
-            f"radix_sort_{key_kind}_p{payload_bits}_{part}",
-            lambda m, t, e: build_radix_module(m, t, e, key_kind, payload_bits, (suffix,)), packer(suffix), ()))
+        found = _modules[(key_kind, payload_bits, part)] = (key, functools.partial(_parts, key_kind, payload_bits,
+                                                                                     part))
     return found
+
+
+def _parts(key_kind: str, payload_bits: int, part: str) -> tuple:
+    """``load_full_module``'s ``make()`` of the sort module ``part``: picklable, so that
+    the compile process builds it when the background worker compiles it."""
+    (suffix,) = PARTS[part]
+    return (f"radix_sort_{key_kind}_p{payload_bits}_{part}",
+            module_builder(build_radix_module, key_kind, payload_bits, (suffix,)), packer(suffix), ())
 
 
 def _kernel(device, key_kind: str, payload_bits: int, part: str):

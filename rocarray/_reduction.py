@@ -20,7 +20,7 @@ from ._buffer import allocate
 from ._copy import contiguous
 from ._data_type_functions import astype
 from ._kernels import catalogue
-from ._launch import KernelSpec, full_module_when_ready, load
+from ._launch import KernelSpec, full_module_when_ready, load, module_builder
 from ._layout import broadcast_strides, merge_dims, pad_dims
 from ._views import broadcast_shapes, broadcast_to, normalize_axes, permute_dims
 from .runtime.host import PIECES_PER_THREAD
@@ -100,6 +100,16 @@ def _def_spec(args: tuple, scan: bool) -> KernelSpec:
     return d.scan_spec() if scan else d.spec()
 
 
+def _chain_parts(args: tuple) -> tuple:
+    """``load_full_module``'s ``make()`` of the single-pass scan of ``ReductionDef(*args)``
+    (picklable: the compile process can build it)."""
+    return f"{args[0]}_chained", module_builder(_build_chain, args), _CHAIN_PACKER, ("_z",)
+
+
+def _build_chain(module, target, entry, args: tuple) -> None:
+    ReductionDef(*args)._build_chain(module, target, entry)
+
+
 class ReductionDef:
     """A reduction written in the kernel language.
 
@@ -172,14 +182,13 @@ class ReductionDef:
         (``compiler/reduction_chain.py``), as ``load_full_module`` takes them."""
         found = self._chain
         if found is None:
-            def build(module, target, entry):
-                build_chained_scan(target, entry, module, [d for _, d in self.inputs],
-                                   [d for _, _, d in self.fields], [d for _, d in self.outputs],
-                                   *self._scalar_functions(module, target, entry))
-
             found = self._chain = (self.key + ("chained", CHAIN_STEPS, CHAIN_BLOCKS),
-                                   lambda: (f"{self.name}_chained", build, _CHAIN_PACKER, ("_z",)))
+                                   functools.partial(_chain_parts, self._args()))
         return found
+
+    def _build_chain(self, module, target, entry) -> None:
+        build_chained_scan(target, entry, module, [d for _, d in self.inputs], [d for _, _, d in self.fields],
+                           [d for _, d in self.outputs], *self._scalar_functions(module, target, entry))
 
     def _scalar_functions(self, module, target, entry) -> tuple:
         """Add the scalar functions ``entry + "_identity"``, ``"_map"``, ``"_reduce"`` and

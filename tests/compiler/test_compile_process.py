@@ -128,8 +128,12 @@ def test_tier_ups_are_compiled_by_the_child(fresh_child):
 
 def _specs():
     """One spec of each kind a recipe makes again: a user kernel, a catalogue elementwise
-    op, a reduction and its scans, the host's sorting network."""
-    from rocarray import _launch, _radix
+    op, a reduction and its scans, the host's sorting network, and the GPUs' hand-built
+    modules (``gpu_...``: the sort's, a compaction, runs, a transpose, a scatter, the
+    single-pass scan)."""
+    import functools
+
+    from rocarray import _gather_gpu, _launch, _masks, _radix, _radix_gpu
     from rocarray._elementwise import elementwise_spec
     from rocarray._reduction import ReductionDef
     from rocarray._user_kernels import _user_spec
@@ -145,6 +149,14 @@ def _specs():
         "reduction": red.spec(),
         "scan": red.scan_spec(),
         "network": _launch._full_spec(key, make),
+        "gpu_sort": _launch._full_spec(*_radix_gpu._module("u32", 32, "passes")),
+        "gpu_compact": _launch._full_spec(("compact",), functools.partial(_masks._compact_parts, 8)),
+        "gpu_runs": _launch._full_spec(*_masks._runs_module("f4")),
+        "gpu_transpose": _launch._full_spec(("transpose",), functools.partial(_gather_gpu._module_parts, "transpose",
+                                                                              (4,))),
+        "gpu_scatter": _launch._full_spec(("scatter",), functools.partial(_gather_gpu._module_parts, "scatter",
+                                                                          (8, 64, True))),
+        "gpu_chained_scan": _launch._full_spec(*red.chain_module()),
     }
 
 
@@ -166,8 +178,8 @@ def test_the_child_builds_from_recipes_what_this_process_builds(fresh_child, tar
     compiles to the bytes of the one built here (a GPU target's: compile only)."""
     t = target_for(target_name)
     for what, spec in _specs().items():
-        if what == "network" and target_name != "host":
-            continue  # (the host's alone)
+        if (what == "network" and target_name != "host") or (what.startswith("gpu_") and target_name == "host"):
+            continue  # (the host's network, the GPUs' modules)
         target = t.heavy_tier if spec.heavy else t
         built = spec.build_module(target)
         here = bytes(target.compile(built if isinstance(built, str) else str(built)))
