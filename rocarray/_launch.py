@@ -19,7 +19,7 @@ from ._buffer import Buffer
 from ._params import SCALAR_CONVERTERS, _scalar_code, contiguous_template, pack_format  # noqa: F401
 from ._params import stride_positions  # noqa: F401 - the tests' name for it
 from ._tiers import BLOCK, LoadedKernel, stride_grid
-from .compiler import cache as _cache
+from .compiler import cache as _cache, compile_process
 from .compiler.cache import key_digest
 from .compiler.quick_text import gpu_simple_kernel_text, host_simple_kernel_module
 from .compiler.skeletons import SIMPLE_LOOP_MAX_ELEMENTS, SIMPLE_LOOP_MAX_OFFSET, build_elementwise
@@ -299,6 +299,10 @@ def _targets(device, heavy: bool) -> tuple:
     if heavy:
         target = target.heavy_tier
     rt.prepare_launches()
+    if target.is_gpu:
+        # the compile process starts now, so that it is ready when the first hand-built
+        # module (a sort's, a compaction's) compiles in the background
+        compile_process.start()
     targets = _device_targets[(device, heavy)] = (rt, target, target.quick_tier)
     return targets
 

@@ -176,7 +176,10 @@ _modules: dict = {}
 
 def _module(key_kind: str, payload_bits: int, part: str) -> tuple:
     """(cache key, ``make``) of the sort module ``part`` (of ``PARTS``) for (key kind,
-    payload bits), as ``load_full_module`` takes them (made once)."""
+    payload bits), as ``load_full_module`` takes them (made once).  The histogram counts
+    keys alone: one module for every payload (a sort's serves the argsort's)."""
+    if part == "hist":
+        payload_bits = 0
     found = _modules.get((key_kind, payload_bits, part))
     if found is None:
         key = ("radix-gpu", VERSION, radix_gpu.ITEMS, radix_gpu.D_ITEMS, radix_gpu.RANKING_BLOCKS,

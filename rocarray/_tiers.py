@@ -329,7 +329,10 @@ def start(spec, device, runtime, target, quick) -> LoadedKernel:
     made in the background, or the quick tier's code compiled now."""
     cache = _default_cache()
     if quick is None:
-        image = cache.get_or_compile(spec.key, lambda: spec.build_module(target), target, recipe=spec.recipe)
+        # (the full tier at once -- a hand-built module, which a call waits for: compiled
+        # on the background worker, it is not sent to a compile process still starting)
+        image = cache.get_or_compile(spec.key, lambda: spec.build_module(target), target, recipe=spec.recipe,
+                                     wait_for_child=False)
         tier = target
     else:
         found = cache.lookup(spec.key, target, quick)

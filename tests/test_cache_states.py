@@ -115,9 +115,9 @@ def test_full_tier_code(tmp_path):
 
 _OTHER_VERSION = r"""
 import sys
-import rocarray.compiler.cache as c
+import rocarray.compiler.generator as g
 import rocarray.targets.base as b
-c._generator_hash = "another-rocarray"   # entries of another rocarray ...
+g._generator_hash = "another-rocarray"   # entries of another rocarray ...
 b.CODEGEN_VERSION = "another-codegen"
 real_facts = b.llvm_facts
 b.llvm_facts = lambda: {**real_facts(), "version": (99, 0, 0)}   # ... and another LLVM

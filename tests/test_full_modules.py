@@ -36,7 +36,8 @@ def loads(monkeypatch):
      compact_gpu.packer("")),
     (lambda d: _masks._runs_kernel(d, "f4"), "runs_gpu_f4", compact_gpu.RUN_ENTRIES[1:],
      compact_gpu.packer("", True)),
-    (lambda d: _radix_gpu._kernel(d, "f32", 32, "hist"), "radix_sort_f32_p32_hist", (), radix_gpu.packer("")),
+    # (the histogram counts keys alone: one module for every payload)
+    (lambda d: _radix_gpu._kernel(d, "f32", 32, "hist"), "radix_sort_f32_p0_hist", (), radix_gpu.packer("")),
     (lambda d: _radix_gpu._kernel(d, "f32", 32, "passes"), "radix_sort_f32_p32_passes", (), radix_gpu.packer("_d")),
     (lambda d: _radix_gpu._kernel(d, "u32", 0, "block"), "radix_sort_u32_p0_block", (), radix_gpu.packer("_b")),
 ])

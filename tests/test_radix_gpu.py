@@ -30,11 +30,11 @@ KINDS = [("u32", 0), ("u32", 32), ("u32", 64), ("u64", 0), ("u64", 64), ("f32", 
          ("f64", 64)]
 
 
-def _module(target, key_kind, payload_bits):
+def _module(target, key_kind, payload_bits, suffixes=radix_gpu.ENTRIES):
     module = ir.Module("radix")
     module.triple = target.triple
     module.data_layout = target.data_layout
-    radix_gpu.build_radix_module(module, target, "rk_radix", key_kind, payload_bits)
+    radix_gpu.build_radix_module(module, target, "rk_radix", key_kind, payload_bits, suffixes)
     return module
 
 
@@ -98,6 +98,17 @@ def test_each_part_is_a_module_of_its_own_entries():
         names = ["rk_part"] + ["rk_part" + s for s in suffixes[1:]]
         assert sorted(re.findall(r"\.entry (\w+)\(", ptx)) == sorted(names)
     assert sorted(sum(radix_gpu.PARTS.values(), ())) == sorted(radix_gpu.ENTRIES)
+
+
+def test_the_histogram_is_one_module_for_every_payload():
+    """The histogram counts keys alone: its code is the same for every payload, and a
+    sort's module serves the argsort's (one compile, not one per payload)."""
+    target = target_for("sm_90")
+    for kind in radix_gpu.KEY_KINDS:
+        ptx = {pb: target.emit_ptx(_module(target, kind, pb, ("",))) for pb in (0, 32, 64)}
+        assert ptx[0] == ptx[32] == ptx[64], kind
+        assert _radix_gpu._module(kind, 32, "hist") is _radix_gpu._module(kind, 0, "hist")
+        assert _radix_gpu._module(kind, 32, "passes") is not _radix_gpu._module(kind, 0, "passes")
 
 
 def test_packers_and_errors():

@@ -45,6 +45,7 @@ from ..runtime.llvm import yield_to_foreground
 from ..targets.base import lend_store
 from . import compile_process
 from .diskcache import DiskCache
+from .generator import generator_hash
 
 
 class _Pending:
@@ -94,19 +95,21 @@ class CompileCache:
     # -- the one entry point ------------------------------------------------------------
 
     def get_or_compile(self, key: tuple, build: Callable[[], object], target,
-                       counter: str = "compiled", recipe=None) -> bytes:
+                       counter: str = "compiled", recipe=None, wait_for_child: bool = True) -> bytes:
         """The bytes ``target`` compiles from ``build()`` (an ``ir.Module`` or IR text)
         for ``key``.  ``build`` is called only when ``key`` is neither in memory nor on disk
         (on the background worker, only where the compile process cannot build the module
         from ``recipe``: ``KernelSpec.recipe``).  A compile is counted under ``counter``
-        ("compiled", or "upgraded" for a tier-up)."""
+        ("compiled", or "upgraded" for a tier-up).  ``wait_for_child=False``: a compile a
+        call waits for is not sent to a compile process still starting
+        (``compile_process.compile``'s ``wait``)."""
         mkey = (key, target)
         data = self._memory.get(mkey)
         if data is not None:
             with self._lock:
                 self._counts["memory_hits"] += 1
             return data
-        return self._miss(mkey, build, target, counter, recipe)
+        return self._miss(mkey, build, target, counter, recipe, wait_for_child)
 
     def lookup(self, key: tuple, target, stand_in=None) -> "tuple[bytes, object] | None":
         """``target``'s code for ``key``, else (``stand_in.stands_in_for`` being ``target``)
@@ -169,7 +172,7 @@ class CompileCache:
         disk_key, name, tag = _entry(target, key)
         self.disk.put(disk_key, tag + data, replace=target.stands_in_for is None, name=name)
 
-    def _miss(self, mkey, build, target, counter="compiled", recipe=None) -> bytes:
+    def _miss(self, mkey, build, target, counter="compiled", recipe=None, wait_for_child=True) -> bytes:
         with self._lock:
             data = self._memory.get(mkey)
             if data is not None:
@@ -184,7 +187,7 @@ class CompileCache:
         if not owner:
             return pending.result()
         try:
-            data = self._produce(mkey[0], build, target, counter, recipe)
+            data = self._produce(mkey[0], build, target, counter, recipe, wait_for_child)
         except BaseException as exc:
             pending.error = exc
             with self._lock:
@@ -198,7 +201,7 @@ class CompileCache:
         pending.done()
         return data
 
-    def _produce(self, key, build, target, counter="compiled", recipe=None) -> bytes:
+    def _produce(self, key, build, target, counter="compiled", recipe=None, wait_for_child=True) -> bytes:
         t0 = time.perf_counter()
         if self.disk is not None:
             found = self._read(key, target)
@@ -212,13 +215,14 @@ class CompileCache:
         # beside this one's, or compiled there from the text built here; LLVM_LOCK: the
         # target's, around its LLVM steps)
         background = on_background_worker()
-        data = compile_process.compile(target, None, recipe) if background and recipe is not None else None
+        data = compile_process.compile(target, None, recipe, wait_for_child) \
+            if background and recipe is not None else None
         if data is None:
             module = build()
             text = module if isinstance(module, str) else str(module)
             t2 = time.perf_counter()
             self._add_time("ir_ms", t2 - t1)
-            data = compile_process.compile(target, text) if background else None
+            data = compile_process.compile(target, text, wait=wait_for_child) if background else None
             if data is None:
                 data = bytes(target.compile(text))
         t3 = time.perf_counter()
@@ -386,12 +390,6 @@ def compile_in_background(job: Callable[[], None], quiet: bool = True) -> None:
     _background.submit(job, quiet)
 
 
-_GENERATOR_SOURCES = (
-    "compiler", "targets", "runtime/hostload.py",  # the host image's layout is written there
-    "_launch.py", "_params.py",
-    "_elementwise.py", "_reduction.py", "_user_kernels.py", "_fusion.py", "_fused_reduction.py",
-)
-_generator_hash: str | None = None
 #: target.cache_key() -> (the start of its entries' disk keys, the tag of its code)
 _target_digests: dict = {}
 #: bytes of the tag before the code in a disk entry: which configuration compiled it
@@ -443,29 +441,6 @@ def key_digest(key) -> str:
             _key_digests.clear()
         digest = _key_digests[key] = hashlib.blake2b(repr(key).encode(), digest_size=32).hexdigest()
     return digest
-
-
-def generator_hash() -> str:
-    """A hash of the source of every module that generates or compiles kernel code.
-
-    It is part of every disk-cache key, so editing the code generator (or installing another
-    version of rocarray) can never load stale kernels.
-    """
-    global _generator_hash
-    if _generator_hash is None:
-        from pathlib import Path
-
-        root = Path(__file__).resolve().parent.parent
-        h = hashlib.blake2b(digest_size=16)
-        for rel in _GENERATOR_SOURCES:
-            p = root / rel
-            files = sorted(p.rglob("*")) if p.is_dir() else [p]
-            for f in files:
-                if f.suffix in (".py", ".rk") and f.is_file():
-                    h.update(f.relative_to(root).as_posix().encode())
-                    h.update(f.read_bytes())
-        _generator_hash = h.hexdigest()
-    return _generator_hash
 
 
 def support_key(target, name: str, text: str) -> str:

@@ -10,48 +10,63 @@ the module (Python there, not beside the program's own threads) and compiles it 
 same target, and sends the bytes back.  The parent's compile cache checks and stores them
 as it does its own.
 
-The child starts at the first tier-up, at the lowest scheduling priority (``NICENESS``),
-with this process's interpreter and import path (none where ``sys.executable`` is no
-Python interpreter: a program that embeds Python may name itself there), and ends when its
-pipe closes (this process exits or ``close``).  Whatever goes wrong -- the child cannot
-start, dies, answers garbage, or its build or compile raises -- ``compile`` returns None
-and the caller builds and compiles in this process, which raises the real error if there
-is one; after ``MAX_FAILURES`` broken children no other is started.
+The child starts at a GPU's first use or at the first tier-up, at the lowest scheduling
+priority (``NICENESS``), with this process's interpreter and import path (none where
+``sys.executable`` is no Python interpreter: a program that embeds Python may name itself
+there), and ends when its pipe closes (this process exits or ``close``).  Its first
+message says it is ready and which code generator it runs (``READY``); every reply names
+its request's number.  A module a call waits for (a hand-built GPU module) is built here
+while the child is still starting.  Whatever goes wrong -- the child cannot start, dies,
+runs other code, answers garbage or out of step, or its build or compile raises --
+``compile`` returns None and the caller builds and compiles in this process, which raises
+the real error if there is one; after ``MAX_FAILURES`` broken children no other is started.
 ``ROCARRAY_COMPILE_PROCESS=0`` keeps every compile in this process.
 """
 
 from __future__ import annotations
 
 import importlib
+import itertools
 import json
 import os
 import pickle
 import re
+import select
 import struct
 import subprocess
 import sys
 import threading
 
 from .. import _settings
+from .generator import generator_hash
 
 #: Children that died or broke the protocol before this process stops starting them.
 MAX_FAILURES = 3
 
-_HEADER = struct.Struct("<Q")
+#: A message's header: its length, its request's number.
+_HEADER = struct.Struct("<QQ")
 #: What an interpreter's file is called: python, python3.12, pypy3, python.exe ...
 _PYTHON = re.compile(r"^(python|pypy)[\d.]*(\.exe)?$", re.IGNORECASE)
 _lock = threading.Lock()
 _child: "subprocess.Popen | None" = None
-_stats = {"compiled": 0, "built": 0, "errors": 0, "failures": 0, "started": 0, "unpicklable": 0}
+_ready = False
+#: Request numbers: a reply names its request's (a reply out of step breaks the child).
+_serials = itertools.count(1)
+_stats = {"compiled": 0, "built": 0, "errors": 0, "failures": 0, "started": 0, "unpicklable": 0, "not_ready": 0}
+#: The child's first message (request number 0), with its code generator's hash
+#: (``generator.generator_hash``): its imports are done, it takes requests.  A child whose
+#: rocarray is not this process's (installed again meanwhile) is a broken child.
+READY = "ready"
 
 
-def compile(target, text: "str | None", recipe=None) -> "bytes | None":  # noqa: A001  (the target's verb)
+def compile(target, text: "str | None", recipe=None, wait: bool = True) -> "bytes | None":  # noqa: A001
     """``target.compile(text)``'s bytes, made by the child process -- with ``text`` None,
     of the module the child builds itself from ``recipe`` (``KernelSpec.recipe``: a
     picklable call giving the spec again, whose ``build_module(target)`` it compiles); None
     where this process should build or compile it instead (the child is off or broken,
-    the recipe does not pickle, or the child's build or compile raised)."""
-    global _child
+    the recipe does not pickle, or the child's build or compile raised).  ``wait=False``
+    (a module a call is waiting for): None also while the child is still starting, which
+    it goes on doing (its imports take longer than most compiles)."""
     if not _settings.COMPILE_PROCESS.get():
         return None
     cls = type(target)
@@ -66,10 +81,13 @@ def compile(target, text: "str | None", recipe=None) -> "bytes | None":  # noqa:
         if _stats["failures"] >= MAX_FAILURES:
             return None
         try:
-            if _child is None or _child.poll() is not None:
-                _child = _start()
-            _write(_child.stdin, payload)
-            status, data, timings = _receive(_child.stdout)
+            _running_child()
+            if not _ready_child(wait):
+                _stats["not_ready"] += 1
+                return None
+            serial = next(_serials)
+            _write(_child.stdin, payload, serial)
+            status, data, timings = _receive(_child.stdout, serial)
         except Exception:  # (it cannot start, died, or answered what is no reply)
             _stats["failures"] += 1
             _stop_child()
@@ -84,10 +102,54 @@ def compile(target, text: "str | None", recipe=None) -> "bytes | None":  # noqa:
     return data
 
 
+def start() -> None:
+    """Start the child if none is running, without waiting for it to be ready (a GPU's
+    first use: its modules' compiles in the background find it ready)."""
+    if not _settings.COMPILE_PROCESS.get():
+        return
+    with _lock:
+        if _stats["failures"] >= MAX_FAILURES:
+            return
+        try:
+            _running_child()
+        except Exception:  # (it cannot start: counted as a broken child)
+            _stats["failures"] += 1
+            _stop_child()
+
+
+def _running_child() -> None:
+    """Start a child where none runs (under ``_lock``)."""
+    global _child, _ready
+    if _child is None or _child.poll() is not None:
+        _child, _ready = _start(), False
+
+
+def _ready_child(wait: bool) -> bool:
+    """Whether the child has said it is ready (its first message, read here once); with
+    ``wait`` reads it, else only when it has come (under ``_lock``)."""
+    global _ready
+    if not _ready:
+        if not wait and not _has_data(_child.stdout):
+            return False
+        if _read(_child.stdout) != (0, (READY, generator_hash())):
+            raise ValueError("the compile process did not say it was ready, or runs other code")
+        _ready = True
+    return True
+
+
+def _has_data(stream) -> bool:
+    """Whether ``stream`` (a pipe no byte of which has been read) has bytes to read, not
+    waiting; where pipes cannot be polled (Windows), True: the caller waits."""
+    if os.name == "nt":
+        return True
+    return bool(select.select([stream], [], [], 0)[0])
+
+
 def stats() -> dict:
     """Compiles the child made (``built``: of modules it built from their recipes), its
     builds and compiles that raised, children that broke, children started, recipes that
-    did not pickle; ``pid``: the running child's, or None."""
+    did not pickle, compiles made here while the child was starting (``not_ready``);
+    ``pid``: the running child's, or None."""
     with _lock:
         out = dict(_stats)
         out["pid"] = _child.pid if _child is not None and _child.poll() is None else None
@@ -104,10 +166,10 @@ def _forget_child() -> None:
     # A forked process must not talk to its parent's child over the parent's pipes: it
     # starts its own if it needs one.  The parent's stays referenced (never waited for or
     # collected here) and the lock is new (the fork may have come while a thread held it).
-    global _child, _lock
+    global _child, _lock, _ready
     if _child is not None:
         _inherited.append(_child)
-    _child, _lock = None, threading.Lock()
+    _child, _lock, _ready = None, threading.Lock(), False
 
 
 _inherited: list = []
@@ -143,32 +205,34 @@ def _stop_child() -> None:
     child.stdout.close()
 
 
-def _send(stream, obj) -> None:
-    _write(stream, pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+def _send(stream, obj, serial: int) -> None:
+    _write(stream, pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), serial)
 
 
-def _write(stream, payload: bytes) -> None:
-    stream.write(_HEADER.pack(len(payload)))
+def _write(stream, payload: bytes, serial: int) -> None:
+    stream.write(_HEADER.pack(len(payload), serial))
     stream.write(payload)
     stream.flush()
 
 
-def _read(stream):
-    """The next object on ``stream``; EOFError where it ends first."""
+def _read(stream) -> tuple:
+    """The next (request number, object) on ``stream``; EOFError where it ends first."""
     header = stream.read(_HEADER.size)
     if len(header) < _HEADER.size:
         raise EOFError("the compile process's pipe closed")
-    (size,) = _HEADER.unpack(header)
+    size, serial = _HEADER.unpack(header)
     payload = stream.read(size)
     if len(payload) < size:
         raise EOFError("the compile process's pipe closed")
-    return pickle.loads(payload)
+    return serial, pickle.loads(payload)
 
 
-def _receive(stream):
-    reply = _read(stream)
-    if not (isinstance(reply, tuple) and len(reply) == 3):
-        raise ValueError(f"the compile process answered {type(reply).__name__}, not its reply")
+def _receive(stream, serial: int) -> tuple:
+    """The reply to request ``serial``: (status, data, timings)."""
+    number, reply = _read(stream)
+    if number != serial or not (isinstance(reply, tuple) and len(reply) == 3):
+        raise ValueError(f"the compile process answered request {number} with {type(reply).__name__}, "
+                         f"not request {serial} with its reply")
     return reply
 
 
@@ -189,9 +253,10 @@ def serve() -> None:
     requests, replies = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # (nothing printed may land in the replies' stream)
     targets: dict = {}
+    _send(replies, (READY, generator_hash()), 0)
     while True:
         try:
-            module, name, facts, config, text, recipe = _read(requests)
+            serial, (module, name, facts, config, text, recipe) = _read(requests)
         except EOFError:
             return
         try:
@@ -207,5 +272,5 @@ def serve() -> None:
             reply = ("ok", bytes(target.compile(text)), getattr(target, "last_timings", None))
         except Exception as exc:  # (the parent compiles it again and raises the real error)
             reply = ("error", f"{type(exc).__name__}: {exc}", None)
-        _send(replies, reply)
+        _send(replies, reply, serial)
 

@@ -18,6 +18,8 @@ from rocarray.compiler.cache import drain_background
 from rocarray.targets import target_for
 from rocarray.targets.host import host_config
 
+from conftest import gpu_devices
+
 
 @pytest.fixture
 def fresh_child():
@@ -97,6 +99,73 @@ def test_broken_children_stop_being_started(fresh_child, monkeypatch):
         assert compile_process.compile(t, text) is None
     assert len(started) == compile_process.MAX_FAILURES
     assert compile_process.stats()["failures"] == compile_process.MAX_FAILURES
+
+
+def test_a_starting_child_is_not_waited_for(fresh_child, monkeypatch):
+    """A compile a call waits for (``wait=False``) is made here while the child is still
+    starting (here: a child slow to import), and the child goes on starting; once it has
+    said it is ready such compiles go to it."""
+    t, text = _module()
+    start = compile_process._start
+
+    def slow():
+        child = start()
+        slow.pids.append(child.pid)
+        return child
+
+    slow.pids = []
+    monkeypatch.setattr(compile_process, "_start", slow)
+    monkeypatch.setattr(compile_process, "_has_data", lambda stream: False)  # (it has not said it yet)
+    before = compile_process.stats()
+    compile_process.start()
+    assert compile_process.compile(t, text, wait=False) is None
+    after = compile_process.stats()
+    assert after["not_ready"] == before["not_ready"] + 1 and after["failures"] == before["failures"]
+    assert after["pid"] == slow.pids[0]  # (still starting, not replaced)
+    monkeypatch.undo()
+    assert compile_process.compile(t, text) == bytes(t.compile(text))  # (waits for it)
+    assert compile_process.compile(t, text, wait=False) == bytes(t.compile(text))
+    assert compile_process.stats()["pid"] == slow.pids[0] and len(slow.pids) == 1
+
+
+@pytest.mark.skipif(not gpu_devices("cuda") and not gpu_devices("hip"), reason="needs a GPU (NVIDIA CUDA or AMD HIP)")
+def test_a_gpus_first_use_starts_the_child(fresh_child):
+    from rocarray import _launch
+
+    device = (gpu_devices("cuda") + gpu_devices("hip"))[0]
+    _launch._device_targets.pop((device, True), None)
+    _launch._targets(device, True)
+    assert compile_process.stats()["pid"] not in (None, os.getpid())
+
+
+def test_a_child_of_other_code_is_a_broken_child(fresh_child, monkeypatch):
+    """A child whose code generator is not this process's (rocarray installed again while
+    the program runs) says so in its first message: nothing it would compile is taken."""
+    from rocarray.compiler import generator
+
+    t, text = _module()
+    compile_process._stats["failures"] = failures = 0
+    monkeypatch.setattr(generator, "_generator_hash", "0" * 32)  # (this process's, made other)
+    assert compile_process.compile(t, text) is None
+    assert compile_process.stats()["failures"] == failures + 1
+
+
+def test_a_reply_out_of_step_breaks_the_child(fresh_child, monkeypatch):
+    """A reply naming another request than the one sent is never taken for its answer."""
+    t, text = _module()
+    code = ("import sys; from rocarray.compiler import compile_process as cp; from rocarray.compiler.generator import "
+            "generator_hash; out = sys.stdout.buffer; cp._send(out, (cp.READY, generator_hash()), 0); "
+            "serial, _ = cp._read(sys.stdin.buffer); cp._send(out, ('ok', b'not this', None), serial + 1); "
+            "sys.stdin.read()")
+
+    def out_of_step():
+        return subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL)
+
+    monkeypatch.setattr(compile_process, "_start", out_of_step)
+    compile_process._stats["failures"] = failures = 0
+    assert compile_process.compile(t, text) is None
+    assert compile_process.stats()["failures"] == failures + 1
 
 
 def test_the_setting_keeps_compiles_here(fresh_child, monkeypatch):
