@@ -839,8 +839,9 @@ def test_scalar_powers_two_and_minus_one_take_square_and_reciprocal(device, dtyp
             got = call().get()
             assert got.dtype == want.dtype, (how, e, got.dtype, want.dtype)
             np.testing.assert_array_equal(got, want, err_msg=f"{how} {e}")
-            if dt.kind in "fc":
-                assert np.array_equal(np.signbit(got.real), np.signbit(want.real)), (how, e)
+            if dt.kind in "fc":  # (a NaN's sign is the hardware's: x86's sqrt gives -NaN, GPUs +NaN)
+                numbers = ~np.isnan(want.real)
+                assert np.array_equal(np.signbit(got.real)[numbers], np.signbit(want.real)[numbers]), (how, e)
             assert calls == ([expected_path] if expected_path else []), (how, e, calls)
         if expected_path and np.dtype(want.dtype) == dt:
             y = ra.asarray(a, device=device)
