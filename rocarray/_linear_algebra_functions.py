@@ -66,7 +66,8 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     float32 on GPUs); integer products in rocarray's reduction engine.
 
     >>> import rocarray as ra
-    >>> ra.matmul(ra.asarray([[1.0, 2.0], [3.0, 4.0]]), ra.asarray([1.0, 1.0]))  # [3, 7]
+    >>> ra.matmul(ra.asarray([[1.0, 2.0], [3.0, 4.0]]), ra.asarray([1.0, 1.0]))
+    array([3., 7.])
     """
     dtype = _operands("matmul", x1, x2)
     if x1.ndim == 0 or x2.ndim == 0:
@@ -139,7 +140,8 @@ def tensordot(x1: Array, x2: Array, /, *, axes=2) -> Array:
     ``x2``; or two sequences of axes, paired in order); the result has the free axes of
     ``x1`` then those of ``x2``.  Floating and complex operands become one BLAS ``matmul``.
 
-    >>> ra.tensordot(ra.ones((2, 3)), ra.ones((3, 4)), axes=1).shape  # (2, 4)
+    >>> ra.tensordot(ra.ones((2, 3)), ra.ones((3, 4)), axes=1).shape
+    (2, 4)
     """
     dtype = _operands("tensordot", x1, x2)
     if isinstance(axes, bool):
@@ -195,7 +197,8 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Sum over ``axis`` of ``conj(x1) * x2`` (the dot product of vectors along ``axis``),
     the other axes broadcast.  Floating and complex operands become a batched ``matmul``.
 
-    >>> ra.vecdot(ra.asarray([1.0, 2.0]), ra.asarray([3.0, 4.0]))  # 11.0
+    >>> ra.vecdot(ra.asarray([1.0, 2.0]), ra.asarray([3.0, 4.0]))
+    array(11.)
     """
     dtype = _operands("vecdot", x1, x2)
     if x1.ndim == 0 or x2.ndim == 0:

@@ -65,8 +65,10 @@ def scan(x, /, op="sum", *, axis=-1, exclusive=False, dtype=None, include_initia
     chunk by chunk in parallel, so the last bits can differ from NumPy's serial loop.
 
     >>> import rocarray as ra
-    >>> ra.scan(ra.asarray([3, 1, 4, 1, 5]), "max")        # [3, 3, 4, 4, 5]
-    >>> ra.scan(ra.asarray([3, 1, 4]), exclusive=True)     # [0, 3, 4]
+    >>> ra.scan(ra.asarray([3, 1, 4, 1, 5]), "max")
+    array([3, 3, 4, 4, 5])
+    >>> ra.scan(ra.asarray([3, 1, 4]), exclusive=True)
+    array([0, 3, 4])
     """
     name = "scan"
     # the warm path: a layout seen before goes straight to its launch plan
@@ -101,6 +103,7 @@ def exclusive_scan(x, /, op="sum", *, axis=-1, dtype=None):
     compaction or of a radix sort's digit counts.
 
     >>> import rocarray as ra
-    >>> ra.exclusive_scan(ra.asarray([2, 0, 3, 1]))        # [0, 2, 2, 5]
+    >>> ra.exclusive_scan(ra.asarray([2, 0, 3, 1]))
+    array([0, 2, 2, 5])
     """
     return scan(x, op, axis=axis, exclusive=True, dtype=dtype)

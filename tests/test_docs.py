@@ -21,11 +21,12 @@ import pytest
 
 import rocarray as ra
 from rocarray import (_array_object, _copy, _creation_functions, _data_type_functions, _device, _dlpack, _dtypes,
-                      _elementwise_functions, _fusion, _info, _manipulation_functions, _numpy_methods, _numpy_names,
-                      _numpy_more, _numpy_numerics, _numpy_poly, _numpy_select, _numpy_stats, _numpy_utils,
-                      _statistical_functions, _user_kernels, _views, cache)
+                      _elementwise_functions, _fusion, _info, _linear_algebra_functions, _manipulation_functions,
+                      _numpy_methods, _numpy_names, _numpy_more, _numpy_numerics, _numpy_poly, _numpy_select,
+                      _numpy_stats, _numpy_utils, _primitives, _statistical_functions, _user_kernels, _views, cache,
+                      fft as _fft)
 from rocarray.lib import stride_tricks
-from rocarray.linalg import _numpy_linalg
+from rocarray.linalg import _numpy_linalg, _standard as _linalg_standard
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REFERENCE = os.path.join(ROOT, "docs", "reference")
@@ -90,14 +91,16 @@ def test_elementwise_functions_say_signature_dtypes_and_example():
 DOCTEST_MODULES = [_array_object, _copy, _creation_functions, _data_type_functions, _device, _dlpack, _dtypes,
                    _elementwise_functions, _fusion, _info, _manipulation_functions, _statistical_functions,
                    _user_kernels, _views, cache, _numpy_names, _numpy_stats, _numpy_methods, _numpy_select, _numpy_more,
-                   _numpy_numerics, _numpy_poly, _numpy_utils, _numpy_linalg, stride_tricks]
+                   _numpy_numerics, _numpy_poly, _numpy_utils, _numpy_linalg, stride_tricks, _linalg_standard, _fft,
+                   _primitives, _linear_algebra_functions]
 
 
 @pytest.mark.parametrize("module", DOCTEST_MODULES, ids=lambda m: m.__name__)
 def test_docstring_examples(module):
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    tests = finder.find(module, module.__name__, globs={})
+    # (``ra`` is there, as ``np`` is in NumPy's examples: a docstring's first example imports it)
+    tests = finder.find(module, module.__name__, globs={"ra": ra})
     if module is _elementwise_functions:  # the functions made from the catalogue's rows
         for name in dir(module):
             obj = getattr(module, name)

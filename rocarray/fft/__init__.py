@@ -137,7 +137,8 @@ def fft(x: Array, /, *, n=None, axis: int = -1, norm: str = "backward") -> Array
     ("ortho") or 1/n ("forward").
 
     >>> import rocarray as ra
-    >>> ra.fft.fft(ra.asarray([1.0, 0.0, 0.0, 0.0]))  # [1+0j, 1+0j, 1+0j, 1+0j]
+    >>> ra.fft.fft(ra.asarray([1.0, 0.0, 0.0, 0.0]))
+    array([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j])
     """
     return _one("fft", x, n, axis, norm, "c", False, "c")
 
@@ -145,7 +146,8 @@ def fft(x: Array, /, *, n=None, axis: int = -1, norm: str = "backward") -> Array
 def ifft(x: Array, /, *, n=None, axis: int = -1, norm: str = "backward") -> Array:
     """The inverse of ``fft`` (``norm="backward"`` divides by n).
 
-    >>> ra.fft.ifft(ra.fft.fft(ra.asarray([1.0, 2.0])))  # [1+0j, 2+0j]
+    >>> ra.fft.ifft(ra.fft.fft(ra.asarray([1.0, 2.0])))
+    array([1.+0.j, 2.+0.j])
     """
     return _one("ifft", x, n, axis, norm, "c", False, "c")
 
@@ -153,7 +155,8 @@ def ifft(x: Array, /, *, n=None, axis: int = -1, norm: str = "backward") -> Arra
 def rfft(x: Array, /, *, n=None, axis: int = -1, norm: str = "backward") -> Array:
     """The FFT of real ``x`` along ``axis``: the n//2 + 1 non-negative frequencies.
 
-    >>> ra.fft.rfft(ra.asarray([1.0, 1.0, 1.0, 1.0]))  # [4+0j, 0j, 0j]
+    >>> ra.fft.rfft(ra.asarray([1.0, 1.0, 1.0, 1.0]))
+    array([4.+0.j, 0.+0.j, 0.+0.j])
     """
     return _one("rfft", x, n, axis, norm, "r", False, "c")
 
@@ -162,7 +165,8 @@ def irfft(x: Array, /, *, n=None, axis: int = -1, norm: str = "backward") -> Arr
     """The inverse of ``rfft``: ``n`` real points (default ``2 * (m - 1)``) from the m
     non-negative frequencies along ``axis``.
 
-    >>> ra.fft.irfft(ra.asarray([4 + 0j, 0j, 0j]))  # [1, 1, 1, 1]
+    >>> ra.fft.irfft(ra.asarray([4 + 0j, 0j, 0j]))
+    array([1., 1., 1., 1.])
     """
     return _one("irfft", x, n, axis, norm, "c", True, "r")
 
@@ -171,7 +175,8 @@ def hfft(x: Array, /, *, n=None, axis: int = -1, norm: str = "backward") -> Arra
     """The FFT of a signal with Hermitian symmetry given by its first half: ``n`` real
     points (default ``2 * (m - 1)``).
 
-    >>> ra.fft.hfft(ra.asarray([1 + 0j, 0j, 0j]))  # [1, 1, 1, 1]
+    >>> ra.fft.hfft(ra.asarray([1 + 0j, 0j, 0j]))
+    array([1., 1., 1., 1.])
     """
     return _one("hfft", x, n, axis, norm, "c", True, "r")
 
@@ -179,7 +184,8 @@ def hfft(x: Array, /, *, n=None, axis: int = -1, norm: str = "backward") -> Arra
 def ihfft(x: Array, /, *, n=None, axis: int = -1, norm: str = "backward") -> Array:
     """The inverse of ``hfft``: the n//2 + 1 first points of the inverse FFT of real ``x``.
 
-    >>> ra.fft.ihfft(ra.asarray([1.0, 1.0, 1.0, 1.0]))  # [1+0j, 0j, 0j]
+    >>> ra.fft.ihfft(ra.asarray([1.0, 1.0, 1.0, 1.0]))
+    array([1.-0.j, 0.-0.j, 0.-0.j])
     """
     return _one("ihfft", x, n, axis, norm, "r", False, "c")
 
@@ -188,7 +194,9 @@ def fftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
     """The n-d FFT over ``axes`` (default: the last ``len(s)`` axes, or all), each cropped or
     zero-padded to the matching entry of ``s`` (-1: keep the length).
 
-    >>> ra.fft.fftn(ra.ones((2, 2)))  # [[4+0j, 0j], [0j, 0j]]
+    >>> ra.fft.fftn(ra.ones((2, 2)))
+    array([[4.+0.j, 0.+0.j],
+           [0.+0.j, 0.+0.j]])
     """
     return _many("fftn", x, s, axes, norm, "c", False, "c")
 
@@ -196,7 +204,9 @@ def fftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
 def ifftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
     """The inverse of ``fftn``.
 
-    >>> ra.fft.ifftn(ra.fft.fftn(ra.ones((2, 2))))  # ones, complex
+    >>> ra.fft.ifftn(ra.fft.fftn(ra.ones((2, 2))))
+    array([[1.+0.j, 1.+0.j],
+           [1.+0.j, 1.+0.j]])
     """
     return _many("ifftn", x, s, axes, norm, "c", False, "c")
 
@@ -204,7 +214,9 @@ def ifftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
 def rfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
     """The n-d FFT of real ``x``: the last axis keeps its n//2 + 1 non-negative frequencies.
 
-    >>> ra.fft.rfftn(ra.ones((2, 4)))  # [[8+0j, 0j, 0j], [0j, 0j, 0j]]
+    >>> ra.fft.rfftn(ra.ones((2, 4)))
+    array([[8.+0.j, 0.+0.j, 0.+0.j],
+           [0.+0.j, 0.+0.j, 0.+0.j]])
     """
     return _many("rfftn", x, s, axes, norm, "r", False, "c")
 
@@ -213,7 +225,9 @@ def irfftn(x: Array, /, *, s=None, axes=None, norm: str = "backward") -> Array:
     """The inverse of ``rfftn`` (the last axis gives ``s[-1]`` real points, default
     ``2 * (m - 1)``).
 
-    >>> ra.fft.irfftn(ra.fft.rfftn(ra.ones((2, 4))))  # ones
+    >>> ra.fft.irfftn(ra.fft.rfftn(ra.ones((2, 4))))
+    array([[1., 1., 1., 1.],
+           [1., 1., 1., 1.]])
     """
     return _many("irfftn", x, s, axes, norm, "c", True, "r")
 
@@ -237,7 +251,9 @@ def fft2(x: Array, /, s=None, axes=(-2, -1), norm: str = "backward") -> Array:
             axes (NumPy transforms a repeated axis twice), a bad ``norm``.
         IndexError: an axis out of range (a 1-d ``x`` with the default axes).
 
-    >>> ra.fft.fft2(ra.ones((2, 2)))  # [[4+0j, 0j], [0j, 0j]]
+    >>> ra.fft.fft2(ra.ones((2, 2)))
+    array([[4.+0.j, 0.+0.j],
+           [0.+0.j, 0.+0.j]])
     """
     return _two("fft2", x, s, axes, norm, "c", False, "c")
 
@@ -245,7 +261,9 @@ def fft2(x: Array, /, s=None, axes=(-2, -1), norm: str = "backward") -> Array:
 def ifft2(x: Array, /, s=None, axes=(-2, -1), norm: str = "backward") -> Array:
     """The inverse of ``fft2`` (``ifftn`` over two axes, default the last two).
 
-    >>> ra.fft.ifft2(ra.fft.fft2(ra.ones((2, 2))))  # ones, complex
+    >>> ra.fft.ifft2(ra.fft.fft2(ra.ones((2, 2))))
+    array([[1.+0.j, 1.+0.j],
+           [1.+0.j, 1.+0.j]])
     """
     return _two("ifft2", x, s, axes, norm, "c", False, "c")
 
@@ -254,7 +272,9 @@ def rfft2(x: Array, /, s=None, axes=(-2, -1), norm: str = "backward") -> Array:
     """The 2-d FFT of real ``x`` (``rfftn`` over two axes, default the last two): the last
     axis keeps its n//2 + 1 non-negative frequencies; complex input is a TypeError.
 
-    >>> ra.fft.rfft2(ra.ones((2, 4)))  # [[8+0j, 0j, 0j], [0j, 0j, 0j]]
+    >>> ra.fft.rfft2(ra.ones((2, 4)))
+    array([[8.+0.j, 0.+0.j, 0.+0.j],
+           [0.+0.j, 0.+0.j, 0.+0.j]])
     """
     return _two("rfft2", x, s, axes, norm, "r", False, "c")
 
@@ -263,7 +283,9 @@ def irfft2(x: Array, /, s=None, axes=(-2, -1), norm: str = "backward") -> Array:
     """The inverse of ``rfft2`` (``irfftn`` over two axes, default the last two): the last
     axis gives ``s[-1]`` real points, default ``2 * (m - 1)``.
 
-    >>> ra.fft.irfft2(ra.fft.rfft2(ra.ones((2, 4))))  # ones
+    >>> ra.fft.irfft2(ra.fft.rfft2(ra.ones((2, 4))))
+    array([[1., 1., 1., 1.],
+           [1., 1., 1., 1.]])
     """
     return _two("irfft2", x, s, axes, norm, "c", True, "r")
 
@@ -281,7 +303,8 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Array:
     """The sample frequencies of an ``n``-point FFT with sample spacing ``d``:
     ``[0, 1, ..., n//2 - 1 (or (n-1)//2), -n//2, ..., -1] / (d * n)``.
 
-    >>> ra.fft.fftfreq(4)  # [0, 0.25, -0.5, -0.25]
+    >>> ra.fft.fftfreq(4)
+    array([ 0.  ,  0.25, -0.5 , -0.25])
     """
     return _frequencies("fftfreq", np.fft.fftfreq, n, d, dtype, device)
 
@@ -289,7 +312,8 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Array:
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype=None, device=None) -> Array:
     """The n//2 + 1 non-negative sample frequencies of ``rfft`` of ``n`` points.
 
-    >>> ra.fft.rfftfreq(4)  # [0, 0.25, 0.5]
+    >>> ra.fft.rfftfreq(4)
+    array([0.  , 0.25, 0.5 ])
     """
     return _frequencies("rfftfreq", np.fft.rfftfreq, n, d, dtype, device)
 
@@ -321,7 +345,8 @@ def _shift(x, axes, name: str, sign: int) -> Array:
 def fftshift(x: Array, /, *, axes=None) -> Array:
     """``x`` with the zero frequency moved to the middle of each axis in ``axes`` (default all).
 
-    >>> ra.fft.fftshift(ra.fft.fftfreq(4))  # [-0.5, -0.25, 0, 0.25]
+    >>> ra.fft.fftshift(ra.fft.fftfreq(4))
+    array([-0.5 , -0.25,  0.  ,  0.25])
     """
     return _shift(x, axes, "fftshift", 1)
 
@@ -329,6 +354,7 @@ def fftshift(x: Array, /, *, axes=None) -> Array:
 def ifftshift(x: Array, /, *, axes=None) -> Array:
     """The inverse of ``fftshift``.
 
-    >>> ra.fft.ifftshift(ra.fft.fftshift(ra.fft.fftfreq(5)))  # fftfreq(5)
+    >>> ra.fft.ifftshift(ra.fft.fftshift(ra.fft.fftfreq(5)))
+    array([ 0. ,  0.2,  0.4, -0.4, -0.2])
     """
     return _shift(x, axes, "ifftshift", -1)

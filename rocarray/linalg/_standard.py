@@ -107,7 +107,9 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     library's status is read back once per call).
 
     >>> import rocarray as ra
-    >>> ra.linalg.cholesky(ra.asarray([[4.0, 2.0], [2.0, 3.0]]))  # [[2, 0], [1, 1.414...]]
+    >>> ra.linalg.cholesky(ra.asarray([[4.0, 2.0], [2.0, 3.0]]))
+    array([[2.        , 0.        ],
+           [1.        , 1.41421356]])
     """
     x = _matrices(x, "cholesky", square=True)
     return _backend(x).cholesky(x, builtins.bool(upper))
@@ -120,7 +122,8 @@ def solve(x1: Array, x2: Array, /) -> Array:
     leading axes broadcast against ``x1``'s (the 2023.12 rule; NumPy 2 does the same).
     Raises ``LinAlgError`` for a singular matrix.
 
-    >>> ra.linalg.solve(ra.asarray([[3.0, 1.0], [1.0, 2.0]]), ra.asarray([9.0, 8.0]))  # [2, 3]
+    >>> ra.linalg.solve(ra.asarray([[3.0, 1.0], [1.0, 2.0]]), ra.asarray([9.0, 8.0]))
+    array([2., 3.])
     """
     a = _matrices(x1, "solve", square=True, argname="x1")
     b = _floating(x2, "solve", "x2")
@@ -149,7 +152,9 @@ def solve(x1: Array, x2: Array, /) -> Array:
 def inv(x: Array, /) -> Array:
     """The inverse of each square matrix of ``x`` (..., M, M); ``LinAlgError`` if singular.
 
-    >>> ra.linalg.inv(ra.asarray([[2.0, 0.0], [0.0, 4.0]]))  # [[0.5, 0], [0, 0.25]]
+    >>> ra.linalg.inv(ra.asarray([[2.0, 0.0], [0.0, 4.0]]))
+    array([[0.5 , 0.  ],
+           [0.  , 0.25]])
     """
     x = _matrices(x, "inv", square=True)
     return _backend(x).inv(x)
@@ -158,7 +163,8 @@ def inv(x: Array, /) -> Array:
 def det(x: Array, /) -> Array:
     """The determinant of each square matrix of ``x`` (..., M, M), shape (...).
 
-    >>> ra.linalg.det(ra.asarray([[1.0, 2.0], [3.0, 4.0]]))  # -2.0
+    >>> ra.linalg.det(ra.asarray([[1.0, 2.0], [3.0, 4.0]]))
+    array(-2.)
     """
     x = _matrices(x, "det", square=True)
     return _backend(x).det(x)
@@ -168,7 +174,8 @@ def slogdet(x: Array, /) -> SlogdetResult:
     """``(sign, logabsdet)`` of each square matrix: ``det = sign * exp(logabsdet)``, without
     overflow.  A singular matrix gives sign 0 and logabsdet -inf (no error, as NumPy).
 
-    >>> ra.linalg.slogdet(ra.asarray([[1.0, 2.0], [3.0, 4.0]]))  # (-1.0, log(2))
+    >>> ra.linalg.slogdet(ra.asarray([[1.0, 2.0], [3.0, 4.0]]))
+    SlogdetResult(sign=array(-1.), logabsdet=array(0.69314718))
     """
     x = _matrices(x, "slogdet", square=True)
     return SlogdetResult(*_backend(x).slogdet(x))
@@ -178,7 +185,9 @@ def eigh(x: Array, /) -> EighResult:
     """Eigenvalues (ascending, real) and eigenvectors (columns) of each Hermitian matrix of
     ``x``; only the lower triangle is read (NumPy's default).
 
-    >>> w, v = ra.linalg.eigh(ra.asarray([[2.0, 1.0], [1.0, 2.0]]))  # w = [1, 3]
+    >>> w, v = ra.linalg.eigh(ra.asarray([[2.0, 1.0], [1.0, 2.0]]))
+    >>> w
+    array([1., 3.])
     """
     x = _matrices(x, "eigh", square=True)
     return EighResult(*_backend(x).eigh(x))
@@ -187,7 +196,8 @@ def eigh(x: Array, /) -> EighResult:
 def eigvalsh(x: Array, /) -> Array:
     """The eigenvalues (ascending, real) of each Hermitian matrix of ``x``.
 
-    >>> ra.linalg.eigvalsh(ra.asarray([[2.0, 1.0], [1.0, 2.0]]))  # [1, 3]
+    >>> ra.linalg.eigvalsh(ra.asarray([[2.0, 1.0], [1.0, 2.0]]))
+    array([1., 3.])
     """
     x = _matrices(x, "eigvalsh", square=True)
     return _backend(x).eigvalsh(x)
@@ -198,7 +208,9 @@ def eig(x: Array, /) -> EigResult:
     (2025.12).  Always complex (complex64 for float32 input), unlike NumPy which returns
     real arrays when every eigenvalue is real; the order is LAPACK's, unsorted.
 
-    >>> w, v = ra.linalg.eig(ra.asarray([[0.0, -1.0], [1.0, 0.0]]))  # w = [1j, -1j]
+    >>> w, v = ra.linalg.eig(ra.asarray([[0.0, -1.0], [1.0, 0.0]]))
+    >>> w
+    array([0.+1.j, 0.-1.j])
     """
     x = _matrices(x, "eig", square=True)
     return EigResult(*_backend(x).eig(x))
@@ -207,7 +219,8 @@ def eig(x: Array, /) -> EigResult:
 def eigvals(x: Array, /) -> Array:
     """The eigenvalues (complex, unsorted) of each square matrix of ``x`` (2025.12).
 
-    >>> ra.linalg.eigvals(ra.asarray([[2.0, 0.0], [0.0, 3.0]]))  # [2+0j, 3+0j]
+    >>> ra.linalg.eigvals(ra.asarray([[2.0, 0.0], [0.0, 3.0]]))
+    array([2.+0.j, 3.+0.j])
     """
     x = _matrices(x, "eigvals", square=True)
     return _backend(x).eigvals(x)
@@ -231,7 +244,9 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     descending and real.  ``full_matrices=False`` gives the reduced U (..., M, K) and Vh
     (..., K, N).
 
-    >>> u, s, vh = ra.linalg.svd(ra.asarray([[3.0, 0.0], [0.0, 4.0]]))  # s = [4, 3]
+    >>> u, s, vh = ra.linalg.svd(ra.asarray([[3.0, 0.0], [0.0, 4.0]]))
+    >>> s
+    array([4., 3.])
     """
     x = _matrices(x, "svd", square=False)
     return SVDResult(*_backend(x).svd(x, builtins.bool(full_matrices)))
@@ -240,7 +255,8 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
 def svdvals(x: Array, /) -> Array:
     """The singular values (descending) of each matrix of ``x``.
 
-    >>> ra.linalg.svdvals(ra.asarray([[3.0, 0.0], [0.0, 4.0]]))  # [4, 3]
+    >>> ra.linalg.svdvals(ra.asarray([[3.0, 0.0], [0.0, 4.0]]))
+    array([4., 3.])
     """
     x = _matrices(x, "svdvals", square=False)
     return _backend(x).svdvals(x)
@@ -252,6 +268,8 @@ def pinv(x: Array, /, *, rtol=None) -> Array:
     ``pinv`` defaults to 1e-15).
 
     >>> ra.linalg.pinv(ra.asarray([[1.0, 2.0], [2.0, 4.0]]))
+    array([[0.04, 0.08],
+           [0.08, 0.16]])
     """
     x = _matrices(x, "pinv", square=False)
     rtol = _rtol(rtol, "pinv", x)
@@ -264,7 +282,8 @@ def matrix_rank(x: Array, /, *, rtol=None) -> Array:
     """The number of singular values above ``rtol * largest`` of each matrix (int64; default
     ``rtol = max(M, N) * eps``).
 
-    >>> ra.linalg.matrix_rank(ra.asarray([[1.0, 2.0], [2.0, 4.0]]))  # 1
+    >>> ra.linalg.matrix_rank(ra.asarray([[1.0, 2.0], [2.0, 4.0]]))
+    array(1)
     """
     x = _matrices(x, "matrix_rank", square=False)
     return _backend(x).matrix_rank(x, _rtol(rtol, "matrix_rank", x))
@@ -283,7 +302,8 @@ def vector_norm(x: Array, /, *, axis=None, keepdims: bool = False, ord=2) -> Arr
     """The vector ``ord``-norm of ``x`` over ``axis`` (None: all axes, as one vector; an int
     or a tuple of ints), real-valued; ``ord`` any real number or +-inf (0 counts non-zeros).
 
-    >>> ra.linalg.vector_norm(ra.asarray([3.0, 4.0]))  # 5.0
+    >>> ra.linalg.vector_norm(ra.asarray([3.0, 4.0]))
+    array(5.)
     """
     x = _floating(x, "vector_norm")
     if isinstance(ord, builtins.bool) or not isinstance(ord, (int, float)):
@@ -300,7 +320,8 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord="fro") -> Array:
     ``"nuc"`` (sum of singular values), 1 / -1 (max / min column sum), 2 / -2 (largest /
     smallest singular value), inf / -inf (max / min row sum).
 
-    >>> ra.linalg.matrix_norm(ra.asarray([[3.0, 0.0], [0.0, 4.0]]))  # 5.0
+    >>> ra.linalg.matrix_norm(ra.asarray([[3.0, 0.0], [0.0, 4.0]]))
+    array(5.)
     """
     x = _matrices(x, "matrix_norm", square=False)
     if isinstance(ord, builtins.bool) or ord not in _MATRIX_ORDS:
@@ -315,7 +336,8 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     """The ``offset``-th diagonal of each matrix of ``x`` (..., M, N), as a view (no copy;
     NumPy's ``linalg.diagonal`` returns a read-only view too).
 
-    >>> ra.linalg.diagonal(ra.asarray([[1, 2], [3, 4]]))  # [1, 4]
+    >>> ra.linalg.diagonal(ra.asarray([[1, 2], [3, 4]]))
+    array([1, 4])
     """
     x = _array(x, "diagonal")
     if x.ndim < 2:
@@ -327,7 +349,8 @@ def trace(x: Array, /, *, offset: int = 0, dtype=None) -> Array:
     """The sum of the ``offset``-th diagonal of each matrix of ``x`` (the standard's dtype
     rules of ``sum``).
 
-    >>> ra.linalg.trace(ra.asarray([[1, 2], [3, 4]]))  # 5
+    >>> ra.linalg.trace(ra.asarray([[1, 2], [3, 4]]))
+    array(5)
     """
     return _sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
 
@@ -335,7 +358,9 @@ def trace(x: Array, /, *, offset: int = 0, dtype=None) -> Array:
 def outer(x1: Array, x2: Array, /) -> Array:
     """The outer product of the vectors ``x1`` (M,) and ``x2`` (N,): shape (M, N).
 
-    >>> ra.linalg.outer(ra.asarray([1, 2]), ra.asarray([3, 4]))  # [[3, 4], [6, 8]]
+    >>> ra.linalg.outer(ra.asarray([1, 2]), ra.asarray([3, 4]))
+    array([[3, 4],
+           [6, 8]])
     """
     for name, v in (("x1", x1), ("x2", x2)):
         _array(v, "outer", name)
@@ -347,7 +372,8 @@ def outer(x1: Array, x2: Array, /) -> Array:
 def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """The cross product of 3-element vectors along ``axis`` (the other axes broadcast).
 
-    >>> ra.linalg.cross(ra.asarray([1.0, 0, 0]), ra.asarray([0.0, 1, 0]))  # [0, 0, 1]
+    >>> ra.linalg.cross(ra.asarray([1.0, 0, 0]), ra.asarray([0.0, 1, 0]))
+    array([0., 0., 1.])
     """
     _array(x1, "cross", "x1")
     _array(x2, "cross", "x2")
@@ -385,7 +411,9 @@ def matrix_power(x: Array, n: int, /) -> Array:
     """``x`` (..., M, M) raised to the integer power ``n`` by repeated squaring (n = 0: the
     identity; n < 0: the power of the inverse).
 
-    >>> ra.linalg.matrix_power(ra.asarray([[1.0, 1.0], [0.0, 1.0]]), 3)  # [[1, 3], [0, 1]]
+    >>> ra.linalg.matrix_power(ra.asarray([[1.0, 1.0], [0.0, 1.0]]), 3)
+    array([[1., 3.],
+           [0., 1.]])
     """
     x = _array(x, "matrix_power")
     if isinstance(n, builtins.bool):
