@@ -81,7 +81,20 @@ def phases(arch: str, kind: str, payload: int, part: str, dev) -> tuple[list, di
     return head, out
 
 
-def warm_sort(dev, x, passes_kernel, key, repeats: int = 7) -> tuple[float, np.ndarray]:
+def _median_ms(call, sync, repeats: int = 7) -> float:
+    """The median wall time of ``call(); sync()`` (ms), after one call not counted."""
+    call()
+    sync()
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        call()
+        sync()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e3
+
+
+def warm_sort(dev, x, passes_kernel, key) -> tuple[float, np.ndarray]:
     """The median time of ``ra.sort(x)`` with ``passes_kernel`` standing in for the
     onesweep module of ``key`` (key kind, payload bits); its result."""
     real = _radix_gpu._kernel, _radix_gpu._kernel_when_ready
@@ -93,15 +106,7 @@ def warm_sort(dev, x, passes_kernel, key, repeats: int = 7) -> tuple[float, np.n
 
     _radix_gpu._kernel, _radix_gpu._kernel_when_ready = kernel, kernel
     try:
-        y = ra.sort(x)
-        dev.synchronize()
-        times = []
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            ra.sort(x)
-            dev.synchronize()
-            times.append(time.perf_counter() - t0)
-        return statistics.median(times) * 1e3, y.get()
+        return _median_ms(lambda: ra.sort(x), dev.synchronize), ra.sort(x).get()
     finally:
         _radix_gpu._kernel, _radix_gpu._kernel_when_ready = real
 
@@ -113,30 +118,14 @@ def peers(host: np.ndarray) -> list:
         import cupy as cp
 
         cx = cp.asarray(host)
-        cp.sort(cx)
-        cp.cuda.runtime.deviceSynchronize()
-        t = []
-        for _ in range(7):
-            t0 = time.perf_counter()
-            cp.sort(cx)
-            cp.cuda.runtime.deviceSynchronize()
-            t.append(time.perf_counter() - t0)
-        rows.append(f"cupy {cp.__version__} {statistics.median(t) * 1e3:.3f}")
+        rows.append(f"cupy {cp.__version__} {_median_ms(lambda: cp.sort(cx), cp.cuda.runtime.deviceSynchronize):.3f}")
     except Exception as e:  # (not installed, no GPU for it)
         rows.append(f"cupy unavailable ({type(e).__name__})")
     try:
         import torch
 
         tx = torch.as_tensor(host, device="cuda")
-        torch.sort(tx)
-        torch.cuda.synchronize()
-        t = []
-        for _ in range(7):
-            t0 = time.perf_counter()
-            torch.sort(tx)
-            torch.cuda.synchronize()
-            t.append(time.perf_counter() - t0)
-        rows.append(f"torch {torch.__version__} {statistics.median(t) * 1e3:.3f}")
+        rows.append(f"torch {torch.__version__} {_median_ms(lambda: torch.sort(tx), torch.cuda.synchronize):.3f}")
     except Exception as e:
         rows.append(f"torch unavailable ({type(e).__name__})")
     return rows
