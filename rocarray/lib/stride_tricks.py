@@ -10,10 +10,8 @@ array's memory (NumPy's does not: a wrong stride there reads or writes other mem
 
 from __future__ import annotations
 
-import builtins
-import operator
-
 from .._array_object import Array
+from .._views import _normalize_axis, as_int
 
 __all__ = ["as_strided", "sliding_window_view"]
 
@@ -25,15 +23,12 @@ def _array(x, name: str) -> Array:
 
 
 def _ints(v, name: str, what: str) -> tuple:
-    """``v`` (an int or a sequence of ints) as a tuple of Python ints."""
-    items = (v,) if isinstance(v, int) or hasattr(v, "__index__") else v
+    """``v`` (an integer or a sequence of them) as a tuple of Python ints."""
     try:
-        out = tuple(operator.index(k) for k in items)
-    except TypeError:
-        raise TypeError(f"{name}: {what} must be an integer or a sequence of integers, not {v!r}") from None
-    if any(isinstance(k, builtins.bool) for k in items):
-        raise TypeError(f"{name}: {what} must be integers, not booleans")
-    return out
+        items = (v,) if hasattr(v, "__index__") else tuple(v)
+    except TypeError:  # (neither: ``as_int`` says what it is)
+        items = (v,)
+    return tuple(as_int(k, name, what) for k in items)
 
 
 def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False) -> Array:
@@ -76,14 +71,11 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
                              f"x's {x.ndim} dimensions; got {len(window)}")
         axes = tuple(range(x.ndim))
     else:
-        axes = _ints(axis, name, "axis")
+        # (an axis may repeat: windows along it one after the other)
+        axes = tuple(_normalize_axis(a, x.ndim, name) for a in _ints(axis, name, "axis"))
         if len(axes) != len(window):
             raise ValueError(f"{name}: window_shape and axis must have the same length; got {len(window)} "
                              f"window lengths and {len(axes)} axes")
-        for a in axes:
-            if not -x.ndim <= a < x.ndim:
-                raise ValueError(f"{name}: axis {a} is out of bounds for an array of {x.ndim} dimensions")
-        axes = tuple(a % x.ndim for a in axes)
     shape = list(x.shape)
     for a, w in zip(axes, window):
         if shape[a] < w:
