@@ -3,8 +3,9 @@ assembler, and the warm sort with each onesweep module, beside CuPy's and PyTorc
 
     python benchmarks/bench_sort_modules.py [--device cuda:0] [--n 16777216]
 
-A GPU sort's first call waits for its two modules (``_radix_gpu``: the histogram, then the
-onesweep passes, compiled side by side); this says where that time goes -- building the
+A GPU sort's first call waits for its modules (``_radix_gpu``: rows of at most ``TILE``
+keys the block sort's; longer rows the histogram's, then the onesweep passes', compiled
+side by side); this says where that time goes -- building the
 IR (Python), writing its text, LLVM to PTX, the assembler (nvJitLink or ptxas at -O3 and
 -O1, or the driver's JIT of the PTX at -O0 to -O4), the load -- and what each assembler
 level costs the warm sort, so that the level a first call uses is chosen by measurement.
@@ -153,7 +154,7 @@ def main():
         f"{a} -O{k}" for a, k in ASSEMBLERS) + " |", "|---|---|---|---|---|" + "---|" * len(ASSEMBLERS)]
     loaded = {}
     for kind, payload in KINDS:
-        for part in ("hist", "passes"):
+        for part in ("hist", "passes", "block"):
             head, out = phases(arch, kind, payload, part, dev)
             cells = []
             for key in ASSEMBLERS:
