@@ -70,7 +70,11 @@ def phases(arch: str, kind: str, payload: int, part: str, dev) -> tuple[list, di
             out[asm, level] = str(e).splitlines()[0][:60]
             continue
         t4 = time.perf_counter()
-        image = target.assemble(ptx)
+        try:
+            image = target.assemble(ptx)
+        except Exception as e:  # (a level this assembler does not take)
+            out[asm, level] = str(e).splitlines()[0][:60]
+            continue
         t5 = time.perf_counter()
         load = float("nan")
         if dev is not None:

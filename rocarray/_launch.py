@@ -325,6 +325,12 @@ def load_full_module(key: tuple, device, make) -> LoadedKernel:
     return k
 
 
+def loaded_full_module(key: tuple, device) -> "LoadedKernel | None":
+    """``load_full_module``'s module ``key`` if it is loaded on ``device`` (never starts
+    its compile)."""
+    return _full_modules.get((key, device))
+
+
 def module_builder(fn, *args):
     """``build_kernel(module, target, entry)`` for ``load_full_module``'s ``make()`` that
     calls ``fn(module, target, entry, *args)``: picklable where ``fn`` is a module's
@@ -357,7 +363,7 @@ def full_module_when_ready(key: tuple, device, make) -> "LoadedKernel | None":
     for a module that a caller can do without (it serves the call another way), so that a
     first call does not wait for its compile, or needs only after other work (its compile
     then runs beside that work's; ``load_full_module`` waits for it)."""
-    k = _full_modules.get((key, device))
+    k = loaded_full_module(key, device)
     if k is None and (key, device) not in _full_modules_asked:
         _full_modules_asked.add((key, device))
         _cache.compile_in_background(lambda: load_full_module(key, device, make))

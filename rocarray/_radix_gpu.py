@@ -15,7 +15,8 @@ and the values made back from the sorted keys or carried beside them.
 * ``payload`` (``argsort``'s indices): carried as 32- or 64-bit words, as given.
 
 Rows of up to ``TILE`` keys are each sorted by one block in shared memory (one launch for
-every pass: the "block" module); longer rows are counted once for every pass (the "hist"
+every pass: the "block" module; until it is loaded, a sort of few such rows ranks its
+elements instead, ``short_rows_ready``, ``_sorting_functions._rank_sort``); longer rows are counted once for every pass (the "hist"
 module, a block per chunk of a row, as many chunks as the device holds its blocks at once),
 then sorted by one onesweep launch per pass, as many blocks as the device holds at once
 taking tiles of ``D_TILE`` keys in turn, every row at once (the "passes" module, compiled
@@ -32,7 +33,7 @@ import numpy as np
 from ._array_object import Array
 from ._creation_functions import asarray
 from ._elementwise import filled
-from ._launch import full_module_when_ready, load_full_module, module_builder
+from ._launch import full_module_when_ready, load_full_module, loaded_full_module, module_builder
 from ._statistical_functions import max as _max, min as _min
 from ._user_kernels import ElementwiseKernel, ReductionKernel
 from ._views import broadcast_to
@@ -210,6 +211,23 @@ def _kernel_when_ready(device, key_kind: str, payload_bits: int, part: str):
     background worker (a later ``_kernel`` waits for that compile)."""
     key, make = _module(key_kind, payload_bits, part)
     return full_module_when_ready(key, device, make)
+
+
+def short_rows_ready(dtype: np.dtype, L: int, payload_bits: int, device) -> bool:
+    """Whether the module that sorts rows of ``L`` values of ``dtype`` with a payload of
+    ``payload_bits`` is loaded on ``device``: always for rows longer than ``TILE`` (the
+    passes' modules, which such a sort waits for); for shorter rows the block sort's, whose
+    compile starts in the background when it is not (64-bit integers: their 32-bit keys'
+    module, unless the 64-bit keys' is loaded -- the keys' range picks at the sort)."""
+    if L > radix_gpu.TILE:
+        return True
+    if dtype.kind == "f" and dtype.itemsize > 2:
+        kind = f"f{8 * dtype.itemsize}"
+    else:
+        kind = "u32"
+        if dtype.itemsize == 8 and loaded_full_module(_module("u64", payload_bits, "block")[0], device):
+            return True
+    return _kernel_when_ready(device, kind, payload_bits, "block") is not None
 
 
 def _ptr(a: "Array | None") -> int:

@@ -7,6 +7,11 @@ as its payload); shorter ones are sorted by one kernel item per line with a bott
 sort (runs of width 1, 2, 4, ... merged between the work array and a scratch array of the
 same shape, taking the right element only when it comes strictly before the left one:
 stable), where the radix sort's 256 counters per line would cost more than the line.
+A GPU's first sorts of short lines (few comparisons in all, ``RANK_MAX_WORK``) rank
+instead while the radix sort's module for them compiles in the background: one kernel
+item per element counts the elements before it in the line's stable order and writes the
+element and its place there (``_rank_sort``), so that a first ``sort`` or ``argsort``
+waits for no compile of the radix sort's.
 NaN sorts last ascending and first descending, equal elements keep their order either way
 (the standard's stable sort); ``-0.0`` and ``+0.0`` are equal; complex numbers sort as
 NumPy's do (finite parts by real then imaginary part, then values with a NaN imaginary
@@ -21,7 +26,7 @@ from ._copy import contiguous
 from ._creation_functions import arange
 from ._elementwise import copy_array
 from ._radix import keeps_keys, network_argsort, network_sorts, radix_sort
-from ._radix_gpu import gpu_sortable
+from ._radix_gpu import gpu_sortable, short_rows_ready
 from ._user_kernels import ElementwiseKernel
 from ._views import broadcast_to, moveaxis, normalize_axes
 
@@ -82,10 +87,31 @@ _ARG_MOVE = """if (in_a) { t[base + k] = a[base + src]; ti[base + k] = ai[base +
                 else { a[base + k] = t[base + src]; ai[base + k] = ti[base + src]; }"""
 _ARG_BACK = """a[base + k] = t[base + k]; ai[base + k] = ti[base + k];"""
 
+# each element's rank in its line's stable order (the elements before it, equal ones
+# before it in the line counted too), and the element (or its place) written there
+_RANK = """
+    long n = width0;
+    long base = i - i % n;
+    long p = i - base;
+    T v = a[i];
+    long r = 0;
+    for (long k = 0; k < n; k++) {
+        T w = a[base + k];
+        bool before = desc ? rk_less(v, w) : rk_less(w, v);
+        if (!before && k < p) before = !(desc ? rk_less(w, v) : rk_less(v, w));
+        if (before) r++;
+    }
+    o[base + r] = v;
+    q[base + r] = p;
+"""
+
 _kernels: dict = {}
 
 #: lines at least this long are radix sorted; shorter ones merge sorted per line
 RADIX_MIN_LINE = 32
+#: The most comparisons (lines times the square of their length) a GPU sort of short lines
+#: makes by ranks while the radix sort's module for them compiles (``_ranks_first``).
+RANK_MAX_WORK = 1 << 24
 
 
 def _kernel(kind: str, arg: bool) -> ElementwiseKernel:
@@ -101,6 +127,35 @@ def _kernel(kind: str, arg: bool) -> ElementwiseKernel:
                                   f"rk_sort_{kind}", preamble=_LESS[kind], _heavy=True)
         k = _kernels.setdefault((kind, arg), k)
     return k
+
+
+def _rank_kernel(kind: str) -> ElementwiseKernel:
+    """The rank sort of lines: one kernel item per element, which writes the element and
+    its place in the line (int64) at its rank (one kernel for ``sort`` and ``argsort``: a
+    first argsort after a first sort compiles nothing)."""
+    k = _kernels.get(("rank", kind))
+    if k is None:
+        k = ElementwiseKernel("raw T a, int64 width0, bool desc", "raw T o, raw int64 q", _RANK, f"rk_rank_{kind}",
+                              preamble=_LESS[kind])
+        k = _kernels.setdefault(("rank", kind), k)
+    return k
+
+
+def _rank_sort(work: Array, n: int, descending: bool, kind: str) -> tuple[Array, Array]:
+    """(the sorted lines of ``n`` of ``work``, the indices that sort them), flat."""
+    out = Array._empty((work.size,), work.dtype, work.device)
+    order = Array._empty((work.size,), _int64(), work.device)
+    _rank_kernel(kind)(work.reshape((-1,)), n, descending, out, order, size=work.size)
+    return out, order
+
+
+def _ranks_first(work: Array, n: int, payload_bits: int) -> bool:
+    """Whether a GPU sort of ``work``'s lines of ``n`` (of the radix sort's block module
+    with ``payload_bits``) ranks its elements instead: lines short enough for that module
+    (``radix_gpu.TILE``) and few comparisons, before that module is loaded (its compile
+    then starts in the background).  A first sort of a dtype thus waits for no compile of
+    the radix sort's (its ranks run on the interpreter)."""
+    return work.size * n <= RANK_MAX_WORK and not short_rows_ready(work.dtype, n, payload_bits, work.device)
 
 
 def _prepare(name: str, x, axis, descending, stable):
@@ -162,6 +217,9 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     n = work.shape[-1]
     if work.size and n > 1:
         lines = _prod(work.shape[:-1])
+        if _gpu_radix(work, n) and _ranks_first(work, n, 32 if work.dtype == _dtypes.float16 else 0):
+            out, _ = _rank_sort(work, n, descending, kind)
+            return _finish(out.reshape(work.shape), axis)
         if _radix_line(work, n, False):
             flat = work.ndim == 1  # (a line: no reshapes around the sort)
             out, _ = radix_sort(work if flat else work.reshape((work.size,)), lines, n, None, descending)
@@ -191,6 +249,9 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     flat = work.ndim == 1  # (a line: no reshapes around the sorts)
     # the GPU's sort makes the indices in its first pass, moves them as 32 bits and writes
     # them as int64 in its last (float16 gathers its values by int64 indices it is given)
+    if _gpu_radix(work, n) and _ranks_first(work, n, 64 if work.dtype == _dtypes.float16 else 32):
+        _, order = _rank_sort(work, n, descending, kind)
+        return _finish(order.reshape(work.shape), axis)
     if _gpu_radix(work, n) and work.dtype != _dtypes.float16:
         _, order = radix_sort(work if flat else work.reshape((work.size,)), lines, n, None, descending,
                               indices=True)

@@ -13,7 +13,7 @@ import pytest
 from llvmlite import ir
 
 import rocarray as ra
-from rocarray import _radix, _radix_gpu, cache
+from rocarray import _radix, _radix_gpu, _sorting_functions, cache
 from rocarray.compiler import radix_gpu
 from rocarray.compiler.cache import drain_background
 from rocarray.targets import target_for
@@ -22,7 +22,7 @@ from rocarray.runtime.llvm import LLVM_LOCK
 from rocarray.targets.base import Target, llvm_binding
 from rocarray.targets.codeobject import check_code_object, read_code_object
 from conftest import ALL_DTYPES, gpu_devices, random_array
-from test_radix_sort import _check_line, _data, _desc_argsort
+from test_radix_sort import _check_line, _data, _desc_argsort, _same
 
 NEEDS_GPU = "needs an NVIDIA GPU (CUDA)"
 requires_gpu = pytest.mark.skipif(not gpu_devices("cuda") and not gpu_devices("hip"), reason=NEEDS_GPU)
@@ -147,6 +147,52 @@ def test_every_dtype_long_line_and_rows(device, dtype, monkeypatch):
     _check_line(ra.asarray(a, device=device), a)
     a = _data((5, radix_gpu.TILE), dtype, rng)
     _check_line(ra.asarray(a, device=device), a)
+
+
+@pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d.kind != "c"], ids=str)
+def test_rank_sort_of_short_lines(device, dtype):
+    """The sort by ranks (a GPU's first sorts of short lines, every device runs its kernel):
+    each element at its place in the line's stable order, both orders, NaN and zeros
+    placed as NumPy places them, lines of one element to the block sort's longest."""
+    rng = np.random.default_rng(2126)
+    kind = "float" if np.dtype(dtype).kind == "f" else "other"
+    for shape in ((1, 1), (3, 700), (2, radix_gpu.TILE), (40, 33)):
+        a = _data(shape, dtype, rng)
+        x = ra.asarray(a, device=device).reshape((-1,))
+        for descending, order in ((False, np.argsort(a, axis=-1, kind="stable")), (True, _desc_argsort(a))):
+            out, got = _sorting_functions._rank_sort(x, shape[1], descending, kind)
+            assert got.dtype == ra.int64 and out.dtype == dtype
+            np.testing.assert_array_equal(got.get().reshape(shape), order)
+            _same(out.get().reshape(shape), np.take_along_axis(a, order, axis=-1))
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d.kind != "c"], ids=str)
+def test_first_short_sorts_rank_while_the_block_module_compiles(device, dtype, monkeypatch):
+    """With no sort module loaded, a short sort ranks (and starts the block module's compile
+    in the background); once that compile is done, the same sort takes the module."""
+    _gpu(device)
+    from rocarray import _launch
+
+    monkeypatch.setattr(_launch, "_full_modules", {})
+    monkeypatch.setattr(_launch, "_full_modules_asked", set())
+    rng = np.random.default_rng(2127)
+    a = _data((4, 900), dtype, rng)
+    x = ra.asarray(a, device=device)
+    payload = 32 if np.dtype(dtype) == np.float16 else 0
+    assert not _radix_gpu.short_rows_ready(np.dtype(dtype), 900, payload, device)
+    calls = []
+    real = _sorting_functions._rank_sort
+    monkeypatch.setattr(_sorting_functions, "_rank_sort", lambda *k: calls.append(k[1:]) or real(*k))
+    # (the first argsort ranks; later calls rank or take the module, whichever is loaded)
+    _check_line(x, a)
+    assert calls[0] == (900, False, "float" if np.dtype(dtype).kind == "f" else "other")
+    drain_background()
+    assert _radix_gpu.short_rows_ready(np.dtype(dtype), 900, payload, device)
+    ranked = len(calls)
+    _check_line(x, a)
+    assert len(calls) == ranked
+    assert _radix_gpu.short_rows_ready(np.dtype(dtype), radix_gpu.TILE + 1, 0, device)  # (other modules)
 
 
 @requires_gpu
