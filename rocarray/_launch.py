@@ -226,10 +226,10 @@ class KernelSpec:
     """
 
     __slots__ = ("key", "name", "operands", "build_body", "entry", "build_kernel", "packer", "entries",
-                 "heavy", "build_items", "recipe")
+                 "heavy", "build_items", "recipe", "interpret")
 
     def __init__(self, key: tuple, name: str, operands, build_body, build_kernel=None, packer=None,
-                 extra_entries=(), heavy=False, build_items=None):
+                 extra_entries=(), heavy=False, build_items=None, interpret=True):
         self.key = key
         self.name = name
         self.operands = tuple(operands)
@@ -249,6 +249,9 @@ class KernelSpec:
         #: ``build_items(module, target, entry)`` -> per entry (its item function, the
         #: substitutions of its calls, its parameters' packer) (``interp.compile_items``)
         self.build_items = build_items
+        #: whether its first calls may run on the interpreter (False: an item loops over
+        #: many elements, which the interpreter runs too slowly to stand in for a compile)
+        self.interpret = interpret
         #: a picklable call that makes this spec again in another process (the compile
         #: process builds the background worker's modules from it), or None
         self.recipe = None

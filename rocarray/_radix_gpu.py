@@ -213,12 +213,13 @@ def _kernel_when_ready(device, key_kind: str, payload_bits: int, part: str):
     return full_module_when_ready(key, device, make)
 
 
-def short_rows_ready(dtype: np.dtype, L: int, payload_bits: int, device) -> bool:
+def short_rows_ready(dtype: np.dtype, L: int, payload_bits: int, device, start: bool = False) -> bool:
     """Whether the module that sorts rows of ``L`` values of ``dtype`` with a payload of
     ``payload_bits`` is loaded on ``device``: always for rows longer than ``TILE`` (the
     passes' modules, which such a sort waits for); for shorter rows the block sort's, whose
-    compile starts in the background when it is not (64-bit integers: their 32-bit keys'
-    module, unless the 64-bit keys' is loaded -- the keys' range picks at the sort)."""
+    compile ``start`` starts in the background when it is not (64-bit integers: their
+    32-bit keys' module, unless the 64-bit keys' is loaded -- the keys' range picks at the
+    sort)."""
     if L > radix_gpu.TILE:
         return True
     if dtype.kind == "f" and dtype.itemsize > 2:
@@ -227,7 +228,9 @@ def short_rows_ready(dtype: np.dtype, L: int, payload_bits: int, device) -> bool
         kind = "u32"
         if dtype.itemsize == 8 and loaded_full_module(_module("u64", payload_bits, "block")[0], device):
             return True
-    return _kernel_when_ready(device, kind, payload_bits, "block") is not None
+    if start:
+        return _kernel_when_ready(device, kind, payload_bits, "block") is not None
+    return loaded_full_module(_module(kind, payload_bits, "block")[0], device) is not None
 
 
 def _ptr(a: "Array | None") -> int:

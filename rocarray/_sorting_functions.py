@@ -132,29 +132,34 @@ def _kernel(kind: str, arg: bool) -> ElementwiseKernel:
 def _rank_kernel(kind: str) -> ElementwiseKernel:
     """The rank sort of lines: one kernel item per element, which writes the element and
     its place in the line (int64) at its rank (one kernel for ``sort`` and ``argsort``: a
-    first argsort after a first sort compiles nothing)."""
+    first argsort after a first sort compiles nothing).  Never interpreted: its items loop
+    over their line (on a GPU's interpreter a line of 1,000 took 100 ms, the quick tier's
+    compile and run 25)."""
     k = _kernels.get(("rank", kind))
     if k is None:
         k = ElementwiseKernel("raw T a, int64 width0, bool desc", "raw T o, raw int64 q", _RANK, f"rk_rank_{kind}",
-                              preamble=_LESS[kind])
+                              preamble=_LESS[kind], _interpret=False)
         k = _kernels.setdefault(("rank", kind), k)
     return k
 
 
-def _rank_sort(work: Array, n: int, descending: bool, kind: str) -> tuple[Array, Array]:
-    """(the sorted lines of ``n`` of ``work``, the indices that sort them), flat."""
+def _rank_sort(work: Array, n: int, descending: bool, kind: str, payload_bits: int) -> tuple[Array, Array]:
+    """(the sorted lines of ``n`` of ``work``, the indices that sort them), flat; then the
+    compile of the radix sort's block module with ``payload_bits`` starts in the background
+    (started before, it held up the ranks' own first compile: on an H100 a first sort of
+    1,000 values took 43-112 ms that way, 24-35 this way)."""
     out = Array._empty((work.size,), work.dtype, work.device)
     order = Array._empty((work.size,), _int64(), work.device)
     _rank_kernel(kind)(work.reshape((-1,)), n, descending, out, order, size=work.size)
+    short_rows_ready(work.dtype, n, payload_bits, work.device, start=True)
     return out, order
 
 
 def _ranks_first(work: Array, n: int, payload_bits: int) -> bool:
     """Whether a GPU sort of ``work``'s lines of ``n`` (of the radix sort's block module
-    with ``payload_bits``) ranks its elements instead: lines short enough for that module
-    (``radix_gpu.TILE``) and few comparisons, before that module is loaded (its compile
-    then starts in the background).  A first sort of a dtype thus waits for no compile of
-    the radix sort's (its ranks run on the interpreter)."""
+    with ``payload_bits``) ranks its elements instead (``_rank_sort``): lines short enough
+    for that module (``radix_gpu.TILE``) and few comparisons, before that module is
+    loaded.  A first sort of a dtype thus waits for no compile of the radix sort's."""
     return work.size * n <= RANK_MAX_WORK and not short_rows_ready(work.dtype, n, payload_bits, work.device)
 
 
@@ -217,8 +222,9 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     n = work.shape[-1]
     if work.size and n > 1:
         lines = _prod(work.shape[:-1])
-        if _gpu_radix(work, n) and _ranks_first(work, n, 32 if work.dtype == _dtypes.float16 else 0):
-            out, _ = _rank_sort(work, n, descending, kind)
+        payload_bits = 32 if work.dtype == _dtypes.float16 else 0  # (float16's bits)
+        if _gpu_radix(work, n) and _ranks_first(work, n, payload_bits):
+            out, _ = _rank_sort(work, n, descending, kind, payload_bits)
             return _finish(out.reshape(work.shape), axis)
         if _radix_line(work, n, False):
             flat = work.ndim == 1  # (a line: no reshapes around the sort)
@@ -249,8 +255,9 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     flat = work.ndim == 1  # (a line: no reshapes around the sorts)
     # the GPU's sort makes the indices in its first pass, moves them as 32 bits and writes
     # them as int64 in its last (float16 gathers its values by int64 indices it is given)
-    if _gpu_radix(work, n) and _ranks_first(work, n, 64 if work.dtype == _dtypes.float16 else 32):
-        _, order = _rank_sort(work, n, descending, kind)
+    payload_bits = 64 if work.dtype == _dtypes.float16 else 32  # (float16's int64 indices)
+    if _gpu_radix(work, n) and _ranks_first(work, n, payload_bits):
+        _, order = _rank_sort(work, n, descending, kind, payload_bits)
         return _finish(order.reshape(work.shape), axis)
     if _gpu_radix(work, n) and work.dtype != _dtypes.float16:
         _, order = radix_sort(work if flat else work.reshape((work.size,)), lines, n, None, descending,

@@ -337,7 +337,8 @@ def start(spec, device, runtime, target, quick) -> LoadedKernel:
     else:
         found = cache.lookup(spec.key, target, quick)
         if found is None:
-            if (spec.build_kernel is None or spec.build_items is not None) and (target.is_gpu or _interpreter.ON_HOST):
+            if spec.interpret and (spec.build_kernel is None or spec.build_items is not None) and (
+                    target.is_gpu or _interpreter.ON_HOST):
                 k = _interpreted(spec, device, runtime, target, quick)
                 if k is not None:
                     return k

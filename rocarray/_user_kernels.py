@@ -250,7 +250,7 @@ _specs: dict = {}
 
 
 def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs, read_outputs=(),
-               heavy: bool = False) -> KernelSpec:
+               heavy: bool = False, interpret: bool = True) -> KernelSpec:
     """The KernelSpec of a user elementwise body for one signature.  ``kinds`` per operand:
     'in', 'scalar', 'out', 'raw'.
 
@@ -260,7 +260,7 @@ def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs, read_output
     outputs -- gives the body the element's current value."""
     tdefs = tuple(sorted((k, str(v)) for k, v in typedefs.items()))
     key = ("user-ew", name, body, preamble, tuple(names), tuple(kinds),
-           tuple(str(d) for d in dtypes), tdefs, tuple(read_outputs), heavy)
+           tuple(str(d) for d in dtypes), tdefs, tuple(read_outputs), heavy, interpret)
     spec = _specs.get(key)
     if spec is not None:
         return spec
@@ -287,9 +287,9 @@ def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs, read_output
 
     operands = [Operand(d, k) for k, d in zip(kinds, dtypes)]
     operands += [Operand(dtype_of[n], "in") for n in read_outputs]
-    spec = KernelSpec(key, name, operands, build_body, heavy=heavy)
+    spec = KernelSpec(key, name, operands, build_body, heavy=heavy, interpret=interpret)
     spec.recipe = functools.partial(_user_spec, name, body, preamble, tuple(names), tuple(kinds), tuple(dtypes),
-                                    dict(typedefs), tuple(read_outputs), heavy)
+                                    dict(typedefs), tuple(read_outputs), heavy, interpret)
     return _specs.setdefault(key, spec)
 
 
@@ -474,6 +474,10 @@ class ElementwiseKernel:
         # rocarray's own gathers and scatters: the full tier is the heavy one (codegen O2),
         # whose tight loop keeps many random reads in flight
         self._heavy = bool(kwargs.pop("_heavy", False))
+        # rocarray's own kernels whose items loop over a whole line (the ranks of a GPU's
+        # first sorts): never interpreted, whose one thread per item would run the loop
+        # slower than the compile it stands in for takes
+        self._interpret = bool(kwargs.pop("_interpret", True))
         if kwargs:
             raise TypeError(f"ElementwiseKernel: unsupported keyword argument(s) "
                             f"{', '.join(sorted(kwargs))} (loop_prep/after_loop have no "
@@ -532,7 +536,7 @@ class ElementwiseKernel:
         kmap = {"a": "in", "s": "scalar", "r": "raw"}
         kinds = [kmap[k] for k in in_kinds] + ["raw" if k == "r" else "out" for k in out_kinds]
         spec = _user_spec(self.name, self.operation, self.preamble, self._names, kinds,
-                          in_types + out_types, typedefs, self._read_outputs, self._heavy)
+                          in_types + out_types, typedefs, self._read_outputs, self._heavy, self._interpret)
         read_index = tuple(k for k, p in enumerate(self.out_params) if p.name in self._read_outputs)
         plan = _Plan(load(spec, device), tuple(in_kinds), in_types, out_kinds, out_types,
                      self.name, read_index)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import rocarray as ra
-from rocarray import _interpreter, _launch, _tiers
+from rocarray import _interpreter, _launch, _sorting_functions, _tiers
 from rocarray.compiler import cache as cache_module
 from rocarray.compiler import interp
 from rocarray._elementwise import Ufunc
@@ -271,6 +271,23 @@ def test_a_first_call_is_interpreted_then_compiled(device, monkeypatch):
     _same_bits(first, second, "first and later calls")
     # (x * x - 3 is one fma where the device contracts: within an ulp of NumPy's rounding)
     np.testing.assert_allclose(second.get(), x.get() * x.get() - np.float32(3), rtol=2e-7, atol=1e-6)
+
+
+def test_kernels_that_say_so_are_never_interpreted(device, monkeypatch):
+    """A kernel made with ``_interpret=False`` (the ranks of a GPU's first sorts, whose
+    items loop over a line) compiles at its first call where the interpreter serves every
+    other first call."""
+    needs_interpreter(device)
+    x = ra.asarray(np.arange(7, dtype=np.float32), device=device)
+    plain = ra.ElementwiseKernel("T x", "T y", "y = x + (T)1", "interp_plain_%d" % id(device))
+    never = ra.ElementwiseKernel("T x", "T y", "y = x + (T)1", "interp_never_%d" % id(device), _interpret=False)
+    out, ran = _Modes(device, monkeypatch).interpreted(lambda: (plain(x).get(), never(x).get()))
+    names = [k.spec.name for k in ran]
+    assert any(n.startswith("interp_plain") for n in names)
+    assert not any(n.startswith("interp_never") for n in names)
+    for got in out:
+        np.testing.assert_array_equal(got, np.arange(1, 8, dtype=np.float32))
+    assert not _sorting_functions._rank_kernel("other")._interpret
 
 
 # -- the bytecode and the interpreter kernel, without running them ----------------------------

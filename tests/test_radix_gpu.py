@@ -151,7 +151,7 @@ def test_every_dtype_long_line_and_rows(device, dtype, monkeypatch):
 
 @pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d.kind != "c"], ids=str)
 def test_rank_sort_of_short_lines(device, dtype):
-    """The sort by ranks (a GPU's first sorts of short lines, every device runs its kernel):
+    """The sort by ranks (a GPU's first sorts of short lines; every device runs its kernel):
     each element at its place in the line's stable order, both orders, NaN and zeros
     placed as NumPy places them, lines of one element to the block sort's longest."""
     rng = np.random.default_rng(2126)
@@ -160,8 +160,8 @@ def test_rank_sort_of_short_lines(device, dtype):
         a = _data(shape, dtype, rng)
         x = ra.asarray(a, device=device).reshape((-1,))
         for descending, order in ((False, np.argsort(a, axis=-1, kind="stable")), (True, _desc_argsort(a))):
-            out, got = _sorting_functions._rank_sort(x, shape[1], descending, kind)
-            assert got.dtype == ra.int64 and out.dtype == dtype
+            out, got = ra.empty(x.shape, dtype=dtype, device=device), ra.empty(x.shape, dtype=ra.int64, device=device)
+            _sorting_functions._rank_kernel(kind)(x, shape[1], descending, out, got, size=a.size)
             np.testing.assert_array_equal(got.get().reshape(shape), order)
             _same(out.get().reshape(shape), np.take_along_axis(a, order, axis=-1))
 
@@ -169,8 +169,8 @@ def test_rank_sort_of_short_lines(device, dtype):
 @requires_gpu
 @pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d.kind != "c"], ids=str)
 def test_first_short_sorts_rank_while_the_block_module_compiles(device, dtype, monkeypatch):
-    """With no sort module loaded, a short sort ranks (and starts the block module's compile
-    in the background); once that compile is done, the same sort takes the module."""
+    """With no sort module loaded, a short sort ranks (and then starts the block module's
+    compile in the background); once that compile is done, the same sort takes the module."""
     _gpu(device)
     from rocarray import _launch
 
@@ -186,7 +186,7 @@ def test_first_short_sorts_rank_while_the_block_module_compiles(device, dtype, m
     monkeypatch.setattr(_sorting_functions, "_rank_sort", lambda *k: calls.append(k[1:]) or real(*k))
     # (the first argsort ranks; later calls rank or take the module, whichever is loaded)
     _check_line(x, a)
-    assert calls[0] == (900, False, "float" if np.dtype(dtype).kind == "f" else "other")
+    assert calls[0] == (900, False, "float" if np.dtype(dtype).kind == "f" else "other", payload + 32)
     drain_background()
     assert _radix_gpu.short_rows_ready(np.dtype(dtype), 900, payload, device)
     ranked = len(calls)

@@ -98,3 +98,22 @@ def test_sort_kernels_compile_for_gpu_targets():
             spec = _user_spec(k.name, k.operation, k.preamble, k._names, kinds, dtypes, {"T": dtype})
             ptx = t.emit_ptx(spec.build_module(t))
             assert f".entry {spec.entry}(" in ptx
+
+
+def test_rank_kernels_compile_for_gpu_targets():
+    """The ranks of a GPU's first sorts of short lines build for NVPTX and AMDGPU on their
+    quick tier (they are never interpreted: that tier is their first) and their full one."""
+    from rocarray._sorting_functions import _rank_kernel
+    from rocarray._user_kernels import _user_spec
+    from rocarray.targets import target_for
+
+    i64, b = np.dtype(np.int64), np.dtype(np.bool_)
+    for name in ("sm_90", "gfx942"):
+        t = target_for(name)
+        for kind, dtype in (("float", np.dtype(np.float16)), ("other", np.dtype(np.uint64))):
+            k = _rank_kernel(kind)
+            spec = _user_spec(k.name, k.operation, k.preamble, k._names, ["raw", "scalar", "scalar", "raw", "raw"],
+                              [dtype, i64, b, dtype, i64], {"T": dtype}, (), False, False)
+            assert not spec.interpret
+            for tier in (t.quick_tier, t):
+                assert spec.entry in tier.emit_assembly(spec.build_module(tier))
