@@ -16,11 +16,12 @@ and the values made back from the sorted keys or carried beside them.
 
 Rows of up to ``TILE`` keys are each sorted by one block in shared memory (one launch for
 every pass: the "block" module; until it is loaded, a sort of few such rows ranks its
-elements instead, ``short_rows_ready``, ``_sorting_functions._rank_sort``); longer rows are counted once for every pass (the "hist"
-module, a block per chunk of a row, as many chunks as the device holds its blocks at once),
-then sorted by one onesweep launch per pass, as many blocks as the device holds at once
-taking tiles of ``D_TILE`` keys in turn, every row at once (the "passes" module, compiled
-at a first call on the background worker while the histogram's compiles).
+elements instead: ``short_rows_ready``, ``_sorting_functions._rank_sort``); longer rows
+are counted once for every pass (the "hist" module, a block per chunk of a row, as many
+chunks as the device holds its blocks at once), then sorted by one onesweep launch per
+pass, as many blocks as the device holds at once taking tiles of ``D_TILE`` keys in turn,
+every row at once (the "passes" module, compiled at a first call on the background worker
+while the histogram's compiles).
 Complex numbers stay on the portable path (``_radix``).
 """
 

@@ -88,7 +88,7 @@ _ARG_MOVE = """if (in_a) { t[base + k] = a[base + src]; ti[base + k] = ai[base +
 _ARG_BACK = """a[base + k] = t[base + k]; ai[base + k] = ti[base + k];"""
 
 # each element's rank in its line's stable order (the elements before it, equal ones
-# before it in the line counted too), and the element (or its place) written there
+# before it in the line counted too), and the element and its place written there
 _RANK = """
     long n = width0;
     long base = i - i % n;
@@ -133,8 +133,8 @@ def _rank_kernel(kind: str) -> ElementwiseKernel:
     """The rank sort of lines: one kernel item per element, which writes the element and
     its place in the line (int64) at its rank (one kernel for ``sort`` and ``argsort``: a
     first argsort after a first sort compiles nothing).  Never interpreted: its items loop
-    over their line (on a GPU's interpreter a line of 1,000 took 100 ms, the quick tier's
-    compile and run 25)."""
+    over their line, which the interpreter's one thread an item runs slower than the quick
+    tier's compile takes (docs/primitives.md, stop 57)."""
     k = _kernels.get(("rank", kind))
     if k is None:
         k = ElementwiseKernel("raw T a, int64 width0, bool desc", "raw T o, raw int64 q", _RANK, f"rk_rank_{kind}",
@@ -146,8 +146,7 @@ def _rank_kernel(kind: str) -> ElementwiseKernel:
 def _rank_sort(work: Array, n: int, descending: bool, kind: str, payload_bits: int) -> tuple[Array, Array]:
     """(the sorted lines of ``n`` of ``work``, the indices that sort them), flat; then the
     compile of the radix sort's block module with ``payload_bits`` starts in the background
-    (started before, it held up the ranks' own first compile: on an H100 a first sort of
-    1,000 values took 43-112 ms that way, 24-35 this way)."""
+    (started before the ranks, it held up their own first compile)."""
     out = Array._empty((work.size,), work.dtype, work.device)
     order = Array._empty((work.size,), _int64(), work.device)
     _rank_kernel(kind)(work.reshape((-1,)), n, descending, out, order, size=work.size)
