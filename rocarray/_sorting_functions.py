@@ -254,11 +254,12 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     flat = work.ndim == 1  # (a line: no reshapes around the sorts)
     # the GPU's sort makes the indices in its first pass, moves them as 32 bits and writes
     # them as int64 in its last (float16 gathers its values by int64 indices it is given)
+    gpu = _gpu_radix(work, n)
     payload_bits = 64 if work.dtype == _dtypes.float16 else 32  # (float16's int64 indices)
-    if _gpu_radix(work, n) and _ranks_first(work, n, payload_bits):
+    if gpu and _ranks_first(work, n, payload_bits):
         _, order = _rank_sort(work, n, descending, kind, payload_bits)
         return _finish(order.reshape(work.shape), axis)
-    if _gpu_radix(work, n) and work.dtype != _dtypes.float16:
+    if gpu and work.dtype != _dtypes.float16:
         _, order = radix_sort(work if flat else work.reshape((work.size,)), lines, n, None, descending,
                               indices=True)
         if order is None:  # (keys all equal: every line in order already)
