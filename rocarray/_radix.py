@@ -68,6 +68,7 @@ from ._copy import contiguous
 from ._creation_functions import arange, asarray
 from ._launch import full_module_when_ready
 from ._radix_gpu import gpu_radix_sort, gpu_sortable, value_extremes
+from ._sample_sort import sample_sort, simd_sorts
 from ._radix_text import (BINS, HOST_TILES_PER_ROW, RADIX_BITS, RCAP, ROW_LOCAL_MIN, _BUCKETS_HOST,
                           _FLOAT32_KEY, _FLOAT64_KEY, _GEOMETRY, _HIST, _PACKED_MARKS, _PAIRED_MARKS, _ROW,
                           _ROW_HOST, _SCATTER, _SCATTER_HOST, _SCATTER_LAST_HOST, _hist_host, _key_dtype,
@@ -311,6 +312,12 @@ def radix_sort(keys: Array, rows: int, L: int, payload: Array | None = None, des
         kmin, nd = _key_range(keys, descending)
         if nd == 0:
             return keys, payload  # all keys equal: in order already
+    if payload is None and rows == 1 and nd >= MSD_PASSES_MIN and simd_sorts(dtype, L, device):
+        # the host's long line of 64-bit values where NumPy's sort is SIMD: sampled into
+        # buckets it sorts
+        out = sample_sort(keys, descending)
+        if out is not None:
+            return out, None
     if _by_rows(rows, L, device):
         work = rows * L
         # (the host's rows of real elements: local arrays up to ``RCAP``, no scratch rows)

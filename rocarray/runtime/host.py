@@ -268,37 +268,44 @@ class HostRuntime(Runtime):
         self._parallel(function, ctypes.addressof(buf), grid)
 
     def _parallel(self, function: HostFunction, ptr: int, n: int) -> None:
-        if self._workers is None:
-            with self._lock:
-                if self._workers is None:
-                    self._workers = ThreadPoolExecutor(self._threads, thread_name_prefix="rocarray-host")
-        # pieces handed out as threads come for them, not one fixed share each: a thread
-        # whose core is busy with other work (a shared machine) takes fewer pieces instead
-        # of holding the whole call up
         threads = self._threads
         parts = min(n, PIECES_PER_THREAD * threads)
         step = -(-n // parts)
         if step >= 1024:  # elements: keep the pieces on cache-line-friendly boundaries
             step = (step + 63) & ~63
-        pieces = deque(range(0, n, step))
         call = function.call
+        # (ctypes releases the GIL during the call)
+        self.map_threads(lambda lo: call(ptr, lo, min(lo + step, n)), range(0, n, step))
+
+    def map_threads(self, fn, items) -> None:
+        """``fn(item)`` for every one of ``items`` on this runtime's threads, the calling
+        one among them; returns when all have ended (an exception of one is raised here,
+        and no more items are begun)."""
+        if self._workers is None:
+            with self._lock:
+                if self._workers is None:
+                    self._workers = ThreadPoolExecutor(self._threads, thread_name_prefix="rocarray-host")
+        # items handed out as threads come for them, not one fixed share each: a thread
+        # whose core is busy with other work (a shared machine) takes fewer instead of
+        # holding the whole call up
+        pieces = deque(items)
 
         def work():
-            take = pieces.popleft  # atomic: each piece goes to one thread
+            take = pieces.popleft  # atomic: each item goes to one thread
             while True:
                 try:
-                    lo = take()
+                    item = take()
                 except IndexError:
                     return
-                call(ptr, lo, min(lo + step, n))  # ctypes releases the GIL during the call
+                fn(item)
 
-        futures = [self._workers.submit(work) for _ in range(min(threads, len(pieces)) - 1)]
+        futures = [self._workers.submit(work) for _ in range(min(self._threads, len(pieces)) - 1)]
         try:
             work()
-        except BaseException:  # (interrupted: no more pieces are begun)
+        except BaseException:  # (interrupted: no more items are begun)
             pieces.clear()
             raise
-        finally:  # (the begun pieces end before anything leaves: they use ptr and the arrays)
+        finally:  # (the begun items end before anything leaves: they use the caller's memory)
             finish_all(futures, stop=pieces.clear)
 
     def synchronize(self, index: int) -> None:
