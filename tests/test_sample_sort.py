@@ -15,6 +15,8 @@ import rocarray as ra
 from rocarray import _radix, _sample_sort
 
 DTYPES_64 = ["int64", "uint64", "float64"]
+#: the host: the default device may be a GPU (``ROCARRAY_TEST_DEVICES``)
+CPU = ra.Device("cpu")
 
 
 @pytest.fixture
@@ -23,8 +25,7 @@ def sample_sorts(monkeypatch):
     to 65,536 64-bit values go to the sorting network once it is compiled: the tests' are
     longer); the lines it sorted are counted in the list it yields (None: it handed the
     line back)."""
-    cpu = ra.Device("cpu")
-    if cpu.runtime._threads < 2:
+    if CPU.runtime._threads < 2:
         pytest.skip("the sample sort shares a line between host threads; this host runs one "
                     "(ROCARRAY_NUM_THREADS or a one-core CPU)")
     monkeypatch.setattr(_sample_sort, "numpy_simd_sort", lambda: True)
@@ -79,7 +80,7 @@ def _bits(a):
 def test_sample_sort_matches_numpy_bit_for_bit(sample_sorts, dtype, descending, n):
     rng = np.random.default_rng(n + len(dtype) + descending)
     a = _wide(n, dtype, rng)
-    got = ra.sort(ra.asarray(a), descending=descending).get()
+    got = ra.sort(ra.asarray(a, device=CPU), descending=descending).get()
     assert sample_sorts == [n]
     np.testing.assert_array_equal(_bits(got), _bits(_stable(a, descending)))
 
@@ -95,7 +96,7 @@ def test_sorted_zeros_and_nans_keep_their_input_order(sample_sorts, dtype):
         a[3::7] = 0.0
         a[5::11] = -np.nan
     for descending in (False, True):
-        got = ra.sort(ra.asarray(a), descending=descending).get()
+        got = ra.sort(ra.asarray(a, device=CPU), descending=descending).get()
         np.testing.assert_array_equal(_bits(got), _bits(_stable(a, descending)))
     assert sample_sorts == [a.size, a.size]
 
@@ -104,11 +105,11 @@ def test_lines_of_few_values_and_unique_counts(sample_sorts):
     rng = np.random.default_rng(5)
     # mostly one value: the sample shows one bucket would hold most of the line
     a = np.where(rng.random(1 << 17) < 0.9, 7.0, rng.standard_normal(1 << 17) * 1e9)
-    np.testing.assert_array_equal(ra.sort(ra.asarray(a)).get(), np.sort(a))
+    np.testing.assert_array_equal(ra.sort(ra.asarray(a, device=CPU)).get(), np.sort(a))
     assert sample_sorts == [None]
     # ``unique_counts`` sorts its values first
     b = _wide(1 << 17, "int64", rng) // (1 << 40)  # (a range of 2**24: three digits, with repeats)
-    v, c = ra.unique_counts(ra.asarray(b))
+    v, c = ra.unique_counts(ra.asarray(b, device=CPU))
     want_v, want_c = np.unique(b, return_counts=True)
     np.testing.assert_array_equal(v.get(), want_v)
     np.testing.assert_array_equal(c.get(), want_c)
@@ -117,7 +118,7 @@ def test_lines_of_few_values_and_unique_counts(sample_sorts):
 
 def test_which_lines_take_the_sample_sort(sample_sorts):
     rng = np.random.default_rng(7)
-    cpu = ra.Device("cpu")
+    cpu = CPU
     f64 = np.dtype("float64")
     assert _sample_sort.simd_sorts(f64, 1 << 12, cpu)
     assert not _sample_sort.simd_sorts(f64, (1 << 12) - 1, cpu)  # short lines: the radix passes
@@ -125,22 +126,22 @@ def test_which_lines_take_the_sample_sort(sample_sorts):
     assert not _sample_sort.simd_sorts(np.dtype("int16"), 1 << 20, cpu)
     # integers of a narrow range (two digits), many rows, argsort: the radix passes
     narrow = rng.integers(-1000, 1000, 1 << 17)
-    np.testing.assert_array_equal(ra.sort(ra.asarray(narrow)).get(), np.sort(narrow))
+    np.testing.assert_array_equal(ra.sort(ra.asarray(narrow, device=CPU)).get(), np.sort(narrow))
     rows = _wide(1 << 17, "float64", rng).reshape(2, -1)
-    np.testing.assert_array_equal(_bits(ra.sort(ra.asarray(rows)).get()), _bits(np.sort(rows, kind="stable")))
+    np.testing.assert_array_equal(_bits(ra.sort(ra.asarray(rows, device=CPU)).get()), _bits(np.sort(rows, kind="stable")))
     wide = _wide(1 << 17, "int64", rng)
-    np.testing.assert_array_equal(ra.argsort(ra.asarray(wide)).get(), np.argsort(wide, kind="stable"))
+    np.testing.assert_array_equal(ra.argsort(ra.asarray(wide, device=CPU)).get(), np.argsort(wide, kind="stable"))
     assert sample_sorts == []
 
 
 def test_sample_sort_kernels_are_thin(sample_sorts):
     # new sizes reuse the dtype's two kernels
     rng = np.random.default_rng(9)
-    ra.sort(ra.asarray(_wide(70_000, "uint64", rng)))
+    ra.sort(ra.asarray(_wide(70_000, "uint64", rng), device=CPU))
     kernels = dict(_sample_sort._kernels)
     for n in (80_001, 90_000, 1 << 18):
         a = _wide(n, "uint64", rng)
-        np.testing.assert_array_equal(ra.sort(ra.asarray(a)).get(), np.sort(a))
+        np.testing.assert_array_equal(ra.sort(ra.asarray(a, device=CPU)).get(), np.sort(a))
     assert _sample_sort._kernels == kernels
     assert sample_sorts == [70_000, 80_001, 90_000, 1 << 18]
 
@@ -151,7 +152,7 @@ def test_numpy_simd_sort_reads_numpys_dispatch():
 
 
 def test_map_threads_runs_every_item_once_and_raises_an_items_error():
-    rt = ra.Device("cpu").runtime
+    rt = CPU.runtime
     seen, lock = [], threading.Lock()
 
     def record(item):
