@@ -39,6 +39,7 @@ from ._statistical_functions import max as _max, min as _min
 from ._user_kernels import ElementwiseKernel, ReductionKernel
 from ._views import broadcast_to
 from .compiler import radix_gpu
+from .compiler.cache import compile_in_background
 from .compiler.radix_gpu import BINS, BLOCK, PARTS, VERSION, build_radix_module, packer
 
 #: The longest row the GPU path takes (counts and places within a row are 32-bit).
@@ -230,8 +231,25 @@ def short_rows_ready(dtype: np.dtype, L: int, payload_bits: int, device, start: 
         if dtype.itemsize == 8 and loaded_full_module(_module("u64", payload_bits, "block")[0], device):
             return True
     if start:
+        if dtype.kind in "biu" and (dtype, device) not in _prepared:
+            # (first, so that they are ready when the module is)
+            _prepared.add((dtype, device))
+            compile_in_background(functools.partial(_prepare_int_kernels, dtype, device))
         return _kernel_when_ready(device, kind, payload_bits, "block") is not None
     return loaded_full_module(_module(kind, payload_bits, "block")[0], device) is not None
+
+
+#: (dtype, device) whose integer key and value kernels ``short_rows_ready`` has started
+#: preparing
+_prepared: set = set()
+
+
+def _prepare_int_kernels(dtype: np.dtype, device) -> None:
+    """The key and value kernels (32-bit keys) of ``dtype`` loaded on ``device``: what the
+    first sort the block module serves would otherwise compile on its way (36-46 ms once,
+    a later call's; docs/primitives.md, stop 58)."""
+    _int_key_kernel(dtype, _U32).plan_for((dtype, int, bool), (_U32,), device)
+    _int_value_kernel(dtype, _U32).plan_for((_U32, int, bool), (dtype,), device)
 
 
 def _ptr(a: "Array | None") -> int:

@@ -342,7 +342,9 @@ def start(spec, device, runtime, target, quick) -> LoadedKernel:
                 k = _interpreted(spec, device, runtime, target, quick)
                 if k is not None:
                     return k
-            image = cache.get_or_compile(spec.key, lambda: spec.build_module(quick), quick)
+            # (on the background worker, a kernel made ready ahead of its first call: the
+            # quick tier's small compile is not sent to a compile process still starting)
+            image = cache.get_or_compile(spec.key, lambda: spec.build_module(quick), quick, wait_for_child=False)
             tier = quick
         else:
             image, tier = found

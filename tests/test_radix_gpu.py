@@ -22,7 +22,7 @@ from rocarray.runtime.llvm import LLVM_LOCK
 from rocarray.targets.base import Target, llvm_binding
 from rocarray.targets.codeobject import check_code_object, read_code_object
 from conftest import ALL_DTYPES, gpu_devices, random_array
-from test_radix_sort import _check_line, _data, _desc_argsort, _same
+from test_radix_sort import _check_line, _compiles, _data, _desc_argsort, _same
 
 NEEDS_GPU = "needs an NVIDIA GPU (CUDA)"
 requires_gpu = pytest.mark.skipif(not gpu_devices("cuda") and not gpu_devices("hip"), reason=NEEDS_GPU)
@@ -176,6 +176,8 @@ def test_first_short_sorts_rank_while_the_block_module_compiles(device, dtype, m
 
     monkeypatch.setattr(_launch, "_full_modules", {})
     monkeypatch.setattr(_launch, "_full_modules_asked", set())
+    monkeypatch.setattr(_radix_gpu, "_elementwise", {})
+    monkeypatch.setattr(_radix_gpu, "_prepared", set())
     rng = np.random.default_rng(2127)
     a = _data((4, 900), dtype, rng)
     x = ra.asarray(a, device=device)
@@ -189,6 +191,11 @@ def test_first_short_sorts_rank_while_the_block_module_compiles(device, dtype, m
     assert calls[0] == (900, False, "float" if np.dtype(dtype).kind == "f" else "other", payload + 32)
     drain_background()
     assert _radix_gpu.short_rows_ready(np.dtype(dtype), 900, payload, device)
+    if np.dtype(dtype).kind in "biu":
+        # the integer keys' kernels were made beside the module, not at its first sort
+        for what in ("ikey", "ivalue"):
+            k = _radix_gpu._elementwise[what, np.dtype(dtype), np.dtype(np.uint32)]
+            assert any(key[-1] == device for key in k._plans)
     ranked = len(calls)
     _check_line(x, a)
     assert len(calls) == ranked
@@ -323,6 +330,25 @@ def test_key_transforms_order_as_numpy(device, dtype, descending):
         back = _radix_gpu._int_value_kernel(dtype, kdt)(k, kmin, descending)
         np.testing.assert_array_equal(back.get(), a)
     np.testing.assert_array_equal(np.argsort(keys, kind="stable"), order)
+
+
+@pytest.mark.parametrize("dtype", [ra.bool, ra.int8, ra.uint16, ra.int32, ra.int64], ids=str)
+def test_prepared_integer_kernels_are_the_ones_a_sort_calls(device, dtype):
+    """``_prepare_int_kernels`` (started beside a first short sort's block module) loads the
+    very kernels the radix path then calls: those calls compile nothing (every device runs
+    the two elementwise kernels)."""
+    dtype = np.dtype(dtype)
+    _radix_gpu._prepare_int_kernels(dtype, device)
+    before = _compiles()
+    a = random_array((500,), dtype, np.random.default_rng(2131), low=-40, high=40)  # (32-bit keys)
+    k = ra.empty((a.size,), dtype=ra.uint32, device=device)
+    _, _, offset = _radix_gpu._int_parts(dtype)
+    kmin = (int(a.min()) + offset) & ((1 << (8 * dtype.itemsize)) - 1)
+    # (as ``gpu_radix_sort`` calls them: a Python int for the smallest key, a bool)
+    _radix_gpu._int_key_kernel(dtype, np.dtype(np.uint32))(ra.asarray(a, device=device), kmin, False, k)
+    back = _radix_gpu._int_value_kernel(dtype, np.dtype(np.uint32))(k, kmin, False)
+    np.testing.assert_array_equal(back.get(), a)
+    assert _compiles() == before
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
