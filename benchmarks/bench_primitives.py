@@ -150,14 +150,17 @@ def _torch():
     return sys.modules["torch"]
 
 
-def host_data(n: int, dtype, rng) -> dict:
+def host_data(n: int, dtype, rng, wide: bool = False) -> dict:
     """The NumPy inputs of every op for one dtype (random; about half of them positive, or
-    of positive real part: ``_positive``)."""
+    of positive real part: ``_positive``; integers from -1000 to 1000, or of the dtype's
+    whole range where ``wide``)."""
     dt = np.dtype(dtype)
 
     def draw(shape):
         if dt.kind == "b":
             return rng.random(shape) < 0.5
+        if dt.kind in "iu" and wide:
+            return rng.integers(np.iinfo(dt).min, np.iinfo(dt).max, shape, dtype=dt, endpoint=True)
         if dt.kind in "iu":
             hi = min(np.iinfo(dt).max, 1000)
             a = rng.integers(-hi, hi + 1, shape)
@@ -319,6 +322,7 @@ def main():
     p.add_argument("--dtypes", default="float32,int64")
     p.add_argument("--json", help="also write the report and the figures to this file")
     p.add_argument("--ops", default=None, help="only the ops whose names contain one of these (comma-separated)")
+    p.add_argument("--wide", action="store_true", help="integers of the dtype's whole range (default -1000..1000)")
     args = p.parse_args()
     ops = {name: op for name, op in OPS.items()
            if args.ops is None or any(w in name for w in args.ops.split(","))}
@@ -345,7 +349,7 @@ def main():
     sync = syncs(dev, libs)
     rng = np.random.default_rng(0)
     for dt in args.dtypes.split(","):
-        host = host_data(n, dt, rng)
+        host = host_data(n, dt, rng, args.wide)
         data = {lib: library_data(lib, host, dev) for lib in libs}
         for name, (nbytes, impl) in ops.items():
             fns = {lib: (lambda f=impl[lib], d=data[lib]: f(d)) for lib in libs}
