@@ -68,7 +68,7 @@ from ._copy import contiguous
 from ._creation_functions import arange, asarray
 from ._launch import full_module_when_ready
 from ._radix_gpu import gpu_radix_sort, gpu_sortable, value_extremes
-from ._sample_sort import sample_sort, simd_sorts
+from ._split_sort import split_sort, split_sorts
 from ._radix_text import (BINS, HOST_TILES_PER_ROW, RADIX_BITS, RCAP, ROW_LOCAL_MIN, _BUCKETS_HOST,
                           _FLOAT32_KEY, _FLOAT64_KEY, _GEOMETRY, _HIST, _PACKED_MARKS, _PAIRED_MARKS, _ROW,
                           _ROW_HOST, _SCATTER, _SCATTER_HOST, _SCATTER_LAST_HOST, _hist_host, _key_dtype,
@@ -299,6 +299,10 @@ def radix_sort(keys: Array, rows: int, L: int, payload: Array | None = None, des
     if device.kind != "cpu" and gpu_sortable(dtype, L):
         return gpu_radix_sort(keys, rows, L, payload, descending,
                               _FLOAT64_KEY if dtype.itemsize == 8 else _FLOAT32_KEY, indices)
+    if payload is None and rows == 1 and split_sorts(dtype, L, device):
+        # the host's long line where NumPy's sort is SIMD and the threads are few: split by
+        # NumPy's partition, a piece a thread for its sort
+        return split_sort(keys, descending), None
     k = None if payload is not None else _network(L, dtype, device)
     if k is not None:
         # the host's rows of up to ``longest_row`` 32- and 64-bit keys: a sorting network on
@@ -312,12 +316,6 @@ def radix_sort(keys: Array, rows: int, L: int, payload: Array | None = None, des
         kmin, nd = _key_range(keys, descending)
         if nd == 0:
             return keys, payload  # all keys equal: in order already
-    if payload is None and rows == 1 and nd >= MSD_PASSES_MIN and simd_sorts(dtype, L, device):
-        # the host's long line of 64-bit values where NumPy's sort is SIMD: sampled into
-        # buckets it sorts
-        out = sample_sort(keys, descending)
-        if out is not None:
-            return out, None
     if _by_rows(rows, L, device):
         work = rows * L
         # (the host's rows of real elements: local arrays up to ``RCAP``, no scratch rows)

@@ -1,0 +1,178 @@
+"""The host's split sort of long lines (rocarray/_split_sort.py) against NumPy's stable
+sort, bit for bit: every 32- and 64-bit real dtype, both orders, NaNs of several bits and
+both zeros, many equal values, two to several pieces; which lines take it; and the host
+runtime's ``map_threads`` it hands the pieces out with.
+
+The split sort runs where NumPy's sort is AVX-512 and the host has a few threads; its
+correctness depends on neither, so the tests here let it run on any CPU of two threads or
+more."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import rocarray as ra
+from rocarray import _radix, _split_sort
+from test_radix_sort import _compiles
+
+DTYPES = ["int32", "uint32", "float32", "int64", "uint64", "float64"]
+#: the host: the default device may be a GPU (``ROCARRAY_TEST_DEVICES``)
+CPU = ra.Device("cpu")
+
+
+@pytest.fixture
+def split_sorts(monkeypatch):
+    """The split sort on (as on an AVX-512 host of a few threads) for lines of 2**12 or
+    more; the lines it sorted are counted in the list it yields."""
+    if CPU.runtime._threads < 2:
+        pytest.skip("the split sort shares a line between host threads; this host runs one "
+                    "(ROCARRAY_NUM_THREADS or a one-core CPU)")
+    monkeypatch.setattr(_split_sort, "numpy_simd_sort", lambda: True)
+    monkeypatch.setattr(_split_sort, "SPLIT_SORT_MIN", 1 << 12)
+    monkeypatch.setattr(_split_sort, "SPLIT_THREADS_MAX", 64)
+    sorted_lines = []
+    real = _split_sort.split_sort
+
+    def spy(keys, descending):
+        sorted_lines.append(keys.size)
+        return real(keys, descending)
+
+    monkeypatch.setattr(_radix, "split_sort", spy)
+    return sorted_lines
+
+
+def _wide(n, dtype, rng):
+    """Values of the whole range of ``dtype``, with NaNs of three kinds of bits, both zeros
+    and infinities among floats."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        a = (rng.standard_normal(n) * 1e6).astype(dtype)
+        pick = rng.choice(n, 400, replace=False)
+        a[pick[:60]] = np.nan
+        a[pick[60:90]] = -np.nan
+        payload = 0x7FF0_0000_0000_0ABC if dtype.itemsize == 8 else 0x7F80_0ABC
+        a[pick[90:100]] = np.frombuffer(np.array(payload, f"u{dtype.itemsize}").tobytes(), dtype)[0]
+        a[pick[100:200]] = -0.0
+        a[pick[200:300]] = 0.0
+        a[pick[300:320]] = np.inf
+        a[pick[320:340]] = -np.inf
+        return a
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+
+
+def _stable(a, descending):
+    """NumPy's stable sort, descending as the standard defines it (equal values, NaNs
+    among them, in input order)."""
+    if not descending:
+        return a[np.argsort(a, kind="stable")]
+    r = a[::-1]
+    return r[np.argsort(r, kind="stable")[::-1]]
+
+
+def _bits(a):
+    return a.view(f"u{a.itemsize}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("n", [4096, 70_001, 1 << 18])
+def test_split_sort_matches_numpy_bit_for_bit(split_sorts, dtype, descending, n):
+    rng = np.random.default_rng(n + len(dtype) + descending)
+    a = _wide(n, dtype, rng)
+    got = ra.sort(ra.asarray(a, device=CPU), descending=descending).get()
+    assert split_sorts == [n]
+    np.testing.assert_array_equal(_bits(got), _bits(_stable(a, descending)))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "float32", "float64"])
+def test_equal_values_zeros_and_nans(split_sorts, dtype):
+    # lines of few distinct values (equal values across the pieces' ends), and zeros of
+    # both signs and NaNs of several bits interleaved, which the unstable sort may reorder
+    rng = np.random.default_rng(3)
+    a = _wide(1 << 15, dtype, rng)
+    a[rng.random(a.size) < 0.8] = 7
+    if a.dtype.kind == "f":
+        a[::7] = -0.0
+        a[3::7] = 0.0
+        a[5::11] = -np.nan
+    for descending in (False, True):
+        got = ra.sort(ra.asarray(a, device=CPU), descending=descending).get()
+        np.testing.assert_array_equal(_bits(got), _bits(_stable(a, descending)))
+    same = np.full(5000, 3, dtype)
+    np.testing.assert_array_equal(ra.sort(ra.asarray(same, device=CPU)).get(), same)
+    assert split_sorts == [a.size, a.size, same.size]
+
+
+@pytest.mark.parametrize("threads", [2, 3, 4, 8])
+def test_pieces_for_each_thread_count(split_sorts, monkeypatch, threads):
+    monkeypatch.setattr(_split_sort, "_threads", lambda device: threads)
+    rng = np.random.default_rng(threads)
+    a = _wide(50_003, "float64", rng)
+    np.testing.assert_array_equal(_bits(ra.sort(ra.asarray(a, device=CPU)).get()), _bits(_stable(a, False)))
+    assert split_sorts == [a.size]
+
+
+def test_unique_counts_sorts_by_it(split_sorts):
+    rng = np.random.default_rng(5)
+    b = _wide(1 << 15, "int64", rng) // (1 << 52)  # (repeats)
+    v, c = ra.unique_counts(ra.asarray(b, device=CPU))
+    want_v, want_c = np.unique(b, return_counts=True)
+    np.testing.assert_array_equal(v.get(), want_v)
+    np.testing.assert_array_equal(c.get(), want_c)
+    assert split_sorts == [b.size]
+
+
+def test_which_lines_are_split(split_sorts, monkeypatch):
+    rng = np.random.default_rng(7)
+    f64 = np.dtype("float64")
+    assert _split_sort.split_sorts(f64, 1 << 12, CPU)
+    assert not _split_sort.split_sorts(f64, (1 << 12) - 1, CPU)  # short lines: the network or the radix passes
+    assert not _split_sort.split_sorts(np.dtype("int16"), 1 << 20, CPU)  # 8- and 16-bit values: two passes
+    assert not _split_sort.split_sorts(np.dtype("complex64"), 1 << 20, CPU)
+    # many rows and argsort: the radix passes
+    rows = _wide(1 << 14, "float64", rng).reshape(2, -1)
+    np.testing.assert_array_equal(_bits(ra.sort(ra.asarray(rows, device=CPU)).get()),
+                                  _bits(np.sort(rows, kind="stable")))
+    wide = _wide(1 << 14, "int64", rng)
+    np.testing.assert_array_equal(ra.argsort(ra.asarray(wide, device=CPU)).get(), np.argsort(wide, kind="stable"))
+    assert split_sorts == []
+    # more threads than ``SPLIT_THREADS_MAX``: the radix passes share all their work
+    monkeypatch.setattr(_split_sort, "SPLIT_THREADS_MAX", 1)
+    assert not _split_sort.split_sorts(f64, 1 << 20, CPU)
+
+
+def test_split_sort_compiles_nothing(split_sorts):
+    rng = np.random.default_rng(9)
+    ra.sort(ra.asarray(_wide(5000, "uint64", rng), device=CPU))
+    before = _compiles()
+    for n in (6001, 9000, 1 << 15):
+        a = _wide(n, "uint64", rng)
+        np.testing.assert_array_equal(ra.sort(ra.asarray(a, device=CPU)).get(), np.sort(a))
+    assert _compiles() == before
+    assert split_sorts == [5000, 6001, 9000, 1 << 15]
+
+
+def test_numpy_simd_sort_reads_numpys_dispatch():
+    from numpy._core._multiarray_umath import __cpu_features__
+    assert _split_sort.numpy_simd_sort() == bool(__cpu_features__.get("AVX512_SKX"))
+
+
+def test_map_threads_runs_every_item_once_and_raises_an_items_error():
+    rt = CPU.runtime
+    seen, lock = [], threading.Lock()
+
+    def record(item):
+        with lock:
+            seen.append(item)
+
+    rt.map_threads(record, range(100))
+    assert sorted(seen) == list(range(100))
+
+    def fail(item):
+        if item == 3:
+            raise ValueError("item 3 failed")
+
+    with pytest.raises(ValueError, match="item 3 failed"):
+        rt.map_threads(fail, range(8))
