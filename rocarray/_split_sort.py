@@ -27,6 +27,8 @@ threads (the first partition here is one thread's).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ._array_object import Array
@@ -46,8 +48,10 @@ def split_sorts(dtype: np.dtype, L: int, device) -> bool:
             and 2 <= _threads(device) <= SPLIT_THREADS_MAX and numpy_simd_sort())
 
 
+@functools.cache
 def numpy_simd_sort() -> bool:
-    """Whether NumPy's quicksort runs on AVX-512 here (its x86-simd-sort dispatch)."""
+    """Whether NumPy's quicksort runs on AVX-512 here (its x86-simd-sort dispatch; read
+    once)."""
     try:
         from numpy._core._multiarray_umath import __cpu_features__
     except ImportError:  # (a NumPy without the table: assume the scalar sort)
