@@ -17,8 +17,8 @@ the result (by the threads) and split in place:
 
 Pieces split by rank, not by value, so many equal values cost nothing more.  NumPy's sort
 is not stable, which values alone show only in the order of ``-0.0`` and ``+0.0``; its SIMD
-partition of a line that holds NaNs writes some ``-0.0`` as ``+0.0`` (NumPy 2.4), and its
-SIMD sort writes every NaN with the same bits.  So where the sorted line holds zeros or
+partition of a line that holds NaNs and infinities writes some ``-0.0`` as ``+0.0`` (NumPy
+2.4), and its SIMD sort writes every NaN with the same bits.  So where the sorted line holds zeros or
 NaNs, their runs are written again from the input, in the input's order (the standard's
 stable sort), at the cost of a pass over the input.  More threads than
 ``SPLIT_THREADS_MAX`` take the radix passes, which share all their work between the
@@ -97,8 +97,8 @@ def split_sort(keys: Array, descending: bool) -> Array:
 def _stable_runs(a: np.ndarray, o: np.ndarray, descending: bool) -> None:
     """Write the sorted ``o``'s run of zeros and its run of NaNs again from ``a``, in
     ``a``'s order: NumPy's sort is not stable (the order of ``-0.0`` and ``+0.0``), its
-    SIMD partition of a line holding NaNs may write ``-0.0`` as ``+0.0``, and its SIMD sort
-    writes every NaN with the same bits."""
+    SIMD partition of a line holding NaNs and infinities may write ``-0.0`` as ``+0.0``,
+    and its SIMD sort writes every NaN with the same bits."""
     up = o[::-1] if descending else o  # (ascending, NaN last: as ``searchsorted`` wants it)
     n, zero, nan = o.size, o.dtype.type(0), o.dtype.type(np.nan)  # (of ``o``'s type: no casts of ``up``)
     zlo, zhi = np.searchsorted(up, zero, "left"), np.searchsorted(up, zero, "right")
