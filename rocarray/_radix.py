@@ -32,7 +32,9 @@ digit into 256 buckets a row, then each bucket is sorted whole by one item
 digits below, wider digits for buckets that stay in cache), the buckets dealt to items in
 groups of about equal sizes.  A bucket's passes count nothing for other items, and most
 buckets stay in cache.  A line whose one bucket would hold more than its threads could
-share takes the LSD passes.
+share takes the LSD passes.  Where NumPy's sort is AVX-512 and the host has a few
+threads, one long line of 32- or 64-bit values is not radix sorted at all: NumPy's
+partition splits it and NumPy sorts the pieces on the threads (``_split_sort``).
 The kernels are thin (one per key dtype and payload; sizes, tiles and digit positions are
 run-time arguments).  On the host each launch says the elements its items work on
 (``_work``), so that the launcher splits the tiles across its threads as it splits
@@ -68,11 +70,11 @@ from ._copy import contiguous
 from ._creation_functions import arange, asarray
 from ._launch import full_module_when_ready
 from ._radix_gpu import gpu_radix_sort, gpu_sortable, value_extremes
-from ._split_sort import split_sort, split_sorts
 from ._radix_text import (BINS, HOST_TILES_PER_ROW, RADIX_BITS, RCAP, ROW_LOCAL_MIN, _BUCKETS_HOST,
                           _FLOAT32_KEY, _FLOAT64_KEY, _GEOMETRY, _HIST, _PACKED_MARKS, _PAIRED_MARKS, _ROW,
                           _ROW_HOST, _SCATTER, _SCATTER_HOST, _SCATTER_LAST_HOST, _hist_host, _key_dtype,
                           _packed, _part_digits, _pass_key, _preamble, _runs, _whole_key, key_digits)
+from ._split_sort import split_sort, split_sorts
 from ._statistical_functions import cumulative_sum, sum as _sum
 from ._user_kernels import ElementwiseKernel
 from ._views import broadcast_to
