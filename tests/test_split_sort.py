@@ -14,7 +14,7 @@ import pytest
 
 import rocarray as ra
 from rocarray import _radix, _split_sort
-from test_radix_sort import _compiles
+from test_radix_sort import _compiles, _desc_argsort
 
 DTYPES = ["int32", "uint32", "float32", "int64", "uint64", "float64"]
 #: the host: the default device may be a GPU (``ROCARRAY_TEST_DEVICES``)
@@ -65,10 +65,7 @@ def _wide(n, dtype, rng):
 def _stable(a, descending):
     """NumPy's stable sort, descending as the standard defines it (equal values, NaNs
     among them, in input order)."""
-    if not descending:
-        return a[np.argsort(a, kind="stable")]
-    r = a[::-1]
-    return r[np.argsort(r, kind="stable")[::-1]]
+    return a[_desc_argsort(a) if descending else np.argsort(a, kind="stable")]
 
 
 def _bits(a):
