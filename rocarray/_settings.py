@@ -159,7 +159,13 @@ def _text(text: str) -> str:
     return text
 
 
-def _cpu_count() -> int:
+def cpu_count() -> int:
+    """The CPUs this process may run on (its affinity: ``taskset``, a container's cpuset),
+    not all the machine has; threads beyond them only take turns."""
+    if hasattr(os, "process_cpu_count"):  # (Python 3.13)
+        return os.process_cpu_count() or 1
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
     return os.cpu_count() or 1
 
 
@@ -204,8 +210,8 @@ VERIFY_IR = _declare(
     "tests set it; default 0)")
 
 NUM_THREADS = _declare(
-    "ROCARRAY_NUM_THREADS", _integer(1), _cpu_count, "a positive integer (more than 64 is taken as 64)",
-    "threads of large host kernels (default: the number of CPUs)")
+    "ROCARRAY_NUM_THREADS", _integer(1), cpu_count, "a positive integer (more than 64 is taken as 64)",
+    "threads of large host kernels (default: the CPUs the process may run on)")
 HOST_POOL_BYTES = _declare(
     "ROCARRAY_HOST_POOL_BYTES", _bytes, 1 << 30, _BYTES_ALLOWED,
     "freed host memory kept for reuse (default 1G; read at import)")

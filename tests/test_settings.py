@@ -8,6 +8,7 @@ import re
 import stat
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from _isolated import run_python
@@ -74,7 +75,29 @@ def test_unset_or_empty_is_the_default_and_a_change_is_seen(monkeypatch):
     monkeypatch.setenv("ROCARRAY_HOST_POOL_BYTES", "2")
     assert s.get() == 2  # read again: tests change variables while they run
     monkeypatch.delenv("ROCARRAY_NUM_THREADS", raising=False)
-    assert SETTINGS["ROCARRAY_NUM_THREADS"].get() == (os.cpu_count() or 1)
+    assert SETTINGS["ROCARRAY_NUM_THREADS"].get() == _settings.cpu_count()
+
+
+#: (run in a process limited to one CPU) the host's threads and the staging copiers' count
+ONE_CPU = """
+import os
+os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+import rocarray as ra
+from rocarray._settings import NUM_THREADS
+from rocarray.runtime import staging
+with ra.Device("cpu"):
+    x = ra.arange(1 << 20, dtype=ra.float32)
+    print(NUM_THREADS.get(), staging._COPY_THREADS, ra.Device("cpu").runtime._threads, float(ra.sum(x)))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs os.sched_setaffinity (Linux)")
+def test_threads_follow_the_cpus_the_process_may_run_on():
+    """A process pinned to one CPU (``taskset``, a container's cpuset) makes one host
+    thread, not one for every CPU of the machine: more would only take turns."""
+    r = run_python(ONE_CPU, {"ROCARRAY_NUM_THREADS": None}, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["1", "1", "1", str(float(np.arange(1 << 20, dtype=np.float32).sum()))]
 
 
 #: (variable, a bad value, what the error says is wrong, a word of what is allowed)

@@ -14,10 +14,11 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from .._settings import cpu_count
 from .threads import finish_all
 
 #: Threads that copy between pageable and pinned host memory.
-_COPY_THREADS = max(1, min(8, os.cpu_count() or 1))
+_COPY_THREADS = min(8, cpu_count())
 _copier: ThreadPoolExecutor | None = None
 _copier_lock = threading.Lock()
 
