@@ -107,27 +107,40 @@ template <typename T> __device__ bool rk_lt(T a, T b) {
     return br != br;
 }
 """
-#: Queries one host search takes together (their loads independent, so in flight at once).
-SEARCH_GROUP = 4
+#: Queries one host search item takes together, level by level: each halving step reads
+#: one element for every query of the item, independent loads, so that many are in
+#: flight at once (as NumPy 2.5's searchsorted does for all its queries).
+SEARCH_GROUP = 1024
 
 
 def _search_body(group: int) -> str:
-    """Binary searches of the queries ``v[i * group ...]`` (up to ``m``) in ``a[:n]``, in
-    step: every query of a sorted array of ``n`` halves its range alike, so the ``group``
-    searches share one loop and their loads overlap (one search alone waits on each load in
+    """Binary searches of the queries ``v[i * group ...]`` (up to ``m``) in ``a[:n]``, level
+    by level: every query of a sorted array of ``n`` halves its range alike, so one loop
+    takes each halving step for all the item's queries (``lo``, a local array) before the
+    next -- their loads do not wait on each other (one search alone waits on each load in
     turn).  Halving steps select rather than branch (which way a step goes is
     unpredictable); ``a[lo + len - 1]`` is a query's last candidate."""
-    ks = range(group)
-    step = ("    T a{k} = a[lo{k} + {at}];"
-            " lo{k} = (right ? !rk_lt(v{k}, a{k}) : rk_lt(a{k}, v{k})) ? lo{k} + {by} : lo{k};")
-    return "\n".join(
-        [f"long b = i * {group};"]
-        + [f"T v{k} = v[b + {k} < m ? b + {k} : m - 1];\nlong lo{k} = 0;" for k in ks]
-        + ["long len = n;", "while (len > 1) {", "    long step = len >> 1;"]
-        + [step.format(k=k, at="step - 1", by="step") for k in ks]
-        + ["    len -= step;", "}", "if (len == 1) {"]
-        + [step.format(k=k, at="0", by="1") for k in ks]
-        + ["}"] + [f"if (b + {k} < m) out[b + {k}] = lo{k};" for k in ks])
+    step = ("        T e = a[lo[k] + {at}]; T q = v[b + k];"
+            " lo[k] += {by} * (long)(right ? !rk_lt(q, e) : rk_lt(e, q));")
+    return "\n".join([
+        f"long b = i * {group};",
+        f"long c = m - b < {group} ? m - b : {group};",
+        f"long lo[{group}];",
+        "for (long k = 0; k < c; k++) lo[k] = 0;",
+        "long len = n;",
+        "while (len > 1) {",
+        "    long step = len >> 1;",
+        "    for (long k = 0; k < c; k++) {",
+        step.format(at="step - 1", by="step"),
+        "    }",
+        "    len -= step;",
+        "}",
+        "if (len == 1) {",
+        "    for (long k = 0; k < c; k++) {",
+        step.format(at="0", by="1"),
+        "    }",
+        "}",
+        "for (long k = 0; k < c; k++) out[b + k] = lo[k];"])
 
 
 # (loops: the heavy tier's optimised code, not the elementwise full tier's)
@@ -142,8 +155,8 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     """Where the elements of ``x2`` would be inserted into the sorted 1-D ``x1`` to keep it
     sorted (``side='left'``: before equal elements, ``'right'``: after them); with
     ``sorter`` (int indices), ``x1[sorter]`` is the sorted array.  A binary search per
-    element of ``x2`` on the device (the host searches four queries in step); NaN sorts last and
-    complex values in NumPy's order; an int64 result of ``x2``'s shape.  ``x2`` may be a
+    element of ``x2`` on the device (the host takes each halving step for 256 queries at
+    once); NaN sorts last and complex values in NumPy's order; an int64 result of ``x2``'s shape.  ``x2`` may be a
     Python scalar (a 0-d result); ``x1`` and ``x2`` are compared in their promoted dtype.
 
     >>> rocarray.searchsorted(rocarray.asarray([1, 2, 2, 3]), rocarray.asarray([2, 5]), side="right")

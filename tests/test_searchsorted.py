@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import rocarray as ra
+from rocarray._indexing_functions import SEARCH_GROUP
 from conftest import ALL_DTYPES, random_array
 
 
@@ -25,12 +26,14 @@ def test_every_table_length(device, dtype):
 
 @pytest.mark.parametrize("dtype", [ra.float32, ra.int64, ra.complex64], ids=str)
 def test_query_counts_and_layouts(device, dtype):
-    """Every count of queries around the host's group of searches taken together (a last
-    group part full), queries of any shape and layout, a 0-d query."""
+    """Counts of queries around the host's group of searches taken together, level by level
+    (a last group part full; many groups, split over the threads), queries of any shape
+    and layout, a 0-d query."""
     rng = np.random.default_rng(2106)
     table = np.sort(random_array((200,), dtype, rng, low=-10, high=10))
     x1 = ra.asarray(table, device=device)
-    for m in range(1, 2 * 4 + 3):
+    group = SEARCH_GROUP
+    for m in list(range(1, 11)) + [group - 1, group, group + 1, 2 * group + 3, 37 * group + 5]:
         q = random_array((m,), dtype, rng, low=-12, high=12)
         for side in ("left", "right"):
             np.testing.assert_array_equal(ra.searchsorted(x1, ra.asarray(q, device=device), side=side).get(),
