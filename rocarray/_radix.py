@@ -455,12 +455,13 @@ def _buckets_sort(src: Array, counts: Array, top: int, dtype: np.dtype, kdt: np.
     return out
 
 
-def network_sorts(L: int, dtype: np.dtype, device) -> bool:
-    """Whether rows of ``L`` elements of ``dtype`` (no payload) are sorted by the host's
-    sorting network (which writes a new array).  Its module is compiled on the background
-    worker at the first ask; until it is loaded the radix sort serves those rows (whose
-    kernels start on the quick tiers: a first call stays short)."""
-    return _network(L, dtype, device) is not None
+def network_sorts(L: int, dtype: np.dtype, device, arg: bool = False) -> bool:
+    """Whether rows of ``L`` elements of ``dtype`` are sorted (``arg``: argsorted) by the
+    host's sorting network (which writes a new array and leaves the keys unwritten).  Its
+    module is compiled on the background worker at the first ask; until it is loaded the
+    radix sort or the merge sort serves those rows (whose kernels start on the quick tiers:
+    a first call stays short)."""
+    return _network(L, dtype, device, arg) is not None
 
 
 def network_argsort(keys: Array, rows: int, L: int, descending: bool) -> "Array | None":

@@ -3,10 +3,12 @@ merge sort written in the kernel language for short lines.
 
 The sorted axis is moved last and copied to a contiguous work array of lines.  Lines of
 ``RADIX_MIN_LINE`` elements or more go to the radix sort (``argsort`` carries the indices
-as its payload); shorter ones are sorted by one kernel item per line with a bottom-up merge
-sort (runs of width 1, 2, 4, ... merged between the work array and a scratch array of the
-same shape, taking the right element only when it comes strictly before the left one:
-stable), where the radix sort's 256 counters per line would cost more than the line.
+as its payload); on the host, rows of 32- and 64-bit values of any length the sorting
+network takes go to it (``sort`` and ``argsort``, once its module is loaded); other short
+lines are sorted by one kernel item per line with a bottom-up merge sort (runs of width
+1, 2, 4, ... merged between the work array and a scratch array of the same shape, taking
+the right element only when it comes strictly before the left one: stable), where the
+radix sort's 256 counters per line would cost more than the line.
 A GPU's first sorts of short lines (few comparisons in all, ``RANK_MAX_WORK``) rank
 instead while the radix sort's module for them compiles in the background: one kernel
 item per element counts the elements before it in the line's stable order and writes the
@@ -190,9 +192,10 @@ def _read_only(work: Array, n: int, payload: bool) -> bool:
 
 
 def _radix_line(work: Array, n: int, payload: bool) -> bool:
-    """Whether ``work``'s lines of ``n`` go to ``radix_sort`` (long lines; on the host
-    also the short lines the sorting network takes, without a payload)."""
-    return n >= RADIX_MIN_LINE or (not payload and n > 1 and network_sorts(n, work.dtype, work.device))
+    """Whether ``work``'s lines of ``n`` go to ``radix_sort`` or, on the host, to the
+    sorting network (long lines; on the host also the short lines the network takes, with
+    a payload its argsort)."""
+    return n >= RADIX_MIN_LINE or (n > 1 and network_sorts(n, work.dtype, work.device, payload))
 
 
 def _gpu_radix(work: Array, n: int) -> bool:
@@ -265,7 +268,7 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
         if order is None:  # (keys all equal: every line in order already)
             order = contiguous(broadcast_to(arange(n, dtype=_int64(), device=work.device), work.shape))
         return order if flat else _finish(order.reshape(work.shape), axis)
-    if work.size and n >= RADIX_MIN_LINE:  # (the host's rows of 32- and 64-bit keys: its sorting network)
+    if work.size and n > 1:  # (the host's rows of 32- and 64-bit keys: its sorting network)
         order = network_argsort(work if flat else work.reshape((work.size,)), lines, n, descending)
         if order is not None:
             return order if flat else _finish(order.reshape(work.shape), axis)

@@ -12,7 +12,7 @@ import pytest
 from llvmlite import ir
 
 import rocarray as ra
-from rocarray import _launch, _radix, cache
+from rocarray import _launch, _radix, _sorting_functions, cache
 from rocarray.compiler import network_host
 from rocarray.compiler.cache import drain_background
 from rocarray.targets import target_for
@@ -239,15 +239,16 @@ def _expected_order(a, descending):
 
 @pytest.mark.parametrize("dtype", ARG_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_argsort_rows_match_numpys_stable_order(device, dtype):
-    """Rows of every length class up to the longest the argsort network takes (in the
-    stack's buffer and in the scratch array), ties, NaNs of any bits, both zeros: the
-    order is NumPy's stable one, both ways; the input is not written."""
+    """Rows of every length class up to the longest the argsort network takes (short rows
+    too, under the radix sort's ``RADIX_MIN_LINE``; in the stack's buffer and in the
+    scratch array), ties, NaNs of any bits, both zeros: the order is NumPy's stable one,
+    both ways; the input is not written."""
     _host(device)
     _ready(dtype, device, arg=True)
     rng = np.random.default_rng(101)
     record = network_host.record_bytes(np.dtype(dtype).itemsize, True)
     longest = network_host.longest_row(f"{np.dtype(dtype).kind}{np.dtype(dtype).itemsize}", True)
-    for L in sorted({L for L in [32, 33, 100, 256, 1000, 1024, 1025, 4097, network_host.row_max(record),
+    for L in sorted({L for L in [2, 3, 5, 8, 17, 31, 32, 33, 100, 256, 1000, 1024, 1025, 4097, network_host.row_max(record),
                                  network_host.row_max(record) + 1, longest] if L <= longest}):
         a = _rows(dtype, 5 if L <= 1024 else 2, L, rng)
         x = ra.asarray(a.copy(), device=device)  # (its own memory: on the CPU asarray wraps a)
@@ -290,6 +291,27 @@ def test_argsort_by_the_radix_sort_until_its_network_is_loaded(compiles_held):
     started[0]()  # the background job: the module loads, and the next call takes it
     assert _radix.network_argsort(x.reshape((x.size,)), 4, 300, True) is not None
     np.testing.assert_array_equal(ra.argsort(x, axis=1, descending=True).get(), _expected_order(a, True))
+
+
+def test_short_rows_by_the_merge_sort_until_the_argsort_network_is_loaded(compiles_held):
+    """Rows shorter than ``RADIX_MIN_LINE``: the merge sort (from a copy of the keys, which
+    it writes) orders them until the argsort network's module is loaded, then the network
+    (the keys not copied); the same order either way."""
+    cpu, started = ra.Device("cpu"), compiles_held
+    rng = np.random.default_rng(103)
+    a = _rows(np.int64, 3000, 9, rng)
+    x = ra.asarray(a, device=cpu)
+    np.testing.assert_array_equal(ra.argsort(x, axis=1).get(), _expected_order(a, False))
+    np.testing.assert_array_equal(_bits(x.get()), _bits(a))
+    assert len(started) == 1 and not _launch._full_modules
+    started[0]()
+    taken, copied = [], []
+    real, real_copy = _sorting_functions.network_argsort, _sorting_functions.copy_array
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_sorting_functions, "network_argsort", lambda *args: taken.append(args[2]) or real(*args))
+        mp.setattr(_sorting_functions, "copy_array", lambda *args: copied.append(1) or real_copy(*args))
+        np.testing.assert_array_equal(ra.argsort(x, axis=1, descending=True).get(), _expected_order(a, True))
+    assert taken == [9] and copied == []
 
 
 @pytest.mark.parametrize("block", [1, 2, 4, 16])
