@@ -4,7 +4,9 @@ merge sort written in the kernel language for short lines.
 The sorted axis is moved last and copied to a contiguous work array of lines.  Lines of
 ``RADIX_MIN_LINE`` elements or more go to the radix sort (``argsort`` carries the indices
 as its payload); on the host, rows of 32- and 64-bit values of any length the sorting
-network takes go to it (``sort`` and ``argsort``, once its module is loaded); other short
+network takes go to it (``sort`` and ``argsort``, once its module is loaded), and short
+rows of 8- and 16-bit integers and bools widened to int32 (float16: argsorted as float32,
+its ``sort`` gathering the values by that order; ``_WIDER``); other short
 lines are sorted by one kernel item per line with a bottom-up merge sort (runs of width
 1, 2, 4, ... merged between the work array and a scratch array of the same shape, taking
 the right element only when it comes strictly before the left one: stable), where the
@@ -22,10 +24,14 @@ part, a NaN real part, both).  The same kernels run on every device.
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import _dtypes
+from ._advanced_indexing import take_along
 from ._array_object import Array, _prod
 from ._copy import contiguous
 from ._creation_functions import arange
+from ._data_type_functions import astype
 from ._elementwise import copy_array
 from ._radix import keeps_keys, network_argsort, network_sorts, radix_sort
 from ._radix_gpu import gpu_sortable, short_rows_ready
@@ -198,6 +204,30 @@ def _radix_line(work: Array, n: int, payload: bool) -> bool:
     return n >= RADIX_MIN_LINE or (n > 1 and network_sorts(n, work.dtype, work.device, payload))
 
 
+#: The shortest float16 rows whose host ``sort`` gathers the values by the argsort
+#: network's order (shorter ones: the merge sort, faster than the gather there).
+GATHER_MIN_LINE = 6
+#: Dtypes whose short rows the host's sorting network takes widened to int32 (the order
+#: is theirs; the sorted values are narrowed back exactly); float16's argsort takes float32.
+_WIDER = {np.dtype(t): np.dtype(np.int32) for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16)}
+
+
+def _widened(work: Array, n: int, arg: bool) -> "Array | None":
+    """``work``'s lines of ``n`` as a new array of the dtype the host's sorting network
+    (``arg``: its argsort) takes for them (``_WIDER``; float16's argsort: float32), for
+    lines shorter than ``RADIX_MIN_LINE`` (longer ones of these dtypes take the radix
+    sort's one or two passes), once that network is loaded (its compile starts at the
+    first ask); else None."""
+    if work.device.kind != "cpu" or n >= RADIX_MIN_LINE:
+        return None
+    wide = _WIDER.get(work.dtype)
+    if wide is None and arg and work.dtype == _dtypes.float16:
+        wide = np.dtype(np.float32)
+    if wide is None or not network_sorts(n, wide, work.device, arg):
+        return None
+    return astype(work, wide)
+
+
 def _gpu_radix(work: Array, n: int) -> bool:
     """Whether ``work``'s lines of ``n`` go to the GPU's radix sort."""
     return work.device.kind != "cpu" and work.size > 0 and n >= RADIX_MIN_LINE and gpu_sortable(work.dtype, n)
@@ -234,6 +264,15 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
             if out._buf is x._buf:  # (keys all equal: a sort that reads its input hands it back)
                 out = copy_array(out)
             return out if flat else _finish(out.reshape(work.shape), axis)
+        wide = _widened(work, n, False)
+        if wide is not None:
+            out, _ = radix_sort(wide.reshape((wide.size,)), lines, n, None, descending)
+            return _finish(astype(out, work.dtype).reshape(work.shape), axis)
+        wide = _widened(work, n, True) if work.dtype == _dtypes.float16 and n >= GATHER_MIN_LINE else None
+        if wide is not None:  # (float16: its values gathered by the order, NaNs keeping their bits)
+            order = network_argsort(wide.reshape((wide.size,)), lines, n, descending)
+            return _finish(take_along(work.reshape((lines, n)), order.reshape((lines, n)), 1).reshape(work.shape),
+                           axis)
         # (flat raw operands: an N-d one costs a division per dimension and access)
         scratch = Array._empty((work.size,), work.dtype, work.device)
         _kernel(kind, False)(scratch, n, descending, work.reshape((-1,)), size=lines)
@@ -269,7 +308,9 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
             order = contiguous(broadcast_to(arange(n, dtype=_int64(), device=work.device), work.shape))
         return order if flat else _finish(order.reshape(work.shape), axis)
     if work.size and n > 1:  # (the host's rows of 32- and 64-bit keys: its sorting network)
-        order = network_argsort(work if flat else work.reshape((work.size,)), lines, n, descending)
+        keys = _widened(work, n, True)
+        keys = work if keys is None else keys
+        order = network_argsort(keys if flat else keys.reshape((keys.size,)), lines, n, descending)
         if order is not None:
             return order if flat else _finish(order.reshape(work.shape), axis)
     idx = contiguous(broadcast_to(arange(n, dtype=_int64(), device=work.device), work.shape))

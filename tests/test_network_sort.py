@@ -314,6 +314,53 @@ def test_short_rows_by_the_merge_sort_until_the_argsort_network_is_loaded(compil
     assert taken == [9] and copied == []
 
 
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.float16],
+                         ids=lambda d: np.dtype(d).name)
+def test_short_rows_of_narrow_dtypes_widened_for_the_network(device, dtype, monkeypatch):
+    """Rows shorter than ``RADIX_MIN_LINE`` of 8- and 16-bit integers and bools: ``sort``
+    and ``argsort`` by the int32 network; float16 by the float32 argsort network, its
+    ``sort`` of rows from ``GATHER_MIN_LINE`` on gathering the values (NaNs of several
+    payloads keep their bits); ties, the
+    extremes, NaNs and both zeros; NumPy's stable order both ways, sorted values bit for
+    bit; the merge sort called for nothing else."""
+    _host(device)
+    for dt, arg in ((np.int32, False), (np.int32, True), (np.float32, True)):
+        _ready(dt, device, arg=arg)
+    rng = np.random.default_rng(104)
+    if np.dtype(dtype).kind == "f":
+        base = rng.integers(-4, 4, 4000).astype(dtype)
+        bits = base.view(np.uint16)
+        for nan in (0x7E00, 0xFE01, 0x7C01, 0x7D23):  # (quiet and signalling, both signs)
+            bits[rng.random(4000) < 0.02] = nan
+        base[rng.random(4000) < 0.05] = -0.0
+        base[rng.random(4000) < 0.03] = -np.inf
+    elif np.dtype(dtype).kind == "b":
+        base = rng.random(4000) < 0.5
+    else:
+        info = np.iinfo(dtype)
+        base = rng.integers(info.min, int(info.max) + 1, 4000).astype(dtype)
+        base[rng.random(4000) < 0.2] = info.max
+        base[rng.random(4000) < 0.2] = 0
+    merged, real = [], _sorting_functions._kernel
+    monkeypatch.setattr(_sorting_functions, "_kernel", lambda *a: merged.append(L) or real(*a))
+    lengths = (2, 3, 7, 16, 31)
+    for L in lengths:
+        a = base[: 4000 // L * L].reshape(-1, L)
+        x = ra.asarray(a.copy(), device=device)
+        for descending in (False, True):
+            got = ra.argsort(x, axis=1, descending=descending).get()
+            np.testing.assert_array_equal(got, _expected_order(a, descending), err_msg=f"L={L}")
+            got = ra.sort(x, axis=1, descending=descending)
+            assert got.dtype == a.dtype
+            np.testing.assert_array_equal(_bits(got.get()) if a.dtype.kind == "f" else got.get(),
+                                          _bits(_expected(a, descending)) if a.dtype.kind == "f" else
+                                          _expected(a, descending), err_msg=f"L={L}")
+        np.testing.assert_array_equal(x.get(), a)
+    # (float16 rows shorter than GATHER_MIN_LINE: the merge sort, faster there than a gather)
+    short = [L for L in lengths if L < _sorting_functions.GATHER_MIN_LINE for _ in (0, 1)]
+    assert short and merged == (short if np.dtype(dtype).kind == "f" else [])
+
+
 @pytest.mark.parametrize("block", [1, 2, 4, 16])
 @pytest.mark.parametrize("kind, arg", [("f4", False), ("i4", False), ("i8", False), ("f8", False),
                                        ("f4", True), ("f8", True)], ids=str)
