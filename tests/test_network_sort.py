@@ -278,40 +278,27 @@ def test_what_the_argsort_network_takes(device):
         assert _radix.network_argsort(x, 2, 100, False) is None
 
 
-def test_argsort_by_the_radix_sort_until_its_network_is_loaded(compiles_held):
+@pytest.mark.parametrize("dtype, rows, L", [(np.float32, 4, 300), (np.int64, 3000, 9)], ids=["long", "short"])
+def test_argsort_rows_until_the_network_is_loaded(compiles_held, dtype, rows, L):
     """Before the argsort network's module is loaded the rows' order comes from the radix
-    sort (from a copy of the keys, which it writes), the same order."""
+    sort (rows of ``RADIX_MIN_LINE`` or more) or the merge sort (shorter ones), from a
+    copy of the keys, which they write; once it is loaded, from the network, the keys not
+    copied; the same order either way."""
     cpu, started = ra.Device("cpu"), compiles_held
     rng = np.random.default_rng(102)
-    a = _rows(np.float32, 4, 300, rng)
+    a = _rows(dtype, rows, L, rng)
     x = ra.asarray(a, device=cpu)
     np.testing.assert_array_equal(ra.argsort(x, axis=1).get(), _expected_order(a, False))
     np.testing.assert_array_equal(_bits(x.get()), _bits(a))
     assert len(started) == 1 and not _launch._full_modules
     started[0]()  # the background job: the module loads, and the next call takes it
-    assert _radix.network_argsort(x.reshape((x.size,)), 4, 300, True) is not None
-    np.testing.assert_array_equal(ra.argsort(x, axis=1, descending=True).get(), _expected_order(a, True))
-
-
-def test_short_rows_by_the_merge_sort_until_the_argsort_network_is_loaded(compiles_held):
-    """Rows shorter than ``RADIX_MIN_LINE``: the merge sort (from a copy of the keys, which
-    it writes) orders them until the argsort network's module is loaded, then the network
-    (the keys not copied); the same order either way."""
-    cpu, started = ra.Device("cpu"), compiles_held
-    rng = np.random.default_rng(103)
-    a = _rows(np.int64, 3000, 9, rng)
-    x = ra.asarray(a, device=cpu)
-    np.testing.assert_array_equal(ra.argsort(x, axis=1).get(), _expected_order(a, False))
-    np.testing.assert_array_equal(_bits(x.get()), _bits(a))
-    assert len(started) == 1 and not _launch._full_modules
-    started[0]()
     taken, copied = [], []
     real, real_copy = _sorting_functions.network_argsort, _sorting_functions.copy_array
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(_sorting_functions, "network_argsort", lambda *args: taken.append(args[2]) or real(*args))
         mp.setattr(_sorting_functions, "copy_array", lambda *args: copied.append(1) or real_copy(*args))
         np.testing.assert_array_equal(ra.argsort(x, axis=1, descending=True).get(), _expected_order(a, True))
-    assert taken == [9] and copied == []
+    assert taken == [L] and copied == []
 
 
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.float16],
