@@ -155,9 +155,10 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     """Where the elements of ``x2`` would be inserted into the sorted 1-D ``x1`` to keep it
     sorted (``side='left'``: before equal elements, ``'right'``: after them); with
     ``sorter`` (int indices), ``x1[sorter]`` is the sorted array.  A binary search per
-    element of ``x2`` on the device (the host takes each halving step for 256 queries at
-    once); NaN sorts last and complex values in NumPy's order; an int64 result of ``x2``'s shape.  ``x2`` may be a
-    Python scalar (a 0-d result); ``x1`` and ``x2`` are compared in their promoted dtype.
+    element of ``x2`` on the device (the host takes each halving step for 1,024 queries at
+    once); NaN sorts last and complex values in NumPy's order; an int64 result of
+    ``x2``'s shape.  ``x2`` may be a Python scalar (a 0-d result); ``x1`` and ``x2`` are
+    compared in their promoted dtype.
 
     >>> rocarray.searchsorted(rocarray.asarray([1, 2, 2, 3]), rocarray.asarray([2, 5]), side="right")
     array([3, 4])

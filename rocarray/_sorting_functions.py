@@ -307,7 +307,7 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
         if order is None:  # (keys all equal: every line in order already)
             order = contiguous(broadcast_to(arange(n, dtype=_int64(), device=work.device), work.shape))
         return order if flat else _finish(order.reshape(work.shape), axis)
-    if work.size and n > 1:  # (the host's rows of 32- and 64-bit keys: its sorting network)
+    if work.size and n > 1:  # (the host's rows of 32- and 64-bit keys, or narrower widened: its network)
         keys = _widened(work, n, True)
         keys = work if keys is None else keys
         order = network_argsort(keys if flat else keys.reshape((keys.size,)), lines, n, descending)
