@@ -6,7 +6,7 @@ The sorted axis is moved last and copied to a contiguous work array of lines.  L
 as its payload); on the host, rows of 32- and 64-bit values of any length the sorting
 network takes go to it (``sort`` and ``argsort``, once its module is loaded), and short
 rows of 8- and 16-bit integers and bools widened to int32 (float16: argsorted as float32,
-its ``sort`` gathering the values by that order; ``_WIDER``); other short
+its ``sort`` gathering the values by that order; ``_widening``); other short
 lines are sorted by one kernel item per line with a bottom-up merge sort (runs of width
 1, 2, 4, ... merged between the work array and a scratch array of the same shape, taking
 the right element only when it comes strictly before the left one: stable), where the
@@ -193,8 +193,10 @@ def _prepare(name: str, x, axis, descending, stable):
 def _read_only(work: Array, n: int, payload: bool) -> bool:
     """Whether ``work``'s lines of ``n`` go to a sort that never writes its input (no copy of
     it is needed; ``payload``: argsort's)."""
-    return (work.size > 0 and _radix_line(work, n, payload)
-            and keeps_keys(work.size // n, n, work.dtype, work.device, payload))
+    if work.size == 0:
+        return False
+    return ((_radix_line(work, n, payload) and keeps_keys(work.size // n, n, work.dtype, work.device, payload))
+            or _widening(work, n, payload) is not None)
 
 
 def _radix_line(work: Array, n: int, payload: bool) -> bool:
@@ -212,20 +214,22 @@ GATHER_MIN_LINE = 6
 _WIDER = {np.dtype(t): np.dtype(np.int32) for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16)}
 
 
-def _widened(work: Array, n: int, arg: bool) -> "Array | None":
-    """``work``'s lines of ``n`` as a new array of the dtype the host's sorting network
-    (``arg``: its argsort) takes for them (``_WIDER``; float16's argsort: float32), for
-    lines shorter than ``RADIX_MIN_LINE`` (longer ones of these dtypes take the radix
-    sort's one or two passes), once that network is loaded (its compile starts at the
-    first ask); else None."""
+def _widening(work: Array, n: int, arg: bool) -> "tuple | None":
+    """(the dtype, whether by its argsort) in which the host's sorting network takes
+    ``work``'s lines of ``n`` for ``sort`` (``arg``: ``argsort``), widened into a new array
+    (the keys only read): ``_WIDER``'s dtypes, and float16 by the float32 argsort (its
+    ``sort`` from ``GATHER_MIN_LINE`` on, gathering the values by that order, so NaNs keep
+    their bits); lines shorter than ``RADIX_MIN_LINE`` only (longer ones of these dtypes
+    take the radix sort's one or two passes), once that network is loaded (its compile
+    starts at the first ask); else None."""
     if work.device.kind != "cpu" or n >= RADIX_MIN_LINE:
         return None
     wide = _WIDER.get(work.dtype)
-    if wide is None and arg and work.dtype == _dtypes.float16:
-        wide = np.dtype(np.float32)
+    if wide is None and work.dtype == _dtypes.float16 and (arg or n >= GATHER_MIN_LINE):
+        wide, arg = np.dtype(np.float32), True
     if wide is None or not network_sorts(n, wide, work.device, arg):
         return None
-    return astype(work, wide)
+    return wide, arg
 
 
 def _gpu_radix(work: Array, n: int) -> bool:
@@ -264,15 +268,14 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
             if out._buf is x._buf:  # (keys all equal: a sort that reads its input hands it back)
                 out = copy_array(out)
             return out if flat else _finish(out.reshape(work.shape), axis)
-        wide = _widened(work, n, False)
-        if wide is not None:
-            out, _ = radix_sort(wide.reshape((wide.size,)), lines, n, None, descending)
+        widening = _widening(work, n, False)
+        if widening is not None:
+            wide = astype(work, widening[0]).reshape((work.size,))
+            if widening[1]:  # (float16: its values gathered by the order, NaNs keeping their bits)
+                order = network_argsort(wide, lines, n, descending).reshape((lines, n))
+                return _finish(take_along(work.reshape((lines, n)), order, 1).reshape(work.shape), axis)
+            out, _ = radix_sort(wide, lines, n, None, descending)
             return _finish(astype(out, work.dtype).reshape(work.shape), axis)
-        wide = _widened(work, n, True) if work.dtype == _dtypes.float16 and n >= GATHER_MIN_LINE else None
-        if wide is not None:  # (float16: its values gathered by the order, NaNs keeping their bits)
-            order = network_argsort(wide.reshape((wide.size,)), lines, n, descending)
-            return _finish(take_along(work.reshape((lines, n)), order.reshape((lines, n)), 1).reshape(work.shape),
-                           axis)
         # (flat raw operands: an N-d one costs a division per dimension and access)
         scratch = Array._empty((work.size,), work.dtype, work.device)
         _kernel(kind, False)(scratch, n, descending, work.reshape((-1,)), size=lines)
@@ -308,8 +311,8 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
             order = contiguous(broadcast_to(arange(n, dtype=_int64(), device=work.device), work.shape))
         return order if flat else _finish(order.reshape(work.shape), axis)
     if work.size and n > 1:  # (the host's rows of 32- and 64-bit keys, or narrower widened: its network)
-        keys = _widened(work, n, True)
-        keys = work if keys is None else keys
+        widening = _widening(work, n, True)
+        keys = work if widening is None else astype(work, widening[0])
         order = network_argsort(keys if flat else keys.reshape((keys.size,)), lines, n, descending)
         if order is not None:
             return order if flat else _finish(order.reshape(work.shape), axis)

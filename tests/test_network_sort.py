@@ -309,7 +309,7 @@ def test_short_rows_of_narrow_dtypes_widened_for_the_network(device, dtype, monk
     ``sort`` of rows from ``GATHER_MIN_LINE`` on gathering the values (NaNs of several
     payloads keep their bits); ties, the
     extremes, NaNs and both zeros; NumPy's stable order both ways, sorted values bit for
-    bit; the merge sort called for nothing else."""
+    bit; the merge sort called for nothing else, and the keys copied for it alone."""
     _host(device)
     for dt, arg in ((np.int32, False), (np.int32, True), (np.float32, True)):
         _ready(dt, device, arg=arg)
@@ -330,6 +330,8 @@ def test_short_rows_of_narrow_dtypes_widened_for_the_network(device, dtype, monk
         base[rng.random(4000) < 0.2] = 0
     merged, real = [], _sorting_functions._kernel
     monkeypatch.setattr(_sorting_functions, "_kernel", lambda *a: merged.append(L) or real(*a))
+    copied, real_copy = [], _sorting_functions.copy_array
+    monkeypatch.setattr(_sorting_functions, "copy_array", lambda *a: copied.append(L) or real_copy(*a))
     lengths = (2, 3, 7, 16, 31)
     for L in lengths:
         a = base[: 4000 // L * L].reshape(-1, L)
@@ -346,6 +348,8 @@ def test_short_rows_of_narrow_dtypes_widened_for_the_network(device, dtype, monk
     # (float16 rows shorter than GATHER_MIN_LINE: the merge sort, faster there than a gather)
     short = [L for L in lengths if L < _sorting_functions.GATHER_MIN_LINE for _ in (0, 1)]
     assert short and merged == (short if np.dtype(dtype).kind == "f" else [])
+    # (the keys are widened into a new array, not copied first; the merge sort's are)
+    assert copied == merged
 
 
 @pytest.mark.parametrize("block", [1, 2, 4, 16])
