@@ -111,6 +111,68 @@ def test_pieces_for_each_thread_count(split_sorts, monkeypatch, threads):
     assert split_sorts == [a.size]
 
 
+def _heavy_lines(n, dtype, rng):
+    """Lines with heavy values (runs of a few percent of the line or more): the smallest
+    value filling half the line, a run across the middle, two runs, a NaN run, +0.0 among
+    values with no -0.0."""
+    dtype = np.dtype(dtype)
+    wide = _wide(n, dtype, rng)
+    if dtype.kind == "f":
+        wide[np.isnan(wide)] = 1.5
+        wide[wide == 0] = 2.5  # (no zeros of either sign but those set below)
+    ranked = np.sort(wide)
+    low, mid, third = ranked[0], ranked[n // 2], ranked[n // 3]
+    lines = {"half smallest": np.where(rng.random(n) < 0.5, low, wide),
+             "run across the middle": np.where(rng.random(n) < 0.3, mid, wide),
+             "two runs": np.where(rng.random(n) < 0.2, third, np.where(rng.random(n) < 0.25, ranked[-n // 5], wide)),
+             "10% repeats": np.where(rng.random(n) < 0.1, mid, wide)}
+    if dtype.kind == "f":
+        lines["NaN run, +0.0"] = np.where(rng.random(n) < 0.4, np.nan, np.where(rng.random(n) < 0.2, 0.0, wide))
+    return {name: line.astype(dtype) for name, line in lines.items()}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_heavy_values_are_cut_around(split_sorts, dtype):
+    # NumPy's partition slows tenfold where its rank lies at or past a large run's start:
+    # every cut lies below the runs (checked against the sorted line), and the sort is exact
+    rng = np.random.default_rng(11)
+    n = 1 << 16
+    for name, a in _heavy_lines(n, dtype, rng).items():
+        s = np.sort(a)
+        runs = _split_sort._heavy_runs(a)
+        assert runs, name
+        k = _split_sort._cut(0, n, runs, int(_split_sort.MARGIN * n))
+        values, counts = np.unique(s, return_counts=True, equal_nan=True)
+        heavy = values[counts >= n // 20]
+        if k is not None:
+            first = np.searchsorted(s, heavy, "left") if dtype[0] != "f" else [
+                np.flatnonzero(np.isnan(s) if np.isnan(v) else s == v)[0] for v in heavy]
+            assert all(k < f for f in first if f > 0), name
+        else:
+            assert name == "half smallest"
+        for descending in (False, True):
+            got = ra.sort(ra.asarray(a, device=CPU), descending=descending).get()
+            np.testing.assert_array_equal(_bits(got), _bits(_stable(a, descending)), err_msg=name)
+    assert len(split_sorts) == 2 * len(_heavy_lines(n, dtype, rng))
+
+
+def test_cuts_and_heavy_runs():
+    n = 1 << 20
+    margin = int(_split_sort.MARGIN * n)
+    assert _split_sort._cut(0, n, [], margin) == n // 2
+    assert _split_sort._cut(0, n, [(0, n // 2)], margin) is None  # (the smallest value heavy)
+    assert _split_sort._cut(0, n, [(n // 3, n // 2)], margin) == n // 3 - margin - 1
+    assert _split_sort._cut(0, n, [(3 * n // 4, n)], margin) == n // 2  # (a run past the middle)
+    assert _split_sort._cut(0, n, [(n // 16, n // 8)], margin) is None  # (too small a left piece)
+    # a piece after a cut below a run: cut again below it, or not at all
+    assert _split_sort._cut(n // 2, n, [(3 * n // 4, n)], margin) == 3 * n // 4 - margin - 1
+    a = np.arange(n, dtype=np.int64)
+    assert _split_sort._heavy_runs(a) == []
+    a[n // 4:n // 2] = 7  # (a quarter of the line: 7 is the 8th value, its run at ranks 8 ...)
+    ((r0, r1),) = _split_sort._heavy_runs(np.random.default_rng(1).permutation(a))
+    assert abs(r0 - 8) < margin and abs(r1 - (8 + n // 4)) < margin
+
+
 def test_unique_counts_sorts_by_it(split_sorts):
     rng = np.random.default_rng(5)
     b = _wide(1 << 15, "int64", rng) // (1 << 52)  # (repeats)
