@@ -67,6 +67,7 @@ import numpy as np
 from ._advanced_indexing import take_along
 from ._array_object import Array
 from ._copy import contiguous
+from ._count_sort import count_sort
 from ._creation_functions import arange, asarray
 from ._launch import full_module_when_ready
 from ._radix_gpu import gpu_radix_sort, gpu_sortable, value_extremes
@@ -301,6 +302,11 @@ def radix_sort(keys: Array, rows: int, L: int, payload: Array | None = None, des
     if device.kind != "cpu" and gpu_sortable(dtype, L):
         return gpu_radix_sort(keys, rows, L, payload, descending,
                               _FLOAT64_KEY if dtype.itemsize == 8 else _FLOAT32_KEY, indices)
+    if payload is None and rows == 1:
+        # the host's long line of integers of a small range: counted (``_count_sort``)
+        out = count_sort(keys, descending)
+        if out is not None:
+            return out, None
     if payload is None and rows == 1 and split_sorts(dtype, L, device):
         # the host's long line where NumPy's sort is SIMD and the threads are few: split by
         # NumPy's partition, a piece a thread for its sort

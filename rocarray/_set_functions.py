@@ -21,6 +21,7 @@ from . import _dtypes
 from ._masks import gpu_runs, host_runs, start_runs_compile
 from ._array_object import Array
 from ._copy import contiguous
+from ._count_sort import count_runs
 from ._creation_functions import asarray, full, zeros
 from ._data_type_functions import astype
 from ._dtypes import result_type
@@ -67,6 +68,11 @@ def _sorted_runs(name: str, x, lengths: bool):
     gpu = on_gpu(x.device)
     if gpu:
         start_runs_compile(x.dtype, x.device)  # (at a first call: beside the sort's)
+    else:
+        # (the host's long lines of integers of a small range: from their counts, no sort)
+        found = count_runs(contiguous(reshape(x, (x.size,))), lengths)
+        if found is not None:
+            return found
     values = sort(reshape(x, (x.size,)))
     if values.shape[0] == 0:
         return values, Array._empty((0,), _dtypes.int64, x.device) if lengths else None

@@ -1,0 +1,124 @@
+"""The host's counting sort (rocarray/_count_sort.py): long lines of integers and bools of a
+small range, sorted and their unique values counted, against NumPy for every integer dtype
+and bool, both orders, ranges at the ends of each dtype's values, odd lengths; which lines
+it takes (and that the others still sort right); new sizes compile nothing."""
+
+import numpy as np
+import pytest
+
+import rocarray as ra
+from rocarray import _count_sort
+from test_radix_sort import _compiles
+
+CPU = ra.Device("cpu")
+INTS = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """The lines ``counts`` took (their lengths) in a list."""
+    taken = []
+    real = _count_sort.counts
+
+    def spy(x):
+        found = real(x)
+        if found is not None:
+            taken.append(x.size)
+        return found
+
+    monkeypatch.setattr(_count_sort, "counts", spy)
+    return taken
+
+
+def _line(dtype, n, rng, where):
+    """``n`` values of ``dtype`` spanning about a thousand values (fewer for 8 bits), at
+    the low end of the dtype's range, about zero, or at its high end."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.random(n) < 0.3
+    info = np.iinfo(dtype)
+    span = min(1000, int(info.max) - int(info.min))
+    start = {"low": int(info.min), "zero": max(int(info.min), -span // 2), "high": int(info.max) - span}[where]
+    # (in the unsigned words: uint64's high end is past int64, the cast keeps the low bits)
+    return (rng.integers(0, span, n, endpoint=True).astype(np.uint64) + np.uint64(start % (1 << 64))).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", INTS + ["bool"])
+@pytest.mark.parametrize("where", ["low", "zero", "high"])
+def test_sort_and_unique_match_numpy(counted, dtype, where):
+    rng = np.random.default_rng(len(dtype) * 7 + len(where))
+    for n in (1 << 15, 100_003):
+        a = _line(dtype, n, rng, where)
+        x = ra.asarray(a, device=CPU)
+        np.testing.assert_array_equal(ra.sort(x).get(), np.sort(a))
+        np.testing.assert_array_equal(ra.sort(x, descending=True).get(), np.sort(a)[::-1])
+        v, c = ra.unique_counts(x)
+        want_v, want_c = np.unique(a, return_counts=True)
+        np.testing.assert_array_equal(v.get(), want_v)
+        np.testing.assert_array_equal(c.get(), want_c)
+        assert v.dtype == a.dtype and c.dtype == np.int64
+        np.testing.assert_array_equal(ra.unique_values(x).get(), want_v)
+        assert counted == [n] * 4
+        counted.clear()
+
+
+def test_runs_of_one_value_and_two_values(counted):
+    # a line of one value (a range of one) and the smallest value filling almost all of it
+    n = 1 << 16
+    same = np.full(n, -7, np.int32)
+    np.testing.assert_array_equal(ra.sort(ra.asarray(same, device=CPU)).get(), same)
+    skew = np.zeros(n, np.uint64)
+    skew[::1000] = 600
+    x = ra.asarray(skew, device=CPU)
+    np.testing.assert_array_equal(ra.sort(x, descending=True).get(), np.sort(skew)[::-1])
+    v, c = ra.unique_counts(x)
+    np.testing.assert_array_equal(v.get(), [0, 600])
+    np.testing.assert_array_equal(c.get(), [n - 66, 66])
+    assert counted == [n, n, n]
+
+
+def test_which_lines_are_counted(counted):
+    rng = np.random.default_rng(3)
+    n = 1 << 16
+    # too wide a range (the sample says so; or the extremes, where the sample missed one
+    # far value), too short a line, a range over a sixteenth of the line, rows, argsort:
+    # not counted, and still sorted right
+    wide = rng.integers(-2**40, 2**40, n)
+    far = rng.integers(0, 100, n)
+    far[12345] = 2**40
+    spread = rng.integers(0, n // 8, n).astype(np.int32)
+    for a in (wide, far, spread, rng.integers(0, 10, (1 << 15) - 1).astype(np.int16)):
+        x = ra.asarray(a, device=CPU)
+        np.testing.assert_array_equal(ra.sort(x).get(), np.sort(a))
+        v, c = ra.unique_counts(x)
+        np.testing.assert_array_equal(c.get(), np.unique(a, return_counts=True)[1])
+    rows = rng.integers(0, 10, (4, n)).astype(np.int8)
+    np.testing.assert_array_equal(ra.sort(ra.asarray(rows, device=CPU)).get(), np.sort(rows))
+    line = rng.integers(0, 10, n).astype(np.uint8)
+    np.testing.assert_array_equal(ra.argsort(ra.asarray(line, device=CPU)).get(), np.argsort(line, kind="stable"))
+    assert counted == []
+    assert _count_sort.counts(ra.asarray(rng.random(n), device=CPU)) is None  # (floats: never)
+
+
+def test_non_contiguous_and_nd_unique(counted):
+    rng = np.random.default_rng(5)
+    a = rng.integers(-50, 50, (300, 400)).astype(np.int16)
+    view = ra.asarray(a, device=CPU)[:, ::2]
+    v, c = ra.unique_counts(view)
+    want_v, want_c = np.unique(a[:, ::2], return_counts=True)
+    np.testing.assert_array_equal(v.get(), want_v)
+    np.testing.assert_array_equal(c.get(), want_c)
+    assert counted == [a[:, ::2].size]
+
+
+def test_new_sizes_compile_nothing(counted):
+    rng = np.random.default_rng(7)
+    ra.sort(ra.asarray(rng.integers(0, 100, 1 << 15).astype(np.int32), device=CPU))
+    ra.unique_counts(ra.asarray(rng.integers(0, 100, 1 << 15).astype(np.int32), device=CPU))
+    before = _compiles()
+    for n in (40_001, 1 << 17, 300_007):
+        a = rng.integers(-300, 300, n).astype(np.int32)
+        np.testing.assert_array_equal(ra.sort(ra.asarray(a, device=CPU), descending=True).get(), np.sort(a)[::-1])
+        np.testing.assert_array_equal(ra.unique_values(ra.asarray(a, device=CPU)).get(), np.unique(a))
+    assert _compiles() == before
+    assert len(counted) == 2 + 2 * 3
