@@ -12,7 +12,8 @@ per second, over a plain copy's).  Libraries are timed round by round, so a chan
 machine's pace falls on all of them alike.  Also the first call of each op on a dtype not
 seen before (an empty disk cache).  Sorting and searching are not bound by memory: their
 "bytes" are one read and one write of the data (a sort's least), so their fraction of the
-copy bandwidth says how far they are from a single pass.
+copy bandwidth says how far they are from a single pass.  "sort, half one value" sorts the
+data with half of its elements set to its smallest value.
 """
 
 from __future__ import annotations
@@ -110,6 +111,10 @@ OPS = {
         lambda d: 2 * d["x_np"].nbytes,
         {"rocarray": lambda d: ra.sort(d["x"]), "numpy": lambda d: np.sort(d["x"]),
          "cupy": lambda d: _cupy().sort(d["x"]), "torch": lambda d: _torch().sort(d["x"], stable=True)}),
+    "sort, half one value": (
+        lambda d: 2 * d["heavy_np"].nbytes,
+        {"rocarray": lambda d: ra.sort(d["heavy"]), "numpy": lambda d: np.sort(d["heavy"]),
+         "cupy": lambda d: _cupy().sort(d["heavy"]), "torch": lambda d: _torch().sort(d["heavy"], stable=True)}),
     "argsort (stable)": (
         lambda d: d["x_np"].nbytes + 8 * d["x_np"].size,
         {"rocarray": lambda d: ra.argsort(d["x"]), "numpy": lambda d: np.argsort(d["x"], kind="stable"),
@@ -183,7 +188,15 @@ def host_data(n: int, dtype, rng, wide: bool = False) -> dict:
     return {"x": x, "y": y, "z": x.copy(), "v": v, "idx": rng.integers(0, n, TAKE_N), "sq": sq,
             "s": x.copy(), "w": np.resize(y, TAKE_N),
             "rows": x.reshape(-1, ROW), "rows_idx": rng.integers(0, ROW, (n // ROW, ROW)),
-            "sorted": np.sort(x), "q": q, "values": y[:ISIN_VALUES].copy()}
+            "sorted": np.sort(x), "q": q, "values": y[:ISIN_VALUES].copy(), "heavy": _heavy(x)}
+
+
+def _heavy(x):
+    """``x`` with half of its elements (random places) its smallest value: a line of one
+    heavy value (as zeros fill a sparse one), the hardest for a sort that splits by rank."""
+    heavy = x.copy()
+    heavy[np.random.default_rng(x.size).random(x.size) < 0.5] = x.min()
+    return heavy
 
 
 def library_data(lib: str, host: dict, dev):

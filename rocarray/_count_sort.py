@@ -110,6 +110,12 @@ def _range(x: Array) -> "tuple[int, int] | None":
     return (lo, span) if span <= COUNT_RANGE_MAX and span <= n * COUNT_RANGE_SHARE else None
 
 
+def _items(n: int, device) -> int:
+    """The kernel items (one a thread, each a chunk of ``COUNT_MIN_LINE`` or more) of a line
+    of ``n``."""
+    return max(1, min(getattr(device.runtime, "_threads", 1), n // COUNT_MIN_LINE))
+
+
 def counts(x: Array) -> "tuple[int, Array] | None":
     """(the smallest value, each value's count from it on: int64) of the flat, contiguous
     ``x``, where it is a host line that the counting sort takes; else None."""
@@ -120,7 +126,7 @@ def counts(x: Array) -> "tuple[int, Array] | None":
     if found is None:
         return None
     lo, span = found
-    items = max(1, min(getattr(device.runtime, "_threads", 1), n // COUNT_MIN_LINE))
+    items = _items(n, device)
     chunk = -(-n // items)
     cnt = Array._empty((items * SETS * span,), np.dtype(np.int32), device)
     base = lo if x.dtype.kind != "b" else False
@@ -136,7 +142,7 @@ def count_sort(keys: Array, descending: bool) -> "Array | None":
         return None
     lo, totals = found
     n, device = keys.size, keys.device
-    items = max(1, min(getattr(device.runtime, "_threads", 1), n // COUNT_MIN_LINE))
+    items = _items(n, device)
     out = Array._empty((n,), keys.dtype, device)
     base = lo if keys.dtype.kind != "b" else False
     _fill(cumulative_sum(totals), n, -(-n // items), totals.size, base, descending, out, size=items, _work=n)
