@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._array_object import Array
+from ._copy import contiguous
 from ._creation_functions import asarray
 from ._radix_gpu import value_extremes
 from ._split_sort import _sample_places
@@ -150,9 +151,11 @@ def count_sort(keys: Array, descending: bool) -> "Array | None":
 
 
 def count_runs(x: Array, lengths: bool) -> "tuple | None":
-    """(the unique values of the flat, contiguous ``x``, sorted; their counts if
+    """(the unique values of ``x`` (any shape, read flattened), sorted; their counts if
     ``lengths``, else None) from its counts, where the counting sort takes it; else None."""
-    found = counts(x)
+    if x.device.kind != "cpu" or x.dtype.kind not in "biu" or x.size < COUNT_MIN_LINE:
+        return None  # (before the flat copy a view would take)
+    found = counts(contiguous(x.reshape((x.size,))))
     if found is None:
         return None
     lo, totals = found

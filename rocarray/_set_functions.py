@@ -70,7 +70,7 @@ def _sorted_runs(name: str, x, lengths: bool):
         start_runs_compile(x.dtype, x.device)  # (at a first call: beside the sort's)
     else:
         # (the host's long lines of integers of a small range: from their counts, no sort)
-        found = count_runs(contiguous(reshape(x, (x.size,))), lengths)
+        found = count_runs(x, lengths)
         if found is not None:
             return found
     values = sort(reshape(x, (x.size,)))
