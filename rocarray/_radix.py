@@ -32,9 +32,11 @@ digit into 256 buckets a row, then each bucket is sorted whole by one item
 digits below, wider digits for buckets that stay in cache), the buckets dealt to items in
 groups of about equal sizes.  A bucket's passes count nothing for other items, and most
 buckets stay in cache.  A line whose one bucket would hold more than its threads could
-share takes the LSD passes.  Where NumPy's sort is AVX-512 and the host has a few
-threads, one long line of 32- or 64-bit values is not radix sorted at all: NumPy's
-partition splits it and NumPy sorts the pieces on the threads (``_split_sort``).
+share takes the LSD passes.  Where NumPy's sort is AVX-512, one line of 32- or 64-bit
+values or 16-bit integers (of 8,192 or more) is not radix sorted at all: NumPy sorts it,
+a long one split by NumPy's partition into pieces sorted on the threads where the host
+has a few (``_split_sort``).  A long line of integers of a small range is counted
+(``_count_sort``).
 The kernels are thin (one per key dtype and payload; sizes, tiles and digit positions are
 run-time arguments).  On the host each launch says the elements its items work on
 (``_work``), so that the launcher splits the tiles across its threads as it splits
@@ -308,14 +310,14 @@ def radix_sort(keys: Array, rows: int, L: int, payload: Array | None = None, des
         if out is not None:
             return out, None
     if payload is None and rows == 1 and split_sorts(dtype, L, device):
-        # the host's long line where NumPy's sort is SIMD and the threads are few: split by
-        # NumPy's partition, a piece a thread for its sort
+        # the host's line where NumPy's sort is SIMD: NumPy's sort (a long one split by
+        # NumPy's partition, a piece a thread, where the threads are few)
         return split_sort(keys, descending), None
     k = None if payload is not None else _network(L, dtype, device)
     if k is not None:
-        # the host's rows of up to ``longest_row`` 32- and 64-bit keys: a sorting network on
-        # vectors, into a new array (the rows longer than its stack buffer holds, through a
-        # scratch array)
+        # the host's rows of up to ``longest_row`` keys (8- and 16-bit ones from
+        # ``shortest_row``): a sorting network on vectors, into a new array (the rows
+        # longer than its stack buffer holds, through a scratch array)
         return _network_launch(k, keys, Array._empty(keys.shape, dtype, device), rows, L, descending,
                                dtype.itemsize), None
     nd, kmin = key_digits(dtype), 0
@@ -506,8 +508,8 @@ def _network(L: int, dtype: np.dtype, device, arg: bool = False):
     spec = _network_specs.get((dtype, arg))
     if spec is None:
         spec = _network_specs.setdefault((dtype, arg), _network_spec(dtype, arg))
-    longest, key, make = spec
-    if L > longest:
+    shortest, longest, key, make = spec
+    if not shortest <= L <= longest:
         return None
     return full_module_when_ready(key, device, make)
 
@@ -517,12 +519,14 @@ _network_specs: dict = {}
 
 
 def _network_spec(dtype: np.dtype, arg: bool) -> tuple:
-    """(the longest row, the module's key, its maker) of the network for ``dtype`` (``arg``:
-    its argsort); a longest row of 0 where there is none."""
-    kind = f"{dtype.kind}{dtype.itemsize}"
-    if kind not in network_host.KINDS:
-        return 0, None, None
-    return (network_host.longest_row(kind, arg), ("network-host", network_host.VERSION, kind, arg),
+    """(the shortest row, the longest, the module's key, its maker) of the network for
+    ``dtype`` (``arg``: its argsort); a longest row of 0 where there is none.  Bools sort as
+    the bytes they are (``u1``)."""
+    kind = "u1" if dtype.kind == "b" else f"{dtype.kind}{dtype.itemsize}"
+    longest = network_host.longest_row(kind, arg) if kind in network_host.KINDS else 0
+    if not longest:
+        return 2, 0, None, None
+    return (network_host.shortest_row(kind), longest, ("network-host", network_host.VERSION, kind, arg),
             functools.partial(_network_parts, kind, arg))
 
 

@@ -5,8 +5,9 @@ The sorted axis is moved last and copied to a contiguous work array of lines.  L
 ``RADIX_MIN_LINE`` elements or more go to the radix sort (``argsort`` carries the indices
 as its payload); on the host, rows of 32- and 64-bit values of any length the sorting
 network takes go to it (``sort`` and ``argsort``, once its module is loaded), and short
-rows of 8- and 16-bit integers and bools widened to int32 (float16: argsorted as float32,
-its ``sort`` gathering the values by that order; ``_widening``); other short
+rows of 8- and 16-bit integers and bools widened to int32, and for ``argsort`` their rows up
+to ``WIDE_ARGSORT_MAX`` (float16: argsorted as float32, its ``sort`` of short rows gathering
+the values by that order; ``_widening``); other short
 lines are sorted by one kernel item per line with a bottom-up merge sort (runs of width
 1, 2, 4, ... merged between the work array and a scratch array of the same shape, taking
 the right element only when it comes strictly before the left one: stable), where the
@@ -214,15 +215,27 @@ GATHER_MIN_LINE = 6
 _WIDER = {np.dtype(t): np.dtype(np.int32) for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16)}
 
 
+#: The longest rows of 8- and 16-bit values (by their bytes) whose ``argsort`` the wider
+#: network takes: longer ones take the radix sort's one or two passes, as fast or faster
+#: there (rows of 512 uint8: 12.1 ms widened, 10.2 by the passes, of 256: 9.4 and 10.3;
+#: rows of 2,048 int16: 19.8 and 26.5, of 8,192: 25.4 and 25.1; 2^22 elements on the
+#: 2-core VM, benchmarks/results/2026-12-05-cpu-stop60/).
+WIDE_ARGSORT_MAX = {1: 256, 2: 2048}
+
+
 def _widening(work: Array, n: int, arg: bool) -> "tuple | None":
     """(the dtype, whether by its argsort) in which the host's sorting network takes
     ``work``'s lines of ``n`` for ``sort`` (``arg``: ``argsort``), widened into a new array
     (the keys only read): ``_WIDER``'s dtypes, and float16 by the float32 argsort (its
     ``sort`` from ``GATHER_MIN_LINE`` on, gathering the values by that order, so NaNs keep
-    their bits); lines shorter than ``RADIX_MIN_LINE`` only (longer ones of these dtypes
-    take the radix sort's one or two passes), once that network is loaded (its compile
+    their bits); for ``sort`` lines shorter than ``RADIX_MIN_LINE`` only (longer ones of the
+    integers take the network as they are from ``network_host.shortest_row`` on, float16
+    the radix sort's two passes), for ``argsort`` up to ``WIDE_ARGSORT_MAX`` (the network
+    argsorts 32- and 64-bit keys alone); once that network is loaded (its compile
     starts at the first ask); else None."""
-    if work.device.kind != "cpu" or n >= RADIX_MIN_LINE:
+    if work.device.kind != "cpu":
+        return None
+    if n >= RADIX_MIN_LINE and not (arg and n <= WIDE_ARGSORT_MAX.get(work.dtype.itemsize, 0)):
         return None
     wide = _WIDER.get(work.dtype)
     if wide is None and work.dtype == _dtypes.float16 and (arg or n >= GATHER_MIN_LINE):

@@ -1,12 +1,14 @@
-"""The host's sort of one long line where NumPy sorts with SIMD instructions (AVX-512) and
-the host has a few threads: the line split by NumPy's partition into one piece a thread,
-each piece then sorted by NumPy, side by side.
+"""The host's sort of one line where NumPy sorts with SIMD instructions (AVX-512): by
+NumPy, a long line on a host of a few threads split by NumPy's partition into one piece a
+thread, each piece then sorted by NumPy, side by side.
 
 On such a CPU NumPy's quicksort and partition (Intel's x86-simd-sort) move 16 or 8 values an
 instruction, where the radix passes (``_radix``) scatter one value at a time, so that on a
 few cores the radix passes lose to NumPy's one-thread sort and the split wins
-(docs/primitives.md, stop 58).  So a long line of 32- or 64-bit real values is copied into
-the result (by the threads) and split in place:
+(docs/primitives.md, stop 58), and a shorter line's network or radix passes, one
+thread's, lose to it at any length (stop 60).  So a line of 32- or 64-bit real values or
+16-bit integers is copied into the result (by the threads) and, from ``SPLIT_SORT_MIN`` on
+(where the host has two threads or more), split in place:
 
 1. levels of ``np.partition``: the line at its middle, then each half at its middle (the
    halves side by side), until there is a piece for each thread (two or four);
@@ -29,8 +31,9 @@ as ``+0.0`` (NumPy 2.4), and its SIMD sort writes every NaN with the same bits. 
 the sorted line holds NaNs, or zeros and the input a ``-0.0`` (the threads count those as
 they copy the line), their runs are written again from the input, in the input's order
 (the standard's stable sort), at the cost of a pass over the input.  More threads than
-``SPLIT_THREADS_MAX`` take the radix passes, which share all their work between the
-threads (the first partition here is one thread's).
+``SPLIT_THREADS_MAX`` take the radix passes for lines longer than ``ONE_PIECE_MAX``,
+which share all their work between the threads (the first partition here is one
+thread's).
 """
 
 from __future__ import annotations
@@ -41,30 +44,43 @@ import numpy as np
 
 from ._array_object import Array
 
-#: lines of at least this many elements are split (shorter ones go to the radix passes or
-#: the host's sorting network)
+#: lines of at least this many elements are split (shorter ones are sorted in one piece)
 SPLIT_SORT_MIN = 1 << 18
-#: hosts of two to this many threads split their lines
+#: hosts of up to this many threads sort their lines here at any length (two or more split
+#: the long ones); hosts of more sort only lines of up to ``ONE_PIECE_MAX`` here, longer
+#: ones by the radix passes, which share all their work between the threads
 SPLIT_THREADS_MAX = 4
+#: the longest line a host of more threads sorts here (in one piece): the sorting network
+#: that would take it sorts a line on one thread too
+ONE_PIECE_MAX = 1 << 16
+#: the shortest line sorted here: shorter ones, where this path's own cost (its arrays'
+#: NumPy views, a copy) outweighs NumPy's speed, take the sorting network (int32 lines of
+#: 8,192: 0.039 ms either way; of 16,384: 0.056 here, 0.094 by the network; 2-core VM,
+#: benchmarks/results/2026-12-05-cpu-stop60/)
+ONE_PIECE_MIN = 1 << 13
 
 
 def split_sorts(dtype: np.dtype, L: int, device) -> bool:
-    """Whether a line of ``L`` values of ``dtype`` on ``device`` is split and sorted by
-    NumPy: a host of a few threads whose NumPy sorts with AVX-512, a long line of 32- or
-    64-bit real values."""
-    return (device.kind == "cpu" and L >= SPLIT_SORT_MIN and dtype.kind in "iuf" and dtype.itemsize in (4, 8)
-            and 2 <= _threads(device) <= SPLIT_THREADS_MAX and numpy_simd_sort())
+    """Whether a line of ``L`` values of ``dtype`` on ``device`` is sorted by NumPy here: a
+    host whose NumPy sorts the dtype with AVX-512, a line of 32- or 64-bit real values or
+    16-bit integers, from ``ONE_PIECE_MIN`` on: of any length on a host of a few threads
+    (split between them from ``SPLIT_SORT_MIN`` on), else of up to ``ONE_PIECE_MAX``."""
+    if device.kind != "cpu" or L < ONE_PIECE_MIN or dtype.kind not in "iuf" or dtype.itemsize not in (2, 4, 8):
+        return False
+    if dtype.itemsize == 2 and dtype.kind == "f":
+        return False  # (NumPy 2.4's float16 quicksort leaves lines of few values out of order)
+    return numpy_simd_sort(8 * dtype.itemsize) and (L <= ONE_PIECE_MAX or _threads(device) <= SPLIT_THREADS_MAX)
 
 
 @functools.cache
-def numpy_simd_sort() -> bool:
-    """Whether NumPy's quicksort runs on AVX-512 here (its x86-simd-sort dispatch; read
-    once)."""
+def numpy_simd_sort(bits: int) -> bool:
+    """Whether NumPy's quicksort of ``bits``-bit values runs on AVX-512 here (its
+    x86-simd-sort dispatch: 16-bit values need Ice Lake's instructions; read once)."""
     try:
         from numpy._core._multiarray_umath import __cpu_features__
     except ImportError:  # (a NumPy without the table: assume the scalar sort)
         return False
-    return bool(__cpu_features__.get("AVX512_SKX"))
+    return bool(__cpu_features__.get("AVX512_ICL" if bits == 16 else "AVX512_SKX"))
 
 
 def _threads(device) -> int:
@@ -88,12 +104,14 @@ def split_sort(keys: Array, descending: bool) -> Array:
     """The flat line ``keys`` (host, contiguous) sorted stably into a new array (``keys``
     is never written)."""
     device, dtype, n = keys.device, keys.dtype, keys.size
-    rt, threads = device.runtime, _threads(device)
+    rt = device.runtime
+    threads = _threads(device) if n >= SPLIT_SORT_MIN else 1
     a = keys._host()
     out = Array._empty((n,), dtype, device)
     # (descending: sorted in a scratch line, each piece written back reversed)
     work = Array._empty((n,), dtype, device) if descending else out
-    w, o = work._host(), out._host()
+    o = out._host()
+    w = o if work is out else work._host()
     step = -(-n // threads)
     negative_zeros = []
     sign = np.array(1 << (8 * dtype.itemsize - 1), f"u{dtype.itemsize}") if dtype.kind == "f" else None
@@ -103,8 +121,10 @@ def split_sort(keys: Array, descending: bool) -> Array:
         if sign is not None:
             negative_zeros.append(np.count_nonzero(a[lo:lo + step].view(sign.dtype) == sign))
 
-    rt.map_threads(copy, range(0, n, step))
-    runs, margin = _heavy_runs(a), int(MARGIN * n)
+    # (one piece: on the calling thread, no hand-out)
+    each = rt.map_threads if threads > 1 else lambda fn, items: [fn(item) for item in items]
+    each(copy, range(0, n, step))
+    runs, margin = (_heavy_runs(a) if threads > 1 else []), int(MARGIN * n)
     pieces, whole = [(0, n)], []
     while pieces and len(pieces) + len(whole) < threads:
         cuts = [(lo, hi, _cut(lo, hi, runs, margin)) for lo, hi in pieces]
@@ -112,7 +132,7 @@ def split_sort(keys: Array, descending: bool) -> Array:
         cuts = [c for c in cuts if c[2] is not None]
         # each piece cut at its rank ``k``: the values before it are at most its value, those
         # after at least (NaN last)
-        rt.map_threads(lambda c: w[c[0]:c[1]].partition(c[2] - c[0]), cuts)
+        each(lambda c: w[c[0]:c[1]].partition(c[2] - c[0]), cuts)
         pieces = [q for lo, hi, k in cuts for q in ((lo, k), (k, hi))]
 
     def sort(piece):
@@ -121,7 +141,7 @@ def split_sort(keys: Array, descending: bool) -> Array:
         if descending:
             o[n - hi:n - lo] = w[lo:hi][::-1]
 
-    rt.map_threads(sort, pieces + whole)
+    each(sort, pieces + whole)
     if dtype.kind == "f":
         _stable_runs(a, o, descending, sum(negative_zeros) > 0)
     return out

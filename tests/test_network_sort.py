@@ -1,6 +1,7 @@
 """The host's sorting network (compiler/network_host.py) behind ``sort`` of rows of up to
 ``longest_row`` 32- and 64-bit elements (65,536; 16,384 of 64-bit integers: in the stack's
-buffer up to ``row_max``, else in a scratch array), against NumPy's stable sort bit for bit: every length class, both
+buffer up to ``row_max``, else in a scratch array) and of 8- and 16-bit integers and bools
+from ``shortest_row`` on, against NumPy's stable sort bit for bit: every length class, both
 directions, NaNs of any bits and sign, -0.0 among +0.0, infinities, the extremes of the
 integers; the input left as it was; the radix sort serving the rows while the network
 compiles, and rows longer than the network's; new lengths compile nothing."""
@@ -53,8 +54,8 @@ def _rows(dtype, rows, L, rng):
 def _ready(dtype, device, arg=False):
     """Ask for the network of ``dtype`` (``arg``: its argsort) and wait for its background
     compile."""
-    kind = f"{np.dtype(dtype).kind}{np.dtype(dtype).itemsize}"
-    (ra.argsort if arg else ra.sort)(ra.asarray(np.arange(80, dtype=dtype)[::-1].reshape(2, 40), device=device))
+    kind = "u1" if np.dtype(dtype).kind == "b" else f"{np.dtype(dtype).kind}{np.dtype(dtype).itemsize}"
+    (ra.argsort if arg else ra.sort)(ra.asarray((np.arange(80)[::-1] % 7).astype(dtype).reshape(2, 40), device=device))
     drain_background()
     assert (("network-host", network_host.VERSION, kind, arg), device) in _launch._full_modules
 
@@ -82,6 +83,27 @@ def test_rows_match_numpy_bit_for_bit(device, dtype):
             got = ra.sort(x, axis=1, descending=descending).get()
             np.testing.assert_array_equal(_bits(got), _bits(_expected(a, descending)), err_msg=f"L={L}")
         np.testing.assert_array_equal(_bits(x.get()), _bits(a))  # (the input is not written)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.bool_], ids=lambda d: np.dtype(d).name)
+def test_narrow_rows_match_numpy(device, dtype):
+    # 8- and 16-bit keys, 64 and 32 lanes a vector: from ``shortest_row`` on as they are
+    # (the extremes among them: the padding's largest key), shorter rows widened
+    _host(device)
+    _ready(dtype, device)
+    rng = np.random.default_rng(98)
+    kind = "u1" if np.dtype(dtype).kind == "b" else f"{np.dtype(dtype).kind}{np.dtype(dtype).itemsize}"
+    shortest = network_host.shortest_row(kind)
+    assert shortest in (20, 24)
+    for L in [shortest - 1, shortest] + [L for L in LENGTHS if L > shortest]:
+        a = rng.random((9 if L <= 1024 else 2, L)) < 0.4 if np.dtype(dtype).kind == "b" else _rows(dtype, 9 if L <= 1024 else 2, L, rng)
+        x = ra.asarray(a.copy(), device=device)
+        assert _radix.network_sorts(L, np.dtype(dtype), device) == (shortest <= L <= 65536), L
+        for descending in (False, True):
+            got = ra.sort(x, axis=1, descending=descending)
+            assert got.dtype == a.dtype
+            np.testing.assert_array_equal(got.get(), _expected(a, descending), err_msg=f"L={L}")
+        np.testing.assert_array_equal(x.get(), a)
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.uint64], ids=lambda d: np.dtype(d).name)
@@ -200,8 +222,12 @@ def test_what_takes_the_network(device):
         for L in (1025, on_stack, on_stack + 1, longest):
             assert _radix.network_sorts(L, np.dtype(dt), cpu)
         assert not _radix.network_sorts(longest + 1, np.dtype(dt), cpu)
-    for dt in (np.float16, np.int16, np.uint8, np.bool_, np.complex64):
+    for dt in (np.float16, np.complex64):
         assert not _radix.network_sorts(100, np.dtype(dt), cpu)
+    for dt in (np.int16, np.uint8, np.bool_):  # (sorts; their argsorts widen them)
+        _ready(dt, device)
+        assert _radix.network_sorts(100, np.dtype(dt), cpu) and not _radix.network_sorts(100, np.dtype(dt), cpu, True)
+        assert not _radix.network_sorts(19, np.dtype(dt), cpu) and not _radix.network_sorts(65537, np.dtype(dt), cpu)
 
 
 def _module(target, kind, arg=False):
@@ -211,9 +237,10 @@ def _module(target, kind, arg=False):
     return module
 
 
-@pytest.mark.parametrize("arg", [False, True], ids=["sort", "argsort"])
-@pytest.mark.parametrize("kind", network_host.KINDS)
+@pytest.mark.parametrize("kind, arg", [(kind, arg) for kind in network_host.KINDS for arg in (False, True)
+                                       if network_host.longest_row(kind, arg)], ids=str)
 def test_module_builds_for_the_host(kind, arg):
+    # (8- and 16-bit keys: sorts only, their argsorts widen them; test_errors)
     target = target_for("host").heavy_tier
     asm = target.emit_assembly(_module(target, kind, arg))
     assert "rk_net:" in asm
@@ -225,6 +252,8 @@ def test_errors():
         _module(target_for("sm_90"), "f4")
     with pytest.raises(ValueError, match="not 'f2'"):
         _module(target_for("host"), "f2")
+    with pytest.raises(ValueError, match="argsorts keys of 32 and 64 bits, not 'i2'"):
+        _module(target_for("host"), "i2", True)
 
 
 ARG_DTYPES = DTYPES
@@ -352,9 +381,35 @@ def test_short_rows_of_narrow_dtypes_widened_for_the_network(device, dtype, monk
     assert copied == merged
 
 
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.float16], ids=lambda d: np.dtype(d).name)
+def test_narrow_argsorts_widened_up_to_their_longest_row(device, dtype, monkeypatch):
+    # argsorts of rows of 8- and 16-bit values from ``RADIX_MIN_LINE`` to
+    # ``WIDE_ARGSORT_MAX`` by the wider network (longer rows: the radix sort's passes)
+    _host(device)
+    for dt in (np.int32, np.float32):
+        _ready(dt, device, arg=True)
+    rng = np.random.default_rng(105)
+    longest = _sorting_functions.WIDE_ARGSORT_MAX[np.dtype(dtype).itemsize]
+    widened, real = [], _sorting_functions.astype
+    monkeypatch.setattr(_sorting_functions, "astype", lambda x, dt: widened.append(x.shape[-1]) or real(x, dt))
+    lengths = (32, 100, longest, longest + 1)
+    for L in lengths:
+        a = (rng.random((7, L)) < 0.5 if np.dtype(dtype).kind == "b" else
+             rng.integers(-5, 60, (7, L)).astype(dtype))
+        if a.dtype.kind == "f":
+            a[rng.random(a.shape) < 0.05] = np.nan
+            a[rng.random(a.shape) < 0.05] = -0.0
+        x = ra.asarray(a.copy(), device=device)
+        for descending in (False, True):
+            got = ra.argsort(x, axis=1, descending=descending).get()
+            np.testing.assert_array_equal(got, _expected_order(a, descending), err_msg=f"L={L}")
+        np.testing.assert_array_equal(x.get(), a)
+    assert widened == [L for L in lengths[:-1] for _ in (0, 1)]
+
+
 @pytest.mark.parametrize("block", [1, 2, 4, 16])
 @pytest.mark.parametrize("kind, arg", [("f4", False), ("i4", False), ("i8", False), ("f8", False),
-                                       ("f4", True), ("f8", True)], ids=str)
+                                       ("i2", False), ("u1", False), ("f4", True), ("f8", True)], ids=str)
 def test_every_register_block_sorts_as_numpy(monkeypatch, block, kind, arg):
     # This machine builds one block size (``register_block``); other hosts build others
     # (four without AVX-512): each is run here, through the module's entry itself.
@@ -367,7 +422,8 @@ def test_every_register_block_sorts_as_numpy(monkeypatch, block, kind, arg):
     entry = load_host_object(target.compile(_module(target, kind, arg))).address("rk_net")
     run = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)(entry)
     rng = np.random.default_rng(block)
-    dtype = np.dtype({"f4": np.float32, "i4": np.int32, "i8": np.int64, "f8": np.float64}[kind])
+    dtype = np.dtype({"f4": np.float32, "i4": np.int32, "i8": np.int64, "f8": np.float64, "i2": np.int16,
+                      "u1": np.uint8}[kind])
     for L in (3, 16, 33, 100, 256, 700, 2048):
         a = _rows(dtype, 5, L, rng)
         for desc in (False, True):

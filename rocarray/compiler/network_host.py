@@ -1,6 +1,6 @@
 """The host's sort of rows by a bitonic sorting network on SIMD vectors, built as LLVM IR:
 every row of up to ``longest_row(kind)`` keys of 32 or 64 bits (65,536; 16,384 of 64-bit
-integers), in a buffer of ``STACK_BYTES`` on the item's stack where it holds the row
+integers), and of integers of 8 and 16 bits from ``shortest_row(kind)`` on, in a buffer of ``STACK_BYTES`` on the item's stack where it holds the row
 (``row_max``: 16,384 keys of 32 bits, 8,192 of 64), else in the row's part of a scratch
 array the caller passes.
 
@@ -79,17 +79,26 @@ STACK_BYTES = 1 << 16
 #: spares the radix sort digits, and argsorts measured mixed or slower with longer rows).
 #: An argsort of 64-bit elements, whose comparisons cost the most, stops at its stack
 #: buffer's 4,096 (rows of 5,000 took twice the radix sort's time).
+#: Keys of 8 and 16 bits (64 and 32 lanes a vector) are sorted, not argsorted: their
+#: argsort takes them widened to 32 bits.
 LINE_MAX = {
     ("f4", False): 1 << 16, ("i4", False): 1 << 16, ("u4", False): 1 << 16, ("f8", False): 1 << 16,
     ("i8", False): 1 << 14, ("u8", False): 1 << 14,
+    ("i2", False): 1 << 16, ("u2", False): 1 << 16, ("i1", False): 1 << 16, ("u1", False): 1 << 16,
     ("f4", True): 1 << 14, ("i4", True): 1 << 14, ("u4", True): 1 << 14,
     ("f8", True): 1 << 12, ("i8", True): 1 << 12, ("u8", True): 1 << 12,
 }
+#: The shortest row of keys of 8 and 16 bits the network sorts as they are: a shorter row
+#: pads to one vector of many more lanes than it fills, and sorts faster widened to 32
+#: bits (16 lanes) (the callers widen it; rows of 16 of int16: 5.3 ms as they are, 4.0
+#: widened; of 20: 4.9 and 5.1; of 24 of int8: 3.7 and 3.7, for 2^22 elements on the
+#: 2-core VM, benchmarks/results/2026-12-05-cpu-stop60/).
+LINE_MIN = {"i2": 20, "u2": 20, "i1": 24, "u1": 24}
 #: The entry's parameters, after the item count.
 PARAMS = ("a", "out", "L", "desc", "scratch")
 #: Key kinds: a letter (``f`` float, ``i`` signed, ``u`` unsigned) and the size in bytes; the
 #: network sorts and argsorts (``arg``) rows of each.
-KINDS = ("f4", "i4", "u4", "f8", "i8", "u8")
+KINDS = ("f4", "i4", "u4", "f8", "i8", "u8", "i2", "u2", "i1", "u1")
 #: Changes with the code the module is built from (part of its cache key).
 VERSION = 8
 
@@ -107,8 +116,14 @@ def row_max(size: int) -> int:
 
 
 def longest_row(kind: str, arg: bool = False) -> int:
-    """The longest row of keys of ``kind`` (``KINDS``) the network sorts (``arg``: argsorts)."""
-    return LINE_MAX[kind, arg]
+    """The longest row of keys of ``kind`` (``KINDS``) the network sorts (``arg``: argsorts;
+    0: none)."""
+    return LINE_MAX.get((kind, arg), 0)
+
+
+def shortest_row(kind: str) -> int:
+    """The shortest row of keys of ``kind`` (``KINDS``) the network sorts."""
+    return LINE_MIN.get(kind, 2)
 
 
 def scratch_bytes(rows: int, L: int, size: int) -> int:
@@ -138,6 +153,8 @@ def build_network_module(module: ir.Module, target, entry: str, kind: str, arg: 
     if kind not in KINDS:
         raise ValueError(f"the sorting network {'argsorts' if arg else 'sorts'} keys of the kinds {KINDS}, "
                          f"not {kind!r}")
+    if arg and longest_row(kind, True) == 0:
+        raise ValueError(f"the sorting network argsorts keys of 32 and 64 bits, not {kind!r} (widen them)")
     cls = (_ArgNetwork if kind[1:] == "4" else _ArgPairNetwork) if arg else _Network
     cls(module, target, entry, kind).build()
 

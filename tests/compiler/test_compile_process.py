@@ -210,7 +210,7 @@ def _specs():
     f4, i8 = np.dtype(np.float32), np.dtype(np.int64)
     red = ReductionDef("recipe_sum", [("x", f4)], [("a", "b", f4)], "a = 0;", "a = x;", "a = a + b;",
                        [("y", f4)], "y = a;")
-    _, key, make = _radix._network_spec(np.dtype(np.int32), False)
+    _, _, key, make = _radix._network_spec(np.dtype(np.int32), False)
     return {
         "user": _user_spec("recipe_user", "y = x * 2 + (T)n;", "", ("x", "n", "y"), ("in", "scalar", "out"),
                            (f4, i8, f4), {"T": f4}, (), True),
