@@ -83,7 +83,14 @@ _put1 = _heavy("I idx, T v, int64 n", "raw T dst", "long k = (long)idx; if (idx 
                "rk_put1")
 _put = _heavy("I idx, int64 r, T v, int64 n, int64 sa", "raw T dst",
               "long k = (long)idx; if (idx < 0) k += n; dst[k * sa + r] = v;", "rk_put")
-# The host's ``x[idx] = v`` of a 1-D ``x`` and fewer indices than its threads' size: one
+#: The host's ``x[idx] = v`` of a 1-D ``x`` of at most this many bytes takes one walk
+#: (``_put1_small``) however many indices it has: threads writing at random into so small
+#: an array take each other's cache lines, each write a miss (2^22 indices into 4,096
+#: float32: 27.9 ms on two threads, 3.5 on one; into 2^18: 12.8 and 6.4; into 2^19: 12.7
+#: and 13.7; the 2-core VM, benchmarks/results/2026-12-05-cpu-stop60/).
+PUT_SHARED_MOST = 1 << 20
+# The host's ``x[idx] = v`` of a 1-D ``x`` and fewer indices than its threads' size (or a
+# small ``x``, ``PUT_SHARED_MOST``): one
 # item checks every index, then (none out of range: nothing is written otherwise, as in
 # NumPy) writes them in order (the last of equal indices wins, as in NumPy); the count's
 # word says whether one was out of range.  The separate check, a reduction read back, and
@@ -528,7 +535,8 @@ def put_axis(v: Array, idx: Array, axis: int, p: int | None, value: Array) -> No
         return
     if v.ndim == 1:
         m = idx._size
-        if v._buf.device.kind == "cpu" and m < v._buf.device.runtime.parallel_threshold:
+        if v._buf.device.kind == "cpu" and (m < v._buf.device.runtime.parallel_threshold
+                                            or n * v.itemsize <= PUT_SHARED_MOST):
             vals = _flat(value) if any(value._strides) else value._view((m,), (0,), value._offset)
             if _walk(_put1_small, m, _flat(idx), vals, m, n, v):
                 check_bounds(idx, n, axis)  # (raises, naming the index)

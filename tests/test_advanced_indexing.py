@@ -130,6 +130,33 @@ def test_setitem_integer_arrays(device, dtype):
     np.testing.assert_array_equal(x.get(), b)
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int64", "float32", "complex128"])
+def test_setitem_many_indices_into_a_small_array_in_order(dtype):
+    """The host's ``x[idx] = v`` of more indices than its threads' size into an array of at
+    most ``PUT_SHARED_MOST`` bytes: one walk in index order (threads would take each other's
+    cache lines), so the last of repeated indices wins, as in NumPy; an index out of range
+    writes nothing."""
+    from rocarray import _advanced_indexing
+    rng = np.random.default_rng(43)
+    cpu = ra.Device("cpu")
+    m = cpu.runtime.parallel_threshold + 7
+    n = _advanced_indexing.PUT_SHARED_MOST // np.dtype(dtype).itemsize
+    for size in (1000, n):
+        a = random_array((size,), dtype, rng)
+        idx = rng.integers(-size, size, m)
+        v = random_array((m,), dtype, rng)
+        x = ra.asarray(a, device=cpu)
+        x[ra.asarray(idx, device=cpu)] = ra.asarray(v, device=cpu)
+        b = a.copy()
+        b[idx] = v
+        np.testing.assert_array_equal(x.get(), b)
+        bad = idx.copy()
+        bad[m // 2] = size
+        with pytest.raises(IndexError, match=f"index {size} is out of bounds"):
+            x[ra.asarray(bad, device=cpu)] = ra.asarray(v, device=cpu)
+        np.testing.assert_array_equal(x.get(), b)  # (nothing written)
+
+
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 def test_setitem_one_index_array(device, dtype):
     """``x[..., idx, ...] = v`` through one integer array (``put_axis``): the host's short
