@@ -112,9 +112,9 @@ def _range(x: Array) -> "tuple[int, int] | None":
 
 
 def _items(n: int, device) -> int:
-    """The kernel items (one a thread, each a chunk of ``COUNT_MIN_LINE`` or more) of a line
-    of ``n``."""
-    return max(1, min(getattr(device.runtime, "_threads", 1), n // COUNT_MIN_LINE))
+    """The kernel items of a line of ``n``: one a thread, each a chunk of ``COUNT_MIN_LINE``
+    or more, and of at most 2^30 (its counters are 32-bit)."""
+    return max(1, min(getattr(device.runtime, "_threads", 1), n // COUNT_MIN_LINE), -(-n // (1 << 30)))
 
 
 def counts(x: Array) -> "tuple[int, Array] | None":
