@@ -1,6 +1,7 @@
 """The host's counting sort: a long line of integers or bools whose values span a small
 range is sorted by counting them, and its unique values and their counts are read from the
-same counts (``unique_values``, ``unique_counts``), with no sort.
+same counts (``unique_values``, ``unique_counts``), with no sort; a long line of float16 is
+sorted by counting its bits (65,536 keys).
 
 Such lines are common (labels, categories, small counts, every 8- and 16-bit line), and
 NumPy sorts them by comparisons (16-bit ones with AVX-512), where counting reads the line
@@ -18,6 +19,12 @@ once and writes it once:
 The range is read first: 8- and 16-bit integers and bools always fit; wider integers are
 sampled (the split sort's sample places) and read whole only where the sample's range is
 small.  Sizes and the range are run-time arguments: one kernel per dtype.
+
+float16 is counted by its bits, through keys that order as its values (every NaN one key,
+the last); the fill writes each key's value, and then, as the split sort does, the runs
+of zeros (where both signs are present) and of NaNs again from the input in its order:
+the standard's stable sort, NaNs with their own bits.  Its unique values come from the
+sorted line's runs (each NaN is its own unique value).
 """
 
 from __future__ import annotations
@@ -27,8 +34,8 @@ import numpy as np
 from ._array_object import Array
 from ._copy import contiguous
 from ._creation_functions import asarray
-from ._radix_gpu import value_extremes
-from ._split_sort import _sample_places
+from ._radix_gpu import _as, value_extremes
+from ._split_sort import _sample_places, _stable_runs
 from ._statistical_functions import cumulative_sum, sum as _sum
 from ._user_kernels import ElementwiseKernel
 
@@ -50,13 +57,13 @@ for (long b = 0; b < 4 * R; b++) cnt[o + b] = 0;
 unsigned long long lo = (unsigned long long)base;
 if (a.ndim == 1 && a.strides()[0] == sizeof(T) && cnt.ndim == 1 && cnt.strides()[0] == 4) {
     for (; j + 4 <= end; j += 4) {
-        cnt[o + (long)((unsigned long long)a[j] - lo)] += 1;
-        cnt[o + R + (long)((unsigned long long)a[j + 1] - lo)] += 1;
-        cnt[o + 2 * R + (long)((unsigned long long)a[j + 2] - lo)] += 1;
-        cnt[o + 3 * R + (long)((unsigned long long)a[j + 3] - lo)] += 1;
+        cnt[o + KEY(a[j])] += 1;
+        cnt[o + R + KEY(a[j + 1])] += 1;
+        cnt[o + 2 * R + KEY(a[j + 2])] += 1;
+        cnt[o + 3 * R + KEY(a[j + 3])] += 1;
     }
 }
-for (; j < end; j++) cnt[o + (long)((unsigned long long)a[j] - lo)] += 1;
+for (; j < end; j++) cnt[o + KEY(a[j])] += 1;
 """
 
 _FILL = """
@@ -75,31 +82,74 @@ unsigned long long lo = (unsigned long long)base;
 if (o.ndim == 1 && o.strides()[0] == sizeof(T)) {
     for (; q < q1; b++) {
         long e = inc[b] < q1 ? inc[b] : q1;
-        T v = (T)(lo + (unsigned long long)b);
+        T v = VALUE(b);
         if (desc) { for (; q < e; q++) o[n - 1 - q] = v; }
         else { for (; q < e; q++) o[q] = v; }
     }
 }
 for (; q < q1; b++) {
     long e = inc[b] < q1 ? inc[b] : q1;
-    T v = (T)(lo + (unsigned long long)b);
+    T v = VALUE(b);
     for (; q < e; q++) o[desc ? n - 1 - q : q] = v;
 }
 """
 
-_count = ElementwiseKernel("raw T a, int64 n, int64 C, int64 R, T base", "raw int32 cnt", _COUNT, "rk_count_host",
-                           _heavy=True)
-_fill = ElementwiseKernel("raw int64 inc, int64 n, int64 C, int64 R, T base, bool desc", "raw T o", _FILL,
-                          "rk_count_fill_host", _heavy=True)
+#: (KEY, VALUE, preamble) of the integers' and bools' kernels and of float16's: a value's
+#: counter, and the value of a counter.  float16 is counted by its bits (a uint16 view):
+#: its key orders as its value (negative values complemented, others with the top bit
+#: set), every NaN the last key, ``-0.0`` and ``+0.0`` two keys side by side.
+_KINDS = {
+    "int": ("(long)((unsigned long long)(X) - lo)", "(T)(lo + (unsigned long long)(B))", ""),
+    "f16": ("rk_h_key(X)", "rk_h_value(B)", """
+__device__ long rk_h_key(unsigned short h) {
+    // (no branch on the sign, which random data takes at random: negative values flip
+    // every bit, others the top one)
+    unsigned int u = h;
+    unsigned int flip = (0u - (u >> 15)) | 0x8000u;
+    long key = (long)((u ^ flip) & 0xFFFFu);
+    return (u & 0x7FFFu) > 0x7C00u ? 0xFFFF : key;
+}
+__device__ unsigned short rk_h_value(long k) {
+    return (unsigned short)(k >= 0x8000 ? k & 0x7FFF : ~k & 0xFFFF);
+}"""),
+}
+_kernels: dict = {}
+
+
+def _kernel(what: str, kind: str) -> ElementwiseKernel:
+    """The counting (``what`` "count") or filling ("fill") kernel of ``kind`` (``_KINDS``)."""
+    k = _kernels.get((what, kind))
+    if k is None:
+        key, value, preamble = _KINDS[kind]
+        body = (_COUNT if what == "count" else _FILL).replace("KEY(a[j])", key.replace("X", "a[j]"))
+        for q in (1, 2, 3):
+            body = body.replace(f"KEY(a[j + {q}])", key.replace("X", f"a[j + {q}]"))
+        body = body.replace("VALUE(b)", value.replace("B", "b"))
+        suffix = "" if kind == "int" else f"_{kind}"
+        if what == "count":
+            k = ElementwiseKernel("raw T a, int64 n, int64 C, int64 R, T base", "raw int32 cnt", body,
+                                  f"rk_count{suffix}_host", preamble=preamble, _heavy=True)
+        else:
+            k = ElementwiseKernel("raw int64 inc, int64 n, int64 C, int64 R, T base, bool desc", "raw T o", body,
+                                  f"rk_count_fill{suffix}_host", preamble=preamble, _heavy=True)
+        k = _kernels.setdefault((what, kind), k)
+    return k
+
+
+#: the float16 keys' counters: every bit pattern's (NaNs one), ``-0.0``'s and ``+0.0``'s
+F16_KEYS, F16_NEGATIVE_ZERO, F16_POSITIVE_ZERO = 1 << 16, 0x7FFF, 0x8000
 
 
 def _range(x: Array) -> "tuple[int, int] | None":
-    """(the smallest value, the number of values from it to the largest) of the flat,
-    contiguous host array ``x`` where that number is small enough to count by
-    (``COUNT_RANGE_MAX``, ``COUNT_RANGE_SHARE``), else None."""
+    """(the smallest value, the number of values from it to the largest: the counters) of
+    the flat, contiguous host array ``x`` where that number is small enough to count by
+    (``COUNT_RANGE_MAX``, ``COUNT_RANGE_SHARE``), else None (float16: its keys, 0 and
+    ``F16_KEYS``)."""
     n, dtype = x.size, x.dtype
     if dtype.kind == "b":
         lo, hi = 0, 1
+    elif dtype.kind == "f":
+        lo, hi = 0, F16_KEYS - 1
     else:
         if dtype.itemsize > 2:
             # (a sample's range first: a wide line is not read whole for its extremes)
@@ -111,6 +161,14 @@ def _range(x: Array) -> "tuple[int, int] | None":
     return (lo, span) if span <= COUNT_RANGE_MAX and span <= n * COUNT_RANGE_SHARE else None
 
 
+def _counted(x: Array) -> bool:
+    """Whether ``x``'s dtype and length are the counting sort's (its range is read
+    after)."""
+    dtype = x.dtype
+    return (x.device.kind == "cpu" and x.size >= COUNT_MIN_LINE
+            and (dtype.kind in "biu" or (dtype.kind == "f" and dtype.itemsize == 2)))
+
+
 def _items(n: int, device) -> int:
     """The kernel items of a line of ``n``: one a thread, each a chunk of ``COUNT_MIN_LINE``
     or more, and of at most 2^30 (its counters are 32-bit)."""
@@ -118,26 +176,37 @@ def _items(n: int, device) -> int:
 
 
 def counts(x: Array) -> "tuple[int, Array] | None":
-    """(the smallest value, each value's count from it on: int64) of the flat, contiguous
-    ``x``, where it is a host line that the counting sort takes; else None."""
-    n, device = x.size, x.device
-    if device.kind != "cpu" or x.dtype.kind not in "biu" or n < COUNT_MIN_LINE:
+    """(the smallest value, each value's count from it on: int64; float16: each key's) of
+    the flat, contiguous ``x``, where it is a host line that the counting sort takes; else
+    None."""
+    if not _counted(x):
         return None
     found = _range(x)
     if found is None:
         return None
     lo, span = found
+    n, device = x.size, x.device
     items = _items(n, device)
     chunk = -(-n // items)
     cnt = Array._empty((items * SETS * span,), np.dtype(np.int32), device)
-    base = lo if x.dtype.kind != "b" else False
-    _count(x, n, chunk, span, base, cnt, size=items, _work=n)
+    keys, kind, base = _as_counted(x, lo)
+    _kernel("count", kind)(keys, n, chunk, span, base, cnt, size=items, _work=n)
     return lo, _sum(cnt.reshape((items * SETS, span)), axis=0, dtype=np.int64)
+
+
+def _as_counted(x: Array, lo: int) -> tuple:
+    """(the array the kernels read and write for ``x``, their kind, the ``base`` they
+    take): float16 as its bits."""
+    if x.dtype.kind == "f":
+        return _as(x, np.uint16), "f16", 0
+    return x, "int", lo if x.dtype.kind != "b" else False
 
 
 def count_sort(keys: Array, descending: bool) -> "Array | None":
     """The flat, contiguous line ``keys`` sorted into a new array by its counts, where the
-    counting sort takes it (``counts``); else None."""
+    counting sort takes it (``counts``); else None.  float16: the runs of zeros (where
+    both signs are present) and of NaNs are written again from the input in its order,
+    as the split sort's (``_split_sort._stable_runs``)."""
     found = counts(keys)
     if found is None:
         return None
@@ -145,8 +214,13 @@ def count_sort(keys: Array, descending: bool) -> "Array | None":
     n, device = keys.size, keys.device
     items = _items(n, device)
     out = Array._empty((n,), keys.dtype, device)
-    base = lo if keys.dtype.kind != "b" else False
-    _fill(cumulative_sum(totals), n, -(-n // items), totals.size, base, descending, out, size=items, _work=n)
+    target, kind, base = _as_counted(out, lo)
+    _kernel("fill", kind)(cumulative_sum(totals), n, -(-n // items), totals.size, base, descending, target,
+                          size=items, _work=n)
+    if kind == "f16":
+        t = totals._host()
+        both_zeros = bool(t[F16_NEGATIVE_ZERO]) and bool(t[F16_POSITIVE_ZERO])
+        _stable_runs(keys._host(), out._host(), descending, both_zeros)
     return out
 
 

@@ -305,7 +305,8 @@ def radix_sort(keys: Array, rows: int, L: int, payload: Array | None = None, des
         return gpu_radix_sort(keys, rows, L, payload, descending,
                               _FLOAT64_KEY if dtype.itemsize == 8 else _FLOAT32_KEY, indices)
     if payload is None and rows == 1:
-        # the host's long line of integers of a small range: counted (``_count_sort``)
+        # the host's long line of integers of a small range, or of float16: counted
+        # (``_count_sort``)
         out = count_sort(keys, descending)
         if out is not None:
             return out, None

@@ -1,7 +1,9 @@
 """The host's counting sort (rocarray/_count_sort.py): long lines of integers and bools of a
 small range, sorted and their unique values counted, against NumPy for every integer dtype
-and bool, both orders, ranges at the ends of each dtype's values, odd lengths; which lines
-it takes (and that the others still sort right); new sizes compile nothing."""
+and bool, both orders, ranges at the ends of each dtype's values, odd lengths; float16
+lines by their bits, bit for bit against NumPy's stable sort (NaNs of several bits, both
+zeros); which lines it takes (and that the others still sort right); new sizes compile
+nothing."""
 
 import numpy as np
 import pytest
@@ -122,3 +124,51 @@ def test_new_sizes_compile_nothing(counted):
         np.testing.assert_array_equal(ra.unique_values(ra.asarray(a, device=CPU)).get(), np.unique(a))
     assert _compiles() == before
     assert len(counted) == 2 + 2 * 3
+
+
+def _stable_sorted(a, descending):
+    """NumPy's stable sort, descending as the standard defines it (equal values in input
+    order)."""
+    if not descending:
+        return a[np.argsort(a, kind="stable")]
+    return a[a.size - 1 - np.argsort(a[::-1], kind="stable")[::-1]]
+
+
+def test_float16_by_its_bits(counted):
+    rng = np.random.default_rng(9)
+    n = 1 << 20  # (65,536 keys: a line of at least sixteen times that)
+    a = (rng.standard_normal(n) * 300).astype(np.float16)
+    bits = a.view(np.uint16)
+    lines = {}
+    for name, zeros, nans in (("both zeros, NaNs", (0.0, -0.0), (0x7E00, 0xFE01, 0x7C01, 0x7D23)),
+                              ("-0.0 alone", (-0.0,), ()), ("+0.0 alone, one NaN", (0.0,), (0x7E00,))):
+        b = a.copy()
+        for z in zeros:
+            b[rng.random(n) < 0.02] = z
+        for nan in nans:
+            b.view(np.uint16)[rng.random(n) < 0.005] = nan
+        b[rng.random(n) < 0.01] = np.inf
+        b[rng.random(n) < 0.01] = -np.inf
+        lines[name] = b
+    for name, b in lines.items():
+        x = ra.asarray(b, device=CPU)
+        for descending in (False, True):
+            got = ra.sort(x, descending=descending).get()
+            np.testing.assert_array_equal(got.view(np.uint16), _stable_sorted(b, descending).view(np.uint16),
+                                          err_msg=f"{name}, descending={descending}")
+        np.testing.assert_array_equal(x.get().view(np.uint16), b.view(np.uint16))  # (the input as it was)
+    assert counted == [n] * 2 * len(lines)
+    counted.clear()
+    # float16's unique values: from the counted sort's runs (not from the counts: each NaN
+    # is its own unique value, -0.0 and +0.0 one)
+    b = lines["-0.0 alone"]
+    v, c = ra.unique_counts(ra.asarray(b, device=CPU))
+    want_v, want_c = np.unique(b, return_counts=True)
+    np.testing.assert_array_equal(v.get(), want_v)
+    np.testing.assert_array_equal(c.get(), want_c)
+    assert counted == [n]
+    # a shorter float16 line (fewer than sixteen elements a key): not counted
+    short = a[: n // 2]
+    np.testing.assert_array_equal(ra.sort(ra.asarray(short, device=CPU)).get().view(np.uint16),
+                                  _stable_sorted(short, False).view(np.uint16))
+    assert counted == [n]
