@@ -18,6 +18,7 @@ from ._copy import contiguous
 from ._creation_functions import asarray
 from ._dtypes import result_type
 from ._gather_gpu import on_gpu, search_sorted
+from ._radix_gpu import _as
 from ._manipulation_functions import reshape
 from ._user_kernels import ElementwiseKernel
 from ._views import _normalize_axis
@@ -107,6 +108,10 @@ template <typename T> __device__ bool rk_lt(T a, T b) {
     return br != br;
 }
 """
+#: The host looks up bool and 8-bit queries, from this many on, in a table of every
+#: value's answer (2 or 256 searches) instead of searching for each (2^20 bool queries:
+#: 24 ms searched, NumPy's 23; benchmarks/results/2026-12-05-cpu-stop60/).
+SEARCH_TABLE_MIN = 4096
 #: Queries one host search item takes together, level by level: each halving step reads
 #: one element for every query of the item, independent loads, so that many are in
 #: flight at once (as NumPy 2.5's searchsorted does for all its queries).
@@ -189,6 +194,11 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
         x1 = x1.astype(dt)
     if x2.dtype != dt:
         x2 = x2.astype(dt)
+    if dt.itemsize == 1 and x2.size >= SEARCH_TABLE_MIN and not on_gpu(x1.device):
+        # (the host's bool and 8-bit queries: every value's answer once, then a lookup)
+        every = np.array([False, True]) if dt.kind == "b" else np.arange(256, dtype=np.uint8).view(dt)
+        table = searchsorted(x1, asarray(every, device=x1.device), side=side)
+        return take(table, _as(contiguous(x2), np.uint8))
     out = Array._empty(x2.shape, _int64, x2.device)
     if out.size == 0:
         return out

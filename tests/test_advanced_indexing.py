@@ -383,6 +383,34 @@ def test_searchsorted(device, dtype):
     assert r.shape == () and int(r) == np.searchsorted(s, v.flat[5], side="right")
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8"])
+def test_searchsorted_of_many_byte_queries_by_table(device, dtype, monkeypatch):
+    """The host's bool and 8-bit queries, from ``SEARCH_TABLE_MIN`` on, looked up in a table
+    of every value's answer (the queries an N-d view; sorted arrays with repeats, values
+    missing and at the ends; ``sorter``); below it, and on a GPU, each searched."""
+    from rocarray import _indexing_functions
+    rng = np.random.default_rng(19)
+    looked_up, real = [], _indexing_functions.take
+    monkeypatch.setattr(_indexing_functions, "take", lambda *a, **k: looked_up.append(1) or real(*a, **k))
+    info = (0, 1) if dtype == "bool" else (np.iinfo(dtype).min, np.iinfo(dtype).max)
+    for n in (1, 300, 5000):
+        u = (rng.random(n) < 0.3) if dtype == "bool" else rng.integers(info[0] + 5, info[1] - 5, n).astype(dtype)
+        s = np.sort(u)
+        v = (rng.random((90, 100)) < 0.5) if dtype == "bool" else rng.integers(*info, (90, 100), endpoint=True).astype(dtype)
+        xs, xv = ra.asarray(s, device=device), ra.asarray(v, device=device)[:, ::2]
+        for side in ("left", "right"):
+            np.testing.assert_array_equal(ra.searchsorted(xs, xv, side=side).get(),
+                                          np.searchsorted(s, v[:, ::2], side=side))
+        sorter = np.argsort(u, kind="stable")
+        np.testing.assert_array_equal(
+            ra.searchsorted(ra.asarray(u, device=device), xv, sorter=ra.asarray(sorter, device=device)).get(),
+            np.searchsorted(u, v[:, ::2], sorter=sorter))
+    few = ra.asarray(v[:2], device=device)
+    np.testing.assert_array_equal(ra.searchsorted(xs, few).get(), np.searchsorted(s, v[:2]))
+    # (three sizes, two sides: a table each; ``sorter`` takes ``x1`` through ``take`` too)
+    assert len(looked_up) == (3 * 3 + 3 if device.kind == "cpu" else 3)
+
+
 def test_searchsorted_nan_and_empty(device):
     s = np.array([-1.0, 0.5, 2.0, np.nan, np.nan])
     v = np.array([np.nan, 3.0, -5.0, 0.5])
