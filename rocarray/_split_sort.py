@@ -180,16 +180,17 @@ def _cut(lo: int, hi: int, runs: list, margin: int) -> "int | None":
     return k if k - lo >= (hi - lo) * CUT_MIN_SHARE else None
 
 
-def _stable_runs(a: np.ndarray, o: np.ndarray, descending: bool, negative_zeros: bool) -> None:
-    """Write the sorted ``o``'s run of zeros (where ``a`` holds a ``-0.0``: ``negative_zeros``)
-    and its run of NaNs again from ``a``, in ``a``'s order: NumPy's sort is not stable (the
-    order of ``-0.0`` and ``+0.0``), its SIMD partition of a line holding NaNs and
-    infinities may write ``-0.0`` as ``+0.0``, and its SIMD sort writes every NaN with the
-    same bits."""
+def _stable_runs(a: np.ndarray, o: np.ndarray, descending: bool, zeros: bool) -> None:
+    """Write the sorted ``o``'s run of NaNs, and its run of zeros where ``zeros``, again
+    from ``a``, in ``a``'s order: NumPy's sort is not stable (the order of ``-0.0`` and
+    ``+0.0``), its SIMD partition of a line holding NaNs and infinities may write ``-0.0``
+    as ``+0.0`` (so the split sort rewrites the zeros where ``a`` holds a ``-0.0``), and its
+    SIMD sort writes every NaN with the same bits (the counting sort, which writes each
+    key's value, rewrites the zeros where both signs are in ``a``, and the NaNs)."""
     up = o[::-1] if descending else o  # (ascending, NaN last: as ``searchsorted`` wants it)
     n, zero, nan = o.size, o.dtype.type(0), o.dtype.type(np.nan)  # (of ``o``'s type: no casts of ``up``)
     zlo, zhi = np.searchsorted(up, zero, "left"), np.searchsorted(up, zero, "right")
-    if zhi > zlo and negative_zeros:
+    if zhi > zlo and zeros:
         zeros = a[a == 0]
         if descending:
             o[n - zhi:n - zlo] = zeros
