@@ -1,7 +1,8 @@
 """The host's counting sort: a long line of integers or bools whose values span a small
 range is sorted by counting them, and its unique values and their counts are read from the
 same counts (``unique_values``, ``unique_counts``), with no sort; a long line of float16 is
-sorted by counting its bits (65,536 keys).
+sorted by counting its bits (65,536 keys); rows of 8-bit integers and bools are argsorted
+by counting (``count_argsort_rows``).
 
 Such lines are common (labels, categories, small counts, every 8- and 16-bit line), and
 NumPy sorts them by comparisons (16-bit ones with AVX-512), where counting reads the line
@@ -240,3 +241,51 @@ def count_runs(x: Array, lengths: bool) -> "tuple | None":
     values = (present.astype(np.uint64) + np.uint64(lo % (1 << 64))).astype(x.dtype)
     device = x.device
     return asarray(values, device=device), asarray(t[present], device=device) if lengths else None
+
+
+# One item a row: its 256 counts, their running sum, then each element's place written at
+# its key's next slot, in order (stable; descending complements the keys, which keeps
+# equal elements in input order, as the standard's stable descending sort does).
+_ARGSORT_ROWS = """
+long base = i * L;
+long c[256];
+for (long b = 0; b < 256; b++) c[b] = 0;
+if (a.ndim == 1 && a.strides()[0] == sizeof(T) && out.ndim == 1 && out.strides()[0] == 8) {
+    for (long j = 0; j < L; j++) c[((unsigned int)(unsigned char)a[base + j] ^ x) & 255] += 1;
+    long s = 0;
+    for (long b = 0; b < 256; b++) { long t = c[b]; c[b] = s; s += t; }
+    for (long j = 0; j < L; j++) {
+        long k = ((unsigned int)(unsigned char)a[base + j] ^ x) & 255;
+        out[base + c[k]] = j;
+        c[k] += 1;
+    }
+    return;
+}
+for (long j = 0; j < L; j++) c[((unsigned int)(unsigned char)a[base + j] ^ x) & 255] += 1;
+long s = 0;
+for (long b = 0; b < 256; b++) { long t = c[b]; c[b] = s; s += t; }
+for (long j = 0; j < L; j++) {
+    long k = ((unsigned int)(unsigned char)a[base + j] ^ x) & 255;
+    out[base + c[k]] = j;
+    c[k] += 1;
+}
+"""
+_argsort_rows = ElementwiseKernel("raw T a, int64 L, int64 x", "raw int64 out", _ARGSORT_ROWS,
+                                  "rk_count_argsort_rows_host", _heavy=True)
+#: the longest line (one row) ``count_argsort_rows`` takes: one item sorts a row, so a
+#: longer single line keeps the radix passes, which share it between the threads
+COUNT_ARGSORT_LINE_MAX = 1 << 16
+
+
+def count_argsort_rows(keys: Array, rows: int, L: int, descending: bool) -> "Array | None":
+    """The stable ``argsort`` (int64 places, flat) of each of the ``rows`` rows of ``L`` of
+    the flat, contiguous host array ``keys`` of 8-bit integers or bools, by counting; None
+    for other keys (and a single line longer than ``COUNT_ARGSORT_LINE_MAX``)."""
+    dtype = keys.dtype
+    if keys.device.kind != "cpu" or dtype.itemsize != 1 or (rows == 1 and L > COUNT_ARGSORT_LINE_MAX):
+        return None
+    # (each byte's key: signed integers with the sign bit flipped, descending all bits)
+    x = (0x80 if dtype.kind == "i" else 0) ^ (0xFF if descending else 0)
+    out = Array._empty((rows * L,), np.dtype(np.int64), keys.device)
+    _argsort_rows(keys, L, x, out, size=rows, _work=rows * L)
+    return out

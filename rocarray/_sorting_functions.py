@@ -7,7 +7,8 @@ as its payload); on the host, rows of 32- and 64-bit values of any length the so
 network takes go to it (``sort`` and ``argsort``, once its module is loaded), and short
 rows of 8- and 16-bit integers and bools widened to int32, and for ``argsort`` their rows up
 to ``WIDE_ARGSORT_MAX`` (float16: argsorted as float32, its ``sort`` of short rows gathering
-the values by that order; ``_widening``); other short
+the values by that order; ``_widening``); ``argsort`` of longer rows of 8-bit keys counts
+them (``_count_sort.count_argsort_rows``); other short
 lines are sorted by one kernel item per line with a bottom-up merge sort (runs of width
 1, 2, 4, ... merged between the work array and a scratch array of the same shape, taking
 the right element only when it comes strictly before the left one: stable), where the
@@ -31,6 +32,7 @@ from . import _dtypes
 from ._advanced_indexing import take_along
 from ._array_object import Array, _prod
 from ._copy import contiguous
+from ._count_sort import count_argsort_rows
 from ._creation_functions import arange
 from ._data_type_functions import astype
 from ._elementwise import copy_array
@@ -216,11 +218,12 @@ _WIDER = {np.dtype(t): np.dtype(np.int32) for t in (np.bool_, np.int8, np.uint8,
 
 
 #: The longest rows of 8- and 16-bit values (by their bytes) whose ``argsort`` the wider
-#: network takes: longer ones take the radix sort's one or two passes, as fast or faster
-#: there (rows of 512 uint8: 12.1 ms widened, 10.2 by the passes, of 256: 9.4 and 10.3;
-#: rows of 2,048 int16: 19.8 and 26.5, of 8,192: 25.4 and 25.1; 2^22 elements on the
-#: 2-core VM, benchmarks/results/2026-12-05-cpu-stop60/).
-WIDE_ARGSORT_MAX = {1: 256, 2: 2048}
+#: network takes: longer 8-bit rows are counted (``count_argsort_rows``; rows of 64 int8:
+#: 3.1x NumPy widened, 2.2x counted; of 100: 1.9x and 2.5x; of 256: 1.4x and 2.2x), longer
+#: 16-bit ones take the radix sort's two passes (rows of 2,048 int16: 19.8 ms widened,
+#: 26.5 by the passes, of 8,192: 25.4 and 25.1); 2^22 elements on the 2-core VM,
+#: benchmarks/results/2026-12-05-cpu-stop60/.
+WIDE_ARGSORT_MAX = {1: 64, 2: 2048}
 
 
 def _widening(work: Array, n: int, arg: bool) -> "tuple | None":
@@ -327,6 +330,10 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
         widening = _widening(work, n, True)
         keys = work if widening is None else astype(work, widening[0])
         order = network_argsort(keys if flat else keys.reshape((keys.size,)), lines, n, descending)
+        if order is not None:
+            return order if flat else _finish(order.reshape(work.shape), axis)
+    if work.size and n >= RADIX_MIN_LINE:  # (the host's rows of 8-bit keys: counted)
+        order = count_argsort_rows(work.reshape((work.size,)), lines, n, descending)
         if order is not None:
             return order if flat else _finish(order.reshape(work.shape), axis)
     idx = contiguous(broadcast_to(arange(n, dtype=_int64(), device=work.device), work.shape))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import rocarray as ra
-from rocarray import _count_sort
+from rocarray import _count_sort, _sorting_functions
 from test_radix_sort import _compiles
 
 CPU = ra.Device("cpu")
@@ -172,3 +172,31 @@ def test_float16_by_its_bits(counted):
     np.testing.assert_array_equal(ra.sort(ra.asarray(short, device=CPU)).get().view(np.uint16),
                                   _stable_sorted(short, False).view(np.uint16))
     assert counted == [n]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8"])
+def test_argsort_of_8_bit_rows_by_counting(dtype, monkeypatch):
+    # rows past the widened network's (``WIDE_ARGSORT_MAX``) and single lines up to
+    # ``COUNT_ARGSORT_LINE_MAX``: counted, stable both ways (the standard's descending
+    # order keeps equal elements in input order), along any axis; a longer single line:
+    # the radix passes
+    rng = np.random.default_rng(17)
+    taken, real = [], _count_sort.count_argsort_rows
+    monkeypatch.setattr(_sorting_functions, "count_argsort_rows",
+                        lambda keys, rows, L, d: taken.append((rows, L)) or real(keys, rows, L, d))
+    draw = (lambda shape: rng.random(shape) < 0.3) if dtype == "bool" else (
+        lambda shape: rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, shape, endpoint=True).astype(dtype))
+    for shape, axis in (((40, 300), -1), ((9, 2049), 1), ((1000, 7), 0), ((3, 4, 500), -1), ((60_001,), 0)):
+        a = draw(shape)
+        x = ra.asarray(a, device=CPU)
+        np.testing.assert_array_equal(ra.argsort(x, axis=axis).get(), np.argsort(a, axis=axis, kind="stable"))
+        L = a.shape[axis]
+        flipped = np.flip(a, axis=axis)
+        want = L - 1 - np.flip(np.argsort(flipped, axis=axis, kind="stable"), axis=axis)
+        np.testing.assert_array_equal(ra.argsort(x, axis=axis, descending=True).get(), want)
+    assert [L for _, L in taken] == [300, 300, 2049, 2049, 1000, 1000, 500, 500, 60_001, 60_001]
+    long_line = draw(_count_sort.COUNT_ARGSORT_LINE_MAX + 1)
+    assert real(ra.asarray(long_line, device=CPU), 1, long_line.size, False) is None
+    np.testing.assert_array_equal(ra.argsort(ra.asarray(long_line, device=CPU)).get(),
+                                  np.argsort(long_line, kind="stable"))
+    assert real(ra.asarray(rng.random(500).astype(np.float32), device=CPU), 1, 500, False) is None  # (8-bit keys only)
