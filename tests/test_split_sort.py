@@ -22,12 +22,9 @@ CPU = ra.Device("cpu")
 
 
 @pytest.fixture
-def split_sorts(monkeypatch):
-    """The split sort on (as on an AVX-512 host of a few threads) for lines of 2**12 or
-    more; the lines it sorted are counted in the list it yields."""
-    if CPU.runtime._threads < 2:
-        pytest.skip("the split sort shares a line between host threads; this host runs one "
-                    "(ROCARRAY_NUM_THREADS or a one-core CPU)")
+def numpy_sorts(monkeypatch):
+    """NumPy's sort taken for lines of 2**10 or more (as on an AVX-512 host), split from
+    2**12 on; the lines it sorted are counted in the list it yields."""
     monkeypatch.setattr(_split_sort, "numpy_simd_sort", lambda bits: True)
     monkeypatch.setattr(_split_sort, "SPLIT_SORT_MIN", 1 << 12)
     monkeypatch.setattr(_split_sort, "ONE_PIECE_MIN", 1 << 10)
@@ -41,6 +38,15 @@ def split_sorts(monkeypatch):
 
     monkeypatch.setattr(_radix, "split_sort", spy)
     return sorted_lines
+
+
+@pytest.fixture
+def split_sorts(numpy_sorts):
+    """``numpy_sorts`` on a host of two threads or more, which split the longer lines."""
+    if CPU.runtime._threads < 2:
+        pytest.skip("the split sort shares a line between host threads; this host runs one "
+                    "(ROCARRAY_NUM_THREADS or a one-core CPU)")
+    return numpy_sorts
 
 
 def _wide(n, dtype, rng):
@@ -210,7 +216,7 @@ def test_which_lines_are_split(split_sorts, monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", ["int16", "float32", "int64", "float64"])
-def test_one_piece_below_the_split(split_sorts, monkeypatch, dtype):
+def test_one_piece_below_the_split(numpy_sorts, monkeypatch, dtype):
     # lines shorter than ``SPLIT_SORT_MIN``: one NumPy sort on the calling thread, its
     # zeros' and NaNs' runs put back in input order as the split's
     monkeypatch.setattr(_split_sort, "SPLIT_SORT_MIN", 1 << 20)
@@ -221,7 +227,7 @@ def test_one_piece_below_the_split(split_sorts, monkeypatch, dtype):
         for descending in (False, True):
             got = ra.sort(ra.asarray(a, device=CPU), descending=descending).get()
             np.testing.assert_array_equal(_bits(got), _bits(_stable(a, descending)), err_msg=f"n={n}")
-    assert split_sorts == [1 << 10, 1 << 10, 9001, 9001, 70_001, 70_001]
+    assert numpy_sorts == [1 << 10, 1 << 10, 9001, 9001, 70_001, 70_001]
 
 
 def test_split_sort_compiles_nothing(split_sorts):
