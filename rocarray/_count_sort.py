@@ -58,13 +58,13 @@ for (long b = 0; b < 4 * R; b++) cnt[o + b] = 0;
 unsigned long long lo = (unsigned long long)base;
 if (a.ndim == 1 && a.strides()[0] == sizeof(T) && cnt.ndim == 1 && cnt.strides()[0] == 4) {
     for (; j + 4 <= end; j += 4) {
-        cnt[o + KEY(a[j])] += 1;
-        cnt[o + R + KEY(a[j + 1])] += 1;
-        cnt[o + 2 * R + KEY(a[j + 2])] += 1;
-        cnt[o + 3 * R + KEY(a[j + 3])] += 1;
+        cnt[o + rk_key(a[j], lo)] += 1;
+        cnt[o + R + rk_key(a[j + 1], lo)] += 1;
+        cnt[o + 2 * R + rk_key(a[j + 2], lo)] += 1;
+        cnt[o + 3 * R + rk_key(a[j + 3], lo)] += 1;
     }
 }
-for (; j < end; j++) cnt[o + KEY(a[j])] += 1;
+for (; j < end; j++) cnt[o + rk_key(a[j], lo)] += 1;
 """
 
 _FILL = """
@@ -83,26 +83,31 @@ unsigned long long lo = (unsigned long long)base;
 if (o.ndim == 1 && o.strides()[0] == sizeof(T)) {
     for (; q < q1; b++) {
         long e = inc[b] < q1 ? inc[b] : q1;
-        T v = VALUE(b);
+        T v = (T)rk_value(b, lo);
         if (desc) { for (; q < e; q++) o[n - 1 - q] = v; }
         else { for (; q < e; q++) o[q] = v; }
     }
 }
 for (; q < q1; b++) {
     long e = inc[b] < q1 ? inc[b] : q1;
-    T v = VALUE(b);
+    T v = (T)rk_value(b, lo);
     for (; q < e; q++) o[desc ? n - 1 - q : q] = v;
 }
 """
 
-#: (KEY, VALUE, preamble) of the integers' and bools' kernels and of float16's: a value's
-#: counter, and the value of a counter.  float16 is counted by its bits (a uint16 view):
-#: its key orders as its value (negative values complemented, others with the top bit
-#: set), every NaN the last key, ``-0.0`` and ``+0.0`` two keys side by side.
+#: The kernels' ``rk_key`` (a value's counter, from the smallest value ``lo``) and
+#: ``rk_value`` (the value of a counter) for integers and bools, and for float16, counted
+#: by its bits (a uint16 view): its key orders as its value (negative values complemented,
+#: others with the top bit set), every NaN the last key, ``-0.0`` and ``+0.0`` two keys
+#: side by side.
 _KINDS = {
-    "int": ("(long)((unsigned long long)(X) - lo)", "(T)(lo + (unsigned long long)(B))", ""),
-    "f16": ("rk_h_key(X)", "rk_h_value(B)", """
-__device__ long rk_h_key(unsigned short h) {
+    "int": """
+template <typename T> __device__ long rk_key(T x, unsigned long long lo) {
+    return (long)((unsigned long long)x - lo);
+}
+__device__ unsigned long long rk_value(long b, unsigned long long lo) { return lo + (unsigned long long)b; }""",
+    "f16": """
+__device__ long rk_key(unsigned short h, unsigned long long lo) {
     // (no branch on the sign, which random data takes at random: negative values flip
     // every bit, others the top one)
     unsigned int u = h;
@@ -110,9 +115,9 @@ __device__ long rk_h_key(unsigned short h) {
     long key = (long)((u ^ flip) & 0xFFFFu);
     return (u & 0x7FFFu) > 0x7C00u ? 0xFFFF : key;
 }
-__device__ unsigned short rk_h_value(long k) {
+__device__ unsigned long long rk_value(long k, unsigned long long lo) {
     return (unsigned short)(k >= 0x8000 ? k & 0x7FFF : ~k & 0xFFFF);
-}"""),
+}""",
 }
 _kernels: dict = {}
 
@@ -121,11 +126,8 @@ def _kernel(what: str, kind: str) -> ElementwiseKernel:
     """The counting (``what`` "count") or filling ("fill") kernel of ``kind`` (``_KINDS``)."""
     k = _kernels.get((what, kind))
     if k is None:
-        key, value, preamble = _KINDS[kind]
-        body = (_COUNT if what == "count" else _FILL).replace("KEY(a[j])", key.replace("X", "a[j]"))
-        for q in (1, 2, 3):
-            body = body.replace(f"KEY(a[j + {q}])", key.replace("X", f"a[j + {q}]"))
-        body = body.replace("VALUE(b)", value.replace("B", "b"))
+        preamble = _KINDS[kind]
+        body = _COUNT if what == "count" else _FILL
         suffix = "" if kind == "int" else f"_{kind}"
         if what == "count":
             k = ElementwiseKernel("raw T a, int64 n, int64 C, int64 R, T base", "raw int32 cnt", body,
