@@ -35,7 +35,7 @@ import numpy as np
 from ._array_object import Array
 from ._copy import contiguous
 from ._creation_functions import asarray
-from ._radix_gpu import _as, value_extremes
+from ._radix_gpu import value_extremes
 from ._split_sort import _sample_places, _stable_runs
 from ._statistical_functions import cumulative_sum, sum as _sum
 from ._user_kernels import ElementwiseKernel
@@ -201,7 +201,7 @@ def _as_counted(x: Array, lo: int) -> tuple:
     """(the array the kernels read and write for ``x``, their kind, the ``base`` they
     take): float16 as its bits."""
     if x.dtype.kind == "f":
-        return _as(x, np.uint16), "f16", 0
+        return Array._new(x._buf, x.shape, x.strides, x._offset, np.dtype(np.uint16)), "f16", 0
     return x, "int", lo if x.dtype.kind != "b" else False
 
 

@@ -212,8 +212,9 @@ def _radix_line(work: Array, n: int, payload: bool) -> bool:
 #: The shortest float16 rows whose host ``sort`` gathers the values by the argsort
 #: network's order (shorter ones: the merge sort, faster than the gather there).
 GATHER_MIN_LINE = 6
-#: Dtypes whose short rows the host's sorting network takes widened to int32 (the order
-#: is theirs; the sorted values are narrowed back exactly); float16's argsort takes float32.
+#: Dtypes whose short rows (and argsort rows up to ``WIDE_ARGSORT_MAX``) the host's sorting
+#: network takes widened to int32 (the order is theirs; sorted values are narrowed back
+#: exactly); float16's argsort takes float32.
 _WIDER = {np.dtype(t): np.dtype(np.int32) for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16)}
 
 

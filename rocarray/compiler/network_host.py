@@ -1,8 +1,8 @@
 """The host's sort of rows by a bitonic sorting network on SIMD vectors, built as LLVM IR:
 every row of up to ``longest_row(kind)`` keys of 32 or 64 bits (65,536; 16,384 of 64-bit
-integers), and of integers of 8 and 16 bits from ``shortest_row(kind)`` on, in a buffer of ``STACK_BYTES`` on the item's stack where it holds the row
-(``row_max``: 16,384 keys of 32 bits, 8,192 of 64), else in the row's part of a scratch
-array the caller passes.
+integers), and of integers of 8 and 16 bits from ``shortest_row(kind)`` on, in a buffer
+of ``STACK_BYTES`` on the item's stack where it holds the row (``row_max``: 16,384 keys of
+32 bits, 8,192 of 64), else in the row's part of a scratch array the caller passes.
 
 A row's elements become keys that order as NumPy orders the values, padded with the
 largest key to a power of two ``P`` of at least a vector.  Integers become signed integers
