@@ -4,10 +4,11 @@ merge sort written in the kernel language for short lines.
 The sorted axis is moved last and copied to a contiguous work array of lines.  Lines of
 ``RADIX_MIN_LINE`` elements or more go to the radix sort (``argsort`` carries the indices
 as its payload); on the host, rows of 32- and 64-bit values of any length the sorting
-network takes go to it (``sort`` and ``argsort``, once its module is loaded), and short
-rows of 8- and 16-bit integers and bools widened to int32, and for ``argsort`` their rows up
-to ``WIDE_ARGSORT_MAX`` (float16: argsorted as float32, its ``sort`` of short rows gathering
-the values by that order; ``_widening``); ``argsort`` of longer rows of 8-bit keys counts
+network takes go to it (``sort`` and ``argsort``, once its module is loaded), and so do
+the rows of 8- and 16-bit values it sorts as they are (``sort``, from
+``network_host.shortest_row``); shorter rows of 8- and 16-bit integers and bools are
+widened to int32, and for ``argsort`` their rows up to ``WIDE_ARGSORT_MAX`` (float16:
+argsorted as float32; ``_widening``); ``argsort`` of longer rows of 8-bit keys counts
 them (``_count_sort.count_argsort_rows``); other short
 lines are sorted by one kernel item per line with a bottom-up merge sort (runs of width
 1, 2, 4, ... merged between the work array and a scratch array of the same shape, taking
@@ -29,7 +30,6 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtypes
-from ._advanced_indexing import take_along
 from ._array_object import Array, _prod
 from ._copy import contiguous
 from ._count_sort import count_argsort_rows
@@ -209,9 +209,6 @@ def _radix_line(work: Array, n: int, payload: bool) -> bool:
     return n >= RADIX_MIN_LINE or (n > 1 and network_sorts(n, work.dtype, work.device, payload))
 
 
-#: The shortest float16 rows whose host ``sort`` gathers the values by the argsort
-#: network's order (shorter ones: the merge sort, faster than the gather there).
-GATHER_MIN_LINE = 6
 #: Dtypes whose short rows (and argsort rows up to ``WIDE_ARGSORT_MAX``) the host's sorting
 #: network takes widened to int32 (the order is theirs; sorted values are narrowed back
 #: exactly); float16's argsort takes float32.
@@ -227,26 +224,25 @@ _WIDER = {np.dtype(t): np.dtype(np.int32) for t in (np.bool_, np.int8, np.uint8,
 WIDE_ARGSORT_MAX = {1: 64, 2: 2048}
 
 
-def _widening(work: Array, n: int, arg: bool) -> "tuple | None":
-    """(the dtype, whether by its argsort) in which the host's sorting network takes
-    ``work``'s lines of ``n`` for ``sort`` (``arg``: ``argsort``), widened into a new array
-    (the keys only read): ``_WIDER``'s dtypes, and float16 by the float32 argsort (its
-    ``sort`` from ``GATHER_MIN_LINE`` on, gathering the values by that order, so NaNs keep
-    their bits); for ``sort`` lines shorter than ``RADIX_MIN_LINE`` only (longer ones of the
-    integers take the network as they are from ``network_host.shortest_row`` on, float16
-    the radix sort's two passes), for ``argsort`` up to ``WIDE_ARGSORT_MAX`` (the network
-    argsorts 32- and 64-bit keys alone); once that network is loaded (its compile
-    starts at the first ask); else None."""
+def _widening(work: Array, n: int, arg: bool) -> "np.dtype | None":
+    """The dtype in which the host's sorting network takes ``work``'s lines of ``n`` for
+    ``sort`` (``arg``: ``argsort``), widened into a new array (the keys only read):
+    ``_WIDER``'s dtypes, and for ``argsort`` float16 as float32; for ``sort`` lines shorter
+    than ``RADIX_MIN_LINE`` only (the network takes the longer ones, and those from
+    ``network_host.shortest_row`` on, as they are; float16's shorter ones go to the merge
+    sort), for ``argsort`` up to ``WIDE_ARGSORT_MAX`` (the network argsorts 32- and 64-bit
+    keys alone); once that network is loaded (its compile starts at the first ask); else
+    None."""
     if work.device.kind != "cpu":
         return None
     if n >= RADIX_MIN_LINE and not (arg and n <= WIDE_ARGSORT_MAX.get(work.dtype.itemsize, 0)):
         return None
     wide = _WIDER.get(work.dtype)
-    if wide is None and work.dtype == _dtypes.float16 and (arg or n >= GATHER_MIN_LINE):
-        wide, arg = np.dtype(np.float32), True
+    if wide is None and work.dtype == _dtypes.float16 and arg:
+        wide = np.dtype(np.float32)
     if wide is None or not network_sorts(n, wide, work.device, arg):
         return None
-    return wide, arg
+    return wide
 
 
 def _gpu_radix(work: Array, n: int) -> bool:
@@ -285,13 +281,9 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
             if out._buf is x._buf:  # (keys all equal: a sort that reads its input hands it back)
                 out = copy_array(out)
             return out if flat else _finish(out.reshape(work.shape), axis)
-        widening = _widening(work, n, False)
-        if widening is not None:
-            wide = astype(work, widening[0]).reshape((work.size,))
-            if widening[1]:  # (float16: its values gathered by the order, NaNs keeping their bits)
-                order = network_argsort(wide, lines, n, descending).reshape((lines, n))
-                return _finish(take_along(work.reshape((lines, n)), order, 1).reshape(work.shape), axis)
-            out, _ = radix_sort(wide, lines, n, None, descending)
+        wide = _widening(work, n, False)
+        if wide is not None:
+            out, _ = radix_sort(astype(work, wide).reshape((work.size,)), lines, n, None, descending)
             return _finish(astype(out, work.dtype).reshape(work.shape), axis)
         # (flat raw operands: an N-d one costs a division per dimension and access)
         scratch = Array._empty((work.size,), work.dtype, work.device)
@@ -328,8 +320,8 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
             order = contiguous(broadcast_to(arange(n, dtype=_int64(), device=work.device), work.shape))
         return order if flat else _finish(order.reshape(work.shape), axis)
     if work.size and n > 1:  # (the host's rows of 32- and 64-bit keys, or narrower widened: its network)
-        widening = _widening(work, n, True)
-        keys = work if widening is None else astype(work, widening[0])
+        wide = _widening(work, n, True)
+        keys = work if wide is None else astype(work, wide)
         order = network_argsort(keys if flat else keys.reshape((keys.size,)), lines, n, descending)
         if order is not None:
             return order if flat else _finish(order.reshape(work.shape), axis)

@@ -1,7 +1,7 @@
 """The host's sorting network (compiler/network_host.py) behind ``sort`` of rows of up to
 ``longest_row`` 32- and 64-bit elements (65,536; 16,384 of 64-bit integers: in the stack's
-buffer up to ``row_max``, else in a scratch array) and of 8- and 16-bit integers and bools
-from ``shortest_row`` on, against NumPy's stable sort bit for bit: every length class, both
+buffer up to ``row_max``, else in a scratch array) and of 8- and 16-bit integers, bools
+and float16 from ``shortest_row`` on, against NumPy's stable sort bit for bit: every length class, both
 directions, NaNs of any bits and sign, -0.0 among +0.0, infinities, the extremes of the
 integers; the input left as it was; the radix sort serving the rows while the network
 compiles, and rows longer than the network's; new lengths compile nothing."""
@@ -18,7 +18,7 @@ from rocarray.compiler import network_host
 from rocarray.compiler.cache import drain_background
 from rocarray.targets import target_for
 
-DTYPES = [np.float32, np.float64, np.int32, np.int64, np.uint32, np.uint64]
+DTYPES = [np.float32, np.float64, np.float16, np.int32, np.int64, np.uint32, np.uint64]
 LENGTHS = [2, 3, 7, 15, 16, 17, 31, 32, 33, 100, 255, 256, 257, 511, 512, 700, 1023, 1024, 1025, 2048, 3001,
            8191, 8192, 8193, 16384, 16385, 20000, 32768, 32769, 65536, 65537]
 
@@ -38,7 +38,7 @@ def _rows(dtype, rows, L, rng):
         a[rng.random((rows, L)) < 0.05] = -np.inf
         bits = a.view(f"u{dtype.itemsize}")
         top = 1 << (8 * dtype.itemsize - 1)
-        exp = (0x7F800000 if dtype.itemsize == 4 else 0x7FF0000000000000)
+        exp = {2: 0x7C00, 4: 0x7F800000, 8: 0x7FF0000000000000}[dtype.itemsize]
         # NaNs of several payloads and both signs
         for payload, sign in ((1, 0), (12345, top), (exp >> 1, 0), (3, top)):
             bits[rng.random((rows, L)) < 0.03] = exp | payload | sign
@@ -222,8 +222,10 @@ def test_what_takes_the_network(device):
         for L in (1025, on_stack, on_stack + 1, longest):
             assert _radix.network_sorts(L, np.dtype(dt), cpu)
         assert not _radix.network_sorts(longest + 1, np.dtype(dt), cpu)
-    for dt in (np.float16, np.complex64):
-        assert not _radix.network_sorts(100, np.dtype(dt), cpu)
+    assert not _radix.network_sorts(100, np.dtype(np.complex64), cpu)
+    _ready(np.float16, device)  # (sorts from rows of 4; its argsort widens it)
+    assert _radix.network_sorts(4, np.dtype(np.float16), cpu) and _radix.network_sorts(65536, np.dtype(np.float16), cpu)
+    assert not _radix.network_sorts(3, np.dtype(np.float16), cpu) and not _radix.network_sorts(100, np.dtype(np.float16), cpu, True)
     for dt in (np.int16, np.uint8, np.bool_):  # (sorts; their argsorts widen them)
         _ready(dt, device)
         assert _radix.network_sorts(100, np.dtype(dt), cpu) and not _radix.network_sorts(100, np.dtype(dt), cpu, True)
@@ -250,13 +252,13 @@ def test_module_builds_for_the_host(kind, arg):
 def test_errors():
     with pytest.raises(ValueError, match="built for the host"):
         _module(target_for("sm_90"), "f4")
-    with pytest.raises(ValueError, match="not 'f2'"):
-        _module(target_for("host"), "f2")
+    with pytest.raises(ValueError, match="not 'c8'"):
+        _module(target_for("host"), "c8")
     with pytest.raises(ValueError, match="argsorts keys of 32 and 64 bits, not 'i2'"):
         _module(target_for("host"), "i2", True)
 
 
-ARG_DTYPES = DTYPES
+ARG_DTYPES = [np.float32, np.float64, np.int32, np.int64, np.uint32, np.uint64]
 
 
 def _expected_order(a, descending):
@@ -334,13 +336,13 @@ def test_argsort_rows_until_the_network_is_loaded(compiles_held, dtype, rows, L)
                          ids=lambda d: np.dtype(d).name)
 def test_short_rows_of_narrow_dtypes_widened_for_the_network(device, dtype, monkeypatch):
     """Rows shorter than ``RADIX_MIN_LINE`` of 8- and 16-bit integers and bools: ``sort``
-    and ``argsort`` by the int32 network; float16 by the float32 argsort network, its
-    ``sort`` of rows from ``GATHER_MIN_LINE`` on gathering the values (NaNs of several
-    payloads keep their bits); ties, the
-    extremes, NaNs and both zeros; NumPy's stable order both ways, sorted values bit for
-    bit; the merge sort called for nothing else, and the keys copied for it alone."""
+    and ``argsort`` by the int32 network; float16's ``argsort`` by the float32 argsort
+    network, its ``sort`` by its own network from rows of 4 (NaNs of several payloads keep
+    their bits), shorter rows by the merge sort; ties, the extremes, NaNs and both zeros;
+    NumPy's stable order both ways, sorted values bit for bit; the merge sort called for
+    nothing else, and the keys copied for it alone."""
     _host(device)
-    for dt, arg in ((np.int32, False), (np.int32, True), (np.float32, True)):
+    for dt, arg in ((np.int32, False), (np.int32, True), (np.float32, True), (np.float16, False)):
         _ready(dt, device, arg=arg)
     rng = np.random.default_rng(104)
     if np.dtype(dtype).kind == "f":
@@ -374,8 +376,8 @@ def test_short_rows_of_narrow_dtypes_widened_for_the_network(device, dtype, monk
                                           _bits(_expected(a, descending)) if a.dtype.kind == "f" else
                                           _expected(a, descending), err_msg=f"L={L}")
         np.testing.assert_array_equal(x.get(), a)
-    # (float16 rows shorter than GATHER_MIN_LINE: the merge sort, faster there than a gather)
-    short = [L for L in lengths if L < _sorting_functions.GATHER_MIN_LINE for _ in (0, 1)]
+    # (float16 rows shorter than its network's: the merge sort)
+    short = [L for L in lengths if L < network_host.shortest_row("f2") for _ in (0, 1)]
     assert short and merged == (short if np.dtype(dtype).kind == "f" else [])
     # (the keys are widened into a new array, not copied first; the merge sort's are)
     assert copied == merged
@@ -410,7 +412,8 @@ def test_narrow_argsorts_widened_up_to_their_longest_row(device, dtype, monkeypa
 
 @pytest.mark.parametrize("block", [1, 2, 4, 16])
 @pytest.mark.parametrize("kind, arg", [("f4", False), ("i4", False), ("i8", False), ("f8", False),
-                                       ("i2", False), ("u1", False), ("f4", True), ("f8", True)], ids=str)
+                                       ("i2", False), ("u1", False), ("f2", False), ("f4", True), ("f8", True)],
+                         ids=str)
 def test_every_register_block_sorts_as_numpy(monkeypatch, block, kind, arg):
     # This machine builds one block size (``register_block``); other hosts build others
     # (four without AVX-512): each is run here, through the module's entry itself.
@@ -424,7 +427,7 @@ def test_every_register_block_sorts_as_numpy(monkeypatch, block, kind, arg):
     run = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)(entry)
     rng = np.random.default_rng(block)
     dtype = np.dtype({"f4": np.float32, "i4": np.int32, "i8": np.int64, "f8": np.float64, "i2": np.int16,
-                      "u1": np.uint8}[kind])
+                      "u1": np.uint8, "f2": np.float16}[kind])
     for L in (3, 16, 33, 100, 256, 700, 2048):
         a = _rows(dtype, 5, L, rng)
         for desc in (False, True):

@@ -1,6 +1,6 @@
 """The host's sort of rows by a bitonic sorting network on SIMD vectors, built as LLVM IR:
 every row of up to ``longest_row(kind)`` keys of 32 or 64 bits (65,536; 16,384 of 64-bit
-integers), and of integers of 8 and 16 bits from ``shortest_row(kind)`` on, in a buffer
+integers), and of 8- and 16-bit integers and float16 from ``shortest_row(kind)`` on, in a buffer
 of ``STACK_BYTES`` on the item's stack where it holds the row (``row_max``: 16,384 keys of
 32 bits, 8,192 of 64), else in the row's part of a scratch array the caller passes.
 
@@ -11,7 +11,10 @@ lack unsigned 64-bit comparisons where it has signed ones (AVX2 has ``vpcmpgtq``
 an unsigned minimum takes two more instructions).  Floats stay floats, compared as floats
 (one ``vminpd`` where 64-bit integers take a compare and a blend), negated when
 descending; a NaN becomes the infinity that sorts last, and the runs of NaNs and zeros are
-put back afterwards (below).  A row of 64-bit integers whose magnitudes are at most 2**53
+put back afterwards (below).  float16 values, which x86 compares only with AVX512-FP16,
+become signed integers ordered as they are (the magnitude complemented where the sign is
+set; a NaN the largest key; complemented when descending), with their NaNs' and zeros'
+runs put back as the other floats'.  A row of 64-bit integers whose magnitudes are at most 2**53
 goes through the network as doubles, which hold them exactly.
 The network sorts the buffer as ``P / W`` vectors of ``W`` lanes (``VECTOR_BYTES`` a
 vector), in the form whose every comparator puts the smaller key first:
@@ -80,11 +83,12 @@ STACK_BYTES = 1 << 16
 #: An argsort of 64-bit elements, whose comparisons cost the most, stops at its stack
 #: buffer's 4,096 (rows of 5,000 took twice the radix sort's time).
 #: Keys of 8 and 16 bits (64 and 32 lanes a vector) are sorted, not argsorted: their
-#: argsort takes them widened to 32 bits.
+#: argsort takes them widened to 32 bits (float16: to float32).
 LINE_MAX = {
     ("f4", False): 1 << 16, ("i4", False): 1 << 16, ("u4", False): 1 << 16, ("f8", False): 1 << 16,
     ("i8", False): 1 << 14, ("u8", False): 1 << 14,
     ("i2", False): 1 << 16, ("u2", False): 1 << 16, ("i1", False): 1 << 16, ("u1", False): 1 << 16,
+    ("f2", False): 1 << 16,
     ("f4", True): 1 << 14, ("i4", True): 1 << 14, ("u4", True): 1 << 14,
     ("f8", True): 1 << 12, ("i8", True): 1 << 12, ("u8", True): 1 << 12,
 }
@@ -92,15 +96,18 @@ LINE_MAX = {
 #: pads to one vector of many more lanes than it fills, and sorts faster widened to 32
 #: bits (16 lanes) (the callers widen it; rows of 16 of int16: 5.3 ms as they are, 4.0
 #: widened; of 20: 4.9 and 5.1; of 24 of int8: 3.7 and 3.7, for 2^22 elements on the
-#: 2-core VM, benchmarks/results/2026-12-05-cpu-stop60/).
-LINE_MIN = {"i2": 20, "u2": 20, "i1": 24, "u1": 24}
+#: 2-core VM, benchmarks/results/2026-12-05-cpu-stop60/).  float16, which has no wider
+#: sort of its values (its argsort is float32's, and gathering the values by it cost more),
+#: is sorted as it is from rows of 4 (rows of 2 and 3: the merge sort; 2-core VM,
+#: benchmarks/results/2026-12-05-cpu-stop61/).
+LINE_MIN = {"i2": 20, "u2": 20, "f2": 4, "i1": 24, "u1": 24}
 #: The entry's parameters, after the item count.
 PARAMS = ("a", "out", "L", "desc", "scratch")
 #: Key kinds: a letter (``f`` float, ``i`` signed, ``u`` unsigned) and the size in bytes; the
 #: network sorts and argsorts (``arg``) rows of each.
-KINDS = ("f4", "i4", "u4", "f8", "i8", "u8", "i2", "u2", "i1", "u1")
+KINDS = ("f4", "i4", "u4", "f8", "i8", "u8", "i2", "u2", "f2", "i1", "u1")
 #: Changes with the code the module is built from (part of its cache key).
-VERSION = 8
+VERSION = 9
 
 
 def record_bytes(size: int, arg: bool = False) -> int:
@@ -166,13 +173,16 @@ class _Network:
         self.module, self.target, self.entry = module, target, entry
         self.letter, self.size = kind[0], int(kind[1:])
         self.floats = self.letter == "f"
+        #: whether the keys are floats compared as floats (float16's keys are integers
+        #: ordered as its values: the SIMD sets have no float16 comparisons below AVX512-FP16)
+        self.float_keys = self.floats and self.size >= 4
         #: an element's bits, and its key (the float itself for floats)
         self.I = ir.IntType(8 * self.size)
-        self.K = (ir.FloatType() if self.size == 4 else ir.DoubleType()) if self.floats else self.I
+        self.K = (ir.FloatType() if self.size == 4 else ir.DoubleType()) if self.float_keys else self.I
         self.W = self.vector_bytes // self.size
         self.VT = ir.VectorType(self.K, self.W)
         self.block = register_block(target)
-        if not self.floats:
+        if not self.float_keys:
             name = f"v{self.W}i{8 * self.size}"
             pair = ir.FunctionType(self.VT, [self.VT, self.VT])
             self.smin = declare_function(module, f"llvm.smin.{name}", pair)
@@ -180,7 +190,7 @@ class _Network:
         self.top = ir.Constant(self.I, 1 << (8 * self.size - 1))
         self.ones = ir.Constant(self.I, (1 << (8 * self.size)) - 1)
         #: the largest key (the padding's)
-        self.largest = ir.Constant(self.K, float("inf") if self.floats else (1 << (8 * self.size - 1)) - 1)
+        self.largest = ir.Constant(self.K, float("inf") if self.float_keys else (1 << (8 * self.size - 1)) - 1)
         #: bytes of an element of the input rows and of the output rows, of a record
         self.src_size = self.dst_size = self.record = self.size
 
@@ -190,26 +200,38 @@ class _Network:
     # -- keys ----------------------------------------------------------------------------
 
     def key(self, b, element, desc):
-        """The key of an element (its bits; for floats its value)."""
-        if self.floats:  # (a NaN: the infinity sorted last, negated with the rest)
+        """The key of an element (its bits; for floats its value; for float16 its bits as a
+        signed integer ordered as the values)."""
+        if self.float_keys:  # (a NaN: the infinity sorted last, negated with the rest)
             nan = b.fcmp_unordered("uno", element, element)
             return b.select(desc, b.fneg(b.select(nan, self.largest, element)), b.select(nan, self.largest, element))
         flip = b.select(desc, self.ones, self.k(0))
+        if self.floats:  # (a negative value's magnitude bits complemented; a NaN the largest key)
+            nan, _, _ = self.classes(b, element)
+            return b.xor(b.select(nan, self.largest, self.signed_order(b, element)), flip)
         return b.xor(element if self.letter == "i" else b.xor(element, self.top), flip)
 
     def value(self, b, key, desc):
-        """The element whose key is ``key``."""
-        if self.floats:
+        """The element whose key is ``key`` (a NaN's: not a NaN; its run is put back)."""
+        if self.float_keys:
             return b.select(desc, b.fneg(key), key)
         flip = b.select(desc, self.ones, self.k(0))
+        if self.floats:
+            return self.signed_order(b, b.xor(key, flip))
         return b.xor(key, flip) if self.letter == "i" else b.xor(b.xor(key, flip), self.top)
+
+    def signed_order(self, b, bits):
+        """A float's ``bits`` as a signed integer ordered as its value (-0.0 just below
+        +0.0), and back: the magnitude's bits complemented where the sign is set."""
+        magnitude = self.k((1 << (8 * self.size - 1)) - 1)
+        return b.xor(bits, b.and_(b.ashr(bits, self.k(8 * self.size - 1)), magnitude))
 
     def lo_hi(self, b, x, y):
         """The lane-wise smaller and larger of the records ``x`` and ``y`` (tuples of one
         vector of keys; floats: no NaNs here, and the order of zeros is put back afterwards,
         so ``x < y ? x : y`` may be one minimum instruction)."""
         (x,), (y,) = x, y
-        if self.floats:
+        if self.float_keys:
             fm = ("nnan", "nsz")
             return ((b.select(b.fcmp_ordered("<", x, y, flags=fm), x, y, flags=fm),),
                     (b.select(b.fcmp_ordered(">", x, y, flags=fm), x, y, flags=fm),))
@@ -393,7 +415,7 @@ class _Network:
         stack = opaque_pointer(b.alloca(buf_t))
         stack.align = VECTOR_BYTES
         c = lambda v: ir.Constant(I64, v)  # noqa: E731
-        self.inf = self.k(0x7F800000 if self.size == 4 else 0x7FF0000000000000)
+        self.inf = self.k({2: 0x7C00, 4: 0x7F800000, 8: 0x7FF0000000000000}.get(self.size, 0))  # (floats)
         L = p["L"]
         desc = b.icmp_unsigned("!=", p["desc"], c(0))
         # P: the power of two of at least L and a vector; its vectors
@@ -433,7 +455,7 @@ class _Network:
             b.store(c(0), t)
         read = CountedLoop(b, c(0), L, "row.read")
         bits = b.load(self.elem(b, src, read.i), typ=self.I)
-        b.store(self.key(b, b.bitcast(bits, self.K), desc), self.elem(b, self.buf, read.i))
+        b.store(self.key(b, b.bitcast(bits, self.K) if self.float_keys else bits, desc), self.elem(b, self.buf, read.i))
         is_nan, is_zero, negative = self.classes(b, bits)
         for t, flag in zip(tallies, (is_nan, is_zero, negative)):
             b.store(b.add(b.load(t, typ=I64), b.zext(flag, I64)), t)
@@ -534,10 +556,11 @@ class _Network:
         b.branch(done_bb)
         b.position_at_end(doubles_bb)
         # (the network's code emitted once more for doubles: its types swapped, then back)
-        saved = self.K, self.VT, self.floats, self.largest
+        saved = self.K, self.VT, self.floats, self.float_keys, self.largest
         self.K = ir.DoubleType()
         self.VT = ir.VectorType(self.K, self.W)
-        self.floats, self.largest = True, ir.Constant(self.K, float("inf"))
+        self.floats = self.float_keys = True
+        self.largest = ir.Constant(self.K, float("inf"))
         read = CountedLoop(b, c(0), L, "row.read")
         v = b.load(self.elem(b, src, read.i), typ=I64)
         d = b.sitofp(v, self.K) if signed else b.uitofp(v, self.K)
@@ -550,7 +573,7 @@ class _Network:
         d = b.select(desc, b.fneg(d), d)
         b.store(b.fptosi(d, I64) if signed else b.fptoui(d, I64), self.elem(b, dst, out.i))
         out.close(b, b.add(out.i, c(1)))
-        self.K, self.VT, self.floats, self.largest = saved
+        self.K, self.VT, self.floats, self.float_keys, self.largest = saved
         b.branch(done_bb)
         b.position_at_end(done_bb)
 
