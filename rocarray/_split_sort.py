@@ -23,14 +23,20 @@ draws then keep falling in the run, and a pivot's equal values all go one way). 
 sample of the line says its heavy values and where their runs begin (ranks estimated),
 and a piece is cut below the first such run that begins in its first half instead of at
 its middle, or not at all where that would leave too small a left piece (a line whose
-smallest value is heavy is sorted by one NumPy sort, as NumPy sorts it).
+smallest value is heavy is sorted by one NumPy sort, as NumPy sorts it).  The heaviest
+value of 64-bit lines, and NaNs of any line, once an eighth of the sample or more, are
+set apart first instead (``_three_way``): a pass of the threads writes the line as its
+values below, equal to and above that value, each part in input order, so that the run
+is never sorted (NumPy sorts a run as it sorts other values, and partitions a line of
+many NaNs slowly) and the pieces are cut from the parts below and above it.
 
 NumPy's sort is not stable, which values alone show only in the order of ``-0.0`` and
 ``+0.0``; its SIMD partition of a line that holds NaNs and infinities writes some ``-0.0``
-as ``+0.0`` (NumPy 2.4), and its SIMD sort writes every NaN with the same bits.  So where
-the sorted line holds NaNs, or zeros and the input a ``-0.0`` (the threads count those as
-they copy the line), their runs are written again from the input, in the input's order
-(the standard's stable sort), at the cost of a pass over the input.  More threads than
+as ``+0.0`` (NumPy 2.4), and its SIMD sort writes every NaN as ``np.nan``.  So where the
+sorted line holds zeros and the input a ``-0.0`` (the threads count those as they copy the
+line), or NaNs of other bits than ``np.nan``'s, their runs are written again from the
+input, in the input's order (the standard's stable sort), by the threads, at the cost of
+two passes over the input (``_stable_runs``).  More threads than
 ``SPLIT_THREADS_MAX`` take the radix passes for lines longer than ``ONE_PIECE_MAX``,
 which share all their work between the threads (the first partition here is one
 thread's).
@@ -43,6 +49,8 @@ import functools
 import numpy as np
 
 from ._array_object import Array
+from ._creation_functions import asarray
+from ._user_kernels import ElementwiseKernel
 
 #: lines of at least this many elements are split (shorter ones are sorted in one piece)
 SPLIT_SORT_MIN = 1 << 18
@@ -98,6 +106,15 @@ HEAVY_SHARE = 1 / 64
 MARGIN = 0.03
 #: a piece is cut only where its left part holds at least this share of it
 CUT_MIN_SHARE = 1 / 8
+#: a heavy value of at least this share of the sample is set apart before the pieces are
+#: cut (``_three_way``): its run is never sorted, and the pieces are cut from the values
+#: below and above it; for the sizes of ``APART_SIZES`` (where NumPy's sort of the run
+#: would cost more than the pass that sets it apart), and NaNs of any size
+APART_SHARE = 1 / 8
+APART_SIZES = (8,)
+#: pieces longer than this many times a thread's share of the values to sort are cut
+#: again (where ``_cut`` may cut them)
+CUT_ABOVE = 1.25
 
 
 def split_sort(keys: Array, descending: bool) -> Array:
@@ -118,17 +135,37 @@ def split_sort(keys: Array, descending: bool) -> Array:
 
     def copy(lo):
         np.copyto(w[lo:lo + step], a[lo:lo + step])
+        count_negative_zeros(lo)
+
+    def count_negative_zeros(lo):
         if sign is not None:
             negative_zeros.append(np.count_nonzero(a[lo:lo + step].view(sign.dtype) == sign))
 
     # (one piece: on the calling thread, no hand-out)
     each = rt.map_threads if threads > 1 else lambda fn, items: [fn(item) for item in items]
-    each(copy, range(0, n, step))
     runs, margin = (_heavy_runs(a) if threads > 1 else []), int(MARGIN * n)
-    pieces, whole = [(0, n)], []
-    while pieces and len(pieces) + len(whole) < threads:
-        cuts = [(lo, hi, _cut(lo, hi, runs, margin)) for lo, hi in pieces]
-        whole += [(lo, hi) for lo, hi, k in cuts if k is None]
+    # (a heavy NaN for every dtype: NumPy's partition of a line of many NaNs is slow)
+    apart = max((r for r in runs if r[1] - r[0] >= n * APART_SHARE and (dtype.itemsize in APART_SIZES or r[2] != r[2])),
+                key=lambda r: r[1] - r[0], default=None)
+    apart_nan = apart is not None and bool(apart[2] != apart[2])
+    if apart is not None:
+        # the heaviest value's run set apart: the line is written below, equal to and above
+        # it, and only the values below and above are sorted
+        runs.remove(apart)
+        each(count_negative_zeros, range(0, n, step))
+        lo_eq, hi_eq = _three_way(keys, work, apart[2], threads)
+        if descending:
+            o[n - hi_eq:n - lo_eq] = w[lo_eq:hi_eq]
+        pieces = [(lo, hi) for lo, hi in ((0, lo_eq), (hi_eq, n)) if hi > lo]
+    else:
+        apart_nan = False
+        each(copy, range(0, n, step))
+        pieces = [(0, n)]
+    fair = CUT_ABOVE * sum(hi - lo for lo, hi in pieces) / threads
+    ready = []
+    while pieces:
+        cuts = [(lo, hi, _cut(lo, hi, runs, margin)) for lo, hi in pieces if hi - lo > fair]
+        ready += [(lo, hi) for lo, hi in pieces if hi - lo <= fair] + [(lo, hi) for lo, hi, k in cuts if k is None]
         cuts = [c for c in cuts if c[2] is not None]
         # each piece cut at its rank ``k``: the values before it are at most its value, those
         # after at least (NaN last)
@@ -141,9 +178,11 @@ def split_sort(keys: Array, descending: bool) -> Array:
         if descending:
             o[n - hi:n - lo] = w[lo:hi][::-1]
 
-    each(sort, pieces + whole)
+    # (the longest first: the threads take them as they come)
+    each(sort, sorted(ready, key=lambda q: q[0] - q[1]))
     if dtype.kind == "f":
-        _stable_runs(a, o, descending, sum(negative_zeros) > 0)
+        # (NaNs set apart: in input order already)
+        _stable_runs(keys, out, descending, sum(negative_zeros) > 0, "none" if apart_nan else "default")
     return out
 
 
@@ -154,9 +193,9 @@ def _sample_places() -> np.ndarray:
 
 
 def _heavy_runs(a: np.ndarray) -> list:
-    """(estimated first rank, estimated end) of the run of each heavy value of the line
-    ``a`` in its sorted order, from the sorted sample (NaNs one value, as the partition
-    orders them)."""
+    """(estimated first rank, estimated end, the value) of the run of each heavy value of
+    the line ``a`` in its sorted order, from the sorted sample (NaNs one value, as the
+    partition orders them)."""
     n = a.size
     s = np.sort(a[(_sample_places() * n).astype(np.intp)])
     same = s[1:] == s[:-1]
@@ -165,7 +204,7 @@ def _heavy_runs(a: np.ndarray) -> list:
     starts = np.flatnonzero(np.concatenate(([True], ~same)))
     lengths = np.diff(np.append(starts, SAMPLE))
     heavy = lengths >= SAMPLE * HEAVY_SHARE
-    return [(int(r0) * n // SAMPLE, int(r0 + m) * n // SAMPLE) for r0, m in zip(starts[heavy], lengths[heavy])]
+    return [(int(r0) * n // SAMPLE, int(r0 + m) * n // SAMPLE, s[r0]) for r0, m in zip(starts[heavy], lengths[heavy])]
 
 
 def _cut(lo: int, hi: int, runs: list, margin: int) -> "int | None":
@@ -174,32 +213,152 @@ def _cut(lo: int, hi: int, runs: list, margin: int) -> "int | None":
     begin in the piece's first half, or may cover its start); None where that leaves
     less than ``CUT_MIN_SHARE`` of the piece on the left."""
     k = (lo + hi) // 2
-    for r0, r1 in runs:
+    for r0, r1, _ in runs:
         if r1 + margin > lo and r0 - margin <= k:
             k = min(k, r0 - margin - 1)
     return k if k - lo >= (hi - lo) * CUT_MIN_SHARE else None
 
 
-def _stable_runs(a: np.ndarray, o: np.ndarray, descending: bool, zeros: bool) -> None:
-    """Write the sorted ``o``'s run of NaNs, and its run of zeros where ``zeros``, again
-    from ``a``, in ``a``'s order: NumPy's sort is not stable (the order of ``-0.0`` and
-    ``+0.0``), its SIMD partition of a line holding NaNs and infinities may write ``-0.0``
-    as ``+0.0`` (so the split sort rewrites the zeros where ``a`` holds a ``-0.0``), and its
-    SIMD sort writes every NaN with the same bits (the counting sort, which writes each
-    key's value, rewrites the zeros where both signs are in ``a``, and the NaNs)."""
+# ``_three_way``'s kernels: one item a chunk of ``C`` of the line ``a`` of ``n``; an element
+# is below ``h`` (``hnan``: ``h`` is a NaN, and every other value is below it), equal to it
+# (NaNs: every NaN), or above (a NaN where ``h`` is not one: NaN last).
+_CLASSES = """
+template <typename T> __device__ bool rk_below(T v, T h, bool hnan) { return hnan ? v == v : v < h; }
+template <typename T> __device__ bool rk_equal(T v, T h, bool hnan) { return hnan ? v != v : v == h; }"""
+# (each walk twice, as the other host walks: under a test that the operands are 1-D runs,
+# where LLVM drops each access's layout check, then plain)
+_COUNT3_WALK = "for (; j < end; j++) { below += rk_below(a[j], h, hnan); equal += rk_equal(a[j], h, hnan); }"
+_COUNT3 = f"""
+long j = i * C;
+long end = j + C < n ? j + C : n;
+long below = 0, equal = 0;
+if (a.ndim == 1 && a.strides()[0] == sizeof(T)) {{
+    {_COUNT3_WALK}
+}}
+{_COUNT3_WALK}
+cnt[2 * i] = below;
+cnt[2 * i + 1] = equal;
+"""
+# (an element's place chosen by selects, one store: no branch on the data)
+_PLACE3_WALK = """for (; j < end; j++) {
+    T v = a[j];
+    bool lt = rk_below(v, h, hnan);
+    bool eq = rk_equal(v, h, hnan);
+    long k = lt ? p0 : (eq ? p1 : p2);
+    w[k] = v;
+    p0 += lt;
+    p1 += eq;
+    p2 += !lt && !eq;
+}"""
+_PLACE3 = f"""
+long j = i * C;
+long end = j + C < n ? j + C : n;
+long p0 = at[3 * i], p1 = at[3 * i + 1], p2 = at[3 * i + 2];
+if (a.ndim == 1 && a.strides()[0] == sizeof(T) && w.ndim == 1 && w.strides()[0] == sizeof(T)) {{
+    {_PLACE3_WALK}
+    return;
+}}
+{_PLACE3_WALK}
+"""
+_count3 = ElementwiseKernel("raw T a, int64 n, int64 C, T h, bool hnan", "raw int64 cnt", _COUNT3,
+                            "rk_split_count3_host", preamble=_CLASSES, _heavy=True)
+_place3 = ElementwiseKernel("raw T a, int64 n, int64 C, T h, bool hnan, raw int64 at", "raw T w", _PLACE3,
+                            "rk_split_place3_host", preamble=_CLASSES, _heavy=True)
+
+
+def _three_way(keys: Array, work: Array, h, items: int) -> tuple[int, int]:
+    """Write the line ``keys`` into ``work`` as its values below ``h``, those equal to it
+    and those above (NaN last; each part in input order), by ``items`` kernel items a
+    chunk each; returns where the equal ones begin and end."""
+    n = keys.size
+    chunk = -(-n // items)
+    hnan = bool(h != h)
+    cnt = Array._empty((2 * items,), np.dtype(np.int64), keys.device)
+    _count3(keys, n, chunk, h, hnan, cnt, size=items, _work=n)
+    c = cnt._host().reshape(items, 2)
+    below, equal = c[:, 0], c[:, 1]
+    above = np.clip(n - chunk * np.arange(items), 0, chunk) - below - equal
+    lo_eq, hi_eq = int(below.sum()), int(below.sum() + equal.sum())
+    at = np.empty((items, 3), np.int64)
+    at[:, 0] = np.cumsum(below) - below
+    at[:, 1] = lo_eq + np.cumsum(equal) - equal
+    at[:, 2] = hi_eq + np.cumsum(above) - above
+    _place3(keys, n, chunk, h, hnan, asarray(at.reshape(-1), device=keys.device), work, size=items, _work=n)
+    return lo_eq, hi_eq
+
+
+# ``_stable_runs``' kernels: one item a chunk of ``C`` of the input line ``a`` of ``n``;
+# its zeros are counted and written where ``zeros``, its NaNs where ``nans``
+_RUNS_COUNT_WALK = "for (; j < end; j++) { T v = a[j]; z += zeros && v == 0; q += nans && v != v; }"
+_RUNS_COUNT = f"""
+long j = i * C;
+long end = j + C < n ? j + C : n;
+long z = 0, q = 0;
+if (a.ndim == 1 && a.strides()[0] == sizeof(T)) {{
+    {_RUNS_COUNT_WALK}
+}}
+{_RUNS_COUNT_WALK}
+cnt[2 * i] = z;
+cnt[2 * i + 1] = q;
+"""
+# (a branch on each element: most are neither, and where zeros or NaNs are many, the
+# branch mispredicted still costs less than NumPy's boolean indexing)
+_RUNS_PUT_WALK = """for (; j < end; j++) {
+    T v = a[j];
+    if (zeros && v == 0) { o[pz] = v; pz++; }
+    else if (nans && v != v) { o[pq] = v; pq++; }
+}"""
+_RUNS_PUT = f"""
+long j = i * C;
+long end = j + C < n ? j + C : n;
+long pz = at[2 * i], pq = at[2 * i + 1];
+if (a.ndim == 1 && a.strides()[0] == sizeof(T) && o.ndim == 1 && o.strides()[0] == sizeof(T)) {{
+    {_RUNS_PUT_WALK}
+    return;
+}}
+{_RUNS_PUT_WALK}
+"""
+_runs_count = ElementwiseKernel("raw T a, int64 n, int64 C, bool zeros, bool nans", "raw int64 cnt", _RUNS_COUNT,
+                                "rk_split_runs_count_host", _heavy=True)
+_runs_put = ElementwiseKernel("raw T a, int64 n, int64 C, bool zeros, bool nans, raw int64 at", "raw T o", _RUNS_PUT,
+                              "rk_split_runs_put_host", _heavy=True)
+
+
+def _stable_runs(keys: Array, out: Array, descending: bool, zeros: bool, nans: str = "all") -> None:
+    """Write the sorted line ``out``'s run of NaNs, and its run of zeros where ``zeros``,
+    again from the line ``keys`` (host, contiguous), in ``keys``' order: NumPy's sort is
+    not stable (the order of ``-0.0`` and ``+0.0``), its SIMD partition of a line holding
+    NaNs and infinities may write ``-0.0`` as ``+0.0`` (so the split sort rewrites the
+    zeros where ``keys`` holds a ``-0.0``), and its SIMD sort writes every NaN as NumPy's
+    default NaN (the counting sort, which writes each key's value, rewrites the zeros
+    where both signs are in ``keys``, and the NaNs).  ``nans``: "all" (the NaNs are
+    rewritten), "default" (the sort wrote each NaN as ``np.nan``'s bits: rewritten only
+    where ``keys`` holds other NaNs, which one vectorised count of ``keys`` says) or
+    "none" (in place already).  By the host's threads, a chunk of ``keys`` each: its
+    zeros and NaNs counted, then written at their places."""
+    o = out._host()
     up = o[::-1] if descending else o  # (ascending, NaN last: as ``searchsorted`` wants it)
     n, zero, nan = o.size, o.dtype.type(0), o.dtype.type(np.nan)  # (of ``o``'s type: no casts of ``up``)
     zlo, zhi = np.searchsorted(up, zero, "left"), np.searchsorted(up, zero, "right")
-    if zhi > zlo and zeros:
-        zeros = a[a == 0]
-        if descending:
-            o[n - zhi:n - zlo] = zeros
-        else:
-            o[zlo:zhi] = zeros
-    first_nan = np.searchsorted(up, nan, "left")
-    if first_nan < n:
-        nans = a[np.isnan(a)]
-        if descending:
-            o[:n - first_nan] = nans
-        else:
-            o[first_nan:] = nans
+    zeros = bool(zeros and zhi > zlo)
+    first_nan = int(np.searchsorted(up, nan, "left"))
+    if nans == "none" or (nans == "default" and first_nan < n and _default_nans(keys) == n - first_nan):
+        first_nan = n
+    if not zeros and first_nan == n:
+        return
+    items = max(1, min(_threads(keys.device), n // SAMPLE))
+    chunk = -(-n // items)
+    cnt = Array._empty((2 * items,), np.dtype(np.int64), keys.device)
+    _runs_count(keys, n, chunk, zeros, first_nan < n, cnt, size=items, _work=n)
+    c = cnt._host().reshape(items, 2)
+    at = np.cumsum(c, axis=0) - c
+    at[:, 0] += n - zhi if descending else zlo
+    at[:, 1] += 0 if descending else first_nan
+    _runs_put(keys, n, chunk, zeros, first_nan < n, asarray(at.reshape(-1), device=keys.device), out, size=items, _work=n)
+
+
+def _default_nans(keys: Array) -> int:
+    """How many of the host line ``keys``' elements have the bits of NumPy's ``np.nan``."""
+    a = keys._host()
+    u = np.dtype(f"u{a.dtype.itemsize}")
+    return int(np.count_nonzero(a.view(u) == np.array(np.nan, a.dtype).view(u)))

@@ -167,17 +167,105 @@ def test_cuts_and_heavy_runs():
     n = 1 << 20
     margin = int(_split_sort.MARGIN * n)
     assert _split_sort._cut(0, n, [], margin) == n // 2
-    assert _split_sort._cut(0, n, [(0, n // 2)], margin) is None  # (the smallest value heavy)
-    assert _split_sort._cut(0, n, [(n // 3, n // 2)], margin) == n // 3 - margin - 1
-    assert _split_sort._cut(0, n, [(3 * n // 4, n)], margin) == n // 2  # (a run past the middle)
-    assert _split_sort._cut(0, n, [(n // 16, n // 8)], margin) is None  # (too small a left piece)
+    assert _split_sort._cut(0, n, [(0, n // 2, 1)], margin) is None  # (the smallest value heavy)
+    assert _split_sort._cut(0, n, [(n // 3, n // 2, 1)], margin) == n // 3 - margin - 1
+    assert _split_sort._cut(0, n, [(3 * n // 4, n, 1)], margin) == n // 2  # (a run past the middle)
+    assert _split_sort._cut(0, n, [(n // 16, n // 8, 1)], margin) is None  # (too small a left piece)
     # a piece after a cut below a run: cut again below it, or not at all
-    assert _split_sort._cut(n // 2, n, [(3 * n // 4, n)], margin) == 3 * n // 4 - margin - 1
+    assert _split_sort._cut(n // 2, n, [(3 * n // 4, n, 1)], margin) == 3 * n // 4 - margin - 1
     a = np.arange(n, dtype=np.int64)
     assert _split_sort._heavy_runs(a) == []
     a[n // 4:n // 2] = 7  # (a quarter of the line: 7 is the 8th value, its run at ranks 8 ...)
-    ((r0, r1),) = _split_sort._heavy_runs(np.random.default_rng(1).permutation(a))
-    assert abs(r0 - 8) < margin and abs(r1 - (8 + n // 4)) < margin
+    ((r0, r1, value),) = _split_sort._heavy_runs(np.random.default_rng(1).permutation(a))
+    assert abs(r0 - 8) < margin and abs(r1 - (8 + n // 4)) < margin and value == 7
+
+
+@pytest.fixture
+def set_apart(monkeypatch):
+    """The lines ``_three_way`` set a value apart from, by that value."""
+    values, real = [], _split_sort._three_way
+    monkeypatch.setattr(_split_sort, "_three_way", lambda keys, work, h, items: values.append(h) or real(keys, work, h, items))
+    return values
+
+
+def _nan(bits, dtype):
+    return np.array(bits, f"u{np.dtype(dtype).itemsize}").view(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint64", "int32"])
+@pytest.mark.parametrize("threads", [2, 3, 4])
+def test_heavy_value_set_apart(split_sorts, set_apart, monkeypatch, dtype, threads):
+    # a value of an eighth of the line or more is written apart (64-bit values; NaNs of
+    # every size), in input order: zeros of both signs as the heavy value, NaNs of several
+    # bits and signs as the heavy value, the smallest value, a value in the middle
+    monkeypatch.setattr(_split_sort, "_threads", lambda device: threads)
+    rng = np.random.default_rng(threads + len(dtype))
+    n = 1 << 15
+    a = _wide(n, dtype, rng)
+    mid = np.sort(a)[n // 2]
+    lines = {"half smallest": (np.where(rng.random(n) < 0.5, a.min(), a), a.min()),
+             "30% in the middle": (np.where(rng.random(n) < 0.3, mid, a), mid)}
+    if a.dtype.kind == "f":
+        z = a.copy()
+        z[rng.random(n) < 0.2] = 0.0
+        z[rng.random(n) < 0.2] = -0.0
+        lines["zeros of both signs"] = (z, 0.0)
+        q = a.copy()
+        for bits in (0x7FF8_0000_0000_0000, 0xFFF8_0000_0000_0000, 0x7FF0_0000_0000_0123) if a.itemsize == 8 else \
+                (0x7FC0_0000, 0xFFC0_0000, 0x7F80_0123):
+            q[rng.random(n) < 0.15] = _nan(bits, dtype)
+        lines["NaNs of three kinds"] = (q, np.nan)
+    for name, (line, h) in lines.items():
+        set_apart.clear()
+        for descending in (False, True):
+            got = ra.sort(ra.asarray(line, device=CPU), descending=descending).get()
+            np.testing.assert_array_equal(_bits(got), _bits(_stable(line, descending)), err_msg=name)
+        apart = a.itemsize == 8 or np.isnan(h)
+        assert len(set_apart) == (2 if apart else 0), name
+        assert all(v == h or (np.isnan(v) and np.isnan(h)) for v in set_apart), name
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16", "uint64"])
+@pytest.mark.parametrize("items", [1, 2, 3, 5])
+def test_three_way_writes_below_equal_above_in_input_order(dtype, items):
+    rng = np.random.default_rng(items)
+    n = 10_007
+    a = _wide(n, dtype, rng)
+    for h in [a[17], a.min(), a.max()] + ([np.nan, 0.0] if a.dtype.kind == "f" else []):
+        h = a.dtype.type(h)
+        if a.dtype.kind == "f" and h == 0:
+            a[rng.random(n) < 0.1] = -0.0
+        work = ra.empty(n, dtype=a.dtype, device=CPU)
+        lo, hi = _split_sort._three_way(ra.asarray(a, device=CPU), work, h, items)
+        nan = np.isnan(a) if a.dtype.kind == "f" else np.zeros(n, bool)
+        below, equal = (~nan, nan) if np.isnan(h) else (a < h, a == h)
+        want = np.concatenate([a[below], a[equal], a[~below & ~equal]])
+        assert (lo, hi) == (below.sum(), below.sum() + equal.sum())
+        np.testing.assert_array_equal(_bits(work.get()), _bits(want))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_nans_rewritten_only_where_not_numpys_default(split_sorts, monkeypatch, dtype):
+    # NumPy's sort writes each NaN as np.nan: where every NaN of the line is np.nan, the
+    # NaNs' run is not written again; one NaN of other bits, or zeros of both signs, and
+    # it is (the zeros alone where the NaNs are all np.nan)
+    written, real = [], _split_sort._runs_put
+    monkeypatch.setattr(_split_sort, "_runs_put", lambda *args, **kw: written.append(args[3:5]) or real(*args, **kw))
+    rng = np.random.default_rng(21)
+    n = 1 << 14
+    a = (rng.standard_normal(n) * 100).astype(dtype)
+    a[rng.random(n) < 0.02] = np.nan
+    other = a.copy()
+    other[np.flatnonzero(np.isnan(a))[3]] = -np.nan
+    zeros = a.copy()
+    zeros[rng.random(n) < 0.02] = -0.0
+    zeros[rng.random(n) < 0.02] = 0.0
+    for line, want in ((a, []), (other, [(False, True)]), (zeros, [(True, False)])):
+        for descending in (False, True):
+            written.clear()
+            got = ra.sort(ra.asarray(line, device=CPU), descending=descending).get()
+            np.testing.assert_array_equal(_bits(got), _bits(_stable(line, descending)))
+            assert written == want
 
 
 def test_unique_counts_sorts_by_it(split_sorts):
