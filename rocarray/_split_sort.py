@@ -24,11 +24,13 @@ sample of the line says its heavy values and where their runs begin (ranks estim
 and a piece is cut below the first such run that begins in its first half instead of at
 its middle, or not at all where that would leave too small a left piece (a line whose
 smallest value is heavy is sorted by one NumPy sort, as NumPy sorts it).  The heaviest
-value of 64-bit lines, and NaNs of any line, once an eighth of the sample or more, are
-set apart first instead (``_three_way``): a pass of the threads writes the line as its
-values below, equal to and above that value, each part in input order, so that the run
-is never sorted (NumPy sorts a run as it sorts other values, and partitions a line of
-many NaNs slowly) and the pieces are cut from the parts below and above it.
+value of a 64-bit line, once an eighth of the sample or more, is set apart first instead
+(``_three_way``): a pass of the threads writes the line as its values below, equal to and
+above that value, each part in input order, so that the run is never sorted (NumPy sorts
+a run as it sorts other values) and the pieces are cut from the parts below and above
+it.  Float lines are written with each NaN as ``+inf`` (by that pass, or by the copy:
+NumPy partitions a line of many NaNs three times slower than one of as many infinities),
+and NaNs written back over the sorted line's last places.
 
 NumPy's sort is not stable, which values alone show only in the order of ``-0.0`` and
 ``+0.0``; its SIMD partition of a line that holds NaNs and infinities writes some ``-0.0``
@@ -108,8 +110,9 @@ MARGIN = 0.03
 CUT_MIN_SHARE = 1 / 8
 #: a heavy value of at least this share of the sample is set apart before the pieces are
 #: cut (``_three_way``): its run is never sorted, and the pieces are cut from the values
-#: below and above it; for the sizes of ``APART_SIZES`` (where NumPy's sort of the run
-#: would cost more than the pass that sets it apart), and NaNs of any size
+#: below and above it; for the sizes of ``APART_SIZES``, where NumPy's sort of the run
+#: costs more than the pass that sets it apart (2.5 ns an element a thread on the 2-core
+#: VM: about what NumPy's sort of a float32 run costs; benchmarks/results/2026-12-05-cpu-stop61/)
 APART_SHARE = 1 / 8
 APART_SIZES = (8,)
 #: pieces longer than this many times a thread's share of the values to sort are cut
@@ -129,38 +132,31 @@ def split_sort(keys: Array, descending: bool) -> Array:
     work = Array._empty((n,), dtype, device) if descending else out
     o = out._host()
     w = o if work is out else work._host()
-    step = -(-n // threads)
-    negative_zeros = []
-    sign = np.array(1 << (8 * dtype.itemsize - 1), f"u{dtype.itemsize}") if dtype.kind == "f" else None
-
-    def copy(lo):
-        np.copyto(w[lo:lo + step], a[lo:lo + step])
-        count_negative_zeros(lo)
-
-    def count_negative_zeros(lo):
-        if sign is not None:
-            negative_zeros.append(np.count_nonzero(a[lo:lo + step].view(sign.dtype) == sign))
-
+    floats = dtype.kind == "f"
+    # (NaNs are sorted as +inf, which NumPy's partition takes at its speed, and written
+    # back over the run's end after)
+    big = dtype.type(np.inf) if floats else dtype.type(0)
     # (one piece: on the calling thread, no hand-out)
     each = rt.map_threads if threads > 1 else lambda fn, items: [fn(item) for item in items]
     runs, margin = (_heavy_runs(a) if threads > 1 else []), int(MARGIN * n)
-    # (a heavy NaN for every dtype: NumPy's partition of a line of many NaNs is slow)
-    apart = max((r for r in runs if r[1] - r[0] >= n * APART_SHARE and (dtype.itemsize in APART_SIZES or r[2] != r[2])),
+    apart = max((r for r in runs if r[1] - r[0] >= n * APART_SHARE and dtype.itemsize in APART_SIZES),
                 key=lambda r: r[1] - r[0], default=None)
     apart_nan = apart is not None and bool(apart[2] != apart[2])
     if apart is not None:
         # the heaviest value's run set apart: the line is written below, equal to and above
         # it, and only the values below and above are sorted
         runs.remove(apart)
-        each(count_negative_zeros, range(0, n, step))
-        lo_eq, hi_eq = _three_way(keys, work, apart[2], threads)
+        lo_eq, hi_eq, nans, negative_zeros = _three_way(keys, work, apart[2], big, threads)
         if descending:
             o[n - hi_eq:n - lo_eq] = w[lo_eq:hi_eq]
         pieces = [(lo, hi) for lo, hi in ((0, lo_eq), (hi_eq, n)) if hi > lo]
-    else:
-        apart_nan = False
-        each(copy, range(0, n, step))
+    elif floats:
+        nans, negative_zeros = _float_copy(keys, work, big, threads)
         pieces = [(0, n)]
+    else:
+        step = -(-n // threads)
+        each(lambda lo: np.copyto(w[lo:lo + step], a[lo:lo + step]), range(0, n, step))
+        pieces, nans, negative_zeros = [(0, n)], 0, 0
     fair = CUT_ABOVE * sum(hi - lo for lo, hi in pieces) / threads
     ready = []
     while pieces:
@@ -180,9 +176,11 @@ def split_sort(keys: Array, descending: bool) -> Array:
 
     # (the longest first: the threads take them as they come)
     each(sort, sorted(ready, key=lambda q: q[0] - q[1]))
-    if dtype.kind == "f":
+    if floats:
+        if nans:  # (the NaNs sorted as +inf: the run's last places, its first descending)
+            (o[:nans] if descending else o[n - nans:])[...] = np.nan
         # (NaNs set apart: in input order already)
-        _stable_runs(keys, out, descending, sum(negative_zeros) > 0, "none" if apart_nan else "default")
+        _stable_runs(keys, out, descending, negative_zeros > 0, "none" if apart_nan else "default")
     return out
 
 
@@ -219,63 +217,76 @@ def _cut(lo: int, hi: int, runs: list, margin: int) -> "int | None":
     return k if k - lo >= (hi - lo) * CUT_MIN_SHARE else None
 
 
-# ``_three_way``'s kernels: one item a chunk of ``C`` of the line ``a`` of ``n``; an element
-# is below ``h`` (``hnan``: ``h`` is a NaN, and every other value is below it), equal to it
-# (NaNs: every NaN), or above (a NaN where ``h`` is not one: NaN last).
+# The split sort's passes over the line ``a`` of ``n`` into ``w``: one item a chunk of
+# ``C``; each walk twice, as the other host walks: under a test that the operands are 1-D
+# runs, where LLVM drops each access's layout check, then plain.
+def _walks(walk: str, arrays: tuple, head: str, tail: str = "") -> str:
+    test = " && ".join(f"{x}.ndim == 1 && {x}.strides()[0] == sizeof(T)" for x in arrays)
+    return f"""
+long j = i * C;
+long end = j + C < n ? j + C : n;
+{head}
+if ({test}) {{
+    {walk}
+}}
+{walk}
+{tail}"""
+
+
+# ``_float_copy``: ``a`` copied, each NaN written as ``big``; its NaNs and ``-0.0`` counted
+_COPY = _walks("for (; j < end; j++) { T v = a[j]; bool q = v != v; w[j] = q ? big : v; "
+               "z += v == 0 && signbit(v); nq += q; }", ("a", "w"),
+               "long z = 0, nq = 0;", "cnt[2 * i] = z; cnt[2 * i + 1] = nq;")
+# ``_three_way``: an element is below ``h`` (``hnan``: ``h`` is a NaN, and every other value
+# is below it), equal to it (NaNs: every NaN), or above (a NaN where ``h`` is not one, NaN
+# last: written as ``big``, and counted)
 _CLASSES = """
 template <typename T> __device__ bool rk_below(T v, T h, bool hnan) { return hnan ? v == v : v < h; }
 template <typename T> __device__ bool rk_equal(T v, T h, bool hnan) { return hnan ? v != v : v == h; }"""
-# (each walk twice, as the other host walks: under a test that the operands are 1-D runs,
-# where LLVM drops each access's layout check, then plain)
-_COUNT3_WALK = "for (; j < end; j++) { below += rk_below(a[j], h, hnan); equal += rk_equal(a[j], h, hnan); }"
-_COUNT3 = f"""
-long j = i * C;
-long end = j + C < n ? j + C : n;
-long below = 0, equal = 0;
-if (a.ndim == 1 && a.strides()[0] == sizeof(T)) {{
-    {_COUNT3_WALK}
-}}
-{_COUNT3_WALK}
-cnt[2 * i] = below;
-cnt[2 * i + 1] = equal;
-"""
+_COUNT3 = _walks("for (; j < end; j++) { T v = a[j]; below += rk_below(v, h, hnan); equal += rk_equal(v, h, hnan); "
+                 "nq += !hnan && v != v; z += v == 0 && signbit((double)v); }", ("a",),
+                 "long below = 0, equal = 0, nq = 0, z = 0;",
+                 "cnt[4 * i] = below; cnt[4 * i + 1] = equal; cnt[4 * i + 2] = nq; cnt[4 * i + 3] = z;")
 # (an element's place chosen by selects, one store: no branch on the data)
-_PLACE3_WALK = """for (; j < end; j++) {
+_PLACE3 = _walks("""for (; j < end; j++) {
     T v = a[j];
     bool lt = rk_below(v, h, hnan);
     bool eq = rk_equal(v, h, hnan);
     long k = lt ? p0 : (eq ? p1 : p2);
-    w[k] = v;
+    w[k] = !hnan && v != v ? big : v;
     p0 += lt;
     p1 += eq;
     p2 += !lt && !eq;
-}"""
-_PLACE3 = f"""
-long j = i * C;
-long end = j + C < n ? j + C : n;
-long p0 = at[3 * i], p1 = at[3 * i + 1], p2 = at[3 * i + 2];
-if (a.ndim == 1 && a.strides()[0] == sizeof(T) && w.ndim == 1 && w.strides()[0] == sizeof(T)) {{
-    {_PLACE3_WALK}
-    return;
-}}
-{_PLACE3_WALK}
-"""
-_count3 = ElementwiseKernel("raw T a, int64 n, int64 C, T h, bool hnan", "raw int64 cnt", _COUNT3,
+}""", ("a", "w"), "long p0 = at[3 * i], p1 = at[3 * i + 1], p2 = at[3 * i + 2];")
+_float_copy_k = ElementwiseKernel("raw T a, int64 n, int64 C, T big", "raw T w, raw int64 cnt", _COPY,
+                                  "rk_split_copy_host", _heavy=True)
+_count3 = ElementwiseKernel("raw T a, int64 n, int64 C, T h, bool hnan, T big", "raw int64 cnt", _COUNT3,
                             "rk_split_count3_host", preamble=_CLASSES, _heavy=True)
-_place3 = ElementwiseKernel("raw T a, int64 n, int64 C, T h, bool hnan, raw int64 at", "raw T w", _PLACE3,
+_place3 = ElementwiseKernel("raw T a, int64 n, int64 C, T h, bool hnan, T big, raw int64 at", "raw T w", _PLACE3,
                             "rk_split_place3_host", preamble=_CLASSES, _heavy=True)
 
 
-def _three_way(keys: Array, work: Array, h, items: int) -> tuple[int, int]:
+def _float_copy(keys: Array, work: Array, big, items: int) -> tuple[int, int]:
+    """Copy the float line ``keys`` into ``work``, each NaN written as ``big``, by
+    ``items`` kernel items a chunk each; returns (its NaNs, its ``-0.0``)."""
+    n = keys.size
+    cnt = Array._empty((2 * items,), np.dtype(np.int64), keys.device)
+    _float_copy_k(keys, n, -(-n // items), big, work, cnt, size=items, _work=n)
+    z, nq = cnt._host().reshape(items, 2).sum(axis=0)
+    return int(nq), int(z)
+
+
+def _three_way(keys: Array, work: Array, h, big, items: int) -> tuple[int, int, int, int]:
     """Write the line ``keys`` into ``work`` as its values below ``h``, those equal to it
-    and those above (NaN last; each part in input order), by ``items`` kernel items a
-    chunk each; returns where the equal ones begin and end."""
+    and those above (NaN last, written as ``big`` where ``h`` is not a NaN; each part in
+    input order), by ``items`` kernel items a chunk each; returns (where the equal ones
+    begin, where they end, the NaNs written as ``big``, the ``-0.0``)."""
     n = keys.size
     chunk = -(-n // items)
     hnan = bool(h != h)
-    cnt = Array._empty((2 * items,), np.dtype(np.int64), keys.device)
-    _count3(keys, n, chunk, h, hnan, cnt, size=items, _work=n)
-    c = cnt._host().reshape(items, 2)
+    cnt = Array._empty((4 * items,), np.dtype(np.int64), keys.device)
+    _count3(keys, n, chunk, h, hnan, big, cnt, size=items, _work=n)
+    c = cnt._host().reshape(items, 4)
     below, equal = c[:, 0], c[:, 1]
     above = np.clip(n - chunk * np.arange(items), 0, chunk) - below - equal
     lo_eq, hi_eq = int(below.sum()), int(below.sum() + equal.sum())
@@ -283,41 +294,21 @@ def _three_way(keys: Array, work: Array, h, items: int) -> tuple[int, int]:
     at[:, 0] = np.cumsum(below) - below
     at[:, 1] = lo_eq + np.cumsum(equal) - equal
     at[:, 2] = hi_eq + np.cumsum(above) - above
-    _place3(keys, n, chunk, h, hnan, asarray(at.reshape(-1), device=keys.device), work, size=items, _work=n)
-    return lo_eq, hi_eq
+    _place3(keys, n, chunk, h, hnan, big, asarray(at.reshape(-1), device=keys.device), work, size=items, _work=n)
+    return lo_eq, hi_eq, int(c[:, 2].sum()), int(c[:, 3].sum())
 
 
-# ``_stable_runs``' kernels: one item a chunk of ``C`` of the input line ``a`` of ``n``;
-# its zeros are counted and written where ``zeros``, its NaNs where ``nans``
-_RUNS_COUNT_WALK = "for (; j < end; j++) { T v = a[j]; z += zeros && v == 0; q += nans && v != v; }"
-_RUNS_COUNT = f"""
-long j = i * C;
-long end = j + C < n ? j + C : n;
-long z = 0, q = 0;
-if (a.ndim == 1 && a.strides()[0] == sizeof(T)) {{
-    {_RUNS_COUNT_WALK}
-}}
-{_RUNS_COUNT_WALK}
-cnt[2 * i] = z;
-cnt[2 * i + 1] = q;
-"""
-# (a branch on each element: most are neither, and where zeros or NaNs are many, the
-# branch mispredicted still costs less than NumPy's boolean indexing)
-_RUNS_PUT_WALK = """for (; j < end; j++) {
+# ``_stable_runs``' passes over the input line ``a``: its zeros are counted and written
+# where ``zeros``, its NaNs where ``nans``; (a branch on each element when writing: most
+# are neither, and where zeros or NaNs are many, the branch mispredicted still costs less
+# than NumPy's boolean indexing)
+_RUNS_COUNT = _walks("for (; j < end; j++) { T v = a[j]; z += zeros && v == 0; q += nans && v != v; }", ("a",),
+                     "long z = 0, q = 0;", "cnt[2 * i] = z; cnt[2 * i + 1] = q;")
+_RUNS_PUT = _walks("""for (; j < end; j++) {
     T v = a[j];
     if (zeros && v == 0) { o[pz] = v; pz++; }
     else if (nans && v != v) { o[pq] = v; pq++; }
-}"""
-_RUNS_PUT = f"""
-long j = i * C;
-long end = j + C < n ? j + C : n;
-long pz = at[2 * i], pq = at[2 * i + 1];
-if (a.ndim == 1 && a.strides()[0] == sizeof(T) && o.ndim == 1 && o.strides()[0] == sizeof(T)) {{
-    {_RUNS_PUT_WALK}
-    return;
-}}
-{_RUNS_PUT_WALK}
-"""
+}""", ("a", "o"), "long pz = at[2 * i], pq = at[2 * i + 1];")
 _runs_count = ElementwiseKernel("raw T a, int64 n, int64 C, bool zeros, bool nans", "raw int64 cnt", _RUNS_COUNT,
                                 "rk_split_runs_count_host", _heavy=True)
 _runs_put = ElementwiseKernel("raw T a, int64 n, int64 C, bool zeros, bool nans, raw int64 at", "raw T o", _RUNS_PUT,

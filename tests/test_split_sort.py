@@ -184,7 +184,8 @@ def test_cuts_and_heavy_runs():
 def set_apart(monkeypatch):
     """The lines ``_three_way`` set a value apart from, by that value."""
     values, real = [], _split_sort._three_way
-    monkeypatch.setattr(_split_sort, "_three_way", lambda keys, work, h, items: values.append(h) or real(keys, work, h, items))
+    monkeypatch.setattr(_split_sort, "_three_way",
+                        lambda keys, work, h, big, items: values.append(h) or real(keys, work, h, big, items))
     return values
 
 
@@ -195,9 +196,10 @@ def _nan(bits, dtype):
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint64", "int32"])
 @pytest.mark.parametrize("threads", [2, 3, 4])
 def test_heavy_value_set_apart(split_sorts, set_apart, monkeypatch, dtype, threads):
-    # a value of an eighth of the line or more is written apart (64-bit values; NaNs of
-    # every size), in input order: zeros of both signs as the heavy value, NaNs of several
-    # bits and signs as the heavy value, the smallest value, a value in the middle
+    # a value of an eighth of the line or more is written apart (64-bit values; 32-bit
+    # lines are cut, their NaNs sorted as +inf), in input order: zeros of both signs as the
+    # heavy value, NaNs of several bits and signs as the heavy value, the smallest value, a
+    # value in the middle
     monkeypatch.setattr(_split_sort, "_threads", lambda device: threads)
     rng = np.random.default_rng(threads + len(dtype))
     n = 1 << 15
@@ -220,8 +222,7 @@ def test_heavy_value_set_apart(split_sorts, set_apart, monkeypatch, dtype, threa
         for descending in (False, True):
             got = ra.sort(ra.asarray(line, device=CPU), descending=descending).get()
             np.testing.assert_array_equal(_bits(got), _bits(_stable(line, descending)), err_msg=name)
-        apart = a.itemsize == 8 or np.isnan(h)
-        assert len(set_apart) == (2 if apart else 0), name
+        assert len(set_apart) == (2 if a.itemsize == 8 else 0), name
         assert all(v == h or (np.isnan(v) and np.isnan(h)) for v in set_apart), name
 
 
@@ -231,16 +232,24 @@ def test_three_way_writes_below_equal_above_in_input_order(dtype, items):
     rng = np.random.default_rng(items)
     n = 10_007
     a = _wide(n, dtype, rng)
-    for h in [a[17], a.min(), a.max()] + ([np.nan, 0.0] if a.dtype.kind == "f" else []):
+    # (a NaN above a value that is not one written as ``big``, and counted; the -0.0 counted)
+    floats = a.dtype.kind == "f"
+    big = a.dtype.type(np.inf if floats else 0)
+    for h in [a[17], a.min(), a.max()] + ([np.nan, 0.0] if floats else []):
         h = a.dtype.type(h)
-        if a.dtype.kind == "f" and h == 0:
+        if floats and h == 0:
             a[rng.random(n) < 0.1] = -0.0
         work = ra.empty(n, dtype=a.dtype, device=CPU)
-        lo, hi = _split_sort._three_way(ra.asarray(a, device=CPU), work, h, items)
-        nan = np.isnan(a) if a.dtype.kind == "f" else np.zeros(n, bool)
+        lo, hi, nans, negative_zeros = _split_sort._three_way(ra.asarray(a, device=CPU), work, h, big, items)
+        nan = np.isnan(a) if floats else np.zeros(n, bool)
         below, equal = (~nan, nan) if np.isnan(h) else (a < h, a == h)
-        want = np.concatenate([a[below], a[equal], a[~below & ~equal]])
+        above = a[~below & ~equal]
+        if not np.isnan(h):
+            above = np.where(np.isnan(above), big, above) if floats else above
+        want = np.concatenate([a[below], a[equal], above])
         assert (lo, hi) == (below.sum(), below.sum() + equal.sum())
+        assert nans == (0 if np.isnan(h) else nan.sum())
+        assert negative_zeros == (np.sum((a == 0) & np.signbit(a)) if floats else 0)
         np.testing.assert_array_equal(_bits(work.get()), _bits(want))
 
 
