@@ -24,8 +24,8 @@ sample of the line says its heavy values and where their runs begin (ranks estim
 and a piece is cut below the first such run that begins in its first half instead of at
 its middle, or not at all where that would leave too small a left piece (a line whose
 smallest value is heavy is sorted by one NumPy sort, as NumPy sorts it).  The heaviest
-value of a 64-bit line, once an eighth of the sample or more, is set apart first instead
-(``_three_way``): a pass of the threads writes the line as its values below, equal to and
+value of a 64-bit line, once an eighth of the sample or more and where its run would
+move or stop the first cut, is set apart first instead (``_three_way``): a pass of the threads writes the line as its values below, equal to and
 above that value, each part in input order, so that the run is never sorted (NumPy sorts
 a run as it sorts other values) and the pieces are cut from the parts below and above
 it.  Float lines are written with each NaN as ``+inf`` (by that pass, or by the copy:
@@ -139,8 +139,9 @@ def split_sort(keys: Array, descending: bool) -> Array:
     # (one piece: on the calling thread, no hand-out)
     each = rt.map_threads if threads > 1 else lambda fn, items: [fn(item) for item in items]
     runs, margin = (_heavy_runs(a) if threads > 1 else []), int(MARGIN * n)
-    apart = max((r for r in runs if r[1] - r[0] >= n * APART_SHARE and dtype.itemsize in APART_SIZES),
-                key=lambda r: r[1] - r[0], default=None)
+    # (a run past the middle leaves the first cut where it is: NumPy sorts such a piece well)
+    apart = max((r for r in runs if r[1] - r[0] >= n * APART_SHARE and dtype.itemsize in APART_SIZES
+                 and _cut(0, n, [r], margin) != n // 2), key=lambda r: r[1] - r[0], default=None)
     apart_nan = apart is not None and bool(apart[2] != apart[2])
     if apart is not None:
         # the heaviest value's run set apart: the line is written below, equal to and above

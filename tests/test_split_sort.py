@@ -222,7 +222,9 @@ def test_heavy_value_set_apart(split_sorts, set_apart, monkeypatch, dtype, threa
         for descending in (False, True):
             got = ra.sort(ra.asarray(line, device=CPU), descending=descending).get()
             np.testing.assert_array_equal(_bits(got), _bits(_stable(line, descending)), err_msg=name)
-        assert len(set_apart) == (2 if a.itemsize == 8 else 0), name
+        # (the runs that would move or stop the first cut: not the NaNs', past the middle)
+        apart = a.itemsize == 8 and name != "NaNs of three kinds"
+        assert len(set_apart) == (2 if apart else 0), name
         assert all(v == h or (np.isnan(v) and np.isnan(h)) for v in set_apart), name
 
 
