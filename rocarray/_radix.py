@@ -504,15 +504,29 @@ def _network(L: int, dtype: np.dtype, device, arg: bool = False):
     """The host's sorting network for rows of ``L`` elements of ``dtype`` (``arg``: its
     argsort), loaded; None for other rows, and while it compiles
     (``full_module_when_ready``)."""
+    return _network_state(L, dtype, device, arg)[1]
+
+
+def network_pending(L: int, dtype: np.dtype, device, arg: bool = False) -> bool:
+    """Whether the host's sorting network takes rows of ``L`` elements of ``dtype``
+    (``arg``: argsorts them) but its module is not loaded yet (its compile is started at
+    the first ask)."""
+    takes, k = _network_state(L, dtype, device, arg)
+    return takes and k is None
+
+
+def _network_state(L: int, dtype: np.dtype, device, arg: bool) -> tuple:
+    """(whether the host's network takes rows of ``L`` of ``dtype``, its module if
+    loaded)."""
     if device.kind != "cpu":
-        return None
+        return False, None
     spec = _network_specs.get((dtype, arg))
     if spec is None:
         spec = _network_specs.setdefault((dtype, arg), _network_spec(dtype, arg))
     shortest, longest, key, make = spec
     if not shortest <= L <= longest:
-        return None
-    return full_module_when_ready(key, device, make)
+        return False, None
+    return True, full_module_when_ready(key, device, make)
 
 
 #: (dtype, arg) -> ``_network_spec``: a sort's three asks for its network are lookups

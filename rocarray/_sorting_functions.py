@@ -36,7 +36,7 @@ from ._count_sort import count_argsort_rows
 from ._creation_functions import arange
 from ._data_type_functions import astype
 from ._elementwise import copy_array
-from ._radix import keeps_keys, network_argsort, network_sorts, radix_sort
+from ._radix import keeps_keys, network_argsort, network_pending, network_sorts, radix_sort
 from ._radix_gpu import gpu_sortable, short_rows_ready
 from ._user_kernels import ElementwiseKernel
 from ._views import broadcast_to, moveaxis, normalize_axes
@@ -205,8 +205,31 @@ def _read_only(work: Array, n: int, payload: bool) -> bool:
 def _radix_line(work: Array, n: int, payload: bool) -> bool:
     """Whether ``work``'s lines of ``n`` go to ``radix_sort`` or, on the host, to the
     sorting network (long lines; on the host also the short lines the network takes, with
-    a payload its argsort)."""
+    a payload its argsort), not to the merge sort (``_first_merge``)."""
+    if _first_merge(work, n, payload):
+        return False
     return n >= RADIX_MIN_LINE or (n > 1 and network_sorts(n, work.dtype, work.device, payload))
+
+
+#: While the host's sorting network that will take a line compiles, an input of up to
+#: ``FIRST_MERGE_MAX`` elements in lines shorter than ``FIRST_MERGE_LINE`` goes to the merge
+#: sort, one kernel to compile on the quick tier, rather than to the radix passes, four
+#: kernels and a reduction (a process's first sort of 1,000 int16: 34-42 ms against
+#: 226-242 on the 2-core VM, benchmarks/results/2026-12-05-cpu-stop61/); larger inputs
+#: keep the radix passes, which sort them faster than the merge sort once compiled.
+FIRST_MERGE_MAX = 1 << 16
+FIRST_MERGE_LINE = 1 << 12
+
+
+def _first_merge(work: Array, n: int, arg: bool) -> bool:
+    """Whether ``work``'s lines of ``n`` go to the merge sort while the host's network for
+    them compiles (``FIRST_MERGE_MAX``; ``arg``: ``argsort``'s network, which takes narrow
+    keys widened)."""
+    if work.device.kind != "cpu" or not 1 < n < FIRST_MERGE_LINE or work.size > FIRST_MERGE_MAX:
+        return False
+    dtype = work.dtype
+    wide = _WIDER.get(dtype, np.dtype(np.float32) if arg and dtype == _dtypes.float16 else None)
+    return any(network_pending(n, dt, work.device, arg) for dt in (dtype, wide) if dt is not None)
 
 
 #: Dtypes whose short rows (and argsort rows up to ``WIDE_ARGSORT_MAX``) the host's sorting
@@ -332,7 +355,7 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     idx = contiguous(broadcast_to(arange(n, dtype=_int64(), device=work.device), work.shape))
     if work.size == 0 or n <= 1:
         return _finish(idx, axis)
-    if n >= RADIX_MIN_LINE:
+    if n >= RADIX_MIN_LINE and not _first_merge(work, n, True):
         _, order = radix_sort(work.reshape((work.size,)), lines, n, idx.reshape((idx.size,)), descending)
         return _finish(order.reshape(work.shape), axis)
     scratch = Array._empty((work.size,), work.dtype, work.device)

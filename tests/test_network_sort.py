@@ -190,14 +190,25 @@ def compiles_held(monkeypatch):
     return started
 
 
-def test_radix_sort_serves_until_the_network_is_loaded(compiles_held):
-    """Before its module is loaded the rows go to the radix sort (a first call does not
-    wait for the network's compile), which sorts them the same, bit for bit."""
+def test_merge_and_radix_sorts_serve_until_the_network_is_loaded(compiles_held, monkeypatch):
+    """Before its module is loaded (a first call does not wait for the network's compile)
+    the rows of a small input go to the merge sort (one kernel to compile), those of a
+    larger one to the radix sort (``FIRST_MERGE_MAX``), which sort them the same, bit for
+    bit; then the network takes both."""
     cpu, started = ra.Device("cpu"), compiles_held
+    merged, real = [], _sorting_functions._kernel
+    monkeypatch.setattr(_sorting_functions, "_kernel", lambda *args: merged.append(args) or real(*args))
+    radixed, real_radix = [], _sorting_functions.radix_sort
+    monkeypatch.setattr(_sorting_functions, "radix_sort", lambda *args, **kw: radixed.append(1) or real_radix(*args, **kw))
     rng = np.random.default_rng(100)
     a = _rows(np.float64, 5, 300, rng)
+    big = _rows(np.float64, _sorting_functions.FIRST_MERGE_MAX // 300 + 1, 300, rng)
     got = ra.sort(ra.asarray(a, device=cpu), axis=1).get()
     np.testing.assert_array_equal(_bits(got), _bits(_expected(a, False)))
+    assert len(merged) == 1 and not radixed
+    got = ra.sort(ra.asarray(big, device=cpu), axis=1).get()
+    np.testing.assert_array_equal(_bits(got), _bits(_expected(big, False)))
+    assert len(merged) == 1 and len(radixed) == 1
     assert len(started) == 1 and not _launch._full_modules  # (asked once, not loaded)
     ra.sort(ra.asarray(a, device=cpu), axis=1)
     assert len(started) == 1
@@ -205,6 +216,7 @@ def test_radix_sort_serves_until_the_network_is_loaded(compiles_held):
     assert _radix.network_sorts(300, np.dtype(np.float64), cpu)
     got = ra.sort(ra.asarray(a, device=cpu), axis=1, descending=True).get()
     np.testing.assert_array_equal(_bits(got), _bits(_expected(a, True)))
+    assert len(merged) == 2 and len(radixed) == 2  # (the network through ``radix_sort``)
 
 
 def test_what_takes_the_network(device):
@@ -311,10 +323,10 @@ def test_what_the_argsort_network_takes(device):
 
 @pytest.mark.parametrize("dtype, rows, L", [(np.float32, 4, 300), (np.int64, 3000, 9)], ids=["long", "short"])
 def test_argsort_rows_until_the_network_is_loaded(compiles_held, dtype, rows, L):
-    """Before the argsort network's module is loaded the rows' order comes from the radix
-    sort (rows of ``RADIX_MIN_LINE`` or more) or the merge sort (shorter ones), from a
-    copy of the keys, which they write; once it is loaded, from the network, the keys not
-    copied; the same order either way."""
+    """Before the argsort network's module is loaded the rows' order comes from the merge
+    sort (short rows, and rows of small inputs: ``FIRST_MERGE_MAX``) or the radix sort,
+    from a copy of the keys, which they write; once it is loaded, from the network, the
+    keys not copied; the same order either way."""
     cpu, started = ra.Device("cpu"), compiles_held
     rng = np.random.default_rng(102)
     a = _rows(dtype, rows, L, rng)
