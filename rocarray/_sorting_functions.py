@@ -38,6 +38,7 @@ from ._data_type_functions import astype
 from ._elementwise import copy_array
 from ._radix import keeps_keys, network_argsort, network_pending, network_sorts, radix_sort
 from ._radix_gpu import gpu_sortable, short_rows_ready
+from ._split_sort import split_sorts
 from ._user_kernels import ElementwiseKernel
 from ._views import broadcast_to, moveaxis, normalize_axes
 
@@ -228,6 +229,8 @@ def _first_merge(work: Array, n: int, arg: bool) -> bool:
     if work.device.kind != "cpu" or not 1 < n < FIRST_MERGE_LINE or work.size > FIRST_MERGE_MAX:
         return False
     dtype = work.dtype
+    if not arg and work.size == n and split_sorts(dtype, n, work.device):
+        return False  # (one line NumPy's sort takes: nothing to compile)
     wide = _WIDER.get(dtype, np.dtype(np.float32) if arg and dtype == _dtypes.float16 else None)
     return any(network_pending(n, dt, work.device, arg) for dt in (dtype, wide) if dt is not None)
 

@@ -13,7 +13,7 @@ import pytest
 from llvmlite import ir
 
 import rocarray as ra
-from rocarray import _launch, _radix, _sorting_functions, cache
+from rocarray import _launch, _radix, _sorting_functions, _split_sort, cache
 from rocarray.compiler import network_host
 from rocarray.compiler.cache import drain_background
 from rocarray.targets import target_for
@@ -212,11 +212,17 @@ def test_merge_and_radix_sorts_serve_until_the_network_is_loaded(compiles_held, 
     assert len(started) == 1 and not _launch._full_modules  # (asked once, not loaded)
     ra.sort(ra.asarray(a, device=cpu), axis=1)
     assert len(started) == 1
+    # (a single line that NumPy's sort takes, where the host has it: nothing to compile)
+    monkeypatch.setattr(_split_sort, "numpy_simd_sort", lambda bits: True)
+    monkeypatch.setattr(_split_sort, "ONE_PIECE_MIN", 1 << 10)
+    line = _rows(np.float64, 1, 2000, rng)[0]
+    np.testing.assert_array_equal(_bits(ra.sort(ra.asarray(line, device=cpu)).get()), _bits(np.sort(line, kind="stable")))
+    assert len(merged) == 2 and len(radixed) == 2
     started[0]()  # the background job: the module loads, and the next call takes it
     assert _radix.network_sorts(300, np.dtype(np.float64), cpu)
     got = ra.sort(ra.asarray(a, device=cpu), axis=1, descending=True).get()
     np.testing.assert_array_equal(_bits(got), _bits(_expected(a, True)))
-    assert len(merged) == 2 and len(radixed) == 2  # (the network through ``radix_sort``)
+    assert len(merged) == 2 and len(radixed) == 3  # (the network through ``radix_sort``)
 
 
 def test_what_takes_the_network(device):
