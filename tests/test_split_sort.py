@@ -217,6 +217,11 @@ def test_heavy_value_set_apart(split_sorts, set_apart, monkeypatch, dtype, threa
                 (0x7FC0_0000, 0xFFC0_0000, 0x7F80_0123):
             q[rng.random(n) < 0.15] = _nan(bits, dtype)
         lines["NaNs of three kinds"] = (q, np.nan)
+        many = a.copy()  # (NaNs past half the line: their run would stop the first cut)
+        for bits in (0x7FF8_0000_0000_0000, 0xFFF8_0000_0000_0000, 0x7FF0_0000_0000_0123) if a.itemsize == 8 else \
+                (0x7FC0_0000, 0xFFC0_0000, 0x7F80_0123):
+            many[rng.random(n) < 0.3] = _nan(bits, dtype)
+        lines["NaNs over half, of three kinds"] = (many, np.nan)
     for name, (line, h) in lines.items():
         set_apart.clear()
         for descending in (False, True):
