@@ -37,8 +37,8 @@ NumPy's sort is not stable, which values alone show only in the order of ``-0.0`
 as ``+0.0`` (NumPy 2.4), and its SIMD sort writes every NaN as ``np.nan``.  So where the
 sorted line holds zeros and the input a ``-0.0`` (the threads count those as they copy the
 line), or NaNs of other bits than ``np.nan``'s, their runs are written again from the
-input, in the input's order (the standard's stable sort), by the threads, at the cost of
-two passes over the input (``_stable_runs``).  More threads than
+input, in the input's order (the standard's stable sort), by the masks' compaction
+(``_stable_runs``).  More threads than
 ``SPLIT_THREADS_MAX`` take the radix passes for lines longer than ``ONE_PIECE_MAX``,
 which share all their work between the threads (the first partition here is one
 thread's).
@@ -52,6 +52,7 @@ import numpy as np
 
 from ._array_object import Array
 from ._creation_functions import asarray
+from ._elementwise_functions import equal, isnan
 from ._user_kernels import ElementwiseKernel
 
 #: lines of at least this many elements are split (shorter ones are sorted in one piece)
@@ -299,23 +300,6 @@ def _three_way(keys: Array, work: Array, h, big, items: int) -> tuple[int, int, 
     return lo_eq, hi_eq, int(c[:, 2].sum()), int(c[:, 3].sum())
 
 
-# ``_stable_runs``' passes over the input line ``a``: its zeros are counted and written
-# where ``zeros``, its NaNs where ``nans``; (a branch on each element when writing: most
-# are neither, and where zeros or NaNs are many, the branch mispredicted still costs less
-# than NumPy's boolean indexing)
-_RUNS_COUNT = _walks("for (; j < end; j++) { T v = a[j]; z += zeros && v == 0; q += nans && v != v; }", ("a",),
-                     "long z = 0, q = 0;", "cnt[2 * i] = z; cnt[2 * i + 1] = q;")
-_RUNS_PUT = _walks("""for (; j < end; j++) {
-    T v = a[j];
-    if (zeros && v == 0) { o[pz] = v; pz++; }
-    else if (nans && v != v) { o[pq] = v; pq++; }
-}""", ("a", "o"), "long pz = at[2 * i], pq = at[2 * i + 1];")
-_runs_count = ElementwiseKernel("raw T a, int64 n, int64 C, bool zeros, bool nans", "raw int64 cnt", _RUNS_COUNT,
-                                "rk_split_runs_count_host", _heavy=True)
-_runs_put = ElementwiseKernel("raw T a, int64 n, int64 C, bool zeros, bool nans, raw int64 at", "raw T o", _RUNS_PUT,
-                              "rk_split_runs_put_host", _heavy=True)
-
-
 def _stable_runs(keys: Array, out: Array, descending: bool, zeros: bool, nans: str = "all") -> None:
     """Write the sorted line ``out``'s run of NaNs, and its run of zeros where ``zeros``,
     again from the line ``keys`` (host, contiguous), in ``keys``' order: NumPy's sort is
@@ -326,27 +310,19 @@ def _stable_runs(keys: Array, out: Array, descending: bool, zeros: bool, nans: s
     where both signs are in ``keys``, and the NaNs).  ``nans``: "all" (the NaNs are
     rewritten), "default" (the sort wrote each NaN as ``np.nan``'s bits: rewritten only
     where ``keys`` holds other NaNs, which one vectorised count of ``keys`` says) or
-    "none" (in place already).  By the host's threads, a chunk of ``keys`` each: its
-    zeros and NaNs counted, then written at their places."""
+    "none" (in place already).  Each run is ``keys``' compaction by the mask (``x[m]``,
+    by the host's threads)."""
     o = out._host()
     up = o[::-1] if descending else o  # (ascending, NaN last: as ``searchsorted`` wants it)
     n, zero, nan = o.size, o.dtype.type(0), o.dtype.type(np.nan)  # (of ``o``'s type: no casts of ``up``)
     zlo, zhi = np.searchsorted(up, zero, "left"), np.searchsorted(up, zero, "right")
-    zeros = bool(zeros and zhi > zlo)
+    if zeros and zhi > zlo:
+        (o[n - zhi:n - zlo] if descending else o[zlo:zhi])[...] = keys[equal(keys, 0)]._host()
     first_nan = int(np.searchsorted(up, nan, "left"))
     if nans == "none" or (nans == "default" and first_nan < n and _default_nans(keys) == n - first_nan):
-        first_nan = n
-    if not zeros and first_nan == n:
         return
-    items = max(1, min(_threads(keys.device), n // SAMPLE))
-    chunk = -(-n // items)
-    cnt = Array._empty((2 * items,), np.dtype(np.int64), keys.device)
-    _runs_count(keys, n, chunk, zeros, first_nan < n, cnt, size=items, _work=n)
-    c = cnt._host().reshape(items, 2)
-    at = np.cumsum(c, axis=0) - c
-    at[:, 0] += n - zhi if descending else zlo
-    at[:, 1] += 0 if descending else first_nan
-    _runs_put(keys, n, chunk, zeros, first_nan < n, asarray(at.reshape(-1), device=keys.device), out, size=items, _work=n)
+    if first_nan < n:
+        (o[:n - first_nan] if descending else o[first_nan:])[...] = keys[isnan(keys)]._host()
 
 
 def _default_nans(keys: Array) -> int:

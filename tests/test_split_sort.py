@@ -265,8 +265,10 @@ def test_nans_rewritten_only_where_not_numpys_default(split_sorts, monkeypatch, 
     # NumPy's sort writes each NaN as np.nan: where every NaN of the line is np.nan, the
     # NaNs' run is not written again; one NaN of other bits, or zeros of both signs, and
     # it is (the zeros alone where the NaNs are all np.nan)
-    written, real = [], _split_sort._runs_put
-    monkeypatch.setattr(_split_sort, "_runs_put", lambda *args, **kw: written.append(args[3:5]) or real(*args, **kw))
+    written = []  # (which runs are written again, as (zeros, NaNs))
+    real_equal, real_isnan = _split_sort.equal, _split_sort.isnan
+    monkeypatch.setattr(_split_sort, "equal", lambda *args: written.append((True, False)) or real_equal(*args))
+    monkeypatch.setattr(_split_sort, "isnan", lambda *args: written.append((False, True)) or real_isnan(*args))
     rng = np.random.default_rng(21)
     n = 1 << 14
     a = (rng.standard_normal(n) * 100).astype(dtype)
