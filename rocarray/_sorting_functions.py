@@ -206,10 +206,11 @@ def _read_only(work: Array, n: int, payload: bool) -> bool:
 def _radix_line(work: Array, n: int, payload: bool) -> bool:
     """Whether ``work``'s lines of ``n`` go to ``radix_sort`` or, on the host, to the
     sorting network (long lines; on the host also the short lines the network takes, with
-    a payload its argsort), not to the merge sort (``_first_merge``)."""
-    if _first_merge(work, n, payload):
-        return False
-    return n >= RADIX_MIN_LINE or (n > 1 and network_sorts(n, work.dtype, work.device, payload))
+    a payload its argsort), not to the merge sort (``_first_merge``; asked only while the
+    network is not loaded)."""
+    if n > 1 and network_sorts(n, work.dtype, work.device, payload):
+        return True
+    return n >= RADIX_MIN_LINE and not _first_merge(work, n, payload)
 
 
 #: While the host's sorting network that will take a line compiles, an input of up to
@@ -231,7 +232,7 @@ def _first_merge(work: Array, n: int, arg: bool) -> bool:
     dtype = work.dtype
     if not arg and work.size == n and split_sorts(dtype, n, work.device):
         return False  # (one line NumPy's sort takes: nothing to compile)
-    wide = _WIDER.get(dtype, np.dtype(np.float32) if arg and dtype == _dtypes.float16 else None)
+    wide = _wider(dtype, arg)
     return any(network_pending(n, dt, work.device, arg) for dt in (dtype, wide) if dt is not None)
 
 
@@ -239,6 +240,12 @@ def _first_merge(work: Array, n: int, arg: bool) -> bool:
 #: network takes widened to int32 (the order is theirs; sorted values are narrowed back
 #: exactly); float16's argsort takes float32.
 _WIDER = {np.dtype(t): np.dtype(np.int32) for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16)}
+
+
+def _wider(dtype: np.dtype, arg: bool) -> "np.dtype | None":
+    """The dtype the host's network takes ``dtype`` widened to (``_WIDER``; for ``arg``,
+    float16 as float32), or None."""
+    return _WIDER.get(dtype, np.dtype(np.float32) if arg and dtype == _dtypes.float16 else None)
 
 
 #: The longest rows of 8- and 16-bit values (by their bytes) whose ``argsort`` the wider
@@ -263,9 +270,7 @@ def _widening(work: Array, n: int, arg: bool) -> "np.dtype | None":
         return None
     if n >= RADIX_MIN_LINE and not (arg and n <= WIDE_ARGSORT_MAX.get(work.dtype.itemsize, 0)):
         return None
-    wide = _WIDER.get(work.dtype)
-    if wide is None and work.dtype == _dtypes.float16 and arg:
-        wide = np.dtype(np.float32)
+    wide = _wider(work.dtype, arg)
     if wide is None or not network_sorts(n, wide, work.device, arg):
         return None
     return wide
