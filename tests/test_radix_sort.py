@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import rocarray as ra
-from rocarray import _radix, cache
+from rocarray import _radix, _sorting_functions, cache
 from rocarray._sorting_functions import RADIX_MIN_LINE
 from rocarray.compiler.cache import drain_background
 from conftest import ALL_DTYPES, random_array
@@ -286,6 +286,9 @@ def _buckets(monkeypatch, wide: bool) -> list:
     monkeypatch.setattr(_radix, "BUCKET_WIDE_MIN", 16)
     monkeypatch.setattr(_radix, "_kernels", {})  # (the thresholds are in the kernels' text)
     monkeypatch.setattr(_radix, "_network", lambda *args: None)  # (its rows: the radix sort's here)
+    # (nor the merge sort's while a network compiles: whether one had, in this process, before
+    # the test, would decide the path)
+    monkeypatch.setattr(_sorting_functions, "network_pending", lambda *args: False)
     # two threads, as on the CI machine: with more, a bucket holding a larger share of a test
     # line sends it to the LSD passes (the threads could not share it), as it should
     monkeypatch.setattr(ra.Device("cpu").runtime, "_threads", 2)
