@@ -13,7 +13,11 @@ import numpy as np
 import pytest
 
 import rocarray as ra
+from llvmlite import ir
+
 from rocarray import _radix, _split_sort
+from rocarray.compiler import split_host
+from rocarray.targets import target_for
 from test_radix_sort import _compiles, _desc_argsort
 
 DTYPES = ["int16", "uint16", "int32", "uint32", "float32", "int64", "uint64", "float64"]
@@ -37,6 +41,8 @@ def numpy_sorts(monkeypatch):
         return real(keys, descending)
 
     monkeypatch.setattr(_radix, "split_sort", spy)
+    for dt in DTYPES:  # (the class pass compiled: a first sort would not wait for it)
+        _split_sort._class_pass(np.dtype(dt), CPU, wait=True)
     return sorted_lines
 
 
@@ -109,7 +115,7 @@ def test_equal_values_zeros_and_nans(split_sorts, dtype):
     assert split_sorts == [a.size, a.size, same.size]
 
 
-@pytest.mark.parametrize("threads", [2, 3, 4, 8])
+@pytest.mark.parametrize("threads", [2, 3, 4, 8, 16])
 def test_pieces_for_each_thread_count(split_sorts, monkeypatch, threads):
     monkeypatch.setattr(_split_sort, "_threads", lambda device: threads)
     rng = np.random.default_rng(threads)
@@ -138,126 +144,186 @@ def _heavy_lines(n, dtype, rng):
     return {name: line.astype(dtype) for name, line in lines.items()}
 
 
+@pytest.fixture
+def classes(monkeypatch):
+    """The classes ``_classes`` chose for each line split, as (boundaries, strict, one value)."""
+    chosen, real = [], _split_sort._classes
+    monkeypatch.setattr(_split_sort, "_classes", lambda a, threads: chosen.append(real(a, threads)) or chosen[-1])
+    return chosen
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_heavy_values_are_cut_around(split_sorts, dtype):
-    # NumPy's partition slows tenfold where its rank lies at or past a large run's start:
-    # every cut lies below the runs (checked against the sorted line), and the sort is exact
+def test_heavy_values_are_classes_of_their_own(split_sorts, classes, monkeypatch, dtype):
+    # a value the sample holds often is a class of its own (never sorted: filled), between
+    # the boundaries ``< h`` and ``<= h``; the sort is exact (two threads: a host of many
+    # has no boundaries left for heavy values, ``test_classes_from_the_sample``)
+    monkeypatch.setattr(_split_sort, "_threads", lambda device: 2)
     rng = np.random.default_rng(11)
     n = 1 << 16
-    for name, a in _heavy_lines(n, dtype, rng).items():
-        s = np.sort(a)
-        runs = _split_sort._heavy_runs(a)
-        assert runs, name
-        k = _split_sort._cut(0, n, runs, int(_split_sort.MARGIN * n))
-        values, counts = np.unique(s, return_counts=True, equal_nan=True)
-        heavy = values[counts >= n // 20]
-        if k is not None:
-            first = np.searchsorted(s, heavy, "left") if dtype[0] != "f" else [
-                np.flatnonzero(np.isnan(s) if np.isnan(v) else s == v)[0] for v in heavy]
-            assert all(k < f for f in first if f > 0), name
-        else:
-            assert name == "half smallest"
+    lines = _heavy_lines(n, dtype, rng)
+    for name, a in lines.items():
+        classes.clear()
         for descending in (False, True):
             got = ra.sort(ra.asarray(a, device=CPU), descending=descending).get()
             np.testing.assert_array_equal(_bits(got), _bits(_stable(a, descending)), err_msg=name)
-    assert len(split_sorts) == 2 * len(_heavy_lines(n, dtype, rng))
+        bounds, strict, one_value = classes[0]
+        values, counts = np.unique(a[~np.isnan(a)] if a.dtype.kind == "f" else a, return_counts=True)
+        for h in values[counts >= n // 20]:  # (5% of the line: the sample's 1/64 with room to spare)
+            c = [k for k, v in enumerate(one_value) if v is not None and v == h]
+            assert len(c) == 1, (name, h)
+            assert bounds[c[0] - 1] == h and strict[c[0] - 1] == 1 and bounds[c[0]] == h and strict[c[0]] == 0
+    assert len(split_sorts) == 2 * len(lines)
 
 
-def test_cuts_and_heavy_runs():
+def test_classes_from_the_sample():
     n = 1 << 20
-    margin = int(_split_sort.MARGIN * n)
-    assert _split_sort._cut(0, n, [], margin) == n // 2
-    assert _split_sort._cut(0, n, [(0, n // 2, 1)], margin) is None  # (the smallest value heavy)
-    assert _split_sort._cut(0, n, [(n // 3, n // 2, 1)], margin) == n // 3 - margin - 1
-    assert _split_sort._cut(0, n, [(3 * n // 4, n, 1)], margin) == n // 2  # (a run past the middle)
-    assert _split_sort._cut(0, n, [(n // 16, n // 8, 1)], margin) is None  # (too small a left piece)
-    # a piece after a cut below a run: cut again below it, or not at all
-    assert _split_sort._cut(n // 2, n, [(3 * n // 4, n, 1)], margin) == 3 * n // 4 - margin - 1
-    a = np.arange(n, dtype=np.int64)
-    assert _split_sort._heavy_runs(a) == []
-    a[n // 4:n // 2] = 7  # (a quarter of the line: 7 is the 8th value, its run at ranks 8 ...)
-    ((r0, r1, value),) = _split_sort._heavy_runs(np.random.default_rng(1).permutation(a))
-    assert abs(r0 - 8) < margin and abs(r1 - (8 + n // 4)) < margin and value == 7
+    rng = np.random.default_rng(1)
+    a = rng.permutation(np.arange(n, dtype=np.int64))
+    bounds, strict, one_value = _split_sort._classes(a, 1)
+    assert bounds.size == 0 and one_value == [None]  # (one thread: one class)
+    for threads in (2, 3, 4):  # (a class a thread, of about equal counts; boundaries ``<``)
+        bounds, strict, one_value = _split_sort._classes(a, threads)
+        assert bounds.dtype == a.dtype and list(strict) == [1] * (threads - 1) and one_value == [None] * threads
+        sizes = np.diff(np.searchsorted(np.sort(a), bounds, "left"), prepend=0, append=n)
+        assert np.all(np.abs(sizes - n / threads) < 0.03 * n), sizes
+    b = a.copy()
+    b[n // 4:n // 2] = 7  # (a quarter of the line one value)
+    bounds, strict, one_value = _split_sort._classes(rng.permutation(b), 2)
+    k = one_value.index(7)
+    assert (bounds[k - 1], strict[k - 1], bounds[k], strict[k]) == (7, 1, 7, 0)
+    assert sum(v is not None for v in one_value) == 1 and len(bounds) == 3
+    # many heavy values: the heaviest, as many as ``KMAX`` boundaries hold beside the cut
+    c = rng.integers(0, 40, n).astype(np.float64)
+    c[c == 39] = 3  # (3 twice as heavy as the rest)
+    c[rng.random(n) < 0.3] = np.nan  # (NaNs: a class of the pass, never a boundary)
+    bounds, strict, one_value = _split_sort._classes(c, 2)
+    room = (split_host.KMAX - 1) // 2
+    assert sum(v is not None for v in one_value) == room and 3.0 in one_value
+    assert len(bounds) <= split_host.KMAX and not np.isnan(bounds).any()
+    assert list(bounds) == sorted(bounds)
+    # every value alike, or every value a NaN
+    assert _split_sort._classes(np.full(n, 5, np.int32), 2)[2] == [None, 5, None]
+    assert _split_sort._classes(np.full(n, np.nan), 2)[0].size == 0
+    # more threads than the pass has classes for: ``KMAX + 1`` classes (no room left for a
+    # heavy value's own; cuts in its run fall together)
+    bounds, strict, one_value = _split_sort._classes(a, 16)
+    assert len(bounds) == split_host.KMAX and one_value == [None] * (split_host.KMAX + 1)
+    bounds, strict, one_value = _split_sort._classes(rng.permutation(b), 16)
+    assert len(bounds) < split_host.KMAX and set(one_value) == {None} and list(strict) == [1] * len(bounds)
 
 
-@pytest.fixture
-def set_apart(monkeypatch):
-    """The lines ``_three_way`` set a value apart from, by that value."""
-    values, real = [], _split_sort._three_way
-    monkeypatch.setattr(_split_sort, "_three_way",
-                        lambda keys, work, h, big, items: values.append(h) or real(keys, work, h, big, items))
-    return values
+def _pass(a, bounds, strict, items, place_at=None):
+    """Run the class pass over ``a`` on ``items`` chunks: (the counts, the written line)."""
+    kind = f"{a.dtype.kind}{a.itemsize}"
+    K, S, lanes = len(bounds), split_host.slots(len(bounds)), split_host.lanes(kind)
+    chunk = -(-(-(-a.size // items)) // lanes) * lanes
+    items = -(-a.size // chunk)
+    k = _split_sort._class_pass(a.dtype, CPU, wait=True)
+    counts = np.zeros((items, S), np.int64)
+    out = np.full(a.size * a.itemsize, 0x5A, np.uint8).view(a.dtype)
+    bounds, strict = np.ascontiguousarray(bounds, a.dtype), np.ascontiguousarray(strict, np.uint8)
+
+    def run(place):
+        k.code.launch_entry(k, K, split_host.packer(), items,
+                            (a.ctypes.data, a.size, chunk, K, bounds.ctypes.data, strict.ctypes.data,
+                             counts.ctypes.data, out.ctypes.data, int(place)), items, 1, a.size)
+
+    run(False)
+    counted = counts.copy()
+    if place_at is not None:
+        counts[:, :K + 2] = place_at(counted)
+        run(True)
+    return counted, counts, out, chunk
 
 
-def _nan(bits, dtype):
-    return np.array(bits, f"u{np.dtype(dtype).itemsize}").view(dtype)
-
-
-@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint64", "int32"])
-@pytest.mark.parametrize("threads", [2, 3, 4])
-def test_heavy_value_set_apart(split_sorts, set_apart, monkeypatch, dtype, threads):
-    # a value of an eighth of the line or more is written apart (64-bit values; 32-bit
-    # lines are cut, their NaNs sorted as +inf), in input order: zeros of both signs as the
-    # heavy value, NaNs of several bits and signs as the heavy value, the smallest value, a
-    # value in the middle
-    monkeypatch.setattr(_split_sort, "_threads", lambda device: threads)
-    rng = np.random.default_rng(threads + len(dtype))
-    n = 1 << 15
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("items", [1, 2, 3, 5])
+def test_class_pass_counts_and_writes_each_class_in_input_order(dtype, items):
+    rng = np.random.default_rng(items + len(dtype))
+    n = 10_007  # (no whole number of vectors: each chunk's last part vector masked)
     a = _wide(n, dtype, rng)
-    mid = np.sort(a)[n // 2]
-    lines = {"half smallest": (np.where(rng.random(n) < 0.5, a.min(), a), a.min()),
-             "30% in the middle": (np.where(rng.random(n) < 0.3, mid, a), mid)}
-    if a.dtype.kind == "f":
-        z = a.copy()
-        z[rng.random(n) < 0.2] = 0.0
-        z[rng.random(n) < 0.2] = -0.0
-        lines["zeros of both signs"] = (z, 0.0)
-        q = a.copy()
-        for bits in (0x7FF8_0000_0000_0000, 0xFFF8_0000_0000_0000, 0x7FF0_0000_0000_0123) if a.itemsize == 8 else \
-                (0x7FC0_0000, 0xFFC0_0000, 0x7F80_0123):
-            q[rng.random(n) < 0.15] = _nan(bits, dtype)
-        lines["NaNs of three kinds"] = (q, np.nan)
-        many = a.copy()  # (NaNs past half the line: their run would stop the first cut)
-        for bits in (0x7FF8_0000_0000_0000, 0xFFF8_0000_0000_0000, 0x7FF0_0000_0000_0123) if a.itemsize == 8 else \
-                (0x7FC0_0000, 0xFFC0_0000, 0x7F80_0123):
-            many[rng.random(n) < 0.3] = _nan(bits, dtype)
-        lines["NaNs over half, of three kinds"] = (many, np.nan)
-    for name, (line, h) in lines.items():
-        set_apart.clear()
-        for descending in (False, True):
-            got = ra.sort(ra.asarray(line, device=CPU), descending=descending).get()
-            np.testing.assert_array_equal(_bits(got), _bits(_stable(line, descending)), err_msg=name)
-        # (the runs that would move or stop the first cut: not the NaNs', past the middle)
-        apart = a.itemsize == 8 and name != "NaNs of three kinds"
-        assert len(set_apart) == (2 if apart else 0), name
-        assert all(v == h or (np.isnan(v) and np.isnan(h)) for v in set_apart), name
+    floats = a.dtype.kind == "f"
+    if floats:
+        a[rng.random(n) < 0.05] = -0.0
+    pick = np.sort(a[rng.choice(n, 3)])
+    if floats:
+        pick = pick[~np.isnan(pick)]
+    bounds = np.array([pick[0], pick[0]] + list(pick[1:]), a.dtype)  # (``< p0``, ``<= p0``: p0's own class)
+    strict = np.array([1, 0] + [1] * (len(pick) - 1), np.uint8)
+    K = len(bounds)
+
+    def klass(v):
+        if floats and np.isnan(v):
+            return K + 1
+        return next((k for k, (s, st) in enumerate(zip(bounds, strict)) if (v < s if st else v <= s)), K)
+
+    cls = np.array([klass(v) for v in a])
+    first = np.zeros(K + 2, np.int64)
+    first[1:] = np.cumsum(np.bincount(cls, minlength=K + 2))[:-1]
+
+    def place_at(counted):  # (each chunk's classes after the chunks' before; class 1 not written)
+        at = first + np.cumsum(counted[:, :K + 2], axis=0) - counted[:, :K + 2]
+        at[:, 1] = -1
+        return at
+
+    counted, ends, out, chunk = _pass(a, bounds, strict, items, place_at)
+    for i in range(counted.shape[0]):
+        part = slice(i * chunk, (i + 1) * chunk)
+        assert list(counted[i, :K + 2]) == list(np.bincount(cls[part], minlength=K + 2))
+        if floats:
+            negative_zeros = np.sum((a[part] == 0) & np.signbit(a[part]))
+            nan_bits = np.array(np.nan, a.dtype).view(f"u{a.itemsize}")
+            assert list(counted[i, K + 2:]) == [negative_zeros, np.sum(_bits(a[part]) == nan_bits)]
+            assert list(ends[i, K + 2:]) == list(counted[i, K + 2:])  # (counted again as it writes)
+    for c in range(K + 2):
+        lo, size = first[c], np.sum(cls == c)
+        if c == 1:  # (not written: its places keep their bytes; its ends stay -1)
+            assert np.all(out[lo:lo + size].view(np.uint8) == 0x5A) and np.all(ends[:, 1] == -1)
+            continue
+        np.testing.assert_array_equal(_bits(out[lo:lo + size]), _bits(a[cls == c]), err_msg=f"class {c}")
+        assert ends[-1, c] == lo + size  # (where the class ends)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int16", "uint64"])
-@pytest.mark.parametrize("items", [1, 2, 3, 5])
-def test_three_way_writes_below_equal_above_in_input_order(dtype, items):
-    rng = np.random.default_rng(items)
-    n = 10_007
-    a = _wide(n, dtype, rng)
-    # (a NaN above a value that is not one written as ``big``, and counted; the -0.0 counted)
-    floats = a.dtype.kind == "f"
-    big = a.dtype.type(np.inf if floats else 0)
-    for h in [a[17], a.min(), a.max()] + ([np.nan, 0.0] if floats else []):
-        h = a.dtype.type(h)
-        if floats and h == 0:
-            a[rng.random(n) < 0.1] = -0.0
-        work = ra.empty(n, dtype=a.dtype, device=CPU)
-        lo, hi, nans, negative_zeros = _split_sort._three_way(ra.asarray(a, device=CPU), work, h, big, items)
-        nan = np.isnan(a) if floats else np.zeros(n, bool)
-        below, equal = (~nan, nan) if np.isnan(h) else (a < h, a == h)
-        above = a[~below & ~equal]
-        if not np.isnan(h):
-            above = np.where(np.isnan(above), big, above) if floats else above
-        want = np.concatenate([a[below], a[equal], above])
-        assert (lo, hi) == (below.sum(), below.sum() + equal.sum())
-        assert nans == (0 if np.isnan(h) else nan.sum())
-        assert negative_zeros == (np.sum((a == 0) & np.signbit(a)) if floats else 0)
-        np.testing.assert_array_equal(_bits(work.get()), _bits(want))
+def test_one_chunk_writes_the_values_in_one_pass(numpy_sorts, dtype):
+    # one chunk (a line on one thread): class 0 at 0, the NaNs not written; its end is the
+    # count of the values that are not NaN
+    rng = np.random.default_rng(4)
+    a = _wide(9001, dtype, rng)
+    counted, ends, out, _ = _pass(a, [], [], 1, lambda counted: np.array([[0, -1]]))
+    keep = ~np.isnan(a) if a.dtype.kind == "f" else np.ones(a.size, bool)
+    assert ends[0, 0] == keep.sum()
+    np.testing.assert_array_equal(_bits(out[:keep.sum()]), _bits(a[keep]))
+
+
+def test_class_pass_module_builds_for_the_host():
+    target = target_for("host").heavy_tier
+    for kind in split_host.KINDS:
+        module = ir.Module("split")
+        module.triple, module.data_layout = target.triple, target.data_layout
+        split_host.build_split_module(module, target, "rk_split", kind)
+        asm = target.emit_assembly(module)
+        assert "rk_split:" in asm and f"rk_split{split_host.entry_suffix(split_host.KMAX)}:" in asm
+        if "+avx512f" in target.features.split(",") and kind[1] != "2":
+            assert "vcompress" in asm or "vpcompress" in asm, kind
+    module = ir.Module("split")
+    with pytest.raises(ValueError, match="built for the host, not for"):
+        split_host.build_split_module(module, target_for("sm_90"), "rk_split", "f4")
+    with pytest.raises(ValueError, match="not 'c8'"):
+        split_host.build_split_module(module, target, "rk_split", "c8")
+
+
+@pytest.mark.parametrize("dtype", ["int16", "float32", "float64"])
+def test_while_the_class_pass_compiles_one_numpy_sort(numpy_sorts, monkeypatch, dtype):
+    # (the first sort of a dtype does not wait for the module: one NumPy sort, its zeros'
+    # and NaNs' runs written again in input order)
+    monkeypatch.setattr(_split_sort, "_class_pass", lambda dtype, device, wait=False: None)
+    rng = np.random.default_rng(17)
+    a = _wide(1 << 13, dtype, rng)
+    for descending in (False, True):
+        got = ra.sort(ra.asarray(a, device=CPU), descending=descending).get()
+        np.testing.assert_array_equal(_bits(got), _bits(_stable(a, descending)))
+    assert numpy_sorts == [a.size, a.size]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -326,7 +392,7 @@ def test_one_piece_below_the_split(numpy_sorts, monkeypatch, dtype):
     # lines shorter than ``SPLIT_SORT_MIN``: one NumPy sort on the calling thread, its
     # zeros' and NaNs' runs put back in input order as the split's
     monkeypatch.setattr(_split_sort, "SPLIT_SORT_MIN", 1 << 20)
-    monkeypatch.setattr(_split_sort, "_heavy_runs", lambda a: pytest.fail("one piece needs no sample"))
+    monkeypatch.setattr(_split_sort, "_sample_places", lambda: pytest.fail("one piece needs no sample"))
     rng = np.random.default_rng(13)
     for n in (1 << 10, 9001, 70_001):
         a = _wide(n, dtype, rng)
