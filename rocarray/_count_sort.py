@@ -223,7 +223,7 @@ def count_sort(keys: Array, descending: bool) -> "Array | None":
     if kind == "f16":
         t = totals._host()
         both_zeros = bool(t[F16_NEGATIVE_ZERO]) and bool(t[F16_POSITIVE_ZERO])
-        _stable_runs(keys, out, descending, both_zeros)
+        _stable_runs(keys, out, descending, both_zeros, True)
     return out
 
 

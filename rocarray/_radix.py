@@ -34,7 +34,7 @@ groups of about equal sizes.  A bucket's passes count nothing for other items, a
 buckets stay in cache.  A line whose one bucket would hold more than its threads could
 share takes the LSD passes.  Where NumPy's sort is AVX-512, one line of 32- or 64-bit
 values or 16-bit integers (of 8,192 or more) is not radix sorted at all: NumPy sorts it,
-a long one split by NumPy's partition into pieces sorted on the threads where the host
+a long one written out by classes of its values, each sorted on a thread, where the host
 has a few (``_split_sort``).  A long line of integers of a small range is counted
 (``_count_sort``).
 The kernels are thin (one per key dtype and payload; sizes, tiles and digit positions are
@@ -311,8 +311,8 @@ def radix_sort(keys: Array, rows: int, L: int, payload: Array | None = None, des
         if out is not None:
             return out, None
     if payload is None and rows == 1 and split_sorts(dtype, L, device):
-        # the host's line where NumPy's sort is SIMD: NumPy's sort (a long one split by
-        # NumPy's partition, a piece a thread, where the threads are few)
+        # the host's line where NumPy's sort is SIMD: NumPy's sort (a long one written out
+        # by classes of its values, a class a thread, where the threads are few)
         return split_sort(keys, descending), None
     k = None if payload is not None else _network(L, dtype, device)
     if k is not None:

@@ -7,12 +7,13 @@ instruction, where the radix passes (``_radix``) scatter one value at a time, so
 few cores the radix passes lose to NumPy's one-thread sort and a split between the threads
 wins (docs/primitives.md, stop 58), and a shorter line's network or radix passes, one
 thread's, lose to it at any length (stop 60).  So a line of 32- or 64-bit real values or
-16-bit integers, from ``ONE_PIECE_MIN`` on:
+16-bit integers, from ``ONE_PIECE_MIN`` on, is copied into the result and sorted there by
+one NumPy sort, and from ``SPLIT_SORT_MIN`` on (where the host has two threads or more):
 
 1. a sample of the line (``SAMPLE`` values at fixed random places) gives the boundaries of
    its classes (``_classes``): a value the sample holds often (``HEAVY_SHARE``) is a class
    of its own, and the rest of the sample is cut into one class a thread of about equal
-   counts (one class: a line shorter than ``SPLIT_SORT_MIN``, or a host of one thread);
+   counts;
 2. the class pass (``compiler/split_host.py``, by the host's threads) counts each chunk's
    elements of each class, then writes each class over its places of the result, in input
    order, NaNs left out (their own class);
@@ -23,10 +24,11 @@ thread's, lose to it at any length (stop 60).  So a line of 32- or 64-bit real v
 
 NumPy's sort is not stable, which values alone show only in the order of ``-0.0`` and
 ``+0.0``, and its SIMD sort writes every NaN as ``np.nan``, as the fill does.  So where the
-line holds a ``-0.0``, or NaNs of other bits than ``np.nan``'s (the class pass counts both),
-their runs are written again from the input, in its order (the standard's stable sort), by
-the masks' compaction (``_stable_runs``).  Until the class pass's module is compiled (in the
-background, at the first ask) a line is sorted by one NumPy sort.  More threads than
+line holds a ``-0.0``, or NaNs of other bits than ``np.nan``'s (the class pass counts both;
+after one NumPy sort, the sorted zeros' run and a count of the input's NaNs say it), their
+runs are written again from the input, in its order (the standard's stable sort), by the
+masks' compaction (``_stable_runs``).  Until the class pass's module is compiled (in the
+background, at the first ask) a long line is sorted by one NumPy sort too.  More threads than
 ``SPLIT_THREADS_MAX`` take the radix passes for lines longer than ``ONE_PIECE_MAX``, which
 share all their work between the threads.
 """
@@ -108,50 +110,38 @@ def split_sort(keys: Array, descending: bool) -> Array:
     o = out._host()
     w = o if work is out else work._host()
     floats = dtype.kind == "f"
-    k = _class_pass(dtype, device)
-    if k is None:  # (its module compiling: one NumPy sort, as NumPy's)
+    k = _class_pass(dtype, device) if threads > 1 else None
+    if k is None:  # (one thread, or the class pass compiling: one NumPy sort, as NumPy's)
         w[...] = a
         w.sort()
         if descending:
             o[...] = w[::-1]
         if floats:
-            _stable_runs(keys, out, descending, True)
+            _stable_runs(keys, out, descending)
         return out
     bounds, strict, one_value = _classes(a, threads)
     K = len(bounds)
-    S = split_host.slots(K)
-    # chunks of whole vectors; one chunk (on one thread): its places known, no counts' pass
+    # chunks of whole vectors, a few a thread
     lanes = split_host.lanes(f"{dtype.kind}{dtype.itemsize}")
-    chunk = -(-n // (threads * CHUNKS_PER_THREAD)) if threads > 1 else n
-    chunk = -(-chunk // lanes) * lanes
+    share = -(-n // (threads * CHUNKS_PER_THREAD))
+    chunk = -(-share // lanes) * lanes
     items = -(-n // chunk)
-    counts = np.zeros((items, S), np.int64)
+    counts = np.zeros((items, split_host.slots(K)), np.int64)
 
     def run(place: bool) -> None:
         k.code.launch_entry(k, K, split_host.packer(), items,
                             (keys.data_ptr, n, chunk, K, bounds.ctypes.data, strict.ctypes.data,
                              counts.ctypes.data, work.data_ptr, int(place)), items, 1, n)
 
-    if items > 1:
-        run(False)
-        sizes = counts[:, :K + 2].sum(axis=0)
-    else:  # (one chunk: every class after the one before, only the first's place known)
-        sizes = None
+    run(False)
+    sizes = counts[:, :K + 2].sum(axis=0)
     # each class's first place in the line, then each chunk's (-1: not written)
-    if sizes is not None:
-        first = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-        counts[:, :K + 2] = first + np.cumsum(counts[:, :K + 2], axis=0) - counts[:, :K + 2]
-        # (a class of one value, and the NaNs: filled after, not written)
-        filled = np.array([v is not None for v in one_value] + [True])
-        counts[:, :K + 2][:, filled] = -1
-        run(True)
-    else:
-        if K:
-            raise AssertionError("one chunk takes one class")
-        counts[0, :2] = (0, -1)
-        run(True)
-        sizes = np.array([counts[0, 0], n - counts[0, 0]])
-        first = np.array([0, counts[0, 0]])
+    first = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    counts[:, :K + 2] = first + np.cumsum(counts[:, :K + 2], axis=0) - counts[:, :K + 2]
+    # (a class of one value, and the NaNs: filled after, not written)
+    filled = np.array([v is not None for v in one_value] + [True])
+    counts[:, :K + 2][:, filled] = -1
+    run(True)
     nans = int(sizes[K + 1]) if floats else 0
     negative_zeros, default_nans = (int(x) for x in counts[:, K + 2:K + 4].sum(axis=0)) if floats else (0, 0)
 
@@ -166,7 +156,7 @@ def split_sort(keys: Array, descending: bool) -> Array:
 
     # (the longest first: the threads take them as they come)
     classes = sorted((c for c in range(K + 1) if sizes[c]), key=lambda c: -sizes[c])
-    each = device.runtime.map_threads if threads > 1 and len(classes) > 1 else lambda fn, cs: [fn(c) for c in cs]
+    each = device.runtime.map_threads if len(classes) > 1 else lambda fn, cs: [fn(c) for c in cs]
     each(settle, classes)
     if nans:  # (NaN last, first descending)
         (o[:nans] if descending else o[n - nans:])[...] = np.nan
@@ -239,20 +229,29 @@ def _classes(a: np.ndarray, threads: int) -> tuple:
     return bounds, strict, one_value
 
 
-def _stable_runs(keys: Array, out: Array, descending: bool, zeros: bool, nans: bool = True) -> None:
+def _stable_runs(keys: Array, out: Array, descending: bool, zeros: "bool | None" = None,
+                 nans: "bool | None" = None) -> None:
     """Write the sorted line ``out``'s run of zeros where ``zeros``, and of NaNs where
     ``nans``, again from the line ``keys`` (host, contiguous), in ``keys``' order: NumPy's
     sort is not stable (the order of ``-0.0`` and ``+0.0``) and writes every NaN as NumPy's
-    default NaN, as the split sort's fill does (it rewrites the zeros where ``keys`` holds
-    a ``-0.0``, and the NaNs where it holds NaNs of other bits); the counting sort, which
-    writes each key's value, rewrites the zeros where both signs are in ``keys``, and the
-    NaNs.  Each run is ``keys``' compaction by the mask (``x[m]``, by the host's threads)."""
+    default NaN, as the split sort's fill does; the counting sort, which writes each key's
+    value, rewrites the zeros where both signs are in ``keys``, and the NaNs.  None: as the
+    sorted line says -- the zeros where their run holds both signs, the NaNs where
+    ``keys`` holds NaNs of other bits than ``np.nan``'s.  Each run is ``keys``' compaction
+    by the mask (``x[m]``, by the host's threads)."""
     o = out._host()
     up = o[::-1] if descending else o  # (ascending, NaN last: as ``searchsorted`` wants it)
     n, zero, nan = o.size, o.dtype.type(0), o.dtype.type(np.nan)  # (of ``o``'s type: no casts of ``up``)
-    zlo, zhi = np.searchsorted(up, zero, "left"), np.searchsorted(up, zero, "right")
+    zlo, zhi = up.searchsorted(zero, "left"), up.searchsorted(zero, "right")
+    if zeros is None and zhi - zlo > 1:
+        signs = np.count_nonzero(np.signbit(up[zlo:zhi]))
+        zeros = 0 < signs < zhi - zlo
     if zeros and zhi > zlo:
         (o[n - zhi:n - zlo] if descending else o[zlo:zhi])[...] = keys[equal(keys, 0)]._host()
-    first_nan = int(np.searchsorted(up, nan, "left"))
+    first_nan = int(up.searchsorted(nan, "left"))
+    if first_nan < n and nans is None:
+        a = keys._host()
+        u = np.dtype(f"u{a.itemsize}")
+        nans = np.count_nonzero(a.view(u) == np.array(np.nan, a.dtype).view(u)) < n - first_nan
     if nans and first_nan < n:
         (o[:n - first_nan] if descending else o[first_nan:])[...] = keys[isnan(keys)]._host()

@@ -284,18 +284,6 @@ def test_class_pass_counts_and_writes_each_class_in_input_order(dtype, items):
         assert ends[-1, c] == lo + size  # (where the class ends)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "int16", "uint64"])
-def test_one_chunk_writes_the_values_in_one_pass(numpy_sorts, dtype):
-    # one chunk (a line on one thread): class 0 at 0, the NaNs not written; its end is the
-    # count of the values that are not NaN
-    rng = np.random.default_rng(4)
-    a = _wide(9001, dtype, rng)
-    counted, ends, out, _ = _pass(a, [], [], 1, lambda counted: np.array([[0, -1]]))
-    keep = ~np.isnan(a) if a.dtype.kind == "f" else np.ones(a.size, bool)
-    assert ends[0, 0] == keep.sum()
-    np.testing.assert_array_equal(_bits(out[:keep.sum()]), _bits(a[keep]))
-
-
 def test_class_pass_module_builds_for_the_host():
     target = target_for("host").heavy_tier
     for kind in split_host.KINDS:
@@ -327,10 +315,14 @@ def test_while_the_class_pass_compiles_one_numpy_sort(numpy_sorts, monkeypatch, 
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_nans_rewritten_only_where_not_numpys_default(split_sorts, monkeypatch, dtype):
+@pytest.mark.parametrize("split", [True, False])
+def test_nans_rewritten_only_where_not_numpys_default(split_sorts, monkeypatch, dtype, split):
     # NumPy's sort writes each NaN as np.nan: where every NaN of the line is np.nan, the
     # NaNs' run is not written again; one NaN of other bits, or zeros of both signs, and
-    # it is (the zeros alone where the NaNs are all np.nan)
+    # it is (the zeros alone where the NaNs are all np.nan); split between the threads (the
+    # class pass counts them) or one NumPy sort (the sorted line and a count say it)
+    if not split:
+        monkeypatch.setattr(_split_sort, "SPLIT_SORT_MIN", 1 << 20)
     written = []  # (which runs are written again, as (zeros, NaNs))
     real_equal, real_isnan = _split_sort.equal, _split_sort.isnan
     monkeypatch.setattr(_split_sort, "equal", lambda *args: written.append((True, False)) or real_equal(*args))
