@@ -25,7 +25,7 @@ one NumPy sort, and from ``SPLIT_SORT_MIN`` on (where the host has two threads o
 NumPy's sort is not stable, which values alone show only in the order of ``-0.0`` and
 ``+0.0``, and its SIMD sort writes every NaN as ``np.nan``, as the fill does.  So where the
 line holds a ``-0.0``, or NaNs of other bits than ``np.nan``'s (the class pass counts both;
-after one NumPy sort, the sorted zeros' run and a count of the input's NaNs say it), their
+after one NumPy sort, the zeros wherever there are any, the NaNs as a count says), their
 runs are written again from the input, in its order (the standard's stable sort), by the
 masks' compaction (``_stable_runs``).  Until the class pass's module is compiled (in the
 background, at the first ask) a long line is sorted by one NumPy sort too.  More threads than
@@ -235,18 +235,16 @@ def _stable_runs(keys: Array, out: Array, descending: bool, zeros: "bool | None"
     ``nans``, again from the line ``keys`` (host, contiguous), in ``keys``' order: NumPy's
     sort is not stable (the order of ``-0.0`` and ``+0.0``) and writes every NaN as NumPy's
     default NaN, as the split sort's fill does; the counting sort, which writes each key's
-    value, rewrites the zeros where both signs are in ``keys``, and the NaNs.  None: as the
-    sorted line says -- the zeros where their run holds both signs, the NaNs where
-    ``keys`` holds NaNs of other bits than ``np.nan``'s.  Each run is ``keys``' compaction
-    by the mask (``x[m]``, by the host's threads)."""
+    value, rewrites the zeros where both signs are in ``keys``, and the NaNs.  None: the
+    zeros wherever the sorted line holds one (NumPy 2.5's sort writes some ``-0.0`` as
+    ``+0.0``, so its run cannot say), the NaNs where ``keys`` holds NaNs of other bits than
+    ``np.nan``'s.  Each run is ``keys``' compaction by the mask (``x[m]``, by the host's
+    threads)."""
     o = out._host()
     up = o[::-1] if descending else o  # (ascending, NaN last: as ``searchsorted`` wants it)
     n, zero, nan = o.size, o.dtype.type(0), o.dtype.type(np.nan)  # (of ``o``'s type: no casts of ``up``)
     zlo, zhi = up.searchsorted(zero, "left"), up.searchsorted(zero, "right")
-    if zeros is None and zhi - zlo > 1:
-        signs = np.count_nonzero(np.signbit(up[zlo:zhi]))
-        zeros = 0 < signs < zhi - zlo
-    if zeros and zhi > zlo:
+    if (zeros or zeros is None) and zhi > zlo:
         (o[n - zhi:n - zlo] if descending else o[zlo:zhi])[...] = keys[equal(keys, 0)]._host()
     first_nan = int(up.searchsorted(nan, "left"))
     if first_nan < n and nans is None:
