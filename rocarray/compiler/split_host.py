@@ -18,7 +18,8 @@ item has ``slots(K)`` int64 words at ``counts + i * slots(K)``: one a class, the
 its elements of each class into them; with ``place`` 1 they hold where in ``out`` each of
 its classes begins (-1: a class not written) and it writes them there, leaving where each
 written class ends (and its ``-0.0`` and ``np.nan``s counted again).  One module per key
-kind (``KINDS``); ``K`` and the sizes are run-time arguments.
+kind (``KINDS``), with an entry for each ``K`` up to ``KMAX`` (its classes' places kept in
+registers; ``entries``); the sizes are run-time arguments.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ PARAMS = ("a", "n", "C", "K", "bounds", "strict", "counts", "out", "place")
 #: Element kinds: a letter (``f`` float, ``i`` signed, ``u`` unsigned) and the size in bytes.
 KINDS = ("f4", "f8", "i4", "u4", "i8", "u8", "i2", "u2")
 #: Changes with the code the module is built from (part of its cache key).
-VERSION = 1
+VERSION = 2
 #: np.nan's bits, by size
 _DEFAULT_NAN = {4: 0x7FC0_0000, 8: 0x7FF8_0000_0000_0000}
 
@@ -217,15 +218,15 @@ class _ClassPass:
         (classes at -1 are not written)."""
         at = self.pos[k]
         p = b.load(at, typ=I64)
+        count = self.count(b, mask)
         skip = b.and_(self.place, b.icmp_signed("<", p, self.c(0)))
         write = b.function.append_basic_block("write")
         after = b.function.append_basic_block("written")
         b.cbranch(b.and_(self.place, b.not_(skip)), write, after)
         b.position_at_end(write)
-        count = self.count(b, mask)
         packed = b.call(self.compress, [v, mask, ir.Constant(self.VT, ir.Undefined)])
         first = b.icmp_signed("<", self.lane_ids, self.splat_i64(b, count))
         b.call(self.masked_store, [packed, self.at(b, self.out, p), ir.Constant(I32, self.size), first])
         b.branch(after)
         b.position_at_end(after)
-        b.store(b.select(skip, p, b.add(p, self.count(b, mask))), at)
+        b.store(b.select(skip, p, b.add(p, count)), at)
