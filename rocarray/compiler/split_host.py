@@ -100,7 +100,7 @@ class _ClassPass:
         self.MT = ir.VectorType(I1, self.W)
         name = f"v{self.W}{'f' if self.floats else 'i'}{8 * self.size}"
         # (compressed in a register, then stored by a masked store of its first lanes: the
-        # store form of AVX-512's compress is microcoded and slow on AMD's Zen 4)
+        # store form of AVX-512's compress is reported far slower on AMD's Zen 4; not measured here)
         self.compress = declare_function(module, f"llvm.experimental.vector.compress.{name}",
                                          ir.FunctionType(self.VT, [self.VT, self.MT, self.VT]))
         self.masked_store = declare_function(module, f"llvm.masked.store.{name}.p0",
