@@ -213,7 +213,9 @@ def test_classes_from_the_sample():
 
 
 def _pass(a, bounds, strict, items, place_at=None):
-    """Run the class pass over ``a`` on ``items`` chunks: (the counts, the written line)."""
+    """Run the class pass over ``a`` on ``items`` chunks, counting, then (``place_at``: each
+    chunk's classes' places from the counts) writing: (the counts, the words after the
+    writes, the written line, the chunk's length)."""
     kind = f"{a.dtype.kind}{a.itemsize}"
     K, S, lanes = len(bounds), split_host.slots(len(bounds)), split_host.lanes(kind)
     chunk = -(-(-(-a.size // items)) // lanes) * lanes
