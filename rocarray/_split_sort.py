@@ -168,9 +168,17 @@ def split_sort(keys: Array, descending: bool) -> Array:
 def _class_pass(dtype: np.dtype, device, wait: bool = False):
     """The class pass's module for ``dtype`` on the host ``device``, loaded; None while it
     compiles (``full_module_when_ready``; ``wait``: compiled and loaded now)."""
-    kind = f"{dtype.kind}{dtype.itemsize}"
     load = load_full_module if wait else full_module_when_ready
-    return load(("split-host", split_host.VERSION, kind), device, functools.partial(_class_pass_parts, kind))
+    key, make = _class_pass_spec(dtype)
+    return load(key, device, make)
+
+
+@functools.cache
+def _class_pass_spec(dtype: np.dtype) -> tuple:
+    """(the class pass's module key for ``dtype``, its ``make``): made once, so that a warm
+    sort's ask is a lookup."""
+    kind = f"{dtype.kind}{dtype.itemsize}"
+    return ("split-host", split_host.VERSION, kind), functools.partial(_class_pass_parts, kind)
 
 
 def _class_pass_parts(kind: str) -> tuple:

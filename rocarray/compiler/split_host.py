@@ -29,8 +29,9 @@ import struct
 from llvmlite import ir
 
 from ..targets.base import declare_function
-from .gpu_ir import entry_slot, word_packer
+from .gpu_ir import entry_slot, popcount, word_packer
 from .index_ir import CountedLoop, opaque_pointer
+from .reduction_ir import splat
 
 I1 = ir.IntType(1)
 I8 = ir.IntType(8)
@@ -108,16 +109,9 @@ class _ClassPass:
         self.lane_ids = ir.Constant(ir.VectorType(I64, self.W), list(range(self.W)))
         self.masked_load = declare_function(module, f"llvm.masked.load.{name}.p0",
                                             ir.FunctionType(self.VT, [PTR, I32, self.MT, self.VT]))
-        mask_int = ir.IntType(self.W)
-        self.ctpop = declare_function(module, f"llvm.ctpop.i{self.W}", ir.FunctionType(mask_int, [mask_int]))
 
     def c(self, v):
         return ir.Constant(I64, v)
-
-    def splat(self, b, x):
-        v = b.insert_element(ir.Constant(self.VT, ir.Undefined), x, ir.Constant(I32, 0))
-        return b.shuffle_vector(v, ir.Constant(self.VT, ir.Undefined), ir.Constant(ir.VectorType(I32, self.W),
-                                                                                  [0] * self.W))
 
     def below(self, b, v, s, strict):
         """``v < s`` where ``strict``, else ``v <= s``, lane by lane (ordered: never a NaN's)."""
@@ -129,7 +123,7 @@ class _ClassPass:
         return b.select(strict, lt, le)
 
     def count(self, b, mask):
-        return b.zext(b.call(self.ctpop, [b.bitcast(mask, ir.IntType(self.W))]), I64)
+        return b.zext(popcount(b, b.bitcast(mask, ir.IntType(self.W))), I64)
 
     def build(self) -> None:
         for K in range(KMAX + 1):
@@ -148,7 +142,7 @@ class _ClassPass:
         bounds, strict = b.inttoptr(p["bounds"], PTR), b.inttoptr(p["strict"], PTR)
         self.K, self.place = K, b.icmp_unsigned("!=", p["place"], c(0))
         # the boundaries, splat, and how each compares
-        self.bounds = [(self.splat(b, b.load(self.at(b, bounds, c(k)), typ=self.T)),
+        self.bounds = [(splat(b, b.load(self.at(b, bounds, c(k)), typ=self.T), self.W),
                         b.icmp_unsigned("!=", b.load(b.gep(strict, [c(k)], source_etype=I8), typ=I8),
                                         ir.Constant(I8, 0))) for k in range(K)]
         counts = b.inttoptr(p["counts"], PTR)
@@ -173,7 +167,7 @@ class _ClassPass:
         done = fn.append_basic_block("done")
         b.cbranch(b.icmp_signed("<", full, hi), tail, done)
         b.position_at_end(tail)
-        valid = b.icmp_signed("<", self.lane_ids, self.splat_i64(b, b.sub(hi, full)))
+        valid = b.icmp_signed("<", self.lane_ids, splat(b, b.sub(hi, full), self.W))
         v = b.call(self.masked_load, [self.at(b, self.a, full), ir.Constant(I32, self.size), valid,
                                       ir.Constant(self.VT, None)])
         self.classes(b, v, valid)
@@ -183,12 +177,6 @@ class _ClassPass:
             b.store(b.load(self.pos[k], typ=I64), mine[k])
         items.close(b, b.add(items.i, c(1)))
         b.ret_void()
-
-    def splat_i64(self, b, x):
-        vt = ir.VectorType(I64, self.W)
-        v = b.insert_element(ir.Constant(vt, ir.Undefined), x, ir.Constant(I32, 0))
-        return b.shuffle_vector(v, ir.Constant(vt, ir.Undefined), ir.Constant(ir.VectorType(I32, self.W),
-                                                                             [0] * self.W))
 
     def at(self, b, base, i):
         return b.gep(base, [i], source_etype=self.T)
@@ -225,7 +213,7 @@ class _ClassPass:
         b.cbranch(b.and_(self.place, b.not_(skip)), write, after)
         b.position_at_end(write)
         packed = b.call(self.compress, [v, mask, ir.Constant(self.VT, ir.Undefined)])
-        first = b.icmp_signed("<", self.lane_ids, self.splat_i64(b, count))
+        first = b.icmp_signed("<", self.lane_ids, splat(b, count, self.W))
         b.call(self.masked_store, [packed, self.at(b, self.out, p), ir.Constant(I32, self.size), first])
         b.branch(after)
         b.position_at_end(after)
