@@ -17,6 +17,7 @@ import numpy as np
 from . import _dtypes
 from ._array_object import Array, _prod
 from ._buffer import allocate
+from ._chain_status import chain_status
 from ._copy import contiguous
 from ._data_type_functions import astype
 from ._kernels import catalogue
@@ -30,7 +31,7 @@ from .compiler.lang import compile_scalar_function
 from .compiler.gpu_ir import word_packer
 from .compiler.reduction import (build_chained_scan, build_reduction, build_scan, item_functions, quick_tier_text,
                                  record_wrappers)
-from .compiler.reduction_chain import CHAIN_BLOCK, CHAIN_BLOCKS, CHAIN_PARAMS, CHAIN_STEPS, chain_tile
+from .compiler.reduction_chain import CHAIN_BLOCK, CHAIN_BLOCKS, CHAIN_PARAMS, CHAIN_STEPS, CHAIN_VERSION, chain_tile
 from .compiler.reduction_abi import (MODE_COOP, MODE_GROUPS, MODE_RECORDS, MODE_TILE, MODE_UNSCANNED, MODE_WAVE,
                                      SCAN_UNROLL, TILE, VECTOR_BYTES, VECTOR_ELEMENTS, gpu_tile_width, record_layout,
                                      reduction_param_types, scan_param_types)
@@ -182,7 +183,7 @@ class ReductionDef:
         (``compiler/reduction_chain.py``), as ``load_full_module`` takes them."""
         found = self._chain
         if found is None:
-            found = self._chain = (self.key + ("chained", CHAIN_STEPS, CHAIN_BLOCKS),
+            found = self._chain = (self.key + ("chained", CHAIN_VERSION, CHAIN_STEPS, CHAIN_BLOCKS),
                                    functools.partial(_chain_parts, self._args()))
         return found
 
@@ -581,20 +582,28 @@ class _ScanPlan:
         self.chain = None
         tiles = -(-n // chain_tile(width))
         grid = min(tiles, ck.runtime.resident_grid(ck.code.functions[0], CHAIN_BLOCK))
-        # the tile counter, then the tiles' status: a 64-bit word for each 32 bits of a record
-        words = 256 // 8 + tiles * -(-rec_size // 4)
+        # the tiles' status: a 64-bit word for each 32 bits of a record
+        words = tiles * -(-rec_size // 4)
         self.chained = (ck, tiles, grid, words, n, shift, shift * self.out_dtype.itemsize)
 
     def _run_chained(self, x: Array) -> Array:
         ck, tiles, grid, words, n, shift, lead = self.chained
         out = Array._empty(self.out_shape, self.out_dtype, self.device)
-        status = Array._empty((words,), _dtypes.int64, self.device)
-        src, dst, base = x._buf.ptr + x._offset, out._buf.ptr, status._buf.ptr
-        values = [n, src, dst, base, base + 256, shift, int(src % 16 == 0), int((dst + lead) % 16 == 0)]
+        src, dst = x._buf.ptr + x._offset, out._buf.ptr
+        values = [n, src, dst, 0, 0, shift, int(src % 16 == 0), int((dst + lead) % 16 == 0), 0, 0]
         ck.code.count(ck, self.work)
-        # the counter and the status zeroed (the module's second entry), then the scan
-        ck.code.launch_entry(ck, 1, _CHAIN_PACKER, words, values, min(-(-words // 256), 1024), 256, words)
-        ck.code.launch_entry(ck, 0, _CHAIN_PACKER, tiles, values, grid, CHAIN_BLOCK, self.work)
+
+        def zero(address, count):  # (the module's second entry)
+            values[3] = address
+            ck.code.launch_entry(ck, 1, _CHAIN_PACKER, count, values, min(-(-count // 256), 1024), 256, count)
+
+        def launch(counter, status, base, tag):
+            values[3:5] = counter, status
+            values[8:10] = base, tag
+            ck.code.launch_entry(ck, 0, _CHAIN_PACKER, tiles, values, grid, CHAIN_BLOCK, self.work)
+
+        # the stream's counter and status words, kept from its last scan (no zeroing launch)
+        chain_status(self.device).scan(self.device, words, tiles + grid, zero, launch)
         return out
 
     def run(self, x: Array) -> Array:

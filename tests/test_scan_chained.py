@@ -8,10 +8,11 @@ import pytest
 from llvmlite import ir
 
 import rocarray as ra
-from rocarray import _dtypes, _reduction
+from rocarray import _chain_status, _dtypes, _reduction
 from rocarray import _statistical_functions as stats
 from rocarray.compiler.cache import drain_background
 from rocarray.compiler.reduction_chain import CHAIN_PARAMS, chain_tile
+from rocarray.runtime.streams import Stream
 from rocarray.targets import target_for
 from rocarray.targets.amdgpu import AMDGPUTarget, find_lld
 from rocarray.targets.codeobject import check_code_object
@@ -41,6 +42,7 @@ def test_nvptx_single_pass(dtype, out):
     target = target_for("sm_90")
     ptx = target.emit_ptx(_module(target, dtype, out))
     assert ".entry rk_chain(" in ptx and ".entry rk_chain_z(" in ptx and "ld.local" not in ptx
+    assert ptx.count(".param .u64 rk_chain_param_") == 1 + len(CHAIN_PARAMS)
     # the status: relaxed 64-bit words, no fences; the stage: 16-byte shared accesses
     assert "st.relaxed" in ptx and "ld.relaxed" in ptx and "fence" not in ptx and "membar" not in ptx
     assert "ld.shared.v4" in ptx and "st.shared.v4" in ptx and "vote.sync.ballot.b32" in ptx
@@ -167,3 +169,116 @@ def test_repeated_long_integer_lines(device):
     _single_pass(lambda: ra.cumulative_sum(x))
     for _ in range(20):
         np.testing.assert_array_equal(ra.cumulative_sum(x).get(), want)
+
+
+class _Scans:
+    """Stand-ins for a scan's two launches over a real host buffer, doing to its counter
+    what the GPU entries do: ``zero`` zeroes the words, ``launch`` checks that the counter
+    holds ``base`` and that no status word has a state with ``tag``, then takes ``tickets``
+    tickets and writes prefixes with ``tag`` into the first ``words`` status words."""
+
+    def __init__(self, status):
+        self.status = status
+        self.zeroed = []
+
+    def words_at(self, address, n):
+        import ctypes
+        return np.ctypeslib.as_array((ctypes.c_uint64 * n).from_address(address))
+
+    def zero(self, address, n):
+        self.zeroed.append(n)
+        self.words_at(address, n)[:] = 0
+
+    def launcher(self, words, tickets, fail=False):
+        def launch(counter, status, base, tag):
+            assert status == counter + _chain_status.COUNTER_BYTES and tag % 4 == 0 and 0 < tag < 1 << 32
+            held = self.words_at(status, self.status.words)
+            states = (held >> np.uint64(32)) - np.uint64(tag)  # (another tag's: wrapped past 2)
+            assert self.words_at(counter, 1)[0] == base and not np.any((states == 1) | (states == 2))
+            self.words_at(counter, 1)[0] += tickets // 2 if fail else tickets
+            held[:words] = (tag + 2) << 32
+            if fail:
+                raise RuntimeError("launch failed")
+        return launch
+
+
+def test_status_kept_between_scans(monkeypatch):
+    """A stream's counter and status words (``_chain_status``): zeroed at the first scan,
+    when a longer scan grows them, when the tags run out, and after a launch (or a
+    zeroing) that raised;
+    otherwise each scan starts from the counter the last left and has a tag of its own."""
+    cpu = ra.Device("cpu")
+    status = _chain_status.ChainStatus()
+    scans = _Scans(status)
+
+    def scan(words, tickets, fail=False):
+        status.scan(cpu, words, tickets, scans.zero, scans.launcher(words, tickets, fail))
+
+    for words, tickets in ((100, 140), (100, 140), (60, 70), (128, 200)):
+        scan(words, tickets)
+    assert scans.zeroed == [32 + 128] and status.base == 550 and status.tag == 4
+    scan(129, 250)  # longer than the buffer: a new one, zeroed
+    assert scans.zeroed[1:] == [32 + 256] and status.base == 250 and status.tag == 1
+    with pytest.raises(RuntimeError, match="launch failed"):
+        scan(10, 20, fail=True)
+    scan(10, 20)  # the counter's value unknown after the failure: zeroed again
+    assert scans.zeroed[2:] == [32 + 256] and status.base == 20 and status.tag == 1
+    def failing_zero(address, n):
+        raise RuntimeError("zeroing failed")
+
+    with pytest.raises(RuntimeError, match="zeroing failed"):
+        status.scan(cpu, 300, 20, failing_zero, scans.launcher(300, 20))
+    scan(300, 20)  # the new buffer was never zeroed: zeroed now
+    assert scans.zeroed[3:] == [32 + 512] and status.base == 20 and status.tag == 1
+    monkeypatch.setattr(_chain_status, "TAGS", 4)
+    for _ in range(5):
+        scan(10, 20)
+    assert len(scans.zeroed) == 5 and status.tag == 3  # (tags 2, 3; zeroed; 1, 2, 3: each below TAGS)
+
+
+@requires_gpu
+def test_scans_sharing_a_stream(device, monkeypatch):
+    """Single passes of different records (one and two status words a tile) and lengths
+    one after another on one stream, without waits between them, then with the tags
+    running out every few scans, on a stream of the test's own and from several threads:
+    every result exact, and the stream's buffer zeroed only when it had to be."""
+    _gpu(device)
+    import threading
+
+    rng = np.random.default_rng(14)
+    lines = [rng.integers(-1000, 1000, n).astype(dt) for n, dt in
+             (((1 << 18) + 3, np.int64), ((1 << 20) + 9, np.float32), ((1 << 22) + 1, np.int32), (1 << 17, np.int16))]
+    xs = [ra.asarray(h, device=device) for h in lines]
+    wants = [np.cumsum(h, dtype=ra.cumulative_sum(ra.asarray(h[:2], device="cpu")).dtype) for h in lines]
+    for x in xs:
+        _single_pass(lambda x=x: ra.cumulative_sum(x))
+    status = _chain_status.chain_status(device)
+    for rounds in range(2):
+        tag, got = status.tag, []
+        for _ in range(5):
+            got += [ra.cumulative_sum(x) for x in xs]
+        assert status.tag == tag + 20 or rounds == 1
+        for k, g in enumerate(got):
+            np.testing.assert_array_equal(g.get(), wants[k % 4])
+        monkeypatch.setattr(_chain_status, "TAGS", 7)  # zeroed every sixth scan
+    with Stream(device.runtime, device.index) as own:
+        got = [ra.cumulative_sum(x) for x in xs for _ in range(3)]
+        assert _chain_status.chain_status(device) is not status and _chain_status.chain_status(device).tag == 6
+    own.synchronize()
+    for k, g in enumerate(got):
+        np.testing.assert_array_equal(g.get(), wants[k // 3])
+    errors = []
+
+    def work(k):
+        try:
+            for _ in range(6):
+                np.testing.assert_array_equal(ra.cumulative_sum(xs[k % 4]).get(), wants[k % 4])
+        except BaseException as e:  # (reported by the main thread)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors

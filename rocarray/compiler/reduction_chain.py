@@ -25,10 +25,14 @@ several blocks' tiles per multiprocessor, which keeps enough loads in flight.  I
 reading the tile in order both meet distinct banks.
 
 A tile's status is a 64-bit word for each 32-bit word of its record: the record's word
-in the lower half, its state in the upper (0: nothing yet, 1: the total, 2: the
-inclusive prefix).  Each is written and read as one relaxed atomic, so a reader that
-finds all of a tile's words in one state has that record whole: no fences, which cost a
-block more than its look-back's reads (benchmarks/results/2026-12-04-h200-chained-scan-6/).
+in the lower half, the scan's tag and the tile's state in the upper (the tag in its upper
+30 bits; the state in its lower 2: 1 the total, 2 the inclusive prefix).  Each is written
+and read as one relaxed atomic, so a reader that finds all of a tile's words in one state
+has that record whole: no fences, which cost a block more than its look-back's reads
+(benchmarks/results/2026-12-04-h200-chained-scan-6/).  A word with another scan's tag
+reads as "nothing yet", and the tile counter only grows (a scan's tickets count from
+``base``), so the words and the counter a stream's earlier scans left need no zeroing
+launch before the next (``rocarray/_chain_status.py`` keeps them and hands out the tags).
 """
 
 from __future__ import annotations
@@ -50,10 +54,14 @@ CHAIN_STEPS = 8
 #: staged tiles of more would not fit its shared memory).
 CHAIN_BLOCKS = 6
 #: The entry's parameters after ``n`` (the tiles): the line's length, the input and output
-#: addresses, the tile counter (a zeroed 64-bit word), the tiles' status (zeroed 64-bit
-#: words, as many a tile as its record has 32-bit words), the output's shift (1 with the
-#: identity in front), and whether the input and the shifted output take 16-byte vectors.
-CHAIN_PARAMS = ("length", "src", "dst", "counter", "status", "shift", "vec_in", "vec_out")
+#: addresses, the tile counter (a 64-bit word), the tiles' status (64-bit words, as many a
+#: tile as its record has 32-bit words), the output's shift (1 with the identity in
+#: front), whether the input and the shifted output take 16-byte vectors, the counter's
+#: value before this scan's first ticket, and the scan's tag (a multiple of 4 below 2^32,
+#: none of the status words' upper halves before the scan holds it with a state).
+CHAIN_PARAMS = ("length", "src", "dst", "counter", "status", "shift", "vec_in", "vec_out", "base", "tag")
+#: Bump when the entry's parameters or its status words change (the module's cache key).
+CHAIN_VERSION = 2
 
 FLAG_TOTAL = 1
 FLAG_PREFIX = 2
@@ -96,6 +104,7 @@ class ChainBuilder:
         params = EntryParams(target, b, list(fn.args), [I64] * len(names))
         p = self.p = {name: params.value(b, k) for k, name in enumerate(names)}
         self.n_r = p["length"]
+        self.tag_hi = b.shl(p["tag"], self.c(32))
         self.gspace = ir.PointerType(addrspace=facts.global_address_space)
         self.sspace = ir.PointerType(addrspace=facts.shared_address_space)
         self.tmp = self.new_record(b)
@@ -114,8 +123,9 @@ class ChainBuilder:
 
     def build_zero(self, n_params: int) -> None:
         """The entry ``_z`` (the scan's parameters): zero the ``n`` 64-bit words from
-        ``counter`` (the tile counter, then the status), before each scan.  In the scan's
-        module, so a scan's first long line compiles nothing more."""
+        ``counter`` (the tile counter, then the status), before a stream's first scan and
+        when its tags run out.  In the scan's module, so a scan's first long line compiles
+        nothing more."""
         target = self.target
         fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [I64] * n_params), self.entry + "_z")
         target.mark_kernel(fn)
@@ -172,11 +182,14 @@ class ChainBuilder:
     # -- the tiles ---------------------------------------------------------------------
 
     def take_ticket(self, b):
-        """The block's next tile, from the counter (by its first thread, through shared
-        memory: the caller's barrier after the last read of the ticket comes first)."""
+        """The block's next tile, from the counter less ``base`` (by its first thread,
+        through shared memory: the caller's barrier after the last read of the ticket comes
+        first).  Each block takes one ticket past the last tile, so a scan of ``n`` tiles on
+        ``grid`` blocks moves the counter by ``n + grid``."""
         ticket = self.shared_at(b, self.ticket, self.c(0), I64)
-        if_then(b, b.icmp_unsigned("==", self.tid, self.c(0)), lambda: b.store(
-            self.target.emit_atomic_add(b, b.inttoptr(self.p["counter"], self.gspace), self.c(1)), ticket), "take")
+        if_then(b, b.icmp_unsigned("==", self.tid, self.c(0)), lambda: b.store(b.sub(
+            self.target.emit_atomic_add(b, b.inttoptr(self.p["counter"], self.gspace), self.c(1)), self.p["base"]),
+            ticket), "take")
         self.target.emit_barrier(b)
         return b.load(ticket, typ=I64)
 
@@ -375,9 +388,10 @@ class ChainBuilder:
     def publish(self, b, t, rec, flag: int) -> None:
         """Lane 0 writes ``rec`` as tile ``t``'s total (``FLAG_TOTAL``) or inclusive
         prefix (``FLAG_PREFIX``): each 32-bit word of the record in a 64-bit status word of
-        its own, tagged with ``flag`` in the upper half.  Each word is one relaxed atomic
-        write, so a reader that finds every word of a tile with one tag has that record
-        whole (each tag is written once a call), with no fence on either side."""
+        its own, with the scan's tag and ``flag`` in the upper half.  Each word is one
+        relaxed atomic write, so a reader that finds every word of a tile with one upper
+        half has that record whole (each is written once a scan), with no fence on either
+        side."""
         words_t = ir.ArrayType(I32, self.words)
 
         def write():
@@ -385,7 +399,7 @@ class ChainBuilder:
             for w in range(self.words):
                 word = b.load(b.gep(rec.ptr, [ir.Constant(I32, 0), ir.Constant(I32, w)], source_etype=words_t),
                               typ=I32)
-                store_relaxed(b, b.or_(b.zext(word, I64), self.c(flag << 32)),
+                store_relaxed(b, b.or_(b.zext(word, I64), b.or_(self.tag_hi, self.c(flag << 32))),
                               self.global_at(b, self.p["status"], b.add(first, self.c(w)), I64))
 
         if_then(b, b.icmp_unsigned("==", self.lane, self.c(0)), write, "publish")
@@ -428,8 +442,9 @@ class ChainBuilder:
         something (tiles before the line count as published prefixes, the identity), then
         folds, later tiles on the left, the nearest tile's prefix and the totals after it;
         the window's fold joins ``prefix`` on the left.  The walk ends at a window holding
-        a prefix.  A tile's state is its status words' common tag: 0 (nothing yet) while
-        they differ, a write being under way."""
+        a prefix.  A tile's state is its status words' common upper half less the scan's
+        tag: 0 (nothing yet) while they differ (a write under way) or where it is not 1 or
+        2 (another scan's words)."""
         target = self.target
         p = self.p
         fn = self.fn
@@ -454,7 +469,8 @@ class ChainBuilder:
         words = [load_relaxed(b, self.global_at(b, p["status"], b.add(first, self.c(w)), I64), I64)
                  for w in range(self.words)]
         tags = [b.lshr(word, self.c(32)) for word in words]
-        flag = tags[0]
+        flag = b.sub(tags[0], p["tag"])
+        flag = b.select(b.icmp_unsigned("<", b.sub(flag, self.c(1)), self.c(2)), flag, zero)
         for tag in tags[1:]:
             flag = b.select(b.icmp_unsigned("==", tag, tags[0]), flag, zero)
         flag = b.select(inside, flag, self.c(FLAG_PREFIX))
