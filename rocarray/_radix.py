@@ -66,6 +66,7 @@ import functools
 
 import numpy as np
 
+from . import _count_sort, _split_sort
 from ._advanced_indexing import take_along
 from ._array_object import Array
 from ._copy import contiguous
@@ -284,7 +285,22 @@ def keeps_keys(rows: int, L: int, dtype: np.dtype, device, payload: bool = False
         return gpu_sortable(dtype, L)
     if payload and _network(L, dtype, device, True) is not None:
         return True  # (``network_argsort`` reads them)
-    return (not payload and network_sorts(L, dtype, device)) or (dtype.kind != "c" and not _by_rows(rows, L, device))
+    return (dtype.kind != "c" and not _by_rows(rows, L, device)) or (not payload and network_sorts(L, dtype, device))
+
+
+def host_line_sort(keys: Array, descending: bool) -> "Array | None":
+    """The flat, contiguous line ``keys`` sorted stably into a new array (``keys`` is never
+    written) where it is the host's line that is not radix sorted: a long line of integers
+    of a small range, or of float16, counted (``_count_sort``); a line where NumPy's sort
+    is SIMD, by NumPy's sort (a long one written out by classes of its values, a class a
+    thread, where the threads are few: ``_split_sort``).  Else None (nothing done)."""
+    n = keys.size
+    if (n < _count_sort.COUNT_MIN_LINE and n < _split_sort.ONE_PIECE_MIN) or keys.device.kind != "cpu":
+        return None  # (the lengths as the modules hold them now: tests lower them)
+    out = count_sort(keys, descending)
+    if out is None and split_sorts(keys.dtype, n, keys.device):
+        out = split_sort(keys, descending)
+    return out
 
 
 def radix_sort(keys: Array, rows: int, L: int, payload: Array | None = None, descending: bool = False,
@@ -305,15 +321,9 @@ def radix_sort(keys: Array, rows: int, L: int, payload: Array | None = None, des
         return gpu_radix_sort(keys, rows, L, payload, descending,
                               _FLOAT64_KEY if dtype.itemsize == 8 else _FLOAT32_KEY, indices)
     if payload is None and rows == 1:
-        # the host's long line of integers of a small range, or of float16: counted
-        # (``_count_sort``)
-        out = count_sort(keys, descending)
+        out = host_line_sort(keys, descending)
         if out is not None:
             return out, None
-    if payload is None and rows == 1 and split_sorts(dtype, L, device):
-        # the host's line where NumPy's sort is SIMD: NumPy's sort (a long one written out
-        # by classes of its values, a class a thread, where the threads are few)
-        return split_sort(keys, descending), None
     k = None if payload is not None else _network(L, dtype, device)
     if k is not None:
         # the host's rows of up to ``longest_row`` keys (8- and 16-bit ones from

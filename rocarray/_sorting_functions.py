@@ -36,7 +36,7 @@ from ._count_sort import count_argsort_rows
 from ._creation_functions import arange
 from ._data_type_functions import astype
 from ._elementwise import copy_array
-from ._radix import keeps_keys, network_argsort, network_pending, network_sorts, radix_sort
+from ._radix import host_line_sort, keeps_keys, network_argsort, network_pending, network_sorts, radix_sort
 from ._radix_gpu import gpu_sortable, short_rows_ready
 from ._split_sort import split_sorts
 from ._user_kernels import ElementwiseKernel
@@ -175,6 +175,9 @@ def _ranks_first(work: Array, n: int, payload_bits: int) -> bool:
 
 
 def _prepare(name: str, x, axis, descending, stable):
+    """(``axis`` as a non-negative int, the contiguous lines to sort, the merge sort's kind
+    of ``x``'s dtype, ``_radix_line``'s answer where it was asked, else None) after the
+    checks of the arguments; the lines are a copy where the sort would write its input."""
     if not isinstance(x, Array):
         raise TypeError(f"{name}: expected a rocarray array, got {type(x).__name__}")
     if x.ndim == 0:
@@ -188,18 +191,21 @@ def _prepare(name: str, x, axis, descending, stable):
     moved = x if axis == x.ndim - 1 else moveaxis(x, axis, -1)
     work = contiguous(moved)  # the lines, contiguous: sorted in place, or read by the radix sort
     n = work.shape[-1]
-    if work._buf is x._buf and not _read_only(work, n, name == "argsort"):
-        work = copy_array(moved)
+    radix = None
+    if work._buf is x._buf:
+        if work.size:
+            radix = _radix_line(work, n, name == "argsort")
+        if not (work.size and _read_only(work, n, name == "argsort", radix)):
+            work = copy_array(moved)
     kind = {"f": "float", "c": "complex"}.get(x.dtype.kind, "other")
-    return axis, work, kind
+    return axis, work, kind, radix
 
 
-def _read_only(work: Array, n: int, payload: bool) -> bool:
-    """Whether ``work``'s lines of ``n`` go to a sort that never writes its input (no copy of
-    it is needed; ``payload``: argsort's)."""
-    if work.size == 0:
-        return False
-    return ((_radix_line(work, n, payload) and keeps_keys(work.size // n, n, work.dtype, work.device, payload))
+def _read_only(work: Array, n: int, payload: bool, radix: bool) -> bool:
+    """Whether ``work``'s lines of ``n`` (not empty) go to a sort that never writes its input
+    (no copy of it is needed; ``payload``: argsort's; ``radix``: ``_radix_line``'s
+    answer)."""
+    return ((radix and keeps_keys(work.size // n, n, work.dtype, work.device, payload))
             or _widening(work, n, payload) is not None)
 
 
@@ -298,7 +304,15 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     >>> rocarray.sort(rocarray.asarray([3.0, float("nan"), -1.0, 2.0]))
     array([-1.,  2.,  3., nan])
     """
-    axis, work, kind = _prepare("sort", x, axis, descending, stable)
+    if (isinstance(x, Array) and x.ndim == 1 and type(axis) is int and axis in (0, -1)
+            and type(descending) is bool and type(stable) is bool and x.is_c_contiguous()):
+        # one contiguous line (its arguments valid): the host's own sorts of a line, which
+        # never write their input, take it as it is, decided before ``_prepare``'s copies
+        # and asks (the sort it would come to: ``radix_sort``'s first choice for one line)
+        out = host_line_sort(x, descending)
+        if out is not None:
+            return out
+    axis, work, kind, radix = _prepare("sort", x, axis, descending, stable)
     n = work.shape[-1]
     if work.size and n > 1:
         lines = _prod(work.shape[:-1])
@@ -306,7 +320,7 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
         if _gpu_radix(work, n) and _ranks_first(work, n, payload_bits):
             out, _ = _rank_sort(work, n, descending, kind, payload_bits)
             return _finish(out.reshape(work.shape), axis)
-        if _radix_line(work, n, False):
+        if radix or (radix is None and _radix_line(work, n, False)):
             flat = work.ndim == 1  # (a line: no reshapes around the sort)
             out, _ = radix_sort(work if flat else work.reshape((work.size,)), lines, n, None, descending)
             if out._buf is x._buf:  # (keys all equal: a sort that reads its input hands it back)
@@ -333,7 +347,7 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     >>> rocarray.argsort(rocarray.asarray([3, 1, 2, 1]), descending=True)
     array([0, 2, 1, 3])
     """
-    axis, work, kind = _prepare("argsort", x, axis, descending, stable)
+    axis, work, kind, _ = _prepare("argsort", x, axis, descending, stable)
     n = work.shape[-1]
     lines = _prod(work.shape[:-1])
     flat = work.ndim == 1  # (a line: no reshapes around the sorts)
