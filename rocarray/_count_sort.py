@@ -36,7 +36,7 @@ from ._array_object import Array
 from ._copy import contiguous
 from ._creation_functions import asarray
 from ._radix_gpu import value_extremes
-from ._split_sort import _sample_places, _stable_runs
+from ._split_sort import _stable_runs, sample_index
 from ._statistical_functions import cumulative_sum, sum as _sum
 from ._user_kernels import ElementwiseKernel
 
@@ -46,6 +46,8 @@ COUNT_MIN_LINE = 1 << 15
 COUNT_RANGE_MAX = 1 << 16
 #: ... and at most this share of the line (four sets of counters an item)
 COUNT_RANGE_SHARE = 1 / 16
+#: the sample's range is first read from every ``PEEK_STEP``-th of its values
+PEEK_STEP = 64
 #: the counters' sets (consecutive values count in different ones)
 SETS = 4
 
@@ -155,10 +157,15 @@ def _range(x: Array) -> "tuple[int, int] | None":
         lo, hi = 0, F16_KEYS - 1
     else:
         if dtype.itemsize > 2:
-            # (a sample's range first: a wide line is not read whole for its extremes)
-            s = x._host()[(_sample_places() * n).astype(np.intp)]
-            if int(s.max()) - int(s.min()) >= COUNT_RANGE_MAX:
-                return None
+            # (a sample's range first: a wide line is not read whole for its extremes; and
+            # first every ``PEEK_STEP``-th of the sample, whose range is the sample's at most,
+            # which a line of a wide range already passes)
+            a, most = x._host(), min(COUNT_RANGE_MAX, n * COUNT_RANGE_SHARE)
+            index = sample_index(n)
+            for places in (index[::PEEK_STEP], index):
+                s = a[places]
+                if int(s.max()) - int(s.min()) + 1 > most:
+                    return None
         lo, hi = value_extremes(x)
     span = hi - lo + 1
     return (lo, span) if span <= COUNT_RANGE_MAX and span <= n * COUNT_RANGE_SHARE else None
@@ -223,7 +230,7 @@ def count_sort(keys: Array, descending: bool) -> "Array | None":
     if kind == "f16":
         t = totals._host()
         both_zeros = bool(t[F16_NEGATIVE_ZERO]) and bool(t[F16_POSITIVE_ZERO])
-        _stable_runs(keys, out, descending, both_zeros, True)
+        _stable_runs(keys, keys._host(), out._host(), descending, both_zeros, True)
     return out
 
 

@@ -25,9 +25,10 @@ one NumPy sort, and from ``SPLIT_SORT_MIN`` on (where the host has two threads o
 NumPy's sort is not stable, which values alone show only in the order of ``-0.0`` and
 ``+0.0``, and its SIMD sort writes every NaN as ``np.nan``, as the fill does.  So where the
 line holds a ``-0.0``, or NaNs of other bits than ``np.nan``'s (the class pass counts both;
-after one NumPy sort, the zeros wherever there are any, the NaNs as a count says), their
-runs are written again from the input, in its order (the standard's stable sort), by the
-masks' compaction (``_stable_runs``).  Until the class pass's module is compiled (in the
+after one NumPy sort, a count of the input's bits says, asked only where the sorted line
+holds a zero, or ends in a NaN), their runs are written again from the input, in its order
+(the standard's stable sort), by the masks' compaction (``_stable_runs``).  One NumPy
+sort sorts into NumPy's own array, which the result wraps.  Until the class pass's module is compiled (in the
 background, at the first ask) a long line is sorted by one NumPy sort too.  More threads than
 ``SPLIT_THREADS_MAX`` take the radix passes for lines longer than ``ONE_PIECE_MAX``, which
 share all their work between the threads.
@@ -42,6 +43,7 @@ import numpy as np
 from ._array_object import Array
 from ._elementwise_functions import equal, isnan
 from ._launch import full_module_when_ready, load_full_module, module_builder
+from ._transfer import wrap_new_line
 from .compiler import split_host
 
 #: lines of at least this many elements are split (shorter ones are sorted in one piece)
@@ -103,22 +105,16 @@ def split_sort(keys: Array, descending: bool) -> Array:
     is never written)."""
     device, dtype, n = keys.device, keys.dtype, keys.size
     threads = _threads(device) if n >= SPLIT_SORT_MIN else 1
+    k = _class_pass(dtype, device) if threads > 1 else None
     a = keys._host()
+    if k is None:  # (one thread, or the class pass compiling: one NumPy sort, as NumPy's)
+        return _one_sort(keys, a, descending)
     out = Array._empty((n,), dtype, device)
     # (descending: sorted in a scratch line, each class written back reversed)
     work = Array._empty((n,), dtype, device) if descending else out
     o = out._host()
     w = o if work is out else work._host()
     floats = dtype.kind == "f"
-    k = _class_pass(dtype, device) if threads > 1 else None
-    if k is None:  # (one thread, or the class pass compiling: one NumPy sort, as NumPy's)
-        w[...] = a
-        w.sort()
-        if descending:
-            o[...] = w[::-1]
-        if floats:
-            _stable_runs(keys, out, descending)
-        return out
     bounds, strict, one_value = _classes(a, threads)
     K = len(bounds)
     # chunks of whole vectors, a few a thread
@@ -161,8 +157,20 @@ def split_sort(keys: Array, descending: bool) -> Array:
     if nans:  # (NaN last, first descending)
         (o[:nans] if descending else o[n - nans:])[...] = np.nan
     if floats:
-        _stable_runs(keys, out, descending, negative_zeros > 0, default_nans < nans)
+        _stable_runs(keys, a, o, descending, negative_zeros > 0, default_nans < nans)
     return out
+
+
+def _one_sort(keys: Array, a: np.ndarray, descending: bool) -> Array:
+    """The line ``keys`` (``a``: its NumPy view) sorted stably into a new array by one
+    NumPy sort, into NumPy's own array (a descending one in NumPy's scratch line, written
+    back reversed), which the result wraps."""
+    o = np.sort(a)
+    if descending:
+        o = o[::-1].copy()
+    if o.dtype.kind == "f":
+        _stable_runs(keys, a, o, descending)
+    return wrap_new_line(o, keys.dtype)
 
 
 def _class_pass(dtype: np.dtype, device, wait: bool = False):
@@ -194,6 +202,15 @@ def _sample_places() -> np.ndarray:
     return np.sort(np.random.default_rng(0x5EED).random(SAMPLE))
 
 
+@functools.lru_cache(maxsize=64)
+def sample_index(n: int) -> np.ndarray:
+    """The sample's places (``_sample_places``) in a line of ``n`` (read-only; made once for
+    the lengths seen most, where each call would multiply and cast ``SAMPLE`` values)."""
+    index = (_sample_places() * n).astype(np.intp)
+    index.flags.writeable = False
+    return index
+
+
 def _classes(a: np.ndarray, threads: int) -> tuple:
     """The class pass's boundaries for the line ``a`` to be sorted by ``threads`` threads:
     (their values, of ``a``'s dtype; for each 1 where it compares as ``<``, 0 as ``<=``;
@@ -204,7 +221,7 @@ def _classes(a: np.ndarray, threads: int) -> tuple:
     none = (np.empty(0, a.dtype), np.empty(0, np.uint8), [None])
     if threads == 1:
         return none
-    s = np.sort(a[(_sample_places() * a.size).astype(np.intp)])
+    s = np.sort(a[sample_index(a.size)])
     if s.dtype.kind == "f":
         s = s[:SAMPLE - int(np.count_nonzero(np.isnan(s)))]  # (NaN last: a class of their own)
     if s.size == 0:
@@ -237,27 +254,48 @@ def _classes(a: np.ndarray, threads: int) -> tuple:
     return bounds, strict, one_value
 
 
-def _stable_runs(keys: Array, out: Array, descending: bool, zeros: "bool | None" = None,
+def _stable_runs(keys: Array, a: np.ndarray, o: np.ndarray, descending: bool, zeros: "bool | None" = None,
                  nans: "bool | None" = None) -> None:
-    """Write the sorted line ``out``'s run of zeros where ``zeros``, and of NaNs where
-    ``nans``, again from the line ``keys`` (host, contiguous), in ``keys``' order: NumPy's
-    sort is not stable (the order of ``-0.0`` and ``+0.0``) and writes every NaN as NumPy's
-    default NaN, as the split sort's fill does; the counting sort, which writes each key's
-    value, rewrites the zeros where both signs are in ``keys``, and the NaNs.  None: the
-    zeros wherever the sorted line holds one (NumPy 2.5's sort writes some ``-0.0`` as
-    ``+0.0``, so its run cannot say), the NaNs where ``keys`` holds NaNs of other bits than
-    ``np.nan``'s.  Each run is ``keys``' compaction by the mask (``x[m]``, by the host's
-    threads)."""
-    o = out._host()
+    """Write the sorted line ``o``'s run of zeros where ``zeros``, and of NaNs where
+    ``nans``, again from the line ``keys`` (host, contiguous; ``a``: its NumPy view), in
+    ``keys``' order: NumPy's sort is not stable (the order of ``-0.0`` and ``+0.0``) and
+    writes every NaN as NumPy's default NaN, as the split sort's fill does; the counting
+    sort, which writes each key's value, rewrites the zeros where both signs are in
+    ``keys``, and the NaNs.  None: the zeros where the sorted line holds one and ``keys``
+    a ``-0.0`` (NumPy 2.5's sort writes some ``-0.0`` as ``+0.0``, so its run cannot say;
+    it makes no ``-0.0`` of ``+0.0``: a line of ``+0.0`` alone has its run right), the NaNs
+    where ``keys`` holds NaNs of other bits than ``np.nan``'s.  Each run is ``keys``' compaction
+    by the mask (``x[m]``, by the host's threads).  A line without zeros or NaNs costs a
+    binary search and two reads of ``o``: the line's last element ascending (first
+    descending) is a NaN only where it holds NaNs, and the search for 0 lands on a zero
+    only where it holds one."""
+    n = o.size
+    if not n:
+        return
     up = o[::-1] if descending else o  # (ascending, NaN last: as ``searchsorted`` wants it)
-    n, zero, nan = o.size, o.dtype.type(0), o.dtype.type(np.nan)  # (of ``o``'s type: no casts of ``up``)
-    zlo, zhi = up.searchsorted(zero, "left"), up.searchsorted(zero, "right")
-    if (zeros or zeros is None) and zhi > zlo:
-        (o[n - zhi:n - zlo] if descending else o[zlo:zhi])[...] = keys[equal(keys, 0)]._host()
-    first_nan = int(up.searchsorted(nan, "left"))
-    if first_nan < n and nans is None:
-        a = keys._host()
-        u = np.dtype(f"u{a.itemsize}")
-        nans = np.count_nonzero(a.view(u) == np.array(np.nan, a.dtype).view(u)) < n - first_nan
-    if nans and first_nan < n:
+    zero = o.dtype.type(0)  # (of ``o``'s type: no casts of ``up``)
+    last = up[n - 1]
+    if zeros is None or zeros:
+        zlo = int(up.searchsorted(zero, "left"))
+        if zlo < n and up[zlo] == zero and (zeros or _holds(a, -0.0)):
+            zhi = int(up.searchsorted(zero, "right"))
+            (o[n - zhi:n - zlo] if descending else o[zlo:zhi])[...] = keys[equal(keys, 0)]._host()
+    if last == last or not (nans is None or nans):  # (no NaNs, or their run left as it is)
+        return
+    first_nan = int(up.searchsorted(o.dtype.type(np.nan), "left"))
+    if nans is None:
+        nans = _count_bits(a, np.nan) < n - first_nan
+    if nans:
         (o[:n - first_nan] if descending else o[first_nan:])[...] = keys[isnan(keys)]._host()
+
+
+def _count_bits(a: np.ndarray, value: float) -> int:
+    """How many elements of the float line ``a`` have ``value``'s bits (read as unsigned
+    words: ``-0.0`` and NaNs by their bits)."""
+    u = np.dtype(f"u{a.itemsize}")
+    return int(np.count_nonzero(a.view(u) == np.array(value, a.dtype).view(u)))
+
+
+def _holds(a: np.ndarray, value: float) -> bool:
+    """Whether the float line ``a`` holds an element of ``value``'s bits."""
+    return _count_bits(a, value) > 0

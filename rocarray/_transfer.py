@@ -7,11 +7,13 @@ copy hooks.  Strided copies and casts are the ops layer's copy op (``rocarray._c
 
 from __future__ import annotations
 
+import ctypes
+
 import numpy as np
 
 from . import _dtypes
 from ._array_object import Array
-from ._buffer import host_buffer_from_numpy
+from ._buffer import _CPU, Buffer, host_buffer_from_numpy
 from ._device import Device
 
 
@@ -37,6 +39,16 @@ def wrap_numpy(a: np.ndarray) -> Array:
         a = a.astype(dt)
     buf, offset = host_buffer_from_numpy(a)
     return Array._new(buf, a.shape, a.strides, offset, dt)
+
+
+def wrap_new_line(a: np.ndarray, dtype: np.dtype) -> Array:
+    """A CPU array over the memory of ``a``, a new, writable, C-contiguous, non-empty 1-d
+    NumPy array of ``dtype`` (a rocarray dtype), which it keeps alive.  What ``wrap_numpy``
+    does, for an array known to be such: its address read through ctypes, where NumPy's
+    ``__array_interface__`` costs as much as a short line's sort's rest (a host op that
+    lets NumPy write its result, then hands it on)."""
+    buf = Buffer(ctypes.addressof(ctypes.c_char.from_buffer(a)), a.nbytes, _CPU, a, False)
+    return Array._new(buf, a.shape, a.strides, 0, dtype)
 
 
 def contiguous_to_numpy(x: Array, order="C") -> np.ndarray:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import rocarray as ra
-from rocarray import _count_sort, _sorting_functions
+from rocarray import _count_sort, _sorting_functions, _split_sort
 from test_radix_sort import _compiles
 
 CPU = ra.Device("cpu")
@@ -200,3 +200,22 @@ def test_argsort_of_8_bit_rows_by_counting(dtype, monkeypatch):
     np.testing.assert_array_equal(ra.argsort(ra.asarray(long_line, device=CPU)).get(),
                                   np.argsort(long_line, kind="stable"))
     assert real(ra.asarray(rng.random(500).astype(np.float32), device=CPU), 1, 500, False) is None  # (8-bit keys only)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint32", "uint64"])
+def test_range_as_the_whole_sample_says(dtype):
+    # the sample's range read first from a few of its values gives the decision the whole
+    # sample and the extremes give: a line counted or not by its range and length
+    rng = np.random.default_rng(43)
+    index = _split_sort.sample_index(1 << 16)
+    hidden = np.setdiff1d(index, index[::_count_sort.PEEK_STEP])  # (in the sample, not the peek)
+    x = ra.Device("cpu")
+    for span, out in ((100, None), (100, 5000), (5000, None), (70_000, 2)):
+        a = rng.integers(0, span, 1 << 16).astype(dtype)
+        if out is not None:
+            a[hidden[out % hidden.size]] = a.max() + out  # (outside the peek's range only)
+        lo, hi = int(a.min()), int(a.max())
+        span_all = hi - lo + 1
+        want = (lo, span_all) if span_all <= min(_count_sort.COUNT_RANGE_MAX, a.size * _count_sort.COUNT_RANGE_SHARE) else None
+        assert _count_sort._range(ra.asarray(a, device=x)) == want
+        np.testing.assert_array_equal(ra.sort(ra.asarray(a, device=x)).get(), np.sort(a))

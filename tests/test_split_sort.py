@@ -386,7 +386,7 @@ def test_one_piece_below_the_split(numpy_sorts, monkeypatch, dtype):
     # lines shorter than ``SPLIT_SORT_MIN``: one NumPy sort on the calling thread, its
     # zeros' and NaNs' runs put back in input order as the split's
     monkeypatch.setattr(_split_sort, "SPLIT_SORT_MIN", 1 << 20)
-    monkeypatch.setattr(_split_sort, "_sample_places", lambda: pytest.fail("one piece needs no sample"))
+    monkeypatch.setattr(_split_sort, "_classes", lambda *args: pytest.fail("one piece needs no sample"))
     rng = np.random.default_rng(13)
     for n in (1 << 10, 9001, 70_001):
         a = _wide(n, dtype, rng)
@@ -431,3 +431,97 @@ def test_map_threads_runs_every_item_once_and_raises_an_items_error():
 
     with pytest.raises(ValueError, match="item 3 failed"):
         rt.map_threads(fail, range(8))
+
+
+def _signed_zeros_and_nans(n, dtype, rng, negative=True, positive=True):
+    """Normal values with runs of zeros (of the signs asked) and NaNs of several bits."""
+    a = rng.standard_normal(n).astype(dtype)
+    pick = rng.choice(n, n // 8, replace=False)
+    k = len(pick) // 4
+    if negative:
+        a[pick[:k]] = -0.0
+    if positive:
+        a[pick[k:2 * k]] = 0.0
+    a[pick[2 * k:2 * k + 5]] = -np.nan
+    payload = 0x7FF8_0000_0000_0123 if a.itemsize == 8 else 0x7FC0_0123
+    a[pick[2 * k + 5:2 * k + 9]] = np.array(payload, f"u{a.itemsize}").view(dtype)
+    a[pick[2 * k + 9:3 * k]] = np.nan
+    return a
+
+
+@pytest.mark.parametrize("n", [1 << 13, 1 << 16, 1 << 18])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+@pytest.mark.parametrize("threads", ["one", "several"])
+def test_host_lines_as_numpys_stable_sort(monkeypatch, n, dtype, threads):
+    # the host's lines of 2^13..2^18 as ``sort`` takes them with the library's own limits:
+    # one NumPy sort on the calling thread or split between the threads (or the radix
+    # passes, where NumPy's sort is not SIMD), bit for bit NumPy's stable sort: the zeros
+    # in input order, NaNs with their bits, last ascending and first descending
+    if threads == "one":
+        monkeypatch.setattr(_split_sort, "SPLIT_SORT_MIN", 1 << 30)
+    rng = np.random.default_rng(n + len(dtype))
+    if dtype.startswith("float"):
+        lines = [_signed_zeros_and_nans(n, dtype, rng), _signed_zeros_and_nans(n, dtype, rng, negative=False),
+                 _signed_zeros_and_nans(n, dtype, rng, positive=False), rng.standard_normal(n).astype(dtype)]
+    else:
+        lines = [_wide(n, dtype, rng), (rng.standard_normal(n) * 3).astype(dtype)]  # (the second: counted)
+    for a in lines:
+        x = ra.asarray(a.copy(), device=CPU)
+        for descending in (False, True):
+            got = ra.sort(x, descending=descending)
+            np.testing.assert_array_equal(_bits(got.get()), _bits(_stable(a, descending)))
+            assert got._buf is not x._buf and got.is_c_contiguous()
+        np.testing.assert_array_equal(_bits(x.get()), _bits(a))  # (the input is never written)
+
+
+def test_zeros_of_one_sign_are_not_written_again(numpy_sorts, monkeypatch):
+    # after one NumPy sort the zeros' run is written again only where the input holds a
+    # -0.0 (NumPy's sort makes no -0.0 of +0.0); a NaN-free line without zeros reads no more
+    monkeypatch.setattr(_split_sort, "SPLIT_SORT_MIN", 1 << 30)
+    written = []
+    real_equal = _split_sort.equal
+    monkeypatch.setattr(_split_sort, "equal", lambda *args: written.append(1) or real_equal(*args))
+    rng = np.random.default_rng(31)
+    for dtype in ("float32", "float64"):
+        for negative, want in ((False, 0), (True, 2)):
+            a = _signed_zeros_and_nans(1 << 13, dtype, rng, negative=negative)
+            written.clear()
+            for descending in (False, True):
+                got = ra.sort(ra.asarray(a, device=CPU), descending=descending).get()
+                np.testing.assert_array_equal(_bits(got), _bits(_stable(a, descending)))
+            assert len(written) == want
+    # (every element a zero, or a NaN; one element each way)
+    for a in (np.zeros(1 << 13), -np.zeros(1 << 13), np.full(1 << 13, np.nan), np.array([0.0, -0.0] * (1 << 12))):
+        for descending in (False, True):
+            got = ra.sort(ra.asarray(a, device=CPU), descending=descending).get()
+            np.testing.assert_array_equal(_bits(got), _bits(_stable(a, descending)))
+
+
+def test_stable_runs_of_numpy_sorted_lines():
+    # ``_stable_runs`` on lines that NumPy sorted: NaNs at the end (the start, descending)
+    # are found and get their bits back; no zeros and no NaNs leave the line as it is
+    rng = np.random.default_rng(37)
+    for descending in (False, True):
+        a = rng.standard_normal(5000)
+        a[[3, 99]] = [np.nan, -np.nan]
+        o = np.sort(a)[::-1].copy() if descending else np.sort(a)
+        _split_sort._stable_runs(ra.asarray(a, device=CPU), a, o, descending)
+        np.testing.assert_array_equal(_bits(o), _bits(_stable(a, descending)))
+        b = rng.standard_normal(5000)
+        o = np.sort(b)[::-1].copy() if descending else np.sort(b)
+        _split_sort._stable_runs(ra.asarray(b, device=CPU), b, o, descending)
+        np.testing.assert_array_equal(_bits(o), _bits(_stable(b, descending)))
+
+
+def test_sort_of_a_line_takes_its_arguments_as_before():
+    # the host's line path checks nothing ``sort`` would not: a bool axis, a NumPy int axis
+    # and a non-bool ``descending`` are errors; a strided line and axis 0 are sorted
+    x = ra.asarray(np.random.default_rng(41).standard_normal(1 << 14), device=CPU)
+    for bad, kw in ((TypeError, {"axis": True}), (TypeError, {"axis": np.int64(0)}),
+                    (TypeError, {"descending": 1}), (TypeError, {"stable": None}), (Exception, {"axis": 1})):
+        with pytest.raises(bad):
+            ra.sort(x, **kw)
+    a = x.get()
+    np.testing.assert_array_equal(ra.sort(x, axis=0).get(), np.sort(a))
+    np.testing.assert_array_equal(ra.sort(x[::2]).get(), np.sort(a[::2]))
+    np.testing.assert_array_equal(ra.sort(x[5:]).get(), np.sort(a[5:]))
