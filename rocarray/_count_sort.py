@@ -10,16 +10,23 @@ once and writes it once:
 
 1. ``rk_count_host``: each item counts its chunk's values less the smallest, in four
    interleaved sets of counters (int32; consecutive values go to different sets, so a run
-   of one value is not one chain of dependent increments);
+   of one value is not one chain of dependent increments), values outside the range in
+   one more counter of each set; a line of a few values (``FEW_VALUES``) is counted by
+   ``rk_count_few*_host`` instead: each value's count is a vectorised sum of compares
+   over blocks that stay in the L1 cache (a few counters' increments follow each other
+   closely, each waiting on the one before);
 2. the sets summed over the items (a reduction of ``(sets, range)``), then their running
    sum: where each value's run ends in the sorted line;
 3. ``rk_count_fill_host``: each item writes its share of the sorted line as runs of equal
    values, from the first value whose run reaches into it (a binary search of the running
    sums); descending, the same runs in reversed places.
 
-The range is read first: 8- and 16-bit integers and bools always fit; wider integers are
-sampled (the split sort's sample places) and read whole only where the sample's range is
-small.  Sizes and the range are run-time arguments: one kernel per dtype.
+The range counted is first guessed from a sample of the line (the split sort's sample
+places): the sample's own where it holds a few values, else the sample's widened by a
+sixty-fourth each way (bools: theirs).  The counts then say whether every element lay in
+it; only where one did not is the line read whole for its extremes, and counted again
+(where that range is small enough: ``COUNT_RANGE_MAX``, ``COUNT_RANGE_SHARE``).  Sizes and
+the range are run-time arguments: one kernel per dtype.
 
 float16 is counted by its bits, through keys that order as its values (every NaN one key,
 the last); the fill writes each key's value, and then, as the split sort does, the runs
@@ -50,23 +57,61 @@ COUNT_RANGE_SHARE = 1 / 16
 PEEK_STEP = 64
 #: the counters' sets (consecutive values count in different ones)
 SETS = 4
+#: a range of at most this many values is counted by compares, by the values' bytes
+#: (wider values fill fewer lanes of a vector; 64-bit ones never gained on the counters)
+FEW_VALUES = {1: 4, 2: 16, 4: 8, 8: 0}
+#: elements of a block that the compares of each value read again (in the L1 cache)
+FEW_BLOCK = 2048
+#: the sample's range is widened by this share of it each way for the counters (an extreme
+#: value the sample missed then still lies in it; spare counters cost a few bytes)
+GUESS_MARGIN = 1 / 64
 
 _COUNT = """
 long c = i;
 long j = c * C;
 long end = j + C < n ? j + C : n;
-long o = c * 4 * R;
-for (long b = 0; b < 4 * R; b++) cnt[o + b] = 0;
+long S = R + 1;
+long o = c * 4 * S;
+for (long b = 0; b < 4 * S; b++) cnt[o + b] = 0;
 unsigned long long lo = (unsigned long long)base;
 if (a.ndim == 1 && a.strides()[0] == sizeof(T) && cnt.ndim == 1 && cnt.strides()[0] == 4) {
     for (; j + 4 <= end; j += 4) {
-        cnt[o + rk_key(a[j], lo)] += 1;
-        cnt[o + R + rk_key(a[j + 1], lo)] += 1;
-        cnt[o + 2 * R + rk_key(a[j + 2], lo)] += 1;
-        cnt[o + 3 * R + rk_key(a[j + 3], lo)] += 1;
+        cnt[o + rk_slot(a[j], lo, R)] += 1;
+        cnt[o + S + rk_slot(a[j + 1], lo, R)] += 1;
+        cnt[o + 2 * S + rk_slot(a[j + 2], lo, R)] += 1;
+        cnt[o + 3 * S + rk_slot(a[j + 3], lo, R)] += 1;
     }
 }
-for (; j < end; j++) cnt[o + rk_key(a[j], lo)] += 1;
+for (; j < end; j++) cnt[o + rk_slot(a[j], lo, R)] += 1;
+"""
+
+# Each value's count: a sum of compares over a block of the chunk, which LLVM vectorises
+# (outside the range: counted by none; a line not 1-D and contiguous, as the others); the
+# sum in lanes as wide as the values (``ACC``: a wider sum would take more instructions
+# a vector of values), which hold a block's count.
+_COUNT_FEW = f"""
+long c = i;
+long j = c * C;
+long end = j + C < n ? j + C : n;
+long o = c * R;
+for (long b = 0; b < R; b++) cnt[o + b] = 0;
+unsigned long long lo = (unsigned long long)base;
+if (a.ndim == 1 && a.strides()[0] == sizeof(T) && cnt.ndim == 1 && cnt.strides()[0] == 4) {{
+    for (; j < end; j += {FEW_BLOCK}) {{
+        long e = j + {FEW_BLOCK} < end ? j + {FEW_BLOCK} : end;
+        for (long b = 0; b < R; b++) {{
+            T v = (T)rk_value(b, lo);
+            ACC k = 0;
+            for (long q = j; q < e; q++) k += a[q] == v;
+            cnt[o + b] += (int)k;
+        }}
+    }}
+    return;
+}}
+for (; j < end; j++) {{
+    unsigned long long b = (unsigned long long)rk_key(a[j], lo);
+    if (b < (unsigned long long)R) cnt[o + (long)b] += 1;
+}}
 """
 
 _FILL = """
@@ -107,7 +152,11 @@ _KINDS = {
 template <typename T> __device__ long rk_key(T x, unsigned long long lo) {
     return (long)((unsigned long long)x - lo);
 }
-__device__ unsigned long long rk_value(long b, unsigned long long lo) { return lo + (unsigned long long)b; }""",
+__device__ unsigned long long rk_value(long b, unsigned long long lo) { return lo + (unsigned long long)b; }
+template <typename T> __device__ long rk_slot(T x, unsigned long long lo, long R) {
+    unsigned long long k = (unsigned long long)x - lo;
+    return k < (unsigned long long)R ? (long)k : R;
+}""",
     "f16": """
 __device__ long rk_key(unsigned short h, unsigned long long lo) {
     // (no branch on the sign, which random data takes at random: negative values flip
@@ -119,21 +168,29 @@ __device__ long rk_key(unsigned short h, unsigned long long lo) {
 }
 __device__ unsigned long long rk_value(long k, unsigned long long lo) {
     return (unsigned short)(k >= 0x8000 ? k & 0x7FFF : ~k & 0xFFFF);
-}""",
+}
+__device__ long rk_slot(unsigned short h, unsigned long long lo, long R) { return rk_key(h, lo); }""",
 }
 _kernels: dict = {}
 
 
+#: the compares' sums by the values' size: as wide as they are (bools and bytes: int, a
+#: byte's sum would not hold a block's count)
+_FEW_SUMS = {1: "int", 2: "short", 4: "int", 8: "long"}
+
+
 def _kernel(what: str, kind: str) -> ElementwiseKernel:
-    """The counting (``what`` "count") or filling ("fill") kernel of ``kind`` (``_KINDS``)."""
+    """The counting (``what`` "count", or "few1" .. "few8": by compares, of values of so
+    many bytes), or filling ("fill") kernel of ``kind`` (``_KINDS``)."""
     k = _kernels.get((what, kind))
     if k is None:
         preamble = _KINDS[kind]
-        body = _COUNT if what == "count" else _FILL
+        body = {"count": _COUNT, "fill": _FILL}.get(what) or _COUNT_FEW.replace("ACC", _FEW_SUMS[int(what[3:])])
         suffix = "" if kind == "int" else f"_{kind}"
-        if what == "count":
+        if what != "fill":
             k = ElementwiseKernel("raw T a, int64 n, int64 C, int64 R, T base", "raw int32 cnt", body,
-                                  f"rk_count{suffix}_host", preamble=preamble, _heavy=True)
+                                  f"rk_{'count' if what == 'count' else 'count_' + what}{suffix}_host",
+                                  preamble=preamble, _heavy=True)
         else:
             k = ElementwiseKernel("raw int64 inc, int64 n, int64 C, int64 R, T base, bool desc", "raw T o", body,
                                   f"rk_count_fill{suffix}_host", preamble=preamble, _heavy=True)
@@ -146,29 +203,11 @@ F16_KEYS, F16_NEGATIVE_ZERO, F16_POSITIVE_ZERO = 1 << 16, 0x7FFF, 0x8000
 
 
 def _range(x: Array) -> "tuple[int, int] | None":
-    """(the smallest value, the number of values from it to the largest: the counters) of
-    the flat, contiguous host array ``x`` where that number is small enough to count by
-    (``COUNT_RANGE_MAX``, ``COUNT_RANGE_SHARE``), else None (float16: its keys, 0 and
-    ``F16_KEYS``)."""
-    n, dtype = x.size, x.dtype
-    if dtype.kind == "b":
-        lo, hi = 0, 1
-    elif dtype.kind == "f":
-        lo, hi = 0, F16_KEYS - 1
-    else:
-        if dtype.itemsize > 2:
-            # (a sample's range first: a wide line is not read whole for its extremes; and
-            # first every ``PEEK_STEP``-th of the sample, whose range is the sample's at most,
-            # which a line of a wide range already passes)
-            a, most = x._host(), min(COUNT_RANGE_MAX, n * COUNT_RANGE_SHARE)
-            index = sample_index(n)
-            for places in (index[::PEEK_STEP], index):
-                s = a[places]
-                if int(s.max()) - int(s.min()) + 1 > most:
-                    return None
-        lo, hi = value_extremes(x)
-    span = hi - lo + 1
-    return (lo, span) if span <= COUNT_RANGE_MAX and span <= n * COUNT_RANGE_SHARE else None
+    """(the smallest value, the number of values from it to the largest) of the flat,
+    contiguous host line ``x`` of integers where it is counted (``_countable``), else None:
+    its extremes, read whole."""
+    lo, hi = value_extremes(x)
+    return (lo, hi - lo + 1) if _countable(hi - lo + 1, x.size) else None
 
 
 def _counted(x: Array) -> bool:
@@ -185,23 +224,66 @@ def _items(n: int, device) -> int:
     return max(1, min(getattr(device.runtime, "_threads", 1), n // COUNT_MIN_LINE), -(-n // (1 << 30)))
 
 
+def _guess(x: Array) -> "tuple[int, int] | None":
+    """(the smallest value, the number of values) of the range the flat, contiguous host
+    line ``x`` is first counted over, from its sample (bools: theirs; float16: its keys);
+    None where the line is not counted: its sample's range is too long (read first from
+    every ``PEEK_STEP``-th of the sample, which a line of a wide range already fails)."""
+    dtype, n = x.dtype, x.size
+    if dtype.kind != "i" and dtype.kind != "u":
+        span = 2 if dtype.kind == "b" else F16_KEYS
+        return (0, span) if _countable(span, n) else None
+    a, index = x._host(), sample_index(n)
+    for places in (index[::PEEK_STEP], index):
+        s = a[places]
+        lo, hi = int(s.min()), int(s.max())
+        if not _countable(hi - lo + 1, n):
+            return None
+    if hi - lo < FEW_VALUES[dtype.itemsize]:
+        return lo, hi - lo + 1
+    margin = int((hi - lo) * GUESS_MARGIN) + 1
+    info = np.iinfo(dtype)
+    wide_lo, wide_hi = max(lo - margin, int(info.min)), min(hi + margin, int(info.max))
+    return (wide_lo, wide_hi - wide_lo + 1) if _countable(wide_hi - wide_lo + 1, n) else (lo, hi - lo + 1)
+
+
+def _countable(span: int, n: int) -> bool:
+    """Whether a range of ``span`` values is counted in a line of ``n``."""
+    return span <= COUNT_RANGE_MAX and span <= n * COUNT_RANGE_SHARE
+
+
 def counts(x: Array) -> "tuple[int, Array] | None":
     """(the smallest value, each value's count from it on: int64; float16: each key's) of
     the flat, contiguous ``x``, where it is a host line that the counting sort takes; else
     None."""
     if not _counted(x):
         return None
-    found = _range(x)
-    if found is None:
+    guess = _guess(x)
+    if guess is None:
         return None
-    lo, span = found
-    n, device = x.size, x.device
+    found = _count(x, *guess)
+    if found is None:  # (a value outside the guess: the line's own range)
+        exact = _range(x)
+        found = None if exact is None else _count(x, *exact)
+    return found
+
+
+def _count(x: Array, lo: int, span: int) -> "tuple | None":
+    """(``lo``, the counts of the ``span`` values from ``lo`` in ``x``: int64), or None
+    where an element of ``x`` lies outside them; by compares where they are a few values
+    (``FEW_VALUES``), else by the counters (which count the outside in one more)."""
+    n, device, size = x.size, x.device, x.dtype.itemsize
     items = _items(n, device)
     chunk = -(-n // items)
-    cnt = Array._empty((items * SETS * span,), np.dtype(np.int32), device)
+    few = x.dtype.kind in "biu" and span <= FEW_VALUES[size]
+    sets, slots = (1, span) if few else (SETS, span + 1)
+    cnt = Array._empty((items * sets * slots,), np.dtype(np.int32), device)
     keys, kind, base = _as_counted(x, lo)
-    _kernel("count", kind)(keys, n, chunk, span, base, cnt, size=items, _work=n)
-    return lo, _sum(cnt.reshape((items * SETS, span)), axis=0, dtype=np.int64)
+    _kernel(f"few{size}" if few else "count", kind)(keys, n, chunk, span, base, cnt, size=items, _work=n)
+    totals = _sum(cnt.reshape((items * sets, slots)), axis=0, dtype=np.int64)
+    if not few:
+        totals = totals[:span]
+    return (lo, totals) if int(totals._host().sum()) == n else None
 
 
 def _as_counted(x: Array, lo: int) -> tuple:
