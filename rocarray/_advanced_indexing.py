@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from builtins import max as builtin_max
 from dataclasses import dataclass
 
 import numpy as np
@@ -343,8 +342,9 @@ def take_along(x: Array, indices: Array, axis: int) -> Array:
     """``take_along_axis``: ``out[..., j, ...] = x[..., indices[..., j, ...], ...]``, the
     other axes of ``x`` and ``indices`` broadcast together (checked by the caller)."""
     xshape, ishape = x._shape, indices._shape
+    # (broadcast: a length 1 takes the other's, 0 included -- not the larger of the two)
     shape = ishape if xshape[:axis] == ishape[:axis] and xshape[axis + 1:] == ishape[axis + 1:] else \
-        tuple(ishape[d] if d == axis else builtin_max(xshape[d], ishape[d]) for d in range(x.ndim))
+        tuple(ishape[d] if d == axis or xshape[d] == 1 else xshape[d] for d in range(x.ndim))
     out = Array._empty(shape, x._dtype, x._buf.device)
     if out._size == 0:
         return out

@@ -67,6 +67,23 @@ def test_take_along_axis_broadcast_and_errors(device):
     assert ra.take_along_axis(e, ra.asarray(np.zeros((3, 0), np.int64), device=device), axis=1).shape == (3, 0)
 
 
+
+def test_take_along_axis_broadcasts_against_empty_axes(device):
+    """Indices of length 1 along another axis broadcast against that axis of ``x``, also
+    where it is empty: the result is empty there (NumPy's broadcast), not one long (which
+    read a row of the empty ``x``)."""
+    rng = np.random.default_rng(63)
+    for xshape, ishape, axis in (((0, 1), (1, 1), 1), ((0, 3), (1, 2), 1), ((2, 0), (2, 1), 0),
+                                 ((3, 0, 4), (1, 1, 5), 2), ((0, 4, 2), (1, 3, 1), -2),
+                                 ((3, 1, 4), (1, 5, 2), 2), ((1, 6), (4, 3), 1)):
+        a = random_array(xshape, np.float32, rng)
+        n = xshape[axis]
+        idx = rng.integers(-n, n, size=ishape) if n else np.zeros(ishape, np.int64)
+        want = np.take_along_axis(a, idx, axis=axis)
+        got = ra.take_along_axis(ra.asarray(a, device=device), ra.asarray(idx, device=device), axis=axis)
+        assert got.shape == want.shape, (xshape, ishape, axis)
+        np.testing.assert_array_equal(got.get(), want)
+
 def test_take_large_matches_numpy(device):
     rng = np.random.default_rng(9)
     a = random_array((1 << 19,), np.float32, rng)
