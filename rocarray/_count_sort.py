@@ -10,23 +10,22 @@ once and writes it once:
 
 1. ``rk_count_host``: each item counts its chunk's values less the smallest, in four
    interleaved sets of counters (int32; consecutive values go to different sets, so a run
-   of one value is not one chain of dependent increments), values outside the range in
-   one more counter of each set; a line of a few values (``FEW_VALUES``) is counted by
-   ``rk_count_few*_host`` instead: each value's count is a vectorised sum of compares
-   over blocks that stay in the L1 cache (a few counters' increments follow each other
-   closely, each waiting on the one before);
+   of one value is not one chain of dependent increments); a line of a few values
+   (``FEW_VALUES``) is counted by ``rk_count_few*_host`` instead: each value's count is a
+   vectorised sum of compares over blocks that stay in the L1 cache (a few counters'
+   increments follow each other closely, each waiting on the one before);
 2. the sets summed over the items (a reduction of ``(sets, range)``), then their running
    sum: where each value's run ends in the sorted line;
 3. ``rk_count_fill_host``: each item writes its share of the sorted line as runs of equal
    values, from the first value whose run reaches into it (a binary search of the running
    sums); descending, the same runs in reversed places.
 
-The range counted is first guessed from a sample of the line (the split sort's sample
-places): the sample's own where it holds a few values, else the sample's widened by a
-sixty-fourth each way (bools: theirs).  The counts then say whether every element lay in
-it; only where one did not is the line read whole for its extremes, and counted again
-(where that range is small enough: ``COUNT_RANGE_MAX``, ``COUNT_RANGE_SHARE``).  Sizes and
-the range are run-time arguments: one kernel per dtype.
+The range is read first: 8- and 16-bit integers and bools always fit; wider integers are
+sampled (the split sort's sample places) and read whole only where the sample's range is
+small.  Where the sample holds a few values (bools: always), the line is counted by the
+compares over the sample's range at once, with no read of its extremes: the counts' sum
+says whether every element was in it (else the line's range is read, as for any other).
+Sizes and the range are run-time arguments: one kernel per dtype.
 
 float16 is counted by its bits, through keys that order as its values (every NaN one key,
 the last); the fill writes each key's value, and then, as the split sort does, the runs
@@ -59,30 +58,26 @@ PEEK_STEP = 64
 SETS = 4
 #: a range of at most this many values is counted by compares, by the values' bytes
 #: (wider values fill fewer lanes of a vector; 64-bit ones never gained on the counters)
-FEW_VALUES = {1: 4, 2: 16, 4: 8, 8: 0}
+FEW_VALUES = {1: 4, 2: 12, 4: 4, 8: 0}
 #: elements of a block that the compares of each value read again (in the L1 cache)
 FEW_BLOCK = 2048
-#: the sample's range is widened by this share of it each way for the counters (an extreme
-#: value the sample missed then still lies in it; spare counters cost a few bytes)
-GUESS_MARGIN = 1 / 64
 
 _COUNT = """
 long c = i;
 long j = c * C;
 long end = j + C < n ? j + C : n;
-long S = R + 1;
-long o = c * 4 * S;
-for (long b = 0; b < 4 * S; b++) cnt[o + b] = 0;
+long o = c * 4 * R;
+for (long b = 0; b < 4 * R; b++) cnt[o + b] = 0;
 unsigned long long lo = (unsigned long long)base;
 if (a.ndim == 1 && a.strides()[0] == sizeof(T) && cnt.ndim == 1 && cnt.strides()[0] == 4) {
     for (; j + 4 <= end; j += 4) {
-        cnt[o + rk_slot(a[j], lo, R)] += 1;
-        cnt[o + S + rk_slot(a[j + 1], lo, R)] += 1;
-        cnt[o + 2 * S + rk_slot(a[j + 2], lo, R)] += 1;
-        cnt[o + 3 * S + rk_slot(a[j + 3], lo, R)] += 1;
+        cnt[o + rk_key(a[j], lo)] += 1;
+        cnt[o + R + rk_key(a[j + 1], lo)] += 1;
+        cnt[o + 2 * R + rk_key(a[j + 2], lo)] += 1;
+        cnt[o + 3 * R + rk_key(a[j + 3], lo)] += 1;
     }
 }
-for (; j < end; j++) cnt[o + rk_slot(a[j], lo, R)] += 1;
+for (; j < end; j++) cnt[o + rk_key(a[j], lo)] += 1;
 """
 
 # Each value's count: a sum of compares over a block of the chunk, which LLVM vectorises
@@ -152,11 +147,7 @@ _KINDS = {
 template <typename T> __device__ long rk_key(T x, unsigned long long lo) {
     return (long)((unsigned long long)x - lo);
 }
-__device__ unsigned long long rk_value(long b, unsigned long long lo) { return lo + (unsigned long long)b; }
-template <typename T> __device__ long rk_slot(T x, unsigned long long lo, long R) {
-    unsigned long long k = (unsigned long long)x - lo;
-    return k < (unsigned long long)R ? (long)k : R;
-}""",
+__device__ unsigned long long rk_value(long b, unsigned long long lo) { return lo + (unsigned long long)b; }""",
     "f16": """
 __device__ long rk_key(unsigned short h, unsigned long long lo) {
     // (no branch on the sign, which random data takes at random: negative values flip
@@ -168,8 +159,7 @@ __device__ long rk_key(unsigned short h, unsigned long long lo) {
 }
 __device__ unsigned long long rk_value(long k, unsigned long long lo) {
     return (unsigned short)(k >= 0x8000 ? k & 0x7FFF : ~k & 0xFFFF);
-}
-__device__ long rk_slot(unsigned short h, unsigned long long lo, long R) { return rk_key(h, lo); }""",
+}""",
 }
 _kernels: dict = {}
 
@@ -203,11 +193,29 @@ F16_KEYS, F16_NEGATIVE_ZERO, F16_POSITIVE_ZERO = 1 << 16, 0x7FFF, 0x8000
 
 
 def _range(x: Array) -> "tuple[int, int] | None":
-    """(the smallest value, the number of values from it to the largest) of the flat,
-    contiguous host line ``x`` of integers where it is counted (``_countable``), else None:
-    its extremes, read whole."""
-    lo, hi = value_extremes(x)
-    return (lo, hi - lo + 1) if _countable(hi - lo + 1, x.size) else None
+    """(the smallest value, the number of values from it to the largest: the counters) of
+    the flat, contiguous host array ``x`` where that number is small enough to count by
+    (``COUNT_RANGE_MAX``, ``COUNT_RANGE_SHARE``), else None (float16: its keys, 0 and
+    ``F16_KEYS``)."""
+    n, dtype = x.size, x.dtype
+    if dtype.kind == "b":
+        lo, hi = 0, 1
+    elif dtype.kind == "f":
+        lo, hi = 0, F16_KEYS - 1
+    else:
+        if dtype.itemsize > 2:
+            # (a sample's range first: a wide line is not read whole for its extremes; and
+            # first every ``PEEK_STEP``-th of the sample, whose range is the sample's at most,
+            # which a line of a wide range already passes)
+            a, most = x._host(), min(COUNT_RANGE_MAX, n * COUNT_RANGE_SHARE)
+            index = sample_index(n)
+            for places in (index[::PEEK_STEP], index):
+                s = a[places]
+                if int(s.max()) - int(s.min()) + 1 > most:
+                    return None
+        lo, hi = value_extremes(x)
+    span = hi - lo + 1
+    return (lo, span) if span <= COUNT_RANGE_MAX and span <= n * COUNT_RANGE_SHARE else None
 
 
 def _counted(x: Array) -> bool:
@@ -224,32 +232,19 @@ def _items(n: int, device) -> int:
     return max(1, min(getattr(device.runtime, "_threads", 1), n // COUNT_MIN_LINE), -(-n // (1 << 30)))
 
 
-def _guess(x: Array) -> "tuple[int, int] | None":
-    """(the smallest value, the number of values) of the range the flat, contiguous host
-    line ``x`` is first counted over, from its sample (bools: theirs; float16: its keys);
-    None where the line is not counted: its sample's range is too long (read first from
-    every ``PEEK_STEP``-th of the sample, which a line of a wide range already fails)."""
-    dtype, n = x.dtype, x.size
-    if dtype.kind != "i" and dtype.kind != "u":
-        span = 2 if dtype.kind == "b" else F16_KEYS
-        return (0, span) if _countable(span, n) else None
-    a, index = x._host(), sample_index(n)
-    for places in (index[::PEEK_STEP], index):
-        s = a[places]
-        lo, hi = int(s.min()), int(s.max())
-        if not _countable(hi - lo + 1, n):
-            return None
-    if hi - lo < FEW_VALUES[dtype.itemsize]:
-        return lo, hi - lo + 1
-    margin = int((hi - lo) * GUESS_MARGIN) + 1
-    info = np.iinfo(dtype)
-    wide_lo, wide_hi = max(lo - margin, int(info.min)), min(hi + margin, int(info.max))
-    return (wide_lo, wide_hi - wide_lo + 1) if _countable(wide_hi - wide_lo + 1, n) else (lo, hi - lo + 1)
-
-
-def _countable(span: int, n: int) -> bool:
-    """Whether a range of ``span`` values is counted in a line of ``n``."""
-    return span <= COUNT_RANGE_MAX and span <= n * COUNT_RANGE_SHARE
+def _few(x: Array) -> "tuple[int, int] | None":
+    """(the smallest value, the number of values) of the sample of the flat, contiguous
+    host line ``x`` of integers (bools: 0 and 2) where they are a few values
+    (``FEW_VALUES``); else None."""
+    dtype = x.dtype
+    if dtype.kind == "b":
+        return 0, 2
+    if dtype.kind not in "iu" or not FEW_VALUES[dtype.itemsize]:
+        return None
+    s = x._host()[sample_index(x.size)]
+    lo = int(s.min())
+    span = int(s.max()) - lo + 1
+    return (lo, span) if span <= FEW_VALUES[dtype.itemsize] else None
 
 
 def counts(x: Array) -> "tuple[int, Array] | None":
@@ -258,32 +253,28 @@ def counts(x: Array) -> "tuple[int, Array] | None":
     None."""
     if not _counted(x):
         return None
-    guess = _guess(x)
-    if guess is None:
-        return None
-    found = _count(x, *guess)
-    if found is None:  # (a value outside the guess: the line's own range)
+    few = _few(x)
+    found = None if few is None else _count(x, *few)
+    if found is None:  # (not a few values, or one outside the sample's: the line's range)
         exact = _range(x)
         found = None if exact is None else _count(x, *exact)
     return found
 
 
 def _count(x: Array, lo: int, span: int) -> "tuple | None":
-    """(``lo``, the counts of the ``span`` values from ``lo`` in ``x``: int64), or None
-    where an element of ``x`` lies outside them; by compares where they are a few values
-    (``FEW_VALUES``), else by the counters (which count the outside in one more)."""
+    """(``lo``, the counts of the ``span`` values from ``lo`` in ``x``: int64): by compares
+    where they are a few values (``FEW_VALUES``; None where an element lies outside
+    them), else by the counters (the range must hold every element)."""
     n, device, size = x.size, x.device, x.dtype.itemsize
     items = _items(n, device)
     chunk = -(-n // items)
     few = x.dtype.kind in "biu" and span <= FEW_VALUES[size]
-    sets, slots = (1, span) if few else (SETS, span + 1)
-    cnt = Array._empty((items * sets * slots,), np.dtype(np.int32), device)
+    sets = 1 if few else SETS
+    cnt = Array._empty((items * sets * span,), np.dtype(np.int32), device)
     keys, kind, base = _as_counted(x, lo)
     _kernel(f"few{size}" if few else "count", kind)(keys, n, chunk, span, base, cnt, size=items, _work=n)
-    totals = _sum(cnt.reshape((items * sets, slots)), axis=0, dtype=np.int64)
-    if not few:
-        totals = totals[:span]
-    return (lo, totals) if int(totals._host().sum()) == n else None
+    totals = _sum(cnt.reshape((items * sets, span)), axis=0, dtype=np.int64)
+    return None if few and int(totals._host().sum()) != n else (lo, totals)
 
 
 def _as_counted(x: Array, lo: int) -> tuple:

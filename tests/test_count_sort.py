@@ -204,34 +204,29 @@ def test_argsort_of_8_bit_rows_by_counting(dtype, monkeypatch):
 
 @pytest.mark.parametrize("dtype", ["int32", "int64", "uint32", "uint64"])
 def test_range_as_the_whole_sample_says(dtype):
-    # the sample's range read first from a few of its values refuses a line only where the
-    # whole sample's range would: a line is counted or not by its range and length
+    # the sample's range read first from a few of its values gives the decision the whole
+    # sample and the extremes give: a line counted or not by its range and length
     rng = np.random.default_rng(43)
     index = _split_sort.sample_index(1 << 16)
     hidden = np.setdiff1d(index, index[::_count_sort.PEEK_STEP])  # (in the sample, not the peek)
     x = ra.Device("cpu")
-    most = min(_count_sort.COUNT_RANGE_MAX, (1 << 16) * _count_sort.COUNT_RANGE_SHARE)
     for span, out in ((100, None), (100, 5000), (5000, None), (70_000, 2)):
         a = rng.integers(0, span, 1 << 16).astype(dtype)
         if out is not None:
             a[hidden[out % hidden.size]] = a.max() + out  # (outside the peek's range only)
-        s = a[index]
-        guess = _count_sort._guess(ra.asarray(a, device=x))
-        assert (guess is None) == (int(s.max()) - int(s.min()) + 1 > most)
-        if guess is not None:
-            assert guess[0] <= int(s.min()) and guess[0] + guess[1] > int(s.max())
         lo, hi = int(a.min()), int(a.max())
-        want = (lo, hi - lo + 1) if hi - lo + 1 <= most else None
+        span_all = hi - lo + 1
+        want = (lo, span_all) if span_all <= min(_count_sort.COUNT_RANGE_MAX, a.size * _count_sort.COUNT_RANGE_SHARE) else None
         assert _count_sort._range(ra.asarray(a, device=x)) == want
         np.testing.assert_array_equal(ra.sort(ra.asarray(a, device=x)).get(), np.sort(a))
 
 
 @pytest.mark.parametrize("dtype", INTS + ["bool"])
-def test_ranges_guessed_from_the_sample(monkeypatch, dtype):
-    # a line is counted over its sample's range (a few values: by compares) or that range
-    # widened by ``GUESS_MARGIN`` (the counters), with no read of its extremes; an element
-    # outside the guess (placed where the sample does not look) sends the line to its
-    # extremes and a count of its own range, or, where that is too long, to another sort
+def test_few_values_counted_by_compares(monkeypatch, dtype):
+    # lines whose sample holds a few values (``FEW_VALUES``; bools) are counted by compares
+    # over the sample's range, with no read of their extremes; a value outside the sample's
+    # range (placed where the sample does not look) sends the line to its extremes and a
+    # count of its own range (by the compares where it is still a few values' range)
     kernels = []
     real = _count_sort._kernel
     monkeypatch.setattr(_count_sort, "_kernel", lambda what, kind: kernels.append(what) or real(what, kind))
@@ -242,31 +237,26 @@ def test_ranges_guessed_from_the_sample(monkeypatch, dtype):
     dt = np.dtype(dtype)
     n = 100_003
     index = set(_split_sort.sample_index(n).tolist())
-    unsampled = [k for k in range(1000, n) if k not in index][:2]
+    unsampled = next(k for k in range(1000, n) if k not in index)
     few = _count_sort.FEW_VALUES[dt.itemsize]
     by = f"few{dt.itemsize}"
-    many = 30 if dt.itemsize == 1 else 100
-    cases = [(2, None, [by, "fill"])] if dt.kind == "b" else [
-        (many, None, ["count", "fill"]),
-        (many, "margin", ["count", "fill"]),  # (past the sample's range, inside the margin)
-        (many, "far", ["count", "count", "fill"]),  # (past the margin: the extremes read)
-        (3, "ends", [by, "count", "fill"] if dt.itemsize == 1 else [])]  # (8 bits: counted whole)
-    if few and dt.kind != "b":
-        cases += [(few, None, [by, "fill"]), (few - 1, "near", [by, by, "fill"])]
-    for values, outside, want in cases:
+    if dt.kind == "b":
+        cases = [(2, None, [by, "fill"], 0)]
+    elif few:
+        cases = [(few, None, [by, "fill"], 0), (few - 1, "near", [by, by, "fill"], 3),
+                 (few - 1, "far", [by, "count", "fill"], 3), (few + 1, None, ["count", "fill"], 3)]
+    else:  # (64-bit values: always the counters)
+        cases = [(2, None, ["count", "fill"], 3)]
+    for values, outside, want, reads in cases:
         if dt.kind == "b":
             a = rng.random(n) < 0.6
         else:
             info = np.iinfo(dt)
-            lo = int(info.min) + int(rng.random() * (int(info.max) - int(info.min) - 3 * values))
+            lo = int(info.min) + int(rng.random() * (int(info.max) - int(info.min) - 8 * few - 64))
             a = (np.uint64(lo % (1 << 64)) + rng.integers(0, values, n).astype(np.uint64)).astype(dt)
-            top = int(a[sorted(index)].max())
-            if outside in ("margin", "near"):
-                a[unsampled[0]] = top + 1
-            elif outside == "far":
-                a[unsampled[0]] = top + values
-            elif outside == "ends":
-                a[unsampled] = info.min, info.max
+            if outside is not None:
+                top = int(a[sorted(index)].max())
+                a[unsampled] = top + (1 if outside == "near" else 4 * few + 40)
         kernels.clear()
         extremes.clear()
         for descending in (False, True):
@@ -276,10 +266,5 @@ def test_ranges_guessed_from_the_sample(monkeypatch, dtype):
         want_v, want_c = np.unique(a, return_counts=True)
         np.testing.assert_array_equal(v.get(), want_v)
         np.testing.assert_array_equal(c.get(), want_c)
-        if outside == "ends" and dt.itemsize > 1:
-            # (the whole range: too long to count; sorted otherwise, after the guess's count)
-            assert "fill" not in kernels and len(extremes) >= 3, (kernels, extremes)
-            continue
         assert kernels == want * 2 + want[:-1], (values, outside, kernels)
-        assert len(extremes) == (3 if len(want) == 3 or outside == "ends" else 0), (values, outside, extremes)
-        assert outside is None or a.max() > top
+        assert len(extremes) == reads, (values, outside, extremes)
