@@ -3,6 +3,8 @@ gfx90a, gfx942 and gfx1100 on any machine; against NumPy on a GPU (every real an
 dtype, sums, products, maxima, minima and logical scans, whole and partial tiles, many
 tiles, the identity in front, views off the 16-byte grid, NaN)."""
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 from llvmlite import ir
@@ -243,8 +245,6 @@ def test_scans_sharing_a_stream(device, monkeypatch):
     running out every few scans, on a stream of the test's own and from several threads:
     every result exact, and the stream's buffer zeroed only when it had to be."""
     _gpu(device)
-    import threading
-
     rng = np.random.default_rng(14)
     lines = [rng.integers(-1000, 1000, n).astype(dt) for n, dt in
              (((1 << 18) + 3, np.int64), ((1 << 20) + 9, np.float32), ((1 << 22) + 1, np.int32), (1 << 17, np.int16))]
@@ -267,18 +267,10 @@ def test_scans_sharing_a_stream(device, monkeypatch):
     own.synchronize()
     for k, g in enumerate(got):
         np.testing.assert_array_equal(g.get(), wants[k // 3])
-    errors = []
 
     def work(k):
-        try:
-            for _ in range(6):
-                np.testing.assert_array_equal(ra.cumulative_sum(xs[k % 4]).get(), wants[k % 4])
-        except BaseException as e:  # (reported by the main thread)
-            errors.append(e)
+        for _ in range(6):
+            np.testing.assert_array_equal(ra.cumulative_sum(xs[k % 4]).get(), wants[k % 4])
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(work, range(4)))  # (a thread's failure raises here)
