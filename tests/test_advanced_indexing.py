@@ -195,7 +195,9 @@ def test_setitem_one_index_array(device, dtype):
     b[[0, 1, 2, 3]] = b[::-1][:4].copy()
     np.testing.assert_array_equal(x.get(), b)
     c = random_array((5, 6, 4), dtype, rng)
-    for key in (I([4, -5, 2]), (slice(None), I([[5, 0], [-1, 2]])), (Ellipsis, I([3, 0])),
+    # (no index twice: which of two writes to one element lands is not defined, in NumPy
+    # nor on a GPU, where the winner changes between runs)
+    for key in (I([4, -5, 2]), (slice(None), I([[5, 0], [-3, 2]])), (Ellipsis, I([3, 0])),
                 (slice(1, None), I([2, 4])), (slice(None, None, -1), slice(None), I([1]))):
         b, x = c.copy(), dev(c)
         v = random_array(b[key].shape, dtype, rng)
