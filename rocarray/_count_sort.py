@@ -192,27 +192,36 @@ def _kernel(what: str, kind: str) -> ElementwiseKernel:
 F16_KEYS, F16_NEGATIVE_ZERO, F16_POSITIVE_ZERO = 1 << 16, 0x7FFF, 0x8000
 
 
-def _range(x: Array) -> "tuple[int, int] | None":
+def _sample_range(x: Array) -> "tuple[int, int] | None":
+    """(the smallest value, the largest) of the sample of the flat, contiguous host line
+    ``x`` of integers, or None where that range is already too long to count (then so is
+    the line's).  Read first from every ``PEEK_STEP``-th of the sample, whose range is the
+    sample's at most, which a line of a wide range already fails."""
+    n = x.size
+    a, most, index = x._host(), min(COUNT_RANGE_MAX, n * COUNT_RANGE_SHARE), sample_index(n)
+    for places in (index[::PEEK_STEP], index):
+        s = a[places]
+        lo, hi = int(s.min()), int(s.max())
+        if hi - lo + 1 > most:
+            return None
+    return lo, hi
+
+
+def _range(x: Array, sampled: bool = False) -> "tuple[int, int] | None":
     """(the smallest value, the number of values from it to the largest: the counters) of
     the flat, contiguous host array ``x`` where that number is small enough to count by
     (``COUNT_RANGE_MAX``, ``COUNT_RANGE_SHARE``), else None (float16: its keys, 0 and
-    ``F16_KEYS``)."""
+    ``F16_KEYS``).  Integers wider than 16 bits are read whole for their extremes only
+    where their sample's range is small (``_sample_range``; ``sampled``: the caller has
+    asked it)."""
     n, dtype = x.size, x.dtype
     if dtype.kind == "b":
         lo, hi = 0, 1
     elif dtype.kind == "f":
         lo, hi = 0, F16_KEYS - 1
     else:
-        if dtype.itemsize > 2:
-            # (a sample's range first: a wide line is not read whole for its extremes; and
-            # first every ``PEEK_STEP``-th of the sample, whose range is the sample's at most,
-            # which a line of a wide range already passes)
-            a, most = x._host(), min(COUNT_RANGE_MAX, n * COUNT_RANGE_SHARE)
-            index = sample_index(n)
-            for places in (index[::PEEK_STEP], index):
-                s = a[places]
-                if int(s.max()) - int(s.min()) + 1 > most:
-                    return None
+        if dtype.itemsize > 2 and not sampled and _sample_range(x) is None:
+            return None
         lo, hi = value_extremes(x)
     span = hi - lo + 1
     return (lo, span) if span <= COUNT_RANGE_MAX and span <= n * COUNT_RANGE_SHARE else None
@@ -232,31 +241,26 @@ def _items(n: int, device) -> int:
     return max(1, min(getattr(device.runtime, "_threads", 1), n // COUNT_MIN_LINE), -(-n // (1 << 30)))
 
 
-def _few(x: Array) -> "tuple[int, int] | None":
-    """(the smallest value, the number of values) of the sample of the flat, contiguous
-    host line ``x`` of integers (bools: 0 and 2) where they are a few values
-    (``FEW_VALUES``); else None."""
-    dtype = x.dtype
-    if dtype.kind == "b":
-        return 0, 2
-    if dtype.kind not in "iu" or not FEW_VALUES[dtype.itemsize]:
-        return None
-    s = x._host()[sample_index(x.size)]
-    lo = int(s.min())
-    span = int(s.max()) - lo + 1
-    return (lo, span) if span <= FEW_VALUES[dtype.itemsize] else None
-
-
 def counts(x: Array) -> "tuple[int, Array] | None":
     """(the smallest value, each value's count from it on: int64; float16: each key's) of
     the flat, contiguous ``x``, where it is a host line that the counting sort takes; else
-    None."""
+    None.  Bools, and integers whose sample holds a few values (``FEW_VALUES``), are
+    counted by the compares over the sample's range first, with no read of the extremes."""
     if not _counted(x):
         return None
-    few = _few(x)
-    found = None if few is None else _count(x, *few)
+    dtype = x.dtype
+    found = None
+    if dtype.kind == "b":
+        found = _count(x, 0, 2)
+    elif dtype.kind in "iu":
+        sampled = _sample_range(x)
+        if sampled is None:
+            return None
+        lo, hi = sampled
+        if hi - lo < FEW_VALUES[dtype.itemsize]:
+            found = _count(x, lo, hi - lo + 1)
     if found is None:  # (not a few values, or one outside the sample's: the line's range)
-        exact = _range(x)
+        exact = _range(x, sampled=True)
         found = None if exact is None else _count(x, *exact)
     return found
 
