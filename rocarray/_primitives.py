@@ -25,9 +25,10 @@ SCAN_OPS = {"sum": "sum", "prod": "prod", "max": "max", "min": "min",
 _ops = {name: _reduction(row) for name, row in SCAN_OPS.items()}
 
 
-def _definition(name: str, op, x: Array, dtype) -> ReductionDef:
+def _definition(name: str, op, x: Array, dtype, include_initial: bool) -> ReductionDef:
     """The reduction definition scanning ``x`` with ``op`` (a name of ``SCAN_OPS`` or a
-    ``ReductionKernel`` of one input and one output)."""
+    ``ReductionKernel`` of one input and one output), the identity in front with
+    ``include_initial``."""
     if isinstance(op, ReductionKernel):
         if op.nin != 1 or op.nout != 1:
             raise ValueError(f"{name}: a ReductionKernel used as a scan must have one input and one "
@@ -42,7 +43,7 @@ def _definition(name: str, op, x: Array, dtype) -> ReductionDef:
     if rop.row.acc in ("bool", "same") and dtype is not None:
         raise TypeError(f"{name}: dtype= is accepted for 'sum' and 'prod' only, not for {op!r}")
     acc_dt, out_dt = rop.dtypes(x.dtype, dtype)
-    return rop.definition(x.dtype, acc_dt, out_dt)
+    return rop.scan_definition(x.dtype, acc_dt, out_dt, include_initial)
 
 
 def scan(x, /, op="sum", *, axis=-1, exclusive=False, dtype=None, include_initial=False):
@@ -89,7 +90,7 @@ def scan(x, /, op="sum", *, axis=-1, exclusive=False, dtype=None, include_initia
     if exclusive and include_initial:
         raise ValueError(f"{name}: exclusive=True and include_initial=True exclude each other")
     (axis,) = normalize_axes(int(axis), x.ndim, name)
-    rdef = _definition(name, op, x, dtype)
+    rdef = _definition(name, op, x, dtype, bool(exclusive or include_initial))
     if not exclusive:
         return _engine_scan(rdef, x, axis, bool(include_initial), plan_alias=key)
     # the inclusive scan with the identity in front, less its last position

@@ -902,6 +902,25 @@ class ReductionOp:
             rdef = self._defs.setdefault(key, rdef)
         return rdef
 
+    def scan_definition(self, in_dt, acc_dt, out_dt, include_initial: bool) -> ReductionDef:
+        """The definition a scan of ``in_dt`` folds with: ``definition``'s, but a float or
+        complex sum runs from ``-0.0`` (``x + -0.0`` is ``x`` for every ``x``, ``-0.0``
+        included, so a line starting with ``-0.0`` keeps its sign, as NumPy's running sum,
+        which starts from the first element, does) and writes the identity in front
+        (``include_initial``) as ``+0.0``, as NumPy does."""
+        rdef = self.definition(in_dt, acc_dt, out_dt)
+        if self.row.acc != "sum" or self.row.name != "sum" or acc_dt.kind not in "fc":
+            return rdef
+        key = ("scan", in_dt, acc_dt, out_dt, include_initial)
+        found = self._defs.get(key)
+        if found is None:
+            identity = "a = -0.0;" if acc_dt.kind == "f" else "a = acc_type(-0.0, -0.0);"
+            post = "if (i == 0) { out0 = 0; } else { out0 = a; }" if include_initial else rdef.post
+            found = ReductionDef(rdef.name, rdef.inputs, rdef.fields, identity, rdef.map, rdef.reduce,
+                                 rdef.outputs, post, typedefs=rdef.typedefs, simd=rdef.simd)
+            found = self._defs.setdefault(key, found)
+        return found
+
     def __call__(self, x, /, *, axis=None, keepdims=False, dtype=None):
         # the warm path: a layout seen before goes straight to its launch plan
         try:

@@ -226,7 +226,9 @@ def _cumulative(op, name: str):
             raise TypeError(f"{name}: axis must be an int or None, not {type(axis).__name__}")
         (axis,) = normalize_axes(axis, x.ndim, name)
         acc_dt, out_dt = op.dtypes(x.dtype, dtype)
-        return scan(op.definition(x.dtype, acc_dt, out_dt), x, axis, bool(include_initial), plan_alias=key)
+        include_initial = bool(include_initial)
+        return scan(op.scan_definition(x.dtype, acc_dt, out_dt, include_initial), x, axis, include_initial,
+                    plan_alias=key)
 
     cumulative.__name__ = cumulative.__qualname__ = name  # (a module-level name for the reference)
     cumulative.__doc__ = (f"The running ``{op.__name__}`` along ``axis`` (required unless ``x`` is 1-d); "

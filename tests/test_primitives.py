@@ -139,6 +139,39 @@ def test_scan_warm_calls_of_a_layout(device):
                                        rtol=1e-12)
 
 
+def _same_bits(got, want):
+    """Equal values with equal signs of zero (each part of a complex number)."""
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+    for part in ((np.real, np.imag) if want.dtype.kind == "c" else (np.real,)):
+        np.testing.assert_array_equal(np.signbit(part(got)), np.signbit(part(want)))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64, np.complex128], ids=str)
+def test_sum_scans_keep_signed_zeros(device, dtype):
+    """A running sum of ``-0.0`` stays ``-0.0`` as NumPy's does (which starts from the
+    first element), at every length class (one chunk, chunked lines, the GPU's single
+    pass) and along both axes; the identity in front (``include_initial``, exclusive) is
+    ``+0.0``, as NumPy writes it.  A row runs ``-0.0`` then whole numbers in -1..1 (sums
+    exact in every float type, so regrouping changes no bit: a prefix sums to ``-0.0``
+    exactly when all of it is ``-0.0``)."""
+    rng = np.random.default_rng(17)
+    complex_ = np.dtype(dtype).kind == "c"
+    neg = complex(-0.0, -0.0) if complex_ else -0.0
+    for n in (1, 7, 5000, 300001):
+        h = np.full((2, n), neg, dtype)
+        tail = rng.integers(-1, 2, n - n // 2).astype(dtype)
+        h[1, n // 2:] = tail + 1j * rng.integers(-1, 2, tail.size) if complex_ else tail
+        x = ra.asarray(h, device=device)
+        for axis in (0, 1):
+            _same_bits(ra.cumulative_sum(x, axis=axis).get(), np.cumsum(h, axis=axis))
+            _same_bits(ra.scan(x, axis=axis).get(), np.cumsum(h, axis=axis))
+        zero = np.zeros((2, 1), dtype)
+        _same_bits(ra.cumulative_sum(x, axis=1, include_initial=True).get(),
+                   np.concatenate([zero, np.cumsum(h, axis=1)], axis=1))
+        _same_bits(ra.exclusive_scan(x, axis=1).get(), np.concatenate([zero, np.cumsum(h, axis=1)[:, :-1]], axis=1))
+
+
 def test_scan_bad_input(device):
     x = ra.asarray(random_array((3, 4), np.float32), device=device)
     with pytest.raises(TypeError, match="rocarray array"):

@@ -104,13 +104,16 @@ def _expected(h, op, dtype):
 def _check(got, want):
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_array_equal(got, want)
+    if want.dtype.kind == "f":  # (the signs of zeros too)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
 
 
 @requires_gpu
 @pytest.mark.parametrize("dtype", REAL, ids=str)
 def test_cumulative_sum_every_dtype(device, dtype):
     """Sums against NumPy bit for bit: floats hold small whole numbers, whose running sums
-    every float type holds exactly, so the order of the combines cannot hide an error."""
+    every float type holds exactly, so the order of the combines cannot hide an error;
+    float lines start with a run of ``-0.0``, whose sums stay ``-0.0``."""
     _gpu(device)
     rng = np.random.default_rng(11)
     tile = 8192
@@ -118,6 +121,7 @@ def test_cumulative_sum_every_dtype(device, dtype):
         if np.dtype(dtype).kind == "f":
             h = rng.integers(-1 if dtype == ra.float16 else -3, 2 if dtype == ra.float16 else 4, n).astype(dtype)
             assert np.abs(np.cumsum(h, dtype=np.float64)).max() < 2048  # (exact in float16)
+            h[:3 * tile + 5] = -0.0  # (a run of -0.0 over several tiles keeps its sign)
         else:
             h = random_array((n,), dtype, rng)
         x = ra.asarray(h, device=device)
