@@ -903,21 +903,36 @@ class ReductionOp:
         return rdef
 
     def scan_definition(self, in_dt, acc_dt, out_dt, include_initial: bool) -> ReductionDef:
-        """The definition a scan of ``in_dt`` folds with: ``definition``'s, but a float or
-        complex sum runs from ``-0.0`` (``x + -0.0`` is ``x`` for every ``x``, ``-0.0``
-        included, so a line starting with ``-0.0`` keeps its sign, as NumPy's running sum,
-        which starts from the first element, does) and writes the identity in front
-        (``include_initial``) as ``+0.0``, as NumPy does."""
+        """The definition a scan of ``in_dt`` folds with: ``definition``'s, but where
+        folding the identity into a line's first element would change it (NumPy's running
+        sums and products start from the first element itself):
+
+        * a float or complex sum runs from ``-0.0`` (``x + -0.0`` is ``x`` for every ``x``,
+          ``-0.0`` included, so a line starting with ``-0.0`` keeps its sign), and writes
+          the identity in front (``include_initial``) as ``+0.0``, as NumPy does;
+        * a complex product's record carries a flag "nothing folded yet" beside the
+          product, so the first element is taken as it is: ``(1+0j) * (inf+0j)`` is
+          ``inf+nanj`` and ``(1+0j) * (-0.0-0.0j)`` is ``0.0-0.0j``."""
         rdef = self.definition(in_dt, acc_dt, out_dt)
-        if self.row.acc != "sum" or self.row.name != "sum" or acc_dt.kind not in "fc":
+        name = self.row.name
+        if not ((name == "sum" and acc_dt.kind in "fc") or (name == "prod" and acc_dt.kind == "c")):
             return rdef
-        key = ("scan", in_dt, acc_dt, out_dt, include_initial)
+        key = ("scan", in_dt, acc_dt, out_dt, include_initial and name == "sum")
         found = self._defs.get(key)
         if found is None:
-            identity = "a = -0.0;" if acc_dt.kind == "f" else "a = acc_type(-0.0, -0.0);"
-            post = "if (i == 0) { out0 = 0; } else { out0 = a; }" if include_initial else rdef.post
-            found = ReductionDef(rdef.name, rdef.inputs, rdef.fields, identity, rdef.map, rdef.reduce,
-                                 rdef.outputs, post, typedefs=rdef.typedefs, simd=rdef.simd)
+            fields, identity, map_src, reduce_src, post = (rdef.fields, rdef.identity, rdef.map, rdef.reduce,
+                                                           rdef.post)
+            if name == "sum":
+                identity = "a = -0.0;" if acc_dt.kind == "f" else "a = acc_type(-0.0, -0.0);"
+                if include_initial:
+                    post = "if (i == 0) { out0 = 0; } else { out0 = a; }"
+            else:
+                fields = fields + (("e", "f", _dtypes.bool),)
+                identity = "a = 1; e = true;"
+                map_src = map_src + " e = false;"
+                reduce_src = "a = e ? b : (f ? a : a * b); e = e & f;"
+            found = ReductionDef(rdef.name, rdef.inputs, fields, identity, map_src, reduce_src, rdef.outputs,
+                                 post, typedefs=rdef.typedefs)
             found = self._defs.setdefault(key, found)
         return found
 

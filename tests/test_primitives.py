@@ -172,6 +172,29 @@ def test_sum_scans_keep_signed_zeros(device, dtype):
         _same_bits(ra.exclusive_scan(x, axis=1).get(), np.concatenate([zero, np.cumsum(h, axis=1)[:, :-1]], axis=1))
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=str)
+def test_complex_products_take_the_first_element_as_it_is(device, dtype):
+    """A complex running product starts from its first element as NumPy's does:
+    ``(1+0j) * (inf+0j)`` would be ``inf+nanj``, ``(1+0j) * (-0.0-0.0j)`` ``0.0-0.0j``.
+    Lines of one chunk and chunked lines (the first element of each row, random values
+    after it; the finite row's first products to a tolerance), the identity in front."""
+    rng = np.random.default_rng(5)
+    firsts = np.array([complex(np.inf, 0.0), complex(-0.0, -0.0), complex(0.0, -np.inf), 1.5 - 0.5j], dtype)
+    for n in (3, 5000, 300001):
+        h = random_array((4, n), dtype, rng, low=-1, high=1)
+        h[:, 0] = firsts
+        x = ra.asarray(h, device=device)
+        with np.errstate(invalid="ignore", over="ignore"):
+            want = np.cumprod(h, axis=1)
+        got = ra.cumulative_prod(x, axis=1).get()
+        _same_bits(got[:, :1], want[:, :1])
+        np.testing.assert_array_equal(np.isnan(got[:, 1]), np.isnan(want[:, 1]))
+        np.testing.assert_allclose(got[3, :100], want[3, :100], rtol=1e-5)  # (finite: the last bits may differ)
+        init = ra.cumulative_prod(x, axis=1, include_initial=True).get()
+        _same_bits(init[:, :2], np.concatenate([np.ones((4, 1), dtype), want[:, :1]], axis=1))
+        _same_bits(ra.scan(x[:, :1], "prod", axis=1).get(), h[:, :1])
+
+
 def test_scan_bad_input(device):
     x = ra.asarray(random_array((3, 4), np.float32), device=device)
     with pytest.raises(TypeError, match="rocarray array"):
