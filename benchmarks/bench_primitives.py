@@ -8,7 +8,9 @@ callable per library), each run on float32 and int64 data of ``N`` elements (def
 on a GPU, 2^22 on the CPU; transposes are of 4096x4096, ``take`` and ``x[idx] = v`` read
 2^22 indices): on the CPU beside NumPy (time ratios), on a GPU beside CuPy and PyTorch, and everywhere as a
 fraction of the copy bandwidth measured in the same run (bytes an op must read and write,
-per second, over a plain copy's).  Libraries are timed round by round, so a change of the
+per second, over a plain copy's); on a GPU also with ``QUEUED_CALLS`` calls queued before one
+wait, against the copy's so queued (the device's time of an op, without the host's time and
+the wait that a lone call adds).  Libraries are timed round by round, so a change of the
 machine's pace falls on all of them alike.  Also the first call of each op on a dtype not
 seen before (an empty disk cache).  Sorting and searching are not bound by memory: their
 "bytes" are one read and one write of the data (a sort's least), so their fraction of the
@@ -41,6 +43,8 @@ SIDE = 4096
 ROW = 1024
 QUERIES = 1 << 20
 ISIN_VALUES = 1 << 16
+#: calls queued before one wait (``timed_queued``)
+QUEUED_CALLS = 50
 
 
 def _positive(x, like=None):
@@ -260,9 +264,26 @@ def timed_round_robin(fns: dict, sync: dict, rounds: int = 7) -> dict:
     return best
 
 
-def copy_bandwidth(dev, n: int) -> float:
-    """Bytes read plus written per second by a plain copy of ``n`` float32: the device's
-    copy on a GPU, NumPy's ``copyto`` on the CPU."""
+def timed_queued(fns: dict, sync: dict, calls: int = QUEUED_CALLS, rounds: int = 3) -> dict:
+    """Each library's time (s) a call with ``calls`` calls queued before one wait (the
+    best of ``rounds``, in turn): the device's time of the op, without the host's time
+    and the wait of a lone call (an op that reads back a size waits at each call anyway)."""
+    best = {lib: float("inf") for lib in fns}
+    for _ in range(rounds):
+        for lib, fn in fns.items():
+            sync[lib]()
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            sync[lib]()
+            best[lib] = min(best[lib], (time.perf_counter() - t0) / calls)
+    return best
+
+
+def copy_bandwidth(dev, n: int) -> tuple:
+    """Bytes read plus written per second by a plain copy of ``n`` float32 (the device's
+    copy on a GPU, NumPy's ``copyto`` on the CPU): a lone call's, and with calls queued
+    (``timed_queued``; the lone call's on the CPU)."""
     if dev.kind == "cpu":
         a, b = np.ones(n, np.float32), np.empty(n, np.float32)
         fn, sync = (lambda: np.copyto(b, a)), (lambda: None)
@@ -272,7 +293,8 @@ def copy_bandwidth(dev, n: int) -> float:
         fn = lambda: rt.copy_device_to_device(dev.index, dst.data_ptr, src.data_ptr, 4 * n)  # noqa: E731
         sync = dev.synchronize
     t = timed_round_robin({"copy": fn}, {"copy": sync}, 10)["copy"]
-    return 8 * n / t
+    queued = timed_queued({"copy": fn}, {"copy": sync})["copy"] if dev.kind != "cpu" else t
+    return 8 * n / t, 8 * n / queued
 
 
 def first_calls(dev, rows: list, libs: list) -> None:
@@ -346,16 +368,20 @@ def main():
     libs = libraries(dev)
     rows = ["## rocarray parallel-primitive benchmark", ""] + machine(dev) + [""]
     first_calls(dev, rows, libs)
-    copy_bw = copy_bandwidth(dev, n)
+    copy_bw, copy_queued = copy_bandwidth(dev, n)
     rows.append(f"### Throughput ({n:,} elements per array; take: {TAKE_N:,} indices; "
                 f"transposes {SIDE}x{SIDE})\n")
     rows.append(f"copy bandwidth (read + write, {'device copy' if gpu else 'NumPy copyto'}): "
                 f"**{copy_bw / 1e9:.1f} GB/s**; an op's bandwidth is the bytes it must read and "
                 "write per second; ratio: the fastest peer's time over rocarray's (>= 1: rocarray "
-                "as fast or faster)\n")
+                "as fast or faster)" + (
+                    f"; on a GPU also each library's time a call with {QUEUED_CALLS} calls queued "
+                    f"before one wait, as a fraction of the copy's so queued ({copy_queued / 1e9:.1f} "
+                    "GB/s): the device's time, without the host's and the wait of a lone call "
+                    "(an op whose result's size is read back waits at every call)" if gpu else "") + "\n")
     peers = [lib for lib in libs if lib != "rocarray"]
     head = "| op | dtype | rocarray ms | " + " | ".join(f"{p_} ms" for p_ in peers) + \
-        " | ratio | fraction of copy |"
+        " | ratio | fraction of copy |" + ("".join(f" {lib} queued, fraction |" for lib in libs) if gpu else "")
     rows.append(head)
     rows.append("|" + "---|" * (head.count("|") - 1))
     figures = []
@@ -370,16 +396,22 @@ def main():
             moved = nbytes(data["rocarray"])
             best_peer = min((t[p_] for p_ in peers), default=float("nan"))
             frac = moved / t["rocarray"] / copy_bw
+            queued = timed_queued(fns, sync) if gpu else {}
             rows.append(f"| {name} | {dt} | {t['rocarray'] * 1e3:.3f} | "
                         + " | ".join(f"{t[p_] * 1e3:.3f}" for p_ in peers)
-                        + f" | {best_peer / t['rocarray']:.2f} | {frac:.2f} |")
+                        + f" | {best_peer / t['rocarray']:.2f} | {frac:.2f} |"
+                        + "".join(f" {moved / queued[lib] / copy_queued:.2f} |" for lib in queued))
             figures.append({"op": name, "dtype": dt, "n": n, "bytes": moved, "fraction_of_copy": frac,
-                            **{f"{lib}_ms": t[lib] * 1e3 for lib in libs}})
+                            **{f"{lib}_ms": t[lib] * 1e3 for lib in libs},
+                            **{f"{lib}_queued_ms": queued[lib] * 1e3 for lib in queued},
+                            **({"fraction_of_copy_queued": moved / queued["rocarray"] / copy_queued}
+                               if queued else {})})
         del data
     print("\n".join(rows))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"report": rows, "copy_bandwidth": copy_bw, "figures": figures}, f, indent=1)
+            json.dump({"report": rows, "copy_bandwidth": copy_bw, "copy_bandwidth_queued": copy_queued,
+                       "figures": figures}, f, indent=1)
 
 
 if __name__ == "__main__":
