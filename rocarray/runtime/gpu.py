@@ -14,7 +14,7 @@ import threading
 
 from rocarray.runtime import native
 from rocarray.runtime.base import Runtime
-from rocarray.runtime.hooks import GPUError, driver_error  # noqa: F401 - re-exported
+from rocarray.runtime.hooks import GPUError, GPUOutOfMemoryError, driver_error  # noqa: F401 - re-exported
 from rocarray.runtime.mapped import MappedWords
 from rocarray.runtime.peer import PeerCopies
 from rocarray.runtime.pool import MemoryPool
@@ -425,7 +425,10 @@ class GPURuntime(Runtime):
         self._check_index(index)
         handle = self._stream_handle(index, stream)
         self._use(index)
-        self.api.memcpy_dtod(dst, src, nbytes, handle)
+        try:
+            self.api.memcpy_dtod(dst, src, nbytes, handle)
+        except GPUError as e:  # (out of memory: the driver stages some copies)
+            self._with_memory(index, e, lambda: self.api.memcpy_dtod(dst, src, nbytes, handle))
 
     def copy_peer(self, dst_index: int, dst: int, src_index: int, src: int, nbytes: int) -> None:
         """Queue a copy of ``nbytes`` from address ``src`` of device ``src_index`` to
@@ -608,13 +611,40 @@ class GPURuntime(Runtime):
 
     def _relaunch(self, function: Function, grid: int, block: int, shared: int, stream, address: int):
         """A launch again after one failed: other code may have switched this thread's
-        context since our last call, so the function's device is made current first.
-        A second failure raises the driver's error."""
+        context since our last call, so the function's device is made current first.  Out
+        of device memory (a kernel needing more local memory than the driver holds), once
+        more after the device's pool gives its cached blocks back (``_with_memory``).
+        A failure after those raises the driver's error."""
         self._use(function.device)
-        code = self._launch(function.launch_handle, grid, block, shared,
-                            0 if stream is None else stream.launch_handle, address)
+        handle = 0 if stream is None else stream.launch_handle
+        code = self._launch(function.launch_handle, grid, block, shared, handle, address)
         if code:
-            raise driver_error(self.api, self.api.launch_name, code)
+            def again():
+                again_code = self._launch(function.launch_handle, grid, block, shared, handle, address)
+                if again_code:
+                    raise driver_error(self.api, self.api.launch_name, again_code)
+
+            self._with_memory(function.device, driver_error(self.api, self.api.launch_name, code), again)
+
+    def _with_memory(self, index: int, error: GPUError, retry) -> None:
+        """After a driver call on device ``index`` failed with ``error``: where it ran out
+        of device memory, the device's pool gives its cached blocks back to the driver and
+        ``retry()`` runs once more (out of memory again: :class:`GPUOutOfMemoryError`, a
+        ``MemoryError``, with the pool's sizes); any other error is raised as it is."""
+        if not isinstance(error, GPUOutOfMemoryError):
+            raise error
+        pool = self._pools.get(index)
+        released = 0
+        if pool is not None:
+            released = pool.cached_bytes()
+            pool.free_all_blocks()
+        try:
+            retry()
+        except GPUOutOfMemoryError as e:
+            in_use = pool.used_bytes() if pool is not None else 0
+            raise driver_error(self.api, e.call, e.code,
+                               f" on {self.kind}:{index}, again after the memory pool gave back {released} "
+                               f"cached bytes ({in_use} bytes in use)") from error
 
     def _thread_area(self) -> "_LaunchArea":
         """The calling thread's launch buffer (made on its first launch)."""

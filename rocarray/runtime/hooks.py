@@ -28,14 +28,25 @@ class GPUError(RuntimeError_):
         self.code = code
 
 
-def driver_error(api, call: str, code) -> GPUError:
-    """The :class:`GPUError` for driver call ``call`` that returned error ``code``."""
+class GPUOutOfMemoryError(GPUError, MemoryError):
+    """A driver call that ran out of device memory (a launch whose kernel needs more local
+    memory than the driver holds, a copy the driver stages): a :class:`MemoryError` too."""
+
+
+def driver_error(api, call: str, code, detail: str = "") -> GPUError:
+    """The :class:`GPUError` for driver call ``call`` that returned error ``code``
+    (:class:`GPUOutOfMemoryError` for the vendor's out-of-memory code); ``detail`` is
+    added to the message."""
     code = int(code)
     try:
         text = api.error_name(code)
     except Exception:  # the error has no name the driver knows, or the driver is gone
         text = f"error {code}"
-    return GPUError(f"{call} failed: {text}", call=call, code=code)
+    try:
+        short = api.is_out_of_memory(code)
+    except Exception:
+        short = False
+    return (GPUOutOfMemoryError if short else GPUError)(f"{call} failed: {text}{detail}", call=call, code=code)
 
 
 def c_function_address(libraries, name: str) -> int:

@@ -74,6 +74,8 @@ class FakeHooks:
         self.current = None
         self.init_calls = 0
         self.fail_launches = 0
+        self.fail_launch_code = INVALID_VALUE  # (the code those failing launches return)
+        self.fail_copies = 0  # device-to-device copies to fail, out of memory
         self.fail_alloc_with = None
         self.lock = threading.Lock()
         #: ordered pairs (index, peer) the hardware links directly; None: every pair
@@ -150,6 +152,10 @@ class FakeHooks:
         self.calls.append(("dtoh", dst, src, nbytes, stream))
 
     def memcpy_dtod(self, dst, src, nbytes, stream):
+        with self.lock:
+            if self.fail_copies:
+                self.fail_copies -= 1
+                raise gpu.driver_error(self, "fakeMemcpyDtoD", OUT_OF_MEMORY)
         self.calls.append(("dtod", dst, src, nbytes, stream))
 
     # peer access
@@ -204,14 +210,15 @@ class FakeHooks:
         with self.lock:
             if self.fail_launches:
                 self.fail_launches -= 1
-                return INVALID_VALUE
+                return self.fail_launch_code
             self.launches.append((function, grid, block, shared, stream, data, self.current))
         return 0
 
     def launch(self, function, grid, block, shared, stream, extra):
         assert not self.native, "the runtime launched through the bindings' path"
-        if self._record(function, grid, block, shared, stream, extra):
-            raise gpu.driver_error(self, "fakeLaunch", INVALID_VALUE)
+        code = self._record(function, grid, block, shared, stream, extra)
+        if code:
+            raise gpu.driver_error(self, "fakeLaunch", code)
 
     def launch_entry(self):
         return 0 if self._c_launch is None else ctypes.cast(self._c_launch, ctypes.c_void_p).value

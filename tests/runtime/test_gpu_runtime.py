@@ -277,6 +277,57 @@ def test_launch_retries_once_after_making_the_context_current(native):
 
 
 @BOTH_LAUNCH_PATHS
+def test_out_of_memory_launches_and_copies_free_cached_blocks_and_retry(native):
+    """A launch or device copy that runs out of device memory (a kernel needing more local
+    memory than the driver holds, a copy the driver stages) runs once more after the
+    pool gives its cached blocks back; out of memory again is a MemoryError naming the
+    call, with the pool's sizes; other errors are raised as they were."""
+    api = FakeHooks(native=native)
+    runtime = GPURuntime(api)
+    function = runtime.get_function(runtime.load_module(0, b"image"), "k")
+    pool = runtime.memory_pool(0)
+
+    def cache(nbytes):
+        runtime.free(0, runtime.alloc(0, nbytes))
+        assert pool.cached_bytes() >= nbytes
+
+    kept = runtime.alloc(0, 1 << 20)
+    cache(1 << 24)
+    api.fail_launch_code, api.fail_launches = OUT_OF_MEMORY, 2  # (the retry after ``_use`` too)
+    frees = api.free_calls
+    runtime.launch(function, 1, 1, b"a")
+    assert api.launches[-1][5] == b"a" and api.fail_launches == 0
+    assert pool.cached_bytes() == 0 and api.free_calls > frees
+    cache(1 << 24)
+    api.fail_launches = 3
+    with pytest.raises(MemoryError, match=r"fakeLaunch failed: FAKE_ERROR_OUT_OF_MEMORY.* on fake:0, again after "
+                                          r"the memory pool gave back 16777216 cached bytes \(1048576 bytes in use\)"
+                       ) as info:
+        runtime.launch(function, 1, 1, b"b")
+    assert isinstance(info.value, GPUError) and info.value.call == "fakeLaunch"
+    # the warm path's launch gives its new block back when the launch fails for good
+    area = runtime.parameter_area(struct.pack("<4q", 1, 2, 3, 0))
+    api.fail_launches = 3
+    with pytest.raises(MemoryError):
+        runtime.launch_into_new(function, 1, 1, area, 3, 4000)
+    assert pool.used_bytes() == 1 << 20
+    # another error is not retried after the pool's blocks go back
+    cache(1 << 22)
+    api.fail_launch_code, api.fail_launches = 1, 2
+    with pytest.raises(GPUError, match="fakeLaunch failed: FAKE_ERROR_1") as info:
+        runtime.launch(function, 1, 1, b"c")
+    assert not isinstance(info.value, MemoryError) and pool.cached_bytes() >= 1 << 22
+    # device-to-device copies
+    api.fail_copies = 1
+    runtime.copy_device_to_device(0, kept, kept + 64, 64)
+    assert api.calls[-1][0] == "dtod" and pool.cached_bytes() == 0
+    api.fail_copies = 2
+    with pytest.raises(MemoryError, match="fakeMemcpyDtoD failed: .*again after the memory pool gave back 0 cached"):
+        runtime.copy_device_to_device(0, kept, kept + 64, 64)
+    assert api.callback_errors == []
+
+
+@BOTH_LAUNCH_PATHS
 def test_launch_from_several_threads_keeps_each_threads_arguments(native):
     api = FakeHooks(native=native)
     runtime = GPURuntime(api)
