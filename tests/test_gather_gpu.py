@@ -204,6 +204,69 @@ def test_puts_along_an_axis_every_dtype(device, dtype):
     np.testing.assert_array_equal(y.get(), b)
 
 
+def _one_writers_value(got, idx, vals):
+    """Each element of ``got`` (rows along axis 0) that ``idx`` names holds, whole, the
+    value of one of the writes to it: ``vals[k]`` for some ``k`` with ``idx[k]`` there."""
+    n = got.shape[0]
+    ii = idx.astype(np.int64) % n
+    ok = np.zeros(got.shape, bool)
+    same = (got[ii].real.view(f"u{got.real.itemsize}") == vals.real.view(f"u{got.real.itemsize}")) & \
+        (got[ii].imag.view(f"u{got.imag.itemsize}") == vals.imag.view(f"u{got.imag.itemsize}"))
+    np.logical_or.at(ok, ii, same)
+    return ok[np.unique(ii)].all()
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=str)
+def test_puts_of_repeated_indices_write_complex_elements_whole(device, dtype):
+    """``x[idx] = v`` with each index repeated many times: which write lands is
+    unspecified, but an element holds one writer's value whole, never the real part of one
+    and the imaginary of another (a GPU's two 8-byte stores of a complex128 could; each
+    part is stored with its own register, so the parts differ between writers).  The
+    scatter module's path, the kernels' path (a first put while it compiles, here called
+    directly), rows of several elements, two index arrays (flat positions)."""
+    rng = np.random.default_rng(41)
+    n, m = 64, 1 << 18
+    idx = rng.integers(-n, n, m)
+    vals = (rng.standard_normal(m) + 1j * rng.standard_normal(m)).astype(dtype)
+    _scatter_loaded(device, dtype)
+    for shape in ((n,), (n, 3)):
+        x = ra.zeros(shape, dtype=dtype, device=device)
+        v = np.broadcast_to(vals[:, None], (m,) + shape[1:]) if len(shape) > 1 else vals
+        x[ra.asarray(idx, device=device)] = ra.asarray(np.ascontiguousarray(v), device=device)
+        assert _one_writers_value(x.get(), idx, v), shape
+    # the elementwise kernels' put and scatter (what a put takes while the module compiles,
+    # or where the axes do not merge), called as put_axis would
+    x = ra.zeros((n,), dtype=dtype, device=device)
+    k = ra.asarray(idx, device=device)
+    _advanced_indexing._put1(k, ra.asarray(vals, device=device), n, x)
+    assert _one_writers_value(x.get(), idx, vals)
+    y = ra.zeros((n, 2), dtype=dtype, device=device)
+    col = rng.integers(0, 2, m)
+    y[k, ra.asarray(col, device=device)] = ra.asarray(vals, device=device)
+    flat = (idx % n) * 2 + col
+    assert _one_writers_value(y.get().reshape(-1), flat, vals)
+
+
+def test_complex_elements_stored_whole_on_gpu_targets():
+    """Compile-only (sm_90): a 16-byte element of the scatter module, and a complex
+    element of a raw array in the kernel language, is one vector store (where aligned)."""
+    from llvmlite import ir
+
+    from rocarray._user_kernels import _user_spec
+    from rocarray.targets import target_for
+
+    target = target_for("sm_90")
+    module = ir.Module("scatter")
+    module.triple, module.data_layout = target.triple, target.data_layout
+    G.build_scatter(module, target, "rk_sc", 16, 64, True)
+    assert "st.global.v2.b64" in target.emit_ptx(module)
+    for dt, store in (("complex64", "st.v2.b32"), ("complex128", "st.v2.b64")):
+        d, i64 = np.dtype(dt), np.dtype(np.int64)
+        spec = _user_spec("rk_put_whole", "dst[idx] = v;", "", ("idx", "v", "dst"), ("in", "in", "raw"),
+                          (i64, d, d), {}, (), False, False)
+        assert store in target.emit_ptx(spec.build_module(target)), dt
+
+
 @pytest.mark.parametrize("idt", _INDEX_DTYPES, ids=lambda d: np.dtype(d).name)
 def test_gather_index_dtypes_errors_and_empty(device, idt):
     rng = np.random.default_rng(24)

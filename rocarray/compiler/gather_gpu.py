@@ -172,6 +172,13 @@ class _Builder:
     def if_then(self, cond, body):
         if_then(self.b, cond, body)
 
+    def if_else(self, cond, then, otherwise):
+        with self.b.if_else(cond) as (yes, no):
+            with yes:
+                then()
+            with no:
+                otherwise()
+
     def rounds(self, items=ITEMS):
         """A grid-stride loop over rounds of ``BLOCK * items`` items; returns (loop, the
         round's first item)."""
@@ -405,6 +412,13 @@ def _build_moves(module, target, name, itemsize, index_bits, signed, narrow, mod
     # (the scatters read their values as read-only memory: the caller copies values that
     # share the destination's memory)
     one = k.load(p["vals"], k.c64(0), ET, align, read_only=True) if mode == "one" else None
+    # 16-byte elements (complex128) are written whole, one vector store, where the
+    # destination is aligned to 16 bytes (every element is then: its offsets are whole
+    # elements): two threads writing one element (repeated indices) leave one's value,
+    # not a half of each, as two 8-byte stores could
+    whole = None
+    if itemsize == 16 and not gather:
+        whole = b.icmp_unsigned("==", b.and_(p[data], k.c64(15)), k.c64(0))
     inner = b.icmp_unsigned("==", p["Q"], k.c64(1))
     fn = b.function
     inner_bb, general_bb, done_bb = (fn.append_basic_block(s) for s in ("inner", "general", "done"))
@@ -445,7 +459,11 @@ def _build_moves(module, target, name, itemsize, index_bits, signed, narrow, mod
                 moves.append((b.and_(ok, b.not_(out_of_range)), at, value))
         # (every load of the round first, then the stores: the loads are in flight together)
         for ok, at, value in moves:
-            k.if_then(ok, lambda at=at, value=value: k.store(value, p["out" if gather else data], at, ET, align))
+            if whole is None:
+                k.if_then(ok, lambda at=at, value=value: k.store(value, p["out" if gather else data], at, ET, align))
+            else:
+                k.if_then(ok, lambda at=at, value=value: k.if_else(
+                    whole, lambda: k.store(value, p[data], at, ET, 16), lambda: k.store(value, p[data], at, ET, 8)))
         loop.close(b, b.add(loop.i, k.nblocks))
         b.branch(done_bb)
     b.position_at_end(done_bb)

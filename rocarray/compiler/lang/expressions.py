@@ -484,7 +484,7 @@ class ExpressionLowering:
                 data = self.b.load(self.b.gep(sym.desc, [ZERO32, ZERO32],
                                               source_etype=RAW_DESC), typ=PTR)
                 ptr = self.b.gep(data, [off], source_etype=I8)
-                return LValue(ptr, sym.t, const=sym.const)
+                return LValue(ptr, sym.t, const=sym.const, element=True)
             if isinstance(sym, LocalArray):
                 k = self.index_value(node.index)
                 ptr = self.b.gep(sym.ptr, [ir.Constant(I64, 0), k],

@@ -344,7 +344,27 @@ class Lowerer(ExpressionLowering, CallLowering, StatementLowering):
         x = v.v
         if lv.t is BOOL:
             x = self.b.zext(x, I8)
+        if lv.element and isinstance(x.type, ir.LiteralStructType) and self.target.facts.emits_grid:
+            self._store_whole(x, lv.ptr)
+            return
         self.b.store(x, lv.ptr)
+
+    def _store_whole(self, x, ptr) -> None:
+        """A complex element of a raw array on a GPU, stored as one vector where its address
+        is aligned to its size (else part by part): two threads writing one element (a
+        scatter's repeated indices) leave one's value, not a part of each."""
+        b = self.b
+        part = x.type.elements[0]
+        size = 8 if isinstance(part, ir.FloatType) else 16
+        vec = ir.Constant(ir.VectorType(part, 2), ir.Undefined)
+        for k in range(2):
+            vec = b.insert_element(vec, b.extract_value(x, k), ir.Constant(I32, k))
+        aligned = b.icmp_unsigned("==", b.and_(b.ptrtoint(ptr, I64), ir.Constant(I64, size - 1)), ir.Constant(I64, 0))
+        with b.if_else(aligned) as (whole, parts):
+            with whole:
+                b.store(vec, ptr, align=size)
+            with parts:
+                b.store(x, ptr)
 
     # -- expressions --------------------------------------------------------------------------
 

@@ -23,16 +23,18 @@ class Value:
 
 class LValue:
     """Something that can be assigned: ``ptr`` to the storage of a ``t``.  ``value`` set means
-    a read-only value with no storage (an input parameter, the index ``i``)."""
+    a read-only value with no storage (an input parameter, the index ``i``); ``element``: an
+    element of a raw array (memory other threads may write too)."""
 
-    __slots__ = ("ptr", "t", "const", "name", "value")
+    __slots__ = ("ptr", "t", "const", "name", "value", "element")
 
-    def __init__(self, ptr, t: KType, *, const: bool = False, name: str = "", value=None):
+    def __init__(self, ptr, t: KType, *, const: bool = False, name: str = "", value=None, element: bool = False):
         self.ptr = ptr
         self.t = t
         self.const = const
         self.name = name
         self.value = value
+        self.element = element
 
 
 class RawArray:
