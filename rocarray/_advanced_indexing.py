@@ -39,10 +39,12 @@ _index_step = ElementwiseKernel(
 _flat_step = ElementwiseKernel(
     "int64 acc, int64 idx, int64 n", "int64 out", "out = acc * n + idx;", "rk_flat_step")
 
-def _heavy(in_params: str, out_params: str, body: str, name: str) -> ElementwiseKernel:
+def _heavy(in_params: str, out_params: str, body: str, name: str, scatter: bool = False) -> ElementwiseKernel:
     """A gather, scatter or compaction kernel: its full tier is the heavy one (codegen O2),
-    whose tight loop keeps many random reads in flight."""
-    return ElementwiseKernel(in_params, out_params, body, name, _heavy=True)
+    whose tight loop keeps many random reads in flight.  ``scatter``: its threads may write
+    one element at once (repeated indices), so a complex element is stored whole (one
+    store, not one a part: each element holds one writer's value)."""
+    return ElementwiseKernel(in_params, out_params, body, name, _heavy=True, _whole_stores=scatter)
 
 
 # ``r``: the element's flat position over the other axes (a broadcast ``arange``, so the
@@ -73,15 +75,15 @@ _take = _heavy("raw T src, I idx, int64 r, int64 n, int64 sa", "T y",
                "long v = (long)idx; if (idx < 0) v += n; y = src[v * sa + r];", "rk_take")
 
 _scatter = _heavy("int64 base, int64 r, T v, int64 nrest", "raw T dst", "dst[base * nrest + r] = v;",
-                  "rk_scatter")
+                  "rk_scatter", scatter=True)
 
 # one index array, checked before (``check_bounds``), as ``rk_take1`` / ``rk_take`` the
 # other way: wrap and write (``rk_put1``: into a 1-D ``dst``; ``rk_put``: ``dst`` the
 # array's first element, ``sa`` the indexed axis's stride, ``r`` the other axes' offset)
 _put1 = _heavy("I idx, T v, int64 n", "raw T dst", "long k = (long)idx; if (idx < 0) k += n; dst[k] = v;",
-               "rk_put1")
+               "rk_put1", scatter=True)
 _put = _heavy("I idx, int64 r, T v, int64 n, int64 sa", "raw T dst",
-              "long k = (long)idx; if (idx < 0) k += n; dst[k * sa + r] = v;", "rk_put")
+              "long k = (long)idx; if (idx < 0) k += n; dst[k * sa + r] = v;", "rk_put", scatter=True)
 #: The host's ``x[idx] = v`` of a 1-D ``x`` of at most this many bytes takes one walk
 #: (``_put1_small``) however many indices it has: threads writing at random into so small
 #: an array take each other's cache lines, each write a miss (2^22 indices into 4,096

@@ -250,7 +250,7 @@ _specs: dict = {}
 
 
 def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs, read_outputs=(),
-               heavy: bool = False, interpret: bool = True) -> KernelSpec:
+               heavy: bool = False, interpret: bool = True, whole_stores: bool = False) -> KernelSpec:
     """The KernelSpec of a user elementwise body for one signature.  ``kinds`` per operand:
     'in', 'scalar', 'out', 'raw'.
 
@@ -260,7 +260,7 @@ def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs, read_output
     outputs -- gives the body the element's current value."""
     tdefs = tuple(sorted((k, str(v)) for k, v in typedefs.items()))
     key = ("user-ew", name, body, preamble, tuple(names), tuple(kinds),
-           tuple(str(d) for d in dtypes), tdefs, tuple(read_outputs), heavy, interpret)
+           tuple(str(d) for d in dtypes), tdefs, tuple(read_outputs), heavy, interpret, whole_stores)
     spec = _specs.get(key)
     if spec is not None:
         return spec
@@ -276,7 +276,7 @@ def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs, read_output
         try:
             return compile_scalar_function(module, "body", list(_p), prefix + body,
                                            preamble=preamble, typedefs=_td, target=target,
-                                           kernel_name=name)
+                                           kernel_name=name, whole_stores=whole_stores)
         except KernelError as e:
             if prefix and e.where == "body" and e.source == prefix + body:
                 # point at the user's text, not at the copy-in statements before it
@@ -289,7 +289,7 @@ def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs, read_output
     operands += [Operand(dtype_of[n], "in") for n in read_outputs]
     spec = KernelSpec(key, name, operands, build_body, heavy=heavy, interpret=interpret)
     spec.recipe = functools.partial(_user_spec, name, body, preamble, tuple(names), tuple(kinds), tuple(dtypes),
-                                    dict(typedefs), tuple(read_outputs), heavy, interpret)
+                                    dict(typedefs), tuple(read_outputs), heavy, interpret, whole_stores)
     return _specs.setdefault(key, spec)
 
 
@@ -478,6 +478,10 @@ class ElementwiseKernel:
         # first sorts): never interpreted, whose one thread per item would run the loop
         # slower than the compile it stands in for takes
         self._interpret = bool(kwargs.pop("_interpret", True))
+        # rocarray's own scatters, whose threads may write one element at once (repeated
+        # indices): their complex raw elements are stored whole on the host too (GPUs store
+        # every complex raw element so)
+        self._whole_stores = bool(kwargs.pop("_whole_stores", False))
         if kwargs:
             raise TypeError(f"ElementwiseKernel: unsupported keyword argument(s) "
                             f"{', '.join(sorted(kwargs))} (loop_prep/after_loop have no "
@@ -536,7 +540,8 @@ class ElementwiseKernel:
         kmap = {"a": "in", "s": "scalar", "r": "raw"}
         kinds = [kmap[k] for k in in_kinds] + ["raw" if k == "r" else "out" for k in out_kinds]
         spec = _user_spec(self.name, self.operation, self.preamble, self._names, kinds,
-                          in_types + out_types, typedefs, self._read_outputs, self._heavy, self._interpret)
+                          in_types + out_types, typedefs, self._read_outputs, self._heavy, self._interpret,
+                          self._whole_stores)
         read_index = tuple(k for k, p in enumerate(self.out_params) if p.name in self._read_outputs)
         plan = _Plan(load(spec, device), tuple(in_kinds), in_types, out_kinds, out_types,
                      self.name, read_index)

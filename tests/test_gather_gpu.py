@@ -247,24 +247,33 @@ def test_puts_of_repeated_indices_write_complex_elements_whole(device, dtype):
     assert _one_writers_value(y.get().reshape(-1), flat, vals)
 
 
-def test_complex_elements_stored_whole_on_gpu_targets():
-    """Compile-only (sm_90): a 16-byte element of the scatter module, and a complex
-    element of a raw array in the kernel language, is one vector store (where aligned)."""
+def test_complex_elements_stored_whole():
+    """Compile-only: a 16-byte element of the GPU scatter module (sm_90), and a complex
+    element of a raw array in the kernel language on a GPU (sm_90), is one vector store
+    (where aligned); on the host the puts' kernels store it whole too (one instruction:
+    threads may write one element at once), other kernels part by part."""
     from llvmlite import ir
 
     from rocarray._user_kernels import _user_spec
     from rocarray.targets import target_for
+    from rocarray.targets.host import HostTarget
 
     target = target_for("sm_90")
     module = ir.Module("scatter")
     module.triple, module.data_layout = target.triple, target.data_layout
     G.build_scatter(module, target, "rk_sc", 16, 64, True)
     assert "st.global.v2.b64" in target.emit_ptx(module)
-    for dt, store in (("complex64", "st.v2.b32"), ("complex128", "st.v2.b64")):
+    for dt, store, part in (("complex64", "st.v2.b32", "float"), ("complex128", "st.v2.b64", "double")):
         d, i64 = np.dtype(dt), np.dtype(np.int64)
         spec = _user_spec("rk_put_whole", "dst[idx] = v;", "", ("idx", "v", "dst"), ("in", "in", "raw"),
                           (i64, d, d), {}, (), False, False)
         assert store in target.emit_ptx(spec.build_module(target)), dt
+        assert f"store <2 x {part}>" not in str(spec.build_module(HostTarget())), dt
+        whole = _user_spec("rk_put_whole", "dst[idx] = v;", "", ("idx", "v", "dst"), ("in", "in", "raw"),
+                           (i64, d, d), {}, (), False, False, True)
+        assert f"store <2 x {part}>" in str(whole.build_module(HostTarget())), dt
+    assert all(k._whole_stores for k in (_advanced_indexing._put, _advanced_indexing._put1,
+                                         _advanced_indexing._scatter))
 
 
 @pytest.mark.parametrize("idt", _INDEX_DTYPES, ids=lambda d: np.dtype(d).name)

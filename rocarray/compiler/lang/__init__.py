@@ -60,7 +60,7 @@ def parse(body: str, preamble: str = "", type_names: frozenset = frozenset()):
 def compile_scalar_function(module: ir.Module, name: str,
                             params: Sequence[tuple[str, np.dtype, str]], body: str, *,
                             preamble: str = "", typedefs: Mapping[str, np.dtype] = {},
-                            target, kernel_name: str = "kernel") -> ir.Function:
+                            target, kernel_name: str = "kernel", whole_stores: bool = False) -> ir.Function:
     """Add ``void name(T0* p0, ..., i64 i, i64 n)`` computing ``body`` to ``module``.
 
     ``params`` are ``(name, dtype, kind)`` with kind 'in' (read once at entry, const),
@@ -90,7 +90,7 @@ def compile_scalar_function(module: ir.Module, name: str,
     before = set(module.globals)
     try:
         return _lower(module, name, kparams, body, body_ast, unit, kt_typedefs, target,
-                      kernel_name)
+                      kernel_name, whole_stores)
     except KernelError as e:
         _forget_new_globals(module, before)
         raise e.attach(body, "body", kernel_name) from None
@@ -123,7 +123,7 @@ def _too_deep(text: str, where: str) -> KernelSyntaxError:
         "with local variables", line, column, source=text, where=where)
 
 
-def _lower(module, name, kparams, body, body_ast, unit, typedefs, target, kernel_name):
+def _lower(module, name, kparams, body, body_ast, unit, typedefs, target, kernel_name, whole_stores=False):
     fnty = ir.FunctionType(ir.VoidType(), [PTR] * len(kparams) + [I64, I64])
     fn = ir.Function(module, fnty, name)
     fn.linkage = "internal"
@@ -133,6 +133,7 @@ def _lower(module, name, kparams, body, body_ast, unit, typedefs, target, kernel
     fn.args[-2].name = "i"
     fn.args[-1].name = "n"
     lw = Lowerer(module, target, kernel_name, typedefs, unit, name)
+    lw.whole_stores = whole_stores or target.facts.emits_grid
     ctx = FuncCtx(fn, VOID, (body, "body"), unit, True, kernel_name)
     lw.ctx = ctx
     scope = ctx.scopes[0]

@@ -32,6 +32,9 @@ class Lowerer(ExpressionLowering, CallLowering, StatementLowering):
         self.typedefs = typedefs          # name -> KType
         self.unit = unit                  # the user's preamble
         self.prefix = prefix
+        #: a complex element of a raw array stored as one vector (``_store_whole``): on GPUs
+        #: always, on the host where the kernel asks (``compile_scalar_function``)
+        self.whole_stores = bool(target.facts.emits_grid)
         self.instances: dict = {}         # (id(FuncDef), types) -> ir.Function
         self.active: list = []            # instantiation stack (recursion check)
         self.ctx: FuncCtx | None = None
@@ -344,21 +347,26 @@ class Lowerer(ExpressionLowering, CallLowering, StatementLowering):
         x = v.v
         if lv.t is BOOL:
             x = self.b.zext(x, I8)
-        if lv.element and isinstance(x.type, ir.LiteralStructType) and self.target.facts.emits_grid:
+        if lv.element and self.whole_stores and isinstance(x.type, ir.LiteralStructType):
             self._store_whole(x, lv.ptr)
             return
         self.b.store(x, lv.ptr)
 
     def _store_whole(self, x, ptr) -> None:
-        """A complex element of a raw array on a GPU, stored as one vector where its address
-        is aligned to its size (else part by part): two threads writing one element (a
-        scatter's repeated indices) leave one's value, not a part of each."""
+        """A complex element of a raw array stored as one vector, so that two threads
+        writing one element (a scatter's repeated indices) leave one's value, not a part of
+        each: on a GPU where its address is aligned to its size (a misaligned vector access
+        faults there; part by part otherwise), on the host at its parts' alignment (one
+        store instruction either way)."""
         b = self.b
         part = x.type.elements[0]
         size = 8 if isinstance(part, ir.FloatType) else 16
         vec = ir.Constant(ir.VectorType(part, 2), ir.Undefined)
         for k in range(2):
             vec = b.insert_element(vec, b.extract_value(x, k), ir.Constant(I32, k))
+        if not self.target.facts.emits_grid:
+            b.store(vec, ptr, align=size // 2)
+            return
         aligned = b.icmp_unsigned("==", b.and_(b.ptrtoint(ptr, I64), ir.Constant(I64, size - 1)), ir.Constant(I64, 0))
         with b.if_else(aligned) as (whole, parts):
             with whole:
