@@ -67,8 +67,10 @@ def compile_scalar_function(module: ir.Module, name: str,
     'out' / 'inout' (an lvalue on the element) or 'raw' (pointer to the raw descriptor
     ``{ptr, i64 size, i64 ndim, [8 x i64] shape, [8 x i64] strides}``; ``x[k]`` indexes it by
     flat C-order index).  ``typedefs`` names extra types usable in the body (``T``,
-    ``in0_type``...).  Raises a KernelError subclass pointing at the snippet on any error; the
-    module is then left without the function.
+    ``in0_type``...).  ``whole_stores``: a complex element of a raw array is stored as one
+    vector on the host too (GPU targets always store it so), for kernels whose threads may
+    write one element at once.  Raises a KernelError subclass pointing at the snippet on
+    any error; the module is then left without the function.
     """
     try:
         kt_typedefs = {k: ktype_of(v) for k, v in typedefs.items()}
