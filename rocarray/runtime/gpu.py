@@ -617,14 +617,16 @@ class GPURuntime(Runtime):
         A failure after those raises the driver's error."""
         self._use(function.device)
         handle = 0 if stream is None else stream.launch_handle
-        code = self._launch(function.launch_handle, grid, block, shared, handle, address)
-        if code:
-            def again():
-                again_code = self._launch(function.launch_handle, grid, block, shared, handle, address)
-                if again_code:
-                    raise driver_error(self.api, self.api.launch_name, again_code)
 
-            self._with_memory(function.device, driver_error(self.api, self.api.launch_name, code), again)
+        def launch():
+            code = self._launch(function.launch_handle, grid, block, shared, handle, address)
+            if code:
+                raise driver_error(self.api, self.api.launch_name, code)
+
+        try:
+            launch()
+        except GPUError as e:
+            self._with_memory(function.device, e, launch)
 
     def _with_memory(self, index: int, error: GPUError, retry) -> None:
         """After a driver call on device ``index`` failed with ``error``: where it ran out

@@ -134,8 +134,7 @@ def _lower(module, name, kparams, body, body_ast, unit, typedefs, target, kernel
         arg.name = pname
     fn.args[-2].name = "i"
     fn.args[-1].name = "n"
-    lw = Lowerer(module, target, kernel_name, typedefs, unit, name)
-    lw.whole_stores = whole_stores or target.facts.emits_grid
+    lw = Lowerer(module, target, kernel_name, typedefs, unit, name, whole_stores)
     ctx = FuncCtx(fn, VOID, (body, "body"), unit, True, kernel_name)
     lw.ctx = ctx
     scope = ctx.scopes[0]

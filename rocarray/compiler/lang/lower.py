@@ -25,7 +25,7 @@ class Lowerer(ExpressionLowering, CallLowering, StatementLowering):
     """Lowers one kernel (its body and the preamble functions it calls) into a module."""
 
     def __init__(self, module: ir.Module, target, kernel_name: str, typedefs: dict,
-                 unit: A.Unit, prefix: str):
+                 unit: A.Unit, prefix: str, whole_stores: bool = False):
         self.module = module
         self.target = target
         self.kernel_name = kernel_name
@@ -34,7 +34,7 @@ class Lowerer(ExpressionLowering, CallLowering, StatementLowering):
         self.prefix = prefix
         #: a complex element of a raw array stored as one vector (``_store_whole``): on GPUs
         #: always, on the host where the kernel asks (``compile_scalar_function``)
-        self.whole_stores = bool(target.facts.emits_grid)
+        self.whole_stores = bool(whole_stores or target.facts.emits_grid)
         self.instances: dict = {}         # (id(FuncDef), types) -> ir.Function
         self.active: list = []            # instantiation stack (recursion check)
         self.ctx: FuncCtx | None = None
