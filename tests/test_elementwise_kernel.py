@@ -264,6 +264,54 @@ def test_raw_metadata(device):
     assert (nd.get()[0], s0.get()[0], st.get()[0]) == (2, 3, 4)
 
 
+@pytest.mark.parametrize("ndim", range(9))
+def test_raw_elements_and_dimensions_of_every_rank(device, ndim):
+    """A raw array of 0 to 8 dimensions (a strided, reversed view), read at random flat
+    C-order indices, and its shape and strides read at dimensions known only at run time;
+    by every tier's code (the compiled code's dimensions are unrolled)."""
+    rng = np.random.default_rng(ndim)
+    shape = tuple(int(e) for e in rng.integers(1, 4, ndim))
+    base = rng.standard_normal(tuple(2 * e for e in shape)).astype(np.float32)
+    cut = tuple(slice(None, None, -2) if d % 2 else slice(None, None, 2) for d in range(ndim))
+    view, x = base[cut], ra.asarray(base, device=device)[cut]
+    k = rng.integers(0, view.size, 257)
+    d = rng.integers(0, max(ndim, 1), 64)
+    kd, dd = ra.asarray(k, device=device), ra.asarray(d, device=device)
+    for interpret in (True, False):
+        gather = ra.ElementwiseKernel("raw T x, int64 k", "T y", "y = x[k]", "raw_rank_gather",
+                                      _interpret=interpret)
+        dims = ra.ElementwiseKernel("raw T x, int64 d", "int64 s, int64 st",
+                                    "s = x.shape()[d]; st = x.strides()[d];", "raw_rank_dims", _interpret=interpret)
+        for call in range(18):  # the first tier's code, then (hot) the full tier's
+            if call == 17:
+                drain_background()
+            np.testing.assert_array_equal(gather(x, kd).get(), view.reshape(-1)[k])
+            s, st = dims(x, dd)
+            if ndim:
+                np.testing.assert_array_equal(s.get(), np.array(x.shape)[d])
+                np.testing.assert_array_equal(st.get(), np.array(x.strides)[d])
+
+
+@pytest.mark.parametrize("target_name", ["sm_90", "gfx942", "gfx1100"])
+def test_raw_arrays_take_no_stack_on_gpus(target_name):
+    """Compile-only: a kernel indexing a raw array (and reading its shape at a run-time
+    dimension) keeps the array's descriptor in registers: no local memory (PTX), no
+    private segment (AMDGPU), where every thread wrote the descriptor's 152 bytes there."""
+    from rocarray._user_kernels import _user_spec
+    from rocarray.targets import target_for
+
+    target = target_for(target_name)
+    f32, i64 = np.dtype(np.float32), np.dtype(np.int64)
+    for body in ("y = x[j];", "y = x[j] + x.shape()[j % 3] + x.strides()[j % 2];"):
+        spec = _user_spec("raw_stack", body, "", ("x", "j", "y"), ("raw", "in", "out"), (f32, i64, f32), {}, (),
+                          False, False)
+        module = spec.build_module(target)
+        if target_name.startswith("sm_"):
+            assert ".local" not in target.emit_ptx(module), body
+        else:
+            assert ".amdhsa_private_segment_fixed_size 0\n" in target.emit_assembly(module), body
+
+
 def test_multiple_outputs_and_return_modes(device):
     src = "s = x + y; d = x - y;"
     x = ra.asarray(np.arange(6.0), device=device)

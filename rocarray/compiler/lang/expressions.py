@@ -9,7 +9,8 @@ from llvmlite import ir
 from . import syntax as A
 from .builtins import BUILTINS
 from .errors import KernelNameError, KernelSyntaxError
-from ..index_ir import dims_loop, udivrem
+from ..abi import MAX_DIMS
+from ..index_ir import udivrem
 from .ir_types import I1, I8, I32, I64, PTR, RAW_DESC, ZERO32
 from .types import (BOOL, FLOAT16, FLOAT32, FLOAT64, INT32, INT64, UINT32, UINT64, VOID, KType, arith_type,
                     promote_int)
@@ -496,11 +497,18 @@ class ExpressionLowering:
         if isinstance(base, A.Method):
             obj = self.method_object(base)
             if isinstance(obj, ShapeOf):
+                # each dimension read at a constant place, the one asked for selected (a
+                # read at a run-time place would keep the descriptor in memory:
+                # ``_build_raw_offset``)
                 k = self.index_value(node.index)
-                p = self.b.gep(obj.raw.desc, [ZERO32, ir.Constant(I32, obj.field),
-                                              ir.Constant(I64, 0)], source_etype=RAW_DESC)
-                p = self.b.gep(p, [k], source_etype=I64)
-                return Value(self.b.load(p, typ=I64), INT64)
+                b = self.b
+                v = None
+                for d in range(MAX_DIMS):
+                    p = b.gep(obj.raw.desc, [ZERO32, ir.Constant(I32, obj.field), ir.Constant(I64, d)],
+                              source_etype=RAW_DESC)
+                    dim = b.load(p, typ=I64)
+                    v = dim if v is None else b.select(b.icmp_signed("==", k, ir.Constant(I64, d)), dim, v)
+                return Value(v, INT64)
         if isinstance(base, A.Name) and self.lookup(base.name) is None:
             raise self.err(f"unknown identifier '{base.name}'", base, KernelNameError)
         raise self.err("only raw parameters, local arrays and x.shape()/x.strides() can be "
@@ -583,7 +591,13 @@ class ExpressionLowering:
 
 
 def _build_raw_offset(module: ir.Module) -> ir.Function:
-    """``i64 __rk.raw_offset(desc*, i64 k)``: byte offset of flat C-order index k."""
+    """``i64 __rk.raw_offset(desc*, i64 k)``: byte offset of flat C-order index k.
+
+    The dimensions are unrolled (``MAX_DIMS`` of them, each skipped past the array's
+    ``ndim``), so every field of the descriptor is read at a constant place: once inlined,
+    the descriptor's stack slot is promoted to registers (a dimension read at a run-time
+    place would keep it, and a GPU thread would write the whole descriptor to local
+    memory before its first element)."""
     fn = ir.Function(module, ir.FunctionType(I64, [PTR, I64]), "__rk.raw_offset")
     fn.linkage = "internal"
     fn.attributes.add("alwaysinline")
@@ -591,36 +605,52 @@ def _build_raw_offset(module: ir.Module) -> ir.Function:
     entry = fn.append_basic_block("entry")
     one_bb = fn.append_basic_block("one")
     multi_bb = fn.append_basic_block("multi")
-    loop_bb = fn.append_basic_block("loop")
     done_bb = fn.append_basic_block("done")
     b = ir.IRBuilder(entry)
     zero64 = ir.Constant(I64, 0)
     one64 = ir.Constant(I64, 1)
+
+    def field(f, d):
+        return b.load(b.gep(desc, [ZERO32, ir.Constant(I32, f), ir.Constant(I64, d)], source_etype=RAW_DESC),
+                      typ=I64)
+
     ndim = b.load(b.gep(desc, [ZERO32, ir.Constant(I32, 2)], source_etype=RAW_DESC), typ=I64)
     b.cbranch(b.icmp_signed("==", ndim, one64), one_bb, multi_bb)
     b.position_at_end(one_bb)
-    s0 = b.load(b.gep(desc, [ZERO32, ir.Constant(I32, 4), zero64], source_etype=RAW_DESC),
-                typ=I64)
-    b.ret(b.mul(k, s0))
+    b.ret(b.mul(k, field(4, 0)))
     b.position_at_end(multi_bb)
-    last = b.sub(ndim, one64)
-    b.cbranch(b.icmp_signed(">", ndim, one64), loop_bb, done_bb)
-    b.position_at_end(loop_bb)
-
-    def field(b, f, d):
-        return b.load(b.gep(desc, [ZERO32, ir.Constant(I32, f), d], source_etype=RAW_DESC), typ=I64)
-
-    def extent(b, d):  # (an empty array's offsets are never read: any divisor but 0 does)
-        shp = field(b, 3, d)
-        return b.select(b.icmp_signed("==", shp, zero64), one64, shp)
-
-    def step(b, offs, r, d):
-        return [b.add(offs[0], b.mul(r, field(b, 4, d)))]
-
-    (noff,), _ = dims_loop(b, last, k, extent, udivrem, [zero64], step,
-                           entered_from=multi_bb, then=done_bb)
+    first = fn.append_basic_block("dims")
+    b.cbranch(b.icmp_signed(">", ndim, one64), first, done_bb)
+    b.position_at_end(first)
+    rem, off, pred = k, zero64, first
+    for d in range(MAX_DIMS - 1, -1, -1):
+        work = fn.append_basic_block(f"dim{d}")
+        after = fn.append_basic_block(f"dim{d}.after")
+        if d >= 2:  # (dimensions 0 and 1 are there: ndim > 1)
+            b.cbranch(b.icmp_signed("<", ir.Constant(I64, d), ndim), work, after)
+        else:
+            b.branch(work)
+        b.position_at_end(work)
+        shp = field(3, d)
+        # (an empty array's offsets are never read: any divisor but 0 does)
+        idx, q = udivrem(b, rem, b.select(b.icmp_signed("==", shp, zero64), one64, shp))
+        stepped = b.add(off, b.mul(idx, field(4, d)))
+        b.branch(after)
+        b.position_at_end(after)
+        if d >= 2:
+            rem_phi, off_phi = b.phi(I64), b.phi(I64)
+            rem_phi.add_incoming(rem, pred)
+            rem_phi.add_incoming(q, work)
+            off_phi.add_incoming(off, pred)
+            off_phi.add_incoming(stepped, work)
+            rem, off = rem_phi, off_phi
+        else:
+            rem, off = q, stepped
+        pred = after
+    b.branch(done_bb)
+    b.position_at_end(done_bb)
     res = b.phi(I64)
     res.add_incoming(zero64, multi_bb)
-    res.add_incoming(noff, loop_bb)
+    res.add_incoming(off, pred)
     b.ret(res)
     return fn
