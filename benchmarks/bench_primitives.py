@@ -81,6 +81,9 @@ OPS = {
     "x[x > 0]": (
         _mask_bytes,
         {lib: lambda d: d["x"][_positive(d["x"], d["x_np"])] for lib in ("rocarray", "numpy", "cupy", "torch")}),
+    "x[m], mask made before": (
+        lambda d: d["m_np"].nbytes + _mask_bytes(d),
+        {lib: lambda d: d["x"][d["m"]] for lib in ("rocarray", "numpy", "cupy", "torch")}),
     "x[x > 0] = v": (
         lambda d: _mask_bytes(d) + int(_positive(d["x_np"]).sum()) * d["x_np"].itemsize,
         {lib: _mask_set for lib in ("rocarray", "numpy", "cupy", "torch")}),
@@ -189,8 +192,8 @@ def host_data(n: int, dtype, rng, wide: bool = False) -> dict:
     else:
         v = (np.abs(y[:count]) + 1).astype(dt)
     q = y[:QUERIES] if n >= QUERIES else np.resize(y, QUERIES)
-    return {"x": x, "y": y, "z": x.copy(), "v": v, "idx": rng.integers(0, n, TAKE_N), "sq": sq,
-            "s": x.copy(), "w": np.resize(y, TAKE_N),
+    return {"x": x, "y": y, "z": x.copy(), "v": v, "m": _positive(x), "idx": rng.integers(0, n, TAKE_N),
+            "sq": sq, "s": x.copy(), "w": np.resize(y, TAKE_N),
             "rows": x.reshape(-1, ROW), "rows_idx": rng.integers(0, ROW, (n // ROW, ROW)),
             "sorted": np.sort(x), "q": q, "values": y[:ISIN_VALUES].copy(), "heavy": _heavy(x)}
 

@@ -1,0 +1,176 @@
+"""How near a memory-bound op can come to the copy bandwidth on a GPU: the simplest kernel
+of each access pattern in rocarray, CuPy and PyTorch, and the bounds they set.
+
+    python benchmarks/bench_bounds.py [--device cuda:0] [--n N] [--json PATH]
+
+``bench_primitives.py`` reports an op's bytes (those it must read and write) per second as
+a fraction of a device copy's.  Some ops move more memory than those bytes whatever their
+kernels do, and this benchmark measures by how much, beside each library's op itself:
+
+* **Random gathers and scatters** (``take``, ``x[idx] = v``): a random 4- or 8-byte
+  element is read or written as part of a 32-byte sector.  The simplest kernel of each
+  library (``y = x[j]``, ``x[j] = v``: ``ElementwiseKernel`` in rocarray and CuPy, indexing
+  in PyTorch) is timed with random indices and with the same indices sorted; the better
+  fraction over the random ones bounds any gather or scatter of that pattern (measured).
+* **Compactions of a mask made by another op** (``x[x > 0]``, ``nonzero(x > 0)``,
+  ``x[x > 0] = v``): the mask is written and read again, and the result's size is read
+  back before its write can be launched.  The least time of such an op is the fastest
+  library's ``x > 0`` (measured) + the compaction's least bytes (mask, values read,
+  result written) at the queued copy's rate + the fastest library's launch and
+  read-back of one value (measured): its bytes over that time are the bound (computed
+  from the measured parts; optimistic, as every part is taken at its best).
+* ``x[m]`` with the mask made before: the same without the mask's op.
+
+Times: ``QUEUED_CALLS`` calls queued before one wait (the device's time), except the
+read-back (a lone call's wall time) and the ops that read back a size (they wait at
+every call).  Data as ``bench_primitives.py``'s: 2^24 float32 and int64, 2^22 indices.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_elementwise import machine  # noqa: E402  (sets the cache env)
+from bench_primitives import (OPS, QUEUED_CALLS, TAKE_N, _cupy, _positive, copy_bandwidth, host_data,  # noqa: E402
+                              libraries, library_data, syncs, timed_queued)
+
+import rocarray as ra  # noqa: E402
+
+#: Lone calls timed for a read-back (the median).
+READBACK_CALLS = 200
+
+
+def simplest_kernels(lib: str) -> dict:
+    """``lib``'s simplest gather and scatter: name -> callable on (x, j, v)."""
+    if lib == "rocarray":
+        gather = ra.ElementwiseKernel("raw T x, int64 j", "T y", "y = x[j]", "bound_gather")
+        scatter = ra.ElementwiseKernel("T v, int64 j", "raw T x", "x[j] = v", "bound_scatter")
+        return {"gather": lambda x, j, v: gather(x, j), "scatter": lambda x, j, v: scatter(v, j, x)}
+    if lib == "cupy":
+        cp = _cupy()
+        gather = cp.ElementwiseKernel("raw T x, int64 j", "T y", "y = x[j]", "bound_gather")
+        scatter = cp.ElementwiseKernel("T v, int64 j", "raw T x", "x[j] = v", "bound_scatter")
+        return {"gather": lambda x, j, v: gather(x, j), "scatter": lambda x, j, v: scatter(v, j, x)}
+    return {"gather": lambda x, j, v: x[j], "scatter": lambda x, j, v: x.__setitem__(j, v)}
+
+
+def readback(d: dict):
+    """One small kernel (a comparison of one element) and the read-back of its value: the
+    least a compaction waits between its count and its write (the same in every library)."""
+    x = d["x"]
+    return lambda: bool(x[0] > 0)
+
+
+def median_lone(fn, sync, calls: int = READBACK_CALLS) -> float:
+    fn()
+    sync()
+    times = []
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--device", default=None)
+    p.add_argument("--n", type=int, default=1 << 24)
+    p.add_argument("--dtypes", default="float32,int64")
+    p.add_argument("--json", help="also write the report and the figures to this file")
+    args = p.parse_args()
+    dev = ra.default_device() if args.device is None else ra.Device(args.device).check()
+    if dev.kind == "cpu":
+        raise SystemExit("bench_bounds.py measures a GPU's memory: give --device cuda:0 or hip:0")
+    libs = libraries(dev)
+    sync = syncs(dev, libs)
+    n = args.n
+    copy_lone, copy_q = copy_bandwidth(dev, n)
+    rows = ["## rocarray: how near memory-bound ops can come to the copy bandwidth", ""] + machine(dev) + [""]
+    rows.append(f"{n:,} elements, {TAKE_N:,} indices; device copy {copy_lone / 1e9:.1f} GB/s lone, "
+                f"{copy_q / 1e9:.1f} GB/s with {QUEUED_CALLS} calls queued (read + write); fractions are of "
+                "the queued copy's rate\n")
+    figures = []
+    rng = np.random.default_rng(0)
+    for dt in args.dtypes.split(","):
+        host = host_data(n, dt, rng)
+        host["idx_sorted"] = np.sort(host["idx"])
+        size = np.dtype(dt).itemsize
+        count = int(_positive(host["x"]).sum())
+        data = {lib: library_data(lib, host, dev) for lib in libs}
+        rows.append(f"### {dt} ({count:,} elements > 0)\n")
+        # the simplest kernels
+        rows.append("| simplest kernel | bytes counted | " + " | ".join(f"{lib} fraction" for lib in libs) + " |")
+        rows.append("|---|---|" + "---|" * len(libs))
+        access = {}
+        for kind in ("gather", "scatter"):
+            for order in ("idx", "idx_sorted"):
+                fns = {lib: (lambda k=simplest_kernels(lib)[kind], d=data[lib], a="x" if kind == "gather" else "s",
+                                    o=order: k(d[a], d[o], d["w"])) for lib in libs}
+                t = timed_queued(fns, sync)
+                moved = TAKE_N * (8 + 2 * size)
+                fr = {lib: moved / t[lib] / copy_q for lib in libs}
+                access[kind, order] = max(fr.values())
+                name = f"{'y = x[j]' if kind == 'gather' else 'x[j] = v'}, j {'random' if order == 'idx' else 'sorted'}"
+                rows.append(f"| {name} | {moved:,} | " + " | ".join(f"{fr[lib]:.2f}" for lib in libs) + " |")
+                figures.append({"dtype": dt, "kernel": name, "bytes": moved, **{f"{lib}_fraction": fr[lib] for lib in libs}})
+        mask_fns = {lib: (lambda d=data[lib]: _positive(d["x"], host["x"])) for lib in libs}
+        t_mask = timed_queued(mask_fns, sync)
+        mask_bytes = n * (size + 1)
+        rows.append(f"| mask x > 0 | {mask_bytes:,} | "
+                    + " | ".join(f"{mask_bytes / t_mask[lib] / copy_q:.2f}" for lib in libs) + " |")
+        t_back = {lib: median_lone(readback(data[lib]), sync[lib]) for lib in libs}
+        rows.append("")
+        rows.append("launch and read-back of one value (lone call, median of "
+                    f"{READBACK_CALLS}): " + ", ".join(f"{lib} {t_back[lib] * 1e6:.1f} us" for lib in libs) + "\n")
+        best_mask, best_back = min(t_mask.values()), min(t_back.values())
+        # (the op's bytes as bench_primitives counts them, the least bytes of the compaction after the mask,
+        # whether the mask is made by the op, the name of the op's row in bench_primitives)
+        compactions = [
+            ("x[x > 0]", n * size + count * size, n + n * size + count * size, True),
+            ("nonzero", n * size + count * 8, n + count * 8, True),
+            ("x[x > 0] = v", n * size + 2 * count * size, n + 2 * count * size, True),
+            ("x[m], mask made before", n + n * size + count * size, n + n * size + count * size, False),
+        ]
+        rows.append("| op | bound: fraction of copy | how | " + " | ".join(f"{lib} fraction" for lib in libs) + " |")
+        rows.append("|---|---|---|" + "---|" * len(libs))
+        for name, counted, least, made in compactions:
+            t_least = (best_mask if made else 0.0) + least / copy_q + best_back
+            bound = counted / t_least / copy_q
+            how = (("mask " if made else "") + f"{best_mask * 1e6:.1f} us + " * made
+                   + f"{least / copy_q * 1e6:.1f} us of bytes + read-back {best_back * 1e6:.1f} us")
+            op = OPS[name]
+            fns = {lib: (lambda f=op[1][lib], d=data[lib]: f(d)) for lib in libs}
+            t = timed_queued(fns, sync)
+            fr = {lib: counted / t[lib] / copy_q for lib in libs}
+            rows.append(f"| {name} | {bound:.2f} | {how} | " + " | ".join(f"{fr[lib]:.2f}" for lib in libs) + " |")
+            figures.append({"dtype": dt, "op": name, "bound": bound, **{f"{lib}_fraction": fr[lib] for lib in libs}})
+        for name, kind in ((f"take, {TAKE_N:,} indices", "gather"), (f"x[idx] = v, {TAKE_N:,} indices", "scatter")):
+            op = OPS[name]
+            counted = op[0](data["rocarray"])
+            fns = {lib: (lambda f=op[1][lib], d=data[lib]: f(d)) for lib in libs}
+            t = timed_queued(fns, sync)
+            fr = {lib: counted / t[lib] / copy_q for lib in libs}
+            bound = access[kind, "idx"]
+            rows.append(f"| {name} | {bound:.2f} | the best simplest {kind} of random j above | "
+                        + " | ".join(f"{fr[lib]:.2f}" for lib in libs) + " |")
+            figures.append({"dtype": dt, "op": name, "bound": bound, **{f"{lib}_fraction": fr[lib] for lib in libs}})
+        rows.append("")
+        del data
+    print("\n".join(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"report": rows, "copy_bandwidth": copy_lone, "copy_bandwidth_queued": copy_q,
+                       "figures": figures}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
