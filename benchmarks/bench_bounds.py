@@ -16,14 +16,14 @@ kernels do, and this benchmark measures by how much, beside each library's op it
   ``x[x > 0] = v``): the mask is written and read again, and the result's size is read
   back before its write can be launched.  The least time of such an op is the fastest
   library's ``x > 0`` (measured) + the compaction's least bytes (mask, values read,
-  result written) at the queued copy's rate + the fastest library's launch and
-  read-back of one value (measured): its bytes over that time are the bound (computed
-  from the measured parts; optimistic, as every part is taken at its best).
+  result written) at the queued copy's rate + the least cost of a wait for the device
+  between two launches (measured in each library, the smallest taken): its bytes over
+  that time are the bound (computed from the measured parts; optimistic, as every part
+  is taken at its best).
 * ``x[m]`` with the mask made before: the same without the mask's op.
 
 Times: ``QUEUED_CALLS`` calls queued before one wait (the device's time), except the
-read-back (a lone call's wall time) and the ops that read back a size (they wait at
-every call).  Data as ``bench_primitives.py``'s: 2^24 float32 and int64, 2^22 indices.
+wait's cost (lone calls) and the ops that read back a size (they wait at every call).  Data as ``bench_primitives.py``'s: 2^24 float32 and int64, 2^22 indices.
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ from bench_primitives import (OPS, QUEUED_CALLS, TAKE_N, _cupy, _positive, copy_
 
 import rocarray as ra  # noqa: E402
 
-#: Lone calls timed for a read-back (the median).
-READBACK_CALLS = 200
+#: Lone calls timed for a wait's cost (the median).
+WAIT_CALLS = 200
 
 
 def simplest_kernels(lib: str) -> dict:
@@ -61,14 +61,25 @@ def simplest_kernels(lib: str) -> dict:
     return {"gather": lambda x, j, v: x[j], "scatter": lambda x, j, v: x.__setitem__(j, v)}
 
 
-def readback(d: dict):
-    """One small kernel (a comparison of one element) and the read-back of its value: the
-    least a compaction waits between its count and its write (the same in every library)."""
-    x = d["x"]
-    return lambda: bool(x[0] > 0)
+def wait_cost(d: dict, sync) -> float:
+    """What a wait for the device between two launches adds (s): two small kernels with a
+    wait between them, less the same two queued before one wait (medians) -- the least a
+    compaction pays between its count and its write, whose size it must know first."""
+    one = d["x"][:1]
+
+    def apart():
+        one + 1
+        sync()
+        one + 1
+
+    def together():
+        one + 1
+        one + 1
+
+    return max(0.0, median_lone(apart, sync) - median_lone(together, sync))
 
 
-def median_lone(fn, sync, calls: int = READBACK_CALLS) -> float:
+def median_lone(fn, sync, calls: int = WAIT_CALLS) -> float:
     fn()
     sync()
     times = []
@@ -127,10 +138,11 @@ def main():
         mask_bytes = n * (size + 1)
         rows.append(f"| mask x > 0 | {mask_bytes:,} | "
                     + " | ".join(f"{mask_bytes / t_mask[lib] / copy_q:.2f}" for lib in libs) + " |")
-        t_back = {lib: median_lone(readback(data[lib]), sync[lib]) for lib in libs}
+        t_back = {lib: wait_cost(data[lib], sync[lib]) for lib in libs}
         rows.append("")
-        rows.append("launch and read-back of one value (lone call, median of "
-                    f"{READBACK_CALLS}): " + ", ".join(f"{lib} {t_back[lib] * 1e6:.1f} us" for lib in libs) + "\n")
+        rows.append("a wait between two launches (two one-element ops with a wait between, less the two queued "
+                    f"before one wait; medians of {WAIT_CALLS}): "
+                    + ", ".join(f"{lib} {t_back[lib] * 1e6:.1f} us" for lib in libs) + "\n")
         best_mask, best_back = min(t_mask.values()), min(t_back.values())
         # (the op's bytes as bench_primitives counts them, the least bytes of the compaction after the mask,
         # whether the mask is made by the op, the name of the op's row in bench_primitives)
@@ -146,7 +158,7 @@ def main():
             t_least = (best_mask if made else 0.0) + least / copy_q + best_back
             bound = counted / t_least / copy_q
             how = (("mask " if made else "") + f"{best_mask * 1e6:.1f} us + " * made
-                   + f"{least / copy_q * 1e6:.1f} us of bytes + read-back {best_back * 1e6:.1f} us")
+                   + f"{least / copy_q * 1e6:.1f} us of bytes + a wait {best_back * 1e6:.1f} us")
             op = OPS[name]
             fns = {lib: (lambda f=op[1][lib], d=data[lib]: f(d)) for lib in libs}
             t = timed_queued(fns, sync)
