@@ -144,37 +144,31 @@ def main():
                     f"before one wait; medians of {WAIT_CALLS}): "
                     + ", ".join(f"{lib} {t_back[lib] * 1e6:.1f} us" for lib in libs) + "\n")
         best_mask, best_back = min(t_mask.values()), min(t_back.values())
-        # (the op's bytes as bench_primitives counts them, the least bytes of the compaction after the mask,
-        # whether the mask is made by the op, the name of the op's row in bench_primitives)
-        compactions = [
-            ("x[x > 0]", n * size + count * size, n + n * size + count * size, True),
-            ("nonzero", n * size + count * 8, n + count * 8, True),
-            ("x[x > 0] = v", n * size + 2 * count * size, n + 2 * count * size, True),
-            ("x[m], mask made before", n + n * size + count * size, n + n * size + count * size, False),
-        ]
+
+        def op_row(name, bound, how):
+            """The fraction of ``OPS[name]`` in each library (its bytes as bench_primitives counts them)."""
+            nbytes, impl = OPS[name]
+            counted = nbytes(data["rocarray"])
+            t = timed_queued({lib: (lambda f=impl[lib], d=data[lib]: f(d)) for lib in libs}, sync)
+            fr = {lib: counted / t[lib] / copy_q for lib in libs}
+            rows.append(f"| {name} | {bound(counted):.2f} | {how} | " + " | ".join(f"{fr[lib]:.2f}" for lib in libs)
+                        + " |")
+            figures.append({"dtype": dt, "op": name, "bound": bound(counted), **{f"{lib}_fraction": fr[lib]
+                                                                                 for lib in libs}})
+
         rows.append("| op | bound: fraction of copy | how | " + " | ".join(f"{lib} fraction" for lib in libs) + " |")
         rows.append("|---|---|---|" + "---|" * len(libs))
-        for name, counted, least, made in compactions:
+        # (the op, the least bytes of its compaction once the mask is made, whether the op makes the mask)
+        for name, least, made in (("x[x > 0]", n + n * size + count * size, True),
+                                  ("nonzero", n + count * 8, True),
+                                  ("x[x > 0] = v", n + 2 * count * size, True),
+                                  ("x[m], mask made before", n + n * size + count * size, False)):
             t_least = (best_mask if made else 0.0) + least / copy_q + best_back
-            bound = counted / t_least / copy_q
-            how = (("mask " if made else "") + f"{best_mask * 1e6:.1f} us + " * made
+            how = ((f"mask {best_mask * 1e6:.1f} us + " if made else "")
                    + f"{least / copy_q * 1e6:.1f} us of bytes + a wait {best_back * 1e6:.1f} us")
-            op = OPS[name]
-            fns = {lib: (lambda f=op[1][lib], d=data[lib]: f(d)) for lib in libs}
-            t = timed_queued(fns, sync)
-            fr = {lib: counted / t[lib] / copy_q for lib in libs}
-            rows.append(f"| {name} | {bound:.2f} | {how} | " + " | ".join(f"{fr[lib]:.2f}" for lib in libs) + " |")
-            figures.append({"dtype": dt, "op": name, "bound": bound, **{f"{lib}_fraction": fr[lib] for lib in libs}})
+            op_row(name, lambda counted, t=t_least: counted / t / copy_q, how)
         for name, kind in ((f"take, {TAKE_N:,} indices", "gather"), (f"x[idx] = v, {TAKE_N:,} indices", "scatter")):
-            op = OPS[name]
-            counted = op[0](data["rocarray"])
-            fns = {lib: (lambda f=op[1][lib], d=data[lib]: f(d)) for lib in libs}
-            t = timed_queued(fns, sync)
-            fr = {lib: counted / t[lib] / copy_q for lib in libs}
-            bound = access[kind, "idx"]
-            rows.append(f"| {name} | {bound:.2f} | the best simplest {kind} of random j above | "
-                        + " | ".join(f"{fr[lib]:.2f}" for lib in libs) + " |")
-            figures.append({"dtype": dt, "op": name, "bound": bound, **{f"{lib}_fraction": fr[lib] for lib in libs}})
+            op_row(name, lambda counted, k=kind: access[k, "idx"], f"the best simplest {kind} of random j above")
         rows.append("")
         del data
     print("\n".join(rows))
