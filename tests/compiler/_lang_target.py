@@ -5,6 +5,7 @@ rocarray/targets/host.py; these tests do not depend on it.)"""
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 
 import numpy as np
 from llvmlite import binding as llvm
@@ -49,6 +50,21 @@ class LangTestTarget(Target):
 TARGET = LangTestTarget()
 
 
+class GridLangTestTarget(LangTestTarget):
+    """The same host machine, its facts saying the code runs as a grid of threads: the
+    lowering's GPU choices (a raw descriptor read at constant places only, complex
+    elements stored whole where aligned) run on the host, checked against NumPy."""
+
+    name = "lang-test-grid"
+
+    def __init__(self):
+        super().__init__()
+        self.facts = dataclasses.replace(self.facts, emits_grid=True)
+
+
+GRID_TARGET = GridLangTestTarget()
+
+
 class RawDesc(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("size", ctypes.c_int64), ("ndim", ctypes.c_int64),
                 ("shape", ctypes.c_int64 * MAX_DIMS), ("strides", ctypes.c_int64 * MAX_DIMS)]
@@ -71,13 +87,13 @@ _engines = []
 _cache: dict = {}
 
 
-def build_module(body, params, *, preamble="", typedefs=None, kernel_name="kernel"):
+def build_module(body, params, *, preamble="", typedefs=None, kernel_name="kernel", target=TARGET):
     """A module with the body function and ``void test_kernel(ptr ptrs, ptr steps, i64 n)``
     looping over i in [0, n): element k of parameter j is at ptrs[j] + i * steps[j]."""
     module = ir.Module(name="langtest")
-    module.triple = TARGET.triple
+    module.triple = target.triple
     body_fn = compile_scalar_function(module, "body", params, body, preamble=preamble,
-                                      typedefs=typedefs or {}, target=TARGET,
+                                      typedefs=typedefs or {}, target=target,
                                       kernel_name=kernel_name)
     fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [_PTR, _PTR, _I64]), "test_kernel")
     ptrs, steps, n = fn.args
@@ -121,20 +137,20 @@ def jit(module: ir.Module, opt: int = 2):
     return ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(addr), mod
 
 
-def compile_kernel(body, params, *, preamble="", typedefs=None, opt=2):
+def compile_kernel(body, params, *, preamble="", typedefs=None, opt=2, target=TARGET):
     key = (body, tuple((p, np.dtype(d).str, k) for p, d, k in params), preamble,
-           tuple(sorted((k, np.dtype(v).str) for k, v in (typedefs or {}).items())), opt)
+           tuple(sorted((k, np.dtype(v).str) for k, v in (typedefs or {}).items())), opt, target.name)
     hit = _cache.get(key)
     if hit is None:
-        module = build_module(body, params, preamble=preamble, typedefs=typedefs)
+        module = build_module(body, params, preamble=preamble, typedefs=typedefs, target=target)
         hit = _cache[key] = jit(module, opt)[0]
     return hit
 
 
-def run(body, params, arrays, *, preamble="", typedefs=None, n=None, opt=2):
+def run(body, params, arrays, *, preamble="", typedefs=None, n=None, opt=2, target=TARGET):
     """Run ``body`` over arrays (1-D, or 0-d for broadcast scalars; raw params take any
     ndarray).  Out/inout arrays are modified in place; returns them as a list."""
-    func = compile_kernel(body, params, preamble=preamble, typedefs=typedefs, opt=opt)
+    func = compile_kernel(body, params, preamble=preamble, typedefs=typedefs, opt=opt, target=target)
     ptrs = (ctypes.c_void_p * max(1, len(params)))()
     steps = (ctypes.c_int64 * max(1, len(params)))()
     keep = []

@@ -2,10 +2,12 @@
 
 import numpy as np
 
+import pytest
+
 try:  # tests/compiler may or may not be a package
-    from ._lang_target import elementwise, run
+    from ._lang_target import GRID_TARGET, TARGET, elementwise, run
 except ImportError:
-    from _lang_target import elementwise, run
+    from _lang_target import GRID_TARGET, TARGET, elementwise, run
 
 rng = np.random.default_rng(42)
 
@@ -151,6 +153,33 @@ def test_raw_indexing_nd_and_strides():
         "else if (i == 2) m = x.strides()[2]; else m = x.size();",
         [("x", np.float64, "raw"), ("m", np.int64, "out")], [x, meta])
     np.testing.assert_array_equal(meta, [3, x.shape[1], x.strides[2], x.size])
+
+
+@pytest.mark.parametrize("target", [TARGET, GRID_TARGET], ids=["host", "grid"])
+@pytest.mark.parametrize("ndim", range(9))
+def test_raw_offsets_of_every_rank(target, ndim):
+    """A raw array of 0 to 8 dimensions (strided, reversed, transposed), read at random
+    flat C-order indices, and its shape and strides at dimensions known at run time only:
+    the host's lowering (the descriptor read in memory) and the GPUs' (read at constant
+    places, the dimensions picked by selects), both run here against NumPy."""
+    r = np.random.default_rng(ndim)
+    base = np.asarray(r.normal(size=tuple(int(e) for e in r.integers(2, 6, ndim))))
+    x = base[tuple(slice(None, None, -2) if d % 2 else slice(1, None, 2) for d in range(ndim))] if ndim else base
+    if ndim > 2:
+        x = x.swapaxes(0, ndim - 1)
+    k = r.integers(0, x.size, 301)
+    out = np.zeros(k.size)
+    run("out = x[k]", [("x", np.float64, "raw"), ("k", np.int64, "in"), ("out", np.float64, "out")],
+        [x, k, out], target=target)
+    np.testing.assert_array_equal(out, x.reshape(-1)[k])
+    if ndim:
+        d = r.integers(0, ndim, 64)
+        s, st = np.zeros(d.size, np.int64), np.zeros(d.size, np.int64)
+        run("s = x.shape()[d]; st = x.strides()[d];", [("x", np.float64, "raw"), ("d", np.int64, "in"),
+                                                      ("s", np.int64, "out"), ("st", np.int64, "out")],
+            [x, d, s, st], target=target)
+        np.testing.assert_array_equal(s, np.array(x.shape)[d])
+        np.testing.assert_array_equal(st, np.array(x.strides)[d])
 
 
 def test_raw_write_and_0d():

@@ -10,7 +10,7 @@ from . import syntax as A
 from .builtins import BUILTINS
 from .errors import KernelNameError, KernelSyntaxError
 from ..abi import MAX_DIMS
-from ..index_ir import udivrem
+from ..index_ir import dims_loop, udivrem
 from .ir_types import I1, I8, I32, I64, PTR, RAW_DESC, ZERO32
 from .types import (BOOL, FLOAT16, FLOAT32, FLOAT64, INT32, INT64, UINT32, UINT64, VOID, KType, arith_type,
                     promote_int)
@@ -497,18 +497,11 @@ class ExpressionLowering:
         if isinstance(base, A.Method):
             obj = self.method_object(base)
             if isinstance(obj, ShapeOf):
-                # each dimension read at a constant place, the one asked for selected (a
-                # read at a run-time place would keep the descriptor in memory:
-                # ``_build_raw_offset``)
                 k = self.index_value(node.index)
-                b = self.b
-                v = None
-                for d in range(MAX_DIMS):
-                    p = b.gep(obj.raw.desc, [ZERO32, ir.Constant(I32, obj.field), ir.Constant(I64, d)],
-                              source_etype=RAW_DESC)
-                    dim = b.load(p, typ=I64)
-                    v = dim if v is None else b.select(b.icmp_signed("==", k, ir.Constant(I64, d)), dim, v)
-                return Value(v, INT64)
+                if self.target.facts.emits_grid:  # (by selects: ``_build_raw_offset``)
+                    return Value(pick(self.b, raw_fields(self.b, obj.raw.desc, obj.field), k), INT64)
+                p = self.b.gep(obj.raw.desc, [ZERO32, ir.Constant(I32, obj.field), k], source_etype=RAW_DESC)
+                return Value(self.b.load(p, typ=I64), INT64)
         if isinstance(base, A.Name) and self.lookup(base.name) is None:
             raise self.err(f"unknown identifier '{base.name}'", base, KernelNameError)
         raise self.err("only raw parameters, local arrays and x.shape()/x.strides() can be "
@@ -523,7 +516,7 @@ class ExpressionLowering:
     def raw_offset(self, desc, k):
         fn = self.module.globals.get("__rk.raw_offset")
         if fn is None:
-            fn = _build_raw_offset(self.module)
+            fn = _build_raw_offset(self.module, self.target.facts.emits_grid)
         return self.b.call(fn, [desc, k])
 
     def ex_index(self, node: A.Index) -> Value:
@@ -590,14 +583,16 @@ class ExpressionLowering:
         return r
 
 
-def _build_raw_offset(module: ir.Module) -> ir.Function:
+def _build_raw_offset(module: ir.Module, in_registers: bool) -> ir.Function:
     """``i64 __rk.raw_offset(desc*, i64 k)``: byte offset of flat C-order index k.
 
-    The dimensions are unrolled (``MAX_DIMS`` of them, each skipped past the array's
-    ``ndim``), so every field of the descriptor is read at a constant place: once inlined,
-    the descriptor's stack slot is promoted to registers (a dimension read at a run-time
-    place would keep it, and a GPU thread would write the whole descriptor to local
-    memory before its first element)."""
+    ``in_registers`` (GPU targets): every field of the descriptor is read at a constant
+    place (the N-d loop picks a dimension's extent and stride among the eight by selects),
+    so that once inlined the descriptor's stack slot is promoted to registers: one field
+    read at a run-time place keeps it in memory, which a GPU thread fills (152 bytes of
+    local memory) before its first element.  The host reads the fields in the loop, from
+    its stack (the selects cost a host module a third more compile time).  The loop stays
+    a loop: unrolled, its eight divisions tripled an AMDGPU module's compile time."""
     fn = ir.Function(module, ir.FunctionType(I64, [PTR, I64]), "__rk.raw_offset")
     fn.linkage = "internal"
     fn.attributes.add("alwaysinline")
@@ -605,52 +600,55 @@ def _build_raw_offset(module: ir.Module) -> ir.Function:
     entry = fn.append_basic_block("entry")
     one_bb = fn.append_basic_block("one")
     multi_bb = fn.append_basic_block("multi")
+    loop_bb = fn.append_basic_block("loop")
     done_bb = fn.append_basic_block("done")
     b = ir.IRBuilder(entry)
     zero64 = ir.Constant(I64, 0)
     one64 = ir.Constant(I64, 1)
-
-    def field(f, d):
-        return b.load(b.gep(desc, [ZERO32, ir.Constant(I32, f), ir.Constant(I64, d)], source_etype=RAW_DESC),
-                      typ=I64)
-
     ndim = b.load(b.gep(desc, [ZERO32, ir.Constant(I32, 2)], source_etype=RAW_DESC), typ=I64)
     b.cbranch(b.icmp_signed("==", ndim, one64), one_bb, multi_bb)
     b.position_at_end(one_bb)
-    b.ret(b.mul(k, field(4, 0)))
+    b.ret(b.mul(k, b.load(b.gep(desc, [ZERO32, ir.Constant(I32, 4), zero64], source_etype=RAW_DESC), typ=I64)))
     b.position_at_end(multi_bb)
-    first = fn.append_basic_block("dims")
-    b.cbranch(b.icmp_signed(">", ndim, one64), first, done_bb)
-    b.position_at_end(first)
-    rem, off, pred = k, zero64, first
-    for d in range(MAX_DIMS - 1, -1, -1):
-        work = fn.append_basic_block(f"dim{d}")
-        after = fn.append_basic_block(f"dim{d}.after")
-        if d >= 2:  # (dimensions 0 and 1 are there: ndim > 1)
-            b.cbranch(b.icmp_signed("<", ir.Constant(I64, d), ndim), work, after)
-        else:
-            b.branch(work)
-        b.position_at_end(work)
-        shp = field(3, d)
-        # (an empty array's offsets are never read: any divisor but 0 does)
-        idx, q = udivrem(b, rem, b.select(b.icmp_signed("==", shp, zero64), one64, shp))
-        stepped = b.add(off, b.mul(idx, field(4, d)))
-        b.branch(after)
-        b.position_at_end(after)
-        if d >= 2:
-            rem_phi, off_phi = b.phi(I64), b.phi(I64)
-            rem_phi.add_incoming(rem, pred)
-            rem_phi.add_incoming(q, work)
-            off_phi.add_incoming(off, pred)
-            off_phi.add_incoming(stepped, work)
-            rem, off = rem_phi, off_phi
-        else:
-            rem, off = q, stepped
-        pred = after
-    b.branch(done_bb)
-    b.position_at_end(done_bb)
+    if in_registers:
+        shapes, strides = raw_fields(b, desc, 3), raw_fields(b, desc, 4)
+
+        def field(b, f, d):
+            return pick(b, shapes if f == 3 else strides, d)
+    else:
+        def field(b, f, d):
+            return b.load(b.gep(desc, [ZERO32, ir.Constant(I32, f), d], source_etype=RAW_DESC), typ=I64)
+
+    last = b.sub(ndim, one64)
+    b.cbranch(b.icmp_signed(">", ndim, one64), loop_bb, done_bb)
+    b.position_at_end(loop_bb)
+
+    def extent(b, d):  # (an empty array's offsets are never read: any divisor but 0 does)
+        shp = field(b, 3, d)
+        return b.select(b.icmp_signed("==", shp, zero64), one64, shp)
+
+    def step(b, offs, r, d):
+        return [b.add(offs[0], b.mul(r, field(b, 4, d)))]
+
+    (noff,), _ = dims_loop(b, last, k, extent, udivrem, [zero64], step,
+                           entered_from=multi_bb, then=done_bb)
     res = b.phi(I64)
     res.add_incoming(zero64, multi_bb)
-    res.add_incoming(off, pred)
+    res.add_incoming(noff, loop_bb)
     b.ret(res)
     return fn
+
+
+def raw_fields(b, desc, field: int) -> list:
+    """The ``MAX_DIMS`` values of a raw descriptor's shape (``field`` 3) or strides (4),
+    each read at its constant place."""
+    return [b.load(b.gep(desc, [ZERO32, ir.Constant(I32, field), ir.Constant(I64, d)], source_etype=RAW_DESC),
+                   typ=I64) for d in range(MAX_DIMS)]
+
+
+def pick(b, values: list, d):
+    """``values[d]`` for a run-time ``d`` (i64) by selects (out of range: ``values[0]``)."""
+    v = values[0]
+    for j in range(1, len(values)):
+        v = b.select(b.icmp_signed("==", d, ir.Constant(I64, j)), values[j], v)
+    return v
