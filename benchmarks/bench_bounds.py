@@ -37,7 +37,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_elementwise import machine  # noqa: E402  (sets the cache env)
+from bench_elementwise import machine, median_time  # noqa: E402  (sets the cache env)
 from bench_primitives import (OPS, QUEUED_CALLS, TAKE_N, _cupy, _positive, copy_bandwidth, host_data,  # noqa: E402
                               libraries, library_data, syncs, timed_queued)
 
@@ -76,19 +76,7 @@ def wait_cost(d: dict, sync) -> float:
         one + 1
         one + 1
 
-    return max(0.0, median_lone(apart, sync) - median_lone(together, sync))
-
-
-def median_lone(fn, sync, calls: int = WAIT_CALLS) -> float:
-    fn()
-    sync()
-    times = []
-    for _ in range(calls):
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times))
+    return max(0.0, median_time(apart, sync, WAIT_CALLS) - median_time(together, sync, WAIT_CALLS))
 
 
 def main():

@@ -54,6 +54,20 @@ def best_of(fn, repeat=5, number=1):
     return best
 
 
+def median_time(call, sync, repeat=7) -> float:
+    """The median wall time (s) of ``call(); sync()`` over ``repeat`` lone calls, after one
+    not counted."""
+    call()
+    sync()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        call()
+        sync()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
 def best_of_each(fns, repeat=7, number=1):
     """``best_of`` for several callables measured in turn, round by round (each round times
     ``number`` calls of every one), so a change of the machine's pace during the run -- a

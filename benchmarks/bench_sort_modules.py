@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import statistics
+import sys
 import tempfile
 import time
 
@@ -30,6 +30,9 @@ import rocarray as ra  # noqa: E402
 from rocarray import _launch, _radix_gpu  # noqa: E402
 from rocarray._tiers import LoadedKernel, compiled_code  # noqa: E402
 from rocarray.targets.nvptx import NVPTXTarget  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_elementwise import median_time  # noqa: E402
 
 #: (key kind, payload bits) of the modules timed: int32 / float32 sorts, an argsort's
 #: payload, 64-bit keys
@@ -86,19 +89,6 @@ def phases(arch: str, kind: str, payload: int, part: str, dev) -> tuple[list, di
     return head, out
 
 
-def _median_ms(call, sync, repeats: int = 7) -> float:
-    """The median wall time of ``call(); sync()`` (ms), after one call not counted."""
-    call()
-    sync()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        call()
-        sync()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3
-
-
 def warm_sort(dev, x, passes_kernel, key) -> tuple[float, np.ndarray]:
     """The median time of ``ra.sort(x)`` with ``passes_kernel`` standing in for the
     onesweep module of ``key`` (key kind, payload bits); its result."""
@@ -111,7 +101,7 @@ def warm_sort(dev, x, passes_kernel, key) -> tuple[float, np.ndarray]:
 
     _radix_gpu._kernel, _radix_gpu._kernel_when_ready = kernel, kernel
     try:
-        return _median_ms(lambda: ra.sort(x), dev.synchronize), ra.sort(x).get()
+        return median_time(lambda: ra.sort(x), dev.synchronize) * 1e3, ra.sort(x).get()
     finally:
         _radix_gpu._kernel, _radix_gpu._kernel_when_ready = real
 
@@ -123,14 +113,16 @@ def peers(host: np.ndarray) -> list:
         import cupy as cp
 
         cx = cp.asarray(host)
-        rows.append(f"cupy {cp.__version__} {_median_ms(lambda: cp.sort(cx), cp.cuda.runtime.deviceSynchronize):.3f}")
+        t = median_time(lambda: cp.sort(cx), cp.cuda.runtime.deviceSynchronize)
+        rows.append(f"cupy {cp.__version__} {t * 1e3:.3f}")
     except Exception as e:  # (not installed, no GPU for it)
         rows.append(f"cupy unavailable ({type(e).__name__})")
     try:
         import torch
 
         tx = torch.as_tensor(host, device="cuda")
-        rows.append(f"torch {torch.__version__} {_median_ms(lambda: torch.sort(tx), torch.cuda.synchronize):.3f}")
+        t = median_time(lambda: torch.sort(tx), torch.cuda.synchronize)
+        rows.append(f"torch {torch.__version__} {t * 1e3:.3f}")
     except Exception as e:
         rows.append(f"torch unavailable ({type(e).__name__})")
     return rows
