@@ -98,6 +98,7 @@ def main():
                 f"{copy_q / 1e9:.1f} GB/s with {QUEUED_CALLS} calls queued (read + write); fractions are of "
                 "the queued copy's rate\n")
     figures = []
+    kernels = {lib: simplest_kernels(lib) for lib in libs}
     rng = np.random.default_rng(0)
     for dt in args.dtypes.split(","):
         host = host_data(n, dt, rng)
@@ -112,7 +113,7 @@ def main():
         access = {}
         for kind in ("gather", "scatter"):
             for order in ("idx", "idx_sorted"):
-                fns = {lib: (lambda k=simplest_kernels(lib)[kind], d=data[lib], a="x" if kind == "gather" else "s",
+                fns = {lib: (lambda k=kernels[lib][kind], d=data[lib], a="x" if kind == "gather" else "s",
                                     o=order: k(d[a], d[o], d["w"])) for lib in libs}
                 t = timed_queued(fns, sync)
                 moved = TAKE_N * (8 + 2 * size)
