@@ -29,7 +29,6 @@ wait's cost (lone calls) and the ops that read back a size (they wait at every c
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -39,7 +38,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_elementwise import machine, median_time  # noqa: E402  (sets the cache env)
 from bench_primitives import (OPS, QUEUED_CALLS, TAKE_N, _cupy, _positive, copy_bandwidth, host_data,  # noqa: E402
-                              libraries, library_data, syncs, timed_queued)
+                              libraries, library_data, report, syncs, timed_queued)
 
 import rocarray as ra  # noqa: E402
 
@@ -160,11 +159,7 @@ def main():
             op_row(name, lambda counted, k=kind: access[k, "idx"], f"the best simplest {kind} of random j above")
         rows.append("")
         del data
-    print("\n".join(rows))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"report": rows, "copy_bandwidth": copy_lone, "copy_bandwidth_queued": copy_q,
-                       "figures": figures}, f, indent=1)
+    report(rows, args.json, figures, copy_lone, copy_q)
 
 
 if __name__ == "__main__":

@@ -410,9 +410,15 @@ def main():
                             **({"fraction_of_copy_queued": moved / queued["rocarray"] / copy_queued}
                                if queued else {})})
         del data
+    report(rows, args.json, figures, copy_bw, copy_queued)
+
+
+def report(rows: list, path, figures: list, copy_bw: float, copy_queued: float) -> None:
+    """Print the report's rows; with ``path``, also write them, the copy's bandwidth (lone
+    and queued) and the figures to that JSON file."""
     print("\n".join(rows))
-    if args.json:
-        with open(args.json, "w") as f:
+    if path:
+        with open(path, "w") as f:
             json.dump({"report": rows, "copy_bandwidth": copy_bw, "copy_bandwidth_queued": copy_queued,
                        "figures": figures}, f, indent=1)
 
