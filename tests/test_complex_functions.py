@@ -10,9 +10,12 @@ is then measured against itself."""
 import math
 import warnings
 
-import mpmath
 import numpy as np
 import pytest
+
+# mpmath 1.3 loses the smaller part of arguments whose parts differ by hundreds of orders, so
+# its asin/asinh/acosh references are wrong there; [test] asks for 1.4.
+mpmath = pytest.importorskip("mpmath", minversion="1.4", reason="the references need mpmath >= 1.4")
 
 import rocarray as ra
 
