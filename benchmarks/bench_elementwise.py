@@ -369,7 +369,7 @@ def throughput(dev, rows, quick):
     if dev.kind == "cpu":
         npops = {"a + b": lambda: h[0] + h[1], "a * b + c": lambda: h[0] * h[1] + h[2], "exp(a)": lambda: np.exp(h[0])}
         # views and broadcasts: loops with strided or stride-0 operands (square matrices of
-        # the same size; NumPy writes ``a.T * 2`` in the input's order, rocarray in C order)
+        # the same size; ``a.T * 2`` is written in the input's order, as NumPy writes it)
         side = 1 << ((n.bit_length() - 1) // 2)
         m, hm = x[:side * side].reshape((side, side)), h[0][:side * side].reshape(side, side)
         col, hcol = x[:side], h[0][:side]
@@ -435,6 +435,24 @@ def throughput(dev, rows, quick):
             t_ = bytes_of[name] * n / timed(lambda: (peers[name][1](), torch.cuda.synchronize()))
         rows.append(f"| {name} | {bw / 1e12:.2f} | {bw / copy_bw:.2f} | {c / 1e12:.2f} | {t_ / 1e12:.2f} |")
     rows.append("\n(`a * b + c` is two kernels in all three libraries: 28 bytes per element moved.)")
+    # transposed views of a square matrix: an op of one transposed operand (its result
+    # written in that operand's order) and one of two operands in two orders
+    side = 1 << ((n.bit_length() - 1) // 2)
+    m = x[:side * side].reshape((side, side))
+    views = {"a.T * 2": (lambda v: v.T * 2, 8), "a.T + a": (lambda v: v.T + v, 12)}
+    peer_m = [cx[:side * side].reshape(side, side) if cp is not None else None,
+              tx[:side * side].reshape(side, side) if torch is not None else None]
+    rows.append(f"\n{side}x{side} float32, bytes read and written per second:\n")
+    rows.append("| op | rocarray TB/s | fraction of copy | CuPy TB/s | PyTorch TB/s |")
+    rows.append("|---|---|---|---|---|")
+    for name, (op, nbytes) in views.items():
+        bw = nbytes * side * side / timed(lambda: op(m))
+        c = t_ = float("nan")
+        if cp is not None:
+            c = nbytes * side * side / timed(lambda: (op(peer_m[0]), cp.cuda.Device().synchronize()))
+        if torch is not None:
+            t_ = nbytes * side * side / timed(lambda: (op(peer_m[1]), torch.cuda.synchronize()))
+        rows.append(f"| {name} | {bw / 1e12:.2f} | {bw / copy_bw:.2f} | {c / 1e12:.2f} | {t_ / 1e12:.2f} |")
 
 
 def report_main(title: str, sections) -> None:

@@ -100,14 +100,18 @@ class Array:
         return self
 
     @classmethod
-    def _empty(cls, shape: tuple, dtype: np.dtype, device: Device) -> "Array":
-        """A new C-contiguous array (uninitialised); ValueError for a shape no array can
-        have, MemoryError when the device cannot give the memory."""
+    def _empty(cls, shape: tuple, dtype: np.dtype, device: Device, strides: "tuple | None" = None) -> "Array":
+        """A new C-contiguous array (uninitialised), or one of ``strides``, a dense layout
+        of ``shape`` in some order of its axes; ValueError for a shape no array can have,
+        MemoryError when the device cannot give the memory."""
         size = _prod(shape)
         nbytes = size * dtype.itemsize
         if nbytes > MAX_NBYTES or not size:  # (one test on the common path)
             check_size(shape, dtype)
-        return cls._on_buffer(allocate(device, nbytes), shape, size, dtype)
+        out = cls._on_buffer(allocate(device, nbytes), shape, size, dtype)
+        if strides is not None and strides != out._strides:
+            out._strides, out._contig = strides, None
+        return out
 
     @classmethod
     def _on_buffer(cls, buf: Buffer, shape: tuple, size: int, dtype: np.dtype) -> "Array":

@@ -370,8 +370,9 @@ def _run(plan: _Plan, args, out):
             shape = broadcast_array_shapes(*(a._shape for a in arrays))
             if not _prod(shape):
                 return _nothing_to_launch(plan, args, Array._empty(shape, plan.out_dtype, kernel.device))
-            layout = _remember(key, shape, args, kinds, _c_strides(shape, plan.out_dtype.itemsize), kernel.device)
-        out = Array._empty(layout[0], plan.out_dtype, kernel.device)
+            layout = _remember(key, shape, args, kinds, _k_strides(shape, arrays, plan.out_dtype.itemsize),
+                               kernel.device)
+        out = Array._empty(layout[0], plan.out_dtype, kernel.device, layout[4])
     else:
         shape = arrays[0]._shape
         if any(a._shape != shape for a in arrays):
@@ -383,7 +384,7 @@ def _run(plan: _Plan, args, out):
             return _nothing_to_launch(plan, args, out)
         key = (plan, shape, out._strides, *[(a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"])
         layout = _layouts.get(key) or _remember(key, shape, args, kinds, out._strides, kernel.device)
-    _, head, words, out_words = layout
+    _, head, words, out_words, _ = layout
     if head.__class__ is list:  # (several launches: tiles, or more dims than a kernel takes)
         _launch_parts(plan, args, kinds, out, head, words, out_words)
         return out
@@ -420,20 +421,61 @@ _MAX_LAYOUTS = 1024
 def _remember(key: tuple, shape: tuple, args, kinds, out_strides: tuple, device) -> tuple:
     """The launch words of an elementwise call over ``shape`` (not empty) on ``device``,
     kept in ``_layouts`` under ``key``: (``shape``, the dims' words, each operand's padded
-    strides (None for a scalar), the output's) for one launch; for several -- a host call
-    that transposes (``_transposes``: tiles), or more merged dims than a kernel takes (a
-    launch for each index of the leading ones) -- (``shape``, each launch's (elements,
-    dims' words) in a list, each operand's (byte offset, padded strides) for each launch,
-    the output's)."""
+    strides (None for a scalar), the output's, ``out_strides``) for one launch; for
+    several -- a host call that transposes (``_transposes``: tiles), or more merged dims
+    than a kernel takes (a launch for each index of the leading ones) -- (``shape``, each
+    launch's (elements, dims' words) in a list, each operand's (byte offset, padded
+    strides) for each launch, the output's, ``out_strides``).  Where the output and every
+    operand not broadcast lie in one order of the axes other than C's, the launch walks
+    the axes in that order (an elementwise op may take its elements in any order): such
+    operands merge into one run, as C-contiguous ones do."""
     arr_strides = [broadcast_strides(shape, a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"]
-    mshape, merged, head, words = launch_words(shape, arr_strides + [out_strides])
+    walk = _axes_order(shape, out_strides)
+    if walk != sorted(walk) and all(_axes_order(shape, st) == walk for st in arr_strides
+                                    if all(st[d] for d in walk)):
+        walk += [d for d in range(len(shape)) if shape[d] == 1]
+        arr_strides = [tuple(st[d] for d in walk) for st in arr_strides]
+        out_walked = tuple(out_strides[d] for d in walk)
+        mshape, merged, head, words = launch_words(tuple(shape[d] for d in walk), arr_strides + [out_walked])
+    else:
+        mshape, merged, head, words = launch_words(shape, arr_strides + [out_strides])
     parts = device.kind == "cpu" and _transposes(mshape, merged) and \
         _tile_launches(mshape, merged, [a._dtype.itemsize for a, k in zip(args, kinds) if k == "a"])
     if parts or head is None:
         head, words = parts or _leading_launches(mshape, merged)
     it = iter(words)
-    return remember(_layouts, key, (shape, head, [next(it) if k == "a" else None for k in kinds], words[-1]),
-                    _MAX_LAYOUTS)
+    return remember(_layouts, key, (shape, head, [next(it) if k == "a" else None for k in kinds], words[-1],
+                                    out_strides), _MAX_LAYOUTS)
+
+
+def _axes_order(shape: tuple, strides: tuple) -> list:
+    """The axes of more than one element of an operand of ``shape`` stepping by
+    ``strides``, the largest step first (ties keep C order)."""
+    return sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: -abs(strides[d]))
+
+
+def _k_strides(shape: tuple, arrays, itemsize: int) -> tuple:
+    """The strides of a new elementwise result of ``shape`` (NumPy's ``order="K"``): the
+    axes in the memory order of the operands of the result's whole shape (none broadcast),
+    where they all have one order that is not C's; C order otherwise.  ``x.T + 1`` is then
+    a transposed array whose elements lie as ``x``'s, written in one run as ``x`` is read."""
+    order = None
+    for a in arrays:
+        if a._shape != shape:
+            continue
+        axes = _axes_order(shape, a._strides)
+        if order is None:
+            order = axes
+        elif axes != order:
+            return _c_strides(shape, itemsize)
+    if order is None or order == sorted(order):
+        return _c_strides(shape, itemsize)
+    strides = [itemsize] * len(shape)
+    step = itemsize
+    for d in reversed(order):
+        strides[d] = step
+        step *= shape[d]
+    return tuple(strides)
 
 
 def _launch_parts(plan, args, kinds, out, heads: list, words, out_words) -> None:
