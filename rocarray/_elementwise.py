@@ -371,7 +371,9 @@ def _run(plan: _Plan, args, out):
             if not _prod(shape):
                 return _nothing_to_launch(plan, args, Array._empty(shape, plan.out_dtype, kernel.device))
             layout = _remember(key, shape, args, kinds, _k_strides(shape, arrays, plan.out_dtype.itemsize),
-                               kernel.device)
+                               kernel.device, True)
+        if layout[5]:  # (operands of another order than the result's, copied to its order first)
+            return _run(plan, [_c_copy(a) if i in layout[5] else a for i, a in enumerate(args)], None)
         out = Array._empty(layout[0], plan.out_dtype, kernel.device, layout[4])
     else:
         shape = arrays[0]._shape
@@ -384,7 +386,7 @@ def _run(plan: _Plan, args, out):
             return _nothing_to_launch(plan, args, out)
         key = (plan, shape, out._strides, *[(a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"])
         layout = _layouts.get(key) or _remember(key, shape, args, kinds, out._strides, kernel.device)
-    _, head, words, out_words, _ = layout
+    _, head, words, out_words, _, _ = layout
     if head.__class__ is list:  # (several launches: tiles, or more dims than a kernel takes)
         _launch_parts(plan, args, kinds, out, head, words, out_words)
         return out
@@ -418,17 +420,19 @@ _layouts: dict = {}
 _MAX_LAYOUTS = 1024
 
 
-def _remember(key: tuple, shape: tuple, args, kinds, out_strides: tuple, device) -> tuple:
+def _remember(key: tuple, shape: tuple, args, kinds, out_strides: tuple, device, fresh: bool = False) -> tuple:
     """The launch words of an elementwise call over ``shape`` (not empty) on ``device``,
     kept in ``_layouts`` under ``key``: (``shape``, the dims' words, each operand's padded
     strides (None for a scalar), the output's, ``out_strides``) for one launch; for
     several -- a host call that transposes (``_transposes``: tiles), or more merged dims
     than a kernel takes (a launch for each index of the leading ones) -- (``shape``, each
     launch's (elements, dims' words) in a list, each operand's (byte offset, padded
-    strides) for each launch, the output's, ``out_strides``).  Where the output and every
-    operand not broadcast lie in one order of the axes other than C's, the launch walks
-    the axes in that order (an elementwise op may take its elements in any order): such
-    operands merge into one run, as C-contiguous ones do."""
+    strides) for each launch, the output's, ``out_strides``), then the positions in
+    ``args`` of the operands a GPU call copies into the result's order first (``fresh``:
+    a new result; ``_gpu_apart``), else ().  Where the output and every operand not
+    broadcast lie in one order of the axes other than C's, the launch walks the axes in
+    that order (an elementwise op may take its elements in any order): such operands merge
+    into one run, as C-contiguous ones do."""
     arr_strides = [broadcast_strides(shape, a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"]
     walk = _axes_order(shape, out_strides)
     if walk != sorted(walk) and all(_axes_order(shape, st) == walk for st in arr_strides
@@ -439,13 +443,43 @@ def _remember(key: tuple, shape: tuple, args, kinds, out_strides: tuple, device)
         mshape, merged, head, words = launch_words(tuple(shape[d] for d in walk), arr_strides + [out_walked])
     else:
         mshape, merged, head, words = launch_words(shape, arr_strides + [out_strides])
-    parts = device.kind == "cpu" and _transposes(mshape, merged) and \
+    transposes = _transposes(mshape, merged)
+    apart = _gpu_apart(mshape, merged, kinds) if fresh and transposes and on_gpu(device) else ()
+    parts = device.kind == "cpu" and transposes and \
         _tile_launches(mshape, merged, [a._dtype.itemsize for a, k in zip(args, kinds) if k == "a"])
     if parts or head is None:
         head, words = parts or _leading_launches(mshape, merged)
     it = iter(words)
     return remember(_layouts, key, (shape, head, [next(it) if k == "a" else None for k in kinds], words[-1],
-                                    out_strides), _MAX_LAYOUTS)
+                                    out_strides, apart), _MAX_LAYOUTS)
+
+
+#: a GPU call over two merged dims of at least this many elements whose operands go two
+#: ways copies those that go the other way than the result first (``_gpu_apart``)
+GPU_APART_MIN_ELEMENTS = 1 << 16
+
+
+def _gpu_apart(mshape: tuple, merged: list, kinds) -> tuple:
+    """The positions (in the call's arguments) of the operands of a GPU call that
+    transposes (``_transposes``: two merged dims; ``merged``: the array operands' strides,
+    then the output's) which step along the other dim than the output: each is copied into
+    the output's order first, through the tiled transposing copy (``copy_elements``), and
+    the call then reads every operand in one run.  Read in place, such an operand costs a
+    32-byte sector for each element (``x.T + x`` at a fifth of the copy bandwidth);
+    copied, it moves its bytes twice at about the copy's rate.  () for calls of fewer
+    than ``GPU_APART_MIN_ELEMENTS``, where the copy's launch costs more than it saves."""
+    o0, o1 = (abs(s) for s in merged[-1])
+    if mshape[0] * mshape[1] < GPU_APART_MIN_ELEMENTS or o0 < o1:  # (a new result: C order)
+        return ()
+    positions = [i for i, k in enumerate(kinds) if k == "a"]
+    return tuple(i for i, (s0, s1) in zip(positions, merged[:-1]) if s0 and s1 and abs(s0) < abs(s1))
+
+
+def _c_copy(x: Array) -> Array:
+    """A C-contiguous copy of ``x``."""
+    out = Array._empty(x._shape, x._dtype, x._buf.device)
+    copy_elements(x, out)
+    return out
 
 
 def _axes_order(shape: tuple, strides: tuple) -> list:
