@@ -899,6 +899,12 @@ def test_results_lie_as_their_operands(device, dtype, view):
         same(ra.multiply(f(x), f(y)), np.multiply(f(a), f(b)))
         row = y[(0,) * (y.ndim - 1)][: f(a).shape[-1]]  # (a broadcast operand leaves the order)
         same(ra.subtract(f(x), row), np.subtract(f(a), b[(0,) * (b.ndim - 1)][: f(a).shape[-1]]))
+    # a broadcast of the whole shape says nothing of the order: x.T's, or C beside none
+    wide = ra.broadcast_to(y[(0,) * (y.ndim - 1)][: f(a).shape[-1]], f(a).shape)
+    wide_np = np.broadcast_to(b[(0,) * (b.ndim - 1)][: f(a).shape[-1]], f(a).shape)
+    if np.dtype(dtype) != np.bool_:
+        same(ra.add(f(x), wide), np.add(f(a), wide_np))
+        same(ra.negative(wide), np.negative(wide_np))
     # operands in two orders: C
     c = ra.asarray(np.ascontiguousarray(f(b)), device=device)
     got = ra.not_equal(f(x), c)
