@@ -465,9 +465,9 @@ def _gpu_apart(mshape: tuple, merged: list, kinds) -> tuple:
     then the output's) which step along the other dim than the output: each is copied into
     the output's order first, through the tiled transposing copy (``copy_elements``), and
     the call then reads every operand in one run.  Read in place, such an operand costs a
-    32-byte sector for each element (``x.T + x`` at a fifth of the copy bandwidth);
-    copied, it moves its bytes twice at about the copy's rate.  () for calls of fewer
-    than ``GPU_APART_MIN_ELEMENTS``, where the copy's launch costs more than it saves."""
+    32-byte sector for each element; copied, it moves its bytes twice, in whole lines
+    (docs/elementwise.md).  () for calls of fewer than ``GPU_APART_MIN_ELEMENTS``, where
+    the copy's launch costs more than it saves."""
     o0, o1 = (abs(s) for s in merged[-1])
     if mshape[0] * mshape[1] < GPU_APART_MIN_ELEMENTS or o0 < o1:  # (a new result: C order)
         return ()
