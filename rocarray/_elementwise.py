@@ -492,8 +492,8 @@ def _k_strides(shape: tuple, arrays, itemsize: int) -> tuple:
     """The strides of a new elementwise result of ``shape`` (NumPy's ``order="K"``): the
     axes in the memory order of the operands of the result's whole shape that are not
     broadcast (no step of 0), where they all have one order that is not C's; C order
-    otherwise.  ``x.T + 1`` is then
-    a transposed array whose elements lie as ``x``'s, written in one run as ``x`` is read."""
+    otherwise.  ``x.T + 1`` is then a transposed array whose elements lie as ``x``'s,
+    written in one run as ``x`` is read."""
     order = None
     for a in arrays:
         if a._shape != shape or any(not s and n > 1 for n, s in zip(shape, a._strides)):
