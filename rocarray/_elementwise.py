@@ -373,7 +373,7 @@ def _run(plan: _Plan, args, out):
             layout = _remember(key, shape, args, kinds, _k_strides(shape, arrays, plan.out_dtype.itemsize),
                                kernel.device, True)
         if layout[5]:  # (operands of another order than the result's, copied to its order first)
-            return _run(plan, [_c_copy(a) if i in layout[5] else a for i, a in enumerate(args)], None)
+            return _run(plan, [copy_array(a) if i in layout[5] else a for i, a in enumerate(args)], None)
         out = Array._empty(layout[0], plan.out_dtype, kernel.device, layout[4])
     else:
         shape = arrays[0]._shape
@@ -473,13 +473,6 @@ def _gpu_apart(mshape: tuple, merged: list, kinds) -> tuple:
         return ()
     positions = [i for i, k in enumerate(kinds) if k == "a"]
     return tuple(i for i, (s0, s1) in zip(positions, merged[:-1]) if s0 and s1 and abs(s0) < abs(s1))
-
-
-def _c_copy(x: Array) -> Array:
-    """A C-contiguous copy of ``x``."""
-    out = Array._empty(x._shape, x._dtype, x._buf.device)
-    copy_elements(x, out)
-    return out
 
 
 def _axes_order(shape: tuple, strides: tuple) -> list:

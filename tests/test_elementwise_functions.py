@@ -960,11 +960,11 @@ def test_operands_of_two_orders(device, dtype):
     from rocarray import _elementwise
 
     copied = []
-    c_copy = _elementwise._c_copy
+    copy_array = _elementwise.copy_array
 
     def counted(a):
         copied.append(a.shape)
-        return c_copy(a)
+        return copy_array(a)
 
     rng = np.random.default_rng(np.dtype(dtype).num)
     for rows, cols in [(256, 256), (300, 517), (20, 15)]:
@@ -972,7 +972,7 @@ def test_operands_of_two_orders(device, dtype):
         x, y = ra.asarray(a, device=device), ra.asarray(b, device=device)
         del copied[:]
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(_elementwise, "_c_copy", counted)
+            mp.setattr(_elementwise, "copy_array", counted)
             for _ in range(2):  # (the second call finds the layout)
                 got = x.T + y
                 assert got.is_c_contiguous()
