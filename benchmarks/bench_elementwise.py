@@ -425,15 +425,19 @@ def throughput(dev, rows, quick):
         "a * b + c": (lambda: cx * cy + cz, lambda: tx * ty + tz),
         "exp(a)": (lambda: cp.exp(cx), lambda: torch.exp(tx)),
     }
-    for name, (fn, _) in ops.items():
-        t = timed(fn)
-        bw = bytes_of[name] * n / t
+
+    def row(name, nbytes, fn, cp_fn, torch_fn):
+        """A table row: ``nbytes`` over each library's best time, as TB/s (NaN: no peer)."""
+        bw = nbytes / timed(fn)
         c = t_ = float("nan")
         if cp is not None:
-            c = bytes_of[name] * n / timed(lambda: (peers[name][0](), cp.cuda.Device().synchronize()))
+            c = nbytes / timed(lambda: (cp_fn(), cp.cuda.Device().synchronize()))
         if torch is not None:
-            t_ = bytes_of[name] * n / timed(lambda: (peers[name][1](), torch.cuda.synchronize()))
+            t_ = nbytes / timed(lambda: (torch_fn(), torch.cuda.synchronize()))
         rows.append(f"| {name} | {bw / 1e12:.2f} | {bw / copy_bw:.2f} | {c / 1e12:.2f} | {t_ / 1e12:.2f} |")
+
+    for name, (fn, _) in ops.items():
+        row(name, bytes_of[name] * n, fn, *peers[name])
     rows.append("\n(`a * b + c` is two kernels in all three libraries: 28 bytes per element moved.)")
     # transposed views of a square matrix: an op of one transposed operand (its result
     # written in that operand's order) and one of two operands in two orders
@@ -446,13 +450,7 @@ def throughput(dev, rows, quick):
     rows.append("| op | rocarray TB/s | fraction of copy | CuPy TB/s | PyTorch TB/s |")
     rows.append("|---|---|---|---|---|")
     for name, (op, nbytes) in views.items():
-        bw = nbytes * side * side / timed(lambda: op(m))
-        c = t_ = float("nan")
-        if cp is not None:
-            c = nbytes * side * side / timed(lambda: (op(peer_m[0]), cp.cuda.Device().synchronize()))
-        if torch is not None:
-            t_ = nbytes * side * side / timed(lambda: (op(peer_m[1]), torch.cuda.synchronize()))
-        rows.append(f"| {name} | {bw / 1e12:.2f} | {bw / copy_bw:.2f} | {c / 1e12:.2f} | {t_ / 1e12:.2f} |")
+        row(name, nbytes * side * side, lambda: op(m), lambda: op(peer_m[0]), lambda: op(peer_m[1]))
 
 
 def report_main(title: str, sections) -> None:
