@@ -115,8 +115,9 @@ def test_compaction_every_dtype(device, dtype):
 def test_place_every_dtype(device, dtype):
     """``x[m] = v`` on a GPU (the place entry for a C-contiguous ``x``; the compaction's
     positions and a scatter for a view): every value size, sizes across tiles and their
-    tails, every density, a mask off a 4-byte word, a value that is a view of ``x``, and a
-    value of the wrong length, which raises before anything is written."""
+    tails, every density, a mask off a 4-byte word, a destination off its alignment, a value
+    that is a view of ``x``, and a value of the wrong length, which raises before anything is
+    written."""
     _gpu(device)
     rng = np.random.default_rng(6)
     tile = compact_gpu.TILE
@@ -140,6 +141,14 @@ def test_place_every_dtype(device, dtype):
         k = int(m.sum())
         x[mm] = x.reshape((-1,))[:k]  # (the value a view of the destination)
         want[m] = a.reshape(-1)[:k]
+        np.testing.assert_array_equal(x.get(), want)
+    b = random_array((3 * tile + 9,), dtype, rng)
+    mb = rng.random(b.size - 1) < 0.5
+    for lo in (0, 1):  # (a destination off its four elements' alignment: written one by one)
+        x, want = ra.asarray(b, device=device), b.copy()
+        v = random_array((int(mb.sum()),), dtype, rng)
+        x[lo:lo + b.size - 1][ra.asarray(mb, device=device)] = ra.asarray(v, device=device)
+        want[lo:lo + b.size - 1][mb] = v
         np.testing.assert_array_equal(x.get(), want)
     x, want = ra.asarray(a, device=device), a.copy()
     v = random_array((int(m[::-1, 3::2].sum()),), dtype, rng)

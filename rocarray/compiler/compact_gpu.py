@@ -11,8 +11,10 @@ four mask elements a word, element ``4 * word + byte`` (C order).
 * ``entry`` (*count*): the number of true elements of each tile into ``counts[tile]``
   (int32), summed by wave shuffles and across the waves in shared memory;
 * ``entry_s`` (*scan*): one block turns the counts into their inclusive scan
-  ``incl[tile]`` (int64), ``SCAN_ITEMS`` counts a thread per round of the block, a running
-  carry between rounds (one launch), and writes the sum of them all, the result's size, at
+  ``incl[tile]`` (int64), ``SCAN_ITEMS`` adjacent counts a thread per round of the block
+  (read and written through shared memory, so the block's loads and stores are of
+  adjacent words), a running carry between rounds (one launch), and writes the sum of
+  them all, the result's size, at
   ``total`` (a word of host memory mapped into the device, read once the stream is done:
   no copy back; not written where ``total`` is 0);
 * ``entry_w`` (*write*): the tile's true elements, ranked in C order -- within a wave
@@ -28,7 +30,9 @@ four mask elements a word, element ``4 * word + byte`` (C order).
 * ``entry_p`` (*place*, values of 1 to 16 bytes): ``x[mask] = vals`` -- the same ranks,
   then the tile's run of ``vals`` (from the tile's offset) read into shared memory with
   adjacent lanes at adjacent places, and each true element of the tile set to the value at
-  its rank (16-byte values read straight from ``vals``).
+  its rank (16-byte values read straight from ``vals``).  A lane's four elements are
+  written together where any is true and ``x`` is aligned to them (the false ones' old
+  values read and written back): the wave's stores then fill whole sectors.
 
 A mask element is true when its byte is not zero.  The mask's base must be 4-byte
 aligned; the last tile's words past the end read bytes one at a time.
@@ -89,7 +93,7 @@ RUN_KINDS = ("i1", "i2", "i4", "i8", "f2", "f4", "f8", "c8", "c16")
 #: fit them (more blocks than they would otherwise allow: reads in flight).
 RUNS_WRITE_BLOCKS = 3
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 6
+VERSION = 7
 
 
 def entries(size: int, runs: bool = False) -> tuple:
@@ -142,8 +146,10 @@ def _build_entries(module, target, entry: str, size: int, runs) -> None:
     stage = None
     if runs or size <= STAGED_MAX:
         stage = _shared_array(module, target, f"{entry}_stage", I64 if runs else _value_type(size), TILE, 16)
+    span = BLOCK * SCAN_ITEMS
+    counts_stage = _shared_array(module, target, f"{entry}_counts", I32, span + span // 32, 16)
     for suffix in entries(size, runs is not None):
-        _Kernel(module, target, entry + suffix, suffix, size, shared, stage, runs, maxima).build()
+        _Kernel(module, target, entry + suffix, suffix, size, shared, stage, runs, maxima, counts_stage).build()
 
 
 def _value_type(size: int) -> ir.Type:
@@ -159,9 +165,10 @@ _FLOATS = {2: ir.HalfType(), 4: ir.FloatType(), 8: ir.DoubleType()}
 
 
 class _Kernel(KernelIR):
-    def __init__(self, module, target, name, suffix, size, shared, stage, runs=None, maxima=None):
+    def __init__(self, module, target, name, suffix, size, shared, stage, runs=None, maxima=None, counts_stage=None):
         self.module, self.target, self.name, self.suffix, self.size = module, target, name, suffix, size
         self.shared, self.stage, self.runs, self.maxima = shared, stage, runs, maxima
+        self.counts_stage = counts_stage
         self.out = "values" if runs else "out"
         self.W = target.facts.wave_size
         self.NW = BLOCK // self.W
@@ -361,7 +368,9 @@ class _Kernel(KernelIR):
 
     def build_scan(self, b) -> None:
         """One block: ``incl[t]`` = the sum of ``counts[0..t]``, for every tile ``t``; the
-        sum of all at ``total`` (unless 0)."""
+        sum of all at ``total`` (unless 0).  A round's counts go through shared memory
+        (``counts_stage``) both ways: the block reads and writes them with adjacent lanes at
+        adjacent places, and each thread adds up its own adjacent ones there."""
         p = self.p
         t = self.target
         tiles = p["tiles"]
@@ -372,18 +381,24 @@ class _Kernel(KernelIR):
             b.store(self.c32(-1), self.held_slot)
         span = BLOCK * SCAN_ITEMS
         rounds = CountedLoop(b, self.c64(0), tiles, "scan")
-        first = b.add(rounds.i, b.mul(self.tid, self.c64(SCAN_ITEMS)))
-        own, total = [], self.c32(0)
-        held = self.c32(-1)  # (runs: the last of the thread's tiles so far that holds a start)
-        for j in range(SCAN_ITEMS):  # the thread's adjacent counts (past the end: 0)
-            k = b.add(first, self.c64(j))
+        base = rounds.i
+        for j in range(SCAN_ITEMS):  # (past the end: 0)
+            at = b.add(self.tid, self.c64(j * BLOCK))
+            k = b.add(base, at)
             inside = b.icmp_signed("<", k, tiles)
             c = b.load(self.gptr(b, p["counts"], b.select(inside, k, self.c64(0)), I32), typ=I32)
-            c = b.select(inside, c, self.c32(0))
+            b.store(b.select(inside, c, self.c32(0)), self.counts_slot(b, at))
+        t.emit_barrier(b)
+        first = b.mul(self.tid, self.c64(SCAN_ITEMS))
+        own, total = [], self.c32(0)
+        held = self.c32(-1)  # (runs: the last of the thread's tiles so far that holds a start)
+        for j in range(SCAN_ITEMS):  # the thread's adjacent counts
+            at = b.add(first, self.c64(j))
+            c = b.load(self.counts_slot(b, at), typ=I32)
             total = b.add(total, c)
             if self.runs:
-                held = b.select(b.icmp_signed(">", c, self.c32(0)), b.trunc(k, I32), held)
-            own.append((k, inside, total, held))
+                held = b.select(b.icmp_signed(">", c, self.c32(0)), b.trunc(b.add(base, at), I32), held)
+            own.append((at, total, held))
         incl = total  # the wave's inclusive scan of the threads' sums (shuffles)
         d = 1
         lane = b.trunc(self.lane, I32)
@@ -391,32 +406,54 @@ class _Kernel(KernelIR):
             up = t.emit_shuffle_up(b, incl, d)
             incl = b.add(incl, b.select(b.icmp_unsigned(">=", lane, self.c32(d)), up, self.c32(0)))
             d *= 2
+        # (every thread has read its counts: block_sum's barrier comes before the stage is
+        # written again)
         wave_prefix, block_total = self.block_sum(b, t.emit_shuffle_index(b, incl, self.W - 1))
+        before = b.add(wave_prefix, b.sub(incl, total))  # (within the round: < 2^31)
         carry = b.load(carry_slot, typ=I64)
-        before = b.add(carry, b.zext(b.add(wave_prefix, b.sub(incl, total)), I64))
-        for k, inside, running, _ in own:
-            self.if_then(b, inside, lambda k=k, running=running: b.store(
-                b.add(before, b.zext(running, I64)), self.gptr(b, p["incl"], k, I64)), "out")
+        self.write_round(b, base, [(at, b.add(before, running)) for at, running, _ in own],
+                         lambda k, v: b.store(b.add(carry, b.zext(v, I64)), self.gptr(b, p["incl"], k, I64)))
         b.store(b.add(carry, b.zext(block_total, I64)), carry_slot)
         if self.runs:
-            self.scan_held(b, own, held)
-        t.emit_barrier(b)  # (the next round's wave totals go where this round's were read)
+            self.scan_held(b, base, own, held)
+        t.emit_barrier(b)  # (the next round's counts and wave totals go where this round's were read)
         rounds.close(b, b.add(rounds.i, self.c64(span)))
         write = b.and_(b.icmp_unsigned("==", self.tid, self.c64(0)), b.icmp_unsigned("!=", p["total"], self.c64(0)))
         self.if_then(b, write, lambda: b.store(b.load(carry_slot, typ=I64), self.gptr(b, p["total"], self.c64(0), I64)),
                      "total")
 
-    def scan_held(self, b, own, held) -> None:
+    def counts_slot(self, b, at):
+        """The stage's slot of a round's count ``at`` (one word skipped every 32: a thread's
+        16 adjacent counts, read by the lanes of a wave at once, fall in distinct banks)."""
+        ptr = b.gep(self.counts_stage, [self.c64(0), b.add(at, b.lshr(at, self.c64(5)))],
+                    source_etype=self.counts_stage.value_type)
+        ptr.type = ir.PointerType(addrspace=self.sspace)
+        return ptr
+
+    def write_round(self, b, base, values, store) -> None:
+        """Each thread's i32 ``values`` (``(at, value)``, ``at`` its place in the round) into
+        the stage, then ``store(tile, value)`` for the round's tiles, the block's lanes at
+        adjacent tiles."""
+        for at, v in values:
+            b.store(v, self.counts_slot(b, at))
+        self.target.emit_barrier(b)
+        for j in range(SCAN_ITEMS):
+            at = b.add(self.tid, self.c64(j * BLOCK))
+            k = b.add(base, at)
+            self.if_then(b, b.icmp_signed("<", k, self.p["tiles"]),
+                         lambda k=k, at=at: store(k, b.load(self.counts_slot(b, at), typ=I32)), "out")
+
+    def scan_held(self, b, base, own, held) -> None:
         """The runs' ``ltile[k]``: the last tile up to ``k`` that holds a start, from the
         thread's tiles (``own``; ``held``, the last of them with one), the lanes and waves
         before it and the rounds before (a max-scan, as the counts' sum)."""
         incl, excl = self.wave_max_scan(b, held)
+        # (block_max's barrier: every thread has read the stage's offsets)
         before, block_last = self.block_max(b, self.target.emit_shuffle_index(b, incl, self.W - 1))
         carried = b.load(self.held_slot, typ=I32)
         prior = self.smax(b, carried, self.smax(b, before, excl))
-        for k, inside, _, mine in own:
-            self.if_then(b, inside, lambda k=k, mine=mine: b.store(
-                self.smax(b, prior, mine), self.gptr(b, self.p["ltile"], k, I32)), "held")
+        self.write_round(b, base, [(at, self.smax(b, prior, mine)) for at, _, mine in own],
+                         lambda k, v: b.store(v, self.gptr(b, self.p["ltile"], k, I32)))
         b.store(self.smax(b, carried, block_last), self.held_slot)
 
     def _ballot(self, b, bit):
@@ -506,17 +543,72 @@ class _Kernel(KernelIR):
                 self.if_then(b, b.icmp_signed("<", at, count), fetch, "fetch")
             self.target.emit_barrier(b)
         start = b.zext(wave_prefix, I64) if staged else b.add(block_start, b.zext(wave_prefix, I64))
+        # a lane's four elements are adjacent: where ``x`` is aligned to their chunks, a
+        # lane with any of them true reads the others and writes all four back whole, so the
+        # wave's stores fill whole sectors (true ones alone leave holes in every sector,
+        # which the memory reads back to merge)
+        chunk = min(16, 4 * self.size)
+        aligned = b.icmp_unsigned("==", b.urem(p["x"], self.c64(chunk)), self.c64(0))
+
+        def value_at(bit, rank, safe=None):  # (the value of rank ``rank``; where ``bit`` is false, ``safe``'s)
+            at = b.add(start, b.zext(rank, I64))
+            if safe is not None:
+                at = b.select(bit, at, safe)
+            value = b.load(self.stage_ptr(b, at, ty) if staged else self.gptr(b, p["vals"], at, ty), typ=ty)
+            value.align = align
+            return value
+
         for (e0, bits), step_ranks in zip(self.flags, ranks):
-            for k, (bit, rank) in enumerate(zip(bits, step_ranks)):
-                e = b.add(e0, self.c64(k))
+            whole = b.and_(aligned, b.icmp_signed("<=", b.add(e0, self.c64(4)), p["n"]))
+            with b.if_else(whole) as (then, otherwise):
+                with then:
+                    self.place_whole(b, e0, bits, step_ranks, chunk, ty, value_at,
+                                     self.c64(0) if staged else block_start)
+                with otherwise:  # (each true element alone)
+                    for k, (bit, rank) in enumerate(zip(bits, step_ranks)):
 
-                def place(e=e, rank=rank):
-                    at = b.add(start, b.zext(rank, I64))
-                    value = b.load(self.stage_ptr(b, at, ty) if staged else self.gptr(b, p["vals"], at, ty), typ=ty)
-                    value.align = align
-                    b.store(value, self.gptr(b, p["x"], e, ty)).align = align
+                        def place(k=k, bit=bit, rank=rank):
+                            b.store(value_at(bit, rank), self.gptr(b, p["x"], b.add(e0, self.c64(k)), ty)).align = align
 
-                self.if_then(b, bit, place, "place")
+                        self.if_then(b, bit, place, "place")
+
+    def place_whole(self, b, e0, bits, step_ranks, chunk, ty, value_at, safe) -> None:
+        """The place entry's four adjacent elements from ``e0`` written whole where any of
+        them is true, in chunks of ``chunk`` bytes: the values of the true ones, the old
+        values of the rest (not read where all four are true)."""
+        per = chunk // self.size  # (elements a chunk)
+        cty = ir.VectorType(ty, per) if per > 1 else ty
+        any_true, all_true = bits[0], bits[0]
+        for bit in bits[1:]:
+            any_true, all_true = b.or_(any_true, bit), b.and_(all_true, bit)
+        with b.if_then(any_true):
+            ptrs = [self.gptr(b, self.p["x"], b.add(b.udiv(e0, self.c64(per)), self.c64(c)), cty)
+                    for c in range(4 // per)]
+            head = b.block
+            with b.if_then(b.not_(all_true)):
+                loaded = []
+                for ptr in ptrs:
+                    old = b.load(ptr, typ=cty)
+                    old.align = chunk
+                    loaded.append(old)
+                got = b.block
+            olds = []
+            for c in range(len(ptrs)):
+                old = b.phi(cty)
+                old.add_incoming(loaded[c], got)
+                old.add_incoming(ir.Constant(cty, ir.Undefined), head)
+                olds.append(old)
+            news = [value_at(bit, rank, safe) for bit, rank in zip(bits, step_ranks)]
+            for c, (ptr, old) in enumerate(zip(ptrs, olds)):
+                if per == 1:
+                    out = b.select(bits[c], news[c], old)
+                else:
+                    out = old
+                    for j in range(per):
+                        k = c * per + j
+                        out = b.insert_element(out, b.select(bits[k], news[k], b.extract_element(old, self.c32(j))),
+                                               self.c32(j))
+                b.store(out, ptr).align = chunk
 
     def move_stage(self, b, count, first, out, ty, align) -> None:
         """The stage's first ``count`` elements of ``ty`` to ``out[first:]``, adjacent
