@@ -12,7 +12,7 @@ four mask elements a word, element ``4 * word + byte`` (C order).
   (int32), summed by wave shuffles and across the waves in shared memory;
 * ``entry_s`` (*scan*): one block turns the counts into their inclusive scan
   ``incl[tile]`` (int64), ``SCAN_ITEMS`` adjacent counts a thread per round of the block
-  (read and written through shared memory, so the block's loads and stores are of
+  (read and written through the stage in shared memory, so the block's loads and stores are of
   adjacent words), a running carry between rounds (one launch), and writes the sum of
   them all, the result's size, at
   ``total`` (a word of host memory mapped into the device, read once the stream is done:
@@ -142,14 +142,14 @@ def _build_entries(module, target, entry: str, size: int, runs) -> None:
     # (the runs' maxima have slots of their own, a block's sums and maxima being read in
     # turn, and one more: whether a tile's last element ends a run)
     maxima = _shared_array(module, target, f"{entry}_maxima", I32, waves + 1, 8) if runs else None
-    # (the runs' stage takes their values, then their int64 lengths)
-    stage = None
-    if runs or size <= STAGED_MAX:
-        stage = _shared_array(module, target, f"{entry}_stage", I64 if runs else _value_type(size), TILE, 16)
+    # one stage in shared memory for every entry (a driver's linker may give each entry of
+    # a module all of its shared arrays): the write and place entries' values (the runs'
+    # values, then their int64 lengths), the scan entry's counts
+    stage_bytes = TILE * (8 if runs or size == 0 else size) if runs or size <= STAGED_MAX else 0
     span = BLOCK * SCAN_ITEMS
-    counts_stage = _shared_array(module, target, f"{entry}_counts", I32, span + span // 32, 16)
+    stage = _shared_array(module, target, f"{entry}_stage", I8, max(stage_bytes, 4 * (span + span // 32)), 16)
     for suffix in entries(size, runs is not None):
-        _Kernel(module, target, entry + suffix, suffix, size, shared, stage, runs, maxima, counts_stage).build()
+        _Kernel(module, target, entry + suffix, suffix, size, shared, stage, runs, maxima).build()
 
 
 def _value_type(size: int) -> ir.Type:
@@ -165,10 +165,9 @@ _FLOATS = {2: ir.HalfType(), 4: ir.FloatType(), 8: ir.DoubleType()}
 
 
 class _Kernel(KernelIR):
-    def __init__(self, module, target, name, suffix, size, shared, stage, runs=None, maxima=None, counts_stage=None):
+    def __init__(self, module, target, name, suffix, size, shared, stage, runs=None, maxima=None):
         self.module, self.target, self.name, self.suffix, self.size = module, target, name, suffix, size
         self.shared, self.stage, self.runs, self.maxima = shared, stage, runs, maxima
-        self.counts_stage = counts_stage
         self.out = "values" if runs else "out"
         self.W = target.facts.wave_size
         self.NW = BLOCK // self.W
@@ -369,7 +368,7 @@ class _Kernel(KernelIR):
     def build_scan(self, b) -> None:
         """One block: ``incl[t]`` = the sum of ``counts[0..t]``, for every tile ``t``; the
         sum of all at ``total`` (unless 0).  A round's counts go through shared memory
-        (``counts_stage``) both ways: the block reads and writes them with adjacent lanes at
+        (the stage) both ways: the block reads and writes them with adjacent lanes at
         adjacent places, and each thread adds up its own adjacent ones there."""
         p = self.p
         t = self.target
@@ -425,10 +424,7 @@ class _Kernel(KernelIR):
     def counts_slot(self, b, at):
         """The stage's slot of a round's count ``at`` (one word skipped every 32: a thread's
         16 adjacent counts, read by the lanes of a wave at once, fall in distinct banks)."""
-        ptr = b.gep(self.counts_stage, [self.c64(0), b.add(at, b.lshr(at, self.c64(5)))],
-                    source_etype=self.counts_stage.value_type)
-        ptr.type = ir.PointerType(addrspace=self.sspace)
-        return ptr
+        return self.stage_ptr(b, b.add(at, b.lshr(at, self.c64(5))), I32)
 
     def write_round(self, b, base, values, store) -> None:
         """Each thread's i32 ``values`` (``(at, value)``, ``at`` its place in the round) into
@@ -493,7 +489,7 @@ class _Kernel(KernelIR):
     def build_write(self, b) -> None:
         p = self.p
         ranks, wave_prefix, block_total, block_start = self.ranks(b)
-        staged = self.stage is not None and self.size <= STAGED_MAX
+        staged = self.size <= STAGED_MAX
         # where a value goes: its block rank in the stage, or its place in ``out``
         start = b.zext(wave_prefix, I64) if staged else b.add(block_start, b.zext(wave_prefix, I64))
         ty = _value_type(self.size)
@@ -524,12 +520,24 @@ class _Kernel(KernelIR):
     def build_place(self, b) -> None:
         """``x[mask] = vals``: the tile's run of values (from the tile's first slot) read into
         the stage, adjacent threads at adjacent places, then each true element of the tile
-        takes the value at its rank (16-byte values straight from ``vals``)."""
+        takes the value at its rank (16-byte values straight from ``vals``).  Values of up
+        to 8 bytes where ``x`` is aligned to a lane's four elements: the lane writes the four
+        whole where any is true, the false ones' old values read (as soon as the mask is:
+        their reads are in flight through the ranks' sums and the stage's fill), so the
+        wave's stores fill whole sectors (true ones alone leave holes in every sector, which
+        the memory reads back to merge)."""
         p = self.p
-        ranks, wave_prefix, block_total, block_start = self.ranks(b)
         staged = self.size <= STAGED_MAX
         ty = _value_type(self.size)
         align = min(self.size, 8)
+        whole = olds = None
+        if staged:
+            chunk = min(16, 4 * self.size)
+            last_e0 = self.flags[-1][0]
+            whole = b.and_(b.icmp_unsigned("==", b.urem(p["x"], self.c64(chunk)), self.c64(0)),
+                           b.icmp_signed("<=", b.add(last_e0, self.c64(4)), p["n"]))
+            olds = [self.read_whole(b, e0, bits, whole, chunk, ty) for e0, bits in self.flags]
+        ranks, wave_prefix, block_total, block_start = self.ranks(b)
         if staged:
             count = b.zext(block_total, I64)
             for j in range(0, TILE, BLOCK):
@@ -543,72 +551,76 @@ class _Kernel(KernelIR):
                 self.if_then(b, b.icmp_signed("<", at, count), fetch, "fetch")
             self.target.emit_barrier(b)
         start = b.zext(wave_prefix, I64) if staged else b.add(block_start, b.zext(wave_prefix, I64))
-        # a lane's four elements are adjacent: where ``x`` is aligned to their chunks, a
-        # lane with any of them true reads the others and writes all four back whole, so the
-        # wave's stores fill whole sectors (true ones alone leave holes in every sector,
-        # which the memory reads back to merge)
-        chunk = min(16, 4 * self.size)
-        aligned = b.icmp_unsigned("==", b.urem(p["x"], self.c64(chunk)), self.c64(0))
 
-        def value_at(bit, rank, safe=None):  # (the value of rank ``rank``; where ``bit`` is false, ``safe``'s)
+        def value_at(rank):
             at = b.add(start, b.zext(rank, I64))
-            if safe is not None:
-                at = b.select(bit, at, safe)
             value = b.load(self.stage_ptr(b, at, ty) if staged else self.gptr(b, p["vals"], at, ty), typ=ty)
             value.align = align
             return value
 
-        for (e0, bits), step_ranks in zip(self.flags, ranks):
-            whole = b.and_(aligned, b.icmp_signed("<=", b.add(e0, self.c64(4)), p["n"]))
-            with b.if_else(whole) as (then, otherwise):
-                with then:
-                    self.place_whole(b, e0, bits, step_ranks, chunk, ty, value_at,
-                                     self.c64(0) if staged else block_start)
-                with otherwise:  # (each true element alone)
-                    for k, (bit, rank) in enumerate(zip(bits, step_ranks)):
+        def each_alone():
+            for (e0, bits), step_ranks in zip(self.flags, ranks):
+                for k, (bit, rank) in enumerate(zip(bits, step_ranks)):
 
-                        def place(k=k, bit=bit, rank=rank):
-                            b.store(value_at(bit, rank), self.gptr(b, p["x"], b.add(e0, self.c64(k)), ty)).align = align
+                    def place(k=k, rank=rank):
+                        b.store(value_at(rank), self.gptr(b, p["x"], b.add(e0, self.c64(k)), ty)).align = align
 
-                        self.if_then(b, bit, place, "place")
+                    self.if_then(b, bit, place, "place")
 
-    def place_whole(self, b, e0, bits, step_ranks, chunk, ty, value_at, safe) -> None:
-        """The place entry's four adjacent elements from ``e0`` written whole where any of
-        them is true, in chunks of ``chunk`` bytes: the values of the true ones, the old
-        values of the rest (not read where all four are true)."""
-        per = chunk // self.size  # (elements a chunk)
-        cty = ir.VectorType(ty, per) if per > 1 else ty
+        if whole is None:
+            each_alone()
+            return
+        with b.if_else(whole) as (then, otherwise):
+            with then:
+                for (e0, bits), step_ranks, (ptrs, old) in zip(self.flags, ranks, olds):
+                    self.if_then(b, self.any_all(b, bits)[0],
+                                 lambda bits=bits, step_ranks=step_ranks, ptrs=ptrs, old=old: self.write_whole(
+                                     b, bits, [value_at(b.select(bit, r, self.c32(0))) for bit, r in
+                                               zip(bits, step_ranks)], ptrs, old, chunk), "whole")
+            with otherwise:
+                each_alone()
+
+    def any_all(self, b, bits):
         any_true, all_true = bits[0], bits[0]
         for bit in bits[1:]:
             any_true, all_true = b.or_(any_true, bit), b.and_(all_true, bit)
-        with b.if_then(any_true):
-            ptrs = [self.gptr(b, self.p["x"], b.add(b.udiv(e0, self.c64(per)), self.c64(c)), cty)
-                    for c in range(4 // per)]
-            head = b.block
-            with b.if_then(b.not_(all_true)):
-                loaded = []
-                for ptr in ptrs:
-                    old = b.load(ptr, typ=cty)
-                    old.align = chunk
-                    loaded.append(old)
-                got = b.block
-            olds = []
-            for c in range(len(ptrs)):
-                old = b.phi(cty)
-                old.add_incoming(loaded[c], got)
-                old.add_incoming(ir.Constant(cty, ir.Undefined), head)
-                olds.append(old)
-            news = [value_at(bit, rank, safe) for bit, rank in zip(bits, step_ranks)]
-            for c, (ptr, old) in enumerate(zip(ptrs, olds)):
-                if per == 1:
-                    out = b.select(bits[c], news[c], old)
-                else:
-                    out = old
-                    for j in range(per):
-                        k = c * per + j
-                        out = b.insert_element(out, b.select(bits[k], news[k], b.extract_element(old, self.c32(j))),
-                                               self.c32(j))
-                b.store(out, ptr).align = chunk
+        return any_true, all_true
+
+    def read_whole(self, b, e0, bits, whole, chunk, ty):
+        """(the chunk addresses of the four elements from ``e0``, the old values read from
+        them, vectors of ``chunk`` bytes) where ``whole`` holds and some but not all of
+        ``bits`` are true; else undefined."""
+        per = chunk // self.size
+        cty = ir.VectorType(ty, per)
+        ptrs = [self.gptr(b, self.p["x"], b.add(b.udiv(e0, self.c64(per)), self.c64(c)), cty) for c in range(4 // per)]
+        any_true, all_true = self.any_all(b, bits)
+        head = b.block
+        with b.if_then(b.and_(whole, b.and_(any_true, b.not_(all_true)))):
+            loaded = []
+            for ptr in ptrs:
+                old = b.load(ptr, typ=cty)
+                old.align = chunk
+                loaded.append(old)
+            got = b.block
+        olds = []
+        for value in loaded:
+            old = b.phi(cty)
+            old.add_incoming(value, got)
+            old.add_incoming(ir.Constant(cty, ir.Undefined), head)
+            olds.append(old)
+        return ptrs, olds
+
+    def write_whole(self, b, bits, news, ptrs, olds, chunk) -> None:
+        """The four elements written whole: ``news`` where ``bits`` are true, ``olds`` (the
+        chunks ``read_whole`` read) elsewhere."""
+        per = len(bits) // len(ptrs)
+        for c, (ptr, old) in enumerate(zip(ptrs, olds)):
+            out = old
+            for j in range(per):
+                k = c * per + j
+                out = b.insert_element(out, b.select(bits[k], news[k], b.extract_element(old, self.c32(j))),
+                                       self.c32(j))
+            b.store(out, ptr).align = chunk
 
     def move_stage(self, b, count, first, out, ty, align) -> None:
         """The stage's first ``count`` elements of ``ty`` to ``out[first:]``, adjacent
