@@ -92,6 +92,9 @@ RUN_KINDS = ("i1", "i2", "i4", "i8", "f2", "f4", "f8", "c8", "c16")
 #: Blocks of the runs' write entry a GPU unit holds at once: its registers are capped to
 #: fit them (more blocks than they would otherwise allow: reads in flight).
 RUNS_WRITE_BLOCKS = 3
+#: Blocks of the place entry (values of up to 8 bytes) a GPU unit holds at once: its
+#: registers, which hold the old values read early, are capped to fit them.
+PLACE_BLOCKS = 3
 #: Changes with the code these kernels are built from (part of their cache key).
 VERSION = 7
 
@@ -186,6 +189,8 @@ class _Kernel(KernelIR):
         names = ("tiles",) + (RUN_PARAMS if self.runs else PARAMS)[self.suffix]
         fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [I64] * len(names)), self.name)
         target.mark_kernel(fn)
+        if self.suffix == "_p" and self.size <= STAGED_MAX:
+            target.limit_registers(fn, PLACE_BLOCKS)
         if self.runs and self.suffix == "_w":
             target.limit_registers(fn, RUNS_WRITE_BLOCKS)
         b = ir.IRBuilder(fn.append_basic_block("entry"))
