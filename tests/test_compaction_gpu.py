@@ -63,7 +63,7 @@ def test_nvptx_runs(kind):
 @pytest.mark.parametrize("arch", ["gfx90a", "gfx942", "gfx1100"])
 def test_amdgpu_code_objects(arch):
     target = AMDGPUTarget(arch)
-    for size in (0, 4, 16):
+    for size in compact_gpu.SIZES:
         hsaco = target.compile(_compact_module(target, size))
         assert check_code_object(hsaco, arch, ["rk_cg" + s for s in compact_gpu.entries(size)]) == []
     for kind in ("i1", "f4", "c16"):
