@@ -31,6 +31,12 @@ def _compact_module(target, size, runs=None):
     return module
 
 
+def _shared_bytes(ptx: str) -> int:
+    """The bytes of all of a module's shared arrays: the driver's linker gives every entry
+    all of them, so together they must fit a block's 48 KiB of static shared memory."""
+    return sum(map(int, re.findall(r"\.shared \.align \d+ \.b8 \w+\[(\d+)\]", ptx)))
+
+
 @pytest.mark.parametrize("size", compact_gpu.SIZES)
 def test_nvptx_compaction(size):
     target = target_for("sm_90")
@@ -39,9 +45,7 @@ def test_nvptx_compaction(size):
         assert f".entry rk_cg{suffix}(" in ptx
     assert (".entry rk_cg_p(" in ptx) == (size != 0)  # (flat indices place nothing)
     assert "vote.sync.ballot.b32" in ptx and "popc.b32" in ptx and "ld.local" not in ptx
-    # (the driver's linker gives every entry all of a module's shared arrays: together they
-    # fit a block's 48 KiB of static shared memory)
-    assert sum(map(int, re.findall(r"\.shared \.align \d+ \.b8 \w+\[(\d+)\]", ptx))) <= 48 * 1024
+    assert _shared_bytes(ptx) <= 48 * 1024
     assert isinstance(target.compile(_compact_module(target, size)), bytes)
 
 
@@ -53,7 +57,7 @@ def test_nvptx_runs(kind):
         assert f".entry rk_cg{suffix}(" in ptx
     # (the max-scans of run starts: shuffles up; the comparisons: floats unordered)
     assert "shfl.sync.up.b32" in ptx and "ld.local" not in ptx
-    assert sum(map(int, re.findall(r"\.shared \.align \d+ \.b8 \w+\[(\d+)\]", ptx))) <= 48 * 1024
+    assert _shared_bytes(ptx) <= 48 * 1024
     if kind[0] == "f":
         assert "setp.nan" in ptx or "setp.neu" in ptx
     assert isinstance(target.compile(_compact_module(target, None, kind)), bytes)

@@ -954,9 +954,10 @@ def test_results_in_another_order_serve_every_op(device):
 @pytest.mark.parametrize("dtype", [ra.int8, ra.float32, ra.int64, ra.complex128], ids=str)
 def test_operands_of_two_orders(device, dtype):
     """``x.T + y`` (operands in two orders, a result in C order) on every device: NumPy's
-    values, for shapes that are and are not multiples of a tile, and with a scalar; on a GPU the operand that goes the other way is copied into C order first
-    (``_gpu_apart``: the tiled transposing copy, then one contiguous pass), on the host it
-    is read in place through tiles."""
+    values, for shapes that are and are not multiples of a tile, and with a scalar; on a
+    GPU the operand that goes the other way is copied into C order first (``_gpu_apart``:
+    the tiled transposing copy, then one contiguous pass), on the host it is read in place
+    through tiles."""
     from rocarray import _elementwise
 
     copied = []

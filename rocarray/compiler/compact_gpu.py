@@ -148,7 +148,8 @@ def _build_entries(module, target, entry: str, size: int, runs) -> None:
     # one stage in shared memory for every entry (a driver's linker may give each entry of
     # a module all of its shared arrays): the write and place entries' values (the runs'
     # values, then their int64 lengths), the scan entry's counts
-    stage_bytes = TILE * (8 if runs or size == 0 else size) if runs or size <= STAGED_MAX else 0
+    value_bytes = 8 if runs or size == 0 else size  # (the runs stage int64 lengths; size 0 int64 indices)
+    stage_bytes = TILE * value_bytes if runs or size <= STAGED_MAX else 0
     span = BLOCK * SCAN_ITEMS
     stage = _shared_array(module, target, f"{entry}_stage", I8, max(stage_bytes, 4 * (span + span // 32)), 16)
     for suffix in entries(size, runs is not None):
