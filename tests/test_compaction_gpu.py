@@ -118,6 +118,12 @@ def test_compaction_every_dtype(device, dtype):
     for lo in (1, 2, 3):  # masks whose first byte is not on a 4-byte word
         m = ra.asarray(rng.random(3 * tile + 9) < 0.5, device=device)[lo:]
         np.testing.assert_array_equal(ra.nonzero(m)[0].get(), np.nonzero(m.get())[0])
+    c = random_array((3 * tile + 9,), dtype, rng)
+    mc = rng.random(c.size) < 0.5
+    for lo in (1, 4, 8, 12):  # sources off and on their four elements' alignment, masks off 16 bytes
+        xs, ms = ra.asarray(c, device=device)[lo:], ra.asarray(mc, device=device)[lo:]
+        np.testing.assert_array_equal(xs[ms].get(), c[lo:][mc[lo:]])
+        np.testing.assert_array_equal(ra.nonzero(ms)[0].get(), np.nonzero(mc[lo:])[0])
 
 
 @requires_gpu

@@ -9,7 +9,9 @@ a thread reads ``ITEMS`` 4-byte words of the mask (a wave's words adjacent each 
 four mask elements a word, element ``4 * word + byte`` (C order).
 
 * ``entry`` (*count*): the number of true elements of each tile into ``counts[tile]``
-  (int32), summed by wave shuffles and across the waves in shared memory;
+  (int32), summed by wave shuffles and across the waves in shared memory (a whole tile of
+  a mask aligned to 16 bytes is read as one 16-byte vector a thread, its nonzero bytes
+  counted by bit arithmetic; other tiles by a ballot per element, as the other entries);
 * ``entry_s`` (*scan*): one block turns the counts into their inclusive scan
   ``incl[tile]`` (int64), ``SCAN_ITEMS`` adjacent counts a thread per round of the block
   (read and written through the stage in shared memory, so the block's loads and stores are of
@@ -26,7 +28,10 @@ four mask elements a word, element ``4 * word + byte`` (C order).
   Values of up to 8 bytes go through shared memory at their ranks first, and the block
   writes the tile's run from there with adjacent lanes at adjacent places (a lane's four
   elements are adjacent in the mask, so written straight their places are four apart and
-  every store instruction touches four times the sectors).
+  every store instruction touches four times the sectors).  Where ``x`` is aligned to a
+  lane's four elements and the tile lies wholly in range, a lane reads its four values
+  as one vector as soon as the mask is (where any is true), so the reads are in flight
+  while the ranks are summed; elsewhere each true value is read after its rank.
 * ``entry_p`` (*place*, values of 1 to 16 bytes): ``x[mask] = vals`` -- the same ranks,
   then the tile's run of ``vals`` (from the tile's offset) read into shared memory with
   adjacent lanes at adjacent places, and each true element of the tile set to the value at
@@ -95,8 +100,11 @@ RUNS_WRITE_BLOCKS = 3
 #: Blocks of the place entry (values of up to 8 bytes) a GPU unit holds at once: its
 #: registers, which hold the old values read early, are capped to fit them.
 PLACE_BLOCKS = 3
+#: Blocks of the write entry (values of 1 to 8 bytes) a GPU unit holds at once: its
+#: registers, which hold the values read early, are capped to fit them.
+WRITE_BLOCKS = 4
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 7
+VERSION = 8
 
 
 def entries(size: int, runs: bool = False) -> tuple:
@@ -192,8 +200,10 @@ class _Kernel(KernelIR):
         target.mark_kernel(fn)
         if self.suffix == "_p" and self.size <= STAGED_MAX:
             target.limit_registers(fn, PLACE_BLOCKS)
-        if self.runs and self.suffix == "_w":
+        if self.suffix == "_w" and self.runs:
             target.limit_registers(fn, RUNS_WRITE_BLOCKS)
+        elif self.suffix == "_w" and 0 < self.size <= STAGED_MAX:
+            target.limit_registers(fn, WRITE_BLOCKS)
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         params = EntryParams(target, b, list(fn.args), [I64] * len(names))
         self.p = {name: params.value(b, k) for k, name in enumerate(names)}
@@ -204,6 +214,8 @@ class _Kernel(KernelIR):
         self.tile = target.emit_block_id(b)
         if self.suffix == "_s":
             self.build_scan(b)
+        elif self.suffix == "" and not self.runs:
+            self.build_count(b)
         else:
             self.flags = self.load_runs(b) if self.runs else self.load_words(b)
             {"": self.build_count, "_w": self.build_write, "_p": self.build_place}[self.suffix](b)
@@ -358,10 +370,40 @@ class _Kernel(KernelIR):
         return prefix, total
 
     def build_count(self, b) -> None:
-        count = self.c32(0)
-        for _, bits in self.flags:
-            for bit in bits:
-                count = b.add(count, self.popc(b, self._ballot(b, bit)))
+        """The tile's true elements into ``counts[tile]`` (and for runs, its last start
+        into ``offs[tile]``).  A whole tile of a mask aligned to 16 bytes is read a vector a
+        thread and its nonzero bytes counted by bit arithmetic (where a ballot a byte would
+        be 16 instructions a thread); other tiles take the words as the other entries do."""
+        if self.runs:
+            count = self.ballot_count(b)
+        else:
+            p = self.p
+            vec = ir.VectorType(I32, 4)
+            fast = b.and_(b.icmp_unsigned("==", b.urem(p["m"], self.c64(16)), self.c64(0)),
+                          b.icmp_signed("<=", b.mul(b.add(self.tile, self.c64(1)), self.c64(TILE)), p["n"]))
+            with b.if_else(fast) as (then, otherwise):
+                with then:
+                    words = b.load(self.gptr(b, p["m"], b.add(b.mul(self.tile, self.c64(BLOCK)), self.tid), vec),
+                                   typ=vec)
+                    words.align = 16
+                    mine = self.c32(0)
+                    low7 = self.c32(0x7F7F7F7F)
+                    for k in range(4):  # (a byte's top bit set where the byte is not zero)
+                        w = b.extract_element(words, self.c32(k))
+                        tops = b.and_(b.or_(b.add(b.and_(w, low7), low7), w), self.c32(-0x7F7F7F80))
+                        mine = b.add(mine, self.popc(b, tops))
+                    d = self.W // 2
+                    while d:  # (the wave's sum in lane 0)
+                        mine = b.add(mine, self.target.emit_shuffle_down(b, mine, d))
+                        d //= 2
+                    vec_bb = b.block
+                with otherwise:
+                    self.flags = self.load_words(b)
+                    words_count = self.ballot_count(b)
+                    words_bb = b.block
+            count = b.phi(I32)
+            count.add_incoming(mine, vec_bb)
+            count.add_incoming(words_count, words_bb)
         _, total = self.block_sum(b, count)
         self.if_then(b, b.icmp_unsigned("==", self.tid, self.c64(0)),
                      lambda: b.store(total, self.gptr(b, self.p["counts"], self.tile, I32)))
@@ -370,6 +412,14 @@ class _Kernel(KernelIR):
             _, last = self.block_max(b, wave_last)
             self.if_then(b, b.icmp_unsigned("==", self.tid, self.c64(0)),
                          lambda: b.store(last, self.gptr(b, self.p["offs"], self.tile, I32)))
+
+    def ballot_count(self, b):
+        """The wave's true elements (``flags``), the same in every lane."""
+        count = self.c32(0)
+        for _, bits in self.flags:
+            for bit in bits:
+                count = b.add(count, self.popc(b, self._ballot(b, bit)))
+        return count
 
     def build_scan(self, b) -> None:
         """One block: ``incl[t]`` = the sum of ``counts[0..t]``, for every tile ``t``; the
@@ -494,28 +544,53 @@ class _Kernel(KernelIR):
 
     def build_write(self, b) -> None:
         p = self.p
-        ranks, wave_prefix, block_total, block_start = self.ranks(b)
         staged = self.size <= STAGED_MAX
+        whole = news = None
+        if staged and self.size and not self.runs:
+            # (the values read as soon as the mask is, a lane's four at once where any is
+            # true: the reads are in flight through the ranks' sums)
+            chunk = min(16, 4 * self.size)
+            whole = self.whole_tile(b, chunk)
+            news = [self.read_whole(b, e0, bits, b.and_(whole, self.any_all(b, bits)[0]), chunk,
+                                    _value_type(self.size)) for e0, bits in self.flags]
+        ranks, wave_prefix, block_total, block_start = self.ranks(b)
         # where a value goes: its block rank in the stage, or its place in ``out``
         start = b.zext(wave_prefix, I64) if staged else b.add(block_start, b.zext(wave_prefix, I64))
         ty = _value_type(self.size)
         align = min(self.size, 8) if self.size else 8
         plan = self.lengths_plan(b) if self.runs else None
-        for (e0, bits), step_ranks in zip(self.flags, ranks):
-            for k, (bit, rank) in enumerate(zip(bits, step_ranks)):
-                e = b.add(e0, self.c64(k))
 
-                def write(e=e, rank=rank):
-                    if self.size == 0:
-                        value = e
-                    else:  # (read again: the elements read first are not held across the block's sum)
-                        value = b.load(self.gptr(b, p["x"], e, ty), typ=ty)
-                        value.align = align
-                    at = b.add(start, b.zext(rank, I64))
-                    store = b.store(value, self.stage_ptr(b, at, ty) if staged else self.gptr(b, p[self.out], at, ty))
-                    store.align = align
+        def put(rank, value):
+            at = b.add(start, b.zext(rank, I64))
+            b.store(value, self.stage_ptr(b, at, ty) if staged else self.gptr(b, p[self.out], at, ty)).align = align
 
-                self.if_then(b, bit, write, "write")
+        def each_read():
+            for (e0, bits), step_ranks in zip(self.flags, ranks):
+                for k, (bit, rank) in enumerate(zip(bits, step_ranks)):
+                    e = b.add(e0, self.c64(k))
+
+                    def write(e=e, rank=rank):
+                        if self.size == 0:
+                            value = e
+                        else:
+                            value = b.load(self.gptr(b, p["x"], e, ty), typ=ty)
+                            value.align = align
+                        put(rank, value)
+
+                    self.if_then(b, bit, write, "write")
+
+        if whole is None:
+            each_read()
+        else:
+            with b.if_else(whole) as (then, otherwise):
+                with then:
+                    for (e0, bits), step_ranks, (_, chunks) in zip(self.flags, ranks, news):
+                        per = 4 // len(chunks)
+                        for k, (bit, rank) in enumerate(zip(bits, step_ranks)):
+                            self.if_then(b, bit, lambda k=k, rank=rank, chunks=chunks: put(
+                                rank, b.extract_element(chunks[k // per], self.c32(k % per))), "write")
+                with otherwise:
+                    each_read()
         if staged:
             self.target.emit_barrier(b)
             self.move_stage(b, b.zext(block_total, I64), block_start, p[self.out], ty, align)
@@ -539,10 +614,12 @@ class _Kernel(KernelIR):
         whole = olds = None
         if staged:
             chunk = min(16, 4 * self.size)
-            last_e0 = self.flags[-1][0]
-            whole = b.and_(b.icmp_unsigned("==", b.urem(p["x"], self.c64(chunk)), self.c64(0)),
-                           b.icmp_signed("<=", b.add(last_e0, self.c64(4)), p["n"]))
-            olds = [self.read_whole(b, e0, bits, whole, chunk, ty) for e0, bits in self.flags]
+            whole = self.whole_tile(b, chunk)
+            olds, anys = [], []
+            for e0, bits in self.flags:
+                any_true, all_true = self.any_all(b, bits)
+                anys.append(any_true)
+                olds.append(self.read_whole(b, e0, bits, b.and_(whole, b.and_(any_true, b.not_(all_true))), chunk, ty))
         ranks, wave_prefix, block_total, block_start = self.ranks(b)
         if staged:
             count = b.zext(block_total, I64)
@@ -578,8 +655,8 @@ class _Kernel(KernelIR):
             return
         with b.if_else(whole) as (then, otherwise):
             with then:
-                for (e0, bits), step_ranks, (ptrs, old) in zip(self.flags, ranks, olds):
-                    self.if_then(b, self.any_all(b, bits)[0],
+                for (e0, bits), step_ranks, (ptrs, old), any_true in zip(self.flags, ranks, olds, anys):
+                    self.if_then(b, any_true,
                                  lambda bits=bits, step_ranks=step_ranks, ptrs=ptrs, old=old: self.write_whole(
                                      b, bits, [value_at(b.select(bit, r, self.c32(0))) for bit, r in
                                                zip(bits, step_ranks)], ptrs, old, chunk), "whole")
@@ -592,16 +669,20 @@ class _Kernel(KernelIR):
             any_true, all_true = b.or_(any_true, bit), b.and_(all_true, bit)
         return any_true, all_true
 
-    def read_whole(self, b, e0, bits, whole, chunk, ty):
-        """(the chunk addresses of the four elements from ``e0``, the old values read from
-        them, vectors of ``chunk`` bytes) where ``whole`` holds and some but not all of
-        ``bits`` are true; else undefined."""
+    def whole_tile(self, b, chunk):
+        """Whether ``x`` is aligned to ``chunk`` bytes (a lane's four elements) and the
+        tile's last step lies wholly before ``n``."""
+        return b.and_(b.icmp_unsigned("==", b.urem(self.p["x"], self.c64(chunk)), self.c64(0)),
+                      b.icmp_signed("<=", b.add(self.flags[-1][0], self.c64(4)), self.p["n"]))
+
+    def read_whole(self, b, e0, bits, when, chunk, ty):
+        """(the chunk addresses of the four elements of ``x`` from ``e0``, the values read
+        from them, vectors of ``chunk`` bytes) where ``when`` holds; else undefined."""
         per = chunk // self.size
         cty = ir.VectorType(ty, per)
         ptrs = [self.gptr(b, self.p["x"], b.add(b.udiv(e0, self.c64(per)), self.c64(c)), cty) for c in range(4 // per)]
-        any_true, all_true = self.any_all(b, bits)
         head = b.block
-        with b.if_then(b.and_(whole, b.and_(any_true, b.not_(all_true)))):
+        with b.if_then(when):
             loaded = []
             for ptr in ptrs:
                 old = b.load(ptr, typ=cty)
