@@ -32,10 +32,11 @@ four mask elements a word, element ``4 * word + byte`` (C order).
   lane's four elements and the tile lies wholly in range, a lane reads its four values
   as one vector as soon as the mask is (where any is true), so the reads are in flight
   while the ranks are summed; elsewhere each true value is read after its rank.
-* ``entry_p`` (*place*, values of 1 to 16 bytes): ``x[mask] = vals`` -- the same ranks,
-  then the tile's run of ``vals`` (from the tile's offset) read into shared memory with
-  adjacent lanes at adjacent places, and each true element of the tile set to the value at
-  its rank (16-byte values read straight from ``vals``).  A lane's four elements are
+* ``entry_p`` (*place*, values of 1 to 16 bytes): ``x[mask] = vals`` -- values of up to
+  8 bytes: the tile's run of ``vals`` (from the tile's offset, its length the scan's) read
+  first, in flight beside the mask's words, and put in shared memory with adjacent lanes
+  at adjacent places; the same ranks, and each true element of the tile set to the value
+  at its rank (16-byte values read straight from ``vals``).  A lane's four elements are
   written together where any is true and ``x`` is aligned to them (the false ones' old
   values read and written back): the wave's stores then fill whole sectors.
 
@@ -216,6 +217,8 @@ class _Kernel(KernelIR):
             self.build_scan(b)
         elif self.suffix == "" and not self.runs:
             self.build_count(b)
+        elif self.suffix == "_p":
+            self.build_place(b)
         else:
             self.flags = self.load_runs(b) if self.runs else self.load_words(b)
             {"": self.build_count, "_w": self.build_write, "_p": self.build_place}[self.suffix](b)
@@ -599,9 +602,10 @@ class _Kernel(KernelIR):
                          lambda: self.write_lengths(b, plan, ranks, wave_prefix, block_start, block_total), "lengths")
 
     def build_place(self, b) -> None:
-        """``x[mask] = vals``: the tile's run of values (from the tile's first slot) read into
-        the stage, adjacent threads at adjacent places, then each true element of the tile
-        takes the value at its rank (16-byte values straight from ``vals``).  Values of up
+        """``x[mask] = vals``: the tile's run of values (from the tile's first slot, its
+        length the scan's: read before the mask) put in the stage, adjacent threads at
+        adjacent places, then each true element of the tile takes the value at its rank
+        (16-byte values straight from ``vals``).  Values of up
         to 8 bytes where ``x`` is aligned to a lane's four elements: the lane writes the four
         whole where any is true, the false ones' old values read (as soon as the mask is:
         their reads are in flight through the ranks' sums and the stage's fill), so the
@@ -612,7 +616,12 @@ class _Kernel(KernelIR):
         ty = _value_type(self.size)
         align = min(self.size, 8)
         whole = olds = None
+        # (the tile's run of values read first: its place and length are the scan's, so
+        # its reads are in flight beside the mask's)
+        run = self.read_run(b, ty, align) if staged else None
+        self.flags = self.load_words(b)
         if staged:
+            self.stage_run(b, run, ty, align)
             chunk = min(16, 4 * self.size)
             whole = self.whole_tile(b, chunk)
             olds, anys = [], []
@@ -620,19 +629,8 @@ class _Kernel(KernelIR):
                 any_true, all_true = self.any_all(b, bits)
                 anys.append(any_true)
                 olds.append(self.read_whole(b, e0, bits, b.and_(whole, b.and_(any_true, b.not_(all_true))), chunk, ty))
+        # (the ranks' sums hold a barrier: the stage's run is written before it is read)
         ranks, wave_prefix, block_total, block_start = self.ranks(b)
-        if staged:
-            count = b.zext(block_total, I64)
-            for j in range(0, TILE, BLOCK):
-                at = b.add(self.tid, self.c64(j))
-
-                def fetch(at=at):
-                    value = b.load(self.gptr(b, p["vals"], b.add(block_start, at), ty), typ=ty)
-                    value.align = align
-                    b.store(value, self.stage_ptr(b, at, ty)).align = align
-
-                self.if_then(b, b.icmp_signed("<", at, count), fetch, "fetch")
-            self.target.emit_barrier(b)
         start = b.zext(wave_prefix, I64) if staged else b.add(block_start, b.zext(wave_prefix, I64))
 
         def value_at(rank):
@@ -663,6 +661,55 @@ class _Kernel(KernelIR):
             with otherwise:
                 each_alone()
 
+    def read_run(self, b, ty, align):
+        """(the tile's count, [its values of ``vals``, from the tile's first slot, adjacent
+        threads at adjacent places]): the places past the count read its last value again
+        (nothing is read where the count is 0)."""
+        p = self.p
+        tile = self.tile
+        first = b.icmp_unsigned("==", tile, self.c64(0))
+        before = b.load(self.gptr(b, p["incl"], b.select(first, tile, b.sub(tile, self.c64(1))), I64), typ=I64)
+        before = b.select(first, self.c64(0), before)
+        count = b.sub(b.load(self.gptr(b, p["incl"], tile, I64), typ=I64), before)
+
+        def reads():
+            last = b.sub(count, self.c64(1))
+            values = []
+            for j in range(0, TILE, BLOCK):
+                at = b.add(self.tid, self.c64(j))
+                at = b.select(b.icmp_signed("<", at, last), at, last)
+                value = b.load(self.gptr(b, p["vals"], b.add(before, at), ty), typ=ty)
+                value.align = align
+                values.append(value)
+            return values
+
+        return count, self.read_where(b, b.icmp_signed(">", count, self.c64(0)), reads)
+
+    def read_where(self, b, when, reads) -> list:
+        """The values ``reads()`` loads, where ``when`` holds; undefined elsewhere."""
+        head = b.block
+        with b.if_then(when):
+            loaded = reads()
+            got = b.block
+        values = []
+        for value in loaded:
+            v = b.phi(value.type)
+            v.add_incoming(value, got)
+            v.add_incoming(ir.Constant(value.type, ir.Undefined), head)
+            values.append(v)
+        return values
+
+    def stage_run(self, b, run, ty, align) -> None:
+        """``read_run``'s values into the stage at their places in the run."""
+        count, values = run
+        for j, value in zip(range(0, TILE, BLOCK), values):
+            at = b.add(self.tid, self.c64(j))
+
+            def put(at=at, value=value):
+                b.store(value, self.stage_ptr(b, at, ty)).align = align
+
+            self.if_then(b, b.icmp_signed("<", at, count), put, "fetch")
+
     def any_all(self, b, bits):
         any_true, all_true = bits[0], bits[0]
         for bit in bits[1:]:
@@ -681,21 +728,14 @@ class _Kernel(KernelIR):
         per = chunk // self.size
         cty = ir.VectorType(ty, per)
         ptrs = [self.gptr(b, self.p["x"], b.add(b.udiv(e0, self.c64(per)), self.c64(c)), cty) for c in range(4 // per)]
-        head = b.block
-        with b.if_then(when):
-            loaded = []
-            for ptr in ptrs:
-                old = b.load(ptr, typ=cty)
-                old.align = chunk
-                loaded.append(old)
-            got = b.block
-        olds = []
-        for value in loaded:
-            old = b.phi(cty)
-            old.add_incoming(value, got)
-            old.add_incoming(ir.Constant(cty, ir.Undefined), head)
-            olds.append(old)
-        return ptrs, olds
+
+        def reads():
+            values = [b.load(ptr, typ=cty) for ptr in ptrs]
+            for value in values:
+                value.align = chunk
+            return values
+
+        return ptrs, self.read_where(b, when, reads)
 
     def write_whole(self, b, bits, news, ptrs, olds, chunk) -> None:
         """The four elements written whole: ``news`` where ``bits`` are true, ``olds`` (the
