@@ -221,7 +221,7 @@ class _Kernel(KernelIR):
             self.build_place(b)
         else:
             self.flags = self.load_runs(b) if self.runs else self.load_words(b)
-            {"": self.build_count, "_w": self.build_write, "_p": self.build_place}[self.suffix](b)
+            {"": self.build_count, "_w": self.build_write}[self.suffix](b)
         b.ret_void()
 
     def load_runs(self, b):
