@@ -29,9 +29,9 @@ four mask elements a word, element ``4 * word + byte`` (C order).
   writes the tile's run from there with adjacent lanes at adjacent places (a lane's four
   elements are adjacent in the mask, so written straight their places are four apart and
   every store instruction touches four times the sectors).  Where ``x`` is aligned to a
-  lane's four elements and the tile lies wholly in range, a lane reads its four values
-  as one vector as soon as the mask is (where any is true), so the reads are in flight
-  while the ranks are summed; elsewhere each true value is read after its rank.
+  lane's four elements and all of the lane's steps lie in range, the lane reads its four
+  values as one vector as soon as the mask is (where any is true), so the reads are in
+  flight while the ranks are summed; elsewhere each true value is read after its rank.
 * ``entry_p`` (*place*, values of 1 to 16 bytes): ``x[mask] = vals`` -- values of up to
   8 bytes: the tile's run of ``vals`` (from the tile's offset, its length the scan's) read
   first, in flight beside the mask's words, and put in shared memory with adjacent lanes
@@ -213,15 +213,7 @@ class _Kernel(KernelIR):
         self.wave = b.udiv(tid, self.c64(self.W))
         self.tid = tid
         self.tile = target.emit_block_id(b)
-        if self.suffix == "_s":
-            self.build_scan(b)
-        elif self.suffix == "" and not self.runs:
-            self.build_count(b)
-        elif self.suffix == "_p":
-            self.build_place(b)
-        else:
-            self.flags = self.load_runs(b) if self.runs else self.load_words(b)
-            {"": self.build_count, "_w": self.build_write}[self.suffix](b)
+        {"_s": self.build_scan, "": self.build_count, "_w": self.build_write, "_p": self.build_place}[self.suffix](b)
         b.ret_void()
 
     def load_runs(self, b):
@@ -378,6 +370,7 @@ class _Kernel(KernelIR):
         thread and its nonzero bytes counted by bit arithmetic (where a ballot a byte would
         be 16 instructions a thread); other tiles take the words as the other entries do."""
         if self.runs:
+            self.flags = self.load_runs(b)
             count = self.ballot_count(b)
         else:
             p = self.p
@@ -547,13 +540,14 @@ class _Kernel(KernelIR):
 
     def build_write(self, b) -> None:
         p = self.p
+        self.flags = self.load_runs(b) if self.runs else self.load_words(b)
         staged = self.size <= STAGED_MAX
         whole = news = None
         if staged and self.size and not self.runs:
             # (the values read as soon as the mask is, a lane's four at once where any is
             # true: the reads are in flight through the ranks' sums)
             chunk = min(16, 4 * self.size)
-            whole = self.whole_tile(b, chunk)
+            whole = self.lane_whole(b, chunk)
             news = [self.read_whole(b, e0, bits, b.and_(whole, self.any_all(b, bits)[0]), chunk,
                                     _value_type(self.size)) for e0, bits in self.flags]
         ranks, wave_prefix, block_total, block_start = self.ranks(b)
@@ -623,7 +617,7 @@ class _Kernel(KernelIR):
         if staged:
             self.stage_run(b, run, ty, align)
             chunk = min(16, 4 * self.size)
-            whole = self.whole_tile(b, chunk)
+            whole = self.lane_whole(b, chunk)
             olds, anys = [], []
             for e0, bits in self.flags:
                 any_true, all_true = self.any_all(b, bits)
@@ -716,9 +710,9 @@ class _Kernel(KernelIR):
             any_true, all_true = b.or_(any_true, bit), b.and_(all_true, bit)
         return any_true, all_true
 
-    def whole_tile(self, b, chunk):
+    def lane_whole(self, b, chunk):
         """Whether ``x`` is aligned to ``chunk`` bytes (a lane's four elements) and the
-        tile's last step lies wholly before ``n``."""
+        lane's last step lies wholly before ``n`` (so every step of the lane does)."""
         return b.and_(b.icmp_unsigned("==", b.urem(self.p["x"], self.c64(chunk)), self.c64(0)),
                       b.icmp_signed("<=", b.add(self.flags[-1][0], self.c64(4)), self.p["n"]))
 
