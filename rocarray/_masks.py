@@ -331,8 +331,10 @@ def _gpu_compact(mask: Array, x: "Array | None") -> Array:
     C order, or with ``x`` None their flat indices (int64).  Each tile's count of true
     elements, their inclusive scan (whose sum, read from mapped host memory, sizes the
     result), then each tile's elements written at its offset: the mask is read twice,
-    ``x`` once."""
-    kernel, (m_ptr, n, incl_ptr, tiles, _keep), total = _gpu_counted(mask, 0 if x is None else x.dtype.itemsize)
+    ``x`` once.  (The write waits for the count: queued before it, into a result of the
+    mask's length, a result of at most half that length took a copy that cost more than
+    the wait.)"""
+    _, total, ((kernel, m_ptr, n, incl_ptr, tiles), _keep) = _gpu_counted(mask, 0 if x is None else x.dtype.itemsize)
     out = Array._empty((total,), _int64 if x is None else x.dtype, mask.device)
     if total:
         if x is not None and not x.is_c_contiguous():
@@ -343,11 +345,21 @@ def _gpu_compact(mask: Array, x: "Array | None") -> Array:
     return out
 
 
-def _gpu_counted(mask: Array, size: int) -> tuple:
-    """(the compaction module for values of ``size`` bytes, (the mask's address, its size,
-    the address of each tile's first slot, the tiles, what the caller keeps alive until its
-    launch is queued), the number of true elements): the count and scan entries run, their
-    total read back."""
+def _cut(out: Array, count: int) -> Array:
+    """The first ``count`` elements of the new 1-D ``out`` (written there alone): a view
+    where they are more than half of it, else a copy of their own (the long block goes
+    back to the pool)."""
+    kept = out[:count]
+    return kept if 2 * count > out.shape[0] else copy_array(kept)
+
+
+def _gpu_counted(mask: Array, size: int, then=None) -> tuple:
+    """(what ``then`` queued, the number of true elements, ((the compaction module for
+    values of ``size`` bytes, the mask's address, its size, the address of each tile's
+    first slot, the tiles), what the caller keeps alive until its launch is queued)): the
+    count and scan entries run, their total read back.  ``then(*parts)`` (those five
+    parts) queues work after the scan and before the read-back, which waits for the scan
+    alone."""
     m = _bool_mask(mask, 4)  # (the kernels read the mask in 4-byte words)
     n = m.size
     device = m.device
@@ -362,42 +374,56 @@ def _gpu_counted(mask: Array, size: int) -> tuple:
     m_ptr = m._buf.ptr + m._offset
     launch = kernel.code.launch_entry
     launch(kernel, 0, compact_gpu.packer(""), tiles, (m_ptr, n, counts), tiles, compact_gpu.BLOCK, 0)
-    _, total = _counted(kernel, device, lambda at: launch(kernel, 1, compact_gpu.packer("_s"), tiles,
-                                                          (counts, incl_ptr, at), 1, compact_gpu.BLOCK, 0))
+    parts = (kernel, m_ptr, n, incl_ptr, tiles)
+    queued, total = _counted(kernel, device, lambda at: launch(kernel, 1, compact_gpu.packer("_s"), tiles,
+                                                               (counts, incl_ptr, at), 1, compact_gpu.BLOCK, 0),
+                             None if then is None else lambda: then(*parts))
     # (the scratch and the mask, a copy perhaps, kept by the caller until its launch is
     # queued: the stream's order frees them after it)
-    return kernel, (m_ptr, n, incl_ptr, tiles, (scratch, m)), total
+    return queued, total, (parts, (scratch, m))
 
 
 def _gpu_place(mask: Array, x: Array, value: Array) -> None:
     """On a GPU, ``x[mask] = value`` for a C-contiguous ``x``: the compaction's counts and
-    their scan (the total checked against ``value``'s length before anything is written),
-    then each tile's true elements take the tile's run of values (``compact_gpu``'s place
-    entry): no positions array."""
-    kernel, (m_ptr, n, incl_ptr, tiles, _keep), count = _gpu_counted(mask, x.dtype.itemsize)
-    _check_values(value, count)
-    if count:
-        value = contiguous(_apart(value, x))
+    their scan, then each tile's true elements take the tile's run of values
+    (``compact_gpu``'s place entry: no positions array), queued before the read-back of
+    the count -- the entry writes nothing unless the count is ``value``'s length, which
+    the host then checks."""
+    if value.ndim != 1:  # (NumPy's error names the count)
+        _check_values(value, _gpu_counted(mask, x.dtype.itemsize)[1])
+    value = contiguous(_apart(value, x))
+
+    def place(kernel, m_ptr, n, incl_ptr, tiles):
         kernel.code.launch_entry(kernel, 3, compact_gpu.packer("_p"), tiles,
-                                 (m_ptr, n, value._buf.ptr + value._offset, incl_ptr, x._buf.ptr + x._offset),
-                                 tiles, compact_gpu.BLOCK, 0)
+                                 (m_ptr, n, value._buf.ptr + value._offset, incl_ptr, x._buf.ptr + x._offset,
+                                  value.shape[0]), tiles, compact_gpu.BLOCK, 0)
+
+    _check_values(value, _gpu_counted(mask, x.dtype.itemsize, place)[1])
 
 
-def _counted(kernel, device, queue) -> tuple:
-    """``(queue(address), the number of elements a compaction selects)``: ``queue`` queues
+def _counted(kernel, device, scan, then=None) -> tuple:
+    """``(then(), the number of elements a compaction selects)``: ``scan(address)`` queues
     the scan entry that writes that number at ``address`` (a word of host memory mapped
-    into the device) and any work to follow it.  The one read-back of these ops: a wait
-    for the stream, then a read of host memory (no copy back)."""
+    into the device), ``then`` (optional) the work to follow it.  The one read-back of
+    these ops: a wait for the scan (for the stream where nothing follows), then a read of
+    host memory (no copy back)."""
     rt = kernel.runtime
     words = rt.mapped_words(device.index)
     word = words.acquire()
     try:
+        mark = queued = None
         try:
-            queued = queue(word[2])
+            scan(word[2])
+            if then is not None:
+                mark = rt.mark_current(device.index)
+                queued = then()
         finally:
             # (after a failure too, say the write's allocation: a scan queued before it
             # still writes the word, which is not lent again before the stream is past it)
-            rt.synchronize_current(device.index)
+            if mark is None:
+                rt.synchronize_current(device.index)
+            else:
+                mark.synchronize()
         return queued, int(word[0][word[1]])
     finally:
         words.release(word)
@@ -405,8 +431,9 @@ def _counted(kernel, device, queue) -> tuple:
 
 #: GPU runs (``gpu_runs``) whose results would take at most this many bytes were every
 #: element a run of its own are written before the read-back of their number, into
-#: results of that size then cut (the device never waits on the host between the scan and
-#: the write); larger ones are sized first (their results may be far smaller than that).
+#: results of that size then cut (``_cut``: the device goes on from the scan to the write
+#: without waiting for the host); larger ones are sized first (their results may be far
+#: smaller than that).
 RUNS_WRITE_FIRST_BYTES = 1 << 30
 
 #: the runs module's comparison of a dtype kind (``compact_gpu.RUN_KINDS``' letters)
@@ -447,7 +474,7 @@ def gpu_runs(x: Array, lengths: bool) -> tuple:
     count of runs begun in it, their scan (its sum, read back, sizes the results),
     then each tile's runs written; ``x`` is read twice.  Up to ``RUNS_WRITE_FIRST_BYTES``
     the write is queued before the read-back, into results of ``x``'s length, then cut
-    (views of them, or copies where the runs are at most half the elements)."""
+    (``_cut``)."""
     n, device = x.shape[0], x.device
     packer = compact_gpu.packer
     kernel = _runs_kernel(device, _RUN_LETTER[x.dtype.kind] + str(x.dtype.itemsize))
@@ -470,19 +497,15 @@ def gpu_runs(x: Array, lengths: bool) -> tuple:
                compact_gpu.BLOCK, 0)
         return values, out
 
-    def scan(at, write_first=False):
+    def scan(at):
         launch(kernel, 1, packer("_s", True), tiles, (counts, ptr, ltile, at), 1, compact_gpu.BLOCK, 0)
-        return write(n) if write_first else None
 
     if n * (x.dtype.itemsize + (8 if lengths else 0)) > RUNS_WRITE_FIRST_BYTES:
         return write(_counted(kernel, device, scan)[1])
     # the write queued before the read-back, into results of the most runs there can be:
     # the device goes on from the scan to the write without waiting for the host
-    (values, out), total = _counted(kernel, device, lambda at: scan(at, True))
-    if 2 * total > n:  # (views of the written buffers)
-        return values[:total], None if out is None else out[:total]
-    # (copies of their own: the long buffers go back to the pool)
-    return copy_array(values[:total]), None if out is None else copy_array(out[:total])
+    (values, out), total = _counted(kernel, device, scan, lambda: write(n))
+    return _cut(values, total), None if out is None else _cut(out, total)
 
 
 def host_runs(x: Array, lengths: bool) -> tuple:

@@ -32,7 +32,9 @@ four mask elements a word, element ``4 * word + byte`` (C order).
   lane's four elements and all of the lane's steps lie in range, the lane reads its four
   values as one vector as soon as the mask is (where any is true), so the reads are in
   flight while the ranks are summed; elsewhere each true value is read after its rank.
-* ``entry_p`` (*place*, values of 1 to 16 bytes): ``x[mask] = vals`` -- values of up to
+* ``entry_p`` (*place*, values of 1 to 16 bytes): ``x[mask] = vals``, where the mask's
+  count is ``nvals`` (else nothing is written: the entry is queued before the host has
+  read the count back) -- values of up to
   8 bytes: the tile's run of ``vals`` (from the tile's offset, its length the scan's) read
   first, in flight beside the mask's words, and put in shared memory with adjacent lanes
   at adjacent places; the same ranks, and each true element of the tile set to the value
@@ -78,7 +80,7 @@ ITEMS = 4
 TILE = BLOCK * ITEMS * 4
 #: The parameters of each entry (after the leading item count, the tiles), in order.
 PARAMS = {"": ("m", "n", "counts"), "_s": ("counts", "incl", "total"), "_w": ("m", "n", "x", "incl", "out"),
-          "_p": ("m", "n", "vals", "incl", "x")}
+          "_p": ("m", "n", "vals", "incl", "x", "nvals")}
 ENTRIES = ("", "_s", "_w", "_p")
 #: The entries of the runs module and of the flat indices' (size 0): no place.
 RUN_ENTRIES = ("", "_s", "_w")
@@ -105,7 +107,7 @@ PLACE_BLOCKS = 3
 #: registers, which hold the values read early, are capped to fit them.
 WRITE_BLOCKS = 4
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 8
+VERSION = 9
 
 
 def entries(size: int, runs: bool = False) -> tuple:
@@ -606,6 +608,11 @@ class _Kernel(KernelIR):
         wave's stores fill whole sectors (true ones alone leave holes in every sector, which
         the memory reads back to merge)."""
         p = self.p
+        # (queued before the host has read the count: nothing is written unless it is the
+        # values' length, which the host checks then)
+        total = b.load(self.gptr(b, p["incl"], b.sub(p["tiles"], self.c64(1)), I64), typ=I64)
+        with b.if_then(b.icmp_unsigned("!=", total, p["nvals"]), likely=False):
+            b.ret_void()
         staged = self.size <= STAGED_MAX
         ty = _value_type(self.size)
         align = min(self.size, 8)

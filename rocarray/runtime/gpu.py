@@ -116,7 +116,7 @@ class _LaunchArea:
 
 
 class _ThreadState:
-    __slots__ = ("device", "streams", "current", "area")
+    __slots__ = ("device", "streams", "current", "area", "marks")
 
     def __init__(self):
         #: The device whose context this thread made current through this runtime last.
@@ -126,6 +126,8 @@ class _ThreadState:
         #: Device index -> the innermost of those streams (absent: the null stream).
         self.current: dict[int, Stream] = {}
         self.area: _LaunchArea | None = None
+        #: Device index -> this thread's event for ``mark_current``.
+        self.marks: dict[int, Event] = {}
 
 
 # -- the runtime ---------------------------------------------------------------------------
@@ -690,6 +692,16 @@ class GPURuntime(Runtime):
             self._use(index)
         stream = state.current.get(index)
         self.api.stream_synchronize(None if stream is None else stream.handle)
+
+    def mark_current(self, index: int) -> Event:
+        """The calling thread's marker of device ``index`` recorded on its current stream:
+        its ``synchronize()`` waits for the work queued there so far, not for what is
+        queued after (one event a thread and device, recorded anew at each call)."""
+        state = self._thread()
+        event = state.marks.get(index)
+        if event is None:
+            event = state.marks[index] = Event(self, index, timing=False)
+        return event.record(state.current.get(index) or self.null_stream(index))
 
     def stream_create(self, index: int) -> Stream:
         return Stream(self, index)

@@ -253,10 +253,10 @@ class FakeHooks:
         pass
 
     def event_record(self, event, stream):
-        pass
+        self.calls.append(("event_record", event, stream))
 
     def event_synchronize(self, event):
-        pass
+        self.calls.append(("event_synchronize", event))
 
     def event_elapsed_ms(self, start, end):
         return 1.5

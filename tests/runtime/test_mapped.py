@@ -108,7 +108,7 @@ def test_synchronize_current_waits_for_the_threads_current_stream_only():
 def test_a_compactions_count_is_read_from_its_mapped_word_after_the_wait():
     """``_masks._counted``: the scan writes the count into the lent word (here
     more than 32 bits); the host reads it after waiting for its stream, and the word goes
-    back to the lender, after the wait, also when the work queued after the scan fails."""
+    back to the lender, after the wait, also when the scan fails to queue."""
     from types import SimpleNamespace
 
     from rocarray._masks import _counted
@@ -121,11 +121,46 @@ def test_a_compactions_count_is_read_from_its_mapped_word_after_the_wait():
         ctypes.c_int64.from_address(mapped_host_address(api, address)).value = (5 << 32) + 3
         api.calls.append(("scan", address))
         if fail:
-            raise MemoryError("the write's result")
-        return "queued"
+            raise MemoryError("the scan's launch")
 
-    assert _counted(kernel, device, scan) == ("queued", (5 << 32) + 3)
+    assert _counted(kernel, device, scan) == (None, (5 << 32) + 3)
     assert [c[0] for c in api.calls[-2:]] == ["scan", "stream_synchronize"] and words.lent == 0
-    with pytest.raises(MemoryError, match="the write's result"):
+    with pytest.raises(MemoryError, match="the scan's launch"):
         _counted(kernel, device, lambda address: scan(address, fail=True))
     assert [c[0] for c in api.calls[-2:]] == ["scan", "stream_synchronize"] and words.lent == 0
+
+
+def test_work_queued_after_a_compactions_scan_is_not_waited_for():
+    """``_masks._counted`` with work to follow the scan (a result written before its size
+    is known): the host waits for an event recorded between the two, on the calling
+    thread's current stream, not for the stream; the word goes back after that wait, also
+    when the work that follows fails to queue."""
+    from types import SimpleNamespace
+
+    from rocarray._masks import _counted
+
+    api, rt = _runtime()
+    words = rt.mapped_words(0)
+    kernel, device = SimpleNamespace(runtime=rt), SimpleNamespace(index=0)
+
+    def scan(address):
+        ctypes.c_int64.from_address(mapped_host_address(api, address)).value = 41
+        api.calls.append(("scan", address))
+
+    def then(fail=False):
+        api.calls.append(("write",))
+        if fail:
+            raise MemoryError("the write's result")
+        return "written"
+
+    stream = rt.stream_create(0)
+    with stream:
+        assert _counted(kernel, device, scan, then) == ("written", 41)
+    names = [c[0] for c in api.calls]
+    assert names[-4:] == ["scan", "event_record", "write", "event_synchronize"] and words.lent == 0
+    record, wait = api.calls[-3], api.calls[-1]
+    assert record[2] == stream.handle and wait[1] == record[1]
+    assert "stream_synchronize" not in names[names.index("scan"):]
+    with pytest.raises(MemoryError, match="the write's result"):
+        _counted(kernel, device, scan, lambda: then(fail=True))
+    assert [c[0] for c in api.calls[-2:]] == ["write", "event_synchronize"] and words.lent == 0
