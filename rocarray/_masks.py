@@ -331,9 +331,9 @@ def _gpu_compact(mask: Array, x: "Array | None") -> Array:
     C order, or with ``x`` None their flat indices (int64).  Each tile's count of true
     elements, their inclusive scan (whose sum, read from mapped host memory, sizes the
     result), then each tile's elements written at its offset: the mask is read twice,
-    ``x`` once.  (The write waits for the count: queued before it, into a result of the
-    mask's length, a result of at most half that length took a copy that cost more than
-    the wait.)"""
+    ``x`` once.  The write is queued once the count is back (queued before, into a result
+    of the mask's length, the copy that cuts a result of at most half of it costs more
+    than the wait: docs/primitives.md, "Stop 69")."""
     _, total, ((kernel, m_ptr, n, incl_ptr, tiles), _keep) = _gpu_counted(mask, 0 if x is None else x.dtype.itemsize)
     out = Array._empty((total,), _int64 if x is None else x.dtype, mask.device)
     if total:
@@ -343,14 +343,6 @@ def _gpu_compact(mask: Array, x: "Array | None") -> Array:
         kernel.code.launch_entry(kernel, 2, compact_gpu.packer("_w"), tiles,
                                  (m_ptr, n, x_ptr, incl_ptr, out._buf.ptr + out._offset), tiles, compact_gpu.BLOCK, 0)
     return out
-
-
-def _cut(out: Array, count: int) -> Array:
-    """The first ``count`` elements of the new 1-D ``out`` (written there alone): a view
-    where they are more than half of it, else a copy of their own (the long block goes
-    back to the pool)."""
-    kept = out[:count]
-    return kept if 2 * count > out.shape[0] else copy_array(kept)
 
 
 def _gpu_counted(mask: Array, size: int, then=None) -> tuple:
@@ -465,6 +457,14 @@ def start_runs_compile(dtype, device) -> None:
     sort's modules, and ``gpu_runs`` then waits for it."""
     key, make = _runs_module(_RUN_LETTER[dtype.kind] + str(dtype.itemsize))
     full_module_when_ready(key, device, make)
+
+
+def _cut(out: Array, count: int) -> Array:
+    """The first ``count`` elements of the new 1-D ``out`` (written there alone): a view
+    where they are more than half of it, else a copy of their own (the long block goes
+    back to the pool)."""
+    kept = out[:count]
+    return kept if 2 * count > out.shape[0] else copy_array(kept)
 
 
 def gpu_runs(x: Array, lengths: bool) -> tuple:
