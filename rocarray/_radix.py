@@ -293,10 +293,16 @@ def host_line_sort(keys: Array, descending: bool) -> "Array | None":
     written) where it is the host's line that is not radix sorted: a long line of integers
     of a small range, or of float16, counted (``_count_sort``); a line where NumPy's sort
     is SIMD, by NumPy's sort (a long one written out by classes of its values, a class a
-    thread, where the threads are few: ``_split_sort``).  Else None (nothing done)."""
+    thread, where the threads are few: ``_split_sort``); a shorter line by the sorting
+    network, as ``radix_sort`` would (here with none of a general sort's asks, which took
+    most of a short line's time).  Else None (nothing done)."""
     n = keys.size
-    if (n < _count_sort.COUNT_MIN_LINE and n < _split_sort.ONE_PIECE_MIN) or keys.device.kind != "cpu":
-        return None  # (the lengths as the modules hold them now: tests lower them)
+    if keys.device.kind != "cpu":
+        return None
+    if n < _count_sort.COUNT_MIN_LINE and n < _split_sort.ONE_PIECE_MIN:  # (the lengths as the modules hold them now: tests lower them)
+        k = _network(n, keys.dtype, keys.device)  # (None while it compiles)
+        return None if k is None else _network_launch(k, keys, Array._empty(keys.shape, keys.dtype, keys.device), 1,
+                                                      n, descending, keys.dtype.itemsize)
     out = count_sort(keys, descending)
     if out is None and split_sorts(keys.dtype, n, keys.device):
         out = split_sort(keys, descending)

@@ -174,6 +174,12 @@ def _ranks_first(work: Array, n: int, payload_bits: int) -> bool:
     return work.size * n <= RANK_MAX_WORK and not short_rows_ready(work.dtype, n, payload_bits, work.device)
 
 
+def _plain_line(x, axis, descending, stable) -> bool:
+    """Whether a sort's arguments are one contiguous line of an array and valid ones."""
+    return (isinstance(x, Array) and x.ndim == 1 and type(axis) is int and axis in (0, -1)
+            and type(descending) is bool and type(stable) is bool and x.is_c_contiguous())
+
+
 def _prepare(name: str, x, axis, descending, stable):
     """(``axis`` as a non-negative int, the contiguous lines to sort, the merge sort's kind
     of ``x``'s dtype, ``_radix_line``'s answer where it was asked, else None) after the
@@ -304,11 +310,10 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     >>> rocarray.sort(rocarray.asarray([3.0, float("nan"), -1.0, 2.0]))
     array([-1.,  2.,  3., nan])
     """
-    if (isinstance(x, Array) and x.ndim == 1 and type(axis) is int and axis in (0, -1)
-            and type(descending) is bool and type(stable) is bool and x.is_c_contiguous()):
-        # one contiguous line (its arguments valid): the host's own sorts of a line, which
-        # never write their input, take it as it is, decided before ``_prepare``'s copies
-        # and asks (the sort it would come to: ``radix_sort``'s first choice for one line)
+    if _plain_line(x, axis, descending, stable):
+        # the host's own sorts of a line, which never write their input, take it as it is,
+        # decided before ``_prepare``'s copies and asks (the sort it would come to:
+        # ``radix_sort``'s first choice for one line)
         out = host_line_sort(x, descending)
         if out is not None:
             return out
@@ -347,6 +352,12 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     >>> rocarray.argsort(rocarray.asarray([3, 1, 2, 1]), descending=True)
     array([0, 2, 1, 3])
     """
+    if _plain_line(x, axis, descending, stable) and x.device.kind == "cpu":
+        # (the host network's argsort, which never writes its keys, takes them as they are,
+        # decided before ``_prepare``'s copies and asks: the sort it would come to)
+        order = network_argsort(x, 1, x.size, descending)
+        if order is not None:
+            return order
     axis, work, kind, _ = _prepare("argsort", x, axis, descending, stable)
     n = work.shape[-1]
     lines = _prod(work.shape[:-1])

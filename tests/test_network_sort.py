@@ -459,3 +459,43 @@ def test_every_register_block_sorts_as_numpy(monkeypatch, block, kind, arg):
                 np.testing.assert_array_equal(out, _expected_order(a, desc), err_msg=f"L={L} desc={desc}")
             else:
                 np.testing.assert_array_equal(_bits(out), _bits(_expected(a, desc)), err_msg=f"L={L} desc={desc}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES + [np.int16, np.uint8, np.bool_], ids=lambda d: np.dtype(d).name)
+def test_short_lines_go_straight_to_the_network(device, dtype, monkeypatch):
+    """One contiguous host line the network takes (its argsort: of 32- and 64-bit keys) is
+    sorted by it with none of a general sort's preparation (``_prepare``, here made to
+    fail): NumPy's stable order bit for bit, both ways, views with an offset, the input
+    unwritten; lines it does not take (one element, complex) still sort."""
+    _host(device)
+    _ready(dtype, device)
+    arg = dtype in ARG_DTYPES
+    if arg:
+        _ready(dtype, device, arg=True)
+    rng = np.random.default_rng(103)
+    kind = "u1" if np.dtype(dtype).kind == "b" else f"{np.dtype(dtype).kind}{np.dtype(dtype).itemsize}"
+    shortest = network_host.shortest_row(kind)
+    longest_arg = network_host.longest_row(kind, True) if arg else 0
+
+    def no_prepare(*args):
+        raise AssertionError("a short line went through _prepare")
+
+    with monkeypatch.context() as m:
+        m.setattr(_sorting_functions, "_prepare", no_prepare)
+        for L in (shortest, 33, 256, 1000, 8191):
+            a = (_rows(dtype, 1, L + 3, rng)[0] if np.dtype(dtype).kind != "b"
+                 else rng.random(L + 3) < 0.5)
+            base = ra.asarray(a.copy(), device=device)
+            x = base[3:]  # (a view with an offset)
+            for descending in (False, True):
+                got = ra.sort(x, descending=descending).get()
+                np.testing.assert_array_equal(_bits(got), _bits(_expected(a[None, 3:], descending)[0]),
+                                              err_msg=f"L={L}")
+                if L <= longest_arg:
+                    np.testing.assert_array_equal(ra.argsort(x, descending=descending).get(),
+                                                  _expected_order(a[None, 3:], descending)[0], err_msg=f"L={L}")
+            np.testing.assert_array_equal(_bits(base.get()), _bits(a))
+    one = ra.asarray(np.ones(1, dtype=dtype), device=device)
+    assert ra.sort(one).get().tolist() == [1] and ra.argsort(one).get().tolist() == [0]
+    z = rng.standard_normal(50) + 1j * rng.standard_normal(50)
+    np.testing.assert_array_equal(ra.sort(ra.asarray(z, device=device)).get(), np.sort(z, kind="stable"))
