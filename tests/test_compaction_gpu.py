@@ -49,6 +49,32 @@ def test_nvptx_compaction(size):
     assert isinstance(target.compile(_compact_module(target, size)), bytes)
 
 
+def _entry(ptx: str, name: str) -> str:
+    return ptx.split(f".entry {name}(")[1].split(".entry ")[0]
+
+
+@pytest.mark.parametrize("size", compact_gpu.SIZES)
+def test_nvptx_register_caps_and_early_reads(size):
+    """The write and place entries' register caps (blocks a multiprocessor holds at once),
+    and the flat indices' write reading its tile's first slot (the scan's 64-bit word)
+    before its first barrier, so that read's latency passes beside the mask's (the
+    value writes read it after their ranks)."""
+    target = target_for("sm_90")
+    ptx = target.emit_ptx(_compact_module(target, size))
+    caps = {0: compact_gpu.INDEX_WRITE_BLOCKS, 16: None}
+    write = _entry(ptx, "rk_cg_w")
+    want = caps.get(size, compact_gpu.WRITE_BLOCKS)
+    assert re.findall(r"\.minnctapersm (\d+)", write) == ([] if want is None else [str(want)])
+    if size not in (0, 16):
+        assert re.findall(r"\.minnctapersm (\d+)", _entry(ptx, "rk_cg_p")) == [str(compact_gpu.PLACE_BLOCKS)]
+    if size <= 4:  # (no 64-bit value: the scan's word is the first 64-bit read)
+        lines = write.splitlines()
+        first_barrier = next(k for k, line in enumerate(lines) if "bar.sync" in line)
+        first_word = next(k for k, line in enumerate(lines) if re.search(r"ld\.global[.\w]*\.[bsu]64", line))
+        # (the value writes read it after their ranks: read first, float32 ``x[m]`` was slower)
+        assert (first_word < first_barrier) == (size == 0)
+
+
 @pytest.mark.parametrize("kind", compact_gpu.RUN_KINDS)
 def test_nvptx_runs(kind):
     target = target_for("sm_90")

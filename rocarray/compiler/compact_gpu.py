@@ -24,7 +24,8 @@ four mask elements a word, element ``4 * word + byte`` (C order).
   true byte of the lanes below it and its own bytes below ``b``), steps by a running
   count, waves by a scan of their totals in shared memory -- each written at the tile's
   offset (``incl[tile - 1]``, the inclusive scan of the counts) plus its rank: the value
-  of ``x`` (``size`` bytes, the entry's value size) or, for size 0, its flat index.
+  of ``x`` (``size`` bytes, the entry's value size) or, for size 0, its flat index (that
+  entry reads its tile's offset first, beside the mask; the others after the ranks).
   Values of up to 8 bytes go through shared memory at their ranks first, and the block
   writes the tile's run from there with adjacent lanes at adjacent places (a lane's four
   elements are adjacent in the mask, so written straight their places are four apart and
@@ -106,8 +107,12 @@ PLACE_BLOCKS = 3
 #: Blocks of the write entry (values of 1 to 8 bytes) a GPU unit holds at once: its
 #: registers, which hold the values read early, are capped to fit them.
 WRITE_BLOCKS = 4
+#: Blocks of the flat indices' write entry (``nonzero``) a GPU unit holds at once: its
+#: registers are capped to fit them (as many as its stage of int64 indices leaves room
+#: for on an NVIDIA multiprocessor).
+INDEX_WRITE_BLOCKS = 6
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 9
+VERSION = 10
 
 
 def entries(size: int, runs: bool = False) -> tuple:
@@ -207,6 +212,8 @@ class _Kernel(KernelIR):
             target.limit_registers(fn, RUNS_WRITE_BLOCKS)
         elif self.suffix == "_w" and 0 < self.size <= STAGED_MAX:
             target.limit_registers(fn, WRITE_BLOCKS)
+        elif self.suffix == "_w" and self.size == 0:
+            target.limit_registers(fn, INDEX_WRITE_BLOCKS)
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         params = EntryParams(target, b, list(fn.args), [I64] * len(names))
         self.p = {name: params.value(b, k) for k, name in enumerate(names)}
@@ -512,9 +519,10 @@ class _Kernel(KernelIR):
             mask = b.trunc(mask, self.M) if mask.type.width > self.W else b.zext(mask, self.M)
         return mask
 
-    def ranks(self, b) -> tuple:
+    def ranks(self, b, block_start=None) -> tuple:
         """([each step's ranks of its four elements within the wave's true ones], the wave's
-        prefix in the block, the block's total (i32), the tile's first slot (i64))."""
+        prefix in the block, the block's total (i32), the tile's first slot (i64): read
+        here, after the ranks' sums, unless the caller read it as ``block_start``)."""
         M = self.M
         lane_m = b.trunc(self.lane, M) if self.W < 64 else self.lane
         lt = b.sub(b.shl(ir.Constant(M, 1), lane_m), ir.Constant(M, 1))
@@ -534,14 +542,22 @@ class _Kernel(KernelIR):
             for v in votes:
                 running = b.add(running, self.popc(b, v))
         wave_prefix, block_total = self.block_sum(b, running)
+        return ranks, wave_prefix, block_total, self.tile_start(b) if block_start is None else block_start
+
+    def tile_start(self, b):
+        """The tile's first slot: the scan's count of the true elements before it
+        (``incl[tile - 1]``, 0 for tile 0)."""
         tile = self.tile
         first = b.icmp_unsigned("==", tile, self.c64(0))
         before = b.load(self.gptr(b, self.p["incl"], b.select(first, tile, b.sub(tile, self.c64(1))), I64), typ=I64)
-        block_start = b.select(first, self.c64(0), before)  # (tile 0 reads its own count, unused)
-        return ranks, wave_prefix, block_total, block_start
+        return b.select(first, self.c64(0), before)  # (tile 0 reads its own count, unused)
 
     def build_write(self, b) -> None:
         p = self.p
+        # (flat indices: the tile's first slot read first, its latency beside the mask's;
+        # the value writes, whose registers hold their values read early, were slower so:
+        # docs/primitives.md, "Stop 70")
+        early = self.tile_start(b) if self.size == 0 and not self.runs else None
         self.flags = self.load_runs(b) if self.runs else self.load_words(b)
         staged = self.size <= STAGED_MAX
         whole = news = None
@@ -552,7 +568,7 @@ class _Kernel(KernelIR):
             whole = self.lane_whole(b, chunk)
             news = [self.read_whole(b, e0, bits, b.and_(whole, self.any_all(b, bits)[0]), chunk,
                                     _value_type(self.size)) for e0, bits in self.flags]
-        ranks, wave_prefix, block_total, block_start = self.ranks(b)
+        ranks, wave_prefix, block_total, block_start = self.ranks(b, early)
         # where a value goes: its block rank in the stage, or its place in ``out``
         start = b.zext(wave_prefix, I64) if staged else b.add(block_start, b.zext(wave_prefix, I64))
         ty = _value_type(self.size)
