@@ -299,7 +299,8 @@ def host_line_sort(keys: Array, descending: bool) -> "Array | None":
     n = keys.size
     if keys.device.kind != "cpu":
         return None
-    if n < _count_sort.COUNT_MIN_LINE and n < _split_sort.ONE_PIECE_MIN:  # (the lengths as the modules hold them now: tests lower them)
+    # (the lengths as the modules hold them now: tests lower them)
+    if n < _count_sort.COUNT_MIN_LINE and n < _split_sort.ONE_PIECE_MIN:
         k = _network(n, keys.dtype, keys.device)  # (None while it compiles)
         return None if k is None else _network_launch(k, keys, Array._empty(keys.shape, keys.dtype, keys.device), 1,
                                                       n, descending, keys.dtype.itemsize)
