@@ -301,9 +301,7 @@ def host_line_sort(keys: Array, descending: bool) -> "Array | None":
         return None
     # (the lengths as the modules hold them now: tests lower them)
     if n < _count_sort.COUNT_MIN_LINE and n < _split_sort.ONE_PIECE_MIN:
-        k = _network(n, keys.dtype, keys.device)  # (None while it compiles)
-        return None if k is None else _network_launch(k, keys, Array._empty(keys.shape, keys.dtype, keys.device), 1,
-                                                      n, descending, keys.dtype.itemsize)
+        return network_sort(keys, 1, n, descending)
     out = count_sort(keys, descending)
     if out is None and split_sorts(keys.dtype, n, keys.device):
         out = split_sort(keys, descending)
@@ -331,13 +329,13 @@ def radix_sort(keys: Array, rows: int, L: int, payload: Array | None = None, des
         out = host_line_sort(keys, descending)
         if out is not None:
             return out, None
-    k = None if payload is not None else _network(L, dtype, device)
-    if k is not None:
+    if payload is None:
         # the host's rows of up to ``longest_row`` keys (8- and 16-bit ones from
         # ``shortest_row``): a sorting network on vectors, into a new array (the rows
         # longer than its stack buffer holds, through a scratch array)
-        return _network_launch(k, keys, Array._empty(keys.shape, dtype, device), rows, L, descending,
-                               dtype.itemsize), None
+        out = network_sort(keys, rows, L, descending)
+        if out is not None:
+            return out, None
     nd, kmin = key_digits(dtype), 0
     if dtype.kind in "iu" and dtype.itemsize > 1:
         # the keys less the smallest: the digits above their range are zero, not counted
@@ -488,6 +486,17 @@ def network_sorts(L: int, dtype: np.dtype, device, arg: bool = False) -> bool:
     radix sort or the merge sort serves those rows (whose kernels start on the quick tiers:
     a first call stays short)."""
     return _network(L, dtype, device, arg) is not None
+
+
+def network_sort(keys: Array, rows: int, L: int, descending: bool) -> "Array | None":
+    """The host's stable ``sort`` of each of the ``rows`` rows of ``L`` of the flat,
+    contiguous ``keys`` by the sorting network, into a new array; None (nothing done) for
+    rows it does not take, or while its module is compiling.  ``keys`` is not written."""
+    dtype, device = keys.dtype, keys.device
+    k = _network(L, dtype, device)
+    if k is None:
+        return None
+    return _network_launch(k, keys, Array._empty(keys.shape, dtype, device), rows, L, descending, dtype.itemsize)
 
 
 def network_argsort(keys: Array, rows: int, L: int, descending: bool) -> "Array | None":
