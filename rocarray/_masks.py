@@ -19,6 +19,7 @@ import numpy as np
 
 from ._advanced_indexing import _flat, _heavy, _int64, _scatter, _walk
 from ._array_object import Array
+from ._buffer import Buffer
 from ._copy import contiguous
 from ._elementwise import copy_array
 from ._elementwise_functions import not_equal, subtract
@@ -333,25 +334,50 @@ def _gpu_compact(mask: Array, x: "Array | None") -> Array:
     result), then each tile's elements written at its offset: the mask is read twice,
     ``x`` once.  The write is queued once the count is back (queued before, into a result
     of the mask's length, the copy that cuts a result of at most half of it costs more
-    than the wait: docs/primitives.md, "Stop 69")."""
-    _, total, ((kernel, m_ptr, n, incl_ptr, tiles), _keep) = _gpu_counted(mask, 0 if x is None else x.dtype.itemsize)
-    out = Array._empty((total,), _int64 if x is None else x.dtype, mask.device)
-    if total:
-        if x is not None and not x.is_c_contiguous():
-            x = contiguous(x)
-        x_ptr = 0 if x is None else x._buf.ptr + x._offset
-        kernel.code.launch_entry(kernel, 2, compact_gpu.packer("_w"), tiles,
-                                 (m_ptr, n, x_ptr, incl_ptr, out._buf.ptr + out._offset), tiles, compact_gpu.BLOCK, 0)
-    return out
+    than the wait: docs/primitives.md, "Stop 69"), so all else is made ready while the
+    device counts: its parameters packed, a strided ``x`` copied, the result's
+    allocation and the launch one runtime call after the count."""
+    def ready(kernel, m_ptr, n, incl_ptr, tiles):
+        src = x if x is None or x.is_c_contiguous() else contiguous(x)
+        areas = _write_areas.get(kernel.runtime)
+        if areas is None:
+            areas = _write_areas.setdefault(kernel.runtime, [])
+        try:
+            area = areas.pop()
+        except IndexError:
+            area = kernel.runtime.parameter_area(bytes(_WRITE_PACKER.size))
+        _WRITE_PACKER.pack_into(area[0].cast("B"), 0, tiles, m_ptr, n, 0 if src is None else src.data_ptr,
+                                incl_ptr, 0)
+        return area, areas, src
+
+    (area, areas, _src), total, ((kernel, _, _, _, tiles), _keep) = _gpu_counted(
+        mask, 0 if x is None else x.dtype.itemsize, ready)
+    dtype, device = _int64 if x is None else x.dtype, mask.device
+    if not total:
+        areas.append(area)
+        return Array._empty((0,), dtype, device)
+    rt, nbytes = kernel.runtime, total * dtype.itemsize
+    ptr = rt.launch_into_new(kernel.code.functions[2], tiles, compact_gpu.BLOCK, area, _WRITE_OUT_WORD, nbytes)
+    areas.append(area)  # (the driver has copied the parameters)
+    return Array._on_buffer(Buffer(ptr, nbytes, device, None, False, rt.memory_pool(device.index)), (total,),
+                            total, dtype)
+
+
+_WRITE_PACKER = compact_gpu.packer("_w")
+#: the word of the write entry's parameters (after the item count) holding the result's address
+_WRITE_OUT_WORD = 1 + compact_gpu.PARAMS["_w"].index("out")
+#: runtime -> the write entry's parameter areas (``GPURuntime.parameter_area``) not in use:
+#: taken and put back (``pop`` / ``append`` are atomic), so threads never share one
+_write_areas: dict = {}
 
 
 def _gpu_counted(mask: Array, size: int, then=None) -> tuple:
-    """(what ``then`` queued, the number of true elements, ((the compaction module for
+    """(what ``then`` returned, the number of true elements, ((the compaction module for
     values of ``size`` bytes, the mask's address, its size, the address of each tile's
     first slot, the tiles), what the caller keeps alive until its launch is queued)): the
     count and scan entries run, their total read back.  ``then(*parts)`` (those five
-    parts) queues work after the scan and before the read-back, which waits for the scan
-    alone."""
+    parts) runs after the scan is queued and before the read-back: work it queues is not
+    waited for."""
     m = _bool_mask(mask, 4)  # (the kernels read the mask in 4-byte words)
     n = m.size
     device = m.device
@@ -396,27 +422,24 @@ def _gpu_place(mask: Array, x: Array, value: Array) -> None:
 def _counted(kernel, device, scan, then=None) -> tuple:
     """``(then(), the number of elements a compaction selects)``: ``scan(address)`` queues
     the scan entry that writes that number at ``address`` (a word of host memory mapped
-    into the device), ``then`` (optional) the work to follow it.  The one read-back of
-    these ops: a wait for the scan (for the stream where nothing follows), then a read of
-    host memory (no copy back)."""
+    into the device), ``then`` (optional) the work to follow it, or what the host makes
+    ready meanwhile.  The one read-back of these ops: the host reads the word as soon as
+    the scan writes it (``GPURuntime.await_word``), not waiting for what follows the scan
+    nor for the scan's end."""
     rt = kernel.runtime
     words = rt.mapped_words(device.index)
     word = words.acquire()
     try:
-        mark = queued = None
         try:
+            word[0][word[1]] = -1  # (unwritten: a count is never negative)
             scan(word[2])
-            if then is not None:
-                mark = rt.mark_current(device.index)
-                queued = then()
-        finally:
-            # (after a failure too, say the write's allocation: a scan queued before it
-            # still writes the word, which is not lent again before the stream is past it)
-            if mark is None:
-                rt.synchronize_current(device.index)
-            else:
-                mark.synchronize()
-        return queued, int(word[0][word[1]])
+            queued = None if then is None else then()
+        except BaseException:
+            # (a scan queued before the failure, say of the write's allocation, still
+            # writes the word, which is not lent again before the stream is past it)
+            rt.synchronize_current(device.index)
+            raise
+        return queued, rt.await_word(device.index, word, -1)
     finally:
         words.release(word)
 

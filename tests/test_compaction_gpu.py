@@ -3,7 +3,9 @@
 gfx90a, gfx942 and gfx1100 on any machine; against NumPy on a GPU (every dtype, sizes
 across tiles, masks of every density, views; runs within a tile and across many)."""
 
+import contextlib
 import re
+import threading
 
 import numpy as np
 import pytest
@@ -212,6 +214,43 @@ def test_compaction_scan_of_many_tiles(device):
     mm, x = ra.asarray(m, device=device), ra.asarray(a, device=device)
     np.testing.assert_array_equal(x[mm].get(), a[m])
     np.testing.assert_array_equal(ra.nonzero(mm)[0].get(), np.nonzero(m)[0])
+
+
+@requires_gpu
+def test_compactions_in_threads_on_streams_of_their_own(device):
+    """Threads selecting, finding and placing at once, half of them on a stream of their
+    own: each reads its own count as its scan writes it (the host waits neither for the
+    stream nor for the write) and gets its own result; every mapped word goes back."""
+    _gpu(device)
+    rng = np.random.default_rng(8)
+    n = 3 * compact_gpu.TILE + 77
+    data = [(rng.standard_normal(n).astype(np.float32), rng.random(n) < p) for p in (0.1, 0.5, 0.9, 0.0)]
+    errors = []
+
+    def work(t):
+        try:
+            a, m = data[t % len(data)]
+            stream = device.runtime.stream_create(device.index) if t % 2 else None
+            with stream if stream is not None else contextlib.nullcontext():
+                x, mm = ra.asarray(a, device=device), ra.asarray(m, device=device)
+                for r in range(20):
+                    np.testing.assert_array_equal(x[mm].get(), a[m])
+                    np.testing.assert_array_equal(ra.nonzero(mm)[0].get(), np.nonzero(m)[0])
+                    z, want = ra.asarray(a, device=device), a.copy()
+                    v = (a[m] + r).astype(np.float32)
+                    z[mm] = ra.asarray(v, device=device)
+                    want[m] = v
+                    np.testing.assert_array_equal(z.get(), want)
+        except BaseException as e:  # (reported by the test, not lost in the thread)
+            errors.append(e)
+
+    pool = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+    for th in pool:
+        th.start()
+    for th in pool:
+        th.join()
+    assert not errors, errors[0]
+    assert device.runtime.mapped_words(device.index).lent == 0
 
 
 def _runs_of(a):

@@ -17,8 +17,8 @@ four mask elements a word, element ``4 * word + byte`` (C order).
   (read and written through the stage in shared memory, so the block's loads and stores are of
   adjacent words), a running carry between rounds (one launch), and writes the sum of
   them all, the result's size, at
-  ``total`` (a word of host memory mapped into the device, read once the stream is done:
-  no copy back; not written where ``total`` is 0);
+  ``total`` (a word of host memory mapped into the device, read by the host as soon as it
+  lands: no copy back; not written where ``total`` is 0);
 * ``entry_w`` (*write*): the tile's true elements, ranked in C order -- within a wave
   step by four ballots (one per byte of the word: lane ``l``'s byte ``b`` follows every
   true byte of the lanes below it and its own bytes below ``b``), steps by a running

@@ -33,6 +33,7 @@ class CudaHooks(DriverHooks):
         "_no_timing": "CUevent_flags.CU_EVENT_DISABLE_TIMING",
         "_peer_already_enabled": "CUresult.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
         "_host_mapped": "CU_MEMHOSTALLOC_DEVICEMAP",
+        "_not_ready": "CUresult.CUDA_ERROR_NOT_READY",
     }
     CALLS = {
         "init": "cuInit",
@@ -61,6 +62,7 @@ class CudaHooks(DriverHooks):
         "stream_create": "cuStreamCreate",
         "stream_destroy": "cuStreamDestroy",
         "stream_synchronize": "cuStreamSynchronize",
+        "stream_query": "cuStreamQuery",
         "stream_wait_event": "cuStreamWaitEvent",
         "event_create": "cuEventCreate",
         "event_destroy": "cuEventDestroy",

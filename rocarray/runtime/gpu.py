@@ -11,9 +11,10 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import threading
+import time
 
 from rocarray.runtime import native
-from rocarray.runtime.base import Runtime
+from rocarray.runtime.base import Runtime, RuntimeError_
 from rocarray.runtime.hooks import GPUError, GPUOutOfMemoryError, driver_error  # noqa: F401 - re-exported
 from rocarray.runtime.mapped import MappedWords
 from rocarray.runtime.peer import PeerCopies
@@ -116,7 +117,7 @@ class _LaunchArea:
 
 
 class _ThreadState:
-    __slots__ = ("device", "streams", "current", "area", "marks")
+    __slots__ = ("device", "streams", "current", "area")
 
     def __init__(self):
         #: The device whose context this thread made current through this runtime last.
@@ -126,8 +127,6 @@ class _ThreadState:
         #: Device index -> the innermost of those streams (absent: the null stream).
         self.current: dict[int, Stream] = {}
         self.area: _LaunchArea | None = None
-        #: Device index -> this thread's event for ``mark_current``.
-        self.marks: dict[int, Event] = {}
 
 
 # -- the runtime ---------------------------------------------------------------------------
@@ -684,6 +683,11 @@ class GPURuntime(Runtime):
         """Wait until the work queued on the calling thread's current stream of device
         ``index`` (where launches that name no stream go) has finished: that stream alone,
         not the whole device."""
+        self.api.stream_synchronize(self._current_handle(index))
+
+    def _current_handle(self, index: int):
+        """The driver's handle of the calling thread's current stream of device ``index``
+        (None: the null stream), its context made current."""
         try:
             state = self._local.state
         except AttributeError:
@@ -691,17 +695,42 @@ class GPURuntime(Runtime):
         if state.device != index:
             self._use(index)
         stream = state.current.get(index)
-        self.api.stream_synchronize(None if stream is None else stream.handle)
+        return None if stream is None else stream.handle
 
-    def mark_current(self, index: int) -> Event:
-        """The calling thread's marker of device ``index`` recorded on its current stream:
-        its ``synchronize()`` waits for the work queued there so far, not for what is
-        queued after (one event a thread and device, recorded anew at each call)."""
-        state = self._thread()
-        event = state.marks.get(index)
-        if event is None:
-            event = state.marks[index] = Event(self, index, timing=False)
-        return event.record(state.current.get(index) or self.null_stream(index))
+    #: ``await_word``: reads of the word between two questions to the driver; seconds the
+    #: host spins so before it sleeps ``WORD_SLEEP`` seconds between questions (long work:
+    #: a sleep costs tens of microseconds more than asked, which a queue of work that the
+    #: host waits out often comes to)
+    WORD_READS = 64
+    WORD_SPIN = 0.01
+    WORD_SLEEP = 50e-6
+
+    def await_word(self, index: int, word: tuple, unset: int) -> int:
+        """The value that work queued on the calling thread's current stream of device
+        ``index`` writes into the mapped ``word`` (``mapped_words(index).acquire()``'s, set
+        to ``unset`` before that work was queued), read as soon as it lands rather than at
+        the stream's end: work queued after the writer is not waited for.  The host reads
+        the word itself, asking the driver every ``WORD_READS`` reads whether the stream
+        has finished (the error of failed work raised), and sleeps between questions after
+        ``WORD_SPIN`` seconds; a stream that finished without writing the word raises."""
+        words, k = word[0], word[1]
+        until = None
+        while True:
+            for _ in range(self.WORD_READS):
+                value = words[k]
+                if value != unset:
+                    return value
+            if until is None:
+                handle = self._current_handle(index)
+                until = time.perf_counter() + self.WORD_SPIN
+            if self.api.stream_query(handle):
+                value = words[k]
+                if value == unset:
+                    raise RuntimeError_(f"the work queued on {self.kind}:{index} finished without writing "
+                                        "the word the host waited for")
+                return value
+            if time.perf_counter() > until:
+                time.sleep(self.WORD_SLEEP)
 
     def stream_create(self, index: int) -> Stream:
         return Stream(self, index)

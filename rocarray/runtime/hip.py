@@ -41,6 +41,7 @@ class HipHooks(DriverHooks):
         "_no_timing": "hipEventDisableTiming",
         "_peer_already_enabled": "hipError_t.hipErrorPeerAccessAlreadyEnabled",
         "_host_mapped": "hipHostMallocMapped",
+        "_not_ready": "hipError_t.hipErrorNotReady",
     }
     CALLS = {
         "init": "hipInit",
@@ -69,6 +70,7 @@ class HipHooks(DriverHooks):
         "stream_create": "hipStreamCreateWithFlags",
         "stream_destroy": "hipStreamDestroy",
         "stream_synchronize": "hipStreamSynchronize",
+        "stream_query": "hipStreamQuery",
         "stream_wait_event": "hipStreamWaitEvent",
         "event_create": "hipEventCreateWithFlags",
         "event_destroy": "hipEventDestroy",

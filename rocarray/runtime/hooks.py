@@ -89,6 +89,7 @@ class DriverHooks:
         self._no_timing = 0  # the event flag that turns timing off, read by ``init``
         self._peer_already_enabled = 704  # the vendor's "peer access already enabled", read by ``init``
         self._host_mapped = 2  # the host allocation flag that maps the memory into the device, read by ``init``
+        self._not_ready = 600  # the vendor's "not ready" of a stream still at work, read by ``init``
 
     def init(self) -> None:
         """Import the bindings and start the driver; read the constants the runtime needs."""
@@ -220,6 +221,17 @@ class DriverHooks:
 
     def stream_synchronize(self, stream) -> None:
         self._call("stream_synchronize", stream)
+
+    def stream_query(self, stream) -> bool:
+        """True when the work queued on ``stream`` has finished, False while some is still
+        to run; :class:`GPUError` when it failed."""
+        name = self.CALLS["stream_query"]
+        err = getattr(self._lib, name)(stream)[0]
+        if not err:
+            return True
+        if int(err) == self._not_ready:
+            return False
+        raise driver_error(self, name, err)
 
     def stream_wait_event(self, stream, event) -> None:
         self._call("stream_wait_event", stream, event, 0)

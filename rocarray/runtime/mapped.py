@@ -1,5 +1,6 @@
 """Words a kernel writes in page-locked host memory mapped into the device: the host reads
-one straight from memory once the kernel's stream has finished (no copy back).
+one straight from memory (no copy back), once the kernel's stream has finished or, for a
+word the host waits on (``GPURuntime.await_word``), as soon as it lands.
 
 A gather sets its word when an index is out of range (a 32-bit store into the word's low
 half); a compaction's scan writes the number of elements it selected, which sizes its

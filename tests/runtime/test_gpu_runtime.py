@@ -47,6 +47,25 @@ def test_hook_tables_cover_what_the_runtime_calls():
             assert isinstance(getattr(table, constant), int)
 
 
+@pytest.mark.parametrize("table", [CudaHooks, HipHooks])
+def test_vendor_stream_query_tells_finished_at_work_and_failed(table):
+    """``stream_query``: the bindings' success is True, the vendor's "not ready" False,
+    any other code the driver's error naming the call."""
+    import types
+
+    hooks = table()
+    name = table.CALLS["stream_query"]
+    answers = [(0,), (hooks._not_ready,), (700,)]
+    seen = []
+    hooks._lib = types.SimpleNamespace(**{name: lambda stream: (seen.append(stream), answers.pop(0))[1]})
+    hooks.error_name = lambda code: f"error {code}"
+    assert hooks.stream_query("s") is True
+    assert hooks.stream_query("s") is False
+    with pytest.raises(GPUError, match=f"{name} failed: error 700"):
+        hooks.stream_query(None)
+    assert seen == ["s", "s", None] and hooks._not_ready == 600
+
+
 def test_runtimes_start_without_touching_the_driver():
     # Creating a runtime touches no driver; the bindings load on first use.
     for runtime_class, kind in ((CUDARuntime, "cuda"), (HIPRuntime, "hip")):

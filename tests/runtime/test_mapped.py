@@ -105,10 +105,12 @@ def test_synchronize_current_waits_for_the_threads_current_stream_only():
     assert not any(c[0] == "ctx_synchronize" for c in api.calls)
 
 
-def test_a_compactions_count_is_read_from_its_mapped_word_after_the_wait():
-    """``_masks._counted``: the scan writes the count into the lent word (here
-    more than 32 bits); the host reads it after waiting for its stream, and the word goes
-    back to the lender, after the wait, also when the scan fails to queue."""
+def test_a_compactions_count_is_read_as_soon_as_the_scan_writes_it():
+    """``_masks._counted``: the word is lent marked unwritten (-1), the scan writes the
+    count into it (here more than 32 bits) and the host reads it at once: no wait for the
+    stream nor a question to the driver.  The word goes back to the lender, also when the
+    scan fails to queue -- after a wait for the stream then (a scan queued before the
+    failure still writes the word)."""
     from types import SimpleNamespace
 
     from rocarray._masks import _counted
@@ -116,15 +118,18 @@ def test_a_compactions_count_is_read_from_its_mapped_word_after_the_wait():
     api, rt = _runtime()
     words = rt.mapped_words(0)
     kernel, device = SimpleNamespace(runtime=rt), SimpleNamespace(index=0)
+    seen = []
 
     def scan(address, fail=False):
-        ctypes.c_int64.from_address(mapped_host_address(api, address)).value = (5 << 32) + 3
+        at = ctypes.c_int64.from_address(mapped_host_address(api, address))
+        seen.append(at.value)
+        at.value = (5 << 32) + 3
         api.calls.append(("scan", address))
         if fail:
             raise MemoryError("the scan's launch")
 
     assert _counted(kernel, device, scan) == (None, (5 << 32) + 3)
-    assert [c[0] for c in api.calls[-2:]] == ["scan", "stream_synchronize"] and words.lent == 0
+    assert seen == [-1] and api.calls[-1][0] == "scan" and words.lent == 0
     with pytest.raises(MemoryError, match="the scan's launch"):
         _counted(kernel, device, lambda address: scan(address, fail=True))
     assert [c[0] for c in api.calls[-2:]] == ["scan", "stream_synchronize"] and words.lent == 0
@@ -132,9 +137,10 @@ def test_a_compactions_count_is_read_from_its_mapped_word_after_the_wait():
 
 def test_work_queued_after_a_compactions_scan_is_not_waited_for():
     """``_masks._counted`` with work to follow the scan (a result written before its size
-    is known): the host waits for an event recorded between the two, on the calling
-    thread's current stream, not for the stream; the word goes back after that wait, also
-    when the work that follows fails to queue."""
+    is known, or made ready while the device counts): the host reads the word as the scan
+    writes it, waiting neither for the stream nor for that work; the word goes back also
+    when the work that follows fails to queue, after a wait for the thread's current
+    stream."""
     from types import SimpleNamespace
 
     from rocarray._masks import _counted
@@ -144,7 +150,7 @@ def test_work_queued_after_a_compactions_scan_is_not_waited_for():
     kernel, device = SimpleNamespace(runtime=rt), SimpleNamespace(index=0)
 
     def scan(address):
-        ctypes.c_int64.from_address(mapped_host_address(api, address)).value = 41
+        ctypes.c_int64.from_address(mapped_host_address(api, address)).value = 0
         api.calls.append(("scan", address))
 
     def then(fail=False):
@@ -155,12 +161,84 @@ def test_work_queued_after_a_compactions_scan_is_not_waited_for():
 
     stream = rt.stream_create(0)
     with stream:
-        assert _counted(kernel, device, scan, then) == ("written", 41)
-    names = [c[0] for c in api.calls]
-    assert names[-4:] == ["scan", "event_record", "write", "event_synchronize"] and words.lent == 0
-    record, wait = api.calls[-3], api.calls[-1]
-    assert record[2] == stream.handle and wait[1] == record[1]
-    assert "stream_synchronize" not in names[names.index("scan"):]
-    with pytest.raises(MemoryError, match="the write's result"):
-        _counted(kernel, device, scan, lambda: then(fail=True))
-    assert [c[0] for c in api.calls[-2:]] == ["write", "event_synchronize"] and words.lent == 0
+        assert _counted(kernel, device, scan, then) == ("written", 0)
+        names = [c[0] for c in api.calls]
+        assert names[-2:] == ["scan", "write"] and words.lent == 0
+        with pytest.raises(MemoryError, match="the write's result"):
+            _counted(kernel, device, scan, lambda: then(fail=True))
+        assert api.calls[-2:] == [("write",), ("stream_synchronize", stream.handle)] and words.lent == 0
+
+
+def _answers(api, address, answers, lands=None):
+    """Make ``api``'s ``stream_query`` answer ``answers`` in turn (True: finished, False:
+    at work, an exception: raised); with ``lands`` = (i, value), the kernel writes the
+    64-bit ``value`` at ``address`` as the ``i``-th question is asked."""
+    asked = []
+
+    def query(stream):
+        api.calls.append(("stream_query", stream))
+        asked.append(stream)
+        if lands is not None and len(asked) == lands[0]:
+            ctypes.c_int64.from_address(mapped_host_address(api, address)).value = lands[1]
+        answer = answers[min(len(asked), len(answers)) - 1]
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+    api.stream_query = query
+    return asked
+
+
+def test_await_word_reads_the_word_asks_the_stream_and_raises_its_failure():
+    """``GPURuntime.await_word``: a word already written is returned with no driver call;
+    while it is not, the host asks the driver about its current stream every
+    ``WORD_READS`` reads and returns the word once it lands, the stream still at work; a
+    stream that finished without writing it, or failed, raises."""
+    from rocarray.runtime.base import RuntimeError_
+    from rocarray.runtime.gpu import GPUError
+
+    api, rt = _runtime(devices=2)
+    words = rt.mapped_words(1)
+    word = words.acquire()
+    view, k, address = word
+    view[k] = 7
+    assert rt.await_word(1, word, -1) == 7 and not any(c[0] == "stream_query" for c in api.calls)
+
+    view[k] = -1
+    asked = _answers(api, address, [False], lands=(3, 1 << 40))
+    stream = rt.stream_create(1)
+    with stream:
+        assert rt.await_word(1, word, -1) == 1 << 40
+    assert asked == [stream.handle] * 3 and api.current == 1
+
+    view[k] = -1
+    _answers(api, address, [False, True])
+    with pytest.raises(RuntimeError_, match="finished without writing the word"):
+        rt.await_word(1, word, -1)
+    assert api.calls[-1] == ("stream_query", None)  # (no stream entered: the null stream)
+
+    _answers(api, address, [False, GPUError("fakeStreamQuery failed: FAKE_ERROR_700", "fakeStreamQuery", 700)])
+    with pytest.raises(GPUError, match="FAKE_ERROR_700"):
+        rt.await_word(1, word, -1)
+    words.release(word)
+
+
+def test_await_word_sleeps_between_questions_once_the_work_runs_long(monkeypatch):
+    """The host spins for ``WORD_SPIN`` seconds, then sleeps ``WORD_SLEEP`` between its
+    questions (long work: it stops spinning)."""
+    import rocarray.runtime.gpu as gpu_module
+
+    api, rt = _runtime()
+    words = rt.mapped_words(0)
+    word = words.acquire()
+    sleeps = []
+    monkeypatch.setattr(gpu_module.time, "sleep", sleeps.append)
+    for spin, slept in ((60.0, 0), (0.0, 4)):
+        rt.WORD_SPIN = spin
+        word[0][word[1]] = -1
+        asked = _answers(api, word[2], [False], lands=(4, 0))
+        sleeps.clear()
+        assert rt.await_word(0, word, -1) == 0
+        # (questions 1 to 4 still at work, the word landing with the fourth, then read)
+        assert len(asked) == 4 and sleeps == [rt.WORD_SLEEP] * slept
+    words.release(word)
