@@ -1,0 +1,9 @@
+bash .devrun/run71b.sh
+T=$(cat .devrun/tree); R=$PWD
+export PYTHONUNBUFFERED=1 PYTHONPATH=$R:/tmp/site
+export SUITE_FILES="$(ls tests/*.py tests/*/*.py | grep '/test_' | grep -v test_prop_elementwise | tr '\n' ' ')"
+PYTHONFAULTHANDLER=1 timeout 240 python3 .devrun/suite.py 14 200 $OUT/suite_$T.txt > /tmp/suite_stdout.txt 2>&1
+grep -a TOTAL $OUT/suite_$T.txt || (echo "cut short"; tail -5 /tmp/suite_stdout.txt)
+sed -n '/^TOTAL/,$p' $OUT/suite_$T.txt | grep -a -E "^=====|FAILED|TIMEOUT|crashed|Fatal|^E  " | head -30
+ROCARRAY_CACHE_DIR=$(mktemp -d) timeout 70 python3 benchmarks/bench_primitives.py --device cuda:0 --json $OUT/primitives_cuda_$T.data.json > $OUT/primitives_cuda_$T.md 2>&1; tail -3 $OUT/primitives_cuda_$T.md
+cd $OUT && tar czf /tmp/res71.tgz * && rm -f $OUT/* && mv /tmp/res71.tgz $OUT/ && ls -la $OUT
