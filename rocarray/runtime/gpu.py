@@ -697,10 +697,10 @@ class GPURuntime(Runtime):
         stream = state.current.get(index)
         return None if stream is None else stream.handle
 
-    #: ``await_word``: reads of the word between two questions to the driver; seconds the
-    #: host spins so before it sleeps ``WORD_SLEEP`` seconds between questions (long work:
-    #: a sleep costs tens of microseconds more than asked, which a queue of work that the
-    #: host waits out often comes to)
+    #: ``await_word``: reads of the word between two questions to the driver; seconds of
+    #: such spinning before the host sleeps ``WORD_SLEEP`` between questions (long waits
+    #: only: a sleep overshoots by tens of microseconds, as much as a whole wait for a
+    #: count queued behind other work)
     WORD_READS = 64
     WORD_SPIN = 0.01
     WORD_SLEEP = 50e-6
