@@ -1,7 +1,7 @@
 """The words in mapped host memory (rocarray/runtime/mapped.py) over the fake hook table:
 lent zeroed, one holder at a time under threads, taken back after a kernel set them; the
-wait on the calling thread's current stream that precedes a read; a compaction's count
-read from one."""
+wait on the calling thread's current stream that precedes a read; the host's own reads of
+a word it waits on (``GPURuntime.await_word``); a compaction's count read from one."""
 
 from __future__ import annotations
 
