@@ -78,14 +78,15 @@ def test_direct_launches_from_many_threads_use_their_own_parameter_areas():
     arrays = [np.arange(300, dtype=np.float32) * (k + 1) for k in range(4)]
     xs = [ra.asarray(a, device="cpu") for a in arrays]
     xs[0] + xs[0]  # compiled before the threads start
+    areas = ra.add._plans[(ra.float32, ra.float32, xs[0].device)].run_contiguous.__self__.areas
+    before = len(areas)  # (the plan is the process's: other tests' threads may have made areas)
 
     def work(k):
         for _ in range(300):
             assert np.array_equal(ra.asnumpy(xs[k] + xs[k]), 2 * arrays[k]), k
 
     assert not _in_threads(work, 4)
-    plan = ra.add._plans[(ra.float32, ra.float32, xs[0].device)]
-    assert 1 <= len(plan.run_contiguous.__self__.areas) <= 4
+    assert 1 <= len(areas) <= max(before, 4)
 
 
 def test_direct_launches_count_quick_tier_calls(monkeypatch):
