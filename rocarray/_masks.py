@@ -430,16 +430,16 @@ def _counted(kernel, device, scan, then=None) -> tuple:
     words = rt.mapped_words(device.index)
     word = words.acquire()
     try:
-        try:
-            word[0][word[1]] = -1  # (unwritten: a count is never negative)
-            scan(word[2])
-            queued = None if then is None else then()
-        except BaseException:
-            # (a scan queued before the failure, say of the write's allocation, still
-            # writes the word, which is not lent again before the stream is past it)
-            rt.synchronize_current(device.index)
-            raise
+        word[0][word[1]] = -1  # (unwritten: a count is never negative)
+        scan(word[2])
+        queued = None if then is None else then()
         return queued, rt.await_word(device.index, word, -1)
+    except BaseException:
+        # (a scan queued before the failure -- of the write's allocation, or of the wait
+        # itself, say a Ctrl-C -- still writes the word, which is not lent again before
+        # the stream is past it)
+        rt.synchronize_current(device.index)
+        raise
     finally:
         words.release(word)
 

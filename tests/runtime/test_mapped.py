@@ -169,6 +169,33 @@ def test_work_queued_after_a_compactions_scan_is_not_waited_for():
         assert api.calls[-2:] == [("write",), ("stream_synchronize", stream.handle)] and words.lent == 0
 
 
+def test_a_compactions_word_goes_back_after_the_stream_when_its_wait_is_interrupted():
+    """``_masks._counted``: a wait for the count that ends in a failure or a Ctrl-C (here
+    raised by the driver's question about the stream) waits for the stream before the word
+    goes back, since the queued scan may still write it; the word is then lent again."""
+    from types import SimpleNamespace
+
+    from rocarray._masks import _counted
+
+    api, rt = _runtime()
+    words = rt.mapped_words(0)
+    kernel, device = SimpleNamespace(runtime=rt), SimpleNamespace(index=0)
+    lent = []
+
+    def scan(address):
+        lent.append(address)
+        api.calls.append(("scan", address))
+
+    for failure in (KeyboardInterrupt(), MemoryError("the stream's question")):
+        _answers(api, None, [False, failure])
+        with pytest.raises(type(failure)):
+            _counted(kernel, device, scan)
+        names = [c[0] for c in api.calls]
+        assert names[-4:] == ["scan", "stream_query", "stream_query", "stream_synchronize"]
+        assert words.lent == 0
+    assert lent[0] == lent[1]  # (the same word, lent again once the stream was past it)
+
+
 def _answers(api, address, answers, lands=None):
     """Make ``api``'s ``stream_query`` answer ``answers`` in turn (True: finished, False:
     at work, an exception: raised); with ``lands`` = (i, value), the kernel writes the
