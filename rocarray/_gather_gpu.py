@@ -256,15 +256,12 @@ def _flagged(plan: GatherPlan, chunks: tuple, first: int, a0: int, a1: int, a2: 
     flag word in mapped host memory, wait for the thread's current stream, and say whether
     an index set the flag."""
     functions, launch, packer = plan.functions, plan.launch, plan.packer
-    flags = plan.flags
-    word = flags.acquire()
-    try:
+    # (a failed later launch or an interrupted wait: the word goes back after the stream)
+    with plan.flags.lend(plan.wait, plan.index) as word:
         for entry, n, grid, d0, d1, d2, words in chunks:
             launch(functions[first + entry], grid, G.BLOCK, packer, n, (a0 + d0, a1 + d1, a2 + d2, word[2], *words))
         plan.wait(plan.index)
         return bool(word[0][word[1]])
-    finally:
-        flags.release(word)
 
 
 # -- scatters ------------------------------------------------------------------------------

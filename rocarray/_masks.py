@@ -426,22 +426,14 @@ def _counted(kernel, device, scan, then=None) -> tuple:
     ready meanwhile.  The one read-back of these ops: the host reads the word as soon as
     the scan writes it (``GPURuntime.await_word``), not waiting for what follows the scan
     nor for the scan's end."""
-    rt = kernel.runtime
-    words = rt.mapped_words(device.index)
-    word = words.acquire()
-    try:
+    rt, index = kernel.runtime, device.index
+    # (on a failure -- of the write's allocation, or of the wait itself, say a Ctrl-C --
+    # the word goes back once the stream is past the scan, which still writes it)
+    with rt.mapped_words(index).lend(rt.synchronize_current, index) as word:
         word[0][word[1]] = -1  # (unwritten: a count is never negative)
         scan(word[2])
         queued = None if then is None else then()
-        return queued, rt.await_word(device.index, word, -1)
-    except BaseException:
-        # (a scan queued before the failure -- of the write's allocation, or of the wait
-        # itself, say a Ctrl-C -- still writes the word, which is not lent again before
-        # the stream is past it)
-        rt.synchronize_current(device.index)
-        raise
-    finally:
-        words.release(word)
+        return queued, rt.await_word(index, word, -1)
 
 
 #: GPU runs (``gpu_runs``) whose results would take at most this many bytes were every

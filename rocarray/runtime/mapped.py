@@ -54,6 +54,13 @@ class MappedWords:
         with self._lock:
             self._free.append(word)
 
+    def lend(self, wait, index: int) -> "_Lent":
+        """``with words.lend(wait, index) as word:`` -- a word from ``acquire``, given back
+        when the block ends; when the block raises, only after ``wait(index)`` (the
+        runtime's ``synchronize_current``): a kernel queued before the failure -- a
+        launch that failed after it, an interrupted wait -- may still write the word."""
+        return _Lent(self, wait, index)
+
     def _add_page(self) -> None:
         host, device = self._alloc(PAGE)
         count = PAGE // WORD
@@ -67,3 +74,23 @@ class MappedWords:
         """Words lent and not yet given back."""
         with self._lock:
             return len(self._pages) * (PAGE // WORD) - len(self._free)
+
+
+class _Lent:
+    """``MappedWords.lend``'s block."""
+
+    __slots__ = ("_words", "_wait", "_index", "_word")
+
+    def __init__(self, words: MappedWords, wait, index: int):
+        self._words, self._wait, self._index = words, wait, index
+
+    def __enter__(self) -> tuple:
+        self._word = self._words.acquire()
+        return self._word
+
+    def __exit__(self, kind, value, traceback) -> None:
+        try:
+            if kind is not None:
+                self._wait(self._index)
+        finally:
+            self._words.release(self._word)

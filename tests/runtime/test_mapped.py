@@ -169,6 +169,58 @@ def test_work_queued_after_a_compactions_scan_is_not_waited_for():
         assert api.calls[-2:] == [("write",), ("stream_synchronize", stream.handle)] and words.lent == 0
 
 
+def test_a_word_lent_for_a_block_goes_back_after_the_wait_when_the_block_fails():
+    """``MappedWords.lend``: the word goes back when the block ends, with no wait; when the
+    block raises (a later launch failed, the wait was interrupted), only after
+    ``wait(index)``, the word still lent while it waits, and the failure goes on."""
+    api, rt = _runtime()
+    words = rt.mapped_words(0)
+    waits = []
+
+    def wait(index):
+        waits.append((index, words.lent))
+
+    with words.lend(wait, 0) as word:
+        assert words.lent == 1 and word[0][word[1]] == 0
+    assert waits == [] and words.lent == 0
+    for failure in (KeyboardInterrupt(), MemoryError("the second launch")):
+        with pytest.raises(type(failure)):
+            with words.lend(wait, 0):
+                raise failure
+        assert waits[-1] == (0, 1) and words.lent == 0
+    assert len(waits) == 2
+
+
+def test_a_gathers_flag_word_goes_back_after_the_stream_when_a_launch_fails():
+    """``_gather_gpu._flagged``: a gather of two chunks whose second launch fails waits for
+    the stream before its flag word goes back (the first chunk may still set it)."""
+    from types import SimpleNamespace
+
+    from rocarray._gather_gpu import _flagged
+
+    api, rt = _runtime()
+    words = rt.mapped_words(0)
+    calls = []
+
+    def launch(function, grid, block, packer, n, args):
+        calls.append(("launch", function))
+        if len(calls) == 2:
+            raise MemoryError("the second chunk's launch")
+
+    def wait(index):
+        calls.append(("wait", index, words.lent))
+
+    plan = SimpleNamespace(functions=("wide", "narrow"), launch=launch, packer=None, flags=words,
+                           wait=wait, index=0)
+    chunks = [(1, 4, 1, 0, 0, 0, ()), (0, 4, 1, 16, 16, 16, ())]
+    with pytest.raises(MemoryError, match="second chunk"):
+        _flagged(plan, chunks, 0, 0, 0, 0)
+    assert calls == [("launch", "narrow"), ("launch", "wide"), ("wait", 0, 1)] and words.lent == 0
+    calls.clear()
+    assert _flagged(plan, chunks[:1], 0, 0, 0, 0) is False
+    assert calls == [("launch", "narrow"), ("wait", 0, 1)] and words.lent == 0
+
+
 def test_a_compactions_word_goes_back_after_the_stream_when_its_wait_is_interrupted():
     """``_masks._counted``: a wait for the count that ends in a failure or a Ctrl-C (here
     raised by the driver's question about the stream) waits for the stream before the word
