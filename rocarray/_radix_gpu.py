@@ -3,8 +3,8 @@ sorted with its payload by the block-cooperative kernels of ``compiler/radix_gpu
 and the values made back from the sorted keys or carried beside them.
 
 * Integers and bool: the key is the value offset by half its type's range (complemented
-  when descending) less the smallest such key (the smallest and largest keys found by one
-  reduction and read back together, ``key_extremes``), so
+  when descending) less the smallest such key (the smallest and largest keys found
+  together and read from mapped host memory as they land, ``key_extremes``), so
   that a range of up to 2**32 values sorts 32-bit keys and only the digits the range has
   are passes; the sorted values are made back from the keys.
 * float32 and float64: the kernels sort the values themselves, each ordered by its key
@@ -38,7 +38,7 @@ from ._launch import full_module_when_ready, load_full_module, loaded_full_modul
 from ._statistical_functions import max as _max, min as _min
 from ._user_kernels import ElementwiseKernel, ReductionKernel
 from ._views import broadcast_to
-from .compiler import radix_gpu
+from .compiler import extremes_gpu, radix_gpu
 from .compiler.cache import compile_in_background
 from .compiler.radix_gpu import BINS, BLOCK, PARTS, VERSION, build_radix_module, packer
 
@@ -103,23 +103,58 @@ def _extremes_kernel(dtype: np.dtype) -> ReductionKernel:
 _rows_of_extremes: dict = {}
 
 
+@functools.lru_cache(maxsize=None)
+def _extremes_module(size: int) -> tuple:
+    """(cache key, ``make``) of the extremes module for elements of ``size`` bytes."""
+    return ("extremes-gpu", extremes_gpu.VERSION, size), functools.partial(_extremes_parts, size)
+
+
+def _extremes_parts(size: int) -> tuple:
+    """``load_full_module``'s ``make()`` of the extremes module (picklable)."""
+    return (f"extremes_gpu_{size}", module_builder(extremes_gpu.build_extremes_module, size),
+            extremes_gpu.packer(""), extremes_gpu.ENTRIES[1:])
+
+
+_U64_MASK = (1 << 64) - 1
+
+
 def key_extremes(keys: Array) -> tuple[int, int]:
     """(the smallest, the largest) unsigned key (``_int_parts``: the value offset by half
-    its type's range) of the non-empty 1-d integer ``keys``: one reduction of two rows,
-    the keys and their complements, and one read-back of both."""
+    its type's range) of the non-empty 1-d integer ``keys``: the extremes module's fold
+    and final entries, and the host reading their three mapped words as the last lands
+    (no copy back).  On the host, and on a GPU until that module is loaded (its compile
+    started on the background worker at a first call), one reduction of two rows, the keys
+    and their complements, and one read-back of both."""
     dtype, device = keys.dtype, keys.device
-    pick = _rows_of_extremes.get(device)
-    if pick is None:
-        pick = _rows_of_extremes.setdefault(device, asarray(np.array([[False], [True]]), device=device))
-    n = keys.shape[0]
-    hi, lo = _extremes_kernel(dtype)(broadcast_to(keys.reshape((1, n)), (2, n)), pick, axis=1).get().tolist()
-    return lo ^ ((1 << (8 * dtype.itemsize)) - 1), hi
+    n, size = keys.shape[0], dtype.itemsize
+    kernel = None
+    if device.kind != "cpu":  # (the host's: the reduction, as a GPU's first call)
+        key, make = _extremes_module(size)
+        kernel = full_module_when_ready(key, device, make)
+    if kernel is None:
+        pick = _rows_of_extremes.get(device)
+        if pick is None:
+            pick = _rows_of_extremes.setdefault(device, asarray(np.array([[False], [True]]), device=device))
+        hi, lo = _extremes_kernel(dtype)(broadcast_to(keys.reshape((1, n)), (2, n)), pick, axis=1).get().tolist()
+        return lo ^ ((1 << (8 * size)) - 1), hi
+    block = extremes_gpu.BLOCK
+    grid = min(-(-n // (block * extremes_gpu.UNROLL)), device.runtime.resident_grid(kernel.code.functions[0], block))
+    partials = Array._empty((2 * grid,), _U64, device)
+    flip = 1 << (8 * size - 1) if dtype.kind == "i" else 0
+    rt, index, launch = kernel.runtime, device.index, kernel.code.launch_entry
+    with rt.mapped_words(index).lend(rt.synchronize_current, index, 3) as (lo, hi, done):
+        done[0][done[1]] = -1  # (unwritten)
+        launch(kernel, 0, extremes_gpu.packer(""), n, (_ptr(keys), (keys.strides[0] // size) & _U64_MASK, flip, _ptr(partials)),
+               grid, block, 0)
+        launch(kernel, 1, extremes_gpu.packer("_f"), grid, (_ptr(partials), lo[2], hi[2], done[2]), 1, block, 0)
+        rt.await_word(index, done, -1)
+        return lo[0][lo[1]] & _U64_MASK, hi[0][hi[1]] & _U64_MASK
 
 
 def value_extremes(x: Array) -> tuple[int, int]:
     """(the smallest, the largest) value of the non-empty integer array ``x`` (any shape).
-    On a GPU ``key_extremes``' one reduction and one read-back, where ``min`` and ``max``
-    would wait for the device twice; on the host ``min`` and ``max`` (their SIMD loops read
+    On a GPU ``key_extremes``' one wait for the device, where ``min`` and ``max`` would
+    wait twice; on the host ``min`` and ``max`` (their SIMD loops read
     the data faster than the two-row reduction, and a read-back there waits for nothing)."""
     if x.device.kind == "cpu":
         return int(_min(x).get()), int(_max(x).get())

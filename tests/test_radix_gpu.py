@@ -14,7 +14,7 @@ from llvmlite import ir
 
 import rocarray as ra
 from rocarray import _radix, _radix_gpu, _sorting_functions, cache
-from rocarray.compiler import radix_gpu
+from rocarray.compiler import extremes_gpu, radix_gpu
 from rocarray.compiler.cache import drain_background
 from rocarray.targets import target_for
 from rocarray.targets.amdgpu import AMDGPUTarget, find_lld
@@ -249,24 +249,116 @@ def test_integer_ranges(device, dtype):
         _check_line(ra.asarray(a, device=device), a)
 
 
+def _extremes_module(target, size):
+    module = ir.Module("extremes")
+    module.triple = target.triple
+    module.data_layout = target.data_layout
+    extremes_gpu.build_extremes_module(module, target, "rk_ex", size)
+    return module
+
+
+@pytest.mark.parametrize("size", extremes_gpu.SIZES)
+def test_nvptx_extremes(size):
+    """Both entries; the final one fences at system scope between the two keys and the
+    word the host waits on; the fold's loads stay in registers."""
+    target = target_for("sm_90")
+    ptx = target.emit_ptx(_extremes_module(target, size))
+    assert sorted(re.findall(r"\.entry (\w+)\(", ptx)) == ["rk_ex", "rk_ex_f"]
+    final = ptx.split(".entry rk_ex_f(")[1]
+    stores = [k for k, line in enumerate(final.splitlines()) if "st.global" in line]
+    fence = next(k for k, line in enumerate(final.splitlines()) if "fence.sc.sys" in line)
+    assert len(stores) == 3 and stores[1] < fence < stores[2]
+    assert "ld.local" not in ptx and "shfl.sync.down" in ptx
+    assert isinstance(target.compile(_extremes_module(target, size)), bytes)
+
+
+@pytest.mark.skipif(find_lld() is None, reason="ld.lld >= 17 not found: apt-get install lld-19, or pip install ziglang")
+@pytest.mark.parametrize("arch", ["gfx90a", "gfx942", "gfx1100"])
+def test_amdgpu_extremes_code_objects(arch):
+    target = AMDGPUTarget(arch)
+    for size in extremes_gpu.SIZES:
+        hsaco = target.compile(_extremes_module(target, size))
+        assert check_code_object(hsaco, arch, ["rk_ex", "rk_ex_f"]) == []
+
+
+def test_extremes_errors():
+    assert extremes_gpu.packer("_f").size == 8 * (1 + len(extremes_gpu.PARAMS["_f"]))
+    with pytest.raises(ValueError, match="need a GPU target with waves; host has none"):
+        _extremes_module(target_for("host"), 8)
+    with pytest.raises(ValueError, match=r"elements of \(1, 2, 4, 8\) bytes, not 3"):
+        _extremes_module(target_for("sm_90"), 3)
+
+
 @pytest.mark.parametrize("dtype", [ra.int8, ra.int16, ra.int32, ra.int64, ra.uint8, ra.uint16, ra.uint32,
                                    ra.uint64], ids=str)
-def test_key_extremes_one_reduction(device, dtype):
-    """The smallest and largest key (the value offset by half a signed type's range), found
-    by one reduction of two rows on every device, as NumPy's min and max say; the type's
-    own extremes give the whole key range."""
+@pytest.mark.parametrize("path", ["module", "first call"])
+def test_key_extremes(device, dtype, path, monkeypatch):
+    """The smallest and largest key (the value offset by half a signed type's range), as
+    NumPy's min and max say, on every device: on a GPU by the extremes module and, at a
+    first call, while it compiles, by one reduction of two rows (as on the host); the
+    type's own extremes give the whole key range; strided and reversed lines."""
+    if path == "module" and device.kind != "cpu":
+        _radix_gpu.load_full_module(*_radix_gpu._extremes_module(np.dtype(dtype).itemsize)[:1], device,
+                                    _radix_gpu._extremes_module(np.dtype(dtype).itemsize)[1])
+    elif path == "first call":
+        monkeypatch.setattr(_radix_gpu, "full_module_when_ready", lambda key, device, make: None)
     rng = np.random.default_rng(2124)
     info = np.iinfo(dtype)
     offset = -int(info.min)
-    for n in (1, 7, 3 * radix_gpu.TILE + 5):
+    for n in (1, 7, 3 * radix_gpu.TILE + 5, 200_003):
         a = rng.integers(info.min, info.max, size=n, endpoint=True, dtype=dtype)
-        got = _radix_gpu.key_extremes(ra.asarray(a, device=device))
-        assert got == (int(a.min()) + offset, int(a.max()) + offset)
+        x = ra.asarray(a, device=device)
+        assert _radix_gpu.key_extremes(x) == (int(a.min()) + offset, int(a.max()) + offset)
+        assert _radix_gpu.key_extremes(x[::-3]) == (int(a[::-3].min()) + offset, int(a[::-3].max()) + offset)
+    narrow = rng.integers(-5, 90, size=50_001).astype(dtype)
+    assert _radix_gpu.key_extremes(ra.asarray(narrow, device=device)) == (int(narrow.min()) + offset,
+                                                                           int(narrow.max()) + offset)
     ends = np.array([info.max, 3, info.min], dtype=dtype)
     assert _radix_gpu.key_extremes(ra.asarray(ends, device=device)) == (0, int(info.max) + offset)
+    same = np.full(1000, info.max, dtype=dtype)
+    assert _radix_gpu.key_extremes(ra.asarray(same, device=device)) == (int(info.max) + offset,) * 2
     grid = rng.integers(info.min, info.max, size=(5, 3, 7), endpoint=True, dtype=dtype)
     view = ra.asarray(grid, device=device)[:, ::2]  # (not contiguous: read flattened)
     assert _radix_gpu.value_extremes(view) == (int(grid[:, ::2].min()), int(grid[:, ::2].max()))
+
+
+@requires_gpu
+def test_key_extremes_gives_its_words_back_and_names_a_failure(device, monkeypatch):
+    """Three mapped words lent for each call and given back; a fold that fails to launch
+    raises and leaves no word lent."""
+    _gpu(device)
+    size = 8
+    _radix_gpu.load_full_module(*_radix_gpu._extremes_module(size)[:1], device, _radix_gpu._extremes_module(size)[1])
+    x = ra.asarray(np.arange(-40, 1000, dtype=np.int64), device=device)
+    words = device.runtime.mapped_words(device.index)
+    lent = words.lent
+    assert _radix_gpu.key_extremes(x) == (-40 + (1 << 63), 999 + (1 << 63))
+    assert words.lent == lent
+    kernel = _radix_gpu.load_full_module(*_radix_gpu._extremes_module(size)[:1], device,
+                                         _radix_gpu._extremes_module(size)[1])
+    real = kernel.code
+
+    class FailingFinal:
+        functions = real.functions
+
+        def launch_entry(self, k, entry, *args):
+            if entry == 1:
+                raise RuntimeError("the final entry's launch failed")
+            return real.launch_entry(k, entry, *args)
+
+    monkeypatch.setattr(kernel, "code", FailingFinal())
+    with pytest.raises(RuntimeError, match="final entry's launch failed"):
+        _radix_gpu.key_extremes(x)
+    assert words.lent == lent
+    monkeypatch.setattr(kernel, "code", real)
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(kernel.runtime, "await_word", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _radix_gpu.key_extremes(x)
+    assert words.lent == lent
 
 
 @requires_gpu

@@ -4,7 +4,7 @@ word the host waits on (``GPURuntime.await_word``), as soon as it lands.
 
 A gather sets its word when an index is out of range (a 32-bit store into the word's low
 half); a compaction's scan writes the number of elements it selected, which sizes its
-result.  Reading a value after a copy to the host costs a driver call and a DMA besides
+result; the extremes of an integer array are two words and a third written after them.  Reading a value after a copy to the host costs a driver call and a DMA besides
 the wait; a word the kernel writes over the bus costs the wait alone.
 """
 
@@ -41,12 +41,18 @@ class MappedWords:
 
     def acquire(self) -> tuple:
         """A word no other caller holds, set to zero: ``(words, k, device address)``."""
+        return self.acquire_many(1)[0]
+
+    def acquire_many(self, count: int) -> list:
+        """``count`` words, as ``acquire``'s, under one lock."""
         with self._lock:
-            if not self._free:
+            while len(self._free) < count:
                 self._add_page()
-            word = self._free.pop()
-        word[0][word[1]] = 0
-        return word
+            got = self._free[-count:]
+            del self._free[-count:]
+        for word in got:
+            word[0][word[1]] = 0
+        return got
 
     def release(self, word: tuple) -> None:
         """Give back a word from ``acquire`` (once its kernel has finished, or was never
@@ -54,12 +60,13 @@ class MappedWords:
         with self._lock:
             self._free.append(word)
 
-    def lend(self, wait, index: int) -> "_Lent":
-        """``with words.lend(wait, index) as word:`` -- a word from ``acquire``, given back
-        when the block ends; when the block raises, only after ``wait(index)`` (the
-        runtime's ``synchronize_current``): a kernel queued before the failure -- a
-        launch that failed after it, an interrupted wait -- may still write the word."""
-        return _Lent(self, wait, index)
+    def lend(self, wait, index: int, count: int = 1) -> "_Lent":
+        """``with words.lend(wait, index) as word:`` -- a word from ``acquire`` (with
+        ``count`` > 1, a list of that many), given back when the block ends; when the
+        block raises, only after ``wait(index)`` (the runtime's ``synchronize_current``): a
+        kernel queued before the failure -- a launch that failed after it, an interrupted
+        wait -- may still write the word."""
+        return _Lent(self, wait, index, count)
 
     def _add_page(self) -> None:
         host, device = self._alloc(PAGE)
@@ -79,18 +86,20 @@ class MappedWords:
 class _Lent:
     """``MappedWords.lend``'s block."""
 
-    __slots__ = ("_words", "_wait", "_index", "_word")
+    __slots__ = ("_words", "_wait", "_index", "_count", "_got")
 
-    def __init__(self, words: MappedWords, wait, index: int):
-        self._words, self._wait, self._index = words, wait, index
+    def __init__(self, words: MappedWords, wait, index: int, count: int):
+        self._words, self._wait, self._index, self._count = words, wait, index, count
 
-    def __enter__(self) -> tuple:
-        self._word = self._words.acquire()
-        return self._word
+    def __enter__(self):
+        self._got = self._words.acquire_many(self._count)
+        return self._got[0] if self._count == 1 else self._got
 
     def __exit__(self, kind, value, traceback) -> None:
         try:
             if kind is not None:
                 self._wait(self._index)
         finally:
-            self._words.release(self._word)
+            words = self._words
+            with words._lock:
+                words._free.extend(self._got)

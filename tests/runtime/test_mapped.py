@@ -191,6 +191,30 @@ def test_a_word_lent_for_a_block_goes_back_after_the_wait_when_the_block_fails()
     assert len(waits) == 2
 
 
+def test_words_lent_together_are_distinct_zeroed_and_all_go_back():
+    """``lend(wait, index, count)``: ``count`` distinct words, each zeroed, across a page's
+    end too; all go back when the block ends, after ``wait`` when it raises."""
+    api, rt = _runtime()
+    words = rt.mapped_words(0)
+    waits = []
+    per_page = mapped.PAGE // mapped.WORD
+    with words.lend(waits.append, 0, per_page - 1):
+        pass
+    for k in range(2):
+        with words.lend(waits.append, 0, 3) as got:
+            assert len(got) == 3 and len({w[2] for w in got}) == 3 and words.lent == 3
+            assert all(w[0][w[1]] == 0 for w in got)
+            for w in got:
+                w[0][w[1]] = 7  # (zeroed again at the next lend)
+        assert words.lent == 0 and waits == []
+    with words.lend(waits.append, 0, per_page + 2) as got:  # (more than a page holds)
+        assert len({w[2] for w in got}) == per_page + 2
+    with pytest.raises(KeyboardInterrupt):
+        with words.lend(waits.append, 0, 3):
+            raise KeyboardInterrupt
+    assert waits == [0] and words.lent == 0
+
+
 def test_a_gathers_flag_word_goes_back_after_the_stream_when_a_launch_fails():
     """``_gather_gpu._flagged``: a gather of two chunks whose second launch fails waits for
     the stream before its flag word goes back (the first chunk may still set it)."""
