@@ -474,12 +474,18 @@ def start_runs_compile(dtype, device) -> None:
     full_module_when_ready(key, device, make)
 
 
+#: A runs result cut from a longer block (``_cut``) is copied into a block of its own
+#: only where that block is longer than this: below it, the copy's host time costs more
+#: than the memory it would give back.
+CUT_COPY_BYTES = 1 << 22
+
+
 def _cut(out: Array, count: int) -> Array:
     """The first ``count`` elements of the new 1-D ``out`` (written there alone): a view
-    where they are more than half of it, else a copy of their own (the long block goes
-    back to the pool)."""
+    where they are more than half of it or it is at most ``CUT_COPY_BYTES`` long, else a
+    copy of their own (the long block goes back to the pool)."""
     kept = out[:count]
-    return kept if 2 * count > out.shape[0] else copy_array(kept)
+    return kept if 2 * count > out.shape[0] or out.nbytes <= CUT_COPY_BYTES else copy_array(kept)
 
 
 def gpu_runs(x: Array, lengths: bool) -> tuple:

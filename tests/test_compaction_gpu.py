@@ -290,16 +290,19 @@ def test_runs_every_dtype(device, dtype):
 
 
 @requires_gpu
-@pytest.mark.parametrize("write_first", [True, False])
-def test_runs_results_sized_before_or_after_the_write(device, monkeypatch, write_first):
+@pytest.mark.parametrize("write_first,copy_bytes", [(True, 0), (True, None), (False, None)])
+def test_runs_results_sized_before_or_after_the_write(device, monkeypatch, write_first, copy_bytes):
     """The runs' write queued before the read-back of their number (results of the input's
-    length, then cut: views where most elements start a run, copies of their own where
-    few do) or after it (``RUNS_WRITE_FIRST_BYTES`` passed): the same results."""
+    length, then cut: views where most elements start a run or the block is short
+    (``CUT_COPY_BYTES``), copies of their own where few do in a long block) or after it
+    (``RUNS_WRITE_FIRST_BYTES`` passed): the same results."""
     import rocarray._masks as ai
 
     _gpu(device)
     if not write_first:
         monkeypatch.setattr(ai, "RUNS_WRITE_FIRST_BYTES", 0)
+    if copy_bytes is not None:
+        monkeypatch.setattr(ai, "CUT_COPY_BYTES", copy_bytes)
     rng = np.random.default_rng(8)
     n = 3 * compact_gpu.TILE + 77
     for a in (rng.permutation(n).astype(np.float32),                    # every element a run
@@ -310,8 +313,9 @@ def test_runs_results_sized_before_or_after_the_write(device, monkeypatch, write
         np.testing.assert_array_equal(r.values.get(), want)
         np.testing.assert_array_equal(r.counts.get(), counts)
         np.testing.assert_array_equal(ra.unique_values(ra.asarray(a, device=device)).get(), want)
-        if write_first and 2 * want.size <= a.size:  # (copies: buffers of their own size)
-            assert r.values._buf.nbytes < a.nbytes and r.counts._buf.nbytes < 8 * a.size
+        if write_first and 2 * want.size <= a.size:  # (short blocks: views; else copies of their own size)
+            copied = copy_bytes == 0
+            assert (r.values._buf.nbytes < a.nbytes) == copied and (r.counts._buf.nbytes < 8 * a.size) == copied
 
 
 @requires_gpu
