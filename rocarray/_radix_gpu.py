@@ -144,8 +144,8 @@ def key_extremes(keys: Array) -> tuple[int, int]:
     rt, index, launch = kernel.runtime, device.index, kernel.code.launch_entry
     with rt.mapped_words(index).lend(rt.synchronize_current, index, 3) as (lo, hi, done):
         done[0][done[1]] = -1  # (unwritten)
-        launch(kernel, 0, extremes_gpu.packer(""), n, (_ptr(keys), (keys.strides[0] // size) & _U64_MASK, flip, _ptr(partials)),
-               grid, block, 0)
+        step = (keys.strides[0] // size) & _U64_MASK  # (a negative stride as its 64-bit word)
+        launch(kernel, 0, extremes_gpu.packer(""), n, (_ptr(keys), step, flip, _ptr(partials)), grid, block, 0)
         launch(kernel, 1, extremes_gpu.packer("_f"), grid, (_ptr(partials), lo[2], hi[2], done[2]), 1, block, 0)
         rt.await_word(index, done, -1)
         return lo[0][lo[1]] & _U64_MASK, hi[0][hi[1]] & _U64_MASK

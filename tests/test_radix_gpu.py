@@ -289,6 +289,12 @@ def test_extremes_errors():
         _extremes_module(target_for("sm_90"), 3)
 
 
+def _extremes_kernel(device, size):
+    """The extremes module for elements of ``size`` bytes, loaded on ``device`` now."""
+    key, make = _radix_gpu._extremes_module(size)
+    return _radix_gpu.load_full_module(key, device, make)
+
+
 @pytest.mark.parametrize("dtype", [ra.int8, ra.int16, ra.int32, ra.int64, ra.uint8, ra.uint16, ra.uint32,
                                    ra.uint64], ids=str)
 @pytest.mark.parametrize("path", ["module", "first call"])
@@ -298,8 +304,7 @@ def test_key_extremes(device, dtype, path, monkeypatch):
     first call, while it compiles, by one reduction of two rows (as on the host); the
     type's own extremes give the whole key range; strided and reversed lines."""
     if path == "module" and device.kind != "cpu":
-        _radix_gpu.load_full_module(*_radix_gpu._extremes_module(np.dtype(dtype).itemsize)[:1], device,
-                                    _radix_gpu._extremes_module(np.dtype(dtype).itemsize)[1])
+        _extremes_kernel(device, np.dtype(dtype).itemsize)
     elif path == "first call":
         monkeypatch.setattr(_radix_gpu, "full_module_when_ready", lambda key, device, make: None)
     rng = np.random.default_rng(2124)
@@ -327,15 +332,12 @@ def test_key_extremes_gives_its_words_back_and_names_a_failure(device, monkeypat
     """Three mapped words lent for each call and given back; a fold that fails to launch
     raises and leaves no word lent."""
     _gpu(device)
-    size = 8
-    _radix_gpu.load_full_module(*_radix_gpu._extremes_module(size)[:1], device, _radix_gpu._extremes_module(size)[1])
+    kernel = _extremes_kernel(device, 8)
     x = ra.asarray(np.arange(-40, 1000, dtype=np.int64), device=device)
     words = device.runtime.mapped_words(device.index)
     lent = words.lent
     assert _radix_gpu.key_extremes(x) == (-40 + (1 << 63), 999 + (1 << 63))
     assert words.lent == lent
-    kernel = _radix_gpu.load_full_module(*_radix_gpu._extremes_module(size)[:1], device,
-                                         _radix_gpu._extremes_module(size)[1])
     real = kernel.code
 
     class FailingFinal:

@@ -4,8 +4,9 @@ word the host waits on (``GPURuntime.await_word``), as soon as it lands.
 
 A gather sets its word when an index is out of range (a 32-bit store into the word's low
 half); a compaction's scan writes the number of elements it selected, which sizes its
-result; the extremes of an integer array are two words and a third written after them.  Reading a value after a copy to the host costs a driver call and a DMA besides
-the wait; a word the kernel writes over the bus costs the wait alone.
+result; an integer array's extremes are two words, and a third written after them says
+they are there.  Reading a value after a copy to the host costs a driver call and a DMA
+besides the wait; a word the kernel writes over the bus costs the wait alone.
 """
 
 from __future__ import annotations
