@@ -329,8 +329,8 @@ def test_key_extremes(device, dtype, path, monkeypatch):
 
 @requires_gpu
 def test_key_extremes_gives_its_words_back_and_names_a_failure(device, monkeypatch):
-    """Three mapped words lent for each call and given back; a fold that fails to launch
-    raises and leaves no word lent."""
+    """Three mapped words lent for each call and given back; a final entry that fails to
+    launch, or a wait that is interrupted, raises and leaves no word lent."""
     _gpu(device)
     kernel = _extremes_kernel(device, 8)
     x = ra.asarray(np.arange(-40, 1000, dtype=np.int64), device=device)

@@ -200,7 +200,7 @@ def test_words_lent_together_are_distinct_zeroed_and_all_go_back():
     per_page = mapped.PAGE // mapped.WORD
     with words.lend(waits.append, 0, per_page - 1):
         pass
-    for k in range(2):
+    for _ in range(2):
         with words.lend(waits.append, 0, 3) as got:
             assert len(got) == 3 and len({w[2] for w in got}) == 3 and words.lent == 3
             assert all(w[0][w[1]] == 0 for w in got)
