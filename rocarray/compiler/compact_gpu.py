@@ -67,7 +67,7 @@ import struct
 from llvmlite import ir
 
 from .abi import I64
-from .gpu_ir import KernelIR, entry_slot, word_packer
+from .gpu_ir import KernelIR, entry_slot, shared_array, word_packer
 from .index_ir import CountedLoop
 from .reduction_abi import EntryParams
 
@@ -146,28 +146,19 @@ def build_runs_module(module: ir.Module, target, entry: str, kind: str) -> None:
     _build_entries(module, target, entry, int(kind[1:]), kind)
 
 
-def _shared_array(module, target, name: str, ty, count: int, align: int):
-    t = ir.ArrayType(ty, count)
-    g = ir.GlobalVariable(module, t, name, addrspace=target.facts.shared_address_space)
-    g.linkage = "internal"
-    g.initializer = ir.Constant(t, ir.Undefined)
-    g.align = align
-    return g
-
-
 def _build_entries(module, target, entry: str, size: int, runs) -> None:
     waves = BLOCK // target.facts.wave_size
-    shared = _shared_array(module, target, f"{entry}_waves", I32, waves, 8)
+    shared = shared_array(module, target, f"{entry}_waves", I32, waves, 8)
     # (the runs' maxima have slots of their own, a block's sums and maxima being read in
     # turn, and one more: whether a tile's last element ends a run)
-    maxima = _shared_array(module, target, f"{entry}_maxima", I32, waves + 1, 8) if runs else None
+    maxima = shared_array(module, target, f"{entry}_maxima", I32, waves + 1, 8) if runs else None
     # one stage in shared memory for every entry (a driver's linker may give each entry of
     # a module all of its shared arrays): the write and place entries' values (the runs'
     # values, then their int64 lengths), the scan entry's counts
     value_bytes = 8 if runs or size == 0 else size  # (the runs stage int64 lengths; size 0 int64 indices)
     stage_bytes = TILE * value_bytes if runs or size <= STAGED_MAX else 0
     span = BLOCK * SCAN_ITEMS
-    stage = _shared_array(module, target, f"{entry}_stage", I8, max(stage_bytes, 4 * (span + span // 32)), 16)
+    stage = shared_array(module, target, f"{entry}_stage", I8, max(stage_bytes, 4 * (span + span // 32)), 16)
     for suffix in entries(size, runs is not None):
         _Kernel(module, target, entry + suffix, suffix, size, shared, stage, runs, maxima).build()
 

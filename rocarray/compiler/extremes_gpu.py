@@ -22,7 +22,7 @@ import struct
 from llvmlite import ir
 
 from .abi import I64
-from .gpu_ir import KernelIR, entry_slot, word_packer
+from .gpu_ir import KernelIR, entry_slot, shared_array, word_packer
 from .index_ir import CountedLoop
 from .reduction_abi import EntryParams
 
@@ -53,11 +53,7 @@ def build_extremes_module(module: ir.Module, target, entry: str, size: int) -> N
         raise ValueError(f"the GPU extremes need a GPU target with waves; {target.name} has none")
     if size not in SIZES:
         raise ValueError(f"the GPU extremes read elements of {SIZES} bytes, not {size}")
-    t = ir.ArrayType(I64, 2 * (BLOCK // facts.wave_size))
-    waves = ir.GlobalVariable(module, t, f"{entry}_waves", addrspace=facts.shared_address_space)
-    waves.linkage = "internal"
-    waves.initializer = ir.Constant(t, ir.Undefined)
-    waves.align = 8
+    waves = shared_array(module, target, f"{entry}_waves", I64, 2 * (BLOCK // facts.wave_size), 8)
     for suffix in ENTRIES:
         _Kernel(module, target, entry + suffix, suffix, size, waves).build()
 

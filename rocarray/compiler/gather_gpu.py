@@ -52,7 +52,7 @@ import struct
 from llvmlite import ir
 
 from .abi import I64
-from .gpu_ir import entry_slot, global_ptr, if_then, word_packer
+from .gpu_ir import entry_slot, global_ptr, if_then, shared_array, word_packer
 from .index_ir import CountedLoop
 from .reduction_abi import EntryParams
 
@@ -192,14 +192,6 @@ class _Builder:
         """A stack slot in the entry block (promoted to a register by the optimiser)."""
         return entry_slot(self.b, ty)
 
-    def shared_array(self, name, ty, count):
-        t = ir.ArrayType(ty, count)
-        gv = ir.GlobalVariable(self.module, t, name, addrspace=self.sspace)
-        gv.linkage = "internal"
-        gv.initializer = ir.Constant(t, ir.Undefined)
-        gv.align = 16
-        return gv
-
     def sptr(self, gv, index, ty):
         p = self.b.gep(gv, [index], source_etype=ty)
         p.type = ir.PointerType(addrspace=self.sspace)
@@ -216,7 +208,7 @@ def build_transpose(module: ir.Module, target, entry: str, itemsize: int) -> Non
     b, p = k.b, k.p
     side = tile_side(itemsize)
     rows_per_thread = side * side // BLOCK
-    tile = k.shared_array(f"{entry}_tile", ET, side * (side + 1))
+    tile = shared_array(module, target, f"{entry}_tile", ET, side * (side + 1), 16)
     lane = b.and_(k.tid, k.c64(side - 1))
     row = b.lshr(k.tid, k.c64(side.bit_length() - 1))
     per_batch = b.mul(p["tr"], p["tc"])

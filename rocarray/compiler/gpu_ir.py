@@ -1,6 +1,6 @@
-"""LLVM IR pieces the hand-built GPU kernels share (radix sort, compaction, gathers): a
-global element's address, a lane-mask popcount, an if-block and an entry-block slot; and
-the packing of their parameters."""
+"""LLVM IR pieces the hand-built GPU kernels share (radix sort, compaction, gathers,
+extremes): a global element's address, a shared array, a lane-mask popcount, an if-block
+and an entry-block slot; and the packing of their parameters."""
 
 from __future__ import annotations
 
@@ -23,6 +23,17 @@ def global_ptr(b: ir.IRBuilder, space: ir.PointerType, base, index, ty) -> ir.Va
     """The address of element ``index`` (i64) of the ``ty`` array at the integer address
     ``base`` in global memory (``space``: a pointer type of the global address space)."""
     return b.gep(b.inttoptr(base, space), [index], source_etype=ty)
+
+
+def shared_array(module: ir.Module, target, name: str, ty, count: int, align: int) -> ir.GlobalVariable:
+    """A block's shared array of ``count`` elements of ``ty`` in ``module`` (internal,
+    uninitialised, aligned to ``align`` bytes) on the GPU ``target``."""
+    t = ir.ArrayType(ty, count)
+    gv = ir.GlobalVariable(module, t, name, addrspace=target.facts.shared_address_space)
+    gv.linkage = "internal"
+    gv.initializer = ir.Constant(t, ir.Undefined)
+    gv.align = align
+    return gv
 
 
 def popcount(b: ir.IRBuilder, mask) -> ir.Value:

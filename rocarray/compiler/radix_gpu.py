@@ -56,7 +56,7 @@ import struct
 from llvmlite import ir
 
 from .abi import I64
-from .gpu_ir import KernelIR, entry_slot, load_relaxed, store_relaxed, word_packer
+from .gpu_ir import KernelIR, entry_slot, load_relaxed, shared_array, store_relaxed, word_packer
 from .index_ir import CountedLoop
 from .reduction_abi import EntryParams
 
@@ -140,12 +140,7 @@ class _Shared:
         self.space = target.facts.shared_address_space
 
         def array(name, ty, count, align=8):
-            t = ir.ArrayType(ty, count)
-            gv = ir.GlobalVariable(module, t, f"{entry}_{name}", addrspace=self.space)
-            gv.linkage = "internal"
-            gv.initializer = ir.Constant(t, ir.Undefined)
-            gv.align = align
-            return gv
+            return shared_array(module, target, f"{entry}_{name}", ty, count, align)
 
         #: a tile of keys or payloads in digit order (one more slot, ``DUMP``: where lanes
         #: past the end of a tile write), of the wider of the two

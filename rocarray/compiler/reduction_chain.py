@@ -40,7 +40,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .abi import I8, I64, storage_type
-from .gpu_ir import if_then, load_relaxed, store_relaxed
+from .gpu_ir import if_then, load_relaxed, shared_array, store_relaxed
 from .reduction_abi import EntryParams
 from .reduction_ir import I32
 
@@ -154,12 +154,7 @@ class ChainBuilder:
         return ir.Constant(I64, v)
 
     def shared_array(self, name, ty, count, align):
-        t = ir.ArrayType(ty, count)
-        gv = ir.GlobalVariable(self.module, t, f"{self.entry}_{name}", addrspace=self.target.facts.shared_address_space)
-        gv.linkage = "internal"
-        gv.initializer = ir.Constant(t, ir.Undefined)
-        gv.align = align
-        return gv
+        return shared_array(self.module, self.target, f"{self.entry}_{name}", ty, count, align)
 
     def shared_at(self, b, array, index, ty):
         """The shared-memory address of element ``index`` (i64) of ``array`` as ``ty``."""
