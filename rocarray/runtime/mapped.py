@@ -58,8 +58,12 @@ class MappedWords:
     def release(self, word: tuple) -> None:
         """Give back a word from ``acquire`` (once its kernel has finished, or was never
         launched)."""
+        self.release_many((word,))
+
+    def release_many(self, words) -> None:
+        """Give back words from ``acquire_many``, as ``release``'s, under one lock."""
         with self._lock:
-            self._free.append(word)
+            self._free.extend(words)
 
     def lend(self, wait, index: int, count: int = 1) -> "_Lent":
         """``with words.lend(wait, index) as word:`` -- a word from ``acquire`` (with
@@ -101,6 +105,4 @@ class _Lent:
             if kind is not None:
                 self._wait(self._index)
         finally:
-            words = self._words
-            with words._lock:
-                words._free.extend(self._got)
+            self._words.release_many(self._got)
