@@ -42,7 +42,12 @@ class MappedWords:
 
     def acquire(self) -> tuple:
         """A word no other caller holds, set to zero: ``(words, k, device address)``."""
-        return self.acquire_many(1)[0]
+        with self._lock:
+            if not self._free:
+                self._add_page()
+            word = self._free.pop()
+        word[0][word[1]] = 0
+        return word
 
     def acquire_many(self, count: int) -> list:
         """``count`` words, as ``acquire``'s, under one lock."""
@@ -58,7 +63,8 @@ class MappedWords:
     def release(self, word: tuple) -> None:
         """Give back a word from ``acquire`` (once its kernel has finished, or was never
         launched)."""
-        self.release_many((word,))
+        with self._lock:
+            self._free.append(word)
 
     def release_many(self, words) -> None:
         """Give back words from ``acquire_many``, as ``release``'s, under one lock."""
@@ -97,12 +103,17 @@ class _Lent:
         self._words, self._wait, self._index, self._count = words, wait, index, count
 
     def __enter__(self):
-        self._got = self._words.acquire_many(self._count)
-        return self._got[0] if self._count == 1 else self._got
+        # (one word, the gathers' and compactions': ``acquire``'s pop, no list)
+        words = self._words
+        self._got = words.acquire() if self._count == 1 else words.acquire_many(self._count)
+        return self._got
 
     def __exit__(self, kind, value, traceback) -> None:
         try:
             if kind is not None:
                 self._wait(self._index)
         finally:
-            self._words.release_many(self._got)
+            if self._count == 1:
+                self._words.release(self._got)
+            else:
+                self._words.release_many(self._got)
