@@ -447,9 +447,10 @@ RUNS_WRITE_FIRST_BYTES = 1 << 30
 _RUN_LETTER = {"b": "i", "i": "i", "u": "i", "f": "f", "c": "c"}
 
 
+@functools.lru_cache(maxsize=None)
 def _runs_module(kind: str) -> tuple:
     """(cache key, ``make``) of the GPU runs module for elements of ``kind``
-    (``compact_gpu.RUN_KINDS``), as ``load_full_module`` takes them."""
+    (``compact_gpu.RUN_KINDS``), as ``load_full_module`` takes them (made once a kind)."""
     return ("runs-gpu", compact_gpu.VERSION, kind), functools.partial(_runs_parts, kind)
 
 

@@ -283,8 +283,24 @@ def _prepare_int_kernels(dtype: np.dtype, device) -> None:
     """The key and value kernels (32-bit keys) of ``dtype`` loaded on ``device``: what the
     first sort the block module serves would otherwise compile on its way (36-46 ms once,
     a later call's; docs/primitives.md, stop 58)."""
-    _int_key_kernel(dtype, _U32).plan_for((dtype, int, bool), (_U32,), device)
-    _int_value_kernel(dtype, _U32).plan_for((_U32, int, bool), (dtype,), device)
+    _int_plans(dtype, _U32, device)
+
+
+def _int_plans(dtype: np.dtype, key_dtype: np.dtype, device) -> tuple:
+    """The launch plans (``_Plan``) of the key and value kernels of ``dtype`` with keys of
+    ``key_dtype`` on ``device`` (made once): the sort launches them on its flat arrays
+    straight (``launch_flat``), without a call's checks of its operands' layouts."""
+    key = (dtype, key_dtype, device)
+    plans = _plans.get(key)
+    if plans is None:
+        plans = _plans.setdefault(key, (
+            _int_key_kernel(dtype, key_dtype).plan_for((dtype, int, bool), (key_dtype,), device),
+            _int_value_kernel(dtype, key_dtype).plan_for((key_dtype, int, bool), (dtype,), device)))
+    return plans
+
+
+#: (dtype, key dtype, device) -> ``_int_plans``
+_plans: dict = {}
 
 
 def _ptr(a: "Array | None") -> int:
@@ -331,7 +347,8 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
             return keys, None if indices else payload
         kdt = _U32 if bits <= 32 else _U64
         k0 = Array._empty((n,), kdt, device)
-        _int_key_kernel(dtype, kdt)(keys, kmin, descending, k0)
+        plans = _int_plans(dtype, kdt, device)
+        plans[0].launch_flat(n, (keys, kmin, descending), (_ptr(k0),))
     passes = -(-bits // 8)
     if indices:
         p0, pbits = None, 32  # (the first pass makes them: a null payload pointer)
@@ -385,7 +402,9 @@ def gpu_radix_sort(keys: Array, rows: int, L: int, payload: "Array | None", desc
     if kind is not None:
         return k0, p0
     if dtype.kind != "f":
-        return _int_value_kernel(dtype, kdt)(k0, kmin, descending), p0
+        values = Array._empty((n,), dtype, device)
+        plans[1].launch_flat(n, (k0, kmin, descending), (_ptr(values),))
+        return values, p0
     if payload is not None:  # float16 with indices: the values, gathered by them
         return _gather_kernel()(keys, p0, L), p0
     return _as(_narrow_kernel()(p0), dtype), None
