@@ -178,6 +178,7 @@ def test_first_short_sorts_rank_while_the_block_module_compiles(device, dtype, m
     monkeypatch.setattr(_launch, "_full_modules_asked", set())
     monkeypatch.setattr(_radix_gpu, "_elementwise", {})
     monkeypatch.setattr(_radix_gpu, "_prepared", set())
+    monkeypatch.setattr(_radix_gpu, "_plans", {})
     rng = np.random.default_rng(2127)
     a = _data((4, 900), dtype, rng)
     x = ra.asarray(a, device=device)
