@@ -68,6 +68,8 @@ class ScanBuilder:
         bases, input and output strides along the line)."""
         zero = ir.Constant(I64, 0)
         o, c = self.divmod(b, it, self.n_out)
+        if not self.target.facts.emits_grid:
+            c = b.sub(b.sub(self.n_chunks, ir.Constant(I64, 1)), c)
         info = [("array", p, sk) for p, sk, _ in self.inputs] + [("array", p, sk) for p, sk, _ in outputs]
         bases = self.unravel(b, self.shape_k, self.ndim_k, o, info, [p for _, p, _ in info])
         in_sr = [dim_at(b, sr, zero) for _, _, sr in self.inputs]
