@@ -65,10 +65,13 @@ class ScanBuilder:
 
     def scan_line(self, b, it, outputs):
         """Item ``it`` of a full-tier scan: (line ``o``, chunk ``c``, input bases, output
-        bases, input and output strides along the line)."""
+        bases, input and output strides along the line).  On the host the items count the
+        chunks from the last one."""
         zero = ir.Constant(I64, 0)
         o, c = self.divmod(b, it, self.n_out)
         if not self.target.facts.emits_grid:
+            # (the threads take items in order: the chunks the totals' pass read last, still
+            # in cache, come first)
             c = b.sub(b.sub(self.n_chunks, ir.Constant(I64, 1)), c)
         info = [("array", p, sk) for p, sk, _ in self.inputs] + [("array", p, sk) for p, sk, _ in outputs]
         bases = self.unravel(b, self.shape_k, self.ndim_k, o, info, [p for _, p, _ in info])
