@@ -6,7 +6,8 @@ exclusive, any associative operation, any axis) for the ops that build on them.
 ``scan``), compiled once per (operation, dtypes) and device -- never per size -- so a new
 length or axis compiles nothing.  On the host each line is cut into chunks scanned on all
 threads (chunk totals in parallel, a short scan of the totals, the chunks again from their
-carry, the last-read first); on GPUs the same three passes run with one wave per (line, chunk) and shuffle scans.
+carry, the last-read first); on GPUs the same three passes run with one wave per (line,
+chunk) and shuffle scans.
 """
 
 from __future__ import annotations
