@@ -36,8 +36,8 @@ _uint64 = np.dtype(np.uint64)
 # the mask, storing every element (or position) at the next free slot and advancing it by
 # the mask, then writes the count -- where a scan or a count, a read-back and a second
 # launch took most of the call, and the scan's pass more than the walk up to 2**22
-# elements.  The result is the first ``count`` slots of an array of ``n + 1``, copied out
-# where that leaves more than ``UNUSED_MOST`` bytes and more than half of the array unused.
+# elements.  The result is the first ``count`` slots of an array of ``n + 1``, its block
+# cut to them (``_cut``).
 # (the loop twice, as the other host loops over raw operands: under a test that the
 # operands are 1-D runs, where LLVM drops each access's layout check, then plain)
 _select_small = _heavy("raw T x, raw bool m, int64 n", "raw T out, raw int64 count", """
@@ -57,7 +57,6 @@ if (m.ndim == 1 && out.ndim == 1 && m.strides()[0] == 1 && out.strides()[0] == 8
 }
 for (; j < n; j++) { out[k] = j; k += (long)m[j]; }
 count[0] = k;""", "rk_true_small")
-UNUSED_MOST = 1 << 20
 
 # The host's longer masks (``x[m]``, ``nonzero``; from ``parallel_threshold`` elements):
 # one kernel each (values, positions) over chunks of ``C`` (``HOST_COMPACT_CHUNK``), an
@@ -263,22 +262,13 @@ def _compact_host(mask: Array, x: "Array | None") -> Array:
         flat = (_flat(_bool_mask(mask)),)
         kernel, ops, dtype = (_true_small, flat, _int64) if x is None else (_select_small, (_flat(x),) + flat, x.dtype)
         out = Array._empty((n + 1,), dtype, device)
-        return _kept(out, _walk(kernel, n, *ops, n, out))
+        return _cut(out._buf, _walk(kernel, n, *ops, n, out), dtype)
     kernel, ops, dtype = (_true_chunks, (), _int64) if x is None else (_select_chunks, (_flat(x),), x.dtype)
     args, off, total = _chunk_counts(mask, kernel, ops, ops[0] if ops else None)
     out = Array._empty((total,), dtype, device)
     if total:
         kernel(*ops, *args, False, out, off, size=off.size - 1, _work=n)
     return out
-
-
-def _kept(out: Array, count: int) -> Array:
-    """The first ``count`` elements of the walk's result ``out``: a view, or a copy of its
-    own where the view would leave more than ``UNUSED_MOST`` bytes and more than half of
-    ``out`` unused."""
-    kept = out._view((count,), out._strides, out._offset)
-    unused = out.shape[0] - count
-    return copy_array(kept) if unused * out.itemsize > UNUSED_MOST and unused > count else kept
 
 
 def _chunk_counts(mask: Array, kernel, ops: tuple, stand_in: "Array | None") -> tuple:
@@ -332,11 +322,13 @@ def _gpu_compact(mask: Array, x: "Array | None") -> Array:
     C order, or with ``x`` None their flat indices (int64).  Each tile's count of true
     elements, their inclusive scan (whose sum, read from mapped host memory, sizes the
     result), then each tile's elements written at its offset: the mask is read twice,
-    ``x`` once.  The write is queued once the count is back (queued before, into a result
-    of the mask's length, the copy that cuts a result of at most half of it costs more
-    than the wait: docs/primitives.md, "Stop 69"), so all else is made ready while the
-    device counts: its parameters packed, a strided ``x`` copied, the result's
-    allocation and the launch one runtime call after the count."""
+    ``x`` once.  Up to ``WRITE_FIRST_BYTES`` the write is queued behind the scan, before
+    the count is back, into a block of the mask's length that is then cut to the count
+    (``_cut``): the device goes on from the scan to the write without waiting for the
+    host.  Larger ones are written once the count is back, into a result of that size,
+    their parameters packed (and a strided ``x`` copied) while the device counts."""
+    first = mask.size * (8 if x is None else x.dtype.itemsize) <= WRITE_FIRST_BYTES
+
     def ready(kernel, m_ptr, n, incl_ptr, tiles):
         src = x if x is None or x.is_c_contiguous() else contiguous(x)
         areas = _write_areas.get(kernel.runtime)
@@ -348,19 +340,31 @@ def _gpu_compact(mask: Array, x: "Array | None") -> Array:
             area = kernel.runtime.parameter_area(bytes(_WRITE_PACKER.size))
         _WRITE_PACKER.pack_into(area[0].cast("B"), 0, tiles, m_ptr, n, 0 if src is None else src.data_ptr,
                                 incl_ptr, 0)
-        return area, areas, src
+        buf = None
+        if first:
+            try:  # (a buffer at once: its finalizer frees the block if the wait below fails)
+                buf = _write(kernel, tiles, area, n * dtype.itemsize, device)
+            except MemoryError:  # (no room for the longest result: written once it is sized)
+                pass
+        return area, areas, src, buf
 
-    (area, areas, _src), total, ((kernel, _, _, _, tiles), _keep) = _gpu_counted(
-        mask, 0 if x is None else x.dtype.itemsize, ready)
     dtype, device = _int64 if x is None else x.dtype, mask.device
-    if not total:
-        areas.append(area)
-        return Array._empty((0,), dtype, device)
-    rt, nbytes = kernel.runtime, total * dtype.itemsize
-    ptr = rt.launch_into_new(kernel.code.functions[2], tiles, compact_gpu.BLOCK, area, _WRITE_OUT_WORD, nbytes)
+    (area, areas, _src, buf), total, ((kernel, _, _, _, tiles), _keep) = _gpu_counted(
+        mask, 0 if x is None else x.dtype.itemsize, ready)
+    if buf is None and total:
+        buf = _write(kernel, tiles, area, total * dtype.itemsize, device)
     areas.append(area)  # (the driver has copied the parameters)
-    return Array._on_buffer(Buffer(ptr, nbytes, device, None, False, rt.memory_pool(device.index)), (total,),
-                            total, dtype)
+    if not total:  # (a block written first goes back in the stream's order: after the write)
+        return Array._empty((0,), dtype, device)
+    return _cut(buf, total, dtype)
+
+
+def _write(kernel, tiles: int, area, nbytes: int, device) -> Buffer:
+    """Queue the compaction's write (its parameters packed in ``area`` but the result's
+    address) into a new block of ``nbytes``: its buffer."""
+    rt = kernel.runtime
+    ptr = rt.launch_into_new(kernel.code.functions[2], tiles, compact_gpu.BLOCK, area, _WRITE_OUT_WORD, nbytes)
+    return Buffer(ptr, nbytes, device, None, False, rt.memory_pool(device.index))
 
 
 _WRITE_PACKER = compact_gpu.packer("_w")
@@ -436,12 +440,12 @@ def _counted(kernel, device, scan, then=None) -> tuple:
         return queued, rt.await_word(index, word, -1)
 
 
-#: GPU runs (``gpu_runs``) whose results would take at most this many bytes were every
-#: element a run of its own are written before the read-back of their number, into
-#: results of that size then cut (``_cut``: the device goes on from the scan to the write
-#: without waiting for the host); larger ones are sized first (their results may be far
-#: smaller than that).
-RUNS_WRITE_FIRST_BYTES = 1 << 30
+#: GPU compactions and runs (``gpu_runs``) whose results would take at most this many
+#: bytes were every element selected (or a run of its own) are written before the
+#: read-back of their count, into blocks of that size then cut (``_cut``: the device goes
+#: on from the scan to the write without waiting for the host); larger ones are sized
+#: first (their results may be far smaller than that, and the longest one may not fit).
+WRITE_FIRST_BYTES = 1 << 30
 
 #: the runs module's comparison of a dtype kind (``compact_gpu.RUN_KINDS``' letters)
 _RUN_LETTER = {"b": "i", "i": "i", "u": "i", "f": "f", "c": "c"}
@@ -475,18 +479,16 @@ def start_runs_compile(dtype, device) -> None:
     full_module_when_ready(key, device, make)
 
 
-#: A runs result cut from a longer block (``_cut``) is copied into a block of its own
-#: only where that block is longer than this: below it, the copy's host time costs more
-#: than the memory it would give back.
-CUT_COPY_BYTES = 1 << 22
-
-
-def _cut(out: Array, count: int) -> Array:
-    """The first ``count`` elements of the new 1-D ``out`` (written there alone): a view
-    where they are more than half of it or it is at most ``CUT_COPY_BYTES`` long, else a
-    copy of their own (the long block goes back to the pool)."""
-    kept = out[:count]
-    return kept if 2 * count > out.shape[0] or out.nbytes <= CUT_COPY_BYTES else copy_array(kept)
+def _cut(buf: Buffer, count: int, dtype: np.dtype) -> Array:
+    """A 1-D array of the first ``count`` elements (``dtype``) of the new buffer ``buf``
+    (written there alone, viewed by nothing else), its block cut to them: the pool frees
+    the rest (``MemoryPool.shrink``), which joins the block again once the result is
+    freed."""
+    nbytes = count * dtype.itemsize
+    if buf.pool is not None:
+        buf.pool.shrink(buf.ptr, nbytes)
+    buf.nbytes = nbytes
+    return Array._on_buffer(buf, (count,), count, dtype)
 
 
 def gpu_runs(x: Array, lengths: bool) -> tuple:
@@ -494,7 +496,7 @@ def gpu_runs(x: Array, lengths: bool) -> tuple:
     non-empty ``x`` (``!=`` ends a run, so each NaN is a run of its own) and, with
     ``lengths``, each run's length (int64; else None).  As ``_gpu_compact``: each tile's
     count of runs begun in it, their scan (its sum, read back, sizes the results),
-    then each tile's runs written; ``x`` is read twice.  Up to ``RUNS_WRITE_FIRST_BYTES``
+    then each tile's runs written; ``x`` is read twice.  Up to ``WRITE_FIRST_BYTES``
     the write is queued before the read-back, into results of ``x``'s length, then cut
     (``_cut``)."""
     n, device = x.shape[0], x.device
@@ -522,12 +524,12 @@ def gpu_runs(x: Array, lengths: bool) -> tuple:
     def scan(at):
         launch(kernel, 1, packer("_s", True), tiles, (counts, ptr, ltile, at), 1, compact_gpu.BLOCK, 0)
 
-    if n * (x.dtype.itemsize + (8 if lengths else 0)) > RUNS_WRITE_FIRST_BYTES:
+    if n * (x.dtype.itemsize + (8 if lengths else 0)) > WRITE_FIRST_BYTES:
         return write(_counted(kernel, device, scan)[1])
     # the write queued before the read-back, into results of the most runs there can be:
     # the device goes on from the scan to the write without waiting for the host
     (values, out), total = _counted(kernel, device, scan, lambda: write(n))
-    return _cut(values, total), None if out is None else _cut(out, total)
+    return _cut(values._buf, total, x.dtype), None if out is None else _cut(out._buf, total, _int64)
 
 
 def host_runs(x: Array, lengths: bool) -> tuple:
@@ -540,7 +542,7 @@ def host_runs(x: Array, lengths: bool) -> tuple:
     if n < device.runtime.parallel_threshold:
         values, lens = Array._empty((n,), x.dtype, device), Array._empty((n + 1,), _int64, device)
         runs = _walk(_runs_small, n, x, n, values, lens)
-        return _kept(values, runs), _kept(lens, runs) if lengths else None
+        return _cut(values._buf, runs, x.dtype), _cut(lens._buf, runs, _int64) if lengths else None
     chunks = -(-n // C)
     off = Array._empty((chunks + 1,), _int64, device)
     _runs_count(x, n, C, off, size=chunks, _work=n)

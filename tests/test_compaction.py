@@ -7,6 +7,7 @@ import pytest
 
 import rocarray as ra
 from rocarray import _masks as adv
+from rocarray.runtime.pool import SMALL_BLOCK
 from conftest import ALL_DTYPES, random_array
 
 
@@ -103,13 +104,13 @@ def test_nonzero_chunks_and_densities(device, n):
 def test_masks_around_the_host_one_pass_size(device, dtype):
     """The host walks short masks in one pass (``x[m]`` of a C-contiguous mask under its
     threads' size, ``nonzero`` of one chunk: the count written by the kernel, the result the
-    first slots of a longer array, copied out when that array is large and mostly unused),
+    first slots of a longer array, whose block is cut to them),
     longer ones or views by the scan or the chunks' counts: all as NumPy, at every density."""
     rng = np.random.default_rng(31)
     threads = ra.Device("cpu").runtime.parallel_threshold
     dtype = np.dtype(dtype)
-    trimmed = adv.UNUSED_MOST // dtype.itemsize  # (from about this many unused elements on)
-    for n in (1, 4097, trimmed - 1, trimmed + 2, threads - 1, threads):
+    pool = ra.Device("cpu").runtime.memory_pool(0)
+    for n in (1, 4097, (1 << 17) // dtype.itemsize, threads - 1, threads):
         a = random_array((n,), dtype, rng)
         x = ra.asarray(a, device=device)
         for p in (0.0, 0.3, 1.0):
@@ -119,8 +120,12 @@ def test_masks_around_the_host_one_pass_size(device, dtype):
             assert got.shape == (int(m.sum()),)
             np.testing.assert_array_equal(got.get(), a[m])
             np.testing.assert_array_equal(ra.nonzero(mx)[0].get(), np.nonzero(m)[0])
-            # (no result holds more than twice its bytes, or more than its bytes and the unused part)
-            assert got._buf.nbytes <= max(2 * got.nbytes + got.itemsize, got.nbytes + adv.UNUSED_MOST)
+            # (a result's block is cut to it: the pool holds no more than a small block's bytes
+            # beyond them, ``MemoryPool.shrink``)
+            assert got._buf.nbytes == got.nbytes
+            used = pool.used_bytes()
+            del got
+            assert used - pool.used_bytes() <= max(m.sum() * dtype.itemsize, SMALL_BLOCK) + SMALL_BLOCK + 1024
             vals = random_array((int(m.sum()),), dtype, rng)
             y, want = ra.asarray(a, device=device), a.copy()
             y[mx] = ra.asarray(vals, device=device)

@@ -17,6 +17,7 @@ from rocarray.targets import target_for
 from rocarray.targets.amdgpu import AMDGPUTarget, find_lld
 from rocarray.targets.codeobject import check_code_object
 from conftest import ALL_DTYPES, gpu_devices, random_array
+from test_gather_gpu import fake_gpu  # noqa: F401 (a fixture)
 
 NEEDS_GPU = "needs a GPU (NVIDIA CUDA or AMD HIP)"
 requires_gpu = pytest.mark.skipif(not gpu_devices("cuda") and not gpu_devices("hip"), reason=NEEDS_GPU)
@@ -290,19 +291,16 @@ def test_runs_every_dtype(device, dtype):
 
 
 @requires_gpu
-@pytest.mark.parametrize("write_first,copy_bytes", [(True, 0), (True, None), (False, None)])
-def test_runs_results_sized_before_or_after_the_write(device, monkeypatch, write_first, copy_bytes):
+@pytest.mark.parametrize("write_first", [True, False])
+def test_runs_results_sized_before_or_after_the_write(device, monkeypatch, write_first):
     """The runs' write queued before the read-back of their number (results of the input's
-    length, then cut: views where most elements start a run or the block is short
-    (``CUT_COPY_BYTES``), copies of their own where few do in a long block) or after it
-    (``RUNS_WRITE_FIRST_BYTES`` passed): the same results."""
+    length, their blocks then cut to the runs) or after it (``WRITE_FIRST_BYTES``
+    passed): the same results, each in a block of its own size."""
     import rocarray._masks as ai
 
     _gpu(device)
     if not write_first:
-        monkeypatch.setattr(ai, "RUNS_WRITE_FIRST_BYTES", 0)
-    if copy_bytes is not None:
-        monkeypatch.setattr(ai, "CUT_COPY_BYTES", copy_bytes)
+        monkeypatch.setattr(ai, "WRITE_FIRST_BYTES", 0)
     rng = np.random.default_rng(8)
     n = 3 * compact_gpu.TILE + 77
     for a in (rng.permutation(n).astype(np.float32),                    # every element a run
@@ -313,9 +311,43 @@ def test_runs_results_sized_before_or_after_the_write(device, monkeypatch, write
         np.testing.assert_array_equal(r.values.get(), want)
         np.testing.assert_array_equal(r.counts.get(), counts)
         np.testing.assert_array_equal(ra.unique_values(ra.asarray(a, device=device)).get(), want)
-        if write_first and 2 * want.size <= a.size:  # (short blocks: views; else copies of their own size)
-            copied = copy_bytes == 0
-            assert (r.values._buf.nbytes < a.nbytes) == copied and (r.counts._buf.nbytes < 8 * a.size) == copied
+        assert r.values._buf.nbytes == want.nbytes and r.counts._buf.nbytes == 8 * want.size
+
+
+@requires_gpu
+@pytest.mark.parametrize("write_first", [True, False])
+def test_compactions_sized_before_or_after_the_write(device, monkeypatch, write_first):
+    """``x[mask]`` and ``nonzero`` written before the read-back of their count, into blocks
+    of the mask's length cut to the count, or after it (``WRITE_FIRST_BYTES`` passed);
+    a block cut joins again once its result is freed, so a loop of them settles on the
+    pool's blocks (no new driver allocations)."""
+    import rocarray._masks as ai
+
+    _gpu(device)
+    if not write_first:
+        monkeypatch.setattr(ai, "WRITE_FIRST_BYTES", 0)
+    rng = np.random.default_rng(9)
+    n = 64 * compact_gpu.TILE + 5
+    pool = device.runtime.memory_pool(device.index)
+    for dtype in (np.float32, np.int64, np.complex128, np.int8):
+        a = (rng.standard_normal(n) * 10).astype(dtype)
+        x = ra.asarray(a, device=device)
+        for fraction in (0.0, 0.003, 0.5, 1.0):
+            m = rng.random(n) < fraction
+            mm = ra.asarray(m, device=device)
+            got = x[mm]
+            np.testing.assert_array_equal(got.get(), a[m])
+            assert got._buf.nbytes == a[m].nbytes
+            np.testing.assert_array_equal(ra.nonzero(mm)[0].get(), np.nonzero(m)[0])
+        m = a.real > 0
+        mm = ra.asarray(m, device=device)
+        before = None
+        for step in range(6):
+            r = x[mm]
+            if step == 3:
+                before = pool.driver_allocations()
+        assert pool.driver_allocations() == before
+        np.testing.assert_array_equal(r.get(), a[m])
 
 
 @requires_gpu
@@ -333,3 +365,49 @@ def test_runs_scan_of_many_tiles(device):
     r = ra.unique_counts(ra.asarray(a[rng.permutation(n)], device=device))
     np.testing.assert_array_equal(r.values.get(), np.arange(10))
     np.testing.assert_array_equal(r.counts.get(), lengths)
+
+
+def test_a_compactions_block_written_first_is_freed_when_its_wait_fails(fake_gpu, monkeypatch):
+    """On the fake runtime (launches recorded, not run): ``x[mask]`` and ``nonzero`` queue
+    their write into a block of the mask's length before the count is back; a wait for
+    the count that raises (a Ctrl-C) leaves no block in use, and a longest result that
+    does not fit is written once it is sized, into a block of the count's size."""
+    import gc
+
+    import rocarray._masks as ai
+
+    _, device = fake_gpu
+    pool = device.runtime.memory_pool(device.index)
+    rng = np.random.default_rng(10)
+    n = 40 * compact_gpu.TILE + 3
+    x = ra.asarray(rng.standard_normal(n).astype(np.float32), device=device)
+    mask = ra.asarray(rng.random(n) < 0.5, device=device)
+    asked = []
+
+    def interrupted(kernel, device, scan, then=None):
+        scan(0)
+        asked.append(then())
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ai, "_counted", interrupted)
+    for op in (lambda: x[mask], lambda: ra.nonzero(mask)):
+        used = pool.used_bytes()
+        with pytest.raises(KeyboardInterrupt):
+            op()
+        assert asked.pop()[3].nbytes >= 4 * n  # (the write was queued first)
+        gc.collect()
+        assert pool.used_bytes() == used
+
+    sizes = []
+    real_write = ai._write
+
+    def no_room(kernel, tiles, area, nbytes, device):
+        sizes.append(nbytes)
+        if nbytes == 4 * n:
+            raise MemoryError("no room for the longest result")
+        return real_write(kernel, tiles, area, nbytes, device)
+
+    monkeypatch.setattr(ai, "_counted", lambda kernel, device, scan, then=None: (scan(0), then())[1:] + (1234,))
+    monkeypatch.setattr(ai, "_write", no_room)
+    got = x[mask]
+    assert got.shape == (1234,) and got._buf.nbytes == 4 * 1234 and sizes == [4 * n, 4 * 1234]

@@ -7,6 +7,7 @@ recognises.
 
 from __future__ import annotations
 
+import bisect
 import threading
 
 from rocarray.runtime.base import RuntimeError_
@@ -41,6 +42,17 @@ SMALL_BLOCKS_PER_CLASS = 64
 _SMALL_CLASSES_BYTES = sum({round_size(n) for n in range(1, SMALL_BLOCK + 1, 64)})
 
 
+class _Piece:
+    """A part of a large block that ``MemoryPool.shrink`` split: its address and size, the
+    stream its block belongs to, its neighbours in the block (None at either end), and
+    whether it is free."""
+
+    __slots__ = ("ptr", "size", "stream", "prev", "next", "free")
+
+    def __init__(self, ptr, size, stream, prev, next_, free):
+        self.ptr, self.size, self.stream, self.prev, self.next, self.free = ptr, size, stream, prev, next_, free
+
+
 class MemoryPool:
     """A caching allocator over one device's ``mem_alloc`` / ``mem_free`` hooks.
 
@@ -61,6 +73,14 @@ class MemoryPool:
     ``SMALL_BLOCKS_PER_CLASS`` small blocks are kept per (stream, size class), fewer when
     ``max_cached_bytes`` is low, so the small ones together never pass it.  Large blocks keep the locked path and its
     exact bound.
+
+    A large block can be cut to the bytes it turned out to need (``shrink``: a result
+    written into a block of its largest possible size before its size was known).  Its
+    rest becomes a free *piece*, handed out (best fit, split again where much is left) to
+    large requests on the block's stream that no free block of their size class meets;
+    free neighbouring pieces join, and a block whose pieces are all free is a whole free
+    block again.  Pieces count as cached bytes but cannot go back to the driver until their
+    block is whole.
 
     A buffer's finalizer frees its block, and the garbage collector may run finalizers in
     the middle of a pool method (at any allocation), on the thread that holds the lock: such
@@ -86,6 +106,9 @@ class MemoryPool:
         self._in_use: dict[int, tuple[int, int]] = {}  # ptr -> (stream, size class)
         self._cached = 0  # bytes in large free blocks
         self._driver_allocations = 0
+        self._pieces: dict[int, _Piece] = {}  # ptr -> piece, for the pieces of cut blocks
+        self._free_pieces: dict[int, list[tuple[int, int]]] = {}  # stream -> sorted (size, ptr)
+        self._piece_bytes = 0  # bytes in free pieces
 
     def malloc(self, nbytes: int, stream: int = 0) -> int:
         """Return a device pointer to at least ``nbytes`` bytes, for use on ``stream``.
@@ -125,6 +148,10 @@ class MemoryPool:
                 if free_list:
                     ptr = free_list.pop()
                     self._cached -= size
+                elif size > SMALL_BLOCK and self._free_pieces.get(stream):
+                    ptr, key = self._take_piece(stream, size)
+                    if ptr is None:
+                        ptr, key = self._allocate(size, nbytes), (stream, size)
                 else:
                     ptr = self._allocate(size, nbytes)
                 self._in_use[ptr] = key
@@ -165,6 +192,32 @@ class MemoryPool:
                 if self._deferred:
                     self._free_deferred()
 
+    def shrink(self, ptr: int, nbytes: int) -> None:
+        """Keep the first ``nbytes`` of the block at ``ptr`` (in use) and free the rest as a
+        piece for later large requests on its stream (see the class).  A block of at most
+        ``SMALL_BLOCK`` bytes, or whose rest would be, stays whole; so does a block's first
+        ``SMALL_BLOCK + ALLOCATION_UNIT`` bytes (a piece in use is never small, so its free
+        takes the locked path)."""
+        keep = max(-(-nbytes // ALLOCATION_UNIT) * ALLOCATION_UNIT, SMALL_BLOCK + ALLOCATION_UNIT)
+        with self._lock:
+            busy, self._busy = self._busy, True
+            try:
+                key = self._in_use.get(ptr)
+                if key is None:
+                    self._not_ours(ptr)
+                stream, size = key
+                if size - keep <= SMALL_BLOCK:
+                    return
+                head = self._pieces.get(ptr)
+                if head is None:
+                    head = self._pieces[ptr] = _Piece(ptr, size, stream, None, None, False)
+                self._split(head, keep)
+                self._in_use[ptr] = (stream, keep)
+            finally:
+                self._busy = busy
+                if self._deferred and not busy:
+                    self._free_deferred()
+
     def _not_ours(self, ptr: int):
         raise ValueError(
             f"{self.label}: pointer {ptr:#x} was not allocated by this memory pool or was freed already"
@@ -187,14 +240,16 @@ class MemoryPool:
 
     def cached_bytes(self) -> int:
         """Bytes in free blocks the pool keeps for reuse."""
-        return self._cached + sum(key[1] * len(blocks) for key, blocks in self._small.copy().items())
+        return self._cached + self._piece_bytes + sum(key[1] * len(blocks) for key, blocks in self._small.copy().items())
 
     def total_bytes(self) -> int:
         """Bytes the pool holds from the driver: in use plus cached."""
         return self.used_bytes() + self.cached_bytes()
 
     def n_free_blocks(self) -> int:
-        return sum(len(blocks) for blocks in [*self._free_lists.copy().values(), *self._small.copy().values()])
+        """Free blocks and free pieces of cut blocks."""
+        return sum(len(blocks) for blocks in [*self._free_lists.copy().values(), *self._small.copy().values(),
+                                              *self._free_pieces.copy().values()])
 
     def driver_allocations(self) -> int:
         """How many times the pool has called the driver's allocator."""
@@ -203,12 +258,68 @@ class MemoryPool:
     # The helpers below run with self._lock held.
 
     def _give_back(self, ptr: int, key) -> None:
-        """Book the large block ``ptr`` (of ``key``, already out of ``_in_use``) as free."""
+        """Book the large block or piece ``ptr`` (of ``key``, already out of ``_in_use``) as
+        free."""
+        piece = self._pieces.get(ptr)
+        if piece is not None:
+            piece.free = True
+            self._settle(piece)
+            return
         if self.max_cached_bytes is not None and self._cached + key[1] > self.max_cached_bytes:
             self.api.mem_free(ptr)
             return
         self._free_lists.setdefault(key, []).append(ptr)
         self._cached += key[1]
+
+    def _split(self, piece: _Piece, size: int) -> None:
+        """Cut the piece ``piece`` (not free) after its first ``size`` bytes; the rest is a
+        free piece."""
+        rest = _Piece(piece.ptr + size, piece.size - size, piece.stream, piece, piece.next, True)
+        if piece.next is not None:
+            piece.next.prev = rest
+        piece.next, piece.size = rest, size
+        self._pieces[rest.ptr] = rest
+        self._settle(rest)
+
+    def _settle(self, piece: _Piece) -> None:
+        """Join the newly free ``piece`` with its free neighbours; book the result as a free
+        piece, or as a free block where it is its whole block again."""
+        for other in (piece.next, piece.prev):
+            if other is not None and other.free:
+                self._unbook_piece(other)
+                first, second = (piece, other) if other is piece.next else (other, piece)
+                first.size += second.size
+                first.next = second.next
+                if second.next is not None:
+                    second.next.prev = first
+                del self._pieces[second.ptr]
+                piece = first
+        if piece.prev is None and piece.next is None:
+            del self._pieces[piece.ptr]
+            self._give_back(piece.ptr, (piece.stream, piece.size))
+            return
+        bisect.insort(self._free_pieces.setdefault(piece.stream, []), (piece.size, piece.ptr))
+        self._piece_bytes += piece.size
+
+    def _unbook_piece(self, piece: _Piece) -> None:
+        pieces = self._free_pieces[piece.stream]
+        del pieces[bisect.bisect_left(pieces, (piece.size, piece.ptr))]
+        self._piece_bytes -= piece.size
+
+    def _take_piece(self, stream: int, size: int) -> tuple:
+        """(address, ``_in_use`` key) of the smallest free piece on ``stream`` of at least
+        ``size`` bytes, cut to ``size`` where more than ``SMALL_BLOCK`` would be left; (None,
+        None) where none is that large."""
+        pieces = self._free_pieces[stream]
+        at = bisect.bisect_left(pieces, (size, 0))
+        if at == len(pieces):
+            return None, None
+        piece = self._pieces[pieces[at][1]]
+        self._unbook_piece(piece)
+        piece.free = False
+        if piece.size - size > SMALL_BLOCK:
+            self._split(piece, size)
+        return piece.ptr, (stream, piece.size)
 
     def _free_deferred(self) -> None:
         """Free the blocks whose frees re-entered a busy method (finalizers: a pointer

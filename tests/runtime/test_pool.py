@@ -142,7 +142,7 @@ def test_pool_keeps_a_bounded_number_of_small_blocks():
         assert pool.n_free_blocks() == kept and pool.cached_bytes() <= bound
 
 
-def _race_on_pool(pool, steps, sizes, streams=(0,), any_order=False, free_all_every=0):
+def _race_on_pool(pool, steps, sizes, streams=(0,), any_order=False, free_all_every=0, shrink=False):
     """Eight threads allocating and freeing at random; fails if a block is ever handed to
     two owners or a thread raises.  Every thread frees what it holds at the end."""
     held = set()
@@ -160,10 +160,13 @@ def _race_on_pool(pool, steps, sizes, streams=(0,), any_order=False, free_all_ev
                         held.remove(ptr)
                     pool.free(ptr)
                 else:
-                    ptr = pool.malloc(rng.choice(sizes), stream=rng.choice(streams))
+                    nbytes = rng.choice(sizes)
+                    ptr = pool.malloc(nbytes, stream=rng.choice(streams))
                     with held_lock:
                         assert ptr not in held, "one block handed to two owners"
                         held.add(ptr)
+                    if shrink and rng.random() < 0.3:
+                        pool.shrink(ptr, rng.randrange(1, nbytes + 1))
                     mine.append(ptr)
                 if free_all_every and step % free_all_every == 0:
                     pool.free_all_blocks()
@@ -325,9 +328,100 @@ def test_pool_passes_other_driver_errors_through_without_releasing_the_cache():
 def test_pool_is_thread_safe():
     api = FakeHooks(capacity=64 << 20)
     pool = MemoryPool(api)
-    _race_on_pool(pool, 3000, (100, 600, 5000, 70_000), streams=(0, 1), any_order=True, free_all_every=500)
+    _race_on_pool(pool, 3000, (100, 600, 5000, 70_000, 300_000, 1 << 20), streams=(0, 1), any_order=True,
+                  free_all_every=500, shrink=True)
     assert pool.total_bytes() == pool.cached_bytes() == sum(api.live.values())
     assert pool.n_free_blocks() == len(api.live)
     pool.free_all_blocks()
     assert api.live == {}
     assert api.alloc_calls == api.free_calls
+
+
+# -- cut blocks ----------------------------------------------------------------------------
+
+
+def test_pool_shrink_frees_the_rest_which_joins_the_block_again():
+    api = FakeHooks()
+    pool = MemoryPool(api)
+    a = pool.malloc(8 << 20)
+    pool.shrink(a, 3 << 20)
+    assert pool.used_bytes() == 3 << 20
+    assert pool.cached_bytes() == 5 << 20
+    assert pool.n_free_blocks() == 1
+    pool.free(a)  # the two parts join: the whole block is free for its size class again
+    assert pool.used_bytes() == 0 and pool.cached_bytes() == 8 << 20
+    assert pool.malloc(8 << 20) == a
+    assert api.alloc_calls == 1
+
+
+def test_pool_shrink_keeps_small_blocks_and_small_rests_whole():
+    api = FakeHooks()
+    pool = MemoryPool(api)
+    small = pool.malloc(SMALL_BLOCK)
+    pool.shrink(small, 10)
+    assert pool.used_bytes() == SMALL_BLOCK
+    big = pool.malloc(1 << 20)
+    pool.shrink(big, (1 << 20) - SMALL_BLOCK)  # the rest, 64 KiB, is not worth a piece
+    assert pool.used_bytes() == SMALL_BLOCK + (1 << 20)
+    pool.shrink(big, 1)  # a piece in use keeps more than SMALL_BLOCK bytes
+    assert pool.used_bytes() == SMALL_BLOCK + SMALL_BLOCK + 512
+    with pytest.raises(ValueError, match="not allocated by this memory pool"):
+        pool.shrink(12345, 1)
+
+
+def test_pool_hands_out_free_pieces_best_fit_on_their_stream_only():
+    api = FakeHooks()
+    pool = MemoryPool(api)
+    a = pool.malloc(16 << 20)
+    b = pool.malloc(16 << 20)
+    pool.shrink(a, 4 << 20)  # a piece of 12 MiB
+    pool.shrink(b, 13 << 20)  # a piece of 3 MiB
+    other = pool.malloc(2 << 20, stream=5)
+    assert other not in (a + (4 << 20), b + (13 << 20))  # another stream: no piece
+    calls = api.alloc_calls
+    c = pool.malloc(2 << 20)  # the smaller piece that fits, cut: 1 MiB stays free
+    assert c == b + (13 << 20) and api.alloc_calls == calls
+    d = pool.malloc(12 << 20)  # the whole of the other piece (nothing would be left)
+    assert d == a + (4 << 20) and api.alloc_calls == calls
+    e = pool.malloc(3 << 20)  # no piece is that large any more
+    assert api.alloc_calls == calls + 1
+    assert pool.used_bytes() == (4 << 20) + (13 << 20) + (2 << 20) + (12 << 20) + (3 << 20) + (2 << 20)
+    for p in (c, b, d, a, e, other):
+        pool.free(p)
+    # every block is whole and free again, and goes back to the driver
+    assert pool.n_free_blocks() == len(api.live) == 4 and pool.used_bytes() == 0
+    pool.free_all_blocks()
+    assert api.live == {} and pool.cached_bytes() == 0
+
+
+def test_pool_pieces_in_any_order_of_frees_join_their_block():
+    rng = random.Random(3)
+    for _ in range(50):
+        api = FakeHooks()
+        pool = MemoryPool(api)
+        a = pool.malloc(64 << 20)
+        held = [a]
+        pool.shrink(a, rng.randrange(1, 32 << 20))
+        for _ in range(6):  # carve the free pieces further
+            p = pool.malloc(rng.randrange(SMALL_BLOCK + 1, 8 << 20))
+            held.append(p)
+            if rng.random() < 0.5:
+                pool.shrink(p, rng.randrange(1, 4 << 20))
+        rng.shuffle(held)
+        for p in held:
+            pool.free(p)
+        assert pool.used_bytes() == 0
+        assert pool.cached_bytes() == sum(api.live.values())
+        assert pool.n_free_blocks() == len(api.live)
+        pool.free_all_blocks()
+        assert api.live == {}
+
+
+def test_pool_out_of_memory_keeps_pieces_of_blocks_in_use():
+    api = FakeHooks(capacity=40 << 20)
+    pool = MemoryPool(api)
+    a = pool.malloc(32 << 20)
+    pool.shrink(a, 8 << 20)
+    with pytest.raises(MemoryError, match="out of memory"):
+        pool.malloc(30 << 20)  # the 24 MiB piece cannot go back to the driver
+    assert pool.malloc(20 << 20) == a + (8 << 20)  # but it serves a request it fits
