@@ -395,8 +395,7 @@ def _gpu_counted(mask: Array, size: int, then=None) -> tuple:
     counts = incl_ptr + 8 * t
     m_ptr = m._buf.ptr + m._offset
     launch = kernel.code.launch_entry
-    launch(kernel, 0, compact_gpu.packer(""), tiles, (m_ptr, n, counts), -(-tiles // compact_gpu.COUNT_TILES),
-           compact_gpu.BLOCK, 0)
+    launch(kernel, 0, compact_gpu.packer(""), tiles, (m_ptr, n, counts), tiles, compact_gpu.BLOCK, 0)
     parts = (kernel, m_ptr, n, incl_ptr, tiles)
     queued, total = _counted(kernel, device, lambda at: launch(kernel, 1, compact_gpu.packer("_s"), tiles,
                                                                (counts, incl_ptr, at), 1, compact_gpu.BLOCK, 0),

@@ -9,11 +9,9 @@ a thread reads ``ITEMS`` 4-byte words of the mask (a wave's words adjacent each 
 four mask elements a word, element ``4 * word + byte`` (C order).
 
 * ``entry`` (*count*): the number of true elements of each tile into ``counts[tile]``
-  (int32), ``COUNT_TILES`` tiles a block: where they are whole and the mask is aligned to
-  16 bytes, a wave's tiles by its lanes alone, read as 16-byte vectors all in flight at
-  once, their nonzero bytes counted by bit arithmetic and summed by wave shuffles; other
-  tiles one at a time by the block, a ballot per element as the other entries, summed
-  across the waves in shared memory (the runs module's: one tile a block, that way);
+  (int32), summed by wave shuffles and across the waves in shared memory (a whole tile of
+  a mask aligned to 16 bytes is read as one 16-byte vector a thread, its nonzero bytes
+  counted by bit arithmetic; other tiles by a ballot per element, as the other entries);
 * ``entry_s`` (*scan*): one block turns the counts into their inclusive scan
   ``incl[tile]`` (int64), ``SCAN_ITEMS`` adjacent counts a thread per round of the block
   (read and written through the stage in shared memory, so the block's loads and stores are of
@@ -87,8 +85,6 @@ PARAMS = {"": ("m", "n", "counts"), "_s": ("counts", "incl", "total"), "_w": ("m
 ENTRIES = ("", "_s", "_w", "_p")
 #: The entries of the runs module and of the flat indices' (size 0): no place.
 RUN_ENTRIES = ("", "_s", "_w")
-#: Tiles of a mask each block of the count entry counts (a multiple of a block's waves).
-COUNT_TILES = 8
 #: Counts a thread of the scan entry adds up per round.
 SCAN_ITEMS = 16
 #: Value sizes the write entry moves (0: flat indices, int64).
@@ -116,7 +112,7 @@ WRITE_BLOCKS = 4
 #: for on an NVIDIA multiprocessor).
 INDEX_WRITE_BLOCKS = 6
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 11
+VERSION = 10
 
 
 def entries(size: int, runs: bool = False) -> tuple:
@@ -369,73 +365,49 @@ class _Kernel(KernelIR):
         return prefix, total
 
     def build_count(self, b) -> None:
-        """The runs': the tile's run starts into ``counts[tile]`` and its last start into
-        ``offs[tile]``.  A mask's: ``build_mask_count``."""
-        if not self.runs:
-            self.build_mask_count(b)
-            return
-        self.flags = self.load_runs(b)
-        _, total = self.block_sum(b, self.ballot_count(b))
-        self.if_then(b, b.icmp_unsigned("==", self.tid, self.c64(0)),
-                     lambda: b.store(total, self.gptr(b, self.p["counts"], self.tile, I32)))
-        _, wave_last = self.run_starts(b)
-        _, last = self.block_max(b, wave_last)
-        self.if_then(b, b.icmp_unsigned("==", self.tid, self.c64(0)),
-                     lambda: b.store(last, self.gptr(b, self.p["offs"], self.tile, I32)))
-
-    def build_mask_count(self, b) -> None:
-        """The true elements of each of the block's ``COUNT_TILES`` tiles into
-        ``counts[tile]``.  Where the mask is aligned to 16 bytes and all of the block's tiles
-        are whole, each wave counts ``COUNT_TILES // waves`` tiles alone, every lane reading
-        its 16-byte vectors of them at once (all in flight together) and counting their
-        nonzero bytes by bit arithmetic (where a ballot a byte would be 16 instructions a
-        thread), the lanes' counts summed by shuffles: no shared memory, no barrier.  Other
-        blocks count their tiles one at a time with the whole block, a ballot per element,
-        as the other entries read the mask."""
-        p, t = self.p, self.target
-        first = b.mul(self.tile, self.c64(COUNT_TILES))  # (``self.tile`` is the block here)
-        fast = b.and_(b.icmp_unsigned("==", b.urem(p["m"], self.c64(16)), self.c64(0)),
-                      b.icmp_signed("<=", b.mul(b.add(first, self.c64(COUNT_TILES)), self.c64(TILE)), p["n"]))
-        vec = ir.VectorType(I32, 4)
-        per_wave, per_lane = COUNT_TILES // self.NW, TILE // 16 // self.W
-        low7 = self.c32(0x7F7F7F7F)
-        with b.if_else(fast) as (then, otherwise):
-            with then:
-                tiles = [b.add(first, b.add(b.mul(self.wave, self.c64(per_wave)), self.c64(k)))
-                         for k in range(per_wave)]
-                loads = []
-                for tile in tiles:  # (every load issued before any is used)
-                    row = []
-                    for j in range(per_lane):
-                        at = b.add(b.mul(tile, self.c64(TILE // 16)), b.add(self.c64(j * self.W), self.lane))
-                        v = b.load(self.gptr(b, p["m"], at, vec), typ=vec)
-                        v.align = 16
-                        row.append(v)
-                    loads.append(row)
-                for tile, row in zip(tiles, loads):
+        """The tile's true elements into ``counts[tile]`` (and for runs, its last start
+        into ``offs[tile]``).  A whole tile of a mask aligned to 16 bytes is read a vector a
+        thread and its nonzero bytes counted by bit arithmetic (where a ballot a byte would
+        be 16 instructions a thread); other tiles take the words as the other entries do."""
+        if self.runs:
+            self.flags = self.load_runs(b)
+            count = self.ballot_count(b)
+        else:
+            p = self.p
+            vec = ir.VectorType(I32, 4)
+            fast = b.and_(b.icmp_unsigned("==", b.urem(p["m"], self.c64(16)), self.c64(0)),
+                          b.icmp_signed("<=", b.mul(b.add(self.tile, self.c64(1)), self.c64(TILE)), p["n"]))
+            with b.if_else(fast) as (then, otherwise):
+                with then:
+                    words = b.load(self.gptr(b, p["m"], b.add(b.mul(self.tile, self.c64(BLOCK)), self.tid), vec),
+                                   typ=vec)
+                    words.align = 16
                     mine = self.c32(0)
-                    for v in row:
-                        for k in range(4):  # (a byte's top bit set where the byte is not zero)
-                            w = b.extract_element(v, self.c32(k))
-                            tops = b.and_(b.or_(b.add(b.and_(w, low7), low7), w), self.c32(-0x7F7F7F80))
-                            mine = b.add(mine, self.popc(b, tops))
+                    low7 = self.c32(0x7F7F7F7F)
+                    for k in range(4):  # (a byte's top bit set where the byte is not zero)
+                        w = b.extract_element(words, self.c32(k))
+                        tops = b.and_(b.or_(b.add(b.and_(w, low7), low7), w), self.c32(-0x7F7F7F80))
+                        mine = b.add(mine, self.popc(b, tops))
                     d = self.W // 2
                     while d:  # (the wave's sum in lane 0)
-                        mine = b.add(mine, t.emit_shuffle_down(b, mine, d))
+                        mine = b.add(mine, self.target.emit_shuffle_down(b, mine, d))
                         d //= 2
-                    self.if_then(b, b.icmp_unsigned("==", self.lane, self.c64(0)),
-                                 lambda tile=tile, mine=mine: b.store(mine, self.gptr(b, p["counts"], tile, I32)))
-            with otherwise:
-                end = b.add(first, self.c64(COUNT_TILES))
-                end = b.select(b.icmp_signed("<", end, p["tiles"]), end, p["tiles"])
-                loop = CountedLoop(b, first, end, "count")  # (the same trips in every thread)
-                self.tile = loop.i
-                self.flags = self.load_words(b)
-                _, total = self.block_sum(b, self.ballot_count(b))
-                self.if_then(b, b.icmp_unsigned("==", self.tid, self.c64(0)),
-                             lambda: b.store(total, self.gptr(b, p["counts"], loop.i, I32)))
-                t.emit_barrier(b)  # (the next tile's wave totals go where this one's were read)
-                loop.close(b, b.add(loop.i, self.c64(1)))
+                    vec_bb = b.block
+                with otherwise:
+                    self.flags = self.load_words(b)
+                    words_count = self.ballot_count(b)
+                    words_bb = b.block
+            count = b.phi(I32)
+            count.add_incoming(mine, vec_bb)
+            count.add_incoming(words_count, words_bb)
+        _, total = self.block_sum(b, count)
+        self.if_then(b, b.icmp_unsigned("==", self.tid, self.c64(0)),
+                     lambda: b.store(total, self.gptr(b, self.p["counts"], self.tile, I32)))
+        if self.runs:
+            _, wave_last = self.run_starts(b)
+            _, last = self.block_max(b, wave_last)
+            self.if_then(b, b.icmp_unsigned("==", self.tid, self.c64(0)),
+                         lambda: b.store(last, self.gptr(b, self.p["offs"], self.tile, I32)))
 
     def ballot_count(self, b):
         """The wave's true elements (``flags``), the same in every lane."""
