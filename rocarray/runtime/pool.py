@@ -240,7 +240,8 @@ class MemoryPool:
 
     def cached_bytes(self) -> int:
         """Bytes in free blocks the pool keeps for reuse."""
-        return self._cached + self._piece_bytes + sum(key[1] * len(blocks) for key, blocks in self._small.copy().items())
+        small = sum(key[1] * len(blocks) for key, blocks in self._small.copy().items())
+        return self._cached + self._piece_bytes + small
 
     def total_bytes(self) -> int:
         """Bytes the pool holds from the driver: in use plus cached."""
@@ -352,7 +353,7 @@ class MemoryPool:
             else:
                 self._driver_allocations += 1
                 return ptr
-            released = self.cached_bytes()
+            released = self.cached_bytes() - self._piece_bytes  # (pieces of blocks in use stay)
             self._release_cached()
 
     def _release_cached(self) -> None:
