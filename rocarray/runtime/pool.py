@@ -199,15 +199,15 @@ class MemoryPool:
         ``SMALL_BLOCK + ALLOCATION_UNIT`` bytes (a piece in use is never small, so its free
         takes the locked path)."""
         keep = max(-(-nbytes // ALLOCATION_UNIT) * ALLOCATION_UNIT, SMALL_BLOCK + ALLOCATION_UNIT)
+        key = self._in_use.get(ptr)  # (only its owner changes a block's entry: read without the lock)
+        if key is None:
+            self._not_ours(ptr)
+        if key[1] - keep <= SMALL_BLOCK:  # (small blocks, short rests: the common short result)
+            return
         with self._lock:
             busy, self._busy = self._busy, True
             try:
-                key = self._in_use.get(ptr)
-                if key is None:
-                    self._not_ours(ptr)
-                stream, size = key
-                if size - keep <= SMALL_BLOCK:
-                    return
+                stream, size = self._in_use[ptr]
                 head = self._pieces.get(ptr)
                 if head is None:
                     head = self._pieces[ptr] = _Piece(ptr, size, stream, None, None, False)
