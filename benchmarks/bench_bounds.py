@@ -13,17 +13,22 @@ kernels do, and this benchmark measures by how much, beside each library's op it
   in PyTorch) is timed with random indices and with the same indices sorted; the better
   fraction over the random ones bounds any gather or scatter of that pattern (measured).
 * **Compactions of a mask made by another op** (``x[x > 0]``, ``nonzero(x > 0)``,
-  ``x[x > 0] = v``): the mask is written and read again, and the result's size is read
-  back before its write can be launched.  The least time of such an op is the fastest
-  library's ``x > 0`` (measured) + the compaction's least bytes (mask, values read,
-  result written) at the queued copy's rate + the least cost of a wait for the device
-  between two launches (measured in each library, the smallest taken): its bytes over
-  that time are the bound (computed from the measured parts; optimistic, as every part
-  is taken at its best).
+  ``x[x > 0] = v``): the mask is written and read again.  The least time of such an op
+  is the fastest library's ``x > 0`` (measured) + the compaction's least bytes at the
+  queued copy's rate, and, where its result's size is read back before its write is
+  launched, + the least cost of a wait for the device between two launches (measured
+  in each library, the smallest taken): its bytes over that time are the bound, with
+  and without the wait (computed from the measured parts; optimistic, as every part is
+  taken at its best).  The least bytes: the mask read once, the result written, and
+  ``x`` in whole 32-byte sectors (counted from the data): a compaction reads every
+  sector of ``x`` that holds a selected element; ``x[x > 0] = v`` reads its values and
+  writes every such sector of ``x``, and reads those it does not write whole (the
+  memory merges a partly written sector with its old bytes).
 * ``x[m]`` with the mask made before: the same without the mask's op.
 
 Times: ``QUEUED_CALLS`` calls queued before one wait (the device's time), except the
-wait's cost (lone calls) and the ops that read back a size (they wait at every call).  Data as ``bench_primitives.py``'s: 2^24 float32 and int64, 2^22 indices.
+wait's cost (lone calls).  Data as ``bench_primitives.py``'s: 2^24 float32 and int64,
+2^22 indices.
 """
 
 from __future__ import annotations
@@ -44,6 +49,21 @@ import rocarray as ra  # noqa: E402
 
 #: Lone calls timed for a wait's cost (the median).
 WAIT_CALLS = 200
+#: Bytes a GPU's memory reads or writes at once (an NVIDIA sector; AMD's are 32 or 64).
+SECTOR = 32
+
+
+def sectors(mask: np.ndarray, size: int) -> tuple:
+    """(the ``SECTOR``-byte sectors of an array of ``size``-byte elements laid out as
+    ``mask`` that hold a true element, those of them that also hold a false one)."""
+    per = max(1, SECTOR // size)
+    flat = np.ravel(mask)
+    whole = np.zeros(-(-flat.size // per) * per, bool)
+    whole[:flat.size] = flat
+    trues = whole.reshape(-1, per).sum(axis=1)
+    real = np.full(trues.size, per)
+    real[-1] = flat.size - (trues.size - 1) * per  # (the last sector's places past the end: none)
+    return int((trues > 0).sum()), int(((trues > 0) & (trues < real)).sum())
 
 
 def simplest_kernels(lib: str) -> dict:
@@ -139,24 +159,30 @@ def main():
             counted = nbytes(data["rocarray"])
             t = timed_queued({lib: (lambda f=impl[lib], d=data[lib]: f(d)) for lib in libs}, sync)
             fr = {lib: counted / t[lib] / copy_q for lib in libs}
-            rows.append(f"| {name} | {bound(counted):.2f} | {how} | " + " | ".join(f"{fr[lib]:.2f}" for lib in libs)
-                        + " |")
-            figures.append({"dtype": dt, "op": name, "bound": bound(counted), **{f"{lib}_fraction": fr[lib]
-                                                                                 for lib in libs}})
+            free, waited = bound(counted)
+            rows.append(f"| {name} | {free:.2f} | {waited:.2f} | {how} | "
+                        + " | ".join(f"{fr[lib]:.2f}" for lib in libs) + " |")
+            figures.append({"dtype": dt, "op": name, "bound": free, "bound_with_wait": waited,
+                            **{f"{lib}_fraction": fr[lib] for lib in libs}})
 
-        rows.append("| op | bound: fraction of copy | how | " + " | ".join(f"{lib} fraction" for lib in libs) + " |")
-        rows.append("|---|---|---|" + "---|" * len(libs))
+        touched, partial = sectors(_positive(host["x"]), size)
+        rows.append(f"sectors of x: {touched:,} of {-(-n * size // SECTOR):,} hold an element > 0, {partial:,} of "
+                    "them also one that is not\n")
+        rows.append("| op | bound, no wait | bound, with the wait | how | "
+                    + " | ".join(f"{lib} fraction" for lib in libs) + " |")
+        rows.append("|---|---|---|---|" + "---|" * len(libs))
         # (the op, the least bytes of its compaction once the mask is made, whether the op makes the mask)
-        for name, least, made in (("x[x > 0]", n + n * size + count * size, True),
+        read_x = touched * SECTOR
+        for name, least, made in (("x[x > 0]", n + read_x + count * size, True),
                                   ("nonzero", n + count * 8, True),
-                                  ("x[x > 0] = v", n + 2 * count * size, True),
-                                  ("x[m], mask made before", n + n * size + count * size, False)):
-            t_least = (best_mask if made else 0.0) + least / copy_q + best_back
+                                  ("x[x > 0] = v", n + count * size + read_x + partial * SECTOR, True),
+                                  ("x[m], mask made before", n + read_x + count * size, False)):
+            t_least = (best_mask if made else 0.0) + least / copy_q
             how = ((f"mask {best_mask * 1e6:.1f} us + " if made else "")
-                   + f"{least / copy_q * 1e6:.1f} us of bytes + a wait {best_back * 1e6:.1f} us")
-            op_row(name, lambda counted, t=t_least: counted / t / copy_q, how)
+                   + f"{least / 1e6:.1f} MB, {least / copy_q * 1e6:.1f} us (+ a wait {best_back * 1e6:.1f} us)")
+            op_row(name, lambda counted, t=t_least: (counted / t / copy_q, counted / (t + best_back) / copy_q), how)
         for name, kind in ((f"take, {TAKE_N:,} indices", "gather"), (f"x[idx] = v, {TAKE_N:,} indices", "scatter")):
-            op_row(name, lambda counted, k=kind: access[k, "idx"], f"the best simplest {kind} of random j above")
+            op_row(name, lambda counted, k=kind: (access[k, "idx"],) * 2, f"the best simplest {kind} of random j above")
         rows.append("")
         del data
     report(rows, args.json, figures, copy_lone, copy_q)
