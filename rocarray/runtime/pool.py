@@ -207,7 +207,7 @@ class MemoryPool:
         with self._lock:
             busy, self._busy = self._busy, True
             try:
-                stream, size = self._in_use[ptr]
+                stream, size = key
                 head = self._pieces.get(ptr)
                 if head is None:
                     head = self._pieces[ptr] = _Piece(ptr, size, stream, None, None, False)
