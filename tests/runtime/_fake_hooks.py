@@ -69,6 +69,7 @@ class FakeHooks:
         self.next_ptr = 1 << 32
         self.alloc_calls = 0
         self.free_calls = 0
+        self.out_of_memory_calls = 0  # (counted in ``alloc_calls`` too)
         self.calls = []
         self.launches = []
         self.current = None
@@ -112,6 +113,7 @@ class FakeHooks:
             if self.fail_alloc_with is not None:
                 raise GPUError("fakeMalloc failed", "fakeMalloc", self.fail_alloc_with)
             if sum(self.live.values()) + nbytes > self.capacity:
+                self.out_of_memory_calls += 1
                 raise gpu.driver_error(self, "fakeMalloc", OUT_OF_MEMORY)
             ptr = self.next_ptr
             self.next_ptr += nbytes + 4096

@@ -326,7 +326,9 @@ def test_pool_passes_other_driver_errors_through_without_releasing_the_cache():
 
 
 def test_pool_is_thread_safe():
-    api = FakeHooks(capacity=64 << 20)
+    # (the threads hold up to about 50 MB at once, their cut blocks' rests beside: a pretend
+    # device of 64 MB ran out at times, which a test of the books is not about)
+    api = FakeHooks(capacity=256 << 20)
     pool = MemoryPool(api)
     _race_on_pool(pool, 3000, (100, 600, 5000, 70_000, 300_000, 1 << 20), streams=(0, 1), any_order=True,
                   free_all_every=500, shrink=True)
@@ -334,7 +336,9 @@ def test_pool_is_thread_safe():
     assert pool.n_free_blocks() == len(api.live)
     pool.free_all_blocks()
     assert api.live == {}
-    assert api.alloc_calls == api.free_calls
+    # (an allocation past the pretend device's size, where the threads held the most, is
+    # retried by the pool once it freed its cached blocks: no block to free for it)
+    assert api.alloc_calls - api.out_of_memory_calls == api.free_calls
 
 
 # -- cut blocks ----------------------------------------------------------------------------
