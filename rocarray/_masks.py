@@ -20,7 +20,9 @@ import numpy as np
 from ._advanced_indexing import _flat, _heavy, _int64, _scatter, _walk
 from ._array_object import Array
 from ._buffer import Buffer
+from ._chain_status import chain_status
 from ._copy import contiguous
+from ._creation_functions import full
 from ._elementwise import copy_array
 from ._elementwise_functions import not_equal, subtract
 from ._launch import full_module_when_ready, load_full_module, module_builder
@@ -363,7 +365,7 @@ def _write(kernel, tiles: int, area, nbytes: int, device) -> Buffer:
     """Queue the compaction's write (its parameters packed in ``area`` but the result's
     address) into a new block of ``nbytes``: its buffer."""
     rt = kernel.runtime
-    ptr = rt.launch_into_new(kernel.code.functions[2], tiles, compact_gpu.BLOCK, area, _WRITE_OUT_WORD, nbytes)
+    ptr = rt.launch_into_new(kernel.code.functions[1], tiles, compact_gpu.BLOCK, area, _WRITE_OUT_WORD, nbytes)
     return Buffer(ptr, nbytes, device, None, False, rt.memory_pool(device.index))
 
 
@@ -379,30 +381,40 @@ def _gpu_counted(mask: Array, size: int, then=None) -> tuple:
     """(what ``then`` returned, the number of true elements, ((the compaction module for
     values of ``size`` bytes, the mask's address, its size, the address of each tile's
     first slot, the tiles), what the caller keeps alive until its launch is queued)): the
-    count and scan entries run, their total read back.  ``then(*parts)`` (those five
-    parts) runs after the scan is queued and before the read-back: work it queues is not
-    waited for."""
+    count entry run (its last block scans the counts, ``compact_gpu``), its total read
+    back.  ``then(*parts)`` (those five parts) runs after the count is queued and before
+    the read-back: work it queues is not waited for."""
     m = _bool_mask(mask, 4)  # (the kernels read the mask in 4-byte words)
     n = m.size
     device = m.device
     kernel = _compact_kernel(device, size)
     tiles = -(-n // compact_gpu.TILE)
-    # one block: the scan's int64 totals, then each tile's int32 count (from a multiple of
-    # 128 bytes, as a block of its own would start)
-    t = -(-tiles // 16) * 16
-    scratch = Array._empty((3 * t,), _int32, device)
+    scratch = Array._empty((tiles,), _int64, device)  # (the scan's totals)
     incl_ptr = scratch.data_ptr
-    counts = incl_ptr + 8 * t
     m_ptr = m._buf.ptr + m._offset
-    launch = kernel.code.launch_entry
-    launch(kernel, 0, compact_gpu.packer(""), tiles, (m_ptr, n, counts), tiles, compact_gpu.BLOCK, 0)
     parts = (kernel, m_ptr, n, incl_ptr, tiles)
-    queued, total = _counted(kernel, device, lambda at: launch(kernel, 1, compact_gpu.packer("_s"), tiles,
-                                                               (counts, incl_ptr, at), 1, compact_gpu.BLOCK, 0),
-                             None if then is None else lambda: then(*parts))
+
+    def count(at):
+        def launch(_counter, status, _base, tag):
+            kernel.code.launch_entry(kernel, 0, compact_gpu.packer(""), tiles, (m_ptr, n, status, tag, incl_ptr, at),
+                                     tiles, compact_gpu.BLOCK, 0)
+
+        chain_status(device).scan(device, compact_gpu.status_words(tiles), 0, _zero_words(device), launch)
+
+    queued, total = _counted(kernel, device, count, None if then is None else lambda: then(*parts))
     # (the scratch and the mask, a copy perhaps, kept by the caller until its launch is
     # queued: the stream's order frees them after it)
     return queued, total, (parts, (scratch, m))
+
+
+def _zero_words(device):
+    """``ChainStatus.scan``'s ``zero(address, n)`` for the compactions and runs: ``n``
+    64-bit words from ``address`` set to 0 on ``device``'s current stream, copied from a new
+    array of zeros (only when the stream's status words are made, grown or out of tags)."""
+    def zero(address: int, n: int) -> None:
+        zeros = full((n,), 0, dtype=_int64, device=device)
+        device.runtime.copy_device_to_device(device.index, address, zeros.data_ptr, 8 * n)
+    return zero
 
 
 def _gpu_place(mask: Array, x: Array, value: Array) -> None:
@@ -416,7 +428,7 @@ def _gpu_place(mask: Array, x: Array, value: Array) -> None:
     value = contiguous(_apart(value, x))
 
     def place(kernel, m_ptr, n, incl_ptr, tiles):
-        kernel.code.launch_entry(kernel, 3, compact_gpu.packer("_p"), tiles,
+        kernel.code.launch_entry(kernel, 2, compact_gpu.packer("_p"), tiles,
                                  (m_ptr, n, value._buf.ptr + value._offset, incl_ptr, x._buf.ptr + x._offset,
                                   value.shape[0]), tiles, compact_gpu.BLOCK, 0)
 
@@ -425,7 +437,7 @@ def _gpu_place(mask: Array, x: Array, value: Array) -> None:
 
 def _counted(kernel, device, scan, then=None) -> tuple:
     """``(then(), the number of elements a compaction selects)``: ``scan(address)`` queues
-    the scan entry that writes that number at ``address`` (a word of host memory mapped
+    the kernel whose scan writes that number at ``address`` (a word of host memory mapped
     into the device), ``then`` (optional) the work to follow it, or what the host makes
     ready meanwhile.  The one read-back of these ops: the host reads the word as soon as
     the scan writes it (``GPURuntime.await_word``), not waiting for what follows the scan
@@ -503,26 +515,29 @@ def gpu_runs(x: Array, lengths: bool) -> tuple:
     packer = compact_gpu.packer
     kernel = _runs_kernel(device, _RUN_LETTER[x.dtype.kind] + str(x.dtype.itemsize))
     tiles = -(-n // compact_gpu.TILE)
-    # one block for the tiles' words: the scan's int64 totals, then three int32 words a tile
-    # (each tile's count of runs, its first run's offset, the length of its last run), each
-    # part from a multiple of 128 bytes, as a block of its own would start
+    # one block for the tiles' words: the scan's int64 totals, then two int32 words a tile
+    # (its last start's offset, the last tile up to it that holds a start), each part from
+    # a multiple of 128 bytes, as a block of its own would start
     t = -(-tiles // 32) * 32
-    scratch = Array._empty((5 * t,), _int32, device)
+    scratch = Array._empty((4 * t,), _int32, device)
     ptr = scratch.data_ptr
-    counts, offs, ltile = ptr + 8 * t, ptr + 12 * t, ptr + 16 * t
+    offs, ltile = ptr + 8 * t, ptr + 12 * t
     launch = kernel.code.launch_entry
-    launch(kernel, 0, packer("", True), tiles, (x.data_ptr, n, counts, offs), tiles, compact_gpu.BLOCK, 0)
 
     def write(size):
         values = Array._empty((size,), x.dtype, device)
         out = Array._empty((size,), _int64, device) if lengths else None
-        launch(kernel, 2, packer("_w", True), tiles, (x.data_ptr, n, ptr, offs, ltile, values.data_ptr,
+        launch(kernel, 1, packer("_w", True), tiles, (x.data_ptr, n, ptr, offs, ltile, values.data_ptr,
                                                        0 if out is None else out.data_ptr), tiles,
                compact_gpu.BLOCK, 0)
         return values, out
 
     def scan(at):
-        launch(kernel, 1, packer("_s", True), tiles, (counts, ptr, ltile, at), 1, compact_gpu.BLOCK, 0)
+        def count(_counter, status, _base, tag):
+            launch(kernel, 0, packer("", True), tiles, (x.data_ptr, n, status, offs, tag, ptr, ltile, at), tiles,
+                   compact_gpu.BLOCK, 0)
+
+        chain_status(device).scan(device, compact_gpu.status_words(tiles), 0, _zero_words(device), count)
 
     if n * (x.dtype.itemsize + (8 if lengths else 0)) > WRITE_FIRST_BYTES:
         return write(_counted(kernel, device, scan)[1])

@@ -3,6 +3,7 @@
 gfx90a, gfx942 and gfx1100 on any machine; against NumPy on a GPU (every dtype, sizes
 across tiles, masks of every density, views; runs within a tile and across many)."""
 
+import concurrent.futures
 import contextlib
 import re
 import threading
@@ -58,13 +59,14 @@ def _entry(ptx: str, name: str) -> str:
 
 @pytest.mark.parametrize("size", compact_gpu.SIZES)
 def test_nvptx_register_caps_and_early_reads(size):
-    """The write and place entries' register caps (blocks a multiprocessor holds at once),
+    """The count, write and place entries' register caps (blocks a multiprocessor holds at once),
     and the flat indices' write reading its tile's first slot (the scan's 64-bit word)
     before its first barrier, so that read's latency passes beside the mask's (the
     value writes read it after their ranks)."""
     target = target_for("sm_90")
     ptx = target.emit_ptx(_compact_module(target, size))
     caps = {0: compact_gpu.INDEX_WRITE_BLOCKS, 16: None}
+    assert re.findall(r"\.minnctapersm (\d+)", _entry(ptx, "rk_cg")) == [str(compact_gpu.COUNT_BLOCKS)]
     write = _entry(ptx, "rk_cg_w")
     want = caps.get(size, compact_gpu.WRITE_BLOCKS)
     assert re.findall(r"\.minnctapersm (\d+)", write) == ([] if want is None else [str(want)])
@@ -391,11 +393,12 @@ def test_a_compactions_block_written_first_is_freed_when_its_wait_fails(fake_gpu
 
     monkeypatch.setattr(ai, "_counted", interrupted)
     for op in (lambda: x[mask], lambda: ra.nonzero(mask)):
-        used = pool.used_bytes()
-        with pytest.raises(KeyboardInterrupt):
-            op()
-        assert asked.pop()[3].nbytes >= 4 * n  # (the write was queued first)
-        gc.collect()
+        for _ in range(2):  # (the first call also makes the stream's status words, which stay)
+            used = pool.used_bytes()
+            with pytest.raises(KeyboardInterrupt):
+                op()
+            assert asked.pop()[3].nbytes >= 4 * n  # (the write was queued first)
+            gc.collect()
         assert pool.used_bytes() == used
 
     sizes = []
@@ -411,3 +414,73 @@ def test_a_compactions_block_written_first_is_freed_when_its_wait_fails(fake_gpu
     monkeypatch.setattr(ai, "_write", no_room)
     got = x[mask]
     assert got.shape == (1234,) and got._buf.nbytes == 4 * 1234 and sizes == [4 * n, 4 * 1234]
+
+
+def test_count_entry_scans_in_its_last_block():
+    """The count entry publishes each tile's count as one relaxed 64-bit write (no fence,
+    no atomic add) and its last block reads the status words as relaxed loads, so no scan
+    entry is left; the runs module's count is capped for its own blocks."""
+    target = target_for("sm_90")
+    ptx = target.emit_ptx(_compact_module(target, 4))
+    count = _entry(ptx, "rk_cg")
+    assert ".entry rk_cg_s(" not in ptx and "atom." not in count and "membar" not in count and "fence" not in count
+    assert len(re.findall(r"st\.relaxed\.\w+\.global\.b64", count)) == 1
+    assert len(re.findall(r"ld\.relaxed\.\w+\.global\.b64", count)) >= compact_gpu.SCAN_ITEMS
+    runs = target.emit_ptx(_compact_module(target, None, "f4"))
+    assert re.findall(r"\.minnctapersm (\d+)", _entry(runs, "rk_cg")) == [str(compact_gpu.RUNS_COUNT_BLOCKS)]
+    assert compact_gpu.status_words(1) == compact_gpu.status_words(compact_gpu.BLOCK * compact_gpu.SCAN_ITEMS) \
+        == compact_gpu.BLOCK * compact_gpu.SCAN_ITEMS
+
+
+@requires_gpu
+def test_compactions_share_the_streams_status_words(device, monkeypatch):
+    """Compactions, places, runs and single-pass scans one after another on one stream
+    take their tags from the stream's status words, and no call reads a count another
+    left: every result exact against NumPy, then with the tags running out every few
+    calls (the words zeroed), on a stream of the test's own and from four threads."""
+    from rocarray import _chain_status
+    from rocarray.runtime.streams import Stream
+    from test_scan_chained import _single_pass
+
+    _gpu(device)
+    rng = np.random.default_rng(21)
+    sizes = (compact_gpu.TILE * 3 + 7, 2 ** 20 + 5, compact_gpu.TILE * compact_gpu.BLOCK * compact_gpu.SCAN_ITEMS + 9)
+    hs = [rng.integers(-50, 50, n).astype(np.int32) for n in sizes]
+    xs = [ra.asarray(h, device=device) for h in hs]
+    ms = [ra.asarray(h > 0, device=device) for h in hs]
+    sorted_ = [ra.asarray(np.sort(h), device=device) for h in hs]
+    _single_pass(lambda: ra.cumulative_sum(xs[1]))
+
+    def calls(k):
+        h = hs[k]
+        placed = ra.asarray(h, device=device)
+        placed[ms[k]] = ra.arange(int((h > 0).sum()), dtype=ra.int32, device=device)
+        want_placed = h.copy()
+        want_placed[h > 0] = np.arange((h > 0).sum())
+        values, counts = ra.unique_counts(sorted_[k])
+        want_values, want_counts = np.unique(h, return_counts=True)
+        return [(xs[k][ms[k]], h[h > 0]), (ra.nonzero(ms[k])[0], np.nonzero(h > 0)[0]),
+                (ra.cumulative_sum(xs[k]), np.cumsum(h)), (placed, want_placed), (values, want_values),
+                (counts, want_counts)]
+
+    def check(pairs):
+        for got, want in pairs:
+            np.testing.assert_array_equal(got.get(), want)
+
+    status = _chain_status.chain_status(device)
+    for rounds in range(2):
+        got = [pair for _ in range(3) for k in range(len(hs)) for pair in calls(k)]
+        check(got)
+        monkeypatch.setattr(_chain_status, "TAGS", 7)  # (zeroed every sixth call)
+    with Stream(device.runtime, device.index) as own:
+        got = [pair for k in range(len(hs)) for pair in calls(k)]
+        assert _chain_status.chain_status(device) is not status
+    own.synchronize()
+    check(got)
+
+    def work(k):
+        for _ in range(3):
+            check(calls(k % len(hs)))
+
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        list(pool.map(work, range(4)))  # (a thread's failure raises here)

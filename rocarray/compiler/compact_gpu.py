@@ -2,23 +2,25 @@
 of a mask's true elements, then each tile's true elements written in order at the tile's
 offset (or given the values from there), built as LLVM IR.
 
-One module per value size holds four entries (``entries``; the flat indices', size 0,
-three: no place); sizes are run-time parameters (each one 64-bit word, ``PARAMS``).  A
+One module per value size holds three entries (``entries``; the flat indices', size 0,
+two: no place); sizes are run-time parameters (each one 64-bit word, ``PARAMS``).  A
 tile is ``TILE`` mask bytes, block ``b`` works tile ``b``;
 a thread reads ``ITEMS`` 4-byte words of the mask (a wave's words adjacent each step),
 four mask elements a word, element ``4 * word + byte`` (C order).
 
-* ``entry`` (*count*): the number of true elements of each tile into ``counts[tile]``
-  (int32), summed by wave shuffles and across the waves in shared memory (a whole tile of
-  a mask aligned to 16 bytes is read as one 16-byte vector a thread, its nonzero bytes
-  counted by bit arithmetic; other tiles by a ballot per element, as the other entries);
-* ``entry_s`` (*scan*): one block turns the counts into their inclusive scan
-  ``incl[tile]`` (int64), ``SCAN_ITEMS`` adjacent counts a thread per round of the block
-  (read and written through the stage in shared memory, so the block's loads and stores are of
-  adjacent words), a running carry between rounds (one launch), and writes the sum of
-  them all, the result's size, at
-  ``total`` (a word of host memory mapped into the device, read by the host as soon as it
-  lands: no copy back; not written where ``total`` is 0);
+* ``entry`` (*count*, then *scan*): the number of true elements of each tile, summed by
+  wave shuffles and across the waves in shared memory (a whole tile of a mask aligned to
+  16 bytes is read as one 16-byte vector a thread, its nonzero bytes counted by bit
+  arithmetic; other tiles by a ballot per element, as the other entries), published in
+  the tile's 64-bit ``status`` word with the call's ``tag`` (``_chain_status``: the
+  stream's words, kept from call to call, so nothing is zeroed first); then the last
+  tile's block turns the counts into their inclusive scan ``incl[tile]`` (int64): one
+  launch where a scan entry of its own cost a launch and its gap.  It reads ``SCAN_ITEMS``
+  adjacent counts a thread per round (read and written through the stage in shared
+  memory, so its loads and stores are of adjacent words; a word not yet carrying the tag
+  is read again), keeps a running carry between rounds, and writes the sum of them all,
+  the result's size, at ``total`` (a word of host memory mapped into the device, read by
+  the host as soon as it lands: no copy back; not written where ``total`` is 0);
 * ``entry_w`` (*write*): the tile's true elements, ranked in C order -- within a wave
   step by four ballots (one per byte of the word: lane ``l``'s byte ``b`` follows every
   true byte of the lanes below it and its own bytes below ``b``), steps by a running
@@ -47,11 +49,11 @@ A mask element is true when its byte is not zero.  The mask's base must be 4-byt
 aligned; the last tile's words past the end read bytes one at a time.
 
 The *runs* module (``build_runs_module``: ``unique_values`` and ``unique_counts`` of a
-sorted array) takes the same three steps over the runs of equal neighbours of ``x``, with
+sorted array) takes the same steps over the runs of equal neighbours of ``x``, with
 no mask: an element starts a run where it differs from the one before it (``!=``: every
 NaN is a run of its own) and ends one where it differs from the one after.  A lane reads
 its four elements and their two neighbours; the count entry also writes the tile offset of
-the tile's last start (``offs``, -1 for none), and the scan entry, beside the counts'
+the tile's last start (``offs``, -1 for none), and its scan, beside the counts'
 scan, the last tile up to each one that holds a start (``ltile``, a max-scan).  The write
 entry writes each run's first value at the run's rank (staged as above) and, where
 ``lengths`` is not 0, each run's length from its last element: the place after it less the
@@ -67,7 +69,7 @@ import struct
 from llvmlite import ir
 
 from .abi import I64
-from .gpu_ir import KernelIR, entry_slot, shared_array, word_packer
+from .gpu_ir import KernelIR, entry_slot, load_relaxed, shared_array, store_relaxed, word_packer
 from .index_ir import CountedLoop
 from .reduction_abi import EntryParams
 
@@ -80,20 +82,23 @@ BLOCK = 256
 ITEMS = 4
 TILE = BLOCK * ITEMS * 4
 #: The parameters of each entry (after the leading item count, the tiles), in order.
-PARAMS = {"": ("m", "n", "counts"), "_s": ("counts", "incl", "total"), "_w": ("m", "n", "x", "incl", "out"),
+PARAMS = {"": ("m", "n", "status", "tag", "incl", "total"), "_w": ("m", "n", "x", "incl", "out"),
           "_p": ("m", "n", "vals", "incl", "x", "nvals")}
-ENTRIES = ("", "_s", "_w", "_p")
+ENTRIES = ("", "_w", "_p")
 #: The entries of the runs module and of the flat indices' (size 0): no place.
-RUN_ENTRIES = ("", "_s", "_w")
-#: Counts a thread of the scan entry adds up per round.
+RUN_ENTRIES = ("", "_w")
+#: Counts a thread of the count entry's scanning block adds up per round.
 SCAN_ITEMS = 16
+#: Status words a thread of the scanning block has in flight at once (its registers are the
+#: count's).
+SCAN_LOADS = 4
 #: Value sizes the write entry moves (0: flat indices, int64).
 SIZES = (0, 1, 2, 4, 8, 16)
 #: The largest value the write entry stages through shared memory (a tile of 16-byte
 #: values would not fit in a block's static shared memory).
 STAGED_MAX = 8
 #: The runs module's parameters, as ``PARAMS``.
-RUN_PARAMS = {"": ("x", "n", "counts", "offs"), "_s": ("counts", "incl", "ltile", "total"),
+RUN_PARAMS = {"": ("x", "n", "status", "offs", "tag", "incl", "ltile", "total"),
               "_w": ("x", "n", "incl", "offs", "ltile", "values", "lengths")}
 #: The elements the runs module compares: a letter (``i`` bit for bit, ``f`` float,
 #: ``c`` complex: either part) and the element's size in bytes.
@@ -111,8 +116,20 @@ WRITE_BLOCKS = 4
 #: registers are capped to fit them (as many as its stage of int64 indices leaves room
 #: for on an NVIDIA multiprocessor).
 INDEX_WRITE_BLOCKS = 6
+#: Blocks of the count entry a GPU unit holds at once (as many as its threads allow on an
+#: NVIDIA multiprocessor), and of the runs module's (its count alone took 48 registers,
+#: five blocks): the registers are capped to fit them, the scan of the last block held to
+#: the count's.
+COUNT_BLOCKS = 8
+RUNS_COUNT_BLOCKS = 4
 #: Changes with the code these kernels are built from (part of their cache key).
-VERSION = 10
+VERSION = 11
+
+
+def status_words(tiles: int) -> int:
+    """The status words the count entry of ``tiles`` tiles reads: whole rounds of its scan."""
+    span = BLOCK * SCAN_ITEMS
+    return -(-tiles // span) * span
 
 
 def entries(size: int, runs: bool = False) -> tuple:
@@ -154,7 +171,7 @@ def _build_entries(module, target, entry: str, size: int, runs) -> None:
     maxima = shared_array(module, target, f"{entry}_maxima", I32, waves + 1, 8) if runs else None
     # one stage in shared memory for every entry (a driver's linker may give each entry of
     # a module all of its shared arrays): the write and place entries' values (the runs'
-    # values, then their int64 lengths), the scan entry's counts
+    # values, then their int64 lengths), the scan's counts
     value_bytes = 8 if runs or size == 0 else size  # (the runs stage int64 lengths; size 0 int64 indices)
     stage_bytes = TILE * value_bytes if runs or size <= STAGED_MAX else 0
     span = BLOCK * SCAN_ITEMS
@@ -205,6 +222,8 @@ class _Kernel(KernelIR):
             target.limit_registers(fn, WRITE_BLOCKS)
         elif self.suffix == "_w" and self.size == 0:
             target.limit_registers(fn, INDEX_WRITE_BLOCKS)
+        elif self.suffix == "":
+            target.limit_registers(fn, RUNS_COUNT_BLOCKS if self.runs else COUNT_BLOCKS)
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         params = EntryParams(target, b, list(fn.args), [I64] * len(names))
         self.p = {name: params.value(b, k) for k, name in enumerate(names)}
@@ -213,7 +232,7 @@ class _Kernel(KernelIR):
         self.wave = b.udiv(tid, self.c64(self.W))
         self.tid = tid
         self.tile = target.emit_block_id(b)
-        {"_s": self.build_scan, "": self.build_count, "_w": self.build_write, "_p": self.build_place}[self.suffix](b)
+        {"": self.build_count, "_w": self.build_write, "_p": self.build_place}[self.suffix](b)
         b.ret_void()
 
     def load_runs(self, b):
@@ -365,10 +384,11 @@ class _Kernel(KernelIR):
         return prefix, total
 
     def build_count(self, b) -> None:
-        """The tile's true elements into ``counts[tile]`` (and for runs, its last start
-        into ``offs[tile]``).  A whole tile of a mask aligned to 16 bytes is read a vector a
-        thread and its nonzero bytes counted by bit arithmetic (where a ballot a byte would
-        be 16 instructions a thread); other tiles take the words as the other entries do."""
+        """The tile's true elements, published (``count_landed``; for runs, its last start
+        into ``offs[tile]`` first).  A whole tile of a mask aligned to 16 bytes is read a
+        vector a thread and its nonzero bytes counted by bit arithmetic (where a ballot a
+        byte would be 16 instructions a thread); other tiles take the words as the other
+        entries do."""
         if self.runs:
             self.flags = self.load_runs(b)
             count = self.ballot_count(b)
@@ -401,13 +421,43 @@ class _Kernel(KernelIR):
             count.add_incoming(mine, vec_bb)
             count.add_incoming(words_count, words_bb)
         _, total = self.block_sum(b, count)
-        self.if_then(b, b.icmp_unsigned("==", self.tid, self.c64(0)),
-                     lambda: b.store(total, self.gptr(b, self.p["counts"], self.tile, I32)))
         if self.runs:
             _, wave_last = self.run_starts(b)
             _, last = self.block_max(b, wave_last)
             self.if_then(b, b.icmp_unsigned("==", self.tid, self.c64(0)),
                          lambda: b.store(last, self.gptr(b, self.p["offs"], self.tile, I32)))
+        self.count_landed(b, total)
+
+    def count_landed(self, b, total) -> None:
+        """Publish the tile's count (``total``) in its status word: one relaxed atomic write
+        with the call's tag, no fence and no wait.  The last tile's block then scans every
+        tile's count (``build_scan``), reading each word again until it carries the tag:
+        every other block only writes, and the one that waits holds one block's place."""
+        p = self.p
+        self.tag_hi = b.shl(b.or_(p["tag"], self.c64(1)), self.c64(32))
+        self.if_then(b, b.icmp_unsigned("==", self.tid, self.c64(0)),
+                     lambda: store_relaxed(b, b.or_(b.zext(total, I64), self.tag_hi),
+                                           self.gptr(b, p["status"], self.tile, I64)), "publish")
+        self.if_then(b, b.icmp_unsigned("==", self.tile, b.sub(p["tiles"], self.c64(1))), lambda: self.build_scan(b),
+                     "last")
+
+    def landed_count(self, b, k, inside, word):
+        """Tile ``k``'s count from its status ``word`` (read as a relaxed atomic), read again
+        until it carries the call's tag (0 where ``inside`` is false)."""
+        fn = b.function
+        here = b.block
+        wait_bb = fn.append_basic_block("count.wait")
+        done_bb = fn.append_basic_block("count.done")
+        high = self.c64(-(1 << 32))
+        b.cbranch(b.and_(inside, b.icmp_unsigned("!=", b.and_(word, high), self.tag_hi)), wait_bb, done_bb)
+        b.position_at_end(wait_bb)
+        again = load_relaxed(b, self.gptr(b, self.p["status"], k, I64), I64)
+        b.cbranch(b.icmp_unsigned("!=", b.and_(again, high), self.tag_hi), wait_bb, done_bb)
+        b.position_at_end(done_bb)
+        found = b.phi(I64)
+        found.add_incoming(word, here)
+        found.add_incoming(again, wait_bb)
+        return b.select(inside, b.trunc(found, I32), self.c32(0))
 
     def ballot_count(self, b):
         """The wave's true elements (``flags``), the same in every lane."""
@@ -418,10 +468,14 @@ class _Kernel(KernelIR):
         return count
 
     def build_scan(self, b) -> None:
-        """One block: ``incl[t]`` = the sum of ``counts[0..t]``, for every tile ``t``; the
-        sum of all at ``total`` (unless 0).  A round's counts go through shared memory
-        (the stage) both ways: the block reads and writes them with adjacent lanes at
-        adjacent places, and each thread adds up its own adjacent ones there."""
+        """The count entry's last block: ``incl[t]`` = the sum of the counts of tiles
+        ``0..t``, for every tile ``t``; the sum of all at ``total`` (unless 0).  A round's
+        counts go through shared memory (the stage) both ways: the block reads and writes
+        them with adjacent lanes at adjacent places, and each thread sums its own adjacent
+        ones there, then writes their running sums over them -- few registers, as the count
+        entry they share is held to its count's (``COUNT_BLOCKS``).  For runs also
+        ``ltile``.  The status words run to a whole round past the last tile (the host
+        sizes them so), so every load is in range."""
         p = self.p
         t = self.target
         tiles = p["tiles"]
@@ -430,26 +484,19 @@ class _Kernel(KernelIR):
         if self.runs:
             self.held_slot = entry_slot(b, I32)
             b.store(self.c32(-1), self.held_slot)
-        span = BLOCK * SCAN_ITEMS
         rounds = CountedLoop(b, self.c64(0), tiles, "scan")
         base = rounds.i
-        for j in range(SCAN_ITEMS):  # (past the end: 0)
-            at = b.add(self.tid, self.c64(j * BLOCK))
-            k = b.add(base, at)
-            inside = b.icmp_signed("<", k, tiles)
-            c = b.load(self.gptr(b, p["counts"], b.select(inside, k, self.c64(0)), I32), typ=I32)
-            b.store(b.select(inside, c, self.c32(0)), self.counts_slot(b, at))
+        mine = b.add(base, self.tid)  # (the round's tile of the thread's first lane slot)
+        for group in range(0, SCAN_ITEMS, SCAN_LOADS):  # (a group's words in flight at once)
+            words = [load_relaxed(b, self.gptr(b, p["status"], b.add(mine, self.c64(j * BLOCK)), I64), I64)
+                     for j in range(group, group + SCAN_LOADS)]
+            for j, word in zip(range(group, group + SCAN_LOADS), words):  # (past the end: 0)
+                k = b.add(mine, self.c64(j * BLOCK))
+                b.store(self.landed_count(b, k, b.icmp_signed("<", k, tiles), word), self.lane_slot(b, j))
         t.emit_barrier(b)
-        first = b.mul(self.tid, self.c64(SCAN_ITEMS))
-        own, total = [], self.c32(0)
-        held = self.c32(-1)  # (runs: the last of the thread's tiles so far that holds a start)
+        total = self.c32(0)
         for j in range(SCAN_ITEMS):  # the thread's adjacent counts
-            at = b.add(first, self.c64(j))
-            c = b.load(self.counts_slot(b, at), typ=I32)
-            total = b.add(total, c)
-            if self.runs:
-                held = b.select(b.icmp_signed(">", c, self.c32(0)), b.trunc(b.add(base, at), I32), held)
-            own.append((at, total, held))
+            total = b.add(total, b.load(self.own_slot(b, j), typ=I32))
         incl = total  # the wave's inclusive scan of the threads' sums (shuffles)
         d = 1
         lane = b.trunc(self.lane, I32)
@@ -457,51 +504,74 @@ class _Kernel(KernelIR):
             up = t.emit_shuffle_up(b, incl, d)
             incl = b.add(incl, b.select(b.icmp_unsigned(">=", lane, self.c32(d)), up, self.c32(0)))
             d *= 2
-        # (every thread has read its counts: block_sum's barrier comes before the stage is
-        # written again)
         wave_prefix, block_total = self.block_sum(b, t.emit_shuffle_index(b, incl, self.W - 1))
         before = b.add(wave_prefix, b.sub(incl, total))  # (within the round: < 2^31)
+        running = before
+        for j in range(SCAN_ITEMS):  # (the thread's own slots: no other thread reads them yet)
+            slot = self.own_slot(b, j)
+            running = b.add(running, b.load(slot, typ=I32))
+            b.store(running, slot)
         carry = b.load(carry_slot, typ=I64)
-        self.write_round(b, base, [(at, b.add(before, running)) for at, running, _ in own],
-                         lambda k, v: b.store(b.add(carry, b.zext(v, I64)), self.gptr(b, p["incl"], k, I64)))
+        self.write_round(b, base, lambda k, v: b.store(b.add(carry, b.zext(v, I64)), self.gptr(b, p["incl"], k, I64)))
         b.store(b.add(carry, b.zext(block_total, I64)), carry_slot)
         if self.runs:
-            self.scan_held(b, base, own, held)
+            self.scan_held(b, base, before)
         t.emit_barrier(b)  # (the next round's counts and wave totals go where this round's were read)
-        rounds.close(b, b.add(rounds.i, self.c64(span)))
+        rounds.close(b, b.add(rounds.i, self.c64(BLOCK * SCAN_ITEMS)))
         write = b.and_(b.icmp_unsigned("==", self.tid, self.c64(0)), b.icmp_unsigned("!=", p["total"], self.c64(0)))
         self.if_then(b, write, lambda: b.store(b.load(carry_slot, typ=I64), self.gptr(b, p["total"], self.c64(0), I64)),
                      "total")
 
-    def counts_slot(self, b, at):
-        """The stage's slot of a round's count ``at`` (one word skipped every 32: a thread's
-        16 adjacent counts, read by the lanes of a wave at once, fall in distinct banks)."""
-        return self.stage_ptr(b, b.add(at, b.lshr(at, self.c64(5))), I32)
+    # A round's count ``at`` (0 to ``BLOCK * SCAN_ITEMS``) has the stage's word ``at + at //
+    # 32`` (one word skipped every 32: a thread's 16 adjacent counts, read by the lanes of a
+    # wave at once, fall in distinct banks).  A thread's slots are one base and constant
+    # steps, so its addresses cost no registers: ``own_slot`` (its ``SCAN_ITEMS`` adjacent
+    # counts from ``SCAN_ITEMS * tid``) and ``lane_slot`` (count ``tid + j * BLOCK``).
+    def own_slot(self, b, j: int):
+        return self.stage_ptr(b, b.add(b.add(b.mul(self.tid, self.c64(SCAN_ITEMS)), b.lshr(self.tid, self.c64(1))),
+                                       self.c64(j)), I32)
 
-    def write_round(self, b, base, values, store) -> None:
-        """Each thread's i32 ``values`` (``(at, value)``, ``at`` its place in the round) into
-        the stage, then ``store(tile, value)`` for the round's tiles, the block's lanes at
-        adjacent tiles."""
-        for at, v in values:
-            b.store(v, self.counts_slot(b, at))
+    def lane_slot(self, b, j: int):
+        lane = b.add(self.tid, b.lshr(self.tid, self.c64(5)))
+        return self.stage_ptr(b, b.add(lane, self.c64(j * (BLOCK + BLOCK // 32))), I32)
+
+    def write_round(self, b, base, store) -> None:
+        """After a barrier, ``store(tile, value)`` for each of the round's tiles and its i32
+        value in the stage, the block's lanes at adjacent tiles."""
         self.target.emit_barrier(b)
         for j in range(SCAN_ITEMS):
-            at = b.add(self.tid, self.c64(j * BLOCK))
-            k = b.add(base, at)
+            k = b.add(b.add(base, self.tid), self.c64(j * BLOCK))
             self.if_then(b, b.icmp_signed("<", k, self.p["tiles"]),
-                         lambda k=k, at=at: store(k, b.load(self.counts_slot(b, at), typ=I32)), "out")
+                         lambda k=k, j=j: store(k, b.load(self.lane_slot(b, j), typ=I32)), "out")
 
-    def scan_held(self, b, base, own, held) -> None:
-        """The runs' ``ltile[k]``: the last tile up to ``k`` that holds a start, from the
-        thread's tiles (``own``; ``held``, the last of them with one), the lanes and waves
-        before it and the rounds before (a max-scan, as the counts' sum)."""
-        incl, excl = self.wave_max_scan(b, held)
-        # (block_max's barrier: every thread has read the stage's offsets)
-        before, block_last = self.block_max(b, self.target.emit_shuffle_index(b, incl, self.W - 1))
+    def scan_held(self, b, base, before) -> None:
+        """The runs' ``ltile[k]``: the last tile up to ``k`` that holds a start, a max-scan
+        over the thread's own tiles, the lanes and waves before it and the rounds before.
+        The stage holds the round's running sums of the counts (the thread's own, its sum
+        before them ``before``): a tile holds a start where its sum passes the one before
+        it.  Each thread writes its tiles' values over its sums."""
+        t = self.target
+        t.emit_barrier(b)  # (every thread has read the sums out)
+
+        def held_in(prior, write):
+            """The last of the thread's tiles that holds a start, ``prior`` if none; with
+            ``write``, each tile's such value over its sum."""
+            prev, held = before, prior
+            tile = b.trunc(b.add(base, b.mul(self.tid, self.c64(SCAN_ITEMS))), I32)
+            for j in range(SCAN_ITEMS):
+                slot = self.own_slot(b, j)
+                sum_ = b.load(slot, typ=I32)
+                held = b.select(b.icmp_signed(">", sum_, prev), b.add(tile, self.c32(j)), held)
+                prev = sum_
+                if write:
+                    b.store(held, slot)
+            return held
+
+        incl, excl = self.wave_max_scan(b, held_in(self.c32(-1), False))
+        before_waves, block_last = self.block_max(b, t.emit_shuffle_index(b, incl, self.W - 1))
         carried = b.load(self.held_slot, typ=I32)
-        prior = self.smax(b, carried, self.smax(b, before, excl))
-        self.write_round(b, base, [(at, self.smax(b, prior, mine)) for at, _, mine in own],
-                         lambda k, v: b.store(v, self.gptr(b, self.p["ltile"], k, I32)))
+        held_in(self.smax(b, carried, self.smax(b, before_waves, excl)), True)
+        self.write_round(b, base, lambda k, v: b.store(v, self.gptr(b, self.p["ltile"], k, I32)))
         b.store(self.smax(b, carried, block_last), self.held_slot)
 
     def _ballot(self, b, bit):
