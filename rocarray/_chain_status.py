@@ -1,5 +1,8 @@
 """The single-pass GPU scan's counter and status words, kept on each stream from one scan to the next.
 
+(The GPU compactions' count entries use them too: each tile's count goes into its status
+word with the call's tag, and they take no tickets, ``compiler/compact_gpu.py``.)
+
 A single-pass scan (``compiler/reduction_chain.py``) takes its tiles from a counter and
 finds its predecessors' records in a status word per tile, so it must not meet a state an
 earlier scan left.  Rather than zero them with a launch of its own before every scan (a

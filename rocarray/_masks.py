@@ -394,27 +394,29 @@ def _gpu_counted(mask: Array, size: int, then=None) -> tuple:
     m_ptr = m._buf.ptr + m._offset
     parts = (kernel, m_ptr, n, incl_ptr, tiles)
 
-    def count(at):
-        def launch(_counter, status, _base, tag):
-            kernel.code.launch_entry(kernel, 0, compact_gpu.packer(""), tiles, (m_ptr, n, status, tag, incl_ptr, at),
-                                     tiles, compact_gpu.BLOCK, 0)
-
-        chain_status(device).scan(device, compact_gpu.status_words(tiles), 0, _zero_words(device), launch)
-
-    queued, total = _counted(kernel, device, count, None if then is None else lambda: then(*parts))
+    queued, total = _counted(kernel, device,
+                             lambda at: _queue_count(kernel, device, tiles, False,
+                                                     lambda status, tag: (m_ptr, n, status, tag, incl_ptr, at)),
+                             None if then is None else lambda: then(*parts))
     # (the scratch and the mask, a copy perhaps, kept by the caller until its launch is
     # queued: the stream's order frees them after it)
     return queued, total, (parts, (scratch, m))
 
 
-def _zero_words(device):
-    """``ChainStatus.scan``'s ``zero(address, n)`` for the compactions and runs: ``n``
-    64-bit words from ``address`` set to 0 on ``device``'s current stream, copied from a new
-    array of zeros (only when the stream's status words are made, grown or out of tags)."""
-    def zero(address: int, n: int) -> None:
-        zeros = full((n,), 0, dtype=_int64, device=device)
-        device.runtime.copy_device_to_device(device.index, address, zeros.data_ptr, 8 * n)
-    return zero
+def _queue_count(kernel, device, tiles: int, runs: bool, params) -> None:
+    """Queue the count entry of the compaction or runs module ``kernel`` over ``tiles``
+    tiles, its parameters ``params(status, tag)``: the stream's status words and a tag of
+    the call's own (``_chain_status``; the words zeroed first where they must be, by a
+    copy from a new array of zeros)."""
+    def zero(address: int, words: int) -> None:
+        zeros = full((words,), 0, dtype=_int64, device=device)
+        device.runtime.copy_device_to_device(device.index, address, zeros.data_ptr, 8 * words)
+
+    def launch(_counter, status, _base, tag):
+        kernel.code.launch_entry(kernel, 0, compact_gpu.packer("", runs), tiles, params(status, tag), tiles,
+                                 compact_gpu.BLOCK, 0)
+
+    chain_status(device).scan(device, compact_gpu.status_words(tiles), 0, zero, launch)
 
 
 def _gpu_place(mask: Array, x: Array, value: Array) -> None:
@@ -533,11 +535,7 @@ def gpu_runs(x: Array, lengths: bool) -> tuple:
         return values, out
 
     def scan(at):
-        def count(_counter, status, _base, tag):
-            launch(kernel, 0, packer("", True), tiles, (x.data_ptr, n, status, offs, tag, ptr, ltile, at), tiles,
-                   compact_gpu.BLOCK, 0)
-
-        chain_status(device).scan(device, compact_gpu.status_words(tiles), 0, _zero_words(device), count)
+        _queue_count(kernel, device, tiles, True, lambda status, tag: (x.data_ptr, n, status, offs, tag, ptr, ltile, at))
 
     if n * (x.dtype.itemsize + (8 if lengths else 0)) > WRITE_FIRST_BYTES:
         return write(_counted(kernel, device, scan)[1])
