@@ -286,6 +286,31 @@ def test_class_pass_counts_and_writes_each_class_in_input_order(dtype, items):
         assert ends[-1, c] == lo + size  # (where the class ends)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_class_pass_writes_empty_and_sparse_classes(dtype):
+    # classes that most vectors hold no lane of (here: none at all, or five in 10,007
+    # elements) are written as every other: a vector with none of a class's lanes writes
+    # nothing of it, and an empty class's place does not move
+    rng = np.random.default_rng(5)
+    n = 10_007
+    a = rng.integers(0, 1000, n).astype(dtype)
+    sparse = rng.choice(n, 5, replace=False)
+    a[sparse] = 5000
+    bounds = np.array([0, 1000, 2000], dtype)  # (``< 0`` and ``< 2000``: empty; above: the five)
+    strict = np.ones(3, np.uint8)
+    first = np.array([0, 0, n - 5, n - 5, n], np.int64)
+
+    def place_at(counted):
+        return first + np.cumsum(counted[:, :5], axis=0) - counted[:, :5]
+
+    counted, ends, out, chunk = _pass(a, bounds, strict, 3, place_at)
+    assert list(counted[:, :5].sum(axis=0)) == [0, n - 5, 0, 5, 0]
+    np.testing.assert_array_equal(_bits(out[:n - 5]), _bits(a[a < 1000]))
+    np.testing.assert_array_equal(_bits(out[n - 5:]), _bits(a[sparse[np.argsort(sparse)]]))
+    assert list(ends[-1, :5]) == [0, n - 5, n - 5, n, n]
+    assert np.all(ends[:, 0] == 0) and np.all(ends[:, 2] == n - 5)
+
+
 def test_class_pass_module_builds_for_the_host():
     target = target_for("host").heavy_tier
     for kind in split_host.KINDS:
