@@ -36,6 +36,7 @@ from ._count_sort import count_argsort_rows
 from ._creation_functions import arange
 from ._data_type_functions import astype
 from ._elementwise import copy_array
+from ._presorted import presorted_order, presorted_sort
 from ._radix import host_line_sort, keeps_keys, network_argsort, network_pending, network_sorts, radix_sort
 from ._radix_gpu import gpu_sortable, short_rows_ready
 from ._split_sort import split_sorts
@@ -313,8 +314,10 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     if _plain_line(x, axis, descending, stable):
         # the host's own sorts of a line, which never write their input, take it as it is,
         # decided before ``_prepare``'s copies and asks (the sort it would come to:
-        # ``radix_sort``'s first choice for one line)
-        out = host_line_sort(x, descending)
+        # ``radix_sort``'s first choice for one line); a line in order already is copied
+        out = presorted_sort(x, descending)
+        if out is None:
+            out = host_line_sort(x, descending)
         if out is not None:
             return out
     axis, work, kind, radix = _prepare("sort", x, axis, descending, stable)
@@ -356,6 +359,8 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
         # (the host network's argsort, which never writes its keys, takes them as they are,
         # decided before ``_prepare``'s copies and asks: the sort it would come to)
         order = network_argsort(x, 1, x.size, descending)
+        if order is None:  # (a long line in order already: its places counted, not sorted)
+            order = presorted_order(x, descending)
         if order is not None:
             return order
     axis, work, kind, _ = _prepare("argsort", x, axis, descending, stable)
