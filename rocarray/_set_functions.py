@@ -1,6 +1,6 @@
 """``unique_all``, ``unique_counts``, ``unique_inverse``, ``unique_values`` and ``isin``: built
 from the stable radix sort, a comparison of neighbours, a scan and compaction, and (``isin``)
-a binary search per element -- device operations on every device (the only value read back
+a binary search per element, or on the host compares with a few values -- device operations on every device (the only value read back
 is the number of unique elements, to size the results).  ``unique_values`` and
 ``unique_counts`` take each run of equal sorted values in one compaction of the runs
 (``gpu_runs``, ``host_runs``: values and first places written at once, no mask, positions
@@ -159,6 +159,39 @@ _look = ElementwiseKernel("T v, T lo, T hi, bool invert, raw bool table", "bool 
 TABLE_PER_ELEMENT = 6
 TABLE_MAX = 1 << 27
 
+# A few values of x2 on the host: each pass compares every element with ``FEW_PASS`` of
+# them, passed as scalars (held in registers: the loop is vectorised), ORed with the
+# previous pass's hits (read from the other of two arrays: a kernel whose input is its
+# own output runs its loop unvectorised); the last pass inverts.  x2 is padded with its
+# last value.  NumPy compares a few values the same way, a pass each, where the binary
+# search per element took 2-4x its time (docs/primitives.md, "Stop 79").
+FEW_PASS = 8
+#: the most values of x2 compared so; more are sorted and searched
+FEW_MAX = 128
+_FEW_NAMES = [f"v{k}" for k in range(FEW_PASS)]
+_few = ElementwiseKernel(", ".join(["T x", "bool prev"] + [f"T {v}" for v in _FEW_NAMES] + ["bool first",
+                                                                                         "bool invert"]),
+                         "bool out",
+                         "bool hit = " + " | ".join(f"(x == {v})" for v in _FEW_NAMES) + ";\n"
+                         "if (!first) hit = hit | prev;\n"
+                         "out = hit != invert;", "rk_isin_few")
+
+
+def _few_values(x1: Array, x2: Array, invert: bool, out: Array) -> None:
+    """``isin``'s result into ``out`` by passes of compares with the values of the host
+    array ``x2`` (at most ``FEW_MAX``)."""
+    values = np.ravel(x2._host())
+    padded = np.concatenate((values, np.repeat(values[-1:], -values.size % FEW_PASS)))
+    passes = padded.size // FEW_PASS
+    # (the passes alternate between two arrays, the last writing ``out``; the first reads
+    # no hits before it)
+    pair = (out, Array._empty(out.shape, out.dtype, out.device) if passes > 1 else None)
+    for k in range(passes):
+        group = padded[k * FEW_PASS:(k + 1) * FEW_PASS]
+        left = passes - 1 - k
+        _few(x1, False if k == 0 else pair[(left + 1) % 2], *group, k == 0, invert and left == 0, pair[left % 2])
+
+
 # found: the first place of v in the sorted s holds v (NaN equals nothing)
 _found = ElementwiseKernel("raw T s, int64 p, T v, int64 n, bool invert", "bool out",
                            "out = (p < n && s[p] == v) != invert;", "rk_isin")
@@ -173,7 +206,8 @@ def isin(x1, x2, /, *, invert=False) -> Array:
     ``+0.0``, a NaN is never found (as NumPy's ``isin``).  ``x2`` is sorted once (the radix
     sort) and every element of ``x1`` looked up by a binary search; integers whose range
     in ``x2`` is small beside the two sizes go through a table of the values instead (as
-    NumPy's ``kind='table'``).  The array API 2025.12 function; NumPy's ``kind=`` and
+    NumPy's ``kind='table'``), and on the host up to ``FEW_MAX`` values of ``x2`` are
+    compared with every element, eight a pass (as NumPy compares a few).  The array API 2025.12 function; NumPy's ``kind=`` and
     ``assume_unique=`` are not offered.
 
     >>> rocarray.isin(rocarray.asarray([1, 2, 3, 4]), rocarray.asarray([4, 2]))
@@ -209,6 +243,9 @@ def isin(x1, x2, /, *, invert=False) -> Array:
             _mark(x2, lo, table)
             _look(x1, lo, hi, invert, table, out)
             return out
+    if out.size and not on_gpu(device) and x2.size <= FEW_MAX and x1.dtype.kind in "iuf":
+        _few_values(x1, x2, invert, out)
+        return out
     if out.size and on_gpu(device):
         start_search_compile(dt, device)  # (at a first call: beside the sort's)
     s = sort(reshape(x2, (x2.size,)))

@@ -125,6 +125,38 @@ def test_isin_integer_table_and_wide_ranges(device, dtype):
         np.testing.assert_array_equal(ra.isin(x, y, invert=True).get(), np.isin(a, b, invert=True))
 
 
+@pytest.mark.parametrize("dtype", [ra.float16, ra.float32, ra.float64, ra.int32, ra.int64, ra.uint64], ids=str)
+def test_isin_few_values_by_compares(device, dtype, monkeypatch):
+    """On the host, up to ``FEW_MAX`` values of x2 are compared with every element, eight a
+    pass (x2 padded with its last value; passes between two arrays); more are sorted and
+    searched.  Wide integers, so that no table takes them; NaNs, both zeros, invert, a
+    strided x1."""
+    from rocarray import _set_functions as sf
+    passes = []
+    real = sf._few
+    monkeypatch.setattr(sf, "_few", lambda *args: passes.append(args[-1].size) or real(*args))
+    rng = np.random.default_rng(37)
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        a = rng.standard_normal((30, 41)).astype(dt)
+        a[0, :4] = [np.nan, -0.0, 0.0, np.inf]
+    else:
+        a = rng.integers(0, 1 << 30, (30, 41)).astype(dt) * 3
+    x = ra.asarray(a, device=device)
+    # (one integer is a range of one: the table's)
+    for k in (1 if dt.kind == "f" else 2, 8, 9, 24, sf.FEW_MAX, sf.FEW_MAX + 1):
+        b = rng.choice(a.ravel(), k)
+        if dt.kind == "f" and k > 1:
+            b[:2] = [np.nan, 0.0]
+        y = ra.asarray(b, device=device)
+        passes.clear()
+        for xa, xr in ((a, x), (a[::-2, 1::3], x[::-2, 1::3])):
+            np.testing.assert_array_equal(ra.isin(xr, y).get(), np.isin(xa, b))
+            np.testing.assert_array_equal(ra.isin(xr, y, invert=True).get(), np.isin(xa, b, invert=True))
+        host = x.device.kind == "cpu"
+        assert len(passes) == (4 * -(-k // sf.FEW_PASS) if host and k <= sf.FEW_MAX else 0), k
+
+
 def test_isin_bool_through_the_table(device):
     """bool operands go through the integer table (two entries): x2 of True only, False
     only and both, a strided x1, and invert."""
