@@ -1,7 +1,8 @@
 """``unique_all``, ``unique_counts``, ``unique_inverse``, ``unique_values`` and ``isin``: built
 from the stable radix sort, a comparison of neighbours, a scan and compaction, and (``isin``)
-a binary search per element, or on the host compares with a few values -- device operations on every device (the only value read back
-is the number of unique elements, to size the results).  ``unique_values`` and
+a binary search per element, or on the host compares with a few values -- device
+operations on every device (the only value read back is the number of unique elements, to
+size the results).  ``unique_values`` and
 ``unique_counts`` take each run of equal sorted values in one compaction of the runs
 (``gpu_runs``, ``host_runs``: values and first places written at once, no mask, positions
 or gather).
