@@ -2,10 +2,9 @@
 from the stable radix sort, a comparison of neighbours, a scan and compaction, and (``isin``)
 a binary search per element, or on the host compares with a few values -- device
 operations on every device (the only value read back is the number of unique elements, to
-size the results).  ``unique_values`` and
-``unique_counts`` take each run of equal sorted values in one compaction of the runs
-(``gpu_runs``, ``host_runs``: values and first places written at once, no mask, positions
-or gather).
+size the results).  ``unique_values`` and ``unique_counts`` take each run of equal sorted
+values in one compaction of the runs (``gpu_runs``, ``host_runs``: values and first places
+written at once, no mask, positions or gather).
 
 Following the standard, NaNs compare unequal, so every NaN is its own unique value (NumPy
 2's ``unique`` collapses them unless ``equal_nan=False``) and is in no array for ``isin``;
@@ -208,8 +207,8 @@ def isin(x1, x2, /, *, invert=False) -> Array:
     sort) and every element of ``x1`` looked up by a binary search; integers whose range
     in ``x2`` is small beside the two sizes go through a table of the values instead (as
     NumPy's ``kind='table'``), and on the host up to ``FEW_MAX`` values of ``x2`` are
-    compared with every element, eight a pass (as NumPy compares a few).  The array API 2025.12 function; NumPy's ``kind=`` and
-    ``assume_unique=`` are not offered.
+    compared with every element, eight a pass (as NumPy compares a few).  The array API
+    2025.12 function; NumPy's ``kind=`` and ``assume_unique=`` are not offered.
 
     >>> rocarray.isin(rocarray.asarray([1, 2, 3, 4]), rocarray.asarray([4, 2]))
     array([False,  True, False,  True])
