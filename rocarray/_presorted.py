@@ -16,7 +16,9 @@ is looked at in two steps:
    distinct, where every step goes the other way.
 
 A sorted line's stable order is its own (ties keep their places); a reversed line of
-distinct elements is that order backwards.
+distinct elements is that order backwards.  ``argsort`` of rows looks the same way for
+rows that are all in order (``rows_in_order``: their first neighbours, then one reduction
+along the rows).
 """
 
 from __future__ import annotations
@@ -83,6 +85,24 @@ def line_order(keys: Array, descending: bool) -> int:
     if down == 0:
         return 1
     return -1 if down == n - 1 else 0
+
+
+def rows_in_order(work: Array, descending: bool) -> bool:
+    """Whether every row of the C-contiguous 2-D host array ``work`` is in the order a
+    stable sort (``descending`` or not) puts it in: the first rows' first neighbours first
+    (by NumPy), then one reduction along the rows."""
+    rows, n = work.shape
+    dtype = work.dtype
+    if (work.device.kind != "cpu" or rows < 2 or n < 2 or work.size < PRESORTED_MIN or n > PRESORTED_MAX
+            or dtype.kind not in "biuf"):
+        return False
+    head = work._host()[:4, :PROBE + 1]
+    x, y = head[:, :-1], head[:, 1:]
+    if (x < y if descending else x > y).any():
+        return False
+    steps = _steps(dtype.kind)(work[:, :-1], work[:, 1:], axis=1).get()
+    against = steps >> 32 if descending else steps & 0xFFFF_FFFF
+    return not against.any()
 
 
 def presorted_order(keys: Array, descending: bool) -> "Array | None":

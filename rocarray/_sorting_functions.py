@@ -19,6 +19,8 @@ instead while the radix sort's module for them compiles in the background: one k
 item per element counts the elements before it in the line's stable order and writes the
 element and its place there (``_rank_sort``), so that a first ``sort`` or ``argsort``
 waits for no compile of the radix sort's.
+On the host, a long line already in order is copied (``sort``) or its places counted
+(``argsort``), and so are the places of rows that are all in order (``_presorted``).
 NaN sorts last ascending and first descending, equal elements keep their order either way
 (the standard's stable sort); ``-0.0`` and ``+0.0`` are equal; complex numbers sort as
 NumPy's do (finite parts by real then imaginary part, then values with a NaN imaginary
@@ -36,7 +38,7 @@ from ._count_sort import count_argsort_rows
 from ._creation_functions import arange
 from ._data_type_functions import astype
 from ._elementwise import copy_array
-from ._presorted import presorted_order, presorted_sort
+from ._presorted import presorted_order, presorted_sort, rows_in_order
 from ._radix import host_line_sort, keeps_keys, network_argsort, network_pending, network_sorts, radix_sort
 from ._radix_gpu import gpu_sortable, short_rows_ready
 from ._split_sort import split_sorts
@@ -380,6 +382,8 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
         if order is None:  # (keys all equal: every line in order already)
             order = contiguous(broadcast_to(arange(n, dtype=_int64(), device=work.device), work.shape))
         return order if flat else _finish(order.reshape(work.shape), axis)
+    if lines > 1 and rows_in_order(work.reshape((lines, n)), descending):  # (the host's rows all in order)
+        return _finish(contiguous(broadcast_to(arange(n, dtype=_int64(), device=work.device), work.shape)), axis)
     if work.size and n > 1:  # (the host's rows of 32- and 64-bit keys, or narrower widened: its network)
         wide = _widening(work, n, True)
         keys = work if wide is None else astype(work, wide)

@@ -1,6 +1,7 @@
 """Host lines in order already (rocarray/_presorted.py): ``sort`` and ``argsort`` of lines
-sorted either way, with ties, NaNs and both zeros, against NumPy's stable sort bit for bit;
-which lines are taken as in order, and that the others are sorted as before."""
+sorted either way, and ``argsort`` of rows all in order, with ties, NaNs and both zeros,
+against NumPy's stable sort bit for bit; which lines are taken as in order, and that the
+others are sorted as before."""
 
 import numpy as np
 import pytest
@@ -129,6 +130,44 @@ def test_lines_of_one_value_are_copied(orders):
         _check(a, False)
         _check(a, True)
     assert orders == [1] * 8
+
+
+@pytest.fixture
+def rows_asked(monkeypatch):
+    """Each ``rows_in_order`` answer, in a list."""
+    from rocarray import _sorting_functions
+    seen, real = [], _presorted.rows_in_order
+    monkeypatch.setattr(_sorting_functions, "rows_in_order", lambda work, descending: seen.append(
+        real(work, descending)) or seen[-1])
+    return seen
+
+
+@pytest.mark.parametrize("dtype", ["int16", "int32", "int64", "uint8", "float32", "float64"])
+@pytest.mark.parametrize("L", [3, 100, 1024])
+def test_argsort_of_rows_in_order(rows_asked, dtype, L):
+    rng = np.random.default_rng(L)
+    rows = 40 * 1024 // L
+    a = np.sort(_values(dtype, rng, rows * L).reshape(rows, L), axis=1, kind="stable")
+    if a.dtype.kind == "f":
+        a[::3, -1] = np.nan  # (NaN last in some rows)
+    for descending, line in ((False, a), (True, a[:, ::-1].copy())):
+        rows_asked.clear()
+        y = ra.asarray(line, device=CPU)
+        expect = np.stack([_stable(r, descending) for r in line])
+        np.testing.assert_array_equal(ra.argsort(y, axis=1, descending=descending).get(), expect)
+        assert rows_asked == [True]
+        # (the same rows along axis 0: moved last, then looked at)
+        np.testing.assert_array_equal(ra.argsort(ra.asarray(line.T.copy(), device=CPU), axis=0,
+                                                 descending=descending).get(), expect.T)
+        assert rows_asked == [True, True]
+    # one row out of order (after the rows the first look reads), or every row: sorted as before
+    b = a.copy()
+    b[-2] = b[-2, ::-1]
+    for m in (b, a[:, ::-1].copy()):
+        rows_asked.clear()
+        np.testing.assert_array_equal(ra.argsort(ra.asarray(m, device=CPU), axis=1).get(),
+                                      np.stack([_stable(r, False) for r in m]))
+        assert rows_asked == [False]
 
 
 def test_lines_not_looked_at(orders):
