@@ -59,12 +59,28 @@ def _steps(kind: str) -> ReductionKernel:
     return k
 
 
-def _probe(a: np.ndarray) -> bool:
-    """Whether the first neighbours of the NumPy line ``a`` leave it possibly in one order:
-    not a step up and a step down both (a NaN among them: possibly)."""
-    head = a[:PROBE + 1]
-    x, y = head[:-1], head[1:]
-    return not ((x < y).any() and (x > y).any())
+def _looked_at(x: Array, size: int, n: int) -> bool:
+    """Whether ``size`` elements in rows of ``n`` of ``x`` are looked at: on the host, real,
+    enough of them, rows whose counts fit."""
+    return (x.device.kind == "cpu" and x.dtype.kind in "biuf" and size >= PRESORTED_MIN
+            and 2 <= n <= PRESORTED_MAX)
+
+
+def _head(rows: Array, descending: bool) -> tuple:
+    """(a step against the order, a step along it) among the first rows' first neighbours
+    (the 2-D host array ``rows``; by NumPy, NaNs compared as nothing)."""
+    head = rows._host()[:4, :PROBE + 1]
+    x, y = head[:, :-1], head[:, 1:]
+    up, down = bool((x < y).any()), bool((x > y).any())
+    return (up, down) if descending else (down, up)
+
+
+def _steps_of(rows: Array, descending: bool) -> tuple:
+    """(the steps against the order, the steps along it) of each row of the 2-D host array
+    ``rows``: one reduction along the rows (NumPy arrays of int64)."""
+    steps = _steps(rows.dtype.kind)(rows[:, :-1], rows[:, 1:], axis=1).get()
+    down, up = steps & 0xFFFF_FFFF, steps >> 32
+    return (up, down) if descending else (down, up)
 
 
 def line_order(keys: Array, descending: bool) -> int:
@@ -73,35 +89,27 @@ def line_order(keys: Array, descending: bool) -> int:
     elements equal, 0 where neither, or where it is not looked at (short, long, on a GPU, of
     complex numbers)."""
     n = keys.size
-    dtype = keys.dtype
-    if keys.device.kind != "cpu" or not PRESORTED_MIN <= n <= PRESORTED_MAX or dtype.kind not in "biuf":
+    if not _looked_at(keys, n, n):
         return 0
-    if not _probe(keys._host()):
+    line = keys.reshape((1, n))
+    if all(_head(line, descending)):  # (a step each way: neither)
         return 0
-    steps = int(_steps(dtype.kind)(keys[:-1], keys[1:]).get())
-    down, up = steps & 0xFFFF_FFFF, steps >> 32
-    if descending:
-        down, up = up, down
-    if down == 0:
+    against, _ = _steps_of(line, descending)
+    if against[0] == 0:
         return 1
-    return -1 if down == n - 1 else 0
+    return -1 if against[0] == n - 1 else 0
 
 
-def rows_in_order(work: Array, descending: bool) -> bool:
-    """Whether every row of the C-contiguous 2-D host array ``work`` is in the order a
-    stable sort (``descending`` or not) puts it in: the first rows' first neighbours first
-    (by NumPy), then one reduction along the rows."""
-    rows, n = work.shape
-    dtype = work.dtype
-    if (work.device.kind != "cpu" or rows < 2 or n < 2 or work.size < PRESORTED_MIN or n > PRESORTED_MAX
-            or dtype.kind not in "biuf"):
+def rows_in_order(work: Array, lines: int, n: int, descending: bool) -> bool:
+    """Whether every one of the ``lines`` rows of ``n`` of the C-contiguous host array
+    ``work`` is in the order a stable sort (``descending`` or not) puts it in: the first
+    rows' first neighbours first, then one reduction along the rows."""
+    if lines < 2 or not _looked_at(work, work.size, n):
         return False
-    head = work._host()[:4, :PROBE + 1]
-    x, y = head[:, :-1], head[:, 1:]
-    if (x < y if descending else x > y).any():
+    rows = work.reshape((lines, n))
+    if _head(rows, descending)[0]:
         return False
-    steps = _steps(dtype.kind)(work[:, :-1], work[:, 1:], axis=1).get()
-    against = steps >> 32 if descending else steps & 0xFFFF_FFFF
+    against, _ = _steps_of(rows, descending)
     return not against.any()
 
 

@@ -382,7 +382,7 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
         if order is None:  # (keys all equal: every line in order already)
             order = contiguous(broadcast_to(arange(n, dtype=_int64(), device=work.device), work.shape))
         return order if flat else _finish(order.reshape(work.shape), axis)
-    if lines > 1 and rows_in_order(work.reshape((lines, n)), descending):  # (the host's rows all in order)
+    if rows_in_order(work, lines, n, descending):  # (the host's rows all in order)
         return _finish(contiguous(broadcast_to(arange(n, dtype=_int64(), device=work.device), work.shape)), axis)
     if work.size and n > 1:  # (the host's rows of 32- and 64-bit keys, or narrower widened: its network)
         wide = _widening(work, n, True)

@@ -137,8 +137,7 @@ def rows_asked(monkeypatch):
     """Each ``rows_in_order`` answer, in a list."""
     from rocarray import _sorting_functions
     seen, real = [], _presorted.rows_in_order
-    monkeypatch.setattr(_sorting_functions, "rows_in_order", lambda work, descending: seen.append(
-        real(work, descending)) or seen[-1])
+    monkeypatch.setattr(_sorting_functions, "rows_in_order", lambda *args: seen.append(real(*args)) or seen[-1])
     return seen
 
 
