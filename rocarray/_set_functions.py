@@ -162,19 +162,18 @@ TABLE_MAX = 1 << 27
 # A few values of x2 on the host: each pass compares every element with ``FEW_PASS`` of
 # them, passed as scalars (held in registers: the loop is vectorised), ORed with the
 # previous pass's hits (read from the other of two arrays: a kernel whose input is its
-# own output runs its loop unvectorised); the last pass inverts.  x2 is padded with its
+# own output runs its loop unvectorised; the first pass's are a scalar False); the last
+# pass inverts.  x2 is padded with its
 # last value.  NumPy compares a few values the same way, a pass each, where the binary
 # search per element took 2-4x its time (docs/primitives.md, "Stop 79").
 FEW_PASS = 8
 #: the most values of x2 compared so; more are sorted and searched
 FEW_MAX = 128
 _FEW_NAMES = [f"v{k}" for k in range(FEW_PASS)]
-_few = ElementwiseKernel(", ".join(["T x", "bool prev"] + [f"T {v}" for v in _FEW_NAMES] + ["bool first",
-                                                                                         "bool invert"]),
+_few = ElementwiseKernel(", ".join(["T x", "bool prev"] + [f"T {v}" for v in _FEW_NAMES] + ["bool invert"]),
                          "bool out",
-                         "bool hit = " + " | ".join(f"(x == {v})" for v in _FEW_NAMES) + ";\n"
-                         "if (!first) hit = hit | prev;\n"
-                         "out = hit != invert;", "rk_isin_few")
+                         "out = (prev | " + " | ".join(f"(x == {v})" for v in _FEW_NAMES) + ") != invert;",
+                         "rk_isin_few")
 
 
 def _few_values(x1: Array, x2: Array, invert: bool, out: Array) -> None:
@@ -183,13 +182,13 @@ def _few_values(x1: Array, x2: Array, invert: bool, out: Array) -> None:
     values = np.ravel(x2._host())
     padded = np.concatenate((values, np.repeat(values[-1:], -values.size % FEW_PASS)))
     passes = padded.size // FEW_PASS
-    # (the passes alternate between two arrays, the last writing ``out``; the first reads
-    # no hits before it)
+    # (the passes alternate between two arrays, the last writing ``out``; the first has no
+    # hits before it: ``prev`` False)
     pair = (out, Array._empty(out.shape, out.dtype, out.device) if passes > 1 else None)
     for k in range(passes):
         group = padded[k * FEW_PASS:(k + 1) * FEW_PASS]
         left = passes - 1 - k
-        _few(x1, False if k == 0 else pair[(left + 1) % 2], *group, k == 0, invert and left == 0, pair[left % 2])
+        _few(x1, False if k == 0 else pair[(left + 1) % 2], *group, invert and left == 0, pair[left % 2])
 
 
 # found: the first place of v in the sorted s holds v (NaN equals nothing)
