@@ -106,7 +106,8 @@ def _with_scalar_paths(run, choose):
 class _Plan:
     """Everything about one (op, operand dtypes, device) that does not depend on shapes."""
 
-    __slots__ = ("kernel", "in_kinds", "scalar_types", "out_dtype", "row", "run_contiguous", "run_packed", "warm")
+    __slots__ = ("kernel", "in_kinds", "scalar_types", "out_dtype", "row", "run_contiguous", "run_packed", "warm",
+                 "in_place")
 
     def __init__(self, kernel, in_kinds, scalar_types, out_dtype, row):
         self.kernel = kernel
@@ -124,6 +125,18 @@ class _Plan:
         if choose is not None and tuple(in_kinds) == ("a", "s"):
             self.warm = _with_scalar_paths(runner.__call__, choose)
         self.run_packed = runner.packed
+        #: the positions of the array inputs that are the output -> the host kernel that
+        #: reads them through the output's address (``KernelSpec.reading_out``)
+        self.in_place: dict = {}
+
+    def kernel_in_place(self, inputs: tuple):
+        """The kernel of calls whose array inputs at the positions ``inputs`` are their
+        output (made at the first such call)."""
+        k = self.in_place.get(inputs)
+        if k is None:
+            kernel = self.kernel
+            k = self.in_place.setdefault(inputs, load(kernel.spec.reading_out(inputs), kernel.device))
+        return k
 
 
 class Ufunc:
@@ -386,9 +399,13 @@ def _run(plan: _Plan, args, out):
             return _nothing_to_launch(plan, args, out)
         key = (plan, shape, out._strides, *[(a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"])
         layout = _layouts.get(key) or _remember(key, shape, args, kinds, out._strides, kernel.device)
+        if not kernel.is_gpu:  # (in place on the host: the kernel that reads such inputs through out)
+            same = tuple([i for i, (a, k) in enumerate(zip(args, kinds)) if k == "a" and _is_out(a, out)])
+            if same:
+                kernel = plan.kernel_in_place(same)
     _, head, words, out_words, _, _ = layout
     if head.__class__ is list:  # (several launches: tiles, or more dims than a kernel takes)
-        _launch_parts(plan, args, kinds, out, head, words, out_words)
+        _launch_parts(plan, kernel, args, kinds, out, head, words, out_words)
         return out
     values = list(head)
     for a, k, w, t in zip(args, kinds, words, plan.scalar_types):
@@ -506,8 +523,9 @@ def _k_strides(shape: tuple, arrays, itemsize: int) -> tuple:
     return tuple(strides)
 
 
-def _launch_parts(plan, args, kinds, out, heads: list, words, out_words) -> None:
-    """The launches of a layout of several (``_remember``): ``heads`` each launch's
+def _launch_parts(plan, kernel, args, kinds, out, heads: list, words, out_words) -> None:
+    """The launches of ``kernel`` (``plan``'s, or its kernel in place) of a layout of
+    several (``_remember``): ``heads`` each launch's
     (elements, dims' words), ``words`` each array operand's (byte offset, padded strides)
     for each launch (None for a scalar), ``out_words`` the output's."""
     for k, (n, head) in enumerate(heads):
@@ -522,7 +540,7 @@ def _launch_parts(plan, args, kinds, out, heads: list, words, out_words) -> None
         off, st = out_words[k]
         values.append(out._buf.ptr + out._offset + off)
         values.extend(st)
-        plan.kernel.launch(n, values)
+        kernel.launch(n, values)
 
 
 def _leading_launches(mshape: tuple, merged: list) -> tuple:
@@ -592,13 +610,16 @@ def _tile_launches(mshape: tuple, merged: list, itemsizes: list) -> "tuple | Non
     return heads, per_operand
 
 
+def _is_out(a: Array, out: Array) -> bool:
+    """Whether the array ``a`` is ``out``'s elements, in its layout."""
+    return a._buf is out._buf and a._offset == out._offset and a._strides == out._strides and a._shape == out._shape
+
+
 def _resolve_overlap(args, kinds, out):
     """Copy inputs that overlap ``out`` without being exactly ``out`` (NumPy's semantics)."""
     new = None
     for i, (a, k) in enumerate(zip(args, kinds)):
-        if k != "a" or a._buf is not out._buf:
-            continue
-        if a._offset == out._offset and a._strides == out._strides and a._shape == out._shape:
+        if k != "a" or a._buf is not out._buf or _is_out(a, out):
             continue
         if _may_overlap(a, out):
             new = list(args) if new is None else new

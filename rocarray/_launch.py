@@ -226,7 +226,7 @@ class KernelSpec:
     """
 
     __slots__ = ("key", "name", "operands", "build_body", "entry", "build_kernel", "packer", "entries",
-                 "heavy", "build_items", "recipe", "interpret")
+                 "heavy", "build_items", "recipe", "interpret", "reads_out")
 
     def __init__(self, key: tuple, name: str, operands, build_body, build_kernel=None, packer=None,
                  extra_entries=(), heavy=False, build_items=None, interpret=True):
@@ -255,6 +255,21 @@ class KernelSpec:
         #: a picklable call that makes this spec again in another process (the compile
         #: process builds the background worker's modules from it), or None
         self.recipe = None
+        #: an elementwise kernel's array inputs (positions) that are its output, which its
+        #: host loop reads through the output's address (``reading_out``)
+        self.reads_out = ()
+
+    def reading_out(self, inputs: tuple) -> "KernelSpec":
+        """This elementwise kernel for calls in place: the array inputs at the positions
+        ``inputs`` are passed with the output's address and strides, and its host loop
+        reads them through the output's (``build_elementwise``) -- vectorised, where two
+        equal pointers run LLVM's scalar loop.  A kernel of its own, compiled at the first
+        such call: the calls not in place keep theirs."""
+        spec = KernelSpec(self.key + (f"reads out {inputs}",), self.name, self.operands, self.build_body)
+        spec.reads_out = inputs
+        if self.recipe is not None:
+            spec.recipe = functools.partial(_reading_out, self.recipe, inputs)
+        return spec
 
     def build_module(self, target) -> "ir.Module | str":
         """The kernel for ``target``: an ``ir.Module``, or IR text for a quick tier (its
@@ -270,8 +285,13 @@ class KernelSpec:
             if target.is_gpu:
                 return gpu_simple_kernel_text(target, self.entry, self.operands, module, body.name)
             return host_simple_kernel_module(self.entry, self.operands, module, body)
-        build_elementwise(target, self.entry, self.operands, body, module)
+        build_elementwise(target, self.entry, self.operands, body, module, self.reads_out)
         return module
+
+
+def _reading_out(recipe, inputs: tuple) -> KernelSpec:
+    """``KernelSpec.reading_out``'s spec made again from its kernel's ``recipe``."""
+    return recipe().reading_out(inputs)
 
 
 def _symbol(name: str) -> str:

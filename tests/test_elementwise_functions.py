@@ -310,6 +310,72 @@ def test_inplace(device):
     np.testing.assert_array_equal(z.get(), e)
 
 
+def _in_place_kernels(dt, names) -> dict:
+    """reads_out -> the tiers of the loaded kernels of the ops ``names`` of array operands
+    of ``dt`` that read inputs through their output."""
+    from rocarray import _launch
+
+    found: dict = {}
+    for k in list(_launch._loaded.values()):
+        spec = k.spec
+        if spec.reads_out and spec.name in names and all(op.kind != "scalar" and op.dtype == dt
+                                                         for op in spec.operands):
+            found.setdefault(spec.reads_out, set()).add(k.code.tier)
+    return found
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_in_place_calls_read_through_the_output(device, dtype):
+    """An op whose input is its output (``x += y``, ``x *= x``, ``subtract(y, x, out=x)``) runs,
+    on the host, a kernel that reads that input through the output's address (vectorised:
+    ``KernelSpec.reading_out``) -- in contiguous, strided, transposed and tiled layouts, with a
+    broadcast operand; NumPy's results at the quick tier and at the compiled one.  A call whose
+    output is no input keeps the op's kernel; GPUs make no such kernel."""
+    from rocarray.compiler import cache as cache_module
+
+    rng = np.random.default_rng(31)
+    dt = np.dtype(dtype)
+    first, second = (ra.logical_xor, ra.logical_or) if dt.kind == "b" else (ra.add, ra.multiply)
+    np_first, np_second = (np.logical_xor, np.logical_or) if dt.kind == "b" else (np.add, np.multiply)
+    a = random_array((300, 300), dt, rng, low=-9, high=9)
+    b = random_array((300, 300), dt, rng, low=-9, high=9)
+    row = random_array((300,), dt, rng, low=-9, high=9)
+
+    def steps(x, y, r, f, g, sub):
+        f(x, y, out=x)  # contiguous
+        g(x, x, out=x)  # both inputs the output
+        v = x[::2, 1::3]
+        f(v, y[::2, 1::3], out=v)  # strided
+        t = x.T
+        f(t, y.T, out=t)  # transposed: the same walk
+        f(x, y.T, out=x)  # the other operand transposed: tiles on the host
+        f(x, r, out=x)  # broadcast
+        sub(y, x, out=x)  # the output the second input
+        return x
+
+    sub, np_sub = (ra.logical_xor, np.logical_xor) if dt.kind == "b" else (ra.subtract, np.subtract)
+    want = steps(a.copy(), b, row, np_first, np_second, np_sub)
+    kwargs = {"rtol": 2e-3} if dt == np.float16 else {"rtol": 1e-6}
+    y, r = ra.asarray(b, device=device), ra.asarray(row, device=device)
+    for _ in range(2):  # the first kernels' tier, then the compiled code's
+        got = steps(ra.asarray(a.copy(), device=device), y, r, first, second, sub).get()
+        if dt.kind in "biu":
+            np.testing.assert_array_equal(got, want)
+        else:
+            np.testing.assert_allclose(got, want, **kwargs)
+        cache_module.drain_background()
+    names = {first.__name__, second.__name__, sub.__name__}
+    made = _in_place_kernels(dt, names)
+    if device.kind != "cpu":
+        assert not made
+        return
+    assert {(0,), (0, 1), (1,)} <= set(made)
+    assert all(tiers == {"full"} for tiers in made.values())  # (what the second round ran)
+    out = ra.empty((300, 300), dtype=dt, device=device)
+    first(y, y, out=out)  # (the output no input: the op's own kernel)
+    assert _in_place_kernels(dt, names) == made
+
+
 def test_out_argument(device):
     x = ra.asarray(np.arange(4.0), device=device)
     out = ra.empty(4, dtype=ra.float32, device=device)
@@ -713,7 +779,7 @@ def test_host_calls_that_transpose_walk_tiles(dtype, monkeypatch):
     launch = _elementwise._launch_parts
 
     def counted(*args):
-        tiled.append(args[3].shape)
+        tiled.append(args[4].shape)  # (the output)
         launch(*args)
 
     monkeypatch.setattr(_elementwise, "_launch_parts", counted)

@@ -31,8 +31,11 @@ class _Fields:
 
 
 def build_elementwise(target: Target, kernel_name: str, operands, body_fn: ir.Function,
-                      module: ir.Module) -> ir.Function:
+                      module: ir.Module, reads_out: tuple = ()) -> ir.Function:
     """Add the kernel entry ``kernel_name`` calling ``body_fn`` per element to ``module``.
+    ``reads_out``: the positions of the array inputs that the launcher passes with the
+    output's address and strides (an op in place, ``a += b``): the host loop reads them
+    through the output's (``_host_loop``).
 
     The host quick tier (a host target with ``simple_loops``) is made as text instead:
     ``host_simple_kernel_text``."""
@@ -67,7 +70,7 @@ def build_elementwise(target: Target, kernel_name: str, operands, body_fn: ir.Fu
             for k, t in enumerate(param_types)
         ]
         fields = _Fields(values, operands)
-        _host_loop(b, fields, operands, body_fn, start, stop)
+        _host_loop(b, fields, operands, body_fn, start, stop, reads_out)
     b.ret_void()
     return fn
 
@@ -116,8 +119,14 @@ def _call_body(b, body_fn, info, addrs, i, n):
     b.call(body_fn, args + [i, n])
 
 
-def _host_loop(b, fields, operands, body_fn, start, stop):
+def _host_loop(b, fields, operands, body_fn, start, stop, reads_out=()):
     shape, info = _prepare(b, fields, operands)
+    # an input that is the output (in place) is read through the output's address and
+    # strides: LLVM vectorises a load and a store of one address, where two pointers that
+    # are equal at run time fail its overlap check and run the scalar loop
+    out_k = next(k for k, op in enumerate(operands) if op.kind == "out") if reads_out else None
+    for k in reads_out:
+        info[k] = info[out_k]
     one = ir.Constant(I64, 1)
     zero = ir.Constant(I64, 0)
     last = b.sub(fields.ndim, one)
@@ -136,6 +145,8 @@ def _host_loop(b, fields, operands, body_fn, start, stop):
     # unravel the row index over the outer dimensions: base address of each operand
     bases = [slot if kind == "array" else None for kind, slot, _ in info]
     bases = unravel(b, shape, fields.ndim, row, info, bases, first_dim_from_end=2)
+    for k in reads_out:  # (one value, not two sums LLVM cannot tell equal)
+        bases[k] = bases[out_k]
     count = b.sub(inner_n, col)
     rest = b.sub(stop, i)
     count = b.select(b.icmp_signed("<", rest, count), rest, count)
