@@ -9,8 +9,8 @@ Prints, as a Markdown report (machine, versions, figures, ratios):
  3. warm per-call host time of ``a + b`` on 1,000 float32, and of calls on views and
     broadcasts (the general path), (GPU: with and without a sync);
  4. throughput of large ``a + b``, ``a * b + c`` and ``exp(a)``: on the CPU as a ratio to
-    NumPy, on a GPU as a fraction of the device copy bandwidth measured in the same run,
-    beside CuPy and PyTorch.
+    NumPy (with views, broadcasts and ops in place), on a GPU as a fraction of the device
+    copy bandwidth measured in the same run, beside CuPy and PyTorch.
 """
 
 from __future__ import annotations
@@ -380,13 +380,22 @@ def throughput(dev, rows, quick):
             "a[:, ::2] * 2": (lambda: m[:, ::2] * 2, lambda: hm[:, ::2] * 2),
             "a.T * 2": (lambda: m.T * 2, lambda: hm.T * 2),
         }
+        # in place (the output an input): arrays of their own, of values from 1 (squared
+        # again and again they reach inf, never the subnormals that slow a CPU down)
+        ia, ib, ha, hb = *(ra.asarray(1 + v, device=dev) for v in h[:2]), 1 + h[0], 1 + h[1]
+        in_place = {
+            "a += b": (lambda: ra.add(ia, ib, out=ia), lambda: np.add(ha, hb, out=ha)),
+            "a *= a": (lambda: ra.multiply(ia, ia, out=ia), lambda: np.multiply(ha, ha, out=ha)),
+            "a += 1": (lambda: ra.add(ia, 1, out=ia), lambda: np.add(ha, 1, out=ha)),
+        }
         rows.append("| op | rocarray ms | NumPy ms | NumPy / rocarray (>1: rocarray faster) |")
         rows.append("|---|---|---|---|")
-        for name, (fn, npfn) in [(k, (f, npops[k])) for k, (f, _) in ops.items()] + list(views.items()):
+        for name, (fn, npfn) in ([(k, (f, npops[k])) for k, (f, _) in ops.items()] + list(views.items())
+                                 + list(in_place.items())):
             _steady(fn)
             t = best_of(fn, 5)
             tn = best_of(npfn, 5)
-            label = name if name in ops else f"{name} ({side}x{side})"
+            label = name if name in ops or name in in_place else f"{name} ({side}x{side})"
             rows.append(f"| {label} | {t * 1e3:.2f} | {tn * 1e3:.2f} | {tn / t:.2f} |")
         return
     # GPU: bytes moved per op, against the copy bandwidth measured now
