@@ -18,7 +18,7 @@ from . import _dtypes
 from ._array_object import Array, _c_strides, _prod
 from ._device import mixed_devices
 from ._gather_gpu import on_gpu, transpose_copy
-from ._launch import ContiguousRunner, KernelSpec, load
+from ._launch import ContiguousRunner, KernelSpec, in_place, load
 from ._kernels import catalogue
 from ._layout import broadcast_strides, launch_words, merge_dims, pad_dims, remember
 from ._params import ScalarOutOfRange, scalar_fields
@@ -106,8 +106,7 @@ def _with_scalar_paths(run, choose):
 class _Plan:
     """Everything about one (op, operand dtypes, device) that does not depend on shapes."""
 
-    __slots__ = ("kernel", "in_kinds", "scalar_types", "out_dtype", "row", "run_contiguous", "run_packed", "warm",
-                 "in_place")
+    __slots__ = ("kernel", "in_kinds", "scalar_types", "out_dtype", "row", "run_contiguous", "run_packed", "warm")
 
     def __init__(self, kernel, in_kinds, scalar_types, out_dtype, row):
         self.kernel = kernel
@@ -125,18 +124,6 @@ class _Plan:
         if choose is not None and tuple(in_kinds) == ("a", "s"):
             self.warm = _with_scalar_paths(runner.__call__, choose)
         self.run_packed = runner.packed
-        #: the positions of the array inputs that are the output -> the host kernel that
-        #: reads them through the output's address (``KernelSpec.reading_out``)
-        self.in_place: dict = {}
-
-    def kernel_in_place(self, inputs: tuple):
-        """The kernel of calls whose array inputs at the positions ``inputs`` are their
-        output (made at the first such call)."""
-        k = self.in_place.get(inputs)
-        if k is None:
-            kernel = self.kernel
-            k = self.in_place.setdefault(inputs, load(kernel.spec.reading_out(inputs), kernel.device))
-        return k
 
 
 class Ufunc:
@@ -400,9 +387,9 @@ def _run(plan: _Plan, args, out):
         key = (plan, shape, out._strides, *[(a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"])
         layout = _layouts.get(key) or _remember(key, shape, args, kinds, out._strides, kernel.device)
         if not kernel.is_gpu:  # (in place on the host: the kernel that reads such inputs through out)
-            same = tuple([i for i, (a, k) in enumerate(zip(args, kinds)) if k == "a" and _is_out(a, out)])
+            same = tuple([(i, len(args)) for i, (a, k) in enumerate(zip(args, kinds)) if k == "a" and _is_out(a, out)])
             if same:
-                kernel = plan.kernel_in_place(same)
+                kernel = in_place(kernel, same)
     _, head, words, out_words, _, _ = layout
     if head.__class__ is list:  # (several launches: tiles, or more dims than a kernel takes)
         _launch_parts(plan, kernel, args, kinds, out, head, words, out_words)
@@ -524,7 +511,7 @@ def _k_strides(shape: tuple, arrays, itemsize: int) -> tuple:
 
 
 def _launch_parts(plan, kernel, args, kinds, out, heads: list, words, out_words) -> None:
-    """The launches of ``kernel`` (``plan``'s, or its kernel in place) of a layout of
+    """The launches of ``kernel`` (``plan``'s, or its ``in_place`` one) of a layout of
     several (``_remember``): ``heads`` each launch's
     (elements, dims' words), ``words`` each array operand's (byte offset, padded strides)
     for each launch (None for a scalar), ``out_words`` the output's."""

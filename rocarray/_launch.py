@@ -255,20 +255,21 @@ class KernelSpec:
         #: a picklable call that makes this spec again in another process (the compile
         #: process builds the background worker's modules from it), or None
         self.recipe = None
-        #: an elementwise kernel's array inputs (positions) that are its output, which its
-        #: host loop reads through the output's address (``reading_out``)
+        #: an elementwise kernel's pairs (input, output) of operand positions whose input
+        #: is always passed as that output, which its host loop reads through the
+        #: output's address (``build_elementwise``; ``reading_out``)
         self.reads_out = ()
 
-    def reading_out(self, inputs: tuple) -> "KernelSpec":
-        """This elementwise kernel for calls in place: the array inputs at the positions
-        ``inputs`` are passed with the output's address and strides, and its host loop
-        reads them through the output's (``build_elementwise``) -- vectorised, where two
-        equal pointers run LLVM's scalar loop.  A kernel of its own, compiled at the first
-        such call: the calls not in place keep theirs."""
-        spec = KernelSpec(self.key + (f"reads out {inputs}",), self.name, self.operands, self.build_body)
-        spec.reads_out = inputs
+    def reading_out(self, pairs: tuple) -> "KernelSpec":
+        """This elementwise kernel for calls in place: beside its own ``reads_out``, the
+        pairs (input, output) of operand positions ``pairs`` are passed with the output's
+        address and strides, and its host loop reads those inputs through the output's --
+        vectorised, where two equal pointers run LLVM's scalar loop (``in_place``)."""
+        spec = KernelSpec(self.key + (f"reads out {pairs}",), self.name, self.operands, self.build_body,
+                          heavy=self.heavy, interpret=self.interpret)
+        spec.reads_out = self.reads_out + pairs
         if self.recipe is not None:
-            spec.recipe = functools.partial(_reading_out, self.recipe, inputs)
+            spec.recipe = functools.partial(_reading_out, self.recipe, pairs)
         return spec
 
     def build_module(self, target) -> "ir.Module | str":
@@ -289,9 +290,24 @@ class KernelSpec:
         return module
 
 
-def _reading_out(recipe, inputs: tuple) -> KernelSpec:
+def _reading_out(recipe, pairs: tuple) -> KernelSpec:
     """``KernelSpec.reading_out``'s spec made again from its kernel's ``recipe``."""
-    return recipe().reading_out(inputs)
+    return recipe().reading_out(pairs)
+
+
+#: (kernel, pairs) -> the kernel ``in_place`` loaded for them
+_in_place: dict = {}
+
+
+def in_place(kernel: LoadedKernel, pairs: tuple) -> LoadedKernel:
+    """The host elementwise ``kernel`` for calls whose inputs are outputs -- ``pairs``
+    (input, output) of operand positions, each input passed with its output's address and
+    strides (``KernelSpec.reading_out``): a kernel of its own, loaded at the first such
+    call, so that the calls not in place keep theirs and compile nothing more."""
+    k = _in_place.get((kernel, pairs))
+    if k is None:
+        k = _in_place.setdefault((kernel, pairs), load(kernel.spec.reading_out(pairs), kernel.device))
+    return k
 
 
 def _symbol(name: str) -> str:

@@ -17,8 +17,8 @@ from ._array_object import Array
 from ._copy import contiguous
 from ._device import default_device, mixed_devices
 from ._creation_functions import asarray
-from ._elementwise import _resolve_overlap, copy_elements
-from ._launch import ContiguousRunner, KernelSpec, load
+from ._elementwise import _is_out, _resolve_overlap, copy_elements
+from ._launch import ContiguousRunner, KernelSpec, in_place, load
 from ._layout import broadcast_strides, launch_words, pad_dims, remember
 from ._params import SCALAR_CONVERTERS, contiguous_template, scalar_fields
 from ._reduction import ReductionDef, reduce
@@ -257,7 +257,9 @@ def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs, read_output
     Each output in ``read_outputs`` is also passed as a hidden input operand (after all the
     others, pointing at the same array) and copied into the output before the body runs, so
     every loop of the skeleton -- the GPU vector path too, which loads inputs and stores
-    outputs -- gives the body the element's current value."""
+    outputs -- gives the body the element's current value.  The host loop reads it through
+    the output's address (``KernelSpec.reads_out``: vectorised, where two equal pointers
+    ran LLVM's scalar loop)."""
     tdefs = tuple(sorted((k, str(v)) for k, v in typedefs.items()))
     key = ("user-ew", name, body, preamble, tuple(names), tuple(kinds),
            tuple(str(d) for d in dtypes), tdefs, tuple(read_outputs), heavy, interpret, whole_stores)
@@ -288,6 +290,7 @@ def _user_spec(name, body, preamble, names, kinds, dtypes, typedefs, read_output
     operands = [Operand(d, k) for k, d in zip(kinds, dtypes)]
     operands += [Operand(dtype_of[n], "in") for n in read_outputs]
     spec = KernelSpec(key, name, operands, build_body, heavy=heavy, interpret=interpret)
+    spec.reads_out = tuple([(len(names) + j, names.index(n)) for j, n in enumerate(read_outputs)])
     spec.recipe = functools.partial(_user_spec, name, body, preamble, tuple(names), tuple(kinds), tuple(dtypes),
                                     dict(typedefs), tuple(read_outputs), heavy, interpret, whole_stores)
     return _specs.setdefault(key, spec)
@@ -396,7 +399,9 @@ class _Call:
         self.pairs = [] if out_shape is not None else [
             (i, o) for i, k in enumerate(plan.in_kinds) if k == "a" for o, ko in enumerate(plan.out_kinds) if ko == "a"]
 
-    def launch(self, ins, outs, work: int = 0) -> None:
+    def launch(self, ins, outs, work: int = 0, kernel=None) -> None:
+        """Launch the call on ``ins`` and ``outs``: ``kernel`` (the plan's by default; its
+        ``in_place`` kernel where inputs are outputs)."""
         values = self.template.copy()
         for pos, side, j in self.ptrs:
             a = outs[j] if side else ins[j]
@@ -404,7 +409,7 @@ class _Call:
         name = self.plan.name
         for pos, count, j, t in self.scalars:
             values[pos:pos + count] = scalar_fields(ins[j], t, name)
-        self.plan.kernel.launch(self.n, values, work)
+        (kernel or self.plan.kernel).launch(self.n, values, work)
 
     def run(self, args, nin: int, work: int = 0):
         """The outputs of a call of this layout (``args``: the inputs, then any outputs);
@@ -669,6 +674,7 @@ class ElementwiseKernel:
                 if a._shape != shape:
                     shape = broadcast_shapes(*(x._shape for x in arrays))
                     break
+        kernel = None
         if not outs:
             outs = []
             for p, k, t in zip(self.out_params, plan.out_kinds, plan.out_types):
@@ -689,6 +695,12 @@ class ElementwiseKernel:
                     ins = list(_resolve_overlap(tuple(ins), kinds, o))
             if any(a is not b for a, b in zip(ins, given_ins)):
                 call_key = None  # (the launch is the copies' layout, not the arguments')
+            if not plan.kernel.is_gpu:  # (in place on the host: the kernel that reads such inputs through them)
+                nin = len(ins)
+                pairs = tuple([(i, nin + j) for i, (a, k) in enumerate(zip(ins, plan.in_kinds)) if k == "a"
+                               for j, (o, ko) in enumerate(zip(outs, plan.out_kinds)) if ko == "a" and _is_out(a, o)])
+                if pairs:
+                    kernel = in_place(plan.kernel, pairs)
         n = 1
         for d in shape:
             n *= d
@@ -704,7 +716,7 @@ class ElementwiseKernel:
         call = _Call(plan, n, layout, ins, outs, None if given else shape, device)
         if call_key is not None:
             remember(self._calls, call_key, call, _MAX_LAYOUTS)
-        call.launch(ins, outs, work)
+        call.launch(ins, outs, work, kernel)
         return outs
 
     def _run_contiguous_copy(self, plan, ins, outs, shape, size, device):

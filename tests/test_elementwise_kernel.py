@@ -508,6 +508,49 @@ def test_outputs_the_body_reads(device):
     np.testing.assert_array_equal(y.get()[::2], 2 * np.arange(0, 1000, 2) + 1)
 
 
+@pytest.mark.parametrize("dtype", NUMERIC_DTYPES)
+def test_outputs_read_and_inputs_that_are_outputs_read_through_them(device, dtype):
+    """An output the body reads (``y += x``) is passed again as a hidden input, and a given
+    output may be an input (``k(z, x, z)``): the host loop reads such an input through its
+    output's address (``KernelSpec.reads_out``: vectorised, where two equal pointers ran the
+    scalar loop) -- NumPy's results on random data, contiguous and strided, at the first
+    tier and at the compiled one; the in-place calls run kernels of their own."""
+    from rocarray import _launch
+
+    rng = np.random.default_rng(41)
+    dt = np.dtype(dtype)
+    acc = ra.ElementwiseKernel("T x", "T y", "y += x", "reads_back_acc")
+    axpy = ra.ElementwiseKernel("T x, T y", "T z", "z = x * y + x", "in_place_axpy")
+    a = random_array((300, 300), dt, rng, low=-3, high=3)
+    b = random_array((300, 300), dt, rng, low=-3, high=3)
+    want_y = b + a
+    want_y[::2, 1::3] += a[::2, 1::3]
+    want_z = a * a + a
+    want_z = a * want_z + a
+    kwargs = {"rtol": 2e-3} if dt == np.float16 else {"rtol": 1e-6}
+    for _ in range(2):  # the first kernels' tier, then the compiled code's
+        x, y, z = ra.asarray(a, device=device), ra.asarray(b.copy(), device=device), ra.asarray(a.copy(), device=device)
+        acc(x, y)
+        acc(x[::2, 1::3], y[::2, 1::3])
+        axpy(z, x, z)  # (the first input the output)
+        axpy(x, z, z)  # (the second)
+        for got, want in ((y, want_y), (z, want_z)):
+            if dt.kind in "iu":
+                np.testing.assert_array_equal(got.get(), want)
+            else:
+                np.testing.assert_allclose(got.get(), want, **kwargs)
+        drain_background()
+    loaded = [k for k in list(_launch._loaded.values()) if k.spec.name in ("reads_back_acc", "in_place_axpy")
+              and k.spec.operands[0].dtype == dt and k.device is device]
+    reads = {(k.spec.name, k.spec.reads_out): k.code.tier for k in loaded}
+    assert reads[("reads_back_acc", ((2, 1),))] in ("full", "quick", "interpreted")  # (the hidden input: y)
+    assert ("in_place_axpy", ()) in reads
+    if device.kind == "cpu":
+        assert reads[("in_place_axpy", ((0, 2),))] == reads[("in_place_axpy", ((1, 2),))] == "full"
+    else:
+        assert set(reads) == {("reads_back_acc", ((2, 1),)), ("in_place_axpy", ())}
+
+
 def test_error_position_in_a_body_that_reads_an_output(device):
     k = ra.ElementwiseKernel("T x", "T y", "y += x + nope;", "rw_err")
     with pytest.raises(KernelNameError) as ei:

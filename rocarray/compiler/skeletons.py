@@ -33,9 +33,10 @@ class _Fields:
 def build_elementwise(target: Target, kernel_name: str, operands, body_fn: ir.Function,
                       module: ir.Module, reads_out: tuple = ()) -> ir.Function:
     """Add the kernel entry ``kernel_name`` calling ``body_fn`` per element to ``module``.
-    ``reads_out``: the positions of the array inputs that the launcher passes with the
-    output's address and strides (an op in place, ``a += b``): the host loop reads them
-    through the output's (``_host_loop``).
+    ``reads_out``: pairs (input, output) of operand positions whose input the launcher
+    passes with that output's address and strides (an op in place, ``a += b``; a user
+    kernel's output read in its body): the host loop reads it through the output's
+    (``_host_loop``).
 
     The host quick tier (a host target with ``simple_loops``) is made as text instead:
     ``host_simple_kernel_text``."""
@@ -121,12 +122,11 @@ def _call_body(b, body_fn, info, addrs, i, n):
 
 def _host_loop(b, fields, operands, body_fn, start, stop, reads_out=()):
     shape, info = _prepare(b, fields, operands)
-    # an input that is the output (in place) is read through the output's address and
+    # an input that is an output (in place) is read through the output's address and
     # strides: LLVM vectorises a load and a store of one address, where two pointers that
     # are equal at run time fail its overlap check and run the scalar loop
-    out_k = next(k for k, op in enumerate(operands) if op.kind == "out") if reads_out else None
-    for k in reads_out:
-        info[k] = info[out_k]
+    for k, o in reads_out:
+        info[k] = info[o]
     one = ir.Constant(I64, 1)
     zero = ir.Constant(I64, 0)
     last = b.sub(fields.ndim, one)
@@ -145,8 +145,8 @@ def _host_loop(b, fields, operands, body_fn, start, stop, reads_out=()):
     # unravel the row index over the outer dimensions: base address of each operand
     bases = [slot if kind == "array" else None for kind, slot, _ in info]
     bases = unravel(b, shape, fields.ndim, row, info, bases, first_dim_from_end=2)
-    for k in reads_out:  # (one value, not two sums LLVM cannot tell equal)
-        bases[k] = bases[out_k]
+    for k, o in reads_out:  # (one value, not two sums LLVM cannot tell equal)
+        bases[k] = bases[o]
     count = b.sub(inner_n, col)
     rest = b.sub(stop, i)
     count = b.select(b.icmp_signed("<", rest, count), rest, count)
