@@ -10,7 +10,8 @@ Prints a Markdown report (machine, versions, figures, ratios):
  3. warm per-call host time of small calls (contiguous, on views, with a raw argument),
     beside NumPy (and CuPy on a GPU);
  4. throughput of large calls: fused ``x * y + z`` against the unfused ops and NumPy, the
-    user squared difference, and a user L2-norm reduction.
+    user squared difference, a user kernel that reads its output (``y += x``), and a user
+    L2-norm reduction.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from rocarray import cache  # noqa: E402
 from rocarray.compiler.cache import default_cache, drain_background  # noqa: E402
 
 SQDIFF = ("T x, T y", "T z", "z = (x - y) * (x - y)")
+ACCUMULATE = ("T x", "T y", "y += x")
 L2NORM = ("T x", "T y", "x * x", "a + b", "y = sqrt(a)", "0")
 REVERSE = ("raw T x, int64 n", "T y", "y = x[n - 1 - i]")
 COLD_DTYPES = ["int16", "uint32", "float32", "float64", "int8", "complex64"]
@@ -312,14 +314,16 @@ def throughput(dev, rows, quick):
     h = [rng.random(n, dtype=np.float32) for _ in range(3)]
     x, y, z = (ra.asarray(v, device=dev) for v in h)
     kern = ra.ElementwiseKernel(*SQDIFF, name="bench_sqdiff")
-    rev = ra.ElementwiseKernel(*REVERSE, name="bench_rev")
-    ht = h.reshape(25, 40).T
-    xt = ra.reshape(x, (25, 40)).T
+    acc = ra.ElementwiseKernel(*ACCUMULATE, name="bench_acc")
     fused = _fused_fma()
+    # (the accumulations write arrays of their own: the other calls keep their data)
+    acc_y, acc_h = ra.asarray(h[2].copy(), device=dev), h[2].copy()
     cases = [
         ("fuse x*y+z", lambda: fused(x, y, z), lambda: h[0] * h[1] + h[2], 16),
         ("unfused rocarray x*y+z", lambda: x * y + z, lambda: h[0] * h[1] + h[2], 28),
         ("ElementwiseKernel sqdiff", lambda: kern(x, y), lambda: (h[0] - h[1]) * (h[0] - h[1]), 12),
+        ("ElementwiseKernel y += x (reads its output)", lambda: acc(x, acc_y), lambda: np.add(acc_h, h[0], out=acc_h),
+         12),
     ]
     if _has_reduction_kernel():
         red = ra.ReductionKernel(*L2NORM, name="bench_l2norm")
@@ -362,8 +366,10 @@ def throughput(dev, rows, quick):
         cx, cy, cz = (cp.asarray(v) for v in h)
         ck = cp.ElementwiseKernel(*SQDIFF, "bench_sqdiff")
         cf = cp.fuse(kernel_name="bench_fma")(lambda a, b, c: a * b + c)
+        cacc, cacc_y = cp.ElementwiseKernel(*ACCUMULATE, "bench_acc"), cp.asarray(h[2])
         cpeers = {"fuse x*y+z": lambda: cf(cx, cy, cz), "unfused rocarray x*y+z": lambda: cx * cy + cz,
-                  "ElementwiseKernel sqdiff": lambda: ck(cx, cy)}
+                  "ElementwiseKernel sqdiff": lambda: ck(cx, cy),
+                  "ElementwiseKernel y += x (reads its output)": lambda: cacc(cx, cacc_y)}
         if _has_reduction_kernel():
             cr = cp.ReductionKernel(*L2NORM, "bench_l2norm")
             cx2 = cx.reshape(n // 1024, 1024)
