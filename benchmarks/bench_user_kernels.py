@@ -78,9 +78,6 @@ def cold(dev, rows):
     dev.synchronize()
     start = (time.perf_counter() - t0) * 1e3
     kern = ra.ElementwiseKernel(*SQDIFF, name="bench_sqdiff")
-    rev = ra.ElementwiseKernel(*REVERSE, name="bench_rev")
-    ht = h.reshape(25, 40).T
-    xt = ra.reshape(x, (25, 40)).T
     fused = _fused_fma()
     cases = []
     for dt in COLD_DTYPES:
@@ -217,9 +214,6 @@ def disk_hit(dev, rows):
         rows.append(f"- first call of {label} in a fresh process: **{ms:.2f} ms** "
                     f"(disk hits {int(vals[0][k][1])}, compilations {int(vals[0][k][2])})")
     kern = ra.ElementwiseKernel(*SQDIFF, name="bench_sqdiff")
-    rev = ra.ElementwiseKernel(*REVERSE, name="bench_rev")
-    ht = h.reshape(25, 40).T
-    xt = ra.reshape(x, (25, 40)).T
     fused = _fused_fma()
     x = ra.asarray(np.ones((37, 53), dtype=np.int16), device=dev)
     f = ra.asarray(np.ones((37, 53), dtype=np.float32), device=dev)
