@@ -33,10 +33,11 @@ class TierPolicy:
     """When a kernel moves to its next tier."""
 
     __slots__ = ("tier_up_calls", "tier_up_elements", "heavy_tier_up_calls", "host_interpreted_most",
-                 "host_interpreted_work")
+                 "host_interpreted_work", "host_compile_work")
 
     def __init__(self, tier_up_calls: int = 16, tier_up_elements: int = 1 << 15, heavy_tier_up_calls: int = 4,
-                 host_interpreted_most: int = 1 << 15, host_interpreted_work: int = 1 << 13):
+                 host_interpreted_most: int = 1 << 15, host_interpreted_work: int = 1 << 13,
+                 host_compile_work: int = 1 << 23):
         #: quick-tier code is recompiled with the full pipeline once it has run this many
         #: times, or once over this many elements (it then pays for itself)
         self.tier_up_calls = tier_up_calls
@@ -52,6 +53,14 @@ class TierPolicy:
         self.host_interpreted_most = host_interpreted_most
         #: the same for a reduction's work (outputs times reduced elements)
         self.host_interpreted_work = host_interpreted_work
+        #: once the host's quick-tier code has run this many elements more (tens of ms)
+        #: after its full tier was asked for and that tier has not come, the next call
+        #: compiles it itself (about 30 ms on the caller's thread): the compile process
+        #: runs at the lowest priority, and while a program keeps the cores busy with
+        #: large quick-tier calls it gets almost none -- 40 calls of a new kernel on 2^24
+        #: elements all ran unvectorised, 16 ms each against 3 (not heavy specs: their
+        #: compiles are long and their calls few)
+        self.host_compile_work = host_compile_work
 
 
 POLICY = TierPolicy()
@@ -126,8 +135,8 @@ class Code:
     def fit(self, kernel, work: int) -> None:
         pass
 
-    def count(self, kernel, n: int) -> None:
-        pass
+    def count(self, kernel, n: int) -> bool:
+        return False
 
 
 class CompiledCode(Code):
@@ -172,7 +181,7 @@ class QuickCode(CompiledCode):
     """The quick tier's code: simple loops over 32-bit indices (at most
     ``SIMPLE_LOOP_MAX_ELEMENTS``), its calls counted towards the full tier's."""
 
-    __slots__ = ("per_element", "flat_entry", "strides_at", "calls", "rows")
+    __slots__ = ("per_element", "flat_entry", "strides_at", "calls", "rows", "since")
     tier = "quick"
     simple_loops = True
     first_calls = True
@@ -189,10 +198,15 @@ class QuickCode(CompiledCode):
         self.strides_at = strides_at
         self.calls = 0
         self.rows = None
+        #: elements launched since the full tier was asked for (``POLICY.host_compile_work``)
+        self.since = 0
 
-    def count(self, kernel, n: int) -> None:
+    def count(self, kernel, n: int) -> bool:
         """Count a launch over ``n`` elements: once the kernel is hot, the full tier is
-        compiled in the background (once: then ``calls`` is -1)."""
+        compiled in the background (once: then ``calls`` is -1).  True where the launch
+        is to run the full tier's code instead, compiled now in this thread: on the host,
+        once this code has run ``POLICY.host_compile_work`` elements since that compile was
+        asked for (once: then ``calls`` is -2)."""
         calls = self.calls
         if calls >= 0:
             self.calls = calls = calls + 1
@@ -200,6 +214,18 @@ class QuickCode(CompiledCode):
                     or n >= POLICY.tier_up_elements):
                 self.calls = -1
                 _cache.compile_in_background(lambda: upgrade(kernel))
+            return False
+        if calls == -1 and not kernel.is_gpu and not kernel.spec.heavy:
+            if self.since < POLICY.host_compile_work:
+                self.since += n
+                return False
+            self.calls = -2
+            try:
+                upgrade(kernel, here=True)
+            except Exception:  # (the background's tier-up, and its warning, go on)
+                return False
+            return True
+        return False
 
     def admit(self, kernel, n: int, most: int):
         """The code a direct launch of ``n`` contiguous elements runs (``most``: the
@@ -207,8 +233,7 @@ class QuickCode(CompiledCode):
         if self.per_element and n > most:
             upgrade(kernel)  # offsets past the quick kernel's 32 bits: the full tier now
             return kernel.code
-        self.count(kernel, n)
-        return self
+        return kernel.code if self.count(kernel, n) else self
 
     def launch(self, kernel, n: int, values, work: int = 0) -> None:
         if self.per_element and (n > SIMPLE_LOOP_MAX_ELEMENTS
@@ -218,7 +243,9 @@ class QuickCode(CompiledCode):
             upgrade(kernel)
             kernel.code.launch(kernel, n, values, work)
             return
-        self.count(kernel, work or n)
+        if self.count(kernel, work or n):
+            kernel.code.launch(kernel, n, values, work)
+            return
         if self.flat_entry is not None and values[0] != 1:  # N-d space, 1-D entry
             kernel.runtime.launch_packed(self.row_function(kernel), n, 1, kernel.packer, n, values)
         else:
@@ -290,17 +317,18 @@ def compiled_code(spec, runtime, target, module, quick: bool) -> CompiledCode:
 _swap_lock = threading.Lock()
 
 
-def upgrade(kernel) -> None:
+def upgrade(kernel, here: bool = False) -> None:
     """Compile (or find in the cache), load and swap in the full tier's code (counted as
     "compiled" when it is the signature's first compiled code, after the interpreter,
-    else as "upgraded")."""
+    else as "upgraded").  ``here``: compiled in this thread even where a background
+    tier-up is making it (``get_or_compile``'s ``here``)."""
     code = kernel.code
     if code.__class__ is FullCode:
         return  # (already done: a call that could not wait, or a second request)
     counter = "compiled" if code.__class__ is InterpretedCode else "upgraded"
     spec, target = kernel.spec, kernel.target
     data = _cache.default_cache().get_or_compile(spec.key, lambda: spec.build_module(target), target,
-                                                 counter=counter, recipe=spec.recipe)
+                                                 counter=counter, recipe=spec.recipe, here=here)
     full = compiled_code(spec, kernel.runtime, target, _load_image(kernel.runtime, kernel.index, data, target),
                          False)
     with _swap_lock:

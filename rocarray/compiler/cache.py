@@ -95,21 +95,24 @@ class CompileCache:
     # -- the one entry point ------------------------------------------------------------
 
     def get_or_compile(self, key: tuple, build: Callable[[], object], target,
-                       counter: str = "compiled", recipe=None, wait_for_child: bool = True) -> bytes:
+                       counter: str = "compiled", recipe=None, wait_for_child: bool = True,
+                       here: bool = False) -> bytes:
         """The bytes ``target`` compiles from ``build()`` (an ``ir.Module`` or IR text)
         for ``key``.  ``build`` is called only when ``key`` is neither in memory nor on disk
         (on the background worker, only where the compile process cannot build the module
         from ``recipe``: ``KernelSpec.recipe``).  A compile is counted under ``counter``
         ("compiled", or "upgraded" for a tier-up).  ``wait_for_child=False``: a compile a
         call waits for is not sent to a compile process still starting
-        (``compile_process.compile``'s ``wait``)."""
+        (``compile_process.compile``'s ``wait``).  ``here``: where another thread is
+        making these bytes, this one makes them too rather than wait for it (that one
+        may be a tier-up waiting for the compile process, at the lowest priority)."""
         mkey = (key, target)
         data = self._memory.get(mkey)
         if data is not None:
             with self._lock:
                 self._counts["memory_hits"] += 1
             return data
-        return self._miss(mkey, build, target, counter, recipe, wait_for_child)
+        return self._miss(mkey, build, target, counter, recipe, wait_for_child, here)
 
     def lookup(self, key: tuple, target, stand_in=None) -> "tuple[bytes, object] | None":
         """``target``'s code for ``key``, else (``stand_in.stands_in_for`` being ``target``)
@@ -172,7 +175,8 @@ class CompileCache:
         disk_key, name, tag = _entry(target, key)
         self.disk.put(disk_key, tag + data, replace=target.stands_in_for is None, name=name)
 
-    def _miss(self, mkey, build, target, counter="compiled", recipe=None, wait_for_child=True) -> bytes:
+    def _miss(self, mkey, build, target, counter="compiled", recipe=None, wait_for_child=True,
+              here=False) -> bytes:
         with self._lock:
             data = self._memory.get(mkey)
             if data is not None:
@@ -182,10 +186,16 @@ class CompileCache:
             owner = pending is None
             if owner:
                 pending = self._pending[mkey] = _Pending()
-            else:
+            elif not here:
                 self._counts["waits"] += 1
         if not owner:
-            return pending.result()
+            if not here:
+                return pending.result()
+            # (made here beside the owner, which finds the same bytes in memory or makes them)
+            data = self._produce(mkey[0], build, target, counter, recipe, wait_for_child)
+            with self._lock:
+                self._memory.setdefault(mkey, data)
+            return data
         try:
             data = self._produce(mkey[0], build, target, counter, recipe, wait_for_child)
         except BaseException as exc:

@@ -181,6 +181,38 @@ def test_threads_asking_for_one_new_kernel_compile_it_once(tmp_path, target):
     assert s["waits"] + s["memory_hits"] == 7
 
 
+def test_a_caller_that_will_not_wait_makes_a_pending_entry_itself(tmp_path, target):
+    """``here=True`` (a host call whose quick-tier code has run long enough, ``_tiers``): where
+    another thread is making the entry -- a tier-up that may be waiting for the compile
+    process -- this thread builds and compiles it too, without waiting, and both get the
+    same bytes; the entry is then in memory for everyone."""
+    text = scale_kernel_ir(target, "scale_h", 7.0)
+    cache = CompileCache(DiskCache(tmp_path))
+    release = threading.Event()
+
+    class Slow(Builder):
+        def __call__(self):
+            if self.calls == 0:
+                self.calls += 1
+                release.wait(30)  # (the owner: held until the other caller is done)
+                return self.text
+            return super().__call__()
+
+    build = Slow(text)
+    owner_got = []
+    owner = threading.Thread(target=lambda: owner_got.append(cache.get_or_compile(("h",), build, target)))
+    owner.start()
+    while build.calls == 0:
+        time.sleep(0.001)
+    here = cache.get_or_compile(("h",), build, target, here=True)  # (returns while the owner is held)
+    assert build.calls == 2 and owner.is_alive()
+    np.testing.assert_array_equal(run_scale_kernel(here, "scale_h"), np.arange(100) * 7.0)
+    release.set()
+    owner.join()
+    assert owner_got == [here] or owner_got[0] == here
+    assert cache.get_or_compile(("h",), Builder(text), target) == here and cache.stats()["waits"] == 0
+
+
 def test_threads_compiling_different_kernels(tmp_path, target):
     cache = CompileCache(DiskCache(tmp_path))
     results, errors = {}, []

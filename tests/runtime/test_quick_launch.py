@@ -46,7 +46,7 @@ class _Cache:
     def __init__(self):
         self.compiled = []
 
-    def get_or_compile(self, key, build, target, counter=None, recipe=None):
+    def get_or_compile(self, key, build, target, counter=None, recipe=None, here=False):
         self.compiled.append((key, counter))
         return b"full"
 
@@ -280,7 +280,7 @@ def test_tier_up_after_calls_or_elements(monkeypatch, heavy):
     ``heavy_tier_up_calls`` launches whatever their size.  Asked for once."""
     asked = []
     monkeypatch.setattr(_tiers._cache, "compile_in_background", lambda job: asked.append(job))
-    kernel = types.SimpleNamespace(spec=types.SimpleNamespace(heavy=heavy))
+    kernel = types.SimpleNamespace(spec=types.SimpleNamespace(heavy=heavy), is_gpu=True)
     policy = _tiers.POLICY
     assert 1 < policy.heavy_tier_up_calls < policy.tier_up_calls
     quick = _tiers.QuickCode((None,), 1)
@@ -293,3 +293,33 @@ def test_tier_up_after_calls_or_elements(monkeypatch, heavy):
     big.count(kernel, policy.tier_up_elements)
     big.count(kernel, policy.tier_up_elements)
     assert len(asked) == 1
+
+
+@pytest.mark.parametrize("is_gpu, heavy", [(False, False), (False, True), (True, False)])
+def test_host_quick_code_compiles_its_full_tier_itself_once_it_has_run_long_enough(monkeypatch, is_gpu, heavy):
+    """On the host, quick-tier code whose full tier was asked for in the background (where
+    the compile process runs at the lowest priority: a program that keeps the cores busy
+    with large quick-tier calls leaves it none) compiles that tier in the calling thread at
+    the call after it has run ``host_compile_work`` more elements -- once, and that call
+    runs the full tier; a compile that fails leaves the quick code running.  Not on GPUs,
+    not for heavy specs."""
+    asked, now = [], []
+    monkeypatch.setattr(_tiers._cache, "compile_in_background", lambda job: asked.append(job))
+    monkeypatch.setattr(_tiers, "upgrade", lambda kernel, here=False: now.append((kernel, here)))
+    kernel = types.SimpleNamespace(spec=types.SimpleNamespace(heavy=heavy), is_gpu=is_gpu)
+    step = _tiers.POLICY.host_compile_work // 3 + 1
+    quick = _tiers.QuickCode((None,), 1)
+    assert quick.count(kernel, _tiers.POLICY.tier_up_elements) is False and len(asked) == 1  # (asked for)
+    compiled = [quick.count(kernel, step) for _ in range(6)]
+    if is_gpu or heavy:
+        assert compiled == [False] * 6 and not now
+        return
+    assert compiled == [False, False, False, True, False, False] and now == [(kernel, True)]
+
+    def failed(kernel, here=False):
+        raise RuntimeError("no compiler")
+
+    monkeypatch.setattr(_tiers, "upgrade", failed)
+    broken = _tiers.QuickCode((None,), 1)
+    broken.count(kernel, _tiers.POLICY.tier_up_elements)
+    assert [broken.count(kernel, _tiers.POLICY.host_compile_work) for _ in range(3)] == [False] * 3
