@@ -55,11 +55,10 @@ class TierPolicy:
         self.host_interpreted_work = host_interpreted_work
         #: once the host's quick-tier code has run this many elements more (tens of ms)
         #: after its full tier was asked for and that tier has not come, the next call
-        #: compiles it itself (about 30 ms on the caller's thread): the compile process
-        #: runs at the lowest priority, and while a program keeps the cores busy with
-        #: large quick-tier calls it gets almost none -- 40 calls of a new kernel on 2^24
-        #: elements all ran unvectorised, 16 ms each against 3 (not heavy specs: their
-        #: compiles are long and their calls few)
+        #: compiles it itself, on the caller's thread: the compile process runs at the
+        #: lowest priority, and while a program keeps the cores busy with large
+        #: quick-tier calls it gets almost none (docs/architecture.md, "the compile
+        #: process"; not heavy specs: their compiles are long and their calls few)
         self.host_compile_work = host_compile_work
 
 
