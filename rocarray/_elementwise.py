@@ -386,10 +386,7 @@ def _run(plan: _Plan, args, out):
             return _nothing_to_launch(plan, args, out)
         key = (plan, shape, out._strides, *[(a._shape, a._strides) for a, k in zip(args, kinds) if k == "a"])
         layout = _layouts.get(key) or _remember(key, shape, args, kinds, out._strides, kernel.device)
-        if not kernel.is_gpu:  # (in place on the host: the kernel that reads such inputs through out)
-            same = tuple([(i, len(args)) for i, (a, k) in enumerate(zip(args, kinds)) if k == "a" and _is_out(a, out)])
-            if same:
-                kernel = in_place(kernel, same)
+        kernel = in_place_kernel(kernel, args, kinds, (out,))
     _, head, words, out_words, _, _ = layout
     if head.__class__ is list:  # (several launches: tiles, or more dims than a kernel takes)
         _launch_parts(plan, kernel, args, kinds, out, head, words, out_words)
@@ -600,6 +597,19 @@ def _tile_launches(mshape: tuple, merged: list, itemsizes: list) -> "tuple | Non
 def _is_out(a: Array, out: Array) -> bool:
     """Whether the array ``a`` is ``out``'s elements, in its layout."""
     return a._buf is out._buf and a._offset == out._offset and a._strides == out._strides and a._shape == out._shape
+
+
+def in_place_kernel(kernel, ins, in_kinds, outs, out_kinds="a"):
+    """The elementwise ``kernel`` a call on ``ins`` into ``outs`` runs: on the host, where
+    array inputs ("a" in ``in_kinds`` / ``out_kinds``) are outputs, its ``in_place`` kernel
+    for those (input, output) operand positions (the outputs after the inputs); else
+    ``kernel``."""
+    if kernel.is_gpu:
+        return kernel
+    nin = len(ins)
+    pairs = tuple([(i, nin + j) for i, (a, k) in enumerate(zip(ins, in_kinds)) if k == "a"
+                   for j, (o, ko) in enumerate(zip(outs, out_kinds)) if ko == "a" and _is_out(a, o)])
+    return in_place(kernel, pairs) if pairs else kernel
 
 
 def _resolve_overlap(args, kinds, out):

@@ -17,8 +17,8 @@ from ._array_object import Array
 from ._copy import contiguous
 from ._device import default_device, mixed_devices
 from ._creation_functions import asarray
-from ._elementwise import _is_out, _resolve_overlap, copy_elements
-from ._launch import ContiguousRunner, KernelSpec, in_place, load
+from ._elementwise import _resolve_overlap, copy_elements, in_place_kernel
+from ._launch import ContiguousRunner, KernelSpec, load
 from ._layout import broadcast_strides, launch_words, pad_dims, remember
 from ._params import SCALAR_CONVERTERS, contiguous_template, scalar_fields
 from ._reduction import ReductionDef, reduce
@@ -674,7 +674,7 @@ class ElementwiseKernel:
                 if a._shape != shape:
                     shape = broadcast_shapes(*(x._shape for x in arrays))
                     break
-        kernel = None
+        kernel = plan.kernel
         if not outs:
             outs = []
             for p, k, t in zip(self.out_params, plan.out_kinds, plan.out_types):
@@ -695,12 +695,7 @@ class ElementwiseKernel:
                     ins = list(_resolve_overlap(tuple(ins), kinds, o))
             if any(a is not b for a, b in zip(ins, given_ins)):
                 call_key = None  # (the launch is the copies' layout, not the arguments')
-            if not plan.kernel.is_gpu:  # (in place on the host: the kernel that reads such inputs through them)
-                nin = len(ins)
-                pairs = tuple([(i, nin + j) for i, (a, k) in enumerate(zip(ins, plan.in_kinds)) if k == "a"
-                               for j, (o, ko) in enumerate(zip(outs, plan.out_kinds)) if ko == "a" and _is_out(a, o)])
-                if pairs:
-                    kernel = in_place(plan.kernel, pairs)
+            kernel = in_place_kernel(kernel, ins, plan.in_kinds, outs, plan.out_kinds)
         n = 1
         for d in shape:
             n *= d
